@@ -1,0 +1,49 @@
+# Two commands do everything on a fresh machine:
+#   make demo   creates .venv, installs, runs the demo at http://127.0.0.1:8080
+#   make test   installs what the tests need (system packages too), runs the suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Debian packages the test suite needs, as "command:package" pairs.
+SYSTEM_DEPS := chromium:chromium
+
+.PHONY: demo test system-deps venv bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed-runtime: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-runtime
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.installed-runtime
+
+demo: $(VENV)/.installed-runtime
+	$(BIN)/station demo --port 8080
+
+system-deps:
+	@missing=""; for pair in $(SYSTEM_DEPS); do \
+	  cmd=$${pair%%:*}; pkg=$${pair##*:}; \
+	  command -v $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing system packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+test: system-deps $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed-runtime
+	$(BIN)/python bench/replay_throughput.py
+	$(BIN)/python bench/serial_to_sse_latency.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info
