@@ -1,0 +1,67 @@
+"""Dice for the rules engine, injected and journaled.
+
+Every roll has a key that names why it was rolled and for which journal record, e.g.
+``"57/armour-test/gryphon-2"``.  A ``DiceBook`` answers a key from the journal when the value is
+already known, so a replay gets exactly the values the players saw; only a key never seen before
+is rolled from the injected random source, and the caller journals it.  Keys, not positions, make
+this robust when a referee override re-derives the game and later events need other dice.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Iterable, Protocol
+
+DIE_SIDES = (6, 12, 20)
+
+
+class Roller(Protocol):
+    def roll(self, sides: int, key: str) -> int: ...
+
+
+class MissingDice(LookupError):
+    """A replay asked for a roll the journal does not hold, so it cannot be reproduced."""
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    key: str
+    sides: int
+    value: int
+
+    def as_record(self) -> dict[str, object]:
+        return {"key": self.key, "sides": self.sides, "value": self.value}
+
+
+class DiceBook:
+    """Journaled dice plus, for live play, a random source for rolls not yet journaled."""
+
+    def __init__(self, known: Iterable[Roll] = (), source: random.Random | None = None) -> None:
+        self._known: dict[str, Roll] = {}
+        for roll in known:
+            self.add(roll)
+        self._source = source
+        self.fresh: list[Roll] = []
+
+    def add(self, roll: Roll) -> None:
+        if roll.sides not in DIE_SIDES or not 1 <= roll.value <= roll.sides:
+            raise ValueError(f"impossible roll {roll}")
+        self._known[roll.key] = roll
+
+    def roll(self, sides: int, key: str) -> int:
+        known = self._known.get(key)
+        if known is not None:
+            if known.sides != sides:
+                raise MissingDice(f"journal rolled D{known.sides} for {key}, the rules now ask D{sides}")
+            return known.value
+        if self._source is None:
+            raise MissingDice(f"the journal holds no D{sides} roll for {key}")
+        roll = Roll(key, sides, self._source.randint(1, sides))
+        self._known[key] = roll
+        self.fresh.append(roll)
+        return roll.value
+
+    def take_fresh(self) -> list[Roll]:
+        """Rolls made since the last call, for the caller to journal."""
+        fresh, self.fresh = self.fresh, []
+        return fresh

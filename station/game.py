@@ -1,0 +1,210 @@
+"""A game: the journal folded through a ruleset.
+
+``fold(records)`` is the whole truth: state and rulings are a pure function of the journal.
+``Game`` is the live version: it journals each input first, then applies it, journals the dice
+it rolled and the rulings it made, and tells subscribers.  A referee override is journaled and
+the game is derived again from the start, so the override acts where the ruling was made.
+"""
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from . import __version__
+from .devices import protocol
+from .dice import DiceBook, Roll
+from .journal import Journal, JournalError
+from .rules.base import Event, Input, Override, Ruleset, Ruling, state_json
+from .rules.registry import make_ruleset
+
+log = logging.getLogger(__name__)
+
+HEADER_KIND = "game"
+APPLIED_RX = ("event", "control")  # rx verdicts the fold applies; the rest are kept for audit
+
+
+class InputError(ValueError):
+    """An operator input the game refuses, with the reason for the person who sent it."""
+
+
+def record_event(record: Mapping[str, Any]) -> Event | None:
+    """The fold's view of one journal record, or None for records it does not apply."""
+    kind = record["kind"]
+    if kind == "rx":
+        if record.get("verdict") not in APPLIED_RX:
+            return None
+        try:
+            return Event(record["seq"], protocol.decode(record["line"]))
+        except protocol.ProtocolError as exc:
+            raise JournalError(f"record {record['seq']}: line marked valid does not decode ({exc})") from None
+    if kind == "input":
+        return Event(record["seq"], Input(record["type"], record.get("args", {})))
+    if kind in ("confirm", "override"):
+        return Event(record["seq"], Input(kind, {"ruling": record["ruling"]}))
+    return None
+
+
+def overrides_of(records: Iterable[Mapping[str, Any]]) -> dict[str, tuple[int, Override]]:
+    """The latest override of each ruling, with the seq of the record that made it."""
+    return {r["ruling"]: (r["seq"], Override(r["ruling"], r["verdict"], r.get("note", "")))
+            for r in records if r["kind"] == "override"}
+
+
+def dice_of(records: Iterable[Mapping[str, Any]]) -> list[Roll]:
+    return [Roll(r["key"], r["sides"], r["value"]) for r in records if r["kind"] == "dice"]
+
+
+@dataclass
+class FoldResult:
+    ruleset: Ruleset
+    state: Any
+    rulings: list[Ruling] = field(default_factory=list)
+
+    def state_json(self) -> str:
+        return state_json(self.ruleset, self.state)
+
+
+def header_of(records: Sequence[Mapping[str, Any]], where: str = "journal") -> Mapping[str, Any]:
+    if not records or records[0]["kind"] != HEADER_KIND:
+        raise JournalError(f"{where}: the first record must be the game header")
+    return records[0]
+
+
+def fold(records: Sequence[Mapping[str, Any]], book: DiceBook | None = None,
+         on_step: Callable[[Mapping[str, Any], list[Ruling]], None] | None = None) -> FoldResult:
+    """Rebuild a game from its journal records.  Without ``book`` only journaled dice are used,
+    so a replay is exact or fails loudly."""
+    header = header_of(records)
+    book = book if book is not None else DiceBook(dice_of(records))
+    ruleset = make_ruleset(header["game"], book)
+    state = ruleset.initial_state(header["armies"], header.get("options", {}), overrides_of(records))
+    result = FoldResult(ruleset, state)
+    for record in records:
+        event = record_event(record)
+        if event is None:
+            continue
+        result.state, rulings = ruleset.apply(result.state, event)
+        result.rulings.extend(rulings)
+        if on_step is not None:
+            on_step(record, rulings)
+    return result
+
+
+class Game:
+    """A live game over a journal.  Thread-safe; every public method journals before it acts."""
+
+    def __init__(self, journal: Journal, game: str | None = None, armies: Sequence[Mapping[str, Any]] = (),
+                 options: Mapping[str, Any] | None = None, rng: random.Random | None = None,
+                 publish: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.journal = journal
+        self._lock = threading.RLock()
+        self._publish = publish or (lambda message: None)
+        self._records: list[dict[str, Any]] = list(journal.records)
+        if not self._records:
+            if game is None:
+                raise InputError("a new journal needs a game and armies")
+            make_ruleset(game, DiceBook()).initial_state(armies, options or {})  # validate before writing
+            header = journal.append(HEADER_KIND, durable=True, game=game, armies=list(armies),
+                                    options=dict(options or {}), station=__version__)
+            self._records.append(header)
+        elif game is not None and header_of(self._records, str(journal.path))["game"] != game:
+            raise InputError(f"{journal.path} holds a {self._records[0]['game']} game, not {game}")
+        self.book = DiceBook(dice_of(self._records), source=rng or random.Random())
+        self.version = 0
+        self._derive()
+
+    # -- derivation -----------------------------------------------------------------------------
+    def _derive(self) -> None:
+        self._result = fold(self._records, self.book)
+        self._journal_fresh_dice()
+        self._by_id = {r.id: r for r in self._result.rulings}
+
+    def _journal_fresh_dice(self) -> None:
+        for roll in self.book.take_fresh():
+            self._records.append(self.journal.append("dice", durable=True, **roll.as_record()))
+
+    def _apply(self, record: dict[str, Any]) -> list[Ruling]:
+        event = record_event(record)
+        if event is None:
+            return []
+        self._result.state, rulings = self._result.ruleset.apply(self._result.state, event)
+        self._journal_fresh_dice()
+        for ruling in rulings:
+            self._result.rulings.append(ruling)
+            self._by_id[ruling.id] = ruling
+            self.journal.append("ruling", **ruling.as_dict())
+        return rulings
+
+    def _changed(self, rulings: list[Ruling], reset: bool = False) -> None:
+        self.version += 1
+        self._publish({"version": self.version, "reset": reset, "rulings": [r.as_dict() for r in rulings]})
+
+    # -- inputs ---------------------------------------------------------------------------------
+    def observe(self, record: dict[str, Any]) -> list[Ruling]:
+        """Apply a record the caller already journaled (the serial link journals its own lines)."""
+        with self._lock:
+            self._records.append(record)
+            rulings = self._apply(record)
+            self._changed(rulings)
+            return rulings
+
+    def operator_input(self, type_: str, args: Mapping[str, Any] | None = None, by: str = "referee") -> list[Ruling]:
+        allowed = getattr(self._result.ruleset, "input_types", ())
+        if type_ not in allowed or type_ in ("confirm", "override"):
+            raise InputError(f"unknown input {type_!r}; expected one of "
+                             f"{', '.join(t for t in allowed if t not in ('confirm', 'override'))}")
+        with self._lock:
+            record = self.journal.append("input", durable=True, type=type_, args=dict(args or {}), by=by)
+            return self.observe(record)
+
+    def confirm(self, ruling_id: str, by: str = "referee") -> None:
+        with self._lock:
+            self._ruling(ruling_id)
+            record = self.journal.append("confirm", durable=True, ruling=ruling_id, by=by)
+            self.observe(record)
+
+    def override(self, ruling_id: str, verdict: str, note: str = "", by: str = "referee") -> Ruling:
+        verdicts = self._result.ruleset.override_verdicts
+        if verdict not in verdicts:
+            raise InputError(f"verdict {verdict!r} is not one of {', '.join(verdicts)}")
+        with self._lock:
+            self._ruling(ruling_id)
+            record = self.journal.append("override", durable=True, ruling=ruling_id, verdict=verdict,
+                                         note=note, by=by)
+            self._records.append(record)
+            self._derive()
+            self._changed([], reset=True)
+            return self._ruling(ruling_id)
+
+    def _ruling(self, ruling_id: str) -> Ruling:
+        ruling = self._by_id.get(ruling_id)
+        if ruling is None:
+            raise InputError(f"no ruling {ruling_id!r}")
+        return ruling
+
+    # -- views ----------------------------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            state = self._result.ruleset.state_dict(self._result.state)
+            confirmed = set(state.get("confirmed", ()))
+            rulings = []
+            for r in self._result.rulings:
+                item = r.as_dict()
+                item["status"] = ("overridden" if r.overridden else "confirmed" if r.id in confirmed
+                                  else "pending" if r.needs_referee else "applied")
+                rulings.append(item)
+            return {"version": self.version, "game": self._result.ruleset.name,
+                    "title": self._result.ruleset.title, "state": state, "rulings": rulings,
+                    "override_verdicts": list(self._result.ruleset.override_verdicts),
+                    "journal": str(self.journal.path), "records": len(self._records)}
+
+    def records_since(self, seq: int, limit: int = 500) -> list[dict[str, Any]]:
+        with self._lock:
+            return [r for r in self._records if r["seq"] > seq][:limit]
+
+    def state_json(self) -> str:
+        with self._lock:
+            return self._result.state_json()

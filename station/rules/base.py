@@ -1,0 +1,96 @@
+"""The interface every game's rules engine implements.
+
+A ruleset is a pure fold: ``apply(state, event) -> (state, rulings)`` does no I/O and reads no
+clock; its only outside input is the injected ``Roller``.  States are immutable, so an old state
+stays valid after ``apply`` and a replay can be compared byte for byte through ``state_json``.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Protocol, Sequence, Union
+
+from ..devices.protocol import Message
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """An operator input from the dashboard or CLI.  ``type`` names it; ``args`` are its fields."""
+
+    type: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Override:
+    """The referee replaces a ruling.  ``verdict`` is ruleset-specific (e.g. "void", "fell")."""
+
+    ruling: str
+    verdict: str
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One input of the fold, stamped with the journal record it came from."""
+
+    seq: int
+    body: Union[Message, Input]
+
+
+@dataclass(frozen=True, slots=True)
+class Ruling:
+    """What the engine decided, in words and numbers, for the referee to confirm or override.
+
+    ``id`` is stable across re-derivation (it names the evidence, not the position in a list),
+    so a confirmation or override journaled later still finds it.
+    """
+
+    id: str
+    cause: int  # journal seq of the evidence
+    kind: str  # e.g. "hit", "shot", "initiative", "status", "warning"
+    text: str
+    section: str  # the rulebook section(s) applied, e.g. "§6.7 Table 4"
+    needs_referee: bool = False
+    element: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+    overridden: str | None = None  # the override verdict applied instead, if any
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "cause": self.cause, "kind": self.kind, "text": self.text,
+                "section": self.section, "needs_referee": self.needs_referee, "element": self.element,
+                "details": dict(self.details), "overridden": self.overridden}
+
+
+class Ruleset(Protocol):
+    """What the station needs from a game.  Implementations live in ``station.rules.<game>``."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    override_verdicts: ClassVar[Sequence[str]]
+
+    def load_army(self, path: str) -> dict[str, Any]:
+        """Read and validate one army file; errors name the file, the field and the problem."""
+
+    def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
+                      overrides: Mapping[str, Override] = ...) -> Any: ...
+
+    def apply(self, state: Any, event: Event) -> tuple[Any, list[Ruling]]: ...
+
+    def state_dict(self, state: Any) -> dict[str, Any]:
+        """Plain JSON-able view of the state, for the API, the dashboard and replay checks."""
+
+    def summary(self, state: Any) -> str: ...
+
+
+def state_json(ruleset: Ruleset, state: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces; equal states give identical bytes."""
+    return json.dumps(ruleset.state_dict(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class ArmyError(ValueError):
+    """A bad army file: always names the file, the field and what is wrong with it."""
+
+    def __init__(self, path: str, where: str, problem: str) -> None:
+        super().__init__(f"{path}: {where}: {problem}")
+        self.path, self.where, self.problem = path, where, problem

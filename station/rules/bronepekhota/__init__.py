@@ -1,0 +1,152 @@
+"""Бронепехота (seed 000), real shooting: §3 rounds, §5 damage, §6 real shooting.
+
+``Bronepekhota(roller)`` is a pure ruleset: ``apply(state, event)`` returns a new state and the
+rulings it made, rolling dice only through the injected roller.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, ClassVar, Mapping, Sequence
+
+from ...devices.protocol import DryFire, Heartbeat, Hello, Impact, Overflow, Shot, Tilt
+from ...dice import Roller
+from ..base import Event, Input, Override, Ruling
+from . import rounds, shooting
+from .army import check_armies, load_army
+from .state import GameState, Options, build_setup
+
+INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "confirm", "override")
+
+
+class Bronepekhota:
+    name: ClassVar[str] = "bronepekhota"
+    title: ClassVar[str] = "Бронепехота — real shooting"
+    override_verdicts: ClassVar[Sequence[str]] = ("void", "stood", "fell", "allow")
+    input_types: ClassVar[Sequence[str]] = INPUT_TYPES
+
+    def __init__(self, roller: Roller) -> None:
+        self.roller = roller
+
+    def load_army(self, path: str) -> dict[str, Any]:
+        return load_army(path)
+
+    def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
+                      overrides: Mapping[str, tuple[int, Override]] | None = None) -> GameState:
+        check_armies(armies)
+        setup, elements, units = build_setup(armies)
+        return GameState(setup, Options.from_dict(options), elements, units, overrides=dict(overrides or {}))
+
+    def apply(self, state: GameState, event: Event) -> tuple[GameState, list[Ruling]]:
+        state = replace(state, events=state.events + 1)
+        body, seq = event.body, event.seq
+        if isinstance(body, Input):
+            return self._input(state, seq, body)
+        if isinstance(body, Heartbeat):
+            return shooting.advance_time(state, body.up, self.roller)
+        if isinstance(body, Hello):
+            return self._hello(state, seq, body)
+        if isinstance(body, Overflow):
+            return state, [Ruling(f"{seq}:overflow", seq, "warning", f"The hub lost {body.lost} event(s): its "
+                                  "buffer was full. Check the table by hand.", "hardware.md", needs_referee=True)]
+        rulings: list[Ruling] = []
+        if isinstance(body, (Shot, Tilt, Impact, DryFire)):
+            state, rulings = shooting.advance_time(state, body.t, self.roller)
+        if isinstance(body, Shot):
+            state, more = shooting.on_shot(state, seq, body, self.roller)
+        elif isinstance(body, Tilt):
+            state, more = shooting.on_tilt(state, seq, body, self.roller)
+        elif isinstance(body, Impact):
+            state, more = shooting.on_impact(state, seq, body, self.roller)
+        elif isinstance(body, DryFire):
+            more = [Ruling(f"{seq}:dry", seq, "status", f"Dry fire on {body.node} barrel {body.barrel}: "
+                           "no projectile left the launcher.", "§6")]
+        else:
+            more = []
+        return state, rulings + more
+
+    def _hello(self, state: GameState, seq: int, hello: Hello) -> tuple[GameState, list[Ruling]]:
+        """A hub that rebooted restarts its clock: pending impacts are settled as 'stood' first."""
+        if state.boot == hello.boot:
+            return state, []
+        rulings: list[Ruling] = []
+        if state.boot is not None:
+            state, rulings = shooting.advance_time(state, state.now + state.options.settle_ms + 1, self.roller)
+        return replace(state, boot=hello.boot, now=0, shots=(), pending=()), rulings
+
+    def _input(self, state: GameState, seq: int, body: Input) -> tuple[GameState, list[Ruling]]:
+        args = body.args
+        if body.type == "begin_round":
+            return rounds.begin_round(state, seq, self.roller)
+        if body.type == "set_order":
+            return rounds.set_order(state, seq, args)
+        if body.type == "activate":
+            return rounds.activate(state, seq, str(args.get("unit")))
+        if body.type == "end_activation":
+            return rounds.end_activation(state, seq)
+        if body.type == "repair":
+            return rounds.repair(state, seq, args)
+        if body.type == "confirm":
+            return replace(state, confirmed=state.confirmed | {str(args.get("ruling"))}), []
+        if body.type == "override":
+            return state, []  # overrides act retroactively through state.overrides (see station.game)
+        return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
+
+    def state_dict(self, state: GameState) -> dict[str, Any]:
+        return state_view(state)
+
+    def summary(self, state: GameState) -> str:
+        view = state_view(state)
+        lines = [f"Бронепехота: round {view['round']}, {view['events']} events, "
+                 f"active player {view['active_player'] or '-'}"]
+        for player in view["players"]:
+            units = [u for u in view["units"] if u["player"] == player]
+            alive = [u for u in units if u["status"] != "destroyed"]
+            lines.append(f"  {player}: {len(alive)}/{len(units)} units in play"
+                         + (" (out of the game)" if player in view["out"] else ""))
+            for u in units:
+                lines.append(f"    {u['id']:<16} {u['status']:<10} " + ", ".join(
+                    f"{e['id']} {e['status']}" + (f" armour {e['armour']}/{e['durability_max']}" if e['durability_max']
+                                                  else "") for e in u["elements"]))
+        if view["winner"]:
+            lines.append(f"  winner: {view['winner']}")
+        return "\n".join(lines)
+
+
+def state_view(state: GameState) -> dict[str, Any]:
+    """The dashboard's and API's view: units with their elements, round, turn, options."""
+    def element_view(e_id: str) -> dict[str, Any]:
+        e = state.elements[e_id]
+        scale = state.setup.scales.get(e_id)
+        status = "destroyed" if e.destroyed else ("aboard" if e.aboard else e.posture)
+        return {"id": e.id, "name": state.setup.names.get(e.id, e.id), "kind": e.kind, "status": status,
+                "rank": e.rank, "armour": e.armour, "speed": state.speed_of(e) if not e.destroyed else 0,
+                "durability_max": scale["max"] if scale else None, "ammo": e.ammo,
+                "ammo_max": state.setup.ammo_max.get(e_id), "pilot": e.pilot, "aboard": e.aboard,
+                "needs_repair": e.needs_repair, "fired": sorted(e.fired)}
+
+    units = []
+    for unit in state.units.values():
+        elements = [element_view(m) for m in unit.members]
+        if unit.kind == "vehicle" and state.elements[unit.id].pilot:
+            elements.append(element_view(state.elements[unit.id].pilot))
+        machine = state.elements[unit.members[0]]
+        if unit.kind == "vehicle":
+            status = "destroyed" if machine.destroyed else machine.posture
+        else:
+            status = "destroyed" if all(state.elements[m].destroyed or state.elements[m].aboard
+                                        for m in unit.members) else "in play"
+        units.append({"id": unit.id, "name": state.setup.names.get(unit.id, unit.id), "player": unit.player,
+                      "kind": unit.kind, "acted": unit.acted, "can_act": state.can_act(unit),
+                      "status": status, "elements": elements})
+    guns = [{"id": e.id, "name": state.setup.names.get(e.id, e.id), "player": e.player, "kind": "gun",
+             "acted": False, "can_act": not e.destroyed, "status": "destroyed" if e.destroyed else e.posture,
+             "elements": [element_view(e.id)]} for e in state.elements.values() if e.kind == "gun"]
+    left = [p for p in state.setup.players if p not in state.out]
+    return {"game": "bronepekhota", "round": state.round, "initiative": dict(state.initiative),
+            "order": list(state.order), "active_player": state.active_player(), "active_unit": state.active_unit,
+            "players": list(state.setup.players), "out": list(state.out),
+            "winner": left[0] if len(left) == 1 and state.out else None,
+            "units": units + guns, "options": state.options.as_dict(), "events": state.events,
+            "pending_hits": len(state.pending), "confirmed": sorted(state.confirmed),
+            "overridden": sorted(state.overrides), "hub_time_ms": state.now}
+

@@ -1,0 +1,137 @@
+"""Бронепехота army files (``bronepekhota-army/1``, JSON): units, Armlists and sensor wiring.
+
+The rulebook's Armlist images are lost (seed 000 digest §Z.21), so durability scales, speed
+sectors and ammunition maxima come from these files and are never hard-coded.  The README
+documents the format field by field.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..base import ArmyError
+from ..fields import Fields, load_json_file
+
+FORMAT = "bronepekhota-army/1"
+SQUAD_SIZE = 6  # §2.1: each squad has exactly 6 infantrymen
+LAUNCHER_KINDS = ("cannon", "mortar", "rocket")
+# §6: mortars fire shells or bombs; rocket launchers fire shells or rockets.
+CHARGES_BY_LAUNCHER = {"cannon": ("shell",), "mortar": ("shell", "bomb"), "rocket": ("shell", "rocket")}
+_ID_CHECK = (lambda v: None if v and v.replace("-", "").replace("_", "").isalnum() and len(v) <= 32
+             else "must be 1-32 letters, digits, '-' or '_'")
+
+
+def _durability(f: Fields) -> dict[str, Any]:
+    """§2.2, §5.2: cells numbered max..1, the current cell is the armour; coloured sectors give speed."""
+    f.reject_unknown(["max", "sectors"])
+    top = f.integer("max", 1, 99)
+    sectors = []
+    covered: list[int] = []
+    for s in f.items("sectors", min_len=1):
+        s.reject_unknown(["from", "to", "speed", "colour"])
+        high, low = s.integer("from", 1, top), s.integer("to", 1, top)
+        if low > high:
+            s.fail(f"'to' ({low}) must not exceed 'from' ({high})")
+        sectors.append({"from": high, "to": low, "speed": s.integer("speed", 0, 99),
+                        "colour": s.get("colour", str, "")})
+        covered.extend(range(low, high + 1))
+    if sorted(covered) != list(range(1, top + 1)):
+        f.fail(f"sectors must cover cells 1..{top} exactly once", "sectors")
+    sectors.sort(key=lambda s: -s["from"])
+    return {"max": top, "sectors": sectors}
+
+
+def _launchers(f: Fields) -> list[dict[str, Any]]:
+    launchers = []
+    for item in f.items("launchers"):
+        item.reject_unknown(["node", "barrels", "kind"])
+        launchers.append({"node": item.get("node", str, check=_ID_CHECK),
+                          "barrels": item.integer("barrels", 1, 9),
+                          "kind": item.choice("kind", LAUNCHER_KINDS)})
+    return launchers
+
+
+def _member(f: Fields) -> dict[str, Any]:
+    f.reject_unknown(["id", "name", "rank", "speed", "armour", "close_combat", "properties", "tilt_node"])
+    return {"id": f.get("id", str, check=_ID_CHECK), "name": f.get("name", str, ""),
+            "rank": f.integer("rank", 0, 9), "speed": f.integer("speed", 0, 20),
+            "armour": f.integer("armour", 0, 20), "close_combat": f.integer("close_combat", 0, 20, 0),
+            "properties": f.get("properties", list, []), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK)}
+
+
+def _unit(f: Fields) -> dict[str, Any]:
+    kind = f.choice("type", ("squad", "vehicle", "gun"))
+    common = {"id": f.get("id", str, check=_ID_CHECK), "type": kind, "name": f.get("name", str, ""),
+              "cost": f.integer("cost", 0, 10000, 0)}
+    if kind == "squad":
+        f.reject_unknown(["id", "type", "name", "cost", "members"])
+        return {**common, "members": [_member(m) for m in f.items("members", SQUAD_SIZE, SQUAD_SIZE)]}
+    machine = {**common, "rank": f.integer("rank", 0, 9), "rate_of_fire": f.integer("rate_of_fire", 1, 9),
+               "ammo_max": f.integer("ammo_max", 0, 99), "durability": _durability(f.child("durability")),
+               "launchers": _launchers(f), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK)}
+    if kind == "vehicle":
+        f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
+                          "launchers", "tilt_node", "class", "locomotion", "pilot"])
+        machine.update({"class": f.choice("class", ("light", "heavy")),
+                        "locomotion": f.choice("locomotion", ("wheeled", "tracked", "walking", "flying")),
+                        "pilot": f.get("pilot", str, None)})
+    else:
+        f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
+                          "launchers", "tilt_node", "mobility"])
+        machine["mobility"] = f.choice("mobility", ("mobile", "stationary"))
+    return machine
+
+
+def load_army(path: str | Path) -> dict[str, Any]:
+    """Read, validate and normalise one army file."""
+    name = str(path)
+    f = Fields(name, load_json_file(path))
+    f.reject_unknown(["format", "sample_data", "player", "name", "faction", "units"])
+    f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
+    army = {"player": f.get("player", str, check=_ID_CHECK), "name": f.get("name", str, ""),
+            "faction": f.get("faction", str, ""), "sample_data": f.get("sample_data", str, ""),
+            "source": Path(path).name, "units": [_unit(u) for u in f.items("units", min_len=1)]}
+    _check_pilots(f, army)
+    return army
+
+
+def _check_pilots(f: Fields, army: dict[str, Any]) -> None:
+    """§2.3: a pilot is an infantryman of the same army whose rank is at least the vehicle's."""
+    members = {m["id"]: m for u in army["units"] if u["type"] == "squad" for m in u["members"]}
+    used: dict[str, str] = {}
+    for index, unit in enumerate(army["units"]):
+        pilot = unit.get("pilot")
+        if pilot is None:
+            continue
+        where = f"units[{index}].pilot"
+        if pilot not in members:
+            raise ArmyError(f.path, where, f"{pilot!r} is not an infantryman of this army")
+        if members[pilot]["rank"] < unit["rank"]:
+            raise ArmyError(f.path, where, f"{pilot} has rank {members[pilot]['rank']}, "
+                                           f"below the vehicle's rank {unit['rank']} (§2.3)")
+        if pilot in used:
+            raise ArmyError(f.path, where, f"{pilot} already pilots {used[pilot]}")
+        used[pilot] = unit["id"]
+
+
+def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
+    """Checks across armies: distinct players, and ids and sensor nodes used once on the table."""
+    players: set[str] = set()
+    ids: dict[str, str] = {}
+    nodes: dict[str, str] = {}
+    for army in armies:
+        src = army["source"]
+        if army["player"] in players:
+            raise ArmyError(src, "player", f"{army['player']!r} is used by two armies")
+        players.add(army["player"])
+        for unit in army["units"]:
+            elements = unit["members"] if unit["type"] == "squad" else [unit]
+            for thing in ([unit] if unit["type"] == "squad" else []) + elements:
+                if thing["id"] in ids:
+                    raise ArmyError(src, f"unit {unit['id']}", f"id {thing['id']!r} also used in {ids[thing['id']]}")
+                ids[thing["id"]] = src
+            wired = [e.get("tilt_node") for e in elements] + [l["node"] for l in unit.get("launchers", [])]
+            for node in filter(None, wired):
+                if node in nodes:
+                    raise ArmyError(src, f"unit {unit['id']}", f"sensor node {node!r} is already wired to {nodes[node]}")
+                nodes[node] = unit["id"]

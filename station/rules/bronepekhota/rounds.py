@@ -1,0 +1,111 @@
+"""§3 round structure: D12 initiative, player order, alternating unit activations; §9.3 repair."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ...dice import Roller
+from ..base import Ruling
+from .state import GameState
+
+_MAX_REROLLS = 50
+
+
+def _warning(seq: int, text: str, section: str) -> Ruling:
+    return Ruling(f"{seq}:warning", seq, "warning", text, section)
+
+
+def roll_initiative(state: GameState, seq: int, roller: Roller) -> tuple[dict[str, int], str]:
+    """§3.1: every player rolls D12, highest wins; tied leaders roll again (only the tied ones,
+    the natural reading noted in the digest)."""
+    contenders = [p for p in state.setup.players if p not in state.out]
+    rolls: dict[str, int] = {}
+    for attempt in range(1, _MAX_REROLLS + 1):
+        for player in contenders:
+            rolls[player] = roller.roll(12, f"{seq}/initiative/{player}/{attempt}")
+        best = max(rolls[p] for p in contenders)
+        contenders = [p for p in contenders if rolls[p] == best]
+        if len(contenders) == 1:
+            return rolls, contenders[0]
+    return rolls, contenders[0]  # 50 ties in a row: take the first rather than loop for ever
+
+
+def begin_round(state: GameState, seq: int, roller: Roller) -> tuple[GameState, list[Ruling]]:
+    """§3: a new round; every unit may act again, every barrel may fire again (§6.4)."""
+    if len(state.setup.players) - len(state.out) < 2 and state.round > 0:
+        return state, [_warning(seq, "The game is over; no new round.", "§1.1")]
+    rolls, winner = roll_initiative(state, seq, roller)
+    order = (winner,) + tuple(p for p in state.setup.players if p != winner and p not in state.out)
+    elements = {k: replace(e, fired=frozenset()) if e.fired else e for k, e in state.elements.items()}
+    units = {k: replace(u, acted=False) if u.acted else u for k, u in state.units.items()}
+    new = replace(state, round=state.round + 1, initiative=rolls, order=order, active_unit=None,
+                  last_player=None, elements=elements, units=units)
+    shown = ", ".join(f"{p} {r}" for p, r in rolls.items())
+    text = f"Round {new.round}: initiative D12 {shown}; {winner} wins and acts first. Order: {', '.join(order)}."
+    return new, [Ruling(f"{seq}:initiative", seq, "initiative", text, "§3.1",
+                        details={"rolls": rolls, "winner": winner, "order": list(order)})]
+
+
+def set_order(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
+    """§3.2.1: the initiative winner announces the player order."""
+    order = tuple(args.get("order", ()))
+    if state.round == 0 or sorted(order) != sorted(state.order):
+        return state, [_warning(seq, f"Order {list(order)} must list exactly {list(state.order)}.", "§3.2")]
+    return replace(state, order=order), [Ruling(f"{seq}:order", seq, "status",
+                                                f"Player order: {', '.join(order)}.", "§3.2")]
+
+
+def activate(state: GameState, seq: int, unit_id: str, implicit: bool = False) -> tuple[GameState, list[Ruling]]:
+    """§3.2: the player due to act picks one unit that has not acted this round."""
+    unit = state.units.get(unit_id)
+    problem = None
+    if unit is None:
+        problem = f"No unit {unit_id!r}."
+    elif state.round == 0:
+        problem = "No round has begun; roll initiative first."
+    elif state.active_unit is not None and state.active_unit != unit_id:
+        problem = f"{state.active_unit} is still acting."
+    elif unit.acted:
+        problem = f"{unit_id} has already acted this round."
+    elif not state.can_act(unit):
+        problem = f"{unit_id} cannot act (destroyed, without pilot, or fallen and unrepaired, §1.6 §6.7)."
+    elif unit.player != state.active_player():
+        problem = f"It is {state.active_player()}'s turn, not {unit.player}'s."
+    if problem:
+        return state, [_warning(seq, problem, "§3.2")]
+    if state.active_unit == unit_id:
+        return state, []
+    how = "fires, so it is activated" if implicit else "activated"
+    return replace(state, active_unit=unit_id), [Ruling(f"{seq}:activate", seq, "status",
+                                                        f"{unit_id} ({unit.player}) {how}.", "§3.2")]
+
+
+def end_activation(state: GameState, seq: int) -> tuple[GameState, list[Ruling]]:
+    """§3.2.2: the unit's Armlist is turned; play passes to the next player with units left."""
+    if state.active_unit is None:
+        return state, [_warning(seq, "No unit is acting.", "§3.2")]
+    unit = state.units[state.active_unit]
+    new = replace(state.with_unit(replace(unit, acted=True)), active_unit=None, last_player=unit.player)
+    nxt = new.active_player()
+    text = f"{unit.id} has acted. " + (f"{nxt} to act." if nxt else f"Round {new.round} is over.")
+    return new, [Ruling(f"{seq}:end", seq, "status", text, "§3.2")]
+
+
+def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
+    """§9.3 (as far as real shooting needs it): repair moves the slider back up; a fallen vehicle
+    may be set upright once at least one point is repaired (§6.7).  Destroyed machines stay so."""
+    element = state.elements.get(str(args.get("element")))
+    cells = args.get("cells", 1)
+    if element is None or element.kind == "infantry" or not isinstance(cells, int) or cells < 1:
+        return state, [_warning(seq, f"Cannot repair {args.get('element')!r} by {cells!r}.", "§9.3")]
+    if element.destroyed:
+        return state, [_warning(seq, f"{element.id} is destroyed and cannot be repaired.", "§9.3")]
+    top = state.setup.scales[element.id]["max"]
+    armour = min(top, element.armour + cells)
+    fixed = replace(element, armour=armour, speed=0, needs_repair=False)
+    fixed = replace(fixed, speed=state.speed_of(fixed))
+    text = f"{element.id} repaired by {armour - element.armour}: armour {element.armour}→{armour}."
+    if element.needs_repair:
+        text += " It may be set upright and act again."
+    return state.with_element(fixed), [Ruling(f"{seq}:repair", seq, "status", text, "§9.3 §6.7",
+                                              element=element.id)]

@@ -1,0 +1,337 @@
+"""§6 real shooting: which shots are legal, which model a shot hit, and what the hit does.
+
+Attribution: a TILT or IMPACT from a model within ``hit_window_ms`` after a SHOT (hub time) is
+evidence that the shot hit it.  A fall (infantry: fell or leaning) is ruled at once as "fell".
+An IMPACT alone waits ``settle_ms`` for a fall; if none comes the target "stood".  A hit on a model
+already lying is "lying".  Then §6.7 Table 4 decides.  Every hit ruling asks for the referee.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ...devices.protocol import Impact, Shot, Tilt
+from ...dice import Roller
+from ..base import Ruling
+from . import rounds
+from .state import Element, GameState, PendingHit, ShotRecord, Unit
+from .tables import CHARGE_NAMES, CHARGE_POWER, FELL, LYING, STOOD, TABLE_4, armour_test, survival_test
+
+
+def _name(state: GameState, element_id: str) -> str:
+    return state.setup.names.get(element_id, element_id)
+
+
+def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str | None, str]:
+    """The first rule this shot breaks, with its section, or (None, "")."""
+    launcher = state.setup.launchers[shot.node]
+    if shot.barrel > launcher.barrels:
+        return f"launcher {shot.node} has no barrel {shot.barrel}", "§6.4"
+    if state.round == 0:
+        return "no round has begun", "§3"
+    if element.destroyed:
+        return "it is destroyed", "§5.1"
+    if element.posture == "fallen" or element.needs_repair:
+        return "a fallen vehicle or gun cannot fire", "§6.7"
+    if element.kind == "vehicle" and element.pilot is None:
+        return "a vehicle without a pilot cannot shoot", "§1.6"
+    if shot.charge == "bomb" and element.kind == "vehicle":
+        return "firing mortar bombs from combat-vehicle launchers is forbidden", "§6"
+    if shot.charge not in launcher.charges:
+        return f"a {launcher.kind} launcher cannot fire a {CHARGE_NAMES[shot.charge]}", "§6"
+    if f"{shot.node}/{shot.barrel}" in element.fired:
+        return f"barrel {shot.barrel} of {shot.node} has already fired this round", "§6.4"
+    if len(element.fired) >= state.setup.rate_of_fire[element.id]:
+        return f"rate of fire {state.setup.rate_of_fire[element.id]} already used this round", "§6.4"
+    if state.options.ammo == "limited":
+        if element.ammo == 0:
+            return "its ammunition is exhausted", "§6.5"
+        if element.ammo < CHARGE_POWER[shot.charge] and state.options.ammo_shortfall == "refuse":
+            return f"{element.ammo} ammunition left, a {CHARGE_NAMES[shot.charge]} costs {CHARGE_POWER[shot.charge]}", "§6.5 §Z.9"
+    return None, ""
+
+
+def _whose_turn(state: GameState, seq: int, element: Element) -> tuple[GameState, list[Ruling], str | None]:
+    """§3.2: only the acting unit shoots.  A vehicle that fires with no unit acting is activated
+    by its shot; a gun (not a unit, §2) fires during its owner's turn."""
+    if element.kind == "gun":
+        ok = state.active_player() == element.player
+        return state, [], None if ok else f"it is {state.active_player()}'s turn"
+    if state.active_unit == element.unit:
+        return state, [], None
+    if state.active_unit is None:
+        new, rulings = rounds.activate(state, seq, element.unit, implicit=True)
+        if new.active_unit == element.unit:
+            return new, rulings, None
+        return state, [], rulings[0].text if rulings else "out of turn"
+    return state, [], f"{state.active_unit} is acting, not {element.unit}"
+
+
+def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[GameState, list[Ruling]]:
+    launcher = state.setup.launchers.get(shot.node)
+    if launcher is None:
+        return state, [Ruling(f"{seq}:shot", seq, "warning", f"SHOT from unknown launcher {shot.node}; "
+                              "not in any army file.", "§6", needs_referee=True)]
+    rulings = _reconcile_counter(state, seq, shot)
+    state = replace(state, counters={**state.counters, f"{shot.node}/{shot.barrel}": shot.count})
+    element = state.elements[launcher.element]
+    problem, section = _shot_problem(state, shot, element)
+    if problem is None:
+        state, turn_rulings, problem = _whose_turn(state, seq, element)
+        rulings += turn_rulings
+        section = "§3.2"
+    rid = f"{seq}:shot"
+    override = state.overrides.get(rid)
+    verdict = override[1].verdict if override else None
+    legal = problem is None
+    if verdict in ("allow", "void"):
+        legal = verdict == "allow"
+    who = _name(state, element.id)
+    what = f"{who} fired a {CHARGE_NAMES[shot.charge]} from {shot.node} barrel {shot.barrel}"
+    details: dict[str, Any] = {"shooter": element.id, "node": shot.node, "barrel": shot.barrel,
+                               "charge": shot.charge, "power": CHARGE_POWER[shot.charge], "legal": legal}
+    if legal:
+        element = state.elements[element.id]
+        ammo = element.ammo
+        if state.options.ammo == "limited":
+            ammo = max(0, element.ammo - CHARGE_POWER[shot.charge])
+            what += f": ammunition {element.ammo}→{ammo}"
+            details.update(ammo_before=element.ammo, ammo_after=ammo)
+        state = state.with_element(replace(element, ammo=ammo, fired=element.fired | {f"{shot.node}/{shot.barrel}"}))
+        text, section = what + ".", "§6.4 §6.5 Table 3"
+    else:
+        reason = problem or "voided by the referee"
+        text = f"{what}, but {reason}: the shot does not count."
+        details["problem"] = reason
+    if override:
+        text += f" Referee: {override[1].verdict}" + (f" ({override[1].note})" if override[1].note else "") + "."
+    record = ShotRecord(seq, element.id, shot.node, shot.barrel, shot.charge, shot.t, legal)
+    state = replace(state, shots=state.shots + (record,))
+    rulings.append(Ruling(rid, seq, "shot", text, section, needs_referee=not legal, element=element.id,
+                          details=details, overridden=verdict))
+    return state, rulings
+
+
+def _reconcile_counter(state: GameState, seq: int, shot: Shot) -> list[Ruling]:
+    """The launcher's counter only increases, so a jump means shots the link never delivered."""
+    last = state.counters.get(f"{shot.node}/{shot.barrel}")
+    if last is None or shot.count == last + 1:
+        return []
+    if shot.count > last + 1:
+        text = f"{shot.node} barrel {shot.barrel} counted {shot.count - last - 1} shot(s) the station never received."
+    else:
+        text = f"{shot.node} barrel {shot.barrel} counter went from {last} back to {shot.count} (launcher reset?)."
+    return [Ruling(f"{seq}:counter", seq, "warning", text, "§6.4", needs_referee=True)]
+
+
+def _find_shot(state: GameState, element_id: str, t: int) -> tuple[ShotRecord | None, int]:
+    """The latest shot, by another model, whose window holds time t; and how many qualified."""
+    window = state.options.hit_window_ms
+    found = [s for s in state.shots if s.t <= t <= s.t + window and s.element != element_id
+             and element_id not in s.hit]
+    return (found[-1] if found else None), len(found)
+
+
+def _falls(element: Element, tilt_state: str) -> bool:
+    """Table 4: an infantryman who fell or leaned against an obstacle; a machine that fell over."""
+    return tilt_state == "fallen" or (element.kind == "infantry" and tilt_state == "leaning")
+
+
+def on_tilt(state: GameState, seq: int, tilt: Tilt, roller: Roller) -> tuple[GameState, list[Ruling]]:
+    element_id = state.setup.tilt_nodes.get(tilt.node)
+    if element_id is None:
+        return state, [Ruling(f"{seq}:tilt", seq, "warning", f"TILT from unknown node {tilt.node}.", "§6.7")]
+    element = state.elements[element_id]
+    if element.destroyed:
+        return state, []
+    falls = _falls(element, tilt.state)
+    rulings: list[Ruling] = []
+    if falls and element.posture == "upright":
+        pending = next((p for p in state.pending if p.element == element_id), None)
+        state = _set_posture(state, element, "fallen")
+        if pending is not None:
+            state = replace(state, pending=tuple(p for p in state.pending if p is not pending))
+            shot = next(s for s in state.shots if s.seq == pending.shot_seq)
+            return resolve_hit(state, pending.seq, element_id, shot, FELL, roller)
+        shot, count = _find_shot(state, element_id, tilt.t)
+        if shot is not None:
+            return resolve_hit(state, seq, element_id, shot, FELL, roller, candidates=count)
+        rulings.append(Ruling(f"{seq}:fall", seq, "status", f"{_name(state, element_id)} fell with no shot in the "
+                              "hit window: no damage.", "§6.7", element=element_id))
+    elif not falls and element.posture == "fallen":
+        state = _set_posture(state, element, "upright")
+        if element.needs_repair:
+            rulings.append(Ruling(f"{seq}:upright", seq, "warning", f"{_name(state, element_id)} was set upright "
+                                  "before any repair; it still may not act.", "§6.7 §9.3", needs_referee=True,
+                                  element=element_id))
+    elif not falls and tilt.state == "leaning":
+        state = _start_pending(state, seq, element_id, tilt.t)
+    return state, rulings
+
+
+def _set_posture(state: GameState, element: Element, posture: str) -> GameState:
+    fallen_machine = posture == "fallen" and element.kind == "vehicle"
+    return state.with_element(replace(element, posture=posture, needs_repair=element.needs_repair or fallen_machine))
+
+
+def _start_pending(state: GameState, seq: int, element_id: str, t: int) -> GameState:
+    if any(p.element == element_id for p in state.pending):
+        return state
+    shot, _ = _find_shot(state, element_id, t)
+    if shot is None:
+        return state
+    marked = replace(shot, hit=shot.hit | {element_id})
+    return replace(state, pending=state.pending + (PendingHit(seq, element_id, shot.seq, t),),
+                   shots=tuple(marked if s is shot else s for s in state.shots))
+
+
+def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tuple[GameState, list[Ruling]]:
+    element_id = state.setup.tilt_nodes.get(impact.node)
+    if element_id is None:
+        return state, [Ruling(f"{seq}:impact", seq, "warning", f"IMPACT from unknown node {impact.node}.", "§6.7")]
+    element = state.elements[element_id]
+    if element.destroyed or any(p.element == element_id for p in state.pending):
+        return state, []
+    shot, count = _find_shot(state, element_id, impact.t)
+    if shot is None:
+        return state, [Ruling(f"{seq}:impact", seq, "status", f"{_name(state, element_id)} was struck "
+                              f"({impact.g:.1f} g) with no shot in the hit window: ignored.", "§6.7",
+                              element=element_id)]
+    if element.posture == "fallen":
+        return resolve_hit(state, seq, element_id, shot, LYING, roller, candidates=count)
+    return _start_pending(state, seq, element_id, impact.t), []
+
+
+def advance_time(state: GameState, now: int, roller: Roller) -> tuple[GameState, list[Ruling]]:
+    """Hub time moved on: impacts that settled without a fall become 'stood'; old shots expire."""
+    if now <= state.now:
+        return state, []
+    state = replace(state, now=now)
+    rulings: list[Ruling] = []
+    for pending in [p for p in state.pending if p.t + state.options.settle_ms <= now]:
+        state = replace(state, pending=tuple(p for p in state.pending if p is not pending))
+        shot = next(s for s in state.shots if s.seq == pending.shot_seq)
+        state, more = resolve_hit(state, pending.seq, pending.element, shot, STOOD, roller)
+        rulings += more
+    keep = {p.shot_seq for p in state.pending}
+    horizon = now - state.options.hit_window_ms
+    if any(s.t < horizon and s.seq not in keep for s in state.shots):
+        state = replace(state, shots=tuple(s for s in state.shots if s.t >= horizon or s.seq in keep))
+    return state, rulings
+
+
+def resolve_hit(state: GameState, cause: int, element_id: str, shot: ShotRecord, result: str,
+                roller: Roller, candidates: int = 1) -> tuple[GameState, list[Ruling]]:
+    """§6.7 Table 4, with §5 damage and the §6.6/§5.3 tests, or the referee's override of it."""
+    rid = f"{cause}:hit:{element_id}"
+    state = replace(state, shots=tuple(replace(s, hit=s.hit | {element_id}) if s.seq == shot.seq else s
+                                       for s in state.shots))
+    override = state.overrides.get(rid)
+    verdict = override[1].verdict if override else None
+    key = f"{override[0] if override else cause}/{element_id}"
+    element = state.elements[element_id]
+    target, shooter = _name(state, element_id), _name(state, shot.element)
+    head = f"Hit on {target} by {shooter}'s {CHARGE_NAMES[shot.charge]}"
+    details: dict[str, Any] = {"target": element_id, "shooter": shot.element, "shot": shot.seq,
+                               "charge": shot.charge, "result": result, "candidates": candidates}
+    if verdict in (STOOD, FELL):
+        result = verdict if not (verdict == STOOD and result == LYING) else LYING
+        details["result"] = result
+    if verdict == "void" or (not shot.legal and verdict not in (STOOD, FELL)):
+        why = "voided by the referee" if verdict == "void" else "the shot was illegal, so the hit does not count"
+        return state, [Ruling(rid, cause, "hit", f"{head}: {why}.", "§6.7", needs_referee=True, element=element_id,
+                              details={**details, "applied": False}, overridden=verdict)]
+    if element.kind == "infantry" and result == LYING:
+        result = FELL
+    state, outcome = _apply_table_4(state, element, shot.charge, result, roller, key, details)
+    text = f"{head}, {result}: {outcome}"
+    if candidates > 1:
+        text += f" ({candidates} shots in the window; the latest was taken.)"
+    if override:
+        text += f" Referee: {verdict}" + (f" ({override[1].note})" if override[1].note else "") + "."
+    rulings = [Ruling(rid, cause, "hit", text, "§6.7 Table 4", needs_referee=True, element=element_id,
+                      details={**details, "applied": True}, overridden=verdict)]
+    state, more = _check_players_out(state, cause)
+    return state, rulings + more
+
+
+def _apply_table_4(state: GameState, element: Element, charge: str, result: str, roller: Roller,
+                   key: str, details: dict[str, Any]) -> tuple[GameState, str]:
+    row = TABLE_4[(element.kind, result)]
+    if element.kind == "infantry":
+        if row.destroyed:
+            details["destroyed"] = True
+            return state.with_element(replace(element, destroyed=True)), "destroyed (§6.7 Table 4)."
+        test = survival_test(roller, element.armour, f"{key}/survival")
+        details["tests"] = [test.as_dict()]
+        details["destroyed"] = not test.passed
+        if not test.passed:
+            state = state.with_element(replace(element, destroyed=True))
+        return state, f"{test.describe()}, {'survives' if test.passed else 'destroyed'} (§5.3)."
+    damage = row.damage_multiplier * CHARGE_POWER[charge]
+    armour = max(0, element.armour - damage)  # §5.1: damage past the last cell clamps to 0
+    destroyed = armour == 0
+    hit = replace(element, armour=armour, destroyed=destroyed)
+    hit = replace(hit, speed=state.speed_of(hit))
+    details.update(damage=damage, armour_before=element.armour, armour_after=armour, destroyed=destroyed)
+    words = [f"{damage} damage, armour {element.armour}→{armour}" + (", destroyed (§5.1)" if destroyed else "")]
+    tests: list[dict[str, Any]] = []
+    if row.armour_test_die and element.pilot and (not destroyed or state.options.pilot_test_on_destruction):
+        hit, pilot_words = _pilot_tests(state, hit, row.armour_test_die, roller, key, tests)
+        words += pilot_words
+    details["tests"] = tests
+    state = state.with_element(hit)
+    if destroyed and hit.pilot:
+        state, dismount = _dismount(state, hit)
+        words.append(dismount)
+    if hit.pilot is None and element.pilot is not None:
+        pilot = state.elements[element.pilot]
+        state = state.with_element(replace(pilot, destroyed=True, aboard=None))
+    return state, "; ".join(words) + "."
+
+
+def _pilot_tests(state: GameState, vehicle: Element, die: int, roller: Roller, key: str,
+                 tests: list[dict[str, Any]]) -> tuple[Element, list[str]]:
+    """§6.6: the Armour Test with the armour after this damage; if pierced, the pilot's §5.3
+    Survival Test with his own Бр (§Z.8).  Returns the vehicle, with pilot None if he died."""
+    armour = armour_test(roller, vehicle.armour, die, f"{key}/armour-test")
+    tests.append(armour.as_dict())
+    words = [armour.describe() + (" (§6.6), pilot unhurt" if armour.passed else " (§6.6)")]
+    if armour.passed:
+        return vehicle, words
+    pilot = state.elements[vehicle.pilot]
+    survival = survival_test(roller, pilot.armour, f"{key}/pilot-survival")
+    tests.append(survival.as_dict())
+    words.append(f"pilot {_name(state, pilot.id)} {survival.describe()}"
+                 + (", survives" if survival.passed else ", dies; the vehicle has no pilot (§9.1)"))
+    return (vehicle if survival.passed else replace(vehicle, pilot=None)), words
+
+
+def _dismount(state: GameState, vehicle: Element) -> tuple[GameState, str]:
+    """§5.1: the surviving pilot of a destroyed vehicle stands where it stood, as infantry."""
+    pilot = state.elements[vehicle.pilot]
+    unit_id = f"{vehicle.id}-pilot"
+    acted = state.units[vehicle.unit].acted if vehicle.unit in state.units else False
+    state = state.with_element(replace(pilot, aboard=None, unit=unit_id))
+    state = state.with_element(replace(state.elements[vehicle.id], pilot=None))
+    state = state.with_unit(Unit(unit_id, pilot.player, "pilot", (pilot.id,), acted=acted))
+    if state.active_unit == vehicle.unit:
+        state = replace(state, active_unit=None, last_player=vehicle.player)
+    return state, f"pilot {_name(state, pilot.id)} climbs out and fights on as infantry (§5.1)"
+
+
+def _check_players_out(state: GameState, cause: int) -> tuple[GameState, list[Ruling]]:
+    """§1.1: a player whose soldiers (infantry and pilots) are all destroyed is out."""
+    rulings: list[Ruling] = []
+    for player in state.setup.players:
+        if player in state.out:
+            continue
+        soldiers = [e for e in state.elements.values() if e.player == player and e.kind == "infantry"]
+        if soldiers and all(e.destroyed for e in soldiers):
+            state = replace(state, out=state.out + (player,))
+            rulings.append(Ruling(f"{cause}:out:{player}", cause, "status",
+                                  f"{player} has no soldiers left and is out of the game.", "§1.1"))
+    left = [p for p in state.setup.players if p not in state.out]
+    if rulings and len(left) == 1:
+        rulings.append(Ruling(f"{cause}:victory", cause, "status", f"{left[0]} wins the battle.", "§12.1"))
+    return state, rulings

@@ -1,0 +1,228 @@
+"""Бронепехота game state: immutable dataclasses, changed only by returning new copies.
+
+Static facts from the army files (sensor wiring, durability scales) live in ``Setup``, shared by
+every state of a game and never copied.  Everything that changes lives in ``GameState``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence
+
+from ..base import Override
+from ..fields import Fields
+from .army import CHARGES_BY_LAUNCHER
+from .tables import speed_for_cell
+
+OPTION_FIELDS = ("ammo", "hit_window_ms", "settle_ms", "ammo_shortfall", "pilot_test_on_destruction")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Game options agreed before the battle."""
+
+    ammo: str = "limited"  # §6.5: limited or unlimited ammunition
+    hit_window_ms: int = 2500  # a TILT/IMPACT this soon after a SHOT is attributed to it
+    settle_ms: int = 1500  # an IMPACT with no fall this long after it means the target stood
+    ammo_shortfall: str = "refuse"  # §Z.9: a shot costing more than the ammo left is refused
+    pilot_test_on_destruction: bool = True  # §Z.7: the pilot still tests when the hit destroys
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> "Options":
+        f = Fields(source, dict(data))
+        f.reject_unknown(OPTION_FIELDS)
+        return cls(ammo=f.choice("ammo", ("limited", "unlimited"), "limited"),
+                   hit_window_ms=f.integer("hit_window_ms", 100, 60000, 2500),
+                   settle_ms=f.integer("settle_ms", 0, 60000, 1500),
+                   ammo_shortfall=f.choice("ammo_shortfall", ("refuse", "allow"), "refuse"),
+                   pilot_test_on_destruction=f.get("pilot_test_on_destruction", bool, True))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in OPTION_FIELDS}
+
+
+@dataclass(frozen=True, slots=True)
+class Launcher:
+    node: str
+    element: str
+    barrels: int
+    kind: str
+
+    @property
+    def charges(self) -> tuple[str, ...]:
+        return CHARGES_BY_LAUNCHER[self.kind]
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What the army files fixed for the whole game."""
+
+    players: tuple[str, ...]
+    armies: tuple[Mapping[str, Any], ...]
+    tilt_nodes: Mapping[str, str]  # tilt node id -> element id
+    launchers: Mapping[str, Launcher]  # launcher node id -> launcher
+    scales: Mapping[str, Mapping[str, Any]]  # machine element id -> durability scale
+    rate_of_fire: Mapping[str, int]
+    ammo_max: Mapping[str, int]
+    names: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """A combat element (§2): an infantryman, a vehicle or a gun."""
+
+    id: str
+    player: str
+    kind: str  # infantry | vehicle | gun
+    unit: str | None  # the unit that activates it; guns belong to none (§2)
+    rank: int
+    armour: int  # infantry: Бр; machines: the durability cell under the slider (§5.2)
+    speed: int
+    posture: str = "upright"  # upright | fallen, from its tilt sensor
+    destroyed: bool = False
+    ammo: int | None = None
+    pilot: str | None = None  # vehicles: the infantryman driving it (§2.3)
+    aboard: str | None = None  # infantrymen: the vehicle they pilot
+    needs_repair: bool = False  # §6.7: a fallen vehicle may not act until repaired
+    fired: frozenset[str] = frozenset()  # barrels fired this round (§6.4)
+
+    @property
+    def alive(self) -> bool:
+        return not self.destroyed
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """What takes a turn (§1.1): an infantry squad, or a vehicle with its pilot."""
+
+    id: str
+    player: str
+    kind: str  # squad | vehicle | pilot (a pilot on foot after his vehicle was destroyed)
+    members: tuple[str, ...]
+    acted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ShotRecord:
+    """A shot still inside the hit window, waiting for evidence of what it hit."""
+
+    seq: int
+    element: str
+    node: str
+    barrel: int
+    charge: str
+    t: int
+    legal: bool
+    hit: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class PendingHit:
+    """An IMPACT attributed to a shot; it becomes 'stood' unless a fall follows within settle_ms."""
+
+    seq: int
+    element: str
+    shot_seq: int
+    t: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    setup: Setup
+    options: Options
+    elements: Mapping[str, Element]
+    units: Mapping[str, Unit]
+    overrides: Mapping[str, tuple[int, Override]] = field(default_factory=dict)
+    round: int = 0
+    initiative: Mapping[str, int] = field(default_factory=dict)
+    order: tuple[str, ...] = ()
+    active_unit: str | None = None
+    boot: str | None = None
+    now: int = 0  # hub time, ms
+    shots: tuple[ShotRecord, ...] = ()
+    pending: tuple[PendingHit, ...] = ()
+    counters: Mapping[str, int] = field(default_factory=dict)  # "node/barrel" -> last shot count
+    confirmed: frozenset[str] = frozenset()
+    out: tuple[str, ...] = ()  # players whose soldiers are all destroyed (§1.1)
+    last_player: str | None = None  # who finished the latest activation (§3.2)
+    events: int = 0
+
+    def element(self, element_id: str) -> Element:
+        return self.elements[element_id]
+
+    def with_element(self, element: Element) -> "GameState":
+        return replace(self, elements={**self.elements, element.id: element})
+
+    def with_unit(self, unit: Unit) -> "GameState":
+        return replace(self, units={**self.units, unit.id: unit})
+
+    def speed_of(self, element: Element) -> int:
+        scale = self.setup.scales.get(element.id)
+        return speed_for_cell(scale["sectors"], element.armour) if scale else element.speed
+
+    def can_act(self, unit: Unit) -> bool:
+        """A unit can still take a turn: something alive in it, and a vehicle piloted and upright."""
+        if unit.kind == "vehicle":
+            vehicle = self.elements[unit.members[0]]
+            return vehicle.alive and vehicle.pilot is not None and not vehicle.needs_repair
+        return any(self.elements[m].alive and self.elements[m].aboard is None for m in unit.members)
+
+    def active_player(self) -> str | None:
+        """§3.2: players take units in turn order; a player with no unit left to act is skipped."""
+        if self.round == 0:
+            return None
+        if self.active_unit is not None:
+            return self.units[self.active_unit].player
+        waiting = [p for p in self.order if any(u.player == p and not u.acted and self.can_act(u)
+                                                   for u in self.units.values())]
+        if not waiting:
+            return None
+        if self.last_player in self.order:
+            i = self.order.index(self.last_player) + 1
+            for player in self.order[i:] + self.order[:i]:
+                if player in waiting:
+                    return player
+        return waiting[0]
+
+
+def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, Element], dict[str, Unit]]:
+    tilt: dict[str, str] = {}
+    launchers: dict[str, Launcher] = {}
+    scales: dict[str, Mapping[str, Any]] = {}
+    rof: dict[str, int] = {}
+    ammo_max: dict[str, int] = {}
+    names: dict[str, str] = {}
+    elements: dict[str, Element] = {}
+    units: dict[str, Unit] = {}
+    for army in armies:
+        player = army["player"]
+        pilots = {u["pilot"]: u["id"] for u in army["units"] if u.get("pilot")}
+        for u in army["units"]:
+            names[u["id"]] = u["name"] or u["id"]
+            if u["type"] == "squad":
+                for m in u["members"]:
+                    names[m["id"]] = m["name"] or m["id"]
+                    elements[m["id"]] = Element(m["id"], player, "infantry", u["id"], m["rank"], m["armour"],
+                                                m["speed"], aboard=pilots.get(m["id"]))
+                    if m.get("tilt_node"):
+                        tilt[m["tilt_node"]] = m["id"]
+                units[u["id"]] = Unit(u["id"], player, "squad", tuple(m["id"] for m in u["members"]))
+                continue
+            scale = u["durability"]
+            scales[u["id"]] = scale
+            rof[u["id"]] = u["rate_of_fire"]
+            ammo_max[u["id"]] = u["ammo_max"]
+            is_vehicle = u["type"] == "vehicle"
+            elements[u["id"]] = Element(u["id"], player, u["type"], u["id"] if is_vehicle else None, u["rank"],
+                                        scale["max"], speed_for_cell(scale["sectors"], scale["max"]),
+                                        ammo=u["ammo_max"], pilot=u.get("pilot") if is_vehicle else None)
+            if is_vehicle:
+                units[u["id"]] = Unit(u["id"], player, "vehicle", (u["id"],))
+            if u.get("tilt_node"):
+                tilt[u["tilt_node"]] = u["id"]
+            for launcher in u["launchers"]:
+                launchers[launcher["node"]] = Launcher(launcher["node"], u["id"], launcher["barrels"], launcher["kind"])
+    setup = Setup(tuple(a["player"] for a in armies), tuple(armies), MappingProxyType(tilt),
+                  MappingProxyType(launchers), MappingProxyType(scales), MappingProxyType(rof), MappingProxyType(ammo_max),
+                  MappingProxyType(names))
+    return setup, elements, units

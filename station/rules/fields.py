@@ -1,0 +1,88 @@
+"""Reading hand-written JSON data (armies, options, sessions) with errors a player can act on.
+
+Every error says which file, which field (as a path like ``units[2].durability.max``) and what
+is wrong, because the person reading it is holding a text editor, not a debugger.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from .base import ArmyError
+
+_MISSING = object()
+
+
+def load_json_file(path: str | Path) -> Any:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ArmyError(str(p), "file", "does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ArmyError(str(p), "file", f"cannot be read ({exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ArmyError(str(p), f"line {exc.lineno} column {exc.colno}", f"not valid JSON ({exc.msg})") from None
+
+
+class Fields:
+    """A cursor over one JSON object that remembers where it is in the file."""
+
+    def __init__(self, path: str, data: Any, where: str = "") -> None:
+        self.path = path
+        self.where = where
+        if not isinstance(data, dict):
+            self.fail(f"must be an object, not {type(data).__name__}")
+        self.data: dict[str, Any] = data
+
+    def _at(self, name: str) -> str:
+        return f"{self.where}.{name}" if self.where else name
+
+    def fail(self, problem: str, name: str | None = None) -> None:
+        raise ArmyError(self.path, self._at(name) if name else (self.where or "top level"), problem)
+
+    def get(self, name: str, kind: type | tuple[type, ...], default: Any = _MISSING,
+            check: Callable[[Any], str | None] | None = None) -> Any:
+        value = self.data.get(name, _MISSING)
+        if value is _MISSING:
+            if default is _MISSING:
+                self.fail("is required", name)
+            return default
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if isinstance(value, bool) and bool not in kinds:
+            self.fail(f"must be {' or '.join(k.__name__ for k in kinds)}, not true/false", name)
+        if not isinstance(value, kinds):
+            self.fail(f"must be {' or '.join(k.__name__ for k in kinds)}, not {type(value).__name__}", name)
+        if check is not None:
+            problem = check(value)
+            if problem:
+                self.fail(problem, name)
+        return value
+
+    def choice(self, name: str, options: Sequence[str], default: Any = _MISSING) -> str:
+        return self.get(name, str, default, lambda v: None if v in options
+                        else f"is {v!r}; expected one of {', '.join(options)}")
+
+    def integer(self, name: str, low: int, high: int, default: Any = _MISSING) -> int:
+        return self.get(name, int, default, lambda v: None if low <= v <= high
+                        else f"is {v}; expected {low} to {high}")
+
+    def child(self, name: str) -> "Fields":
+        return Fields(self.path, self.get(name, dict), self._at(name))
+
+    def items(self, name: str, min_len: int = 0, max_len: int | None = None) -> Iterator["Fields"]:
+        values = self.get(name, list)
+        if len(values) < min_len or (max_len is not None and len(values) > max_len):
+            span = f"exactly {min_len}" if min_len == max_len else f"at least {min_len}"
+            self.fail(f"has {len(values)} entries; expected {span}", name)
+        for index, value in enumerate(values):
+            yield Fields(self.path, value, f"{self._at(name)}[{index}]")
+
+    def reject_unknown(self, known: Sequence[str]) -> None:
+        """Typos such as "armor" for "armour" must not be silently ignored."""
+        for key in self.data:
+            if key not in known:
+                self.fail(f"unknown field; known fields are {', '.join(known)}", key)

@@ -1,0 +1,17 @@
+"""The games this station can referee, by name."""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..dice import Roller
+from .base import Ruleset
+from .bronepekhota import Bronepekhota
+
+RULESETS: dict[str, Callable[[Roller], Ruleset]] = {Bronepekhota.name: Bronepekhota}
+
+
+def make_ruleset(name: str, roller: Roller) -> Ruleset:
+    try:
+        return RULESETS[name](roller)
+    except KeyError:
+        raise ValueError(f"unknown game {name!r}; this station knows {', '.join(sorted(RULESETS))}") from None
