@@ -1,0 +1,82 @@
+import itertools
+from pathlib import Path
+
+import pytest
+
+from station.devices import protocol as p
+from station.rules.base import Event, Input
+from station.rules.bronepekhota import Bronepekhota
+from station.rules.bronepekhota.army import load_army
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+SHARED = ROOT.parent / "shared"
+
+
+class ScriptedRoller:
+    """Hands out the given values in order and records what was asked, so a test can say both
+    what the dice showed and which tests the rules called for."""
+
+    def __init__(self, *values: int) -> None:
+        self.values = list(values)
+        self.asked: list[tuple[int, str]] = []
+
+    def roll(self, sides: int, key: str) -> int:
+        self.asked.append((sides, key))
+        if not self.values:
+            raise AssertionError(f"unexpected roll D{sides} for {key}")
+        value = self.values.pop(0)
+        assert 1 <= value <= sides, f"test bug: {value} on D{sides}"
+        return value
+
+
+@pytest.fixture
+def armies():
+    return [load_army(EXAMPLES / "blue-protectorate.json"), load_army(EXAMPLES / "red-polaris.json")]
+
+
+class Table:
+    """A game of the example armies driven event by event, as the fold would."""
+
+    def __init__(self, armies, options=None, overrides=None):
+        self.roller = ScriptedRoller()
+        self.rules = Bronepekhota(self.roller)
+        self.state = self.rules.initial_state(armies, options or {}, overrides)
+        self.seq = itertools.count(1)
+        self.rulings = []
+
+    def send(self, body, *rolls):
+        self.roller.values.extend(rolls)
+        self.state, rulings = self.rules.apply(self.state, Event(next(self.seq), body))
+        self.rulings += rulings
+        assert not self.roller.values, f"rolls left unused: {self.roller.values}"
+        return rulings
+
+    def begin_round(self, blue=10, red=3):
+        return self.send(Input("begin_round"), blue, red)
+
+    def shot(self, node, barrel=1, charge="shell", t=1000, count=None):
+        self._counts = getattr(self, "_counts", {})
+        key = (node, barrel)
+        self._counts[key] = count if count is not None else self._counts.get(key, 0) + 1
+        return p.Shot(0, node, barrel, charge, self._counts[key], t)
+
+    def el(self, element_id):
+        return self.state.elements[element_id]
+
+
+def tilt(node, state="fallen", t=1200, angle=80):
+    return p.Tilt(0, node, state, angle, t)
+
+
+def impact(node, t=1200, g=6.0):
+    return p.Impact(0, node, g, t)
+
+
+def hb(up):
+    return p.Heartbeat(0, up, 0)
+
+
+@pytest.fixture
+def table(armies):
+    return Table(armies)

@@ -1,0 +1,207 @@
+"""Бронепехота real shooting, seed 000 digest §3, §5 and §6: every row of §6.7 Table 4."""
+import pytest
+
+from station.rules.base import Input
+from station.rules.bronepekhota.tables import CHARGE_POWER
+
+from .conftest import Table, hb, impact, tilt
+
+# Example wiring: gryphon (blue) L1 cannon x2, tilt T1; cyber-1..6 tilt T11..T16, cyber-6 pilots
+# gryphon; salamander (red) tilt T21, armour 9, pilot clone-1 (Бр 2); varan L22 rocket x2;
+# mortar (red gun) L23, tilt T23, armour 6; clone-3..6 tilt T33..T36, Бр 2.
+
+
+def test_table_3_charge_power():
+    """§6.5 Table 3: shell 2, mortar bomb 3, rocket 4."""
+    assert CHARGE_POWER == {"shell": 2, "bomb": 3, "rocket": 4}
+
+
+# --- §6.7 Table 4, infantryman ---------------------------------------------------------------
+
+@pytest.mark.parametrize("roll, survives", [(1, True), (2, True), (3, False), (6, False)])
+def test_table_4_infantryman_stayed_on_his_feet_takes_survival_test_d6(table, roll, survives):
+    """Table 4 row 1 + §5.3: Бр ≥ roll survives (clone Бр 2)."""
+    table.begin_round()
+    table.send(table.shot("L1", t=1000))
+    table.send(impact("T33", t=1100))
+    assert not table.send(hb(1100 + 1499))  # still settling
+    rulings = table.send(hb(1100 + 1500), roll)
+    assert table.roller.asked[-1][0] == 6 and "survival" in table.roller.asked[-1][1]
+    hit = next(r for r in rulings if r.kind == "hit")
+    assert hit.details["result"] == "stood"
+    assert table.el("clone-3").destroyed is (not survives)
+
+
+@pytest.mark.parametrize("state", ["fallen", "leaning"])
+def test_table_4_infantryman_fell_or_leaned_is_destroyed(table, state):
+    """Table 4 row 2: fell, or leaned against an obstacle: destroyed, no dice."""
+    table.begin_round()
+    table.send(table.shot("L1", t=1000))
+    rulings = table.send(tilt("T34", state, t=1300))
+    assert table.el("clone-4").destroyed
+    assert rulings[0].details["result"] == "fell" and "destroyed" in rulings[0].text
+    assert len(table.roller.asked) == 2  # only the initiative dice
+
+
+# --- §6.7 Table 4, combat vehicle -------------------------------------------------------------
+
+def test_table_4_vehicle_stayed_in_place_power_damage_then_armour_test_d12(table):
+    """Table 4 row 3 + §6.6: damage = charge power, D12 against the armour after the damage."""
+    table.begin_round()
+    table.send(table.shot("L1", t=1000))
+    table.send(impact("T21", t=1200))
+    rulings = table.send(hb(3000), 7)  # D12 7 ≤ armour 7: pilot unhurt
+    hit = rulings[0]
+    assert hit.details["damage"] == 2 and hit.details["armour_after"] == 7
+    assert hit.details["tests"] == [{"test": "armour test", "die": "D12", "roll": 7, "target": 7, "passed": True}]
+    assert table.el("salamander").armour == 7 and table.el("salamander").pilot == "clone-1"
+
+
+def test_table_4_vehicle_fell_double_damage_and_armour_test_d20(table):
+    """Table 4 row 4: fell: 2 x power, Armour Test D20; pierced -> pilot Survival Test D6."""
+    table.begin_round()
+    table.send(table.shot("L1", t=1000))
+    rulings = table.send(tilt("T21", "fallen", t=1400), 13, 2)  # D20 13 > 5; D6 2 ≤ Бр 2
+    hit = rulings[0]
+    assert hit.details["damage"] == 4 and hit.details["armour_after"] == 5
+    assert [t["die"] for t in hit.details["tests"]] == ["D20", "D6"]
+    assert table.el("salamander").pilot == "clone-1" and not table.el("clone-1").destroyed
+    assert table.el("salamander").needs_repair  # §6.7: fallen vehicle cannot act until repaired
+
+
+def test_table_4_vehicle_hit_while_already_lying(table):
+    """Table 4 row 5: already lying: 2 x power, Armour Test D20."""
+    table.begin_round()
+    table.send(tilt("T21", "fallen", t=500))  # knocked over, no shot
+    assert table.el("salamander").posture == "fallen" and table.el("salamander").armour == 9
+    table.send(table.shot("L1", t=1000))
+    rulings = table.send(impact("T21", t=1100), 20, 5)  # D20 20 > 5; D6 5 > Бр 2: pilot dies
+    hit = rulings[0]
+    assert hit.details["result"] == "lying" and hit.details["damage"] == 4
+    assert table.el("salamander").pilot is None and table.el("clone-1").destroyed
+
+
+# --- §6.7 Table 4, gun ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("evidence, expected_damage", [("stood", 2), ("fell", 4), ("lying", 4)])
+def test_table_4_gun_rows_take_damage_and_no_test(table, evidence, expected_damage):
+    """Table 4 rows 6-8: a gun has no pilot and takes no Armour Test."""
+    table.begin_round()
+    if evidence == "lying":
+        table.send(tilt("T23", "fallen", t=500))
+    table.send(table.shot("L1", t=1000))
+    if evidence == "fell":
+        table.send(tilt("T23", "fallen", t=1200))
+    else:
+        table.send(impact("T23", t=1200))
+        table.send(hb(4000))
+    assert table.el("mortar").armour == 6 - expected_damage
+    assert len(table.roller.asked) == 2  # initiative only
+
+
+# --- §5 damage ---------------------------------------------------------------------------------
+
+def test_durability_slider_lowers_speed_and_zero_destroys_pilot_fights_on(table):
+    """§5.1, §5.2, §2.2: armour falls with damage, speed follows its sector, 0 destroys; the
+    surviving pilot is placed as infantry."""
+    table.begin_round(red=11, blue=2)  # red first
+    table.send(table.shot("L22", barrel=1, charge="rocket", t=1000))  # varan fires at gryphon
+    table.send(tilt("T1", "fallen", t=1200), 1)  # 8 damage: 10 -> 2; D20 1 ≤ 2
+    assert table.el("gryphon").armour == 2 and table.state.speed_of(table.el("gryphon")) == 1
+    table.send(table.shot("L22", barrel=2, charge="rocket", t=5000))
+    rulings = table.send(impact("T1", t=5100), 15, 1)  # lying: 8 more -> 0; D20 15 > 0; D6 1 ≤ 3
+    assert table.el("gryphon").destroyed and table.el("gryphon").armour == 0
+    assert "climbs out" in rulings[0].text
+    pilot_unit = table.state.units["gryphon-pilot"]
+    assert pilot_unit.members == ("cyber-6",) and table.el("cyber-6").aboard is None
+    assert not table.el("cyber-6").destroyed
+
+
+def test_fallen_vehicle_cannot_fire_until_repaired(table):
+    """§6.7: a fallen vehicle cannot fire, move or fight until repaired (§9.3)."""
+    table.begin_round()
+    table.send(tilt("T1", "fallen", t=100))
+    rulings = table.send(table.shot("L1", t=1000))
+    assert "cannot fire" in rulings[-1].text and not rulings[-1].details["legal"]
+    table.send(tilt("T1", "upright", t=2000))
+    assert table.el("gryphon").needs_repair
+    table.send(Input("repair", {"element": "gryphon", "cells": 1}))
+    assert not table.el("gryphon").needs_repair
+    rulings = table.send(table.shot("L1", barrel=2, t=3000))
+    assert rulings[-1].details["legal"]
+
+
+# --- §6 real shooting bans ---------------------------------------------------------------------
+
+def test_mortar_bomb_from_vehicle_launcher_is_refused(armies):
+    """§6: firing mortar bombs from combat-vehicle launchers is forbidden."""
+    table = Table(armies)
+    table.begin_round(red=12, blue=1)
+    rulings = table.send(table.shot("L22", charge="bomb"))
+    assert rulings[-1].needs_referee and "forbidden" in rulings[-1].text
+    assert table.el("varan").ammo == 16  # an illegal shot spends nothing
+
+
+def test_one_shot_per_barrel_per_round_and_rate_of_fire(table):
+    """§6.4: each barrel at most once per round, at most Скорострельность shots."""
+    table.begin_round()
+    assert table.send(table.shot("L2", t=100))[-1].details["legal"]
+    assert not table.send(table.shot("L2", t=200))[-1].details["legal"]
+    assert table.send(table.shot("L3", charge="rocket", t=300))[-1].details["legal"]
+    table.begin_round()
+    assert table.send(table.shot("L2", t=400))[-1].details["legal"]
+
+
+def test_limited_ammunition_falls_by_charge_power_and_runs_out(armies):
+    """§6.5: the slider moves down by the charge's power; at 0 the machine cannot fire."""
+    table = Table(armies)
+    for _ in range(4):  # varan ammo 16, rockets cost 4
+        table.begin_round(red=12, blue=1)
+        table.send(table.shot("L22", charge="rocket"))
+    assert table.el("varan").ammo == 0
+    table.begin_round(red=12, blue=1)
+    assert "exhausted" in table.send(table.shot("L22", charge="rocket"))[-1].text
+
+
+def test_unlimited_ammunition_option(armies):
+    table = Table(armies, {"ammo": "unlimited"})
+    table.begin_round(red=12, blue=1)
+    table.send(table.shot("L22", charge="rocket"))
+    assert table.el("varan").ammo == 16
+
+
+def test_hit_from_illegal_shot_does_not_count(table):
+    table.begin_round()
+    table.send(table.shot("L21"))  # red fires on blue's turn
+    rulings = table.send(tilt("T11", "fallen", t=1200))
+    assert not table.el("cyber-1").destroyed and "does not count" in rulings[0].text
+
+
+def test_counter_jump_is_reported(table):
+    table.begin_round()
+    table.send(table.shot("L1", count=1, t=100))
+    rulings = table.send(table.shot("L1", barrel=1, count=4, t=200))
+    assert any(r.kind == "warning" and "2 shot(s)" in r.text for r in rulings)
+
+
+# --- §3 rounds ---------------------------------------------------------------------------------
+
+def test_initiative_d12_ties_reroll_only_the_tied(table):
+    """§3.1: highest D12 wins; tied leaders roll again."""
+    rulings = table.send(Input("begin_round"), 9, 9, 4, 8)
+    assert rulings[0].details["winner"] == "red" and table.state.order == ("red", "blue")
+    assert table.state.active_player() == "red"
+
+
+def test_alternating_activations(table):
+    """§3.2: player 1 acts with one unit, then player 2, and so on."""
+    table.begin_round()
+    assert table.state.active_player() == "blue"
+    table.send(Input("activate", {"unit": "cyber"}))
+    table.send(Input("end_activation"))
+    assert table.state.active_player() == "red"
+    warn = table.send(Input("activate", {"unit": "gryphon"}))
+    assert warn[0].kind == "warning" and "red's turn" in warn[0].text
+    table.send(Input("activate", {"unit": "clones"}))
+    table.send(Input("end_activation"))
+    assert table.state.active_player() == "blue"

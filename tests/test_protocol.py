@@ -1,0 +1,103 @@
+"""Protocol v1 codec (hardware.md "Serial protocol v1"): round trips, garbage, truncation."""
+import pytest
+from hypothesis import given, strategies as st
+
+from station.devices import protocol as p
+
+node_ids = st.from_regex(r"[A-Za-z0-9_-]{1,16}", fullmatch=True)
+seqs = st.integers(0, 2**31 - 1)
+times = st.integers(0, 2**31 - 1)
+
+messages = st.one_of(
+    st.builds(p.Shot, seq=seqs, node=node_ids, barrel=st.integers(1, 9), charge=st.sampled_from(p.CHARGES),
+              count=st.integers(0, 10**9), t=times),
+    st.builds(p.Tilt, seq=seqs, node=node_ids, state=st.sampled_from(p.TILT_STATES), angle=st.integers(0, 180),
+              t=times),
+    st.builds(p.Impact, seq=seqs, node=node_ids, g=st.integers(0, 9999).map(lambda v: v / 10), t=times),
+    st.builds(p.DryFire, seq=seqs, node=node_ids, barrel=st.integers(1, 9), t=times),
+    st.builds(p.Heartbeat, seq=seqs, up=times, pend=st.integers(0, 255)),
+    st.builds(p.Overflow, seq=seqs, lost=st.integers(1, 10**6)),
+    st.builds(p.Ack, seq=seqs, upto=seqs),
+    st.builds(p.Nak, seq=seqs, start=seqs),
+    st.builds(p.Sync, seq=seqs, proto=st.just(1)),
+    st.builds(p.Hello, seq=seqs, fw=st.from_regex(r"[a-z]{1,8}/[0-9]\.[0-9]", fullmatch=True), proto=st.just(1),
+              boot=st.from_regex(r"[0-9A-F]{4}", fullmatch=True),
+              nodes=st.lists(st.one_of(st.builds(p.Node, id=node_ids, kind=st.just("tilt")),
+                                       st.builds(p.Node, id=node_ids, kind=st.just("launcher"),
+                                                 barrels=st.integers(1, 9))), min_size=1, max_size=4).map(tuple)),
+)
+
+
+@given(messages)
+def test_every_message_round_trips(message):
+    line = p.encode(message)
+    assert line.endswith(b"\n") and len(line) <= p.MAX_LINE_BYTES
+    assert p.decode(line) == message
+
+
+@given(messages, st.data())
+def test_any_single_byte_change_is_caught(message, data):
+    line = bytearray(p.encode(message).rstrip(b"\n"))
+    index = data.draw(st.integers(0, len(line) - 1))
+    replacement = data.draw(st.integers(0x20, 0x7E).filter(lambda b: b != line[index]))
+    line[index] = replacement
+    with pytest.raises(p.ProtocolError):
+        p.decode(bytes(line))
+
+
+@given(messages, st.data())
+def test_truncated_lines_are_rejected(message, data):
+    line = p.encode(message).rstrip(b"\n")
+    cut = data.draw(st.integers(0, len(line) - 1))
+    with pytest.raises(p.ProtocolError):
+        p.decode(line[:cut])
+
+
+@given(st.binary(max_size=200))
+def test_garbage_never_decodes_silently(raw):
+    try:
+        message = p.decode(raw)
+    except p.ProtocolError:
+        return
+    assert p.encode(message).rstrip(b"\n") == raw.rstrip(b"\r\n")
+
+
+def test_crc_check_value_is_ccitt_false():
+    assert p.crc16(b"123456789") == 0x29B1
+
+
+def test_human_readable_line():
+    line = p.encode(p.Shot(17, "L1", 2, "rocket", 5, 123456))
+    assert line.startswith(b"SHOT 17 node=L1 barrel=2 charge=rocket count=5 t=123456*")
+
+
+@pytest.mark.parametrize("line, reason", [
+    (b"SHOT 1 node=L1 barrel=1 charge=shell count=1 t=0", "syntax"),
+    (b"BOGUS 1 x=1*0000", "checksum"),
+    (b"", "syntax"),
+])
+def test_reasons_are_named(line, reason):
+    with pytest.raises(p.ProtocolError) as err:
+        p.decode(line)
+    assert err.value.reason == reason
+
+
+def _signed(body: bytes) -> bytes:
+    return body + b"*%04X" % p.crc16(body)
+
+
+def test_unknown_type_and_bad_fields_with_valid_crc():
+    with pytest.raises(p.ProtocolError) as err:
+        p.decode(_signed(b"LASER 3 node=L1"))
+    assert err.value.reason == "unknown_type"
+    with pytest.raises(p.ProtocolError) as err:
+        p.decode(_signed(b"SHOT 3 node=L1 barrel=1 charge=grenade count=1 t=5"))
+    assert err.value.reason == "field" and "charge" in str(err.value)
+    with pytest.raises(p.ProtocolError) as err:
+        p.decode(_signed(b"TILT 3 node=T1 state=fallen t=5"))
+    assert "angle" in str(err.value)
+
+
+def test_extra_fields_from_a_newer_hub_are_tolerated():
+    message = p.decode(_signed(b"IMPACT 4 node=T1 g=5.5 t=10 axis=z"))
+    assert message == p.Impact(4, "T1", 5.5, 10)
