@@ -1,0 +1,61 @@
+"""Fan-out of game updates to dashboard streams.
+
+Publishing never blocks: each subscriber has a bounded queue, and a subscriber that falls behind
+is marked for a full resend instead of slowing the engine that publishes.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any
+
+
+class Subscription:
+    def __init__(self, maxsize: int) -> None:
+        self.queue: queue.Queue[dict[str, Any]] = queue.Queue(maxsize)
+        self.lagged = False
+
+    def get(self, timeout: float) -> dict[str, Any] | None:
+        try:
+            return self.queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def drain(self) -> list[dict[str, Any]]:
+        items = []
+        while True:
+            try:
+                items.append(self.queue.get_nowait())
+            except queue.Empty:
+                return items
+
+
+class Bus:
+    def __init__(self, maxsize: int = 256) -> None:
+        self._maxsize = maxsize
+        self._subscribers: set[Subscription] = set()
+        self._lock = threading.Lock()
+
+    def subscribe(self) -> Subscription:
+        subscription = Subscription(self._maxsize)
+        with self._lock:
+            self._subscribers.add(subscription)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        with self._lock:
+            self._subscribers.discard(subscription)
+
+    def publish(self, message: dict[str, Any]) -> None:
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for subscription in subscribers:
+            try:
+                subscription.queue.put_nowait(message)
+            except queue.Full:
+                subscription.lagged = True
+
+    @property
+    def subscribers(self) -> int:
+        with self._lock:
+            return len(self._subscribers)

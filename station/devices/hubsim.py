@@ -1,0 +1,248 @@
+"""A simulated hub that speaks protocol v1 over a pseudo-terminal.
+
+It behaves as hardware.md says the firmware must: numbered events kept in a ring buffer until
+ACKed, resent after SYNC or NAK, a heartbeat, and an OVF event when the ring was full.  Faults
+can be injected: lines dropped, corrupted or duplicated on the wire, and unplugging.  The pty's
+slave is reached through a stable symlink, as udev's /dev/serial/by-id/ links are, so a replugged
+hub reappears at the same path.
+"""
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import tempfile
+import threading
+import time
+import tty
+from collections import OrderedDict
+from dataclasses import replace
+from pathlib import Path
+from typing import Sequence
+
+from . import protocol as p
+from .link import LineAssembler
+
+log = logging.getLogger(__name__)
+
+RING_SIZE = 64  # as the firmware's (hardware.md "Ring buffer")
+FAULTS = ("drop", "corrupt", "duplicate")
+
+
+class PtyPort:
+    """The hub's end of a pty pair, plugged in and out under a fixed path."""
+
+    def __init__(self, link_path: str | Path) -> None:
+        self.link_path = Path(link_path)
+        self.master: int | None = None
+        self._slave: int | None = None
+
+    def plug(self) -> str:
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        flags = fcntl.fcntl(master, fcntl.F_GETFL)
+        fcntl.fcntl(master, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+        name = os.ttyname(slave)
+        tmp = self.link_path.with_name(self.link_path.name + ".new")
+        if tmp.is_symlink():
+            tmp.unlink()
+        os.symlink(name, tmp)
+        os.replace(tmp, self.link_path)
+        self.master, self._slave = master, slave
+        return name
+
+    def unplug(self) -> None:
+        if self.link_path.is_symlink():
+            self.link_path.unlink()
+        for fd in (self.master, self._slave):
+            if fd is not None:
+                os.close(fd)
+        self.master = self._slave = None
+
+    @property
+    def plugged(self) -> bool:
+        return self.master is not None
+
+
+class SimulatedHub:
+    """The hub: call ``shot``/``tilt``/``impact`` to make events; run with ``start``."""
+
+    def __init__(self, link_path: str | Path | None = None, nodes: Sequence[p.Node] = (),
+                 boot: str = "51A1", fw: str = "hubsim/1.0", ring_size: int = RING_SIZE,
+                 heartbeat: float = 1.0, speed: float = 1.0) -> None:
+        if link_path is None:
+            link_path = Path(tempfile.mkdtemp(prefix="hubsim-")) / "hub"
+        self.port = PtyPort(link_path)
+        self.nodes = tuple(nodes) or (p.Node("L1", "launcher", 1), p.Node("T1", "tilt"))
+        self.boot, self.fw = boot, fw
+        self.ring_size = ring_size
+        self.heartbeat = heartbeat
+        self.speed = speed
+        self.ring: OrderedDict[int, bytes] = OrderedDict()
+        self.last_seq = 0
+        self.lost = 0
+        self.counts: dict[tuple[str, int], int] = {}
+        self.sent_lines = 0
+        self.acked = 0
+        self._faults: list[str] = []
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._t0 = time.monotonic()
+        self._tx_seq = 0
+
+    @property
+    def path(self) -> str:
+        return str(self.port.link_path)
+
+    def now_ms(self) -> int:
+        return int((time.monotonic() - self._t0) * 1000 * self.speed)
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def start(self) -> "SimulatedHub":
+        self.port.plug()
+        for target, name in ((self._read_loop, "hubsim-read"), (self._heartbeat_loop, "hubsim-hb")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=2)
+        with self._lock:
+            self.port.unplug()
+
+    def unplug(self) -> None:
+        with self._lock:
+            self.port.unplug()
+        log.info("hubsim: unplugged")
+
+    def replug(self) -> None:
+        with self._lock:
+            if not self.port.plugged:
+                self.port.plug()
+        log.info("hubsim: plugged in again")
+
+    def disconnect(self, seconds: float) -> None:
+        """Unplug now and plug back in after ``seconds``, without blocking the caller."""
+        self.unplug()
+        timer = threading.Timer(seconds, self.replug)
+        timer.daemon = True
+        timer.start()
+
+    def inject(self, fault: str, count: int = 1) -> None:
+        """Apply ``fault`` to the next ``count`` event lines put on the wire."""
+        if fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}; expected one of {', '.join(FAULTS)}")
+        with self._lock:
+            self._faults.extend([fault] * count)
+
+    # -- events ---------------------------------------------------------------------------------
+    def shot(self, node: str, barrel: int = 1, charge: str = "shell", t: int | None = None) -> int:
+        with self._lock:
+            count = self.counts.get((node, barrel), 0) + 1
+            self.counts[(node, barrel)] = count
+            return self._event(p.Shot(0, node, barrel, charge, count, self._t(t)))
+
+    def dry_fire(self, node: str, barrel: int = 1, t: int | None = None) -> int:
+        return self._event(p.DryFire(0, node, barrel, self._t(t)))
+
+    def tilt(self, node: str, state: str, angle: int = 0, t: int | None = None) -> int:
+        return self._event(p.Tilt(0, node, state, angle, self._t(t)))
+
+    def impact(self, node: str, g: float = 5.0, t: int | None = None) -> int:
+        return self._event(p.Impact(0, node, g, self._t(t)))
+
+    def _t(self, t: int | None) -> int:
+        return self.now_ms() if t is None else t
+
+    def _event(self, message: p.Message) -> int:
+        with self._lock:
+            if len(self.ring) >= self.ring_size:
+                self.lost += 1  # the firmware cannot buffer it; reported by OVF once there is room
+                log.warning("hubsim: ring full, event lost (%d so far)", self.lost)
+                return 0
+            if self.lost and len(self.ring) < self.ring_size - 1:
+                self._issue(p.Overflow(0, self.lost))
+                self.lost = 0
+            return self._issue(message)
+
+    def _issue(self, message: p.Message) -> int:
+        self.last_seq += 1
+        line = p.encode(replace(message, seq=self.last_seq))
+        self.ring[self.last_seq] = line
+        self._transmit(line, faults=True)
+        return self.last_seq
+
+    # -- the wire -------------------------------------------------------------------------------
+    def _transmit(self, line: bytes, faults: bool = False) -> None:
+        with self._lock:
+            if not self.port.plugged:
+                return
+            fault = self._faults.pop(0) if faults and self._faults else None
+            if fault == "drop":
+                return
+            if fault == "corrupt":
+                middle = len(line) // 2
+                line = line[:middle] + bytes([line[middle] ^ 0x01]) + line[middle + 1:]
+            for _ in range(2 if fault == "duplicate" else 1):
+                try:
+                    os.write(self.port.master, line)
+                    self.sent_lines += 1
+                except (BlockingIOError, OSError) as exc:
+                    log.debug("hubsim: write failed (%s); the line stays in the ring", exc)
+
+    def _control(self, message: p.Message) -> None:
+        self._transmit(p.encode(message))
+
+    def _read_loop(self) -> None:
+        assembler = LineAssembler()
+        while not self._stop.is_set():
+            with self._lock:
+                fd = self.port.master
+            if fd is None:
+                time.sleep(0.01)
+                continue
+            try:
+                data = os.read(fd, 512)
+            except BlockingIOError:
+                time.sleep(0.002)
+                continue
+            except OSError:  # nobody has the slave open yet, or we were just unplugged
+                time.sleep(0.01)
+                continue
+            for raw in assembler.feed(data):
+                self._on_station_line(raw)
+
+    def _on_station_line(self, raw: bytes) -> None:
+        try:
+            message = p.decode(raw)
+        except p.ProtocolError as exc:
+            log.warning("hubsim: bad line from station (%s)", exc)
+            return
+        with self._lock:
+            if isinstance(message, p.Sync):
+                self._control(p.Hello(self.last_seq, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes))
+                self._resend(min(self.ring, default=self.last_seq + 1))
+            elif isinstance(message, p.Ack):
+                for seq in [s for s in self.ring if s <= message.upto]:
+                    del self.ring[seq]
+                    self.acked += 1
+            elif isinstance(message, p.Nak):
+                self._resend(message.start)
+
+    def _resend(self, start: int) -> None:
+        for seq, line in list(self.ring.items()):
+            if seq >= start:
+                self._transmit(line)
+
+    def _heartbeat_loop(self) -> None:
+        while not self._stop.wait(self.heartbeat):
+            with self._lock:
+                self._control(p.Heartbeat(self.last_seq, self.now_ms(), len(self.ring)))
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self.ring)

@@ -1,0 +1,264 @@
+"""The station's end of the serial hub link.
+
+One reader thread owns the port: it reads lines, judges each one, journals it, and only then
+acknowledges it, so an ACKed event is always on disk.  Events are delivered strictly in sequence
+(go-back-N): a gap is NAKed and the hub resends from the gap, an older sequence number is a
+duplicate and is dropped (and ACKed again so the hub can free it).  Judged records go to the
+``deliver`` callback, which must not block (the station hands them to its engine thread), so the
+reader never waits on the rules engine or the web server.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
+
+import serial
+
+from ..clock import Clock, SystemClock
+from ..journal import Journal
+from . import protocol as p
+
+log = logging.getLogger(__name__)
+
+BAUD = 115200
+STATION_TYPES = (p.Sync, p.Ack, p.Nak)
+NAK_RETRY = 0.5  # seconds before the same gap is NAKed again, in case the NAK was lost
+
+
+@dataclass
+class LinkHealth:
+    """What the dashboard shows about the hub link."""
+
+    url: str
+    state: str = "connecting"  # connecting | connected | silent | lost
+    since: float = 0.0
+    last_seen: float | None = None
+    hub_fw: str | None = None
+    hub_boot: str | None = None
+    nodes: list[str] = field(default_factory=list)
+    lines_ok: int = 0
+    events: int = 0
+    checksum_errors: int = 0
+    syntax_errors: int = 0
+    unknown: int = 0
+    out_of_order: int = 0
+    duplicates: int = 0
+    resends_requested: int = 0
+    reconnects: int = 0
+    overflows: int = 0
+    last_error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class LineAssembler:
+    """Bytes in, complete lines out.  An overlong line is cut to its first ``limit`` bytes (which
+    the codec then rejects as too long) and never glued to the next line."""
+
+    def __init__(self, limit: int = p.MAX_LINE_BYTES + 16) -> None:
+        self._buffer = bytearray()
+        self._limit = limit
+        self._overlong = False
+
+    def feed(self, data: bytes) -> list[bytes]:
+        *complete, rest = data.split(b"\n")
+        lines = []
+        for chunk in complete:
+            self._buffer += chunk
+            lines.append(bytes(self._buffer[:self._limit]))
+            self._buffer.clear()
+            self._overlong = False
+        if not self._overlong:
+            self._buffer += rest
+            if len(self._buffer) > self._limit:
+                del self._buffer[self._limit:]
+                self._overlong = True  # keep the head, drop the rest until the next newline
+        return lines
+
+
+class HubLink:
+    """Keeps a hub connected, journals everything it says, and delivers valid events in order."""
+
+    def __init__(self, url: str, journal: Journal, deliver: Callable[[dict[str, Any]], None],
+                 clock: Clock | None = None, silence_timeout: float = 3.0,
+                 backoff: Sequence[float] = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)) -> None:
+        self.url = url
+        self.journal = journal
+        self.deliver = deliver
+        self.clock = clock or SystemClock()
+        self.silence_timeout = silence_timeout
+        self.backoff = tuple(backoff)
+        self.health = LinkHealth(url)
+        self._health_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._port: serial.SerialBase | None = None
+        self._tx_seq = 0
+        self._boot: str | None = None
+        self._expected = 1
+        self._nak_sent_for: tuple[int, float] | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def resume(self, records: Sequence[Mapping[str, Any]]) -> None:
+        """Continue deduplication where a previous run of the station left off."""
+        for record in records:
+            if record["kind"] != "rx" or record.get("verdict") not in ("event", "control"):
+                continue
+            message = p.decode(record["line"])
+            if isinstance(message, p.Hello):
+                if message.boot != self._boot:
+                    self._boot, self._expected = message.boot, 1
+            elif message.SEQUENCED:
+                self._expected = message.seq + 1
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="hub-link", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout=5)
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._health_lock:
+            return self.health.as_dict()
+
+    def _set(self, **changes: Any) -> None:
+        with self._health_lock:
+            for key, value in changes.items():
+                setattr(self.health, key, value)
+
+    def _count(self, name: str) -> None:
+        with self._health_lock:
+            setattr(self.health, name, getattr(self.health, name) + 1)
+
+    # -- the reader thread ----------------------------------------------------------------------
+    def _run(self) -> None:
+        attempt = 0
+        while not self._stop.is_set():
+            try:
+                self._port = serial.serial_for_url(self.url, baudrate=BAUD, timeout=0.05)
+            except (serial.SerialException, OSError, ValueError) as exc:
+                self._set(state="lost" if self.health.reconnects or attempt else "connecting", last_error=str(exc))
+                self._stop.wait(self.backoff[min(attempt, len(self.backoff) - 1)])
+                attempt += 1
+                continue
+            attempt = 0
+            self.journal.append("link", state="connected", url=self.url)
+            self._set(state="connected", since=self.clock.monotonic(), last_error=None)
+            log.info("hub link open on %s", self.url)
+            try:
+                self._session()
+            except (serial.SerialException, OSError) as exc:
+                log.warning("hub link on %s lost: %s", self.url, exc)
+                self._set(last_error=str(exc))
+            finally:
+                try:
+                    self._port.close()
+                except (serial.SerialException, OSError):
+                    pass
+                self._port = None
+            if not self._stop.is_set():
+                self.journal.append("link", state="lost", url=self.url, error=self.health.last_error)
+                with self._health_lock:
+                    self.health.state = "lost"
+                    self.health.reconnects += 1
+                    self.health.since = self.clock.monotonic()
+
+    def _session(self) -> None:
+        assembler = LineAssembler()
+        self._send(p.Sync(0, p.PROTOCOL_VERSION))
+        last_rx = self.clock.monotonic()
+        while not self._stop.is_set():
+            data = self._port.read(self._port.in_waiting or 1)
+            now = self.clock.monotonic()
+            if not data:
+                if now - last_rx > self.silence_timeout:
+                    self._set(state="silent")
+                    self._send(p.Sync(0, p.PROTOCOL_VERSION))  # wake a hub that rebooted quietly
+                    last_rx = now
+                continue
+            last_rx = now
+            for raw in assembler.feed(data):
+                self._on_line(raw.rstrip(b"\r"))
+
+    def _send(self, message: p.Message) -> None:
+        self._tx_seq += 1
+        line = p.encode(replace(message, seq=self._tx_seq))
+        self._port.write(line)
+        self.journal.append("tx", line=line.decode("ascii").rstrip("\n"))
+
+    # -- judging one line -----------------------------------------------------------------------
+    def _on_line(self, raw: bytes) -> None:
+        text = raw.decode("ascii", "backslashreplace")
+        try:
+            message = p.decode(raw)
+        except p.ProtocolError as exc:
+            counter = {"checksum": "checksum_errors", "unknown_type": "unknown"}.get(exc.reason, "syntax_errors")
+            self._count(counter)
+            log.warning("hub line rejected (%s): %r", exc, text[:80])
+            self.journal.append("rx", line=text, verdict=exc.reason, error=exc.detail)
+            return
+        self._set(last_seen=self.clock.monotonic(), state="connected")
+        self._count("lines_ok")
+        if isinstance(message, STATION_TYPES):
+            self._count("unknown")
+            self.journal.append("rx", line=text, verdict="unexpected", error="station message from the hub")
+            return
+        if isinstance(message, p.Hello):
+            self._on_hello(message, text)
+        elif isinstance(message, p.Heartbeat):
+            self._journal_and_deliver(text, "control")
+            if message.seq >= self._expected:  # the tail of the stream was lost
+                self._nak(self._expected)
+        else:
+            self._on_event(message, text)
+
+    def _on_hello(self, hello: p.Hello, text: str) -> None:
+        if hello.proto != p.PROTOCOL_VERSION:
+            self._count("unknown")
+            self.journal.append("rx", line=text, verdict="unsupported", error=f"protocol {hello.proto}")
+            log.error("hub speaks protocol %s; this station speaks %s", hello.proto, p.PROTOCOL_VERSION)
+            return
+        if hello.boot != self._boot:
+            if self._boot is not None:
+                log.warning("hub rebooted (boot %s -> %s)", self._boot, hello.boot)
+            self._boot, self._expected, self._nak_sent_for = hello.boot, 1, None
+        self._set(hub_fw=hello.fw, hub_boot=hello.boot, nodes=[n.encode() for n in hello.nodes])
+        self._journal_and_deliver(text, "control")
+
+    def _on_event(self, message: p.Message, text: str) -> None:
+        if message.seq < self._expected:
+            self._count("duplicates")
+            self.journal.append("rx", line=text, verdict="duplicate")
+            self._send(p.Ack(0, self._expected - 1))
+            return
+        if message.seq > self._expected:
+            self._count("out_of_order")
+            self.journal.append("rx", line=text, verdict="gap", error=f"expected {self._expected}")
+            self._nak(self._expected)
+            return
+        self._journal_and_deliver(text, "event", durable=True)
+        self._expected = message.seq + 1
+        self._nak_sent_for = None
+        self._count("events")
+        if isinstance(message, p.Overflow):
+            self._count("overflows")
+        self._send(p.Ack(0, message.seq))
+
+    def _nak(self, start: int) -> None:
+        now = self.clock.monotonic()
+        if self._nak_sent_for == (start, now // NAK_RETRY):
+            return  # one request per gap and retry period; the hub's resends follow in order
+        self._nak_sent_for = (start, now // NAK_RETRY)
+        self._count("resends_requested")
+        self._send(p.Nak(0, start))
+
+    def _journal_and_deliver(self, text: str, verdict: str, durable: bool = False) -> dict[str, Any]:
+        record = self.journal.append("rx", durable=durable, line=text, verdict=verdict)
+        self.deliver(record)
+        return record

@@ -1,0 +1,69 @@
+"""The running station: journal, game, hub link and the engine thread between them.
+
+The link's reader thread journals and acknowledges lines, then drops them on a queue; the
+engine thread applies them to the game, which publishes to the bus the dashboard streams from.
+No thread on that path waits for a web client.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import threading
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from .bus import Bus
+from .devices.link import HubLink
+from .game import Game
+from .journal import Journal
+
+log = logging.getLogger(__name__)
+
+
+class Station:
+    def __init__(self, journal_path: str | Path, game: str | None = None, armies: Sequence[Mapping[str, Any]] = (),
+                 options: Mapping[str, Any] | None = None, serial_url: str | None = None,
+                 seed: int | None = None, group_window: float = 0.002) -> None:
+        self.bus = Bus()
+        self.journal = Journal(journal_path, group_window=group_window)
+        try:
+            self.game = Game(self.journal, game, armies, options, rng=random.Random(seed), publish=self.bus.publish)
+        except Exception:
+            self.journal.close()
+            raise
+        self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        self.link = HubLink(serial_url, self.journal, self._inbox.put) if serial_url else None
+        if self.link:
+            self.link.resume(self.journal.records)
+        self._engine = threading.Thread(target=self._engine_loop, name="engine", daemon=True)
+        self.engine_errors = 0
+
+    def start(self) -> "Station":
+        self._engine.start()
+        if self.link:
+            self.link.start()
+        return self
+
+    def _engine_loop(self) -> None:
+        while True:
+            record = self._inbox.get()
+            if record is None:
+                return
+            try:
+                self.game.observe(record)
+            except Exception:  # a rules bug must not stop the station or lose the journal
+                self.engine_errors += 1
+                log.exception("engine failed on journal record %s", record.get("seq"))
+
+    def health(self) -> dict[str, Any]:
+        link = self.link.snapshot() if self.link else {"state": "none", "url": None}
+        return {**link, "engine_errors": self.engine_errors, "subscribers": self.bus.subscribers}
+
+    def stop(self) -> None:
+        if self.link:
+            self.link.stop()
+        self._inbox.put(None)
+        if self._engine.is_alive():
+            self._engine.join(timeout=5)
+        self.journal.close()

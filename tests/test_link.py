@@ -1,0 +1,170 @@
+"""The hub link over a real pty with the simulated hub: faults, unplug and replug, and no event
+lost or duplicated (hardware.md "Delivery")."""
+import threading
+import time
+
+import pytest
+
+from station.devices import protocol as p
+from station.devices.hubsim import SimulatedHub
+from station.devices.link import HubLink, LineAssembler
+from station.journal import Journal, read_records
+
+
+def wait_for(predicate, timeout=10.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Harness:
+    def __init__(self, tmp_path, **hub_args):
+        self.hub = SimulatedHub(tmp_path / "hub", heartbeat=0.2, **hub_args).start()
+        self.journal = Journal(tmp_path / "game.jsonl")
+        self.delivered = []
+        self._lock = threading.Lock()
+        self.link = HubLink(self.hub.path, self.journal, self._deliver, silence_timeout=1.0)
+        self.link.start()
+        wait_for(lambda: self.link.snapshot()["hub_boot"] is not None, what="HELLO")
+
+    def _deliver(self, record):
+        with self._lock:
+            self.delivered.append(record)
+
+    def events(self):
+        with self._lock:
+            return [p.decode(r["line"]) for r in self.delivered if r["verdict"] == "event"]
+
+    def close(self):
+        self.link.stop()
+        self.hub.stop()
+        self.journal.close()
+
+
+@pytest.fixture
+def harness(tmp_path):
+    h = Harness(tmp_path)
+    yield h
+    h.close()
+
+
+def test_events_arrive_in_order_and_are_acknowledged(harness):
+    for i in range(20):
+        harness.hub.shot("L1", t=i)
+    wait_for(lambda: len(harness.events()) == 20, what="20 events")
+    assert [e.seq for e in harness.events()] == list(range(1, 21))
+    wait_for(lambda: harness.hub.pending() == 0, what="all ACKed")
+
+
+def test_dropped_corrupted_and_duplicated_lines_lose_nothing_and_double_nothing(harness):
+    hub, angle = harness.hub, iter(range(1000))
+    expected = 0
+    for fault, counter in (("duplicate", "duplicates"), ("corrupt", "checksum_errors"), ("drop", "out_of_order")):
+        for i in range(10):
+            if i % 3 == 1:
+                hub.inject(fault)
+            hub.tilt("T1", "fallen" if i % 2 else "upright", angle=next(angle), t=i)
+        expected += 10
+        wait_for(lambda: len(harness.events()) == expected, what=f"{expected} events after {fault}s")
+        assert harness.link.snapshot()[counter] >= 3, (fault, harness.link.snapshot())
+    events = harness.events()
+    assert [e.seq for e in events] == list(range(1, 31))
+    assert [e.angle for e in events] == list(range(30))
+    assert harness.link.snapshot()["resends_requested"] >= 1  # go-back-N: one NAK can cover a burst
+
+
+def test_dropped_last_event_is_recovered_through_the_heartbeat(harness):
+    harness.hub.inject("drop")
+    harness.hub.impact("T1", t=5)
+    wait_for(lambda: len(harness.events()) == 1, what="the lost tail event")
+
+
+def test_unplug_and_replug_loses_and_duplicates_nothing(harness):
+    hub = harness.hub
+    for i in range(5):
+        hub.shot("L1", t=i)
+    wait_for(lambda: len(harness.events()) == 5, what="first 5")
+    hub.unplug()
+    wait_for(lambda: harness.link.snapshot()["state"] == "lost", what="link lost")
+    for i in range(5, 12):  # happen while unplugged: kept in the hub's ring
+        hub.shot("L1", t=i)
+    hub.replug()
+    wait_for(lambda: len(harness.events()) == 12, what="12 events after replug")
+    assert [e.seq for e in harness.events()] == list(range(1, 13))
+    assert [e.count for e in harness.events()] == list(range(1, 13))
+    health = harness.link.snapshot()
+    assert health["state"] == "connected" and health["reconnects"] >= 1
+    kinds = [r["state"] for r in read_records(harness.journal.path) if r["kind"] == "link"]
+    assert kinds[:3] == ["connected", "lost", "connected"]
+
+
+def test_a_resend_after_reconnect_is_a_duplicate_not_a_new_event(harness):
+    hub = harness.hub
+    hub.shot("L1", t=1)
+    wait_for(lambda: len(harness.events()) == 1)
+    with hub._lock:  # the ACK was lost in the cable: the hub still holds event 1
+        hub.ring[1] = p.encode(p.Shot(1, "L1", 1, "shell", 1, 1))
+    hub.disconnect(0.2)
+    wait_for(lambda: harness.link.snapshot()["duplicates"] >= 1, what="duplicate seen")
+    hub.shot("L1", t=2)
+    wait_for(lambda: len(harness.events()) == 2)
+    assert [e.seq for e in harness.events()] == [1, 2]
+
+
+def test_garbage_on_the_wire_is_counted_and_journaled_never_delivered(harness):
+    import os
+    os.write(harness.hub.port.master, b"\x00\xffnoise\r\nSHOT 1 node=L1*ZZZZ\n" + b"X" * 500 + b"\n")
+    harness.hub.shot("L1", t=1)
+    wait_for(lambda: len(harness.events()) == 1)
+    rejected = [r for r in read_records(harness.journal.path) if r["kind"] == "rx"
+                and r["verdict"] not in ("event", "control")]
+    assert len(rejected) == 3
+    assert {r["verdict"] for r in rejected} == {"syntax", "too_long"}
+    assert all(r["verdict"] != "event" for r in harness.delivered if "noise" in r["line"])
+
+
+def test_hub_reboot_restarts_sequence_numbers(tmp_path):
+    h = Harness(tmp_path)
+    try:
+        h.hub.shot("L1", t=1)
+        wait_for(lambda: len(h.events()) == 1)
+        with h.hub._lock:
+            h.hub.boot, h.hub.last_seq, h.hub.ring = "B007", 0, type(h.hub.ring)()
+        h.hub.disconnect(0.1)
+        wait_for(lambda: h.link.snapshot()["hub_boot"] == "B007", what="new boot")
+        h.hub.shot("L1", t=2)
+        wait_for(lambda: len(h.events()) == 2)
+        assert [e.seq for e in h.events()] == [1, 1]
+    finally:
+        h.close()
+
+
+def test_ring_overflow_is_reported_not_silent(tmp_path):
+    hub = SimulatedHub(tmp_path / "hub", ring_size=4, heartbeat=0.2).start()
+    try:
+        for i in range(6):  # nobody is reading: the ring fills
+            hub.shot("L1", t=i)
+        assert hub.lost == 2
+        journal = Journal(tmp_path / "g.jsonl")
+        got = []
+        link = HubLink(hub.path, journal, got.append)
+        link.start()
+        wait_for(lambda: hub.pending() == 0 and len([r for r in got if r["verdict"] == "event"]) == 4)
+        hub.shot("L1", t=9)
+        wait_for(lambda: any(r["line"].startswith("OVF") for r in got), what="OVF")
+        assert link.snapshot()["overflows"] == 1
+        link.stop()
+        journal.close()
+    finally:
+        hub.stop()
+
+
+def test_line_assembler_cuts_overlong_lines():
+    assembler = LineAssembler(limit=10)
+    assert assembler.feed(b"abc") == []
+    assert assembler.feed(b"def\nghi") == [b"abcdef"]
+    assert assembler.feed(b"x" * 30) == []
+    assert assembler.feed(b"yy\nok\n") == [b"ghi" + b"x" * 7, b"ok"]
