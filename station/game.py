@@ -135,7 +135,7 @@ class Game:
         for ruling in rulings:
             self._result.rulings.append(ruling)
             self._by_id[ruling.id] = ruling
-            self.journal.append("ruling", **ruling.as_dict())
+            self.journal.append("ruling", ruling=ruling.as_dict())
         return rulings
 
     def _changed(self, rulings: list[Ruling], reset: bool = False) -> None:
@@ -208,3 +208,15 @@ class Game:
     def state_json(self) -> str:
         with self._lock:
             return self._result.state_json()
+
+    def record_count(self) -> int:
+        with self._lock:
+            return len(self._records)
+
+    def summary(self) -> str:
+        with self._lock:
+            return self._result.ruleset.summary(self._result.state)
+
+    def state_view(self) -> dict[str, Any]:
+        with self._lock:
+            return self._result.ruleset.state_dict(self._result.state)

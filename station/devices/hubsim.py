@@ -95,6 +95,10 @@ class SimulatedHub:
     def path(self) -> str:
         return str(self.port.link_path)
 
+    def restart_clock(self, speed: float) -> None:
+        with self._lock:
+            self._t0, self.speed = time.monotonic(), speed
+
     def now_ms(self) -> int:
         return int((time.monotonic() - self._t0) * 1000 * self.speed)
 
@@ -214,7 +218,10 @@ class SimulatedHub:
                 time.sleep(0.01)
                 continue
             for raw in assembler.feed(data):
-                self._on_station_line(raw)
+                try:
+                    self._on_station_line(raw)
+                except (p.ProtocolError, OSError):
+                    log.exception("hubsim: failed to answer %r", raw[:40])
 
     def _on_station_line(self, raw: bytes) -> None:
         try:

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 PROTOCOL_VERSION = 1
-MAX_LINE_BYTES = 240
+MAX_LINE_BYTES = 512  # HELLO with a large inventory; every other line stays under 100
 CHARGES = ("shell", "bomb", "rocket")
 TILT_STATES = ("upright", "leaning", "fallen")
 NODE_KINDS = ("launcher", "tilt")
 
-_TOKEN = re.compile(r"^[A-Za-z0-9_.:,/+-]{1,200}$")
+_TOKEN = re.compile(r"^[A-Za-z0-9_.:,/+-]{1,480}$")
 _NODE_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 _TYPE = re.compile(r"^[A-Z]{2,8}$")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, ClassVar, Mapping, Sequence
 
-from ...devices.protocol import DryFire, Heartbeat, Hello, Impact, Overflow, Shot, Tilt
+from ...devices.protocol import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...dice import Roller
 from ..base import Event, Input, Override, Ruling
 from . import rounds, shooting
@@ -29,6 +29,12 @@ class Bronepekhota:
 
     def load_army(self, path: str) -> dict[str, Any]:
         return load_army(path)
+
+    def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
+        """The hub inventory these armies are wired to: every launcher and tilt node."""
+        setup, _, _ = build_setup(armies)
+        return ([Node(l.node, "launcher", l.barrels) for l in setup.launchers.values()]
+                + [Node(n, "tilt") for n in setup.tilt_nodes])
 
     def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
                       overrides: Mapping[str, tuple[int, Override]] | None = None) -> GameState:

@@ -1,0 +1,221 @@
+"""The ``station`` command: run a game, the demo, a replay, or a simulated hub."""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import logging
+import signal
+import sys
+import threading
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .config import ConfigError, config_path, load_config
+from .dice import DiceBook
+from .game import InputError, fold
+from .journal import JournalError, read_records
+from .rules.base import ArmyError
+from .rules.registry import RULESETS, make_ruleset
+
+log = logging.getLogger("station")
+
+
+def _setup_logging(verbose: bool) -> None:
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s", datefmt="%H:%M:%S")
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+
+
+def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+def _default_journal(game: str) -> Path:
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("journals") / f"{game}-{stamp}.jsonl"
+
+
+def _wait_for_interrupt(until: threading.Event | None = None) -> None:
+    stop = until or threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+@click.group()
+@click.option("-v", "--verbose", is_flag=True, help="Log debug detail.")
+@click.version_option(package_name="station")
+def main(verbose: bool) -> None:
+    """Referee station for physical miniature wargames."""
+    _setup_logging(verbose)
+
+
+def _serve(station, host: str, port: int, config: str | None):
+    from .web.server import DashboardServer
+    try:
+        token = load_config(config_path(config))["referee_token"]
+    except ConfigError as exc:
+        _fail(str(exc))
+    server = DashboardServer(station, token, host, port).start()
+    click.echo(f"Dashboard:      {server.url}/")
+    click.echo(f"Referee token:  {token}   (open {server.url}/?token={token} to referee)")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo("Warning: the dashboard is reachable from the network; keep the token private.")
+    return server
+
+
+@main.command()
+@click.option("--game", type=click.Choice(sorted(RULESETS)), help="Rules to referee (new journals).")
+@click.option("--army", "armies", multiple=True, type=click.Path(dir_okay=False), help="Army file; give one per player.")
+@click.option("--serial", "serial_url", help="Hub port: /dev/ttyACM0, a pty path, loop://, socket://HOST:PORT.")
+@click.option("--journal", type=click.Path(dir_okay=False), help="Journal file; an existing one is resumed.")
+@click.option("--option", "options", multiple=True, help="Game option KEY=VALUE (README: Game options).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Dashboard address; 0.0.0.0 exposes it.")
+@click.option("--port", default=8080, show_default=True)
+@click.option("--seed", type=int, help="Seed the dice (for rehearsals); default is unpredictable.")
+@click.option("--config", type=click.Path(dir_okay=False), help="Config file (holds the referee token).")
+def run(game, armies, serial_url, journal, options, host, port, seed, config) -> None:
+    """Referee a game live from the hub and the dashboard."""
+    from .runtime import Station
+    path = Path(journal) if journal else None
+    resuming = path is not None and path.exists() and path.stat().st_size > 0
+    if not resuming:
+        if not game or len(armies) < 2:
+            _fail("a new game needs --game and at least two --army files")
+        path = path or _default_journal(game)
+    try:
+        loaded = [make_ruleset(game, DiceBook()).load_army(a) for a in armies] if not resuming else []
+        station = Station(path, None if resuming else game, loaded, _parse_options(options), serial_url, seed)
+    except (ArmyError, InputError, JournalError, ValueError) as exc:
+        _fail(str(exc))
+    click.echo(f"{'Resuming' if resuming else 'Journal'}: {path}")
+    station.start()
+    server = _serve(station, host, port, config)
+    _wait_for_interrupt()
+    server.stop()
+    station.stop()
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8080, show_default=True)
+@click.option("--speed", default=1.0, show_default=True, help="Play the session this many times faster.")
+@click.option("--session", "session_file", type=click.Path(exists=True, dir_okay=False),
+              help="Session script to play instead of the bundled one.")
+@click.option("--journal", type=click.Path(dir_okay=False), help="Where to journal the demo game.")
+@click.option("--seed", default=7, show_default=True, help="Dice seed, so every demo plays the same.")
+@click.option("--exit-when-done", is_flag=True, help="Stop once the session has played (for scripts).")
+@click.option("--config", type=click.Path(dir_okay=False))
+def demo(host, port, speed, session_file, journal, seed, exit_when_done, config) -> None:
+    """Referee a recorded Бронепехота session live: simulated hub, real link, real dashboard."""
+    from .devices.hubsim import SimulatedHub
+    from .runtime import Station
+    from .session import SessionPlayer, load_session
+    try:
+        with resources.as_file(resources.files("station") / "data" / "demo" / "session.json") as bundled:
+            session = load_session(session_file or bundled)
+        ruleset = make_ruleset(session.game, DiceBook())
+        armies = [ruleset.load_army(str(a)) for a in session.army_paths]
+        hub = SimulatedHub(nodes=ruleset.sensor_nodes(armies), boot=session.boot, speed=speed).start()
+        path = Path(journal) if journal else _default_journal(f"demo-{session.game}")
+        station = Station(path, session.game, armies, session.options, hub.path, seed)
+    except (ArmyError, InputError, JournalError, ValueError) as exc:
+        _fail(str(exc))
+    station.start()
+    click.echo(f"Demo: {session.title} ({session.duration / speed:.0f} s at {speed}x), journal {path}")
+    server = _serve(station, host, port, config)
+    player = SessionPlayer(session, hub, lambda t, a: station.game.operator_input(t, a, by="demo script"), speed)
+    player.start()
+    done = threading.Event()
+    threading.Thread(target=lambda: (player.done.wait(), click.echo("Demo session finished; the dashboard "
+                     "stays up (Ctrl-C to quit)." if not exit_when_done else "Demo session finished."),
+                     exit_when_done and done.set()), daemon=True).start()
+    _wait_for_interrupt(done)
+    player.stop()
+    server.stop()
+    station.stop()
+    hub.stop()
+
+
+@main.command()
+@click.argument("journal", type=click.Path(exists=True, dir_okay=False))
+@click.option("--state-json", type=click.Path(dir_okay=False), help="Write the canonical state JSON here.")
+@click.option("--rulings", "show_rulings", is_flag=True, help="Print every ruling.")
+def replay(journal, state_json, show_rulings) -> None:
+    """Rebuild a game from its journal and print a summary."""
+    try:
+        records = read_records(journal)
+        result = fold(records)
+    except (JournalError, ArmyError, ValueError, LookupError) as exc:
+        _fail(f"{journal}: {exc}")
+    text = result.state_json()
+    journaled = {r["ruling"]["id"]: r["ruling"] for r in records if r["kind"] == "ruling"}
+    differing = [r.id for r in result.rulings if r.id in journaled and journaled[r.id]["text"] != r.text
+                 and not r.overridden]
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[r["kind"]] = counts.get(r["kind"], 0) + 1
+    click.echo(f"{journal}: {len(records)} records ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
+    click.echo(result.ruleset.summary(result.state))
+    pending = sum(1 for r in result.rulings if r.needs_referee and not r.overridden
+                  and r.id not in set(json.loads(text).get("confirmed", [])))
+    click.echo(f"rulings: {len(result.rulings)} ({pending} awaiting the referee); "
+               f"{'all match the journal' if not differing else f'{len(differing)} differ from the journal: ' + ', '.join(differing[:5])}")
+    click.echo(f"state sha256: {hashlib.sha256(text.encode()).hexdigest()}")
+    if show_rulings:
+        for r in result.rulings:
+            click.echo(f"  [{r.id}] {r.text}")
+    if state_json:
+        Path(state_json).write_text(text, encoding="utf-8")
+
+
+@main.command("simulate-hub")
+@click.option("--link", "link_path", type=click.Path(dir_okay=False), help="Stable path for the pty (a symlink).")
+@click.option("--script", type=click.Path(exists=True, dir_okay=False), help="Session script to play.")
+@click.option("--speed", default=1.0, show_default=True)
+@click.option("--army", "armies", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Announce the nodes these armies are wired to (else the script's armies).")
+@click.option("--boot", default=None, help="Boot id the hub announces.")
+def simulate_hub(link_path, script, speed, armies, boot) -> None:
+    """A protocol-v1 hub on a pseudo-terminal; point `station run --serial` at the printed path."""
+    from .devices.hubsim import SimulatedHub
+    from .session import SessionPlayer, load_session
+    try:
+        session = load_session(script) if script else None
+        game = session.game if session else "bronepekhota"
+        ruleset = make_ruleset(game, DiceBook())
+        paths = list(armies) or ([str(a) for a in session.army_paths] if session else [])
+        nodes = ruleset.sensor_nodes([ruleset.load_army(a) for a in paths]) if paths else ()
+    except (ArmyError, ValueError) as exc:
+        _fail(str(exc))
+    hub = SimulatedHub(link_path, nodes=nodes, boot=boot or (session.boot if session else "51A1"), speed=speed).start()
+    click.echo(f"Simulated hub on {hub.path}")
+    click.echo(f"Connect with:   station run --serial {hub.path} ...")
+    done = threading.Event()
+    if session:
+        player = SessionPlayer(session, hub, None, speed).start()
+        threading.Thread(target=lambda: (player.done.wait(), click.echo("Script finished."), done.set()),
+                         daemon=True).start()
+    _wait_for_interrupt(done if session else None)
+    hub.stop()

@@ -1,0 +1,151 @@
+"""JSON API and the Server-Sent Events stream.
+
+Reading is open to spectators.  Every control (inputs, confirm, override) needs the referee
+token in ``X-Referee-Token`` or ``Authorization: Bearer``.  Errors are JSON ``{"error": ...}``.
+"""
+from __future__ import annotations
+
+import hmac
+import json
+from functools import wraps
+from typing import Any, Callable, Iterator
+
+from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
+
+from ..game import InputError
+
+api = Blueprint("api", __name__)
+KEEPALIVE_SECONDS = 1.0
+
+
+def _station():
+    return current_app.config["STATION"]
+
+
+def _error(status: int, message: str) -> tuple[Response, int]:
+    return jsonify({"error": message}), status
+
+
+def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
+    @wraps(view)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        given = request.headers.get("X-Referee-Token", "")
+        auth = request.headers.get("Authorization", "")
+        if auth.startswith("Bearer "):
+            given = auth[7:]
+        if not given:
+            return _error(401, "this control needs the referee token")
+        if not hmac.compare_digest(given.encode(), current_app.config["REFEREE_TOKEN"].encode()):
+            return _error(403, "wrong referee token")
+        return view(*args, **kwargs)
+    return guarded
+
+
+def _json_body() -> dict[str, Any]:
+    body = request.get_json(silent=True)
+    if body is None and request.data:
+        raise InputError("the request body is not valid JSON")
+    if body is None:
+        return {}
+    if not isinstance(body, dict):
+        raise InputError("the request body must be a JSON object")
+    return body
+
+
+@api.errorhandler(InputError)
+def _input_error(exc: InputError) -> tuple[Response, int]:
+    return _error(400, str(exc))
+
+
+@api.get("/state")
+def state() -> Response:
+    return jsonify({**_station().game.snapshot(), "health": _station().health()})
+
+
+@api.get("/health")
+def health() -> Response:
+    return jsonify(_station().health())
+
+
+@api.get("/events")
+def events() -> Response:
+    try:
+        since = int(request.args.get("since", 0))
+        limit = min(int(request.args.get("limit", 500)), 5000)
+    except ValueError:
+        return _error(400, "since and limit must be integers")
+    return jsonify({"records": _station().game.records_since(since, limit)})
+
+
+@api.get("/whoami")
+@referee_only
+def whoami() -> Response:
+    return jsonify({"referee": True})
+
+
+@api.post("/input")
+@referee_only
+def operator_input() -> Response:
+    body = _json_body()
+    kind, args = body.get("type"), body.get("args", {})
+    if not isinstance(kind, str) or not isinstance(args, dict):
+        raise InputError("expected {\"type\": string, \"args\": object}")
+    rulings = _station().game.operator_input(kind, args, by="dashboard")
+    return jsonify({"rulings": [r.as_dict() for r in rulings]})
+
+
+@api.post("/rulings/<ruling_id>/confirm")
+@referee_only
+def confirm(ruling_id: str) -> Response:
+    _station().game.confirm(ruling_id, by="dashboard")
+    return jsonify({"confirmed": ruling_id})
+
+
+@api.post("/rulings/<ruling_id>/override")
+@referee_only
+def override(ruling_id: str) -> Response:
+    body = _json_body()
+    verdict, note = body.get("verdict"), body.get("note", "")
+    if not isinstance(verdict, str) or not isinstance(note, str):
+        raise InputError("expected {\"verdict\": string, \"note\": string}")
+    ruling = _station().game.override(ruling_id, verdict, note, by="dashboard")
+    return jsonify({"ruling": ruling.as_dict()})
+
+
+def _sse(event: str, data: dict[str, Any], event_id: int | None = None) -> str:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n"
+
+
+@api.get("/stream")
+def stream() -> Response:
+    """``snapshot`` first, then ``update`` per change (new rulings plus the current state), and
+    ``health`` every second.  A client that lagged gets a fresh ``snapshot``."""
+    station = _station()
+    subscription = station.bus.subscribe()
+
+    def generate() -> Iterator[str]:
+        try:
+            snapshot = station.game.snapshot()
+            yield _sse("snapshot", {**snapshot, "health": station.health()}, snapshot["version"])
+            while True:
+                first = subscription.get(timeout=KEEPALIVE_SECONDS)
+                if first is None:
+                    yield _sse("health", station.health())
+                    continue
+                messages = [first] + subscription.drain()
+                if subscription.lagged or any(m["reset"] for m in messages):
+                    subscription.lagged = False
+                    snapshot = station.game.snapshot()
+                    yield _sse("snapshot", {**snapshot, "health": station.health()}, snapshot["version"])
+                    continue
+                rulings = [r for m in messages for r in m["rulings"]]
+                yield _sse("update", {"version": messages[-1]["version"], "rulings": rulings,
+                                      "state": station.game.state_view(), "health": station.health(),
+                                      "records": station.game.record_count()},
+                           messages[-1]["version"])
+        finally:
+            station.bus.unsubscribe(subscription)
+
+    return Response(stream_with_context(generate()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -1,0 +1,194 @@
+// Referee station dashboard: follows /api/stream (Server-Sent Events) and renders the game.
+// Plain JS, no build step.  Spectators only read; the referee token unlocks the controls.
+"use strict";
+
+const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0 };
+const TOKEN_KEY = "station.referee-token";
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return node;
+}
+
+function rulingStatus(ruling) {
+  if (ruling.overridden) return "overridden";
+  if (model.state && model.state.confirmed.includes(ruling.id)) return "confirmed";
+  return ruling.needs_referee ? "pending" : "applied";
+}
+
+// --- referee token --------------------------------------------------------------------------
+function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
+
+async function call(path, body) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Referee-Token": token() },
+    body: JSON.stringify(body || {}),
+  });
+  const data = await response.json().catch(() => ({ error: response.statusText }));
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+async function checkRole() {
+  let referee = false;
+  if (token()) {
+    const response = await fetch("/api/whoami", { headers: { "X-Referee-Token": token() } });
+    referee = response.ok;
+    if (!referee) localStorage.removeItem(TOKEN_KEY);
+  }
+  document.body.classList.toggle("referee", referee);
+  $("role").textContent = referee ? "referee" : "spectator";
+  $("login").style.display = referee ? "none" : "";
+}
+
+function adoptTokenFromUrl() {
+  const url = new URL(window.location.href);
+  const given = url.searchParams.get("token");
+  if (given) {
+    localStorage.setItem(TOKEN_KEY, given);
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url.pathname + url.search);  // keep the token out of history
+  }
+}
+
+function showError(error) { $("control-error").textContent = error ? error.message || String(error) : ""; }
+
+async function act(path, body) {
+  try { showError(null); await call(path, body); } catch (error) { showError(error); }
+}
+
+// --- rendering ------------------------------------------------------------------------------
+function bar(value, max, kind) {
+  const share = max ? Math.max(0, Math.min(1, value / max)) : 0;
+  return el("div", { class: `bar ${kind}` }, el("i", { style: `width:${(share * 100).toFixed(0)}%` }));
+}
+
+function unitCard(unit) {
+  const state = model.state;
+  const playerIndex = state.players.indexOf(unit.player);
+  const classes = ["card", `player-${playerIndex}`, unit.status];
+  if (state.active_unit === unit.id) classes.push("active");
+  const head = el("h3", {}, unit.name,
+    el("span", {}, el("span", { class: `badge ${unit.status}` }, unit.status), " ",
+      unit.acted ? el("span", { class: "badge acted" }, "acted") : ""));
+  const card = el("article", { class: classes.join(" "), "data-unit": unit.id }, head);
+  const machine = unit.elements.find((e) => e.durability_max);
+  if (machine) {
+    card.append(el("div", { class: "row" }, el("span", {}, `Armour ${machine.armour}/${machine.durability_max}`),
+      el("span", {}, `Speed ${machine.speed}`)), bar(machine.armour, machine.durability_max, "durability"));
+    if (machine.ammo_max) {
+      const ammo = state.options.ammo === "unlimited" ? "∞" : `${machine.ammo}/${machine.ammo_max}`;
+      card.append(el("div", { class: "row" }, el("span", {}, `Ammo ${ammo}`),
+        el("span", {}, machine.fired.length ? `fired ${machine.fired.join(" ")}` : "")),
+        bar(state.options.ammo === "unlimited" ? 1 : machine.ammo, state.options.ammo === "unlimited" ? 1 : machine.ammo_max, "ammo"));
+    }
+    if (machine.needs_repair) card.append(el("div", { class: "row" }, "needs repair before it may act (§6.7)"));
+  }
+  const people = unit.elements.filter((e) => e.kind === "infantry");
+  if (people.length) {
+    card.append(el("ul", { class: "members" }, ...people.map((e) =>
+      el("li", { class: e.status }, `${e.name} · Бр ${e.armour} · ${e.status}${unit.kind === "vehicle" ? " (pilot)" : ""}`))));
+  }
+  return card;
+}
+
+function rulingItem(ruling, withControls) {
+  const status = rulingStatus(ruling);
+  const item = el("li", { class: `ruling ${ruling.kind} ${status}`, "data-ruling": ruling.id },
+    el("div", { class: "text" }, ruling.text),
+    el("div", { class: "meta" }, `${ruling.section} · #${ruling.cause} · ${status}`));
+  if (withControls) {
+    const verdict = el("select", { "aria-label": "override verdict" },
+      ...model.verdicts.map((v) => el("option", { value: v }, v)));
+    const note = el("input", { placeholder: "note", "aria-label": "override note" });
+    item.append(el("div", { class: "referee-only" },
+      el("button", { onclick: () => act(`/api/rulings/${encodeURIComponent(ruling.id)}/confirm`) }, "Confirm"), " ",
+      verdict, note,
+      el("button", { onclick: () => act(`/api/rulings/${encodeURIComponent(ruling.id)}/override`,
+        { verdict: verdict.value, note: note.value }) }, "Override")));
+  }
+  return item;
+}
+
+function fillSelect(select, options) {
+  const keep = select.value;
+  select.replaceChildren(...options.map(([value, label]) => el("option", { value }, label)));
+  if (options.some(([value]) => value === keep)) select.value = keep;
+}
+
+function render() {
+  const state = model.state;
+  if (!state) return;
+  $("round").textContent = state.round;
+  $("active-player").textContent = state.winner ? `${state.winner} wins` : (state.active_player || "–");
+  $("active-unit").textContent = state.active_unit || "";
+  $("initiative").textContent = Object.keys(state.initiative).length
+    ? "Initiative " + Object.entries(state.initiative).map(([p, r]) => `${p} ${r}`).join(", ") : "";
+  $("units").replaceChildren(...state.units.map(unitCard));
+  const pending = model.rulings.filter((r) => rulingStatus(r) === "pending");
+  $("pending-count").textContent = pending.length;
+  $("pending").replaceChildren(...pending.slice(-20).reverse().map((r) => rulingItem(r, true)));
+  $("feed").replaceChildren(...model.rulings.slice(-200).reverse().map((r) => rulingItem(r, false)));
+  fillSelect($("activate-unit"), state.units.filter((u) => u.kind !== "gun" && u.can_act && !u.acted)
+    .map((u) => [u.id, `${u.name} (${u.player})`]));
+  fillSelect($("repair-element"), state.units.flatMap((u) => u.elements)
+    .filter((e) => e.durability_max && e.status !== "destroyed").map((e) => [e.id, e.name]));
+  $("records").textContent = model.records;
+}
+
+function renderHealth(health) {
+  model.health = health || {};
+  const link = $("link");
+  const state = model.health.state || "unknown";
+  link.className = `link ${state}`;
+  const parts = [`link ${state}`];
+  if (model.health.hub_fw) parts.push(model.health.hub_fw);
+  link.textContent = parts.join(" · ");
+  link.title = ["lines_ok", "events", "checksum_errors", "syntax_errors", "unknown", "out_of_order", "duplicates",
+    "resends_requested", "reconnects", "overflows"].map((k) => `${k}: ${model.health[k] ?? "–"}`).join("\n");
+}
+
+// --- the stream -----------------------------------------------------------------------------
+function connect() {
+  const source = new EventSource("/api/stream");
+  source.addEventListener("snapshot", (event) => {
+    const data = JSON.parse(event.data);
+    Object.assign(model, { state: data.state, rulings: data.rulings, verdicts: data.override_verdicts, records: data.records });
+    renderHealth(data.health);
+    render();
+  });
+  source.addEventListener("update", (event) => {
+    const data = JSON.parse(event.data);
+    model.state = data.state;
+    model.rulings.push(...data.rulings);
+    model.records = data.records;
+    renderHealth(data.health);
+    render();
+  });
+  source.addEventListener("health", (event) => renderHealth(JSON.parse(event.data)));
+  source.onerror = () => renderHealth({ state: "lost" });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  adoptTokenFromUrl();
+  checkRole();
+  $("login").addEventListener("submit", (event) => {
+    event.preventDefault();
+    localStorage.setItem(TOKEN_KEY, $("token").value.trim());
+    checkRole();
+  });
+  for (const button of document.querySelectorAll("[data-input]")) {
+    button.addEventListener("click", () => act("/api/input", { type: button.dataset.input }));
+  }
+  $("activate").addEventListener("click", () => act("/api/input", { type: "activate", args: { unit: $("activate-unit").value } }));
+  $("repair").addEventListener("click", () => act("/api/input", { type: "repair", args: { element: $("repair-element").value, cells: 1 } }));
+  connect();
+});
