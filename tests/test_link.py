@@ -116,7 +116,7 @@ def test_a_resend_after_reconnect_is_a_duplicate_not_a_new_event(harness):
 
 def test_garbage_on_the_wire_is_counted_and_journaled_never_delivered(harness):
     import os
-    os.write(harness.hub.port.master, b"\x00\xffnoise\r\nSHOT 1 node=L1*ZZZZ\n" + b"X" * 500 + b"\n")
+    os.write(harness.hub.port.master, b"\x00\xffnoise\r\nSHOT 1 node=L1*ZZZZ\n" + b"X" * (p.MAX_LINE_BYTES + 100) + b"\n")
     harness.hub.shot("L1", t=1)
     wait_for(lambda: len(harness.events()) == 1)
     rejected = [r for r in read_records(harness.journal.path) if r["kind"] == "rx"
