@@ -8,7 +8,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the test suite needs, as "command:package" pairs.
 SYSTEM_DEPS := chromium:chromium
 
-.PHONY: demo test system-deps venv bench clean
+.PHONY: demo test system-deps venv bench clean sessions
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,3 +47,11 @@ bench: $(VENV)/.installed-runtime
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# Re-record the journals under tests/data/sessions from their session scripts (uses the simulator).
+sessions: $(VENV)/.installed-runtime
+	rm -f tests/data/sessions/*.jsonl
+	STATION_CONFIG=$$(mktemp -d)/config.json $(BIN)/station demo --port 0 --speed 10 --seed 7 --exit-when-done \
+	  --journal tests/data/sessions/demo.jsonl
+	STATION_CONFIG=$$(mktemp -d)/config.json $(BIN)/station demo --port 0 --speed 5 --seed 11 --exit-when-done \
+	  --session tests/data/sessions/faults-session.json --journal tests/data/sessions/faults.jsonl

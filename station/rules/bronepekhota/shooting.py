@@ -63,7 +63,7 @@ def _whose_turn(state: GameState, seq: int, element: Element) -> tuple[GameState
         new, rulings = rounds.activate(state, seq, element.unit, implicit=True)
         if new.active_unit == element.unit:
             return new, rulings, None
-        return state, [], rulings[0].text if rulings else "out of turn"
+        return state, [], rulings[0].text.rstrip(".") if rulings else "out of turn"
     return state, [], f"{state.active_unit} is acting, not {element.unit}"
 
 
