@@ -83,7 +83,7 @@ function unitCard(unit) {
   const machine = unit.elements.find((e) => e.durability_max);
   if (machine) {
     card.append(el("div", { class: "row" }, el("span", {}, `Armour ${machine.armour}/${machine.durability_max}`),
-      el("span", {}, `Speed ${machine.speed}`)), bar(machine.armour, machine.durability_max, "durability"));
+      el("span", {}, machine.kind === "vehicle" ? `Speed ${machine.speed}` : "")), bar(machine.armour, machine.durability_max, "durability"));
     if (machine.ammo_max) {
       const ammo = state.options.ammo === "unlimited" ? "∞" : `${machine.ammo}/${machine.ammo_max}`;
       card.append(el("div", { class: "row" }, el("span", {}, `Ammo ${ammo}`),

@@ -1,0 +1,124 @@
+"""The Flask JSON API, the referee token, and the Server-Sent Events stream."""
+import http.client
+import json
+import threading
+import time
+
+import pytest
+
+from station.devices import protocol as p
+from station.runtime import Station
+from station.web.app import create_app
+from station.web.server import DashboardServer
+
+TOKEN = "test-token-123"
+REF = {"X-Referee-Token": TOKEN}
+
+
+@pytest.fixture
+def station(tmp_path, armies):
+    s = Station(tmp_path / "game.jsonl", "bronepekhota", armies, {}, seed=5).start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def client(station):
+    return create_app(station, TOKEN).test_client()
+
+
+def test_dashboard_page_renders(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "Бронепехота" in page.text and "dashboard.js" in page.text
+    assert client.get("/static/dashboard.js").status_code == 200
+
+
+def test_state_is_public(client):
+    data = client.get("/api/state").get_json()
+    assert data["game"] == "bronepekhota" and data["state"]["round"] == 0
+    assert data["health"]["state"] == "none"
+    assert {u["id"] for u in data["state"]["units"]} >= {"gryphon", "clones", "mortar"}
+
+
+@pytest.mark.parametrize("headers, status", [({}, 401), ({"X-Referee-Token": "nope"}, 403),
+                                             ({"Authorization": "Bearer nope"}, 403)])
+def test_controls_need_the_referee_token(client, station, headers, status):
+    response = client.post("/api/input", json={"type": "begin_round"}, headers=headers)
+    assert response.status_code == status and "token" in response.get_json()["error"]
+    assert station.game.snapshot()["state"]["round"] == 0  # nothing happened
+
+
+def test_referee_drives_the_game(client, station):
+    assert client.post("/api/input", json={"type": "begin_round"}, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+    assert station.game.snapshot()["state"]["round"] == 1
+    response = client.post("/api/input", json={"type": "activate", "args": {"unit": "nonexistent"}}, headers=REF)
+    assert response.status_code == 200 and response.get_json()["rulings"][0]["kind"] == "warning"
+
+
+@pytest.mark.parametrize("body, message", [
+    (b"{not json", "not valid JSON"), (b"[1, 2]", "JSON object"),
+    (json.dumps({"type": "launch_nukes"}).encode(), "unknown input"),
+    (json.dumps({"type": "begin_round", "args": [1]}).encode(), "expected"),
+])
+def test_bad_requests_get_clear_errors(client, body, message):
+    response = client.post("/api/input", data=body, headers={**REF, "Content-Type": "application/json"})
+    assert response.status_code == 400 and message in response.get_json()["error"]
+
+
+def _hit(station):
+    game = station.game
+    game.operator_input("begin_round")
+    game.operator_input("set_order", {"order": ["blue", "red"]})
+    for message in (p.Shot(1, "L1", 1, "shell", 1, 1000), p.Tilt(2, "T33", "fallen", 80, 1200)):
+        game.observe(game.journal.append("rx", line=p.encode(message).decode().strip(), verdict="event"))
+    return next(r for r in game.snapshot()["rulings"] if r["kind"] == "hit")
+
+
+def test_confirm_and_override_over_http(client, station):
+    hit = _hit(station)
+    assert client.post(f"/api/rulings/{hit['id']}/confirm").status_code == 401
+    assert client.post(f"/api/rulings/{hit['id']}/confirm", headers=REF).status_code == 200
+    response = client.post(f"/api/rulings/{hit['id']}/override", json={"verdict": "void", "note": "ricochet"}, headers=REF)
+    assert response.status_code == 200 and response.get_json()["ruling"]["overridden"] == "void"
+    assert client.post("/api/rulings/1:nothing/confirm", headers=REF).status_code == 400
+    records = client.get("/api/events?since=0").get_json()["records"]
+    assert [r["kind"] for r in records if r["kind"] in ("confirm", "override")] == ["confirm", "override"]
+    assert client.get("/api/events?since=abc").status_code == 400
+
+
+def _read_events(response, wanted, timeout=10.0):
+    """Parse SSE frames until ``wanted(event, data)`` is true; returns the frames seen."""
+    frames, buffer, deadline = [], b"", time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        chunk = response.fp.read1(65536) if hasattr(response.fp, "read1") else response.read(1)
+        buffer += chunk
+        while b"\n\n" in buffer:
+            frame, buffer = buffer.split(b"\n\n", 1)
+            fields = dict(line.split(": ", 1) for line in frame.decode().splitlines() if ": " in line)
+            event, data = fields.get("event"), json.loads(fields.get("data", "null"))
+            frames.append((event, data))
+            if wanted(event, data):
+                return frames
+    raise AssertionError(f"stream never delivered; saw {[f[0] for f in frames]}")
+
+
+def test_sse_stream_delivers_snapshot_then_new_rulings(station):
+    server = DashboardServer(station, TOKEN, port=0).start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        conn.request("GET", "/api/stream")
+        response = conn.getresponse()
+        assert response.status == 200 and response.getheader("Content-Type").startswith("text/event-stream")
+        frames = _read_events(response, lambda e, d: e == "snapshot")
+        assert frames[0][1]["state"]["round"] == 0
+        threading.Timer(0.2, lambda: _hit(station)).start()
+        frames = _read_events(response, lambda e, d: e == "update" and any(r["kind"] == "hit" for r in d["rulings"]))
+        hit = next(r for e, d in frames if e == "update" for r in d["rulings"] if r["kind"] == "hit")
+        assert "Clone 3" in hit["text"] and hit["section"] == "§6.7 Table 4"
+        station.game.override(hit["id"], "void")
+        frames = _read_events(response, lambda e, d: e == "snapshot")
+        assert any(r["overridden"] == "void" for r in frames[-1][1]["rulings"])
+        _read_events(response, lambda e, d: e == "health", timeout=5)
+        conn.close()
+    finally:
+        server.stop()
