@@ -17,7 +17,7 @@ import binascii
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 512  # HELLO with a large inventory; every other line stays under 100
@@ -27,7 +27,6 @@ NODE_KINDS = ("launcher", "tilt")
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_.:,/+-]{1,480}$")
 _NODE_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
-_TYPE = re.compile(r"^[A-Z]{2,8}$")
 
 
 class ProtocolError(ValueError):
@@ -225,19 +224,29 @@ def encode(message: Message) -> bytes:
     return line
 
 
-def _convert(name: str, annotation: object, text: str) -> object:
-    try:
-        if annotation in (int, "int"):
-            if not re.fullmatch(r"-?\d{1,10}", text):
-                raise ValueError
+def _converter(name: str, annotation: object) -> Callable[[str], object]:
+    if annotation in (int, "int"):
+        def to_int(text: str) -> int:
+            if not _INT.fullmatch(text):
+                raise ProtocolError("field", f"{name}={text!r} is not a whole number")
             return int(text)
-        if annotation in (float, "float"):
-            return float(text)
-    except ValueError:
-        raise ProtocolError("field", f"{name}={text!r} is not a number") from None
+        return to_int
+    if annotation in (float, "float"):
+        def to_float(text: str) -> float:
+            try:
+                return float(text)
+            except ValueError:
+                raise ProtocolError("field", f"{name}={text!r} is not a number") from None
+        return to_float
     if name == "nodes":
-        return _parse_nodes(text)
-    return text
+        return _parse_nodes
+    return str
+
+
+# Per type: the fields in order with their converters, computed once.
+_CONVERTERS = {name: [(f.name, _converter(f.name, f.type)) for f in fs] for name, fs in _FIELDS.items()}
+_INT = re.compile(r"-?\d{1,10}")
+_LINE = re.compile(r"([A-Z]{2,8}) (\d{1,10})((?: [a-z_]{1,16}=[A-Za-z0-9_.:,/+-]{1,480})*)")
 
 
 def decode(raw: bytes | str) -> Message:
@@ -261,25 +270,24 @@ def decode(raw: bytes | str) -> Message:
         text = body.decode("ascii")
     except UnicodeDecodeError:
         raise ProtocolError("syntax", "non-ASCII byte") from None
-    words = text.split(" ")
-    if len(words) < 2 or not _TYPE.match(words[0]) or not words[1].isdigit():
-        raise ProtocolError("syntax", f"expected 'TYPE SEQ ...', got {text[:40]!r}")
-    cls = MESSAGE_TYPES.get(words[0])
+    match = _LINE.fullmatch(text)
+    if match is None:
+        raise ProtocolError("syntax", f"expected 'TYPE SEQ key=value ...', got {text[:40]!r}")
+    kind, seq, rest = match.groups()
+    cls = MESSAGE_TYPES.get(kind)
     if cls is None:
-        raise ProtocolError("unknown_type", words[0])
+        raise ProtocolError("unknown_type", kind)
     values: dict[str, str] = {}
-    for word in words[2:]:
-        key, eq, value = word.partition("=")
-        if not eq or not key or not _TOKEN.match(value):
-            raise ProtocolError("syntax", f"bad field {word!r}")
+    for word in rest.split(" ")[1:]:
+        key, _, value = word.partition("=")
         if key in values:
             raise ProtocolError("syntax", f"field {key} twice")
         values[key] = value
-    kwargs: dict[str, object] = {"seq": int(words[1])}
-    for f in _FIELDS[cls.TYPE]:
-        if f.name not in values:
-            raise ProtocolError("field", f"{cls.TYPE} lacks {f.name}")
-        kwargs[f.name] = _convert(f.name, f.type, values.pop(f.name))
+    kwargs: dict[str, object] = {"seq": int(seq)}
+    for name, convert in _CONVERTERS[kind]:
+        if name not in values:
+            raise ProtocolError("field", f"{kind} lacks {name}")
+        kwargs[name] = convert(values[name])
     # Extra fields are tolerated so that a v1.x hub can add information without breaking v1 stations.
     message = cls(**kwargs)
     message.check()

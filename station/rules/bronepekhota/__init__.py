@@ -43,7 +43,6 @@ class Bronepekhota:
         return GameState(setup, Options.from_dict(options), elements, units, overrides=dict(overrides or {}))
 
     def apply(self, state: GameState, event: Event) -> tuple[GameState, list[Ruling]]:
-        state = replace(state, events=state.events + 1)
         body, seq = event.body, event.seq
         if isinstance(body, Input):
             return self._input(state, seq, body)
@@ -77,7 +76,7 @@ class Bronepekhota:
         rulings: list[Ruling] = []
         if state.boot is not None:
             state, rulings = shooting.advance_time(state, state.now + state.options.settle_ms + 1, self.roller)
-        return replace(state, boot=hello.boot, now=0, shots=(), pending=()), rulings
+        return state.evolve(boot=hello.boot, now=0, shots=(), pending=()), rulings
 
     def _input(self, state: GameState, seq: int, body: Input) -> tuple[GameState, list[Ruling]]:
         args = body.args
@@ -92,7 +91,7 @@ class Bronepekhota:
         if body.type == "repair":
             return rounds.repair(state, seq, args)
         if body.type == "confirm":
-            return replace(state, confirmed=state.confirmed | {str(args.get("ruling"))}), []
+            return state.evolve(confirmed=state.confirmed | {str(args.get("ruling"))}), []
         if body.type == "override":
             return state, []  # overrides act retroactively through state.overrides (see station.game)
         return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
@@ -102,7 +101,7 @@ class Bronepekhota:
 
     def summary(self, state: GameState) -> str:
         view = state_view(state)
-        lines = [f"Бронепехота: round {view['round']}, {view['events']} events, "
+        lines = [f"Бронепехота: round {view['round']}, "
                  f"active player {view['active_player'] or '-'}"]
         for player in view["players"]:
             units = [u for u in view["units"] if u["player"] == player]
@@ -152,7 +151,7 @@ def state_view(state: GameState) -> dict[str, Any]:
             "order": list(state.order), "active_player": state.active_player(), "active_unit": state.active_unit,
             "players": list(state.setup.players), "out": list(state.out),
             "winner": left[0] if len(left) == 1 and state.out else None,
-            "units": units + guns, "options": state.options.as_dict(), "events": state.events,
+            "units": units + guns, "options": state.options.as_dict(),
             "pending_hits": len(state.pending), "confirmed": sorted(state.confirmed),
             "overridden": sorted(state.overrides), "hub_time_ms": state.now}
 

@@ -38,7 +38,7 @@ def begin_round(state: GameState, seq: int, roller: Roller) -> tuple[GameState, 
     order = (winner,) + tuple(p for p in state.setup.players if p != winner and p not in state.out)
     elements = {k: replace(e, fired=frozenset()) if e.fired else e for k, e in state.elements.items()}
     units = {k: replace(u, acted=False) if u.acted else u for k, u in state.units.items()}
-    new = replace(state, round=state.round + 1, initiative=rolls, order=order, active_unit=None,
+    new = state.evolve(round=state.round + 1, initiative=rolls, order=order, active_unit=None,
                   last_player=None, elements=elements, units=units)
     shown = ", ".join(f"{p} {r}" for p, r in rolls.items())
     text = f"Round {new.round}: initiative D12 {shown}; {winner} wins and acts first. Order: {', '.join(order)}."
@@ -51,7 +51,7 @@ def set_order(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[Game
     order = tuple(args.get("order", ()))
     if state.round == 0 or sorted(order) != sorted(state.order):
         return state, [_warning(seq, f"Order {list(order)} must list exactly {list(state.order)}.", "§3.2")]
-    return replace(state, order=order), [Ruling(f"{seq}:order", seq, "status",
+    return state.evolve(order=order), [Ruling(f"{seq}:order", seq, "status",
                                                 f"Player order: {', '.join(order)}.", "§3.2")]
 
 
@@ -76,7 +76,7 @@ def activate(state: GameState, seq: int, unit_id: str, implicit: bool = False) -
     if state.active_unit == unit_id:
         return state, []
     how = "fires, so it is activated" if implicit else "activated"
-    return replace(state, active_unit=unit_id), [Ruling(f"{seq}:activate", seq, "status",
+    return state.evolve(active_unit=unit_id), [Ruling(f"{seq}:activate", seq, "status",
                                                         f"{unit_id} ({unit.player}) {how}.", "§3.2")]
 
 
@@ -85,7 +85,7 @@ def end_activation(state: GameState, seq: int) -> tuple[GameState, list[Ruling]]
     if state.active_unit is None:
         return state, [_warning(seq, "No unit is acting.", "§3.2")]
     unit = state.units[state.active_unit]
-    new = replace(state.with_unit(replace(unit, acted=True)), active_unit=None, last_player=unit.player)
+    new = state.with_unit(replace(unit, acted=True)).evolve(active_unit=None, last_player=unit.player)
     nxt = new.active_player()
     text = f"{unit.id} has acted. " + (f"{nxt} to act." if nxt else f"Round {new.round} is over.")
     return new, [Ruling(f"{seq}:end", seq, "status", text, "§3.2")]

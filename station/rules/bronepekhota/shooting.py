@@ -73,7 +73,7 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
         return state, [Ruling(f"{seq}:shot", seq, "warning", f"SHOT from unknown launcher {shot.node}; "
                               "not in any army file.", "§6", needs_referee=True)]
     rulings = _reconcile_counter(state, seq, shot)
-    state = replace(state, counters={**state.counters, f"{shot.node}/{shot.barrel}": shot.count})
+    state = state.evolve(counters={**state.counters, f"{shot.node}/{shot.barrel}": shot.count})
     element = state.elements[launcher.element]
     problem, section = _shot_problem(state, shot, element)
     if problem is None:
@@ -106,7 +106,7 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
     if override:
         text += f" Referee: {override[1].verdict}" + (f" ({override[1].note})" if override[1].note else "") + "."
     record = ShotRecord(seq, element.id, shot.node, shot.barrel, shot.charge, shot.t, legal)
-    state = replace(state, shots=state.shots + (record,))
+    state = state.evolve(shots=state.shots + (record,))
     rulings.append(Ruling(rid, seq, "shot", text, section, needs_referee=not legal, element=element.id,
                           details=details, overridden=verdict))
     return state, rulings
@@ -150,7 +150,7 @@ def on_tilt(state: GameState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Gam
         pending = next((p for p in state.pending if p.element == element_id), None)
         state = _set_posture(state, element, "fallen")
         if pending is not None:
-            state = replace(state, pending=tuple(p for p in state.pending if p is not pending))
+            state = state.evolve(pending=tuple(p for p in state.pending if p is not pending))
             shot = next(s for s in state.shots if s.seq == pending.shot_seq)
             return resolve_hit(state, pending.seq, element_id, shot, FELL, roller)
         shot, count = _find_shot(state, element_id, tilt.t)
@@ -181,7 +181,7 @@ def _start_pending(state: GameState, seq: int, element_id: str, t: int) -> GameS
     if shot is None:
         return state
     marked = replace(shot, hit=shot.hit | {element_id})
-    return replace(state, pending=state.pending + (PendingHit(seq, element_id, shot.seq, t),),
+    return state.evolve(pending=state.pending + (PendingHit(seq, element_id, shot.seq, t),),
                    shots=tuple(marked if s is shot else s for s in state.shots))
 
 
@@ -206,17 +206,17 @@ def advance_time(state: GameState, now: int, roller: Roller) -> tuple[GameState,
     """Hub time moved on: impacts that settled without a fall become 'stood'; old shots expire."""
     if now <= state.now:
         return state, []
-    state = replace(state, now=now)
+    state = state.evolve(now=now)
     rulings: list[Ruling] = []
     for pending in [p for p in state.pending if p.t + state.options.settle_ms <= now]:
-        state = replace(state, pending=tuple(p for p in state.pending if p is not pending))
+        state = state.evolve(pending=tuple(p for p in state.pending if p is not pending))
         shot = next(s for s in state.shots if s.seq == pending.shot_seq)
         state, more = resolve_hit(state, pending.seq, pending.element, shot, STOOD, roller)
         rulings += more
     keep = {p.shot_seq for p in state.pending}
     horizon = now - state.options.hit_window_ms
     if any(s.t < horizon and s.seq not in keep for s in state.shots):
-        state = replace(state, shots=tuple(s for s in state.shots if s.t >= horizon or s.seq in keep))
+        state = state.evolve(shots=tuple(s for s in state.shots if s.t >= horizon or s.seq in keep))
     return state, rulings
 
 
@@ -224,7 +224,7 @@ def resolve_hit(state: GameState, cause: int, element_id: str, shot: ShotRecord,
                 roller: Roller, candidates: int = 1) -> tuple[GameState, list[Ruling]]:
     """§6.7 Table 4, with §5 damage and the §6.6/§5.3 tests, or the referee's override of it."""
     rid = f"{cause}:hit:{element_id}"
-    state = replace(state, shots=tuple(replace(s, hit=s.hit | {element_id}) if s.seq == shot.seq else s
+    state = state.evolve(shots=tuple(replace(s, hit=s.hit | {element_id}) if s.seq == shot.seq else s
                                        for s in state.shots))
     override = state.overrides.get(rid)
     verdict = override[1].verdict if override else None
@@ -316,7 +316,7 @@ def _dismount(state: GameState, vehicle: Element) -> tuple[GameState, str]:
     state = state.with_element(replace(state.elements[vehicle.id], pilot=None))
     state = state.with_unit(Unit(unit_id, pilot.player, "pilot", (pilot.id,), acted=acted))
     if state.active_unit == vehicle.unit:
-        state = replace(state, active_unit=None, last_player=vehicle.player)
+        state = state.evolve(active_unit=None, last_player=vehicle.player)
     return state, f"pilot {_name(state, pilot.id)} climbs out and fights on as infantry (§5.1)"
 
 
@@ -328,7 +328,7 @@ def _check_players_out(state: GameState, cause: int) -> tuple[GameState, list[Ru
             continue
         soldiers = [e for e in state.elements.values() if e.player == player and e.kind == "infantry"]
         if soldiers and all(e.destroyed for e in soldiers):
-            state = replace(state, out=state.out + (player,))
+            state = state.evolve(out=state.out + (player,))
             rulings.append(Ruling(f"{cause}:out:{player}", cause, "status",
                                   f"{player} has no soldiers left and is out of the game.", "§1.1"))
     left = [p for p in state.setup.players if p not in state.out]
