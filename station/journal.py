@@ -43,6 +43,15 @@ def _dumps(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
 
 
+_RECORD_START = b'{"seq":'
+
+
+def _looks_torn(tail: bytes) -> bool:
+    """What a crash can leave: the start of one of our records, or a zero-filled block."""
+    tail = tail.rstrip(b"\n")
+    return tail.startswith(_RECORD_START) or _RECORD_START.startswith(tail) or not tail.strip(b"\x00")
+
+
 def read_records(path: str | Path) -> list[dict[str, Any]]:
     """Every complete record of a journal, read-only.  A torn last line is ignored; a bad line
     anywhere else means the file was edited or damaged and is an error naming that line."""
@@ -54,6 +63,8 @@ def _scan(path: Path) -> tuple[list[dict[str, Any]], int]:
     """Records and the byte offset where the valid prefix ends."""
     data = path.read_bytes()
     end = data.rfind(b"\n") + 1  # everything after the last newline is a torn tail
+    if not _looks_torn(data[end:]):
+        raise JournalError(f"{path}: does not end like a journal; is it one? (left untouched)")
     try:  # fast path: the whole complete part as one JSON array, parsed in one C call
         records = json.loads(b"[" + data[:end].rstrip(b"\n").replace(b"\n", b",") + b"]") if end else []
         if all(isinstance(r, dict) and r.get("seq") == i for i, r in enumerate(records, start=1)) \
@@ -75,7 +86,7 @@ def _scan_lines(path: Path, data: bytes) -> tuple[list[dict[str, Any]], int]:
             if not isinstance(record, dict) or "seq" not in record or "kind" not in record:
                 raise ValueError("not a journal record")
         except ValueError as exc:
-            if number == len(lines) - 1 and not lines[-1]:
+            if number == len(lines) - 1 and not lines[-1] and _looks_torn(line):
                 # A complete-looking but unparsable final line: still a torn write (e.g. zeros).
                 log.warning("%s: line %d unreadable (%s); treating as torn tail", path, number, exc)
                 break

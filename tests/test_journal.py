@@ -26,7 +26,8 @@ def test_records_are_stamped_and_numbered(tmp_path):
     assert [r["type"] for r in read_records(tmp_path / "g.jsonl")] == ["x", "y"]
 
 
-@pytest.mark.parametrize("tail", [b'{"seq": 11, "kind": "in', b'{"seq', b"\x00\x00\x00", b"{broken json}\n"])
+@pytest.mark.parametrize("tail", [b'{"seq": 11, "kind": "in', b'{"seq', b"\x00\x00\x00",
+                                  b'{"seq":11,"kind":"rx","li\x00\x00\n', b"\x00" * 4096 + b"\n"])
 def test_torn_tail_is_dropped_and_nothing_before_it(tmp_path, tail):
     path = tmp_path / "g.jsonl"
     _write(path, 10)
@@ -41,6 +42,15 @@ def test_torn_tail_is_dropped_and_nothing_before_it(tmp_path, tail):
     assert record["seq"] == 11
     assert path.read_bytes().startswith(intact)
     assert [r["seq"] for r in read_records(path)] == list(range(1, 12))
+
+
+@pytest.mark.parametrize("content", [b"just some notes", b"just some notes\n", b'{"format": "army"}\n'])
+def test_a_file_that_is_not_a_journal_is_refused_and_left_untouched(tmp_path, content):
+    path = tmp_path / "notes.txt"
+    path.write_bytes(content)
+    with pytest.raises(JournalError):
+        Journal(path)
+    assert path.read_bytes() == content
 
 
 def test_damage_in_the_middle_is_an_error_naming_the_line(tmp_path):

@@ -101,3 +101,14 @@ def test_unknown_type_and_bad_fields_with_valid_crc():
 def test_extra_fields_from_a_newer_hub_are_tolerated():
     message = p.decode(_signed(b"IMPACT 4 node=T1 g=5.5 t=10 axis=z"))
     assert message == p.Impact(4, "T1", 5.5, 10)
+
+
+def test_example_lines_in_hardware_md_are_valid():
+    """The spec's examples are real lines: each decodes and re-encodes to itself."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parent.parent / "hardware.md").read_text()
+    lines = [line.split("  ")[0] for line in text.splitlines()
+             if line.split(" ")[0] in p.MESSAGE_TYPES and "*" in line]
+    assert len(lines) >= 5
+    for line in lines:
+        assert p.encode(p.decode(line.encode())).decode().strip() == line

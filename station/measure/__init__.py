@@ -1,0 +1,1 @@
+"""Distances, contact, arcs and line of sight in game units (issue #5)."""

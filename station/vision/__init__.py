@@ -1,0 +1,1 @@
+"""Overhead camera: calibration, marker tracking, fallen-model detection (issue #4)."""
