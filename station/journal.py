@@ -102,7 +102,7 @@ def _scan_lines(path: Path, data: bytes) -> tuple[list[dict[str, Any]], int]:
 class Journal:
     """Appends records to one file.  Thread-safe; the only writer of its file."""
 
-    def __init__(self, path: str | Path, clock: Clock | None = None, group_window: float = 0.002) -> None:
+    def __init__(self, path: str | Path, clock: Clock | None = None, group_window: float = 0.0) -> None:
         if not 0 <= group_window <= MAX_GROUP_WINDOW:
             raise ValueError(f"group_window must be 0-{MAX_GROUP_WINDOW} s")
         self.path = Path(path)

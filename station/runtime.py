@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 class Station:
     def __init__(self, journal_path: str | Path, game: str | None = None, armies: Sequence[Mapping[str, Any]] = (),
                  options: Mapping[str, Any] | None = None, serial_url: str | None = None,
-                 seed: int | None = None, group_window: float = 0.002) -> None:
+                 seed: int | None = None, group_window: float = 0.0) -> None:
         self.bus = Bus()
         self.journal = Journal(journal_path, group_window=group_window)
         try:

@@ -85,9 +85,14 @@ class Message:
         """Raise ProtocolError if a field value is out of range."""
 
 
-def _need(ok: bool, detail: str) -> None:
-    if not ok:
-        raise ProtocolError("field", detail)
+def _one_of(name: str, value: str, options: tuple[str, ...]) -> None:
+    if value not in options:
+        raise ProtocolError("field", f"{name} must be one of {', '.join(options)}, not {value!r}")
+
+
+def _within(name: str, value: float, low: float, high: float) -> None:
+    if not low <= value <= high:
+        raise ProtocolError("field", f"{name} {value} outside {low}-{high}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +127,8 @@ class Shot(Message):
     t: int  # hub uptime, ms, when the projectile left the muzzle
 
     def check(self) -> None:
-        _need(self.charge in CHARGES, f"charge must be one of {', '.join(CHARGES)}, not {self.charge!r}")
-        _need(1 <= self.barrel <= 9, f"barrel {self.barrel} outside 1-9")
+        _one_of("charge", self.charge, CHARGES)
+        _within("barrel", self.barrel, 1, 9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +138,9 @@ class DryFire(Message):
     node: str
     barrel: int
     t: int
+
+    def check(self) -> None:
+        _within("barrel", self.barrel, 1, 9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,8 +153,8 @@ class Tilt(Message):
     t: int
 
     def check(self) -> None:
-        _need(self.state in TILT_STATES, f"state must be one of {', '.join(TILT_STATES)}, not {self.state!r}")
-        _need(0 <= self.angle <= 180, f"angle {self.angle} outside 0-180")
+        _one_of("state", self.state, TILT_STATES)
+        _within("angle", self.angle, 0, 180)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +166,7 @@ class Impact(Message):
     t: int
 
     def check(self) -> None:
-        _need(0 <= self.g < 1000, f"peak g {self.g} out of range")
+        _within("peak g", self.g, 0, 999.9)
 
 
 @dataclass(frozen=True, slots=True)
