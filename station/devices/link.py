@@ -125,7 +125,11 @@ class HubLink:
 
     def snapshot(self) -> dict[str, Any]:
         with self._health_lock:
-            return self.health.as_dict()
+            view = self.health.as_dict()
+        now = self.clock.monotonic()
+        view["seen_ago_s"] = round(now - view["last_seen"], 1) if view["last_seen"] is not None else None
+        view["state_for_s"] = round(now - view["since"], 1) if view["since"] else None
+        return view
 
     def _set(self, **changes: Any) -> None:
         with self._health_lock:

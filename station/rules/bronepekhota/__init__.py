@@ -73,10 +73,27 @@ class Bronepekhota:
         """A hub that rebooted restarts its clock: pending impacts are settled as 'stood' first."""
         if state.boot == hello.boot:
             return state, []
-        rulings: list[Ruling] = []
+        rulings = self._inventory_check(state, seq, hello)
         if state.boot is not None:
             state, rulings = shooting.advance_time(state, state.now + state.options.settle_ms + 1, self.roller)
         return state.evolve(boot=hello.boot, now=0, shots=(), pending=()), rulings
+
+    @staticmethod
+    def _inventory_check(state: GameState, seq: int, hello: Hello) -> list[Ruling]:
+        """The armies' wiring against the hub's node list: a missing node means shots or falls of
+        that model will never be seen, which the referee must know before the first shot."""
+        wired = set(state.setup.tilt_nodes) | set(state.setup.launchers)
+        present = {node.id for node in hello.nodes}
+        missing, unknown = sorted(wired - present), sorted(present - wired)
+        if not missing and not unknown:
+            return []
+        parts = []
+        if missing:
+            parts.append(f"not connected to the hub: {', '.join(missing)} (watch those models by hand)")
+        if unknown:
+            parts.append(f"on the hub but in no army file: {', '.join(unknown)}")
+        return [Ruling(f"{seq}:inventory", seq, "warning", "Sensor nodes " + "; ".join(parts) + ".",
+                       "hardware.md", needs_referee=True)]
 
     def _input(self, state: GameState, seq: int, body: Input) -> tuple[GameState, list[Ruling]]:
         args = body.args

@@ -151,6 +151,9 @@ function renderHealth(health) {
   link.className = `link ${state}`;
   const parts = [`link ${state}`];
   if (model.health.hub_fw) parts.push(model.health.hub_fw);
+  if (model.health.seen_ago_s !== null && model.health.seen_ago_s !== undefined && model.health.seen_ago_s > 2) {
+    parts.push(`last seen ${model.health.seen_ago_s.toFixed(0)} s ago`);
+  }
   link.textContent = parts.join(" · ");
   link.title = ["lines_ok", "events", "checksum_errors", "syntax_errors", "unknown", "out_of_order", "duplicates",
     "resends_requested", "reconnects", "overflows"].map((k) => `${k}: ${model.health[k] ?? "–"}`).join("\n");
