@@ -8,6 +8,7 @@ import logging
 import signal
 import sys
 import threading
+import time
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,29 @@ def _wait_for_interrupt(until: threading.Event | None = None) -> None:
             pass
     except KeyboardInterrupt:
         pass
+
+
+def _announce_end(player, message: str, stop: bool, before=None) -> threading.Event:
+    """An event set when the session player is done (if ``stop``), after printing ``message``."""
+    done = threading.Event()
+
+    def watch() -> None:
+        player.done.wait()
+        if before is not None:
+            before()
+        click.echo(message)
+        if stop:
+            done.set()
+
+    threading.Thread(target=watch, name="session-watch", daemon=True).start()
+    return done
+
+
+def _drain(hub, timeout: float = 10.0) -> None:
+    """Give the station time to ACK the last events, so none is left behind in the ring."""
+    deadline = time.monotonic() + timeout
+    while hub.pending() and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 def _fail(message: str) -> None:
@@ -147,11 +171,8 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config)
     server = _serve(station, host, port, config)
     player = SessionPlayer(session, hub, lambda t, a: station.game.operator_input(t, a, by="demo script"), speed)
     player.start()
-    done = threading.Event()
-    threading.Thread(target=lambda: (player.done.wait(), click.echo("Demo session finished; the dashboard "
-                     "stays up (Ctrl-C to quit)." if not exit_when_done else "Demo session finished."),
-                     exit_when_done and done.set()), daemon=True).start()
-    _wait_for_interrupt(done)
+    _wait_for_interrupt(_announce_end(player, "Demo session finished." + (
+        "" if exit_when_done else " The dashboard stays up (Ctrl-C to quit)."), exit_when_done, lambda: _drain(hub)))
     player.stop()
     server.stop()
     station.stop()
@@ -212,10 +233,9 @@ def simulate_hub(link_path, script, speed, armies, boot) -> None:
     hub = SimulatedHub(link_path, nodes=nodes, boot=boot or (session.boot if session else "51A1"), speed=speed).start()
     click.echo(f"Simulated hub on {hub.path}")
     click.echo(f"Connect with:   station run --serial {hub.path} ...")
-    done = threading.Event()
+    done = None
     if session:
-        player = SessionPlayer(session, hub, None, speed).start()
-        threading.Thread(target=lambda: (player.done.wait(), click.echo("Script finished."), done.set()),
-                         daemon=True).start()
-    _wait_for_interrupt(done if session else None)
+        done = _announce_end(SessionPlayer(session, hub, None, speed).start(), "Script finished.", True,
+                             lambda: _drain(hub))
+    _wait_for_interrupt(done)
     hub.stop()
