@@ -123,8 +123,11 @@ class Game:
         self._by_id = {r.id: r for r in self._result.rulings}
 
     def _journal_fresh_dice(self) -> None:
-        for roll in self.book.take_fresh():
-            self._records.append(self.journal.append("dice", durable=True, **roll.as_record()))
+        """Dice are inputs of the fold: on disk before any ruling that used them is shown."""
+        records = [self.journal.append("dice", **roll.as_record()) for roll in self.book.take_fresh()]
+        if records:
+            self.journal.wait_durable(records[-1]["seq"])
+            self._records.extend(records)
 
     def _apply(self, record: dict[str, Any]) -> list[Ruling]:
         event = record_event(record)
