@@ -168,3 +168,17 @@ def test_line_assembler_cuts_overlong_lines():
     assert assembler.feed(b"def\nghi") == [b"abcdef"]
     assert assembler.feed(b"x" * 30) == []
     assert assembler.feed(b"yy\nok\n") == [b"ghi" + b"x" * 7, b"ok"]
+
+
+def test_a_port_that_never_opened_reports_connecting_with_the_reason(tmp_path):
+    journal = Journal(tmp_path / "g.jsonl")
+    link = HubLink(str(tmp_path / "no-such-port"), journal, lambda r: None, backoff=(0.01,))
+    link.start()
+    try:
+        wait_for(lambda: link.snapshot()["last_error"] is not None)
+        time.sleep(0.05)
+        health = link.snapshot()
+        assert health["state"] == "connecting" and "no-such-port" in health["last_error"]
+    finally:
+        link.stop()
+        journal.close()

@@ -147,7 +147,7 @@ class HubLink:
             try:
                 self._port = serial.serial_for_url(self.url, baudrate=BAUD, timeout=0.05)
             except (serial.SerialException, OSError, ValueError) as exc:
-                self._set(state="lost" if self.health.reconnects or attempt else "connecting", last_error=str(exc))
+                self._set(state="lost" if self.health.reconnects else "connecting", last_error=str(exc))
                 self._stop.wait(self.backoff[min(attempt, len(self.backoff) - 1)])
                 attempt += 1
                 continue
