@@ -5,10 +5,11 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# Debian packages the test suite needs, as "command:package" pairs.
-SYSTEM_DEPS := chromium:chromium
+# Debian packages the test suite needs, as "command-or-file:package" pairs.
+SYSTEM_DEPS := chromium:chromium avr-gcc:gcc-avr /usr/lib/avr/include/avr/io.h:avr-libc \
+               simavr:simavr /usr/include/simavr/sim_avr.h:libsimavr-dev gcc:gcc
 
-.PHONY: demo test system-deps venv bench clean sessions
+.PHONY: demo test system-deps venv bench clean sessions firmware
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +31,7 @@ demo: $(VENV)/.installed-runtime
 system-deps:
 	@missing=""; for pair in $(SYSTEM_DEPS); do \
 	  cmd=$${pair%%:*}; pkg=$${pair##*:}; \
-	  command -v $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg"; \
+	  command -v $$cmd >/dev/null 2>&1 || [ -e "$$cmd" ] || missing="$$missing $$pkg"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing system packages:$$missing"; \
@@ -38,7 +39,12 @@ system-deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-test: system-deps $(VENV)/.installed-test
+# The hub firmware (.elf, .hex, size report; fails over budget), its host-built core for the unit
+# tests, and the simavr board harness.
+firmware:
+	$(MAKE) -C firmware
+
+test: system-deps firmware $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
 
 bench: $(VENV)/.installed-runtime
@@ -47,6 +53,7 @@ bench: $(VENV)/.installed-runtime
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+	$(MAKE) -C firmware clean
 
 # Re-record the journals under tests/data/sessions from their session scripts (uses the simulator).
 sessions: $(VENV)/.installed-runtime

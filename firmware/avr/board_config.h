@@ -1,0 +1,36 @@
+/* The default wiring of one hub board (hardware.md "Wiring").  Edit here for another layout:
+ * the node ids must match the army files. */
+#ifndef BOARD_CONFIG_H
+#define BOARD_CONFIG_H
+
+#include "fw_core.h"
+
+#define FW_NAME "bronehub/1.0"
+
+static const fw_node_t NODES[] = {
+    {"L1", FW_NODE_LAUNCHER, 2},
+    {"L2", FW_NODE_LAUNCHER, 1},
+    {"T1", FW_NODE_TILT, 0},
+    {"T2", FW_NODE_TILT, 0},
+};
+#define N_NODES (sizeof NODES / sizeof NODES[0])
+
+/* Launcher barrels: node index, barrel number, trigger and gate pins on PORTD (active low). */
+typedef struct { uint8_t node, barrel, trigger_bit, gate_bit; } barrel_pins_t;
+static const barrel_pins_t BARRELS[] = {
+    {0, 1, 2, 3},  /* L1 barrel 1: trigger D2, gate D3 */
+    {0, 2, 4, 5},  /* L1 barrel 2: trigger D4, gate D5 */
+    {1, 1, 6, 7},  /* L2 barrel 1: trigger D6, gate D7 */
+};
+#define N_BARRELS (sizeof BARRELS / sizeof BARRELS[0])
+
+/* Tilt nodes: node index and the ADC channels of its X, Y and Z outputs. */
+typedef struct { uint8_t node, channel[3]; } tilt_pins_t;
+static const tilt_pins_t TILTS[] = {
+    {2, {0, 1, 2}},  /* T1: A0 A1 A2 */
+    {3, {3, 4, 5}},  /* T2: A3 A4 A5 */
+};
+#define N_TILTS (sizeof TILTS / sizeof TILTS[0])
+#define TILT_SAMPLE_MS 5
+
+#endif

@@ -1,0 +1,197 @@
+/* Hub firmware for the ATmega328P at 16 MHz: the platform around the portable core.
+ * Timer0 gives milliseconds, Timer1 microseconds for gate timing; the UART runs at 115200 baud
+ * with a receive interrupt and polled transmit; the ADC is sampled without blocking; shot
+ * counters and the boot number live in EEPROM; the watchdog restarts a hung board. */
+#include <avr/eeprom.h>
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <avr/wdt.h>
+#include <util/atomic.h>
+
+#include "board_config.h"
+
+#define EE_BOOT ((uint16_t *)0)
+#define EE_COUNT(i) ((uint32_t *)(4 + 4 * (i)))
+
+static volatile uint32_t ms_ticks;
+static volatile uint16_t t1_overflows;
+static volatile uint8_t rx_buf[64];
+static volatile uint8_t rx_head, rx_tail;
+
+static fw_hub_t hub;
+static fw_barrel_t barrels[N_BARRELS];
+static uint32_t saved_count[N_BARRELS];
+static fw_tilt_t tilts[N_TILTS];
+static char tx_line[FW_LINE_MAX];
+static uint8_t tx_len, tx_pos;
+
+ISR(TIMER0_COMPA_vect) { ms_ticks++; }
+ISR(TIMER1_OVF_vect) { t1_overflows++; }
+ISR(USART_RX_vect)
+{
+    uint8_t byte = UDR0, next = (uint8_t)((rx_head + 1) & 63);
+    if (next != rx_tail) {
+        rx_buf[rx_head] = byte;
+        rx_head = next;
+    }
+}
+
+static uint32_t millis(void)
+{
+    uint32_t v;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { v = ms_ticks; }
+    return v;
+}
+
+static uint32_t micros(void)
+{
+    uint16_t high, low;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        low = TCNT1;
+        high = t1_overflows;
+        if ((TIFR1 & _BV(TOV1)) && low < 0x8000)
+            high++; /* overflowed after interrupts were disabled */
+    }
+    return (((uint32_t)high << 16) | low) >> 1; /* 0.5 us ticks */
+}
+
+static void hardware_init(void)
+{
+    MCUSR = 0;
+    wdt_disable();
+    TCCR0A = _BV(WGM01);                 /* CTC */
+    TCCR0B = _BV(CS01) | _BV(CS00);      /* /64 */
+    OCR0A = 249;                         /* 16 MHz / 64 / 250 = 1 kHz */
+    TIMSK0 = _BV(OCIE0A);
+    TCCR1A = 0;
+    TCCR1B = _BV(CS11);                  /* /8: 0.5 us */
+    TIMSK1 = _BV(TOIE1);
+    UCSR0A = _BV(U2X0);
+    UBRR0 = 16;                          /* 115200 baud with U2X (117647, +2.1 %) */
+    UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0);
+    UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);  /* 8N1 */
+    DDRD &= (uint8_t)~0xFC;              /* D2-D7 inputs ... */
+    PORTD |= 0xFC;                       /* ... with pull-ups: switches and gates pull low */
+    ADMUX = 0;                           /* external AREF (3.3 V), channel 0 */
+    ADCSRA = _BV(ADEN) | _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0); /* 125 kHz ADC clock */
+    DIDR0 = 0x3F;
+    wdt_enable(WDTO_1S);
+}
+
+/* Launchers: poll every pass of the main loop; gate edges are timed in microseconds. */
+static void poll_launchers(uint32_t now_ms)
+{
+    uint8_t pins = PIND;
+    uint32_t now_us = micros();
+    for (uint8_t i = 0; i < N_BARRELS; i++) {
+        fw_barrel_out_t out;
+        uint8_t pressed = !(pins & _BV(BARRELS[i].trigger_bit));
+        uint8_t blocked = !(pins & _BV(BARRELS[i].gate_bit));
+        uint8_t kind = fw_barrel_update(&barrels[i], &FW_LAUNCHER_DEFAULTS, pressed, blocked, FW_NO_BREECH,
+                                        now_ms, now_us, &out);
+        if (kind == FW_BARREL_NONE)
+            continue;
+        fw_hub_push_event(&hub, kind == FW_BARREL_SHOT ? FW_EV_SHOT : FW_EV_DRY, BARRELS[i].node,
+                          BARRELS[i].barrel, out.charge, out.count, out.t_ms);
+    }
+}
+
+/* Tilt nodes: one ADC conversion in flight at a time, a full sweep every TILT_SAMPLE_MS. */
+static void poll_tilts(uint32_t now_ms)
+{
+    static uint8_t index = N_TILTS * 3, busy;
+    static int16_t raw[N_TILTS][3];
+    static uint32_t next_sweep;
+    if (busy) {
+        if (ADCSRA & _BV(ADSC))
+            return;
+        raw[index / 3][index % 3] = (int16_t)ADC;
+        busy = 0;
+        if (index % 3 == 2) {
+            uint8_t t = index / 3, state, angle;
+            uint16_t g10;
+            uint8_t what = fw_tilt_update(&tilts[t], &FW_TILT_DEFAULTS, raw[t], now_ms, &state, &angle, &g10);
+            if (what & FW_TILT_IMPACT)
+                fw_hub_push_event(&hub, FW_EV_IMPACT, TILTS[t].node, 0, 0, g10, now_ms);
+            if (what & FW_TILT_CHANGED)
+                fw_hub_push_event(&hub, FW_EV_TILT, TILTS[t].node, 0, state, angle, now_ms);
+        }
+        index++;
+    }
+    if (index >= N_TILTS * 3) {
+        if ((int32_t)(now_ms - next_sweep) < 0)
+            return;
+        next_sweep = now_ms + TILT_SAMPLE_MS;
+        index = 0;
+    }
+    ADMUX = TILTS[index / 3].channel[index % 3];
+    ADCSRA |= _BV(ADSC);
+    busy = 1;
+}
+
+/* Shot counters survive power-off.  One byte at a time, only while no barrel is mid-shot and the
+ * EEPROM is idle, so a 3.4 ms write never blurs a gate measurement. */
+static void persist_counters(void)
+{
+    for (uint8_t i = 0; i < N_BARRELS; i++)
+        if (barrels[i].state != FW_BARREL_IDLE)
+            return;
+    for (uint8_t i = 0; i < N_BARRELS; i++) {
+        if (saved_count[i] == barrels[i].count)
+            continue;
+        if (!eeprom_is_ready())
+            return;
+        for (uint8_t b = 0; b < 4; b++) {
+            uint8_t want = (uint8_t)(barrels[i].count >> (8 * b));
+            uint8_t *addr = (uint8_t *)EE_COUNT(i) + b;
+            if (eeprom_read_byte(addr) != want) {
+                eeprom_write_byte(addr, want);
+                return;
+            }
+        }
+        saved_count[i] = barrels[i].count;
+    }
+}
+
+static void serve_uart(void)
+{
+    while (rx_tail != rx_head) {
+        fw_hub_rx_byte(&hub, rx_buf[rx_tail]);
+        rx_tail = (uint8_t)((rx_tail + 1) & 63);
+    }
+    if (!(UCSR0A & _BV(UDRE0)))
+        return;
+    if (tx_pos >= tx_len) {
+        tx_len = fw_hub_next_line(&hub, tx_line);
+        tx_pos = 0;
+        if (!tx_len)
+            return;
+    }
+    UDR0 = (uint8_t)tx_line[tx_pos++];
+}
+
+int main(void)
+{
+    hardware_init();
+    uint16_t boot = eeprom_read_word(EE_BOOT) + 1;
+    eeprom_write_word(EE_BOOT, boot);
+    for (uint8_t i = 0; i < N_BARRELS; i++) {
+        uint32_t count = eeprom_read_dword(EE_COUNT(i));
+        saved_count[i] = count == 0xFFFFFFFFUL ? 0 : count; /* erased EEPROM reads all ones */
+        fw_barrel_init(&barrels[i], saved_count[i]);
+    }
+    for (uint8_t i = 0; i < N_TILTS; i++)
+        fw_tilt_init(&tilts[i]);
+    fw_hub_init(&hub, NODES, N_NODES, FW_NAME, boot);
+    sei();
+    for (;;) {
+        uint32_t now = millis();
+        poll_launchers(now);
+        poll_tilts(now);
+        fw_hub_tick(&hub, now);
+        serve_uart();
+        persist_counters();
+        wdt_reset();
+    }
+}

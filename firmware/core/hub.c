@@ -1,0 +1,292 @@
+/* Protocol v1, hub side: numbered events kept until ACKed, resent after SYNC or NAK (go-back-N),
+ * a heartbeat every second, and OVF when the ring was full.  Pull model: the platform asks for
+ * the next line whenever its UART is free, so no transmit queue is needed. */
+#include <stddef.h>
+#include <string.h>
+#include "fw_core.h"
+
+static const char *const CHARGE_NAMES[] = {"shell", "bomb", "rocket"};
+static const char *const TILT_NAMES[] = {"upright", "leaning", "fallen"};
+static const char HEX[] = "0123456789ABCDEF";
+
+typedef struct {
+    char *buf;
+    uint8_t len;
+} line_t;
+
+static void put_str(line_t *l, const char *s)
+{
+    while (*s && l->len < FW_LINE_MAX - 6)
+        l->buf[l->len++] = *s++;
+}
+
+static void put_u32(line_t *l, uint32_t v)
+{
+    char digits[10];
+    uint8_t n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n && l->len < FW_LINE_MAX - 6)
+        l->buf[l->len++] = digits[--n];
+}
+
+static void put_field(line_t *l, const char *key, uint32_t v)
+{
+    put_str(l, " ");
+    put_str(l, key);
+    put_str(l, "=");
+    put_u32(l, v);
+}
+
+static void start(line_t *l, char *buf, const char *type, uint32_t seq)
+{
+    l->buf = buf;
+    l->len = 0;
+    put_str(l, type);
+    put_str(l, " ");
+    put_u32(l, seq);
+}
+
+static uint8_t finish(line_t *l)
+{
+    uint16_t crc = fw_crc16(l->buf, l->len);
+    l->buf[l->len++] = '*';
+    for (int8_t shift = 12; shift >= 0; shift -= 4)
+        l->buf[l->len++] = HEX[(crc >> shift) & 0xF];
+    l->buf[l->len++] = '\n';
+    return l->len;
+}
+
+void fw_hub_init(fw_hub_t *hub, const fw_node_t *nodes, uint8_t n_nodes, const char *fw_name, uint16_t boot)
+{
+    memset(hub, 0, sizeof *hub);
+    fw_ring_init(&hub->ring, 1); /* event numbers start at 1 after every power-up */
+    hub->nodes = nodes;
+    hub->n_nodes = n_nodes;
+    hub->fw_name = fw_name;
+    for (int8_t i = 3; i >= 0; i--, boot >>= 4)
+        hub->boot[i] = HEX[boot & 0xF];
+    hub->send_seq = 1;
+    hub->next_hb_ms = FW_HEARTBEAT_MS;
+}
+
+static uint32_t last_issued(const fw_hub_t *hub)
+{
+    return fw_ring_next_seq(&hub->ring) - 1;
+}
+
+static void report_overflow(fw_hub_t *hub)
+{
+    /* OVF needs a slot of its own; leave one more for the event that triggered the check */
+    if (hub->lost && hub->ring.count < FW_RING_SIZE - 1) {
+        fw_event_t ovf = {hub->now_ms, hub->lost, FW_EV_OVF, 0, 0, 0};
+        if (fw_ring_push(&hub->ring, &ovf))
+            hub->lost = 0;
+    }
+}
+
+uint16_t fw_sizeof_hub(void) { return sizeof(fw_hub_t); }
+uint16_t fw_sizeof_barrel(void) { return sizeof(fw_barrel_t); }
+uint16_t fw_sizeof_tilt(void) { return sizeof(fw_tilt_t); }
+
+uint8_t fw_hub_push_event(fw_hub_t *hub, uint8_t type, uint8_t node, uint8_t barrel, uint8_t code,
+                          uint32_t value, uint32_t t)
+{
+    fw_event_t ev;
+    ev.t = t;
+    ev.value = value;
+    ev.type = type & 7;
+    ev.node = node & 31;
+    ev.barrel = barrel & 15;
+    ev.code = code & 15;
+    return fw_hub_push(hub, &ev);
+}
+
+uint8_t fw_hub_push(fw_hub_t *hub, const fw_event_t *ev)
+{
+    report_overflow(hub);
+    if (fw_ring_push(&hub->ring, ev))
+        return 1;
+    hub->lost++;
+    hub->lost_total++;
+    return 0;
+}
+
+void fw_hub_tick(fw_hub_t *hub, uint32_t now_ms)
+{
+    hub->now_ms = now_ms;
+    if ((int32_t)(now_ms - hub->next_hb_ms) >= 0) {
+        hub->hb_due = 1;
+        hub->next_hb_ms = now_ms + FW_HEARTBEAT_MS;
+    }
+    report_overflow(hub);
+}
+
+static uint8_t parse_u32(const char *s, const char *end, uint32_t *out)
+{
+    uint32_t v = 0;
+    if (s >= end || *s < '0' || *s > '9')
+        return 0;
+    while (s < end && *s >= '0' && *s <= '9')
+        v = v * 10 + (uint32_t)(*s++ - '0');
+    *out = v;
+    return s == end || *s == ' ';
+}
+
+static const char *find_field(const char *s, const char *end, const char *key)
+{
+    uint8_t n = (uint8_t)strlen(key);
+    for (; s + n <= end; s++)
+        if ((s[-1] == ' ') && memcmp(s, key, n) == 0)
+            return s + n;
+    return NULL;
+}
+
+static uint8_t hex_value(char c)
+{
+    if (c >= '0' && c <= '9') return (uint8_t)(c - '0');
+    if (c >= 'A' && c <= 'F') return (uint8_t)(c - 'A' + 10);
+    return 0xFF;
+}
+
+/* One complete line from the station: verify, then act on SYNC, ACK or NAK. */
+static void station_line(fw_hub_t *hub, const char *line, uint8_t len)
+{
+    uint16_t expected = 0;
+    if (len < 6 || line[len - 5] != '*') {
+        hub->rx_errors++;
+        return;
+    }
+    for (uint8_t i = len - 4; i < len; i++) {
+        uint8_t v = hex_value(line[i]);
+        if (v == 0xFF) {
+            hub->rx_errors++;
+            return;
+        }
+        expected = (uint16_t)((expected << 4) | v);
+    }
+    const char *end = line + len - 5;
+    if (fw_crc16(line, (uint16_t)(end - line)) != expected) {
+        hub->rx_errors++;
+        return;
+    }
+    uint32_t value;
+    const char *field;
+    if (len > 5 && memcmp(line, "SYNC ", 5) == 0) {
+        hub->want_hello = 1;
+        hub->send_seq = hub->ring.first_seq; /* resend everything not yet acknowledged */
+    } else if (memcmp(line, "ACK ", 4) == 0 && (field = find_field(line + 4, end, "upto=")) &&
+               parse_u32(field, end, &value)) {
+        fw_ring_ack(&hub->ring, value);
+        if (hub->send_seq < hub->ring.first_seq)
+            hub->send_seq = hub->ring.first_seq;
+    } else if (memcmp(line, "NAK ", 4) == 0 && (field = find_field(line + 4, end, "start=")) &&
+               parse_u32(field, end, &value)) {
+        if (value < hub->ring.first_seq)
+            value = hub->ring.first_seq;
+        if (value < hub->send_seq)
+            hub->send_seq = value; /* go-back-N */
+    } else {
+        hub->rx_errors++;
+    }
+}
+
+void fw_hub_rx_byte(fw_hub_t *hub, uint8_t byte)
+{
+    if (byte == '\n') {
+        uint8_t len = hub->rx_len;
+        if (len && hub->rx[len - 1] == '\r')
+            len--;
+        if (len < FW_RX_MAX)
+            station_line(hub, hub->rx, len);
+        hub->rx_len = 0;
+    } else if (hub->rx_len < FW_RX_MAX) {
+        hub->rx[hub->rx_len++] = (char)byte;
+    } else {
+        hub->rx_len = FW_RX_MAX; /* overlong: judged (and rejected) at its newline */
+    }
+}
+
+static uint8_t format_event(const fw_hub_t *hub, const fw_event_t *ev, uint32_t seq, char *buf)
+{
+    static const char *const TYPES[] = {"", "SHOT", "DRY", "TILT", "IMPACT", "OVF"};
+    line_t l;
+    start(&l, buf, TYPES[ev->type], seq);
+    if (ev->type != FW_EV_OVF) {
+        put_str(&l, " node=");
+        put_str(&l, hub->nodes[ev->node].id);
+    }
+    switch (ev->type) {
+    case FW_EV_SHOT:
+        put_field(&l, "barrel", ev->barrel);
+        put_str(&l, " charge=");
+        put_str(&l, CHARGE_NAMES[ev->code]);
+        put_field(&l, "count", ev->value);
+        break;
+    case FW_EV_DRY:
+        put_field(&l, "barrel", ev->barrel);
+        break;
+    case FW_EV_TILT:
+        put_str(&l, " state=");
+        put_str(&l, TILT_NAMES[ev->code]);
+        put_field(&l, "angle", ev->value);
+        break;
+    case FW_EV_IMPACT:
+        put_field(&l, "g", ev->value / 10);
+        l.buf[l.len++] = '.';
+        put_u32(&l, ev->value % 10);
+        break;
+    case FW_EV_OVF:
+        put_field(&l, "lost", ev->value);
+        return finish(&l);
+    }
+    put_field(&l, "t", ev->t);
+    return finish(&l);
+}
+
+static uint8_t format_hello(const fw_hub_t *hub, char *buf)
+{
+    line_t l;
+    start(&l, buf, "HELLO", last_issued(hub));
+    put_str(&l, " fw=");
+    put_str(&l, hub->fw_name);
+    put_field(&l, "proto", 1);
+    put_str(&l, " boot=");
+    put_str(&l, hub->boot);
+    put_str(&l, " nodes=");
+    for (uint8_t i = 0; i < hub->n_nodes; i++) {
+        if (i)
+            put_str(&l, ",");
+        put_str(&l, hub->nodes[i].id);
+        if (hub->nodes[i].kind == FW_NODE_LAUNCHER) {
+            put_str(&l, ":launcher:");
+            put_u32(&l, hub->nodes[i].barrels);
+        } else {
+            put_str(&l, ":tilt");
+        }
+    }
+    return finish(&l);
+}
+
+uint8_t fw_hub_next_line(fw_hub_t *hub, char *buf)
+{
+    if (hub->want_hello) {
+        hub->want_hello = 0;
+        return format_hello(hub, buf);
+    }
+    const fw_event_t *ev = fw_ring_get(&hub->ring, hub->send_seq);
+    if (ev) {
+        return format_event(hub, ev, hub->send_seq++, buf);
+    }
+    if (hub->hb_due) {
+        line_t l;
+        hub->hb_due = 0;
+        start(&l, buf, "HB", last_issued(hub));
+        put_field(&l, "up", hub->now_ms);
+        put_field(&l, "pend", hub->ring.count);
+        return finish(&l);
+    }
+    return 0;
+}
