@@ -211,6 +211,26 @@ def replay(journal, state_json, show_rulings) -> None:
         Path(state_json).write_text(text, encoding="utf-8")
 
 
+@main.command("simulate-board")
+@click.option("--firmware", type=click.Path(dir_okay=False), default="firmware/build/hub.elf", show_default=True,
+              help="The hub firmware ELF (make firmware builds it).")
+@click.option("--script", type=click.Path(exists=True, dir_okay=False), help="Stimulus script (hardware.md).")
+@click.option("--link", "link_path", type=click.Path(dir_okay=False), help="Stable path for the pty (a symlink).")
+def simulate_board(firmware, script, link_path) -> None:
+    """The real hub firmware in simavr, its UART on a pty; connect `station run --serial` to it."""
+    from .devices.board import BoardError, SimulatedBoard
+    try:
+        board = SimulatedBoard(firmware, script, link_path).start()
+    except BoardError as exc:
+        _fail(str(exc))
+    click.echo(f"Firmware {firmware} running in simavr; UART0 on {board.path}")
+    click.echo(f"Connect with:   station run --serial {board.path} ...")
+    done = threading.Event()
+    threading.Thread(target=lambda: (board.wait(), click.echo("Script finished."), done.set()), daemon=True).start()
+    _wait_for_interrupt(done)
+    board.stop()
+
+
 @main.command("simulate-hub")
 @click.option("--link", "link_path", type=click.Path(dir_okay=False), help="Stable path for the pty (a symlink).")
 @click.option("--script", type=click.Path(exists=True, dir_okay=False), help="Session script to play.")

@@ -1,0 +1,81 @@
+"""The real hub firmware running in simavr (``firmware/build/board-sim``), seen as a serial port.
+
+The harness bridges the simulated UART0 to a pty behind a stable symlink, so the station opens
+it exactly as it would open /dev/ttyACM0, and it plays a stimulus script (pins, accelerometer
+voltages, cable pulls) in real time.  Build it with ``make firmware``.
+"""
+from __future__ import annotations
+
+import logging
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+class BoardError(RuntimeError):
+    pass
+
+
+class SimulatedBoard:
+    def __init__(self, firmware: str | Path, script: str | Path | None = None, link_path: str | Path | None = None,
+                 harness: str | Path | None = None) -> None:
+        self.firmware = Path(firmware)
+        self.harness = Path(harness) if harness else self.firmware.parent / "board-sim"
+        for path, what in ((self.firmware, "firmware ELF"), (self.harness, "board-sim harness")):
+            if not path.exists():
+                raise BoardError(f"{path}: no {what}; build it with `make firmware`")
+        if script is not None and not Path(script).exists():
+            raise BoardError(f"{script}: no such stimulus script")
+        self.script = Path(script) if script else None
+        self.link_path = Path(link_path) if link_path else Path(tempfile.mkdtemp(prefix="board-")) / "hub"
+        self.ptys: list[str] = []
+        self.unplugs = 0
+        self._ready = threading.Event()
+        self._proc: subprocess.Popen[str] | None = None
+
+    @property
+    def path(self) -> str:
+        return str(self.link_path)
+
+    def start(self, timeout: float = 10.0) -> "SimulatedBoard":
+        command = [str(self.harness), str(self.firmware), "--link", str(self.link_path)]
+        if self.script:
+            command += ["--script", str(self.script)]
+        self._proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        threading.Thread(target=self._follow, name="board-sim-out", daemon=True).start()
+        if not self._ready.wait(timeout):
+            self.stop()
+            raise BoardError(f"board-sim did not start: {self._proc.stderr.read() if self._proc.stderr else ''}")
+        return self
+
+    def _follow(self) -> None:
+        assert self._proc and self._proc.stdout
+        for line in self._proc.stdout:
+            word, _, rest = line.strip().partition(" ")
+            if word == "pty":
+                self.ptys.append(rest)
+            elif word == "unplugged":
+                self.unplugs += 1
+            elif word == "ready":
+                self._ready.set()
+        self._ready.set()
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for the script's ``end``; returns the harness's exit code."""
+        assert self._proc
+        code = self._proc.wait(timeout)
+        if code != 0:
+            err = self._proc.stderr.read() if self._proc.stderr else ""
+            raise BoardError(f"board-sim exited with {code}: {err.strip()}")
+        return code
+
+    def stop(self) -> None:
+        if self._proc and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()

@@ -1,0 +1,80 @@
+"""Hardware in the loop: the real hub firmware (firmware/build/hub.elf) runs in simavr and plays a
+scripted skirmish; the station talks to it through a pty exactly as to /dev/ttyACM0."""
+from pathlib import Path
+
+import pytest
+
+from station.devices import protocol as p
+from station.devices.board import BoardError, SimulatedBoard
+from station.journal import read_records
+from station.rules.bronepekhota.army import load_army
+from station.runtime import Station
+
+from .conftest import ROOT
+from .test_link import wait_for
+
+HIL = Path(__file__).parent / "data" / "hil"
+ELF = ROOT / "firmware" / "build" / "hub.elf"
+
+
+def _ruling(station, kind, element):
+    return next((r for r in station.game.snapshot()["rulings"] if r["kind"] == kind and r["element"] == element
+                 and (kind != "hit" or r["details"].get("applied"))), None)
+
+
+@pytest.fixture
+def skirmish(tmp_path):
+    armies = [load_army(HIL / "blue.json"), load_army(HIL / "red.json")]
+    board = SimulatedBoard(ELF, HIL / "skirmish.txt", tmp_path / "hub").start()
+    station = Station(tmp_path / "game.jsonl", "bronepekhota", armies, {}, board.path, seed=4).start()
+    yield board, station
+    station.stop()
+    board.stop()
+
+
+def test_scripted_skirmish_on_the_real_firmware(skirmish):
+    board, station = skirmish
+    wait_for(lambda: station.health()["hub_fw"] == "bronehub/1.0", timeout=5, what="HELLO from the firmware")
+    game = station.game
+    game.operator_input("begin_round")
+    game.operator_input("set_order", {"order": ["blue", "red"]})
+
+    # Shell (3 ms in the gate) on the mortar, which is struck and stays up: Table 4 gun, stood.
+    wait_for(lambda: _ruling(station, "hit", "mortar"), timeout=8, what="shell hit")
+    stood = _ruling(station, "hit", "mortar")
+    assert stood["details"]["charge"] == "shell" and stood["details"]["result"] == "stood"
+    assert stood["details"]["damage"] == 2
+
+    # Rocket (9 ms) from the second barrel; the mortar falls: 2 x 4 damage.
+    wait_for(lambda: any(r["details"].get("charge") == "rocket" and r["details"].get("result") == "fell"
+                         for r in game.snapshot()["rulings"] if r["kind"] == "hit"), timeout=8, what="rocket hit")
+    assert game.state_view()["units"][-1]["elements"][0]["armour"] == 12 - 2 - 8
+    wait_for(lambda: any(r["kind"] == "status" and "Dry fire" in r["text"] for r in game.snapshot()["rulings"]),
+             timeout=8, what="dry fire")
+    game.operator_input("end_activation")  # red's turn: the mortar may fire
+
+    # Cable pulled at 7 s for 2 s: the mortar is righted, fires a bomb (6 ms) and an infantryman
+    # leans over, all while unplugged.  After the replug they arrive in order and are ruled.
+    wait_for(lambda: _ruling(station, "hit", "cyber-1"), timeout=12, what="bomb hit after the replug")
+    bomb = _ruling(station, "hit", "cyber-1")
+    assert bomb["details"]["charge"] == "bomb" and "destroyed" in bomb["text"]
+    assert board.wait(timeout=10) == 0
+    assert board.unplugs == 1 and len(board.ptys) == 2
+
+    health = station.health()
+    assert health["reconnects"] >= 1
+    records = read_records(station.journal.path)
+    events = [p.decode(r["line"]) for r in records if r["kind"] == "rx" and r["verdict"] == "event"]
+    assert [e.seq for e in events] == list(range(1, len(events) + 1)), "lost or duplicated across the pull"
+    shots = [(e.node, e.barrel, e.charge, e.count) for e in events if isinstance(e, p.Shot)]
+    assert shots == [("L1", 1, "shell", 1), ("L1", 2, "rocket", 1), ("L2", 1, "bomb", 1)]
+    assert [e.state for e in events if isinstance(e, p.Tilt)] == ["fallen", "upright", "leaning"]
+    assert sum(isinstance(e, p.DryFire) for e in events) == 1
+    assert sum(isinstance(e, p.Impact) for e in events) >= 1
+    legal = [r for r in game.snapshot()["rulings"] if r["kind"] == "shot"]
+    assert [r["details"]["legal"] for r in legal] == [True, True, True]
+
+
+def test_a_missing_harness_is_a_clear_error(tmp_path):
+    with pytest.raises(BoardError, match="make firmware"):
+        SimulatedBoard(tmp_path / "nope.elf")
