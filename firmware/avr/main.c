@@ -1,6 +1,6 @@
 /* Hub firmware for the ATmega328P at 16 MHz: the platform around the portable core.
- * Timer0 gives milliseconds, Timer1 microseconds for gate timing; the UART runs at 115200 baud
- * with a receive interrupt and polled transmit; the ADC is sampled without blocking; shot
+ * Timer0 gives milliseconds, Timer1 microseconds for gate timing; the UART runs at 115200 baud,
+ * both directions interrupt-driven; the ADC is sampled without blocking; shot
  * counters and the boot number live in EEPROM; the watchdog restarts a hung board. */
 #include <avr/eeprom.h>
 #include <avr/interrupt.h>
@@ -23,10 +23,19 @@ static fw_barrel_t barrels[N_BARRELS];
 static uint32_t saved_count[N_BARRELS];
 static fw_tilt_t tilts[N_TILTS];
 static char tx_line[FW_LINE_MAX];
-static uint8_t tx_len, tx_pos;
+static volatile uint8_t tx_len, tx_pos;
 
 ISR(TIMER0_COMPA_vect) { ms_ticks++; }
 ISR(TIMER1_OVF_vect) { t1_overflows++; }
+/* Transmit from the interrupt, so the wire stays busy however long a main-loop pass takes. */
+ISR(USART_UDRE_vect)
+{
+    if (tx_pos < tx_len)
+        UDR0 = (uint8_t)tx_line[tx_pos++];
+    else
+        UCSR0B &= (uint8_t)~_BV(UDRIE0);
+}
+
 ISR(USART_RX_vect)
 {
     uint8_t byte = UDR0, next = (uint8_t)((rx_head + 1) & 63);
@@ -160,15 +169,14 @@ static void serve_uart(void)
         fw_hub_rx_byte(&hub, rx_buf[rx_tail]);
         rx_tail = (uint8_t)((rx_tail + 1) & 63);
     }
-    if (!(UCSR0A & _BV(UDRE0)))
+    if (UCSR0B & _BV(UDRIE0))
+        return; /* the interrupt is still sending the last line */
+    uint8_t len = fw_hub_next_line(&hub, tx_line);
+    if (!len)
         return;
-    if (tx_pos >= tx_len) {
-        tx_len = fw_hub_next_line(&hub, tx_line);
-        tx_pos = 0;
-        if (!tx_len)
-            return;
-    }
-    UDR0 = (uint8_t)tx_line[tx_pos++];
+    tx_pos = 0;
+    tx_len = len;
+    UCSR0B |= _BV(UDRIE0);
 }
 
 int main(void)

@@ -37,7 +37,7 @@ typedef struct {
     double g[3], seconds;
 } step_t;
 
-#define MAX_STEPS 4096
+#define MAX_STEPS 16384
 static step_t steps[MAX_STEPS];
 static int n_steps, next_step;
 static avr_t *avr;
@@ -49,6 +49,7 @@ static unsigned fifo_head, fifo_tail;
 static int xon = 1;
 static double replug_at = -1;
 static unsigned long bytes_out, bytes_in;
+static double max_lag; /* how far simulated time ever fell behind wall time, s */
 
 static double wall_now(void)
 {
@@ -304,9 +305,11 @@ int main(int argc, char **argv)
         double ahead = sim_t - (wall_now() - start);
         if (ahead > 0.001)
             usleep((useconds_t)(ahead * 1e6));
+        else if (-ahead > max_lag)
+            max_lag = -ahead;
     }
-    fprintf(stderr, "board-sim: stopped at %.3f s simulated, %lu bytes out, %lu in\n",
-            (double)avr->cycle / avr->frequency, bytes_out, bytes_in);
+    fprintf(stderr, "board-sim: stopped at %.3f s simulated, %lu bytes out, %lu in, max lag %.1f ms\n",
+            (double)avr->cycle / avr->frequency, bytes_out, bytes_in, max_lag * 1000);
     unlink(link_path);
     return 0;
 }

@@ -64,13 +64,16 @@ class SimulatedBoard:
         self._ready.set()
 
     def wait(self, timeout: float | None = None) -> int:
-        """Wait for the script's ``end``; returns the harness's exit code."""
+        """Wait for the script's ``end``; returns the harness's exit code.  Its closing report
+        (bytes each way, how far simulation fell behind real time) is kept in ``report``."""
         assert self._proc
         code = self._proc.wait(timeout)
+        self.report = self._proc.stderr.read().strip() if self._proc.stderr else ""
         if code != 0:
-            err = self._proc.stderr.read() if self._proc.stderr else ""
-            raise BoardError(f"board-sim exited with {code}: {err.strip()}")
+            raise BoardError(f"board-sim exited with {code}: {self.report}")
         return code
+
+    report = ""
 
     def stop(self) -> None:
         if self._proc and self._proc.poll() is None:
