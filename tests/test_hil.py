@@ -1,5 +1,8 @@
 """Hardware in the loop: the real hub firmware (firmware/build/hub.elf) runs in simavr and plays a
 scripted skirmish; the station talks to it through a pty exactly as to /dev/ttyACM0."""
+import os
+import threading
+import tty
 from pathlib import Path
 
 import pytest
@@ -78,3 +81,41 @@ def test_scripted_skirmish_on_the_real_firmware(skirmish):
 def test_a_missing_harness_is_a_clear_error(tmp_path):
     with pytest.raises(BoardError, match="make firmware"):
         SimulatedBoard(tmp_path / "nope.elf")
+
+
+def test_gate_timing_on_the_real_firmware_classifies_near_the_thresholds(tmp_path):
+    """hardware.md "Charge detection": the AVR stamps gate edges in its pin-change interrupt, so
+    150 us either side of the 5.0 and 7.5 ms thresholds is judged right."""
+    blocks = [(4.85, "shell"), (5.15, "bomb"), (7.35, "bomb"), (7.65, "rocket"), (3.0, "shell"), (11.0, "rocket")]
+    script = tmp_path / "gate.txt"
+    lines = []
+    for i, (ms, _) in enumerate(blocks):
+        t = 1.0 + 0.3 * i
+        lines += [f"t={t:.3f} pin D2 low 20ms", f"t={t + 0.005:.3f} pin D3 low {ms}ms"]
+    script.write_text("\n".join(lines) + "\nt=3.5 end\n")
+    board = SimulatedBoard(ELF, script, tmp_path / "hub").start()
+    fd = os.open(board.path, os.O_RDWR | os.O_NOCTTY)
+    tty.setraw(fd)
+    received = bytearray()
+
+    def read_until_unplugged():
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            received.extend(chunk)
+
+    reader = threading.Thread(target=read_until_unplugged, daemon=True)
+    reader.start()
+    try:
+        wait_for(lambda: sum(line.startswith(b"SHOT") for line in bytes(received).split(b"\n")[:-1]) >= len(blocks),
+                 timeout=15, what="six complete SHOT lines")
+    finally:
+        board.stop()
+        os.close(fd)
+    shots = [p.decode(line) for line in bytes(received).split(b"\n")[:-1] if line.startswith(b"SHOT")]
+    assert [s.charge for s in shots] == [charge for _, charge in blocks]
+    assert [s.count for s in shots] == list(range(1, len(blocks) + 1))

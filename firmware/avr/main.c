@@ -1,5 +1,6 @@
 /* Hub firmware for the ATmega328P at 16 MHz: the platform around the portable core.
- * Timer0 gives milliseconds, Timer1 microseconds for gate timing; the UART runs at 115200 baud,
+ * Timer0 gives milliseconds, Timer1 microseconds, and a pin-change interrupt stamps trigger and
+ * gate edges; the UART runs at 115200 baud,
  * both directions interrupt-driven; the ADC is sampled without blocking; shot
  * counters and the boot number live in EEPROM; the watchdog restarts a hung board. */
 #include <avr/eeprom.h>
@@ -15,8 +16,16 @@
 
 static volatile uint32_t ms_ticks;
 static volatile uint16_t t1_overflows;
-static volatile uint8_t rx_buf[64];
+static volatile uint8_t rx_buf[32];
 static volatile uint8_t rx_head, rx_tail;
+
+/* Trigger and gate edges, stamped in the pin-change interrupt so gate timing does not depend on
+ * how long a main-loop pass takes. */
+typedef struct { uint8_t pins; uint32_t ms, us; } edge_t;
+#define EDGE_QUEUE 8
+static volatile edge_t edges[EDGE_QUEUE];
+static volatile uint8_t edge_head, edge_tail;
+static volatile uint16_t edges_dropped;
 
 static fw_hub_t hub;
 static fw_barrel_t barrels[N_BARRELS];
@@ -38,7 +47,7 @@ ISR(USART_UDRE_vect)
 
 ISR(USART_RX_vect)
 {
-    uint8_t byte = UDR0, next = (uint8_t)((rx_head + 1) & 63);
+    uint8_t byte = UDR0, next = (uint8_t)((rx_head + 1) & 31);
     if (next != rx_tail) {
         rx_buf[rx_head] = byte;
         rx_head = next;
@@ -65,6 +74,19 @@ static uint32_t micros(void)
     return (((uint32_t)high << 16) | low) >> 1; /* 0.5 us ticks */
 }
 
+ISR(PCINT2_vect)
+{
+    uint8_t next = (uint8_t)((edge_head + 1) % EDGE_QUEUE);
+    if (next == edge_tail) {
+        edges_dropped++;
+        return;
+    }
+    edges[edge_head].pins = PIND;
+    edges[edge_head].ms = ms_ticks;
+    edges[edge_head].us = micros();
+    edge_head = next;
+}
+
 static void hardware_init(void)
 {
     MCUSR = 0;
@@ -85,25 +107,38 @@ static void hardware_init(void)
     ADMUX = 0;                           /* external AREF (3.3 V), channel 0 */
     ADCSRA = _BV(ADEN) | _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0); /* 125 kHz ADC clock */
     DIDR0 = 0x3F;
+    PCMSK2 = 0xFC;                       /* pin-change interrupts on D2-D7 */
+    PCICR = _BV(PCIE2);
     wdt_enable(WDTO_1S);
 }
 
-/* Launchers: poll every pass of the main loop; gate edges are timed in microseconds. */
-static void poll_launchers(uint32_t now_ms)
+/* Launchers: every stamped edge is fed in order with its own time; then one more update with the
+ * current time, for the timeouts (dry fire, jam). */
+static void feed_launchers(uint8_t pins, uint32_t now_ms, uint32_t now_us)
 {
-    uint8_t pins = PIND;
-    uint32_t now_us = micros();
     for (uint8_t i = 0; i < N_BARRELS; i++) {
         fw_barrel_out_t out;
         uint8_t pressed = !(pins & _BV(BARRELS[i].trigger_bit));
         uint8_t blocked = !(pins & _BV(BARRELS[i].gate_bit));
         uint8_t kind = fw_barrel_update(&barrels[i], &FW_LAUNCHER_DEFAULTS, pressed, blocked, FW_NO_BREECH,
                                         now_ms, now_us, &out);
-        if (kind == FW_BARREL_NONE)
-            continue;
-        fw_hub_push_event(&hub, kind == FW_BARREL_SHOT ? FW_EV_SHOT : FW_EV_DRY, BARRELS[i].node,
-                          BARRELS[i].barrel, out.charge, out.count, out.t_ms);
+        if (kind != FW_BARREL_NONE)
+            fw_hub_push_event(&hub, kind == FW_BARREL_SHOT ? FW_EV_SHOT : FW_EV_DRY, BARRELS[i].node,
+                              BARRELS[i].barrel, out.charge, out.count, out.t_ms);
     }
+}
+
+static void poll_launchers(uint32_t now_ms)
+{
+    static uint8_t pins = 0xFC;
+    while (edge_tail != edge_head) {
+        edge_t e;
+        ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { e = *(edge_t *)&edges[edge_tail]; }
+        edge_tail = (uint8_t)((edge_tail + 1) % EDGE_QUEUE);
+        pins = e.pins;
+        feed_launchers(pins, e.ms, e.us);
+    }
+    feed_launchers(pins, now_ms, micros());
 }
 
 /* Tilt nodes: one ADC conversion in flight at a time, a full sweep every TILT_SAMPLE_MS. */
@@ -167,7 +202,7 @@ static void serve_uart(void)
 {
     while (rx_tail != rx_head) {
         fw_hub_rx_byte(&hub, rx_buf[rx_tail]);
-        rx_tail = (uint8_t)((rx_tail + 1) & 63);
+        rx_tail = (uint8_t)((rx_tail + 1) & 31);
     }
     if (UCSR0B & _BV(UDRIE0))
         return; /* the interrupt is still sending the last line */
