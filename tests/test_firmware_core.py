@@ -29,6 +29,8 @@ def lib():
     lib.fw_hub_push_event.restype = ctypes.c_uint8
     lib.fw_hub_next_line.restype = ctypes.c_uint8
     lib.fw_hub_tick.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
+    lib.fw_shot_value.restype = ctypes.c_uint32
+    lib.fw_shot_value.argtypes = [ctypes.c_uint32, ctypes.c_uint32]
     lib.fw_tilt_angle.restype = ctypes.c_uint8
     lib.fw_tilt_angle.argtypes = [ctypes.c_int32] * 3
     lib.fw_barrel_update.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint8, ctypes.c_uint8,
@@ -88,12 +90,22 @@ class Hub:
 
 def test_hub_lines_decode_with_the_station_codec(lib):
     hub = Hub(lib)
-    hub.push(EV_SHOT, node=0, barrel=2, code=2, value=7, t=1234)
+    hub.push(EV_SHOT, node=0, barrel=2, code=2, value=lib.fw_shot_value(7, 9140), t=1234)
     hub.push(EV_DRY, node=1, barrel=1, t=1500)
     hub.push(EV_TILT, node=2, code=2, value=84, t=1700)
     hub.push(EV_IMPACT, node=3, value=65, t=1800)
-    assert hub.lines() == [p.Shot(1, "L1", 2, "rocket", 7, 1234), p.DryFire(2, "L2", 1, 1500),
-                           p.Tilt(3, "T1", "fallen", 84, 1700), p.Impact(4, "T2", 6.5, 1800)]
+    lines = hub.lines()
+    assert lines == [p.Shot(1, "L1", 2, "rocket", 7, 1234), p.DryFire(2, "L2", 1, 1500),
+                     p.Tilt(3, "T1", "fallen", 84, 1700), p.Impact(4, "T2", 6.5, 1800)]
+
+
+def test_shot_lines_carry_the_gate_time_for_calibration(lib):
+    hub = Hub(lib)
+    hub.push(EV_SHOT, barrel=1, code=0, value=lib.fw_shot_value(123456, 4260), t=9)
+    buf = ctypes.create_string_buffer(200)
+    n = lib.fw_hub_next_line(hub.state, buf)
+    line = buf.raw[:n]
+    assert b" count=123456 t=9 gate=4.3*" in line and p.decode(line).count == 123456
 
 
 def test_sync_gets_hello_with_inventory_and_a_resend(lib):

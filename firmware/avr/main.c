@@ -124,7 +124,7 @@ static void feed_launchers(uint8_t pins, uint32_t now_ms, uint32_t now_us)
                                         now_ms, now_us, &out);
         if (kind != FW_BARREL_NONE)
             fw_hub_push_event(&hub, kind == FW_BARREL_SHOT ? FW_EV_SHOT : FW_EV_DRY, BARRELS[i].node,
-                              BARRELS[i].barrel, out.charge, out.count, out.t_ms);
+                              BARRELS[i].barrel, out.charge, fw_shot_value(out.count, out.block_us), out.t_ms);
     }
 }
 

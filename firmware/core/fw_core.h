@@ -27,7 +27,7 @@ enum { FW_TILT_UPRIGHT = 0, FW_TILT_LEANING, FW_TILT_FALLEN };
 /* One buffered event, 10 bytes; its sequence number is implied by its ring slot. */
 typedef struct {
     uint32_t t;         /* hub uptime, ms */
-    uint32_t value;     /* SHOT: shot count; TILT: angle (deg); IMPACT: peak g x 10; OVF: lost */
+    uint32_t value;     /* SHOT: fw_shot_value(); TILT: angle (deg); IMPACT: peak g x 10; OVF: lost */
     uint8_t type : 3;   /* FW_EV_* */
     uint8_t node : 5;   /* index into the node table (up to 32 nodes) */
     uint8_t barrel : 4; /* SHOT, DRY: 1..9 */
@@ -83,6 +83,7 @@ void fw_hub_init(fw_hub_t *hub, const fw_node_t *nodes, uint8_t n_nodes, const c
 uint8_t fw_hub_push(fw_hub_t *hub, const fw_event_t *ev);  /* 1 stored, 0 lost (counted, OVF later) */
 uint8_t fw_hub_push_event(fw_hub_t *hub, uint8_t type, uint8_t node, uint8_t barrel, uint8_t code,
                           uint32_t value, uint32_t t);
+uint32_t fw_shot_value(uint32_t count, uint32_t block_us); /* count (24 bits) + gate time (0.1 ms) */
 uint16_t fw_sizeof_hub(void);    /* for hosts that allocate the state themselves (ctypes) */
 uint16_t fw_sizeof_barrel(void);
 uint16_t fw_sizeof_tilt(void);

@@ -87,6 +87,12 @@ static void report_overflow(fw_hub_t *hub)
     }
 }
 
+uint32_t fw_shot_value(uint32_t count, uint32_t block_us)
+{
+    uint32_t tenths = (block_us + 50) / 100;
+    return (count & 0xFFFFFFUL) | ((tenths > 255 ? 255UL : tenths) << 24);
+}
+
 uint16_t fw_sizeof_hub(void) { return sizeof(fw_hub_t); }
 uint16_t fw_sizeof_barrel(void) { return sizeof(fw_barrel_t); }
 uint16_t fw_sizeof_tilt(void) { return sizeof(fw_tilt_t); }
@@ -223,8 +229,12 @@ static uint8_t format_event(const fw_hub_t *hub, const fw_event_t *ev, uint32_t 
         put_field(&l, "barrel", ev->barrel);
         put_str(&l, " charge=");
         put_str(&l, CHARGE_NAMES[ev->code]);
-        put_field(&l, "count", ev->value);
-        break;
+        put_field(&l, "count", ev->value & 0xFFFFFFUL);
+        put_field(&l, "t", ev->t);
+        put_field(&l, "gate", (ev->value >> 24) / 10); /* informational, for calibrating thresholds */
+        l.buf[l.len++] = '.';
+        put_u32(&l, (ev->value >> 24) % 10);
+        return finish(&l);
     case FW_EV_DRY:
         put_field(&l, "barrel", ev->barrel);
         break;
