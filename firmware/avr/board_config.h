@@ -33,4 +33,11 @@ static const tilt_pins_t TILTS[] = {
 #define N_TILTS (sizeof TILTS / sizeof TILTS[0])
 #define TILT_SAMPLE_MS 5
 
+/* Thresholds (hardware.md "Calibration").  The defaults are in core/launcher.c and core/tilt.c;
+ * to change them, define your own struct here, e.g.
+ *   static const fw_tilt_cfg_t MY_TILT = {{510, 515, 508}, {101, 103, 100}, 25, 60, 5, 300, 2000, 150};
+ *   #define TILT_CFG MY_TILT */
+#define LAUNCHER_CFG FW_LAUNCHER_DEFAULTS
+#define TILT_CFG FW_TILT_DEFAULTS
+
 #endif

@@ -120,7 +120,7 @@ static void feed_launchers(uint8_t pins, uint32_t now_ms, uint32_t now_us)
         fw_barrel_out_t out;
         uint8_t pressed = !(pins & _BV(BARRELS[i].trigger_bit));
         uint8_t blocked = !(pins & _BV(BARRELS[i].gate_bit));
-        uint8_t kind = fw_barrel_update(&barrels[i], &FW_LAUNCHER_DEFAULTS, pressed, blocked, FW_NO_BREECH,
+        uint8_t kind = fw_barrel_update(&barrels[i], &LAUNCHER_CFG, pressed, blocked, FW_NO_BREECH,
                                         now_ms, now_us, &out);
         if (kind != FW_BARREL_NONE)
             fw_hub_push_event(&hub, kind == FW_BARREL_SHOT ? FW_EV_SHOT : FW_EV_DRY, BARRELS[i].node,
@@ -155,7 +155,7 @@ static void poll_tilts(uint32_t now_ms)
         if (index % 3 == 2) {
             uint8_t t = index / 3, state, angle;
             uint16_t g10;
-            uint8_t what = fw_tilt_update(&tilts[t], &FW_TILT_DEFAULTS, raw[t], now_ms, &state, &angle, &g10);
+            uint8_t what = fw_tilt_update(&tilts[t], &TILT_CFG, raw[t], now_ms, &state, &angle, &g10);
             if (what & FW_TILT_IMPACT)
                 fw_hub_push_event(&hub, FW_EV_IMPACT, TILTS[t].node, 0, 0, g10, now_ms);
             if (what & FW_TILT_CHANGED)
