@@ -102,8 +102,9 @@ static void hardware_init(void)
     UBRR0 = 16;                          /* 115200 baud with U2X (117647, +2.1 %) */
     UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0);
     UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);  /* 8N1 */
-    DDRD &= (uint8_t)~0xFC;              /* D2-D7 inputs ... */
-    PORTD |= 0xFC;                       /* ... with pull-ups: switches and gates pull low */
+    DDRD &= (uint8_t)~0xFC;              /* D2-D7 inputs; pull-ups on the trigger switches only, */
+    for (uint8_t i = 0; i < N_BARRELS; i++) /* the gates have external pull-downs (hardware.md) */
+        PORTD |= _BV(BARRELS[i].trigger_bit);
     ADMUX = 0;                           /* external AREF (3.3 V), channel 0 */
     ADCSRA = _BV(ADEN) | _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0); /* 125 kHz ADC clock */
     DIDR0 = 0x3F;
