@@ -47,9 +47,10 @@ firmware:
 test: system-deps firmware $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
 
-bench: $(VENV)/.installed-runtime
+bench: firmware $(VENV)/.installed-runtime
 	$(BIN)/python bench/replay_throughput.py
 	$(BIN)/python bench/serial_to_sse_latency.py
+	$(BIN)/python bench/firmware_in_the_loop.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
