@@ -83,17 +83,8 @@ def test_a_missing_harness_is_a_clear_error(tmp_path):
         SimulatedBoard(tmp_path / "nope.elf")
 
 
-def test_gate_timing_on_the_real_firmware_classifies_near_the_thresholds(tmp_path):
-    """hardware.md "Charge detection": the AVR stamps gate edges in its pin-change interrupt, so
-    150 us either side of the 5.0 and 7.5 ms thresholds is judged right."""
-    blocks = [(4.85, "shell"), (5.15, "bomb"), (7.35, "bomb"), (7.65, "rocket"), (3.0, "shell"), (11.0, "rocket")]
-    script = tmp_path / "gate.txt"
-    lines = []
-    for i, (ms, _) in enumerate(blocks):
-        t = 1.0 + 0.3 * i
-        lines += [f"t={t:.3f} pin D2 low 20ms", f"t={t + 0.005:.3f} pin D3 low {ms}ms"]
-    script.write_text("\n".join(lines) + "\nt=3.5 end\n")
-    board = SimulatedBoard(ELF, script, tmp_path / "hub").start()
+def _read_pty_until(board, enough, timeout=15.0):
+    """Read the board's UART straight from its pty (no station) until ``enough(complete_lines)``."""
     fd = os.open(board.path, os.O_RDWR | os.O_NOCTTY)
     tty.setraw(fd)
     received = bytearray()
@@ -108,14 +99,45 @@ def test_gate_timing_on_the_real_firmware_classifies_near_the_thresholds(tmp_pat
                 return
             received.extend(chunk)
 
-    reader = threading.Thread(target=read_until_unplugged, daemon=True)
-    reader.start()
+    threading.Thread(target=read_until_unplugged, daemon=True).start()
     try:
-        wait_for(lambda: sum(line.startswith(b"SHOT") for line in bytes(received).split(b"\n")[:-1]) >= len(blocks),
-                 timeout=15, what="six complete SHOT lines")
+        wait_for(lambda: enough(bytes(received).rsplit(b"\n", 1)[0]), timeout=timeout, what="lines from the board")
     finally:
         board.stop()
         os.close(fd)
-    shots = [p.decode(line) for line in bytes(received).split(b"\n")[:-1] if line.startswith(b"SHOT")]
+    return bytes(received)
+
+
+def test_gate_timing_on_the_real_firmware_classifies_near_the_thresholds(tmp_path):
+    """hardware.md "Charge detection": the AVR stamps gate edges in its pin-change interrupt, so
+    150 us either side of the 5.0 and 7.5 ms thresholds is judged right."""
+    blocks = [(4.85, "shell"), (5.15, "bomb"), (7.35, "bomb"), (7.65, "rocket"), (3.0, "shell"), (11.0, "rocket")]
+    script = tmp_path / "gate.txt"
+    lines = []
+    for i, (ms, _) in enumerate(blocks):
+        t = 1.0 + 0.3 * i
+        lines += [f"t={t:.3f} pin D2 low 20ms", f"t={t + 0.005:.3f} pin D3 low {ms}ms"]
+    script.write_text("\n".join(lines) + "\nt=3.5 end\n")
+    board = SimulatedBoard(ELF, script, tmp_path / "hub").start()
+    received = _read_pty_until(board, lambda data: data.count(b"SHOT") >= len(blocks))
+    shots = [p.decode(line) for line in received.split(b"\n")[:-1] if line.startswith(b"SHOT")]
     assert [s.charge for s in shots] == [charge for _, charge in blocks]
     assert [s.count for s in shots] == list(range(1, len(blocks) + 1))
+
+
+def test_breech_selector_overrides_gate_timing_on_the_real_firmware(tmp_path):
+    """hardware.md "Breech switch": the mortar's selector (D8/D9) names the charge; with the
+    selector at neither position, gate timing decides."""
+    script = tmp_path / "breech.txt"
+    script.write_text("\n".join([
+        "t=0.900 pin B1 low",                                       # selector: bomb
+        "t=1.000 pin D6 low 20ms", "t=1.005 pin D7 low 3ms",        # 3 ms would be a shell
+        "t=1.300 pin B1 high", "t=1.300 pin B0 low",                # selector: shell
+        "t=1.500 pin D6 low 20ms", "t=1.505 pin D7 low 6ms",        # 6 ms would be a bomb
+        "t=1.800 pin B0 high",                                      # selector off: gate decides
+        "t=2.000 pin D6 low 20ms", "t=2.005 pin D7 low 6ms",
+        "t=3.0 end"]) + "\n")
+    board = SimulatedBoard(ELF, script, tmp_path / "hub").start()
+    received = _read_pty_until(board, lambda data: data.count(b"SHOT") >= 3)
+    shots = [p.decode(line) for line in received.split(b"\n")[:-1] if line.startswith(b"SHOT")]
+    assert [(s.node, s.charge) for s in shots] == [("L2", "bomb"), ("L2", "shell"), ("L2", "bomb")]

@@ -15,12 +15,16 @@ static const fw_node_t NODES[] = {
 };
 #define N_NODES (sizeof NODES / sizeof NODES[0])
 
-/* Launcher barrels: node index, barrel number, trigger and gate pins on PORTD (active low). */
-typedef struct { uint8_t node, barrel, trigger_bit, gate_bit; } barrel_pins_t;
+/* Launcher barrels: node index, barrel number, trigger and gate pins on PORTD (active low), and
+ * the first of two breech-switch pins on PORTB (NO_BREECH: the charge comes from gate timing).
+ * Breech selector, common to GND: first pin low = shell, second low = bomb, both low = rocket,
+ * neither = not fitted or not set, so gate timing decides. */
+#define NO_BREECH 0xFF
+typedef struct { uint8_t node, barrel, trigger_bit, gate_bit, breech_bit; } barrel_pins_t;
 static const barrel_pins_t BARRELS[] = {
-    {0, 1, 2, 3},  /* L1 barrel 1: trigger D2, gate D3 */
-    {0, 2, 4, 5},  /* L1 barrel 2: trigger D4, gate D5 */
-    {1, 1, 6, 7},  /* L2 barrel 1: trigger D6, gate D7 */
+    {0, 1, 2, 3, NO_BREECH},  /* L1 barrel 1: trigger D2, gate D3 */
+    {0, 2, 4, 5, NO_BREECH},  /* L1 barrel 2: trigger D4, gate D5 */
+    {1, 1, 6, 7, 0},          /* L2 barrel 1 (the mortar): trigger D6, gate D7, breech D8/D9 */
 };
 #define N_BARRELS (sizeof BARRELS / sizeof BARRELS[0])
 

@@ -103,14 +103,29 @@ static void hardware_init(void)
     UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0);
     UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);  /* 8N1 */
     DDRD &= (uint8_t)~0xFC;              /* D2-D7 inputs; pull-ups on the trigger switches only, */
-    for (uint8_t i = 0; i < N_BARRELS; i++) /* the gates have external pull-downs (hardware.md) */
+    for (uint8_t i = 0; i < N_BARRELS; i++) { /* the gates have external pull-downs (hardware.md) */
         PORTD |= _BV(BARRELS[i].trigger_bit);
+        if (BARRELS[i].breech_bit != NO_BREECH) /* breech selectors: inputs with pull-ups */
+            PORTB |= (uint8_t)(_BV(BARRELS[i].breech_bit) | _BV(BARRELS[i].breech_bit + 1));
+    }
     ADMUX = 0;                           /* external AREF (3.3 V), channel 0 */
     ADCSRA = _BV(ADEN) | _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0); /* 125 kHz ADC clock */
     DIDR0 = 0x3F;
     PCMSK2 = 0xFC;                       /* pin-change interrupts on D2-D7 */
     PCICR = _BV(PCIE2);
     wdt_enable(WDTO_1S);
+}
+
+/* The charge set on a barrel's breech selector, or FW_NO_BREECH (hardware.md, "Breech switch"). */
+static uint8_t breech(uint8_t i)
+{
+    uint8_t bit = BARRELS[i].breech_bit;
+    if (bit == NO_BREECH)
+        return FW_NO_BREECH;
+    uint8_t first = !(PINB & _BV(bit)), second = !(PINB & _BV(bit + 1));
+    if (first && second)
+        return FW_CHARGE_ROCKET;
+    return first ? FW_CHARGE_SHELL : second ? FW_CHARGE_BOMB : FW_NO_BREECH;
 }
 
 /* Launchers: every stamped edge is fed in order with its own time; then one more update with the
@@ -121,7 +136,7 @@ static void feed_launchers(uint8_t pins, uint32_t now_ms, uint32_t now_us)
         fw_barrel_out_t out;
         uint8_t pressed = !(pins & _BV(BARRELS[i].trigger_bit));
         uint8_t blocked = !(pins & _BV(BARRELS[i].gate_bit));
-        uint8_t kind = fw_barrel_update(&barrels[i], &LAUNCHER_CFG, pressed, blocked, FW_NO_BREECH,
+        uint8_t kind = fw_barrel_update(&barrels[i], &LAUNCHER_CFG, pressed, blocked, breech(i),
                                         now_ms, now_us, &out);
         if (kind != FW_BARREL_NONE)
             fw_hub_push_event(&hub, kind == FW_BARREL_SHOT ? FW_EV_SHOT : FW_EV_DRY, BARRELS[i].node,
