@@ -254,6 +254,7 @@ def _converter(name: str, annotation: object) -> Callable[[str], object]:
 # Per type: the fields in order with their converters, computed once.
 _CONVERTERS = {name: [(f.name, _converter(f.name, f.type)) for f in fs] for name, fs in _FIELDS.items()}
 _INT = re.compile(r"-?\d{1,10}")
+_CRC_HEX = re.compile(rb"[0-9A-F]{4}")
 _LINE = re.compile(r"([A-Z]{2,8}) (\d{1,10})((?: [a-z_]{1,16}=[A-Za-z0-9_.:,/+-]{1,480})*)")
 
 
@@ -268,10 +269,9 @@ def decode(raw: bytes | str) -> Message:
     if star < 0 or len(line) - star != 5:
         raise ProtocolError("syntax", "no *CCCC checksum at the end")
     body, check = line[:star], line[star + 1:]
-    try:
-        expected = int(check, 16)
-    except ValueError:
-        raise ProtocolError("syntax", f"checksum {check!r} is not hex") from None
+    if not _CRC_HEX.fullmatch(check):
+        raise ProtocolError("syntax", f"checksum {check!r} is not four upper-case hex digits")
+    expected = int(check, 16)
     if crc16(body) != expected:
         raise ProtocolError("checksum", f"CRC {crc16(body):04X} != {expected:04X}")
     try:
