@@ -115,6 +115,7 @@ def test_example_lines_in_hardware_md_are_valid():
 
 
 def test_checksum_must_be_upper_case_hex_as_specified():
-    line = next(line for seq in range(100) if any(c in b"ABCDEF" for c in (line := p.encode(p.Ack(seq, 2)).rstrip(b"\n"))[-4:]))
+    lines = (p.encode(p.Ack(seq, 2)).rstrip(b"\n") for seq in range(100))
+    line = next(line for line in lines if any(c in b"ABCDEF" for c in line[-4:]))
     with pytest.raises(p.ProtocolError, match="upper-case"):
         p.decode(line[:-4] + line[-4:].lower())
