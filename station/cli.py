@@ -226,7 +226,16 @@ def simulate_board(firmware, script, link_path) -> None:
     click.echo(f"Firmware {firmware} running in simavr; UART0 on {board.path}")
     click.echo(f"Connect with:   station run --serial {board.path} ...")
     done = threading.Event()
-    threading.Thread(target=lambda: (board.wait(), click.echo("Script finished."), done.set()), daemon=True).start()
+
+    def watch() -> None:
+        try:
+            board.wait()
+            click.echo("Script finished.")
+        except BoardError as exc:
+            click.echo(f"error: {exc}", err=True)
+        done.set()
+
+    threading.Thread(target=watch, name="board-watch", daemon=True).start()
     _wait_for_interrupt(done)
     board.stop()
 

@@ -83,6 +83,13 @@ def test_a_missing_harness_is_a_clear_error(tmp_path):
         SimulatedBoard(tmp_path / "nope.elf")
 
 
+def test_a_bad_stimulus_script_names_its_line(tmp_path):
+    script = tmp_path / "bad.txt"
+    script.write_text("t=0.5 pin D2 low\nt=0.6 pin Q9 sideways\n")
+    with pytest.raises(BoardError, match="bad.txt:2: expected 'pin D2 low"):
+        SimulatedBoard(ELF, script, tmp_path / "hub").start()
+
+
 def _read_pty_until(board, enough, timeout=15.0):
     """Read the board's UART straight from its pty (no station) until ``enough(complete_lines)``."""
     fd = os.open(board.path, os.O_RDWR | os.O_NOCTTY)

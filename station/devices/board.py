@@ -48,7 +48,10 @@ class SimulatedBoard:
         threading.Thread(target=self._follow, name="board-sim-out", daemon=True).start()
         if not self._ready.wait(timeout):
             self.stop()
-            raise BoardError(f"board-sim did not start: {self._proc.stderr.read() if self._proc.stderr else ''}")
+            raise BoardError(f"board-sim did not start within {timeout:.0f} s")
+        if not self.ptys:  # it exited before plugging in: a bad script or ELF
+            self._proc.wait(5)
+            raise BoardError(f"board-sim failed: {self._proc.stderr.read().strip() if self._proc.stderr else ''}")
         return self
 
     def _follow(self) -> None:
