@@ -1,0 +1,102 @@
+"""Camera geometry on the table, with the parallax correction.
+
+Table frame: origin at a table corner, x along the near edge, y away from it, z up, in mm.  The
+camera maps table points X to camera points R X + t.  A marker on a model sits ``height`` mm above
+the table, so its pixel is found where the camera ray meets the plane z = height, not z = 0;
+a naive homography to the table plane puts a 40 mm-high marker near the table edge tens of mm
+off.  Facing is the direction the marker's printed top points, measured on that plane, in
+degrees counter-clockwise from the table's x axis.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import cv
+
+
+@dataclass(frozen=True)
+class Camera:
+    K: np.ndarray  # 3x3
+    dist: np.ndarray  # k1 k2 p1 p2 k3
+    R: np.ndarray  # table -> camera rotation
+    t: np.ndarray  # table -> camera translation, mm
+    image_size: tuple[int, int]  # width, height
+
+    @property
+    def centre(self) -> np.ndarray:
+        """The camera's optical centre in table coordinates."""
+        return -self.R.T @ self.t
+
+    def rays(self, pixels: np.ndarray) -> np.ndarray:
+        """Unit directions in table coordinates of the rays through ``pixels`` (N, 2)."""
+        normalised = cv.undistort_pixels(pixels, self.K, self.dist)
+        directions = np.column_stack([normalised, np.ones(len(normalised))]) @ self.R  # R^T d, row-wise
+        return directions / np.linalg.norm(directions, axis=1, keepdims=True)
+
+    def on_plane(self, pixels: np.ndarray, height: float | np.ndarray) -> np.ndarray:
+        """Where the rays through ``pixels`` meet the plane z = height: (N, 2) table mm."""
+        rays = self.rays(pixels)
+        c = self.centre
+        scale = (np.asarray(height, float) - c[2]) / rays[:, 2]
+        return c[:2] + rays[:, :2] * scale[:, None]
+
+    def project(self, points: np.ndarray) -> np.ndarray:
+        return cv.project(points, cv.rvec_of(self.R), self.t, self.K, self.dist)
+
+
+def overhead_camera(image_size: tuple[int, int] = (1920, 1080), focal_px: float = 950.0,
+                    table_mm: tuple[float, float] = (1219.2, 1219.2), height_mm: float = 1200.0,
+                    dist: tuple[float, ...] = (-0.12, 0.05, 0.0, 0.0, 0.0), tilt_deg: float = 0.0) -> Camera:
+    """A camera above the table's centre looking straight down (optionally tilted about x)."""
+    w, h = image_size
+    K = np.array([[focal_px, 0, w / 2], [0, focal_px, h / 2], [0, 0, 1.0]])
+    down = np.diag([1.0, -1.0, -1.0])  # camera x = table x, camera y = -table y, looking down
+    a = np.radians(tilt_deg)
+    tilt = np.array([[1, 0, 0], [0, np.cos(a), -np.sin(a)], [0, np.sin(a), np.cos(a)]])
+    R = tilt @ down
+    centre = np.array([table_mm[0] / 2, table_mm[1] / 2, height_mm])
+    return Camera(K, np.asarray(dist, float), R, -R @ centre, image_size)
+
+
+def marker_corners(centre: np.ndarray, facing_deg: float, size: float, height: float) -> np.ndarray:
+    """The four corners (TL, TR, BR, BL of the printed marker) of a flat marker, (4, 3) table mm."""
+    a = np.radians(facing_deg)
+    forward, right = np.array([np.cos(a), np.sin(a)]), np.array([np.sin(a), -np.cos(a)])
+    half = size / 2
+    xy = [centre + half * (-right + forward), centre + half * (right + forward),
+          centre + half * (right - forward), centre + half * (-right - forward)]
+    return np.column_stack([np.array(xy), np.full(4, height)])
+
+
+@dataclass(frozen=True)
+class PlanarPose:
+    x: float
+    y: float
+    facing_deg: float
+    corners: np.ndarray  # (4, 2) table mm on the marker's plane
+    size_mm: float  # measured side length: a check against the printed size
+
+
+def marker_pose(camera: Camera, image_corners: np.ndarray, height: float) -> PlanarPose:
+    """Centre, facing and measured size of one marker seen at ``height`` above the table."""
+    corners = camera.on_plane(image_corners, height)
+    tl, tr, br, bl = corners
+    forward = (tl + tr) / 2 - (bl + br) / 2
+    right = (tr + br) / 2 - (tl + bl) / 2
+    # average the two axes: forward, and right turned a quarter left
+    direction = forward / np.linalg.norm(forward) + np.array([-right[1], right[0]]) / np.linalg.norm(right)
+    centre = corners.mean(axis=0)
+    size = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
+    return PlanarPose(float(centre[0]), float(centre[1]), float(np.degrees(np.arctan2(direction[1], direction[0])) % 360),
+                      corners, size)
+
+
+def base_centre(pose: PlanarPose, offset_mm: tuple[float, float]) -> tuple[float, float]:
+    """The base centre from the marker centre and the marker-to-base offset given in the
+    marker's own frame (forward, right), in mm."""
+    a = np.radians(pose.facing_deg)
+    forward, right = np.array([np.cos(a), np.sin(a)]), np.array([np.sin(a), -np.cos(a)])
+    xy = np.array([pose.x, pose.y]) + offset_mm[0] * forward + offset_mm[1] * right
+    return float(xy[0]), float(xy[1])

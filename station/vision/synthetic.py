@@ -1,0 +1,179 @@
+"""Synthetic overhead frames with ground truth, for tests and benchmarks.
+
+Scenes are drawn in an ideal pinhole image (each planar marker by its exact homography), then
+bent by the camera's real lens distortion with a remap, then blurred, lit unevenly and given
+sensor noise.  Hands and arms are skin-coloured ellipses drawn over everything.  Ground truth
+is every marker's 3D placement and its distorted corner pixels, computed independently of the
+drawing with ``cv2.projectPoints``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from . import cv
+from .geometry import Camera, marker_corners
+
+TABLE_BGR = (170, 190, 205)
+FLOOR_BGR = (60, 60, 60)
+SKIN_BGR = (120, 150, 200)
+TEXTURE_MODULE_PX = 16
+
+
+@dataclass(frozen=True)
+class SceneMarker:
+    id: int
+    x: float
+    y: float
+    height: float = 0.0
+    facing_deg: float = 90.0
+    size: float = 30.0  # printed side, black border included, mm
+    tilt_deg: float = 0.0  # 0 flat; a fallen model's marker is tipped over (e.g. 80-90)
+
+
+@dataclass(frozen=True)
+class Occluder:
+    """A hand or arm over the table: an ellipse in ideal image pixels."""
+
+    cx: float
+    cy: float
+    rx: float
+    ry: float
+    angle_deg: float = 0.0
+
+
+@dataclass
+class Scene:
+    camera: Camera
+    markers: list[SceneMarker]
+    table_mm: tuple[float, float] = (1219.2, 1219.2)
+    occluders: list[Occluder] = field(default_factory=list)
+    noise_sigma: float = 2.0
+    blur_sigma: float = 0.6
+    lighting: float = 0.25  # strength of the uneven-lighting gradient
+
+
+def _corners_3d(m: SceneMarker, margin_modules: float = 0.0) -> np.ndarray:
+    """3D corners of the marker (optionally grown by a white margin), tipped about its bottom edge."""
+    size = m.size * (6 + 2 * margin_modules) / 6
+    flat = marker_corners(np.array([m.x, m.y]), m.facing_deg, size, m.height)
+    if not m.tilt_deg:
+        return flat
+    a = np.radians(m.facing_deg)
+    forward = np.array([np.cos(a), np.sin(a), 0.0])
+    bottom_mid = (flat[2] + flat[3]) / 2
+    t = np.radians(m.tilt_deg)
+    lifted = []
+    for p in flat:
+        along = np.dot(p - bottom_mid, forward)  # distance up the marker from its bottom edge
+        lifted.append(p - along * forward + along * (np.cos(t) * forward + np.array([0, 0, np.sin(t)])))
+    return np.array(lifted)
+
+
+def truth_corners(camera: Camera, m: SceneMarker) -> np.ndarray:
+    return camera.project(_corners_3d(m))
+
+
+@lru_cache(maxsize=8)
+def _distortion_maps(K_key: tuple, dist_key: tuple, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """For every distorted pixel, the ideal pixel it shows (for cv2.remap)."""
+    K, dist = np.array(K_key).reshape(3, 3), np.array(dist_key)
+    w, h = size
+    grid = np.stack(np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64)), -1).reshape(-1, 1, 2)
+    ideal = cv2.undistortPoints(grid, K, dist, P=K).reshape(h, w, 2).astype(np.float32)
+    return ideal[..., 0], ideal[..., 1]
+
+
+@lru_cache(maxsize=512)
+def _texture(marker_id: int) -> np.ndarray:
+    """The printed marker with one module of white margin, as the renderer warps it."""
+    inner = cv.marker_image(marker_id, 6 * TEXTURE_MODULE_PX)
+    return cv2.copyMakeBorder(inner, TEXTURE_MODULE_PX, TEXTURE_MODULE_PX, TEXTURE_MODULE_PX, TEXTURE_MODULE_PX,
+                              cv2.BORDER_CONSTANT, value=255)
+
+
+def _ideal_projection(camera: Camera, points: np.ndarray) -> np.ndarray:
+    cam = points @ camera.R.T + camera.t
+    uv = cam[:, :2] / cam[:, 2:3]
+    return uv @ camera.K[:2, :2].T + camera.K[:2, 2]
+
+
+def _paste(canvas: np.ndarray, texture: np.ndarray, dst: np.ndarray) -> None:
+    """Warp ``texture`` onto the quadrilateral ``dst`` of ``canvas`` (ideal pixels), in its bbox only."""
+    h, w = canvas.shape[:2]
+    x0, y0 = np.floor(dst.min(axis=0)).astype(int) - 1
+    x1, y1 = np.ceil(dst.max(axis=0)).astype(int) + 2
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 <= x0 or y1 <= y0:
+        return
+    n = texture.shape[0]
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32) - 0.5
+    H = cv2.getPerspectiveTransform(src, (dst - [x0, y0]).astype(np.float32))
+    roi = (x1 - x0, y1 - y0)
+    warped = cv2.warpPerspective(texture, H, roi, flags=cv2.INTER_LINEAR)
+    alpha = cv2.warpPerspective(np.full_like(texture, 255), H, roi, flags=cv2.INTER_LINEAR).astype(np.float32) / 255
+    patch = canvas[y0:y1, x0:x1].astype(np.float32)
+    canvas[y0:y1, x0:x1] = (patch * (1 - alpha[..., None]) + warped[..., None].astype(np.float32) * alpha[..., None]
+                            ).astype(np.uint8)
+
+
+def render(scene: Scene, rng: np.random.Generator | None = None) -> tuple[np.ndarray, dict]:
+    """A BGR frame of the scene and its ground truth."""
+    rng = rng or np.random.default_rng(0)
+    cam = scene.camera
+    w, h = cam.image_size
+    canvas = np.zeros((h, w, 3), np.uint8)
+    canvas[:] = FLOOR_BGR
+    tw, th = scene.table_mm
+    table = _ideal_projection(cam, np.array([[0, 0, 0], [tw, 0, 0], [tw, th, 0], [0, th, 0]], float))
+    cv2.fillConvexPoly(canvas, np.round(table * 16).astype(np.int32), TABLE_BGR, cv2.LINE_AA, 4)
+    for m in scene.markers:
+        _paste(canvas, _texture(m.id), _ideal_projection(cam, _corners_3d(m, margin_modules=1.0)))
+    for o in scene.occluders:
+        cv2.ellipse(canvas, (int(o.cx), int(o.cy)), (int(o.rx), int(o.ry)), o.angle_deg, 0, 360, SKIN_BGR, -1,
+                    cv2.LINE_AA)
+    mapx, mapy = _distortion_maps(tuple(cam.K.ravel()), tuple(cam.dist.ravel()), cam.image_size)
+    image = cv2.remap(canvas, mapx, mapy, cv2.INTER_LINEAR, borderValue=FLOOR_BGR).astype(np.float32)
+    if scene.lighting:
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        gain = 1 - scene.lighting * (0.6 * xx / w + 0.4 * yy / h)
+        image *= gain[..., None]
+    if scene.blur_sigma:
+        image = cv2.GaussianBlur(image, (0, 0), scene.blur_sigma)
+    if scene.noise_sigma:
+        image += rng.normal(0, scene.noise_sigma, image.shape).astype(np.float32)
+    truth = {"markers": [{"id": m.id, "x": m.x, "y": m.y, "height": m.height, "facing_deg": m.facing_deg,
+                          "size": m.size, "tilt_deg": m.tilt_deg,
+                          "corners_px": truth_corners(cam, m).tolist()} for m in scene.markers],
+             "occluders": [o.__dict__ for o in scene.occluders]}
+    return np.clip(image, 0, 255).astype(np.uint8), truth
+
+
+def random_scene(camera: Camera, rng: np.random.Generator, units: int = 20, table_mm: tuple[float, float] = (1219.2, 1219.2),
+                 max_height: float = 60.0, fallen: int = 0, hands: int = 0, size: float = 30.0) -> Scene:
+    """Unit markers spread over the table at random heights and facings, plus anchors."""
+    markers = [SceneMarker(i, x, y, 0.0, 0.0, 40.0) for i, (x, y) in enumerate(anchor_layout(table_mm))]
+    placed: list[tuple[float, float]] = []
+    while len(placed) < units:
+        x, y = rng.uniform(60, table_mm[0] - 60), rng.uniform(60, table_mm[1] - 60)
+        if all((x - a) ** 2 + (y - b) ** 2 > 70 ** 2 for a, b in placed + [(m.x, m.y) for m in markers]):
+            placed.append((x, y))
+    for k, (x, y) in enumerate(placed):
+        markers.append(SceneMarker(cv.UNIT_IDS.start + k, x, y, float(rng.uniform(0, max_height)),
+                                   float(rng.uniform(0, 360)), size, 85.0 if k < fallen else 0.0))
+    occluders = []
+    w, h = camera.image_size
+    for _ in range(hands):
+        occluders.append(Occluder(rng.uniform(0, w), rng.uniform(0, h), rng.uniform(60, 110), rng.uniform(120, 260),
+                                  rng.uniform(0, 180)))
+    return Scene(camera, markers, table_mm, occluders)
+
+
+def anchor_layout(table_mm: tuple[float, float], inset: float = 40.0) -> list[tuple[float, float]]:
+    """Anchor positions: the four corners and the four edge midpoints, ``inset`` mm inside."""
+    w, h = table_mm
+    xs, ys = (inset, w / 2, w - inset), (inset, h / 2, h - inset)
+    return [(x, y) for y in ys for x in xs if not (x == w / 2 and y == h / 2)]
