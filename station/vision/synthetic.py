@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from . import cv
+from .calibration import default_anchors
 from .geometry import Camera, marker_corners
 
 TABLE_BGR = (170, 190, 205)
@@ -109,8 +110,8 @@ def _paste(canvas: np.ndarray, texture: np.ndarray, dst: np.ndarray) -> None:
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
     if x1 <= x0 or y1 <= y0:
         return
-    n = texture.shape[0]
-    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32) - 0.5
+    th, tw = texture.shape[:2]
+    src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32) - 0.5
     H = cv2.getPerspectiveTransform(src, (dst - [x0, y0]).astype(np.float32))
     roi = (x1 - x0, y1 - y0)
     warped = cv2.warpPerspective(texture, H, roi, flags=cv2.INTER_LINEAR)
@@ -135,27 +136,50 @@ def render(scene: Scene, rng: np.random.Generator | None = None) -> tuple[np.nda
     for o in scene.occluders:
         cv2.ellipse(canvas, (int(o.cx), int(o.cy)), (int(o.rx), int(o.ry)), o.angle_deg, 0, 360, SKIN_BGR, -1,
                     cv2.LINE_AA)
-    mapx, mapy = _distortion_maps(tuple(cam.K.ravel()), tuple(cam.dist.ravel()), cam.image_size)
-    image = cv2.remap(canvas, mapx, mapy, cv2.INTER_LINEAR, borderValue=FLOOR_BGR).astype(np.float32)
-    if scene.lighting:
+    if scene.lighting:  # uneven lighting, applied before the lens like the real table's
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         gain = 1 - scene.lighting * (0.6 * xx / w + 0.4 * yy / h)
-        image *= gain[..., None]
-    if scene.blur_sigma:
-        image = cv2.GaussianBlur(image, (0, 0), scene.blur_sigma)
-    if scene.noise_sigma:
-        image += rng.normal(0, scene.noise_sigma, image.shape).astype(np.float32)
+        canvas = (canvas.astype(np.float32) * gain[..., None]).astype(np.uint8)
+    image = _finish(canvas, cam, rng, scene.noise_sigma, scene.blur_sigma)
     truth = {"markers": [{"id": m.id, "x": m.x, "y": m.y, "height": m.height, "facing_deg": m.facing_deg,
                           "size": m.size, "tilt_deg": m.tilt_deg,
                           "corners_px": truth_corners(cam, m).tolist()} for m in scene.markers],
              "occluders": [o.__dict__ for o in scene.occluders]}
-    return np.clip(image, 0, 255).astype(np.uint8), truth
+    return image, truth
+
+
+def _finish(canvas: np.ndarray, camera: Camera, rng: np.random.Generator, noise: float, blur: float) -> np.ndarray:
+    """Lens distortion, blur and sensor noise applied to an ideal-pinhole canvas."""
+    mapx, mapy = _distortion_maps(tuple(camera.K.ravel()), tuple(camera.dist.ravel()), camera.image_size)
+    image = cv2.remap(canvas, mapx, mapy, cv2.INTER_LINEAR, borderValue=FLOOR_BGR).astype(np.float32)
+    if blur:
+        image = cv2.GaussianBlur(image, (0, 0), blur)
+    if noise:
+        image += rng.normal(0, noise, image.shape).astype(np.float32)
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+def render_charuco_view(camera: Camera, board, R: np.ndarray, t: np.ndarray, rng: np.random.Generator,
+                        px_per_mm: float = 4.0) -> np.ndarray:
+    """The ChArUco board at pose (R, t) (board mm -> camera mm) seen by ``camera``."""
+    cols, rows = board.getChessboardSize()
+    square = board.getSquareLength()
+    w_mm, h_mm = cols * square, rows * square
+    texture = cv.charuco_image(board, (int(w_mm * px_per_mm), int(h_mm * px_per_mm)))
+    texture = cv2.copyMakeBorder(texture, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
+    m = 40 / px_per_mm
+    outline = np.array([[-m, -m, 0], [w_mm + m, -m, 0], [w_mm + m, h_mm + m, 0], [-m, h_mm + m, 0]], float)
+    cam_pts = outline @ R.T + t
+    ideal = cam_pts[:, :2] / cam_pts[:, 2:3] @ camera.K[:2, :2].T + camera.K[:2, 2]
+    canvas = np.full((camera.image_size[1], camera.image_size[0], 3), FLOOR_BGR, np.uint8)
+    _paste(canvas, cv2.cvtColor(texture, cv2.COLOR_GRAY2BGR)[..., 0], ideal)
+    return _finish(canvas, camera, rng, noise=2.0, blur=0.6)
 
 
 def random_scene(camera: Camera, rng: np.random.Generator, units: int = 20, table_mm: tuple[float, float] = (1219.2, 1219.2),
                  max_height: float = 60.0, fallen: int = 0, hands: int = 0, size: float = 30.0) -> Scene:
     """Unit markers spread over the table at random heights and facings, plus anchors."""
-    markers = [SceneMarker(i, x, y, 0.0, 0.0, 40.0) for i, (x, y) in enumerate(anchor_layout(table_mm))]
+    markers = [SceneMarker(a.id, a.x, a.y, 0.0, a.facing_deg, a.size_mm) for a in default_anchors(table_mm)]
     placed: list[tuple[float, float]] = []
     while len(placed) < units:
         x, y = rng.uniform(60, table_mm[0] - 60), rng.uniform(60, table_mm[1] - 60)
@@ -171,9 +195,3 @@ def random_scene(camera: Camera, rng: np.random.Generator, units: int = 20, tabl
                                   rng.uniform(0, 180)))
     return Scene(camera, markers, table_mm, occluders)
 
-
-def anchor_layout(table_mm: tuple[float, float], inset: float = 40.0) -> list[tuple[float, float]]:
-    """Anchor positions: the four corners and the four edge midpoints, ``inset`` mm inside."""
-    w, h = table_mm
-    xs, ys = (inset, w / 2, w - inset), (inset, h / 2, h - inset)
-    return [(x, y) for y in ys for x in xs if not (x == w / 2 and y == h / 2)]
