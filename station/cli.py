@@ -268,3 +268,8 @@ def simulate_hub(link_path, script, speed, armies, boot) -> None:
                              lambda: _drain(hub))
     _wait_for_interrupt(done)
     hub.stop()
+
+
+from . import cli_vision  # noqa: E402  (registers the camera commands on `main`)
+
+cli_vision.register(main)

@@ -72,6 +72,9 @@ class Ruleset(Protocol):
     def load_army(self, path: str) -> dict[str, Any]:
         """Read and validate one army file; errors name the file, the field and the problem."""
 
+    def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Camera markers: id, size_mm, height_mm, offset_mm, element, unit, player."""
+
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Any]:
         """The hub's node inventory (protocol.Node) that these armies are wired to."""
 

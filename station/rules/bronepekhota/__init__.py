@@ -12,7 +12,7 @@ from ...devices.protocol import DryFire, Heartbeat, Hello, Impact, Node, Overflo
 from ...dice import Roller
 from ..base import Event, Input, Override, Ruling
 from . import rounds, shooting
-from .army import check_armies, load_army
+from .army import check_armies, load_army, marker_specs
 from .state import GameState, Options, build_setup
 
 INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "confirm", "override")
@@ -29,6 +29,10 @@ class Bronepekhota:
 
     def load_army(self, path: str) -> dict[str, Any]:
         return load_army(path)
+
+    def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """The camera markers on these armies' models (station.vision)."""
+        return marker_specs(armies)
 
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
         """The hub inventory these armies are wired to: every launcher and tilt node."""

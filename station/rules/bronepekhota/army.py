@@ -21,6 +21,23 @@ _ID_CHECK = (lambda v: None if v and v.replace("-", "").replace("_", "").isalnum
              else "must be 1-32 letters, digits, '-' or '_'")
 
 
+def _marker(f: Fields) -> dict[str, Any] | None:
+    """The overhead camera's marker on this model (README "Markers"): its id, printed size, height
+    above the table, and the base centre's offset from the marker centre (forward, right) in mm."""
+    if "marker" not in f.data:
+        return None
+    m = f.child("marker")
+    m.reject_unknown(["id", "size_mm", "height_mm", "offset_mm"])
+    offset = m.get("offset_mm", list, [0, 0], lambda v: None if len(v) == 2 and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) and abs(x) <= 200 for x in v)
+        else "must be [forward, right] in mm, each within 200")
+    return {"id": m.integer("id", 16, 249), "size_mm": float(m.get("size_mm", (int, float), 30, lambda v: None if 10 <= v <= 100
+                                                                   else "must be 10 to 100 mm")),
+            "height_mm": float(m.get("height_mm", (int, float), check=lambda v: None if 0 <= v <= 300
+                                     else "must be 0 to 300 mm")),
+            "offset_mm": [float(x) for x in offset]}
+
+
 def _durability(f: Fields) -> dict[str, Any]:
     """§2.2, §5.2: cells numbered max..1, the current cell is the armour; coloured sectors give speed."""
     f.reject_unknown(["max", "sectors"])
@@ -52,8 +69,8 @@ def _launchers(f: Fields) -> list[dict[str, Any]]:
 
 
 def _member(f: Fields) -> dict[str, Any]:
-    f.reject_unknown(["id", "name", "rank", "speed", "armour", "close_combat", "properties", "tilt_node"])
-    return {"id": f.get("id", str, check=_ID_CHECK), "name": f.get("name", str, ""),
+    f.reject_unknown(["id", "name", "rank", "speed", "armour", "close_combat", "properties", "tilt_node", "marker"])
+    return {"id": f.get("id", str, check=_ID_CHECK), "name": f.get("name", str, ""), "marker": _marker(f),
             "rank": f.integer("rank", 0, 9), "speed": f.integer("speed", 0, 20),
             "armour": f.integer("armour", 0, 20), "close_combat": f.integer("close_combat", 0, 20, 0),
             "properties": f.get("properties", list, []), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK)}
@@ -68,16 +85,17 @@ def _unit(f: Fields) -> dict[str, Any]:
         return {**common, "members": [_member(m) for m in f.items("members", SQUAD_SIZE, SQUAD_SIZE)]}
     machine = {**common, "rank": f.integer("rank", 0, 9), "rate_of_fire": f.integer("rate_of_fire", 1, 9),
                "ammo_max": f.integer("ammo_max", 0, 99), "durability": _durability(f.child("durability")),
-               "launchers": _launchers(f), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK)}
+               "launchers": _launchers(f), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK),
+               "marker": _marker(f)}
     if kind == "vehicle":
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "class", "locomotion", "pilot"])
+                          "launchers", "tilt_node", "class", "locomotion", "pilot", "marker"])
         machine.update({"class": f.choice("class", ("light", "heavy")),
                         "locomotion": f.choice("locomotion", ("wheeled", "tracked", "walking", "flying")),
                         "pilot": f.get("pilot", str, None)})
     else:
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "mobility"])
+                          "launchers", "tilt_node", "mobility", "marker"])
         machine["mobility"] = f.choice("mobility", ("mobile", "stationary"))
     return machine
 
@@ -114,11 +132,24 @@ def _check_pilots(f: Fields, army: dict[str, Any]) -> None:
         used[pilot] = unit["id"]
 
 
+def marker_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Every model that carries a camera marker, with the unit and player it belongs to."""
+    specs = []
+    for army in armies:
+        for unit in army["units"]:
+            for element in (unit["members"] if unit["type"] == "squad" else [unit]):
+                if element.get("marker"):
+                    specs.append({**element["marker"], "element": element["id"], "unit": unit["id"],
+                                  "player": army["player"]})
+    return specs
+
+
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
     """Checks across armies: distinct players, and ids and sensor nodes used once on the table."""
     players: set[str] = set()
     ids: dict[str, str] = {}
     nodes: dict[str, str] = {}
+    markers: dict[int, str] = {}
     for army in armies:
         src = army["source"]
         if army["player"] in players:
@@ -130,6 +161,12 @@ def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
                 if thing["id"] in ids:
                     raise ArmyError(src, f"unit {unit['id']}", f"id {thing['id']!r} also used in {ids[thing['id']]}")
                 ids[thing["id"]] = src
+            for element in elements:
+                marker = element.get("marker")
+                if marker and marker["id"] in markers:
+                    raise ArmyError(src, f"unit {unit['id']}", f"marker {marker['id']} is already on {markers[marker['id']]}")
+                if marker:
+                    markers[marker["id"]] = element["id"]
             wired = [e.get("tilt_node") for e in elements] + [l["node"] for l in unit.get("launchers", [])]
             for node in filter(None, wired):
                 if node in nodes:

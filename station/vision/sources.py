@@ -1,0 +1,81 @@
+"""Where frames come from, behind one interface: a camera index, a video file or a folder of
+images.  ``open_source("0")``, ``open_source("session.mp4")``, ``open_source("frames/")``."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Iterator
+
+import cv2
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
+
+
+class SourceError(ValueError):
+    pass
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """One image file, or a clear error naming it."""
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise SourceError(f"{path}: cannot be read as an image (missing, or not PNG/JPEG/BMP/TIFF)")
+    return image
+
+
+def _camera(index: int, size: tuple[int, int] | None) -> Iterator[np.ndarray]:
+    capture = cv2.VideoCapture(index)
+    if not capture.isOpened():
+        raise SourceError(f"camera {index} cannot be opened (is it connected, and free?)")
+    if size:
+        capture.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+        capture.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+    # Lock what the driver allows: automatic exposure, white balance and focus move markers' edges.
+    for prop, value in ((cv2.CAP_PROP_AUTO_EXPOSURE, 1), (cv2.CAP_PROP_AUTO_WB, 0), (cv2.CAP_PROP_AUTOFOCUS, 0)):
+        if not capture.set(prop, value):
+            log.info("camera %d: the driver does not let property %d be locked", index, prop)
+    try:
+        while True:
+            ok, frame = capture.read()
+            if not ok:
+                raise SourceError(f"camera {index} stopped delivering frames")
+            yield frame
+    finally:
+        capture.release()
+
+
+def _video(path: Path) -> Iterator[np.ndarray]:
+    capture = cv2.VideoCapture(str(path))
+    if not capture.isOpened():
+        raise SourceError(f"{path}: cannot be opened as a video")
+    try:
+        while True:
+            ok, frame = capture.read()
+            if not ok:
+                return
+            yield frame
+    finally:
+        capture.release()
+
+
+def _folder(path: Path) -> Iterator[np.ndarray]:
+    files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if not files:
+        raise SourceError(f"{path}: no images ({', '.join(IMAGE_SUFFIXES)}) in this folder")
+    for file in files:
+        yield read_image(file)
+
+
+def open_source(spec: str, size: tuple[int, int] | None = None) -> Iterator[np.ndarray]:
+    """Frames from a camera index ("0"), a video file, or a folder of images (in name order)."""
+    if spec.isdigit():
+        return _camera(int(spec), size)
+    path = Path(spec)
+    if path.is_dir():
+        return _folder(path)
+    if path.is_file():
+        return iter([read_image(path)]) if path.suffix.lower() in IMAGE_SUFFIXES else _video(path)
+    raise SourceError(f"{spec}: no camera index, file or folder of that name")
