@@ -1,0 +1,209 @@
+"""The overhead camera against synthetic frames with known ground truth."""
+import json
+import struct
+
+import cv2
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from station.cli import main
+from station.vision import cv as V
+from station.vision.calibration import (Calibration, CalibrationError, calibrate_lens, calibrate_table,
+                                        default_anchors, load_calibration)
+from station.vision.geometry import marker_pose, overhead_camera
+from station.vision.locate import Locator, MarkerSpec
+from station.vision.synthetic import (Occluder, Scene, SceneMarker, random_scene, render, render_charuco_view)
+
+from .conftest import EXAMPLES
+
+TABLE = (1219.2, 1219.2)
+CAM = overhead_camera()
+
+
+def _truth_calibration(camera=CAM):
+    return Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10, camera.R, camera.t, TABLE,
+                       default_anchors(TABLE), {})
+
+
+def _scene(markers, **kw):
+    anchors = [SceneMarker(a.id, a.x, a.y, 0.0, a.facing_deg, a.size_mm) for a in default_anchors(TABLE)]
+    return Scene(CAM, anchors + list(markers), TABLE, **kw)
+
+
+def test_renderer_draws_what_its_ground_truth_says():
+    rng = np.random.default_rng(5)
+    image, truth = render(random_scene(CAM, rng, units=12), rng)
+    detection = V.MarkerDetector().detect(image)
+    assert sorted(detection.ids) == sorted(m["id"] for m in truth["markers"])
+    for m in truth["markers"]:
+        found = detection.corners[list(detection.ids).index(m["id"])]
+        assert np.linalg.norm(found.mean(0) - np.mean(m["corners_px"], 0)) < 0.6  # centre within 0.75 mm
+        assert np.abs(found - m["corners_px"]).max() < 1.5
+
+
+def test_lens_calibration_recovers_known_intrinsics():
+    rng = np.random.default_rng(3)
+    board = V.charuco_board()
+    views = []
+    for _ in range(10):
+        R = V.rodrigues(rng.uniform([-0.5, -0.5, -0.4], [0.5, 0.5, 0.4]))
+        t = np.array([rng.uniform(-250, 250), rng.uniform(-150, 150), rng.uniform(500, 800)]) - R @ [135, 90, 0]
+        views.append(render_charuco_view(CAM, board, R, t, rng))
+    cal = calibrate_lens(views, board)
+    assert cal.views == 10 and cal.rms_px < 0.5
+    assert abs(cal.K[0, 0] / CAM.K[0, 0] - 1) < 0.01 and abs(cal.K[1, 1] / CAM.K[1, 1] - 1) < 0.01
+    assert np.abs(cal.K[:2, 2] - CAM.K[:2, 2]).max() < 5
+    assert abs(cal.dist[0] - CAM.dist[0]) < 0.03
+
+
+def test_lens_calibration_without_enough_views_says_so():
+    blank = np.full((1080, 1920, 3), 128, np.uint8)
+    with pytest.raises(CalibrationError, match="found in 0 of 3 images"):
+        calibrate_lens([blank] * 3)
+
+
+def test_table_calibration_recovers_the_pose_and_reports_each_anchor():
+    rng = np.random.default_rng(2)
+    image, _ = render(random_scene(CAM, rng, units=6), rng)
+    lens = Calibration(CAM.image_size, CAM.K, CAM.dist, 0.2, 10)
+    cal = calibrate_table(image, lens, default_anchors(TABLE), TABLE)
+    assert np.abs(cal.camera().centre - CAM.centre).max() < 1.0
+    assert sorted(cal.residuals_mm) == list(range(8)) and max(cal.residuals_mm.values()) < 0.5
+
+
+def test_a_moved_anchor_is_refused_by_name():
+    anchors = default_anchors(TABLE)
+    moved = [SceneMarker(a.id, a.x + (25 if a.id == 3 else 0), a.y, 0.0, a.facing_deg, a.size_mm) for a in anchors]
+    image, _ = render(Scene(CAM, moved, TABLE), np.random.default_rng(1))
+    lens = Calibration(CAM.image_size, CAM.K, CAM.dist, 0.2, 10)
+    with pytest.raises(CalibrationError, match=r"anchor 3 is \d+\.\d mm from where the others put it"):
+        calibrate_table(image, lens, anchors, TABLE)
+
+
+@pytest.mark.parametrize("x, y", [(609.6, 609.6), (80.0, 1130.0), (1140.0, 90.0)])
+@pytest.mark.parametrize("height", [0.0, 30.0, 60.0])
+def test_parallax_correction_at_any_height_and_table_position(x, y, height):
+    image, _ = render(_scene([SceneMarker(20, x, y, height, 33.0)]), np.random.default_rng(0))
+    detection = V.MarkerDetector().detect(image)
+    corners = detection.corners[list(detection.ids).index(20)]
+    pose = marker_pose(CAM, corners, height)
+    assert np.hypot(pose.x - x, pose.y - y) < 1.0
+    naive = marker_pose(CAM, corners, 0.0)  # what a table-plane homography would say
+    lean = np.hypot(x - 609.6, y - 609.6) * height / (1200 - height)  # where its ray meets the table
+    assert abs(np.hypot(naive.x - x, naive.y - y) - lean) < 1.5
+    if height == 60 and x != 609.6:
+        assert lean > 25  # tens of mm at the edge: the error the correction removes
+
+
+@pytest.mark.parametrize("facing", range(0, 360, 30))
+def test_facing_in_every_direction(facing):
+    image, _ = render(_scene([SceneMarker(21, 400.0, 700.0, 40.0, float(facing))]), np.random.default_rng(facing))
+    detection = V.MarkerDetector().detect(image)
+    pose = marker_pose(CAM, detection.corners[list(detection.ids).index(21)], 40.0)
+    assert abs((pose.facing_deg - facing + 180) % 360 - 180) < 1.5
+
+
+def _locator():
+    specs = {20: MarkerSpec(20, "gryphon", "gryphon", "blue", 30.0, 40.0, (25.0, 0.0)),
+             21: MarkerSpec(21, "salamander", "salamander", "red", 30.0, 20.0)}
+    return Locator(_truth_calibration(), specs)
+
+
+def test_base_centre_uses_the_offset_along_the_facing_and_flags_tipped_markers():
+    scene = _scene([SceneMarker(20, 500.0, 500.0, 40.0, 0.0), SceneMarker(21, 800.0, 300.0, 20.0, 90.0, tilt_deg=50.0),
+                    SceneMarker(99, 300.0, 900.0, 10.0)])
+    image, _ = render(scene, np.random.default_rng(4))
+    sightings, warnings = _locator().locate(image)
+    by_element = {s.element: s for s in sightings}
+    assert abs(by_element["gryphon"].x_mm - 525.0) < 1.0 and abs(by_element["gryphon"].y_mm - 500.0) < 1.0
+    assert not by_element["gryphon"].tipped and by_element["gryphon"].confidence > 0.8
+    assert by_element["salamander"].tipped
+    assert warnings == ["marker 99 belongs to no unit in the army files"]
+
+
+def test_hands_over_the_table_hide_markers_but_do_not_move_the_others():
+    markers = [SceneMarker(20, 500.0, 500.0, 40.0, 0.0), SceneMarker(21, 900.0, 900.0, 20.0, 0.0)]
+    hand = Occluder(*CAM.project(np.array([[500.0, 500.0, 40.0]]))[0], 90, 200, 30)
+    image, _ = render(_scene(markers, occluders=[hand]), np.random.default_rng(6))
+    sightings, _ = _locator().locate(image)
+    assert [s.element for s in sightings] == ["salamander"]
+
+
+def test_a_calibration_for_another_resolution_is_refused():
+    image = np.zeros((720, 1280, 3), np.uint8)
+    with pytest.raises(CalibrationError, match="1280x720 but the calibration is for 1920x1080"):
+        _locator().locate(image, "table.png")
+
+
+def test_calibration_files_round_trip_and_damage_is_named(tmp_path):
+    cal = _truth_calibration()
+    cal.residuals_mm = {0: 0.1}
+    cal.save(tmp_path / "cal.json")
+    again = load_calibration(tmp_path / "cal.json")
+    assert np.allclose(again.K, cal.K) and np.allclose(again.R, cal.R) and again.residuals_mm == {0: 0.1}
+    data = json.loads((tmp_path / "cal.json").read_text())
+    data["lens"]["K"] = [[1, 2], [3, 4]]
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    with pytest.raises(CalibrationError, match="bad.json: damaged calibration"):
+        load_calibration(tmp_path / "bad.json")
+    (tmp_path / "old.json").write_text(json.dumps({"format": "station-calibration/0"}))
+    with pytest.raises(CalibrationError, match="format must be"):
+        load_calibration(tmp_path / "old.json")
+
+
+def _army_with_markers(tmp_path):
+    army = json.loads((EXAMPLES / "blue-protectorate.json").read_text())
+    army["units"][1]["marker"] = {"id": 20, "size_mm": 30, "height_mm": 40, "offset_mm": [25, 0]}
+    army["units"][0]["members"][0]["marker"] = {"id": 22, "size_mm": 30, "height_mm": 25}
+    path = tmp_path / "blue.json"
+    path.write_text(json.dumps(army))
+    return path
+
+
+def test_station_locate_prints_every_base_as_json(tmp_path):
+    _truth_calibration().save(tmp_path / "table.json")
+    scene = _scene([SceneMarker(20, 500.0, 500.0, 40.0, 0.0), SceneMarker(22, 700.0, 300.0, 25.0, 45.0)])
+    image, _ = render(scene, np.random.default_rng(8))
+    cv2.imwrite(str(tmp_path / "frame.png"), image)
+    red = EXAMPLES / "red-polaris.json"
+    result = CliRunner().invoke(main, ["locate", str(tmp_path / "frame.png"), "--calibration", str(tmp_path / "table.json"),
+                                       "--army", str(_army_with_markers(tmp_path)), "--army", str(red), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    bases = {b["element"]: b for b in json.loads(result.output)["bases"]}
+    assert abs(bases["gryphon"]["x_mm"] - 525) < 1 and abs(bases["gryphon"]["x_in"] - 525 / 25.4) < 0.05
+    assert abs(bases["cyber-1"]["facing_deg"] - 45) < 1.5 and bases["cyber-1"]["player"] == "blue"
+
+
+def test_station_locate_on_an_unreadable_image_is_a_clear_error(tmp_path):
+    _truth_calibration().save(tmp_path / "table.json")
+    (tmp_path / "notes.png").write_text("not an image")
+    result = CliRunner().invoke(main, ["locate", str(tmp_path / "notes.png"), "--calibration", str(tmp_path / "table.json"),
+                                       "--army", str(_army_with_markers(tmp_path))])
+    assert result.exit_code == 2 and "cannot be read as an image" in result.output
+
+
+def test_marker_sheets_print_at_exact_scale(tmp_path):
+    result = CliRunner().invoke(main, ["markers", "--out", str(tmp_path), "--ids", "16-18", "--size-mm", "30"])
+    assert result.exit_code == 0, result.output
+    data = (tmp_path / "units-1.png").read_bytes()
+    at = data.find(b"pHYs")
+    assert struct.unpack(">IIB", data[at + 4:at + 13]) == (11811, 11811, 1)  # 300 dpi in pixels per metre
+    sheet = cv2.imread(str(tmp_path / "units-1.png"))
+    detection = V.MarkerDetector().detect(sheet)
+    assert sorted(detection.ids) == [16, 17, 18]
+    side_px = np.linalg.norm(detection.corners[0][0] - detection.corners[0][1])
+    assert abs(side_px - 30 / 25.4 * 300) < 3  # 354 px: 30 mm at 300 dpi
+    assert {p.name for p in tmp_path.iterdir()} >= {"units-1.png", "anchors-1.png", "charuco.png"}
+
+
+def test_army_marker_errors_name_the_field(tmp_path):
+    from station.rules.base import ArmyError
+    from station.rules.bronepekhota.army import load_army
+    army = json.loads((EXAMPLES / "blue-protectorate.json").read_text())
+    army["units"][1]["marker"] = {"id": 3, "height_mm": 40}
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(army))
+    with pytest.raises(ArmyError) as err:
+        load_army(path)
+    assert err.value.where == "units[1].marker.id" and "16 to 249" in err.value.problem
