@@ -207,3 +207,50 @@ def test_army_marker_errors_name_the_field(tmp_path):
     with pytest.raises(ArmyError) as err:
         load_army(path)
     assert err.value.where == "units[1].marker.id" and "16 to 249" in err.value.problem
+
+
+# ---- the tracker over time ------------------------------------------------------------------------
+
+def _run_sequence(seed, frames, falls, hands=3):
+    from station.vision.synthetic import sequence
+    from station.vision.tracker import ModelFell, ModelUp, Tracker
+    rng = np.random.default_rng(seed)
+    tracker, found, false, truth, outputs = None, {}, [], set(), []
+    for base, frame in sequence(CAM, rng, frames=frames, units=12, falls=falls, hands=hands):
+        if tracker is None:
+            specs = {m.id: MarkerSpec(m.id, f"u{m.id}", "u", "p", m.size, m.height) for m in base.markers
+                     if m.id in V.UNIT_IDS}
+            tracker = Tracker(Locator(_truth_calibration(), specs))
+        out = tracker.update(frame.image)
+        outputs.append(out)
+        truth |= frame.fallen
+        for event in out.events:
+            if isinstance(event, ModelFell):
+                (found if int(event.element[1:]) in frame.fallen else false.append(event) or {}).update(
+                    {int(event.element[1:]): out.frame})
+            assert not isinstance(event, ModelUp)
+    return truth, found, false, outputs
+
+
+def test_tracker_finds_fallen_models_among_passing_hands():
+    truth, found, false, _ = _run_sequence(seed=12, frames=56, falls=3)
+    assert truth and set(found) == truth and not false
+
+
+def test_hands_passing_over_make_no_false_falls():
+    _, _, false, outputs = _run_sequence(seed=22, frames=60, falls=0)
+    assert not false
+    assert any(t.status == "hidden" for out in outputs for t in out.tracks)  # hands did hide markers
+
+
+def test_tilt_sensor_decides_at_once_and_snapshot_reports_units():
+    from station.vision.tracker import ModelFell, Tracker
+    image, _ = render(_scene([SceneMarker(20, 500.0, 500.0, 40.0, 0.0)]), np.random.default_rng(3))
+    tracker = Tracker(_locator())
+    first = tracker.update(image)
+    assert not first.events and not first.still  # no previous frame to compare yet
+    second = tracker.update(image, tilt={"gryphon": "fallen"})
+    assert second.still and second.events == [ModelFell("gryphon", 2, "tilt sensor")]
+    snapshot = second.snapshot(mm_per_unit=50.0)  # Бронепехота steps
+    unit = snapshot["units"][0]
+    assert unit["status"] == "fallen" and abs(unit["x_units"] - 525 / 50) < 0.03

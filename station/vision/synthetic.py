@@ -155,7 +155,10 @@ def _finish(canvas: np.ndarray, camera: Camera, rng: np.random.Generator, noise:
     if blur:
         image = cv2.GaussianBlur(image, (0, 0), blur)
     if noise:
-        image += rng.normal(0, noise, image.shape).astype(np.float32)
+        grain = np.empty(image.shape, np.float32)
+        cv2.setRNGSeed(int(rng.integers(1 << 30)))
+        cv2.randn(grain, 0.0, noise)  # 10x faster than numpy's normal for a full frame
+        image += grain
     return np.clip(image, 0, 255).astype(np.uint8)
 
 
@@ -195,3 +198,51 @@ def random_scene(camera: Camera, rng: np.random.Generator, units: int = 20, tabl
                                   rng.uniform(0, 180)))
     return Scene(camera, markers, table_mm, occluders)
 
+
+
+@dataclass(frozen=True)
+class SequenceFrame:
+    image: np.ndarray
+    fallen: frozenset[int]  # marker ids whose models are down in this frame
+    hidden: frozenset[int]  # marker ids under a hand in this frame
+
+
+def sequence(camera: Camera, rng: np.random.Generator, frames: int, units: int = 16, falls: int = 0,
+             hands: int = 2, table_mm: tuple[float, float] = (1219.2, 1219.2)):
+    """A still table that hands sweep across, where ``falls`` models tip over at random frames.
+    Yields (the still scene, SequenceFrame) per frame."""
+    base = random_scene(camera, rng, units=units, table_mm=table_mm)
+    unit_markers = [m for m in base.markers if m.id in cv.UNIT_IDS]
+    fall_at = {m.id: int(rng.integers(frames // 4, frames // 2)) for m in unit_markers[:falls]}
+    w, h = camera.image_size
+    def entry() -> tuple[float, float]:  # hands come in from beyond an edge of the frame
+        side = rng.integers(4)
+        return ((-250.0, rng.uniform(0, h)), (w + 250.0, rng.uniform(0, h)),
+                (rng.uniform(0, w), -250.0), (rng.uniform(0, w), h + 250.0))[side]
+
+    sweeps = []
+    for _ in range(hands):
+        (x0, y0), (x1, y1) = entry(), (rng.uniform(0.15 * w, 0.85 * w), rng.uniform(0.15 * h, 0.85 * h))
+        sweeps.append((np.array([x0, x1]), np.array([y0, y1]), rng.uniform(60, 110), rng.uniform(150, 280)))
+    for k in range(frames):
+        markers, fallen = [], set()
+        for m in base.markers:
+            if m.id in fall_at and k >= fall_at[m.id]:
+                markers.append(SceneMarker(m.id, m.x, m.y, m.height, m.facing_deg, m.size, 85.0))
+                fallen.add(m.id)
+            else:
+                markers.append(m)
+        occluders, hidden = [], set()
+        for xs, ys, rx, ry in sweeps:
+            f = (k / max(frames - 1, 1) * 2) % 2  # there and back
+            f = f if f <= 1 else 2 - f
+            o = Occluder(xs[0] + f * (xs[1] - xs[0]), ys[0] + f * (ys[1] - ys[0]), rx, ry,
+                         float(np.degrees(np.arctan2(ys[1] - ys[0], xs[1] - xs[0]))) + 90)
+            occluders.append(o)
+        for m in unit_markers:
+            px = camera.project(np.array([[m.x, m.y, m.height]]))[0]
+            if any(((px[0] - o.cx) / (o.rx + 25)) ** 2 + ((px[1] - o.cy) / (o.ry + 25)) ** 2 < 1 for o in occluders):
+                hidden.add(m.id)  # roughly: near or under an ellipse (its rotation ignored)
+        scene = Scene(camera, markers, table_mm, occluders)
+        image, _ = render(scene, rng)
+        yield base, SequenceFrame(image, frozenset(fallen), frozenset(hidden))

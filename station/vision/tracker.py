@@ -1,0 +1,173 @@
+"""Bases over time: smoothing, stillness, and fallen-model detection that a hand cannot fool.
+
+A marker that vanishes is either hidden (a hand or arm over it) or gone because its model fell.
+The tracker keeps a background image of the still table and finds what differs from it: a hand
+or an arm is one large changed blob, a fallen model only a small one.  A missing marker inside
+(a margin around) a large blob is hidden and proves nothing; missing anywhere else, it counts
+towards a fall, and ``fall_frames`` such frames make a ``ModelFell``.  A
+marker seen tipped over (``Locator``) counts the same way.  A TILT report from the hub for a model
+with a sensor decides at once.  Reappearing upright gives ``ModelUp``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Mapping
+
+import cv2
+import numpy as np
+
+from .locate import BaseSighting, Locator
+
+CHANGE_LEVEL = 12  # grey levels (after 4x4 averaging, so noise stays well under it): changed
+SCALE = 4  # the change mask is worked out at a quarter of the frame's resolution
+OCCLUDER_MARKERS = 11  # a changed blob larger than this many marker areas is a hand or an arm
+MARGIN_MARKERS = 2.0  # and a marker this close counts as under it: a hand touching its white
+# margin breaks the quiet zone ArUco needs, so the marker is missed while in plain view
+
+
+@dataclass(frozen=True)
+class ModelFell:
+    element: str
+    frame: int
+    evidence: str  # "vanished", "tipped" or "tilt sensor"
+
+
+@dataclass(frozen=True)
+class ModelUp:
+    element: str
+    frame: int
+
+
+@dataclass
+class Track:
+    element: str
+    x: float
+    y: float
+    facing: float
+    pixel: tuple[float, float]
+    size_px: float
+    status: str = "up"  # up | hidden | fallen
+    fall_votes: int = 0
+    last_seen: int = 0
+    confidence: float = 1.0
+
+
+@dataclass
+class TrackerOutput:
+    frame: int
+    still: bool
+    tracks: list[Track]
+    events: list[ModelFell | ModelUp] = field(default_factory=list)
+
+    def snapshot(self, mm_per_unit: float = 25.4) -> dict:
+        """The TableSnapshot observation: positions in mm and game units, facing, status."""
+        return {"frame": self.frame, "still": self.still,
+                "units": [{"element": t.element, "x_mm": round(t.x, 2), "y_mm": round(t.y, 2),
+                           "x_units": round(t.x / mm_per_unit, 3), "y_units": round(t.y / mm_per_unit, 3),
+                           "facing_deg": round(t.facing, 2), "status": t.status,
+                           "confidence": round(t.confidence, 3)} for t in self.tracks]}
+
+
+class Tracker:
+    def __init__(self, locator: Locator, fall_frames: int = 10, smoothing: float = 0.5, move_mm: float = 3.0) -> None:
+        self.locator = locator
+        self.fall_frames = fall_frames
+        self.smoothing = smoothing
+        self.move_mm = move_mm
+        self.tracks: dict[str, Track] = {}
+        self.frame = 0
+        self._previous: np.ndarray | None = None
+        self._background: np.ndarray | None = None
+
+    def _occluders(self, gray: np.ndarray) -> np.ndarray:
+        """A quarter-resolution mask of the large changed blobs (hands, arms), grown by a margin;
+        the background learns, slowly, wherever nothing changed."""
+        small = cv2.resize(gray, None, fx=1 / SCALE, fy=1 / SCALE, interpolation=cv2.INTER_AREA).astype(np.float32)
+        if self._background is None:
+            self._background = small
+        changed = (cv2.absdiff(small, self._background) > CHANGE_LEVEL).astype(np.uint8)
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        # learn fast where nothing changed, slowly elsewhere, so that a start-up with a hand in view
+        # or a box set down for good fades out of the background in about a hundred frames
+        rate = np.where(changed > 0, 0.01, 0.1).astype(np.float32)
+        self._background = (1 - rate) * self._background + rate * small
+        marker_px = max((t.size_px for t in self.tracks.values()), default=24.0) / SCALE
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(changed)
+        big = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] > OCCLUDER_MARKERS * marker_px ** 2]
+        mask = np.isin(labels, big).astype(np.uint8)
+        grow = int(2 * MARGIN_MARKERS * marker_px) | 1
+        return cv2.dilate(mask, np.ones((grow, grow), np.uint8)) if big else mask
+
+    def update(self, image: np.ndarray, tilt: Mapping[str, str] | None = None) -> TrackerOutput:
+        """One frame; ``tilt`` maps elements to the hub's latest TILT state, where there is one."""
+        self.frame += 1
+        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        detection = self.locator.detector.detect(gray)
+        sightings, _ = self.locator.locate_detection(detection)
+        pixels = {int(i): c for i, c in zip(detection.ids, detection.corners)}
+        events: list[ModelFell | ModelUp] = []
+        moved = False
+        seen: set[str] = set()
+        for s in sightings:
+            seen.add(s.element)
+            moved |= self._observe(gray, s, pixels[s.marker], events)
+        occluders = self._occluders(gray)
+        for element, track in self.tracks.items():
+            if element not in seen:
+                self._missing(occluders, track, events)
+        for element, state in (tilt or {}).items():
+            track = self.tracks.get(element)
+            if track and state == "fallen" and track.status != "fallen":
+                track.status = "fallen"
+                events.append(ModelFell(element, self.frame, "tilt sensor"))
+            elif track and state == "upright" and track.status == "fallen" and element in seen:
+                track.status = "up"
+                events.append(ModelUp(element, self.frame))
+        still = not moved and self._scene_still(gray)
+        self._previous = gray
+        # copies: an output is what this frame saw, and must not change with later frames
+        return TrackerOutput(self.frame, still, [replace(t) for t in self.tracks.values()], events)
+
+    def _observe(self, gray: np.ndarray, s: BaseSighting, corners: np.ndarray, events: list) -> bool:
+        track = self.tracks.get(s.element)
+        centre = corners.mean(axis=0)
+        size = float(np.linalg.norm(corners[0] - corners[1]))
+        if track is None:
+            track = self.tracks[s.element] = Track(s.element, s.x_mm, s.y_mm, s.facing_deg, tuple(centre), size)
+        moved = math.hypot(s.x_mm - track.x, s.y_mm - track.y) > self.move_mm
+        a = 1.0 if moved else self.smoothing  # a model being moved is followed, a still one averaged
+        track.x += a * (s.x_mm - track.x)
+        track.y += a * (s.y_mm - track.y)
+        track.facing = (track.facing + a * ((s.facing_deg - track.facing + 180) % 360 - 180)) % 360
+        track.confidence, track.last_seen = s.confidence, self.frame
+        if s.tipped:
+            self._vote_fall(track, "tipped", events)
+            return moved
+        track.pixel, track.size_px, track.fall_votes = tuple(centre), size, 0
+        if track.status == "fallen":
+            events.append(ModelUp(track.element, self.frame))
+        track.status = "up"
+        return moved
+
+    def _missing(self, occluders: np.ndarray, track: Track, events: list) -> None:
+        if track.status == "fallen":
+            return
+        x = min(int(track.pixel[0] / SCALE), occluders.shape[1] - 1)
+        y = min(int(track.pixel[1] / SCALE), occluders.shape[0] - 1)
+        if occluders[y, x]:
+            track.status = "hidden"  # a hand or an arm: no evidence either way
+            return
+        self._vote_fall(track, "vanished", events)
+
+    def _vote_fall(self, track: Track, evidence: str, events: list) -> None:
+        track.fall_votes += 1
+        if track.fall_votes >= self.fall_frames and track.status != "fallen":
+            track.status = "fallen"
+            events.append(ModelFell(track.element, self.frame, evidence))
+
+    def _scene_still(self, gray: np.ndarray) -> bool:
+        if self._previous is None or self._previous.shape != gray.shape:
+            return False
+        small = cv2.resize(cv2.absdiff(gray, self._previous), None, fx=0.125, fy=0.125, interpolation=cv2.INTER_AREA)
+        return float((small > CHANGE_LEVEL).mean()) < 0.002
