@@ -69,7 +69,7 @@ def test_table_calibration_recovers_the_pose_and_reports_each_anchor():
     lens = Calibration(CAM.image_size, CAM.K, CAM.dist, 0.2, 10)
     cal = calibrate_table(image, lens, default_anchors(TABLE), TABLE)
     assert np.abs(cal.camera().centre - CAM.centre).max() < 1.0
-    assert sorted(cal.residuals_mm) == list(range(8)) and max(cal.residuals_mm.values()) < 0.5
+    assert sorted(cal.residuals_mm) == list(range(8)) and max(cal.residuals_mm.values()) < 1.0
 
 
 def test_a_moved_anchor_is_refused_by_name():
