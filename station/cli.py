@@ -119,7 +119,10 @@ def _serve(station, host: str, port: int, config: str | None):
 @click.option("--port", default=8080, show_default=True)
 @click.option("--seed", type=int, help="Seed the dice (for rehearsals); default is unpredictable.")
 @click.option("--config", type=click.Path(dir_okay=False), help="Config file (holds the referee token).")
-def run(game, armies, serial_url, journal, options, host, port, seed, config) -> None:
+@click.option("--camera", help="Overhead camera: an index (0), a video file or a folder of frames.")
+@click.option("--calibration", "cal_path", type=click.Path(dir_okay=False), default="calibration/table.json",
+              show_default=True, help="Calibration for --camera (station calibrate table).")
+def run(game, armies, serial_url, journal, options, host, port, seed, config, camera, cal_path) -> None:
     """Referee a game live from the hub and the dashboard."""
     from .runtime import Station
     path = Path(journal) if journal else None
@@ -134,6 +137,14 @@ def run(game, armies, serial_url, journal, options, host, port, seed, config) ->
     except (ArmyError, InputError, JournalError, ValueError) as exc:
         _fail(str(exc))
     click.echo(f"{'Resuming' if resuming else 'Journal'}: {path}")
+    if camera is not None:
+        from .vision.calibration import CalibrationError, load_calibration
+        from .vision.sources import SourceError, open_source
+        try:
+            station.attach_camera(open_source(camera), load_calibration(cal_path))
+        except (CalibrationError, SourceError) as exc:
+            station.stop()
+            _fail(str(exc))
     station.start()
     server = _serve(station, host, port, config)
     _wait_for_interrupt()

@@ -113,6 +113,7 @@ class Game:
         elif game is not None and header_of(self._records, str(journal.path))["game"] != game:
             raise InputError(f"{journal.path} holds a {self._records[0]['game']} game, not {game}")
         self.book = DiceBook(dice_of(self._records), source=rng or random.Random())
+        self._table = next((r for r in reversed(self._records) if r["kind"] == "snapshot"), None)
         self.version = 0
         self._derive()
 
@@ -153,6 +154,35 @@ class Game:
             rulings = self._apply(record)
             self._changed(rulings)
             return rulings
+
+    def observe_camera(self, record: dict[str, Any]) -> None:
+        """A camera record the caller journaled (snapshot, or a fall seen): kept for the dashboard.
+        The rules do not fold camera records yet; the measurement layer (issue #5) will."""
+        with self._lock:
+            self._records.append(record)
+            if record["kind"] == "snapshot":
+                self._table = record
+            self.version += 1
+            self._publish({"version": self.version, "reset": False, "rulings": [],
+                           "camera": [record] if record["kind"] == "camera" else []})
+
+    def postures(self) -> dict[str, str]:
+        """Each model's posture as the rules know it (from the hub's TILT events)."""
+        with self._lock:
+            postures = getattr(self._result.ruleset, "postures", None)
+            return postures(self._result.state) if postures else {}
+
+    @property
+    def header(self) -> Mapping[str, Any]:
+        return self._records[0]
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return self._result.ruleset
+
+    def table(self) -> dict[str, Any] | None:
+        with self._lock:
+            return self._table
 
     def operator_input(self, type_: str, args: Mapping[str, Any] | None = None, by: str = "referee") -> list[Ruling]:
         allowed = getattr(self._result.ruleset, "input_types", ())

@@ -38,11 +38,23 @@ class Station:
             self.link.resume(self.journal.records)
         self._engine = threading.Thread(target=self._engine_loop, name="engine", daemon=True)
         self.engine_errors = 0
+        self.camera = None
+
+    def attach_camera(self, frames, calibration) -> None:
+        """Track the table from ``frames`` with ``calibration`` (started with the station)."""
+        from .vision.service import CameraService
+        ruleset = self.game.ruleset
+        specs = ruleset.marker_specs(self.game.header["armies"])
+        if not specs:
+            log.warning("no model in the army files has a camera marker; the camera will see only anchors")
+        self.camera = CameraService(frames, calibration, self.game, specs, getattr(ruleset, "mm_per_unit", 25.4))
 
     def start(self) -> "Station":
         self._engine.start()
         if self.link:
             self.link.start()
+        if self.camera:
+            self.camera.start()
         return self
 
     def _engine_loop(self) -> None:
@@ -58,9 +70,12 @@ class Station:
 
     def health(self) -> dict[str, Any]:
         link = self.link.snapshot() if self.link else {"state": "none", "url": None}
-        return {**link, "engine_errors": self.engine_errors, "subscribers": self.bus.subscribers}
+        return {**link, "engine_errors": self.engine_errors, "subscribers": self.bus.subscribers,
+                "camera": self.camera.health() if self.camera else None}
 
     def stop(self) -> None:
+        if self.camera:
+            self.camera.stop()
         if self.link:
             self.link.stop()
         self._inbox.put(None)

@@ -254,3 +254,40 @@ def test_tilt_sensor_decides_at_once_and_snapshot_reports_units():
     snapshot = second.snapshot(mm_per_unit=50.0)  # Бронепехота steps
     unit = snapshot["units"][0]
     assert unit["status"] == "fallen" and abs(unit["x_units"] - 525 / 50) < 0.03
+
+
+def test_station_with_a_camera_journals_snapshots_and_falls(tmp_path, armies):
+    """station run --camera: frames in, TableSnapshot and ModelFell records in the journal, the map
+    on /api/table; the rules' own fold is untouched by camera records."""
+    from station.game import fold
+    from station.journal import read_records
+    from station.rules.bronepekhota.army import load_army
+    from station.runtime import Station
+    from station.vision.sources import open_source
+    from station.web.app import create_app
+    blue = load_army(_army_with_markers(tmp_path))
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    rng = np.random.default_rng(9)
+    for k in range(26):
+        cyber = SceneMarker(22, 700.0, 300.0, 25.0, 45.0, tilt_deg=85.0 if k >= 8 else 0.0)
+        image, _ = render(_scene([SceneMarker(20, 500.0, 500.0, 40.0, 0.0), cyber]), rng)
+        cv2.imwrite(str(frames / f"{k:03d}.png"), image)
+    station = Station(tmp_path / "game.jsonl", "bronepekhota", [blue, armies[1]], {})
+    station.attach_camera(open_source(str(frames)), _truth_calibration())
+    station.start()
+    deadline = __import__("time").monotonic() + 30
+    while station.camera.state != "ended" and __import__("time").monotonic() < deadline:
+        __import__("time").sleep(0.05)
+    client = create_app(station, "token-123").test_client()
+    table = client.get("/api/table").get_json()
+    station.stop()
+    assert station.camera.frames_seen == 26 and table["camera"]["calibration"]["table"]
+    records = read_records(tmp_path / "game.jsonl")
+    falls = [r for r in records if r["kind"] == "camera" and r["event"] == "ModelFell"]
+    assert [(r["element"], r["evidence"]) for r in falls] == [("cyber-1", "vanished")]
+    snapshots = [r for r in records if r["kind"] == "snapshot"]
+    assert snapshots and {u["element"] for u in snapshots[-1]["units"]} == {"gryphon", "cyber-1"}
+    gryphon = next(u for u in table["table"]["units"] if u["element"] == "gryphon")
+    assert abs(gryphon["x_mm"] - 525) < 1 and abs(gryphon["x_units"] - 525 / 50) < 0.03 and gryphon["player"] == "blue"
+    assert fold(records).state_json() == fold([r for r in records if r["kind"] not in ("snapshot", "camera")]).state_json()

@@ -62,6 +62,12 @@ def state() -> Response:
     return jsonify({**_station().game.snapshot(), "health": _station().health()})
 
 
+@api.get("/table")
+def table() -> Response:
+    """The latest TableSnapshot from the camera (null without one) and the camera's health."""
+    return jsonify({"table": _station().game.table(), "camera": _station().health()["camera"]})
+
+
 @api.get("/health")
 def health() -> Response:
     return jsonify(_station().health())
@@ -127,7 +133,8 @@ def stream() -> Response:
     def generate() -> Iterator[str]:
         try:
             snapshot = station.game.snapshot()
-            yield _sse("snapshot", {**snapshot, "health": station.health()}, snapshot["version"])
+            yield _sse("snapshot", {**snapshot, "health": station.health(), "table": station.game.table()},
+                       snapshot["version"])
             while True:
                 first = subscription.get(timeout=KEEPALIVE_SECONDS)
                 if first is None:
@@ -137,12 +144,13 @@ def stream() -> Response:
                 if subscription.lagged or any(m["reset"] for m in messages):
                     subscription.lagged = False
                     snapshot = station.game.snapshot()
-                    yield _sse("snapshot", {**snapshot, "health": station.health()}, snapshot["version"])
+                    yield _sse("snapshot", {**snapshot, "health": station.health(), "table": station.game.table()},
+                               snapshot["version"])
                     continue
                 rulings = [r for m in messages for r in m["rulings"]]
                 yield _sse("update", {"version": messages[-1]["version"], "rulings": rulings,
                                       "state": station.game.state_view(), "health": station.health(),
-                                      "records": station.game.record_count()},
+                                      "records": station.game.record_count(), "table": station.game.table()},
                            messages[-1]["version"])
         finally:
             station.bus.unsubscribe(subscription)

@@ -117,6 +117,14 @@ class Bronepekhota:
             return state, []  # overrides act retroactively through state.overrides (see station.game)
         return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
 
+    unit_name: ClassVar[str] = "step"
+    mm_per_unit: ClassVar[float] = 50.0  # seed 000 digest: 1 step = 5 cm
+
+    def postures(self, state: GameState) -> dict[str, str]:
+        """upright / fallen per element, from the hub's tilt nodes (for the camera tracker)."""
+        return {e.id: ("fallen" if e.posture == "fallen" else "upright") for e in state.elements.values()
+                if not e.destroyed}
+
     def state_dict(self, state: GameState) -> dict[str, Any]:
         return state_view(state)
 

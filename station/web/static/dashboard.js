@@ -2,7 +2,9 @@
 // Plain JS, no build step.  Spectators only read; the referee token unlocks the controls.
 "use strict";
 
-const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0 };
+const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0, table: null };
+const SVG = "http://www.w3.org/2000/svg";
+const PLAYER_COLOURS = ["#4a90e2", "#e2574a", "#3fb950", "#d29922"];
 const TOKEN_KEY = "station.referee-token";
 const $ = (id) => document.getElementById(id);
 
@@ -144,6 +146,38 @@ function render() {
   $("records").textContent = model.records;
 }
 
+function svg(tag, attrs, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// The top-down map: the table to scale (mm), each base with its facing, coloured by player.
+function renderTable() {
+  const map = $("table-map");
+  const table = model.table;
+  map.classList.toggle("live", Boolean(table));
+  const camera = model.health.camera;
+  $("camera-health").textContent = camera
+    ? `camera ${camera.state} · ${camera.fps} fps · lens ${camera.calibration.lens_rms_px} px · worst anchor ${camera.calibration.worst_anchor_mm} mm`
+    : "";
+  if (!table) return;
+  const [w, h] = table.table_mm.length ? table.table_mm : [1219.2, 1219.2];
+  map.setAttribute("viewBox", `-20 -20 ${w + 40} ${h + 40}`);
+  const players = model.state ? model.state.players : [];
+  const shapes = [svg("rect", { class: "edge", x: 0, y: 0, width: w, height: h })];
+  for (const unit of table.units) {
+    const x = unit.x_mm, y = h - unit.y_mm;  // table y points away from the near edge: up on screen
+    const a = (unit.facing_deg * Math.PI) / 180;
+    const colour = PLAYER_COLOURS[Math.max(0, players.indexOf(unit.player)) % PLAYER_COLOURS.length];
+    shapes.push(svg("circle", { class: `base ${unit.status}`, cx: x, cy: y, r: 14, fill: colour }));
+    shapes.push(svg("line", { x1: x, y1: y, x2: x + 24 * Math.cos(a), y2: y - 24 * Math.sin(a), stroke: "#fff", "stroke-width": 3 }));
+    shapes.push(svg("text", { x: x + 18, y: y + 6 }, unit.status === "fallen" ? `${unit.element} ✕` : unit.element));
+  }
+  map.replaceChildren(...shapes);
+}
+
 function renderHealth(health) {
   model.health = health || {};
   const link = $("link");
@@ -164,17 +198,20 @@ function connect() {
   const source = new EventSource("/api/stream");
   source.addEventListener("snapshot", (event) => {
     const data = JSON.parse(event.data);
-    Object.assign(model, { state: data.state, rulings: data.rulings, verdicts: data.override_verdicts, records: data.records });
+    Object.assign(model, { state: data.state, rulings: data.rulings, verdicts: data.override_verdicts, records: data.records, table: data.table });
     renderHealth(data.health);
     render();
+    renderTable();
   });
   source.addEventListener("update", (event) => {
     const data = JSON.parse(event.data);
     model.state = data.state;
     model.rulings.push(...data.rulings);
     model.records = data.records;
+    model.table = data.table;
     renderHealth(data.health);
     render();
+    renderTable();
   });
   source.addEventListener("health", (event) => renderHealth(JSON.parse(event.data)));
   source.onerror = () => renderHealth({ state: "lost" });

@@ -1,0 +1,83 @@
+"""The camera in a running station: frames in, tracker, and camera records out to the journal.
+
+It runs in its own thread, never waits on the web server, and journals at a bounded rate: a
+TableSnapshot at most every ``snapshot_interval`` seconds (and at once when something fell or
+got up), plus every ModelFell and ModelUp.  The hub's TILT postures, as the rules know them, go
+into the tracker so a model with a sensor is judged by its sensor first.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Iterator
+
+import numpy as np
+
+from ..game import Game
+from .calibration import Calibration
+from .locate import Locator, specs_from
+from .sources import SourceError
+from .tracker import ModelFell, Tracker
+
+log = logging.getLogger(__name__)
+
+
+class CameraService:
+    def __init__(self, frames: Iterator[np.ndarray], calibration: Calibration, game: Game, marker_specs: list[dict],
+                 mm_per_unit: float, snapshot_interval: float = 0.5) -> None:
+        self.frames = frames
+        self.calibration = calibration
+        self.game = game
+        self.tracker = Tracker(Locator(calibration, specs_from(marker_specs)))
+        self.players = {s["element"]: s["player"] for s in marker_specs}
+        self.mm_per_unit = mm_per_unit
+        self.snapshot_interval = snapshot_interval
+        self.state = "starting"
+        self.error: str | None = None
+        self.frames_seen = 0
+        self.fps = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+
+    def start(self) -> "CameraService":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def health(self) -> dict[str, Any]:
+        return {"state": self.state, "error": self.error, "frames": self.frames_seen, "fps": round(self.fps, 1),
+                "calibration": self.calibration.health()}
+
+    def _run(self) -> None:
+        last_snapshot = 0.0
+        started = time.monotonic()
+        try:
+            for frame in self.frames:
+                if self._stop.is_set():
+                    break
+                self.state = "running"
+                self.calibration.check_image(frame, "the camera frame")
+                out = self.tracker.update(frame, tilt=self.game.postures())
+                self.frames_seen += 1
+                self.fps = self.frames_seen / max(time.monotonic() - started, 1e-6)
+                for event in out.events:
+                    fields = {"event": type(event).__name__, "element": event.element, "frame": event.frame}
+                    if isinstance(event, ModelFell):
+                        fields["evidence"] = event.evidence
+                    self.game.observe_camera(self.game.journal.append("camera", **fields))
+                now = time.monotonic()
+                if out.events or now - last_snapshot >= self.snapshot_interval:
+                    last_snapshot = now
+                    snapshot = out.snapshot(self.mm_per_unit)
+                    for unit in snapshot["units"]:
+                        unit["player"] = self.players.get(unit["element"])
+                    self.game.observe_camera(self.game.journal.append(
+                        "snapshot", table_mm=list(self.calibration.table_mm or ()), **snapshot))
+            self.state = "ended"
+        except (SourceError, ValueError) as exc:
+            self.state, self.error = "error", str(exc)
+            log.error("camera stopped: %s", exc)
