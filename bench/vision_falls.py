@@ -27,6 +27,7 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=100)
     parser.add_argument("--falls", type=int, default=4)
     parser.add_argument("--hands", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1000, help="first sequence's seed")
     args = parser.parse_args()
     camera = overhead_camera()
     calibration = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10, camera.R, camera.t, TABLE,
@@ -35,7 +36,7 @@ def main() -> None:
     delays: list[int] = []
     start = time.perf_counter()
     for n in range(args.sequences):
-        rng = np.random.default_rng(1000 + n)
+        rng = np.random.default_rng(args.seed + n)
         tracker, fell_at, detected = None, {}, set()
         for base, frame in sequence(camera, rng, frames=args.frames, units=16, falls=args.falls, hands=args.hands):
             if tracker is None:

@@ -22,7 +22,7 @@ from .locate import BaseSighting, Locator
 CHANGE_LEVEL = 12  # grey levels (after 4x4 averaging, so noise stays well under it): changed
 SCALE = 4  # the change mask is worked out at a quarter of the frame's resolution
 OCCLUDER_MARKERS = 11  # a changed blob larger than this many marker areas is a hand or an arm
-MARGIN_MARKERS = 2.0  # and a marker this close counts as under it: a hand touching its white
+MARGIN_MARKERS = 1.5  # and a marker this close counts as under it: a hand touching its white
 # margin breaks the quiet zone ArUco needs, so the marker is missed while in plain view
 
 
