@@ -291,3 +291,30 @@ def test_station_with_a_camera_journals_snapshots_and_falls(tmp_path, armies):
     gryphon = next(u for u in table["table"]["units"] if u["element"] == "gryphon")
     assert abs(gryphon["x_mm"] - 525) < 1 and abs(gryphon["x_units"] - 525 / 50) < 0.03 and gryphon["player"] == "blue"
     assert fold(records).state_json() == fold([r for r in records if r["kind"] not in ("snapshot", "camera")]).state_json()
+
+
+def test_calibrate_lens_then_table_from_the_command_line(tmp_path):
+    """station calibrate lens --images DIR, then station calibrate table --image IMG, as documented."""
+    from station.vision.synthetic import save_frame
+    rng = np.random.default_rng(31)
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    board = V.charuco_board()
+    for k in range(16):  # as the README says: tilted every way, reaching into the frame's corners
+        R = V.rodrigues(rng.uniform([-0.5, -0.5, -0.4], [0.5, 0.5, 0.4]))
+        t = np.array([rng.uniform(-420, 420), rng.uniform(-230, 230), rng.uniform(450, 750)]) - R @ [135, 90, 0]
+        cv2.imwrite(str(photos / f"{k:02d}.png"), render_charuco_view(CAM, board, R, t, rng))
+    runner = CliRunner()
+    lens = runner.invoke(main, ["calibrate", "lens", "--images", str(photos), "--out", str(tmp_path / "lens.json")])
+    assert lens.exit_code == 0 and "RMS reprojection error" in lens.output, lens.output
+    image, truth = render(random_scene(CAM, rng, units=4), rng)
+    save_frame(str(tmp_path / "table"), image, truth)
+    assert json.loads((tmp_path / "table.json").read_text())["markers"]  # the truth beside the frame
+    table = runner.invoke(main, ["calibrate", "table", "--image", str(tmp_path / "table.png"), "--lens",
+                                 str(tmp_path / "lens.json"), "--out", str(tmp_path / "cal.json")])
+    assert table.exit_code == 0, table.output
+    assert table.output.count("anchor ") == 8 and "table pose from 8 anchors" in table.output
+    assert np.abs(load_calibration(tmp_path / "cal.json").camera().centre - CAM.centre).max() < 5
+    bad = runner.invoke(main, ["calibrate", "table", "--image", str(tmp_path / "table.png"), "--lens",
+                               str(tmp_path / "missing.json")])
+    assert bad.exit_code == 2 and "no such calibration file" in bad.output

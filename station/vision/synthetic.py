@@ -246,3 +246,12 @@ def sequence(camera: Camera, rng: np.random.Generator, frames: int, units: int =
         scene = Scene(camera, markers, table_mm, occluders)
         image, _ = render(scene, rng)
         yield base, SequenceFrame(image, frozenset(fallen), frozenset(hidden))
+
+
+def save_frame(path_stem: str, image: np.ndarray, truth: dict) -> None:
+    """Write a rendered frame as STEM.png with its ground truth beside it as STEM.json."""
+    import json
+    if not cv2.imwrite(f"{path_stem}.png", image):
+        raise OSError(f"cannot write {path_stem}.png")
+    with open(f"{path_stem}.json", "w") as f:
+        json.dump(truth, f, indent=1)
