@@ -281,7 +281,10 @@ def test_station_with_a_camera_journals_snapshots_and_falls(tmp_path, armies):
         __import__("time").sleep(0.05)
     client = create_app(station, "token-123").test_client()
     table = client.get("/api/table").get_json()
+    still = client.get("/api/camera.jpg")
     station.stop()
+    assert still.status_code == 200 and still.mimetype == "image/jpeg"
+    assert cv2.imdecode(np.frombuffer(still.data, np.uint8), cv2.IMREAD_COLOR).shape == (540, 960, 3)
     assert station.camera.frames_seen == 26 and table["camera"]["calibration"]["table"]
     records = read_records(tmp_path / "game.jsonl")
     falls = [r for r in records if r["kind"] == "camera" and r["event"] == "ModelFell"]

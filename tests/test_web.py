@@ -122,3 +122,8 @@ def test_sse_stream_delivers_snapshot_then_new_rulings(station):
         conn.close()
     finally:
         server.stop()
+
+
+def test_camera_endpoints_without_a_camera(client):
+    assert client.get("/api/camera.jpg").status_code == 404
+    assert client.get("/api/table").get_json() == {"table": None, "camera": None}

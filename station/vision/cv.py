@@ -122,3 +122,19 @@ def rodrigues(rvec: np.ndarray) -> np.ndarray:
 
 def rvec_of(R: np.ndarray) -> np.ndarray:
     return cv2.Rodrigues(np.asarray(R, float))[0].reshape(3)
+
+
+def annotated_still(image: np.ndarray, labels: list[tuple[tuple[float, float], str, bool]], width: int = 960) -> bytes:
+    """A JPEG of ``image`` scaled to ``width`` with each (pixel, text, alarm) label drawn: the
+    dashboard's low-rate camera still."""
+    scale = width / image.shape[1]
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    for (x, y), text, alarm in labels:
+        colour = (60, 60, 230) if alarm else (80, 200, 80)
+        centre = (int(x * scale), int(y * scale))
+        cv2.circle(small, centre, 9, colour, 2, cv2.LINE_AA)
+        cv2.putText(small, text, (centre[0] + 11, centre[1] + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.4, colour, 1, cv2.LINE_AA)
+    ok, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    if not ok:
+        raise ValueError("JPEG encoding failed")
+    return data.tobytes()

@@ -15,6 +15,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..game import Game
+from . import cv
 from .calibration import Calibration
 from .locate import Locator, specs_from
 from .sources import SourceError
@@ -39,6 +40,9 @@ class CameraService:
         self.fps = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+        self._last: tuple[np.ndarray, list] | None = None
+        self._still: tuple[float, bytes] | None = None
+        self._still_lock = threading.Lock()
 
     def start(self) -> "CameraService":
         self._thread.start()
@@ -52,6 +56,21 @@ class CameraService:
         return {"state": self.state, "error": self.error, "frames": self.frames_seen, "fps": round(self.fps, 1),
                 "calibration": self.calibration.health()}
 
+    def still(self, max_age: float = 2.0) -> bytes | None:
+        """A JPEG of the latest frame with the tracked bases drawn on it, made at most every
+        ``max_age`` seconds however many people watch, so it never becomes a video stream."""
+        with self._still_lock:
+            now = time.monotonic()
+            if self._still and now - self._still[0] < max_age:
+                return self._still[1]
+            if self._last is None:
+                return None
+            frame, tracks = self._last
+            labels = [(t.pixel, f"{t.element} {t.status}" if t.status != "up" else t.element, t.status == "fallen")
+                      for t in tracks]
+            self._still = (now, cv.annotated_still(frame, labels))
+            return self._still[1]
+
     def _run(self) -> None:
         last_snapshot = 0.0
         started = time.monotonic()
@@ -62,6 +81,7 @@ class CameraService:
                 self.state = "running"
                 self.calibration.check_image(frame, "the camera frame")
                 out = self.tracker.update(frame, tilt=self.game.postures())
+                self._last = (frame, out.tracks)
                 self.frames_seen += 1
                 self.fps = self.frames_seen / max(time.monotonic() - started, 1e-6)
                 for event in out.events:

@@ -68,6 +68,16 @@ def table() -> Response:
     return jsonify({"table": _station().game.table(), "camera": _station().health()["camera"]})
 
 
+@api.get("/camera.jpg")
+def camera_still() -> Response:
+    """A low-rate still of the table with the bases drawn on it (404 without a camera yet)."""
+    camera = _station().camera
+    jpeg = camera.still() if camera else None
+    if jpeg is None:
+        return _error(404, "no camera frame yet")
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
 @api.get("/health")
 def health() -> Response:
     return jsonify(_station().health())

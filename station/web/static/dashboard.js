@@ -158,6 +158,7 @@ function renderTable() {
   const map = $("table-map");
   const table = model.table;
   map.classList.toggle("live", Boolean(table));
+  $("still-toggle").classList.toggle("live", Boolean(table));
   const camera = model.health.camera;
   $("camera-health").textContent = camera
     ? `camera ${camera.state} · ${camera.fps} fps · lens ${camera.calibration.lens_rms_px} px · worst anchor ${camera.calibration.worst_anchor_mm} mm`
@@ -230,5 +231,13 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   $("activate").addEventListener("click", () => act("/api/input", { type: "activate", args: { unit: $("activate-unit").value } }));
   $("repair").addEventListener("click", () => act("/api/input", { type: "repair", args: { element: $("repair-element").value, cells: 1 } }));
+  let stillTimer = null;
+  $("show-still").addEventListener("change", (event) => {
+    const still = $("camera-still");
+    still.hidden = !event.target.checked;
+    clearInterval(stillTimer);
+    const refresh = () => { still.src = `/api/camera.jpg?t=${Date.now()}`; };
+    if (event.target.checked) { refresh(); stillTimer = setInterval(refresh, 5000); }
+  });
   connect();
 });
