@@ -19,10 +19,9 @@ import cv2
 import numpy as np
 
 from station.vision import cv as V
-from station.vision.calibration import Calibration, default_anchors
 from station.vision.geometry import overhead_camera
 from station.vision.locate import Locator, MarkerSpec
-from station.vision.synthetic import random_scene, render
+from station.vision.synthetic import ideal_calibration, random_scene, render
 
 TABLE = (1219.2, 1219.2)
 
@@ -34,8 +33,7 @@ def main() -> None:
     args = parser.parse_args()
     cv2.setNumThreads(1)
     camera = overhead_camera()
-    calibration = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10, camera.R, camera.t, TABLE,
-                              default_anchors(TABLE), {})
+    calibration = ideal_calibration(camera, TABLE)
     rng = np.random.default_rng(2026)
     frames, truths = [], []
     print(f"rendering {args.frames} frames of {args.units} units ...", flush=True)

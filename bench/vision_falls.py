@@ -12,10 +12,9 @@ import time
 import numpy as np
 
 from station.vision import cv as V
-from station.vision.calibration import Calibration, default_anchors
 from station.vision.geometry import overhead_camera
 from station.vision.locate import Locator, MarkerSpec
-from station.vision.synthetic import sequence
+from station.vision.synthetic import ideal_calibration, sequence
 from station.vision.tracker import ModelFell, Tracker
 
 TABLE = (1219.2, 1219.2)
@@ -30,8 +29,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1000, help="first sequence's seed")
     args = parser.parse_args()
     camera = overhead_camera()
-    calibration = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10, camera.R, camera.t, TABLE,
-                              default_anchors(TABLE), {})
+    calibration = ideal_calibration(camera, TABLE)
     falls = found = false = frames = hidden_frames = 0
     delays: list[int] = []
     start = time.perf_counter()

@@ -1,7 +1,6 @@
 """The dashboard in headless Chromium during a live demo replay: a ruling appears, spectators
 see no controls, and the referee confirms a ruling with the token."""
 import json
-import os
 import shutil
 import socket
 import subprocess

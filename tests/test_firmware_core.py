@@ -3,7 +3,6 @@ through ctypes.  Its protocol lines are checked with the station's own codec, so
 cannot drift apart."""
 import ctypes
 import math
-import random
 
 import pytest
 from hypothesis import given, settings, strategies as st

@@ -1,7 +1,6 @@
 """The journal fold: replay determinism, overrides derived again, resume, and bad input."""
 import json
 import random
-import shutil
 from pathlib import Path
 
 import pytest

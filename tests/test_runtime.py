@@ -1,6 +1,5 @@
 """The whole station (journal, link, engine thread, game) against the simulated hub, including a
 station restart in the middle of a game."""
-import time
 
 from station.devices import protocol as p
 from station.devices.hubsim import SimulatedHub

@@ -13,7 +13,8 @@ from station.vision.calibration import (Calibration, CalibrationError, calibrate
                                         default_anchors, load_calibration)
 from station.vision.geometry import marker_pose, overhead_camera
 from station.vision.locate import Locator, MarkerSpec
-from station.vision.synthetic import (Occluder, Scene, SceneMarker, random_scene, render, render_charuco_view)
+from station.vision.synthetic import (Occluder, Scene, SceneMarker, anchor_markers, ideal_calibration, random_scene,
+                                      render, render_charuco_view)
 
 from .conftest import EXAMPLES
 
@@ -22,13 +23,11 @@ CAM = overhead_camera()
 
 
 def _truth_calibration(camera=CAM):
-    return Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10, camera.R, camera.t, TABLE,
-                       default_anchors(TABLE), {})
+    return ideal_calibration(camera, TABLE)
 
 
 def _scene(markers, **kw):
-    anchors = [SceneMarker(a.id, a.x, a.y, 0.0, a.facing_deg, a.size_mm) for a in default_anchors(TABLE)]
-    return Scene(CAM, anchors + list(markers), TABLE, **kw)
+    return Scene(CAM, anchor_markers(TABLE) + list(markers), TABLE, **kw)
 
 
 def test_renderer_draws_what_its_ground_truth_says():

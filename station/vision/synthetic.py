@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from . import cv
-from .calibration import default_anchors
+from .calibration import Calibration, default_anchors
 from .geometry import Camera, marker_corners
 
 TABLE_BGR = (170, 190, 205)
@@ -179,10 +179,21 @@ def render_charuco_view(camera: Camera, board, R: np.ndarray, t: np.ndarray, rng
     return _finish(canvas, camera, rng, noise=2.0, blur=0.6)
 
 
+def anchor_markers(table_mm: tuple[float, float] = (1219.2, 1219.2)) -> list[SceneMarker]:
+    """The default table anchors, as markers to draw."""
+    return [SceneMarker(a.id, a.x, a.y, 0.0, a.facing_deg, a.size_mm) for a in default_anchors(table_mm)]
+
+
+def ideal_calibration(camera: Camera, table_mm: tuple[float, float] = (1219.2, 1219.2)) -> Calibration:
+    """The calibration a perfect job would give for a synthetic camera: its true lens and pose."""
+    return Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10, camera.R, camera.t, table_mm,
+                       default_anchors(table_mm), {})
+
+
 def random_scene(camera: Camera, rng: np.random.Generator, units: int = 20, table_mm: tuple[float, float] = (1219.2, 1219.2),
                  max_height: float = 60.0, fallen: int = 0, hands: int = 0, size: float = 30.0) -> Scene:
     """Unit markers spread over the table at random heights and facings, plus anchors."""
-    markers = [SceneMarker(a.id, a.x, a.y, 0.0, a.facing_deg, a.size_mm) for a in default_anchors(table_mm)]
+    markers = anchor_markers(table_mm)
     placed: list[tuple[float, float]] = []
     while len(placed) < units:
         x, y = rng.uniform(60, table_mm[0] - 60), rng.uniform(60, table_mm[1] - 60)

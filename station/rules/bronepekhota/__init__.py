@@ -5,7 +5,6 @@ rulings it made, rolling dice only through the injected roller.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, ClassVar, Mapping, Sequence
 
 from ...devices.protocol import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
