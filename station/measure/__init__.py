@@ -1,1 +1,1 @@
-"""Distances, contact, arcs and line of sight in game units (issue #5)."""
+"""Distances, contact, arcs, line of sight and templates in game units, with uncertainty."""

@@ -1,0 +1,58 @@
+"""Contact, coherency, nearest targets and arcs: the geometric questions rulings ask."""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from .bases import closest_points
+from .measurement import Placed
+
+
+def in_contact(a: Placed, b: Placed, tolerance_mm: float = 1.0) -> bool:
+    """Bases touch when their outlines are within ``tolerance_mm`` (a camera never sees 0.0)."""
+    return closest_points(a.base, b.base)[0] <= tolerance_mm
+
+
+def coherent(squad: Sequence[Placed], command_mm: float) -> list[list[str]]:
+    """The squad's groups where each base is within ``command_mm`` (edge to edge) of another in
+    its group.  One group means the squad is in command; more list who is cut off."""
+    parent = list(range(len(squad)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(squad)):
+        for j in range(i + 1, len(squad)):
+            if closest_points(squad[i].base, squad[j].base)[0] <= command_mm:
+                parent[root(i)] = root(j)
+    groups: dict[int, list[str]] = {}
+    for i, member in enumerate(squad):
+        groups.setdefault(root(i), []).append(member.id)
+    return sorted(groups.values(), key=len, reverse=True)
+
+
+def nearest(origin: Placed, candidates: Sequence[Placed], n: int = 3) -> list[tuple[str, float]]:
+    """The ``n`` nearest candidates, edge to edge, nearest first."""
+    distances = [(c.id, closest_points(origin.base, c.base)[0]) for c in candidates if c.id != origin.id]
+    return sorted(distances, key=lambda item: item[1])[:n]
+
+
+def bearing_deg(origin: Placed, target: Placed) -> float:
+    """The target's direction from the origin's facing, -180..180 degrees (positive: to the left)."""
+    angle = math.degrees(math.atan2(target.base.y - origin.base.y, target.base.x - origin.base.x))
+    return (angle - origin.base.facing_deg + 180) % 360 - 180
+
+
+def in_arc(origin: Placed, target: Placed, centre_deg: float = 0.0, half_width_deg: float = 90.0) -> bool:
+    """Is the target's centre inside an arc of the origin: e.g. the front half is (0, 90), the
+    rear (180, 90), a turret allowed to turn 90 degrees from its rest position (rest, 90)."""
+    offset = (bearing_deg(origin, target) - centre_deg + 180) % 360 - 180
+    return abs(offset) <= half_width_deg
+
+
+def front_half(origin: Placed, target: Placed) -> bool:
+    """Бронепехота §7.3 field of view: the half-space in front of the model."""
+    return in_arc(origin, target, 0.0, 90.0)
