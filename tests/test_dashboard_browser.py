@@ -74,3 +74,47 @@ def test_dashboard_shows_a_ruling_live_and_the_referee_confirms_it(demo):
         browser.close()
     journal = [json.loads(line) for line in (tmp_path / "demo.jsonl").read_text().splitlines()]
     assert any(r["kind"] == "confirm" and r["ruling"] == ruling_id and r["by"] == "dashboard" for r in journal)
+
+
+def test_measuring_tool_draws_the_line_between_two_bases(tmp_path):
+    """Click two bases on the table map: the station measures edge to edge on its latest
+    snapshot and the dashboard draws the line and the value in steps (Бронепехота)."""
+    import cv2
+    import numpy as np
+    from station.rules.bronepekhota.army import load_army
+    from station.runtime import Station
+    from station.vision.sources import open_source
+    from station.vision.synthetic import Scene, SceneMarker, anchor_markers, ideal_calibration, render
+    from station.vision.geometry import overhead_camera
+    from station.web.server import DashboardServer
+    from .conftest import EXAMPLES
+    army = json.loads((EXAMPLES / "blue-protectorate.json").read_text())
+    army["units"][1]["marker"] = {"id": 20, "size_mm": 30, "height_mm": 40}
+    army["units"][2]["marker"] = {"id": 21, "size_mm": 30, "height_mm": 40}
+    (tmp_path / "blue.json").write_text(json.dumps(army))
+    camera = overhead_camera()
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    scene = Scene(camera, anchor_markers() + [SceneMarker(20, 300.0, 300.0, 40.0, 0.0), SceneMarker(21, 700.0, 300.0, 40.0, 0.0)])
+    for k in range(3):
+        cv2.imwrite(str(frames / f"{k}.png"), render(scene, np.random.default_rng(k))[0])
+    station = Station(tmp_path / "g.jsonl", "bronepekhota", [load_army(tmp_path / "blue.json"),
+                                                              load_army(EXAMPLES / "red-polaris.json")], {})
+    station.attach_camera(open_source(str(frames)), ideal_calibration(camera))
+    station.start()
+    server = DashboardServer(station, TOKEN, port=0).start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(server.url + "/")
+            page.locator('circle[data-element="gryphon"]').click(timeout=20_000)
+            page.locator('circle[data-element="t-rex"]').click()
+            expect(page.locator("#measure-label")).to_contain_text("step")
+            # 400 mm apart: gryphon's 100x50 footprint faces +x (reaches 50 mm), t-rex's too: 300 mm = 6 steps
+            expect(page.locator("#measure-text")).to_contain_text("6.00 step")
+            assert page.locator("#measure-line").count() == 1
+            browser.close()
+    finally:
+        server.stop()
+        station.stop()

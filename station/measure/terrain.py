@@ -30,6 +30,11 @@ class Piece:
     height_mm: float
     polygon: np.ndarray  # (N, 2) mm
 
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        (x0, y0), (x1, y1) = self.polygon.min(axis=0), self.polygon.max(axis=0)
+        return float(x0), float(y0), float(x1), float(y1)
+
     def contains(self, p: np.ndarray) -> bool:
         x, y = p
         inside = False
@@ -121,6 +126,9 @@ def line_of_sight(shooter: Placed, eye_mm: float, target: Placed, target_height_
     radius = target.base.width / 2
     rays = [(b + side * radius * k, target_height_mm * h)
             for k in np.linspace(-0.9, 0.9, across) for h in np.linspace(0.15, 0.95, levels)]
+    # only pieces whose box meets the fan's box can touch a ray
+    lo, hi = np.minimum(a, b) - radius, np.maximum(a, b) + radius
+    terrain = [p for p in terrain if p.box[0] <= hi[0] and p.box[2] >= lo[0] and p.box[1] <= hi[1] and p.box[3] >= lo[1]]
     blocked_rays, blockers = 0, set()
     for end, end_z in rays:
         for piece in terrain:

@@ -32,6 +32,7 @@ class CameraService:
         self.game = game
         self.tracker = Tracker(Locator(calibration, specs_from(marker_specs)))
         self.players = {s["element"]: s["player"] for s in marker_specs}
+        self.bases = {s["element"]: s.get("base") for s in marker_specs}
         self.mm_per_unit = mm_per_unit
         self.snapshot_interval = snapshot_interval
         self.state = "starting"
@@ -95,6 +96,7 @@ class CameraService:
                     snapshot = out.snapshot(self.mm_per_unit)
                     for unit in snapshot["units"]:
                         unit["player"] = self.players.get(unit["element"])
+                        unit["base"] = self.bases.get(unit["element"])
                     self.game.observe_camera(self.game.journal.append(
                         "snapshot", table_mm=list(self.calibration.table_mm or ()), **snapshot))
             self.state = "ended"

@@ -68,6 +68,27 @@ def table() -> Response:
     return jsonify({"table": _station().game.table(), "camera": _station().health()["camera"]})
 
 
+@api.get("/measure")
+def measure_bases() -> Response:
+    """Edge-to-edge (or ``kind=centre``) distance between two bases on the latest snapshot, in
+    the game's units, with the two exact points measured and the uncertainty."""
+    from ..measure.snapshot import NotOnTable, measure_on_snapshot
+    station = _station()
+    a, b, kind = request.args.get("a"), request.args.get("b"), request.args.get("kind", "edge")
+    if not a or not b or kind not in ("edge", "centre"):
+        return _error(400, "give ?a=ELEMENT&b=ELEMENT and optionally kind=edge|centre")
+    table = station.game.table()
+    if table is None:
+        return _error(404, "no table snapshot yet: is a camera attached?")
+    camera = station.health()["camera"] or {}
+    residual = (camera.get("calibration") or {}).get("worst_anchor_mm") or 1.0
+    try:
+        m = measure_on_snapshot(table, a, b, station.game.ruleset.convention, residual, kind)
+    except NotOnTable as exc:
+        return _error(404, str(exc))
+    return jsonify({**m.as_dict(), "text": m.describe(), "snapshot_frame": table["frame"]})
+
+
 @api.get("/camera.jpg")
 def camera_still() -> Response:
     """A low-rate still of the table with the bases drawn on it (404 without a camera yet)."""

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 from ...devices.protocol import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...dice import Roller
+from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Override, Ruling
 from . import rounds, shooting
 from .army import check_armies, load_army, marker_specs
@@ -118,6 +119,7 @@ class Bronepekhota:
 
     unit_name: ClassVar[str] = "step"
     mm_per_unit: ClassVar[float] = 50.0  # seed 000 digest: 1 step = 5 cm
+    convention: ClassVar[Convention] = BRONEPEKHOTA  # §7: steps of 5 cm, rounded up
 
     def postures(self, state: GameState) -> dict[str, str]:
         """upright / fallen per element, from the hub's tilt nodes (for the camera tracker)."""

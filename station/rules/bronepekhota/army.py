@@ -38,6 +38,17 @@ def _marker(f: Fields) -> dict[str, Any] | None:
             "offset_mm": [float(x) for x in offset]}
 
 
+DEFAULT_BASES = {"infantry": "round25", "vehicle": "rect50x100", "gun": "rect25x50"}  # sample defaults
+
+
+def _base(f: Fields, kind: str) -> str:
+    """The model's base or footprint as a named size (station.measure.bases); vehicles' real
+    footprints differ, so say which fits (README "Bases")."""
+    from ...measure.bases import OVAL_BASES, RECT_BASES, ROUND_BASES
+    names = sorted(ROUND_BASES) + sorted(OVAL_BASES) + sorted(RECT_BASES)
+    return f.choice("base", names, DEFAULT_BASES[kind])
+
+
 def _durability(f: Fields) -> dict[str, Any]:
     """§2.2, §5.2: cells numbered max..1, the current cell is the armour; coloured sectors give speed."""
     f.reject_unknown(["max", "sectors"])
@@ -69,8 +80,10 @@ def _launchers(f: Fields) -> list[dict[str, Any]]:
 
 
 def _member(f: Fields) -> dict[str, Any]:
-    f.reject_unknown(["id", "name", "rank", "speed", "armour", "close_combat", "properties", "tilt_node", "marker"])
+    f.reject_unknown(["id", "name", "rank", "speed", "armour", "close_combat", "properties", "tilt_node", "marker",
+                      "base"])
     return {"id": f.get("id", str, check=_ID_CHECK), "name": f.get("name", str, ""), "marker": _marker(f),
+            "base": _base(f, "infantry"),
             "rank": f.integer("rank", 0, 9), "speed": f.integer("speed", 0, 20),
             "armour": f.integer("armour", 0, 20), "close_combat": f.integer("close_combat", 0, 20, 0),
             "properties": f.get("properties", list, []), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK)}
@@ -86,16 +99,16 @@ def _unit(f: Fields) -> dict[str, Any]:
     machine = {**common, "rank": f.integer("rank", 0, 9), "rate_of_fire": f.integer("rate_of_fire", 1, 9),
                "ammo_max": f.integer("ammo_max", 0, 99), "durability": _durability(f.child("durability")),
                "launchers": _launchers(f), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK),
-               "marker": _marker(f)}
+               "marker": _marker(f), "base": _base(f, kind)}
     if kind == "vehicle":
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "class", "locomotion", "pilot", "marker"])
+                          "launchers", "tilt_node", "class", "locomotion", "pilot", "marker", "base"])
         machine.update({"class": f.choice("class", ("light", "heavy")),
                         "locomotion": f.choice("locomotion", ("wheeled", "tracked", "walking", "flying")),
                         "pilot": f.get("pilot", str, None)})
     else:
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "mobility", "marker"])
+                          "launchers", "tilt_node", "mobility", "marker", "base"])
         machine["mobility"] = f.choice("mobility", ("mobile", "stationary"))
     return machine
 
@@ -140,7 +153,7 @@ def marker_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             for element in (unit["members"] if unit["type"] == "squad" else [unit]):
                 if element.get("marker"):
                     specs.append({**element["marker"], "element": element["id"], "unit": unit["id"],
-                                  "player": army["player"]})
+                                  "player": army["player"], "base": element["base"]})
     return specs
 
 

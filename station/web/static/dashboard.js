@@ -2,7 +2,8 @@
 // Plain JS, no build step.  Spectators only read; the referee token unlocks the controls.
 "use strict";
 
-const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0, table: null };
+const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0, table: null,
+  picked: null, measurement: null };
 const SVG = "http://www.w3.org/2000/svg";
 const PLAYER_COLOURS = ["#4a90e2", "#e2574a", "#3fb950", "#d29922"];
 const TOKEN_KEY = "station.referee-token";
@@ -172,11 +173,38 @@ function renderTable() {
     const x = unit.x_mm, y = h - unit.y_mm;  // table y points away from the near edge: up on screen
     const a = (unit.facing_deg * Math.PI) / 180;
     const colour = PLAYER_COLOURS[Math.max(0, players.indexOf(unit.player)) % PLAYER_COLOURS.length];
-    shapes.push(svg("circle", { class: `base ${unit.status}`, cx: x, cy: y, r: 14, fill: colour }));
+    const circle = svg("circle", { class: `base ${unit.status}${model.picked === unit.element ? " picked" : ""}`,
+      cx: x, cy: y, r: 14, fill: colour, "data-element": unit.element });
+    circle.addEventListener("click", () => pickBase(unit.element));
+    shapes.push(circle);
     shapes.push(svg("line", { x1: x, y1: y, x2: x + 24 * Math.cos(a), y2: y - 24 * Math.sin(a), stroke: "#fff", "stroke-width": 3 }));
     shapes.push(svg("text", { x: x + 18, y: y + 6 }, unit.status === "fallen" ? `${unit.element} ✕` : unit.element));
   }
+  const m = model.measurement;
+  if (m) {  // the two exact points measured, and what was measured, in the game's units
+    const [ax, ay] = [m.point_a[0], h - m.point_a[1]], [bx, by] = [m.point_b[0], h - m.point_b[1]];
+    shapes.push(svg("line", { id: "measure-line", x1: ax, y1: ay, x2: bx, y2: by, class: "measure" }));
+    shapes.push(svg("text", { id: "measure-label", x: (ax + bx) / 2 + 8, y: (ay + by) / 2 - 8, class: "measure" },
+      `${m.exact.toFixed(2)} ${m.unit} → ${m.value}`));
+  }
   map.replaceChildren(...shapes);
+}
+
+// Click one base, then another: the station measures edge to edge between them.
+async function pickBase(element) {
+  if (!model.picked || model.picked === element) {
+    model.picked = model.picked === element ? null : element;
+    model.measurement = null;
+    renderTable();
+    return;
+  }
+  const first = model.picked;
+  model.picked = null;
+  const response = await fetch(`/api/measure?a=${encodeURIComponent(first)}&b=${encodeURIComponent(element)}`);
+  const data = await response.json();
+  model.measurement = response.ok ? data : null;
+  $("measure-text").textContent = response.ok ? data.text : data.error;
+  renderTable();
 }
 
 function renderHealth(health) {
