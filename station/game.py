@@ -44,6 +44,8 @@ def record_event(record: Mapping[str, Any]) -> Event | None:
         return Event(record["seq"], Input(record["type"], record.get("args", {})))
     if kind in ("confirm", "override"):
         return Event(record["seq"], Input(kind, {"ruling": record["ruling"]}))
+    if kind == "snapshot":  # where the camera saw every base: geometry for the rules
+        return Event(record["seq"], Input("snapshot", {"units": record.get("units", [])}))
     return None
 
 
@@ -156,12 +158,14 @@ class Game:
             return rulings
 
     def observe_camera(self, record: dict[str, Any]) -> None:
-        """A camera record the caller journaled (snapshot, or a fall seen): kept for the dashboard.
-        The rules do not fold camera records yet; the measurement layer (issue #5) will."""
+        """A camera record the caller journaled.  A snapshot is folded (the rules measure on it,
+        e.g. §6.2 contact) and drawn on the dashboard's map; a fall seen is shown."""
         with self._lock:
             self._records.append(record)
             if record["kind"] == "snapshot":
                 self._table = record
+                for ruling in self._apply(record):
+                    log.info("ruling from a snapshot: %s", ruling.text)
             self.version += 1
             self._publish({"version": self.version, "reset": False, "rulings": [],
                            "camera": [record] if record["kind"] == "camera" else []})

@@ -215,3 +215,38 @@ def test_hub_inventory_is_checked_against_the_army_wiring(table):
     rulings = table.send(p.Hello(0, "hub/1", 1, "B001", nodes))
     assert len(rulings) == 1 and "T21" in rulings[0].text and "T99" in rulings[0].text
     assert not table.send(p.Hello(0, "hub/1", 1, "B001", nodes))  # same boot: said once
+
+
+# --- §6.1 and §6.2, measured on the camera's positions -----------------------------------------
+
+def _seen(*units):
+    return Input("snapshot", {"units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"}
+                                        for e, x, y, f in units]})
+
+
+@pytest.mark.parametrize("gap_mm, legal", [(51.0, True), (1.0, False)])
+def test_machines_touching_enemy_machines_cannot_fire(table, gap_mm, legal):
+    """§6.2, on the measurement layer: gryphon (100 mm footprint, facing +x) and salamander."""
+    table.begin_round()
+    table.send(_seen(("gryphon", 300.0, 300.0, 0.0), ("salamander", 300.0 + 100 + gap_mm, 300.0, 0.0)))
+    ruling = table.send(table.shot("L1"))[-1]
+    assert ruling.details["legal"] is legal
+    if not legal:
+        assert ruling.section == "§6.2" and "Salamander" in ruling.text
+
+
+def test_a_gun_fired_with_no_crew_seen_touching_it_is_flagged(table):
+    """§6.1: rank >= the gun's; the camera must have seen the crewman touching the gun."""
+    table.begin_round(red=12, blue=1)
+    table.send(_seen(("mortar", 600.0, 600.0, 0.0), ("clone-3", 600.0, 700.0, 0.0)))
+    rulings = table.send(table.shot("L23", charge="bomb", t=1000))
+    assert any(r.section == "§6.1" and r.needs_referee for r in rulings)
+    table.begin_round(red=12, blue=1)
+    table.send(_seen(("clone-3", 600.0, 600.0 + 12.5 + 12.5 + 1.0, 0.0)))  # now touching the gun's side
+    rulings = table.send(table.shot("L23", charge="bomb", t=5000))
+    assert not any(r.section == "§6.1" for r in rulings) and rulings[-1].details["legal"]
+
+
+def test_models_the_camera_has_not_placed_are_not_judged(table):
+    table.begin_round()
+    assert table.send(table.shot("L1"))[-1].details["legal"]  # no snapshot at all: no §6.2 claim

@@ -292,7 +292,10 @@ def test_station_with_a_camera_journals_snapshots_and_falls(tmp_path, armies):
     assert snapshots and {u["element"] for u in snapshots[-1]["units"]} == {"gryphon", "cyber-1"}
     gryphon = next(u for u in table["table"]["units"] if u["element"] == "gryphon")
     assert abs(gryphon["x_mm"] - 525) < 1 and abs(gryphon["x_units"] - 525 / 50) < 0.03 and gryphon["player"] == "blue"
-    assert fold(records).state_json() == fold([r for r in records if r["kind"] not in ("snapshot", "camera")]).state_json()
+    with_camera, without = fold(records), fold([r for r in records if r["kind"] not in ("snapshot", "camera")])
+    assert with_camera.state_json() == fold(records).state_json()  # replays exactly, camera included
+    assert json.loads(with_camera.state_json())["positions"]["gryphon"][:2] == pytest.approx([525, 500], abs=1)
+    assert [r.text for r in with_camera.rulings] == [r.text for r in without.rulings]  # nothing touched: no ruling
 
 
 def test_calibrate_lens_then_table_from_the_command_line(tmp_path):

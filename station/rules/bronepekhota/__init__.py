@@ -83,6 +83,13 @@ class Bronepekhota:
         return state.evolve(boot=hello.boot, now=0, shots=(), pending=()), rulings
 
     @staticmethod
+    def _snapshot(state: GameState, args: Mapping[str, Any]) -> GameState:
+        """Where the camera saw the bases standing; a hidden or fallen model keeps its last place."""
+        seen = {u["element"]: (float(u["x_mm"]), float(u["y_mm"]), float(u["facing_deg"]))
+                for u in args.get("units", []) if u.get("status") == "up" and u.get("element") in state.elements}
+        return state.evolve(positions={**state.positions, **seen}) if seen else state
+
+    @staticmethod
     def _inventory_check(state: GameState, seq: int, hello: Hello) -> list[Ruling]:
         """The armies' wiring against the hub's node list: a missing node means shots or falls of
         that model will never be seen, which the referee must know before the first shot."""
@@ -111,6 +118,8 @@ class Bronepekhota:
             return rounds.end_activation(state, seq)
         if body.type == "repair":
             return rounds.repair(state, seq, args)
+        if body.type == "snapshot":
+            return self._snapshot(state, args), []
         if body.type == "confirm":
             return state.evolve(confirmed=state.confirmed | {str(args.get("ruling"))}), []
         if body.type == "override":
@@ -183,5 +192,6 @@ def state_view(state: GameState) -> dict[str, Any]:
             "winner": left[0] if len(left) == 1 and state.out else None,
             "units": units + guns, "options": state.options.as_dict(),
             "pending_hits": len(state.pending), "confirmed": sorted(state.confirmed),
-            "overridden": sorted(state.overrides), "hub_time_ms": state.now}
+            "overridden": sorted(state.overrides), "hub_time_ms": state.now,
+            "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())}}
 

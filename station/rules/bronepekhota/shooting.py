@@ -13,7 +13,7 @@ from typing import Any
 from ...devices.protocol import Impact, Shot, Tilt
 from ...dice import Roller
 from ..base import Ruling
-from . import rounds
+from . import contact, rounds
 from .state import Element, GameState, PendingHit, ShotRecord, Unit
 from .tables import CHARGE_NAMES, CHARGE_POWER, FELL, LYING, STOOD, TABLE_4, armour_test, survival_test
 
@@ -39,6 +39,10 @@ def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str |
         return "firing mortar bombs from combat-vehicle launchers is forbidden", "§6"
     if shot.charge not in launcher.charges:
         return f"a {launcher.kind} launcher cannot fire a {CHARGE_NAMES[shot.charge]}", "§6"
+    touching = contact.touching_enemy_machines(state, element)
+    if touching:
+        names = ", ".join(_name(state, t) for t in touching)
+        return f"it touches enemy {names}; machines in contact with enemy machines cannot fire", "§6.2"
     if f"{shot.node}/{shot.barrel}" in element.fired:
         return f"barrel {shot.barrel} of {shot.node} has already fired this round", "§6.4"
     if len(element.fired) >= state.setup.rate_of_fire[element.id]:
@@ -73,6 +77,11 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
         return state, [Ruling(f"{seq}:shot", seq, "warning", f"SHOT from unknown launcher {shot.node}; "
                               "not in any army file.", "§6", needs_referee=True)]
     rulings = _reconcile_counter(state, seq, shot)
+    if state.elements[launcher.element].kind == "gun" and contact.crew_touching(state, state.elements[launcher.element]) == []:
+        rulings.append(Ruling(f"{seq}:crew", seq, "warning", f"No infantryman of rank "
+                              f"{state.elements[launcher.element].rank}+ was seen touching "
+                              f"{_name(state, launcher.element)} when it fired.", "§6.1", needs_referee=True,
+                              element=launcher.element))
     state = state.evolve(counters={**state.counters, f"{shot.node}/{shot.barrel}": shot.count})
     element = state.elements[launcher.element]
     problem, section = _shot_problem(state, shot, element)

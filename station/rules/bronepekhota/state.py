@@ -65,6 +65,7 @@ class Setup:
     rate_of_fire: Mapping[str, int]
     ammo_max: Mapping[str, int]
     names: Mapping[str, str]
+    bases: Mapping[str, str]  # element id -> named base size (station.measure.bases)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +149,7 @@ class GameState:
     confirmed: frozenset[str] = frozenset()
     out: tuple[str, ...] = ()  # players whose soldiers are all destroyed (§1.1)
     last_player: str | None = None  # who finished the latest activation (§3.2)
+    positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)  # x, y, facing from the camera
 
     def evolve(self, **changes: Any) -> "GameState":
         """``dataclasses.replace`` without re-running ``__init__``, for the fold's hot path."""
@@ -203,6 +205,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
     rof: dict[str, int] = {}
     ammo_max: dict[str, int] = {}
     names: dict[str, str] = {}
+    bases: dict[str, str] = {}
     elements: dict[str, Element] = {}
     units: dict[str, Unit] = {}
     for army in armies:
@@ -213,6 +216,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
             if u["type"] == "squad":
                 for m in u["members"]:
                     names[m["id"]] = m["name"] or m["id"]
+                    bases[m["id"]] = m.get("base") or "round25"
                     elements[m["id"]] = Element(m["id"], player, "infantry", u["id"], m["rank"], m["armour"],
                                                 m["speed"], aboard=pilots.get(m["id"]))
                     if m.get("tilt_node"):
@@ -221,6 +225,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
                 continue
             scale = u["durability"]
             scales[u["id"]] = scale
+            bases[u["id"]] = u.get("base") or ("rect50x100" if u["type"] == "vehicle" else "rect25x50")
             rof[u["id"]] = u["rate_of_fire"]
             ammo_max[u["id"]] = u["ammo_max"]
             is_vehicle = u["type"] == "vehicle"
@@ -235,5 +240,5 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
                 launchers[launcher["node"]] = Launcher(launcher["node"], u["id"], launcher["barrels"], launcher["kind"])
     setup = Setup(tuple(a["player"] for a in armies), tuple(armies), MappingProxyType(tilt),
                   MappingProxyType(launchers), MappingProxyType(scales), MappingProxyType(rof), MappingProxyType(ammo_max),
-                  MappingProxyType(names))
+                  MappingProxyType(names), MappingProxyType(bases))
     return setup, elements, units

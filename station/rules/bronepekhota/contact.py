@@ -1,0 +1,51 @@
+"""The geometry Бронепехота asks of the measurement layer, on the camera's latest positions.
+
+§6.1: a gun fires only while an infantryman of sufficient rank touches it.
+§6.2: vehicles and guns touching enemy vehicles or guns cannot fire.
+Only models the camera has placed are judged; a model it has not seen is never assumed away.
+"""
+from __future__ import annotations
+
+from ...measure.bases import Base
+from ...measure.measurement import Placed
+from ...measure.relations import in_contact
+from .state import Element, GameState
+
+CONTACT_MM = 2.0  # bases this close count as touching: the camera's uncertainty, not a rule
+
+
+def placed(state: GameState, element_id: str) -> Placed | None:
+    where = state.positions.get(element_id)
+    if where is None:
+        return None
+    return Placed(element_id, Base.named(state.setup.bases[element_id], *where))
+
+
+def touching_enemy_machines(state: GameState, shooter: Element) -> list[str]:
+    """§6.2: the enemy vehicles and guns the shooter's base touches."""
+    me = placed(state, shooter.id)
+    if me is None:
+        return []
+    touching = []
+    for other in state.elements.values():
+        if other.player == shooter.player or other.kind == "infantry" or other.destroyed:
+            continue
+        them = placed(state, other.id)
+        if them is not None and in_contact(me, them, CONTACT_MM):
+            touching.append(other.id)
+    return touching
+
+
+def crew_touching(state: GameState, gun: Element) -> list[str] | None:
+    """§6.1: friendly infantrymen of rank >= the gun's touching it; None if the gun is not placed."""
+    me = placed(state, gun.id)
+    if me is None:
+        return None
+    crew = []
+    for man in state.elements.values():
+        if man.player != gun.player or man.kind != "infantry" or man.destroyed or man.aboard or man.rank < gun.rank:
+            continue
+        them = placed(state, man.id)
+        if them is not None and in_contact(me, them, CONTACT_MM):
+            crew.append(man.id)
+    return crew
