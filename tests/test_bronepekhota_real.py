@@ -250,3 +250,26 @@ def test_a_gun_fired_with_no_crew_seen_touching_it_is_flagged(table):
 def test_models_the_camera_has_not_placed_are_not_judged(table):
     table.begin_round()
     assert table.send(table.shot("L1"))[-1].details["legal"]  # no snapshot at all: no §6.2 claim
+
+
+@pytest.mark.parametrize("steps, flagged", [(4.0, False), (5.0, False), (6.5, True)])
+def test_movement_during_an_activation_against_the_allowance(table, steps, flagged):
+    """§4.1: 1 SP per step on flat ground; gryphon's speed is 5 at full durability."""
+    table.begin_round()
+    table.send(_seen(("gryphon", 100.0, 100.0, 0.0)))
+    table.send(Input("activate", {"unit": "gryphon"}))
+    for k in range(1, 6):  # carried along in five snapshots, turning a little on the way
+        table.send(_seen(("gryphon", 100.0 + steps * 50 * k / 5, 100.0, 10.0 * k)))
+    view = table.rules.state_dict(table.state)["moved"]["gryphon"]
+    assert view["moved_steps"] == pytest.approx(steps, abs=0.01) and view["allowed_steps"] == 5 and view["turned_deg"] == 50
+    rulings = table.send(Input("end_activation"))
+    assert any(r.section == "§4.1 §4.2" for r in rulings) is flagged
+    assert table.rules.state_dict(table.state)["moved"] == {}  # the next activation starts afresh
+
+
+def test_camera_jitter_is_not_movement():
+    from station.measure.movement import append_position, movement
+    path = ((0.0, 0.0, 0.0),)
+    for dx in (0.5, -0.8, 1.1, 0.3):
+        path = append_position(path, (dx, 0.4, 0.5))
+    assert len(path) == 1 and movement(path).path_mm == 0

@@ -13,6 +13,8 @@ from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Override, Ruling
 from . import rounds, shooting
 from .army import check_armies, load_army, marker_specs
+from .moving import movement_rulings, movement_view
+from ...measure.movement import append_position
 from .state import GameState, Options, build_setup
 
 INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "confirm", "override")
@@ -84,10 +86,19 @@ class Bronepekhota:
 
     @staticmethod
     def _snapshot(state: GameState, args: Mapping[str, Any]) -> GameState:
-        """Where the camera saw the bases standing; a hidden or fallen model keeps its last place."""
+        """Where the camera saw the bases standing; a hidden or fallen model keeps its last place.
+        The acting unit's models also extend their path for this activation (§4)."""
         seen = {u["element"]: (float(u["x_mm"]), float(u["y_mm"]), float(u["facing_deg"]))
                 for u in args.get("units", []) if u.get("status") == "up" and u.get("element") in state.elements}
-        return state.evolve(positions={**state.positions, **seen}) if seen else state
+        if not seen:
+            return state
+        paths = dict(state.paths)
+        if state.active_unit is not None:
+            for member in state.units[state.active_unit].members:
+                if member in seen:
+                    start = paths.get(member) or ((state.positions[member],) if member in state.positions else ())
+                    paths[member] = append_position(start, seen[member])
+        return state.evolve(positions={**state.positions, **seen}, paths=paths)
 
     @staticmethod
     def _inventory_check(state: GameState, seq: int, hello: Hello) -> list[Ruling]:
@@ -115,7 +126,9 @@ class Bronepekhota:
         if body.type == "activate":
             return rounds.activate(state, seq, str(args.get("unit")))
         if body.type == "end_activation":
-            return rounds.end_activation(state, seq)
+            moved = movement_rulings(state, seq)
+            state, rulings = rounds.end_activation(state, seq)
+            return state.evolve(paths={}), moved + rulings
         if body.type == "repair":
             return rounds.repair(state, seq, args)
         if body.type == "snapshot":
@@ -127,7 +140,7 @@ class Bronepekhota:
         return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
 
     unit_name: ClassVar[str] = "step"
-    mm_per_unit: ClassVar[float] = 50.0  # seed 000 digest: 1 step = 5 cm
+    mm_per_unit: ClassVar[float] = BRONEPEKHOTA.unit.mm  # seed 000 digest: 1 step = 5 cm
     convention: ClassVar[Convention] = BRONEPEKHOTA  # §7: steps of 5 cm, rounded up
 
     def postures(self, state: GameState) -> dict[str, str]:
@@ -193,5 +206,6 @@ def state_view(state: GameState) -> dict[str, Any]:
             "units": units + guns, "options": state.options.as_dict(),
             "pending_hits": len(state.pending), "confirmed": sorted(state.confirmed),
             "overridden": sorted(state.overrides), "hub_time_ms": state.now,
-            "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())}}
+            "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
+            "moved": movement_view(state)}
 

@@ -150,6 +150,7 @@ class GameState:
     out: tuple[str, ...] = ()  # players whose soldiers are all destroyed (§1.1)
     last_player: str | None = None  # who finished the latest activation (§3.2)
     positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)  # x, y, facing from the camera
+    paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)  # this activation
 
     def evolve(self, **changes: Any) -> "GameState":
         """``dataclasses.replace`` without re-running ``__init__``, for the fold's hot path."""

@@ -95,6 +95,14 @@ function unitCard(unit) {
     }
     if (machine.needs_repair) card.append(el("div", { class: "row" }, "needs repair before it may act (§6.7)"));
   }
+  for (const e of unit.elements) {  // the activation so far, measured by the camera (§4)
+    const moved = (state.moved || {})[e.id];
+    if (moved) {
+      const over = moved.moved_steps > moved.allowed_steps;
+      card.append(el("div", { class: `row moved${over ? " over" : ""}`, "data-moved": e.id },
+        `${e.name}: moved ${moved.moved_steps} of ${moved.allowed_steps} steps, turned ${moved.turned_deg}°`));
+    }
+  }
   const people = unit.elements.filter((e) => e.kind === "infantry");
   if (people.length) {
     card.append(el("ul", { class: "members" }, ...people.map((e) =>
