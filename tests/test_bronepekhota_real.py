@@ -233,6 +233,9 @@ def test_machines_touching_enemy_machines_cannot_fire(table, gap_mm, legal):
     assert ruling.details["legal"] is legal
     if not legal:
         assert ruling.section == "§6.2" and "Salamander" in ruling.text
+        measured = ruling.details["measured"]  # what the referee can see drawn on the map
+        assert measured["mm"] == pytest.approx(gap_mm, abs=0.01) and measured["point_a"][0] == 350.0  # its front edge
+        assert measured["point_b"][0] - measured["point_a"][0] == pytest.approx(gap_mm, abs=0.01)
 
 
 def test_a_gun_fired_with_no_crew_seen_touching_it_is_flagged(table):

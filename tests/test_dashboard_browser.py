@@ -109,6 +109,7 @@ def test_measuring_tool_draws_the_line_between_two_bases(tmp_path):
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(server.url + "/")
             page.locator('circle[data-element="gryphon"]').click(timeout=20_000)
+            expect(page.locator("#arc-front")).to_have_count(1)  # a picked base shows its front half
             page.locator('circle[data-element="t-rex"]').click()
             expect(page.locator("#measure-label")).to_contain_text("step")
             # 400 mm apart: gryphon's 100x50 footprint faces +x (reaches 50 mm), t-rex's too: 300 mm = 6 steps

@@ -7,7 +7,8 @@ Only models the camera has placed are judged; a model it has not seen is never a
 from __future__ import annotations
 
 from ...measure.bases import Base
-from ...measure.measurement import Placed
+from ...measure.measurement import Placed, measure
+from ...measure.units import BRONEPEKHOTA
 from ...measure.relations import in_contact
 from .state import Element, GameState
 
@@ -34,6 +35,11 @@ def touching_enemy_machines(state: GameState, shooter: Element) -> list[str]:
         if them is not None and in_contact(me, them, CONTACT_MM):
             touching.append(other.id)
     return touching
+
+
+def contact_measurement(state: GameState, shooter: Element, other_id: str) -> dict:
+    """The edge-to-edge measurement behind a §6.2 ruling, for the referee to see."""
+    return measure(placed(state, shooter.id), placed(state, other_id), BRONEPEKHOTA).as_dict()
 
 
 def crew_touching(state: GameState, gun: Element) -> list[str] | None:

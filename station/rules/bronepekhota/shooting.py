@@ -112,6 +112,8 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
         reason = problem or "voided by the referee"
         text = f"{what}, but {reason}: the shot does not count."
         details["problem"] = reason
+        if section == "§6.2":
+            details["measured"] = contact.contact_measurement(state, element, contact.touching_enemy_machines(state, element)[0])
     if override:
         text += f" Referee: {override[1].verdict}" + (f" ({override[1].note})" if override[1].note else "") + "."
     record = ShotRecord(seq, element.id, shot.node, shot.barrel, shot.charge, shot.t, legal)

@@ -116,6 +116,13 @@ function rulingItem(ruling, withControls) {
   const item = el("li", { class: `ruling ${ruling.kind} ${status}`, "data-ruling": ruling.id },
     el("div", { class: "text" }, ruling.text),
     el("div", { class: "meta" }, `${ruling.section} · #${ruling.cause} · ${status}`));
+  if (ruling.details && ruling.details.measured) {  // show what was measured, on the map
+    item.append(el("button", { class: "show-measure", onclick: () => {
+      model.measurement = ruling.details.measured;
+      $("measure-text").textContent = ruling.text;
+      renderTable();
+    } }, "show on map"));
+  }
   if (withControls) {
     const verdict = el("select", { "aria-label": "override verdict" },
       ...model.verdicts.map((v) => el("option", { value: v }, v)));
@@ -187,6 +194,14 @@ function renderTable() {
     shapes.push(circle);
     shapes.push(svg("line", { x1: x, y1: y, x2: x + 24 * Math.cos(a), y2: y - 24 * Math.sin(a), stroke: "#fff", "stroke-width": 3 }));
     shapes.push(svg("text", { x: x + 18, y: y + 6 }, unit.status === "fallen" ? `${unit.element} ✕` : unit.element));
+  }
+  const picked = table.units.find((u) => u.element === model.picked);
+  if (picked) {  // its front half (§7.3 field of view), 300 mm out
+    const x = picked.x_mm, y = h - picked.y_mm, a = (picked.facing_deg * Math.PI) / 180, r = 300;
+    const left = [x + r * Math.cos(a + Math.PI / 2), y - r * Math.sin(a + Math.PI / 2)];
+    const right = [x + r * Math.cos(a - Math.PI / 2), y - r * Math.sin(a - Math.PI / 2)];
+    shapes.splice(1, 0, svg("path", { id: "arc-front", class: "arc",
+      d: `M ${x} ${y} L ${right[0]} ${right[1]} A ${r} ${r} 0 0 0 ${left[0]} ${left[1]} Z` }));
   }
   const m = model.measurement;
   if (m) {  // the two exact points measured, and what was measured, in the game's units
