@@ -76,14 +76,9 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
     if launcher is None:
         return state, [Ruling(f"{seq}:shot", seq, "warning", f"SHOT from unknown launcher {shot.node}; "
                               "not in any army file.", "§6", needs_referee=True)]
-    rulings = _reconcile_counter(state, seq, shot)
-    if state.elements[launcher.element].kind == "gun" and contact.crew_touching(state, state.elements[launcher.element]) == []:
-        rulings.append(Ruling(f"{seq}:crew", seq, "warning", f"No infantryman of rank "
-                              f"{state.elements[launcher.element].rank}+ was seen touching "
-                              f"{_name(state, launcher.element)} when it fired.", "§6.1", needs_referee=True,
-                              element=launcher.element))
-    state = state.evolve(counters={**state.counters, f"{shot.node}/{shot.barrel}": shot.count})
     element = state.elements[launcher.element]
+    rulings = _reconcile_counter(state, seq, shot) + _crew_check(state, seq, element)
+    state = state.evolve(counters={**state.counters, f"{shot.node}/{shot.barrel}": shot.count})
     problem, section = _shot_problem(state, shot, element)
     if problem is None:
         state, turn_rulings, problem = _whose_turn(state, seq, element)
@@ -121,6 +116,15 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
     rulings.append(Ruling(rid, seq, "shot", text, section, needs_referee=not legal, element=element.id,
                           details=details, overridden=verdict))
     return state, rulings
+
+
+def _crew_check(state: GameState, seq: int, element: Element) -> list[Ruling]:
+    """§6.1: a gun fires only while a crewman of sufficient rank touches it.  The camera may not
+    see every crewman (no marker), so a gun fired with none seen is a question for the referee."""
+    if element.kind != "gun" or contact.crew_touching(state, element) != []:
+        return []
+    return [Ruling(f"{seq}:crew", seq, "warning", f"No infantryman of rank {element.rank}+ was seen touching "
+                   f"{_name(state, element.id)} when it fired.", "§6.1", needs_referee=True, element=element.id)]
 
 
 def _reconcile_counter(state: GameState, seq: int, shot: Shot) -> list[Ruling]:
