@@ -17,7 +17,7 @@ import click
 
 from .config import ConfigError, config_path, load_config
 from .dice import DiceBook
-from .game import InputError, fold
+from .game import InputError, fold, ruling_status
 from .journal import JournalError, read_records
 from .rules.base import ArmyError
 from .rules.registry import RULESETS, make_ruleset
@@ -210,8 +210,8 @@ def replay(journal, state_json, show_rulings) -> None:
         counts[r["kind"]] = counts.get(r["kind"], 0) + 1
     click.echo(f"{journal}: {len(records)} records ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
     click.echo(result.ruleset.summary(result.state))
-    pending = sum(1 for r in result.rulings if r.needs_referee and not r.overridden
-                  and r.id not in set(json.loads(text).get("confirmed", [])))
+    confirmed = set(json.loads(text).get("confirmed", []))
+    pending = sum(1 for r in result.rulings if ruling_status(r, confirmed) == "pending")
     click.echo(f"rulings: {len(result.rulings)} ({pending} awaiting the referee); "
                f"{'all match the journal' if not differing else f'{len(differing)} differ from the journal: ' + ', '.join(differing[:5])}")
     click.echo(f"state sha256: {hashlib.sha256(text.encode()).hexdigest()}")

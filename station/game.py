@@ -59,6 +59,15 @@ def dice_of(records: Iterable[Mapping[str, Any]]) -> list[Roll]:
     return [Roll(r["key"], r["sides"], r["value"]) for r in records if r["kind"] == "dice"]
 
 
+def ruling_status(ruling: Ruling, confirmed: set[str] | frozenset[str]) -> str:
+    """Where a ruling stands for the referee: overridden, confirmed, pending or simply applied."""
+    if ruling.overridden:
+        return "overridden"
+    if ruling.id in confirmed:
+        return "confirmed"
+    return "pending" if ruling.needs_referee else "applied"
+
+
 @dataclass
 class FoldResult:
     ruleset: Ruleset
@@ -227,12 +236,7 @@ class Game:
         with self._lock:
             state = self._result.ruleset.state_dict(self._result.state)
             confirmed = set(state.get("confirmed", ()))
-            rulings = []
-            for r in self._result.rulings:
-                item = r.as_dict()
-                item["status"] = ("overridden" if r.overridden else "confirmed" if r.id in confirmed
-                                  else "pending" if r.needs_referee else "applied")
-                rulings.append(item)
+            rulings = [{**r.as_dict(), "status": ruling_status(r, confirmed)} for r in self._result.rulings]
             return {"version": self.version, "game": self._result.ruleset.name,
                     "title": self._result.ruleset.title, "state": state, "rulings": rulings,
                     "override_verdicts": list(self._result.ruleset.override_verdicts),

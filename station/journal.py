@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .clock import Clock, SystemClock
 
@@ -197,6 +197,3 @@ class Journal:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-def iter_kind(records: list[dict[str, Any]], *kinds: str) -> Iterator[dict[str, Any]]:
-    return (r for r in records if r["kind"] in kinds)

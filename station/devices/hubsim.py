@@ -82,8 +82,6 @@ class SimulatedHub:
         self.last_seq = 0
         self.lost = 0
         self.counts: dict[tuple[str, int], int] = {}
-        self.sent_lines = 0
-        self.acked = 0
         self._faults: list[str] = []
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -194,7 +192,6 @@ class SimulatedHub:
             for _ in range(2 if fault == "duplicate" else 1):
                 try:
                     os.write(self.port.master, line)
-                    self.sent_lines += 1
                 except (BlockingIOError, OSError) as exc:
                     log.debug("hubsim: write failed (%s); the line stays in the ring", exc)
 
@@ -236,7 +233,6 @@ class SimulatedHub:
             elif isinstance(message, p.Ack):
                 for seq in [s for s in self.ring if s <= message.upto]:
                     del self.ring[seq]
-                    self.acked += 1
             elif isinstance(message, p.Nak):
                 self._resend(message.start)
 

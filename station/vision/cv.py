@@ -13,9 +13,7 @@ import numpy as np
 
 MARKER_DICT = cv2.aruco.DICT_4X4_250
 CHARUCO_DICT = cv2.aruco.DICT_5X5_100
-ANCHOR_IDS = range(0, 16)
 UNIT_IDS = range(16, 250)
-MARKER_BITS = 4  # data bits per side; a marker is 6 modules wide with its black border
 
 
 def marker_dictionary() -> cv2.aruco.Dictionary:

@@ -139,7 +139,6 @@ class Bronepekhota:
             return state, []  # overrides act retroactively through state.overrides (see station.game)
         return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
 
-    unit_name: ClassVar[str] = "step"
     mm_per_unit: ClassVar[float] = BRONEPEKHOTA.unit.mm  # seed 000 digest: 1 step = 5 cm
     convention: ClassVar[Convention] = BRONEPEKHOTA  # §7: steps of 5 cm, rounded up
 
