@@ -161,11 +161,14 @@ def stream() -> Response:
     station = _station()
     subscription = station.bus.subscribe()
 
+    def full_snapshot() -> str:
+        snapshot = station.game.snapshot()
+        return _sse("snapshot", {**snapshot, "health": station.health(), "table": station.game.table()},
+                    snapshot["version"])
+
     def generate() -> Iterator[str]:
         try:
-            snapshot = station.game.snapshot()
-            yield _sse("snapshot", {**snapshot, "health": station.health(), "table": station.game.table()},
-                       snapshot["version"])
+            yield full_snapshot()
             while True:
                 first = subscription.get(timeout=KEEPALIVE_SECONDS)
                 if first is None:
@@ -174,9 +177,7 @@ def stream() -> Response:
                 messages = [first] + subscription.drain()
                 if subscription.lagged or any(m["reset"] for m in messages):
                     subscription.lagged = False
-                    snapshot = station.game.snapshot()
-                    yield _sse("snapshot", {**snapshot, "health": station.health(), "table": station.game.table()},
-                               snapshot["version"])
+                    yield full_snapshot()
                     continue
                 rulings = [r for m in messages for r in m["rulings"]]
                 yield _sse("update", {"version": messages[-1]["version"], "rulings": rulings,
