@@ -81,7 +81,17 @@ class PlanarPose:
 
 def marker_pose(camera: Camera, image_corners: np.ndarray, height: float) -> PlanarPose:
     """Centre, facing and measured size of one marker seen at ``height`` above the table."""
-    corners = camera.on_plane(image_corners, height)
+    return pose_on_plane(camera.on_plane(image_corners, height))
+
+
+def marker_poses(camera: Camera, image_corners: np.ndarray, heights: np.ndarray) -> list[PlanarPose]:
+    """``marker_pose`` for many markers ((N, 4, 2) corners, N heights), with one undistortion."""
+    on_plane = camera.on_plane(image_corners.reshape(-1, 2), np.repeat(np.asarray(heights, float), 4))
+    return [pose_on_plane(corners) for corners in on_plane.reshape(-1, 4, 2)]
+
+
+def pose_on_plane(corners: np.ndarray) -> PlanarPose:
+    """Centre, facing and size from a marker's four corners (TL, TR, BR, BL) on its plane."""
     tl, tr, br, bl = corners
     forward = (tl + tr) / 2 - (bl + br) / 2
     right = (tr + br) / 2 - (tl + bl) / 2

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import cv
 from .calibration import Calibration
-from .geometry import base_centre, marker_pose
+from .geometry import base_centre, marker_poses
 
 log = logging.getLogger(__name__)
 
@@ -82,13 +82,17 @@ class Locator:
 
     def locate_detection(self, detection: cv.Detection) -> tuple[list[BaseSighting], list[str]]:
         sightings, warnings = [], []
-        for marker_id, corners in zip(detection.ids, detection.corners):
-            spec = self.specs.get(int(marker_id))
-            if spec is None:
-                if marker_id not in self.anchor_ids:
-                    warnings.append(f"marker {marker_id} belongs to no unit in the army files")
-                continue
-            pose = marker_pose(self.camera, corners, spec.height_mm)
+        known = [k for k, marker_id in enumerate(detection.ids) if int(marker_id) in self.specs]
+        for marker_id in detection.ids:
+            if int(marker_id) not in self.specs and marker_id not in self.anchor_ids:
+                warnings.append(f"marker {marker_id} belongs to no unit in the army files")
+        if not known:
+            return sightings, warnings
+        heights = [self.specs[int(detection.ids[k])].height_mm for k in known]
+        poses = marker_poses(self.camera, detection.corners[known], heights)  # one undistortion per frame
+        for k, pose in zip(known, poses):
+            marker_id = detection.ids[k]
+            spec = self.specs[int(marker_id)]
             x, y = base_centre(pose, spec.offset_mm)
             sides = np.linalg.norm(pose.corners - np.roll(pose.corners, 1, axis=0), axis=1)
             axes = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2

@@ -80,10 +80,9 @@ class Tracker:
         self._previous: np.ndarray | None = None
         self._background: np.ndarray | None = None
 
-    def _occluders(self, gray: np.ndarray) -> np.ndarray:
-        """A quarter-resolution mask of the large changed blobs (hands, arms), grown by a margin;
-        the background learns, slowly, wherever nothing changed."""
-        small = cv2.resize(gray, None, fx=1 / SCALE, fy=1 / SCALE, interpolation=cv2.INTER_AREA).astype(np.float32)
+    def _learn_background(self, small: np.ndarray) -> np.ndarray:
+        """What differs from the background (a quarter-resolution mask); the background learns,
+        slowly, wherever nothing changed.  Runs every frame so the background stays current."""
         if self._background is None:
             self._background = small
         changed = (cv2.absdiff(small, self._background) > CHANGE_LEVEL).astype(np.uint8)
@@ -92,6 +91,11 @@ class Tracker:
         # or a box set down for good fades out of the background in about a hundred frames
         rate = np.where(changed > 0, 0.01, 0.1).astype(np.float32)
         self._background = (1 - rate) * self._background + rate * small
+        return changed
+
+    def _occluders(self, changed: np.ndarray) -> np.ndarray:
+        """The large changed blobs (hands, arms), grown by a margin.  Only needed, and only worked
+        out, in frames where some marker is missing."""
         marker_px = max((t.size_px for t in self.tracks.values()), default=24.0) / SCALE
         count, labels, stats, _ = cv2.connectedComponentsWithStats(changed)
         big = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] > OCCLUDER_MARKERS * marker_px ** 2]
@@ -112,9 +116,12 @@ class Tracker:
         for s in sightings:
             seen.add(s.element)
             moved |= self._observe(gray, s, pixels[s.marker], events)
-        occluders = self._occluders(gray)
-        for element, track in self.tracks.items():
-            if element not in seen:
+        small = cv2.resize(gray, None, fx=1 / SCALE, fy=1 / SCALE, interpolation=cv2.INTER_AREA).astype(np.float32)
+        changed = self._learn_background(small)  # the quarter-size frame serves both background checks
+        missing = [track for element, track in self.tracks.items() if element not in seen]
+        if missing:
+            occluders = self._occluders(changed)
+            for track in missing:
                 self._missing(occluders, track, events)
         for element, state in (tilt or {}).items():
             track = self.tracks.get(element)
@@ -124,8 +131,8 @@ class Tracker:
             elif track and state == "upright" and track.status == "fallen" and element in seen:
                 track.status = "up"
                 events.append(ModelUp(element, self.frame))
-        still = not moved and self._scene_still(gray)
-        self._previous = gray
+        still = not moved and self._scene_still(small)
+        self._previous = small
         # copies: an output is what this frame saw, and must not change with later frames
         return TrackerOutput(self.frame, still, [replace(t) for t in self.tracks.values()], events)
 
@@ -166,8 +173,8 @@ class Tracker:
             track.status = "fallen"
             events.append(ModelFell(track.element, self.frame, evidence))
 
-    def _scene_still(self, gray: np.ndarray) -> bool:
-        if self._previous is None or self._previous.shape != gray.shape:
+    def _scene_still(self, small: np.ndarray) -> bool:
+        """Still when under 0.2 % of the quarter-size frame changed since the last frame."""
+        if self._previous is None or self._previous.shape != small.shape:
             return False
-        small = cv2.resize(cv2.absdiff(gray, self._previous), None, fx=0.125, fy=0.125, interpolation=cv2.INTER_AREA)
-        return float((small > CHANGE_LEVEL).mean()) < 0.002
+        return float((cv2.absdiff(small, self._previous) > CHANGE_LEVEL).mean()) < 0.002
