@@ -283,4 +283,4 @@ def simulate_hub(link_path, script, speed, armies, boot) -> None:
 
 from . import cli_vision  # noqa: E402  (registers the camera commands on `main`)
 
-cli_vision.register(main)
+cli_vision.register(main, _fail)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-import sys
 from pathlib import Path
+from typing import Callable
 
 import click
 
@@ -14,11 +14,6 @@ from .rules.base import ArmyError
 from .rules.registry import RULESETS, make_ruleset
 
 log = logging.getLogger("station")
-
-
-def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(2)
 
 
 def _pair(text: str, what: str) -> tuple[float, float]:
@@ -38,7 +33,8 @@ def _ids(text: str) -> list[int]:
     return ids
 
 
-def _frames(image: str | None, camera: str | None, images_dir: str | None = None):
+def _frames(fail: Callable[[str], None], image: str | None = None, camera: str | None = None,
+            images_dir: str | None = None):
     from .vision.sources import SourceError, open_source, read_image
     try:
         if image:
@@ -48,11 +44,12 @@ def _frames(image: str | None, camera: str | None, images_dir: str | None = None
         if camera is not None:
             return open_source(camera)
     except SourceError as exc:
-        _fail(str(exc))
-    _fail("give an image (or images) or a camera")
+        fail(str(exc))
+    fail("give an image (or images) or a camera")
 
 
-def register(main: click.Group) -> None:
+def register(main: click.Group, _fail: Callable[[str], None]) -> None:
+    """Add the camera commands to ``main``; ``_fail`` reports an error and exits, as in station.cli."""
     @main.command()
     @click.option("--out", type=click.Path(file_okay=False), default="markers", show_default=True)
     @click.option("--ids", default="16-39", show_default=True, help="Unit marker ids, e.g. 16-39,60.")
@@ -89,7 +86,7 @@ def register(main: click.Group) -> None:
     def calibrate_lens_cmd(images_dir, camera, frames, out) -> None:
         """Intrinsics and distortion from ChArUco views; reports the RMS reprojection error."""
         from .vision.calibration import RMS_WARN_PX, CalibrationError, calibrate_lens
-        source = _frames(None, camera, images_dir)
+        source = _frames(_fail, camera=camera, images_dir=images_dir)
         views = list(source) if images_dir else [next(source) for _ in range(frames)]
         try:
             cal = calibrate_lens(views)
@@ -112,7 +109,7 @@ def register(main: click.Group) -> None:
     def calibrate_table_cmd(image, camera, lens_path, table_mm, anchor_mm, max_residual_mm, out) -> None:
         """The camera's pose over the table from the anchors; residual per anchor in mm."""
         from .vision.calibration import CalibrationError, calibrate_table, default_anchors, load_calibration
-        frame = next(iter(_frames(image, camera)))
+        frame = next(iter(_frames(_fail, image=image, camera=camera)))
         size = _pair(table_mm, "--table-mm")
         try:
             cal = calibrate_table(frame, load_calibration(lens_path), default_anchors(size, anchor_mm), size,
