@@ -6,6 +6,7 @@ from typing import Sequence
 
 from .bases import closest_points
 from .measurement import Placed
+from .pairwise import edge_distances
 
 
 def in_contact(a: Placed, b: Placed, tolerance_mm: float = 1.0) -> bool:
@@ -24,9 +25,10 @@ def coherent(squad: Sequence[Placed], command_mm: float) -> list[list[str]]:
             i = parent[i]
         return i
 
+    linked = edge_distances([member.base for member in squad]) <= command_mm
     for i in range(len(squad)):
         for j in range(i + 1, len(squad)):
-            if closest_points(squad[i].base, squad[j].base)[0] <= command_mm:
+            if linked[i, j]:
                 parent[root(i)] = root(j)
     groups: dict[int, list[str]] = {}
     for i, member in enumerate(squad):
@@ -36,8 +38,9 @@ def coherent(squad: Sequence[Placed], command_mm: float) -> list[list[str]]:
 
 def nearest(origin: Placed, candidates: Sequence[Placed], n: int = 3) -> list[tuple[str, float]]:
     """The ``n`` nearest candidates, edge to edge, nearest first."""
-    distances = [(c.id, closest_points(origin.base, c.base)[0]) for c in candidates if c.id != origin.id]
-    return sorted(distances, key=lambda item: item[1])[:n]
+    others = [c for c in candidates if c.id != origin.id]
+    row = edge_distances([origin.base] + [c.base for c in others])[0, 1:]
+    return sorted(((c.id, float(mm)) for c, mm in zip(others, row)), key=lambda item: item[1])[:n]
 
 
 def bearing_deg(origin: Placed, target: Placed) -> float:

@@ -4,14 +4,14 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from .bases import Base, closest_points
+from .bases import Base
 from .measurement import Placed
+from .pairwise import edge_distances
 
 
 def blast(centre: tuple[float, float], radius_mm: float, bases: Sequence[Placed]) -> list[str]:
     """Every base any part of which lies under a circular template."""
-    template = Base("round", 2 * radius_mm, 2 * radius_mm, *centre)
-    return [b.id for b in bases if closest_points(template, b.base)[0] <= 1e-6]
+    return _under(Base("round", 2 * radius_mm, 2 * radius_mm, *centre), bases)
 
 
 def strip(origin: tuple[float, float], direction_deg: float, length_mm: float, width_mm: float,
@@ -19,8 +19,14 @@ def strip(origin: tuple[float, float], direction_deg: float, length_mm: float, w
     """Every base under a straight strip template laid from ``origin`` (e.g. a flamethrower's 8"x1")."""
     a = math.radians(direction_deg)
     centre = (origin[0] + math.cos(a) * length_mm / 2, origin[1] + math.sin(a) * length_mm / 2)
-    template = Base("rect", length_mm, width_mm, *centre, direction_deg)
-    return [b.id for b in bases if closest_points(template, b.base)[0] <= 1e-6]
+    return _under(Base("rect", length_mm, width_mm, *centre, direction_deg), bases)
+
+
+def _under(template: Base, bases: Sequence[Placed]) -> list[str]:
+    if not bases:
+        return []
+    touching = edge_distances([template] + [b.base for b in bases])[0, 1:] <= 1e-6
+    return [b.id for b, touches in zip(bases, touching) if touches]
 
 
 def scatter(point: tuple[float, float], direction_roll: int, direction_sides: int, distance_mm: float) -> tuple[float, float]:

@@ -17,10 +17,10 @@ import numpy as np
 
 from ..rules.fields import Fields, load_json_file
 from .measurement import Placed
+from .sightlines import Footprints, sightlines
 
 FORMAT = "station-terrain/1"
 TYPES = ("woods", "building", "hill", "water", "obstacle")
-SOLID = ("building", "hill", "obstacle")
 
 
 @dataclass(frozen=True)
@@ -36,30 +36,7 @@ class Piece:
         return float(x0), float(y0), float(x1), float(y1)
 
     def contains(self, p: np.ndarray) -> bool:
-        x, y = p
-        inside = False
-        poly = self.polygon
-        for (x1, y1), (x2, y2) in zip(poly, np.roll(poly, -1, axis=0)):
-            if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-                inside = not inside
-        return inside
-
-    def inside_intervals(self, a: np.ndarray, b: np.ndarray) -> list[tuple[float, float]]:
-        """The parts (t0, t1) of segment a→b that lie over the footprint."""
-        ts = [0.0, 1.0]
-        d = b - a
-        for p, q in zip(self.polygon, np.roll(self.polygon, -1, axis=0)):
-            e = q - p
-            denom = d[0] * e[1] - d[1] * e[0]
-            if abs(denom) < 1e-12:
-                continue
-            w = p - a
-            t = (w[0] * e[1] - w[1] * e[0]) / denom
-            s = (w[0] * d[1] - w[1] * d[0]) / denom
-            if 0 <= t <= 1 and 0 <= s <= 1:
-                ts.append(float(t))
-        ts.sort()
-        return [(t0, t1) for t0, t1 in zip(ts, ts[1:]) if t1 - t0 > 1e-9 and self.contains(a + d * (t0 + t1) / 2)]
+        return bool(Footprints.of([self]).contains(np.asarray(p, float).reshape(1, 2))[0, 0])
 
 
 def _segments_cross(p1, p2, p3, p4) -> bool:
@@ -116,29 +93,11 @@ class LineOfSight:
     blockers: tuple[str, ...]  # pieces that stopped at least one ray
 
 
-def line_of_sight(shooter: Placed, eye_mm: float, target: Placed, target_height_mm: float, terrain: list[Piece],
-                  across: int = 5, levels: int = 3) -> LineOfSight:
-    a = shooter.base.centre
-    b = target.base.centre
-    direction = b - a
-    length = float(np.linalg.norm(direction))
-    side = np.array([-direction[1], direction[0]]) / length if length else np.array([0.0, 1.0])
-    radius = target.base.width / 2
-    rays = [(b + side * radius * k, target_height_mm * h)
-            for k in np.linspace(-0.9, 0.9, across) for h in np.linspace(0.15, 0.95, levels)]
-    # only pieces whose box meets the fan's box can touch a ray
-    lo, hi = np.minimum(a, b) - radius, np.maximum(a, b) + radius
-    terrain = [p for p in terrain if p.box[0] <= hi[0] and p.box[2] >= lo[0] and p.box[1] <= hi[1] and p.box[3] >= lo[1]]
-    blocked_rays, blockers = 0, set()
-    for end, end_z in rays:
-        for piece in terrain:
-            if piece.type not in SOLID:
-                continue
-            if any(min(eye_mm + (end_z - eye_mm) * t for t in interval) < piece.height_mm
-                   for interval in piece.inside_intervals(a, end)):
-                blocked_rays += 1
-                blockers.add(piece.id)
-                break
-    woods = sum((t1 - t0) * length for piece in terrain if piece.type == "woods"
-                for t0, t1 in piece.inside_intervals(a, b))
-    return LineOfSight(blocked_rays == len(rays), blocked_rays / len(rays), float(woods), tuple(sorted(blockers)))
+def line_of_sight(shooter: Placed, eye_mm: float, target: Placed, target_height_mm: float, terrain: list[Piece]) -> LineOfSight:
+    """One line of sight; ``measure.table`` traces every shooter-target pair at once."""
+    fp = Footprints.of(terrain)
+    start = np.array([[shooter.base.x, shooter.base.y]])
+    seen = sightlines(fp, start, np.array([eye_mm]), np.array([[target.base.x, target.base.y]]),
+                      np.array([target.base.width / 2]), np.array([target_height_mm]), fp.contains(start))
+    return LineOfSight(bool(seen.blocked[0]), float(seen.hidden_fraction[0]), float(seen.woods_mm[0]),
+                       tuple(sorted(terrain[k].id for k in seen.blockers_of(0))))
