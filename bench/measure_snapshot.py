@@ -1,7 +1,8 @@
 """Everything the rules may ask of one TableSnapshot, for 80 bases (two sides of 40) and 30
 terrain pieces, on one core: every pairwise edge-to-edge and centre distance, every bearing (so
 every arc test), and a line of sight from every base to every enemy base.  Target: at most
-10 ms per snapshot.  Side by side, the same distances pair by pair with GJK, for the ratio.
+10 ms per snapshot.  Side by side, the same distances pair by pair with GJK, for the ratio, and
+the usual next snapshot, in which one unit has moved.
 
     python bench/measure_snapshot.py [--bases 80] [--terrain 30] [--repeat 15]
 """
@@ -55,12 +56,20 @@ def main() -> None:
     table, full = _best(lambda: TableGeometry.of(figures, terrain), args.repeat)
     _, distances = _best(lambda: edge_distances(bases), args.repeat)
     _, gjk = _best(lambda: [closest_points(a, b) for a, b in itertools.combinations(bases, 2)], 2)
+    moving = [f if k >= 5 else _shifted(f) for k, f in enumerate(figures)]  # one unit of five bases moves
+    _, step = _best(lambda: table.update(moving), args.repeat)
     sight = int(np.isfinite(table.hidden).sum())
     print(f"whole snapshot : {full * 1000:7.2f} ms  (target 10 ms; best of {args.repeat})")
     print(f"  edge distances: {distances * 1000:6.2f} ms for {pairs} pairs; pair-by-pair GJK {gjk * 1000:.0f} ms "
           f"({gjk / distances:.0f}x slower)")
+    print(f"next snapshot  : {step * 1000:7.2f} ms  (one unit of 5 bases moved; only their pairs are measured again)")
     print(f"  lines of sight: {sight} shooter-target pairs: {int((table.hidden >= 1).sum())} blocked, "
           f"{int(((table.hidden > 0) & (table.hidden < 1)).sum())} partly hidden, {int((table.woods_mm > 0).sum())} through woods")
+
+
+def _shifted(figure: Figure) -> Figure:
+    base = figure.placed.base
+    return Figure(Placed(figure.id, base.at(base.x + 30, base.y + 10, base.facing_deg + 20)), figure.side, figure.height_mm)
 
 
 def _best(work, repeat: int):

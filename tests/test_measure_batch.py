@@ -153,3 +153,35 @@ def test_bearings_give_the_arcs():
     assert table.bearing_deg[0, 3] == pytest.approx(-90)  # negative: to the right
     with pytest.raises(KeyError, match="not on the table"):
         table.index("ghost")
+
+
+def _moved(figure: Figure, dx: float, dy: float, turn: float) -> Figure:
+    b = figure.placed.base
+    return Figure(Placed(figure.id, b.at(b.x + dx, b.y + dy, b.facing_deg + turn), figure.placed.sigma_mm), figure.side,
+                  figure.height_mm)
+
+
+def test_an_update_measures_again_only_what_moved_and_matches_a_fresh_table():
+    rng = np.random.default_rng(12)
+    figures = _figures(rng, 20)
+    terrain = Terrain(_random_pieces(rng, 8))
+    before = TableGeometry.of(figures, terrain)
+    after = list(figures)
+    for k in (3, 4, 11):
+        after[k] = _moved(after[k], *rng.uniform(-200, 200, 2), rng.uniform(-90, 90))
+    updated, fresh = before.update(after, terrain), TableGeometry.of(after, terrain)
+    for name in ("edge_mm", "centre_mm", "bearing_deg", "hidden", "woods_mm"):
+        np.testing.assert_array_equal(getattr(updated, name), getattr(fresh, name), err_msg=name)
+    assert sorted(map(tuple, updated.blockers)) == sorted(map(tuple, fresh.blockers))
+    assert updated.edge_mm[3, 4] != before.edge_mm[3, 4]
+
+
+def test_tracker_wobble_is_not_movement_but_a_new_terrain_is_a_new_table():
+    rng = np.random.default_rng(13)
+    figures = _figures(rng, 6)
+    terrain = Terrain(_random_pieces(rng, 3))
+    table = TableGeometry.of(figures, terrain)
+    wobbled = [_moved(f, 0.01, -0.02, 0.01) for f in figures]
+    assert table.update(wobbled) is table
+    other = Terrain(_random_pieces(rng, 3))
+    assert table.update(wobbled, other).terrain is other

@@ -133,14 +133,65 @@ def _rect_rect(ca, fa, la, wa, cb, fb, lb, wb) -> np.ndarray:
     return np.where(apart, gap, 0.0)
 
 
+def _searched_gaps(pairs: _Pairs, gap: np.ndarray, slack: np.ndarray, overlapping: np.ndarray,
+                   kinked: np.ndarray) -> np.ndarray:
+    """The largest separation of each pair, or 0.
+
+    The best direction u is never far from the centre line: f(u) >= f(centre line) >= gap - the
+    circumscribed radii, and f(u) <= gap cos(angle) - the inscribed radii, so cos(angle) >= 1 -
+    slack / gap.  Where the centre line already separates the bases, that bracket and that
+    direction start the golden search.  Otherwise a grid of directions finds a separating one
+    (or, for a gap thinner than its spacing, the search along a line of directions does)."""
+    count = len(gap)
+    lo, hi, theta, best = np.zeros(count), np.zeros(count), np.zeros(count), pairs.separation(np.zeros(count))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        reach = np.arccos(np.clip(1.0 - slack / gap, -1.0, 1.0))
+    direct = (best > 0) & (reach < np.pi / 2)
+    lo[direct], hi[direct] = -reach[direct], reach[direct]
+    rest = np.flatnonzero(~direct & ~overlapping)
+    if len(rest):
+        step = np.pi / FIRST_GRID
+        grid = np.linspace(-np.pi / 2 + step / 2, np.pi / 2 - step / 2, FIRST_GRID)
+        sub = pairs.subset(rest)
+        values = sub.separation(np.broadcast_to(grid, (len(rest), FIRST_GRID)))
+        column = values.argmax(axis=1)
+        found_theta, found = np.take(grid, column), np.take_along_axis(values, column[:, None], axis=1)[:, 0]
+        missed = np.flatnonzero(found <= 0)
+        if len(missed):  # no grid direction separates them: a gap thinner than the spacing, or an overlap
+            separated, start = _any_separating(sub.subset(missed))
+            found_theta[missed[separated]] = start[separated]
+            found[missed[separated]] = sub.subset(missed[separated]).separation(start[separated])
+        theta[rest], best[rest] = found_theta, found  # the positive stretch lies within a spacing of it
+        lo[rest], hi[rest] = found_theta - step, found_theta + step
+    gaps = np.zeros(count)
+    keep = np.flatnonzero((best > 0) & ~overlapping)
+    if len(keep):
+        kept = pairs.subset(keep)
+        lo, hi, theta, best = _golden(kept.separation, lo[keep], hi[keep], theta[keep], best[keep], SMOOTH_STEPS)
+        corner = np.flatnonzero(kinked[keep])
+        if len(corner):
+            best[corner] = _golden(kept.subset(corner).separation, lo[corner], hi[corner], theta[corner], best[corner],
+                                   KINKED_STEPS - SMOOTH_STEPS)[3]
+        gaps[keep] = best
+    return gaps
+
+
 def edge_distances(bases: Sequence[Base]) -> np.ndarray:
     """The N x N matrix of edge-to-edge distances in mm (0 where bases touch or overlap)."""
     n = len(bases)
     out = np.zeros((n, n))
     if n < 2:
         return out
-    centre, facing, half_length, half_width, is_rect, is_round = _shape_arrays(bases)
     i, j = np.triu_indices(n, 1)
+    result = pair_distances(bases, i, j)
+    out[i, j] = result
+    out[j, i] = result
+    return out
+
+
+def pair_distances(bases: Sequence[Base], i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Edge-to-edge distances in mm between bases[i[k]] and bases[j[k]] for every k."""
+    centre, facing, half_length, half_width, is_rect, is_round = _shape_arrays(bases)
     delta = centre[j] - centre[i]
     gap = np.hypot(delta[:, 0], delta[:, 1])
     result = np.empty(len(i))
@@ -160,33 +211,10 @@ def edge_distances(bases: Sequence[Base]) -> np.ndarray:
         heading = np.arctan2(delta[search, 1], delta[search, 0])
         pairs = _Pairs(gap[search], facing[a] - heading, facing[b] - heading,
                        (half_length[a], half_width[a], is_rect[a]), (half_length[b], half_width[b], is_rect[b]))
-        step = np.pi / FIRST_GRID
-        grid = np.linspace(-np.pi / 2 + step / 2, np.pi / 2 - step / 2, FIRST_GRID)
-        values = pairs.separation(np.broadcast_to(grid, (len(search), FIRST_GRID)))
-        best_column = values.argmax(axis=1)
-        theta = np.take(grid, best_column)
-        best = np.take_along_axis(values, best_column[:, None], axis=1)[:, 0]
-        inscribed = gap[search] <= np.minimum(half_length, half_width)[a] + np.minimum(half_length, half_width)[b]
-        missed = np.flatnonzero((best <= 0) & ~inscribed)  # inscribed circles overlapping: so do the bases
-        if len(missed):  # no grid direction separates them: a gap thinner than the spacing, or an overlap
-            separated, start = _any_separating(pairs.subset(missed))
-            theta[missed[separated]] = start[separated]
-            best[missed[separated]] = pairs.subset(missed[separated]).separation(start[separated])
-        keep = np.flatnonzero(best > 0)
-        gaps = np.zeros(len(search))
-        if len(keep):  # the positive stretch around the best direction lies within one spacing of it
-            kept = pairs.subset(keep)
-            lo, hi, theta, best = _golden(kept.separation, theta[keep] - step, theta[keep] + step, theta[keep],
-                                          best[keep], SMOOTH_STEPS)
-            kinked = np.flatnonzero(is_rect[a[keep]] | is_rect[b[keep]])
-            if len(kinked):
-                best[kinked] = _golden(kept.subset(kinked).separation, lo[kinked], hi[kinked], theta[kinked],
-                                       best[kinked], KINKED_STEPS - SMOOTH_STEPS)[3]
-            gaps[keep] = best
-        result[search] = gaps
-    np.maximum(result, 0.0, out=result)
-    out[i, j] = result
-    out[j, i] = result
-    return out
+        inner = np.minimum(half_length, half_width)  # inscribed and circumscribed radii
+        outer = np.where(is_rect, np.hypot(half_length, half_width), np.maximum(half_length, half_width))
+        result[search] = _searched_gaps(pairs, gap[search], outer[a] - inner[a] + outer[b] - inner[b],
+                                        gap[search] <= inner[a] + inner[b], is_rect[a] | is_rect[b])
+    return np.maximum(result, 0.0)
 
 
