@@ -20,6 +20,7 @@ from .dice import DiceBook
 from .game import InputError, fold, ruling_status
 from .journal import JournalError, read_records
 from .rules.base import ArmyError
+from .rules.fields import load_json_file
 from .rules.registry import RULESETS, make_ruleset
 
 log = logging.getLogger("station")
@@ -120,9 +121,11 @@ def _serve(station, host: str, port: int, config: str | None):
 @click.option("--seed", type=int, help="Seed the dice (for rehearsals); default is unpredictable.")
 @click.option("--config", type=click.Path(dir_okay=False), help="Config file (holds the referee token).")
 @click.option("--camera", help="Overhead camera: an index (0), a video file or a folder of frames.")
+@click.option("--terrain", "terrain_path", type=click.Path(exists=True, dir_okay=False),
+              help="Terrain file (station-terrain/1); the dashboard can edit it later.")
 @click.option("--calibration", "cal_path", type=click.Path(dir_okay=False), default="calibration/table.json",
               show_default=True, help="Calibration for --camera (station calibrate table).")
-def run(game, armies, serial_url, journal, options, host, port, seed, config, camera, cal_path) -> None:
+def run(game, armies, serial_url, journal, options, host, port, seed, config, camera, terrain_path, cal_path) -> None:
     """Referee a game live from the hub and the dashboard."""
     from .runtime import Station
     path = Path(journal) if journal else None
@@ -137,6 +140,13 @@ def run(game, armies, serial_url, journal, options, host, port, seed, config, ca
     except (ArmyError, InputError, JournalError, ValueError) as exc:
         _fail(str(exc))
     click.echo(f"{'Resuming' if resuming else 'Journal'}: {path}")
+    if terrain_path:
+        try:
+            if station.game.set_terrain(load_json_file(terrain_path), by="cli", where=terrain_path):
+                click.echo(f"Terrain: {terrain_path}")
+        except (ArmyError, InputError) as exc:
+            station.stop()
+            _fail(str(exc))
     if camera is not None:
         from .vision.calibration import CalibrationError, load_calibration
         from .vision.sources import SourceError, open_source
@@ -175,12 +185,15 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config)
         hub = SimulatedHub(nodes=ruleset.sensor_nodes(armies), boot=session.boot, speed=speed).start()
         path = Path(journal) if journal else _default_journal(f"demo-{session.game}")
         station = Station(path, session.game, armies, session.options, hub.path, seed)
+        if session.terrain is not None:
+            station.game.set_terrain(session.terrain, by="session", where=f"{session.path}: terrain")
     except (ArmyError, InputError, JournalError, ValueError) as exc:
         _fail(str(exc))
     station.start()
     click.echo(f"Demo: {session.title} ({session.duration / speed:.0f} s at {speed}x), journal {path}")
     server = _serve(station, host, port, config)
-    player = SessionPlayer(session, hub, lambda t, a: station.game.operator_input(t, a, by="demo script"), speed)
+    player = SessionPlayer(session, hub, lambda t, a: station.game.operator_input(t, a, by="demo script"), speed,
+                           on_table=station.game.observe_table)
     player.start()
     _wait_for_interrupt(_announce_end(player, "Demo session finished." + (
         "" if exit_when_done else " The dashboard stays up (Ctrl-C to quit)."), exit_when_done, lambda: _drain(hub)))

@@ -17,7 +17,8 @@ from . import __version__
 from .devices import protocol
 from .dice import DiceBook, Roll
 from .journal import Journal, JournalError
-from .rules.base import Event, Input, Override, Ruleset, Ruling, state_json
+from .measure.terrain import FORMAT as TERRAIN_FORMAT, parse_terrain, terrain_document
+from .rules.base import ArmyError, Event, Input, Override, Ruleset, Ruling, state_json
 from .rules.registry import make_ruleset
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,8 @@ def record_event(record: Mapping[str, Any]) -> Event | None:
         return Event(record["seq"], Input(kind, {"ruling": record["ruling"]}))
     if kind == "snapshot":  # where the camera saw every base: geometry for the rules
         return Event(record["seq"], Input("snapshot", {"units": record.get("units", [])}))
+    if kind == "terrain":  # the table's terrain pieces, for line of sight, cover and movement
+        return Event(record["seq"], Input("terrain", {"format": record["format"], "pieces": record["pieces"]}))
     return None
 
 
@@ -127,6 +130,7 @@ class Game:
         self._table = next((r for r in reversed(self._records) if r["kind"] == "snapshot"), None)
         self.version = 0
         self._derive()
+        self._specs = {s["element"]: s for s in self.ruleset.model_specs(self.header["armies"])}
 
     # -- derivation -----------------------------------------------------------------------------
     def _derive(self) -> None:
@@ -179,6 +183,27 @@ class Game:
             self._publish({"version": self.version, "reset": False, "rulings": [],
                            "camera": [record] if record["kind"] == "camera" else []})
 
+    def observe_table(self, snapshot: Mapping[str, Any]) -> dict[str, Any]:
+        """Journal a TableSnapshot (from the camera or a recorded session) and fold it: each
+        base gets its player and base size from the army files when the source did not say."""
+        specs = self._specs
+        units = [{**u, "player": u.get("player") or specs.get(u["element"], {}).get("player"),
+                  "base": u.get("base") or specs.get(u["element"], {}).get("base")} for u in snapshot.get("units", [])]
+        record = self.journal.append("snapshot", **{**snapshot, "units": units})
+        self.observe_camera(record)
+        return record
+
+    def model_spec(self, element: str) -> Mapping[str, Any]:
+        """The army files' word on a model: its unit, player, base and marker."""
+        return self._specs.get(element, {})
+
+    def reach(self, element: str) -> dict[str, Any]:
+        """The rules' rings and arcs for a model, for the dashboard (see ``Ruleset.reach``)."""
+        with self._lock:
+            if element not in self._specs:
+                raise InputError(f"no model {element!r} in the army files")
+            return self._result.ruleset.reach(self._result.state, element)
+
     def postures(self) -> dict[str, str]:
         """Each model's posture as the rules know it (from the hub's TILT events)."""
         with self._lock:
@@ -196,6 +221,27 @@ class Game:
     def table(self) -> dict[str, Any] | None:
         with self._lock:
             return self._table
+
+    def terrain(self) -> dict[str, Any]:
+        """The terrain as last set (a ``station-terrain/1`` document; no pieces before any)."""
+        with self._lock:
+            record = next((r for r in reversed(self._records) if r["kind"] == "terrain"), None)
+            return {"format": record["format"], "pieces": record["pieces"], "seq": record["seq"]} if record else \
+                {"format": TERRAIN_FORMAT, "pieces": [], "seq": None}
+
+    def set_terrain(self, document: Any, by: str = "referee", where: str = "terrain") -> bool:
+        """Journal a new terrain after checking it (errors name ``where`` and the field); False
+        when it is the terrain already in force, so a restart does not journal it again."""
+        try:
+            pieces = parse_terrain(document, where)
+        except ArmyError as exc:
+            raise InputError(str(exc)) from None
+        clean = terrain_document(pieces)
+        with self._lock:
+            if clean["pieces"] == self.terrain()["pieces"]:
+                return False
+            self.observe(self.journal.append("terrain", durable=True, **clean, by=by))
+            return True
 
     def operator_input(self, type_: str, args: Mapping[str, Any] | None = None, by: str = "referee") -> list[Ruling]:
         allowed = getattr(self._result.ruleset, "input_types", ())

@@ -17,6 +17,7 @@ from .bus import Bus
 from .devices.link import HubLink
 from .game import Game
 from .journal import Journal
+from .tableview import TableView
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,7 @@ class Station:
         self._engine = threading.Thread(target=self._engine_loop, name="engine", daemon=True)
         self.engine_errors = 0
         self.camera = None
+        self.table_view = TableView(self.game, self.calibration_residual_mm)
 
     def attach_camera(self, frames, calibration) -> None:
         """Track the table from ``frames`` with ``calibration`` (started with the station)."""
@@ -67,6 +69,11 @@ class Station:
             except Exception:  # a rules bug must not stop the station or lose the journal
                 self.engine_errors += 1
                 log.exception("engine failed on journal record %s", record.get("seq"))
+
+    def calibration_residual_mm(self) -> float:
+        """The calibration's worst anchor residual: each base's position is this uncertain."""
+        calibration = ((self.camera.health() if self.camera else None) or {}).get("calibration") or {}
+        return float(calibration.get("worst_anchor_mm") or 1.0)
 
     def health(self) -> dict[str, Any]:
         link = self.link.snapshot() if self.link else {"state": "none", "url": None}

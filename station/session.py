@@ -18,7 +18,8 @@ from .rules.fields import Fields, load_json_file
 log = logging.getLogger(__name__)
 
 FORMAT = "station-session/1"
-STEP_KINDS = ("input", "shot", "tilt", "impact", "dry", "fault", "disconnect")
+STEP_KINDS = ("input", "shot", "tilt", "impact", "dry", "fault", "disconnect", "table")
+TABLE_STATUSES = ("up", "hidden", "fallen")
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class Session:
     options: Mapping[str, Any]
     boot: str
     steps: tuple[Step, ...] = field(default=())
+    terrain: Mapping[str, Any] | None = None  # a station-terrain/1 document
 
     @property
     def duration(self) -> float:
@@ -55,6 +57,8 @@ def _step(f: Fields) -> Step:
     if kind == "disconnect":
         return Step(float(at), kind, {"seconds": f.get("disconnect", (int, float))})
     body = f.child(kind)
+    if kind == "table":
+        return Step(float(at), kind, _table(body))
     if kind == "fault":
         body.reject_unknown(["kind", "count"])
         return Step(float(at), kind, {"fault": body.choice("kind", FAULTS), "count": body.integer("count", 1, 100, 1)})
@@ -74,29 +78,48 @@ def _step(f: Fields) -> Step:
     return Step(float(at), kind, {"node": node, "barrel": body.integer("barrel", 1, 9, 1)})
 
 
+def _table(body: Fields) -> dict[str, Any]:
+    """A recorded TableSnapshot: where the camera saw each base (mm, degrees)."""
+    body.reject_unknown(["table_mm", "units"])
+    size = body.get("table_mm", list, [], check=lambda v: None if not v or (
+        len(v) == 2 and all(isinstance(c, (int, float)) and 100 <= c <= 10000 for c in v)) else "must be [width, depth] in mm")
+    units = []
+    for u in body.items("units", min_len=1):
+        u.reject_unknown(["element", "x", "y", "facing", "status"])
+        units.append({"element": u.get("element", str), "x_mm": float(u.get("x", (int, float))),
+                      "y_mm": float(u.get("y", (int, float))), "facing_deg": float(u.get("facing", (int, float), 0.0)),
+                      "status": u.choice("status", TABLE_STATUSES, "up"), "confidence": 1.0})
+    return {"table_mm": list(size), "units": units}
+
+
 def load_session(path: str | Path) -> Session:
     path = Path(path)
     f = Fields(str(path), load_json_file(path))
-    f.reject_unknown(["format", "title", "game", "armies", "options", "hub", "steps"])
+    f.reject_unknown(["format", "title", "game", "armies", "options", "hub", "steps", "terrain"])
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; expected {FORMAT!r}")
     armies = f.get("armies", list, check=lambda v: None if v and all(isinstance(a, str) for a in v)
                    else "must list army file names")
     hub = f.child("hub") if "hub" in f.data else Fields(str(path), {}, "hub")
     hub.reject_unknown(["boot"])
     steps = sorted((_step(s) for s in f.items("steps", min_len=1)), key=lambda s: s.at)
+    terrain = f.get("terrain", (str, dict), None)
+    if isinstance(terrain, str):  # a terrain file next to the script
+        terrain = load_json_file(path.parent / terrain)
     return Session(path, f.get("title", str, path.stem), f.get("game", str),
                    tuple(path.parent / a for a in armies), f.get("options", dict, {}),
-                   hub.get("boot", str, "D3M0"), tuple(steps))
+                   hub.get("boot", str, "D3M0"), tuple(steps), terrain)
 
 
 class SessionPlayer:
     """Plays a session in real time (times ``speed``) on a hub and an input callback."""
 
     def __init__(self, session: Session, hub: SimulatedHub,
-                 on_input: Callable[[str, Mapping[str, Any]], Any] | None, speed: float = 1.0) -> None:
+                 on_input: Callable[[str, Mapping[str, Any]], Any] | None, speed: float = 1.0,
+                 on_table: Callable[[Mapping[str, Any]], Any] | None = None) -> None:
         if speed <= 0:
             raise ValueError("speed must be positive")
         self.session, self.hub, self.on_input, self.speed = session, hub, on_input, speed
+        self.on_table = on_table
         self.done = threading.Event()
         self.played = 0
         self._stop = threading.Event()
@@ -148,3 +171,5 @@ class SessionPlayer:
             self.hub.inject(a["fault"], a["count"])
         elif step.kind == "disconnect":
             self.hub.disconnect(a["seconds"] / self.speed)
+        elif step.kind == "table" and self.on_table is not None:
+            self.on_table(a)

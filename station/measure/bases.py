@@ -85,6 +85,13 @@ class Base:
         return (self.centre + np.outer(np.cos(t) * self.length / 2, forward) + np.outer(np.sin(t) * self.width / 2, left))
 
 
+def reach_outline(base: Base, mm: float, n: int = 96) -> np.ndarray:
+    """Every point within ``mm`` of the base's edge, as an outline: the base grown by ``mm`` in
+    every direction.  A range measured edge to edge ends on this line."""
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    return np.array([base.support(d) + mm * d for d in np.column_stack([np.cos(t), np.sin(t)])])
+
+
 def _closest_on_segment(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
     """The point of segment ab nearest the origin, and its parameter t in [0, 1]."""
     ab = b - a

@@ -104,7 +104,7 @@ class TableGeometry:
 
     def in_arc(self, origin: str, target: str, centre_deg: float = 0.0, half_width_deg: float = 90.0) -> bool:
         offset = (self.bearing_deg[self.index(origin), self.index(target)] - centre_deg + 180.0) % 360.0 - 180.0
-        return abs(offset) <= half_width_deg
+        return bool(abs(offset) <= half_width_deg)
 
     def nearest(self, origin: str, among: Sequence[str], n: int = 3) -> list[tuple[str, float]]:
         """The ``n`` of ``among`` nearest ``origin``, edge to edge, nearest first."""

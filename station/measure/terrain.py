@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -21,6 +22,8 @@ from .sightlines import Footprints, sightlines
 
 FORMAT = "station-terrain/1"
 TYPES = ("woods", "building", "hill", "water", "obstacle")
+MAX_PIECES = 200  # a crowded table has 30
+MAX_POINTS = 64  # per outline: enough for a drawn wood, and keeps sight tests fast
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,13 @@ def _self_intersecting(poly: np.ndarray) -> tuple[int, int] | None:
 
 def load_terrain(path: str | Path) -> list[Piece]:
     """A terrain file; every error names the file, the field and what is wrong."""
-    f = Fields(str(path), load_json_file(path))
+    return parse_terrain(load_json_file(path), str(path))
+
+
+def parse_terrain(document: Any, where: str) -> list[Piece]:
+    """A ``station-terrain/1`` document (from a file, the journal or the dashboard); every error
+    names ``where``, the field and what is wrong."""
+    f = Fields(where, document)
     f.reject_unknown(["format", "pieces"])
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; expected {FORMAT!r}")
     pieces, ids = [], set()
@@ -71,9 +80,9 @@ def load_terrain(path: str | Path) -> list[Piece]:
         ids.add(piece_id)
         kind = item.choice("type", TYPES)
         height = item.get("height_mm", (int, float), check=lambda v: None if 0 <= v <= 2000 else "must be 0 to 2000 mm")
-        raw = item.get("polygon", list, check=lambda v: None if len(v) >= 3 and all(
+        raw = item.get("polygon", list, check=lambda v: None if 3 <= len(v) <= MAX_POINTS and all(
             isinstance(p, list) and len(p) == 2 and all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in p)
-            for p in v) else "must be at least 3 [x, y] points in mm")
+            for p in v) else f"must be 3 to {MAX_POINTS} [x, y] points in mm")
         poly = np.array(raw, float)
         crossing = _self_intersecting(poly)  # before the area: a bow tie's two lobes cancel to zero
         if crossing:
@@ -82,7 +91,16 @@ def load_terrain(path: str | Path) -> list[Piece]:
         if area < 1.0:
             item.fail("encloses no area (points repeated or in a line)", "polygon")
         pieces.append(Piece(piece_id, kind, float(height), poly))
+    if len(pieces) > MAX_PIECES:
+        f.fail(f"has {len(pieces)} pieces; at most {MAX_PIECES}", "pieces")
     return pieces
+
+
+def terrain_document(pieces: Sequence[Piece]) -> dict[str, Any]:
+    """The pieces as a ``station-terrain/1`` document, as the journal and the dashboard hold them."""
+    return {"format": FORMAT, "pieces": [{"id": p.id, "type": p.type, "height_mm": p.height_mm,
+                                          "polygon": [[round(float(x), 2), round(float(y), 2)] for x, y in p.polygon]}
+                                         for p in pieces]}
 
 
 @dataclass(frozen=True)

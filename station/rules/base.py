@@ -75,6 +75,16 @@ class Ruleset(Protocol):
     def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Camera markers: id, size_mm, height_mm, offset_mm, element, unit, player."""
 
+    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Every model: ``element``, ``unit``, ``player``, ``kind``, ``base`` (a named size) and ``marker``."""
+
+    def reach(self, state: Any, element: str) -> dict[str, Any]:
+        """For the dashboard: ``rings`` [{label, mm}] measured from the model's edge (move
+        allowance, weapon ranges) and ``arcs`` [{label, centre_deg, half_width_deg}] from its facing."""
+
+    def cover(self, hidden_fraction: float) -> dict[str, Any]:
+        """What the share of a target hidden behind terrain means in this game's cover rules."""
+
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Any]:
         """The hub's node inventory (protocol.Node) that these armies are wired to."""
 

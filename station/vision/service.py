@@ -31,8 +31,6 @@ class CameraService:
         self.calibration = calibration
         self.game = game
         self.tracker = Tracker(Locator(calibration, specs_from(marker_specs)))
-        self.players = {s["element"]: s["player"] for s in marker_specs}
-        self.bases = {s["element"]: s.get("base") for s in marker_specs}
         self.mm_per_unit = mm_per_unit
         self.snapshot_interval = snapshot_interval
         self.state = "starting"
@@ -93,12 +91,8 @@ class CameraService:
                 now = time.monotonic()
                 if out.events or now - last_snapshot >= self.snapshot_interval:
                     last_snapshot = now
-                    snapshot = out.snapshot(self.mm_per_unit)
-                    for unit in snapshot["units"]:
-                        unit["player"] = self.players.get(unit["element"])
-                        unit["base"] = self.bases.get(unit["element"])
-                    self.game.observe_camera(self.game.journal.append(
-                        "snapshot", table_mm=list(self.calibration.table_mm or ()), **snapshot))
+                    self.game.observe_table({"table_mm": list(self.calibration.table_mm or ()),
+                                             **out.snapshot(self.mm_per_unit)})
             self.state = "ended"
         except (SourceError, ValueError) as exc:
             self.state, self.error = "error", str(exc)

@@ -80,13 +80,40 @@ def measure_bases() -> Response:
     table = station.game.table()
     if table is None:
         return _error(404, "no table snapshot yet: is a camera attached?")
-    camera = station.health()["camera"] or {}
-    residual = (camera.get("calibration") or {}).get("worst_anchor_mm") or 1.0
     try:
-        m = measure_on_snapshot(table, a, b, station.game.ruleset.convention, residual, kind)
+        m = measure_on_snapshot(table, a, b, station.game.ruleset.convention, station.calibration_residual_mm(), kind)
     except NotOnTable as exc:
         return _error(404, str(exc))
-    return jsonify({**m.as_dict(), "text": m.describe(), "snapshot_frame": table["frame"]})
+    return jsonify({**m.as_dict(), "text": m.describe(), "snapshot_seq": table["seq"]})
+
+
+@api.get("/reach")
+def reach() -> Response:
+    """For a selected model on the latest snapshot: the rules' rings (drawn as outlines) and
+    arcs, and every enemy base with its distance, arc and line of sight."""
+    from ..tableview import NotPlaced
+    element = request.args.get("element")
+    if not element:
+        return _error(400, "give ?element=ELEMENT")
+    try:
+        return jsonify(_station().table_view.reach(element))
+    except NotPlaced as exc:
+        return _error(404, str(exc))
+
+
+@api.get("/terrain")
+def terrain() -> Response:
+    """The terrain pieces in force (``station-terrain/1``), as journaled."""
+    return jsonify(_station().game.terrain())
+
+
+@api.put("/terrain")
+@referee_only
+def set_terrain() -> Response:
+    """Replace the terrain with the whole document sent; it is checked, journaled, and from then
+    on used for line of sight, cover and movement.  A bad document changes nothing."""
+    changed = _station().game.set_terrain(_json_body(), by="dashboard", where="the terrain sent")
+    return jsonify({**_station().game.terrain(), "changed": changed})
 
 
 @api.get("/camera.jpg")

@@ -12,9 +12,12 @@ from ...dice import Roller
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Override, Ruling
 from . import rounds, shooting
-from .army import check_armies, load_army, marker_specs
+from .army import check_armies, load_army, marker_specs, model_specs
 from .moving import movement_rulings, movement_view
+from .reach import reach
+from .tables import cover
 from ...measure.movement import append_position
+from ...measure.terrain import parse_terrain
 from .state import GameState, Options, build_setup
 
 INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "confirm", "override")
@@ -35,6 +38,16 @@ class Bronepekhota:
     def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """The camera markers on these armies' models (station.vision)."""
         return marker_specs(armies)
+
+    def reach(self, state: GameState, element: str) -> dict[str, Any]:
+        """Rings (mm from the base's edge) and arcs (degrees from its facing) for the dashboard."""
+        return reach(state, element)
+
+    def cover(self, hidden_fraction: float) -> dict[str, Any]:
+        return cover(hidden_fraction)
+
+    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return model_specs(armies)
 
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
         """The hub inventory these armies are wired to: every launcher and tilt node."""
@@ -132,7 +145,9 @@ class Bronepekhota:
         if body.type == "repair":
             return rounds.repair(state, seq, args)
         if body.type == "snapshot":
-            return self._snapshot(state, args), []
+            return self._snapshot(state, args).evolve(table_seq=seq), []
+        if body.type == "terrain":
+            return state.evolve(terrain=tuple(parse_terrain(dict(args), f"journal record {seq}"))), []
         if body.type == "confirm":
             return state.evolve(confirmed=state.confirmed | {str(args.get("ruling"))}), []
         if body.type == "override":
@@ -206,5 +221,6 @@ def state_view(state: GameState) -> dict[str, Any]:
             "pending_hits": len(state.pending), "confirmed": sorted(state.confirmed),
             "overridden": sorted(state.overrides), "hub_time_ms": state.now,
             "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
+            "table_seq": state.table_seq, "terrain": [piece.id for piece in state.terrain],
             "moved": movement_view(state)}
 

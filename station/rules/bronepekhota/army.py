@@ -145,16 +145,18 @@ def _check_pilots(f: Fields, army: dict[str, Any]) -> None:
         used[pilot] = unit["id"]
 
 
+def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Every model on the table: its unit, its player, its base and its camera marker (or None)."""
+    return [{"element": element["id"], "unit": unit["id"], "player": army["player"], "base": element["base"],
+             "marker": element.get("marker"), "kind": "infantry" if unit["type"] == "squad" else unit["type"]}
+            for army in armies for unit in army["units"]
+            for element in (unit["members"] if unit["type"] == "squad" else [unit])]
+
+
 def marker_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Every model that carries a camera marker, with the unit and player it belongs to."""
-    specs = []
-    for army in armies:
-        for unit in army["units"]:
-            for element in (unit["members"] if unit["type"] == "squad" else [unit]):
-                if element.get("marker"):
-                    specs.append({**element["marker"], "element": element["id"], "unit": unit["id"],
-                                  "player": army["player"], "base": element["base"]})
-    return specs
+    return [{**spec["marker"], **{k: v for k, v in spec.items() if k not in ("marker", "kind")}}
+            for spec in model_specs(armies) if spec["marker"]]
 
 
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:

@@ -38,8 +38,10 @@ def touching_enemy_machines(state: GameState, shooter: Element) -> list[str]:
 
 
 def contact_measurement(state: GameState, shooter: Element, other_id: str) -> dict:
-    """The edge-to-edge measurement behind a §6.2 ruling, for the referee to see."""
-    return measure(placed(state, shooter.id), placed(state, other_id), BRONEPEKHOTA).as_dict()
+    """The edge-to-edge measurement behind a §6.2 ruling, for the referee to see, with the
+    snapshot it was measured on (the ruling's picture draws that table)."""
+    return {**measure(placed(state, shooter.id), placed(state, other_id), BRONEPEKHOTA).as_dict(),
+            "table_seq": state.table_seq}
 
 
 def crew_touching(state: GameState, gun: Element) -> list[str] | None:

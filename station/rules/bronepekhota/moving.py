@@ -20,14 +20,14 @@ TOLERANCE_MM = 5.0  # within a camera's error of the allowance is not "too far"
 STEP_MM = BRONEPEKHOTA.unit.mm  # §4.1: 1 SP moves 1 step (5 cm) on flat ground
 
 
-def _allowance_mm(state: GameState, element_id: str) -> float:
+def allowance_mm(state: GameState, element_id: str) -> float:
     return state.speed_of(state.elements[element_id]) * STEP_MM
 
 
 def movement_view(state: GameState) -> dict[str, Any]:
     """For the dashboard: how far each of the acting unit's models has moved, against its allowance."""
     return {element: {"moved_steps": round(movement(path).path_mm / STEP_MM, 2),
-                      "allowed_steps": round(_allowance_mm(state, element) / STEP_MM, 2),
+                      "allowed_steps": round(allowance_mm(state, element) / STEP_MM, 2),
                       "turned_deg": round(movement(path).turned_deg)}
             for element, path in sorted(state.paths.items())}
 
@@ -37,7 +37,7 @@ def movement_rulings(state: GameState, seq: int) -> list[Ruling]:
     rulings = []
     for element, path in sorted(state.paths.items()):
         moved = movement(path)
-        allowed = _allowance_mm(state, element)
+        allowed = allowance_mm(state, element)
         if moved.path_mm > allowed + TOLERANCE_MM:
             name = state.setup.names.get(element, element)
             rulings.append(Ruling(f"{seq}:moved:{element}", seq, "warning",

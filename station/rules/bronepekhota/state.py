@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
+from ...measure.terrain import Piece
 from ..base import Override
 from ..fields import Fields
 from .army import CHARGES_BY_LAUNCHER
@@ -151,6 +152,8 @@ class GameState:
     last_player: str | None = None  # who finished the latest activation (§3.2)
     positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)  # x, y, facing from the camera
     paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)  # this activation
+    table_seq: int = 0  # journal seq of the snapshot the positions come from
+    terrain: tuple[Piece, ...] = ()
 
     def evolve(self, **changes: Any) -> "GameState":
         """``dataclasses.replace`` without re-running ``__init__``, for the fold's hot path."""

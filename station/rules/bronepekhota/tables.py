@@ -76,3 +76,15 @@ def speed_for_cell(sectors: list[dict], cell: int) -> int:
         if sector["to"] <= cell <= sector["from"]:
             return sector["speed"]
     return 0
+
+
+def cover(hidden_fraction: float) -> dict[str, object]:
+    """§7.3 Table 5: how much of the target the shooter sees raises its armour.  Exactly half
+    visible is not in the table (digest §Z.11); the station rounds it towards more cover."""
+    if hidden_fraction >= 1.0:
+        return {"label": "not visible: no shot", "armour": None}
+    if hidden_fraction >= 0.5:
+        return {"label": "less than half visible: armour +3", "armour": 3}
+    if hidden_fraction > 0.0:
+        return {"label": "more than half visible: armour +1", "armour": 1}
+    return {"label": "fully visible", "armour": 0}

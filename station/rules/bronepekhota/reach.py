@@ -1,0 +1,28 @@
+"""What the dashboard draws around a selected model: how far it may still move (§4) and its arcs:
+the field of view, which is also a vehicle weapon's traverse (§6.3, §7.3), and the rear from
+which a close-combat attack is a surprise (§8)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...measure.movement import movement
+from .moving import STEP_MM, allowance_mm
+from .state import GameState
+
+FIELD_OF_VIEW = {"label": "field of view (§7.3)", "centre_deg": 0.0, "half_width_deg": 90.0}
+TRAVERSE = {"label": "weapon traverse ±90° (§6.3)", "centre_deg": 0.0, "half_width_deg": 90.0}
+REAR = {"label": "rear: a surprise attack (§8)", "centre_deg": 180.0, "half_width_deg": 90.0}
+
+
+def reach(state: GameState, element_id: str) -> dict[str, Any]:
+    element = state.elements[element_id]
+    rings = []
+    allowed = allowance_mm(state, element_id)
+    if allowed > 0:
+        acting = state.active_unit is not None and element.unit == state.active_unit
+        left = max(allowed - movement(state.paths.get(element_id, ())).path_mm, 0.0) if acting else allowed
+        steps = left / STEP_MM
+        rings.append({"label": f"may move {steps:.1f} steps{' more' if acting else ''} on flat ground (§4)",
+                      "mm": round(left, 1)})
+    arcs = [TRAVERSE if element.kind == "vehicle" else FIELD_OF_VIEW, REAR]
+    return {"rings": rings, "arcs": arcs}
