@@ -1,0 +1,107 @@
+"""Terrain, table snapshots from a session, and the selected model's reach, through the API."""
+import json
+
+import pytest
+
+from station.game import fold
+from station.journal import read_records
+from station.runtime import Station
+from station.session import load_session
+from station.web.app import create_app
+
+TOKEN = "measure-token"
+REF = {"X-Referee-Token": TOKEN}
+WALL = {"format": "station-terrain/1", "pieces": [
+    {"id": "wall", "type": "building", "height_mm": 150, "polygon": [[590, 100], [610, 100], [610, 500], [590, 500]]}]}
+
+
+def _table(*units):
+    return {"table_mm": [1200, 900], "units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up",
+                                                "confidence": 1.0} for e, x, y, f in units]}
+
+
+@pytest.fixture
+def station(tmp_path, armies):
+    s = Station(tmp_path / "game.jsonl", "bronepekhota", armies, {}, seed=5).start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def client(station):
+    return create_app(station, TOKEN).test_client()
+
+
+def test_terrain_is_read_by_anyone_and_set_only_by_the_referee(client, station):
+    assert client.get("/api/terrain").get_json()["pieces"] == []
+    assert client.put("/api/terrain", json=WALL).status_code == 401
+    assert client.put("/api/terrain", json=WALL, headers={"X-Referee-Token": "nope"}).status_code == 403
+    response = client.put("/api/terrain", json=WALL, headers=REF)
+    assert response.status_code == 200 and response.get_json()["changed"] is True
+    assert client.put("/api/terrain", json=WALL, headers=REF).get_json()["changed"] is False  # the same again
+    assert client.get("/api/terrain").get_json()["pieces"][0]["id"] == "wall"
+    records = read_records(station.journal.path)
+    assert [r["by"] for r in records if r["kind"] == "terrain"] == ["dashboard"]
+    assert json.loads(fold(records).state_json())["terrain"] == ["wall"]  # the fold knows it too
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["pieces"][0].update(type="lava"), "pieces[0].type"),
+    (lambda d: d["pieces"][0].update(height_mm=-1), "pieces[0].height_mm"),
+    (lambda d: d["pieces"][0].update(polygon=[[0, 0], [10, 10], [10, 0], [0, 10]]), "crosses itself"),
+    (lambda d: d.update(format="terrain/9"), "format"),
+    (lambda d: d.update(extra=1), "extra"),
+])
+def test_a_bad_terrain_is_refused_with_the_field_and_changes_nothing(client, station, change, message):
+    document = json.loads(json.dumps(WALL))
+    change(document)
+    before = len(read_records(station.journal.path))
+    response = client.put("/api/terrain", json=document, headers=REF)
+    assert response.status_code == 400 and message in response.get_json()["error"]
+    assert len(read_records(station.journal.path)) == before
+    assert client.get("/api/terrain").get_json()["pieces"] == []
+
+
+def test_reach_lists_each_enemy_with_distance_arc_and_cover(client, station):
+    assert client.get("/api/reach?element=gryphon").status_code == 404  # no snapshot yet
+    station.game.set_terrain(WALL)
+    station.game.observe_table(_table(("gryphon", 300, 300, 0), ("salamander", 900, 300, 180),
+                                      ("varan", 250, 800, 0), ("clone-1", 100, 300, 0)))
+    data = client.get("/api/reach?element=gryphon").get_json()
+    assert data["unit"] == "step" and data["arcs"][0]["label"].startswith("weapon traverse")
+    assert data["rings"][0]["mm"] == 250.0  # speed 5 in the green sector: 5 steps of 5 cm
+    assert len(data["rings"][0]["outline"]) == 96
+    targets = {t["element"]: t for t in data["targets"]}
+    assert {t["player"] for t in data["targets"]} == {"red"} and "clone-1" in targets  # enemies only
+    behind_wall = targets["salamander"]
+    assert behind_wall["cover"]["armour"] is None and behind_wall["blockers"] == ["wall"]
+    assert behind_wall["value"] == 10.0  # 600 mm between centres less 2 x 50 mm: 500 mm = 10 steps
+    beside = targets["varan"]
+    assert beside["hidden_fraction"] == 0 and not beside["in_front"]  # ahead-left, past 90 degrees: not in front
+    assert [t["edge_mm"] for t in data["targets"]] == sorted(t["edge_mm"] for t in data["targets"])
+    assert client.get("/api/reach?element=nobody").status_code == 404
+    assert client.get("/api/reach").status_code == 400
+
+
+def test_a_demo_session_brings_its_terrain_and_its_table(tmp_path):
+    session = load_session("station/data/demo/session.json")
+    assert session.terrain["format"] == "station-terrain/1" and len(session.terrain["pieces"]) >= 4
+    tables = [s for s in session.steps if s.kind == "table"]
+    assert len(tables) > 10 and all(u["status"] == "up" for u in tables[0].args["units"])
+
+
+@pytest.mark.parametrize("step, message", [
+    ({"at": 1, "table": {"units": []}}, "units"),
+    ({"at": 1, "table": {"units": [{"element": "gryphon", "x": 1}]}}, "units[0].y"),
+    ({"at": 1, "table": {"units": [{"element": "gryphon", "x": 1, "y": 2, "status": "flying"}]}}, "status"),
+    ({"at": 1, "table": {"table_mm": [5], "units": [{"element": "gryphon", "x": 1, "y": 2}]}}, "table_mm"),
+])
+def test_bad_table_steps_in_a_session_name_the_field(tmp_path, step, message):
+    from station.rules.base import ArmyError
+    script = json.loads(open("station/data/demo/session.json").read())
+    script["armies"] = [str((tmp_path / "..").resolve())]  # not read before the steps fail
+    script["steps"] = [step]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(script))
+    with pytest.raises(ArmyError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        load_session(path)
