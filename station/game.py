@@ -193,6 +193,15 @@ class Game:
         self.observe_camera(record)
         return record
 
+    def table_at(self, seq: int) -> dict[str, Any] | None:
+        """The table snapshot journaled as record ``seq`` (what a ruling measured on)."""
+        with self._lock:
+            return next((r for r in self._records if r["seq"] == seq and r["kind"] == "snapshot"), None)
+
+    def ruling(self, ruling_id: str) -> Ruling:
+        with self._lock:
+            return self._ruling(ruling_id)
+
     def model_spec(self, element: str) -> Mapping[str, Any]:
         """The army files' word on a model: its unit, player, base and marker."""
         return self._specs.get(element, {})
@@ -222,10 +231,12 @@ class Game:
         with self._lock:
             return self._table
 
-    def terrain(self) -> dict[str, Any]:
-        """The terrain as last set (a ``station-terrain/1`` document; no pieces before any)."""
+    def terrain(self, at_seq: int | None = None) -> dict[str, Any]:
+        """The terrain as last set (before ``at_seq``, if given): a ``station-terrain/1``
+        document with the seq of its record; no pieces before any was set."""
         with self._lock:
-            record = next((r for r in reversed(self._records) if r["kind"] == "terrain"), None)
+            record = next((r for r in reversed(self._records)
+                           if r["kind"] == "terrain" and (at_seq is None or r["seq"] <= at_seq)), None)
             return {"format": record["format"], "pieces": record["pieces"], "seq": record["seq"]} if record else \
                 {"format": TERRAIN_FORMAT, "pieces": [], "seq": None}
 

@@ -108,9 +108,9 @@ def test_measuring_tool_draws_the_line_between_two_bases(tmp_path):
             browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(server.url + "/")
-            page.locator('circle[data-element="gryphon"]').click(timeout=20_000)
+            page.locator('[data-element="gryphon"]').click(timeout=20_000)
             expect(page.locator("#arc-front")).to_have_count(1)  # a picked base shows its front half
-            page.locator('circle[data-element="t-rex"]').click()
+            page.locator('[data-element="t-rex"]').click()
             expect(page.locator("#measure-label")).to_contain_text("step")
             # 400 mm apart: gryphon's 100x50 footprint faces +x (reaches 50 mm), t-rex's too: 300 mm = 6 steps
             expect(page.locator("#measure-text")).to_contain_text("6.00 step")
@@ -119,3 +119,75 @@ def test_measuring_tool_draws_the_line_between_two_bases(tmp_path):
     finally:
         server.stop()
         station.stop()
+
+
+def test_referee_draws_terrain_and_a_selected_model_shows_its_reach(tmp_path):
+    """Terrain drawn on the map is saved and journaled; spectators cannot edit; a selected model
+    lists its enemies with distance and cover, and a ruling that measured links to its picture."""
+    from station.devices import protocol as p
+    from station.rules.bronepekhota.army import load_army
+    from station.runtime import Station
+    from station.web.server import DashboardServer
+    from .conftest import EXAMPLES
+    station = Station(tmp_path / "g.jsonl", "bronepekhota", [load_army(EXAMPLES / "blue-protectorate.json"),
+                                                              load_army(EXAMPLES / "red-polaris.json")], {}).start()
+    game = station.game
+    game.set_terrain({"format": "station-terrain/1", "pieces": [
+        {"id": "wall", "type": "building", "height_mm": 150, "polygon": [[590, 100], [610, 100], [610, 500], [590, 500]]}]})
+    units = [("gryphon", 300, 300, 0), ("salamander", 401, 300, 180), ("varan", 900, 300, 180), ("clone-1", 300, 700, 270)]
+    game.operator_input("begin_round")
+    game.observe_table({"table_mm": [1200, 900], "units": [
+        {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up", "confidence": 1.0} for e, x, y, f in units]})
+    shot = p.Shot(1, "L1", 1, "shell", 1, 1000)  # gryphon fires while touching salamander: refused (§6.2)
+    game.observe(game.journal.append("rx", line=p.encode(shot).decode().strip(), verdict="event"))
+    server = DashboardServer(station, TOKEN, port=0).start()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1100})
+            page.goto(server.url + "/")
+            expect(page.locator('polygon[data-piece="wall"]')).to_have_count(1, timeout=20_000)
+            expect(page.locator("#terrain-edit")).to_be_hidden()  # spectators only look
+
+            page.locator('[data-element="gryphon"]').click()
+            expect(page.locator("#reach")).to_be_visible()
+            expect(page.locator("#reach-rings")).to_contain_text("may move 5.0 steps")
+            expect(page.locator('#reach-targets tr[data-target="varan"]')).to_contain_text("not visible")
+            expect(page.locator('#reach-targets tr[data-target="clone-1"]')).to_contain_text("fully visible")
+            expect(page.locator("#table-map polygon.ring")).to_have_count(1)
+            expect(page.locator("#arc-front")).to_have_count(1)
+
+            picture = page.locator("#feed a.picture").first
+            expect(picture).to_be_visible()
+            assert "<line" in page.request.get(server.url + picture.get_attribute("href")).text()
+
+            page.goto(server.url + f"/?token={TOKEN}")
+            expect(page.locator("#role")).to_have_text("referee")
+            page.locator("#terrain-edit").click()
+            page.locator("#terrain-new").click()
+            corners = [(100, 800), (250, 800), (250, 650), (100, 650)]
+            for x, y in corners:
+                sx, sy = page.evaluate("""([x, y]) => {
+                    const map = document.getElementById('table-map'); const pt = map.createSVGPoint();
+                    pt.x = x; pt.y = 900 - y; const s = pt.matrixTransform(map.getScreenCTM());
+                    return [s.x, s.y]; }""", [x, y])
+                page.mouse.click(sx, sy)
+            expect(page.locator("#table-map circle.draft-point")).to_have_count(4)
+            page.fill("#terrain-id", "crater")
+            page.select_option("#terrain-type", "hill")
+            page.fill("#terrain-height", "80")
+            page.locator("#terrain-finish").click()
+            page.locator("#terrain-save").click()
+            expect(page.locator('polygon[data-piece="crater"]')).to_have_count(1, timeout=10_000)
+            expect(page.locator("#terrain-editor")).to_be_hidden()
+            browser.close()
+    finally:
+        server.stop()
+        station.stop()
+    records = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
+    saved = [r for r in records if r["kind"] == "terrain"][-1]
+    assert saved["by"] == "dashboard" and [piece["id"] for piece in saved["pieces"]] == ["wall", "crater"]
+    crater = saved["pieces"][1]
+    assert crater["type"] == "hill" and crater["height_mm"] == 80
+    for (x, y), (cx, cy) in zip(crater["polygon"], corners):
+        assert abs(x - cx) < 2 and abs(y - cy) < 2  # clicked on screen, stored in table millimetres

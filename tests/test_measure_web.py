@@ -105,3 +105,25 @@ def test_bad_table_steps_in_a_session_name_the_field(tmp_path, step, message):
     path.write_text(json.dumps(script))
     with pytest.raises(ArmyError, match=message.replace("[", r"\[").replace("]", r"\]")):
         load_session(path)
+
+
+def test_a_ruling_that_measured_links_to_a_picture_of_that_table(client, station):
+    from station.devices import protocol as p
+    game = station.game
+    game.set_terrain(WALL)
+    game.operator_input("begin_round")
+    game.observe_table(_table(("gryphon", 300, 300, 0), ("salamander", 401, 300, 180)))  # 1 mm apart
+    shot = p.Shot(1, "L1", 1, "shell", 1, 1000)
+    rulings = game.observe(game.journal.append("rx", line=p.encode(shot).decode().strip(), verdict="event"))
+    refused = next(r for r in rulings if r.section == "§6.2")
+    game.observe_table(_table(("gryphon", 100, 100, 0), ("salamander", 900, 800, 180)))  # they move on
+    response = client.get(f"/api/rulings/{refused.id}/picture.svg")
+    assert response.status_code == 200 and response.mimetype == "image/svg+xml"
+    picture = response.text
+    assert "§6.2" in picture and "gryphon→salamander" in picture and "<line" in picture
+    assert f"table snapshot record {refused.details['measured']['table_seq']}" in picture
+    assert 'x1="350.0"' in picture  # gryphon's front edge where it stood then, not where it is now
+    assert picture.count("<polygon") >= 3  # the wall and both bases
+    other = next(r for r in game.snapshot()["rulings"] if "measured" not in r["details"])
+    assert client.get(f"/api/rulings/{other['id']}/picture.svg").status_code == 404
+    assert client.get("/api/rulings/nope/picture.svg").status_code == 404

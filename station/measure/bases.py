@@ -18,6 +18,7 @@ MM_PER_INCH = 25.4  # exact, by definition
 ROUND_BASES = {"round25": 25.0, "round32": 32.0, "round40": 40.0, "round50": 50.0}
 OVAL_BASES = {"oval60x35": (60.0, 35.0), "oval75x42": (75.0, 42.0), "oval105x70": (105.0, 70.0)}
 RECT_BASES = {"rect20x20": (20.0, 20.0), "rect25x50": (50.0, 25.0), "rect50x100": (100.0, 50.0)}
+NAMED_BASES = (*ROUND_BASES, *OVAL_BASES, *RECT_BASES)
 
 
 @dataclass(frozen=True)

@@ -136,3 +136,23 @@ def annotated_still(image: np.ndarray, labels: list[tuple[tuple[float, float], s
     if not ok:
         raise ValueError("JPEG encoding failed")
     return data.tobytes()
+
+
+def table_maps(K: np.ndarray, dist: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, table_mm: tuple[float, float],
+               mm_per_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where each pixel of a top-down picture of the table (far edge at the top, ``mm_per_px``)
+    falls in the camera's image: the maps ``rectified`` resamples with, made once per calibration."""
+    width, depth = table_mm
+    cols, rows = max(int(width / mm_per_px), 1), max(int(depth / mm_per_px), 1)
+    x, y = np.meshgrid((np.arange(cols) + 0.5) * mm_per_px, depth - (np.arange(rows) + 0.5) * mm_per_px)
+    pixels = project(np.column_stack([x.ravel(), y.ravel(), np.zeros(x.size)]), rvec, tvec, K, dist)
+    return pixels[:, 0].reshape(rows, cols).astype(np.float32), pixels[:, 1].reshape(rows, cols).astype(np.float32)
+
+
+def rectified_jpeg(image: np.ndarray, maps: tuple[np.ndarray, np.ndarray]) -> bytes:
+    """The table seen from straight above: the backdrop the dashboard draws terrain over."""
+    flat = cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    ok, data = cv2.imencode(".jpg", flat, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    if not ok:
+        raise ValueError("JPEG encoding failed")
+    return data.tobytes()

@@ -41,6 +41,8 @@ class CameraService:
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
         self._last: tuple[np.ndarray, list] | None = None
         self._still: tuple[float, bytes] | None = None
+        self._table_still: tuple[float, bytes] | None = None
+        self._maps: tuple[np.ndarray, np.ndarray] | None = None
         self._still_lock = threading.Lock()
 
     def start(self) -> "CameraService":
@@ -69,6 +71,21 @@ class CameraService:
                       for t in tracks]
             self._still = (now, cv.annotated_still(frame, labels))
             return self._still[1]
+
+    def table_still(self, max_age: float = 2.0, mm_per_px: float = 2.0) -> bytes | None:
+        """The latest frame warped to a top-down view of the table (``mm_per_px``), so the map can
+        show it under the bases and terrain can be drawn over it.  Made at most every ``max_age``."""
+        with self._still_lock:
+            now = time.monotonic()
+            if self._table_still and now - self._table_still[0] < max_age:
+                return self._table_still[1]
+            if self._last is None or not self.calibration.table_mm:
+                return None
+            if self._maps is None:
+                self._maps = cv.table_maps(self.calibration.K, self.calibration.dist, cv.rvec_of(self.calibration.R),
+                                           self.calibration.t, self.calibration.table_mm, mm_per_px)
+            self._table_still = (now, cv.rectified_jpeg(self._last[0], self._maps))
+            return self._table_still[1]
 
     def _run(self) -> None:
         last_snapshot = 0.0

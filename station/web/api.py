@@ -126,6 +126,17 @@ def camera_still() -> Response:
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
+@api.get("/table.jpg")
+def table_still() -> Response:
+    """The camera's latest frame seen from straight above, to the table's scale (2 mm a pixel),
+    for the map's backdrop (404 without a calibrated camera frame yet)."""
+    camera = _station().camera
+    jpeg = camera.table_still() if camera else None
+    if jpeg is None:
+        return _error(404, "no calibrated camera frame yet")
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
 @api.get("/health")
 def health() -> Response:
     return jsonify(_station().health())
@@ -176,6 +187,24 @@ def override(ruling_id: str) -> Response:
     return jsonify({"ruling": ruling.as_dict()})
 
 
+@api.get("/rulings/<ruling_id>/picture.svg")
+def ruling_picture(ruling_id: str) -> Response:
+    """The picture of what a ruling measured: the table of that moment with the line drawn."""
+    from .picture import ruling_picture as draw
+    game = _station().game
+    try:
+        ruling = game.ruling(ruling_id).as_dict()
+    except InputError as exc:
+        return _error(404, str(exc))
+    measured = ruling["details"].get("measured")
+    table = game.table_at(measured.get("table_seq", -1)) if measured else None
+    if table is None:
+        return _error(404, f"ruling {ruling_id} measured nothing on a table snapshot")
+    players = game.state_view().get("players", [])
+    svg = draw(ruling, table, game.terrain(at_seq=table["seq"])["pieces"], players)
+    return Response(svg, mimetype="image/svg+xml")
+
+
 def _sse(event: str, data: dict[str, Any], event_id: int | None = None) -> str:
     head = f"id: {event_id}\n" if event_id is not None else ""
     return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n"
@@ -190,8 +219,8 @@ def stream() -> Response:
 
     def full_snapshot() -> str:
         snapshot = station.game.snapshot()
-        return _sse("snapshot", {**snapshot, "health": station.health(), "table": station.game.table()},
-                    snapshot["version"])
+        return _sse("snapshot", {**snapshot, "health": station.health(), "table": station.game.table(),
+                                 "terrain_seq": station.game.terrain()["seq"]}, snapshot["version"])
 
     def generate() -> Iterator[str]:
         try:
@@ -209,7 +238,8 @@ def stream() -> Response:
                 rulings = [r for m in messages for r in m["rulings"]]
                 yield _sse("update", {"version": messages[-1]["version"], "rulings": rulings,
                                       "state": station.game.state_view(), "health": station.health(),
-                                      "records": station.game.record_count(), "table": station.game.table()},
+                                      "records": station.game.record_count(), "table": station.game.table(),
+                                      "terrain_seq": station.game.terrain()["seq"]},
                            messages[-1]["version"])
         finally:
             station.bus.unsubscribe(subscription)

@@ -2,9 +2,8 @@
 // Plain JS, no build step.  Spectators only read; the referee token unlocks the controls.
 "use strict";
 
-const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0, table: null,
+const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0, table: null, terrainSeq: null,
   picked: null, measurement: null };
-const SVG = "http://www.w3.org/2000/svg";
 const PLAYER_COLOURS = ["#4a90e2", "#e2574a", "#3fb950", "#d29922"];
 const TOKEN_KEY = "station.referee-token";
 const $ = (id) => document.getElementById(id);
@@ -29,9 +28,9 @@ function rulingStatus(ruling) {
 // --- referee token --------------------------------------------------------------------------
 function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
 
-async function call(path, body) {
+async function call(path, body, method = "POST") {
   const response = await fetch(path, {
-    method: "POST",
+    method,
     headers: { "Content-Type": "application/json", "X-Referee-Token": token() },
     body: JSON.stringify(body || {}),
   });
@@ -122,6 +121,8 @@ function rulingItem(ruling, withControls) {
       $("measure-text").textContent = ruling.text;
       renderTable();
     } }, "show on map"));
+    item.append(el("a", { class: "picture", href: `/api/rulings/${encodeURIComponent(ruling.id)}/picture.svg`,
+      target: "_blank" }, "picture"));
   }
   if (withControls) {
     const verdict = el("select", { "aria-label": "override verdict" },
@@ -162,74 +163,6 @@ function render() {
   $("records").textContent = model.records;
 }
 
-function svg(tag, attrs, text) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-// The top-down map: the table to scale (mm), each base with its facing, coloured by player.
-function renderTable() {
-  const map = $("table-map");
-  const table = model.table;
-  map.classList.toggle("live", Boolean(table));
-  $("still-toggle").classList.toggle("live", Boolean(table));
-  const camera = model.health.camera;
-  $("camera-health").textContent = camera
-    ? `camera ${camera.state} · ${camera.fps} fps · lens ${camera.calibration.lens_rms_px} px · worst anchor ${camera.calibration.worst_anchor_mm} mm`
-    : "";
-  if (!table) return;
-  const [w, h] = table.table_mm.length ? table.table_mm : [1219.2, 1219.2];
-  map.setAttribute("viewBox", `-20 -20 ${w + 40} ${h + 40}`);
-  const players = model.state ? model.state.players : [];
-  const shapes = [svg("rect", { class: "edge", x: 0, y: 0, width: w, height: h })];
-  for (const unit of table.units) {
-    const x = unit.x_mm, y = h - unit.y_mm;  // table y points away from the near edge: up on screen
-    const a = (unit.facing_deg * Math.PI) / 180;
-    const colour = PLAYER_COLOURS[Math.max(0, players.indexOf(unit.player)) % PLAYER_COLOURS.length];
-    const circle = svg("circle", { class: `base ${unit.status}${model.picked === unit.element ? " picked" : ""}`,
-      cx: x, cy: y, r: 14, fill: colour, "data-element": unit.element });
-    circle.addEventListener("click", () => pickBase(unit.element));
-    shapes.push(circle);
-    shapes.push(svg("line", { x1: x, y1: y, x2: x + 24 * Math.cos(a), y2: y - 24 * Math.sin(a), stroke: "#fff", "stroke-width": 3 }));
-    shapes.push(svg("text", { x: x + 18, y: y + 6 }, unit.status === "fallen" ? `${unit.element} ✕` : unit.element));
-  }
-  const picked = table.units.find((u) => u.element === model.picked);
-  if (picked) {  // its front half (§7.3 field of view), 300 mm out
-    const x = picked.x_mm, y = h - picked.y_mm, a = (picked.facing_deg * Math.PI) / 180, r = 300;
-    const left = [x + r * Math.cos(a + Math.PI / 2), y - r * Math.sin(a + Math.PI / 2)];
-    const right = [x + r * Math.cos(a - Math.PI / 2), y - r * Math.sin(a - Math.PI / 2)];
-    shapes.splice(1, 0, svg("path", { id: "arc-front", class: "arc",
-      d: `M ${x} ${y} L ${right[0]} ${right[1]} A ${r} ${r} 0 0 0 ${left[0]} ${left[1]} Z` }));
-  }
-  const m = model.measurement;
-  if (m) {  // the two exact points measured, and what was measured, in the game's units
-    const [ax, ay] = [m.point_a[0], h - m.point_a[1]], [bx, by] = [m.point_b[0], h - m.point_b[1]];
-    shapes.push(svg("line", { id: "measure-line", x1: ax, y1: ay, x2: bx, y2: by, class: "measure" }));
-    shapes.push(svg("text", { id: "measure-label", x: (ax + bx) / 2 + 8, y: (ay + by) / 2 - 8, class: "measure" },
-      `${m.exact.toFixed(2)} ${m.unit} → ${m.value}`));
-  }
-  map.replaceChildren(...shapes);
-}
-
-// Click one base, then another: the station measures edge to edge between them.
-async function pickBase(element) {
-  if (!model.picked || model.picked === element) {
-    model.picked = model.picked === element ? null : element;
-    model.measurement = null;
-    renderTable();
-    return;
-  }
-  const first = model.picked;
-  model.picked = null;
-  const response = await fetch(`/api/measure?a=${encodeURIComponent(first)}&b=${encodeURIComponent(element)}`);
-  const data = await response.json();
-  model.measurement = response.ok ? data : null;
-  $("measure-text").textContent = response.ok ? data.text : data.error;
-  renderTable();
-}
-
 function renderHealth(health) {
   model.health = health || {};
   const link = $("link");
@@ -251,6 +184,7 @@ function connect() {
   source.addEventListener("snapshot", (event) => {
     const data = JSON.parse(event.data);
     Object.assign(model, { state: data.state, rulings: data.rulings, verdicts: data.override_verdicts, records: data.records, table: data.table });
+    followTerrain(data.terrain_seq);
     renderHealth(data.health);
     render();
     renderTable();
@@ -261,6 +195,7 @@ function connect() {
     model.rulings.push(...data.rulings);
     model.records = data.records;
     model.table = data.table;
+    followTerrain(data.terrain_seq);
     renderHealth(data.health);
     render();
     renderTable();
@@ -290,5 +225,6 @@ document.addEventListener("DOMContentLoaded", () => {
     const refresh = () => { still.src = `/api/camera.jpg?t=${Date.now()}`; };
     if (event.target.checked) { refresh(); stillTimer = setInterval(refresh, 5000); }
   });
+  setUpMap();
   connect();
 });

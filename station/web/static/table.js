@@ -1,0 +1,250 @@
+// The table map: bases to scale, terrain, the selected model's reach, measuring between two
+// bases, the camera seen from above as a backdrop, and the referee's terrain editor.
+// Plain JS, no build step; shares `model`, `$`, `el` and `call` with dashboard.js.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const TERRAIN_TYPES = ["woods", "building", "hill", "water", "obstacle"];
+const map = { terrain: { pieces: [], seq: null }, reach: null, editing: false, draft: null, selected: null,
+  pieces: null, backdrop: false, backdropStamp: 0 };
+
+function svg(tag, attrs, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function tableSize() {
+  const table = model.table;
+  return table && table.table_mm && table.table_mm.length ? table.table_mm : [1219.2, 1219.2];
+}
+
+// Table y points away from the near edge, so it is flipped on screen.
+const points = (outline, h) => outline.map(([x, y]) => `${x},${h - y}`).join(" ");
+
+function baseShape(unit, h, colour) {
+  const [kind, length, width] = BASE_SIZES[unit.base] || ["round", 25, 25];
+  const x = unit.x_mm, y = h - unit.y_mm;
+  const attrs = { class: `base ${unit.status}${model.picked === unit.element ? " picked" : ""}`, fill: colour,
+    "data-element": unit.element, transform: `rotate(${-unit.facing_deg} ${x} ${y})` };
+  const shape = kind === "round" ? svg("circle", { ...attrs, cx: x, cy: y, r: length / 2 })
+    : kind === "oval" ? svg("ellipse", { ...attrs, cx: x, cy: y, rx: length / 2, ry: width / 2 })
+    : svg("rect", { ...attrs, x: x - length / 2, y: y - width / 2, width: length, height: width });
+  shape.addEventListener("click", (event) => { if (!map.editing) { event.stopPropagation(); pickBase(unit.element); } });
+  return shape;
+}
+
+function renderTable() {
+  const element = $("table-map");
+  const table = model.table;
+  element.classList.toggle("live", Boolean(table) || map.terrain.pieces.length > 0);
+  $("still-toggle").classList.toggle("live", Boolean(table));
+  const camera = model.health.camera;
+  $("camera-health").textContent = camera
+    ? `camera ${camera.state} · ${camera.fps} fps · lens ${camera.calibration.lens_rms_px} px · worst anchor ${camera.calibration.worst_anchor_mm} mm`
+    : "";
+  const [w, h] = tableSize();
+  element.setAttribute("viewBox", `-20 -20 ${w + 40} ${h + 40}`);
+  const shapes = [svg("rect", { class: "edge", x: 0, y: 0, width: w, height: h })];
+  if (map.backdrop) {
+    shapes.push(svg("image", { id: "backdrop", href: `/api/table.jpg?t=${map.backdropStamp}`, x: 0, y: 0, width: w,
+      height: h, preserveAspectRatio: "none" }));
+  }
+  for (const piece of map.pieces || map.terrain.pieces) {
+    const polygon = svg("polygon", { class: `terrain ${piece.type}${map.selected === piece.id ? " selected" : ""}`,
+      points: points(piece.polygon, h), "data-piece": piece.id });
+    polygon.addEventListener("click", (event) => {
+      if (map.editing && !map.draft) { event.stopPropagation(); selectPiece(piece.id); }
+    });
+    shapes.push(polygon);
+    const [cx, cy] = piece.polygon.reduce(([sx, sy], [x, y]) => [sx + x / piece.polygon.length, sy + y / piece.polygon.length], [0, 0]);
+    shapes.push(svg("text", { class: "terrain-label", x: cx, y: h - cy }, `${piece.id} ${piece.height_mm} mm`));
+  }
+  const reach = map.reach;
+  if (reach) {
+    for (const ring of reach.rings) shapes.push(svg("polygon", { class: "ring", points: points(ring.outline, h) }));
+    reach.arcs.forEach((arc, k) => shapes.push(arcWedge(reach, arc, k, w, h)));
+  }
+  const players = model.state ? model.state.players : [];
+  for (const unit of table ? table.units : []) {
+    const colour = PLAYER_COLOURS[Math.max(0, players.indexOf(unit.player)) % PLAYER_COLOURS.length];
+    const x = unit.x_mm, y = h - unit.y_mm, a = (unit.facing_deg * Math.PI) / 180;
+    shapes.push(baseShape(unit, h, colour));
+    shapes.push(svg("line", { x1: x, y1: y, x2: x + 24 * Math.cos(a), y2: y - 24 * Math.sin(a), stroke: "#fff", "stroke-width": 3 }));
+    shapes.push(svg("text", { x: x + 18, y: y + 6 }, unit.status === "fallen" ? `${unit.element} ✕` : unit.element));
+  }
+  const m = model.measurement;
+  if (m) {  // the two exact points measured, and what was measured, in the game's units
+    const [ax, ay] = [m.point_a[0], h - m.point_a[1]], [bx, by] = [m.point_b[0], h - m.point_b[1]];
+    shapes.push(svg("line", { id: "measure-line", x1: ax, y1: ay, x2: bx, y2: by, class: "measure" }));
+    shapes.push(svg("text", { id: "measure-label", x: (ax + bx) / 2 + 8, y: (ay + by) / 2 - 8, class: "measure" },
+      `${m.exact.toFixed(2)} ${m.unit} → ${m.value}`));
+  }
+  if (map.draft) {
+    shapes.push(svg("polyline", { id: "terrain-draft", class: "draft", points: points(map.draft, h) }));
+    for (const [x, y] of map.draft) shapes.push(svg("circle", { class: "draft-point", cx: x, cy: h - y, r: 5 }));
+  }
+  element.replaceChildren(...shapes);
+}
+
+// An arc of the selected model, drawn out to the table's far corners.
+function arcWedge(reach, arc, k, w, h) {
+  const x = reach.x_mm, y = h - reach.y_mm, r = Math.hypot(w, h);
+  const at = (deg) => { const a = ((reach.facing_deg + deg) * Math.PI) / 180; return [x + r * Math.cos(a), y - r * Math.sin(a)]; };
+  const [x1, y1] = at(arc.centre_deg - arc.half_width_deg), [x2, y2] = at(arc.centre_deg + arc.half_width_deg);
+  const large = arc.half_width_deg * 2 > 180 ? 1 : 0;
+  const id = arc.centre_deg === 0 ? "arc-front" : `arc-${k}`;
+  return svg("path", { id, class: `arc arc-${k}`, d: `M ${x} ${y} L ${x1} ${y1} A ${r} ${r} 0 ${large} 0 ${x2} ${y2} Z` },
+    undefined);
+}
+
+// Click a base: its reach.  Click another: the station measures edge to edge between the two.
+async function pickBase(element) {
+  if (!model.picked || model.picked === element) {
+    model.picked = model.picked === element ? null : element;
+    model.measurement = null;
+    map.reach = null;
+    renderReach();
+    renderTable();
+    if (model.picked) await loadReach(model.picked);
+    return;
+  }
+  const first = model.picked;
+  model.picked = null;
+  map.reach = null;
+  renderReach();
+  const response = await fetch(`/api/measure?a=${encodeURIComponent(first)}&b=${encodeURIComponent(element)}`);
+  const data = await response.json();
+  model.measurement = response.ok ? data : null;
+  $("measure-text").textContent = response.ok ? data.text : data.error;
+  renderTable();
+}
+
+async function loadReach(element) {
+  const response = await fetch(`/api/reach?element=${encodeURIComponent(element)}`);
+  const data = await response.json();
+  if (model.picked !== element) return;  // picked something else meanwhile
+  map.reach = response.ok ? data : null;
+  $("measure-text").textContent = response.ok ? "Click another base to measure to it." : data.error;
+  renderReach();
+  renderTable();
+}
+
+function renderReach() {
+  const reach = map.reach;
+  const panel = $("reach");
+  panel.hidden = !reach;
+  if (!reach) return;
+  $("reach-title").textContent = reach.element;
+  $("reach-rings").replaceChildren(...reach.rings.map((r) => el("li", {}, r.label)),
+    ...reach.arcs.map((a) => el("li", { class: "arc-label" }, a.label)));
+  $("reach-targets").replaceChildren(...reach.targets.map((t) => el("tr", { "data-target": t.element },
+    el("td", {}, t.element), el("td", {}, `${t.value} ${reach.unit}`), el("td", {}, t.in_front ? "in front" : "behind"),
+    el("td", { class: t.cover.armour === null ? "hidden" : "" }, t.cover.label + (t.woods_mm ? ` · woods ${t.woods_mm} mm` : "")),
+    el("td", {}, t.near_ring.length ? "too close to call" : ""))));
+}
+
+// --- terrain ----------------------------------------------------------------------------------
+function followTerrain(seq) {
+  if (seq !== map.terrain.seq) loadTerrain();
+}
+
+async function loadTerrain() {
+  const response = await fetch("/api/terrain");
+  if (!response.ok) return;
+  map.terrain = await response.json();
+  if (!map.editing) map.pieces = null;
+  renderTable();
+}
+
+function tablePoint(event) {
+  const element = $("table-map");
+  const point = element.createSVGPoint();
+  point.x = event.clientX;
+  point.y = event.clientY;
+  const at = point.matrixTransform(element.getScreenCTM().inverse());
+  return [Math.round(at.x * 10) / 10, Math.round((tableSize()[1] - at.y) * 10) / 10];
+}
+
+function selectPiece(id) {
+  map.selected = id;
+  const piece = map.pieces.find((p) => p.id === id);
+  if (piece) {
+    $("terrain-id").value = piece.id;
+    $("terrain-type").value = piece.type;
+    $("terrain-height").value = piece.height_mm;
+  }
+  renderTable();
+}
+
+function setEditing(on) {
+  map.editing = on;
+  map.draft = null;
+  map.selected = null;
+  map.pieces = on ? JSON.parse(JSON.stringify(map.terrain.pieces)) : null;
+  document.body.classList.toggle("editing-terrain", on);
+  $("terrain-error").textContent = "";
+  renderTable();
+}
+
+function finishDraft() {
+  if (!map.draft || map.draft.length < 3) {
+    $("terrain-error").textContent = "Click at least three corners on the map first.";
+    return;
+  }
+  let n = map.pieces.length + 1;
+  while (map.pieces.some((p) => p.id === `piece-${n}`)) n += 1;
+  const id = $("terrain-id").value.trim() && !map.pieces.some((p) => p.id === $("terrain-id").value.trim())
+    ? $("terrain-id").value.trim() : `piece-${n}`;
+  map.pieces.push({ id, type: $("terrain-type").value, height_mm: Number($("terrain-height").value), polygon: map.draft });
+  map.draft = null;
+  selectPiece(id);
+}
+
+function applyForm() {
+  const piece = map.pieces && map.pieces.find((p) => p.id === map.selected);
+  if (!piece) return;
+  piece.type = $("terrain-type").value;
+  piece.height_mm = Number($("terrain-height").value);
+  renderTable();
+}
+
+async function saveTerrain() {
+  try {
+    await call("/api/terrain", { format: "station-terrain/1", pieces: map.pieces }, "PUT");
+    $("terrain-error").textContent = "";
+    setEditing(false);
+    await loadTerrain();
+  } catch (error) {
+    $("terrain-error").textContent = error.message;
+  }
+}
+
+function setUpMap() {
+  $("terrain-type").replaceChildren(...TERRAIN_TYPES.map((t) => el("option", { value: t }, t)));
+  $("terrain-edit").addEventListener("click", () => setEditing(!map.editing));
+  $("terrain-new").addEventListener("click", () => { map.draft = []; map.selected = null; renderTable(); });
+  $("terrain-finish").addEventListener("click", finishDraft);
+  $("terrain-delete").addEventListener("click", () => {
+    map.pieces = map.pieces.filter((p) => p.id !== map.selected);
+    map.selected = null;
+    renderTable();
+  });
+  $("terrain-type").addEventListener("change", applyForm);
+  $("terrain-height").addEventListener("change", applyForm);
+  $("terrain-save").addEventListener("click", saveTerrain);
+  $("terrain-cancel").addEventListener("click", () => setEditing(false));
+  $("table-map").addEventListener("click", (event) => {
+    if (map.editing && map.draft) { map.draft.push(tablePoint(event)); renderTable(); }
+  });
+  let backdropTimer = null;
+  $("show-backdrop").addEventListener("change", (event) => {
+    map.backdrop = event.target.checked;
+    clearInterval(backdropTimer);
+    const refresh = () => { map.backdropStamp = Date.now(); renderTable(); };
+    refresh();
+    if (map.backdrop) backdropTimer = setInterval(refresh, 5000);
+  });
+  loadTerrain();
+}
