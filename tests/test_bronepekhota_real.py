@@ -255,19 +255,59 @@ def test_models_the_camera_has_not_placed_are_not_judged(table):
     assert table.send(table.shot("L1"))[-1].details["legal"]  # no snapshot at all: no §6.2 claim
 
 
+def _walk(table, element, *poses, unit=None):
+    """Activate ``unit`` and show the camera ``element`` at each pose in turn."""
+    red = table.state.elements[element].player == "red"
+    table.begin_round(*((3, 10) if red else (10, 3)))  # its player wins the initiative
+    table.send(_seen((element, *poses[0])))
+    table.send(Input("activate", {"unit": unit or element}))
+    for pose in poses[1:]:
+        table.send(_seen((element, *pose)))
+    return table.rules.state_dict(table.state)["moved"][element]
+
+
 @pytest.mark.parametrize("steps, flagged", [(4.0, False), (5.0, False), (6.5, True)])
 def test_movement_during_an_activation_against_the_allowance(table, steps, flagged):
-    """§4.1: 1 SP per step on flat ground; gryphon's speed is 5 at full durability."""
-    table.begin_round()
-    table.send(_seen(("gryphon", 100.0, 100.0, 0.0)))
-    table.send(Input("activate", {"unit": "gryphon"}))
-    for k in range(1, 6):  # carried along in five snapshots, turning a little on the way
-        table.send(_seen(("gryphon", 100.0 + steps * 50 * k / 5, 100.0, 10.0 * k)))
-    view = table.rules.state_dict(table.state)["moved"]["gryphon"]
-    assert view["moved_steps"] == pytest.approx(steps, abs=0.01) and view["allowed_steps"] == 5 and view["turned_deg"] == 50
+    """§4.1, Table 2: 1 SP per step forward; gryphon's speed is 5 at full durability."""
+    view = _walk(table, "gryphon", *[(100.0 + steps * 50 * k / 5, 100.0, 0.0) for k in range(6)])
+    assert view["moved_steps"] == pytest.approx(steps, abs=0.01) and view["allowed_sp"] == 5
+    assert view["spent_sp"] == pytest.approx(steps, abs=0.01)
     rulings = table.send(Input("end_activation"))
-    assert any(r.section == "§4.1 §4.2" for r in rulings) is flagged
+    assert any(r.section.startswith("§4.1 §4.2") for r in rulings) is flagged
     assert table.rules.state_dict(table.state)["moved"] == {}  # the next activation starts afresh
+
+
+def test_the_rulebook_example_back_turn_forward_costs_four_sp(table):
+    """§4.2 Рис. 22: 1 step back (1 SP), a turn on the spot (1 SP), 2 steps forward (2 SP)."""
+    view = _walk(table, "varan", (500.0, 500.0, 0.0), (450.0, 500.0, 0.0),  # back one step (tracked)
+                 (450.0, 500.0, 40.0), (450.0, 500.0, 90.0),  # one turn, seen in two snapshots
+                 (450.0, 550.0, 90.0), (450.0, 600.0, 90.0))
+    assert view["spent_sp"] == pytest.approx(4.0, abs=0.01)
+    assert view["charged"] == ["2.0 steps forward", "1.0 steps backward", "1 turn: 1 SP"]
+
+
+def test_walkers_pay_double_backward_and_sideways_and_wheels_cannot_sidestep(table, armies):
+    view = _walk(table, "gryphon", (500.0, 500.0, 0.0), (450.0, 500.0, 0.0), (450.0, 550.0, 0.0))
+    assert view["spent_sp"] == pytest.approx(4.0, abs=0.01)  # walking: half a step per SP both ways
+    table.send(Input("end_activation"))
+    table2 = Table(armies)
+    view = _walk(table2, "salamander", (500.0, 500.0, 0.0), (500.0, 560.0, 0.0))
+    assert "cannot" in view["problems"][0] and "sideways" in view["problems"][0]
+    ruling = table2.send(Input("end_activation"))[0]
+    assert ruling.needs_referee and "wheeled vehicle cannot" in ruling.text
+
+
+@pytest.mark.parametrize("height, extra_sp, problem", [(20.0, 0, False), (25.0, 0, False), (40.0, 2, False),
+                                                       (80.0, 0, True)])
+def test_infantry_pay_for_obstacles_by_height(table, height, extra_sp, problem):
+    """Table 1: up to half a step free, up to a step 2 SP, higher not without climbing."""
+    from station.measure.terrain import parse_terrain
+    table.state = table.state.evolve(terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [
+        {"id": "fence", "type": "obstacle", "height_mm": height, "polygon": [[590, 0], [600, 0], [600, 900], [590, 900]]}]},
+        "test")))
+    view = _walk(table, "clone-3", (500.0, 300.0, 0.0), (560.0, 300.0, 0.0), (650.0, 300.0, 0.0), unit="clones")
+    assert view["spent_sp"] == pytest.approx(3.0 + extra_sp, abs=0.01)
+    assert bool(view["problems"]) is problem
 
 
 def test_camera_jitter_is_not_movement():

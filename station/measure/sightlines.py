@@ -77,6 +77,7 @@ class Crossings:
     first: np.ndarray  # (C, K) t of the first point over the footprint (inf: never over it)
     last: np.ndarray  # (C, K) t of the last (-inf: never)
     inside: np.ndarray  # (C, K) t-length over the footprint
+    entered: np.ndarray  # (C, K) how many times the segment came onto it from outside
 
 
 def crossings(fp: Footprints, piece: np.ndarray, start: np.ndarray, start_inside: np.ndarray, direction: np.ndarray,
@@ -123,7 +124,8 @@ def crossings(fp: Footprints, piece: np.ndarray, start: np.ndarray, start_inside
     end_in = (start_in + net) > 0
     first = np.where(start_in, 0.0, first).reshape(count, rays)
     last = np.where(end_in, 1.0, last).reshape(count, rays)
-    return Crossings(first, last, (signed_t + end_in).reshape(count, rays))
+    entries = np.bincount(slot, weights=sign < 0, minlength=count * rays)
+    return Crossings(first, last, (signed_t + end_in).reshape(count, rays), entries.reshape(count, rays))
 
 
 @dataclass(frozen=True)

@@ -1,49 +1,122 @@
-"""§4 movement, measured: the acting unit's path from the camera against its allowance.
+"""§4 movement, measured: the acting unit's path from the camera, priced in Speed Points.
 
-The allowance here is flat ground, 1 SP per step (§4.1, Table 2 forward moves), with the speed
-from the unit's Armlist or its durability sector (§2.2).  Terrain costs, climbing and turning
-costs are not charged yet (the terrain layer does not price them); the turning is reported so
-the referee can.
+Infantry (§4.1, Table 1) pay 1 SP a step in any direction, and obstacles by height: up to half a
+step is hopped free, up to a step costs 2 SP a crossing, anything higher cannot be crossed
+(climbing is by agreement, so the referee is asked).  Vehicles (§4.2, Table 2) pay by direction
+and locomotion: forward 1 SP a step, backward 1 SP (walkers 2, flyers may not), sideways only
+for walkers at 2 SP a step, and 1 SP for each turn on the spot (flyers 1 SP per 90°).  A vehicle
+crossing an obstacle is put to the referee: its wheel, track or cockpit height is not known.
+The speed is from the Armlist or the durability sector (§2.2).
 """
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
 
-from ...measure.movement import movement
+from ...measure.movement import movement, terrain_crossed
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling
 from .state import GameState
 
-TOLERANCE_MM = 5.0  # within a camera's error of the allowance is not "too far"
-
-
 STEP_MM = BRONEPEKHOTA.unit.mm  # §4.1: 1 SP moves 1 step (5 cm) on flat ground
+TOLERANCE_SP = 0.1  # within a camera's error of the allowance (5 mm) is not "too far"
+HOP_MM = STEP_MM / 2  # Table 1: crossed free up to half a step (the prose: "no more than"; digest §Z.5)
+CLIMB_MM = STEP_MM  # Table 1: half a step to a step costs 2 SP; higher cannot be crossed
+# Table 2, SP per step: forward, backward, sideways (None: not allowed)
+VEHICLE_SP = {"wheeled": (1, 1, None), "tracked": (1, 1, None), "walking": (1, 2, 2), "flying": (1, None, None)}
+
+
+@dataclass(frozen=True)
+class Priced:
+    sp: float
+    parts: tuple[str, ...]  # what was charged, for the ruling and the unit card
+    problems: tuple[str, ...]  # what the rules forbid or the referee must judge
 
 
 def allowance_mm(state: GameState, element_id: str) -> float:
     return state.speed_of(state.elements[element_id]) * STEP_MM
 
 
+def priced_movement(state: GameState, element_id: str) -> Priced:
+    element = state.elements[element_id]
+    path = state.paths.get(element_id, ())
+    moved = movement(path)
+    crossed = terrain_crossed(path, state.terrain)
+    if element.kind == "vehicle":
+        return _vehicle(moved, crossed, state.setup.locomotion.get(element_id, "tracked"))
+    return _infantry(moved, crossed)
+
+
+def _infantry(moved, crossed) -> Priced:
+    sp = moved.path_mm / STEP_MM
+    parts, problems = [f"{sp:.1f} steps"], []
+    for c in crossed:
+        if c.type == "obstacle" and c.entered:
+            if c.height_mm <= HOP_MM:
+                parts.append(f"hopped {c.piece} ({c.height_mm:g} mm) free")
+            elif c.height_mm <= CLIMB_MM:
+                sp += 2 * c.entered
+                parts.append(f"crossed {c.piece} ({c.height_mm:g} mm) {c.entered}x: {2 * c.entered} SP")
+            else:
+                problems.append(f"crossed {c.piece}, {c.height_mm:g} mm high: more than a step cannot be crossed "
+                                f"unless the players agreed it can be climbed (Table 1)")
+        elif c.type == "building" and c.height_mm > CLIMB_MM and c.entered:
+            problems.append(f"went over {c.piece}, {c.height_mm:g} mm high: only by climbing, 2 SP a step (Table 1)")
+    return Priced(sp, tuple(parts), tuple(problems))
+
+
+def _vehicle(moved, crossed, locomotion: str) -> Priced:
+    forward_sp, backward_sp, sideways_sp = VEHICLE_SP[locomotion]
+    steps = {"forward": moved.forward_mm / STEP_MM, "backward": moved.backward_mm / STEP_MM,
+             "sideways": moved.sideways_mm / STEP_MM}
+    sp, parts, problems = 0.0, [], []
+    for direction, price in (("forward", forward_sp), ("backward", backward_sp), ("sideways", sideways_sp)):
+        if steps[direction] < 0.1:  # under 5 mm: the camera's error, not a move
+            continue
+        if price is None:
+            problems.append(f"moved {steps[direction]:.1f} steps {direction}, which a {locomotion} vehicle cannot (Table 2)")
+            continue
+        sp += price * steps[direction]
+        parts.append(f"{steps[direction]:.1f} steps {direction}" + (f" at {price} SP" if price != 1 else ""))
+    turn_sp = sum(math.ceil(abs(t) / 90) if locomotion == "flying" else 1 for t in moved.turns)
+    if moved.turns:
+        sp += turn_sp
+        parts.append(f"{len(moved.turns)} turn{'s' if len(moved.turns) > 1 else ''}: {turn_sp} SP")
+    for c in crossed:
+        if c.type in ("obstacle", "building") and c.entered and locomotion != "flying":
+            problems.append(f"crossed {c.piece} ({c.height_mm:g} mm): check its height against the "
+                            f"{'wheels' if locomotion == 'wheeled' else 'tracks' if locomotion == 'tracked' else 'cockpit support'} (Table 2)")
+    return Priced(sp, tuple(parts), tuple(problems))
+
+
 def movement_view(state: GameState) -> dict[str, Any]:
-    """For the dashboard: how far each of the acting unit's models has moved, against its allowance."""
-    return {element: {"moved_steps": round(movement(path).path_mm / STEP_MM, 2),
-                      "allowed_steps": round(allowance_mm(state, element) / STEP_MM, 2),
-                      "turned_deg": round(movement(path).turned_deg)}
-            for element, path in sorted(state.paths.items())}
+    """For the dashboard: each of the acting unit's models, its SP spent against its speed."""
+    view = {}
+    for element, path in sorted(state.paths.items()):
+        priced = priced_movement(state, element)
+        view[element] = {"moved_steps": round(movement(path).path_mm / STEP_MM, 2), "spent_sp": round(priced.sp, 2),
+                         "allowed_sp": state.speed_of(state.elements[element]), "charged": list(priced.parts),
+                         "problems": list(priced.problems), "turned_deg": round(movement(path).turned_deg)}
+    return view
 
 
 def movement_rulings(state: GameState, seq: int) -> list[Ruling]:
-    """At the end of an activation: a model that went further than allowed goes to the referee."""
+    """At the end of an activation: a model that spent more than its speed, or moved in a way
+    the rules forbid or leave to judgement, goes to the referee."""
     rulings = []
     for element, path in sorted(state.paths.items()):
-        moved = movement(path)
-        allowed = allowance_mm(state, element)
-        if moved.path_mm > allowed + TOLERANCE_MM:
-            name = state.setup.names.get(element, element)
-            rulings.append(Ruling(f"{seq}:moved:{element}", seq, "warning",
-                                  f"{name} moved {moved.path_mm / STEP_MM:.1f} steps this activation (and turned "
-                                  f"{moved.turned_deg:.0f}°); its allowance on flat ground is {allowed / STEP_MM:g}.",
-                                  "§4.1 §4.2", needs_referee=True, element=element,
-                                  details={"moved_mm": round(moved.path_mm, 1), "allowed_mm": allowed,
-                                           "turned_deg": round(moved.turned_deg, 1)}))
+        priced = priced_movement(state, element)
+        speed = state.speed_of(state.elements[element])
+        over = priced.sp > speed + TOLERANCE_SP
+        if not over and not priced.problems:
+            continue
+        name = state.setup.names.get(element, element)
+        said = [f"{name} spent {priced.sp:.1f} SP this activation ({', '.join(priced.parts)}); its speed is {speed}."]
+        said += [p[0].upper() + p[1:] + "." for p in priced.problems]
+        rulings.append(Ruling(f"{seq}:moved:{element}", seq, "warning", " ".join(said), "§4.1 §4.2 Tables 1-2",
+                              needs_referee=True, element=element,
+                              details={"spent_sp": round(priced.sp, 2), "speed": speed, "charged": list(priced.parts),
+                                       "problems": list(priced.problems),
+                                       "moved_mm": round(movement(path).path_mm, 1)}))
     return rulings

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...measure.movement import movement
-from .moving import STEP_MM, allowance_mm
+from .moving import STEP_MM, priced_movement
 from .state import GameState
 
 FIELD_OF_VIEW = {"label": "field of view (§7.3)", "centre_deg": 0.0, "half_width_deg": 90.0}
@@ -17,12 +16,11 @@ REAR = {"label": "rear: a surprise attack (§8)", "centre_deg": 180.0, "half_wid
 def reach(state: GameState, element_id: str) -> dict[str, Any]:
     element = state.elements[element_id]
     rings = []
-    allowed = allowance_mm(state, element_id)
-    if allowed > 0:
+    speed = state.speed_of(element)
+    if speed > 0:
         acting = state.active_unit is not None and element.unit == state.active_unit
-        left = max(allowed - movement(state.paths.get(element_id, ())).path_mm, 0.0) if acting else allowed
-        steps = left / STEP_MM
-        rings.append({"label": f"may move {steps:.1f} steps{' more' if acting else ''} on flat ground (§4)",
-                      "mm": round(left, 1)})
+        left = max(speed - priced_movement(state, element_id).sp, 0.0) if acting else float(speed)
+        rings.append({"label": f"may move {left:.1f} steps{' more' if acting else ''} on flat ground (§4)",
+                      "mm": round(left * STEP_MM, 1)})
     arcs = [TRAVERSE if element.kind == "vehicle" else FIELD_OF_VIEW, REAR]
     return {"rings": rings, "arcs": arcs}

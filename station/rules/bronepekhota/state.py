@@ -67,6 +67,7 @@ class Setup:
     ammo_max: Mapping[str, int]
     names: Mapping[str, str]
     bases: Mapping[str, str]  # element id -> named base size (station.measure.bases)
+    locomotion: Mapping[str, str] = field(default_factory=dict)  # vehicle id -> wheeled | tracked | walking | flying
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +211,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
     ammo_max: dict[str, int] = {}
     names: dict[str, str] = {}
     bases: dict[str, str] = {}
+    locomotion: dict[str, str] = {}
     elements: dict[str, Element] = {}
     units: dict[str, Unit] = {}
     for army in armies:
@@ -238,11 +240,12 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
                                         ammo=u["ammo_max"], pilot=u.get("pilot") if is_vehicle else None)
             if is_vehicle:
                 units[u["id"]] = Unit(u["id"], player, "vehicle", (u["id"],))
+                locomotion[u["id"]] = u["locomotion"]
             if u.get("tilt_node"):
                 tilt[u["tilt_node"]] = u["id"]
             for launcher in u["launchers"]:
                 launchers[launcher["node"]] = Launcher(launcher["node"], u["id"], launcher["barrels"], launcher["kind"])
     setup = Setup(tuple(a["player"] for a in armies), tuple(armies), MappingProxyType(tilt),
                   MappingProxyType(launchers), MappingProxyType(scales), MappingProxyType(rof), MappingProxyType(ammo_max),
-                  MappingProxyType(names), MappingProxyType(bases))
+                  MappingProxyType(names), MappingProxyType(bases), MappingProxyType(locomotion))
     return setup, elements, units

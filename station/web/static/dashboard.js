@@ -97,9 +97,10 @@ function unitCard(unit) {
   for (const e of unit.elements) {  // the activation so far, measured by the camera (§4)
     const moved = (state.moved || {})[e.id];
     if (moved) {
-      const over = moved.moved_steps > moved.allowed_steps;
-      card.append(el("div", { class: `row moved${over ? " over" : ""}`, "data-moved": e.id },
-        `${e.name}: moved ${moved.moved_steps} of ${moved.allowed_steps} steps, turned ${moved.turned_deg}°`));
+      const over = moved.spent_sp > moved.allowed_sp || moved.problems.length > 0;
+      card.append(el("div", { class: `row moved${over ? " over" : ""}`, "data-moved": e.id,
+        title: [...moved.charged, ...moved.problems].join("\n") },
+        `${e.name}: ${moved.spent_sp} of ${moved.allowed_sp} SP (${moved.charged.join(", ")})`));
     }
   }
   const people = unit.elements.filter((e) => e.kind === "infantry");
