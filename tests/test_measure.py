@@ -166,3 +166,43 @@ def test_a_good_terrain_file_loads(tmp_path):
         {"id": "wood", "type": "woods", "height_mm": 90, "polygon": [[0, 0], [200, 0], [150, 120], [20, 100]]}]}))
     [wood] = load_terrain(path)
     assert wood.type == "woods" and wood.contains(np.array([100.0, 50.0])) and not wood.contains(np.array([190.0, 110.0]))
+
+
+def test_alpha_strike_firing_arc_counts_the_share_of_the_target_base():
+    """Digest §6.2, A3: illegal when more than half the target's base is outside the front 180°."""
+    from station.measure.relations import share_in_front
+    mech = Placed("mech", Base("round", 32, 32, 500, 500, 90))  # facing +y
+    assert share_in_front(mech, Placed("t", Base("round", 32, 32, 700, 700))) == pytest.approx(1.0)
+    assert share_in_front(mech, Placed("t", Base("round", 32, 32, 700, 300))) == pytest.approx(0.0)
+    straddling = share_in_front(mech, Placed("t", Base("round", 32, 32, 700, 500)))
+    assert straddling == pytest.approx(0.5, abs=1e-3)
+    mostly_behind = share_in_front(mech, Placed("t", Base("rect", 40, 40, 700, 495)))  # 15 of 40 mm ahead
+    assert mostly_behind == pytest.approx(15 / 40, abs=1e-6)
+
+
+@pytest.mark.parametrize("where, side", [((500, 300), "rear"), ((500, 700), "front"), ((200, 500), "front"),
+                                         ((500 + 300 * math.tan(math.radians(25)), 200), "rear"),
+                                         ((500 + 300 * math.tan(math.radians(35)), 200), "front"),
+                                         ((500 + 300 * math.tan(math.radians(30)), 200), "vertex")])
+def test_alpha_strike_attack_direction_by_the_rear_hex_side(where, side):
+    """Digest §6.6: the centre-to-centre line through the rear side (60° opposite the front) is
+    a rear hit; through a corner the target's controller chooses, so the referee is asked."""
+    from station.measure.relations import attack_side
+    target = Placed("target", Base("round", 32, 32, 500, 500, 90))  # facing +y: its rear side faces -y
+    assert attack_side(Placed("attacker", Base("round", 32, 32, *where)), target) == side
+
+
+def test_a_path_splits_into_forward_backward_sideways_turns_and_terrain():
+    from station.measure.movement import movement, terrain_crossed
+    path = [(0, 0, 0), (100, 0, 0), (100, 0, 45), (100, 0, 90), (100, 50, 90), (100, 20, 90), (60, 20, 90)]
+    moved = movement(path)
+    assert (moved.forward_mm, moved.backward_mm, moved.sideways_mm) == pytest.approx((150, 30, 40))
+    assert moved.turns == (90,)  # one turn on the spot, seen in two snapshots
+    assert movement([(0, 0, 0), (50, 0, 30), (100, 0, 30)]).turns == (30,)  # turning while moving counts too
+    assert movement([(0, 0, 0), (50, 0, 4), (100, 0, 8)]).turns == ()  # nudges are not turns
+    fence = _box("fence", "obstacle", 40, 40, -100, 50, 100)
+    wood = _box("wood", "woods", 80, 80, -100, 200, 100)
+    crossed = {c.piece: c for c in terrain_crossed([(0, 0, 0), (100, 0, 0), (0, 0, 0)], [fence, wood])}
+    assert crossed["fence"].entered == 2 and crossed["fence"].inside_mm == pytest.approx(20)
+    assert crossed["wood"].entered == 1 and crossed["wood"].inside_mm == pytest.approx(40)  # 20 in and 20 back
+    assert terrain_crossed([(0, 0, 0), (30, 0, 0)], [fence]) == []

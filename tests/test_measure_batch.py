@@ -185,3 +185,20 @@ def test_tracker_wobble_is_not_movement_but_a_new_terrain_is_a_new_table():
     assert table.update(wobbled) is table
     other = Terrain(_random_pieces(rng, 3))
     assert table.update(wobbled, other).terrain is other
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+base_strategy = st.builds(lambda kind, x, y, f: Base(kind[0], kind[1], kind[2], x, y, f),
+                          st.sampled_from(KINDS), st.floats(0, 400), st.floats(0, 400), st.floats(0, 360))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(base_strategy, min_size=2, max_size=6))
+def test_batched_distances_are_gjk_distances(bases):
+    matrix = edge_distances(bases)
+    assert (matrix == matrix.T).all() and (matrix >= 0).all()
+    for i, j in itertools.combinations(range(len(bases)), 2):
+        centre = np.hypot(bases[i].x - bases[j].x, bases[i].y - bases[j].y)
+        assert matrix[i, j] <= centre + 1e-9
+        assert matrix[i, j] == pytest.approx(closest_points(bases[i], bases[j])[0], abs=1e-3)

@@ -323,3 +323,25 @@ def test_calibrate_lens_then_table_from_the_command_line(tmp_path):
     bad = runner.invoke(main, ["calibrate", "table", "--image", str(tmp_path / "table.png"), "--lens",
                                str(tmp_path / "missing.json")])
     assert bad.exit_code == 2 and "no such calibration file" in bad.output
+
+
+def test_the_camera_seen_from_above_puts_each_anchor_where_the_table_says():
+    """The map's backdrop: the frame warped to the table plane at 2 mm a pixel, far edge at the
+    top.  Each anchor found in the warped picture sits at its table position."""
+    import cv2
+    from station.vision import cv as stationcv
+    from station.vision.geometry import overhead_camera
+    from station.vision.synthetic import Scene, anchor_markers, ideal_calibration, render
+    camera = overhead_camera()
+    calibration = ideal_calibration(camera)
+    frame, _ = render(Scene(camera, anchor_markers()), np.random.default_rng(3))
+    maps = stationcv.table_maps(calibration.K, calibration.dist, stationcv.rvec_of(calibration.R), calibration.t,
+                                calibration.table_mm, 2.0)
+    flat = cv2.imdecode(np.frombuffer(stationcv.rectified_jpeg(frame, maps), np.uint8), cv2.IMREAD_COLOR)
+    assert flat.shape[:2] == (int(calibration.table_mm[1] / 2), int(calibration.table_mm[0] / 2))
+    found = stationcv.MarkerDetector().detect(flat)
+    centres = {int(i): c.reshape(4, 2).mean(axis=0) for i, c in zip(found.ids, found.corners)}
+    assert len(centres) == 8
+    for anchor in calibration.anchors:
+        x, y = centres[anchor.id]
+        assert abs(x * 2 - anchor.x) < 3 and abs(calibration.table_mm[1] - y * 2 - anchor.y) < 3  # mm

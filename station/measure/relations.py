@@ -59,3 +59,37 @@ def in_arc(origin: Placed, target: Placed, centre_deg: float = 0.0, half_width_d
 def front_half(origin: Placed, target: Placed) -> bool:
     """Бронепехота §7.3 field of view: the half-space in front of the model."""
     return in_arc(origin, target, 0.0, 90.0)
+
+
+def share_in_front(origin: Placed, target: Placed) -> float:
+    """The share of the target's base area in front of the line through the origin's centre
+    across its facing: Alpha Strike's firing arc (digest §6.2, A3), where a target with more
+    than half its base outside the front 180 degrees cannot be attacked."""
+    outline = target.base.outline(128)
+    heading = math.radians(origin.base.facing_deg)
+    ahead = (outline[:, 0] - origin.base.x) * math.cos(heading) + (outline[:, 1] - origin.base.y) * math.sin(heading)
+    kept = []
+    for k in range(len(outline)):  # clip the outline to the half-plane ahead >= 0 (Sutherland-Hodgman)
+        p, q, dp, dq = outline[k], outline[(k + 1) % len(outline)], ahead[k], ahead[(k + 1) % len(outline)]
+        if dp >= 0:
+            kept.append(p)
+        if (dp >= 0) != (dq >= 0):
+            kept.append(p + (q - p) * dp / (dp - dq))
+    return _area(kept) / _area(list(outline)) if len(kept) >= 3 else 0.0
+
+
+def _area(points: Sequence) -> float:
+    return 0.5 * abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(points, points[1:] + points[:1])))
+
+
+def attack_side(attacker: Placed, target: Placed, rear_half_width_deg: float = 30.0) -> str:
+    """Alpha Strike's attack direction (digest §6.6): the line from the attacker's centre to the
+    target's centre crosses the rear side of the target's hex base (the 60 degrees opposite its
+    front) for a rear hit.  "vertex" when the line is within the measurement's uncertainty of a
+    corner, where the target's controller chooses."""
+    offset = abs(abs(bearing_deg(target, attacker)) - 180.0)  # 0: straight behind
+    distance = math.hypot(attacker.base.x - target.base.x, attacker.base.y - target.base.y)
+    slack = math.degrees(math.atan2(2 * math.hypot(attacker.sigma_mm, target.sigma_mm), max(distance, 1e-9)))
+    if abs(offset - rear_half_width_deg) <= slack:
+        return "vertex"
+    return "rear" if offset < rear_half_width_deg else "front"
