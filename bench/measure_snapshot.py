@@ -22,15 +22,19 @@ from station.measure.terrain import Piece
 
 
 def scene(n_bases: int, n_terrain: int, rng: np.random.Generator) -> tuple[list[Figure], list[Piece]]:
-    """A crowded table: round infantry, oval and rectangular vehicles, and convex terrain pieces
-    covering about a fifth of a 1.2 m square table."""
+    """A crowded table: round infantry, oval and rectangular vehicles (none overlapping, as on a
+    real table, though many nearly touch), and convex terrain pieces covering about a fifth of a
+    1.2 m square table."""
     kinds = ["round"] * 6 + ["oval", "rect"]
-    figures = []
-    for i in range(n_bases):
+    figures: list[Figure] = []
+    while len(figures) < n_bases:  # bases stand where a hand can put them: never on top of another
+        i = len(figures)
         kind = kinds[i % len(kinds)]
         length = {"round": 32.0, "oval": 75.0, "rect": 100.0}[kind]
         width = {"round": 32.0, "oval": 42.0, "rect": 60.0}[kind]
         base = Base(kind, length, width, *rng.uniform(50, 1170, 2), rng.uniform(0, 360))
+        if any(closest_points(base, f.placed.base)[0] <= 0 for f in figures):
+            continue
         figures.append(Figure(Placed(f"b{i}", base), "red" if i % 2 else "blue", 40.0 if kind == "round" else 60.0))
     pieces = []
     for j in range(n_terrain):

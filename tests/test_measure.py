@@ -206,3 +206,12 @@ def test_a_path_splits_into_forward_backward_sideways_turns_and_terrain():
     assert crossed["fence"].entered == 2 and crossed["fence"].inside_mm == pytest.approx(20)
     assert crossed["wood"].entered == 1 and crossed["wood"].inside_mm == pytest.approx(40)  # 20 in and 20 back
     assert terrain_crossed([(0, 0, 0), (30, 0, 0)], [fence]) == []
+
+
+def test_each_game_states_a_distance_its_own_way():
+    """Бронепехота: "a little over 4 steps, rounded up to 5" (seed 000 §7.4 Рис. 40); the inch
+    games keep fractions: 6.5" is medium range in Alpha Strike, past the 6" band edge."""
+    from station.measure.units import CONVENTIONS
+    assert CONVENTIONS["bronepekhota"].state(4.1 * 50) == 5 and CONVENTIONS["bronepekhota_quick"].state(200) == 4
+    for game in ("alpha_strike", "price_of_a_mile", "steel_warriors"):
+        assert CONVENTIONS[game].state(6.5 * 25.4) == pytest.approx(6.5)
