@@ -80,3 +80,22 @@ def hb(up):
 @pytest.fixture
 def table(armies):
     return Table(armies)
+
+
+REFEREE_TOKEN = "test-token-123"
+REFEREE = {"X-Referee-Token": REFEREE_TOKEN}
+
+
+@pytest.fixture
+def station(tmp_path, armies):
+    """A running station with the example armies and no hub: the API's tests drive it."""
+    from station.runtime import Station
+    s = Station(tmp_path / "game.jsonl", "bronepekhota", armies, {}, seed=5).start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def client(station):
+    from station.web.app import create_app
+    return create_app(station, REFEREE_TOKEN).test_client()

@@ -1,5 +1,6 @@
 """The dashboard in headless Chromium during a live demo replay: a ruling appears, spectators
 see no controls, and the referee confirms a ruling with the token."""
+import contextlib
 import json
 import shutil
 import socket
@@ -17,6 +18,17 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--dis
 TOKEN = "browser-test-token"
 
 pytestmark = pytest.mark.browser
+
+
+@contextlib.contextmanager
+def _page(url, height=1000):
+    """Headless Chromium on ``url``."""
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": height})
+        page.goto(url)
+        yield page
+        browser.close()
 
 
 def _free_port():
@@ -52,10 +64,7 @@ def demo(tmp_path):
 
 def test_dashboard_shows_a_ruling_live_and_the_referee_confirms_it(demo):
     url, tmp_path = demo
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(url + "/")
+    with _page(url + "/") as page:
         hit = page.locator("#feed li.ruling.hit").first
         expect(hit).to_contain_text("Hit on", timeout=45_000)
         expect(page.locator("#controls")).to_be_hidden()  # a spectator sees no controls
@@ -71,7 +80,6 @@ def test_dashboard_shows_a_ruling_live_and_the_referee_confirms_it(demo):
         pending.get_by_role("button", name="Confirm").click()
         expect(page.locator(f'#feed li.ruling[data-ruling="{ruling_id}"] .meta')).to_contain_text("confirmed")
         page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
-        browser.close()
     journal = [json.loads(line) for line in (tmp_path / "demo.jsonl").read_text().splitlines()]
     assert any(r["kind"] == "confirm" and r["ruling"] == ruling_id and r["by"] == "dashboard" for r in journal)
 
@@ -104,10 +112,7 @@ def test_measuring_tool_draws_the_line_between_two_bases(tmp_path):
     station.start()
     server = DashboardServer(station, TOKEN, port=0).start()
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(server.url + "/")
+        with _page(server.url + "/") as page:
             page.locator('[data-element="gryphon"]').click(timeout=20_000)
             expect(page.locator("#arc-front")).to_have_count(1)  # a picked base shows its front half
             page.locator('[data-element="t-rex"]').click()
@@ -115,7 +120,6 @@ def test_measuring_tool_draws_the_line_between_two_bases(tmp_path):
             # 400 mm apart: gryphon's 100x50 footprint faces +x (reaches 50 mm), t-rex's too: 300 mm = 6 steps
             expect(page.locator("#measure-text")).to_contain_text("6.00 step")
             assert page.locator("#measure-line").count() == 1
-            browser.close()
     finally:
         server.stop()
         station.stop()
@@ -142,10 +146,7 @@ def test_referee_draws_terrain_and_a_selected_model_shows_its_reach(tmp_path):
     game.observe(game.journal.append("rx", line=p.encode(shot).decode().strip(), verdict="event"))
     server = DashboardServer(station, TOKEN, port=0).start()
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1100})
-            page.goto(server.url + "/")
+        with _page(server.url + "/", height=1100) as page:
             expect(page.locator('polygon[data-piece="wall"]')).to_have_count(1, timeout=20_000)
             expect(page.locator("#terrain-edit")).to_be_hidden()  # spectators only look
 
@@ -180,7 +181,6 @@ def test_referee_draws_terrain_and_a_selected_model_shows_its_reach(tmp_path):
             page.locator("#terrain-save").click()
             expect(page.locator('polygon[data-piece="crater"]')).to_have_count(1, timeout=10_000)
             expect(page.locator("#terrain-editor")).to_be_hidden()
-            browser.close()
     finally:
         server.stop()
         station.stop()

@@ -5,12 +5,10 @@ import pytest
 
 from station.game import fold
 from station.journal import read_records
-from station.runtime import Station
 from station.session import load_session
-from station.web.app import create_app
 
-TOKEN = "measure-token"
-REF = {"X-Referee-Token": TOKEN}
+from .conftest import REFEREE as REF
+
 WALL = {"format": "station-terrain/1", "pieces": [
     {"id": "wall", "type": "building", "height_mm": 150, "polygon": [[590, 100], [610, 100], [610, 500], [590, 500]]}]}
 
@@ -18,18 +16,6 @@ WALL = {"format": "station-terrain/1", "pieces": [
 def _table(*units):
     return {"table_mm": [1200, 900], "units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up",
                                                 "confidence": 1.0} for e, x, y, f in units]}
-
-
-@pytest.fixture
-def station(tmp_path, armies):
-    s = Station(tmp_path / "game.jsonl", "bronepekhota", armies, {}, seed=5).start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def client(station):
-    return create_app(station, TOKEN).test_client()
 
 
 def test_terrain_is_read_by_anyone_and_set_only_by_the_referee(client, station):

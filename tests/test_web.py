@@ -7,24 +7,9 @@ import time
 import pytest
 
 from station.devices import protocol as p
-from station.runtime import Station
-from station.web.app import create_app
 from station.web.server import DashboardServer
 
-TOKEN = "test-token-123"
-REF = {"X-Referee-Token": TOKEN}
-
-
-@pytest.fixture
-def station(tmp_path, armies):
-    s = Station(tmp_path / "game.jsonl", "bronepekhota", armies, {}, seed=5).start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def client(station):
-    return create_app(station, TOKEN).test_client()
+from .conftest import REFEREE as REF, REFEREE_TOKEN as TOKEN
 
 
 def test_dashboard_page_renders(client):

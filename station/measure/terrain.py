@@ -33,11 +33,6 @@ class Piece:
     height_mm: float
     polygon: np.ndarray  # (N, 2) mm
 
-    @property
-    def box(self) -> tuple[float, float, float, float]:
-        (x0, y0), (x1, y1) = self.polygon.min(axis=0), self.polygon.max(axis=0)
-        return float(x0), float(y0), float(x1), float(y1)
-
     def contains(self, p: np.ndarray) -> bool:
         return bool(Footprints.of([self]).contains(np.asarray(p, float).reshape(1, 2))[0, 0])
 
