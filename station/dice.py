@@ -9,6 +9,7 @@ this robust when a referee override re-derives the game and later events need ot
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from typing import Iterable, Protocol
 
@@ -65,3 +66,48 @@ class DiceBook:
         """Rolls made since the last call, for the caller to journal."""
         fresh, self.fresh = self.fresh, []
         return fresh
+
+
+@dataclass(frozen=True)
+class DiceExpression:
+    """A rulebook's dice expression such as ``D6+2`` or ``2D12`` (Бронепехота's Range and Power,
+    seed 000 §7.4): ``count`` dice of ``sides`` plus ``modifier``."""
+
+    count: int
+    sides: int
+    modifier: int = 0
+
+    EXPRESSION = re.compile(r"^([1-9]?)[DdДд](4|6|8|10|12|20)([+-]\d{1,2})?$")
+
+    @classmethod
+    def parse(cls, text: str) -> "DiceExpression":
+        match = cls.EXPRESSION.match(text.strip()) if isinstance(text, str) else None
+        if not match:
+            raise ValueError(f"{text!r} is not a dice expression: write e.g. D6, D6+2, 2D12 or D20-1")
+        return cls(int(match.group(1) or 1), int(match.group(2)), int(match.group(3) or 0))
+
+    def __str__(self) -> str:
+        return f"{self.count if self.count > 1 else ''}D{self.sides}{self.modifier:+d}".replace("+0", "")
+
+    @property
+    def lowest(self) -> int:
+        return self.count + self.modifier
+
+    @property
+    def highest(self) -> int:
+        return self.count * self.sides + self.modifier
+
+    def at_least(self) -> dict[int, float]:
+        """P(total >= v) for every total v the expression can make."""
+        totals = {0: 1.0}
+        for _ in range(self.count):
+            step: dict[int, float] = {}
+            for total, p in totals.items():
+                for face in range(1, self.sides + 1):
+                    step[total + face] = step.get(total + face, 0.0) + p / self.sides
+            totals = step
+        tail, out = 0.0, {}
+        for total in sorted(totals, reverse=True):
+            tail += totals[total]
+            out[total + self.modifier] = tail
+        return out

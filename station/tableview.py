@@ -98,11 +98,13 @@ class TableView:
                             "hidden_fraction": round(sight.hidden_fraction, 3), "woods_mm": round(sight.woods_mm, 1),
                             "blockers": list(sight.blockers), "cover": ruleset.cover(sight.hidden_fraction),
                             "near_ring": [r["label"] for r in rings if abs(r["mm"] - edge) <= CALL_SIGMAS * sigma]})
+            if "hit_chance" in drawn:  # the chance of a hit at the distance counted, if the rules give one
+                targets[-1]["hit_chance"] = drawn["hit_chance"].get(int(convention.state(edge)), 0.0)
         targets.sort(key=lambda t: t["edge_mm"])
         base = figure.placed.base
         return {"element": element, "player": figure.side, "x_mm": base.x, "y_mm": base.y, "facing_deg": base.facing_deg,
                 "unit": convention.unit.name, "snapshot_seq": table["seq"], "outline": _points(base.outline()),
-                "rings": rings, "arcs": drawn["arcs"], "targets": targets}
+                "rings": rings, "arcs": drawn["arcs"], "weapon": drawn.get("weapon"), "targets": targets}
 
 
 def _points(points) -> list[list[float]]:

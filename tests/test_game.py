@@ -157,6 +157,8 @@ def _army_with(tmp_path, change):
     (lambda d: d["units"][0]["members"][5].update(rank=1), "units[1].pilot", "below the vehicle's rank"),
     (lambda d: d["units"][1]["launchers"][0].update(kind="laser"), "units[1].launchers[0].kind", "expected one of"),
     (lambda d: d["units"][1].update(rate_of_fire="two"), "units[1].rate_of_fire", "must be int"),
+    (lambda d: d["units"][1].update(base="hex40"), "units[1].base", "round<diameter>"),
+    (lambda d: d["units"][0]["members"][0].update(range="D7+2"), "units[0].members[0].range", "dice expression"),
     (lambda d: d.update(format="bronepekhota-army/9"), "format", "this station reads"),
 ])
 def test_army_errors_name_file_field_and_problem(tmp_path, change, where, problem):
@@ -199,3 +201,21 @@ def test_recorded_sessions_replay_deterministically_and_match_their_rulings(jour
 
 def test_recorded_sessions_exist():
     assert len(list(SESSIONS.glob("*.jsonl"))) >= 2
+
+
+@pytest.mark.parametrize("text, lowest, highest", [("D6+2", 3, 8), ("2D6", 2, 12), ("Д12", 1, 12), ("D20-1", 0, 19),
+                                                   ("4D12", 4, 48)])
+def test_dice_expressions_of_the_armlists(text, lowest, highest):
+    from station.dice import DiceExpression
+    dice = DiceExpression.parse(text)
+    assert (dice.lowest, dice.highest) == (lowest, highest)
+    chance = dice.at_least()
+    assert chance[lowest] == pytest.approx(1.0) and chance[highest] == pytest.approx(dice.sides ** -dice.count)
+    assert all(chance[v] >= chance[v + 1] for v in range(lowest, highest))
+
+
+@pytest.mark.parametrize("text", ["D7", "0D6", "D6+", "6", "2d6 + 1", ""])
+def test_a_bad_dice_expression_says_how_to_write_one(text):
+    from station.dice import DiceExpression
+    with pytest.raises(ValueError, match="e.g. D6, D6\\+2"):
+        DiceExpression.parse(text)

@@ -215,3 +215,17 @@ def test_each_game_states_a_distance_its_own_way():
     assert CONVENTIONS["bronepekhota"].state(4.1 * 50) == 5 and CONVENTIONS["bronepekhota_quick"].state(200) == 4
     for game in ("alpha_strike", "price_of_a_mile", "steel_warriors"):
         assert CONVENTIONS[game].state(6.5 * 25.4) == pytest.approx(6.5)
+
+
+@pytest.mark.parametrize("name, kind, length, width", [("round32", "round", 32, 32), ("oval75x42", "oval", 75, 42),
+                                                        ("rect50x100", "rect", 100, 50), ("rect70x130", "rect", 130, 70),
+                                                        ("round27.5", "round", 27.5, 27.5)])
+def test_a_base_is_named_by_shape_and_size(name, kind, length, width):
+    base = Base.named(name)
+    assert (base.kind, base.length, base.width) == (kind, length, width)
+
+
+@pytest.mark.parametrize("name", ["hex40", "round", "rect50", "round4", "rect600x20", "Round25"])
+def test_a_bad_base_name_says_what_a_name_looks_like(name):
+    with pytest.raises(ValueError, match="round<diameter>"):
+        Base.named(name)

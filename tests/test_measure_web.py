@@ -113,3 +113,16 @@ def test_a_ruling_that_measured_links_to_a_picture_of_that_table(client, station
     other = next(r for r in game.snapshot()["rulings"] if "measured" not in r["details"])
     assert client.get(f"/api/rulings/{other['id']}/picture.svg").status_code == 404
     assert client.get("/api/rulings/nope/picture.svg").status_code == 404
+
+
+def test_reach_shows_a_weapons_range_dice_and_the_chance_to_hit_each_enemy(client, station):
+    """§7.4, Рис. 40: D6+2 against a target counted at 5 steps hits on 3-6, four chances in six."""
+    station.game.observe_table(_table(("cyber-3", 300, 300, 0), ("clone-4", 300 + 12.5 + 4.1 * 50 + 12.5, 300, 180)))
+    data = client.get("/api/reach?element=cyber-3").get_json()
+    assert data["weapon"] == "D6+2"
+    labels = [ring["label"] for ring in data["rings"]]
+    assert any("every shot hits within 3 steps" in label for label in labels)
+    assert any("may hit within 8 steps" in label for label in labels)
+    target = data["targets"][0]
+    assert target["value"] == 5.0 and target["hit_chance"] == pytest.approx(4 / 6, abs=1e-3)
+    assert next(r for r in data["rings"] if "within 8" in r["label"])["mm"] == 400.0

@@ -8,17 +8,32 @@ edge" means what a player measures with a ruler between the nearest points of tw
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 MM_PER_INCH = 25.4  # exact, by definition
 
-# Named sizes (mm): round bases by diameter; ovals and rectangles by (length along facing, width).
-ROUND_BASES = {"round25": 25.0, "round32": 32.0, "round40": 40.0, "round50": 50.0}
-OVAL_BASES = {"oval60x35": (60.0, 35.0), "oval75x42": (75.0, 42.0), "oval105x70": (105.0, 70.0)}
-RECT_BASES = {"rect20x20": (20.0, 20.0), "rect25x50": (50.0, 25.0), "rect50x100": (100.0, 50.0)}
-NAMED_BASES = (*ROUND_BASES, *OVAL_BASES, *RECT_BASES)
+# Bases are named by shape and size in mm: "round25" (diameter), "oval75x42", "rect50x100".  An
+# oval or rectangle lies lengthwise along the model's facing: its length is the larger number.
+# These are the common sizes; any size from 5 to 500 mm is allowed, e.g. a vehicle's "rect70x130".
+COMMON_BASES = ("round25", "round32", "round40", "round50", "oval60x35", "oval75x42", "oval105x70",
+                "rect20x20", "rect25x50", "rect50x100")
+BASE_NAME = re.compile(r"^(?:(round)(\d+(?:\.\d+)?)|(oval|rect)(\d+(?:\.\d+)?)x(\d+(?:\.\d+)?))$")
+SIZE_MM = (5.0, 500.0)
+
+
+def parse_base_name(name: str) -> tuple[str, float, float]:
+    """(kind, length, width) for a base name, or ValueError saying what a name looks like."""
+    match = BASE_NAME.match(name) if isinstance(name, str) else None
+    sizes = [float(v) for v in (match.groups()[1:2] + match.groups()[3:]) if v is not None] if match else []
+    if not match or not all(SIZE_MM[0] <= v <= SIZE_MM[1] for v in sizes):
+        raise ValueError(f"{name!r} is not a base: write round<diameter>, oval<a>x<b> or rect<a>x<b> in mm "
+                         f"({SIZE_MM[0]:g}-{SIZE_MM[1]:g}), e.g. {', '.join(COMMON_BASES[:3])} or rect70x130")
+    if match.group(1):
+        return "round", sizes[0], sizes[0]
+    return match.group(3), max(sizes), min(sizes)
 
 
 @dataclass(frozen=True)
@@ -35,14 +50,7 @@ class Base:
 
     @classmethod
     def named(cls, name: str, x: float = 0.0, y: float = 0.0, facing_deg: float = 0.0) -> "Base":
-        if name in ROUND_BASES:
-            return cls("round", ROUND_BASES[name], ROUND_BASES[name], x, y, facing_deg)
-        if name in OVAL_BASES:
-            return cls("oval", *OVAL_BASES[name], x, y, facing_deg)
-        if name in RECT_BASES:
-            return cls("rect", *RECT_BASES[name], x, y, facing_deg)
-        known = sorted(ROUND_BASES) + sorted(OVAL_BASES) + sorted(RECT_BASES)
-        raise ValueError(f"unknown base {name!r}; named bases are {', '.join(known)}")
+        return cls(*parse_base_name(name), x, y, facing_deg)
 
     def at(self, x: float, y: float, facing_deg: float | None = None) -> "Base":
         return Base(self.kind, self.length, self.width, x, y, self.facing_deg if facing_deg is None else facing_deg)

@@ -42,11 +42,31 @@ DEFAULT_BASES = {"infantry": "round25", "vehicle": "rect50x100", "gun": "rect25x
 
 
 def _base(f: Fields, kind: str) -> str:
-    """The model's base or footprint as a named size (station.measure.bases); vehicles' real
-    footprints differ, so say which fits (README "Bases")."""
-    from ...measure.bases import OVAL_BASES, RECT_BASES, ROUND_BASES
-    names = sorted(ROUND_BASES) + sorted(OVAL_BASES) + sorted(RECT_BASES)
-    return f.choice("base", names, DEFAULT_BASES[kind])
+    """The model's base or footprint by shape and size (station.measure.bases): a vehicle's own
+    footprint is e.g. "rect70x130" (README, "Bases and distances")."""
+    from ...measure.bases import parse_base_name
+
+    def check(name: str) -> str | None:
+        try:
+            parse_base_name(name)
+        except ValueError as exc:
+            return str(exc)
+        return None
+    return f.get("base", str, DEFAULT_BASES[kind], check)
+
+
+def _range(f: Fields) -> str | None:
+    """§7.4 virtual shooting: the weapon's Range (Дальн.), a dice expression such as D6+2."""
+    from ...dice import DiceExpression
+
+    def check(text: str) -> str | None:
+        try:
+            DiceExpression.parse(text)
+        except ValueError as exc:
+            return str(exc)
+        return None
+    text = f.get("range", str, None, check)
+    return str(DiceExpression.parse(text)) if text else None
 
 
 def _durability(f: Fields) -> dict[str, Any]:
@@ -81,9 +101,9 @@ def _launchers(f: Fields) -> list[dict[str, Any]]:
 
 def _member(f: Fields) -> dict[str, Any]:
     f.reject_unknown(["id", "name", "rank", "speed", "armour", "close_combat", "properties", "tilt_node", "marker",
-                      "base"])
+                      "base", "range"])
     return {"id": f.get("id", str, check=_ID_CHECK), "name": f.get("name", str, ""), "marker": _marker(f),
-            "base": _base(f, "infantry"),
+            "base": _base(f, "infantry"), "range": _range(f),
             "rank": f.integer("rank", 0, 9), "speed": f.integer("speed", 0, 20),
             "armour": f.integer("armour", 0, 20), "close_combat": f.integer("close_combat", 0, 20, 0),
             "properties": f.get("properties", list, []), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK)}
@@ -99,16 +119,16 @@ def _unit(f: Fields) -> dict[str, Any]:
     machine = {**common, "rank": f.integer("rank", 0, 9), "rate_of_fire": f.integer("rate_of_fire", 1, 9),
                "ammo_max": f.integer("ammo_max", 0, 99), "durability": _durability(f.child("durability")),
                "launchers": _launchers(f), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK),
-               "marker": _marker(f), "base": _base(f, kind)}
+               "marker": _marker(f), "base": _base(f, kind), "range": _range(f)}
     if kind == "vehicle":
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "class", "locomotion", "pilot", "marker", "base"])
+                          "launchers", "tilt_node", "class", "locomotion", "pilot", "marker", "base", "range"])
         machine.update({"class": f.choice("class", ("light", "heavy")),
                         "locomotion": f.choice("locomotion", ("wheeled", "tracked", "walking", "flying")),
                         "pilot": f.get("pilot", str, None)})
     else:
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "mobility", "marker", "base"])
+                          "launchers", "tilt_node", "mobility", "marker", "base", "range"])
         machine["mobility"] = f.choice("mobility", ("mobile", "stationary"))
     return machine
 

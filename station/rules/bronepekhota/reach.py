@@ -1,10 +1,13 @@
-"""What the dashboard draws around a selected model: how far it may still move (§4) and its arcs:
-the field of view, which is also a vehicle weapon's traverse (§6.3, §7.3), and the rear from
-which a close-combat attack is a surprise (§8)."""
+"""What the dashboard draws around a selected model: how far it may still move (§4), its
+weapon's reach in virtual shooting (§7.4: sure within the lowest roll of its Range dice,
+possible within the highest, and the chance at each distance), and its arcs: the field of view,
+which is also a vehicle weapon's traverse (§6.3, §7.3), and the rear from which a close-combat
+attack is a surprise (§8)."""
 from __future__ import annotations
 
 from typing import Any
 
+from ...dice import DiceExpression
 from .moving import STEP_MM, priced_movement
 from .state import GameState
 
@@ -23,4 +26,14 @@ def reach(state: GameState, element_id: str) -> dict[str, Any]:
         rings.append({"label": f"may move {left:.1f} steps{' more' if acting else ''} on flat ground (§4)",
                       "mm": round(left * STEP_MM, 1)})
     arcs = [TRAVERSE if element.kind == "vehicle" else FIELD_OF_VIEW, REAR]
-    return {"rings": rings, "arcs": arcs}
+    expression = state.setup.ranges.get(element_id)
+    if not expression:
+        return {"rings": rings, "arcs": arcs}
+    dice = DiceExpression.parse(expression)  # §7.4 I: a hit when the aimed range >= the distance in steps
+    if dice.lowest >= 1:
+        rings.append({"label": f"{dice}: every shot hits within {dice.lowest} steps (§7.4)", "mm": dice.lowest * STEP_MM})
+    rings.append({"label": f"{dice}: may hit within {dice.highest} steps (§7.4)", "mm": dice.highest * STEP_MM})
+    chance = dice.at_least()
+    return {"rings": rings, "arcs": arcs, "weapon": str(dice),
+            "hit_chance": {steps: round(chance.get(steps, 0.0 if steps > dice.highest else 1.0), 3)
+                           for steps in range(1, dice.highest + 1)}}

@@ -68,6 +68,7 @@ class Setup:
     names: Mapping[str, str]
     bases: Mapping[str, str]  # element id -> named base size (station.measure.bases)
     locomotion: Mapping[str, str] = field(default_factory=dict)  # vehicle id -> wheeled | tracked | walking | flying
+    ranges: Mapping[str, str] = field(default_factory=dict)  # element id -> its weapon's Range dice (§7.4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +213,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
     names: dict[str, str] = {}
     bases: dict[str, str] = {}
     locomotion: dict[str, str] = {}
+    ranges: dict[str, str] = {}
     elements: dict[str, Element] = {}
     units: dict[str, Unit] = {}
     for army in armies:
@@ -223,6 +225,8 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
                 for m in u["members"]:
                     names[m["id"]] = m["name"] or m["id"]
                     bases[m["id"]] = m.get("base") or "round25"
+                    if m.get("range"):
+                        ranges[m["id"]] = m["range"]
                     elements[m["id"]] = Element(m["id"], player, "infantry", u["id"], m["rank"], m["armour"],
                                                 m["speed"], aboard=pilots.get(m["id"]))
                     if m.get("tilt_node"):
@@ -232,6 +236,8 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
             scale = u["durability"]
             scales[u["id"]] = scale
             bases[u["id"]] = u.get("base") or ("rect50x100" if u["type"] == "vehicle" else "rect25x50")
+            if u.get("range"):
+                ranges[u["id"]] = u["range"]
             rof[u["id"]] = u["rate_of_fire"]
             ammo_max[u["id"]] = u["ammo_max"]
             is_vehicle = u["type"] == "vehicle"
@@ -247,5 +253,6 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
                 launchers[launcher["node"]] = Launcher(launcher["node"], u["id"], launcher["barrels"], launcher["kind"])
     setup = Setup(tuple(a["player"] for a in armies), tuple(armies), MappingProxyType(tilt),
                   MappingProxyType(launchers), MappingProxyType(scales), MappingProxyType(rof), MappingProxyType(ammo_max),
-                  MappingProxyType(names), MappingProxyType(bases), MappingProxyType(locomotion))
+                  MappingProxyType(names), MappingProxyType(bases), MappingProxyType(locomotion),
+                  MappingProxyType(ranges))
     return setup, elements, units

@@ -23,8 +23,18 @@ function tableSize() {
 // Table y points away from the near edge, so it is flipped on screen.
 const points = (outline, h) => outline.map(([x, y]) => `${x},${h - y}`).join(" ");
 
+// A base name is its shape and size in mm; an oval or rectangle lies lengthwise along the facing
+// (station/measure/bases.py, parse_base_name).
+function baseSize(name) {
+  const match = /^(?:(round)(\d+(?:\.\d+)?)|(oval|rect)(\d+(?:\.\d+)?)x(\d+(?:\.\d+)?))$/.exec(name || "");
+  if (!match) return ["round", 25, 25];
+  if (match[1]) return ["round", Number(match[2]), Number(match[2])];
+  const [a, b] = [Number(match[4]), Number(match[5])];
+  return [match[3], Math.max(a, b), Math.min(a, b)];
+}
+
 function baseShape(unit, h, colour) {
-  const [kind, length, width] = BASE_SIZES[unit.base] || ["round", 25, 25];
+  const [kind, length, width] = baseSize(unit.base);
   const x = unit.x_mm, y = h - unit.y_mm;
   const attrs = { class: `base ${unit.status}${model.picked === unit.element ? " picked" : ""}`, fill: colour,
     "data-element": unit.element, transform: `rotate(${-unit.facing_deg} ${x} ${y})` };
@@ -142,6 +152,7 @@ function renderReach() {
   $("reach-targets").replaceChildren(...reach.targets.map((t) => el("tr", { "data-target": t.element },
     el("td", {}, t.element), el("td", {}, `${t.value} ${reach.unit}`), el("td", {}, t.in_front ? "in front" : "behind"),
     el("td", { class: t.cover.armour === null ? "hidden" : "" }, t.cover.label + (t.woods_mm ? ` · woods ${t.woods_mm} mm` : "")),
+    el("td", {}, t.hit_chance === undefined ? "" : `hit ${Math.round(t.hit_chance * 100)} %`),
     el("td", {}, t.near_ring.length ? "too close to call" : ""))));
 }
 
