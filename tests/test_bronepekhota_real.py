@@ -316,3 +316,21 @@ def test_camera_jitter_is_not_movement():
     for dx in (0.5, -0.8, 1.1, 0.3):
         path = append_position(path, (dx, 0.4, 0.5))
     assert len(path) == 1 and movement(path).path_mm == 0
+
+
+@pytest.mark.parametrize("gap_mm, residual_mm, in_doubt", [(2.8, None, True), (2.8, 0.2, False), (3.8, None, False),
+                                                          (2.8, 2.0, True), (6.0, 2.0, True)])
+def test_a_shot_within_the_uncertainty_of_touching_goes_to_the_referee(table, gap_mm, residual_mm, in_doubt):
+    """§6.2 with the camera's uncertainty: contact is 2 mm, and each position is uncertain by the
+    calibration residual (0.5 mm when a snapshot does not say) over the tracker's confidence."""
+    table.begin_round()
+    seen = _seen(("gryphon", 300.0, 300.0, 0.0), ("salamander", 300.0 + 100 + gap_mm, 300.0, 0.0))
+    table.send(Input("snapshot", {**seen.args, "residual_mm": residual_mm}))
+    rulings = table.send(table.shot("L1"))
+    shot = next(r for r in rulings if r.kind == "shot")
+    assert shot.details["legal"]  # the shot counts unless the referee says they touch
+    doubt = [r for r in rulings if r.id.endswith(":contact:salamander")]
+    assert bool(doubt) is in_doubt
+    if doubt:
+        assert doubt[0].needs_referee and "Too close to call" in doubt[0].text
+        assert doubt[0].details["measured"]["mm"] == pytest.approx(gap_mm, abs=0.01)

@@ -109,6 +109,7 @@ class CameraService:
                 if out.events or now - last_snapshot >= self.snapshot_interval:
                     last_snapshot = now
                     self.game.observe_table({"table_mm": list(self.calibration.table_mm or ()),
+                                             "residual_mm": self.calibration.health().get("worst_anchor_mm"),
                                              **out.snapshot(self.mm_per_unit)})
             self.state = "ended"
         except (SourceError, ValueError) as exc:

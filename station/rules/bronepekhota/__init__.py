@@ -16,10 +16,12 @@ from .army import check_armies, load_army, marker_specs, model_specs
 from .moving import movement_rulings, movement_view
 from .reach import reach
 from .tables import cover
+from ...measure.measurement import position_sigma
 from ...measure.movement import append_position
 from ...measure.terrain import parse_terrain
 from .state import GameState, Options, build_setup
 
+DEFAULT_RESIDUAL_MM = 0.5  # a snapshot that does not say how well the camera is calibrated (a recorded session)
 INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "confirm", "override")
 
 
@@ -99,19 +101,22 @@ class Bronepekhota:
 
     @staticmethod
     def _snapshot(state: GameState, args: Mapping[str, Any]) -> GameState:
-        """Where the camera saw the bases standing; a hidden or fallen model keeps its last place.
-        The acting unit's models also extend their path for this activation (§4)."""
-        seen = {u["element"]: (float(u["x_mm"]), float(u["y_mm"]), float(u["facing_deg"]))
-                for u in args.get("units", []) if u.get("status") == "up" and u.get("element") in state.elements}
-        if not seen:
+        """Where the camera saw the bases standing, and how surely (the calibration's residual and
+        the tracker's confidence); a hidden or fallen model keeps its last place.  The acting
+        unit's models also extend their path for this activation (§4)."""
+        standing = [u for u in args.get("units", []) if u.get("status") == "up" and u.get("element") in state.elements]
+        if not standing:
             return state
+        seen = {u["element"]: (float(u["x_mm"]), float(u["y_mm"]), float(u["facing_deg"])) for u in standing}
+        residual = float(args.get("residual_mm") or DEFAULT_RESIDUAL_MM)
+        sigmas = {u["element"]: position_sigma(residual, float(u.get("confidence", 1.0))) for u in standing}
         paths = dict(state.paths)
         if state.active_unit is not None:
             for member in state.units[state.active_unit].members:
                 if member in seen:
                     start = paths.get(member) or ((state.positions[member],) if member in state.positions else ())
                     paths[member] = append_position(start, seen[member])
-        return state.evolve(positions={**state.positions, **seen}, paths=paths)
+        return state.evolve(positions={**state.positions, **seen}, sigmas={**state.sigmas, **sigmas}, paths=paths)
 
     @staticmethod
     def _inventory_check(state: GameState, seq: int, hello: Hello) -> list[Ruling]:

@@ -19,7 +19,13 @@ def placed(state: GameState, element_id: str) -> Placed | None:
     where = state.positions.get(element_id)
     if where is None:
         return None
-    return Placed(element_id, Base.named(state.setup.bases[element_id], *where))
+    return Placed(element_id, Base.named(state.setup.bases[element_id], *where), state.sigmas.get(element_id, 0.5))
+
+
+def _enemy_machines(state: GameState, shooter: Element) -> list[Placed]:
+    return [them for other in state.elements.values()
+            if other.player != shooter.player and other.kind != "infantry" and not other.destroyed
+            for them in [placed(state, other.id)] if them is not None]
 
 
 def touching_enemy_machines(state: GameState, shooter: Element) -> list[str]:
@@ -27,14 +33,21 @@ def touching_enemy_machines(state: GameState, shooter: Element) -> list[str]:
     me = placed(state, shooter.id)
     if me is None:
         return []
-    touching = []
-    for other in state.elements.values():
-        if other.player == shooter.player or other.kind == "infantry" or other.destroyed:
-            continue
-        them = placed(state, other.id)
-        if them is not None and in_contact(me, them, CONTACT_MM):
-            touching.append(other.id)
-    return touching
+    return [them.id for them in _enemy_machines(state, shooter) if in_contact(me, them, CONTACT_MM)]
+
+
+def too_close_to_call(state: GameState, shooter: Element) -> list[dict]:
+    """§6.2 the other way round: enemy machines the shooter does not quite touch, but within the
+    measurement's uncertainty of touching.  The referee decides, not the station."""
+    me = placed(state, shooter.id)
+    if me is None:
+        return []
+    found = []
+    for them in _enemy_machines(state, shooter):
+        m = measure(me, them, BRONEPEKHOTA)
+        if m.mm > CONTACT_MM and m.too_close_to_call(BRONEPEKHOTA.unit.from_mm(CONTACT_MM)):
+            found.append({**m.as_dict(), "table_seq": state.table_seq})
+    return found
 
 
 def contact_measurement(state: GameState, shooter: Element, other_id: str) -> dict:

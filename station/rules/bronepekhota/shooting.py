@@ -115,7 +115,19 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
     state = state.evolve(shots=state.shots + (record,))
     rulings.append(Ruling(rid, seq, "shot", text, section, needs_referee=not legal, element=element.id,
                           details=details, overridden=verdict))
+    if legal:
+        rulings += _contact_in_doubt(state, seq, element)
     return state, rulings
+
+
+def _contact_in_doubt(state: GameState, seq: int, element: Element) -> list[Ruling]:
+    """§6.2: a shooter within the camera's uncertainty of touching an enemy machine.  The shot
+    counts unless the referee rules it was touching (override: void)."""
+    return [Ruling(f"{seq}:contact:{m['b']}", seq, "warning",
+                   f"Too close to call: {_name(state, element.id)} is {m['mm']:.1f} mm (±{2 * m['sigma_mm']:.1f}) from "
+                   f"{_name(state, m['b'])}. If they touch, the shot does not count (§6.2).", "§6.2",
+                   needs_referee=True, element=element.id, details={"measured": m})
+            for m in contact.too_close_to_call(state, element)]
 
 
 def _crew_check(state: GameState, seq: int, element: Element) -> list[Ruling]:

@@ -154,6 +154,7 @@ class GameState:
     last_player: str | None = None  # who finished the latest activation (§3.2)
     positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)  # x, y, facing from the camera
     paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)  # this activation
+    sigmas: Mapping[str, float] = field(default_factory=dict)  # each position's uncertainty, mm (1 sigma)
     table_seq: int = 0  # journal seq of the snapshot the positions come from
     terrain: tuple[Piece, ...] = ()
 
