@@ -229,3 +229,37 @@ def test_a_base_is_named_by_shape_and_size(name, kind, length, width):
 def test_a_bad_base_name_says_what_a_name_looks_like(name):
     with pytest.raises(ValueError, match="round<diameter>"):
         Base.named(name)
+
+
+def test_alpha_strike_line_of_sight_diagram():
+    """Seed 004 digest §6.1, the LOS diagram: A sees B only through 7" of light woods (blocked at
+    6" or more); ground vehicle C is hidden by a low hill; hovering D is seen over a small patch
+    of woods (+1).  Heights: 'Mechs 60 mm, the vehicle 25 mm, the hovercraft 5" up (a 150 mm
+    cylinder here, since models stand on the table in this model)."""
+    inch = 25.4
+    a = Placed("A", Base("round", 32, 32, 100, 500))
+    b = Placed("B", Base("round", 32, 32, 100 + 12 * inch, 500))
+    c = Placed("C", Base("round", 32, 32, 100, 100))
+    d = Placed("D", Base("round", 32, 32, 100, 900))
+    woods = _box("light woods", "woods", 80, 100 + 2 * inch, 400, 100 + 9 * inch, 600)  # 7" along A-B
+    hill = _box("low hill", "hill", 40, 40, 200, 160, 300)  # between A and C, taller than C
+    patch = _box("small woods", "woods", 60, 80, 680, 120, 720)  # on the line A-D
+    terrain = [woods, hill, patch]
+    to_b = line_of_sight(a, 54, b, 60, terrain)
+    assert not to_b.blocked and to_b.woods_mm == pytest.approx(7 * inch) and to_b.woods_mm >= 6 * inch  # the rules block
+    to_c = line_of_sight(a, 54, c, 25, terrain)
+    assert to_c.blocked and to_c.blockers == ("low hill",)
+    to_d = line_of_sight(a, 54, d, 150, terrain)
+    assert to_d.hidden_fraction == 0 and 0 < to_d.woods_mm < 6 * inch  # visible, woods intervene: +1
+
+
+def test_partial_cover_by_thirds_and_bronepekhota_table_5_by_halves():
+    """Alpha Strike: more than 1/3 but less than 2/3 hidden behind solid terrain is partial
+    cover.  Бронепехота Table 5: more than half visible +1, less than half +3, none: no shot."""
+    from station.rules.bronepekhota.tables import cover
+    shooter = Placed("s", Base("round", 40, 40, 100, 300))
+    target = Placed("t", Base("round", 40, 40, 700, 300))
+    wall = _box("wall", "building", 120, 600, 300, 610, 500)  # hides the left part of the target
+    seen = line_of_sight(shooter, 40, target, 40, [wall])
+    assert 1 / 3 < seen.hidden_fraction < 2 / 3
+    assert [cover(f)["armour"] for f in (0.0, 0.2, 0.5, 0.8, 1.0)] == [0, 1, 3, 3, None]
