@@ -16,8 +16,7 @@ from .measure.measurement import CALL_SIGMAS, Placed, position_sigma
 from .measure.table import Figure, TableGeometry, Terrain
 from .measure.terrain import parse_terrain
 
-# A model's height for line of sight, when its marker does not give one (the marker sits on top).
-DEFAULT_HEIGHTS_MM = {"infantry": 40.0, "vehicle": 70.0, "gun": 30.0}
+DEFAULT_HEIGHT_MM = 40.0  # a model the army files do not know (the rules ignore it)
 
 
 class NotPlaced(LookupError):
@@ -64,11 +63,10 @@ class TableView:
             if unit["status"] != "up":
                 continue  # hidden or fallen: its position is not current
             spec = self.game.model_spec(unit["element"])
-            marker = spec.get("marker") or {}
             base = Base.named(unit.get("base") or spec.get("base") or "round25", unit["x_mm"], unit["y_mm"], unit["facing_deg"])
             figures.append(Figure(Placed(unit["element"], base, position_sigma(residual, unit.get("confidence", 1.0))),
                                   unit.get("player") or spec.get("player") or "?",
-                                  float(marker.get("height_mm") or DEFAULT_HEIGHTS_MM.get(spec.get("kind"), 40.0))))
+                                  float(spec.get("height_mm") or DEFAULT_HEIGHT_MM)))
         return figures
 
     def reach(self, element: str) -> dict[str, Any]:

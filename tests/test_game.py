@@ -159,6 +159,9 @@ def _army_with(tmp_path, change):
     (lambda d: d["units"][1].update(rate_of_fire="two"), "units[1].rate_of_fire", "must be int"),
     (lambda d: d["units"][1].update(base="hex40"), "units[1].base", "round<diameter>"),
     (lambda d: d["units"][0]["members"][0].update(range="D7+2"), "units[0].members[0].range", "dice expression"),
+    (lambda d: d["units"][0]["members"][0].pop("power"), "units[0].members[0].power", "both range and power"),
+    (lambda d: d["units"][1].update(weapons=[{"range": "D6", "power": "1D12", "properties": ["glows"]}]),
+     "units[1].weapons[0].properties", "explodes"),
     (lambda d: d.update(format="bronepekhota-army/9"), "format", "this station reads"),
 ])
 def test_army_errors_name_file_field_and_problem(tmp_path, change, where, problem):

@@ -119,7 +119,7 @@ def test_reach_shows_a_weapons_range_dice_and_the_chance_to_hit_each_enemy(clien
     """§7.4, Рис. 40: D6+2 against a target counted at 5 steps hits on 3-6, four chances in six."""
     station.game.observe_table(_table(("cyber-3", 300, 300, 0), ("clone-4", 300 + 12.5 + 4.1 * 50 + 12.5, 300, 180)))
     data = client.get("/api/reach?element=cyber-3").get_json()
-    assert data["weapon"] == "D6+2"
+    assert data["weapon"] == "personal weapon D6+2/2D6"
     labels = [ring["label"] for ring in data["rings"]]
     assert any("every shot hits within 3 steps" in label for label in labels)
     assert any("may hit within 8 steps" in label for label in labels)

@@ -38,6 +38,10 @@ def _marker(f: Fields) -> dict[str, Any] | None:
             "offset_mm": [float(x) for x in offset]}
 
 
+PROPERTIES = ("explodes",)  # §7.4 IV: the heavy rocket's blast; more come with their Armlists
+# A model's height for line of sight when its marker does not give one (the marker sits on top):
+# sample values for 1:35-ish models.
+DEFAULT_HEIGHTS_MM = {"infantry": 40.0, "vehicle": 70.0, "gun": 30.0}
 DEFAULT_BASES = {"infantry": "round25", "vehicle": "rect50x100", "gun": "rect25x50"}  # sample defaults
 
 
@@ -55,8 +59,7 @@ def _base(f: Fields, kind: str) -> str:
     return f.get("base", str, DEFAULT_BASES[kind], check)
 
 
-def _range(f: Fields) -> str | None:
-    """§7.4 virtual shooting: the weapon's Range (Дальн.), a dice expression such as D6+2."""
+def _dice(f: Fields, name: str) -> str:
     from ...dice import DiceExpression
 
     def check(text: str) -> str | None:
@@ -65,8 +68,27 @@ def _range(f: Fields) -> str | None:
         except ValueError as exc:
             return str(exc)
         return None
-    text = f.get("range", str, None, check)
-    return str(DiceExpression.parse(text)) if text else None
+    return str(DiceExpression.parse(f.get(name, str, check=check)))
+
+
+def _weapon(f: Fields, default_id: str) -> dict[str, Any]:
+    """§7.1: Range (the accuracy roll) and Power (the damage dice), with special properties
+    (§7.4 IV), e.g. ``explodes`` for the heavy rocket."""
+    f.reject_unknown(["id", "name", "range", "power", "properties"])
+    return {"id": f.get("id", str, default_id, _ID_CHECK), "name": f.get("name", str, ""),
+            "range": _dice(f, "range"), "power": _dice(f, "power"),
+            "properties": f.get("properties", list, [], lambda v: None if all(p in PROPERTIES for p in v)
+                                else f"properties are {', '.join(PROPERTIES)}")}
+
+
+def _personal_weapon(f: Fields) -> dict[str, Any] | None:
+    """An infantryman's Дальн. and Мощн. (§2.1): both, or neither (dashes: no ranged weapon)."""
+    if "range" not in f.data and "power" not in f.data:
+        return None
+    if "range" not in f.data or "power" not in f.data:
+        f.fail("an infantryman's weapon needs both range and power (or neither)", "range" if "range" not in f.data else "power")
+    return {"id": "personal", "name": "personal weapon", "range": _dice(f, "range"), "power": _dice(f, "power"),
+            "properties": []}
 
 
 def _durability(f: Fields) -> dict[str, Any]:
@@ -101,9 +123,9 @@ def _launchers(f: Fields) -> list[dict[str, Any]]:
 
 def _member(f: Fields) -> dict[str, Any]:
     f.reject_unknown(["id", "name", "rank", "speed", "armour", "close_combat", "properties", "tilt_node", "marker",
-                      "base", "range"])
+                      "base", "range", "power"])
     return {"id": f.get("id", str, check=_ID_CHECK), "name": f.get("name", str, ""), "marker": _marker(f),
-            "base": _base(f, "infantry"), "range": _range(f),
+            "base": _base(f, "infantry"), "weapon": _personal_weapon(f),
             "rank": f.integer("rank", 0, 9), "speed": f.integer("speed", 0, 20),
             "armour": f.integer("armour", 0, 20), "close_combat": f.integer("close_combat", 0, 20, 0),
             "properties": f.get("properties", list, []), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK)}
@@ -119,16 +141,21 @@ def _unit(f: Fields) -> dict[str, Any]:
     machine = {**common, "rank": f.integer("rank", 0, 9), "rate_of_fire": f.integer("rate_of_fire", 1, 9),
                "ammo_max": f.integer("ammo_max", 0, 99), "durability": _durability(f.child("durability")),
                "launchers": _launchers(f), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK),
-               "marker": _marker(f), "base": _base(f, kind), "range": _range(f)}
+               "marker": _marker(f), "base": _base(f, kind),
+               "weapons": [_weapon(w, f"weapon-{k + 1}") for k, w in enumerate(f.items("weapons", 0, 9))]
+               if "weapons" in f.data else []}
+    ids = [w["id"] for w in machine["weapons"]]
+    if len(set(ids)) != len(ids):
+        f.fail("two weapons share an id", "weapons")
     if kind == "vehicle":
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "class", "locomotion", "pilot", "marker", "base", "range"])
+                          "launchers", "tilt_node", "class", "locomotion", "pilot", "marker", "base", "weapons"])
         machine.update({"class": f.choice("class", ("light", "heavy")),
                         "locomotion": f.choice("locomotion", ("wheeled", "tracked", "walking", "flying")),
                         "pilot": f.get("pilot", str, None)})
     else:
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "mobility", "marker", "base", "range"])
+                          "launchers", "tilt_node", "mobility", "marker", "base", "weapons"])
         machine["mobility"] = f.choice("mobility", ("mobile", "stationary"))
     return machine
 
@@ -165,17 +192,27 @@ def _check_pilots(f: Fields, army: dict[str, Any]) -> None:
         used[pilot] = unit["id"]
 
 
+def model_height(element: Mapping[str, Any], kind: str) -> float:
+    """For line of sight: the marker's height above the table, else the default for its kind."""
+    return float((element.get("marker") or {}).get("height_mm") or DEFAULT_HEIGHTS_MM[kind])
+
+
 def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Every model on the table: its unit, its player, its base and its camera marker (or None)."""
-    return [{"element": element["id"], "unit": unit["id"], "player": army["player"], "base": element["base"],
-             "marker": element.get("marker"), "kind": "infantry" if unit["type"] == "squad" else unit["type"]}
-            for army in armies for unit in army["units"]
-            for element in (unit["members"] if unit["type"] == "squad" else [unit])]
+    """Every model on the table: its unit, player, kind, base, height and camera marker (or None)."""
+    out = []
+    for army in armies:
+        for unit in army["units"]:
+            kind = "infantry" if unit["type"] == "squad" else unit["type"]
+            for element in (unit["members"] if unit["type"] == "squad" else [unit]):
+                out.append({"element": element["id"], "unit": unit["id"], "player": army["player"], "kind": kind,
+                            "base": element["base"], "height_mm": model_height(element, kind),
+                            "marker": element.get("marker")})
+    return out
 
 
 def marker_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Every model that carries a camera marker, with the unit and player it belongs to."""
-    return [{**spec["marker"], **{k: v for k, v in spec.items() if k not in ("marker", "kind")}}
+    return [{**spec["marker"], **{k: v for k, v in spec.items() if k not in ("marker", "kind", "height_mm")}}
             for spec in model_specs(armies) if spec["marker"]]
 
 

@@ -26,14 +26,19 @@ def reach(state: GameState, element_id: str) -> dict[str, Any]:
         rings.append({"label": f"may move {left:.1f} steps{' more' if acting else ''} on flat ground (§4)",
                       "mm": round(left * STEP_MM, 1)})
     arcs = [TRAVERSE if element.kind == "vehicle" else FIELD_OF_VIEW, REAR]
-    expression = state.setup.ranges.get(element_id)
-    if not expression:
+    weapons = state.setup.weapons.get(element_id, ())
+    if not weapons:
         return {"rings": rings, "arcs": arcs}
-    dice = DiceExpression.parse(expression)  # §7.4 I: a hit when the aimed range >= the distance in steps
-    if dice.lowest >= 1:
-        rings.append({"label": f"{dice}: every shot hits within {dice.lowest} steps (§7.4)", "mm": dice.lowest * STEP_MM})
-    rings.append({"label": f"{dice}: may hit within {dice.highest} steps (§7.4)", "mm": dice.highest * STEP_MM})
-    chance = dice.at_least()
-    return {"rings": rings, "arcs": arcs, "weapon": str(dice),
-            "hit_chance": {steps: round(chance.get(steps, 0.0 if steps > dice.highest else 1.0), 3)
-                           for steps in range(1, dice.highest + 1)}}
+    chances = {}
+    for weapon in weapons:  # §7.4 I: a hit when the aimed range >= the distance in steps
+        dice = DiceExpression.parse(weapon.range)
+        if dice.lowest >= 1:
+            rings.append({"label": f"{weapon.name} {dice}: every shot hits within {dice.lowest} steps (§7.4)",
+                          "mm": dice.lowest * STEP_MM})
+        rings.append({"label": f"{weapon.name} {dice}: may hit within {dice.highest} steps (§7.4)",
+                      "mm": dice.highest * STEP_MM})
+        chance = dice.at_least()
+        for steps in range(1, dice.highest + 1):
+            chances[steps] = max(chances.get(steps, 0.0), round(chance.get(steps, 1.0), 3))
+    return {"rings": rings, "arcs": arcs, "weapon": ", ".join(f"{w.name} {w.range}/{w.power}" for w in weapons),
+            "hit_chance": chances}

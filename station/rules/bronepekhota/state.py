@@ -12,10 +12,11 @@ from typing import Any, Mapping, Sequence
 from ...measure.terrain import Piece
 from ..base import Override
 from ..fields import Fields
-from .army import CHARGES_BY_LAUNCHER
+from .army import CHARGES_BY_LAUNCHER, model_height
 from .tables import speed_for_cell
 
-OPTION_FIELDS = ("ammo", "hit_window_ms", "settle_ms", "ammo_shortfall", "pilot_test_on_destruction")
+OPTION_FIELDS = ("ammo", "hit_window_ms", "settle_ms", "ammo_shortfall", "pilot_test_on_destruction", "shooting",
+                 "measure_from", "half_visible", "aimed_fire", "grenades", "weapon_properties", "blast_hits_target")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,13 @@ class Options:
     settle_ms: int = 1500  # an IMPACT with no fall this long after it means the target stood
     ammo_shortfall: str = "refuse"  # §Z.9: a shot costing more than the ammo left is refused
     pilot_test_on_destruction: bool = True  # §Z.7: the pilot still tests when the hit destroys
+    shooting: str = "real"  # §1.2: real (spring launchers, §6) or virtual (dice, §7)
+    measure_from: str = "edge"  # §Z.10: range measured base edge to base edge, or centre to centre
+    half_visible: str = "less"  # §Z.11: a target exactly half visible counts as less (+3) or more (+1)
+    aimed_fire: bool = True  # §11.1, optional: infantry who only shoot double their aimed range
+    grenades: bool = True  # §7.8, optional: every infantryman carries grenades
+    weapon_properties: bool = True  # §7.4 IV, optional: special properties such as exploding rockets
+    blast_hits_target: bool = False  # §Z.12: the primary target also takes an exploding weapon's 1D20
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> "Options":
@@ -36,10 +44,31 @@ class Options:
                    hit_window_ms=f.integer("hit_window_ms", 100, 60000, 2500),
                    settle_ms=f.integer("settle_ms", 0, 60000, 1500),
                    ammo_shortfall=f.choice("ammo_shortfall", ("refuse", "allow"), "refuse"),
-                   pilot_test_on_destruction=f.get("pilot_test_on_destruction", bool, True))
+                   pilot_test_on_destruction=f.get("pilot_test_on_destruction", bool, True),
+                   shooting=f.choice("shooting", ("real", "virtual"), "real"),
+                   measure_from=f.choice("measure_from", ("edge", "centre"), "edge"),
+                   half_visible=f.choice("half_visible", ("less", "more"), "less"),
+                   aimed_fire=f.get("aimed_fire", bool, True), grenades=f.get("grenades", bool, True),
+                   weapon_properties=f.get("weapon_properties", bool, True),
+                   blast_hits_target=f.get("blast_hits_target", bool, False))
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in OPTION_FIELDS}
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    """§7.1: a weapon for virtual shooting.  Range and Power are dice expressions."""
+
+    id: str
+    name: str
+    range: str
+    power: str
+    properties: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> "Weapon":
+        return cls(data["id"], data["name"] or data["id"], data["range"], data["power"], tuple(data["properties"]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +97,8 @@ class Setup:
     names: Mapping[str, str]
     bases: Mapping[str, str]  # element id -> named base size (station.measure.bases)
     locomotion: Mapping[str, str] = field(default_factory=dict)  # vehicle id -> wheeled | tracked | walking | flying
-    ranges: Mapping[str, str] = field(default_factory=dict)  # element id -> its weapon's Range dice (§7.4)
+    weapons: Mapping[str, tuple["Weapon", ...]] = field(default_factory=dict)  # element id -> its weapons (§7.1)
+    heights: Mapping[str, float] = field(default_factory=dict)  # element id -> model height, mm (line of sight)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +244,8 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
     names: dict[str, str] = {}
     bases: dict[str, str] = {}
     locomotion: dict[str, str] = {}
-    ranges: dict[str, str] = {}
+    weapons: dict[str, tuple[Weapon, ...]] = {}
+    heights: dict[str, float] = {}
     elements: dict[str, Element] = {}
     units: dict[str, Unit] = {}
     for army in armies:
@@ -226,8 +257,9 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
                 for m in u["members"]:
                     names[m["id"]] = m["name"] or m["id"]
                     bases[m["id"]] = m.get("base") or "round25"
-                    if m.get("range"):
-                        ranges[m["id"]] = m["range"]
+                    heights[m["id"]] = model_height(m, "infantry")
+                    if m.get("weapon"):
+                        weapons[m["id"]] = (Weapon.of(m["weapon"]),)
                     elements[m["id"]] = Element(m["id"], player, "infantry", u["id"], m["rank"], m["armour"],
                                                 m["speed"], aboard=pilots.get(m["id"]))
                     if m.get("tilt_node"):
@@ -237,8 +269,9 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
             scale = u["durability"]
             scales[u["id"]] = scale
             bases[u["id"]] = u.get("base") or ("rect50x100" if u["type"] == "vehicle" else "rect25x50")
-            if u.get("range"):
-                ranges[u["id"]] = u["range"]
+            heights[u["id"]] = model_height(u, u["type"])
+            if u.get("weapons"):
+                weapons[u["id"]] = tuple(Weapon.of(w) for w in u["weapons"])
             rof[u["id"]] = u["rate_of_fire"]
             ammo_max[u["id"]] = u["ammo_max"]
             is_vehicle = u["type"] == "vehicle"
@@ -255,5 +288,5 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
     setup = Setup(tuple(a["player"] for a in armies), tuple(armies), MappingProxyType(tilt),
                   MappingProxyType(launchers), MappingProxyType(scales), MappingProxyType(rof), MappingProxyType(ammo_max),
                   MappingProxyType(names), MappingProxyType(bases), MappingProxyType(locomotion),
-                  MappingProxyType(ranges))
+                  MappingProxyType(weapons), MappingProxyType(heights))
     return setup, elements, units
