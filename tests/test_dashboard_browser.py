@@ -155,7 +155,8 @@ def test_referee_draws_terrain_and_a_selected_model_shows_its_reach(tmp_path):
             expect(page.locator("#reach-rings")).to_contain_text("may move 5.0 steps")
             expect(page.locator('#reach-targets tr[data-target="varan"]')).to_contain_text("not visible")
             expect(page.locator('#reach-targets tr[data-target="clone-1"]')).to_contain_text("fully visible")
-            expect(page.locator("#table-map polygon.ring")).to_have_count(1)
+            expect(page.locator("#table-map polygon.ring")).to_have_count(3)  # the move, and the cannon's D12: 1 and 12 steps
+            expect(page.locator("#reach-rings")).to_contain_text("Cannon D12: may hit within 12 steps")
             expect(page.locator("#arc-front")).to_have_count(1)
 
             picture = page.locator("#feed a.picture").first
@@ -191,3 +192,37 @@ def test_referee_draws_terrain_and_a_selected_model_shows_its_reach(tmp_path):
     assert crater["type"] == "hill" and crater["height_mm"] == 80
     for (x, y), (cx, cy) in zip(crater["polygon"], corners):
         assert abs(x - cx) < 2 and abs(y - cy) < 2  # clicked on screen, stored in table millimetres
+
+
+def test_referee_declares_a_virtual_shot_from_the_selected_model(tmp_path):
+    """§7 on the dashboard: select the shooter, press Fire on an enemy's row; the ruling gives the
+    measured distance, the dice and the result, and the journal holds the input and the dice."""
+    from station.rules.bronepekhota.army import load_army
+    from station.runtime import Station
+    from station.web.server import DashboardServer
+    from .conftest import EXAMPLES
+    station = Station(tmp_path / "g.jsonl", "bronepekhota", [load_army(EXAMPLES / "blue-protectorate.json"),
+                                                              load_army(EXAMPLES / "red-polaris.json")],
+                      {"shooting": "virtual"}, seed=3).start()
+    game = station.game
+    game.operator_input("begin_round")
+    game.operator_input("set_order", {"order": ["blue", "red"]})
+    game.observe_table({"table_mm": [1200, 900], "units": [
+        {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up", "confidence": 1.0}
+        for e, x, y, f in [("cyber-2", 300, 300, 0), ("clone-3", 450, 300, 180)]]})
+    server = DashboardServer(station, TOKEN, port=0).start()
+    try:
+        with _page(server.url + f"/?token={TOKEN}") as page:
+            expect(page.locator("#role")).to_have_text("referee")
+            page.locator('[data-element="cyber-2"]').click(timeout=20_000)
+            expect(page.locator("#virtual-tools")).to_be_visible()
+            expect(page.locator("#reach-weapon")).to_contain_text("D6+2/2D6")
+            page.locator('#reach-targets tr[data-target="clone-3"] button.fire').click()
+            expect(page.locator("#feed li.ruling").first).to_contain_text("fires personal weapon", timeout=10_000)
+            expect(page.locator("#measure-text")).to_contain_text("steps counted 3")
+    finally:
+        server.stop()
+        station.stop()
+    records = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
+    assert any(r["kind"] == "input" and r["type"] == "virtual_shot" and r["by"] == "dashboard" for r in records)
+    assert any(r["kind"] == "dice" and "/virtual/range/" in r["key"] for r in records)

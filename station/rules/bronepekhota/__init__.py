@@ -11,7 +11,7 @@ from ...devices.protocol import DryFire, Heartbeat, Hello, Impact, Node, Overflo
 from ...dice import Roller
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Override, Ruling
-from . import rounds, shooting
+from . import rounds, shooting, virtual
 from .army import check_armies, load_army, marker_specs, model_specs
 from .moving import movement_rulings, movement_view
 from .reach import reach
@@ -22,7 +22,8 @@ from ...measure.terrain import parse_terrain
 from .state import GameState, Options, build_setup
 
 DEFAULT_RESIDUAL_MM = 0.5  # a snapshot that does not say how well the camera is calibrated (a recorded session)
-INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "confirm", "override")
+INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "virtual_shot", "confirm",
+               "override")
 
 
 class Bronepekhota:
@@ -149,6 +150,8 @@ class Bronepekhota:
             return state.evolve(paths={}), moved + rulings
         if body.type == "repair":
             return rounds.repair(state, seq, args)
+        if body.type == "virtual_shot":
+            return virtual.virtual_shot(state, seq, args, self.roller)
         if body.type == "snapshot":
             return self._snapshot(state, args).evolve(table_seq=seq), []
         if body.type == "terrain":
@@ -198,7 +201,9 @@ def state_view(state: GameState) -> dict[str, Any]:
                 "rank": e.rank, "armour": e.armour, "speed": state.speed_of(e) if not e.destroyed else 0,
                 "durability_max": scale["max"] if scale else None, "ammo": e.ammo,
                 "ammo_max": state.setup.ammo_max.get(e_id), "pilot": e.pilot, "aboard": e.aboard,
-                "needs_repair": e.needs_repair, "fired": sorted(e.fired)}
+                "needs_repair": e.needs_repair, "fired": sorted(e.fired),
+                "weapons": [{"id": w.id, "name": w.name, "range": w.range, "power": w.power}
+                            for w in state.setup.weapons.get(e_id, ())]}
 
     units = []
     for unit in state.units.values():

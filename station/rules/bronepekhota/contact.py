@@ -36,6 +36,16 @@ def touching_enemy_machines(state: GameState, shooter: Element) -> list[str]:
     return [them.id for them in _enemy_machines(state, shooter) if in_contact(me, them, CONTACT_MM)]
 
 
+def touching_enemies(state: GameState, shooter: Element) -> list[str]:
+    """§7.3 3: any enemy model (infantry, vehicle or gun) the shooter's base touches: close combat."""
+    me = placed(state, shooter.id)
+    if me is None:
+        return []
+    return [other.id for other in state.elements.values()
+            if other.player != shooter.player and not other.destroyed and not other.aboard
+            for them in [placed(state, other.id)] if them is not None and in_contact(me, them, CONTACT_MM)]
+
+
 def too_close_to_call(state: GameState, shooter: Element) -> list[dict]:
     """§6.2 the other way round: enemy machines the shooter does not quite touch, but within the
     measurement's uncertainty of touching.  The referee decides, not the station."""

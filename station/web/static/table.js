@@ -141,19 +141,42 @@ async function loadReach(element) {
   renderTable();
 }
 
+// In virtual shooting (§7) the referee declares a shot from the selected model at an enemy row.
+function shooterWeapons(element) {
+  const units = model.state ? model.state.units : [];
+  const found = units.flatMap((u) => u.elements).find((e) => e.id === element);
+  return found ? found.weapons : [];
+}
+
+function fireButton(reach, target) {
+  const virtual = model.state && model.state.options.shooting === "virtual";
+  if (!virtual) return el("td", {});
+  return el("td", {}, el("button", { class: "fire referee-only", onclick: async () => {
+    const args = { shooter: reach.element, target, weapon: $("reach-weapon").value || undefined,
+      aimed: $("reach-aimed").checked, grenade: $("reach-grenade").checked };
+    try {
+      const result = await call("/api/input", { type: "virtual_shot", args });
+      $("measure-text").textContent = result.rulings.map((r) => r.text).join(" ");
+    } catch (error) { $("measure-text").textContent = error.message; }
+  } }, "Fire"));
+}
+
 function renderReach() {
   const reach = map.reach;
   const panel = $("reach");
   panel.hidden = !reach;
   if (!reach) return;
   $("reach-title").textContent = reach.element;
+  $("reach-weapon").replaceChildren(...shooterWeapons(reach.element).map((w) =>
+    el("option", { value: w.id }, `${w.name} ${w.range}/${w.power}`)));
+  $("virtual-tools").hidden = !(model.state && model.state.options.shooting === "virtual");
   $("reach-rings").replaceChildren(...reach.rings.map((r) => el("li", {}, r.label)),
     ...reach.arcs.map((a) => el("li", { class: "arc-label" }, a.label)));
   $("reach-targets").replaceChildren(...reach.targets.map((t) => el("tr", { "data-target": t.element },
     el("td", {}, t.element), el("td", {}, `${t.value} ${reach.unit}`), el("td", {}, t.in_front ? "in front" : "behind"),
     el("td", { class: t.cover.armour === null ? "hidden" : "" }, t.cover.label + (t.woods_mm ? ` · woods ${t.woods_mm} mm` : "")),
     el("td", {}, t.hit_chance === undefined ? "" : `hit ${Math.round(t.hit_chance * 100)} %`),
-    el("td", {}, t.near_ring.length ? "too close to call" : ""))));
+    el("td", {}, t.near_ring.length ? "too close to call" : ""), fireButton(reach, t.element))));
 }
 
 // --- terrain ----------------------------------------------------------------------------------

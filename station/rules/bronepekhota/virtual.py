@@ -1,0 +1,341 @@
+"""§7 virtual shooting: dice resolve every shot, on the camera's positions and the terrain.
+
+The referee (or a player at the dashboard) declares shooter, target and weapon (§7.2).  The
+station checks §3.2 turn, §7.6 rate of fire, §7.7 ammunition and the §7.3 conditions (field of
+view, line of fire, not in close combat), measures the distance in steps rounded up and the
+cover (Table 5), then rolls: I Range against the distance (doubled by §11.1 aimed fire), II each
+Power die against the armour plus cover, III the pilot's Survival Test for a damaged vehicle,
+IV special properties (an exploding weapon attacks everything within 2 steps with 1D20).
+Grenades (§7.8) explode D6 steps towards the target and attack everything within 1 step.
+Every roll is journaled through the injected roller; every measurement goes with its ruling.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from ...dice import DiceExpression, Roller
+from ...measure.measurement import Measurement, Placed, measure
+from ...measure.pairwise import edge_distances
+from ...measure.relations import bearing_deg
+from ...measure.templates import blast
+from ...measure.terrain import line_of_sight
+from ...measure.units import BRONEPEKHOTA
+from ..base import Ruling
+from . import contact
+from .shooting import _check_players_out, _dismount, _name, _whose_turn
+from .state import Element, GameState, Weapon
+from .tables import cover, survival_test
+
+STEP_MM = BRONEPEKHOTA.unit.mm
+EYE = 0.9  # a model looks from near the top of its cylinder, as on the dashboard
+GRENADE = Weapon("grenade", "grenade", "D6", "1D20")  # §7.8: Range D6, blast 1 step, Power 1D20
+BLAST_POWER = "1D20"  # §7.4 IV and §7.8
+EXPLOSION_STEPS = 2  # §7.4 IV: the heavy rocket attacks everything within 2 steps of the target
+GRENADE_BLAST_STEPS = 1
+
+
+class Refused(Exception):
+    def __init__(self, text: str, section: str) -> None:
+        super().__init__(text)
+        self.section = section
+
+
+def virtual_shot(state: GameState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[GameState, list[Ruling]]:
+    rid = f"{seq}:virtual"
+    try:
+        shooter, target, weapon, aimed, grenade = _declared(state, args)
+        state, rulings = _turn(state, seq, shooter)
+        shooter = state.elements[shooter.id]
+        _check_can_fire(state, shooter, weapon, grenade)
+        aim = None if grenade else _aim(state, shooter, target, args)
+    except Refused as no:
+        return state, [Ruling(rid, seq, "shot", f"Virtual shot refused: {no}.", no.section, needs_referee=True,
+                              element=args.get("shooter") if isinstance(args.get("shooter"), str) else None)]
+    override = state.overrides.get(rid)
+    if override and override[1].verdict == "void":
+        return state, rulings + [Ruling(rid, seq, "shot", f"{_name(state, shooter.id)}'s virtual shot at "
+                                        f"{_name(state, target.id)}: voided by the referee.", "§7.4",
+                                        needs_referee=True, element=shooter.id, overridden="void")]
+    state = _spend(state, shooter, weapon, grenade)
+    key = f"{override[0] if override else seq}/virtual"
+    if grenade:
+        state, shot = _grenade(state, seq, shooter, target, roller, key)
+    else:
+        state, shot = _aimed_shot(state, seq, shooter, target, weapon, aimed, aim, roller, key)
+    state, out = _check_players_out(state, seq)
+    return state, rulings + [shot] + out
+
+
+def _declared(state: GameState, args: Mapping[str, Any]) -> tuple[Element, Element, Weapon, bool, bool]:
+    if state.options.shooting != "virtual":
+        raise Refused("this game is played with real shooting; virtual shots need the option shooting=virtual", "§1.2")
+    shooter, target = state.elements.get(str(args.get("shooter"))), state.elements.get(str(args.get("target")))
+    if shooter is None or target is None:
+        raise Refused(f"give a shooter and a target among the armies' models (got {args.get('shooter')!r}, "
+                      f"{args.get('target')!r})", "§7.2")
+    grenade, aimed = bool(args.get("grenade")), bool(args.get("aimed"))
+    if grenade:
+        if shooter.kind != "infantry" or not state.options.grenades:
+            raise Refused("only infantry throw grenades, and only when the grenade rule is on", "§7.8")
+        if aimed:
+            raise Refused("aimed fire does not apply to grenades", "§11.1")
+        return shooter, target, GRENADE, False, True
+    weapons = state.setup.weapons.get(shooter.id, ())
+    wanted = args.get("weapon")
+    weapon = next((w for w in weapons if w.id == wanted), None) if wanted else (weapons[0] if len(weapons) == 1 else None)
+    if weapon is None:
+        have = ", ".join(w.id for w in weapons) or "none"
+        raise Refused(f"{_name(state, shooter.id)} has no weapon {wanted!r} (its weapons: {have})" if wanted else
+                      f"say which weapon {_name(state, shooter.id)} fires (its weapons: {have})", "§7.1")
+    if aimed and (shooter.kind != "infantry" or not state.options.aimed_fire):
+        raise Refused("only infantry aim, with their own weapon, when the aimed-fire rule is on", "§11.1")
+    return shooter, target, weapon, aimed, False
+
+
+def _turn(state: GameState, seq: int, shooter: Element) -> tuple[GameState, list[Ruling]]:
+    if state.round == 0:
+        raise Refused("no round has begun", "§3")
+    if shooter.destroyed:
+        raise Refused(f"{_name(state, shooter.id)} is destroyed", "§5.1")
+    if shooter.kind == "vehicle" and shooter.pilot is None:
+        raise Refused(f"{_name(state, shooter.id)} has no pilot", "§1.6")
+    if shooter.kind == "infantry" and shooter.aboard:
+        raise Refused(f"{_name(state, shooter.id)} is piloting a vehicle", "§2.3")
+    state, rulings, problem = _whose_turn(state, seq, shooter)
+    if problem:
+        raise Refused(problem, "§3.2")
+    return state, rulings
+
+
+def _check_can_fire(state: GameState, shooter: Element, weapon: Weapon, grenade: bool) -> None:
+    if shooter.posture == "fallen" or shooter.needs_repair:
+        raise Refused(f"{_name(state, shooter.id)} is lying on its side", "§6.7")
+    used = {f for f in shooter.fired if f.startswith("virtual:")}
+    if shooter.kind == "infantry":
+        if used:  # §7.6: one shot from his weapon, or one grenade, a round
+            raise Refused(f"{_name(state, shooter.id)} has already fired this round", "§7.6")
+    else:
+        if f"virtual:{weapon.id}" in used:
+            raise Refused(f"{weapon.name} has already fired this round", "§7.6")
+        if len(used) >= state.setup.rate_of_fire[shooter.id]:
+            raise Refused(f"rate of fire {state.setup.rate_of_fire[shooter.id]} is used up this round", "§7.6")
+        if state.options.ammo == "limited":  # §7.7: infantry ammunition is never tracked
+            cost = DiceExpression.parse(weapon.power).count
+            if shooter.ammo == 0:
+                raise Refused(f"{_name(state, shooter.id)}'s ammunition is exhausted for the rest of the game", "§7.7")
+            if shooter.ammo < cost and state.options.ammo_shortfall == "refuse":
+                raise Refused(f"{shooter.ammo} ammunition left, {weapon.name} costs {cost}", "§7.7 §Z.9")
+    if shooter.kind == "gun" and not contact.crew_touching(state, shooter):
+        raise Refused(f"no infantryman of rank {shooter.rank}+ was seen touching {_name(state, shooter.id)}", "§7.5")
+    touching = contact.touching_enemies(state, shooter)
+    if touching:
+        raise Refused(f"{_name(state, shooter.id)} touches {', '.join(_name(state, t) for t in touching)}: "
+                      "no shooting in close combat", "§7.3")
+
+
+def _spend(state: GameState, shooter: Element, weapon: Weapon, grenade: bool) -> GameState:
+    """§7.6 the weapon has fired this round (and a gun's crewman has used his shot on it, §7.5);
+    §7.7 the slider moves down before the shot."""
+    ammo = shooter.ammo
+    if shooter.kind != "infantry" and state.options.ammo == "limited":
+        ammo = max(0, shooter.ammo - DiceExpression.parse(weapon.power).count)
+    if shooter.kind == "gun":
+        crewman = state.elements[contact.crew_touching(state, shooter)[0]]
+        state = state.with_element(replace(crewman, fired=crewman.fired | {f"virtual:gun:{shooter.id}"}))
+    return state.with_element(replace(shooter, ammo=ammo, fired=shooter.fired | {f"virtual:{weapon.id}"}))
+
+
+@dataclass(frozen=True)
+class Aim:
+    """What §7.3 and §7.4 I need measured before a shot: the distance in steps and the cover."""
+
+    steps: int
+    cover: dict[str, Any]
+    details: dict[str, Any]
+    doubts: tuple[str, ...]
+    distance: Measurement | None  # None when the referee measured by hand
+    target: Placed | None
+
+
+def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str, Any]) -> Aim:
+    """§7.3: in the field of view, a line of fire, and Table 5 cover, measured on the camera's
+    positions and the terrain; or, for models the camera has not placed, the referee's own
+    ``distance`` (steps) and ``hidden`` (share of the target hidden, 0-1)."""
+    me, them = contact.placed(state, shooter.id), contact.placed(state, target.id)
+    details: dict[str, Any] = {"shooter": shooter.id, "target": target.id}
+    if me is None or them is None:
+        distance, hidden = args.get("distance"), args.get("hidden", 0.0)
+        if not isinstance(distance, int) or isinstance(distance, bool) or distance < 0 or \
+                not isinstance(hidden, (int, float)) or not 0 <= hidden <= 1:
+            missing = _name(state, (shooter if me is None else target).id)
+            raise Refused(f"the camera has not placed {missing}: measure by hand and give distance (whole steps, "
+                          "rounded up) and hidden (the share of the target hidden, 0 to 1)", "§7.4")
+        shade = cover(_counted_hidden(state, float(hidden)))
+        if shade["armour"] is None:
+            raise Refused("the referee sees no line of fire", "§7.3")
+        details.update(by_hand=True, hidden_fraction=float(hidden), cover=shade)
+        return Aim(distance, shade, details, (), None, None)
+    viewer, doubts = me, []
+    if shooter.kind == "gun":  # §7.5: a gun's sector is the field of view of the man firing it
+        crewman = contact.placed(state, contact.crew_touching(state, shooter)[0])
+        viewer = Placed(me.id, replace(me.base, facing_deg=crewman.base.facing_deg), me.sigma_mm)
+        details["crew"] = crewman.id
+    offset = abs(bearing_deg(viewer, them))
+    if offset > 90.0:  # §7.3 1: only the front half
+        raise Refused(f"{_name(state, target.id)} is behind {_name(state, shooter.id)}'s field of view "
+                      f"({offset:.0f}° from its front)", "§7.3")
+    if 90.0 - offset < _angle_sigma(me, them) * 2:
+        doubts.append("the target is at the edge of the field of view")
+    sight = line_of_sight(me, state.setup.heights[shooter.id] * EYE, them, state.setup.heights[target.id],
+                          list(state.terrain))
+    shade = cover(_counted_hidden(state, sight.hidden_fraction))
+    details.update(hidden_fraction=round(sight.hidden_fraction, 3), cover=shade, blockers=list(sight.blockers))
+    if shade["armour"] is None:  # §7.3 2 and Table 5
+        raise Refused(f"no line of fire: {_name(state, target.id)} is hidden by {', '.join(sight.blockers)}",
+                      "§7.3 Table 5")
+    distance = _distance(state, me, them)
+    details["measured"] = {**distance.as_dict(), "table_seq": state.table_seq}
+    return Aim(int(distance.value), shade, details, tuple(doubts), distance, them)
+
+
+def _aimed_shot(state: GameState, seq: int, shooter: Element, target: Element, weapon: Weapon, aimed: bool,
+                aim: Aim, roller: Roller, key: str) -> tuple[GameState, Ruling]:
+    """§7.4 I-IV, once §7.3 and the dice's costs are settled."""
+    head = f"{_name(state, shooter.id)} fires {weapon.name} ({weapon.range}/{weapon.power}) at {_name(state, target.id)}"
+    details = {**aim.details, "weapon": weapon.id, "aimed": aimed}
+    doubts = list(aim.doubts)
+    dice = DiceExpression.parse(weapon.range)
+    rolls = [roller.roll(dice.sides, f"{key}/range/{k}") for k in range(dice.count)]
+    aimed_range = (sum(rolls) + dice.modifier) * (2 if aimed else 1)  # §11.1: the modifier is doubled too
+    hit = aimed_range >= aim.steps
+    if aim.distance is not None and aim.distance.too_close_to_call(aimed_range):  # another step changes it?
+        doubts.append(f"the distance is within the camera's uncertainty of {aimed_range} steps")
+    details.update(range_rolls=rolls, aimed_range=aimed_range, distance_steps=aim.steps, hit=hit)
+    measured = (f"{aim.distance.exact:.2f} steps counted {aim.steps}" if aim.distance is not None
+                else f"{aim.steps} steps measured by hand")
+    words = [f"{head}: {measured}; range {weapon.range}" + (" aimed ×2" if aimed else "")
+             + f" rolled {'+'.join(map(str, rolls))} → {aimed_range}: " + ("hit" if hit else "miss") + " (§7.4 I)"]
+    if aim.cover["armour"]:
+        words.append(f"cover: {aim.cover['label']} (Table 5)")
+    if hit:
+        state, result = attack(state, target, weapon.power, aim.cover["armour"], roller, f"{key}/{target.id}")
+        words.append(result["text"])
+        details["attack"] = result
+        if "explodes" in weapon.properties and state.options.weapon_properties:
+            if aim.target is None:
+                doubts.append("the weapon explodes, but the camera has not placed the target: resolve the blast by hand")
+            else:
+                state, blasts = _explosion(state, _near_target(state, aim.target, EXPLOSION_STEPS), roller, key)
+                words += blasts
+                details["explosion"] = blasts
+    text = "; ".join(words) + "."
+    if doubts:
+        text += " Too close to call: " + "; ".join(doubts) + "."
+    return state, Ruling(f"{seq}:virtual", seq, "shot", text, "§7.3 §7.4" + (" §11.1" if aimed else ""),
+                         needs_referee=bool(doubts), element=shooter.id, details=details)
+
+
+def _counted_hidden(state: GameState, hidden: float) -> float:
+    """§Z.11: exactly half visible counts as less than half (the default) or as more."""
+    if abs(hidden - 0.5) < 1e-9 and state.options.half_visible == "more":
+        return 0.49
+    return hidden
+
+
+def _angle_sigma(me: Placed, them: Placed) -> float:
+    distance = math.hypot(them.base.x - me.base.x, them.base.y - me.base.y)
+    return math.degrees(math.atan2(math.hypot(me.sigma_mm, them.sigma_mm), max(distance, 1e-9)))
+
+
+def _distance(state: GameState, me: Placed, them: Placed) -> Measurement:
+    """§7.4 I, §Z.10: in steps, rounded up, between the base edges (or centres, by option)."""
+    return measure(me, them, BRONEPEKHOTA, "edge" if state.options.measure_from == "edge" else "centre")
+
+
+def attack(state: GameState, target: Element, power: str, cover_bonus: int, roller: Roller,
+           key: str) -> tuple[GameState, dict[str, Any]]:
+    """§7.4 II and III: each Power die against the armour as it stood before the shot (§Z) plus
+    cover; an infantryman with any damage is destroyed (§5.1); a vehicle loses durability, and its
+    pilot takes one Survival Test D6 if it took any (§5.3)."""
+    dice = DiceExpression.parse(power)
+    armour = target.armour + cover_bonus
+    rolls = [roller.roll(dice.sides, f"{key}/power/{k}") for k in range(dice.count)]
+    damage = sum(1 for r in rolls if r + dice.modifier > armour)
+    name = _name(state, target.id)
+    said = f"power {power} rolled {', '.join(map(str, rolls))} against armour {armour}: {damage} damage"
+    result: dict[str, Any] = {"target": target.id, "power_rolls": rolls, "armour": armour, "damage": damage}
+    if damage == 0:
+        result["text"] = said + " (§7.4 II)"
+        return state, result
+    if target.kind == "infantry":
+        state = state.with_element(replace(target, destroyed=True))
+        result.update(destroyed=True, text=f"{said}: {name} is destroyed (§7.4 II, §5.1)")
+        return state, result
+    left = max(0, target.armour - damage)
+    hit = replace(target, armour=left, destroyed=left == 0)
+    hit = replace(hit, speed=state.speed_of(hit))
+    words = [f"{said}: {name}'s armour {target.armour}→{left}" + (", destroyed (§5.1)" if left == 0 else "")]
+    if hit.pilot and (left > 0 or state.options.pilot_test_on_destruction):
+        pilot = state.elements[hit.pilot]
+        test = survival_test(roller, pilot.armour, f"{key}/pilot-survival")
+        result["pilot_test"] = test.as_dict()
+        words.append(f"pilot {_name(state, pilot.id)} {test.describe()}"
+                     + (", survives" if test.passed else ", dies; the vehicle has no pilot (§9.1)") + " (§7.4 III)")
+        if not test.passed:
+            state = state.with_element(replace(pilot, destroyed=True, aboard=None))
+            hit = replace(hit, pilot=None)
+    state = state.with_element(hit)
+    if hit.destroyed and hit.pilot:
+        state, dismount = _dismount(state, hit)
+        words.append(dismount)
+    result.update(destroyed=hit.destroyed, armour_after=left, text="; ".join(words))
+    return state, result
+
+
+def _explosion(state: GameState, caught: list[str], roller: Roller, key: str) -> tuple[GameState, list[str]]:
+    """Everything the blast reaches, friend or foe, attacked with 1D20 by steps II and III
+    (§7.4 IV, §7.8); cover does not apply to blasts here (§Z.11)."""
+    words = []
+    for element_id in caught:
+        state, result = attack(state, state.elements[element_id], BLAST_POWER, 0, roller, f"{key}/blast/{element_id}")
+        words.append(f"blast on {_name(state, element_id)}: {result['text']}")
+    return state, words or ["the blast reaches no one else"]
+
+
+def _standing(state: GameState) -> list[Placed]:
+    return [p for p in (contact.placed(state, e.id) for e in state.elements.values()
+                        if not e.destroyed and not e.aboard) if p is not None]
+
+
+def _near_target(state: GameState, target: Placed, steps: int) -> list[str]:
+    """Every model within ``steps`` of the target, base edge to base edge (§7.4 IV, §Z.10)."""
+    others = [p for p in _standing(state) if p.id != target.id]
+    if not others:
+        return [target.id] if state.options.blast_hits_target else []
+    row = edge_distances([target.base] + [p.base for p in others])[0, 1:]
+    near = [p.id for p, mm in zip(others, row) if mm <= steps * STEP_MM]
+    return ([target.id] if state.options.blast_hits_target else []) + near
+
+
+def _grenade(state: GameState, seq: int, thrower: Element, target: Element, roller: Roller,
+             key: str) -> tuple[GameState, Ruling]:
+    """§7.8: D6 steps from the thrower towards the target, it always explodes: everything within 1
+    step of that point is attacked with 1D20 (the thrower too, on a 1: Рис. 46)."""
+    rid = f"{seq}:virtual"
+    me, them = contact.placed(state, thrower.id), contact.placed(state, target.id)
+    if me is None or them is None:
+        return state, Ruling(rid, seq, "shot", f"{_name(state, thrower.id)} throws a grenade, but the camera has "
+                             "not placed both models; resolve it by hand.", "§7.8", needs_referee=True, element=thrower.id)
+    roll = roller.roll(6, f"{key}/grenade-range")
+    dx, dy = them.base.x - me.base.x, them.base.y - me.base.y
+    length = math.hypot(dx, dy) or 1.0
+    reach = roll * STEP_MM + (me.base.width / 2 if state.options.measure_from == "edge" else 0.0)
+    point = (me.base.x + dx / length * reach, me.base.y + dy / length * reach)
+    state, words = _explosion(state, blast(point, GRENADE_BLAST_STEPS * STEP_MM, _standing(state)), roller, key)
+    text = (f"{_name(state, thrower.id)} throws a grenade at {_name(state, target.id)}: D6 rolled {roll}, it bursts "
+            f"{roll} steps away (§7.8); " + "; ".join(words) + ".")
+    return state, Ruling(rid, seq, "shot", text, "§7.8", element=thrower.id,
+                         details={"thrower": thrower.id, "target": target.id, "roll": roll,
+                                  "blast_point": [round(point[0], 1), round(point[1], 1)], "blasts": words})
