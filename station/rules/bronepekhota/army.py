@@ -81,6 +81,12 @@ def _weapon(f: Fields, default_id: str) -> dict[str, Any]:
                                 else f"properties are {', '.join(PROPERTIES)}")}
 
 
+def _melee(f: Fields) -> dict[str, Any]:
+    """§8.1: a vehicle's melee weapon, ББ in its Range slot and a number in Power (claw ББ/1)."""
+    f.reject_unknown(["name", "power"])
+    return {"name": f.get("name", str), "power": f.integer("power", 0, 20)}
+
+
 def _personal_weapon(f: Fields) -> dict[str, Any] | None:
     """An infantryman's Дальн. and Мощн. (§2.1): both, or neither (dashes: no ranged weapon)."""
     if "range" not in f.data and "power" not in f.data:
@@ -143,19 +149,21 @@ def _unit(f: Fields) -> dict[str, Any]:
                "launchers": _launchers(f), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK),
                "marker": _marker(f), "base": _base(f, kind),
                "weapons": [_weapon(w, f"weapon-{k + 1}") for k, w in enumerate(f.items("weapons", 0, 9))]
-               if "weapons" in f.data else []}
+               if "weapons" in f.data else [],
+               "melee": [_melee(m) for m in f.items("melee", 0, 9)] if "melee" in f.data else []}
     ids = [w["id"] for w in machine["weapons"]]
     if len(set(ids)) != len(ids):
         f.fail("two weapons share an id", "weapons")
     if kind == "vehicle":
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "class", "locomotion", "pilot", "marker", "base", "weapons"])
+                          "launchers", "tilt_node", "class", "locomotion", "pilot", "marker", "base", "weapons",
+                          "melee"])
         machine.update({"class": f.choice("class", ("light", "heavy")),
                         "locomotion": f.choice("locomotion", ("wheeled", "tracked", "walking", "flying")),
                         "pilot": f.get("pilot", str, None)})
     else:
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "mobility", "marker", "base", "weapons"])
+                          "launchers", "tilt_node", "mobility", "marker", "base", "weapons", "melee"])
         machine["mobility"] = f.choice("mobility", ("mobile", "stationary"))
     return machine
 

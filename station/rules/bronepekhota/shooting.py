@@ -45,7 +45,7 @@ def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str |
         return f"it touches enemy {names}; machines in contact with enemy machines cannot fire", "§6.2"
     if f"{shot.node}/{shot.barrel}" in element.fired:
         return f"barrel {shot.barrel} of {shot.node} has already fired this round", "§6.4"
-    if len(element.fired) >= state.setup.rate_of_fire[element.id]:
+    if len([f for f in element.fired if "/" in f]) >= state.setup.rate_of_fire[element.id]:  # barrels only
         return f"rate of fire {state.setup.rate_of_fire[element.id]} already used this round", "§6.4"
     if state.options.ammo == "limited":
         if element.ammo == 0:

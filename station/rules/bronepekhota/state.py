@@ -99,6 +99,7 @@ class Setup:
     locomotion: Mapping[str, str] = field(default_factory=dict)  # vehicle id -> wheeled | tracked | walking | flying
     weapons: Mapping[str, tuple["Weapon", ...]] = field(default_factory=dict)  # element id -> its weapons (§7.1)
     heights: Mapping[str, float] = field(default_factory=dict)  # element id -> model height, mm (line of sight)
+    melee: Mapping[str, int] = field(default_factory=dict)  # element id -> ББ: an infantryman's, or a vehicle's melee weapons summed (§8.1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +247,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
     locomotion: dict[str, str] = {}
     weapons: dict[str, tuple[Weapon, ...]] = {}
     heights: dict[str, float] = {}
+    melee: dict[str, int] = {}
     elements: dict[str, Element] = {}
     units: dict[str, Unit] = {}
     for army in armies:
@@ -258,6 +260,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
                     names[m["id"]] = m["name"] or m["id"]
                     bases[m["id"]] = m.get("base") or "round25"
                     heights[m["id"]] = model_height(m, "infantry")
+                    melee[m["id"]] = m["close_combat"]
                     if m.get("weapon"):
                         weapons[m["id"]] = (Weapon.of(m["weapon"]),)
                     elements[m["id"]] = Element(m["id"], player, "infantry", u["id"], m["rank"], m["armour"],
@@ -270,6 +273,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
             scales[u["id"]] = scale
             bases[u["id"]] = u.get("base") or ("rect50x100" if u["type"] == "vehicle" else "rect25x50")
             heights[u["id"]] = model_height(u, u["type"])
+            melee[u["id"]] = sum(w["power"] for w in u.get("melee", ()))
             if u.get("weapons"):
                 weapons[u["id"]] = tuple(Weapon.of(w) for w in u["weapons"])
             rof[u["id"]] = u["rate_of_fire"]
@@ -288,5 +292,5 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
     setup = Setup(tuple(a["player"] for a in armies), tuple(armies), MappingProxyType(tilt),
                   MappingProxyType(launchers), MappingProxyType(scales), MappingProxyType(rof), MappingProxyType(ammo_max),
                   MappingProxyType(names), MappingProxyType(bases), MappingProxyType(locomotion),
-                  MappingProxyType(weapons), MappingProxyType(heights))
+                  MappingProxyType(weapons), MappingProxyType(heights), MappingProxyType(melee))
     return setup, elements, units

@@ -24,9 +24,10 @@ from ...measure.terrain import line_of_sight
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling
 from . import contact
-from .shooting import _check_players_out, _dismount, _name, _whose_turn
+from .damage import take_damage
+from .shooting import _check_players_out, _name, _whose_turn
 from .state import Element, GameState, Weapon
-from .tables import cover, survival_test
+from .tables import cover
 
 STEP_MM = BRONEPEKHOTA.unit.mm
 EYE = 0.9  # a model looks from near the top of its cylinder, as on the dashboard
@@ -257,40 +258,18 @@ def _distance(state: GameState, me: Placed, them: Placed) -> Measurement:
 def attack(state: GameState, target: Element, power: str, cover_bonus: int, roller: Roller,
            key: str) -> tuple[GameState, dict[str, Any]]:
     """§7.4 II and III: each Power die against the armour as it stood before the shot (§Z) plus
-    cover; an infantryman with any damage is destroyed (§5.1); a vehicle loses durability, and its
-    pilot takes one Survival Test D6 if it took any (§5.3)."""
+    cover; then the damage (§5.1, §5.3)."""
     dice = DiceExpression.parse(power)
     armour = target.armour + cover_bonus
     rolls = [roller.roll(dice.sides, f"{key}/power/{k}") for k in range(dice.count)]
     damage = sum(1 for r in rolls if r + dice.modifier > armour)
-    name = _name(state, target.id)
     said = f"power {power} rolled {', '.join(map(str, rolls))} against armour {armour}: {damage} damage"
     result: dict[str, Any] = {"target": target.id, "power_rolls": rolls, "armour": armour, "damage": damage}
     if damage == 0:
         result["text"] = said + " (§7.4 II)"
         return state, result
-    if target.kind == "infantry":
-        state = state.with_element(replace(target, destroyed=True))
-        result.update(destroyed=True, text=f"{said}: {name} is destroyed (§7.4 II, §5.1)")
-        return state, result
-    left = max(0, target.armour - damage)
-    hit = replace(target, armour=left, destroyed=left == 0)
-    hit = replace(hit, speed=state.speed_of(hit))
-    words = [f"{said}: {name}'s armour {target.armour}→{left}" + (", destroyed (§5.1)" if left == 0 else "")]
-    if hit.pilot and (left > 0 or state.options.pilot_test_on_destruction):
-        pilot = state.elements[hit.pilot]
-        test = survival_test(roller, pilot.armour, f"{key}/pilot-survival")
-        result["pilot_test"] = test.as_dict()
-        words.append(f"pilot {_name(state, pilot.id)} {test.describe()}"
-                     + (", survives" if test.passed else ", dies; the vehicle has no pilot (§9.1)") + " (§7.4 III)")
-        if not test.passed:
-            state = state.with_element(replace(pilot, destroyed=True, aboard=None))
-            hit = replace(hit, pilot=None)
-    state = state.with_element(hit)
-    if hit.destroyed and hit.pilot:
-        state, dismount = _dismount(state, hit)
-        words.append(dismount)
-    result.update(destroyed=hit.destroyed, armour_after=left, text="; ".join(words))
+    state, effect = take_damage(state, target, damage, roller, key)
+    result.update(effect, text=f"{said}: {effect['text']}")
     return state, result
 
 

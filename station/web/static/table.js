@@ -161,6 +161,17 @@ function fireButton(reach, target) {
   } }, "Fire"));
 }
 
+// §8: a model touching an enemy may fight it in close combat (the referee declares it).
+function fightButton(reach, target) {
+  if (target.edge_mm > 5) return el("td", {});
+  return el("td", {}, el("button", { class: "fight referee-only", onclick: async () => {
+    try {
+      const result = await call("/api/input", { type: "close_combat", args: { attacker: reach.element, defender: target.element } });
+      $("measure-text").textContent = result.rulings.map((r) => r.text).join(" ");
+    } catch (error) { $("measure-text").textContent = error.message; }
+  } }, "Fight"));
+}
+
 function renderReach() {
   const reach = map.reach;
   const panel = $("reach");
@@ -176,7 +187,7 @@ function renderReach() {
     el("td", {}, t.element), el("td", {}, `${t.value} ${reach.unit}`), el("td", {}, t.in_front ? "in front" : "behind"),
     el("td", { class: t.cover.armour === null ? "hidden" : "" }, t.cover.label + (t.woods_mm ? ` · woods ${t.woods_mm} mm` : "")),
     el("td", {}, t.hit_chance === undefined ? "" : `hit ${Math.round(t.hit_chance * 100)} %`),
-    el("td", {}, t.near_ring.length ? "too close to call" : ""), fireButton(reach, t.element))));
+    el("td", {}, t.near_ring.length ? "too close to call" : ""), fireButton(reach, t.element), fightButton(reach, t))));
 }
 
 // --- terrain ----------------------------------------------------------------------------------

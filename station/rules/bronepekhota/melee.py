@@ -1,0 +1,130 @@
+"""§8 close combat, in both shooting modes.
+
+The model that moved into contact attacks (§8.1).  Table 6 gives the strengths: an infantryman
+D6 + ББ against D6 + Бр; a vehicle D6 + Armour + ББ (its melee weapons' Power summed) both ways;
+a gun or an unpiloted vehicle defends with its Armour alone and never attacks.  From behind the
+defender's field of view (§8.3, measured on the camera's positions) the attacker rolls two D6 and
+keeps the higher, and a defending vehicle's ББ does not count.  The higher attacker wins; Table 7:
+an infantryman dies, a vehicle or gun takes the difference as damage and its pilot tests (§5.3).
+A tie or less is repelled, nobody hurt (§8.2).  Once per activation for each model (§3.2).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ...dice import Roller
+from ...measure.measurement import measure
+from ...measure.relations import bearing_deg
+from ...measure.units import BRONEPEKHOTA
+from ..base import Ruling
+from . import contact
+from .damage import take_damage
+from .shooting import _check_players_out, _name, _whose_turn
+from .state import Element, GameState
+
+MELEE_MARK = "melee"  # in Element.fired: this model has fought this activation
+
+
+def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[GameState, list[Ruling]]:
+    rid = f"{seq}:melee"
+    attacker, defender = state.elements.get(str(args.get("attacker"))), state.elements.get(str(args.get("defender")))
+    problem, section = _problem(state, attacker, defender)
+    if problem is None:
+        state, turn_rulings, refused = _whose_turn(state, seq, attacker)
+        if refused:
+            problem, section = refused, "§3.2"
+    if problem:
+        return state, [Ruling(rid, seq, "melee", f"Close combat refused: {problem}.", section, needs_referee=True,
+                              element=attacker.id if attacker else None)]
+    attacker = state.elements[attacker.id]
+    override = state.overrides.get(rid)
+    head = f"{_name(state, attacker.id)} attacks {_name(state, defender.id)} in close combat"
+    if override and override[1].verdict == "void":
+        return state, turn_rulings + [Ruling(rid, seq, "melee", f"{head}: voided by the referee.", "§8",
+                                             needs_referee=True, element=attacker.id, overridden="void")]
+    key = f"{override[0] if override else seq}/melee"
+    details: dict[str, Any] = {"attacker": attacker.id, "defender": defender.id}
+    doubts: list[str] = []
+    surprise = _surprise(state, attacker, defender, details, doubts)
+    state = state.with_element(replace(attacker, fired=attacker.fired | {MELEE_MARK}))
+    attack, attack_words = _strength(state, attacker, roller, f"{key}/attack", attacking=True, surprise=surprise)
+    defence, defence_words = _strength(state, defender, roller, f"{key}/defence", attacking=False, surprise=surprise)
+    details.update(surprise=surprise, attack=attack, defence=defence)
+    words = [f"{head}" + (" from behind (§8.3)" if surprise else "") + f": attack {attack_words} = {attack}, "
+             f"defence {defence_words} = {defence} (Table 6)"]
+    if attack <= defence:
+        words.append("repelled, nobody is hurt (§8.2)")
+        details["won"] = False
+    else:
+        details["won"] = True
+        state, effect = take_damage(state, defender, attack - defence, roller, f"{key}/{defender.id}")
+        details["effect"] = effect
+        words.append("the attacker wins (Table 7): " + (f"{attack - defence} damage, " if defender.kind != "infantry" else "")
+                     + effect["text"])
+    text = "; ".join(words) + "."
+    if doubts:
+        text += " Too close to call: " + "; ".join(doubts) + "."
+    state, out = _check_players_out(state, seq)
+    return state, turn_rulings + [Ruling(rid, seq, "melee", text, "§8.1 §8.2 Tables 6-7" + (" §8.3" if surprise else ""),
+                                         needs_referee=bool(doubts), element=attacker.id, details=details)] + out
+
+
+def _problem(state: GameState, attacker: Element | None, defender: Element | None) -> tuple[str | None, str]:
+    if attacker is None or defender is None:
+        return "give an attacker and a defender among the armies' models", "§8.1"
+    if state.round == 0:
+        return "no round has begun", "§3"
+    if attacker.player == defender.player:
+        return "both models are on the same side", "§8"
+    if attacker.destroyed or defender.destroyed or attacker.aboard or defender.aboard:
+        return "both models must be on the table", "§8"
+    if attacker.kind == "gun" or (attacker.kind == "vehicle" and attacker.pilot is None):
+        return f"{_name(state, attacker.id)} does not attack (a gun, or a vehicle without a pilot)", "§8.1 Table 6"
+    if attacker.posture == "fallen" or attacker.needs_repair:
+        return f"{_name(state, attacker.id)} is lying on its side", "§6.7"
+    for model in (attacker, defender):
+        if state.setup.locomotion.get(model.id) == "flying" and model.pilot is not None:
+            return f"{_name(state, model.id)} is a flyer, and flyers never fight in close combat", "§3.2 §4.2"
+    if MELEE_MARK in attacker.fired:
+        return f"{_name(state, attacker.id)} has already fought this activation", "§3.2"
+    me, them = contact.placed(state, attacker.id), contact.placed(state, defender.id)
+    if me is not None and them is not None and defender.id not in contact.touching_enemies(state, attacker):
+        gap = measure(me, them, BRONEPEKHOTA)
+        if not gap.too_close_to_call(BRONEPEKHOTA.unit.from_mm(contact.CONTACT_MM)):
+            return f"the camera sees them {gap.mm:.0f} mm apart, not touching", "§8"
+    return None, ""
+
+
+def _surprise(state: GameState, attacker: Element, defender: Element, details: dict[str, Any],
+              doubts: list[str]) -> bool:
+    """§8.3: the attacker is outside the defender's field of view (its rear half)."""
+    me, them = contact.placed(state, attacker.id), contact.placed(state, defender.id)
+    if me is None or them is None:
+        doubts.append("the camera has not placed both models, so whether it came from behind was not measured")
+        return False
+    offset = abs(bearing_deg(them, me))
+    details["bearing_from_defender"] = round(offset, 1)
+    details["measured"] = {**measure(me, them, BRONEPEKHOTA).as_dict(), "table_seq": state.table_seq}
+    if abs(offset - 90.0) < 5.0:
+        doubts.append(f"the attacker is {offset:.0f}° from the defender's front, at the edge of its field of view")
+    return offset > 90.0
+
+
+def _strength(state: GameState, model: Element, roller: Roller, key: str, attacking: bool,
+              surprise: bool) -> tuple[int, str]:
+    """Table 6, with §8.3 applied: (strength, how it was made)."""
+    skill = state.setup.melee.get(model.id, 0)
+    if model.kind == "infantry":
+        base, label = (skill, f"ББ {skill}") if attacking else (model.armour, f"Бр {model.armour}")
+    elif model.kind == "gun" or model.pilot is None:
+        return model.armour, f"armour {model.armour}, no die"  # defends with Armour alone
+    elif surprise and not attacking:
+        base, label = model.armour, f"armour {model.armour} (its ББ does not count, §8.3)"
+    else:
+        base, label = model.armour + skill, f"armour {model.armour} + ББ {skill}"
+    if attacking and surprise:
+        rolls = [roller.roll(6, f"{key}/1"), roller.roll(6, f"{key}/2")]
+        return max(rolls) + base, f"D6 best of {rolls[0]}, {rolls[1]} + {label}"
+    roll = roller.roll(6, key)
+    return roll + base, f"D6 {roll} + {label}"
