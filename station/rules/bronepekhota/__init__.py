@@ -11,7 +11,7 @@ from ...devices.protocol import DryFire, Heartbeat, Hello, Impact, Node, Overflo
 from ...dice import Roller
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Override, Ruling
-from . import melee, rounds, shooting, virtual
+from . import melee, repair, rounds, shooting, virtual
 from .army import check_armies, load_army, marker_specs, model_specs
 from .moving import movement_rulings, movement_view
 from .reach import reach
@@ -22,8 +22,8 @@ from ...measure.terrain import parse_terrain
 from .state import GameState, Options, build_setup
 
 DEFAULT_RESIDUAL_MM = 0.5  # a snapshot that does not say how well the camera is calibrated (a recorded session)
-INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "virtual_shot", "close_combat",
-               "confirm", "override")
+INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "capture", "virtual_shot",
+               "close_combat", "confirm", "override")
 
 
 class Bronepekhota:
@@ -149,7 +149,9 @@ class Bronepekhota:
             state, rulings = rounds.end_activation(state, seq)
             return state.evolve(paths={}), moved + rulings
         if body.type == "repair":
-            return rounds.repair(state, seq, args)
+            return repair.repair(state, seq, args)
+        if body.type == "capture":
+            return repair.capture(state, seq, args)
         if body.type == "virtual_shot":
             return virtual.virtual_shot(state, seq, args, self.roller)
         if body.type == "close_combat":

@@ -38,7 +38,8 @@ def _marker(f: Fields) -> dict[str, Any] | None:
             "offset_mm": [float(x) for x in offset]}
 
 
-PROPERTIES = ("explodes",)  # §7.4 IV: the heavy rocket's blast; more come with their Armlists
+PROPERTIES = ("explodes",)
+MACHINE_PROPERTIES = ("repair_platform",)  # §10.1: HELIX's repair-and-transport platform  # §7.4 IV: the heavy rocket's blast; more come with their Armlists
 # A model's height for line of sight when its marker does not give one (the marker sits on top):
 # sample values for 1:35-ish models.
 DEFAULT_HEIGHTS_MM = {"infantry": 40.0, "vehicle": 70.0, "gun": 30.0}
@@ -150,20 +151,22 @@ def _unit(f: Fields) -> dict[str, Any]:
                "marker": _marker(f), "base": _base(f, kind),
                "weapons": [_weapon(w, f"weapon-{k + 1}") for k, w in enumerate(f.items("weapons", 0, 9))]
                if "weapons" in f.data else [],
-               "melee": [_melee(m) for m in f.items("melee", 0, 9)] if "melee" in f.data else []}
+               "melee": [_melee(m) for m in f.items("melee", 0, 9)] if "melee" in f.data else [],
+               "properties": f.get("properties", list, [], lambda v: None if all(p in MACHINE_PROPERTIES for p in v)
+                                   else f"a vehicle's or gun's properties are {', '.join(MACHINE_PROPERTIES)}")}
     ids = [w["id"] for w in machine["weapons"]]
     if len(set(ids)) != len(ids):
         f.fail("two weapons share an id", "weapons")
     if kind == "vehicle":
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
                           "launchers", "tilt_node", "class", "locomotion", "pilot", "marker", "base", "weapons",
-                          "melee"])
+                          "melee", "properties"])
         machine.update({"class": f.choice("class", ("light", "heavy")),
                         "locomotion": f.choice("locomotion", ("wheeled", "tracked", "walking", "flying")),
                         "pilot": f.get("pilot", str, None)})
     else:
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "mobility", "marker", "base", "weapons", "melee"])
+                          "launchers", "tilt_node", "mobility", "marker", "base", "weapons", "melee", "properties"])
         machine["mobility"] = f.choice("mobility", ("mobile", "stationary"))
     return machine
 

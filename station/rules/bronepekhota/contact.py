@@ -36,6 +36,16 @@ def touching_enemy_machines(state: GameState, shooter: Element) -> list[str]:
     return [them.id for them in _enemy_machines(state, shooter) if in_contact(me, them, CONTACT_MM)]
 
 
+def crew_touching_any(state: GameState, gun: Element) -> list[str]:
+    """§9.2: every infantryman, of any rank or side, touching the gun."""
+    me = placed(state, gun.id)
+    if me is None:
+        return []
+    return [man.id for man in state.elements.values()
+            if man.kind == "infantry" and not man.destroyed and not man.aboard
+            for them in [placed(state, man.id)] if them is not None and in_contact(me, them, CONTACT_MM)]
+
+
 def touching_enemies(state: GameState, shooter: Element) -> list[str]:
     """§7.3 3: any enemy model (infantry, vehicle or gun) the shooter's base touches: close combat."""
     me = placed(state, shooter.id)

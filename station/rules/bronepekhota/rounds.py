@@ -89,23 +89,3 @@ def end_activation(state: GameState, seq: int) -> tuple[GameState, list[Ruling]]
     nxt = new.active_player()
     text = f"{unit.id} has acted. " + (f"{nxt} to act." if nxt else f"Round {new.round} is over.")
     return new, [Ruling(f"{seq}:end", seq, "status", text, "§3.2")]
-
-
-def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
-    """§9.3 (as far as real shooting needs it): repair moves the slider back up; a fallen vehicle
-    may be set upright once at least one point is repaired (§6.7).  Destroyed machines stay so."""
-    element = state.elements.get(str(args.get("element")))
-    cells = args.get("cells", 1)
-    if element is None or element.kind == "infantry" or not isinstance(cells, int) or cells < 1:
-        return state, [_warning(seq, f"Cannot repair {args.get('element')!r} by {cells!r}.", "§9.3")]
-    if element.destroyed:
-        return state, [_warning(seq, f"{element.id} is destroyed and cannot be repaired.", "§9.3")]
-    top = state.setup.scales[element.id]["max"]
-    armour = min(top, element.armour + cells)
-    fixed = replace(element, armour=armour, speed=0, needs_repair=False)
-    fixed = replace(fixed, speed=state.speed_of(fixed))
-    text = f"{element.id} repaired by {armour - element.armour}: armour {element.armour}→{armour}."
-    if element.needs_repair:
-        text += " It may be set upright and act again."
-    return state.with_element(fixed), [Ruling(f"{seq}:repair", seq, "status", text, "§9.3 §6.7",
-                                              element=element.id)]

@@ -100,6 +100,7 @@ class Setup:
     weapons: Mapping[str, tuple["Weapon", ...]] = field(default_factory=dict)  # element id -> its weapons (§7.1)
     heights: Mapping[str, float] = field(default_factory=dict)  # element id -> model height, mm (line of sight)
     melee: Mapping[str, int] = field(default_factory=dict)  # element id -> ББ: an infantryman's, or a vehicle's melee weapons summed (§8.1)
+    properties: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # Св: Rm, ПрN; a vehicle's repair_platform
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +249,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
     weapons: dict[str, tuple[Weapon, ...]] = {}
     heights: dict[str, float] = {}
     melee: dict[str, int] = {}
+    properties: dict[str, tuple[str, ...]] = {}
     elements: dict[str, Element] = {}
     units: dict[str, Unit] = {}
     for army in armies:
@@ -261,6 +263,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
                     bases[m["id"]] = m.get("base") or "round25"
                     heights[m["id"]] = model_height(m, "infantry")
                     melee[m["id"]] = m["close_combat"]
+                    properties[m["id"]] = tuple(m.get("properties", ()))
                     if m.get("weapon"):
                         weapons[m["id"]] = (Weapon.of(m["weapon"]),)
                     elements[m["id"]] = Element(m["id"], player, "infantry", u["id"], m["rank"], m["armour"],
@@ -274,6 +277,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
             bases[u["id"]] = u.get("base") or ("rect50x100" if u["type"] == "vehicle" else "rect25x50")
             heights[u["id"]] = model_height(u, u["type"])
             melee[u["id"]] = sum(w["power"] for w in u.get("melee", ()))
+            properties[u["id"]] = tuple(u.get("properties", ()))
             if u.get("weapons"):
                 weapons[u["id"]] = tuple(Weapon.of(w) for w in u["weapons"])
             rof[u["id"]] = u["rate_of_fire"]
@@ -292,5 +296,6 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
     setup = Setup(tuple(a["player"] for a in armies), tuple(armies), MappingProxyType(tilt),
                   MappingProxyType(launchers), MappingProxyType(scales), MappingProxyType(rof), MappingProxyType(ammo_max),
                   MappingProxyType(names), MappingProxyType(bases), MappingProxyType(locomotion),
-                  MappingProxyType(weapons), MappingProxyType(heights), MappingProxyType(melee))
+                  MappingProxyType(weapons), MappingProxyType(heights), MappingProxyType(melee),
+                  MappingProxyType(properties))
     return setup, elements, units
