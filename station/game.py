@@ -46,7 +46,7 @@ def record_event(record: Mapping[str, Any]) -> Event | None:
     if kind in ("confirm", "override"):
         return Event(record["seq"], Input(kind, {"ruling": record["ruling"]}))
     if kind == "snapshot":  # where the camera saw every base: geometry for the rules
-        return Event(record["seq"], Input("snapshot", {"units": record.get("units", []),
+        return Event(record["seq"], Input("snapshot", {"units": record.get("units", []), "table_mm": record.get("table_mm"),
                                                        "residual_mm": record.get("residual_mm")}))
     if kind == "terrain":  # the table's terrain pieces, for line of sight, cover and movement
         return Event(record["seq"], Input("terrain", {"format": record["format"], "pieces": record["pieces"]}))

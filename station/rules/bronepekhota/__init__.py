@@ -117,7 +117,10 @@ class Bronepekhota:
                 if member in seen:
                     start = paths.get(member) or ((state.positions[member],) if member in state.positions else ())
                     paths[member] = append_position(start, seen[member])
-        return state.evolve(positions={**state.positions, **seen}, sigmas={**state.sigmas, **sigmas}, paths=paths)
+        size = args.get("table_mm")
+        table_mm = (float(size[0]), float(size[1])) if size and len(size) == 2 else state.table_mm
+        return state.evolve(positions={**state.positions, **seen}, sigmas={**state.sigmas, **sigmas}, paths=paths,
+                            table_mm=table_mm)
 
     @staticmethod
     def _inventory_check(state: GameState, seq: int, hello: Hello) -> list[Ruling]:

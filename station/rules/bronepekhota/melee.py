@@ -20,7 +20,9 @@ from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling
 from . import contact
 from .damage import take_damage
-from .shooting import _check_players_out, _name, _whose_turn
+from .panic import PANIC_MARK
+from .roster import name
+from .shooting import _check_players_out, _whose_turn
 from .state import Element, GameState
 
 MELEE_MARK = "melee"  # in Element.fired: this model has fought this activation
@@ -39,7 +41,7 @@ def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
                               element=attacker.id if attacker else None)]
     attacker = state.elements[attacker.id]
     override = state.overrides.get(rid)
-    head = f"{_name(state, attacker.id)} attacks {_name(state, defender.id)} in close combat"
+    head = f"{name(state, attacker.id)} attacks {name(state, defender.id)} in close combat"
     if override and override[1].verdict == "void":
         return state, turn_rulings + [Ruling(rid, seq, "melee", f"{head}: voided by the referee.", "§8",
                                              needs_referee=True, element=attacker.id, overridden="void")]
@@ -80,14 +82,16 @@ def _problem(state: GameState, attacker: Element | None, defender: Element | Non
     if attacker.destroyed or defender.destroyed or attacker.aboard or defender.aboard:
         return "both models must be on the table", "§8"
     if attacker.kind == "gun" or (attacker.kind == "vehicle" and attacker.pilot is None):
-        return f"{_name(state, attacker.id)} does not attack (a gun, or a vehicle without a pilot)", "§8.1 Table 6"
+        return f"{name(state, attacker.id)} does not attack (a gun, or a vehicle without a pilot)", "§8.1 Table 6"
     if attacker.posture == "fallen" or attacker.needs_repair:
-        return f"{_name(state, attacker.id)} is lying on its side", "§6.7"
+        return f"{name(state, attacker.id)} is lying on its side", "§6.7"
     for model in (attacker, defender):
         if state.setup.locomotion.get(model.id) == "flying" and model.pilot is not None:
-            return f"{_name(state, model.id)} is a flyer, and flyers never fight in close combat", "§3.2 §4.2"
+            return f"{name(state, model.id)} is a flyer, and flyers never fight in close combat", "§3.2 §4.2"
+    if PANIC_MARK in attacker.fired:
+        return f"{name(state, attacker.id)} is fleeing in panic until the next round", "§11.2"
     if MELEE_MARK in attacker.fired:
-        return f"{_name(state, attacker.id)} has already fought this activation", "§3.2"
+        return f"{name(state, attacker.id)} has already fought this activation", "§3.2"
     me, them = contact.placed(state, attacker.id), contact.placed(state, defender.id)
     if me is not None and them is not None and defender.id not in contact.touching_enemies(state, attacker):
         gap = measure(me, them, BRONEPEKHOTA)

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from ..base import Ruling
 from . import contact
-from .shooting import _name
+from .roster import name
 from .state import Element, GameState, Unit
 
 
@@ -38,8 +38,8 @@ def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSta
     armour = min(top, target.armour + cells)
     fixed = replace(target, armour=armour, needs_repair=False)
     fixed = replace(fixed, speed=state.speed_of(fixed))
-    who = f" by {_name(state, by.id)}" if by else ""
-    text = f"{_name(state, target.id)} repaired{who}: armour {target.armour}→{armour}"
+    who = f" by {name(state, by.id)}" if by else ""
+    text = f"{name(state, target.id)} repaired{who}: armour {target.armour}→{armour}"
     text += " (the top of its scale)." if armour == top else "."
     if target.needs_repair:
         text += " It may be set upright and act again (§6.7)."
@@ -54,7 +54,7 @@ def _repair_problem(state: GameState, target: Element | None, by: Element | None
     if target is None or target.kind == "infantry":
         return "give a vehicle or gun to repair", "§9.3"
     if target.destroyed:
-        return f"{_name(state, target.id)} is destroyed; destroyed machines are removed", "§9.3"
+        return f"{name(state, target.id)} is destroyed; destroyed machines are removed", "§9.3"
     if by_id is None:  # the referee's own entry
         return (None, "") if isinstance(cells, int) and not isinstance(cells, bool) and cells >= 1 else \
             ("cells must be a whole number of at least 1", "§9.3")
@@ -62,31 +62,31 @@ def _repair_problem(state: GameState, target: Element | None, by: Element | None
         return f"no model {by_id!r} to repair with", "§9.3"
     platform = "repair_platform" in state.setup.properties.get(by.id, ())
     if by.kind == "infantry" and "Rm" not in state.setup.properties.get(by.id, ()):
-        return f"{_name(state, by.id)} has no Рм (Rm) in his Св column", "§9.3"
+        return f"{name(state, by.id)} has no Рм (Rm) in his Св column", "§9.3"
     if by.kind != "infantry" and not platform:
-        return f"{_name(state, by.id)} has no repair platform", "§10.1"
+        return f"{name(state, by.id)} has no repair platform", "§10.1"
     if platform and by.pilot is None:
-        return f"{_name(state, by.id)} has no pilot in its cabin", "§10.1"
+        return f"{name(state, by.id)} has no pilot in its cabin", "§10.1"
     acting = state.elements[by.aboard] if by.aboard else by  # a pilot mends his vehicle in its activation
     if by.aboard and by.aboard != target.id:
         return "a pilot repairs only his own vehicle, without leaving it", "§9.3"
     if state.round == 0 or state.active_unit is None or acting.unit != state.active_unit:
-        return f"{_name(state, acting.id)} is not the unit acting", "§3.2"
+        return f"{name(state, acting.id)} is not the unit acting", "§3.2"
     if "repair" in acting.fired or "repair" in by.fired:
         return "only one repair per activation", "§9.3 §10.1"
     if platform and any(f.startswith("virtual:") or "/" in f for f in by.fired):
-        return f"{_name(state, by.id)} has already shot this activation; a repair replaces its shooting", "§10.1"
+        return f"{name(state, by.id)} has already shot this activation; a repair replaces its shooting", "§10.1"
     if not platform and (by.fired or state.paths.get(by.id) and len(state.paths[by.id]) > 1):
-        return (f"{_name(state, by.id)} has already acted this activation; repairing takes his whole activation, "
+        return (f"{name(state, by.id)} has already acted this activation; repairing takes his whole activation, "
                 "so he must start it in contact"), "§9.3"
     if by.id != target.id and not by.aboard:
         touching = _touching(state, by, target)
         if touching is False:
-            return f"{_name(state, by.id)} is not touching {_name(state, target.id)}", "§9.3"
+            return f"{name(state, by.id)} is not touching {name(state, target.id)}", "§9.3"
     for model in {by.id, target.id}:
         enemies = contact.touching_enemies(state, state.elements[model])
         if enemies:
-            return (f"an enemy ({', '.join(_name(state, e) for e in enemies)}) touches {_name(state, model)}; "
+            return (f"an enemy ({', '.join(name(state, e) for e in enemies)}) touches {name(state, model)}; "
                     "no repair in close combat"), "§9.3 §10.1"
     return None, ""
 
@@ -111,12 +111,12 @@ def capture(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSt
         state = state.with_element(replace(state.elements[machine.id], player=player, pilot=soldier.id))
         old = state.units[machine.unit]
         state = state.with_unit(Unit(old.id, player, old.kind, old.members, acted=True))
-        text = (f"{_name(state, soldier.id)} captures {_name(state, machine.id)} and becomes its pilot; it fights for "
+        text = (f"{name(state, soldier.id)} captures {name(state, machine.id)} and becomes its pilot; it fights for "
                 f"{player} from the next round (§9.1).")
     else:  # §9.2
         state = state.with_element(replace(machine, player=player))
         ready = not machine.fired and not soldier.fired
-        text = (f"{_name(state, soldier.id)} captures {_name(state, machine.id)} for {player}"
+        text = (f"{name(state, soldier.id)} captures {name(state, machine.id)} for {player}"
                 + (" and may fire it at once (§9.2)." if ready and soldier.rank >= machine.rank else " (§9.2)."))
     return state, [Ruling(f"{seq}:capture", seq, "status", text, "§9.1" if machine.kind == "vehicle" else "§9.2",
                           element=machine.id, details={"by": soldier.id, "player": player})]
@@ -128,16 +128,16 @@ def _capture_problem(state: GameState, soldier: Element | None, machine: Element
     if machine is None or machine.kind == "infantry" or machine.destroyed:
         return "give a vehicle or gun to capture", "§9.1 §9.2"
     if machine.player == soldier.player:
-        return f"{_name(state, machine.id)} is already {soldier.player}'s", "§9"
+        return f"{name(state, machine.id)} is already {soldier.player}'s", "§9"
     if machine.kind == "vehicle":
         if machine.pilot is not None:
-            return f"{_name(state, machine.id)} has a pilot", "§9.1"
+            return f"{name(state, machine.id)} has a pilot", "§9.1"
         if soldier.rank < machine.rank:
-            return f"{_name(state, soldier.id)}'s rank {soldier.rank} is below the vehicle's {machine.rank}", "§9.1"
+            return f"{name(state, soldier.id)}'s rank {soldier.rank} is below the vehicle's {machine.rank}", "§9.1"
     else:
         crew = [e for e in contact.crew_touching_any(state, machine) if state.elements[e].player == machine.player]
         if crew:
-            return f"{', '.join(_name(state, c) for c in crew)} still touches {_name(state, machine.id)}", "§9.2"
+            return f"{', '.join(name(state, c) for c in crew)} still touches {name(state, machine.id)}", "§9.2"
     if _touching(state, soldier, machine) is False:
-        return f"{_name(state, soldier.id)} is not touching {_name(state, machine.id)}", "§9.1 §9.2"
+        return f"{name(state, soldier.id)} is not touching {name(state, machine.id)}", "§9.1 §9.2"
     return None, ""

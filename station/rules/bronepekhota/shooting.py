@@ -14,12 +14,10 @@ from ...devices.protocol import Impact, Shot, Tilt
 from ...dice import Roller
 from ..base import Ruling
 from . import contact, rounds
-from .state import Element, GameState, PendingHit, ShotRecord, Unit
-from .tables import CHARGE_NAMES, CHARGE_POWER, FELL, LYING, STOOD, TABLE_4, armour_test, survival_test
-
-
-def _name(state: GameState, element_id: str) -> str:
-    return state.setup.names.get(element_id, element_id)
+from .roster import dismount, name
+from .state import Element, GameState, PendingHit, ShotRecord
+from .panic import after_survival
+from .tables import CHARGE_NAMES, CHARGE_POWER, FELL, LYING, STOOD, TABLE_4, TestResult, armour_test, survival_test
 
 
 def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str | None, str]:
@@ -41,7 +39,7 @@ def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str |
         return f"a {launcher.kind} launcher cannot fire a {CHARGE_NAMES[shot.charge]}", "§6"
     touching = contact.touching_enemy_machines(state, element)
     if touching:
-        names = ", ".join(_name(state, t) for t in touching)
+        names = ", ".join(name(state, t) for t in touching)
         return f"it touches enemy {names}; machines in contact with enemy machines cannot fire", "§6.2"
     if f"{shot.node}/{shot.barrel}" in element.fired:
         return f"barrel {shot.barrel} of {shot.node} has already fired this round", "§6.4"
@@ -90,7 +88,7 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
     legal = problem is None
     if verdict in ("allow", "void"):
         legal = verdict == "allow"
-    who = _name(state, element.id)
+    who = name(state, element.id)
     what = f"{who} fired a {CHARGE_NAMES[shot.charge]} from {shot.node} barrel {shot.barrel}"
     details: dict[str, Any] = {"shooter": element.id, "node": shot.node, "barrel": shot.barrel,
                                "charge": shot.charge, "power": CHARGE_POWER[shot.charge], "legal": legal}
@@ -124,8 +122,8 @@ def _contact_in_doubt(state: GameState, seq: int, element: Element) -> list[Ruli
     """§6.2: a shooter within the camera's uncertainty of touching an enemy machine.  The shot
     counts unless the referee rules it was touching (override: void)."""
     return [Ruling(f"{seq}:contact:{m['b']}", seq, "warning",
-                   f"Too close to call: {_name(state, element.id)} is {m['mm']:.1f} mm (±{2 * m['sigma_mm']:.1f}) from "
-                   f"{_name(state, m['b'])}. If they touch, the shot does not count (§6.2).", "§6.2",
+                   f"Too close to call: {name(state, element.id)} is {m['mm']:.1f} mm (±{2 * m['sigma_mm']:.1f}) from "
+                   f"{name(state, m['b'])}. If they touch, the shot does not count (§6.2).", "§6.2",
                    needs_referee=True, element=element.id, details={"measured": m})
             for m in contact.too_close_to_call(state, element)]
 
@@ -136,7 +134,7 @@ def _crew_check(state: GameState, seq: int, element: Element) -> list[Ruling]:
     if element.kind != "gun" or contact.crew_touching(state, element) != []:
         return []
     return [Ruling(f"{seq}:crew", seq, "warning", f"No infantryman of rank {element.rank}+ was seen touching "
-                   f"{_name(state, element.id)} when it fired.", "§6.1", needs_referee=True, element=element.id)]
+                   f"{name(state, element.id)} when it fired.", "§6.1", needs_referee=True, element=element.id)]
 
 
 def _reconcile_counter(state: GameState, seq: int, shot: Shot) -> list[Ruling]:
@@ -183,12 +181,12 @@ def on_tilt(state: GameState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Gam
         shot, count = _find_shot(state, element_id, tilt.t)
         if shot is not None:
             return resolve_hit(state, seq, element_id, shot, FELL, roller, candidates=count)
-        rulings.append(Ruling(f"{seq}:fall", seq, "status", f"{_name(state, element_id)} fell with no shot in the "
+        rulings.append(Ruling(f"{seq}:fall", seq, "status", f"{name(state, element_id)} fell with no shot in the "
                               "hit window: no damage.", "§6.7", element=element_id))
     elif not falls and element.posture == "fallen":
         state = _set_posture(state, element, "upright")
         if element.needs_repair:
-            rulings.append(Ruling(f"{seq}:upright", seq, "warning", f"{_name(state, element_id)} was set upright "
+            rulings.append(Ruling(f"{seq}:upright", seq, "warning", f"{name(state, element_id)} was set upright "
                                   "before any repair; it still may not act.", "§6.7 §9.3", needs_referee=True,
                                   element=element_id))
     elif not falls and tilt.state == "leaning":
@@ -221,7 +219,7 @@ def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tup
         return state, []
     shot, count = _find_shot(state, element_id, impact.t)
     if shot is None:
-        return state, [Ruling(f"{seq}:impact", seq, "status", f"{_name(state, element_id)} was struck "
+        return state, [Ruling(f"{seq}:impact", seq, "status", f"{name(state, element_id)} was struck "
                               f"({impact.g:.1f} g) with no shot in the hit window: ignored.", "§6.7",
                               element=element_id)]
     if element.posture == "fallen":
@@ -257,7 +255,7 @@ def resolve_hit(state: GameState, cause: int, element_id: str, shot: ShotRecord,
     verdict = override[1].verdict if override else None
     key = f"{override[0] if override else cause}/{element_id}"
     element = state.elements[element_id]
-    target, shooter = _name(state, element_id), _name(state, shot.element)
+    target, shooter = name(state, element_id), name(state, shot.element)
     head = f"Hit on {target} by {shooter}'s {CHARGE_NAMES[shot.charge]}"
     details: dict[str, Any] = {"target": element_id, "shooter": shot.element, "shot": shot.seq,
                                "charge": shot.charge, "result": result, "candidates": candidates}
@@ -294,7 +292,9 @@ def _apply_table_4(state: GameState, element: Element, charge: str, result: str,
         details["destroyed"] = not test.passed
         if not test.passed:
             state = state.with_element(replace(element, destroyed=True))
-        return state, f"{test.describe()}, {'survives' if test.passed else 'destroyed'} (§5.3)."
+        state, panic = after_survival(state, element.id, test)
+        return state, f"{test.describe()}, {'survives' if test.passed else 'destroyed'} (§5.3)" + \
+            "".join(f"; {p}" for p in panic) + "."
     damage = row.damage_multiplier * CHARGE_POWER[charge]
     armour = max(0, element.armour - damage)  # §5.1: damage past the last cell clamps to 0
     destroyed = armour == 0
@@ -309,11 +309,16 @@ def _apply_table_4(state: GameState, element: Element, charge: str, result: str,
     details["tests"] = tests
     state = state.with_element(hit)
     if destroyed and hit.pilot:
-        state, dismount = _dismount(state, hit)
-        words.append(dismount)
+        state, climbed_out = dismount(state, hit)
+        words.append(climbed_out)
     if hit.pilot is None and element.pilot is not None:
         pilot = state.elements[element.pilot]
         state = state.with_element(replace(pilot, destroyed=True, aboard=None))
+    survived = [t for t in tests if t["test"] == "survival test" and t["passed"]]
+    if survived and hit.pilot:  # §11.2: a pilot who rolled exactly his Бр panics
+        last = survived[-1]
+        state, panic = after_survival(state, hit.pilot, TestResult("survival test", 6, last["roll"], last["target"], True))
+        words += panic
     return state, "; ".join(words) + "."
 
 
@@ -329,22 +334,9 @@ def _pilot_tests(state: GameState, vehicle: Element, die: int, roller: Roller, k
     pilot = state.elements[vehicle.pilot]
     survival = survival_test(roller, pilot.armour, f"{key}/pilot-survival")
     tests.append(survival.as_dict())
-    words.append(f"pilot {_name(state, pilot.id)} {survival.describe()}"
+    words.append(f"pilot {name(state, pilot.id)} {survival.describe()}"
                  + (", survives" if survival.passed else ", dies; the vehicle has no pilot (§9.1)"))
     return (vehicle if survival.passed else replace(vehicle, pilot=None)), words
-
-
-def _dismount(state: GameState, vehicle: Element) -> tuple[GameState, str]:
-    """§5.1: the surviving pilot of a destroyed vehicle stands where it stood, as infantry."""
-    pilot = state.elements[vehicle.pilot]
-    unit_id = f"{vehicle.id}-pilot"
-    acted = state.units[vehicle.unit].acted if vehicle.unit in state.units else False
-    state = state.with_element(replace(pilot, aboard=None, unit=unit_id))
-    state = state.with_element(replace(state.elements[vehicle.id], pilot=None))
-    state = state.with_unit(Unit(unit_id, pilot.player, "pilot", (pilot.id,), acted=acted))
-    if state.active_unit == vehicle.unit:
-        state = state.evolve(active_unit=None, last_player=vehicle.player)
-    return state, f"pilot {_name(state, pilot.id)} climbs out and fights on as infantry (§5.1)"
 
 
 def _check_players_out(state: GameState, cause: int) -> tuple[GameState, list[Ruling]]:

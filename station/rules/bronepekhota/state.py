@@ -16,7 +16,8 @@ from .army import CHARGES_BY_LAUNCHER, model_height
 from .tables import speed_for_cell
 
 OPTION_FIELDS = ("ammo", "hit_window_ms", "settle_ms", "ammo_shortfall", "pilot_test_on_destruction", "shooting",
-                 "measure_from", "half_visible", "aimed_fire", "grenades", "weapon_properties", "blast_hits_target")
+                 "measure_from", "half_visible", "aimed_fire", "grenades", "weapon_properties", "blast_hits_target",
+                 "panic")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,7 @@ class Options:
     grenades: bool = True  # §7.8, optional: every infantryman carries grenades
     weapon_properties: bool = True  # §7.4 IV, optional: special properties such as exploding rockets
     blast_hits_target: bool = False  # §Z.12: the primary target also takes an exploding weapon's 1D20
+    panic: bool = False  # §11.2, optional: a Survival Test rolled exactly at the Бр panics the soldier
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> "Options":
@@ -50,7 +52,8 @@ class Options:
                    half_visible=f.choice("half_visible", ("less", "more"), "less"),
                    aimed_fire=f.get("aimed_fire", bool, True), grenades=f.get("grenades", bool, True),
                    weapon_properties=f.get("weapon_properties", bool, True),
-                   blast_hits_target=f.get("blast_hits_target", bool, False))
+                   blast_hits_target=f.get("blast_hits_target", bool, False),
+                   panic=f.get("panic", bool, False))
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in OPTION_FIELDS}
@@ -188,6 +191,7 @@ class GameState:
     paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)  # this activation
     sigmas: Mapping[str, float] = field(default_factory=dict)  # each position's uncertainty, mm (1 sigma)
     table_seq: int = 0  # journal seq of the snapshot the positions come from
+    table_mm: tuple[float, float] | None = None  # the table's size, from the camera's calibration
     terrain: tuple[Piece, ...] = ()
 
     def evolve(self, **changes: Any) -> "GameState":

@@ -25,7 +25,9 @@ from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling
 from . import contact
 from .damage import take_damage
-from .shooting import _check_players_out, _name, _whose_turn
+from .panic import PANIC_MARK
+from .roster import name
+from .shooting import _check_players_out, _whose_turn
 from .state import Element, GameState, Weapon
 from .tables import cover
 
@@ -56,8 +58,8 @@ def virtual_shot(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
                               element=args.get("shooter") if isinstance(args.get("shooter"), str) else None)]
     override = state.overrides.get(rid)
     if override and override[1].verdict == "void":
-        return state, rulings + [Ruling(rid, seq, "shot", f"{_name(state, shooter.id)}'s virtual shot at "
-                                        f"{_name(state, target.id)}: voided by the referee.", "§7.4",
+        return state, rulings + [Ruling(rid, seq, "shot", f"{name(state, shooter.id)}'s virtual shot at "
+                                        f"{name(state, target.id)}: voided by the referee.", "§7.4",
                                         needs_referee=True, element=shooter.id, overridden="void")]
     state = _spend(state, shooter, weapon, grenade)
     key = f"{override[0] if override else seq}/virtual"
@@ -88,8 +90,8 @@ def _declared(state: GameState, args: Mapping[str, Any]) -> tuple[Element, Eleme
     weapon = next((w for w in weapons if w.id == wanted), None) if wanted else (weapons[0] if len(weapons) == 1 else None)
     if weapon is None:
         have = ", ".join(w.id for w in weapons) or "none"
-        raise Refused(f"{_name(state, shooter.id)} has no weapon {wanted!r} (its weapons: {have})" if wanted else
-                      f"say which weapon {_name(state, shooter.id)} fires (its weapons: {have})", "§7.1")
+        raise Refused(f"{name(state, shooter.id)} has no weapon {wanted!r} (its weapons: {have})" if wanted else
+                      f"say which weapon {name(state, shooter.id)} fires (its weapons: {have})", "§7.1")
     if aimed and (shooter.kind != "infantry" or not state.options.aimed_fire):
         raise Refused("only infantry aim, with their own weapon, when the aimed-fire rule is on", "§11.1")
     return shooter, target, weapon, aimed, False
@@ -99,11 +101,11 @@ def _turn(state: GameState, seq: int, shooter: Element) -> tuple[GameState, list
     if state.round == 0:
         raise Refused("no round has begun", "§3")
     if shooter.destroyed:
-        raise Refused(f"{_name(state, shooter.id)} is destroyed", "§5.1")
+        raise Refused(f"{name(state, shooter.id)} is destroyed", "§5.1")
     if shooter.kind == "vehicle" and shooter.pilot is None:
-        raise Refused(f"{_name(state, shooter.id)} has no pilot", "§1.6")
+        raise Refused(f"{name(state, shooter.id)} has no pilot", "§1.6")
     if shooter.kind == "infantry" and shooter.aboard:
-        raise Refused(f"{_name(state, shooter.id)} is piloting a vehicle", "§2.3")
+        raise Refused(f"{name(state, shooter.id)} is piloting a vehicle", "§2.3")
     state, rulings, problem = _whose_turn(state, seq, shooter)
     if problem:
         raise Refused(problem, "§3.2")
@@ -112,11 +114,13 @@ def _turn(state: GameState, seq: int, shooter: Element) -> tuple[GameState, list
 
 def _check_can_fire(state: GameState, shooter: Element, weapon: Weapon, grenade: bool) -> None:
     if shooter.posture == "fallen" or shooter.needs_repair:
-        raise Refused(f"{_name(state, shooter.id)} is lying on its side", "§6.7")
+        raise Refused(f"{name(state, shooter.id)} is lying on its side", "§6.7")
+    if PANIC_MARK in shooter.fired:
+        raise Refused(f"{name(state, shooter.id)} is fleeing in panic until the next round", "§11.2")
     used = {f for f in shooter.fired if f.startswith("virtual:")}
     if shooter.kind == "infantry":
         if used:  # §7.6: one shot from his weapon, or one grenade, a round
-            raise Refused(f"{_name(state, shooter.id)} has already fired this round", "§7.6")
+            raise Refused(f"{name(state, shooter.id)} has already fired this round", "§7.6")
     else:
         if f"virtual:{weapon.id}" in used:
             raise Refused(f"{weapon.name} has already fired this round", "§7.6")
@@ -125,14 +129,14 @@ def _check_can_fire(state: GameState, shooter: Element, weapon: Weapon, grenade:
         if state.options.ammo == "limited":  # §7.7: infantry ammunition is never tracked
             cost = DiceExpression.parse(weapon.power).count
             if shooter.ammo == 0:
-                raise Refused(f"{_name(state, shooter.id)}'s ammunition is exhausted for the rest of the game", "§7.7")
+                raise Refused(f"{name(state, shooter.id)}'s ammunition is exhausted for the rest of the game", "§7.7")
             if shooter.ammo < cost and state.options.ammo_shortfall == "refuse":
                 raise Refused(f"{shooter.ammo} ammunition left, {weapon.name} costs {cost}", "§7.7 §Z.9")
     if shooter.kind == "gun" and not contact.crew_touching(state, shooter):
-        raise Refused(f"no infantryman of rank {shooter.rank}+ was seen touching {_name(state, shooter.id)}", "§7.5")
+        raise Refused(f"no infantryman of rank {shooter.rank}+ was seen touching {name(state, shooter.id)}", "§7.5")
     touching = contact.touching_enemies(state, shooter)
     if touching:
-        raise Refused(f"{_name(state, shooter.id)} touches {', '.join(_name(state, t) for t in touching)}: "
+        raise Refused(f"{name(state, shooter.id)} touches {', '.join(name(state, t) for t in touching)}: "
                       "no shooting in close combat", "§7.3")
 
 
@@ -170,7 +174,7 @@ def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str,
         distance, hidden = args.get("distance"), args.get("hidden", 0.0)
         if not isinstance(distance, int) or isinstance(distance, bool) or distance < 0 or \
                 not isinstance(hidden, (int, float)) or not 0 <= hidden <= 1:
-            missing = _name(state, (shooter if me is None else target).id)
+            missing = name(state, (shooter if me is None else target).id)
             raise Refused(f"the camera has not placed {missing}: measure by hand and give distance (whole steps, "
                           "rounded up) and hidden (the share of the target hidden, 0 to 1)", "§7.4")
         shade = cover(_counted_hidden(state, float(hidden)))
@@ -185,7 +189,7 @@ def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str,
         details["crew"] = crewman.id
     offset = abs(bearing_deg(viewer, them))
     if offset > 90.0:  # §7.3 1: only the front half
-        raise Refused(f"{_name(state, target.id)} is behind {_name(state, shooter.id)}'s field of view "
+        raise Refused(f"{name(state, target.id)} is behind {name(state, shooter.id)}'s field of view "
                       f"({offset:.0f}° from its front)", "§7.3")
     if 90.0 - offset < _angle_sigma(me, them) * 2:
         doubts.append("the target is at the edge of the field of view")
@@ -194,7 +198,7 @@ def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str,
     shade = cover(_counted_hidden(state, sight.hidden_fraction))
     details.update(hidden_fraction=round(sight.hidden_fraction, 3), cover=shade, blockers=list(sight.blockers))
     if shade["armour"] is None:  # §7.3 2 and Table 5
-        raise Refused(f"no line of fire: {_name(state, target.id)} is hidden by {', '.join(sight.blockers)}",
+        raise Refused(f"no line of fire: {name(state, target.id)} is hidden by {', '.join(sight.blockers)}",
                       "§7.3 Table 5")
     distance = _distance(state, me, them)
     details["measured"] = {**distance.as_dict(), "table_seq": state.table_seq}
@@ -204,7 +208,7 @@ def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str,
 def _aimed_shot(state: GameState, seq: int, shooter: Element, target: Element, weapon: Weapon, aimed: bool,
                 aim: Aim, roller: Roller, key: str) -> tuple[GameState, Ruling]:
     """§7.4 I-IV, once §7.3 and the dice's costs are settled."""
-    head = f"{_name(state, shooter.id)} fires {weapon.name} ({weapon.range}/{weapon.power}) at {_name(state, target.id)}"
+    head = f"{name(state, shooter.id)} fires {weapon.name} ({weapon.range}/{weapon.power}) at {name(state, target.id)}"
     details = {**aim.details, "weapon": weapon.id, "aimed": aimed}
     doubts = list(aim.doubts)
     dice = DiceExpression.parse(weapon.range)
@@ -279,7 +283,7 @@ def _explosion(state: GameState, caught: list[str], roller: Roller, key: str) ->
     words = []
     for element_id in caught:
         state, result = attack(state, state.elements[element_id], BLAST_POWER, 0, roller, f"{key}/blast/{element_id}")
-        words.append(f"blast on {_name(state, element_id)}: {result['text']}")
+        words.append(f"blast on {name(state, element_id)}: {result['text']}")
     return state, words or ["the blast reaches no one else"]
 
 
@@ -305,7 +309,7 @@ def _grenade(state: GameState, seq: int, thrower: Element, target: Element, roll
     rid = f"{seq}:virtual"
     me, them = contact.placed(state, thrower.id), contact.placed(state, target.id)
     if me is None or them is None:
-        return state, Ruling(rid, seq, "shot", f"{_name(state, thrower.id)} throws a grenade, but the camera has "
+        return state, Ruling(rid, seq, "shot", f"{name(state, thrower.id)} throws a grenade, but the camera has "
                              "not placed both models; resolve it by hand.", "§7.8", needs_referee=True, element=thrower.id)
     roll = roller.roll(6, f"{key}/grenade-range")
     dx, dy = them.base.x - me.base.x, them.base.y - me.base.y
@@ -313,7 +317,7 @@ def _grenade(state: GameState, seq: int, thrower: Element, target: Element, roll
     reach = roll * STEP_MM + (me.base.width / 2 if state.options.measure_from == "edge" else 0.0)
     point = (me.base.x + dx / length * reach, me.base.y + dy / length * reach)
     state, words = _explosion(state, blast(point, GRENADE_BLAST_STEPS * STEP_MM, _standing(state)), roller, key)
-    text = (f"{_name(state, thrower.id)} throws a grenade at {_name(state, target.id)}: D6 rolled {roll}, it bursts "
+    text = (f"{name(state, thrower.id)} throws a grenade at {name(state, target.id)}: D6 rolled {roll}, it bursts "
             f"{roll} steps away (§7.8); " + "; ".join(words) + ".")
     return state, Ruling(rid, seq, "shot", text, "§7.8", element=thrower.id,
                          details={"thrower": thrower.id, "target": target.id, "roll": roll,
