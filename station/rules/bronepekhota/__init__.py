@@ -11,17 +11,15 @@ from ...devices.protocol import DryFire, Heartbeat, Hello, Impact, Node, Overflo
 from ...dice import Roller
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Override, Ruling
+from ..table_snapshot import read_snapshot
 from . import melee, repair, rounds, shooting, virtual
 from .army import check_armies, load_army, marker_specs, model_specs
 from .moving import movement_rulings, movement_view
 from .reach import reach
 from .tables import cover
-from ...measure.measurement import position_sigma
-from ...measure.movement import append_position
 from ...measure.terrain import parse_terrain
 from .state import GameState, Options, build_setup
 
-DEFAULT_RESIDUAL_MM = 0.5  # a snapshot that does not say how well the camera is calibrated (a recorded session)
 INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "capture", "virtual_shot",
                "close_combat", "confirm", "override")
 
@@ -102,25 +100,13 @@ class Bronepekhota:
 
     @staticmethod
     def _snapshot(state: GameState, args: Mapping[str, Any]) -> GameState:
-        """Where the camera saw the bases standing, and how surely (the calibration's residual and
-        the tracker's confidence); a hidden or fallen model keeps its last place.  The acting
-        unit's models also extend their path for this activation (§4)."""
-        standing = [u for u in args.get("units", []) if u.get("status") == "up" and u.get("element") in state.elements]
-        if not standing:
+        """Where the camera saw the bases standing, and how surely; the acting unit's models also
+        extend their path for this activation (§4)."""
+        moving = state.units[state.active_unit].members if state.active_unit is not None else ()
+        seen = read_snapshot(args, state.elements, state.positions, state.sigmas, state.paths, moving, state.table_mm)
+        if seen is None:
             return state
-        seen = {u["element"]: (float(u["x_mm"]), float(u["y_mm"]), float(u["facing_deg"])) for u in standing}
-        residual = float(args.get("residual_mm") or DEFAULT_RESIDUAL_MM)
-        sigmas = {u["element"]: position_sigma(residual, float(u.get("confidence", 1.0))) for u in standing}
-        paths = dict(state.paths)
-        if state.active_unit is not None:
-            for member in state.units[state.active_unit].members:
-                if member in seen:
-                    start = paths.get(member) or ((state.positions[member],) if member in state.positions else ())
-                    paths[member] = append_position(start, seen[member])
-        size = args.get("table_mm")
-        table_mm = (float(size[0]), float(size[1])) if size and len(size) == 2 else state.table_mm
-        return state.evolve(positions={**state.positions, **seen}, sigmas={**state.sigmas, **sigmas}, paths=paths,
-                            table_mm=table_mm)
+        return state.evolve(positions=seen.positions, sigmas=seen.sigmas, paths=seen.paths, table_mm=seen.table_mm)
 
     @staticmethod
     def _inventory_check(state: GameState, seq: int, hello: Hello) -> list[Ruling]:

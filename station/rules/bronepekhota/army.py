@@ -11,53 +11,21 @@ from typing import Any, Mapping, Sequence
 
 from ..base import ArmyError
 from ..fields import Fields, load_json_file
+from ..model_fields import ID_CHECK, base, marker
 
 FORMAT = "bronepekhota-army/1"
 SQUAD_SIZE = 6  # §2.1: each squad has exactly 6 infantrymen
 LAUNCHER_KINDS = ("cannon", "mortar", "rocket")
 # §6: mortars fire shells or bombs; rocket launchers fire shells or rockets.
 CHARGES_BY_LAUNCHER = {"cannon": ("shell",), "mortar": ("shell", "bomb"), "rocket": ("shell", "rocket")}
-_ID_CHECK = (lambda v: None if v and v.replace("-", "").replace("_", "").isalnum() and len(v) <= 32
-             else "must be 1-32 letters, digits, '-' or '_'")
 
 
-def _marker(f: Fields) -> dict[str, Any] | None:
-    """The overhead camera's marker on this model (README "Markers"): its id, printed size, height
-    above the table, and the base centre's offset from the marker centre (forward, right) in mm."""
-    if "marker" not in f.data:
-        return None
-    m = f.child("marker")
-    m.reject_unknown(["id", "size_mm", "height_mm", "offset_mm"])
-    offset = m.get("offset_mm", list, [0, 0], lambda v: None if len(v) == 2 and all(
-        isinstance(x, (int, float)) and not isinstance(x, bool) and abs(x) <= 200 for x in v)
-        else "must be [forward, right] in mm, each within 200")
-    return {"id": m.integer("id", 16, 249), "size_mm": float(m.get("size_mm", (int, float), 30, lambda v: None if 10 <= v <= 100
-                                                                   else "must be 10 to 100 mm")),
-            "height_mm": float(m.get("height_mm", (int, float), check=lambda v: None if 0 <= v <= 300
-                                     else "must be 0 to 300 mm")),
-            "offset_mm": [float(x) for x in offset]}
-
-
-PROPERTIES = ("explodes",)
-MACHINE_PROPERTIES = ("repair_platform",)  # §10.1: HELIX's repair-and-transport platform  # §7.4 IV: the heavy rocket's blast; more come with their Armlists
+PROPERTIES = ("explodes",)  # §7.4 IV: the heavy rocket's blast; more come with their Armlists
+MACHINE_PROPERTIES = ("repair_platform",)  # §10.1: HELIX's repair-and-transport platform
 # A model's height for line of sight when its marker does not give one (the marker sits on top):
 # sample values for 1:35-ish models.
 DEFAULT_HEIGHTS_MM = {"infantry": 40.0, "vehicle": 70.0, "gun": 30.0}
 DEFAULT_BASES = {"infantry": "round25", "vehicle": "rect50x100", "gun": "rect25x50"}  # sample defaults
-
-
-def _base(f: Fields, kind: str) -> str:
-    """The model's base or footprint by shape and size (station.measure.bases): a vehicle's own
-    footprint is e.g. "rect70x130" (README, "Bases and distances")."""
-    from ...measure.bases import parse_base_name
-
-    def check(name: str) -> str | None:
-        try:
-            parse_base_name(name)
-        except ValueError as exc:
-            return str(exc)
-        return None
-    return f.get("base", str, DEFAULT_BASES[kind], check)
 
 
 def _dice(f: Fields, name: str) -> str:
@@ -76,7 +44,7 @@ def _weapon(f: Fields, default_id: str) -> dict[str, Any]:
     """§7.1: Range (the accuracy roll) and Power (the damage dice), with special properties
     (§7.4 IV), e.g. ``explodes`` for the heavy rocket."""
     f.reject_unknown(["id", "name", "range", "power", "properties"])
-    return {"id": f.get("id", str, default_id, _ID_CHECK), "name": f.get("name", str, ""),
+    return {"id": f.get("id", str, default_id, ID_CHECK), "name": f.get("name", str, ""),
             "range": _dice(f, "range"), "power": _dice(f, "power"),
             "properties": f.get("properties", list, [], lambda v: None if all(p in PROPERTIES for p in v)
                                 else f"properties are {', '.join(PROPERTIES)}")}
@@ -122,7 +90,7 @@ def _launchers(f: Fields) -> list[dict[str, Any]]:
     launchers = []
     for item in f.items("launchers"):
         item.reject_unknown(["node", "barrels", "kind"])
-        launchers.append({"node": item.get("node", str, check=_ID_CHECK),
+        launchers.append({"node": item.get("node", str, check=ID_CHECK),
                           "barrels": item.integer("barrels", 1, 9),
                           "kind": item.choice("kind", LAUNCHER_KINDS)})
     return launchers
@@ -131,24 +99,24 @@ def _launchers(f: Fields) -> list[dict[str, Any]]:
 def _member(f: Fields) -> dict[str, Any]:
     f.reject_unknown(["id", "name", "rank", "speed", "armour", "close_combat", "properties", "tilt_node", "marker",
                       "base", "range", "power"])
-    return {"id": f.get("id", str, check=_ID_CHECK), "name": f.get("name", str, ""), "marker": _marker(f),
-            "base": _base(f, "infantry"), "weapon": _personal_weapon(f),
+    return {"id": f.get("id", str, check=ID_CHECK), "name": f.get("name", str, ""), "marker": marker(f),
+            "base": base(f, DEFAULT_BASES["infantry"]), "weapon": _personal_weapon(f),
             "rank": f.integer("rank", 0, 9), "speed": f.integer("speed", 0, 20),
             "armour": f.integer("armour", 0, 20), "close_combat": f.integer("close_combat", 0, 20, 0),
-            "properties": f.get("properties", list, []), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK)}
+            "properties": f.get("properties", list, []), "tilt_node": f.get("tilt_node", str, None, ID_CHECK)}
 
 
 def _unit(f: Fields) -> dict[str, Any]:
     kind = f.choice("type", ("squad", "vehicle", "gun"))
-    common = {"id": f.get("id", str, check=_ID_CHECK), "type": kind, "name": f.get("name", str, ""),
+    common = {"id": f.get("id", str, check=ID_CHECK), "type": kind, "name": f.get("name", str, ""),
               "cost": f.integer("cost", 0, 10000, 0)}
     if kind == "squad":
         f.reject_unknown(["id", "type", "name", "cost", "members"])
         return {**common, "members": [_member(m) for m in f.items("members", SQUAD_SIZE, SQUAD_SIZE)]}
     machine = {**common, "rank": f.integer("rank", 0, 9), "rate_of_fire": f.integer("rate_of_fire", 1, 9),
                "ammo_max": f.integer("ammo_max", 0, 99), "durability": _durability(f.child("durability")),
-               "launchers": _launchers(f), "tilt_node": f.get("tilt_node", str, None, _ID_CHECK),
-               "marker": _marker(f), "base": _base(f, kind),
+               "launchers": _launchers(f), "tilt_node": f.get("tilt_node", str, None, ID_CHECK),
+               "marker": marker(f), "base": base(f, DEFAULT_BASES[kind]),
                "weapons": [_weapon(w, f"weapon-{k + 1}") for k, w in enumerate(f.items("weapons", 0, 9))]
                if "weapons" in f.data else [],
                "melee": [_melee(m) for m in f.items("melee", 0, 9)] if "melee" in f.data else [],
@@ -177,7 +145,7 @@ def load_army(path: str | Path) -> dict[str, Any]:
     f = Fields(name, load_json_file(path))
     f.reject_unknown(["format", "sample_data", "player", "name", "faction", "units"])
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
-    army = {"player": f.get("player", str, check=_ID_CHECK), "name": f.get("name", str, ""),
+    army = {"player": f.get("player", str, check=ID_CHECK), "name": f.get("name", str, ""),
             "faction": f.get("faction", str, ""), "sample_data": f.get("sample_data", str, ""),
             "source": Path(path).name, "units": [_unit(u) for u in f.items("units", min_len=1)]}
     _check_pilots(f, army)

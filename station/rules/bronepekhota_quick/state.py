@@ -1,0 +1,144 @@
+"""The quick rules' game state: one fighter per model, whose player-turn it is, and what each
+fighter has done this turn (digest §4.3: at most one shot and one close combat, three actions)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from ...measure.terrain import Piece
+from ..base import Override
+from ..fields import Fields
+from .army import model_height
+
+OPTION_FIELDS = ("maneuver_by_armour", "step_cm", "simultaneous_return", "hit_window_ms", "settle_ms")
+
+
+@dataclass(frozen=True)
+class Options:
+    # §5: infantry Manoeuvre by Armour; the source lost the numbers, so these are OUR placeholders
+    maneuver_by_armour: tuple[tuple[int, int], ...] = ((5, 4), (7, 3), (9, 2))  # (armour from, steps)
+    step_cm: float = 5.0  # §1: the step's length is not in the surviving text
+    simultaneous_return: bool = True  # §10, §15: the return strike is worked out from the state before combat
+    hit_window_ms: int = 2500  # §11: a fall this soon after a real shot is its hit
+    settle_ms: int = 1500  # an impact with no fall this long after it: the target stood
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> "Options":
+        f = Fields(source, dict(data))
+        f.reject_unknown(OPTION_FIELDS)
+        table = f.get("maneuver_by_armour", dict, {"5": 4, "7": 3, "9": 2}, lambda v: None if v and all(
+            str(k).isdigit() and isinstance(n, int) and 0 <= n <= 50 for k, n in v.items())
+            else 'must map the lowest Armour of each row to steps, e.g. {"5": 4, "7": 3, "9": 2}')
+        return cls(tuple(sorted((int(k), n) for k, n in table.items())),
+                   float(f.get("step_cm", (int, float), 5.0, lambda v: None if 1 <= v <= 20 else "must be 1 to 20 cm")),
+                   f.get("simultaneous_return", bool, True), f.integer("hit_window_ms", 100, 60000, 2500),
+                   f.integer("settle_ms", 0, 60000, 1500))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"maneuver_by_armour": {str(a): n for a, n in self.maneuver_by_armour}, "step_cm": self.step_cm,
+                "simultaneous_return": self.simultaneous_return, "hit_window_ms": self.hit_window_ms,
+                "settle_ms": self.settle_ms}
+
+    def maneuver_for(self, armour: int) -> int:
+        """§5: the row whose lowest Armour is at or below it; lighter kit than the table covers moves most."""
+        rows = [steps for low, steps in self.maneuver_by_armour if armour >= low]
+        return rows[-1] if rows else self.maneuver_by_armour[0][1]
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    id: str
+    name: str
+    kind: str  # virtual | real
+    powerful_melee: bool = False
+    launcher: str | None = None
+    barrels: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Fighter:
+    """One model: its card, its wounds and damage, and this turn's actions (§4.3)."""
+
+    id: str
+    name: str
+    player: str
+    kind: str  # infantry | cyborg | vehicle | gun
+    armour: int
+    shooting: int
+    melee: int
+    maneuver: int
+    durability: int | None
+    weapons: tuple[Weapon, ...]
+    base: str
+    height_mm: float
+    tilt_node: str | None = None
+    damage: int = 0
+    wounded: bool = False
+    dead: bool = False
+    shot: bool = False  # the shooting action is used
+    fought: bool = False  # the close-combat action is used
+    fired: frozenset[str] = frozenset()  # weapons fired this turn (§6.1)
+    fired_gun: bool = False  # he fired a gun, so not his own weapon (§6.1)
+
+    @property
+    def soldier(self) -> bool:
+        return self.kind in ("infantry", "cyborg")
+
+
+@dataclass(frozen=True, slots=True)
+class RealShot:
+    seq: int
+    shooter: str
+    t: int
+
+
+@dataclass(frozen=True)
+class QuickState:
+    players: tuple[str, ...]
+    armies: tuple[Mapping[str, Any], ...]
+    options: Options
+    fighters: Mapping[str, Fighter]
+    overrides: Mapping[str, tuple[int, Override]] = field(default_factory=dict)
+    turn: int = 0  # player-turns played; 0 before the roll-off
+    order: tuple[str, ...] = ()
+    grenade_used: bool = False  # §6.1: one grenade a player-turn, for the whole side
+    winner: str | None = None
+    now: int = 0
+    shots: tuple[RealShot, ...] = ()
+    pending: tuple[tuple[int, str, int], ...] = ()  # (impact seq, fighter, shot seq): waiting for a fall
+    positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
+    sigmas: Mapping[str, float] = field(default_factory=dict)
+    paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)  # this player-turn
+    table_seq: int = 0
+    table_mm: tuple[float, float] | None = None
+    terrain: tuple[Piece, ...] = ()
+    confirmed: frozenset[str] = frozenset()
+
+    def evolve(self, **changes: Any) -> "QuickState":
+        new = object.__new__(QuickState)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
+
+    def with_fighter(self, fighter: Fighter) -> "QuickState":
+        return self.evolve(fighters={**self.fighters, fighter.id: fighter})
+
+    @property
+    def active_player(self) -> str | None:
+        return self.order[(self.turn - 1) % len(self.order)] if self.turn and self.order and not self.winner else None
+
+    @property
+    def step_mm(self) -> float:
+        return self.options.step_cm * 10.0
+
+
+def build(armies: Sequence[Mapping[str, Any]], options: Options) -> dict[str, Fighter]:
+    fighters = {}
+    for army in armies:
+        for u in army["units"]:
+            weapons = tuple(Weapon(w["id"], w["name"] or w["id"], w["kind"], w["powerful_melee"], w["launcher"],
+                                   w["barrels"]) for w in u["weapons"])
+            maneuver = u["maneuver"] if u["maneuver"] is not None else options.maneuver_for(u["armour"])
+            fighters[u["id"]] = Fighter(u["id"], u["name"] or u["id"], army["player"], u["kind"], u["armour"],
+                                        u["shooting"], u["melee"], maneuver, u.get("durability"), weapons, u["base"],
+                                        model_height(u), u["tilt_node"])
+    return fighters

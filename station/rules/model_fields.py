@@ -1,0 +1,40 @@
+"""Fields every army format shares: ids, the camera marker on a model, and its base."""
+from __future__ import annotations
+
+from typing import Any
+
+from .fields import Fields
+
+ID_CHECK = (lambda v: None if v and v.replace("-", "").replace("_", "").isalnum() and len(v) <= 32
+            else "must be 1-32 letters, digits, '-' or '_'")
+
+
+def marker(f: Fields) -> dict[str, Any] | None:
+    """The overhead camera's marker on this model (README "Markers"): its id, printed size, height
+    above the table, and the base centre's offset from the marker centre (forward, right) in mm."""
+    if "marker" not in f.data:
+        return None
+    m = f.child("marker")
+    m.reject_unknown(["id", "size_mm", "height_mm", "offset_mm"])
+    offset = m.get("offset_mm", list, [0, 0], lambda v: None if len(v) == 2 and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) and abs(x) <= 200 for x in v)
+        else "must be [forward, right] in mm, each within 200")
+    return {"id": m.integer("id", 16, 249), "size_mm": float(m.get("size_mm", (int, float), 30, lambda v: None if 10 <= v <= 100
+                                                                   else "must be 10 to 100 mm")),
+            "height_mm": float(m.get("height_mm", (int, float), check=lambda v: None if 0 <= v <= 300
+                                     else "must be 0 to 300 mm")),
+            "offset_mm": [float(x) for x in offset]}
+
+
+def base(f: Fields, default: str) -> str:
+    """The model's base or footprint by shape and size (station.measure.bases): a vehicle's own
+    footprint is e.g. "rect70x130" (README, "Bases and distances")."""
+    from ..measure.bases import parse_base_name
+
+    def check(name: str) -> str | None:
+        try:
+            parse_base_name(name)
+        except ValueError as exc:
+            return str(exc)
+        return None
+    return f.get("base", str, default, check)

@@ -1,0 +1,43 @@
+"""What a ruleset takes from a journaled TableSnapshot: where each known model stands, how surely,
+the table's size, and the paths of the models moving now.  Shared by every ruleset, so that the
+camera's evidence means the same in every game."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Collection, Mapping
+
+from ..measure.measurement import position_sigma
+from ..measure.movement import append_position
+
+DEFAULT_RESIDUAL_MM = 0.5  # a snapshot that does not say how well the camera is calibrated (a recorded session)
+Pose = tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class Seen:
+    positions: Mapping[str, Pose]
+    sigmas: Mapping[str, float]
+    paths: Mapping[str, tuple[Pose, ...]]
+    table_mm: tuple[float, float] | None
+
+
+def read_snapshot(args: Mapping[str, Any], known: Collection[str], positions: Mapping[str, Pose],
+                  sigmas: Mapping[str, float], paths: Mapping[str, tuple[Pose, ...]], moving: Collection[str],
+                  table_mm: tuple[float, float] | None) -> Seen | None:
+    """The state's camera evidence updated by one snapshot, or None if it saw no known model
+    standing.  A hidden or fallen model keeps its last place; each model in ``moving`` extends its
+    path (camera noise under 2 mm is dropped)."""
+    standing = [u for u in args.get("units", []) if u.get("status") == "up" and u.get("element") in known]
+    if not standing:
+        return None
+    seen = {u["element"]: (float(u["x_mm"]), float(u["y_mm"]), float(u["facing_deg"])) for u in standing}
+    residual = float(args.get("residual_mm") or DEFAULT_RESIDUAL_MM)
+    new_sigmas = {u["element"]: position_sigma(residual, float(u.get("confidence", 1.0))) for u in standing}
+    new_paths = dict(paths)
+    for model in moving:
+        if model in seen:
+            start = new_paths.get(model) or ((positions[model],) if model in positions else ())
+            new_paths[model] = append_position(start, seen[model])
+    size = args.get("table_mm")
+    return Seen({**positions, **seen}, {**sigmas, **new_sigmas}, new_paths,
+                (float(size[0]), float(size[1])) if size and len(size) == 2 else table_mm)
