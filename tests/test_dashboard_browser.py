@@ -37,29 +37,37 @@ def _free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def demo(tmp_path):
+@contextlib.contextmanager
+def _demo(tmp_path, *extra):
+    """``station demo`` in a subprocess, with the referee token; yields its address."""
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"referee_token": TOKEN}))
     port = _free_port()
     log = open(tmp_path / "demo.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "station", "demo", "--port", str(port), "--speed", "6",
-                             "--journal", str(tmp_path / "demo.jsonl"), "--config", str(config)],
-                            stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/api/state", timeout=1)
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError((tmp_path / "demo.log").read_text())
-            time.sleep(0.2)
-    yield url, tmp_path
-    proc.terminate()
-    proc.wait(timeout=10)
-    log.close()
+    proc = subprocess.Popen([sys.executable, "-m", "station", "demo", "--port", str(port), *extra,
+                             "--config", str(config)], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(url + "/api/state", timeout=1)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError((tmp_path / "demo.log").read_text())
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
+
+
+@pytest.fixture
+def demo(tmp_path):
+    with _demo(tmp_path, "--speed", "6", "--journal", str(tmp_path / "demo.jsonl")) as url:
+        yield url, tmp_path
 
 
 def test_dashboard_shows_a_ruling_live_and_the_referee_confirms_it(demo):
@@ -226,3 +234,16 @@ def test_referee_declares_a_virtual_shot_from_the_selected_model(tmp_path):
     records = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
     assert any(r["kind"] == "input" and r["type"] == "virtual_shot" and r["by"] == "dashboard" for r in records)
     assert any(r["kind"] == "dice" and "/virtual/range/" in r["key"] for r in records)
+
+
+def test_the_quick_rules_play_on_the_same_dashboard(tmp_path):
+    """The quick rules' recorded session on the dashboard: its own referee buttons, the models'
+    cards, and the victory ruling."""
+    with _demo(tmp_path, "--speed", "8", "--session", "station/data/quick/session.json",
+               "--journal", str(tmp_path / "q.jsonl")) as url, _page(url + f"/?token={TOKEN}") as page:
+        expect(page.locator("#role")).to_have_text("referee")
+        expect(page.locator('#controls button[data-input="roll_off"]')).to_be_visible()
+        expect(page.locator('#controls button[data-input="end_turn"]')).to_be_visible()
+        assert page.locator("#activate").count() == 0  # no activations in the quick rules
+        expect(page.locator('article[data-unit="walker"]')).to_be_visible()
+        expect(page.locator("#feed")).to_contain_text("blue wins", timeout=30_000)

@@ -68,6 +68,8 @@ class Ruleset(Protocol):
     name: ClassVar[str]
     title: ClassVar[str]
     override_verdicts: ClassVar[Sequence[str]]
+    input_types: ClassVar[Sequence[str]]  # the operator inputs it takes
+    controls: ClassVar[Sequence[tuple[str, str]]]  # (input, label): the dashboard's buttons for the referee
 
     def load_army(self, path: str) -> dict[str, Any]:
         """Read and validate one army file; errors name the file, the field and the problem."""

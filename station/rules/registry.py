@@ -6,8 +6,10 @@ from typing import Callable
 from ..dice import Roller
 from .base import Ruleset
 from .bronepekhota import Bronepekhota
+from .bronepekhota_quick import BronepekhotaQuick
 
-RULESETS: dict[str, Callable[[Roller], Ruleset]] = {Bronepekhota.name: Bronepekhota}
+RULESETS: dict[str, Callable[[Roller], Ruleset]] = {Bronepekhota.name: Bronepekhota,
+                                                    BronepekhotaQuick.name: BronepekhotaQuick}
 
 
 def make_ruleset(name: str, roller: Roller) -> Ruleset:

@@ -11,4 +11,6 @@ pages = Blueprint("pages", __name__, template_folder="templates", static_folder=
 def dashboard() -> str:
     station = current_app.config["STATION"]
     snapshot = station.game.snapshot()
-    return render_template("dashboard.html", snapshot=snapshot, summary=station.game.summary())
+    ruleset = station.game.ruleset
+    return render_template("dashboard.html", snapshot=snapshot, summary=station.game.summary(),
+                           controls=ruleset.controls, input_types=ruleset.input_types)

@@ -26,9 +26,10 @@ INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair
 
 class Bronepekhota:
     name: ClassVar[str] = "bronepekhota"
-    title: ClassVar[str] = "Бронепехота — real shooting"
+    title: ClassVar[str] = "Бронепехота"
     override_verdicts: ClassVar[Sequence[str]] = ("void", "stood", "fell", "allow")
     input_types: ClassVar[Sequence[str]] = INPUT_TYPES
+    controls: ClassVar[Sequence[tuple[str, str]]] = (("begin_round", "Begin round"), ("end_activation", "End activation"))
 
     def __init__(self, roller: Roller) -> None:
         self.roller = roller

@@ -95,9 +95,12 @@ def movement_view(state: GameState) -> dict[str, Any]:
     view = {}
     for element, path in sorted(state.paths.items()):
         priced = priced_movement(state, element)
+        speed = state.speed_of(state.elements[element])
         view[element] = {"moved_steps": round(movement(path).path_mm / STEP_MM, 2), "spent_sp": round(priced.sp, 2),
-                         "allowed_sp": state.speed_of(state.elements[element]), "charged": list(priced.parts),
-                         "problems": list(priced.problems), "turned_deg": round(movement(path).turned_deg)}
+                         "allowed_sp": speed, "charged": list(priced.parts),
+                         "problems": list(priced.problems), "turned_deg": round(movement(path).turned_deg),
+                         "text": f"{round(priced.sp, 2)} of {speed} SP ({', '.join(priced.parts)})",
+                         "over": priced.sp > speed + TOLERANCE_SP or bool(priced.problems)}
     return view
 
 

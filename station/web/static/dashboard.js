@@ -85,7 +85,8 @@ function unitCard(unit) {
   const machine = unit.elements.find((e) => e.durability_max);
   if (machine) {
     card.append(el("div", { class: "row" }, el("span", {}, `Armour ${machine.armour}/${machine.durability_max}`),
-      el("span", {}, machine.kind === "vehicle" ? `Speed ${machine.speed}` : "")), bar(machine.armour, machine.durability_max, "durability"));
+      el("span", {}, machine.kind === "vehicle" && machine.speed !== undefined ? `Speed ${machine.speed}` : "")),
+      bar(machine.armour, machine.durability_max, "durability"));
     if (machine.ammo_max) {
       const ammo = state.options.ammo === "unlimited" ? "∞" : `${machine.ammo}/${machine.ammo_max}`;
       card.append(el("div", { class: "row" }, el("span", {}, `Ammo ${ammo}`),
@@ -97,10 +98,8 @@ function unitCard(unit) {
   for (const e of unit.elements) {  // the activation so far, measured by the camera (§4)
     const moved = (state.moved || {})[e.id];
     if (moved) {
-      const over = moved.spent_sp > moved.allowed_sp || moved.problems.length > 0;
-      card.append(el("div", { class: `row moved${over ? " over" : ""}`, "data-moved": e.id,
-        title: [...moved.charged, ...moved.problems].join("\n") },
-        `${e.name}: ${moved.spent_sp} of ${moved.allowed_sp} SP (${moved.charged.join(", ")})`));
+      card.append(el("div", { class: `row moved${moved.over ? " over" : ""}`, "data-moved": e.id,
+        title: [...(moved.charged || []), ...(moved.problems || [])].join("\n") }, `${e.name}: ${moved.text}`));
     }
   }
   const people = unit.elements.filter((e) => e.kind === "infantry");
@@ -157,10 +156,12 @@ function render() {
   $("pending-count").textContent = pending.length;
   $("pending").replaceChildren(...pending.slice(-20).reverse().map((r) => rulingItem(r, true)));
   $("feed").replaceChildren(...model.rulings.slice(-200).reverse().map((r) => rulingItem(r, false)));
-  fillSelect($("activate-unit"), state.units.filter((u) => u.kind !== "gun" && u.can_act && !u.acted)
-    .map((u) => [u.id, `${u.name} (${u.player})`]));
-  fillSelect($("repair-element"), state.units.flatMap((u) => u.elements)
-    .filter((e) => e.durability_max && e.status !== "destroyed").map((e) => [e.id, e.name]));
+  if ($("activate-unit")) {  // rulesets with activations (Бронепехота): pick the unit and the repair
+    fillSelect($("activate-unit"), state.units.filter((u) => u.kind !== "gun" && u.can_act && !u.acted)
+      .map((u) => [u.id, `${u.name} (${u.player})`]));
+    fillSelect($("repair-element"), state.units.flatMap((u) => u.elements)
+      .filter((e) => e.durability_max && e.status !== "destroyed").map((e) => [e.id, e.name]));
+  }
   $("records").textContent = model.records;
 }
 
@@ -216,8 +217,10 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const button of document.querySelectorAll("[data-input]")) {
     button.addEventListener("click", () => act("/api/input", { type: button.dataset.input }));
   }
-  $("activate").addEventListener("click", () => act("/api/input", { type: "activate", args: { unit: $("activate-unit").value } }));
-  $("repair").addEventListener("click", () => act("/api/input", { type: "repair", args: { element: $("repair-element").value, cells: 1 } }));
+  if ($("activate")) {
+    $("activate").addEventListener("click", () => act("/api/input", { type: "activate", args: { unit: $("activate-unit").value } }));
+    $("repair").addEventListener("click", () => act("/api/input", { type: "repair", args: { element: $("repair-element").value, cells: 1 } }));
+  }
   let stillTimer = null;
   $("show-still").addEventListener("change", (event) => {
     const still = $("camera-still");

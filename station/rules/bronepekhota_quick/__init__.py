@@ -1,0 +1,177 @@
+"""Бронепехота quick rules (seed 002): every model its own unit, player-turns with three actions,
+"exploding six" d6 attacks, wounds that heal or kill at the end of the turn, real shots judged by
+how the target ends up, and victory when the enemy's infantry are gone.
+
+``BronepekhotaQuick(roller)`` is a pure ruleset like ``Bronepekhota``: ``apply(state, event)``
+returns a new state and its rulings, with dice only from the injected roller.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping, Sequence
+
+from ...devices.protocol import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
+from ...dice import Roller
+from ...measure.terrain import parse_terrain
+from ...measure.units import Convention, step
+from ..base import Event, Input, Override, Ruling
+from ..table_snapshot import read_snapshot
+from . import combat, real, turns
+from .army import check_armies, load_army, model_specs
+from .state import Options, QuickState, build
+
+INPUT_TYPES = ("roll_off", "end_turn", "virtual_shot", "grenade", "close_combat", "ram", "confirm", "override")
+ACTIONS = {"virtual_shot": combat.virtual_shot, "grenade": combat.grenade, "close_combat": combat.close_combat,
+           "ram": combat.ram}
+
+
+class BronepekhotaQuick:
+    name: ClassVar[str] = "bronepekhota_quick"
+    title: ClassVar[str] = "Бронепехота — quick rules"
+    override_verdicts: ClassVar[Sequence[str]] = ("void",)
+    input_types: ClassVar[Sequence[str]] = INPUT_TYPES
+    controls: ClassVar[Sequence[tuple[str, str]]] = (("roll_off", "Roll off"), ("end_turn", "End turn"))
+    mm_per_unit: ClassVar[float] = 50.0
+    convention: ClassVar[Convention] = Convention(step(5.0), "none")  # §1: steps; the quick rules never round
+
+    def __init__(self, roller: Roller) -> None:
+        self.roller = roller
+
+    def load_army(self, path: str) -> dict[str, Any]:
+        return load_army(path)
+
+    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return model_specs(armies)
+
+    def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return [{**s["marker"], "element": s["element"], "unit": s["unit"], "player": s["player"], "base": s["base"]}
+                for s in model_specs(armies) if s["marker"]]
+
+    def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
+        return ([Node(w["launcher"], "launcher", w["barrels"]) for a in armies for u in a["units"]
+                 for w in u["weapons"] if w["launcher"]]
+                + [Node(u["tilt_node"], "tilt") for a in armies for u in a["units"] if u["tilt_node"]])
+
+    def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
+                      overrides: Mapping[str, tuple[int, Override]] | None = None) -> QuickState:
+        check_armies(armies)
+        opts = Options.from_dict(options)
+        return QuickState(tuple(a["player"] for a in armies), tuple(armies), opts, build(armies, opts),
+                          overrides=dict(overrides or {}))
+
+    def apply(self, state: QuickState, event: Event) -> tuple[QuickState, list[Ruling]]:
+        body, seq = event.body, event.seq
+        if isinstance(body, Input):
+            return self._input(state, seq, body)
+        if isinstance(body, Heartbeat):
+            return real.advance_time(state, body.up, self.roller)
+        if isinstance(body, (Hello,)):
+            return state, []
+        if isinstance(body, Overflow):
+            return state, [Ruling(f"{seq}:overflow", seq, "warning", f"The hub lost {body.lost} event(s); check the "
+                                  "table by hand.", "hardware.md", needs_referee=True)]
+        if not isinstance(body, (Shot, Tilt, Impact)):
+            return state, []
+        state, rulings = real.advance_time(state, body.t, self.roller)
+        if isinstance(body, Shot):
+            state, more = real.on_shot(state, seq, body)
+        elif isinstance(body, Tilt):
+            state, more = real.on_tilt(state, seq, body, self.roller)
+        else:
+            state, more = real.on_impact(state, seq, body)
+        state, won = turns.victory(state, seq)
+        return state, rulings + more + won
+
+    def _input(self, state: QuickState, seq: int, body: Input) -> tuple[QuickState, list[Ruling]]:
+        args = body.args
+        if body.type == "roll_off":
+            return turns.roll_off(state, seq, self.roller)
+        if body.type == "end_turn":
+            return turns.end_turn(state, seq, self.roller)
+        if body.type in ACTIONS:
+            if state.winner:
+                return state, [Ruling(f"{seq}:over", seq, "warning", "The game is over.", "§4.1")]
+            try:
+                state, ruling = ACTIONS[body.type](state, seq, args, self.roller)
+            except combat.Refused as no:
+                return state, [Ruling(f"{seq}:refused", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)]
+            state, won = turns.victory(state, seq)
+            return state, [ruling] + won
+        if body.type == "snapshot":
+            moving = [f.id for f in state.fighters.values() if f.player == state.active_player]
+            seen = read_snapshot(args, state.fighters, state.positions, state.sigmas, state.paths, moving, state.table_mm)
+            if seen is None:
+                return state.evolve(table_seq=seq), []
+            return state.evolve(positions=seen.positions, sigmas=seen.sigmas, paths=seen.paths, table_mm=seen.table_mm,
+                                table_seq=seq), []
+        if body.type == "terrain":
+            return state.evolve(terrain=tuple(parse_terrain(dict(args), f"journal record {seq}"))), []
+        if body.type == "confirm":
+            return state.evolve(confirmed=state.confirmed | {str(args.get("ruling"))}), []
+        if body.type == "override":
+            return state, []  # overrides act retroactively through state.overrides
+        return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
+
+    def reach(self, state: QuickState, element: str) -> dict[str, Any]:
+        """§5 Manoeuvre, §7 close target (2 steps), §8 grenade reach (3 steps), §10 close combat (1 step)."""
+        f = state.fighters[element]
+        unit = state.step_mm
+        rings = [{"label": f"one Manoeuvre: {f.maneuver} steps (§5)", "mm": f.maneuver * unit}]
+        if f.soldier:
+            rings += [{"label": "close combat within 1 step (§10)", "mm": unit},
+                      {"label": "close target +2 within 2 steps (§7)", "mm": 2 * unit}]
+        if f.kind == "infantry":
+            rings.append({"label": "grenade reach 3 steps (§8)", "mm": 3 * unit})
+        return {"rings": rings, "arcs": []}
+
+    def cover(self, hidden_fraction: float) -> dict[str, Any]:
+        """§7: more than half hidden by an obstacle is cover, Armour +2; none at all hidden: no shot."""
+        if hidden_fraction >= 1.0:
+            return {"label": "not visible: no shot", "armour": None}
+        if hidden_fraction > 0.5:
+            return {"label": "more than half hidden: Armour +2", "armour": 2}
+        return {"label": "in the open" if hidden_fraction == 0 else "less than half hidden: no cover", "armour": 0}
+
+    def state_dict(self, state: QuickState) -> dict[str, Any]:
+        return state_view(state)
+
+    def summary(self, state: QuickState) -> str:
+        view = state_view(state)
+        lines = [f"Бронепехота quick rules: turn {view['round']}, {view['active_player'] or '-'} to play"]
+        for player in view["players"]:
+            alive = [u for u in view["units"] if u["player"] == player and u["status"] != "destroyed"]
+            lines.append(f"  {player}: {len(alive)} models on the table")
+        if view["winner"]:
+            lines.append(f"  winner: {view['winner']}")
+        return "\n".join(lines)
+
+
+def state_view(state: QuickState) -> dict[str, Any]:
+    """The dashboard's and API's view, shaped like the full rules' so the same page shows it."""
+    def status(f) -> str:
+        return "destroyed" if f.dead else "wounded" if f.wounded else "in play"
+
+    units = []
+    for f in state.fighters.values():
+        element = {"id": f.id, "name": f.name, "kind": "infantry" if f.soldier else f.kind, "status": status(f),
+                   "armour": f.armour if f.soldier else max((f.durability or 0) - f.damage, 0),
+                   "durability_max": f.durability if not f.soldier else None, "damage": f.damage,
+                   "shooting": f.shooting, "melee": f.melee, "maneuver": f.maneuver, "fired": sorted(f.fired),
+                   "weapons": [{"id": w.id, "name": w.name, "kind": w.kind} for w in f.weapons],
+                   "shot": f.shot, "fought": f.fought, "ammo_max": None}
+        units.append({"id": f.id, "name": f.name, "player": f.player, "kind": f.kind, "status": status(f),
+                      "acted": f.shot and f.fought, "can_act": not f.dead and not f.wounded, "elements": [element]})
+    return {"game": "bronepekhota_quick", "round": state.turn, "initiative": {}, "order": list(state.order),
+            "active_player": state.active_player, "active_unit": None, "players": list(state.players),
+            "out": [], "winner": state.winner, "units": units, "options": state.options.as_dict(),
+            "grenade_used": state.grenade_used, "confirmed": sorted(state.confirmed),
+            "overridden": sorted(state.overrides), "hub_time_ms": state.now,
+            "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
+            "table_seq": state.table_seq, "terrain": [p.id for p in state.terrain],
+            "moved": {f: _moved(state, f) for f in sorted(state.paths)}}
+
+
+def _moved(state: QuickState, fighter_id: str) -> dict[str, Any]:
+    fighter, moves = state.fighters[fighter_id], turns.moves_used(state, fighter_id)
+    used = moves + fighter.shot + fighter.fought
+    return {"moves": moves, "text": f"{moves} manoeuvre{'s' if moves != 1 else ''} of {fighter.maneuver} steps; "
+            f"{used} of {turns.ACTIONS} actions used", "over": used > turns.ACTIONS}

@@ -1,0 +1,257 @@
+"""Quick rules' attacks (seed 002 digest §7-10, §14): virtual shots, grenades, close combat with
+the return strike, and rams, all "exploding six" d6 plus a stat against the target's Armour.
+
+Attack > Armour: infantry die, a vehicle or gun takes the difference.  Attack = Armour: infantry
+are wounded (face down, Armour -2, cannot act until healed), a vehicle or gun takes 1 damage.
+Less: no effect (§7).  A vehicle or gun is destroyed once its damage exceeds its Durability (§13).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ...dice import Roller
+from ...measure.measurement import Placed, measure
+from ...measure.pairwise import edge_distances
+from ...measure.terrain import line_of_sight
+from ...measure.units import Convention, step
+from ..base import Ruling
+from .state import Fighter, QuickState
+
+EXPLOSION_CAP = 20  # a chain of sixes this long has never been rolled; it keeps a bad roller finite
+AIMED = CLOSE = COVER = WOUNDED = 2  # §7: +2 aimed, +2 close target, +2 Armour in cover, -2 Armour wounded
+CLOSE_STEPS, GRENADE_STEPS, BLAST_STEPS, MELEE_STEPS = 2, 3, 2, 1
+GRENADE_SHOOTING, BLAST_SHOOTING = 5, 3  # §8
+
+
+class Refused(Exception):
+    def __init__(self, text: str, section: str) -> None:
+        super().__init__(text)
+        self.section = section
+
+
+def exploding_d6(roller: Roller, key: str) -> list[int]:
+    """§9: a six is rolled again and added, while sixes come."""
+    rolls = [roller.roll(6, f"{key}/0")]
+    while rolls[-1] == 6 and len(rolls) < EXPLOSION_CAP:
+        rolls.append(roller.roll(6, f"{key}/{len(rolls)}"))
+    return rolls
+
+
+def effective_armour(fighter: Fighter, in_cover: bool = False) -> int:
+    return fighter.armour + (COVER if in_cover else 0) - (WOUNDED if fighter.wounded else 0)
+
+
+def resolve(state: QuickState, target: Fighter, attack: int, armour: int) -> tuple[QuickState, str]:
+    """§7's table, §13 destruction."""
+    name = target.name
+    if attack < armour:
+        return state, f"{attack} against Armour {armour}: no effect"
+    if target.soldier:
+        if attack > armour:
+            return state.with_fighter(replace(target, dead=True, wounded=False)), f"{attack} against Armour {armour}: {name} is killed"
+        return state.with_fighter(replace(target, wounded=True)), f"{attack} against Armour {armour}: {name} is wounded (face down)"
+    damage = attack - armour if attack > armour else 1
+    total = target.damage + damage
+    dead = target.durability is not None and total > target.durability
+    state = state.with_fighter(replace(target, damage=total, dead=dead))
+    return state, (f"{attack} against Armour {armour}: {damage} damage to {name} ({total} of durability "
+                   f"{target.durability})" + (", destroyed (§13)" if dead else ""))
+
+
+def placed(state: QuickState, fighter: Fighter) -> Placed | None:
+    from ...measure.bases import Base
+    where = state.positions.get(fighter.id)
+    return None if where is None else Placed(fighter.id, Base.named(fighter.base, *where), state.sigmas.get(fighter.id, 0.5))
+
+
+def convention(state: QuickState) -> Convention:
+    return Convention(step(state.options.step_cm), "none")
+
+
+def _distance_steps(state: QuickState, a: Fighter, b: Fighter) -> tuple[float | None, dict | None]:
+    pa, pb = placed(state, a), placed(state, b)
+    if pa is None or pb is None:
+        return None, None
+    m = measure(pa, pb, convention(state))
+    return m.value, {**m.as_dict(), "table_seq": state.table_seq}
+
+
+def _enemy_within(state: QuickState, fighter: Fighter, steps: float) -> list[str]:
+    me = placed(state, fighter)
+    if me is None:
+        return []
+    others = [(f, placed(state, f)) for f in state.fighters.values() if f.player != fighter.player and not f.dead]
+    others = [(f, p) for f, p in others if p is not None]
+    if not others:
+        return []
+    row = edge_distances([me.base] + [p.base for _, p in others])[0, 1:]
+    return [f.id for (f, _), mm in zip(others, row) if mm <= steps * state.step_mm]
+
+
+def _can_act(state: QuickState, fighter: Fighter | None, what: str) -> Fighter:
+    if state.turn == 0:
+        raise Refused("roll off first to see who goes first", "§4.2")
+    if fighter is None or fighter.dead:
+        raise Refused(f"no {what} on the table by that id", "§7")
+    if fighter.player != state.active_player:
+        raise Refused(f"it is {state.active_player}'s turn", "§4.2")
+    if fighter.wounded:
+        raise Refused(f"{fighter.name} is wounded and cannot attack until healed", "§12")
+    return fighter
+
+
+def _target(state: QuickState, target_id: Any, attacker: Fighter) -> Fighter:
+    target = state.fighters.get(str(target_id))
+    if target is None or target.dead:
+        raise Refused(f"no target {target_id!r} on the table", "§7")
+    if target.player == attacker.player:
+        raise Refused(f"{target.name} is on the same side", "§7")
+    return target
+
+
+def _sight(state: QuickState, shooter: Fighter, target: Fighter) -> tuple[bool, bool, dict[str, Any]]:
+    """(visible, in cover, details): "bend down and look" as the 2.5D model sees it; more than
+    half hidden is cover (+2 Armour)."""
+    a, b = placed(state, shooter), placed(state, target)
+    if a is None or b is None:
+        return True, False, {}
+    sight = line_of_sight(a, shooter.height_mm * 0.9, b, target.height_mm, list(state.terrain))
+    return not sight.blocked, sight.hidden_fraction > 0.5, {"hidden_fraction": round(sight.hidden_fraction, 3),
+                                                             "blockers": list(sight.blockers)}
+
+
+def _strike(state: QuickState, roller: Roller, key: str, target: Fighter, bonus: int,
+            armour: int) -> tuple[QuickState, str]:
+    """One attack: an exploding d6 plus ``bonus`` against ``armour``, resolved by §7's table."""
+    rolls = exploding_d6(roller, key)
+    state, outcome = resolve(state, state.fighters[target.id], sum(rolls) + bonus, armour)
+    return state, f"d6 {'+'.join(map(str, rolls))} + {bonus} = {outcome}"
+
+
+def _clear_shot(state: QuickState, shooter: Fighter, target: Fighter) -> tuple[bool, dict[str, Any]]:
+    """§10: nobody shoots or throws within 1 step of an enemy; §7: the target must be seen.
+    Returns whether the target is in cover, and what the line of sight found."""
+    if _enemy_within(state, shooter, MELEE_STEPS):
+        raise Refused(f"{shooter.name} is within 1 step of an enemy: close combat, no shooting", "§10")
+    visible, in_cover, sight = _sight(state, shooter, target)
+    if not visible:
+        raise Refused(f"{target.name} cannot be seen from {shooter.name}'s position", "§7")
+    return in_cover, sight
+
+
+def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
+    """§6-7: one shooting action; each weapon once; aimed +2 if he has not moved or fought; +2
+    within 2 steps; the target's Armour +2 in cover, -2 if wounded."""
+    shooter = _can_act(state, state.fighters.get(str(args.get("shooter"))), "shooter")
+    target = _target(state, args.get("target"), shooter)
+    weapons = [w for w in shooter.weapons if w.kind == "virtual"]
+    weapon = next((w for w in weapons if w.id == args.get("weapon")), None) if args.get("weapon") else \
+        (weapons[0] if len(weapons) == 1 else None)
+    if weapon is None:
+        raise Refused(f"say which of {shooter.name}'s virtual weapons fires ({', '.join(w.id for w in weapons) or 'none'})", "§6")
+    if weapon.id in shooter.fired:
+        raise Refused(f"{weapon.name} has already fired this turn", "§6.1")
+    if shooter.fired_gun:
+        raise Refused(f"{shooter.name} fired a gun this turn, so not his own weapon", "§6.1")
+    in_cover, sight = _clear_shot(state, shooter, target)
+    steps, measured = _distance_steps(state, shooter, target)
+    rolls = exploding_d6(roller, f"{seq}/shot")
+    moved = len(state.paths.get(shooter.id, ())) > 1
+    aimed = not moved and not shooter.fought
+    close = steps is not None and steps <= CLOSE_STEPS
+    attack = sum(rolls) + shooter.shooting + (AIMED if aimed else 0) + (CLOSE if close else 0)
+    armour = effective_armour(target, in_cover)
+    state = state.with_fighter(replace(state.fighters[shooter.id], shot=True, fired=shooter.fired | {weapon.id}))
+    state, outcome = resolve(state, state.fighters[target.id], attack, armour)
+    parts = [f"d6 {'+'.join(map(str, rolls))}", f"Shooting {shooter.shooting}"] + (["aimed +2"] if aimed else []) + \
+        (["close target +2"] if close else [])
+    text = (f"{shooter.name} shoots {target.name} with {weapon.name}: " + " + ".join(parts) + f" = {outcome}"
+            + (" (cover +2)" if in_cover else "") + ".")
+    details = {"shooter": shooter.id, "target": target.id, "rolls": rolls, "attack": attack, "armour": armour,
+               "aimed": aimed, "close": close, **sight}
+    if measured:
+        details["measured"] = measured
+    return state, Ruling(f"{seq}:shot", seq, "shot", text, "§7 §9", element=shooter.id, details=details)
+
+
+def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
+    """§8: one grenade a player-turn for the side, within 3 steps; Shooting 5 at the target, then
+    Shooting 3 at everyone within 2 steps of it, the thrower too if he is that close."""
+    thrower = _can_act(state, state.fighters.get(str(args.get("thrower"))), "thrower")
+    target = _target(state, args.get("target"), thrower)
+    if thrower.kind != "infantry":
+        raise Refused("only infantry throw grenades", "§8")
+    if state.grenade_used:
+        raise Refused("this side has thrown its grenade this turn", "§6.1")
+    if thrower.shot and not thrower.fired_gun:
+        raise Refused(f"{thrower.name} has used his shooting action", "§4.3")
+    steps, measured = _distance_steps(state, thrower, target)
+    if steps is not None and steps > GRENADE_STEPS:
+        raise Refused(f"{target.name} is {steps:.1f} steps away; a grenade reaches 3", "§8")
+    in_cover, _ = _clear_shot(state, thrower, target)
+    state = state.evolve(grenade_used=True).with_fighter(replace(thrower, shot=True))
+    state, said = _strike(state, roller, f"{seq}/grenade", target, GRENADE_SHOOTING, effective_armour(target, in_cover))
+    words = [f"{thrower.name} throws a grenade at {target.name}: {said}"]
+    for victim in _within_of(state, target, BLAST_STEPS):
+        state, said = _strike(state, roller, f"{seq}/blast/{victim.id}", victim, BLAST_SHOOTING, effective_armour(victim))
+        words.append(f"blast on {victim.name}: {said}")
+    details = {"thrower": thrower.id, "target": target.id, **({"measured": measured} if measured else {})}
+    return state, Ruling(f"{seq}:grenade", seq, "shot", "; ".join(words) + ".", "§8 §9", element=thrower.id,
+                         details=details)
+
+
+def _within_of(state: QuickState, centre: Fighter, steps: int) -> list[Fighter]:
+    """Every other model, friend or foe, within ``steps`` of ``centre``'s base edge."""
+    me = placed(state, centre)
+    others = [(f, placed(state, f)) for f in state.fighters.values() if f.id != centre.id and not f.dead]
+    others = [(f, p) for f, p in others if p is not None]
+    if me is None or not others:
+        return []
+    row = edge_distances([me.base] + [p.base for _, p in others])[0, 1:]
+    return [f for (f, _), mm in zip(others, row) if mm <= steps * state.step_mm]
+
+
+def close_combat(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
+    """§10: within 1 step, once a turn; d6 + Close combat against Armour (wounded -2); the target
+    strikes back the same way, worked out from the state before the combat.  Infantry need a
+    powerful close-combat weapon to hurt a vehicle, and a vehicle never strikes back."""
+    attacker = _can_act(state, state.fighters.get(str(args.get("attacker"))), "attacker")
+    target = _target(state, args.get("target"), attacker)
+    if attacker.fought:
+        raise Refused(f"{attacker.name} has already fought this turn", "§4.3")
+    if not attacker.soldier:
+        raise Refused("vehicles ram instead (§14)", "§10")
+    if not target.soldier and not any(w.powerful_melee for w in attacker.weapons):
+        raise Refused(f"{attacker.name} has no powerful close-combat weapon to attack a {target.kind}", "§10")
+    steps, measured = _distance_steps(state, attacker, target)
+    if steps is not None and steps > MELEE_STEPS:
+        raise Refused(f"{target.name} is {steps:.1f} steps away; close combat is within 1", "§10")
+    before = state
+    state = state.with_fighter(replace(attacker, fought=True))
+    state, said = _strike(state, roller, f"{seq}/attack", target, attacker.melee, effective_armour(target))
+    words = [f"{attacker.name} attacks {target.name}: {said}"]
+    striker = before.fighters[target.id] if state.options.simultaneous_return else state.fighters[target.id]
+    if target.soldier and not striker.dead and (state.options.simultaneous_return or not striker.wounded):
+        state, said = _strike(state, roller, f"{seq}/return", state.fighters[attacker.id], striker.melee,
+                              effective_armour(before.fighters[attacker.id]))
+        words.append(f"{target.name} strikes back: {said}")
+    details = {"attacker": attacker.id, "target": target.id, **({"measured": measured} if measured else {})}
+    return state, Ruling(f"{seq}:melee", seq, "melee", "; ".join(words) + ".", "§10 §9", element=attacker.id,
+                         details=details)
+
+
+def ram(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
+    """§14: a moving vehicle rams a vehicle: d6 + its Armour against the target's Armour, and the
+    target answers the same way.  Infantry always dodge."""
+    rammer = _can_act(state, state.fighters.get(str(args.get("rammer"))), "rammer")
+    target = _target(state, args.get("target"), rammer)
+    if rammer.kind != "vehicle" or target.kind != "vehicle":
+        raise Refused("only a vehicle rams, and only a vehicle (infantry always dodge)", "§14")
+    before = state
+    state, said = _strike(state, roller, f"{seq}/ram", target, rammer.armour, target.armour)
+    state, back = _strike(state, roller, f"{seq}/ram-back", state.fighters[rammer.id], target.armour,
+                          before.fighters[rammer.id].armour)
+    text = f"{rammer.name} rams {target.name}: {said}; it answers: {back}."
+    return state, Ruling(f"{seq}:ram", seq, "melee", text, "§14 §9", element=rammer.id,
+                         details={"rammer": rammer.id, "target": target.id})

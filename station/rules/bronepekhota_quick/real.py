@@ -1,0 +1,143 @@
+"""Quick rules' real shooting (seed 002 digest §11): a spring launcher's SHOT, then how the hit
+model ends up, from its tilt node.  A fall within ``hit_window_ms`` of a shot is that shot's
+hit: a soldier who fell is killed, one leaning on something is wounded; a vehicle or gun takes an
+exploding d6 of damage, +1 because it fell.  An impact with no fall after ``settle_ms`` means it
+stood: no effect on a soldier, an exploding d6 on a machine.  Every hit asks the referee, who
+judges ricochets (a ricochet does not count: override *void*).  Each barrel is a weapon and fires
+once a turn (§6.1); a gun fires only with a friendly soldier touching it, who then may not use his
+own weapon.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...devices.protocol import Impact, Shot, Tilt
+from ...dice import Roller
+from ...measure.relations import in_contact
+from ..base import Ruling
+from .combat import exploding_d6, placed
+from .state import Fighter, QuickState, RealShot
+
+CONTACT_MM = 2.0
+
+
+def _owner(state: QuickState, node: str) -> Fighter | None:
+    return next((f for f in state.fighters.values() for w in f.weapons if w.launcher == node), None)
+
+
+def _by_tilt_node(state: QuickState, node: str) -> Fighter | None:
+    return next((f for f in state.fighters.values() if f.tilt_node == node), None)
+
+
+def on_shot(state: QuickState, seq: int, shot: Shot) -> tuple[QuickState, list[Ruling]]:
+    shooter = _owner(state, shot.node)
+    if shooter is None:
+        return state, [Ruling(f"{seq}:shot", seq, "warning", f"SHOT from {shot.node}, which is in no army file.", "§11",
+                              needs_referee=True)]
+    problem = None
+    if state.winner:
+        problem = "the game is over"
+    elif state.turn == 0:
+        problem = "the game has not begun (roll off first)"
+    elif shooter.dead:
+        problem = f"{shooter.name} is destroyed"
+    elif shooter.player != state.active_player:
+        problem = f"it is {state.active_player}'s turn"
+    elif f"{shot.node}/{shot.barrel}" in shooter.fired:
+        problem = f"{shot.node} barrel {shot.barrel} has already fired this turn (§6.1)"
+    operator = None
+    if problem is None and shooter.kind == "gun":
+        operator = _operator(state, shooter)
+        if operator is None:
+            problem = "no friendly fighter was seen next to the gun (§6.1)"
+    if problem:
+        return state, [Ruling(f"{seq}:shot", seq, "shot", f"{shooter.name} fired {shot.node}, but {problem}: "
+                              "the shot does not count.", "§11 §6.1", needs_referee=True, element=shooter.id,
+                              details={"legal": False})]
+    state = state.with_fighter(replace(shooter, fired=shooter.fired | {f"{shot.node}/{shot.barrel}"}))
+    if operator is not None:
+        state = state.with_fighter(replace(state.fighters[operator.id], fired_gun=True))
+    state = state.evolve(shots=state.shots + (RealShot(seq, shooter.id, shot.t),))
+    who = f", served by {operator.name}" if operator else ""
+    return state, [Ruling(f"{seq}:shot", seq, "shot", f"{shooter.name} fires {shot.node}{who}.", "§11",
+                          element=shooter.id, details={"legal": True})]
+
+
+def _operator(state: QuickState, gun: Fighter) -> Fighter | None:
+    me = placed(state, gun)
+    if me is None:
+        return None
+    for f in state.fighters.values():
+        if f.player == gun.player and f.soldier and not f.dead and not f.wounded:
+            them = placed(state, f)
+            if them is not None and in_contact(me, them, CONTACT_MM):
+                return f
+    return None
+
+
+def _recent(state: QuickState, t: int) -> RealShot | None:
+    shots = [s for s in state.shots if 0 <= t - s.t <= state.options.hit_window_ms]
+    return shots[-1] if shots else None
+
+
+def on_tilt(state: QuickState, seq: int, tilt: Tilt, roller: Roller) -> tuple[QuickState, list[Ruling]]:
+    target = _by_tilt_node(state, tilt.node)
+    if target is None or target.dead or tilt.state == "upright":
+        return state, []
+    shot = _recent(state, tilt.t)
+    if shot is None:
+        return state, [Ruling(f"{seq}:tilt", seq, "status", f"{target.name} went {tilt.state} with no shot in the hit "
+                              "window: not a hit (knocked by hand?).", "§11", element=target.id)]
+    state = state.evolve(pending=tuple(p for p in state.pending if p[1] != target.id))
+    return hit(state, seq, target, shot, "fell" if tilt.state == "fallen" else "leaning", roller)
+
+
+def on_impact(state: QuickState, seq: int, impact: Impact) -> tuple[QuickState, list[Ruling]]:
+    target = _by_tilt_node(state, impact.node)
+    shot = _recent(state, impact.t) if target else None
+    if target is None or target.dead or shot is None:
+        return state, []
+    return state.evolve(pending=state.pending + ((seq, target.id, shot.seq),)), []
+
+
+def advance_time(state: QuickState, now: int, roller: Roller) -> tuple[QuickState, list[Ruling]]:
+    """Impacts that settled with no fall: the target stood."""
+    if now <= state.now:
+        return state, []
+    state = state.evolve(now=now)
+    rulings: list[Ruling] = []
+    for impact_seq, target_id, shot_seq in state.pending:
+        shot = next((s for s in state.shots if s.seq == shot_seq), None)
+        if shot is not None and shot.t + state.options.settle_ms <= now:
+            state = state.evolve(pending=tuple(p for p in state.pending if p[0] != impact_seq))
+            state, more = hit(state, impact_seq, state.fighters[target_id], shot, "stood", roller)
+            rulings += more
+    horizon = now - state.options.hit_window_ms - state.options.settle_ms
+    return state.evolve(shots=tuple(s for s in state.shots if s.t >= horizon)), rulings
+
+
+def hit(state: QuickState, seq: int, target: Fighter, shot: RealShot, result: str,
+        roller: Roller) -> tuple[QuickState, list[Ruling]]:
+    rid = f"{seq}:hit:{target.id}"
+    override = state.overrides.get(rid)
+    head = f"Hit on {target.name} by {state.fighters[shot.shooter].name}, {result}"
+    if override and override[1].verdict == "void":
+        return state, [Ruling(rid, seq, "hit", f"{head}: voided by the referee (a ricochet?).", "§11",
+                              needs_referee=True, element=target.id, overridden="void")]
+    if target.soldier:
+        if result == "fell" or (result == "leaning" and target.wounded):
+            state, outcome = state.with_fighter(replace(target, dead=True, wounded=False)), "killed"
+        elif result == "leaning":
+            state, outcome = state.with_fighter(replace(target, wounded=True)), "wounded (face down)"
+        else:
+            outcome = "minor damage, no effect"
+    else:
+        rolls = exploding_d6(roller, f"{override[0] if override else seq}/real/{target.id}")
+        damage = sum(rolls) + (1 if result == "fell" else 0)
+        total = target.damage + damage
+        dead = target.durability is not None and total > target.durability
+        state = state.with_fighter(replace(target, damage=total, dead=dead))
+        outcome = (f"d6 {'+'.join(map(str, rolls))}" + (" +1 for falling" if result == "fell" else "")
+                   + f" = {damage} damage ({total} of durability {target.durability})" + (", destroyed" if dead else ""))
+    return state, [Ruling(rid, seq, "hit", f"{head}: {outcome}.", "§11 §9", needs_referee=True, element=target.id,
+                          details={"shot": shot.seq, "result": result})]

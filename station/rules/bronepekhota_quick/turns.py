@@ -1,0 +1,100 @@
+"""Quick rules' player-turns (seed 002 digest §4, §12): the roll-off for who goes first, each
+player acting with all his models, the healing roll for his wounded at the end of his turn, the
+action budget (three actions, at most one shot and one close combat; moves measured by the
+camera against Manoeuvre), and victory when a side has no infantry left."""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from ...dice import Roller
+from ...measure.movement import movement
+from ..base import Ruling
+from .state import QuickState
+
+ACTIONS = 3  # §4.3
+HEAL_DIES, HEAL_RECOVERS = 1, 5  # §12: 1 dies, 2-4 stays wounded, 5-6 recovers
+
+
+def roll_off(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, list[Ruling]]:
+    """§4.2: each player rolls a die; the higher goes first; ties roll again (§15)."""
+    if state.turn:
+        return state, [Ruling(f"{seq}:roll-off", seq, "warning", "The game has begun; no second roll-off.", "§4.2")]
+    rolls: dict[str, list[int]] = {p: [] for p in state.players}
+    contenders = list(state.players)
+    attempt = 0
+    while True:
+        for player in contenders:
+            rolls[player].append(roller.roll(6, f"{seq}/roll-off/{attempt}/{player}"))
+        best = max(rolls[p][-1] for p in contenders)
+        contenders = [p for p in contenders if rolls[p][-1] == best]
+        attempt += 1
+        if len(contenders) == 1:
+            break
+    first = contenders[0]
+    order = (first,) + tuple(p for p in state.players if p != first)
+    shown = ", ".join(f"{p} {'/'.join(map(str, r))}" for p, r in rolls.items())
+    return state.evolve(turn=1, order=order), [Ruling(f"{seq}:roll-off", seq, "initiative",
+                                                      f"Roll-off: {shown}; {first} goes first.", "§4.2",
+                                                      details={"rolls": rolls, "first": first})]
+
+
+def moves_used(state: QuickState, fighter_id: str) -> int:
+    """Manoeuvre actions the camera saw this turn: the path over the fighter's Manoeuvre, rounded up."""
+    fighter = state.fighters[fighter_id]
+    length = movement(state.paths.get(fighter_id, ())).path_mm
+    allowance = fighter.maneuver * state.step_mm
+    if length < 2.0:
+        return 0
+    return math.ceil((length - 5.0) / allowance) if allowance > 0 else ACTIONS + 1
+
+
+def end_turn(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, list[Ruling]]:
+    """§4.2, §12: the budget check, the healing roll for each wounded fighter of the player whose
+    turn ends, victory (§4.1), then the next player's turn with fresh actions."""
+    player = state.active_player
+    if player is None:
+        why = f"The game is over: {state.winner}." if state.winner else "Roll off first; no turn is running."
+        return state, [Ruling(f"{seq}:end", seq, "warning", why, "§4.2")]
+    rulings = []
+    for fighter in sorted((f for f in state.fighters.values() if f.player == player and not f.dead), key=lambda f: f.id):
+        moves = moves_used(state, fighter.id)
+        used = moves + fighter.shot + fighter.fought
+        if used > ACTIONS or (fighter.wounded and moves):
+            why = "a wounded fighter cannot move (§12)" if fighter.wounded and moves else \
+                f"{moves} manoeuvres, {'a shot, ' if fighter.shot else ''}{'a close combat, ' if fighter.fought else ''}" \
+                f"more than the {ACTIONS} actions of a turn (§4.3)"
+            rulings.append(Ruling(f"{seq}:actions:{fighter.id}", seq, "warning", f"{fighter.name}: {why}.", "§4.3 §5",
+                                  needs_referee=True, element=fighter.id, details={"moves": moves}))
+    for fighter in sorted((f for f in state.fighters.values() if f.player == player and f.wounded and not f.dead),
+                          key=lambda f: f.id):
+        roll = roller.roll(6, f"{seq}/heal/{fighter.id}")
+        if roll <= HEAL_DIES:
+            state, outcome = state.with_fighter(replace(fighter, dead=True, wounded=False)), "dies"
+        elif roll >= HEAL_RECOVERS:
+            state, outcome = state.with_fighter(replace(fighter, wounded=False)), "is treated and stands up"
+        else:
+            outcome = "stays wounded"
+        rulings.append(Ruling(f"{seq}:heal:{fighter.id}", seq, "status", f"Treating {fighter.name}: d6 {roll}, "
+                              f"{outcome} (§12).", "§12", element=fighter.id, details={"roll": roll}))
+    state, won = victory(state, seq)
+    fresh = {k: replace(f, shot=False, fought=False, fired=frozenset(), fired_gun=False)
+             for k, f in state.fighters.items()}
+    state = state.evolve(fighters=fresh, grenade_used=False, paths={}, turn=state.turn + (0 if state.winner else 1))
+    after = f" {state.active_player} to play." if state.active_player else ""
+    return state, rulings + won + [Ruling(f"{seq}:end", seq, "status", f"{player}'s turn is over.{after}", "§4.2")]
+
+
+def victory(state: QuickState, seq: int) -> tuple[QuickState, list[Ruling]]:
+    """§4.1: the complete destruction of the enemy's infantry (cyborgs are not infantry; a
+    wounded man still counts).  Both sides at once is a draw (§15)."""
+    if state.winner:
+        return state, []
+    standing = {p for p in state.players
+                if any(f.player == p and f.kind == "infantry" and not f.dead for f in state.fighters.values())}
+    if len(standing) == len(state.players):
+        return state, []
+    winner = next(iter(standing)) if len(standing) == 1 else "draw"
+    text = f"{winner} wins: no enemy infantry is left (§4.1)." if winner != "draw" else \
+        "Draw: the last infantry of both sides fell together (§15)."
+    return state.evolve(winner=winner), [Ruling(f"{seq}:victory", seq, "status", text, "§4.1")]

@@ -1,0 +1,200 @@
+"""Бронепехота quick rules (seed 002), section by section of the digest."""
+import itertools
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from station.devices import protocol as p
+from station.rules.base import ArmyError, Event, Input
+from station.rules.bronepekhota_quick import BronepekhotaQuick
+from station.rules.bronepekhota_quick.army import load_army
+from station.rules.bronepekhota_quick.state import Options
+
+from .conftest import ScriptedRoller
+
+QUICK = Path(__file__).resolve().parent.parent / "station" / "data" / "quick"
+STEP = 50.0
+
+
+class Quick:
+    def __init__(self, options=None):
+        self.roller = ScriptedRoller()
+        self.rules = BronepekhotaQuick(self.roller)
+        armies = [load_army(QUICK / "blue-patrol.json"), load_army(QUICK / "red-raiders.json")]
+        self.state = self.rules.initial_state(armies, options or {})
+        self.seq = itertools.count(1)
+
+    def send(self, body, *rolls):
+        self.roller.values.extend(rolls)
+        self.state, rulings = self.rules.apply(self.state, Event(next(self.seq), body))
+        assert not self.roller.values, f"rolls left unused: {self.roller.values}"
+        return rulings
+
+    def do(self, kind, *rolls, **args):
+        return self.send(Input(kind, args), *rolls)
+
+    def seen(self, *units):
+        return self.send(Input("snapshot", {"table_mm": [1200, 900], "units": [
+            {"element": e, "x_mm": x, "y_mm": y, "facing_deg": 0.0, "status": "up"} for e, x, y in units]}))
+
+    def f(self, fighter):
+        return self.state.fighters[fighter]
+
+
+@pytest.fixture
+def game():
+    g = Quick()
+    g.do("roll_off", 5, 2)  # blue 5, red 2: blue goes first
+    return g
+
+
+def test_4_2_the_higher_roll_goes_first_and_ties_roll_again():
+    g = Quick()
+    ruling = g.do("roll_off", 3, 3, 2, 6)[0]
+    assert g.state.active_player == "red" and ruling.details["rolls"] == {"blue": [3, 2], "red": [3, 6]}
+
+
+def test_5_infantry_manoeuvre_comes_from_armour_and_the_table_is_an_option():
+    g = Quick()
+    assert g.f("trooper-1").maneuver == 4 and g.f("heavy-1").maneuver == 3 and g.f("walker").maneuver == 5
+    assert Options.from_dict({"maneuver_by_armour": {"5": 6, "7": 5, "9": 3}}).maneuver_for(8) == 5
+
+
+@pytest.mark.parametrize("rolls, outcome, dead, wounded", [
+    ((1,), "no effect", False, False),  # 1 + 3 = 4 < 5
+    ((2,), "wounded", False, True),  # 2 + 3 = 5 = Armour 5
+    ((3,), "killed", True, False),  # 6 > 5
+])
+def test_7_virtual_shot_against_armour(game, rolls, outcome, dead, wounded):
+    game.seen(("trooper-1", 100, 100), ("raider-1", 100, 600))  # 10 steps apart: no close-target bonus
+    game.seen(("trooper-1", 110, 100))  # he moved: no aimed bonus either
+    ruling = game.do("virtual_shot", *rolls, shooter="trooper-1", target="raider-1")[0]
+    assert outcome in ruling.text and not ruling.details["aimed"] and not ruling.details["close"]
+    assert game.f("raider-1").dead is dead and game.f("raider-1").wounded is wounded
+
+
+def test_7_aimed_and_close_target_stack_and_cover_and_wounds_change_the_armour(game):
+    game.seen(("trooper-1", 100, 100), ("raider-1", 100, 100 + 12.5 + 90 + 12.5))  # 1.8 steps: close
+    ruling = game.do("virtual_shot", 1, shooter="trooper-1", target="raider-1")[0]  # 1 + 3 + 2 + 2 = 8 > 5
+    assert ruling.details["aimed"] and ruling.details["close"] and ruling.details["attack"] == 8
+    assert game.f("raider-1").dead
+    again = game.do("virtual_shot", shooter="trooper-1", target="raider-2")[0]
+    assert "already fired" in again.text
+
+
+def test_9_exploding_sixes_add_up(game):
+    game.seen(("trooper-1", 100, 100), ("raider-1", 100, 600))
+    ruling = game.do("virtual_shot", 6, 6, 2, shooter="trooper-1", target="raider-1")[0]
+    assert ruling.details["rolls"] == [6, 6, 2] and ruling.details["attack"] == 6 + 6 + 2 + 3 + 2  # aimed: he stood
+
+
+def test_8_grenade_reach_blast_and_the_thrower_too(game):
+    game.seen(("trooper-1", 100, 100), ("raider-1", 100, 100 + 25 + 80), ("raider-2", 150, 100 + 25 + 80))
+    game.seen(("trooper-2", 700, 100))
+    far = game.do("grenade", thrower="trooper-2", target="raider-1")[0]
+    assert "a grenade reaches 3" in far.text
+    rulings = game.do("grenade", 1, 1, 1, thrower="trooper-1", target="raider-1")
+    text = rulings[0].text
+    assert "d6 1 + 5 = 6 against Armour 5: Raider 1 is killed" in text
+    assert "blast on Raider 2" in text and "blast on Trooper 1" in text  # he threw from under 2 steps
+    assert "grenade" in game.do("grenade", thrower="trooper-2", target="raider-2")[0].text  # once a turn per side
+
+
+def test_10_close_combat_with_the_return_strike_worked_out_together(game):
+    game.seen(("trooper-1", 100, 100), ("raider-1", 100, 100 + 25 + 30))  # 0.6 steps apart
+    ruling = game.do("close_combat", 4, 3, attacker="trooper-1", target="raider-1")[0]  # 4+2=6>5; 3+3=6=6
+    assert "Raider 1 is killed" in ruling.text and "Trooper 1 is wounded" in ruling.text
+    assert game.f("trooper-1").wounded and game.f("raider-1").dead
+
+
+def test_10_infantry_need_a_powerful_weapon_against_vehicles_which_never_strike_back(game):
+    game.seen(("trooper-1", 100, 100), ("heavy-1", 300, 100), ("crawler", 100, 100 + 12.5 + 50 + 20))
+    refused = game.do("close_combat", attacker="trooper-1", target="crawler")[0]
+    assert "powerful close-combat weapon" in refused.text
+    ruling = game.do("close_combat", attacker="heavy-1", target="crawler")[0]  # he is 2.7 steps away
+    assert "close combat is within 1" in ruling.text
+    game.seen(("heavy-1", 100 + 12.5 + 25 + 1, 100 + 12.5 + 50 + 20))  # beside it now
+    ruling = game.do("close_combat", 6, 5, attacker="heavy-1", target="crawler")[0]  # 6+5+3 = 14 > 8: 6 damage
+    assert "6 damage to Crawler" in ruling.text and "destroyed" in ruling.text and "strikes back" not in ruling.text
+
+
+def test_11_real_hits_by_how_the_model_ends_up(game):
+    game.seen(("field-gun", 600, 100), ("trooper-2", 600 - 25 - 12.5 - 1, 100))
+    game.send(p.Shot(1, "L4", 1, "shell", 1, 1000))
+    fell = game.send(p.Tilt(2, "T31", "fallen", 85, 1300))[0]
+    assert "killed" in fell.text and fell.needs_referee and game.f("raider-1").dead
+    assert game.f("trooper-2").fired_gun  # the operator may not shoot his own weapon now
+    assert "fired a gun" in game.do("virtual_shot", shooter="trooper-2", target="raider-2")[0].text
+    game.send(p.Shot(3, "L1", 1, "shell", 1, 2000))
+    game.send(p.Tilt(4, "T32", "leaning", 30, 2300))
+    assert game.f("raider-2").wounded
+    game.send(p.Shot(5, "L1", 2, "shell", 1, 5000))
+    game.send(p.Impact(6, "T21", 6.0, 5200))
+    stood = game.send(p.Heartbeat(7, 7000, 0), 6, 3)  # the crawler stood: an exploding d6 of damage
+    assert "d6 6+3 = 9 damage" in stood[0].text and game.f("crawler").dead  # 9 > durability 5
+
+
+def test_11_a_gun_with_nobody_beside_it_does_not_count_and_launchers_fire_once(game):
+    game.seen(("field-gun", 600, 100))
+    assert "no friendly fighter" in game.send(p.Shot(1, "L4", 1, "shell", 1, 1000))[0].text
+    game.send(p.Shot(2, "L1", 1, "shell", 1, 2000))
+    assert "already fired" in game.send(p.Shot(3, "L1", 1, "shell", 2, 2100))[0].text
+
+
+@pytest.mark.parametrize("roll, dead, wounded", [(1, True, False), (3, False, True), (5, False, False)])
+def test_12_treating_the_wounded_at_the_end_of_the_turn(game, roll, dead, wounded):
+    game.state = game.state.with_fighter(replace(game.f("trooper-1"), wounded=True))
+    rulings = game.do("end_turn", roll)
+    assert game.f("trooper-1").dead is dead and game.f("trooper-1").wounded is wounded
+    assert any("Treating Trooper 1" in r.text for r in rulings) and game.state.active_player == "red"
+
+
+def test_14_rams_are_answered_and_infantry_dodge(game):
+    game.seen(("walker", 100, 100), ("crawler", 300, 100))
+    assert "infantry always dodge" in game.do("ram", rammer="walker", target="raider-1")[0].text
+    ruling = game.do("ram", 2, 1, rammer="walker", target="crawler")[0]  # 2+9=11>8: 3 damage; 1+8=9=9: 1 damage
+    assert "3 damage to Crawler" in ruling.text and "1 damage to Walker" in ruling.text
+
+
+def test_4_1_victory_when_the_enemy_infantry_are_gone(game):
+    for raider in ("raider-1", "raider-2"):
+        game.state = game.state.with_fighter(replace(game.f(raider), dead=True))
+    rulings = game.do("end_turn")
+    assert any("blue wins" in r.text for r in rulings) and game.state.winner == "blue"
+
+
+def test_4_3_more_than_three_actions_goes_to_the_referee(game):
+    game.seen(("trooper-1", 100, 100), ("raider-1", 100, 800))
+    game.seen(("trooper-1", 100, 400))  # 6 steps: two manoeuvres of 4
+    game.do("virtual_shot", 1, shooter="trooper-1", target="raider-1")
+    game.seen(("trooper-1", 400, 400))  # 6 more: four manoeuvres in all
+    flagged = [r for r in game.do("end_turn") if ":actions:" in r.id]
+    assert flagged and "more than the 3 actions" in flagged[0].text
+
+
+def test_bad_quick_army_files_name_the_field(tmp_path):
+    data = json.loads((QUICK / "blue-patrol.json").read_text())
+    data["units"][0]["durability"] = 3
+    (tmp_path / "a.json").write_text(json.dumps(data))
+    with pytest.raises(ArmyError, match=r"units\[0\].durability"):
+        load_army(tmp_path / "a.json")
+    data = json.loads((QUICK / "blue-patrol.json").read_text())
+    data["units"][3]["weapons"][0].pop("launcher")
+    (tmp_path / "b.json").write_text(json.dumps(data))
+    with pytest.raises(ArmyError, match=r"units\[3\].weapons\[0\].launcher"):
+        load_army(tmp_path / "b.json")
+
+
+def test_the_recorded_quick_game_replays_to_blues_victory():
+    """tests/data/sessions/quick.jsonl: station/data/quick/session.json played on the simulated hub
+    (make sessions): real hits judged by the tilt nodes, a wound, a virtual kill, and victory."""
+    from station.game import fold
+    from station.journal import read_records
+    records = read_records(Path(__file__).parent / "data" / "sessions" / "quick.jsonl")
+    state = json.loads(fold(records).state_json())
+    assert state["game"] == "bronepekhota_quick" and state["winner"] == "blue"
+    fighters = {e["id"]: e for u in state["units"] for e in u["elements"]}
+    assert fighters["raider-1"]["status"] == fighters["raider-2"]["status"] == "destroyed"
+    assert fighters["trooper-1"]["status"] == "wounded"
