@@ -29,9 +29,10 @@ class Roll:
     key: str
     sides: int
     value: int
+    physical: bool = False  # read off a real die at the table and entered, not rolled by the station
 
     def as_record(self) -> dict[str, object]:
-        return {"key": self.key, "sides": self.sides, "value": self.value}
+        return {"key": self.key, "sides": self.sides, "value": self.value, **({"physical": True} if self.physical else {})}
 
 
 class DiceBook:
@@ -43,6 +44,7 @@ class DiceBook:
             self.add(roll)
         self._source = source
         self.fresh: list[Roll] = []
+        self._physical: dict[int, list[int]] = {}
 
     def add(self, roll: Roll) -> None:
         if roll.sides not in DIE_SIDES or not 1 <= roll.value <= roll.sides:
@@ -55,12 +57,34 @@ class DiceBook:
             if known.sides != sides:
                 raise MissingDice(f"journal rolled D{known.sides} for {key}, the rules now ask D{sides}")
             return known.value
+        waiting = self._physical.get(sides)
+        if waiting:
+            roll = Roll(key, sides, waiting.pop(0), physical=True)
+            self._known[key] = roll
+            self.fresh.append(roll)
+            return roll.value
         if self._source is None:
             raise MissingDice(f"the journal holds no D{sides} roll for {key}")
         roll = Roll(key, sides, self._source.randint(1, sides))
         self._known[key] = roll
         self.fresh.append(roll)
         return roll.value
+
+    def enter(self, sides: int, values: Iterable[int]) -> None:
+        """Dice the players rolled at the table: the next rolls of a D``sides`` take these values,
+        in order, instead of the station's own."""
+        values = list(values)
+        if sides not in DIE_SIDES or not values or not all(isinstance(v, int) and not isinstance(v, bool)
+                                                           and 1 <= v <= sides for v in values):
+            raise ValueError(f"enter whole numbers 1-{sides} for a D{sides} (dice are D{', D'.join(map(str, DIE_SIDES))})"
+                             if sides in DIE_SIDES else f"there is no D{sides} here: dice are D{', D'.join(map(str, DIE_SIDES))}")
+        self._physical.setdefault(sides, []).extend(values)
+
+    def waiting(self) -> dict[int, list[int]]:
+        return {sides: list(values) for sides, values in self._physical.items() if values}
+
+    def clear_entered(self) -> None:
+        self._physical.clear()
 
     def take_fresh(self) -> list[Roll]:
         """Rolls made since the last call, for the caller to journal."""

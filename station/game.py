@@ -60,7 +60,7 @@ def overrides_of(records: Iterable[Mapping[str, Any]]) -> dict[str, tuple[int, O
 
 
 def dice_of(records: Iterable[Mapping[str, Any]]) -> list[Roll]:
-    return [Roll(r["key"], r["sides"], r["value"]) for r in records if r["kind"] == "dice"]
+    return [Roll(r["key"], r["sides"], r["value"], bool(r.get("physical"))) for r in records if r["kind"] == "dice"]
 
 
 def ruling_status(ruling: Ruling, confirmed: set[str] | frozenset[str]) -> str:
@@ -255,6 +255,28 @@ class Game:
             self.observe(self.journal.append("terrain", durable=True, **clean, by=by))
             return True
 
+    def enter_dice(self, sides: Any, values: Any, by: str = "referee") -> dict[int, list[int]]:
+        """Dice rolled at the table: journaled, then used in order for the next rolls of that die
+        (each roll is journaled as usual, marked physical).  Returns what is waiting."""
+        if not isinstance(sides, int) or isinstance(sides, bool) or not isinstance(values, list):
+            raise InputError('expected {"sides": 6, "values": [3, 5]}')
+        with self._lock:
+            try:
+                self.book.enter(sides, values)
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
+            self.journal.append("dice_entry", durable=True, sides=sides, values=values, by=by)
+            return self.book.waiting()
+
+    def clear_dice(self, by: str = "referee") -> None:
+        with self._lock:
+            self.book.clear_entered()
+            self.journal.append("dice_entry", durable=True, cleared=True, by=by)
+
+    def dice_waiting(self) -> dict[int, list[int]]:
+        with self._lock:
+            return self.book.waiting()
+
     def operator_input(self, type_: str, args: Mapping[str, Any] | None = None, by: str = "referee") -> list[Ruling]:
         allowed = getattr(self._result.ruleset, "input_types", ())
         if type_ not in allowed or type_ in ("confirm", "override"):
@@ -295,7 +317,7 @@ class Game:
             state = self._result.ruleset.state_dict(self._result.state)
             confirmed = set(state.get("confirmed", ()))
             rulings = [{**r.as_dict(), "status": ruling_status(r, confirmed)} for r in self._result.rulings]
-            return {"version": self.version, "game": self._result.ruleset.name,
+            return {"version": self.version, "game": self._result.ruleset.name, "dice_waiting": self.book.waiting(),
                     "title": self._result.ruleset.title, "state": state, "rulings": rulings,
                     "override_verdicts": list(self._result.ruleset.override_verdicts),
                     "journal": str(self.journal.path), "records": len(self._records)}

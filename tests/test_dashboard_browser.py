@@ -225,15 +225,20 @@ def test_referee_declares_a_virtual_shot_from_the_selected_model(tmp_path):
             page.locator('[data-element="cyber-2"]').click(timeout=20_000)
             expect(page.locator("#virtual-tools")).to_be_visible()
             expect(page.locator("#reach-weapon")).to_contain_text("D6+2/2D6")
+            page.fill("#dice-values", "1 1 1")  # dice rolled at the table: range 1, power 1 and 1
+            page.locator("#dice-form button[type=submit]").click()
+            expect(page.locator("#dice-waiting")).to_contain_text("D6: 1, 1, 1")
             page.locator('#reach-targets tr[data-target="clone-3"] button.fire').click()
             expect(page.locator("#feed li.ruling").first).to_contain_text("fires personal weapon", timeout=10_000)
+            expect(page.locator("#feed li.ruling").first).to_contain_text("rolled 1 → 3")
+            expect(page.locator("#dice-waiting")).to_have_text("")
             expect(page.locator("#measure-text")).to_contain_text("steps counted 3")
     finally:
         server.stop()
         station.stop()
     records = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
     assert any(r["kind"] == "input" and r["type"] == "virtual_shot" and r["by"] == "dashboard" for r in records)
-    assert any(r["kind"] == "dice" and "/virtual/range/" in r["key"] for r in records)
+    assert any(r["kind"] == "dice" and "/virtual/range/" in r["key"] and r.get("physical") for r in records)
 
 
 def test_the_quick_rules_play_on_the_same_dashboard(tmp_path):

@@ -222,3 +222,42 @@ def test_a_bad_dice_expression_says_how_to_write_one(text):
     from station.dice import DiceExpression
     with pytest.raises(ValueError, match="e.g. D6, D6\\+2"):
         DiceExpression.parse(text)
+
+
+def test_dice_rolled_at_the_table_are_used_in_order_and_journaled_as_physical():
+    from station.dice import DiceBook
+    book = DiceBook(source=random.Random(1))
+    book.enter(6, [3, 5])
+    assert book.roll(6, "a") == 3 and book.roll(12, "b") in range(1, 13) and book.roll(6, "c") == 5
+    assert [r.physical for r in book.take_fresh()] == [True, False, True]
+    with pytest.raises(ValueError, match="1-6"):
+        book.enter(6, [7])
+    with pytest.raises(ValueError, match="no D8"):
+        book.enter(8, [3])
+
+
+def test_physical_dice_through_the_api_decide_a_virtual_shot(tmp_path, armies):
+    from station.game import fold
+    from station.journal import read_records
+    from station.runtime import Station
+    from station.web.app import create_app
+    station = Station(tmp_path / "g.jsonl", "bronepekhota", armies, {"shooting": "virtual"}, seed=1).start()
+    try:
+        client = create_app(station, "tok").test_client()
+        assert client.post("/api/dice", json={"sides": 6, "values": [2]}).status_code == 401
+        bad = client.post("/api/dice", json={"sides": 6, "values": [9]}, headers={"X-Referee-Token": "tok"})
+        assert bad.status_code == 400 and "1-6" in bad.get_json()["error"]
+        station.game.operator_input("begin_round")
+        station.game.operator_input("set_order", {"order": ["blue", "red"]})
+        station.game.observe_table({"units": [{"element": e, "x_mm": x, "y_mm": 300, "facing_deg": f, "status": "up",
+                                               "confidence": 1.0} for e, x, f in (("cyber-2", 300, 0), ("clone-3", 450, 180))]})
+        ok = client.post("/api/dice", json={"sides": 6, "values": [1, 6, 6]}, headers={"X-Referee-Token": "tok"})
+        assert ok.get_json()["waiting"] == {"6": [1, 6, 6]}
+        ruling = station.game.operator_input("virtual_shot", {"shooter": "cyber-2", "target": "clone-3"})[-1]
+        assert ruling.details["range_rolls"] == [1] and ruling.details["attack"]["power_rolls"] == [6, 6]
+        records = read_records(station.journal.path)
+        assert [r["value"] for r in records if r["kind"] == "dice" and r.get("physical")] == [1, 6, 6]
+        assert any(r["kind"] == "dice_entry" and r["values"] == [1, 6, 6] for r in records)
+        assert fold(records).state_json() == station.game.state_json()  # the replay takes the same values
+    finally:
+        station.stop()

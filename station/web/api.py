@@ -169,6 +169,21 @@ def operator_input() -> Response:
     return jsonify({"rulings": [r.as_dict() for r in rulings]})
 
 
+@api.post("/dice")
+@referee_only
+def enter_dice() -> Response:
+    """Physical dice: {"sides": 6, "values": [3, 5]} are used, in order, for the next D6 rolls."""
+    body = _json_body()
+    return jsonify({"waiting": _station().game.enter_dice(body.get("sides"), body.get("values"), by="dashboard")})
+
+
+@api.delete("/dice")
+@referee_only
+def clear_dice() -> Response:
+    _station().game.clear_dice(by="dashboard")
+    return jsonify({"waiting": {}})
+
+
 @api.post("/rulings/<ruling_id>/confirm")
 @referee_only
 def confirm(ruling_id: str) -> Response:
@@ -238,6 +253,7 @@ def stream() -> Response:
                 rulings = [r for m in messages for r in m["rulings"]]
                 yield _sse("update", {"version": messages[-1]["version"], "rulings": rulings,
                                       "state": station.game.state_view(), "health": station.health(),
+                                      "dice_waiting": station.game.dice_waiting(),
                                       "records": station.game.record_count(), "table": station.game.table(),
                                       "terrain_seq": station.game.terrain()["seq"]},
                            messages[-1]["version"])

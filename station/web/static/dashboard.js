@@ -163,6 +163,13 @@ function render() {
       .filter((e) => e.durability_max && e.status !== "destroyed").map((e) => [e.id, e.name]));
   }
   $("records").textContent = model.records;
+  renderDice();
+}
+
+// Dice rolled at the table, waiting to be used (in order) for the next rolls of that die.
+function renderDice() {
+  const waiting = Object.entries(model.diceWaiting || {}).map(([sides, values]) => `D${sides}: ${values.join(", ")}`);
+  $("dice-waiting").textContent = waiting.length ? `waiting: ${waiting.join("; ")}` : "";
 }
 
 function renderHealth(health) {
@@ -185,7 +192,8 @@ function connect() {
   const source = new EventSource("/api/stream");
   source.addEventListener("snapshot", (event) => {
     const data = JSON.parse(event.data);
-    Object.assign(model, { state: data.state, rulings: data.rulings, verdicts: data.override_verdicts, records: data.records, table: data.table });
+    Object.assign(model, { state: data.state, rulings: data.rulings, verdicts: data.override_verdicts, records: data.records,
+      table: data.table, diceWaiting: data.dice_waiting });
     followTerrain(data.terrain_seq);
     renderHealth(data.health);
     render();
@@ -197,6 +205,7 @@ function connect() {
     model.rulings.push(...data.rulings);
     model.records = data.records;
     model.table = data.table;
+    model.diceWaiting = data.dice_waiting;
     followTerrain(data.terrain_seq);
     renderHealth(data.health);
     render();
@@ -228,6 +237,20 @@ document.addEventListener("DOMContentLoaded", () => {
     clearInterval(stillTimer);
     const refresh = () => { still.src = `/api/camera.jpg?t=${Date.now()}`; };
     if (event.target.checked) { refresh(); stillTimer = setInterval(refresh, 5000); }
+  });
+  $("dice-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const values = $("dice-values").value.trim().split(/[\s,]+/).filter(Boolean).map(Number);
+    try {
+      showError(null);
+      const result = await call("/api/dice", { sides: Number($("dice-sides").value), values });
+      model.diceWaiting = result.waiting;
+      $("dice-values").value = "";
+      renderDice();
+    } catch (error) { showError(error); }
+  });
+  $("dice-clear").addEventListener("click", async () => {
+    try { model.diceWaiting = (await call("/api/dice", {}, "DELETE")).waiting; renderDice(); } catch (error) { showError(error); }
   });
   setUpMap();
   connect();
