@@ -18,9 +18,10 @@ import numpy as np
 
 from ..rules.fields import Fields, load_json_file
 from .measurement import Placed
-from .sightlines import Footprints, sightlines
+from .sightlines import SOLID, Footprints, sightlines
 
 FORMAT = "station-terrain/1"
+SOLID_TYPES = SOLID  # what blocks a line of sight, and what a model can stand on
 TYPES = ("woods", "building", "hill", "water", "obstacle")
 MAX_PIECES = 200  # a crowded table has 30
 MAX_POINTS = 64  # per outline: enough for a drawn wood, and keeps sight tests fast

@@ -14,14 +14,14 @@ from ..base import Event, Input, Override, Ruling
 from ..table_snapshot import read_snapshot
 from . import melee, repair, rounds, shooting, virtual
 from .army import check_armies, load_army, marker_specs, model_specs
-from .moving import movement_rulings, movement_view
+from .moving import announce_jump, movement_rulings, movement_view
 from .reach import reach
 from .tables import cover
 from ...measure.terrain import parse_terrain
 from .state import GameState, Options, build_setup
 
 INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "capture", "virtual_shot",
-               "close_combat", "confirm", "override")
+               "close_combat", "jump", "confirm", "override")
 
 
 class Bronepekhota:
@@ -146,6 +146,8 @@ class Bronepekhota:
             return virtual.virtual_shot(state, seq, args, self.roller)
         if body.type == "close_combat":
             return melee.close_combat(state, seq, args, self.roller)
+        if body.type == "jump":
+            return announce_jump(state, seq, args)
         if body.type == "snapshot":
             return self._snapshot(state, args).evolve(table_seq=seq), []
         if body.type == "terrain":

@@ -20,6 +20,7 @@ from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling
 from . import contact
 from .damage import take_damage
+from .moving import AIMED_MARK
 from .panic import PANIC_MARK
 from .roster import name
 from .shooting import _check_players_out, _whose_turn
@@ -90,6 +91,8 @@ def _problem(state: GameState, attacker: Element | None, defender: Element | Non
             return f"{name(state, model.id)} is a flyer, and flyers never fight in close combat", "§3.2 §4.2"
     if PANIC_MARK in attacker.fired:
         return f"{name(state, attacker.id)} is fleeing in panic until the next round", "§11.2"
+    if AIMED_MARK in attacker.fired:
+        return f"{name(state, attacker.id)} took aimed fire this round and may not fight", "§11.1"
     if MELEE_MARK in attacker.fired:
         return f"{name(state, attacker.id)} has already fought this activation", "§3.2"
     me, them = contact.placed(state, attacker.id), contact.placed(state, defender.id)

@@ -11,12 +11,13 @@ The speed is from the Armlist or the durability sector (§2.2).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
 
 from ...measure.movement import movement, terrain_crossed
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling
+from .roster import name
 from .state import GameState
 
 STEP_MM = BRONEPEKHOTA.unit.mm  # §4.1: 1 SP moves 1 step (5 cm) on flat ground
@@ -34,18 +35,85 @@ class Priced:
     problems: tuple[str, ...]  # what the rules forbid or the referee must judge
 
 
-def allowance_mm(state: GameState, element_id: str) -> float:
-    return state.speed_of(state.elements[element_id]) * STEP_MM
+def moves_sp(state: GameState, element_id: str) -> int:
+    """The SP a model may spend moving this activation: its speed, twice for a flyer, which moves
+    twice (§3.2, §4.2)."""
+    speed = state.speed_of(state.elements[element_id])
+    return speed * 2 if state.setup.locomotion.get(element_id) == "flying" else speed
+
+
+def jump_range(state: GameState, element_id: str) -> int | None:
+    """§9.4: ПрN (or PrN) in the Св column: a jump pack of N steps."""
+    for prop in state.setup.properties.get(element_id, ()):
+        if prop[:2] in ("Пр", "Pr") and prop[2:].isdigit():
+            return int(prop[2:])
+    return None
+
+
+def ground_height(state: GameState, at: tuple[float, float]) -> float:
+    """The top of the solid terrain under a point (a building's roof, a hill), or the table: 0."""
+    from ...measure.terrain import SOLID_TYPES
+    tops = [p.height_mm for p in state.terrain if p.type in SOLID_TYPES and p.contains(at)]
+    return max(tops, default=0.0)
 
 
 def priced_movement(state: GameState, element_id: str) -> Priced:
     element = state.elements[element_id]
     path = state.paths.get(element_id, ())
     moved = movement(path)
+    if JUMP_MARK in element.fired:
+        return _jump(state, element_id, path, moved)
     crossed = terrain_crossed(path, state.terrain)
     if element.kind == "vehicle":
         return _vehicle(moved, crossed, state.setup.locomotion.get(element_id, "tracked"))
-    return _infantry(moved, crossed)
+    priced = _infantry(moved, crossed)
+    if AIMED_MARK in element.fired and moved.path_mm > 0:
+        priced = replace(priced, problems=priced.problems + ("he took aimed fire, so he may not move this round (§11.1)",))
+    return priced
+
+
+def announce_jump(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
+    """§9.4: before he moves, the player says the soldier jumps: once a round, instead of walking."""
+    element = state.elements.get(str(args.get("element")))
+    problem = None
+    if element is None or element.kind != "infantry" or element.destroyed or element.aboard:
+        problem = "give an infantryman on the table"
+    elif jump_range(state, element.id) is None:
+        problem = f"{name(state, element.id)} has no jump pack (ПрN in Св)"
+    elif state.active_unit is None or element.unit != state.active_unit:
+        problem = f"{name(state, element.id)}'s squad is not acting"
+    elif JUMP_MARK in element.fired:
+        problem = "one jump a round"
+    elif len(state.paths.get(element.id, ())) > 1:
+        problem = "he has already moved; a jump replaces the move and is announced before it"
+    if problem:
+        return state, [Ruling(f"{seq}:jump", seq, "warning", f"Jump refused: {problem}.", "§9.4", needs_referee=True)]
+    state = state.with_element(replace(element, fired=element.fired | {JUMP_MARK}))
+    return state, [Ruling(f"{seq}:jump", seq, "status", f"{name(state, element.id)} will jump, up to "
+                          f"{jump_range(state, element.id)} steps of length and height together (§9.4, Table 8).",
+                          "§9.4", element=element.id)]
+
+
+JUMP_MARK = "jump"  # in Element.fired: he announced a jump this round (§9.4)
+AIMED_MARK = "aimed"  # ... he took aimed fire this round (§11.1)
+STRAIGHT = 0.97  # a jump flies straight: the camera's path may be this much longer than the line
+
+
+def _jump(state: GameState, element_id: str, path, moved) -> Priced:
+    """§9.4, Table 8: the jump replaces the move; straight; length + height gained <= N steps,
+    both from the take-off point (downward: the length only, digest §Z.16)."""
+    limit = jump_range(state, element_id) or 0
+    if len(path) < 2:
+        return Priced(0.0, ("announced a jump, has not jumped",), ())
+    length = moved.straight_mm / STEP_MM
+    rise = max(0.0, ground_height(state, path[-1][:2]) - ground_height(state, path[0][:2])) / STEP_MM
+    parts = (f"jumped {length:.1f} steps" + (f" and {rise:.1f} up" if rise else ""),)
+    problems = []
+    if length + rise > limit + TOLERANCE_SP:
+        problems.append(f"a jump of {length:.1f} + {rise:.1f} steps is beyond his Пр{limit} (Table 8)")
+    if moved.path_mm > 0 and moved.straight_mm / moved.path_mm < STRAIGHT:
+        problems.append("a jump goes in a straight line, with no turn in flight (§9.4)")
+    return Priced(0.0, parts, tuple(problems))
 
 
 def _infantry(moved, crossed) -> Priced:
@@ -95,7 +163,7 @@ def movement_view(state: GameState) -> dict[str, Any]:
     view = {}
     for element, path in sorted(state.paths.items()):
         priced = priced_movement(state, element)
-        speed = state.speed_of(state.elements[element])
+        speed = moves_sp(state, element)
         view[element] = {"moved_steps": round(movement(path).path_mm / STEP_MM, 2), "spent_sp": round(priced.sp, 2),
                          "allowed_sp": speed, "charged": list(priced.parts),
                          "problems": list(priced.problems), "turned_deg": round(movement(path).turned_deg),
@@ -110,7 +178,7 @@ def movement_rulings(state: GameState, seq: int) -> list[Ruling]:
     rulings = []
     for element, path in sorted(state.paths.items()):
         priced = priced_movement(state, element)
-        speed = state.speed_of(state.elements[element])
+        speed = moves_sp(state, element)
         over = priced.sp > speed + TOLERANCE_SP
         if not over and not priced.problems:
             continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...dice import DiceExpression
-from .moving import STEP_MM, priced_movement
+from .moving import STEP_MM, moves_sp, priced_movement
 from .state import GameState
 
 FIELD_OF_VIEW = {"label": "field of view (§7.3)", "centre_deg": 0.0, "half_width_deg": 90.0}
@@ -19,7 +19,7 @@ REAR = {"label": "rear: a surprise attack (§8)", "centre_deg": 180.0, "half_wid
 def reach(state: GameState, element_id: str) -> dict[str, Any]:
     element = state.elements[element_id]
     rings = []
-    speed = state.speed_of(element)
+    speed = moves_sp(state, element_id)
     if speed > 0:
         acting = state.active_unit is not None and element.unit == state.active_unit
         left = max(speed - priced_movement(state, element_id).sp, 0.0) if acting else float(speed)

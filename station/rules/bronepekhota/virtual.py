@@ -25,6 +25,8 @@ from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling
 from . import contact
 from .damage import take_damage
+from .melee import MELEE_MARK
+from .moving import AIMED_MARK, JUMP_MARK
 from .panic import PANIC_MARK
 from .roster import name
 from .shooting import _check_players_out, _whose_turn
@@ -61,7 +63,7 @@ def virtual_shot(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
         return state, rulings + [Ruling(rid, seq, "shot", f"{name(state, shooter.id)}'s virtual shot at "
                                         f"{name(state, target.id)}: voided by the referee.", "§7.4",
                                         needs_referee=True, element=shooter.id, overridden="void")]
-    state = _spend(state, shooter, weapon, grenade)
+    state = _spend(state, shooter, weapon, grenade, aimed)
     key = f"{override[0] if override else seq}/virtual"
     if grenade:
         state, shot = _grenade(state, seq, shooter, target, roller, key)
@@ -94,6 +96,9 @@ def _declared(state: GameState, args: Mapping[str, Any]) -> tuple[Element, Eleme
                       f"say which weapon {name(state, shooter.id)} fires (its weapons: {have})", "§7.1")
     if aimed and (shooter.kind != "infantry" or not state.options.aimed_fire):
         raise Refused("only infantry aim, with their own weapon, when the aimed-fire rule is on", "§11.1")
+    if aimed and (len(state.paths.get(shooter.id, ())) > 1 or MELEE_MARK in shooter.fired or JUMP_MARK in shooter.fired):
+        raise Refused(f"{name(state, shooter.id)} has moved or fought this round; aimed fire is for one who only shoots",
+                      "§11.1")
     return shooter, target, weapon, aimed, False
 
 
@@ -140,7 +145,7 @@ def _check_can_fire(state: GameState, shooter: Element, weapon: Weapon, grenade:
                       "no shooting in close combat", "§7.3")
 
 
-def _spend(state: GameState, shooter: Element, weapon: Weapon, grenade: bool) -> GameState:
+def _spend(state: GameState, shooter: Element, weapon: Weapon, grenade: bool, aimed: bool) -> GameState:
     """§7.6 the weapon has fired this round (and a gun's crewman has used his shot on it, §7.5);
     §7.7 the slider moves down before the shot."""
     ammo = shooter.ammo
@@ -149,7 +154,8 @@ def _spend(state: GameState, shooter: Element, weapon: Weapon, grenade: bool) ->
     if shooter.kind == "gun":
         crewman = state.elements[contact.crew_touching(state, shooter)[0]]
         state = state.with_element(replace(crewman, fired=crewman.fired | {f"virtual:gun:{shooter.id}"}))
-    return state.with_element(replace(shooter, ammo=ammo, fired=shooter.fired | {f"virtual:{weapon.id}"}))
+    marks = {f"virtual:{weapon.id}"} | ({AIMED_MARK} if aimed else set())
+    return state.with_element(replace(shooter, ammo=ammo, fired=shooter.fired | marks))
 
 
 @dataclass(frozen=True)
