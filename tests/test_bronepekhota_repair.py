@@ -97,3 +97,11 @@ def test_9_1_rank_and_9_2_guns_with_their_crew_touching(table):
     table.send(_seen(("clone-4", 1000.0, 800.0, 0.0)))  # the crew walks off
     ruling = _ruling(table, "capture", element="mortar", by="cyber-2")
     assert ruling.section == "§9.2" and table.el("mortar").player == "blue" and "may fire it at once" in ruling.text
+
+
+def test_z15_a_side_may_reboard_its_own_pilotless_vehicle(table):
+    table.begin_round()
+    table.state = table.state.with_element(replace(table.el("gryphon"), pilot=None))
+    ruling = _ruling(table, "capture", element="gryphon", by="cyber-2")
+    assert "boards his side's Gryphon" in ruling.text and table.el("gryphon").pilot == "cyber-2"
+    assert table.el("gryphon").player == "blue"

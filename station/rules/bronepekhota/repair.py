@@ -106,12 +106,13 @@ def capture(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSt
         return state, [Ruling(f"{seq}:capture", seq, "warning", f"Capture refused: {problem}.", section,
                               needs_referee=True, element=machine.id if machine else None)]
     player = soldier.player
-    if machine.kind == "vehicle":  # §9.1: he becomes its pilot; it fights for him from the next round
+    if machine.kind == "vehicle":  # §9.1: he becomes its pilot; it fights for his side from the next round
         state = state.with_element(replace(soldier, aboard=machine.id))
         state = state.with_element(replace(state.elements[machine.id], player=player, pilot=soldier.id))
         old = state.units[machine.unit]
         state = state.with_unit(Unit(old.id, player, old.kind, old.members, acted=True))
-        text = (f"{name(state, soldier.id)} captures {name(state, machine.id)} and becomes its pilot; it fights for "
+        verb = "boards his side's" if machine.player == player else "captures"  # §Z.15: the owner may re-board
+        text = (f"{name(state, soldier.id)} {verb} {name(state, machine.id)} and becomes its pilot; it fights for "
                 f"{player} from the next round (§9.1).")
     else:  # §9.2
         state = state.with_element(replace(machine, player=player))
@@ -127,8 +128,8 @@ def _capture_problem(state: GameState, soldier: Element | None, machine: Element
         return "give an infantryman on the table to capture with", "§9.1 §9.2"
     if machine is None or machine.kind == "infantry" or machine.destroyed:
         return "give a vehicle or gun to capture", "§9.1 §9.2"
-    if machine.player == soldier.player:
-        return f"{name(state, machine.id)} is already {soldier.player}'s", "§9"
+    if machine.player == soldier.player and machine.kind == "gun":
+        return f"{name(state, machine.id)} is already {soldier.player}'s", "§9.2"
     if machine.kind == "vehicle":
         if machine.pilot is not None:
             return f"{name(state, machine.id)} has a pilot", "§9.1"
