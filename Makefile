@@ -65,3 +65,5 @@ sessions: $(VENV)/.installed-runtime
 	  --session tests/data/sessions/faults-session.json --journal tests/data/sessions/faults.jsonl
 	STATION_CONFIG=$$(mktemp -d)/config.json $(BIN)/station demo --port 0 --speed 5 --seed 7 --exit-when-done \
 	  --session station/data/quick/session.json --journal tests/data/sessions/quick.jsonl
+	STATION_CONFIG=$$(mktemp -d)/config.json $(BIN)/station demo --port 0 --speed 10 --seed 11 --exit-when-done \
+	  --session tests/data/sessions/virtual-session.json --journal tests/data/sessions/virtual.jsonl

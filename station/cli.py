@@ -193,7 +193,8 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config)
     click.echo(f"Demo: {session.title} ({session.duration / speed:.0f} s at {speed}x), journal {path}")
     server = _serve(station, host, port, config)
     player = SessionPlayer(session, hub, lambda t, a: station.game.operator_input(t, a, by="demo script"), speed,
-                           on_table=station.game.observe_table)
+                           on_table=station.game.observe_table,
+                           on_dice=lambda sides, values: station.game.enter_dice(sides, values, by="demo script"))
     player.start()
     _wait_for_interrupt(_announce_end(player, "Demo session finished." + (
         "" if exit_when_done else " The dashboard stays up (Ctrl-C to quit)."), exit_when_done, lambda: _drain(hub)))

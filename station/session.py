@@ -18,7 +18,7 @@ from .rules.fields import Fields, load_json_file
 log = logging.getLogger(__name__)
 
 FORMAT = "station-session/1"
-STEP_KINDS = ("input", "shot", "tilt", "impact", "dry", "fault", "disconnect", "table")
+STEP_KINDS = ("input", "shot", "tilt", "impact", "dry", "fault", "disconnect", "table", "dice")
 TABLE_STATUSES = ("up", "hidden", "fallen")
 
 
@@ -59,6 +59,12 @@ def _step(f: Fields) -> Step:
     body = f.child(kind)
     if kind == "table":
         return Step(float(at), kind, _table(body))
+    if kind == "dice":  # dice rolled at the table, entered for the next rolls
+        body.reject_unknown(["sides", "values"])
+        return Step(float(at), kind, {"sides": body.get("sides", int, check=lambda v: None if v in (6, 12, 20)
+                                                        else "must be 6, 12 or 20"),
+                                      "values": body.get("values", list, check=lambda v: None if v and all(
+                                          isinstance(x, int) and not isinstance(x, bool) for x in v) else "must list whole numbers")})
     if kind == "fault":
         body.reject_unknown(["kind", "count"])
         return Step(float(at), kind, {"fault": body.choice("kind", FAULTS), "count": body.integer("count", 1, 100, 1)})
@@ -115,11 +121,13 @@ class SessionPlayer:
 
     def __init__(self, session: Session, hub: SimulatedHub,
                  on_input: Callable[[str, Mapping[str, Any]], Any] | None, speed: float = 1.0,
-                 on_table: Callable[[Mapping[str, Any]], Any] | None = None) -> None:
+                 on_table: Callable[[Mapping[str, Any]], Any] | None = None,
+                 on_dice: Callable[[int, list[int]], Any] | None = None) -> None:
         if speed <= 0:
             raise ValueError("speed must be positive")
         self.session, self.hub, self.on_input, self.speed = session, hub, on_input, speed
         self.on_table = on_table
+        self.on_dice = on_dice
         self.done = threading.Event()
         self.played = 0
         self._stop = threading.Event()
@@ -173,3 +181,5 @@ class SessionPlayer:
             self.hub.disconnect(a["seconds"] / self.speed)
         elif step.kind == "table" and self.on_table is not None:
             self.on_table(a)
+        elif step.kind == "dice" and self.on_dice is not None:
+            self.on_dice(a["sides"], list(a["values"]))

@@ -209,3 +209,17 @@ def test_models_the_camera_has_not_placed_are_measured_by_hand(virtual):
     ruling = _fire(virtual, 1, 6, 6, shooter="cyber-2", target="clone-3", distance=3, hidden=0.3)
     assert ruling.details["by_hand"] and ruling.details["distance_steps"] == 3 and ruling.details["hit"]
     assert ruling.details["cover"]["armour"] == 1 and "measured by hand" in ruling.text
+
+
+def test_a_recorded_virtual_game_replays_to_blues_victory():
+    """tests/data/sessions/virtual.jsonl (make sessions): a whole §7 game with every die entered
+    from the table, from the initiative to the last pilot; its replay ends where the game did."""
+    import json
+    from pathlib import Path
+    from station.game import fold
+    from station.journal import read_records
+    records = read_records(Path(__file__).parent / "data" / "sessions" / "virtual.jsonl")
+    state = json.loads(fold(records).state_json())
+    assert state["winner"] == "blue" and state["out"] == ["red"]
+    dice = [r for r in records if r["kind"] == "dice"]
+    assert dice and all(r.get("physical") for r in dice)  # every roll came from the table
