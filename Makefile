@@ -66,4 +66,4 @@ sessions: $(VENV)/.installed-runtime
 	STATION_CONFIG=$$(mktemp -d)/config.json $(BIN)/station demo --port 0 --speed 5 --seed 7 --exit-when-done \
 	  --session station/data/quick/session.json --journal tests/data/sessions/quick.jsonl
 	STATION_CONFIG=$$(mktemp -d)/config.json $(BIN)/station demo --port 0 --speed 10 --seed 11 --exit-when-done \
-	  --session tests/data/sessions/virtual-session.json --journal tests/data/sessions/virtual.jsonl
+	  --session station/data/demo/virtual-session.json --journal tests/data/sessions/virtual.jsonl

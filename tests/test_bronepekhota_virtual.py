@@ -223,3 +223,17 @@ def test_a_recorded_virtual_game_replays_to_blues_victory():
     assert state["winner"] == "blue" and state["out"] == ["red"]
     dice = [r for r in records if r["kind"] == "dice"]
     assert dice and all(r.get("physical") for r in dice)  # every roll came from the table
+
+
+def test_3_2_the_actions_left_shrink_as_they_are_used(virtual):
+    _blue_turn(virtual)
+    virtual.send(_seen(("gryphon", 300.0, 300.0, 0.0), ("salamander", 700.0, 300.0, 180.0)))
+    virtual.send(Input("activate", {"unit": "gryphon"}))
+
+    def left():
+        view = virtual.rules.state_dict(virtual.state)
+        return next(e for u in view["units"] for e in u["elements"] if e["id"] == "gryphon")["actions_left"]
+    rate = virtual.state.setup.rate_of_fire["gryphon"]
+    assert left() == [f"shoot ×{rate}", "close combat"]
+    _fire(virtual, 1, shooter="gryphon", target="salamander")
+    assert left() == ([f"shoot ×{rate - 1}"] if rate > 1 else []) + ["close combat"]

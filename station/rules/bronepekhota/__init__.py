@@ -14,7 +14,7 @@ from ..base import Event, Input, Override, Ruling
 from ..table_snapshot import read_snapshot
 from . import melee, repair, rounds, shooting, virtual
 from .army import check_armies, load_army, marker_specs, model_specs
-from .moving import announce_jump, movement_rulings, movement_view
+from .moving import announce_jump, jump_range, movement_rulings, movement_view
 from .reach import reach
 from .tables import cover
 from ...measure.terrain import parse_terrain
@@ -187,6 +187,28 @@ class Bronepekhota:
         return "\n".join(lines)
 
 
+def actions_left(state: GameState, e) -> list[str]:
+    """§3.2: what the model may still do in this activation: shots (by rate of fire), a close
+    combat (never for flyers), a jump or a repair; moving is shown against its SP instead."""
+    if e.destroyed or e.aboard or e.kind == "gun" and state.options.shooting == "real":
+        return []
+    left = []
+    if e.kind == "infantry":
+        if state.options.shooting == "virtual" and not any(f.startswith("virtual:") for f in e.fired):
+            left.append("shoot")
+    else:
+        used = len([f for f in e.fired if f.startswith("virtual:") or "/" in f])
+        shots = state.setup.rate_of_fire.get(e.id, 0) - used
+        if shots > 0:
+            left.append(f"shoot ×{shots}")
+    flyer = state.setup.locomotion.get(e.id) == "flying"
+    if e.kind != "gun" and not flyer and "melee" not in e.fired:
+        left.append("close combat")
+    if jump_range(state, e.id) and "jump" not in e.fired:
+        left.append("jump")
+    return left
+
+
 def state_view(state: GameState) -> dict[str, Any]:
     """The dashboard's and API's view: units with their elements, round, turn, options."""
     def element_view(e_id: str) -> dict[str, Any]:
@@ -199,7 +221,8 @@ def state_view(state: GameState) -> dict[str, Any]:
                 "ammo_max": state.setup.ammo_max.get(e_id), "pilot": e.pilot, "aboard": e.aboard,
                 "needs_repair": e.needs_repair, "fired": sorted(e.fired),
                 "weapons": [{"id": w.id, "name": w.name, "range": w.range, "power": w.power}
-                            for w in state.setup.weapons.get(e_id, ())]}
+                            for w in state.setup.weapons.get(e_id, ())],
+                "actions_left": actions_left(state, e)}
 
     units = []
     for unit in state.units.values():

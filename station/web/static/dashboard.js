@@ -102,6 +102,11 @@ function unitCard(unit) {
         title: [...(moved.charged || []), ...(moved.problems || [])].join("\n") }, `${e.name}: ${moved.text}`));
     }
   }
+  if (state.active_unit === unit.id) {  // §3.2: what each model may still do in this activation
+    for (const e of unit.elements.filter((x) => (x.actions_left || []).length)) {
+      card.append(el("div", { class: "row actions", "data-actions": e.id }, `${e.name} may still: ${e.actions_left.join(", ")}`));
+    }
+  }
   const people = unit.elements.filter((e) => e.kind === "infantry");
   if (people.length) {
     card.append(el("ul", { class: "members" }, ...people.map((e) =>
