@@ -334,3 +334,29 @@ def test_a_shot_within_the_uncertainty_of_touching_goes_to_the_referee(table, ga
     if doubt:
         assert doubt[0].needs_referee and "Too close to call" in doubt[0].text
         assert doubt[0].details["measured"]["mm"] == pytest.approx(gap_mm, abs=0.01)
+
+
+def test_4_1_a_soldier_moving_a_mobile_gun_pays_two_sp_a_step(armies):
+    """Table 1: a step with a mobile gun costs 2 SP; Рис. 20: half speed with a gun."""
+    armies[0]["units"][3]["mobility"] = "mobile"
+    table = Table(armies)
+    table.begin_round()
+    table.send(_seen(("twin-cannon", 500.0, 500.0, 90.0), ("cyber-2", 500.0, 500.0 - 25.0 - 12.5 - 1.0, 90.0)))
+    table.send(Input("activate", {"unit": "cyber"}))
+    table.send(_seen(("twin-cannon", 500.0, 600.0, 90.0), ("cyber-2", 500.0, 600.0 - 25.0 - 12.5 - 1.0, 90.0)))
+    view = table.rules.state_dict(table.state)["moved"]
+    assert view["cyber-2"]["spent_sp"] == pytest.approx(4.0, abs=0.01)  # 2 steps walked + 2 for the gun
+    assert "moved a gun 2.0 steps" in view["cyber-2"]["charged"][1]
+    assert view["twin-cannon"]["text"] == "moved 2.0 steps by Cyber-infantry 2" and not view["twin-cannon"]["over"]
+
+
+def test_4_1_a_gun_moved_with_nobody_touching_it_or_a_stationary_gun_goes_to_the_referee(armies):
+    armies[0]["units"][3]["mobility"] = "stationary"
+    table = Table(armies)
+    table.begin_round()
+    table.send(_seen(("twin-cannon", 500.0, 500.0, 90.0)))
+    table.send(Input("activate", {"unit": "cyber"}))
+    table.send(_seen(("twin-cannon", 500.0, 560.0, 90.0)))
+    rulings = table.send(Input("end_activation"))
+    moved = next(r for r in rulings if r.id.endswith(":moved:twin-cannon"))
+    assert "stationary gun" in moved.text and "no crewman" in moved.text and moved.needs_referee

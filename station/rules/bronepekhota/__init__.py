@@ -103,7 +103,11 @@ class Bronepekhota:
     def _snapshot(state: GameState, args: Mapping[str, Any]) -> GameState:
         """Where the camera saw the bases standing, and how surely; the acting unit's models also
         extend their path for this activation (§4)."""
-        moving = state.units[state.active_unit].members if state.active_unit is not None else ()
+        moving: tuple[str, ...] = ()
+        if state.active_unit is not None:  # the acting unit, and its side's guns, which its soldiers may move (§4.1)
+            unit = state.units[state.active_unit]
+            moving = unit.members + tuple(e.id for e in state.elements.values()
+                                          if e.kind == "gun" and e.player == unit.player and not e.destroyed)
         seen = read_snapshot(args, state.elements, state.positions, state.sigmas, state.paths, moving, state.table_mm)
         if seen is None:
             return state

@@ -17,6 +17,7 @@ from typing import Any, Mapping
 from ...measure.movement import movement, terrain_crossed
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling
+from . import contact
 from .roster import name
 from .state import GameState
 
@@ -63,13 +64,53 @@ def priced_movement(state: GameState, element_id: str) -> Priced:
     moved = movement(path)
     if JUMP_MARK in element.fired:
         return _jump(state, element_id, path, moved)
+    if element.kind == "gun":
+        return _gun(state, element, moved)
     crossed = terrain_crossed(path, state.terrain)
     if element.kind == "vehicle":
         return _vehicle(moved, crossed, state.setup.locomotion.get(element_id, "tracked"))
     priced = _infantry(moved, crossed)
+    with_gun = _gun_movers(state).get(element_id, 0.0) / STEP_MM
+    if with_gun:  # Table 1: a step with a mobile gun costs 2 SP, one more than walking it
+        priced = replace(priced, sp=priced.sp + with_gun, parts=priced.parts + (f"moved a gun {with_gun:.1f} steps: "
+                                                                               f"+{with_gun:.1f} SP (Table 1)",))
     if AIMED_MARK in element.fired and moved.path_mm > 0:
         priced = replace(priced, problems=priced.problems + ("he took aimed fire, so he may not move this round (§11.1)",))
     return priced
+
+
+def _gun_crew(state: GameState, gun) -> list[str]:
+    return [m for m in contact.crew_touching_any(state, gun) if state.elements[m].player == gun.player]
+
+
+def _gun_movers(state: GameState) -> dict[str, float]:
+    """Who moved which gun how far this activation: the crewman touching it (§4.1)."""
+    movers: dict[str, float] = {}
+    for gun_id, path in state.paths.items():
+        gun = state.elements[gun_id]
+        moved = movement(path).path_mm
+        crew = _gun_crew(state, gun) if gun.kind == "gun" and moved >= 5.0 else []
+        if crew:
+            movers[crew[0]] = movers.get(crew[0], 0.0) + moved
+    return movers
+
+
+def _gun(state: GameState, gun, moved) -> Priced:
+    """§4.1, §2.4: a mobile gun moves with an infantryman touching it, and not while enemy infantry
+    touch it; a stationary gun does not move.  The crewman pays, not the gun."""
+    if moved.path_mm < 5.0:
+        return Priced(0.0, (), ())
+    problems = []
+    if state.setup.mobility.get(gun.id) == "stationary":
+        problems.append(f"{name(state, gun.id)} is a stationary gun and cannot be moved (§2.4)")
+    crew = _gun_crew(state, gun)
+    if not crew:
+        problems.append(f"{name(state, gun.id)} moved with no crewman of its side touching it (§4.1)")
+    enemies = [m for m in contact.crew_touching_any(state, gun) if state.elements[m].player != gun.player]
+    if enemies:
+        problems.append(f"enemy infantry ({', '.join(name(state, m) for m in enemies)}) touch it, so it cannot be moved (§4.1)")
+    by = f" by {name(state, crew[0])}" if crew else ""
+    return Priced(0.0, (f"moved {moved.path_mm / STEP_MM:.1f} steps{by}",), tuple(problems))
 
 
 def announce_jump(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
@@ -167,8 +208,10 @@ def movement_view(state: GameState) -> dict[str, Any]:
         view[element] = {"moved_steps": round(movement(path).path_mm / STEP_MM, 2), "spent_sp": round(priced.sp, 2),
                          "allowed_sp": speed, "charged": list(priced.parts),
                          "problems": list(priced.problems), "turned_deg": round(movement(path).turned_deg),
-                         "text": f"{round(priced.sp, 2)} of {speed} SP ({', '.join(priced.parts)})",
-                         "over": priced.sp > speed + TOLERANCE_SP or bool(priced.problems)}
+                         "text": (", ".join(priced.parts) or "not moved") if state.elements[element].kind == "gun"
+                         else f"{round(priced.sp, 2)} of {speed} SP ({', '.join(priced.parts)})",
+                         "over": (priced.sp > speed + TOLERANCE_SP and state.elements[element].kind != "gun")
+                         or bool(priced.problems)}
     return view
 
 
@@ -179,7 +222,7 @@ def movement_rulings(state: GameState, seq: int) -> list[Ruling]:
     for element, path in sorted(state.paths.items()):
         priced = priced_movement(state, element)
         speed = moves_sp(state, element)
-        over = priced.sp > speed + TOLERANCE_SP
+        over = priced.sp > speed + TOLERANCE_SP and state.elements[element].kind != "gun"
         if not over and not priced.problems:
             continue
         name = state.setup.names.get(element, element)

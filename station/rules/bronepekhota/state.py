@@ -104,6 +104,7 @@ class Setup:
     heights: Mapping[str, float] = field(default_factory=dict)  # element id -> model height, mm (line of sight)
     melee: Mapping[str, int] = field(default_factory=dict)  # element id -> ББ: an infantryman's, or a vehicle's melee weapons summed (§8.1)
     properties: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # Св: Rm, ПрN; a vehicle's repair_platform
+    mobility: Mapping[str, str] = field(default_factory=dict)  # gun id -> mobile | stationary (§2.4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +255,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
     heights: dict[str, float] = {}
     melee: dict[str, int] = {}
     properties: dict[str, tuple[str, ...]] = {}
+    mobility: dict[str, str] = {}
     elements: dict[str, Element] = {}
     units: dict[str, Unit] = {}
     for army in armies:
@@ -282,6 +284,8 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
             heights[u["id"]] = model_height(u, u["type"])
             melee[u["id"]] = sum(w["power"] for w in u.get("melee", ()))
             properties[u["id"]] = tuple(u.get("properties", ()))
+            if u["type"] == "gun":
+                mobility[u["id"]] = u["mobility"]
             if u.get("weapons"):
                 weapons[u["id"]] = tuple(Weapon.of(w) for w in u["weapons"])
             rof[u["id"]] = u["rate_of_fire"]
@@ -301,5 +305,5 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
                   MappingProxyType(launchers), MappingProxyType(scales), MappingProxyType(rof), MappingProxyType(ammo_max),
                   MappingProxyType(names), MappingProxyType(bases), MappingProxyType(locomotion),
                   MappingProxyType(weapons), MappingProxyType(heights), MappingProxyType(melee),
-                  MappingProxyType(properties))
+                  MappingProxyType(properties), MappingProxyType(mobility))
     return setup, elements, units
