@@ -85,7 +85,7 @@ def test_dashboard_shows_a_ruling_live_and_the_referee_confirms_it(demo):
         pending = page.locator("#pending li.ruling").first
         expect(pending).to_be_visible(timeout=30_000)
         ruling_id = pending.get_attribute("data-ruling")
-        pending.get_by_role("button", name="Confirm").click()
+        page.locator(f'#pending li.ruling[data-ruling="{ruling_id}"]').get_by_role("button", name="Confirm").click()  # by id: the list moves as rulings arrive
         expect(page.locator(f'#feed li.ruling[data-ruling="{ruling_id}"] .meta')).to_contain_text("confirmed")
         page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
     journal = [json.loads(line) for line in (tmp_path / "demo.jsonl").read_text().splitlines()]
