@@ -38,7 +38,7 @@ def record_event(record: Mapping[str, Any]) -> Event | None:
         if record.get("verdict") not in APPLIED_RX:
             return None
         try:
-            return Event(record["seq"], protocol.decode(record["line"]))
+            return Event(record["seq"], protocol.decode(record["line"]), record.get("mono"))
         except protocol.ProtocolError as exc:
             raise JournalError(f"record {record['seq']}: line marked valid does not decode ({exc})") from None
     if kind == "input":
@@ -48,6 +48,9 @@ def record_event(record: Mapping[str, Any]) -> Event | None:
     if kind == "snapshot":  # where the camera saw every base: geometry for the rules
         return Event(record["seq"], Input("snapshot", {"units": record.get("units", []), "table_mm": record.get("table_mm"),
                                                        "residual_mm": record.get("residual_mm")}))
+    if kind == "camera" and record.get("event") in ("ModelFell", "ModelUp"):  # what the camera saw a model do
+        return Event(record["seq"], Input("camera_posture", {"element": record["element"],
+                                                             "fallen": record["event"] == "ModelFell"}), record.get("mono"))
     if kind == "terrain":  # the table's terrain pieces, for line of sight, cover and movement
         return Event(record["seq"], Input("terrain", {"format": record["format"], "pieces": record["pieces"]}))
     return None

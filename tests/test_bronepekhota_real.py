@@ -360,3 +360,30 @@ def test_4_1_a_gun_moved_with_nobody_touching_it_or_a_stationary_gun_goes_to_the
     rulings = table.send(Input("end_activation"))
     moved = next(r for r in rulings if r.id.endswith(":moved:twin-cannon"))
     assert "stationary gun" in moved.text and "no crewman" in moved.text and moved.needs_referee
+
+
+def test_6_7_the_camera_judges_the_fall_of_a_model_without_a_tilt_node(armies):
+    """A model with no tilt node: the camera's ModelFell, placed on the hub's clock by the
+    pairing of hub events with the station's clock, is the evidence of a hit."""
+    from station.rules.base import Event
+    armies[1]["units"][0]["members"][2].pop("tilt_node")  # clone-3 has no tilt node
+    table = Table(armies)
+    table.begin_round()
+    seq = 100
+    table.state, _ = table.rules.apply(table.state, Event(seq, table.shot("L1", t=1000), mono=50.0))
+    table.state, rulings = table.rules.apply(table.state, Event(seq + 1, Input("camera_posture",
+                                                                                {"element": "clone-3", "fallen": True}), mono=50.6))
+    assert rulings and rulings[0].kind == "hit" and "Clone 3" in rulings[0].text and "fell" in rulings[0].text
+    assert table.el("clone-3").destroyed  # Table 4: an infantryman who fell is destroyed
+
+
+def test_6_7_a_camera_fall_long_after_any_shot_is_no_hit(armies):
+    from station.rules.base import Event
+    armies[1]["units"][0]["members"][2].pop("tilt_node")
+    table = Table(armies)
+    table.begin_round()
+    table.state, _ = table.rules.apply(table.state, Event(100, table.shot("L1", t=1000), mono=50.0))
+    table.state, rulings = table.rules.apply(table.state, Event(101, Input("camera_posture",
+                                                                           {"element": "clone-3", "fallen": True}), mono=80.0))
+    assert [r.kind for r in rulings] == ["status"] and "no shot in the hit window" in rulings[0].text
+    assert not table.el("clone-3").destroyed

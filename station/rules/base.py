@@ -36,6 +36,7 @@ class Event:
 
     seq: int
     body: Union[Message, Input]
+    mono: float | None = None  # the station's monotonic clock when it was journaled, seconds
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,7 +66,12 @@ class Bronepekhota:
     def apply(self, state: GameState, event: Event) -> tuple[GameState, list[Ruling]]:
         body, seq = event.body, event.seq
         if isinstance(body, Input):
+            if body.type == "camera_posture":
+                return self._camera_posture(state, seq, body.args, event.mono)
             return self._input(state, seq, body)
+        hub_t = body.up if isinstance(body, Heartbeat) else getattr(body, "t", None)
+        if hub_t is not None and event.mono is not None:  # pairs the hub's clock with the station's
+            state = state.evolve(clock=(hub_t, event.mono))
         if isinstance(body, Heartbeat):
             return shooting.advance_time(state, body.up, self.roller)
         if isinstance(body, Hello):
@@ -88,6 +93,28 @@ class Bronepekhota:
                            "no projectile left the launcher.", "§6")]
         else:
             more = []
+        return state, rulings + more
+
+    def _camera_posture(self, state: GameState, seq: int, args: Mapping[str, Any],
+                        mono: float | None) -> tuple[GameState, list[Ruling]]:
+        """What the camera saw a model do.  A model with a tilt node is judged by its node; the
+        camera only raises a question when they disagree.  A model without one is judged by the
+        camera, at the hub time its clock pairing gives (§6.7: a fall soon after a shot is a hit)."""
+        element = state.elements.get(str(args.get("element")))
+        if element is None or element.destroyed or element.aboard:
+            return state, []
+        fallen = bool(args.get("fallen"))
+        if element.id in state.setup.tilt_nodes.values():
+            if fallen and element.posture == "upright":
+                return state, [Ruling(f"{seq}:camera", seq, "warning", f"The camera sees {state.setup.names.get(element.id, element.id)} "
+                                      "lying, but its tilt node says upright: check the model and its node.",
+                                      "§6.7", needs_referee=True, element=element.id)]
+            return state, []
+        t = state.now
+        if state.clock is not None and mono is not None:
+            t = max(state.now, int(state.clock[0] + (mono - state.clock[1]) * 1000))
+        state, rulings = shooting.advance_time(state, t, self.roller)
+        state, more = shooting.posture_seen(state, seq, element.id, "fallen" if fallen else "upright", t, self.roller)
         return state, rulings + more
 
     def _hello(self, state: GameState, seq: int, hello: Hello) -> tuple[GameState, list[Ruling]]:

@@ -166,10 +166,17 @@ def on_tilt(state: GameState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Gam
     element_id = state.setup.tilt_nodes.get(tilt.node)
     if element_id is None:
         return state, [Ruling(f"{seq}:tilt", seq, "warning", f"TILT from unknown node {tilt.node}.", "§6.7")]
+    return posture_seen(state, seq, element_id, tilt.state, tilt.t, roller)
+
+
+def posture_seen(state: GameState, seq: int, element_id: str, posture: str, t: int,
+                 roller: Roller) -> tuple[GameState, list[Ruling]]:
+    """A model's posture changed at hub time ``t``, by its tilt node or, for a model without one,
+    by the camera: a fall soon after a shot is that shot's hit (§6.7)."""
     element = state.elements[element_id]
     if element.destroyed:
         return state, []
-    falls = _falls(element, tilt.state)
+    falls = _falls(element, posture)
     rulings: list[Ruling] = []
     if falls and element.posture == "upright":
         pending = next((p for p in state.pending if p.element == element_id), None)
@@ -178,7 +185,7 @@ def on_tilt(state: GameState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Gam
             state = state.evolve(pending=tuple(p for p in state.pending if p is not pending))
             shot = next(s for s in state.shots if s.seq == pending.shot_seq)
             return resolve_hit(state, pending.seq, element_id, shot, FELL, roller)
-        shot, count = _find_shot(state, element_id, tilt.t)
+        shot, count = _find_shot(state, element_id, t)
         if shot is not None:
             return resolve_hit(state, seq, element_id, shot, FELL, roller, candidates=count)
         rulings.append(Ruling(f"{seq}:fall", seq, "status", f"{name(state, element_id)} fell with no shot in the "
@@ -189,8 +196,8 @@ def on_tilt(state: GameState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Gam
             rulings.append(Ruling(f"{seq}:upright", seq, "warning", f"{name(state, element_id)} was set upright "
                                   "before any repair; it still may not act.", "§6.7 §9.3", needs_referee=True,
                                   element=element_id))
-    elif not falls and tilt.state == "leaning":
-        state = _start_pending(state, seq, element_id, tilt.t)
+    elif not falls and posture == "leaning":
+        state = _start_pending(state, seq, element_id, t)
     return state, rulings
 
 

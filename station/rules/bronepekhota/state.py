@@ -193,6 +193,7 @@ class GameState:
     sigmas: Mapping[str, float] = field(default_factory=dict)  # each position's uncertainty, mm (1 sigma)
     table_seq: int = 0  # journal seq of the snapshot the positions come from
     table_mm: tuple[float, float] | None = None  # the table's size, from the camera's calibration
+    clock: tuple[int, float] | None = None  # (hub time ms, station monotonic s) of the latest hub event
     terrain: tuple[Piece, ...] = ()
 
     def evolve(self, **changes: Any) -> "GameState":
