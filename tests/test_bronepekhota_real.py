@@ -387,3 +387,29 @@ def test_6_7_a_camera_fall_long_after_any_shot_is_no_hit(armies):
                                                                            {"element": "clone-3", "fallen": True}), mono=80.0))
     assert [r.kind for r in rulings] == ["status"] and "no shot in the hit window" in rulings[0].text
     assert not table.el("clone-3").destroyed
+
+
+@pytest.mark.parametrize("climbable, extra_sp, problem", [(True, 8.0, False), (False, 0.0, True)])
+def test_4_1_climbing_over_a_wall_the_players_agreed_is_climbable(table, climbable, extra_sp, problem):
+    """Table 1, Рис. 19: climbing costs 2 SP a step of height; a 2-step wall up and down is 8 SP."""
+    from station.measure.terrain import parse_terrain
+    piece = {"id": "wall", "type": "building", "height_mm": 100, "polygon": [[590, 0], [600, 0], [600, 900], [590, 900]]}
+    if climbable:
+        piece["climbable"] = True
+    table.state = table.state.evolve(terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [piece]}, "t")))
+    view = _walk(table, "clone-3", (500.0, 300.0, 0.0), (650.0, 300.0, 0.0), unit="clones")
+    assert view["spent_sp"] == pytest.approx(3.0 + extra_sp, abs=0.01)
+    assert bool(view["problems"]) is problem
+
+
+@pytest.mark.parametrize("height, problem", [(20.0, None), (40.0, "impassable")])
+def test_4_2_vertical_obstacles_against_the_vehicles_clearance(armies, height, problem):
+    """Table 2: a tracked vehicle crosses obstacles up to its track height (here 30 mm)."""
+    from station.measure.terrain import parse_terrain
+    armies[1]["units"][2]["clearance_mm"] = 30  # varan, tracked
+    table = Table(armies)
+    table.state = table.state.evolve(terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [
+        {"id": "kerb", "type": "obstacle", "height_mm": height, "polygon": [[590, 0], [600, 0], [600, 900], [590, 900]]}]},
+        "t")))
+    view = _walk(table, "varan", (400.0, 300.0, 0.0), (700.0, 300.0, 0.0))
+    assert (problem is None and not view["problems"]) or (problem and problem in view["problems"][0])

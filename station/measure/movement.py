@@ -41,6 +41,7 @@ class Crossing:
     height_mm: float
     inside_mm: float
     entered: int
+    climbable: bool = False
 
 
 def append_position(path: tuple[tuple[float, float, float], ...], where: tuple[float, float, float],
@@ -106,5 +107,5 @@ def terrain_crossed(path: Sequence[tuple[float, float, float]], pieces: Sequence
     inside = np.bincount(piece, weights=seen.inside[:, 0] * lengths, minlength=count)
     began_inside = fp.contains(xy[:1])[0]
     entered = np.bincount(piece, weights=seen.entered[:, 0], minlength=count).astype(int)
-    return [Crossing(p.id, p.type, p.height_mm, round(float(inside[k]), 1), int(entered[k]))
+    return [Crossing(p.id, p.type, p.height_mm, round(float(inside[k]), 1), int(entered[k]), p.climbable)
             for k, p in enumerate(pieces) if inside[k] > 0 or entered[k] or began_inside[k]]

@@ -33,6 +33,7 @@ class Piece:
     type: str
     height_mm: float
     polygon: np.ndarray  # (N, 2) mm
+    climbable: bool = False  # the players agreed its walls can be climbed (Бронепехота §4.1, §12.2)
 
     def contains(self, p: np.ndarray) -> bool:
         return bool(Footprints.of([self]).contains(np.asarray(p, float).reshape(1, 2))[0, 0])
@@ -69,7 +70,7 @@ def parse_terrain(document: Any, where: str) -> list[Piece]:
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; expected {FORMAT!r}")
     pieces, ids = [], set()
     for item in f.items("pieces"):
-        item.reject_unknown(["id", "type", "height_mm", "polygon"])
+        item.reject_unknown(["id", "type", "height_mm", "polygon", "climbable"])
         piece_id = item.get("id", str)
         if piece_id in ids:
             item.fail(f"id {piece_id!r} is used twice", "id")
@@ -86,7 +87,7 @@ def parse_terrain(document: Any, where: str) -> list[Piece]:
         area = 0.5 * abs(float(np.dot(poly[:, 0], np.roll(poly[:, 1], -1)) - np.dot(poly[:, 1], np.roll(poly[:, 0], -1))))
         if area < 1.0:
             item.fail("encloses no area (points repeated or in a line)", "polygon")
-        pieces.append(Piece(piece_id, kind, float(height), poly))
+        pieces.append(Piece(piece_id, kind, float(height), poly, item.get("climbable", bool, False)))
     if len(pieces) > MAX_PIECES:
         f.fail(f"has {len(pieces)} pieces; at most {MAX_PIECES}", "pieces")
     return pieces
@@ -95,7 +96,8 @@ def parse_terrain(document: Any, where: str) -> list[Piece]:
 def terrain_document(pieces: Sequence[Piece]) -> dict[str, Any]:
     """The pieces as a ``station-terrain/1`` document, as the journal and the dashboard hold them."""
     return {"format": FORMAT, "pieces": [{"id": p.id, "type": p.type, "height_mm": p.height_mm,
-                                          "polygon": [[round(float(x), 2), round(float(y), 2)] for x, y in p.polygon]}
+                                          "polygon": [[round(float(x), 2), round(float(y), 2)] for x, y in p.polygon],
+                                          **({"climbable": True} if p.climbable else {})}
                                          for p in pieces]}
 
 

@@ -128,10 +128,14 @@ def _unit(f: Fields) -> dict[str, Any]:
     if kind == "vehicle":
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
                           "launchers", "tilt_node", "class", "locomotion", "pilot", "marker", "base", "weapons",
-                          "melee", "properties"])
+                          "melee", "properties", "clearance_mm"])
         machine.update({"class": f.choice("class", ("light", "heavy")),
                         "locomotion": f.choice("locomotion", ("wheeled", "tracked", "walking", "flying")),
-                        "pilot": f.get("pilot", str, None)})
+                        "pilot": f.get("pilot", str, None),
+                        # Table 2: half the wheel height, the track height, the cockpit support height,
+                        # or a flyer's stand height: the tallest vertical obstacle it may cross
+                        "clearance_mm": f.get("clearance_mm", (int, float), None,
+                                              lambda v: None if 0 <= v <= 500 else "must be 0 to 500 mm")})
     else:
         f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
                           "launchers", "tilt_node", "mobility", "marker", "base", "weapons", "melee", "properties"])

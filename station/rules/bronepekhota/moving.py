@@ -68,7 +68,8 @@ def priced_movement(state: GameState, element_id: str) -> Priced:
         return _gun(state, element, moved)
     crossed = terrain_crossed(path, state.terrain)
     if element.kind == "vehicle":
-        return _vehicle(moved, crossed, state.setup.locomotion.get(element_id, "tracked"))
+        return _vehicle(moved, crossed, state.setup.locomotion.get(element_id, "tracked"),
+                        state.setup.clearance.get(element_id))
     priced = _infantry(moved, crossed)
     with_gun = _gun_movers(state).get(element_id, 0.0) / STEP_MM
     if with_gun:  # Table 1: a step with a mobile gun costs 2 SP, one more than walking it
@@ -161,21 +162,24 @@ def _infantry(moved, crossed) -> Priced:
     sp = moved.path_mm / STEP_MM
     parts, problems = [f"{sp:.1f} steps"], []
     for c in crossed:
-        if c.type == "obstacle" and c.entered:
-            if c.height_mm <= HOP_MM:
-                parts.append(f"hopped {c.piece} ({c.height_mm:g} mm) free")
-            elif c.height_mm <= CLIMB_MM:
-                sp += 2 * c.entered
-                parts.append(f"crossed {c.piece} ({c.height_mm:g} mm) {c.entered}x: {2 * c.entered} SP")
-            else:
-                problems.append(f"crossed {c.piece}, {c.height_mm:g} mm high: more than a step cannot be crossed "
-                                f"unless the players agreed it can be climbed (Table 1)")
-        elif c.type == "building" and c.height_mm > CLIMB_MM and c.entered:
-            problems.append(f"went over {c.piece}, {c.height_mm:g} mm high: only by climbing, 2 SP a step (Table 1)")
+        if not c.entered or c.type not in ("obstacle", "building"):
+            continue
+        if c.type == "obstacle" and c.height_mm <= HOP_MM:
+            parts.append(f"hopped {c.piece} ({c.height_mm:g} mm) free")
+        elif c.type == "obstacle" and c.height_mm <= CLIMB_MM:
+            sp += 2 * c.entered
+            parts.append(f"crossed {c.piece} ({c.height_mm:g} mm) {c.entered}x: {2 * c.entered} SP")
+        elif c.climbable:  # up and down again, 2 SP a step of height (Table 1, Рис. 19)
+            climb = 2 * 2 * c.height_mm / STEP_MM * c.entered
+            sp += climb
+            parts.append(f"climbed over {c.piece} ({c.height_mm:g} mm) {c.entered}x: {climb:.1f} SP")
+        elif c.height_mm > HOP_MM:
+            problems.append(f"went over {c.piece}, {c.height_mm:g} mm high: more than a step cannot be crossed "
+                            "unless the players agreed it can be climbed (Table 1; mark it climbable)")
     return Priced(sp, tuple(parts), tuple(problems))
 
 
-def _vehicle(moved, crossed, locomotion: str) -> Priced:
+def _vehicle(moved, crossed, locomotion: str, clearance_mm: float | None = None) -> Priced:
     forward_sp, backward_sp, sideways_sp = VEHICLE_SP[locomotion]
     steps = {"forward": moved.forward_mm / STEP_MM, "backward": moved.backward_mm / STEP_MM,
              "sideways": moved.sideways_mm / STEP_MM}
@@ -193,9 +197,18 @@ def _vehicle(moved, crossed, locomotion: str) -> Priced:
         sp += turn_sp
         parts.append(f"{len(moved.turns)} turn{'s' if len(moved.turns) > 1 else ''}: {turn_sp} SP")
     for c in crossed:
-        if c.type in ("obstacle", "building") and c.entered and locomotion != "flying":
-            problems.append(f"crossed {c.piece} ({c.height_mm:g} mm): check its height against the "
-                            f"{'wheels' if locomotion == 'wheeled' else 'tracks' if locomotion == 'tracked' else 'cockpit support'} (Table 2)")
+        if c.type not in ("obstacle", "building") or not c.entered:
+            continue
+        if clearance_mm is None:
+            if locomotion != "flying":
+                problems.append(f"crossed {c.piece} ({c.height_mm:g} mm): check its height against the "
+                                f"{'wheels' if locomotion == 'wheeled' else 'tracks' if locomotion == 'tracked' else 'cockpit support'} (Table 2)")
+        elif c.height_mm > clearance_mm:
+            problems.append(f"crossed {c.piece}, {c.height_mm:g} mm high, over its {clearance_mm:g} mm "
+                            + ("flight altitude: it must fly around (Table 2)" if locomotion == "flying"
+                               else "limit: impassable, it must go around (Table 2)"))
+        elif locomotion == "walking" and (moved.backward_mm or moved.sideways_mm):
+            problems.append(f"crossed {c.piece}: a walker crosses obstacles only moving forward (Table 2)")
     return Priced(sp, tuple(parts), tuple(problems))
 
 

@@ -105,6 +105,7 @@ class Setup:
     melee: Mapping[str, int] = field(default_factory=dict)  # element id -> ББ: an infantryman's, or a vehicle's melee weapons summed (§8.1)
     properties: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # Св: Rm, ПрN; a vehicle's repair_platform
     mobility: Mapping[str, str] = field(default_factory=dict)  # gun id -> mobile | stationary (§2.4)
+    clearance: Mapping[str, float] = field(default_factory=dict)  # vehicle id -> the tallest obstacle it crosses (Table 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +258,7 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
     melee: dict[str, int] = {}
     properties: dict[str, tuple[str, ...]] = {}
     mobility: dict[str, str] = {}
+    clearance: dict[str, float] = {}
     elements: dict[str, Element] = {}
     units: dict[str, Unit] = {}
     for army in armies:
@@ -298,6 +300,8 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
             if is_vehicle:
                 units[u["id"]] = Unit(u["id"], player, "vehicle", (u["id"],))
                 locomotion[u["id"]] = u["locomotion"]
+                if u.get("clearance_mm") is not None:
+                    clearance[u["id"]] = u["clearance_mm"]
             if u.get("tilt_node"):
                 tilt[u["tilt_node"]] = u["id"]
             for launcher in u["launchers"]:
@@ -306,5 +310,5 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
                   MappingProxyType(launchers), MappingProxyType(scales), MappingProxyType(rof), MappingProxyType(ammo_max),
                   MappingProxyType(names), MappingProxyType(bases), MappingProxyType(locomotion),
                   MappingProxyType(weapons), MappingProxyType(heights), MappingProxyType(melee),
-                  MappingProxyType(properties), MappingProxyType(mobility))
+                  MappingProxyType(properties), MappingProxyType(mobility), MappingProxyType(clearance))
     return setup, elements, units
