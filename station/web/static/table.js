@@ -219,6 +219,7 @@ function selectPiece(id) {
     $("terrain-id").value = piece.id;
     $("terrain-type").value = piece.type;
     $("terrain-height").value = piece.height_mm;
+    $("terrain-climbable").checked = Boolean(piece.climbable);
   }
   renderTable();
 }
@@ -242,7 +243,8 @@ function finishDraft() {
   while (map.pieces.some((p) => p.id === `piece-${n}`)) n += 1;
   const id = $("terrain-id").value.trim() && !map.pieces.some((p) => p.id === $("terrain-id").value.trim())
     ? $("terrain-id").value.trim() : `piece-${n}`;
-  map.pieces.push({ id, type: $("terrain-type").value, height_mm: Number($("terrain-height").value), polygon: map.draft });
+  map.pieces.push({ id, type: $("terrain-type").value, height_mm: Number($("terrain-height").value), polygon: map.draft,
+    ...($("terrain-climbable").checked ? { climbable: true } : {}) });
   map.draft = null;
   selectPiece(id);
 }
@@ -252,6 +254,7 @@ function applyForm() {
   if (!piece) return;
   piece.type = $("terrain-type").value;
   piece.height_mm = Number($("terrain-height").value);
+  if ($("terrain-climbable").checked) piece.climbable = true; else delete piece.climbable;
   renderTable();
 }
 
@@ -278,6 +281,7 @@ function setUpMap() {
   });
   $("terrain-type").addEventListener("change", applyForm);
   $("terrain-height").addEventListener("change", applyForm);
+  $("terrain-climbable").addEventListener("change", applyForm);
   $("terrain-save").addEventListener("click", saveTerrain);
   $("terrain-cancel").addEventListener("click", () => setEditing(false));
   $("table-map").addEventListener("click", (event) => {
