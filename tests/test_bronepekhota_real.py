@@ -413,3 +413,31 @@ def test_4_2_vertical_obstacles_against_the_vehicles_clearance(armies, height, p
         "t")))
     view = _walk(table, "varan", (400.0, 300.0, 0.0), (700.0, 300.0, 0.0))
     assert (problem is None and not view["problems"]) or (problem and problem in view["problems"][0])
+
+
+def _deployed(*units):
+    return Input("snapshot", {"table_mm": [1200, 900], "units": [
+        {"element": e, "x_mm": x, "y_mm": y, "facing_deg": 90.0, "status": "up"} for e, x, y in units]})
+
+
+def test_1_6_each_side_deploys_in_60_by_20_cm_at_an_edge(armies):
+    table = Table(armies)
+    table.send(_deployed(("cyber-2", 100.0, 60.0), ("gryphon", 400.0, 80.0), ("clone-3", 600.0, 840.0)))
+    rulings = table.begin_round()
+    assert not [r for r in rulings if r.section in ("§1.5", "§1.6")]  # 60 cm apart and each in its area
+    table2 = Table(armies)
+    table2.send(_deployed(("cyber-2", 100.0, 60.0), ("gryphon", 900.0, 80.0), ("clone-3", 600.0, 840.0)))
+    spread = [r for r in table2.begin_round() if r.section == "§1.6"]
+    assert len(spread) == 1 and "blue's models" in spread[0].text and spread[0].needs_referee
+
+
+def test_1_5_army_costs_and_1_6_the_wished_distance(armies):
+    armies[1]["units"][0]["cost"] = 500  # the clones cost far more than before
+    table = Table(armies)
+    table.send(_deployed(("cyber-2", 100.0, 60.0), ("clone-3", 100.0, 300.0)))
+    rulings = table.begin_round()
+    assert any(r.section == "§1.5" and "more than 20 %" in r.text for r in rulings)
+    assert any(r.section == "§1.6" and "60-70 cm" in r.text and not r.needs_referee for r in rulings)
+    quiet = Table(armies, {"check_deployment": False})
+    quiet.send(_deployed(("cyber-2", 100.0, 60.0), ("clone-3", 100.0, 300.0)))
+    assert not [r for r in quiet.begin_round() if r.section in ("§1.5", "§1.6")]

@@ -14,6 +14,7 @@ from ..base import Event, Input, Override, Ruling
 from ..table_snapshot import read_snapshot
 from . import melee, repair, rounds, shooting, virtual
 from .army import check_armies, load_army, marker_specs, model_specs
+from .deployment import deployment_rulings
 from .moving import announce_jump, jump_range, movement_rulings, movement_view
 from .reach import reach
 from .tables import cover
@@ -160,7 +161,9 @@ class Bronepekhota:
     def _input(self, state: GameState, seq: int, body: Input) -> tuple[GameState, list[Ruling]]:
         args = body.args
         if body.type == "begin_round":
-            return rounds.begin_round(state, seq, self.roller)
+            checks = deployment_rulings(state, seq)
+            state, rulings = rounds.begin_round(state, seq, self.roller)
+            return state, checks + rulings
         if body.type == "set_order":
             return rounds.set_order(state, seq, args)
         if body.type == "activate":

@@ -17,7 +17,7 @@ from .tables import speed_for_cell
 
 OPTION_FIELDS = ("ammo", "hit_window_ms", "settle_ms", "ammo_shortfall", "pilot_test_on_destruction", "shooting",
                  "measure_from", "half_visible", "aimed_fire", "grenades", "weapon_properties", "blast_hits_target",
-                 "panic")
+                 "panic", "check_deployment")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,7 @@ class Options:
     weapon_properties: bool = True  # §7.4 IV, optional: special properties such as exploding rockets
     blast_hits_target: bool = False  # §Z.12: the primary target also takes an exploding weapon's 1D20
     panic: bool = False  # §11.2, optional: a Survival Test rolled exactly at the Бр panics the soldier
+    check_deployment: bool = True  # §1.5-1.6: check costs and deployment areas when the first round begins
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> "Options":
@@ -53,7 +54,7 @@ class Options:
                    aimed_fire=f.get("aimed_fire", bool, True), grenades=f.get("grenades", bool, True),
                    weapon_properties=f.get("weapon_properties", bool, True),
                    blast_hits_target=f.get("blast_hits_target", bool, False),
-                   panic=f.get("panic", bool, False))
+                   panic=f.get("panic", bool, False), check_deployment=f.get("check_deployment", bool, True))
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in OPTION_FIELDS}
