@@ -105,3 +105,28 @@ def test_z15_a_side_may_reboard_its_own_pilotless_vehicle(table):
     ruling = _ruling(table, "capture", element="gryphon", by="cyber-2")
     assert "boards his side's Gryphon" in ruling.text and table.el("gryphon").pilot == "cyber-2"
     assert table.el("gryphon").player == "blue"
+
+
+@pytest.mark.parametrize("rode", [False, True])
+def test_4_3_a_pilot_leaves_his_vehicle_and_moves_once_a_round(table, rode):
+    table.begin_round()
+    table.send(_seen(("gryphon", 300.0, 300.0, 0.0)))
+    table.send(Input("activate", {"unit": "gryphon"}))
+    if rode:
+        table.send(_seen(("gryphon", 400.0, 300.0, 0.0)))
+    ruling = table.send(Input("leave_vehicle", {"vehicle": "gryphon"}))[0]
+    pilot = "cyber-6"
+    assert table.el("gryphon").pilot is None and table.el(pilot).aboard is None and "freezes" in ruling.text
+    assert table.state.units["gryphon-pilot"].acted is rode and table.state.units["gryphon"].acted
+
+
+def test_4_3_a_flyer_whose_pilot_dies_comes_down_and_takes_d6(armies):
+    armies[1]["units"][1]["locomotion"] = "flying"  # salamander flies
+    armies[0]["units"][1]["weapons"] = [{"id": "rocket", "name": "rocket", "range": "D20", "power": "1D20", "properties": []}]
+    table = Table(armies, {"shooting": "virtual"})
+    table.begin_round()
+    table.send(_seen(("gryphon", 300.0, 300.0, 0.0), ("salamander", 700.0, 300.0, 180.0)))
+    before = table.el("salamander").armour
+    rulings = table.send(Input("virtual_shot", {"shooter": "gryphon", "target": "salamander"}), 20, 20, 6, 3)
+    text = next(r for r in rulings if r.id.endswith(":virtual")).text
+    assert "emergency landing: D6 3 damage" in text and table.el("salamander").armour == before - 1 - 3

@@ -14,6 +14,7 @@ from ..base import Event, Input, Override, Ruling
 from ..table_snapshot import read_snapshot
 from . import melee, repair, rounds, shooting, virtual
 from .army import check_armies, load_army, marker_specs, model_specs
+from .damage import leave_vehicle
 from .deployment import deployment_rulings
 from .moving import announce_jump, jump_range, movement_rulings, movement_view
 from .reach import reach
@@ -22,7 +23,7 @@ from ...measure.terrain import parse_terrain
 from .state import GameState, Options, build_setup
 
 INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "capture", "virtual_shot",
-               "close_combat", "jump", "confirm", "override")
+               "close_combat", "jump", "leave_vehicle", "confirm", "override")
 
 
 class Bronepekhota:
@@ -182,6 +183,8 @@ class Bronepekhota:
             return melee.close_combat(state, seq, args, self.roller)
         if body.type == "jump":
             return announce_jump(state, seq, args)
+        if body.type == "leave_vehicle":
+            return leave_vehicle(state, seq, args)
         if body.type == "snapshot":
             return self._snapshot(state, args).evolve(table_seq=seq), []
         if body.type == "terrain":

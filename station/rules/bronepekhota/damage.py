@@ -32,6 +32,9 @@ def take_damage(state: GameState, target: Element, damage: int, roller: Roller, 
         if not test.passed:
             state = state.with_element(replace(pilot, destroyed=True, aboard=None))
             hit = replace(hit, pilot=None)
+            state, landing = emergency_landing(state.with_element(hit), hit.id, roller, key)
+            words += landing
+            hit = state.elements[hit.id]
         else:
             state = state.with_element(hit)
             state, panic_words = after_survival(state, pilot.id, test)
@@ -43,3 +46,37 @@ def take_damage(state: GameState, target: Element, damage: int, roller: Roller, 
         words.append(climbed_out)
     result.update(destroyed=hit.destroyed, text="; ".join(words))
     return state, result
+
+
+def emergency_landing(state: GameState, vehicle_id: str, roller: Roller, key: str) -> tuple[GameState, list[str]]:
+    """§4.3: a flyer whose pilot is killed in flight comes down where it was and takes D6 damage."""
+    vehicle = state.elements[vehicle_id]
+    if state.setup.locomotion.get(vehicle_id) != "flying" or vehicle.destroyed:
+        return state, []
+    roll = roller.roll(6, f"{key}/emergency-landing")
+    left = max(0, vehicle.armour - roll)
+    landed = replace(vehicle, armour=left, destroyed=left == 0)
+    state = state.with_element(replace(landed, speed=state.speed_of(landed)))
+    return state, [f"emergency landing: D6 {roll} damage, armour {vehicle.armour}→{left}"
+                   + (", destroyed" if left == 0 else "") + " (§4.3)"]
+
+
+def leave_vehicle(state: GameState, seq: int, args) -> tuple[GameState, list]:
+    """§4.3: the pilot leaves his vehicle and stands beside it; it freezes until someone boards
+    (§9.1).  He moves once a round: if the vehicle moved this activation, he may not walk on."""
+    from ..base import Ruling
+    vehicle = state.elements.get(str(args.get("vehicle")))
+    if vehicle is None or vehicle.kind != "vehicle" or vehicle.pilot is None or vehicle.destroyed:
+        return state, [Ruling(f"{seq}:leave", seq, "warning", "Give a vehicle with a pilot.", "§4.3", needs_referee=True)]
+    if state.active_unit != vehicle.unit:
+        return state, [Ruling(f"{seq}:leave", seq, "warning", f"{name(state, vehicle.id)} is not the unit acting.", "§4.3",
+                              needs_referee=True)]
+    rode = len(state.paths.get(vehicle.id, ())) > 1
+    pilot = vehicle.pilot
+    state, _ = dismount(state, vehicle)
+    state = state.with_unit(replace(state.units[f"{vehicle.id}-pilot"], acted=rode))
+    state = state.with_unit(replace(state.units[vehicle.unit], acted=True))
+    return state, [Ruling(f"{seq}:leave", seq, "status", f"{name(state, pilot)} leaves {name(state, vehicle.id)}, which "
+                          "freezes without a pilot (§4.3)" + ("; he rode it this round, so he may not walk on." if rode
+                                                               else "; he may act on foot later this round."),
+                          "§4.3", element=vehicle.id)]

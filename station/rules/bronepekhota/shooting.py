@@ -16,6 +16,7 @@ from ..base import Ruling
 from . import contact, rounds
 from .roster import dismount, name
 from .state import Element, GameState, PendingHit, ShotRecord
+from .damage import emergency_landing
 from .panic import after_survival
 from .tables import CHARGE_NAMES, CHARGE_POWER, FELL, LYING, STOOD, TABLE_4, TestResult, armour_test, survival_test
 
@@ -321,6 +322,8 @@ def _apply_table_4(state: GameState, element: Element, charge: str, result: str,
     if hit.pilot is None and element.pilot is not None:
         pilot = state.elements[element.pilot]
         state = state.with_element(replace(pilot, destroyed=True, aboard=None))
+        state, landing = emergency_landing(state, hit.id, roller, key)
+        words += landing
     survived = [t for t in tests if t["test"] == "survival test" and t["passed"]]
     if survived and hit.pilot:  # §11.2: a pilot who rolled exactly his Бр panics
         last = survived[-1]
