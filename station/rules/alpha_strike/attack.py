@@ -1,0 +1,180 @@
+"""Alpha Strike weapon attacks and damage (seed 004 digest §6-7): the target number from the
+measured geometry, the damage for the range band, and the damage-application flowchart with
+critical hits.  Pure functions over ``UnitState``; dice come from the injected roller.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from ...dice import Roller
+from .cards import UnitState
+
+INCH = 25.4
+BANDS = ((6.0, 0, "short"), (24.0, 2, "medium"), (42.0, 4, "long"))  # §6.3: upper edge in inches, TN modifier
+MOVE_MODIFIER = {"still": -1, "ground": 0, "jump": 2}  # §6.4 attacker movement
+WOODS_BLOCK_IN = 6.0  # §6.1 / A19: 6" or more of woods blocks
+CRIT_TABLE = {2: "ammo", 3: "engine", 4: "fire_control", 5: None, 6: "weapon", 7: "mp", 8: "weapon", 9: None,
+              10: "fire_control", 11: "engine", 12: "destroyed"}  # §7.4
+
+
+def band_of(edge_in: float) -> tuple[int, int, str] | None:
+    """(band index, TN modifier, name) for an edge-to-edge distance in inches; None beyond 42" (A17)."""
+    for k, (top, modifier, label) in enumerate(BANDS):
+        if edge_in <= top:
+            return k, modifier, label
+    return None
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """What the measurement layer found between attacker and target."""
+
+    edge_in: float
+    hidden_fraction: float = 0.0  # behind solid terrain
+    woods_in: float = 0.0  # woods along the line
+    target_in_woods: bool = False
+    target_in_water: bool = False
+    rear: bool = False  # the line crosses the target's rear side (§6.6)
+
+
+@dataclass(frozen=True)
+class TargetNumber:
+    value: int | None  # None: no attack possible
+    parts: tuple[tuple[str, int], ...]
+    band: str | None
+    why_not: str | None = None
+
+
+def target_number(attacker: UnitState, target: UnitState, geometry: Geometry, attacker_move: str,
+                  target_move: str, sniper: bool = False) -> TargetNumber:
+    """§6.4: Skill plus every modifier that applies, or why there is no attack."""
+    band = band_of(geometry.edge_in)
+    if band is None:
+        return TargetNumber(None, (), None, f'{geometry.edge_in:.1f}" is beyond long range (42")')
+    index, range_mod, label = band
+    if attacker.damage_at(index) in ("-", "0"):  # §2.2: 0 or a dash, no weapon attack at that range
+        return TargetNumber(None, (), label, f"{attacker.card.name} has no weapon attack at {label} range")
+    if geometry.hidden_fraction > 2 / 3:  # A18: less than a third visible
+        return TargetNumber(None, (), label, "less than a third of the target is visible: no line of sight (§6.1)")
+    if geometry.woods_in >= WOODS_BLOCK_IN:
+        return TargetNumber(None, (), label, f'{geometry.woods_in:.1f}" of woods block the line of sight (§6.1)')
+    if sniper:  # §11.2
+        range_mod = {0: 0, 2: 1, 4: 2}[range_mod]
+    parts = [("skill", attacker.skill), (f"attacker {attacker_move}", MOVE_MODIFIER[attacker_move])]
+    if target.shutdown or target.move_in <= 0 or target_move == "immobile":
+        parts.append(("target immobile", -4))
+    elif target_move == "ground":
+        parts.append(("target TMM", target.tmm))
+    elif target_move == "jump":
+        parts.append(("target TMM +1 for jumping", target.tmm + 1))
+    if geometry.target_in_woods or geometry.woods_in > 0:
+        parts.append(("woods", 1))  # A6: one +1 for in or through woods
+    if geometry.hidden_fraction >= 1 / 3 or geometry.target_in_water:
+        parts.append(("partial cover", 1))
+    if attacker.heat:
+        parts.append(("heat", attacker.heat))
+    if attacker.fire_control_hits:
+        parts.append(("fire control hits", 2 * attacker.fire_control_hits))
+    parts.append((f"{label} range", range_mod))
+    return TargetNumber(sum(v for _, v in parts), tuple(p for p in parts if p[1] or p[0] == "skill"), label)
+
+
+@dataclass(frozen=True)
+class Hit:
+    damage: int
+    text: str
+    double_six: bool
+    minimal_failed: bool = False
+
+
+def weapon_damage(attacker: UnitState, band: str, rear: bool, overheat: int, roller: Roller, key: str) -> tuple[int, bool, str]:
+    """§6.6: the band's damage after Weapon hits, +1 from the rear, + overheat at S and M (and L
+    with OVL); minimal damage 0* deals 1 on a 1D6 of 4+.  (damage, minimal failed, how)"""
+    index = {"short": 0, "medium": 1, "long": 2}[band]
+    printed = attacker.damage_at(index)
+    boost = overheat if index < 2 or attacker.card.has("OVL") else 0
+    bonus = (1 if rear else 0) + boost
+    if printed == "0*":
+        if overheat:  # A10: 0* with overheat deals the overheat, no roll
+            return overheat + (1 if rear else 0), False, f"minimal damage with {overheat} overheat"
+        roll = roller.roll(6, f"{key}/minimal")
+        if roll < 4:
+            return 0, True, f"minimal damage: 1D6 {roll}, no damage (§7.6)"
+        return 1 + (1 if rear else 0), False, f"minimal damage: 1D6 {roll}, 1 damage"
+    damage = int(printed) + bonus
+    how = f"{printed} at {band} range" + (", +1 from the rear" if rear else "") + (f", +{boost} overheat" if boost else "")
+    return damage, False, how
+
+
+def apply_damage(target: UnitState, damage: int, double_six: bool, minimal_failed: bool, roller: Roller,
+                 key: str) -> tuple[UnitState, list[str]]:
+    """§7.2, questions 1-6: armour first, then structure; a crit roll on a natural double six and
+    whenever structure is damaged and the unit survives; destroyed when damage is left over or the
+    structure is gone.  Destruction takes effect in the End Phase (§4.3)."""
+    words: list[str] = []
+    if minimal_failed:
+        return target, words
+    if double_six:
+        target, said = critical_hit(target, roller, f"{key}/crit-double-six")
+        words.append("double six: " + said)
+    taken = min(target.armour, damage)
+    target = replace(target, armour=target.armour - taken)
+    left = damage - taken
+    if taken:
+        words.append(f"armour -{taken} (now {target.armour})")
+    if left == 0:
+        return target, words
+    into = min(target.structure, left)
+    target = replace(target, structure=target.structure - into)
+    words.append(f"structure -{into} (now {target.structure})")
+    if left - into > 0 or target.structure == 0:
+        words.append("destroyed (removed in the End Phase)")
+        return replace(target, destroyed=True), words
+    target, said = critical_hit(target, roller, f"{key}/crit")
+    words.append("critical roll: " + said)
+    return target, words
+
+
+def critical_hit(target: UnitState, roller: Roller, key: str, depth: int = 0) -> tuple[UnitState, str]:
+    """§7.4 table, §7.5 effects; an inapplicable result deals 1 extra damage, which never crits."""
+    roll = roller.roll(6, f"{key}/1") + roller.roll(6, f"{key}/2")
+    result = CRIT_TABLE[roll]
+    if result is None:
+        return target, f"2D6 {roll}, no critical hit"
+    if result == "destroyed":
+        return replace(target, destroyed=True), f"2D6 {roll}, unit destroyed"
+    if result == "ammo":
+        if target.card.has("CASEII") or target.card.has("ENE"):
+            return target, f"2D6 {roll}, ammo hit, no effect (CASE II / ENE)"
+        if target.card.has("CASE"):
+            hurt, words = apply_damage(target, 1, False, False, roller, f"{key}/case") if depth < 3 else (target, [])
+            return hurt, f"2D6 {roll}, ammo hit: CASE, 1 damage ({'; '.join(words)})"
+        return replace(target, destroyed=True), f"2D6 {roll}, ammo hit, destroyed (no CASE)"
+    if result == "engine":
+        if target.engine_hits:
+            return replace(target, engine_hits=2, destroyed=True), f"2D6 {roll}, second engine hit: destroyed"
+        return replace(target, engine_hits=1), f"2D6 {roll}, engine hit: +1 heat whenever it fires"
+    if result == "fire_control":
+        return replace(target, fire_control_hits=target.fire_control_hits + 1), \
+            f"2D6 {roll}, fire control hit: +2 to hit from now on"
+    if result == "weapon":
+        if all(target.damage_at(k) in ("0", "-") for k in range(3)):
+            return _inapplicable(target, roll, "weapon")
+        return replace(target, weapon_hits=target.weapon_hits + 1), f"2D6 {roll}, weapon hit: damage -1"
+    # MP hit (§7.5, A12): half the current MV and TMM, rounded half up, at least 2" and 1
+    mv_loss = max(2, math.floor(target.move_in / 2 + 0.5))
+    tmm_loss = max(1, math.floor(target.tmm / 2 + 0.5))
+    moved = replace(target, mp_hits=target.mp_hits + 1, move_in=max(0, target.move_in - mv_loss),
+                    tmm=max(0, target.tmm - tmm_loss))
+    return moved, f"2D6 {roll}, motive hit: MV {target.move_in}→{moved.move_in}\", TMM {target.tmm}→{moved.tmm}" + \
+        (" (immobile)" if moved.move_in == 0 else "")
+
+
+def _inapplicable(target: UnitState, roll: int, what: str) -> tuple[UnitState, str]:
+    """§7.3: a result that cannot apply deals 1 extra damage instead, which never crits."""
+    if target.armour:
+        return replace(target, armour=target.armour - 1), f"2D6 {roll}, {what} hit cannot apply: 1 damage to armour"
+    structure = target.structure - 1
+    return replace(target, structure=structure, destroyed=structure <= 0), \
+        f"2D6 {roll}, {what} hit cannot apply: 1 damage to structure" + (", destroyed" if structure <= 0 else "")

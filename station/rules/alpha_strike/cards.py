@@ -1,0 +1,148 @@
+"""Alpha Strike unit cards (seed 004 digest §2): the project's card format and the Master Unit
+List's ``BF*`` export, both checked field by field.
+
+A card is the printed stats; a unit on the table is a card plus its pilot's Skill and the
+damage, heat and critical hits it has taken (``UnitState``).  Values the source does not give
+come from the card files, never from code (digest §2.3).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..fields import Fields
+
+CARD_FORMAT = "alpha-strike-card/1"
+DAMAGE = re.compile(r"^(?:\d{1,2}|0\*|-|—)$")  # a band's damage: a number, minimal 0*, or none
+KNOWN_SPECIALS = ("CASE", "CASEII", "ENE", "OVL", "REAR", "HT", "IF", "MEL", "SRCH", "ECM", "PRB", "TAG", "AMS",
+                  "LG", "SOA", "FLK", "AC", "LRM", "SRM", "TOR", "IND", "CR", "STL", "MHQ", "RCN", "JMPW", "JMPS",
+                  "ARM", "BHJ", "BAR", "ES", "EE", "SNIPER")
+
+
+@dataclass(frozen=True)
+class Card:
+    name: str
+    type: str  # TP: BM ('Mech) in the quick-start
+    size: int  # SZ 1-4
+    tmm: int
+    move_in: int  # MV, inches on the ground
+    jump_in: int  # jump MV, 0 if it cannot jump
+    role: str
+    damage: tuple[str, str, str]  # S, M, L: "3", "0*", "0" or "-"
+    overheat: int  # OV
+    armour: int  # A
+    structure: int  # S
+    specials: tuple[str, ...] = ()
+    pv: int = 0
+    sample_data: bool = True  # not checked against two published sources
+
+    def has(self, special: str) -> bool:
+        return any(s == special or s.startswith(special + " ") or re.match(rf"^{special}\d", s) for s in self.specials)
+
+    def special_values(self, special: str) -> tuple[str, str, str] | None:
+        """``HT 1/1/-`` or ``REAR 1/1/-`` as its three band values."""
+        for s in self.specials:
+            m = re.match(rf"^{special}\s?([0-9*-]+)/([0-9*-]+)/([0-9*-]+)$", s)
+            if m:
+                return m.group(1), m.group(2), m.group(3)
+        return None
+
+
+def skill_pv(pv: int, skill: int) -> int:
+    """PV for a pilot better or worse than Skill 4.  The quick-start says PV depends on Skill but
+    not how (digest §2.2); this is the station's default, +20 % a level better, -10 % a level
+    worse, rounded half up, and is an option to replace with the published table."""
+    factor = 1 + 0.2 * (4 - skill) if skill <= 4 else 1 - 0.1 * (skill - 4)
+    return max(1, math.floor(pv * factor + 0.5))
+
+
+def _damage(f: Fields, name: str) -> str:
+    value = f.get(name, (str, int), check=lambda v: None if DAMAGE.match(str(v)) else
+                  'must be a number, "0*" (minimal damage) or "-" (no attack at that range)')
+    return "-" if str(value) in ("-", "—") else str(value)
+
+
+def _specials(f: Fields, name: str, raw: Any) -> tuple[str, ...]:
+    items = [s.strip() for s in raw.split(",")] if isinstance(raw, str) else raw
+    if not isinstance(items, list) or not all(isinstance(s, str) for s in items):
+        f.fail("must be a list of specials such as \"CASE\" or \"REAR 1/1/-\"", name)
+    out = []
+    for s in (x for x in items if x):
+        head = re.match(r"^[A-Z]+", s.replace(" ", ""))
+        if not head or head.group(0) not in KNOWN_SPECIALS:
+            f.fail(f"unknown special {s!r}; known: {', '.join(KNOWN_SPECIALS)}", name)
+        out.append(s)
+    return tuple(out)
+
+
+def parse_card(f: Fields) -> Card:
+    """The project's card format (README, "Alpha Strike cards")."""
+    f.reject_unknown(["format", "name", "type", "size", "tmm", "move_in", "jump_in", "role", "damage", "overheat",
+                      "armour", "structure", "specials", "pv", "sample_data"])
+    damage = f.child("damage")
+    damage.reject_unknown(["S", "M", "L"])
+    return Card(f.get("name", str), f.get("type", str, "BM"), f.integer("size", 1, 4), f.integer("tmm", -4, 6),
+                f.integer("move_in", 0, 40), f.integer("jump_in", 0, 40, 0), f.get("role", str, ""),
+                (_damage(damage, "S"), _damage(damage, "M"), _damage(damage, "L")), f.integer("overheat", 0, 4, 0),
+                f.integer("armour", 0, 40), f.integer("structure", 1, 40),
+                _specials(f, "specials", f.get("specials", list, [])), f.integer("pv", 0, 500, 0),
+                f.get("sample_data", bool, True))
+
+
+MOVE = re.compile(r'^(\d+)"?(?:/(\d+)"?j)?$')
+
+
+def parse_mul(f: Fields) -> Card:
+    """A Master Unit List export: ``Name``, ``Variant``, ``BFType``, ``BFSize``, ``BFTMM``,
+    ``BFMove`` (e.g. ``10"/6"j``), ``BFArmor``, ``BFStructure``, ``BFDamageShort/Medium/Long``,
+    ``BFOverheat``, ``BFAbilities``, ``BFPointValue``, ``Role``.  Other MUL fields are ignored."""
+    move = f.get("BFMove", str, check=lambda v: None if MOVE.match(v.replace(" ", "")) else
+                 'must read like 10" or 10"/6"j')
+    m = MOVE.match(move.replace(" ", ""))
+    role = f.data.get("Role")
+    role = role.get("Name", "") if isinstance(role, Mapping) else (role or "")
+    name = " ".join(str(f.data.get(k, "")).strip() for k in ("Name", "Variant")).strip() or f.get("Name", str)
+    return Card(name, f.get("BFType", str, "BM"), f.integer("BFSize", 1, 4), f.integer("BFTMM", -4, 6),
+                int(m.group(1)), int(m.group(2) or 0), str(role),
+                (_damage(f, "BFDamageShort"), _damage(f, "BFDamageMedium"), _damage(f, "BFDamageLong")),
+                f.integer("BFOverheat", 0, 4, 0), f.integer("BFArmor", 0, 40), f.integer("BFStructure", 1, 40),
+                _specials(f, "BFAbilities", f.data.get("BFAbilities") or []), f.integer("BFPointValue", 0, 500, 0),
+                True)
+
+
+@dataclass(frozen=True)
+class UnitState:
+    """A card on the table: what it has taken (digest §2.2 'Critical hits', §9)."""
+
+    id: str
+    player: str
+    card: Card
+    skill: int
+    armour: int
+    structure: int
+    heat: int = 0
+    engine_hits: int = 0
+    fire_control_hits: int = 0
+    mp_hits: int = 0
+    weapon_hits: int = 0
+    move_in: int = 0  # current MV after MP hits
+    tmm: int = 0  # current TMM after MP hits
+    destroyed: bool = False  # marked now; removed in the End Phase (§4.3)
+    shutdown: bool = False
+    specials_used: frozenset[str] = field(default_factory=frozenset)
+
+    @classmethod
+    def fresh(cls, unit_id: str, player: str, card: Card, skill: int) -> "UnitState":
+        return cls(unit_id, player, card, skill, card.armour, card.structure, move_in=card.move_in, tmm=card.tmm)
+
+    def damage_at(self, band: int) -> str:
+        """The card's damage at S/M/L (0/1/2) after Weapon hits (§7.5): -1 each, minimum 0;
+        minimal damage 0* becomes 0 after a Weapon hit (digest A11)."""
+        printed = self.card.damage[band]
+        if printed == "-":
+            return "-"
+        if printed == "0*":
+            return "0" if self.weapon_hits else "0*"
+        return str(max(0, int(printed) - self.weapon_hits))
