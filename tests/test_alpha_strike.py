@@ -115,3 +115,48 @@ def test_bad_cards_name_the_field(change, where, problem):
     with pytest.raises(ArmyError) as err:
         parse_card(Fields("cards.json", json.loads(json.dumps(data))))
     assert where in str(err.value) and problem in str(err.value)
+
+
+def test_9_1_stalker_overheat_example():
+    """Stalker STK-3F, 3/4/2, OV 3, no OVL: up to 6 at short, 7 at medium, still 2 at long; at
+    heat 3 next turn it may use only 1 point."""
+    from station.rules.alpha_strike.heat import max_overheat
+    stalker = unit(card("Stalker STK-3F", damage=("3", "4", "2"), ov=3))
+    assert max_overheat(stalker) == 3
+    assert [weapon_damage(stalker, band, False, 3, ScriptedRoller(), "k")[0] for band in ("short", "medium", "long")] == [6, 7, 2]
+    assert max_overheat(unit(stalker.card, heat=3)) == 1
+
+
+def test_9_4_loki_prime_heat_example():
+    """Overheat 2: heat 2 next turn (-4" MV, TMM -1, +2 to hit); 2 more the next turn shuts it
+    down; shut down, it restarts at 0 in the following End Phase."""
+    from station.rules.alpha_strike.heat import TurnHeat, end_phase, ground_move_in, heat_effects
+    loki = unit(card("Loki Prime", ov=3, move=10))
+    loki, _ = end_phase(loki, TurnHeat(overheat_used=2, fired_weapons=True))
+    assert loki.heat == 2 and heat_effects(loki) == {"to_hit": 2, "move_in": -4, "tmm": -1} and ground_move_in(loki) == 6
+    kept, _ = end_phase(loki, TurnHeat(fired_weapons=True))
+    assert kept.heat == 2  # fired without overheat, not in water: unchanged
+    loki, said = end_phase(loki, TurnHeat(overheat_used=2, fired_weapons=True))
+    assert loki.heat == 4 and loki.shutdown and "shuts down" in said
+    loki, said = end_phase(loki, TurnHeat())
+    assert loki.heat == 0 and not loki.shutdown and "restarts" in said
+
+
+def test_9_4_cooling_water_engine_and_ht():
+    from station.rules.alpha_strike.heat import TurnHeat, end_phase
+    hot = unit(card(ov=2), heat=2)
+    assert end_phase(hot, TurnHeat())[0].heat == 0  # no weapon attack
+    assert end_phase(hot, TurnHeat(fired_weapons=True, in_water=True))[0].heat == 1
+    assert end_phase(hot, TurnHeat(fired_weapons=True, in_water=True), deep_water_only=True)[0].heat == 2
+    assert end_phase(hot, TurnHeat(overheat_used=1, fired_weapons=True, in_water=True))[0].heat == 2
+    engine = unit(card(ov=2), heat=1, engine_hits=1)
+    assert end_phase(engine, TurnHeat(fired_weapons=True, ht_received=3))[0].heat == 1 + 1 + 2  # HT capped at 2
+
+
+def test_9_2_a_hot_target_is_easier_to_hit_and_heat_can_immobilise():
+    attacker = unit(card(), skill=4)
+    hot = unit(card(tmm=2, move=10), heat=2)
+    assert ("target TMM", 1) in target_number(attacker, hot, Geometry(edge_in=3.0), "ground", "ground").parts
+    assert ("target TMM +1 for jumping", 3) in target_number(attacker, hot, Geometry(edge_in=3.0), "ground", "jump").parts
+    stuck = unit(card(tmm=2, move=4), heat=2)  # 4" - 4" = 0: immobile
+    assert ("target immobile", -4) in target_number(attacker, stuck, Geometry(edge_in=3.0), "ground", "ground").parts

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 
 from ...dice import Roller
 from .cards import UnitState
+from .heat import ground_move_in, heat_effects
 
 INCH = 25.4
 BANDS = ((6.0, 0, "short"), (24.0, 2, "medium"), (42.0, 4, "long"))  # §6.3: upper edge in inches, TN modifier
@@ -62,10 +63,10 @@ def target_number(attacker: UnitState, target: UnitState, geometry: Geometry, at
     if sniper:  # §11.2
         range_mod = {0: 0, 2: 1, 4: 2}[range_mod]
     parts = [("skill", attacker.skill), (f"attacker {attacker_move}", MOVE_MODIFIER[attacker_move])]
-    if target.shutdown or target.move_in <= 0 or target_move == "immobile":
+    if target.shutdown or ground_move_in(target) <= 0 or target_move == "immobile":  # A24: heat can immobilise
         parts.append(("target immobile", -4))
-    elif target_move == "ground":
-        parts.append(("target TMM", target.tmm))
+    elif target_move == "ground":  # §9.2: heat 2+ takes 1 from a ground-moving target's TMM
+        parts.append(("target TMM", max(0, target.tmm + heat_effects(target)["tmm"])))
     elif target_move == "jump":
         parts.append(("target TMM +1 for jumping", target.tmm + 1))
     if geometry.target_in_woods or geometry.woods_in > 0:
