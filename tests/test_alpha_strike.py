@@ -160,3 +160,33 @@ def test_9_2_a_hot_target_is_easier_to_hit_and_heat_can_immobilise():
     assert ("target TMM +1 for jumping", 3) in target_number(attacker, hot, Geometry(edge_in=3.0), "ground", "jump").parts
     stuck = unit(card(tmm=2, move=4), heat=2)  # 4" - 4" = 0: immobile
     assert ("target immobile", -4) in target_number(attacker, stuck, Geometry(edge_in=3.0), "ground", "ground").parts
+
+
+def test_8_2_physical_attacks_their_reach_damage_and_self_damage():
+    from station.rules.alpha_strike.melee import melee_plan, self_damage
+    heavy = unit(card(size=3), skill=4)
+    target = unit(card(size=3, tmm=1))
+    standard = melee_plan(heavy, target, "standard", 0.8, 0.0, "ground", "ground")
+    assert standard.damage == 3 and standard.tn == 4 + 0 + 1
+    assert 'reaches 1"' in melee_plan(heavy, target, "standard", 1.5, 0, "ground", "ground").why_not
+    assert "only units with MEL" in melee_plan(heavy, target, "melee_weapon", 1.0, 0, "ground", "ground").why_not
+    brawler = unit(card(size=3, specials=["MEL"]))
+    assert melee_plan(brawler, target, "melee_weapon", 1.8, 0, "ground", "ground").damage == 4
+    charge = melee_plan(heavy, target, "charge", 0.0, 6.0, "ground", "ground")  # §8.2: 6 x 3 / 8 = 2.25 -> 2
+    assert charge.damage == 2 and ("charge", 1) in charge.parts
+    dfa = melee_plan(heavy, target, "dfa", 0.0, 6.0, "jump", "ground")
+    assert dfa.damage == 3 and dfa.tn == 4 + 2 + 1 + 1  # A5: the jump's +2 applies too
+    assert self_damage(heavy, target, "charge", True) == 1 and self_damage(heavy, unit(card(size=2)), "charge", True) == 0
+    assert self_damage(heavy, target, "dfa", True) == 3 and self_damage(heavy, target, "dfa", False) == 2
+
+
+def test_10_3_battlemaster_rear_example():
+    """BattleMaster BLR-1G, 3/3/1, OV 1, REAR 1/1/-: REAR hits the Commando behind at short for 1,
+    so the forward shot on the Shadow Hawk at medium deals 2, or 3 with its 1 overheat."""
+    from station.rules.alpha_strike.melee import rear_reduction
+    blr = unit(card("BattleMaster BLR-1G", damage=("3", "3", "1"), ov=1, specials=["REAR 1/1/-"]))
+    cut = rear_reduction(blr, 0)
+    forward, _, _ = weapon_damage(blr, "medium", False, 0, ScriptedRoller(), "k")
+    boosted, _, _ = weapon_damage(blr, "medium", False, 1, ScriptedRoller(), "k")
+    assert cut == 1 and forward - cut == 2 and boosted - cut == 3
+    assert rear_reduction(blr, 2) == 0  # no REAR at long

@@ -1,0 +1,81 @@
+"""Alpha Strike physical attacks (seed 004 digest §8) and rear-facing weapons (§10.3).
+
+Standard: within 1", damage = SZ (not for MEL units).  Melee weapon: MEL units, within 2",
+SZ + 1.  Charge: after a ground move into contact, inches x SZ / 8 rounded, +1 to hit, and 1
+self-damage on a success against SZ 3+.  Death from above: after a jump, charge damage + 1, +1 to
+hit; on a success the attacker takes its own SZ and the target always takes a crit roll; on a
+miss the attacker takes 1, +1 against SZ 3+.  No heat or Fire Control modifiers, no range, no
+overheat, and Weapon hits do not reduce it (§8.3, §8.6).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .cards import UnitState
+from .heat import ground_move_in
+
+INCH_REACH = {"standard": 1.0, "melee_weapon": 2.0}
+
+
+@dataclass(frozen=True)
+class MeleePlan:
+    kind: str  # standard | melee_weapon | charge | dfa
+    tn: int | None
+    parts: tuple[tuple[str, int], ...]
+    damage: int
+    why_not: str | None = None
+
+
+def melee_plan(attacker: UnitState, target: UnitState, kind: str, edge_in: float, inches_moved: float,
+               attacker_move: str, target_move: str, shutdown_counts_immobile: bool = True) -> MeleePlan:
+    """The TN (§8.3) and damage (§8.2) of a physical attack, or why it cannot be made."""
+    mel = attacker.card.has("MEL")
+    if kind == "standard" and mel:
+        return MeleePlan(kind, None, (), 0, "a unit with MEL makes melee weapon attacks, not standard ones (§8.2)")
+    if kind == "melee_weapon" and not mel:
+        return MeleePlan(kind, None, (), 0, "only units with MEL make melee weapon attacks (§8.2)")
+    if kind in INCH_REACH and edge_in > INCH_REACH[kind]:
+        return MeleePlan(kind, None, (), 0, f'the target is {edge_in:.1f}" away; a {kind.replace("_", " ")} attack reaches '
+                                          f'{INCH_REACH[kind]:g}" (§8.2)')
+    if kind in ("charge", "dfa") and edge_in > 0.05:
+        return MeleePlan(kind, None, (), 0, "a charge or death from above ends in base contact (§8.2)")
+    if kind == "dfa" and attacker_move != "jump":
+        return MeleePlan(kind, None, (), 0, "death from above needs a jump (§8.2)")
+    if kind == "charge" and attacker_move != "ground":
+        return MeleePlan(kind, None, (), 0, "a charge needs a ground move (§8.2)")
+    parts = [("skill", attacker.skill), (f"attacker {attacker_move}", {"still": -1, "ground": 0, "jump": 2}[attacker_move])]
+    if target.shutdown:  # A4: -4 as immobile (the likely intent), or no modifier at all (the literal text)
+        immobile = shutdown_counts_immobile
+    else:
+        immobile = ground_move_in(target) <= 0 or target_move == "immobile"
+    if immobile:
+        parts.append(("target immobile", -4))
+    elif target_move == "ground" and not target.shutdown:
+        parts.append(("target TMM", target.tmm))
+    elif target_move == "jump":
+        parts.append(("target TMM +1 for jumping", target.tmm + 1))
+    if kind in ("charge", "dfa"):
+        parts.append((kind, 1))
+    damage = {"standard": attacker.card.size, "melee_weapon": attacker.card.size + 1}.get(kind)
+    if damage is None:  # §8.2: inches moved x SZ / 8, normal rounding; DFA one more
+        damage = math.floor(inches_moved * attacker.card.size / 8 + 0.5) + (1 if kind == "dfa" else 0)
+    return MeleePlan(kind, sum(v for _, v in parts), tuple(p for p in parts if p[1] or p[0] == "skill"), damage)
+
+
+def self_damage(attacker: UnitState, target: UnitState, kind: str, hit: bool) -> int:
+    """§8.4-8.5: what a charge or death from above costs the attacker."""
+    if kind == "charge":
+        return 1 if hit and target.card.size >= 3 else 0
+    if kind == "dfa":
+        return attacker.card.size if hit else 1 + (1 if target.card.size >= 3 else 0)
+    return 0
+
+
+def rear_reduction(attacker: UnitState, rear_band: int) -> int:
+    """§10.3: the forward attack loses 1 damage for each point the REAR attack could deal at its
+    target's band, whether or not it hits (A21)."""
+    values = attacker.card.special_values("REAR")
+    if not values or values[rear_band] in ("-", "—"):
+        return 0
+    return int(values[rear_band]) if values[rear_band].isdigit() else 0
