@@ -161,3 +161,12 @@ def _triangle_contains_origin(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> bo
 
 def centre_distance(p: Base, q: Base) -> float:
     return float(np.hypot(p.x - q.x, p.y - q.y))
+
+
+def overlapping(p: Base, q: Base, tolerance_mm: float = 2.0) -> bool:
+    """Do the bases overlap by more than the camera's noise?  Both are shrunk by the tolerance
+    all round; if they still touch, a real overlap is on the table (Alpha Strike §5.5)."""
+    def shrunk(b: Base) -> Base:
+        return Base(b.kind, max(b.length - 2 * tolerance_mm, 1.0), max(b.width - 2 * tolerance_mm, 1.0), b.x, b.y,
+                    b.facing_deg)
+    return closest_points(shrunk(p), shrunk(q))[0] <= 1e-6

@@ -109,3 +109,23 @@ def terrain_crossed(path: Sequence[tuple[float, float, float]], pieces: Sequence
     entered = np.bincount(piece, weights=seen.entered[:, 0], minlength=count).astype(int)
     return [Crossing(p.id, p.type, p.height_mm, round(float(inside[k]), 1), int(entered[k]), p.climbable)
             for k, p in enumerate(pieces) if inside[k] > 0 or entered[k] or began_inside[k]]
+
+
+def level_changes(path: Sequence[tuple[float, float, float]], pieces: Sequence[Piece], types: Sequence[str],
+                  sample_mm: float = 5.0) -> list[float]:
+    """Each change of ground height along the path (mm, + up, - down), where the ground is the
+    highest piece of ``types`` under the centre line: for rules that price climbing by height and
+    forbid steps too high (Alpha Strike §5.4).  Sampled every ``sample_mm``, so a step is found
+    where a piece's edge is crossed, not at the snapshot points only."""
+    chosen = [p for p in pieces if p.type in types]
+    if len(path) < 2 or not chosen:
+        return []
+    xy = np.array([(p[0], p[1]) for p in path], float)
+    points = [xy[:1]]
+    for a, b in zip(xy, xy[1:]):
+        n = max(1, math.ceil(math.hypot(*(b - a)) / sample_mm))
+        points.append(a + (b - a) * (np.arange(1, n + 1)[:, None] / n))
+    inside = Footprints.of(chosen).contains(np.concatenate(points))
+    heights = np.where(inside, np.array([p.height_mm for p in chosen]), 0.0).max(axis=1)
+    steps = np.diff(heights)
+    return [float(s) for s in steps[np.abs(steps) > 1e-9]]

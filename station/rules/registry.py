@@ -6,10 +6,12 @@ from typing import Callable
 from ..dice import Roller
 from .base import Ruleset
 from .bronepekhota import Bronepekhota
+from .alpha_strike import AlphaStrike
 from .bronepekhota_quick import BronepekhotaQuick
 
 RULESETS: dict[str, Callable[[Roller], Ruleset]] = {Bronepekhota.name: Bronepekhota,
-                                                    BronepekhotaQuick.name: BronepekhotaQuick}
+                                                    BronepekhotaQuick.name: BronepekhotaQuick,
+                                                    AlphaStrike.name: AlphaStrike}
 
 
 def make_ruleset(name: str, roller: Roller) -> Ruleset:

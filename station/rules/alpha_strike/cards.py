@@ -80,7 +80,7 @@ def _specials(f: Fields, name: str, raw: Any) -> tuple[str, ...]:
 def parse_card(f: Fields) -> Card:
     """The project's card format (README, "Alpha Strike cards")."""
     f.reject_unknown(["format", "name", "type", "size", "tmm", "move_in", "jump_in", "role", "damage", "overheat",
-                      "armour", "structure", "specials", "pv", "sample_data"])
+                      "armour", "structure", "specials", "pv", "sample_data", "from_seed"])
     damage = f.child("damage")
     damage.reject_unknown(["S", "M", "L"])
     return Card(f.get("name", str), f.get("type", str, "BM"), f.integer("size", 1, 4), f.integer("tmm", -4, 6),

@@ -1,0 +1,149 @@
+"""BattleTech Alpha Strike quick-start (seed 004) as a camera-measured ruleset.
+
+``AlphaStrike(roller)`` is pure like the other rulesets: the turn's phases are operator inputs,
+the geometry comes from the journaled table snapshots and terrain, and dice come from the
+injected roller (or the table, see "Dice at the table").
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping, Sequence
+
+from ...measure.terrain import parse_terrain
+from ...measure.units import INCHES, Convention
+from ..base import Event, Input, Override, Ruling
+from ..fields import Fields
+from ..table_snapshot import read_snapshot
+from . import combat, turn
+from .cards import UnitState
+from .force import card_of, check_forces, load_force, model_specs
+from .turn import AlphaState
+
+INPUT_TYPES = ("roll_initiative", "move", "end_movement", "attack", "end_turn", "confirm", "override")
+OPTION_FIELDS = ("victory", "deep_water_only")
+
+
+def _options(data: Mapping[str, Any]) -> dict[str, Any]:
+    f = Fields("options", dict(data))
+    f.reject_unknown(OPTION_FIELDS)
+    return {"victory": f.choice("victory", ("all", "size3"), "all"),  # §4.5, or Training Day's (§12)
+            "deep_water_only": f.get("deep_water_only", bool, False)}  # A7: cooling only in 2"-deep water
+
+
+class AlphaStrike:
+    name: ClassVar[str] = "alpha_strike"
+    title: ClassVar[str] = "BattleTech Alpha Strike"
+    override_verdicts: ClassVar[Sequence[str]] = ("void",)
+    input_types: ClassVar[Sequence[str]] = INPUT_TYPES
+    controls: ClassVar[Sequence[tuple[str, str]]] = (("roll_initiative", "Initiative"), ("end_movement", "End movement"),
+                                                     ("end_turn", "End phase"))
+    mm_per_unit: ClassVar[float] = 25.4
+    convention: ClassVar[Convention] = INCHES
+
+    def __init__(self, roller) -> None:
+        self.roller = roller
+
+    def load_army(self, path: str) -> dict[str, Any]:
+        return load_force(path)
+
+    def model_specs(self, forces: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return model_specs(forces)
+
+    def marker_specs(self, forces: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return [{**s["marker"], "element": s["element"], "unit": s["unit"], "player": s["player"], "base": s["base"]}
+                for s in model_specs(forces) if s["marker"]]
+
+    def sensor_nodes(self, forces: Sequence[Mapping[str, Any]]) -> list:
+        return []  # Alpha Strike has no launchers; tilt nodes are not used by its rules
+
+    def initial_state(self, forces: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
+                      overrides: Mapping[str, tuple[int, Override]] | None = None) -> AlphaState:
+        check_forces(forces)
+        units = {u["id"]: UnitState.fresh(u["id"], f["player"], card_of(u), u["skill"]) for f in forces for u in f["units"]}
+        return AlphaState(tuple(f["player"] for f in forces), tuple(forces), _options(options), units,
+                          overrides=dict(overrides or {}))
+
+    def apply(self, state: AlphaState, event: Event) -> tuple[AlphaState, list[Ruling]]:
+        if not isinstance(event.body, Input):
+            return state, []  # no hub events in Alpha Strike
+        body, seq, args = event.body, event.seq, event.body.args
+        if body.type == "roll_initiative":
+            return turn.roll_initiative(state, seq, self.roller)
+        if body.type == "move":
+            return turn.declare_move(state, seq, args)
+        if body.type == "end_movement":
+            return turn.end_movement(state, seq)
+        if body.type == "end_turn":
+            return turn.end_turn(state, seq, state.options["victory"])
+        if body.type == "attack":
+            override = state.overrides.get(f"{seq}:attack")
+            if override and override[1].verdict == "void":
+                return state, [Ruling(f"{seq}:attack", seq, "shot", "Attack voided by the referee.", "§6",
+                                      needs_referee=True, overridden="void")]
+            try:
+                state, ruling = combat.attack(state, seq, args, self.roller)
+            except combat.Refused as no:
+                return state, [Ruling(f"{seq}:attack", seq, "warning", f"Attack refused: {no}.", no.section, needs_referee=True)]
+            return state, [ruling]
+        if body.type == "snapshot":
+            moving = [u.id for u in state.in_play()] if state.phase == "movement" else []
+            seen = read_snapshot(args, state.units, state.positions, state.sigmas, state.paths, moving, state.table_mm)
+            if seen is None:
+                return state.evolve(table_seq=seq), []
+            return state.evolve(positions=seen.positions, sigmas=seen.sigmas, paths=seen.paths, table_mm=seen.table_mm,
+                                table_seq=seq), []
+        if body.type == "terrain":
+            return state.evolve(terrain=tuple(parse_terrain(dict(args), f"journal record {seq}"))), []
+        if body.type == "confirm":
+            return state.evolve(confirmed=state.confirmed | {str(args.get("ruling"))}), []
+        if body.type == "override":
+            return state, []
+        return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
+
+    def reach(self, state: AlphaState, element: str) -> dict[str, Any]:
+        """§6.3 range bands from the base edge, and the front arc (A3)."""
+        return {"rings": [{"label": 'short 6" (+0)', "mm": 6 * 25.4}, {"label": 'medium 24" (+2)', "mm": 24 * 25.4},
+                          {"label": 'long 42" (+4)', "mm": 42 * 25.4}],
+                "arcs": [{"label": "firing arc (front 180°, A3)", "centre_deg": 0.0, "half_width_deg": 90.0}]}
+
+    def cover(self, hidden_fraction: float) -> dict[str, Any]:
+        """§6.1 and A18: more than two thirds hidden blocks; a third or more is partial cover."""
+        if hidden_fraction > 2 / 3:
+            return {"label": "less than a third visible: no line of sight", "armour": None}
+        if hidden_fraction >= 1 / 3:
+            return {"label": "partial cover: +1 to hit", "armour": 1}
+        return {"label": "clear", "armour": 0}
+
+    def state_dict(self, state: AlphaState) -> dict[str, Any]:
+        return state_view(state)
+
+    def summary(self, state: AlphaState) -> str:
+        lines = [f"Alpha Strike: turn {state.turn}, {state.phase} phase"]
+        for u in sorted(state.units.values(), key=lambda u: u.id):
+            lines.append(f"  {u.player:<9} {u.id:<12} A {u.armour}/{u.card.armour} S {u.structure}/{u.card.structure} "
+                         f"heat {u.heat}" + (" destroyed" if u.destroyed else ""))
+        if state.winner:
+            lines.append(f"  winner: {state.winner}")
+        return "\n".join(lines)
+
+
+def state_view(state: AlphaState) -> dict[str, Any]:
+    """The dashboard's view: each unit's card with its pips, heat and critical boxes."""
+    units = []
+    for u in state.units.values():
+        status = "destroyed" if u.destroyed or u.id in state.removed else "shut down" if u.shutdown else "in play"
+        card = {"id": u.id, "name": u.card.name, "kind": "mech", "status": status, "armour": u.armour,
+                "armour_max": u.card.armour, "structure": u.structure, "structure_max": u.card.structure,
+                "durability_max": u.card.armour + u.card.structure, "heat": u.heat, "skill": u.skill,
+                "size": u.card.size, "tmm": u.tmm, "move_in": u.move_in, "damage": list(u.card.damage),
+                "overheat": u.card.overheat, "specials": list(u.card.specials), "pv": u.card.pv,
+                "crits": {"engine": u.engine_hits, "fire_control": u.fire_control_hits, "mp": u.mp_hits,
+                          "weapons": u.weapon_hits}, "ammo_max": None, "fired": [], "weapons": []}
+        card["armour"] = u.armour + u.structure  # the bar shows what is left of armour and structure together
+        units.append({"id": u.id, "name": u.card.name, "player": u.player, "kind": "mech", "status": status,
+                      "acted": u.id in state.attacked, "can_act": status == "in play", "elements": [card]})
+    return {"game": "alpha_strike", "round": state.turn, "phase": state.phase, "initiative": {},
+            "order": list(state.order), "active_player": None, "active_unit": None, "players": list(state.players),
+            "out": [], "winner": state.winner, "units": units, "options": dict(state.options),
+            "moves": dict(state.moves), "confirmed": sorted(state.confirmed), "overridden": sorted(state.overrides),
+            "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
+            "table_seq": state.table_seq, "terrain": [p.id for p in state.terrain], "moved": {}}

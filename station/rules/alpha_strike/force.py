@@ -1,0 +1,81 @@
+"""Alpha Strike force files (``alpha-strike-force/1``, JSON): a player's units, each a card (from
+the bundled library by name, inline in the project format, or a Master Unit List record) with
+its pilot's Skill and the camera marker and base of its model."""
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..base import ArmyError
+from ..fields import Fields, load_json_file
+from ..model_fields import ID_CHECK, base, marker
+from .cards import Card, parse_card, parse_mul
+
+FORMAT = "alpha-strike-force/1"
+LIBRARY = "alpha-strike-cards/1"
+DEFAULT_BASE = "round40"  # a 'Mech's hex base, as the circle it sits in (sample)
+DEFAULT_HEIGHT_MM = 60.0
+
+
+def card_library() -> dict[str, Card]:
+    """The bundled cards (station/data/alpha_strike/cards.json; sample data, see its note)."""
+    with resources.as_file(resources.files("station") / "data" / "alpha_strike" / "cards.json") as path:
+        f = Fields(str(path), load_json_file(path))
+        return {c.name: c for c in (parse_card(item) for item in f.items("cards", min_len=1))}
+
+
+def _card(f: Fields, library: Mapping[str, Card]) -> Card:
+    given = [k for k in ("card", "mul") if k in f.data]
+    if len(given) != 1:
+        f.fail('give the unit a "card" (a name from the card library, or a card) or a "mul" record')
+    if "mul" in f.data:
+        return parse_mul(f.child("mul"))
+    if isinstance(f.data["card"], str):
+        name = f.data["card"]
+        if name not in library:
+            f.fail(f"no card {name!r} in the library; known: {', '.join(sorted(library))}", "card")
+        return library[name]
+    return parse_card(f.child("card"))
+
+
+def load_force(path: str | Path) -> dict[str, Any]:
+    f = Fields(str(path), load_json_file(path))
+    f.reject_unknown(["format", "player", "name", "sample_data", "units"])
+    f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
+    library = card_library()
+    units = []
+    for u in f.items("units", min_len=1):
+        u.reject_unknown(["id", "card", "mul", "skill", "tilt_node", "marker", "base"])
+        card = _card(u, library)
+        units.append({"id": u.get("id", str, check=ID_CHECK), "skill": u.integer("skill", 0, 8, 4),
+                      "card": card.__dict__ | {"damage": list(card.damage), "specials": list(card.specials)},
+                      "tilt_node": u.get("tilt_node", str, None, ID_CHECK), "marker": marker(u),
+                      "base": base(u, DEFAULT_BASE)})
+    return {"player": f.get("player", str, check=ID_CHECK), "name": f.get("name", str, ""),
+            "sample_data": f.get("sample_data", str, ""), "source": Path(path).name, "units": units}
+
+
+def card_of(unit: Mapping[str, Any]) -> Card:
+    data = dict(unit["card"])
+    return Card(**{**data, "damage": tuple(data["damage"]), "specials": tuple(data["specials"])})
+
+
+def check_forces(forces: Sequence[Mapping[str, Any]]) -> None:
+    players, ids = set(), set()
+    for force in forces:
+        if force["player"] in players:
+            raise ArmyError(force["source"], "player", f"{force['player']!r} is used by two forces")
+        players.add(force["player"])
+        for k, unit in enumerate(force["units"]):
+            if unit["id"] in ids:
+                raise ArmyError(force["source"], f"units[{k}].id", f"{unit['id']!r} is used twice")
+            ids.add(unit["id"])
+    if len(players) < 2:
+        raise ArmyError(forces[0]["source"] if forces else "forces", "player", "a game needs two sides")
+
+
+def model_specs(forces: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return [{"element": u["id"], "unit": u["id"], "player": f["player"], "kind": "mech", "base": u["base"],
+             "height_mm": float((u["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM), "marker": u["marker"]}
+            for f in forces for u in f["units"]]

@@ -1,0 +1,90 @@
+"""Alpha Strike movement (seed 004 digest §5), checked against the path the camera saw.
+
+Ground: 1" of MV an inch, +1" an inch in woods or water, +2" an inch of height climbed or
+descended (a step over 2" high is impassable), less 2" a heat level (§9.2); a mobile unit may
+always move 2" (§5.3).  Jump: straight, within the jump MV, ignoring terrain, never out of water.
+Still: under 1" (§5.2).  No two bases may overlap at the end (§5.5).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ...measure.movement import level_changes, movement, terrain_crossed
+from ...measure.terrain import Piece
+from .cards import UnitState
+from .heat import ground_move_in
+
+INCH = 25.4
+STILL_IN = 1.0  # §5.2: under 1" of path is standing still
+MINIMUM_IN = 2.0  # §5.3
+PER_INCH = {"woods": 1.0, "water": 1.0}  # §5.4 Movement Cost table: +1 an inch
+LEVEL_COST = 2.0  # §5.4: 2" of MV per inch of height change
+STEEPEST_IN = 2.0  # §5.4: at most 2" of height change per 1" moved
+SLACK_IN = 0.2  # the camera's path is a few mm long or short; less than this is not a violation
+HEIGHT_TYPES = ("hill",)  # what a 'Mech walks up; buildings are not in the quick-start
+
+
+@dataclass(frozen=True)
+class CheckedMove:
+    inches: float  # the path's length, what a charge counts
+    cost_in: float  # what it cost in MV
+    allowed_in: float
+    parts: tuple[str, ...]  # how the cost was reached
+    problems: tuple[str, ...]
+
+
+def _ground(unit: UnitState, path: Sequence, terrain: Sequence[Piece], inches: float) -> CheckedMove:
+    parts, problems, extra = [f'{inches:.1f}" moved'], [], 0.0
+    for crossing in terrain_crossed(path, terrain):
+        if crossing.type in PER_INCH and crossing.inside_mm:
+            cost = PER_INCH[crossing.type] * crossing.inside_mm / INCH
+            extra += cost
+            parts.append(f'+{cost:.1f}" for {crossing.inside_mm / INCH:.1f}" of {crossing.type} ({crossing.piece})')
+        if crossing.type == "building":
+            problems.append(f"it walked through building {crossing.piece}, which the quick-start has no rules for")
+    steps = level_changes(path, terrain, HEIGHT_TYPES)
+    if steps:
+        climbed = sum(abs(s) for s in steps) / INCH
+        extra += LEVEL_COST * climbed
+        parts.append(f'+{LEVEL_COST * climbed:.1f}" for {climbed:.1f}" of level change')
+        steepest = max(abs(s) for s in steps) / INCH
+        if steepest > STEEPEST_IN + 0.05:
+            problems.append(f'it crossed a {steepest:.1f}" step of height; more than {STEEPEST_IN:g}" is impassable (§5.4)')
+    allowed = ground_move_in(unit)
+    cost = inches + extra
+    if allowed <= 0 and inches >= STILL_IN:
+        problems.append("it is immobile (§5.3, §9.2)")
+    elif cost > allowed + SLACK_IN and inches > MINIMUM_IN + SLACK_IN:
+        problems.append(f'{cost:.1f}" of MV is more than its {allowed}"' + (" after heat" if unit.heat else "")
+                        + ' (§5.4, §9.2; the 2" minimum move does not cover it, §5.3)')
+    return CheckedMove(inches, cost, allowed, tuple(parts), tuple(problems))
+
+
+def check_move(unit: UnitState, mode: str, path: Sequence, terrain: Sequence[Piece], started_in_water: bool,
+               overlapping: Sequence[str]) -> CheckedMove:
+    """The declared move against the measured one; ``overlapping`` lists the bases it ends on."""
+    moved = movement(path)
+    inches = moved.path_mm / INCH
+    problems: list[str] = []
+    if unit.shutdown and inches >= STILL_IN:
+        problems.append("it is shut down and cannot move (§9.4)")
+    if mode == "still":
+        checked = CheckedMove(inches, 0.0, 0.0, (), ())
+        if inches >= STILL_IN:
+            problems.append(f'it moved {inches:.1f}" (standing still is under {STILL_IN:g}", §5.2)')
+    elif mode == "ground":
+        checked = _ground(unit, path, terrain, inches)
+    else:
+        straight = moved.straight_mm / INCH
+        checked = CheckedMove(inches, straight, float(unit.card.jump_in), (f'{straight:.1f}" straight',), ())
+        if not unit.card.jump_in:
+            problems.append("it cannot jump: no jump MV on its card (§5.2)")
+        elif straight > unit.card.jump_in + SLACK_IN:
+            problems.append(f'a {straight:.1f}" jump is more than its {unit.card.jump_in}" (§5.2)')
+        if started_in_water and inches >= STILL_IN:
+            problems.append("a unit may not jump out of water (§5.2)")
+    if overlapping:
+        problems.append(f"its base ends on {', '.join(overlapping)} (§5.5)")
+    return CheckedMove(checked.inches, checked.cost_in, checked.allowed_in, checked.parts,
+                       checked.problems + tuple(problems))

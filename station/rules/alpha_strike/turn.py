@@ -1,0 +1,166 @@
+"""Alpha Strike's turn (seed 004 digest §4): Initiative (2D6, ties roll again, the loser moves and
+fights first), Movement (alternating units; each declares still, ground or jump and the camera's
+path is checked against MV, woods +1"/inch, and heat), Combat (one attack per unit, damage marked
+at once but taking effect in the End Phase), and the End Phase (heat, shutdown, removal of the
+destroyed, victory).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from ...dice import Roller
+from ...measure.bases import overlapping
+from ...measure.terrain import Piece
+from ..base import Override, Ruling
+from .cards import UnitState
+from .heat import TurnHeat, end_phase
+from .moving import check_move
+from .where import placed, terrain_at
+
+
+
+@dataclass(frozen=True)
+class AlphaState:
+    players: tuple[str, ...]
+    forces: tuple[Mapping[str, Any], ...]
+    options: Mapping[str, Any]
+    units: Mapping[str, UnitState]
+    overrides: Mapping[str, tuple[int, Override]] = field(default_factory=dict)
+    turn: int = 0
+    phase: str = "initiative"  # initiative | movement | combat | end
+    order: tuple[str, ...] = ()  # the initiative loser first (§4.1)
+    moves: Mapping[str, str] = field(default_factory=dict)  # unit -> still | ground | jump, this turn
+    moved_in: Mapping[str, float] = field(default_factory=dict)  # inches travelled, for charges
+    attacked: frozenset[str] = frozenset()
+    heat_turn: Mapping[str, TurnHeat] = field(default_factory=dict)
+    removed: frozenset[str] = frozenset()
+    winner: str | None = None
+    positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
+    sigmas: Mapping[str, float] = field(default_factory=dict)
+    paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)
+    table_seq: int = 0
+    table_mm: tuple[float, float] | None = None
+    terrain: tuple[Piece, ...] = ()
+    confirmed: frozenset[str] = frozenset()
+
+    def evolve(self, **changes: Any) -> "AlphaState":
+        new = object.__new__(AlphaState)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
+
+    def with_unit(self, unit: UnitState) -> "AlphaState":
+        return self.evolve(units={**self.units, unit.id: unit})
+
+    def in_play(self, player: str | None = None) -> list[UnitState]:
+        return [u for u in self.units.values() if u.id not in self.removed and (player is None or u.player == player)]
+
+
+def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState, list[Ruling]]:
+    if state.phase != "initiative" or state.winner:
+        return state, [Ruling(f"{seq}:initiative", seq, "warning", f"It is the {state.phase} phase, not initiative.", "§4")]
+    rolls: dict[str, list[int]] = {p: [] for p in state.players}
+    tied = list(state.players)
+    attempt = 0
+    while len(tied) > 1:  # A1: ties roll again
+        for p in tied:
+            rolls[p].append(roller.roll(6, f"{seq}/init/{attempt}/{p}/1") + roller.roll(6, f"{seq}/init/{attempt}/{p}/2"))
+        top = max(rolls[p][-1] for p in tied)
+        if attempt == 0:
+            ranked = sorted(state.players, key=lambda p: rolls[p][-1])
+        tied = [p for p in tied if rolls[p][-1] == top]
+        attempt += 1
+    winner = tied[0]
+    order = tuple(p for p in ranked if p != winner) + (winner,)
+    shown = ", ".join(f"{p} {'/'.join(map(str, r))}" for p, r in rolls.items())
+    state = state.evolve(turn=state.turn + 1, phase="movement", order=order, moves={}, moved_in={}, attacked=frozenset(),
+                         heat_turn={}, paths={})
+    return state, [Ruling(f"{seq}:initiative", seq, "initiative", f"Turn {state.turn}: initiative 2D6 {shown}; {winner} "
+                          f"wins and moves and fights last (§4.1).", "§4.1", details={"rolls": rolls, "order": list(order)})]
+
+
+def _overlapping(state: AlphaState, unit_id: str) -> list[str]:
+    mine = placed(state, unit_id)
+    if mine is None:
+        return []
+    others = [(u.id, placed(state, u.id)) for u in state.in_play() if u.id != unit_id]
+    return sorted(uid for uid, other in others if other is not None and overlapping(mine.base, other.base))
+
+
+def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
+    """§5: the unit's declared move this turn, checked against the path the camera saw."""
+    unit = state.units.get(str(args.get("unit")))
+    mode = args.get("mode", "ground")
+    if state.phase != "movement":
+        return state, [Ruling(f"{seq}:move", seq, "warning", f"It is the {state.phase} phase.", "§4.2", needs_referee=True)]
+    if unit is None or unit.id in state.removed or mode not in ("still", "ground", "jump"):
+        return state, [Ruling(f"{seq}:move", seq, "warning", "Give a unit in play and a mode: still, ground or jump.",
+                              "§5.2", needs_referee=True)]
+    path = state.paths.get(unit.id, ())
+    start = path[0] if path else state.positions.get(unit.id)
+    in_water = bool(start) and any(p.type == "water" and p.contains(start[:2]) for p in state.terrain)
+    checked = check_move(unit, mode, path, state.terrain, in_water, _overlapping(state, unit.id))
+    state = state.evolve(moves={**state.moves, unit.id: mode}, moved_in={**state.moved_in, unit.id: checked.inches})
+    did = {"still": "stands still", "ground": f'moves {checked.inches:.1f}" on the ground',
+           "jump": f'jumps {checked.cost_in:.1f}"'}[mode]
+    text = f"{unit.card.name} ({unit.id}) {did}"
+    if mode == "ground" and len(checked.parts) > 1:
+        text += f": {', '.join(checked.parts)} = {checked.cost_in:.1f}\" of {checked.allowed_in:g}\""
+    text += "."
+    if checked.problems:
+        text += " " + "; ".join(p[0].upper() + p[1:] for p in checked.problems) + "."
+    return state, [Ruling(f"{seq}:move", seq, "warning" if checked.problems else "move", text, "§5",
+                          needs_referee=bool(checked.problems), element=unit.id,
+                          details={"mode": mode, "inches": round(checked.inches, 2), "cost_in": round(checked.cost_in, 2),
+                                   "allowed_in": checked.allowed_in, "problems": list(checked.problems)})]
+
+
+def end_movement(state: AlphaState, seq: int) -> tuple[AlphaState, list[Ruling]]:
+    if state.phase != "movement":
+        return state, [Ruling(f"{seq}:phase", seq, "warning", f"It is the {state.phase} phase.", "§4")]
+    still = [u.id for u in state.in_play() if u.id not in state.moves]
+    moves = {**state.moves, **{u: "still" for u in still}}
+    text = "Combat phase: " + (f"{state.order[0]} attacks first." if state.order else "") + \
+        (f" Counted as standing still: {', '.join(still)}." if still else "")
+    return state.evolve(phase="combat", moves=moves), [Ruling(f"{seq}:phase", seq, "status", text, "§4.3")]
+
+
+def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, list[Ruling]]:
+    """§4.4: heat, shutdown and restart, the destroyed removed, then victory (§4.5, §12)."""
+    if state.phase != "combat":
+        return state, [Ruling(f"{seq}:phase", seq, "warning", f"It is the {state.phase} phase.", "§4")]
+    rulings = []
+    for unit in sorted(state.in_play(), key=lambda u: u.id):
+        if unit.destroyed:
+            state = state.evolve(removed=state.removed | {unit.id})
+            rulings.append(Ruling(f"{seq}:removed:{unit.id}", seq, "status", f"{unit.card.name} ({unit.id}) is destroyed "
+                                  "and removed (§4.4).", "§4.4", element=unit.id))
+            continue
+        turn = state.heat_turn.get(unit.id, TurnHeat())
+        turn = replace(turn, in_water=terrain_at(state, unit.id, "water"))
+        hot, said = end_phase(unit, turn, state.options.get("deep_water_only", False))
+        state = state.with_unit(hot)
+        if hot.heat != unit.heat or hot.shutdown != unit.shutdown:
+            rulings.append(Ruling(f"{seq}:heat:{unit.id}", seq, "status", f"{unit.card.name}: {said} (§9.4).", "§9.4",
+                                  element=unit.id))
+    state, won = check_victory(state, seq, victory)
+    return state.evolve(phase="initiative"), rulings + won
+
+
+def check_victory(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, list[Ruling]]:
+    """§4.5: every enemy unit destroyed; §12 Training Day: the enemy's size-3 'Mech destroyed."""
+    if state.winner:
+        return state, []
+    standing = {}
+    for player in state.players:
+        units = [u for u in state.units.values() if u.player == player]
+        if victory == "size3":
+            units = [u for u in units if u.card.size == 3] or units
+        standing[player] = any(not u.destroyed and u.id not in state.removed for u in units)
+    alive = [p for p, ok in standing.items() if ok]
+    if len(alive) == len(state.players):
+        return state, []
+    winner = alive[0] if len(alive) == 1 else "draw"
+    why = "destroyed the enemy's size-3 'Mech (§12)" if victory == "size3" else "destroyed every enemy unit (§4.5)"
+    text = f"{winner} wins: {why}." if winner != "draw" else "Draw: both sides lost at once."
+    return state.evolve(winner=winner), [Ruling(f"{seq}:victory", seq, "status", text, "§4.5 §12")]

@@ -1,0 +1,29 @@
+"""Where a unit is on the table, from the state's camera evidence: its placed base for the
+measurement layer, its height for line of sight, and the terrain it stands in."""
+from __future__ import annotations
+
+from ...measure.bases import Base
+from ...measure.measurement import Placed
+from .force import DEFAULT_HEIGHT_MM
+
+
+def _unit_spec(state, unit_id: str) -> dict:
+    return next(u for f in state.forces for u in f["units"] if u["id"] == unit_id)
+
+
+def placed(state, unit_id: str) -> Placed | None:
+    """The unit's base where the camera last saw it, or None if it has not been seen."""
+    where = state.positions.get(unit_id)
+    if where is None:
+        return None
+    return Placed(unit_id, Base.named(_unit_spec(state, unit_id)["base"], *where), state.sigmas.get(unit_id, 0.5))
+
+
+def height_mm(state, unit_id: str) -> float:
+    return float((_unit_spec(state, unit_id)["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM)
+
+
+def terrain_at(state, unit_id: str, kind: str) -> bool:
+    """Does the unit's centre stand in a piece of terrain of this kind?"""
+    where = state.positions.get(unit_id)
+    return bool(where) and any(p.type == kind and p.contains(where[:2]) for p in state.terrain)

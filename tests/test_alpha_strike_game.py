@@ -1,0 +1,328 @@
+"""Alpha Strike (seed 004) through the fold: the turn (§4), movement checked against the camera
+(§5), attacks measured from table snapshots (§6, §8), the End Phase (§4.4, §9.4) and Training
+Day's victory (§12)."""
+import itertools
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from station.rules.alpha_strike import AlphaStrike
+from station.rules.alpha_strike.force import card_library, load_force
+from station.rules.base import ArmyError, Event, Input
+
+from .conftest import ScriptedRoller
+
+DATA = Path(__file__).resolve().parent.parent / "station" / "data" / "alpha_strike"
+INCH = 25.4
+RADIUS = 20.0  # round40 bases
+
+
+class Alpha:
+    def __init__(self, options=None):
+        self.roller = ScriptedRoller()
+        self.rules = AlphaStrike(self.roller)
+        forces = [load_force(DATA / "training-day-attacker.json"), load_force(DATA / "training-day-defender.json")]
+        self.state = self.rules.initial_state(forces, options or {})
+        self.seq = itertools.count(1)
+
+    def do(self, what, *rolls, **args):
+        self.roller.values.extend(rolls)
+        self.state, rulings = self.rules.apply(self.state, Event(next(self.seq), Input(what, args)))
+        assert not self.roller.values, f"rolls left unused: {self.roller.values}"
+        return rulings
+
+    def seen(self, **where):
+        """A snapshot: unit=(x, y, facing) in mm and degrees."""
+        return self.do("snapshot", table_mm=[1800, 1200], residual_mm=0.3, units=[
+            {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, (x, y, f) in where.items()])
+
+    def unit(self, name):
+        return self.state.units[name]
+
+    def hurt(self, name, **changes):
+        self.state = self.state.with_unit(replace(self.unit(name), **changes))
+
+
+def inches_apart(x, edge_in):
+    """The x of a base whose edge is ``edge_in`` inches beyond a base centred at x."""
+    return x + 2 * RADIUS + edge_in * INCH
+
+
+LINE_UP = {"catapult": (300, 600, 0), "locust": (300, 300, 0), "thunderbolt": (inches_apart(300, 10), 600, 180),
+           "commando": (inches_apart(300, 10), 300, 180)}
+
+
+@pytest.fixture
+def game():
+    g = Alpha()
+    g.seen(**LINE_UP)
+    g.do("roll_initiative", 3, 3, 2, 2)  # attacker 6, defender 4
+    return g
+
+
+def in_combat(g):
+    g.do("end_movement")
+    assert g.state.phase == "combat"
+    return g
+
+
+def test_4_1_initiative_2d6_the_loser_moves_first_and_ties_roll_again():
+    g = Alpha()
+    ruling = g.do("roll_initiative", 3, 3, 2, 2)[0]
+    assert g.state.order == ("defender", "attacker") and g.state.turn == 1 and g.state.phase == "movement"
+    assert ruling.details["rolls"] == {"attacker": [6], "defender": [4]}
+    g = Alpha()
+    g.do("roll_initiative", 3, 3, 4, 2, 1, 1, 5, 5)  # 6 each: roll again, 2 against 10
+    assert g.state.order == ("attacker", "defender") and g.state.turn == 1
+
+
+def test_4_initiative_only_in_its_phase(game):
+    assert "movement phase" in game.do("roll_initiative")[0].text
+    assert game.state.turn == 1
+
+
+def test_5_ground_move_checked_against_mv_and_the_2_inch_minimum_still(game):
+    x, y, f = LINE_UP["locust"]
+    game.seen(locust=(x + 6 * INCH, y, f), catapult=(300 + 10 * INCH, 600, 0))
+    locust = game.do("move", unit="locust", mode="ground")[0]
+    assert locust.kind == "move" and 'grounds 6.0"' not in locust.text and "6.0" in locust.text
+    catapult = game.do("move", unit="catapult", mode="ground")[0]  # MV 8", 10" of path
+    assert catapult.needs_referee and 'more than its 8"' in catapult.text
+    still = game.do("move", unit="thunderbolt", mode="still")[0]
+    assert still.kind == "move" and "stands still" in still.text
+
+
+def test_5_a_model_that_moved_cannot_claim_to_have_stood_still(game):
+    x, y, f = LINE_UP["commando"]
+    game.seen(commando=(x - 2 * INCH, y, f))
+    assert "standing still is under 1" in game.do("move", unit="commando", mode="still")[0].text
+
+
+def test_5_4_woods_cost_an_extra_inch_per_inch(game):
+    game.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "wood", "type": "woods", "height_mm": 80, "polygon": [[380, 250], [480, 250], [480, 350], [380, 350]]}])
+    x, y, f = LINE_UP["locust"]
+    game.seen(locust=(x + 14 * INCH, y, f))  # 14" of path, about 4" of it (100 mm) in woods: 18" > 16"
+    ruling = game.do("move", unit="locust", mode="ground")[0]
+    assert ruling.needs_referee and "of woods (wood)" in ruling.text and ruling.details["cost_in"] == pytest.approx(17.9, abs=0.2)
+
+
+def test_5_2_jump_is_measured_straight_and_needs_jump_mv(game):
+    x, y, f = LINE_UP["catapult"]
+    game.seen(catapult=(x + 4 * INCH, y + 4 * INCH, f))
+    game.seen(catapult=(x + 7 * INCH, y, f))  # a dog-leg path of 11.3"; 7" straight
+    assert game.do("move", unit="catapult", mode="jump")[0].kind == "move"
+    game.seen(locust=(LINE_UP["locust"][0] + 3 * INCH, LINE_UP["locust"][1], 0))
+    assert "cannot jump" in game.do("move", unit="locust", mode="jump")[0].text
+
+
+def test_6_weapon_attack_from_the_table_hits_and_marks_damage(game):
+    in_combat(game)
+    ruling = game.do("attack", 3, 3, attacker="catapult", target="thunderbolt")[0]  # TN 3 -1 +2 = 4; 6 hits
+    assert ruling.details["tn"] == 4 and ruling.details["hit"]
+    assert ruling.details["measured"]["value"] == pytest.approx(10.0, abs=0.05)
+    assert "medium range +2" in ruling.text and "attacker still -1" in ruling.text
+    assert game.unit("thunderbolt").armour == 7 - 3  # M damage 3
+    assert game.state.heat_turn["catapult"].fired_weapons
+
+
+def test_6_4_moves_feed_the_target_number(game):
+    x, y, f = LINE_UP["commando"]
+    game.seen(commando=(x, y + 3 * INCH, f))
+    game.do("move", unit="commando", mode="ground")
+    game.do("move", unit="locust", mode="still")
+    in_combat(game)
+    ruling = game.do("attack", 1, 1, attacker="locust", target="commando")[0]
+    # skill 3, still -1, TMM 2, medium +2 (the commando is now 10.2" away edge to edge)
+    assert ruling.details["tn"] == 6 and not ruling.details["hit"]
+    assert game.unit("commando").armour == 3
+
+
+def test_6_refusals_name_the_rule(game):
+    assert "movement phase" in game.do("attack", attacker="catapult", target="thunderbolt")[0].text
+    in_combat(game)
+    assert "enemy units" in game.do("attack", attacker="catapult", target="locust")[0].text
+    game.do("attack", 1, 1, attacker="catapult", target="thunderbolt")
+    assert "made its attack" in game.do("attack", attacker="catapult", target="commando")[0].text
+    game.seen(locust=(300, 300, 180))  # now facing away from the enemy
+    refused = game.do("attack", attacker="locust", target="commando")[0]
+    assert refused.needs_referee and "firing arc" in refused.text and refused.section == "§6.2 A3"
+
+
+def test_6_3_beyond_long_range_and_no_damage_at_the_band():
+    g = Alpha()
+    g.seen(catapult=(100, 600, 0), thunderbolt=(inches_apart(100, 43), 600, 180), locust=(100, 300, 0),
+           commando=(inches_apart(100, 30), 300, 180))
+    g.do("roll_initiative", 6, 6, 1, 1)
+    in_combat(g)
+    assert "beyond long range" in g.do("attack", attacker="catapult", target="thunderbolt")[0].text
+    ruling = g.do("attack", 6, 5, 6, attacker="locust", target="commando")[0]  # L 0*: 1D6 6 deals 1
+    assert "minimal damage" in ruling.text and g.unit("commando").armour == 2
+
+
+def test_6_1_woods_along_the_line_add_one_and_six_inches_block(game):
+    in_combat(game)
+    game.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "wood", "type": "woods", "height_mm": 80, "polygon": [[400, 560], [500, 560], [500, 640], [400, 640]]}])
+    ruling = game.do("attack", 1, 1, attacker="catapult", target="thunderbolt")[0]
+    assert ruling.details["tn"] == 5 and "woods +1" in ruling.text
+    game.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "wood", "type": "woods", "height_mm": 80, "polygon": [[330, 560], [520, 560], [520, 640], [330, 640]]}])
+    assert "woods block" in game.do("attack", attacker="thunderbolt", target="catapult")[0].text
+
+
+def test_6_6_a_shot_into_the_back_deals_one_more(game):
+    x, y, _ = LINE_UP["thunderbolt"]
+    game.seen(thunderbolt=(x, y, 0))  # it turned its back on the catapult
+    in_combat(game)
+    ruling = game.do("attack", 3, 3, attacker="catapult", target="thunderbolt")[0]
+    assert "from the rear" in ruling.text and game.unit("thunderbolt").armour == 7 - 4
+
+
+def test_8_charge_after_a_ground_move_into_contact(game):
+    x, y, f = LINE_UP["catapult"]
+    contact = LINE_UP["thunderbolt"][0] - 2 * RADIUS
+    game.seen(catapult=(contact, y, f))  # 10" of ground move ends in base contact
+    game.do("move", unit="catapult", mode="ground")
+    in_combat(game)
+    ruling = game.do("attack", 3, 3, attacker="catapult", target="thunderbolt", kind="charge")[0]
+    # TN 3 + ground 0 + charge 1 = 4; damage 10" x SZ 3 / 8 = 3.75 -> 4; 1 self-damage against SZ 3
+    assert ruling.details["tn"] == 4 and ruling.details["hit"]
+    assert game.unit("thunderbolt").armour == 7 - 4 and game.unit("catapult").armour == 5 - 1
+    assert "self-damage" in ruling.text
+
+
+def test_8_standard_attack_reaches_one_inch(game):
+    in_combat(game)
+    assert "reaches 1\"" in game.do("attack", attacker="catapult", target="thunderbolt", kind="standard")[0].text
+
+
+def test_4_4_end_phase_removes_the_destroyed_and_training_day_is_won_on_the_size_3_mech():
+    g = Alpha({"victory": "size3"})
+    g.seen(**LINE_UP)
+    g.do("roll_initiative", 3, 3, 2, 2)
+    in_combat(g)
+    g.hurt("thunderbolt", armour=0, structure=2)
+    ruling = g.do("attack", 3, 3, attacker="catapult", target="thunderbolt")[0]
+    assert g.unit("thunderbolt").destroyed and "thunderbolt" not in g.state.removed  # in effect at the End Phase
+    reply = g.do("attack", 6, 5, attacker="thunderbolt", target="catapult")[0]  # it still fires back (§4.3)
+    assert reply.details["hit"] and g.unit("catapult").armour == 5 - 3 and "hit" in ruling.text
+    end = g.do("end_turn")
+    assert "thunderbolt" in g.state.removed and g.state.winner == "attacker"
+    assert any("size-3" in r.text for r in end) and g.state.phase == "initiative"
+
+
+def test_4_5_by_default_every_enemy_unit_must_fall(game):
+    in_combat(game)
+    game.hurt("thunderbolt", armour=0, structure=0, destroyed=True)
+    game.do("end_turn")
+    assert game.state.winner is None and "thunderbolt" in game.state.removed
+    game.do("roll_initiative", 4, 4, 1, 1)  # next turn; only the commando is left to the defender
+    assert game.state.turn == 2
+
+
+def test_9_4_end_phase_heat_from_overheat_and_cooling(game):
+    in_combat(game)
+    ruling = game.do("attack", 3, 3, attacker="catapult", target="thunderbolt", overheat=1)[0]
+    assert game.unit("thunderbolt").armour == 7 - 4 and "+1 overheat" in ruling.text
+    refused = game.do("attack", attacker="locust", target="commando", overheat=1)[0]
+    assert "overheat by at most 0" in refused.text
+    game.do("end_turn")
+    assert game.unit("catapult").heat == 1
+
+
+def test_override_void_undoes_an_attack():
+    g = Alpha()
+    from station.rules.base import Override
+    g.state = g.state.evolve(overrides={"4:attack": (9, Override("4:attack", "void", ""))})
+    g.seen(**LINE_UP)
+    g.do("roll_initiative", 3, 3, 2, 2)
+    g.do("end_movement")
+    ruling = g.do("attack", attacker="catapult", target="thunderbolt")[0]
+    assert ruling.overridden == "void" and g.unit("thunderbolt").armour == 7
+
+
+def test_state_view_shows_cards_with_pips_heat_and_crits(game):
+    view = game.rules.state_dict(game.state)
+    cards = {u["id"]: u["elements"][0] for u in view["units"]}
+    assert cards["thunderbolt"]["armour_max"] == 7 and cards["thunderbolt"]["structure_max"] == 6
+    assert set(cards["catapult"]["crits"]) == {"engine", "fire_control", "mp", "weapons"}
+    assert view["phase"] == "movement" and view["order"] == ["defender", "attacker"]
+
+
+def test_sample_cards_say_they_are_sample_data_and_name_what_comes_from_the_seed():
+    raw = json.loads((DATA / "cards.json").read_text())
+    assert "SAMPLE DATA" in raw["sample_data"]
+    names = set(card_library())
+    for seed_unit in ("Stalker STK-3F", "Rifleman RFL-3N", "BattleMaster BLR-1G", "Vulture Prime", "Cataphract CTF-3L",
+                      "Loki Prime"):
+        assert seed_unit in names
+
+
+@pytest.mark.parametrize("change, where, problem", [
+    ({"format": "x"}, "format", "alpha-strike-force/1"),
+    ({"units": [{"id": "a", "card": "Nope"}]}, "units[0].card", "no card 'Nope'"),
+    ({"units": [{"id": "a"}]}, "units[0]", '"card"'),
+    ({"units": [{"id": "a", "card": "Locust LCT-1E", "skill": 9}]}, "units[0].skill", ""),
+    ({"units": [{"id": "a", "card": {"name": "X", "damage": {"S": "2", "M": "x", "L": "0"}}}]}, "units[0].card", ""),
+    ({"colour": "red"}, "colour", "unknown"),
+])
+def test_bad_force_files_name_the_file_and_field(tmp_path, change, where, problem):
+    base = json.loads((DATA / "training-day-attacker.json").read_text())
+    path = tmp_path / "force.json"
+    path.write_text(json.dumps({**base, **change}))
+    with pytest.raises(ArmyError) as err:
+        load_force(path)
+    assert str(path) in str(err.value) and where in str(err.value) and problem in str(err.value)
+
+
+def test_two_forces_of_one_player_are_refused():
+    force = load_force(DATA / "training-day-attacker.json")
+    with pytest.raises(ArmyError, match="two forces"):
+        AlphaStrike(ScriptedRoller()).initial_state([force, force], {})
+
+
+def _terrain(game, *pieces):
+    game.do("terrain", format="station-terrain/1", pieces=[
+        {"id": i, "type": t, "height_mm": h, "polygon": poly} for i, t, h, poly in pieces])
+
+
+def test_5_4_worked_example_vulture_to_the_hilltop_costs_ten():
+    """4" to the hill, 4" to climb its 2", 2" across the top: 10" of MV (digest §5.4, point A)."""
+    g = Alpha()
+    start = 300.0
+    hill = start + 4 * INCH
+    _terrain(g, ("hill", "hill", 2 * INCH, [[hill, 500], [hill + 200, 500], [hill + 200, 700], [hill, 700]]))
+    g.seen(**LINE_UP)
+    g.do("roll_initiative", 3, 3, 2, 2)
+    g.seen(catapult=(start + 6 * INCH, 600, 0))  # MV 8": 6" + 4" of climbing = 10" is too much
+    ruling = g.do("move", unit="catapult", mode="ground")[0]
+    assert ruling.details["cost_in"] == pytest.approx(10.0, abs=0.15) and ruling.needs_referee
+    assert "level change" in ruling.text
+
+
+def test_5_4_a_step_higher_than_two_inches_is_impassable_but_a_jump_ignores_it(game):
+    _terrain(game, ("cliff", "hill", 4 * INCH, [[380, 500], [600, 500], [600, 700], [380, 700]]))
+    x, y, f = LINE_UP["catapult"]
+    game.seen(catapult=(x + 5 * INCH, y, f))
+    assert "impassable" in game.do("move", unit="catapult", mode="ground")[0].text
+    assert game.do("move", unit="catapult", mode="jump")[0].kind == "move"  # declared again: the jump stands
+
+
+def test_5_3_a_mobile_unit_may_always_move_two_inches(game):
+    _terrain(game, ("marsh", "water", 0, [[300, 250], [400, 250], [400, 350], [300, 350]]))
+    x, y, f = LINE_UP["locust"]
+    game.hurt("locust", heat=3)  # MV 16" - 6" = 10"
+    game.seen(locust=(x + 2 * INCH, y, f))
+    assert game.do("move", unit="locust", mode="ground")[0].kind == "move"
+
+
+def test_5_2_no_jump_out_of_water_and_5_5_no_overlapping_bases(game):
+    _terrain(game, ("pond", "water", 0, [[250, 550], [350, 550], [350, 650], [250, 650]]))
+    game.seen(catapult=(300 + 5 * INCH, 600, 0))
+    assert "out of water" in game.do("move", unit="catapult", mode="jump")[0].text
+    x, y, f = LINE_UP["commando"]
+    game.seen(locust=(x - 10, y, 0))
+    assert "ends on commando" in game.do("move", unit="locust", mode="ground")[0].text
