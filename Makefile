@@ -67,3 +67,5 @@ sessions: $(VENV)/.installed-runtime
 	  --session station/data/quick/session.json --journal tests/data/sessions/quick.jsonl
 	STATION_CONFIG=$$(mktemp -d)/config.json $(BIN)/station demo --port 0 --speed 10 --seed 11 --exit-when-done \
 	  --session station/data/demo/virtual-session.json --journal tests/data/sessions/virtual.jsonl
+	STATION_CONFIG=$$(mktemp -d)/config.json $(BIN)/station demo --port 0 --speed 10 --seed 7 --exit-when-done \
+	  --session station/data/alpha_strike/session.json --journal tests/data/sessions/training-day.jsonl

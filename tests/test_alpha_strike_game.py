@@ -86,12 +86,12 @@ def test_4_initiative_only_in_its_phase(game):
 def test_5_ground_move_checked_against_mv_and_the_2_inch_minimum_still(game):
     x, y, f = LINE_UP["locust"]
     game.seen(locust=(x + 6 * INCH, y, f), catapult=(300 + 10 * INCH, 600, 0))
+    still = game.do("move", unit="thunderbolt", mode="still")[0]  # the initiative loser moves first
+    assert still.kind == "move" and "stands still" in still.text
     locust = game.do("move", unit="locust", mode="ground")[0]
     assert locust.kind == "move" and 'grounds 6.0"' not in locust.text and "6.0" in locust.text
     catapult = game.do("move", unit="catapult", mode="ground")[0]  # MV 8", 10" of path
     assert catapult.needs_referee and 'more than its 8"' in catapult.text
-    still = game.do("move", unit="thunderbolt", mode="still")[0]
-    assert still.kind == "move" and "stands still" in still.text
 
 
 def test_5_a_model_that_moved_cannot_claim_to_have_stood_still(game):
@@ -113,6 +113,7 @@ def test_5_2_jump_is_measured_straight_and_needs_jump_mv(game):
     x, y, f = LINE_UP["catapult"]
     game.seen(catapult=(x + 4 * INCH, y + 4 * INCH, f))
     game.seen(catapult=(x + 7 * INCH, y, f))  # a dog-leg path of 11.3"; 7" straight
+    game.do("move", unit="thunderbolt", mode="still")
     assert game.do("move", unit="catapult", mode="jump")[0].kind == "move"
     game.seen(locust=(LINE_UP["locust"][0] + 3 * INCH, LINE_UP["locust"][1], 0))
     assert "cannot jump" in game.do("move", unit="locust", mode="jump")[0].text
@@ -316,7 +317,22 @@ def test_5_3_a_mobile_unit_may_always_move_two_inches(game):
     x, y, f = LINE_UP["locust"]
     game.hurt("locust", heat=3)  # MV 16" - 6" = 10"
     game.seen(locust=(x + 2 * INCH, y, f))
+    game.do("move", unit="commando", mode="still")
     assert game.do("move", unit="locust", mode="ground")[0].kind == "move"
+
+
+def test_4_2_units_alternate_the_loser_first_and_the_larger_side_in_proportion(game):
+    late = game.do("move", unit="catapult", mode="still")[0]
+    assert late.needs_referee and "defender side was due to move" in late.text
+    game.state = game.state.evolve(moves={})
+    for unit in ("thunderbolt", "catapult", "commando", "locust"):
+        assert game.do("move", unit=unit, mode="still")[0].kind == "move"
+    game.hurt("commando", destroyed=True)
+    game.state = game.state.evolve(removed=frozenset({"commando"}))
+    from station.rules.alpha_strike.turn import next_player
+    assert next_player(game.state.evolve(moves={}), set()) == "defender"
+    assert next_player(game.state.evolve(moves={}), {"thunderbolt"}) == "attacker"
+    assert next_player(game.state.evolve(moves={}), {"thunderbolt", "catapult"}) == "attacker"  # 1 unit against 2
 
 
 def test_5_2_no_jump_out_of_water_and_5_5_no_overlapping_bases(game):
@@ -326,3 +342,43 @@ def test_5_2_no_jump_out_of_water_and_5_5_no_overlapping_bases(game):
     x, y, f = LINE_UP["commando"]
     game.seen(locust=(x - 10, y, 0))
     assert "ends on commando" in game.do("move", unit="locust", mode="ground")[0].text
+
+
+def test_4_3_the_loser_attacks_with_all_its_units_then_the_winner(game):
+    in_combat(game)
+    assert not game.do("attack", 1, 1, attacker="thunderbolt", target="catapult")[0].needs_referee
+    assert not game.do("attack", 1, 1, attacker="catapult", target="thunderbolt")[0].needs_referee
+    late = game.do("attack", 1, 1, attacker="commando", target="locust")[0]
+    assert late.needs_referee and "attacker side has begun its attacks" in late.text
+
+
+def test_4_3_damage_and_crits_take_effect_in_the_end_phase(game):
+    game.hurt("thunderbolt", armour=0)
+    in_combat(game)
+    hit = game.do("attack", 3, 3, 4, 4, attacker="catapult", target="thunderbolt")[0]  # S 6 -> 3, crit 8: weapon hit
+    assert "weapon hit" in hit.text and game.unit("thunderbolt").weapon_hits == 1
+    game.do("attack", 4, 4, attacker="thunderbolt", target="catapult")  # still fires with its full 3
+    assert game.unit("catapult").armour == 5 - 3
+    game.do("end_turn")
+    game.do("roll_initiative", 4, 4, 1, 1)
+    game.do("end_movement")
+    game.do("attack", 4, 4, attacker="thunderbolt", target="catapult")  # now 3 - 1 = 2: A 2 -> 0
+    assert game.unit("catapult").armour == 0 and game.unit("catapult").structure == 5
+
+
+def test_the_recorded_training_day_replays_to_the_attackers_victory():
+    """tests/data/sessions/training-day.jsonl: station/data/alpha_strike/session.json played with
+    table snapshots and the players' own dice (make sessions): three turns, a death from above
+    finishes the Thunderbolt, and the attacker wins by §12's condition."""
+    from station.game import fold
+    from station.journal import read_records
+    records = read_records(Path(__file__).parent / "data" / "sessions" / "training-day.jsonl")
+    assert not [r for r in records if r["kind"] == "dice" and not r.get("physical")]  # every roll from the table
+    result = fold(records)
+    state = json.loads(result.state_json())
+    assert state["game"] == "alpha_strike" and state["winner"] == "attacker" and state["round"] == 3
+    cards = {u["id"]: u["elements"][0] for u in state["units"]}
+    assert cards["thunderbolt"]["status"] == "destroyed" and cards["thunderbolt"]["structure"] == 1
+    assert (cards["catapult"]["structure"], cards["catapult"]["heat"]) == (4, 0)
+    assert cards["locust"]["structure"] == 2 and cards["commando"]["structure"] == 2
+    assert not any(r.needs_referee for r in result.rulings)

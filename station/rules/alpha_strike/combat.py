@@ -75,15 +75,22 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
     if overheat > max_overheat(attacker) or (overheat and kind != "weapon"):
         raise Refused(f"{attacker.id} may overheat by at most {max_overheat(attacker)}, and only in a weapon attack", "§9.1")
     g, measured, doubts = geometry(state, attacker, target)
+    side = state.order.index(attacker.player) if attacker.player in state.order else 0
+    if side < state.combat_side:  # §4.3: the loser attacks with all its units, then the winner
+        doubts.append(f"the {state.order[state.combat_side]} side has begun its attacks, which ends the "
+                      f"{attacker.player} side's (§4.3)")
+    # §4.3: damage and critical hits take effect in the End Phase, so both units fight as they
+    # were when the Combat Phase began
+    shooter, aimed_at = (state.combat_start.get(u.id, u) for u in (attacker, target))
     moves = (state.moves.get(attacker.id, "still"), state.moves.get(target.id, "still"))
     key = f"{state.overrides.get(f'{seq}:attack', (seq,))[0]}/attack"
     if kind == "weapon":
-        tn = target_number(attacker, target, g, *moves)
+        tn = target_number(shooter, aimed_at, g, *moves)
         if tn.value is None:
             raise Refused(tn.why_not, "§6")
         value, parts, band = tn.value, tn.parts, tn.band
     else:
-        plan = melee_plan(attacker, target, kind, g.edge_in, state.moved_in.get(attacker.id, 0.0), *moves)
+        plan = melee_plan(shooter, aimed_at, kind, g.edge_in, state.moved_in.get(attacker.id, 0.0), *moves)
         if plan.why_not:
             raise Refused(plan.why_not, "§8")
         value, parts, band = plan.tn, plan.parts, None
@@ -92,7 +99,7 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
     words = [f"{attacker.card.name} ({attacker.id}) {kind.replace('_', ' ')} attack on {target.id}: TN {value} ("
              + ", ".join(f"{n} {v:+d}" if n != "skill" else f"skill {v}" for n, v in parts) + f"), 2D6 {dice[0]}+{dice[1]}"
              + (": hit" if hit else ": miss")]
-    state = state.evolve(attacked=state.attacked | {attacker.id})
+    state = state.evolve(attacked=state.attacked | {attacker.id}, combat_side=max(side, state.combat_side))
     if kind == "weapon":
         heat = state.heat_turn.get(attacker.id, TurnHeat())
         state = state.evolve(heat_turn={**state.heat_turn, attacker.id: replace(heat, overheat_used=heat.overheat_used + overheat,
@@ -100,7 +107,7 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
     if hit:
         target = state.units[target.id]
         if kind == "weapon":
-            damage, minimal_failed, how = weapon_damage(attacker, band, g.rear, overheat, roller, key)
+            damage, minimal_failed, how = weapon_damage(shooter, band, g.rear, overheat, roller, key)
         else:
             damage, minimal_failed, how = plan.damage + (1 if g.rear else 0), False, f"{plan.damage} ({kind})" + \
                 (", +1 from the rear" if g.rear else "")
@@ -117,7 +124,7 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
         words.append(f"{attacker.id} takes {cost} self-damage: " + "; ".join(marks))
     text = ". ".join(words) + "."
     if doubts:
-        text += " Too close to call: " + "; ".join(doubts) + "."
+        text += " For the referee: " + "; ".join(doubts) + "."
     return state, Ruling(f"{seq}:attack", seq, "shot", text, "§6 §7" if kind == "weapon" else "§8 §7",
                          needs_referee=bool(doubts), element=attacker.id,
                          details={"attacker": attacker.id, "target": target.id, "tn": value, "dice": dice, "hit": hit,

@@ -7,7 +7,7 @@ destroyed, victory).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from ...dice import Roller
 from ...measure.bases import overlapping
@@ -33,6 +33,8 @@ class AlphaState:
     moves: Mapping[str, str] = field(default_factory=dict)  # unit -> still | ground | jump, this turn
     moved_in: Mapping[str, float] = field(default_factory=dict)  # inches travelled, for charges
     attacked: frozenset[str] = frozenset()
+    combat_side: int = 0  # index in ``order`` of the side attacking now (§4.3)
+    combat_start: Mapping[str, UnitState] = field(default_factory=dict)  # the units as the Combat Phase began
     heat_turn: Mapping[str, TurnHeat] = field(default_factory=dict)
     removed: frozenset[str] = frozenset()
     winner: str | None = None
@@ -79,6 +81,28 @@ def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaS
                           f"wins and moves and fights last (§4.1).", "§4.1", details={"rolls": rolls, "order": list(order)})]
 
 
+def next_player(state: AlphaState, done: Collection[str]) -> str | None:
+    """§4.2 and A2: whose unit goes next.  Players alternate, the initiative loser first; a side
+    with more units goes in proportion, so both sides finish together: the next player is the one
+    with the smallest share of its units done (ties to the earlier in initiative order)."""
+    shares = []
+    for k, player in enumerate(state.order):
+        units = [u.id for u in state.in_play(player)]
+        left = [u for u in units if u not in done]
+        if left:
+            shares.append((sum(1 for u in units if u in done) / len(units), k, player))
+    return min(shares)[2] if shares else None
+
+
+def out_of_turn(state: AlphaState, unit: UnitState, done: Collection[str], what: str) -> str | None:
+    """A problem to show when a unit goes out of the alternation (the station does not refuse it:
+    the players may have agreed an order)."""
+    due = next_player(state, done)
+    if due and unit.player != due and unit.id not in done:
+        return f"the {due} side was due to {what} a unit (§4.2, A2)"
+    return None
+
+
 def _overlapping(state: AlphaState, unit_id: str) -> list[str]:
     mine = placed(state, unit_id)
     if mine is None:
@@ -100,6 +124,9 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
     start = path[0] if path else state.positions.get(unit.id)
     in_water = bool(start) and any(p.type == "water" and p.contains(start[:2]) for p in state.terrain)
     checked = check_move(unit, mode, path, state.terrain, in_water, _overlapping(state, unit.id))
+    late = out_of_turn(state, unit, state.moves, "move")
+    if late:
+        checked = replace(checked, problems=checked.problems + (late,))
     state = state.evolve(moves={**state.moves, unit.id: mode}, moved_in={**state.moved_in, unit.id: checked.inches})
     did = {"still": "stands still", "ground": f'moves {checked.inches:.1f}" on the ground',
            "jump": f'jumps {checked.cost_in:.1f}"'}[mode]
@@ -122,7 +149,7 @@ def end_movement(state: AlphaState, seq: int) -> tuple[AlphaState, list[Ruling]]
     moves = {**state.moves, **{u: "still" for u in still}}
     text = "Combat phase: " + (f"{state.order[0]} attacks first." if state.order else "") + \
         (f" Counted as standing still: {', '.join(still)}." if still else "")
-    return state.evolve(phase="combat", moves=moves), [Ruling(f"{seq}:phase", seq, "status", text, "§4.3")]
+    return state.evolve(phase="combat", moves=moves, combat_side=0, combat_start=dict(state.units)), [Ruling(f"{seq}:phase", seq, "status", text, "§4.3")]
 
 
 def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, list[Ruling]]:
