@@ -96,6 +96,8 @@ class TableView:
                             "hidden_fraction": round(sight.hidden_fraction, 3), "woods_mm": round(sight.woods_mm, 1),
                             "blockers": list(sight.blockers), "cover": ruleset.cover(sight.hidden_fraction),
                             "near_ring": [r["label"] for r in rings if abs(r["mm"] - edge) <= CALL_SIGMAS * sigma]})
+            if other.id in drawn.get("attacks", {}):  # the rules' own attack preview (Alpha Strike's wizard)
+                targets[-1]["attack"] = drawn["attacks"][other.id]
             if "hit_chance" in drawn:  # the chance of a hit at the distance counted, if the rules give one
                 targets[-1]["hit_chance"] = drawn["hit_chance"].get(int(convention.state(edge)), 0.0)
         targets.sort(key=lambda t: t["edge_mm"])

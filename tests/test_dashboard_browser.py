@@ -252,3 +252,54 @@ def test_the_quick_rules_play_on_the_same_dashboard(tmp_path):
         assert page.locator("#activate").count() == 0  # no activations in the quick rules
         expect(page.locator('article[data-unit="walker"]')).to_be_visible()
         expect(page.locator("#feed")).to_contain_text("blue wins", timeout=30_000)
+
+
+def test_training_day_is_played_on_the_dashboard(tmp_path):
+    """Alpha Strike from the dashboard with a simulated table snapshot: the cards with their pips,
+    the phase tracker, initiative and moves declared, the attack wizard's TN and chance, the
+    players' own dice, the End Phase, and Training Day's victory."""
+    with _demo(tmp_path, "--speed", "4", "--session", "tests/data/sessions/training-day-table.json",
+               "--journal", str(tmp_path / "td.jsonl")) as url, _page(url + f"/?token={TOKEN}", height=1400) as page:
+        expect(page.locator("#role")).to_have_text("referee")
+        card = page.locator('article[data-unit="thunderbolt"]')
+        expect(card.locator('[data-pips="armour"] i.pip.on')).to_have_count(7)
+        expect(card.locator('[data-pips="structure"] i.pip.on')).to_have_count(6)
+        expect(card).to_contain_text("Damage S 3 / M 3 / L 2")
+        expect(page.locator('#phase-tracker li[data-phase="initiative"]')).to_have_class("current")
+
+        def dice(values):
+            page.fill("#dice-values", values)
+            page.locator("#dice-form button[type=submit]").click()
+            expect(page.locator("#dice-waiting")).to_contain_text(values.replace(" ", ", "))
+
+        def control(name):
+            page.locator(f'#controls button[data-input="{name}"]').click()
+
+        page.locator('[data-element="catapult"]').wait_for(timeout=20_000)  # the table snapshot arrived
+        dice("4 5 2 3")
+        control("roll_initiative")
+        expect(page.locator('#phase-tracker li[data-phase="movement"]')).to_have_class("current")
+        expect(page.locator("#phase-tracker")).to_contain_text("due: defender")
+        for unit in ("thunderbolt", "catapult", "commando", "locust"):
+            page.select_option("#move-unit", unit)
+            page.select_option("#move-mode", "still")
+            page.locator("#move").click()
+            expect(page.locator("#feed li.ruling").first).to_contain_text(f"({unit}) stands still")
+        control("end_movement")
+        expect(page.locator('#phase-tracker li[data-phase="combat"]')).to_have_class("current")
+
+        page.locator('[data-element="catapult"]').click()
+        row = page.locator('#reach-targets tr[data-target="thunderbolt"]')
+        expect(row).to_contain_text("TN 7 · 58 %")  # skill 3, still -1, woods +1, long +4; 21 of 36
+        expect(row).to_contain_text("24.48 inch")
+        row.locator("summary").click()
+        expect(row).to_contain_text('long (0.48" in, 17.52" to spare)')
+        dice("6 6 6 6")  # a natural double six, and the critical roll it earns: 12, destroyed
+        row.locator("button.attack").click()
+        expect(page.locator("#feed li.ruling").first).to_contain_text("unit destroyed", timeout=10_000)
+        expect(page.locator('article[data-unit="thunderbolt"] [data-crit="engine"]')).to_be_visible()
+        control("end_turn")
+        expect(page.locator("#feed")).to_contain_text("attacker wins", timeout=10_000)
+        expect(page.locator('article[data-unit="thunderbolt"]')).to_contain_text("destroyed")
+    records = [json.loads(line) for line in (tmp_path / "td.jsonl").read_text().splitlines()]
+    assert [r["type"] for r in records if r["kind"] == "input" and r["by"] == "dashboard"][:2] == ["roll_initiative", "move"]

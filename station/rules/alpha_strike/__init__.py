@@ -14,9 +14,9 @@ from ..base import Event, Input, Override, Ruling
 from ..fields import Fields
 from ..table_snapshot import read_snapshot
 from . import combat, turn
-from .cards import UnitState
+from .cards import UnitState, skill_pv
 from .force import card_of, check_forces, load_force, model_specs
-from .turn import AlphaState
+from .turn import PHASES, AlphaState, next_player
 
 INPUT_TYPES = ("roll_initiative", "move", "end_movement", "attack", "end_turn", "confirm", "override")
 OPTION_FIELDS = ("victory", "deep_water_only")
@@ -100,8 +100,12 @@ class AlphaStrike:
         return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
 
     def reach(self, state: AlphaState, element: str) -> dict[str, Any]:
-        """§6.3 range bands from the base edge, and the front arc (A3)."""
-        return {"rings": [{"label": 'short 6" (+0)', "mm": 6 * 25.4}, {"label": 'medium 24" (+2)', "mm": 24 * 25.4},
+        """§6.3 range bands from the base edge, the front arc (A3), and in the Combat Phase the
+        attack wizard: each enemy's weapon attack as it would be declared now."""
+        me = state.units.get(element)
+        attacks = {u.id: combat.preview(state, {"attacker": element, "target": u.id})
+                   for u in state.in_play() if me and u.player != me.player} if state.phase == "combat" else {}
+        return {"attacks": attacks, "rings": [{"label": 'short 6" (+0)', "mm": 6 * 25.4}, {"label": 'medium 24" (+2)', "mm": 24 * 25.4},
                           {"label": 'long 42" (+4)', "mm": 42 * 25.4}],
                 "arcs": [{"label": "firing arc (front 180°, A3)", "centre_deg": 0.0, "half_width_deg": 90.0}]}
 
@@ -126,23 +130,33 @@ class AlphaStrike:
         return "\n".join(lines)
 
 
+def _card_view(state: AlphaState, u: UnitState) -> dict[str, Any]:
+    """One unit card as players know it (§2.1): the printed values with the damage after Weapon
+    hits, the pips left, the heat scale and the critical boxes."""
+    status = "destroyed" if u.destroyed or u.id in state.removed else "shut down" if u.shutdown else "in play"
+    return {"id": u.id, "name": u.card.name, "kind": "mech", "status": status, "type": u.card.type,
+            "role": u.card.role, "size": u.card.size, "tmm": u.tmm, "move_in": u.move_in, "jump_in": u.card.jump_in,
+            "skill": u.skill, "pv": skill_pv(u.card.pv, u.skill), "damage": [u.damage_at(k) for k in range(3)],
+            "printed_damage": list(u.card.damage), "overheat": u.card.overheat, "specials": list(u.card.specials),
+            "armour": u.armour, "armour_max": u.card.armour, "structure": u.structure, "structure_max": u.card.structure,
+            "durability_max": u.card.armour + u.card.structure, "heat": u.heat,
+            "crits": {"engine": u.engine_hits, "fire_control": u.fire_control_hits, "mp": u.mp_hits,
+                      "weapons": u.weapon_hits},
+            "move": state.moves.get(u.id), "moved_in": round(state.moved_in.get(u.id, 0.0), 1),
+            "attacked": u.id in state.attacked, "sample_data": u.card.sample_data}
+
+
 def state_view(state: AlphaState) -> dict[str, Any]:
-    """The dashboard's view: each unit's card with its pips, heat and critical boxes."""
+    """The dashboard's view: the phase tracker and each unit's card."""
     units = []
     for u in state.units.values():
-        status = "destroyed" if u.destroyed or u.id in state.removed else "shut down" if u.shutdown else "in play"
-        card = {"id": u.id, "name": u.card.name, "kind": "mech", "status": status, "armour": u.armour,
-                "armour_max": u.card.armour, "structure": u.structure, "structure_max": u.card.structure,
-                "durability_max": u.card.armour + u.card.structure, "heat": u.heat, "skill": u.skill,
-                "size": u.card.size, "tmm": u.tmm, "move_in": u.move_in, "damage": list(u.card.damage),
-                "overheat": u.card.overheat, "specials": list(u.card.specials), "pv": u.card.pv,
-                "crits": {"engine": u.engine_hits, "fire_control": u.fire_control_hits, "mp": u.mp_hits,
-                          "weapons": u.weapon_hits}, "ammo_max": None, "fired": [], "weapons": []}
-        card["armour"] = u.armour + u.structure  # the bar shows what is left of armour and structure together
-        units.append({"id": u.id, "name": u.card.name, "player": u.player, "kind": "mech", "status": status,
-                      "acted": u.id in state.attacked, "can_act": status == "in play", "elements": [card]})
-    return {"game": "alpha_strike", "round": state.turn, "phase": state.phase, "initiative": {},
-            "order": list(state.order), "active_player": None, "active_unit": None, "players": list(state.players),
+        card = _card_view(state, u)
+        units.append({"id": u.id, "name": u.card.name, "player": u.player, "kind": "mech", "status": card["status"],
+                      "acted": u.id in state.attacked, "can_act": card["status"] == "in play", "elements": [card]})
+    due = {"movement": next_player(state, state.moves),
+           "combat": state.order[state.combat_side] if state.order else None}.get(state.phase)
+    return {"game": "alpha_strike", "round": state.turn, "phase": state.phase, "phases": list(PHASES), "initiative": {},
+            "order": list(state.order), "active_player": due, "active_unit": None, "players": list(state.players),
             "out": [], "winner": state.winner, "units": units, "options": dict(state.options),
             "moves": dict(state.moves), "confirmed": sorted(state.confirmed), "overridden": sorted(state.overrides),
             "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},

@@ -2,7 +2,7 @@
 geometry from the camera and the terrain, the to-hit roll, and the damage marked at once."""
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from ...dice import Roller
@@ -57,7 +57,31 @@ def geometry(state: AlphaState, attacker: UnitState, target: UnitState) -> tuple
     return g, {**m.as_dict(), "table_seq": state.table_seq}, doubts
 
 
-def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[AlphaState, Ruling]:
+@dataclass(frozen=True)
+class AttackPlan:
+    """A declared attack checked and measured, before any die is rolled: what the dashboard's
+    attack wizard shows and what ``attack`` resolves."""
+
+    attacker: UnitState
+    target: UnitState
+    kind: str
+    overheat: int
+    geometry: Geometry
+    measured: dict[str, Any]
+    doubts: tuple[str, ...]
+    side: int  # the attacker's place in the initiative order
+    tn: int
+    parts: tuple[tuple[str, int], ...]
+    band: str | None  # weapon attacks
+    melee_damage: int = 0  # physical attacks
+
+    def hit_chance(self) -> float:
+        """2D6 >= TN (§6.5)."""
+        return sum(1 for a in range(1, 7) for b in range(1, 7) if a + b >= self.tn) / 36
+
+
+def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
+    """§4.3 declaration, §6 steps 1-4 or §8.1-8.3: the attack's legality and target number."""
     if state.phase != "combat":
         raise Refused(f"it is the {state.phase} phase", "§4.3")
     attacker, target = state.units.get(str(args.get("attacker"))), state.units.get(str(args.get("target")))
@@ -83,33 +107,55 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
     # were when the Combat Phase began
     shooter, aimed_at = (state.combat_start.get(u.id, u) for u in (attacker, target))
     moves = (state.moves.get(attacker.id, "still"), state.moves.get(target.id, "still"))
-    key = f"{state.overrides.get(f'{seq}:attack', (seq,))[0]}/attack"
     if kind == "weapon":
         tn = target_number(shooter, aimed_at, g, *moves)
         if tn.value is None:
             raise Refused(tn.why_not, "§6")
-        value, parts, band = tn.value, tn.parts, tn.band
-    else:
-        plan = melee_plan(shooter, aimed_at, kind, g.edge_in, state.moved_in.get(attacker.id, 0.0), *moves)
-        if plan.why_not:
-            raise Refused(plan.why_not, "§8")
-        value, parts, band = plan.tn, plan.parts, None
+        return AttackPlan(shooter, aimed_at, kind, overheat, g, measured, tuple(doubts), side, tn.value, tn.parts, tn.band)
+    melee = melee_plan(shooter, aimed_at, kind, g.edge_in, state.moved_in.get(attacker.id, 0.0), *moves)
+    if melee.why_not or melee.tn is None:
+        raise Refused(melee.why_not or "no attack", "§8")
+    return AttackPlan(shooter, aimed_at, kind, 0, g, measured, tuple(doubts), side, melee.tn, melee.parts, None,
+                      melee.damage)
+
+
+def preview(state: AlphaState, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The attack wizard's view of a declared attack: the range and its band with the margin to
+    the band's edges, line of sight and cover, the TN breakdown and the chance to hit."""
+    try:
+        plan = plan_attack(state, args)
+    except Refused as no:
+        return {"refused": f"{no} ({no.section})"}
+    g = plan.geometry
+    low, high = {"short": (0.0, 6.0), "medium": (6.0, 24.0), "long": (24.0, 42.0)}.get(plan.band or "", (0.0, 0.0))
+    return {"tn": plan.tn, "parts": [list(p) for p in plan.parts], "band": plan.band, "distance_in": round(g.edge_in, 2),
+            "band_margin_in": [round(g.edge_in - low, 2), round(high - g.edge_in, 2)] if plan.band else None,
+            "hidden_fraction": round(g.hidden_fraction, 3), "woods_in": round(g.woods_in, 2), "rear": g.rear,
+            "hit_chance": round(plan.hit_chance(), 3), "doubts": list(plan.doubts), "kind": plan.kind}
+
+
+def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[AlphaState, Ruling]:
+    plan = plan_attack(state, args)
+    shooter, kind, g, value = plan.attacker, plan.kind, plan.geometry, plan.tn
+    key = f"{state.overrides.get(f'{seq}:attack', (seq,))[0]}/attack"
     dice = [roller.roll(6, f"{key}/to-hit/1"), roller.roll(6, f"{key}/to-hit/2")]
     hit = sum(dice) >= value
-    words = [f"{attacker.card.name} ({attacker.id}) {kind.replace('_', ' ')} attack on {target.id}: TN {value} ("
-             + ", ".join(f"{n} {v:+d}" if n != "skill" else f"skill {v}" for n, v in parts) + f"), 2D6 {dice[0]}+{dice[1]}"
-             + (": hit" if hit else ": miss")]
-    state = state.evolve(attacked=state.attacked | {attacker.id}, combat_side=max(side, state.combat_side))
+    words = [f"{shooter.card.name} ({shooter.id}) {kind.replace('_', ' ')} attack on {plan.target.id}: TN {value} ("
+             + ", ".join(f"{n} {v:+d}" if n != "skill" else f"skill {v}" for n, v in plan.parts)
+             + f"), 2D6 {dice[0]}+{dice[1]}" + (": hit" if hit else ": miss")]
+    state = state.evolve(attacked=state.attacked | {shooter.id}, combat_side=max(plan.side, state.combat_side))
     if kind == "weapon":
-        heat = state.heat_turn.get(attacker.id, TurnHeat())
-        state = state.evolve(heat_turn={**state.heat_turn, attacker.id: replace(heat, overheat_used=heat.overheat_used + overheat,
-                                                                                fired_weapons=True)})
+        heat = state.heat_turn.get(shooter.id, TurnHeat())
+        state = state.evolve(heat_turn={**state.heat_turn, shooter.id: replace(
+            heat, overheat_used=heat.overheat_used + plan.overheat, fired_weapons=True)})
     if hit:
-        target = state.units[target.id]
+        target = state.units[plan.target.id]
         if kind == "weapon":
-            damage, minimal_failed, how = weapon_damage(shooter, band, g.rear, overheat, roller, key)
+            damage, minimal_failed, how = weapon_damage(shooter, plan.band, g.rear, plan.overheat, roller, key)
         else:
-            damage, minimal_failed, how = plan.damage + (1 if g.rear else 0), False, f"{plan.damage} ({kind})" + \
+            damage, minimal_failed = plan.melee_damage + (1 if g.rear else 0), False
+            how = f"{plan.melee_damage} ({kind.replace('_', ' ')}" + (f", {state.moved_in.get(shooter.id, 0.0):.1f}\" moved"
+                                                                   if kind in ("charge", "dfa") else "") + ")" + \
                 (", +1 from the rear" if g.rear else "")
         hurt, marks = apply_damage(target, damage, dice == [6, 6], minimal_failed, roller, f"{key}/{target.id}")
         if kind == "dfa" and not minimal_failed:  # §8.5: a successful DFA always crits once more
@@ -117,15 +163,15 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
             marks.append("death from above: " + said)
         state = state.with_unit(hurt)
         words.append(f"{how}: " + ("; ".join(marks) if marks else "no damage"))
-    cost = self_damage(attacker, target, kind, hit)
+    cost = self_damage(shooter, plan.target, kind, hit)
     if cost:
-        hurt, marks = apply_damage(state.units[attacker.id], cost, False, False, roller, f"{key}/self")
+        hurt, marks = apply_damage(state.units[shooter.id], cost, False, False, roller, f"{key}/self")
         state = state.with_unit(hurt)
-        words.append(f"{attacker.id} takes {cost} self-damage: " + "; ".join(marks))
+        words.append(f"{shooter.id} takes {cost} self-damage: " + "; ".join(marks))
     text = ". ".join(words) + "."
-    if doubts:
-        text += " For the referee: " + "; ".join(doubts) + "."
+    if plan.doubts:
+        text += " For the referee: " + "; ".join(plan.doubts) + "."
     return state, Ruling(f"{seq}:attack", seq, "shot", text, "§6 §7" if kind == "weapon" else "§8 §7",
-                         needs_referee=bool(doubts), element=attacker.id,
-                         details={"attacker": attacker.id, "target": target.id, "tn": value, "dice": dice, "hit": hit,
-                                  "measured": measured, "kind": kind})
+                         needs_referee=bool(plan.doubts), element=shooter.id,
+                         details={"attacker": shooter.id, "target": plan.target.id, "tn": value, "dice": dice, "hit": hit,
+                                  "measured": plan.measured, "kind": kind, "hit_chance": round(plan.hit_chance(), 3)})

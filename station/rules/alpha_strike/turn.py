@@ -20,6 +20,9 @@ from .where import placed, terrain_at
 
 
 
+PHASES = ("initiative", "movement", "combat", "end")  # §4
+
+
 @dataclass(frozen=True)
 class AlphaState:
     players: tuple[str, ...]

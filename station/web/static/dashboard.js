@@ -156,7 +156,8 @@ function render() {
   $("active-unit").textContent = state.active_unit || "";
   $("initiative").textContent = Object.keys(state.initiative).length
     ? "Initiative " + Object.entries(state.initiative).map(([p, r]) => `${p} ${r}`).join(", ") : "";
-  $("units").replaceChildren(...state.units.map(unitCard));
+  $("units").replaceChildren(...state.units.map(state.game === "alpha_strike" ? alphaCard : unitCard));
+  if (state.phases) renderPhases();
   const pending = model.rulings.filter((r) => rulingStatus(r) === "pending");
   $("pending-count").textContent = pending.length;
   $("pending").replaceChildren(...pending.slice(-20).reverse().map((r) => rulingItem(r, true)));

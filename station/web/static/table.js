@@ -145,7 +145,7 @@ async function loadReach(element) {
 function shooterWeapons(element) {
   const units = model.state ? model.state.units : [];
   const found = units.flatMap((u) => u.elements).find((e) => e.id === element);
-  return found ? found.weapons : [];
+  return (found && found.weapons) || [];
 }
 
 function fireButton(reach, target) {
@@ -181,13 +181,15 @@ function renderReach() {
   $("reach-weapon").replaceChildren(...shooterWeapons(reach.element).map((w) =>
     el("option", { value: w.id }, `${w.name} ${w.range}/${w.power}`)));
   $("virtual-tools").hidden = !(model.state && model.state.options.shooting === "virtual");
+  if ($("attack-tools")) $("attack-tools").hidden = !reach.targets.some((t) => t.attack);
   $("reach-rings").replaceChildren(...reach.rings.map((r) => el("li", {}, r.label)),
     ...reach.arcs.map((a) => el("li", { class: "arc-label" }, a.label)));
   $("reach-targets").replaceChildren(...reach.targets.map((t) => el("tr", { "data-target": t.element },
-    el("td", {}, t.element), el("td", {}, `${t.value} ${reach.unit}`), el("td", {}, t.in_front ? "in front" : "behind"),
+    el("td", {}, t.element), el("td", {}, `${typeof t.value === "number" ? +t.value.toFixed(2) : t.value} ${reach.unit}`), el("td", {}, t.in_front ? "in front" : "behind"),
     el("td", { class: t.cover.armour === null ? "hidden" : "" }, t.cover.label + (t.woods_mm ? ` · woods ${t.woods_mm} mm` : "")),
     el("td", {}, t.hit_chance === undefined ? "" : `hit ${Math.round(t.hit_chance * 100)} %`),
-    el("td", {}, t.near_ring.length ? "too close to call" : ""), fireButton(reach, t.element), fightButton(reach, t))));
+    el("td", {}, t.near_ring.length ? "too close to call" : ""),
+    t.attack ? attackCell(reach, t) : fireButton(reach, t.element), t.attack ? el("td", {}) : fightButton(reach, t))));
 }
 
 // --- terrain ----------------------------------------------------------------------------------

@@ -1,0 +1,80 @@
+// Alpha Strike on the dashboard: unit cards laid out as printed (§2.1) with live armour and
+// structure pips, the heat scale and the critical boxes; the phase tracker (§4); the move
+// declaration and the attack wizard.  Plain JS, loaded with dashboard.js and table.js.
+"use strict";
+
+const AS_CRITS = [["engine", "ENGINE", 2], ["fire_control", "FIRE CONTROL", 4], ["mp", "MP", 4], ["weapons", "WEAPONS", 4]];
+
+function pipRow(label, left, max, kind) {
+  const row = el("div", { class: `pips ${kind}`, "data-pips": kind, title: `${label} ${left} of ${max}` }, el("b", {}, label));
+  for (let k = 0; k < max; k++) row.append(el("i", { class: k < left ? "pip on" : "pip off" }));
+  return row;
+}
+
+function heatScale(heat) {
+  const row = el("div", { class: "heat", "data-heat": heat }, el("b", {}, "HEAT"));
+  ["1", "2", "3", "S"].forEach((label, k) => row.append(el("span", { class: k < heat ? "box hot" : "box" }, label)));
+  return row;
+}
+
+function critBoxes(crits) {
+  return el("div", { class: "crits" }, ...AS_CRITS.map(([key, label, boxes]) =>
+    el("span", { "data-crit": key, title: `${label}: ${crits[key]}` }, el("b", {}, label),
+      ...Array.from({ length: boxes }, (_, k) => el("i", { class: k < crits[key] ? "box hit" : "box" })))));
+}
+
+function alphaCard(unit) {
+  const c = unit.elements[0];
+  const status = c.status.replace(" ", "-");
+  const mv = `${c.move_in}"` + (c.jump_in ? ` / ${c.jump_in}"j` : "");
+  const badges = el("span", {}, el("span", { class: `badge ${status}` }, c.status),
+    c.move ? el("span", { class: "badge" }, c.move) : "", c.attacked ? el("span", { class: "badge acted" }, "attacked") : "");
+  const card = el("article", { class: `card as-card player-${model.state.players.indexOf(unit.player)} ${status}`,
+    "data-unit": unit.id }, el("h3", {}, c.name, badges),
+  el("div", { class: "row" }, `${c.type} · SZ ${c.size} · TMM ${c.tmm} · MV ${mv}`, el("span", {}, `Skill ${c.skill} · PV ${c.pv}`)),
+  el("div", { class: "row", "data-damage": c.damage.join("/") }, `${c.role} · Damage S ${c.damage[0]} / M ${c.damage[1]} / L ${c.damage[2]}`,
+    el("span", {}, `OV ${c.overheat}`)),
+  pipRow("A", c.armour, c.armour_max, "armour"), pipRow("S", c.structure, c.structure_max, "structure"),
+  heatScale(c.heat), critBoxes(c.crits));
+  if (c.specials.length) card.append(el("div", { class: "row" }, `Specials: ${c.specials.join(", ")}`));
+  if (c.sample_data) card.title = "sample card values: replace them with your printed cards";
+  return card;
+}
+
+function renderPhases() {
+  const state = model.state;
+  const tracker = $("phase-tracker");
+  if (!tracker) return;
+  tracker.replaceChildren(...state.phases.map((p) => el("li", { class: p === state.phase ? "current" : "", "data-phase": p }, p)),
+    el("li", { class: "order" }, state.order.length ? `order ${state.order.join(" → ")}` : ""),
+    el("li", { class: "order" }, state.active_player && !state.winner ? `due: ${state.active_player}` : ""));
+  fillSelect($("move-unit"), state.units.filter((u) => u.can_act).map((u) => [u.id, `${u.name} (${u.player})`]));
+}
+
+// The attack wizard: a row of the reach panel for each enemy, with the target number and its
+// breakdown, the band and its margin, and the chance to hit; Attack declares it.
+function attackCell(reach, target) {
+  const a = target.attack;
+  if (a.refused) return el("td", { class: "refused", title: a.refused }, "no attack");
+  const margin = a.band_margin_in ? ` (${a.band_margin_in[0]}" in, ${a.band_margin_in[1]}" to spare)` : "";
+  const why = a.parts.map(([name, value]) => (name === "skill" ? `skill ${value}` : `${name} ${value > 0 ? "+" : ""}${value}`));
+  return el("td", { class: "attack" },
+    el("details", {}, el("summary", {}, `TN ${a.tn} · ${Math.round(a.hit_chance * 100)} %`),
+      el("div", {}, `${a.distance_in}" ${a.band}${margin}`), el("div", {}, why.join(", ")),
+      a.rear ? el("div", {}, "from the rear: +1 damage") : "", ...a.doubts.map((d) => el("div", { class: "error" }, d))),
+    el("button", { class: "attack referee-only", onclick: () => declareAttack(reach.element, target.element) }, "Attack"));
+}
+
+async function declareAttack(attacker, target) {
+  const args = { attacker, target, kind: $("attack-kind").value, overheat: Number($("attack-overheat").value || 0) };
+  try {
+    const result = await call("/api/input", { type: "attack", args });
+    $("measure-text").textContent = result.rulings.map((r) => r.text).join(" ");
+  } catch (error) { $("measure-text").textContent = error.message; }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  if (!$("move")) return;
+  $("move").addEventListener("click", () => act("/api/input", { type: "move", args: { unit: $("move-unit").value,
+    mode: $("move-mode").value } }));
+});
