@@ -20,10 +20,10 @@ RADIUS = 20.0  # round40 bases
 
 
 class Alpha:
-    def __init__(self, options=None):
+    def __init__(self, options=None, forces=None):
         self.roller = ScriptedRoller()
         self.rules = AlphaStrike(self.roller)
-        forces = [load_force(DATA / "training-day-attacker.json"), load_force(DATA / "training-day-defender.json")]
+        forces = forces or [load_force(DATA / "training-day-attacker.json"), load_force(DATA / "training-day-defender.json")]
         self.state = self.rules.initial_state(forces, options or {})
         self.seq = itertools.count(1)
 

@@ -11,22 +11,16 @@ from typing import Any, ClassVar, Mapping, Sequence
 from ...measure.terrain import parse_terrain
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Ruling
-from ..fields import Fields
 from ..table_snapshot import read_snapshot
-from . import combat, turn
+from . import combat, strike, turn
+from .combat import Refused
+from .formations import choose_snipers
 from .cards import UnitState, skill_pv
+from .options import parse_options
 from .force import card_of, check_forces, load_force, model_specs
 from .turn import PHASES, AlphaState, next_player
 
-INPUT_TYPES = ("roll_initiative", "move", "end_movement", "attack", "end_turn", "confirm", "override")
-OPTION_FIELDS = ("victory", "deep_water_only")
-
-
-def _options(data: Mapping[str, Any]) -> dict[str, Any]:
-    f = Fields("options", dict(data))
-    f.reject_unknown(OPTION_FIELDS)
-    return {"victory": f.choice("victory", ("all", "size3"), "all"),  # §4.5, or Training Day's (§12)
-            "deep_water_only": f.get("deep_water_only", bool, False)}  # A7: cooling only in 2"-deep water
+INPUT_TYPES = ("roll_initiative", "sniper", "move", "end_movement", "attack", "lucky", "end_turn", "confirm", "override")
 
 
 class AlphaStrike:
@@ -59,7 +53,7 @@ class AlphaStrike:
                       overrides: Mapping[str, tuple[int, Override]] | None = None) -> AlphaState:
         check_forces(forces)
         units = {u["id"]: UnitState.fresh(u["id"], f["player"], card_of(u), u["skill"]) for f in forces for u in f["units"]}
-        return AlphaState(tuple(f["player"] for f in forces), tuple(forces), _options(options), units,
+        return AlphaState(tuple(f["player"] for f in forces), tuple(forces), parse_options(options), units,
                           overrides=dict(overrides or {}))
 
     def apply(self, state: AlphaState, event: Event) -> tuple[AlphaState, list[Ruling]]:
@@ -80,10 +74,19 @@ class AlphaStrike:
                 return state, [Ruling(f"{seq}:attack", seq, "shot", "Attack voided by the referee.", "§6",
                                       needs_referee=True, overridden="void")]
             try:
-                state, ruling = combat.attack(state, seq, args, self.roller)
-            except combat.Refused as no:
+                state, ruling = strike.attack(state, seq, args, self.roller)
+            except Refused as no:
                 return state, [Ruling(f"{seq}:attack", seq, "warning", f"Attack refused: {no}.", no.section, needs_referee=True)]
             return state, [ruling]
+        if body.type == "lucky":
+            try:
+                state, ruling = strike.lucky(state, seq, args, self.roller)
+            except Refused as no:
+                return state, [Ruling(f"{seq}:lucky", seq, "warning", f"No Lucky re-roll: {no}.", no.section,
+                                      needs_referee=True)]
+            return state, [ruling]
+        if body.type == "sniper":
+            return choose_snipers(state, seq, args)
         if body.type == "snapshot":
             moving = [u.id for u in state.in_play()] if state.phase == "movement" else []
             seen = read_snapshot(args, state.units, state.positions, state.sigmas, state.paths, moving, state.table_mm)

@@ -77,7 +77,7 @@ def target_number(attacker: UnitState, target: UnitState, geometry: Geometry, at
         parts.append(("heat", attacker.heat))
     if attacker.fire_control_hits:
         parts.append(("fire control hits", 2 * attacker.fire_control_hits))
-    parts.append((f"{label} range", range_mod))
+    parts.append((f"{label} range" + (" (Sniper)" if sniper else ""), range_mod))
     return TargetNumber(sum(v for _, v in parts), tuple(p for p in parts if p[1] or p[0] == "skill"), label)
 
 
@@ -97,8 +97,8 @@ def weapon_damage(attacker: UnitState, band: str, rear: bool, overheat: int, rol
     boost = overheat if index < 2 or attacker.card.has("OVL") else 0
     bonus = (1 if rear else 0) + boost
     if printed == "0*":
-        if overheat:  # A10: 0* with overheat deals the overheat, no roll
-            return overheat + (1 if rear else 0), False, f"minimal damage with {overheat} overheat"
+        if boost:  # A10: 0* with overheat deals the overheat, no roll (at long range only with OVL)
+            return boost + (1 if rear else 0), False, f"minimal damage with {boost} overheat"
         roll = roller.roll(6, f"{key}/minimal")
         if roll < 4:
             return 0, True, f"minimal damage: 1D6 {roll}, no damage (§7.6)"
@@ -163,11 +163,12 @@ def critical_hit(target: UnitState, roller: Roller, key: str, depth: int = 0) ->
         if all(target.damage_at(k) in ("0", "-") for k in range(3)):
             return _inapplicable(target, roll, "weapon")
         return replace(target, weapon_hits=target.weapon_hits + 1), f"2D6 {roll}, weapon hit: damage -1"
-    # MP hit (§7.5, A12): half the current MV and TMM, rounded half up, at least 2" and 1
+    # MP hit (§7.5, A12): half the current MV and TMM, rounded half up, at least 2" and 1; jump
+    # MV halves too
     mv_loss = max(2, math.floor(target.move_in / 2 + 0.5))
     tmm_loss = max(1, math.floor(target.tmm / 2 + 0.5))
     moved = replace(target, mp_hits=target.mp_hits + 1, move_in=max(0, target.move_in - mv_loss),
-                    tmm=max(0, target.tmm - tmm_loss))
+                    tmm=max(0, target.tmm - tmm_loss), jump_in=target.jump_in - math.floor(target.jump_in / 2 + 0.5))
     return moved, f"2D6 {roll}, motive hit: MV {target.move_in}→{moved.move_in}\", TMM {target.tmm}→{moved.tmm}" + \
         (" (immobile)" if moved.move_in == 0 else "")
 

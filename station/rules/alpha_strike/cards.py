@@ -129,13 +129,15 @@ class UnitState:
     weapon_hits: int = 0
     move_in: int = 0  # current MV after MP hits
     tmm: int = 0  # current TMM after MP hits
+    jump_in: int = 0  # current jump MV after MP hits (A12: halved like MV)
     destroyed: bool = False  # marked now; removed in the End Phase (§4.3)
     shutdown: bool = False
     specials_used: frozenset[str] = field(default_factory=frozenset)
 
     @classmethod
     def fresh(cls, unit_id: str, player: str, card: Card, skill: int) -> "UnitState":
-        return cls(unit_id, player, card, skill, card.armour, card.structure, move_in=card.move_in, tmm=card.tmm)
+        return cls(unit_id, player, card, skill, card.armour, card.structure, move_in=card.move_in, tmm=card.tmm,
+                   jump_in=card.jump_in)
 
     def damage_at(self, band: int) -> str:
         """The card's damage at S/M/L (0/1/2) after Weapon hits (§7.5): -1 each, minimum 0;

@@ -1,25 +1,25 @@
-"""Alpha Strike's Combat Phase (seed 004 digest §4.3, §6, §8): one declared attack per unit, its
-geometry from the camera and the terrain, the to-hit roll, and the damage marked at once."""
+"""Alpha Strike attack declarations (seed 004 digest §4.3, §6 steps 1-4, §8.1-8.3, §10): what is
+attacked, from where, with what, and the target number, all before a die is rolled.  The
+geometry comes from the camera and the terrain; ``strike`` resolves the plan."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from ...dice import Roller
 from ...measure.measurement import Placed, measure
 from ...measure.relations import attack_side, share_in_front
 from ...measure.terrain import line_of_sight
 from ...measure.units import INCHES
-from ..base import Ruling
-from .attack import Geometry, apply_damage, critical_hit, target_number, weapon_damage
+from .attack import Geometry, target_number
 from .cards import UnitState
-from .heat import TurnHeat, max_overheat
-from .melee import melee_plan, self_damage
+from .formations import benefit
+from .heat import max_overheat
+from .melee import melee_plan
 from .turn import AlphaState
 from .where import height_mm, placed, terrain_at
 
 INCH = 25.4
-KINDS = ("weapon", "standard", "melee_weapon", "charge", "dfa")
+KINDS = ("weapon", "indirect", "standard", "melee_weapon", "charge", "dfa")
 
 
 class Refused(Exception):
@@ -35,15 +35,20 @@ def _placed(state: AlphaState, unit: UnitState) -> Placed:
     return found
 
 
-def geometry(state: AlphaState, attacker: UnitState, target: UnitState) -> tuple[Geometry, dict[str, Any], list[str]]:
+def geometry(state: AlphaState, attacker: UnitState, target: UnitState,
+             arc: str = "front") -> tuple[Geometry, dict[str, Any], list[str]]:
     """§6.1-6.3, §6.6 from the measurement layer: edge distance, line of sight, woods, cover, the
-    firing arc (A3: more than half the target's base outside the front half: no attack), and the
-    attack direction (a corner is the target's controller's choice: the referee)."""
+    firing arc (A3: more than half the target's base outside the front half: no attack; a REAR
+    attack wants the opposite, §10.3), and the attack direction (a corner is the target's
+    controller's choice: the referee)."""
     a, t = _placed(state, attacker), _placed(state, target)
     m = measure(a, t, INCHES)
     doubts = []
-    if share_in_front(a, t) < 0.5:
+    in_front = share_in_front(a, t) >= 0.5
+    if arc == "front" and not in_front:
         raise Refused(f"more than half of {target.id}'s base is outside {attacker.id}'s firing arc", "§6.2 A3")
+    if arc == "rear" and in_front:
+        raise Refused(f"{target.id} is in {attacker.id}'s firing arc; REAR weapons fire at targets outside it", "§10.3")
     sight = line_of_sight(a, height_mm(state, attacker.id) * 0.9, t, height_mm(state, target.id), list(state.terrain))
     side = attack_side(a, t)
     if side == "vertex":
@@ -60,10 +65,10 @@ def geometry(state: AlphaState, attacker: UnitState, target: UnitState) -> tuple
 @dataclass(frozen=True)
 class AttackPlan:
     """A declared attack checked and measured, before any die is rolled: what the dashboard's
-    attack wizard shows and what ``attack`` resolves."""
+    attack wizard shows and what ``strike.attack`` resolves."""
 
-    attacker: UnitState
-    target: UnitState
+    attacker: UnitState  # as the Combat Phase began, armed with the damage this attack deals
+    target: UnitState  # as the Combat Phase began
     kind: str
     overheat: int
     geometry: Geometry
@@ -72,33 +77,85 @@ class AttackPlan:
     side: int  # the attacker's place in the initiative order
     tn: int
     parts: tuple[tuple[str, int], ...]
-    band: str | None  # weapon attacks
+    band: str | None  # weapon and indirect attacks
     melee_damage: int = 0  # physical attacks
+    rear: bool = False  # fired from REAR weapons (§10.3)
+    heat: int = 0  # HT: heat the target gains on a hit (§10.1)
+
+    @property
+    def done_key(self) -> str:
+        """What the unit has used up: its attack, or its REAR attack (§4.3, §10.3)."""
+        return f"{self.attacker.id}/rear" if self.rear else self.attacker.id
 
     def hit_chance(self) -> float:
         """2D6 >= TN (§6.5)."""
         return sum(1 for a in range(1, 7) for b in range(1, 7) if a + b >= self.tn) / 36
 
 
-def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
-    """§4.3 declaration, §6 steps 1-4 or §8.1-8.3: the attack's legality and target number."""
-    if state.phase != "combat":
-        raise Refused(f"it is the {state.phase} phase", "§4.3")
-    attacker, target = state.units.get(str(args.get("attacker"))), state.units.get(str(args.get("target")))
-    kind, overheat = args.get("kind", "weapon"), args.get("overheat", 0)
-    if attacker is None or target is None or attacker.id in state.removed or target.id in state.removed:
-        raise Refused("give an attacker and a target in play", "§4.3")
+def _armed(unit: UnitState, damage: tuple[str, str, str]) -> UnitState:
+    return replace(unit, card=replace(unit.card, damage=damage))
+
+
+def _reduced(damage: tuple[str, ...], by: int) -> tuple[str, str, str]:
+    """§10.3: the forward attack's damage after its REAR attack, before overheat is added."""
+    def less(v: str) -> str:
+        return v if v == "-" or not by else str(max(0, (1 if v == "0*" else int(v)) - by))
+    return tuple(less(v) for v in damage)  # type: ignore[return-value]
+
+
+def rear_points(values: tuple[str, str, str], band: str) -> int:
+    """What a REAR attack could deal at a band (§10.3, A21): the forward attack loses as much."""
+    v = values[("short", "medium", "long").index(band)]
+    return 0 if v == "-" else 1 if v == "0*" else int(v)
+
+
+def _check_declaration(state: AlphaState, attacker: UnitState, target: UnitState, kind: str, overheat: Any,
+                       rear: bool) -> None:
+    """§4.3 and the specials' limits (§9.1, §10): everything that refuses an attack before measuring."""
     if attacker.player == target.player:
         raise Refused("quick-start targets are enemy units", "§4.3")
     if kind not in KINDS or not isinstance(overheat, int) or isinstance(overheat, bool) or overheat < 0:
         raise Refused(f"kind is one of {', '.join(KINDS)}, and overheat a whole number", "§4.3")
     if attacker.id in state.attacked:
         raise Refused(f"{attacker.id} has made its attack this turn", "§4.3")
+    if rear and (kind != "weapon" or not attacker.card.special_values("REAR")):
+        raise Refused(f"{attacker.id} has no REAR weapons for this", "§10.3")
+    if rear and f"{attacker.id}/rear" in state.attacked:
+        raise Refused(f"{attacker.id} has fired its REAR weapons this turn", "§10.3")
     if attacker.shutdown:
         raise Refused(f"{attacker.id} is shut down", "§9.4")
-    if overheat > max_overheat(attacker) or (overheat and kind != "weapon"):
-        raise Refused(f"{attacker.id} may overheat by at most {max_overheat(attacker)}, and only in a weapon attack", "§9.1")
-    g, measured, doubts = geometry(state, attacker, target)
+    if overheat and (kind != "weapon" or rear):
+        raise Refused("only a forward weapon attack may overheat", "§9.1 §10.3")
+    if overheat and attacker.card.special_values("HT"):
+        raise Refused(f"{attacker.id}'s HT attack cannot be overheated", "§10.1")
+    if overheat > max_overheat(attacker):
+        raise Refused(f"{attacker.id} may overheat by at most {max_overheat(attacker)}", "§9.1")
+    if kind == "indirect" and not attacker.card.has("IF"):
+        raise Refused(f"{attacker.id} has no IF special", "§10.4")
+
+
+def _spotter(state: AlphaState, attacker: UnitState, target: UnitState, spotter_id: Any) -> UnitState:
+    """§10.4: a friendly unit with line of sight to the target."""
+    spotter = state.units.get(str(spotter_id))
+    if spotter is None or spotter.player != attacker.player or spotter.id == attacker.id or spotter.id in state.removed:
+        raise Refused("an indirect attack needs a spotter: another friendly unit in play", "§10.4")
+    s, t = _placed(state, spotter), _placed(state, target)
+    sight = line_of_sight(s, height_mm(state, spotter.id) * 0.9, t, height_mm(state, target.id), list(state.terrain))
+    if sight.hidden_fraction > 2 / 3 or sight.woods_mm / INCH >= 6.0:
+        raise Refused(f"the spotter {spotter.id} has no line of sight to {target.id}", "§10.4")
+    return spotter
+
+
+def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
+    """§4.3 declaration, §6 steps 1-4, §8.1-8.3 or §10.3-10.4: the attack's legality and TN."""
+    if state.phase != "combat":
+        raise Refused(f"it is the {state.phase} phase", "§4.3")
+    attacker, target = state.units.get(str(args.get("attacker"))), state.units.get(str(args.get("target")))
+    if attacker is None or target is None or attacker.id in state.removed or target.id in state.removed:
+        raise Refused("give an attacker and a target in play", "§4.3")
+    kind, overheat, rear = args.get("kind", "weapon"), args.get("overheat", 0), bool(args.get("rear", False))
+    _check_declaration(state, attacker, target, kind, overheat, rear)
+    g, measured, doubts = geometry(state, attacker, target, "rear" if rear else "front")
     side = state.order.index(attacker.player) if attacker.player in state.order else 0
     if side < state.combat_side:  # §4.3: the loser attacks with all its units, then the winner
         doubts.append(f"the {state.order[state.combat_side]} side has begun its attacks, which ends the "
@@ -107,16 +164,42 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     # were when the Combat Phase began
     shooter, aimed_at = (state.combat_start.get(u.id, u) for u in (attacker, target))
     moves = (state.moves.get(attacker.id, "still"), state.moves.get(target.id, "still"))
-    if kind == "weapon":
-        tn = target_number(shooter, aimed_at, g, *moves)
-        if tn.value is None:
-            raise Refused(tn.why_not, "§6")
-        return AttackPlan(shooter, aimed_at, kind, overheat, g, measured, tuple(doubts), side, tn.value, tn.parts, tn.band)
-    melee = melee_plan(shooter, aimed_at, kind, g.edge_in, state.moved_in.get(attacker.id, 0.0), *moves)
-    if melee.why_not or melee.tn is None:
-        raise Refused(melee.why_not or "no attack", "§8")
-    return AttackPlan(shooter, aimed_at, kind, 0, g, measured, tuple(doubts), side, melee.tn, melee.parts, None,
-                      melee.damage)
+    if kind in ("standard", "melee_weapon", "charge", "dfa"):
+        melee = melee_plan(shooter, aimed_at, kind, g.edge_in, state.moved_in.get(attacker.id, 0.0), *moves,
+                           shutdown_counts_immobile=state.options["shutdown_in_melee"] == "immobile",
+                           attacker_movement=state.options["melee_attacker_movement"])
+        if melee.why_not or melee.tn is None:
+            raise Refused(melee.why_not or "no attack", "§8")
+        return AttackPlan(shooter, aimed_at, kind, 0, g, measured, tuple(doubts), side, melee.tn, melee.parts, None,
+                          melee.damage)
+    extra: list[tuple[str, int]] = []
+    if rear:
+        armed = _armed(shooter, shooter.card.special_values("REAR"))  # type: ignore[arg-type]
+        extra.append(("REAR weapons", 1))
+    elif kind == "indirect":
+        spotter = _spotter(state, attacker, target, args.get("spotter"))
+        value = str(shooter.card.special_values("IF") or next(s[2:].strip() for s in shooter.card.specials
+                                                              if s.startswith("IF")))
+        armed = _armed(shooter, (value, value, value))
+        g = replace(g, hidden_fraction=0.0, woods_in=0.0, target_in_woods=False)  # lobbed: the spotter sees for it
+        if state.options["indirect_modifiers"] == "ascec":
+            extra.append(("indirect", 1))
+            if spotter.id in state.attacked:
+                extra.append(("spotter attacked", 1))
+    else:
+        armed = _armed(shooter, _reduced(shooter.card.damage, state.rear_fired.get(attacker.id, 0)))
+    sniper = attacker.id in state.snipers and benefit(state, attacker.player, "fire_support")
+    tn = target_number(armed, aimed_at, g, *moves, sniper=sniper)
+    if tn.value is None or tn.band is None:
+        raise Refused(tn.why_not or "no attack", "§6")
+    band_index = ("short", "medium", "long").index(tn.band)
+    if overheat and armed.damage_at(band_index) == "0*" and state.options["minimal_overheat"] == "forbid":
+        raise Refused("minimal damage 0* cannot be overheated (option minimal_overheat)", "§9.1 A10")
+    heat_values = shooter.card.special_values("HT") if kind == "weapon" and not rear else None
+    heat = int(heat_values[band_index]) if heat_values and heat_values[band_index].isdigit() else 0
+    parts = tn.parts + tuple(extra)
+    return AttackPlan(armed, aimed_at, kind, overheat, g, measured, tuple(doubts), side,
+                      tn.value + sum(v for _, v in extra), parts, tn.band, rear=rear, heat=heat)
 
 
 def preview(state: AlphaState, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -132,46 +215,3 @@ def preview(state: AlphaState, args: Mapping[str, Any]) -> dict[str, Any]:
             "band_margin_in": [round(g.edge_in - low, 2), round(high - g.edge_in, 2)] if plan.band else None,
             "hidden_fraction": round(g.hidden_fraction, 3), "woods_in": round(g.woods_in, 2), "rear": g.rear,
             "hit_chance": round(plan.hit_chance(), 3), "doubts": list(plan.doubts), "kind": plan.kind}
-
-
-def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[AlphaState, Ruling]:
-    plan = plan_attack(state, args)
-    shooter, kind, g, value = plan.attacker, plan.kind, plan.geometry, plan.tn
-    key = f"{state.overrides.get(f'{seq}:attack', (seq,))[0]}/attack"
-    dice = [roller.roll(6, f"{key}/to-hit/1"), roller.roll(6, f"{key}/to-hit/2")]
-    hit = sum(dice) >= value
-    words = [f"{shooter.card.name} ({shooter.id}) {kind.replace('_', ' ')} attack on {plan.target.id}: TN {value} ("
-             + ", ".join(f"{n} {v:+d}" if n != "skill" else f"skill {v}" for n, v in plan.parts)
-             + f"), 2D6 {dice[0]}+{dice[1]}" + (": hit" if hit else ": miss")]
-    state = state.evolve(attacked=state.attacked | {shooter.id}, combat_side=max(plan.side, state.combat_side))
-    if kind == "weapon":
-        heat = state.heat_turn.get(shooter.id, TurnHeat())
-        state = state.evolve(heat_turn={**state.heat_turn, shooter.id: replace(
-            heat, overheat_used=heat.overheat_used + plan.overheat, fired_weapons=True)})
-    if hit:
-        target = state.units[plan.target.id]
-        if kind == "weapon":
-            damage, minimal_failed, how = weapon_damage(shooter, plan.band, g.rear, plan.overheat, roller, key)
-        else:
-            damage, minimal_failed = plan.melee_damage + (1 if g.rear else 0), False
-            how = f"{plan.melee_damage} ({kind.replace('_', ' ')}" + (f", {state.moved_in.get(shooter.id, 0.0):.1f}\" moved"
-                                                                   if kind in ("charge", "dfa") else "") + ")" + \
-                (", +1 from the rear" if g.rear else "")
-        hurt, marks = apply_damage(target, damage, dice == [6, 6], minimal_failed, roller, f"{key}/{target.id}")
-        if kind == "dfa" and not minimal_failed:  # §8.5: a successful DFA always crits once more
-            hurt, said = critical_hit(hurt, roller, f"{key}/dfa-crit")
-            marks.append("death from above: " + said)
-        state = state.with_unit(hurt)
-        words.append(f"{how}: " + ("; ".join(marks) if marks else "no damage"))
-    cost = self_damage(shooter, plan.target, kind, hit)
-    if cost:
-        hurt, marks = apply_damage(state.units[shooter.id], cost, False, False, roller, f"{key}/self")
-        state = state.with_unit(hurt)
-        words.append(f"{shooter.id} takes {cost} self-damage: " + "; ".join(marks))
-    text = ". ".join(words) + "."
-    if plan.doubts:
-        text += " For the referee: " + "; ".join(plan.doubts) + "."
-    return state, Ruling(f"{seq}:attack", seq, "shot", text, "§6 §7" if kind == "weapon" else "§8 §7",
-                         needs_referee=bool(plan.doubts), element=shooter.id,
-                         details={"attacker": shooter.id, "target": plan.target.id, "tn": value, "dice": dice, "hit": hit,
-                                  "measured": plan.measured, "kind": kind, "hit_chance": round(plan.hit_chance(), 3)})

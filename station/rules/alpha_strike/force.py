@@ -11,6 +11,7 @@ from ..base import ArmyError
 from ..fields import Fields, load_json_file
 from ..model_fields import ID_CHECK, base, marker
 from .cards import Card, parse_card, parse_mul
+from .formations import parse_formation
 
 FORMAT = "alpha-strike-force/1"
 LIBRARY = "alpha-strike-cards/1"
@@ -41,7 +42,7 @@ def _card(f: Fields, library: Mapping[str, Card]) -> Card:
 
 def load_force(path: str | Path) -> dict[str, Any]:
     f = Fields(str(path), load_json_file(path))
-    f.reject_unknown(["format", "player", "name", "sample_data", "units"])
+    f.reject_unknown(["format", "player", "name", "sample_data", "units", "formation"])
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
     library = card_library()
     units = []
@@ -53,7 +54,8 @@ def load_force(path: str | Path) -> dict[str, Any]:
                       "tilt_node": u.get("tilt_node", str, None, ID_CHECK), "marker": marker(u),
                       "base": base(u, DEFAULT_BASE)})
     return {"player": f.get("player", str, check=ID_CHECK), "name": f.get("name", str, ""),
-            "sample_data": f.get("sample_data", str, ""), "source": Path(path).name, "units": units}
+            "sample_data": f.get("sample_data", str, ""), "source": Path(path).name, "units": units,
+            "formation": parse_formation(f, [u["id"] for u in units])}
 
 
 def card_of(unit: Mapping[str, Any]) -> Card:

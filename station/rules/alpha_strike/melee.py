@@ -28,7 +28,8 @@ class MeleePlan:
 
 
 def melee_plan(attacker: UnitState, target: UnitState, kind: str, edge_in: float, inches_moved: float,
-               attacker_move: str, target_move: str, shutdown_counts_immobile: bool = True) -> MeleePlan:
+               attacker_move: str, target_move: str, shutdown_counts_immobile: bool = True,
+               attacker_movement: bool = True) -> MeleePlan:
     """The TN (§8.3) and damage (§8.2) of a physical attack, or why it cannot be made."""
     mel = attacker.card.has("MEL")
     if kind == "standard" and mel:
@@ -44,7 +45,9 @@ def melee_plan(attacker: UnitState, target: UnitState, kind: str, edge_in: float
         return MeleePlan(kind, None, (), 0, "death from above needs a jump (§8.2)")
     if kind == "charge" and attacker_move != "ground":
         return MeleePlan(kind, None, (), 0, "a charge needs a ground move (§8.2)")
-    parts = [("skill", attacker.skill), (f"attacker {attacker_move}", {"still": -1, "ground": 0, "jump": 2}[attacker_move])]
+    parts = [("skill", attacker.skill)]
+    if attacker_movement:  # A5: the literal reading applies it to physical attacks too
+        parts.append((f"attacker {attacker_move}", {"still": -1, "ground": 0, "jump": 2}[attacker_move]))
     if target.shutdown:  # A4: -4 as immobile (the likely intent), or no modifier at all (the literal text)
         immobile = shutdown_counts_immobile
     else:

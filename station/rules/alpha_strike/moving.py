@@ -34,7 +34,7 @@ class CheckedMove:
     problems: tuple[str, ...]
 
 
-def _ground(unit: UnitState, path: Sequence, terrain: Sequence[Piece], inches: float) -> CheckedMove:
+def _ground(unit: UnitState, path: Sequence, terrain: Sequence[Piece], inches: float, bonus_in: int) -> CheckedMove:
     parts, problems, extra = [f'{inches:.1f}" moved'], [], 0.0
     for crossing in terrain_crossed(path, terrain):
         if crossing.type in PER_INCH and crossing.inside_mm:
@@ -51,7 +51,7 @@ def _ground(unit: UnitState, path: Sequence, terrain: Sequence[Piece], inches: f
         steepest = max(abs(s) for s in steps) / INCH
         if steepest > STEEPEST_IN + 0.05:
             problems.append(f'it crossed a {steepest:.1f}" step of height; more than {STEEPEST_IN:g}" is impassable (§5.4)')
-    allowed = ground_move_in(unit)
+    allowed = ground_move_in(unit) + (bonus_in if ground_move_in(unit) > 0 else 0)
     cost = inches + extra
     if allowed <= 0 and inches >= STILL_IN:
         problems.append("it is immobile (§5.3, §9.2)")
@@ -62,8 +62,9 @@ def _ground(unit: UnitState, path: Sequence, terrain: Sequence[Piece], inches: f
 
 
 def check_move(unit: UnitState, mode: str, path: Sequence, terrain: Sequence[Piece], started_in_water: bool,
-               overlapping: Sequence[str]) -> CheckedMove:
-    """The declared move against the measured one; ``overlapping`` lists the bases it ends on."""
+               overlapping: Sequence[str], bonus_in: int = 0) -> CheckedMove:
+    """The declared move against the measured one; ``overlapping`` lists the bases it ends on;
+    ``bonus_in`` is Speed Demon's 2" (§11.3)."""
     moved = movement(path)
     inches = moved.path_mm / INCH
     problems: list[str] = []
@@ -74,14 +75,15 @@ def check_move(unit: UnitState, mode: str, path: Sequence, terrain: Sequence[Pie
         if inches >= STILL_IN:
             problems.append(f'it moved {inches:.1f}" (standing still is under {STILL_IN:g}", §5.2)')
     elif mode == "ground":
-        checked = _ground(unit, path, terrain, inches)
+        checked = _ground(unit, path, terrain, inches, bonus_in)
     else:
         straight = moved.straight_mm / INCH
-        checked = CheckedMove(inches, straight, float(unit.card.jump_in), (f'{straight:.1f}" straight',), ())
+        jump = unit.jump_in + bonus_in if unit.jump_in else 0
+        checked = CheckedMove(inches, straight, float(jump), (f'{straight:.1f}" straight',), ())
         if not unit.card.jump_in:
             problems.append("it cannot jump: no jump MV on its card (§5.2)")
-        elif straight > unit.card.jump_in + SLACK_IN:
-            problems.append(f'a {straight:.1f}" jump is more than its {unit.card.jump_in}" (§5.2)')
+        elif straight > jump + SLACK_IN:
+            problems.append(f'a {straight:.1f}" jump is more than its {jump}" (§5.2)')
         if started_in_water and inches >= STILL_IN:
             problems.append("a unit may not jump out of water (§5.2)")
     if overlapping:

@@ -15,6 +15,7 @@ from ...measure.terrain import Piece
 from ..base import Override, Ruling
 from .cards import UnitState
 from .heat import TurnHeat, end_phase
+from .formations import speed_demon
 from .moving import check_move
 from .where import placed, terrain_at
 
@@ -35,7 +36,11 @@ class AlphaState:
     order: tuple[str, ...] = ()  # the initiative loser first (§4.1)
     moves: Mapping[str, str] = field(default_factory=dict)  # unit -> still | ground | jump, this turn
     moved_in: Mapping[str, float] = field(default_factory=dict)  # inches travelled, for charges
-    attacked: frozenset[str] = frozenset()
+    attacked: frozenset[str] = frozenset()  # unit ids, and "id/rear" for REAR attacks (§10.3)
+    rear_fired: Mapping[str, int] = field(default_factory=dict)  # unit -> what its REAR attack takes off the forward one
+    snipers: frozenset[str] = frozenset()  # this turn's Snipers (§11.2)
+    lucky_used: Mapping[str, int] = field(default_factory=dict)  # player -> Lucky re-rolls spent (§11.1)
+    last_miss: Any = None  # (seq, AttackPlan) of the attack just missed, which a Lucky use may re-roll
     combat_side: int = 0  # index in ``order`` of the side attacking now (§4.3)
     combat_start: Mapping[str, UnitState] = field(default_factory=dict)  # the units as the Combat Phase began
     heat_turn: Mapping[str, TurnHeat] = field(default_factory=dict)
@@ -79,7 +84,7 @@ def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaS
     order = tuple(p for p in ranked if p != winner) + (winner,)
     shown = ", ".join(f"{p} {'/'.join(map(str, r))}" for p, r in rolls.items())
     state = state.evolve(turn=state.turn + 1, phase="movement", order=order, moves={}, moved_in={}, attacked=frozenset(),
-                         heat_turn={}, paths={})
+                         heat_turn={}, paths={}, rear_fired={}, last_miss=None)
     return state, [Ruling(f"{seq}:initiative", seq, "initiative", f"Turn {state.turn}: initiative 2D6 {shown}; {winner} "
                           f"wins and moves and fights last (§4.1).", "§4.1", details={"rolls": rolls, "order": list(order)})]
 
@@ -126,8 +131,9 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
     path = state.paths.get(unit.id, ())
     start = path[0] if path else state.positions.get(unit.id)
     in_water = bool(start) and any(p.type == "water" and p.contains(start[:2]) for p in state.terrain)
-    checked = check_move(unit, mode, path, state.terrain, in_water, _overlapping(state, unit.id))
-    late = out_of_turn(state, unit, state.moves, "move")
+    bonus = speed_demon(state, unit.id, unit.player) if mode == "ground" or state.options["speed_demon_jump"] else 0
+    checked = check_move(unit, mode, path, state.terrain, in_water, _overlapping(state, unit.id), bonus)
+    late = out_of_turn(state, unit, state.moves, "move") if state.options["movement_order"] == "alternate" else None
     if late:
         checked = replace(checked, problems=checked.problems + (late,))
     state = state.evolve(moves={**state.moves, unit.id: mode}, moved_in={**state.moved_in, unit.id: checked.inches})
@@ -152,7 +158,7 @@ def end_movement(state: AlphaState, seq: int) -> tuple[AlphaState, list[Ruling]]
     moves = {**state.moves, **{u: "still" for u in still}}
     text = "Combat phase: " + (f"{state.order[0]} attacks first." if state.order else "") + \
         (f" Counted as standing still: {', '.join(still)}." if still else "")
-    return state.evolve(phase="combat", moves=moves, combat_side=0, combat_start=dict(state.units)), [Ruling(f"{seq}:phase", seq, "status", text, "§4.3")]
+    return state.evolve(phase="combat", moves=moves, combat_side=0, combat_start=dict(state.units), last_miss=None), [Ruling(f"{seq}:phase", seq, "status", text, "§4.3")]
 
 
 def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, list[Ruling]]:
@@ -174,7 +180,7 @@ def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, lis
             rulings.append(Ruling(f"{seq}:heat:{unit.id}", seq, "status", f"{unit.card.name}: {said} (§9.4).", "§9.4",
                                   element=unit.id))
     state, won = check_victory(state, seq, victory)
-    return state.evolve(phase="initiative"), rulings + won
+    return state.evolve(phase="initiative", snipers=frozenset(), last_miss=None), rulings + won
 
 
 def check_victory(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, list[Ruling]]:

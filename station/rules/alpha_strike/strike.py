@@ -1,0 +1,136 @@
+"""Alpha Strike attack resolution (seed 004 digest §6 steps 5-7, §7, §8.4-8.5, §10, §11.1): the
+to-hit roll, the damage marked at once, critical hits, heat from HT, self-damage, and a Battle
+Lance's Lucky re-roll of a miss."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from ...dice import Roller
+from ..base import Ruling
+from .attack import apply_damage, critical_hit, weapon_damage
+from .cards import UnitState
+from .combat import AttackPlan, Refused, plan_attack, rear_points
+from .formations import lucky_left
+from .heat import TurnHeat
+from .melee import self_damage
+from .turn import AlphaState
+
+
+@dataclass(frozen=True)
+class Missed:
+    """The attack just missed, kept for a Lucky re-roll: its plan, its dice key, and the attacker
+    as it was before a miss's self-damage (a DFA that hits on the re-roll pays a hit's instead)."""
+
+    seq: int
+    plan: AttackPlan
+    key: str
+    attacker_before: UnitState
+
+
+def _to_hit(roller: Roller, key: str) -> list[int]:
+    return [roller.roll(6, f"{key}/to-hit/1"), roller.roll(6, f"{key}/to-hit/2")]
+
+
+def _dealt(state: AlphaState, plan: AttackPlan, dice: list[int], roller: Roller, key: str) -> tuple[AlphaState, str]:
+    """§6.6 / §8.2 damage, §7 its application and crits, §10.1 HT heat for the End Phase."""
+    g, shooter, target = plan.geometry, plan.attacker, state.units[plan.target.id]
+    if plan.kind in ("weapon", "indirect"):
+        damage, minimal_failed, how = weapon_damage(shooter, plan.band or "short", g.rear, plan.overheat, roller, key)
+        if plan.rear:
+            how = "REAR " + how
+    else:
+        damage, minimal_failed = plan.melee_damage + (1 if g.rear else 0), False  # A14: +1 from the rear
+        moved = f', {state.moved_in.get(shooter.id, 0.0):.1f}" moved' if plan.kind in ("charge", "dfa") else ""
+        how = f"{plan.melee_damage} ({plan.kind.replace('_', ' ')}{moved})" + (", +1 from the rear" if g.rear else "")
+    hurt, marks = apply_damage(target, damage, dice == [6, 6], minimal_failed, roller, f"{key}/{target.id}")
+    if plan.kind == "dfa" and not minimal_failed:  # §8.5: a successful DFA always crits once more
+        hurt, said = critical_hit(hurt, roller, f"{key}/dfa-crit")
+        marks.append("death from above: " + said)
+    state = state.with_unit(hurt)
+    if plan.heat and not minimal_failed:
+        turn = state.heat_turn.get(target.id, TurnHeat())
+        state = state.evolve(heat_turn={**state.heat_turn, target.id: replace(turn, ht_received=turn.ht_received + plan.heat)})
+        marks.append(f"HT: +{plan.heat} heat in the End Phase (at most 2 a turn)")
+    return state, f"{how}: " + ("; ".join(marks) if marks else "no damage")
+
+
+def _self_damage(state: AlphaState, plan: AttackPlan, hit: bool, roller: Roller, key: str) -> tuple[AlphaState, str | None]:
+    cost = self_damage(plan.attacker, plan.target, plan.kind, hit)
+    if not cost:
+        return state, None
+    hurt, marks = apply_damage(state.units[plan.attacker.id], cost, False, False, roller, f"{key}/self")
+    return state.with_unit(hurt), f"{plan.attacker.id} takes {cost} self-damage: " + "; ".join(marks)
+
+
+def _headline(plan: AttackPlan, dice: list[int], hit: bool, what: str = "") -> str:
+    kind = ("REAR weapon" if plan.rear else plan.kind.replace("_", " ")) + " attack"
+    return (f"{plan.attacker.card.name} ({plan.attacker.id}) {what}{kind} on {plan.target.id}: TN {plan.tn} ("
+            + ", ".join(f"{n} {v:+d}" if n != "skill" else f"skill {v}" for n, v in plan.parts)
+            + f"), 2D6 {dice[0]}+{dice[1]}" + (": hit" if hit else ": miss"))
+
+
+def _ruling(seq: int, plan: AttackPlan, words: list[str], dice: list[int], hit: bool, rid: str) -> Ruling:
+    text = ". ".join(words) + "."
+    if plan.doubts:
+        text += " For the referee: " + "; ".join(plan.doubts) + "."
+    section = {"weapon": "§6 §7", "indirect": "§10.4 §6 §7"}.get(plan.kind, "§8 §7")
+    return Ruling(rid, seq, "shot", text, "§10.3 " + section if plan.rear else section, needs_referee=bool(plan.doubts),
+                  element=plan.attacker.id,
+                  details={"attacker": plan.attacker.id, "target": plan.target.id, "tn": plan.tn, "dice": dice, "hit": hit,
+                           "measured": plan.measured, "kind": plan.kind, "rear": plan.rear,
+                           "hit_chance": round(plan.hit_chance(), 3)})
+
+
+def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[AlphaState, Ruling]:
+    plan = plan_attack(state, args)
+    key = f"{state.overrides.get(f'{seq}:attack', (seq,))[0]}/attack"
+    dice = _to_hit(roller, key)
+    hit = sum(dice) >= plan.tn
+    words = [_headline(plan, dice, hit)]
+    state = state.evolve(attacked=state.attacked | {plan.done_key}, combat_side=max(plan.side, state.combat_side),
+                         last_miss=None)
+    if plan.rear and (hit or state.options["rear_reduction_on_miss"]):  # §10.3, A21
+        cut = rear_points(plan.attacker.card.damage, plan.band or "short")
+        state = state.evolve(rear_fired={**state.rear_fired, plan.attacker.id: cut})
+        words.append(f"its forward attack this turn deals {cut} less")
+    if plan.kind in ("weapon", "indirect"):  # §9.1 and A9: overheat heats up, hit or miss
+        turn = state.heat_turn.get(plan.attacker.id, TurnHeat())
+        state = state.evolve(heat_turn={**state.heat_turn, plan.attacker.id: replace(
+            turn, overheat_used=turn.overheat_used + plan.overheat, fired_weapons=True)})
+    before = state.units[plan.attacker.id]
+    if hit:
+        state, said = _dealt(state, plan, dice, roller, key)
+        words.append(said)
+    state, paid = _self_damage(state, plan, hit, roller, key)
+    if paid:
+        words.append(paid)
+    if not hit and lucky_left(state, plan.attacker.player):
+        state = state.evolve(last_miss=Missed(seq, plan, key, before))
+        words.append(f"a Lucky re-roll may be spent ({lucky_left(state, plan.attacker.player)} left, §11.1)")
+    return state, _ruling(seq, plan, words, dice, hit, f"{seq}:attack")
+
+
+def lucky(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[AlphaState, Ruling]:
+    """§11.1: a Battle Lance re-rolls the failed to-hit roll of the attack just made, once."""
+    missed: Missed | None = state.last_miss
+    unit = str(args.get("unit"))
+    if missed is None or missed.plan.attacker.id != unit:
+        raise Refused(f"a Lucky re-roll follows a missed attack straight away; {unit} has none to re-roll", "§11.1")
+    player = missed.plan.attacker.player
+    if not lucky_left(state, player):
+        raise Refused(f"the {player} side has no Lucky re-rolls left, or its Battle Lance has fewer than three units", "§11")
+    plan, key = missed.plan, f"{seq}/lucky"
+    dice = _to_hit(roller, key)
+    hit = sum(dice) >= plan.tn
+    state = state.evolve(lucky_used={**state.lucky_used, player: state.lucky_used.get(player, 0) + 1}, last_miss=None)
+    words = [_headline(plan, dice, hit, "Lucky re-roll of the ")]
+    if hit:
+        state = state.with_unit(missed.attacker_before)  # undo a miss's self-damage: the hit's applies
+        state, said = _dealt(state, plan, dice, roller, key)
+        words.append(said)
+        state, paid = _self_damage(state, plan, hit, roller, key)
+        if paid:
+            words.append(paid)
+    words.append(f"{lucky_left(state, player)} Lucky re-rolls left")
+    return state, _ruling(seq, plan, words, dice, hit, f"{seq}:lucky")
