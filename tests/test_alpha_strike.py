@@ -190,3 +190,11 @@ def test_10_3_battlemaster_rear_example():
     boosted, _, _ = weapon_damage(blr, "medium", False, 1, ScriptedRoller(), "k")
     assert cut == 1 and forward - cut == 2 and boosted - cut == 3
     assert rear_reduction(blr, 2) == 0  # no REAR at long
+
+
+def test_a13_a_critical_on_a_full_track_deals_one_damage_instead():
+    full = unit(card(), fire_control_hits=4)
+    hurt, said = critical_hit(full, ScriptedRoller(2, 2), "k")  # 4: fire control
+    assert hurt.fire_control_hits == 4 and hurt.armour == full.armour - 1 and "cannot apply" in said
+    hurt, said = critical_hit(unit(card(), fire_control_hits=3), ScriptedRoller(2, 2), "k")
+    assert hurt.fire_control_hits == 4 and hurt.armour == 4

@@ -14,7 +14,7 @@ from ..base import Event, Input, Override, Ruling
 from ..table_snapshot import read_snapshot
 from . import combat, strike, turn
 from .combat import Refused
-from .formations import choose_snipers
+from .formations import choose_snipers, lucky_left
 from .cards import UnitState, skill_pv
 from .options import parse_options
 from .force import card_of, check_forces, load_force, model_specs
@@ -163,4 +163,6 @@ def state_view(state: AlphaState) -> dict[str, Any]:
             "out": [], "winner": state.winner, "units": units, "options": dict(state.options),
             "moves": dict(state.moves), "confirmed": sorted(state.confirmed), "overridden": sorted(state.overrides),
             "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
-            "table_seq": state.table_seq, "terrain": [p.id for p in state.terrain], "moved": {}}
+            "table_seq": state.table_seq, "terrain": [p.id for p in state.terrain], "moved": {},
+            "snipers": sorted(state.snipers), "lucky_left": {p: lucky_left(state, p) for p in state.players},
+            "lucky": state.last_miss.plan.attacker.id if state.last_miss else None}

@@ -156,6 +156,8 @@ def critical_hit(target: UnitState, roller: Roller, key: str, depth: int = 0) ->
         if target.engine_hits:
             return replace(target, engine_hits=2, destroyed=True), f"2D6 {roll}, second engine hit: destroyed"
         return replace(target, engine_hits=1), f"2D6 {roll}, engine hit: +1 heat whenever it fires"
+    if result in ("fire_control", "weapon", "mp") and _track_full(target, result):  # A13: a fifth box
+        return _inapplicable(target, roll, result.replace("_", " ").replace("mp", "motive"))
     if result == "fire_control":
         return replace(target, fire_control_hits=target.fire_control_hits + 1), \
             f"2D6 {roll}, fire control hit: +2 to hit from now on"
@@ -171,6 +173,14 @@ def critical_hit(target: UnitState, roller: Roller, key: str, depth: int = 0) ->
                     tmm=max(0, target.tmm - tmm_loss), jump_in=target.jump_in - math.floor(target.jump_in / 2 + 0.5))
     return moved, f"2D6 {roll}, motive hit: MV {target.move_in}→{moved.move_in}\", TMM {target.tmm}→{moved.tmm}" + \
         (" (immobile)" if moved.move_in == 0 else "")
+
+
+CRIT_BOXES = 4  # §7.5: Fire Control, MP and Weapon tracks each have four boxes
+
+
+def _track_full(target: UnitState, result: str) -> bool:
+    hits = {"fire_control": target.fire_control_hits, "weapon": target.weapon_hits, "mp": target.mp_hits}[result]
+    return hits >= CRIT_BOXES
 
 
 def _inapplicable(target: UnitState, roll: int, what: str) -> tuple[UnitState, str]:

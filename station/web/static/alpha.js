@@ -49,6 +49,9 @@ function renderPhases() {
     el("li", { class: "order" }, state.order.length ? `order ${state.order.join(" → ")}` : ""),
     el("li", { class: "order" }, state.active_player && !state.winner ? `due: ${state.active_player}` : ""));
   fillSelect($("move-unit"), state.units.filter((u) => u.can_act).map((u) => [u.id, `${u.name} (${u.player})`]));
+  const lucky = $("lucky");  // §11.1: offered straight after a Battle Lance's miss
+  lucky.hidden = !state.lucky;
+  if (state.lucky) lucky.textContent = `Lucky re-roll for ${state.lucky}`;
 }
 
 // The attack wizard: a row of the reach panel for each enemy, with the target number and its
@@ -77,4 +80,7 @@ document.addEventListener("DOMContentLoaded", () => {
   if (!$("move")) return;
   $("move").addEventListener("click", () => act("/api/input", { type: "move", args: { unit: $("move-unit").value,
     mode: $("move-mode").value } }));
+  $("lucky").addEventListener("click", () => act("/api/input", { type: "lucky", args: { unit: model.state.lucky } }));
+  $("sniper").addEventListener("click", () => act("/api/input", { type: "sniper",
+    args: { units: $("sniper-units").value.split(/[\s,]+/).filter(Boolean) } }));
 });
