@@ -382,3 +382,18 @@ def test_the_recorded_training_day_replays_to_the_attackers_victory():
     assert (cards["catapult"]["structure"], cards["catapult"]["heat"]) == (4, 0)
     assert cards["locust"]["structure"] == 2 and cards["commando"]["structure"] == 2
     assert not any(r.needs_referee for r in result.rulings)
+
+
+def test_the_readme_force_example_loads(tmp_path):
+    """README "Force files": the example is a valid force with a library card, a project card
+    and a Master Unit List record, in a Striker lance."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = readme.split("### Force files (`alpha-strike-force/1`, JSON)")[1].split("```json")[1].split("```")[0]
+    data = json.loads(block)
+    path = tmp_path / "force.json"
+    path.write_text(json.dumps(data))
+    force = load_force(path)
+    cards = {u["id"]: u["card"] for u in force["units"]}
+    assert cards["catapult"]["name"] == "Catapult CPLT-K2" and cards["custom"]["specials"] == ["HT 1/1/-"]
+    assert cards["imported"]["name"] == "Locust LCT-1V" and cards["imported"]["damage"] == ["1", "1", "0*"]
+    assert force["units"][0]["marker"]["id"] == 16 and force["formation"]["type"] == "striker"
