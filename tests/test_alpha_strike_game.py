@@ -397,3 +397,19 @@ def test_the_readme_force_example_loads(tmp_path):
     assert cards["catapult"]["name"] == "Catapult CPLT-K2" and cards["custom"]["specials"] == ["HT 1/1/-"]
     assert cards["imported"]["name"] == "Locust LCT-1V" and cards["imported"]["damage"] == ["1", "1", "0*"]
     assert force["units"][0]["marker"]["id"] == 16 and force["formation"]["type"] == "striker"
+
+
+def test_3_setup_roll_home_edges_and_the_deployment_zone():
+    g = Alpha()
+    assert "setup roll" in g.do("home_edge", edge="bottom")[0].text.lower()
+    ruling = g.do("setup_roll", 2, 2, 3, 3)[0]  # defender 6 beats attacker 4
+    assert g.state.setup_winner == "defender" and "defender chooses" in ruling.text
+    g.do("home_edge", edge="top")
+    assert g.state.home_edges == {"defender": "top", "attacker": "bottom"}
+    # the table is 1800 x 1200: the attacker within 10" (254 mm) of y = 0, the defender of y = 1200
+    g.seen(catapult=(300, 100, 90), locust=(600, 300, 90), thunderbolt=(300, 1100, 270), commando=(600, 1000, 270))
+    rulings = g.do("roll_initiative", 3, 3, 2, 2)
+    deployment = next(r for r in rulings if r.id.endswith(":deployment"))
+    assert deployment.needs_referee and 'locust reaches 12.6" from the bottom edge' in deployment.text
+    assert "commando" not in deployment.text and "catapult" not in deployment.text
+    assert "once" in g.do("setup_roll")[0].text

@@ -12,7 +12,7 @@ from ...measure.terrain import parse_terrain
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Ruling
 from ..table_snapshot import read_snapshot
-from . import combat, strike, turn
+from . import combat, setup, strike, turn
 from .combat import Refused
 from .formations import choose_snipers, lucky_left
 from .cards import UnitState, skill_pv
@@ -20,7 +20,7 @@ from .options import parse_options
 from .force import card_of, check_forces, load_force, model_specs
 from .turn import PHASES, AlphaState, next_player
 
-INPUT_TYPES = ("roll_initiative", "sniper", "move", "end_movement", "attack", "lucky", "end_turn", "confirm", "override")
+INPUT_TYPES = ("setup_roll", "home_edge", "roll_initiative", "sniper", "move", "end_movement", "attack", "lucky", "end_turn", "confirm", "override")
 
 
 class AlphaStrike:
@@ -28,8 +28,8 @@ class AlphaStrike:
     title: ClassVar[str] = "BattleTech Alpha Strike"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
     input_types: ClassVar[Sequence[str]] = INPUT_TYPES
-    controls: ClassVar[Sequence[tuple[str, str]]] = (("roll_initiative", "Initiative"), ("end_movement", "End movement"),
-                                                     ("end_turn", "End phase"))
+    controls: ClassVar[Sequence[tuple[str, str]]] = (("setup_roll", "Setup roll"), ("roll_initiative", "Initiative"),
+                                                     ("end_movement", "End movement"), ("end_turn", "End phase"))
     mm_per_unit: ClassVar[float] = 25.4
     convention: ClassVar[Convention] = INCHES
 
@@ -60,8 +60,13 @@ class AlphaStrike:
         if not isinstance(event.body, Input):
             return state, []  # no hub events in Alpha Strike
         body, seq, args = event.body, event.seq, event.body.args
+        if body.type == "setup_roll":
+            return setup.setup_roll(state, seq, self.roller)
+        if body.type == "home_edge":
+            return setup.choose_home_edge(state, seq, args)
         if body.type == "roll_initiative":
-            return turn.roll_initiative(state, seq, self.roller)
+            state, rulings = turn.roll_initiative(state, seq, self.roller)
+            return state, rulings + setup.check_deployment(state, seq)
         if body.type == "move":
             return turn.declare_move(state, seq, args)
         if body.type == "end_movement":
@@ -165,4 +170,4 @@ def state_view(state: AlphaState) -> dict[str, Any]:
             "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
             "table_seq": state.table_seq, "terrain": [p.id for p in state.terrain], "moved": {},
             "snipers": sorted(state.snipers), "lucky_left": {p: lucky_left(state, p) for p in state.players},
-            "lucky": state.last_miss.plan.attacker.id if state.last_miss else None}
+            "lucky": state.last_miss.plan.attacker.id if state.last_miss else None, "home_edges": dict(state.home_edges)}

@@ -32,6 +32,8 @@ class AlphaState:
     units: Mapping[str, UnitState]
     overrides: Mapping[str, tuple[int, Override]] = field(default_factory=dict)
     turn: int = 0
+    setup_winner: str | None = None  # §3.2
+    home_edges: Mapping[str, str] = field(default_factory=dict)  # player -> bottom | top | left | right (§3.4)
     phase: str = "initiative"  # initiative | movement | combat | end
     order: tuple[str, ...] = ()  # the initiative loser first (§4.1)
     moves: Mapping[str, str] = field(default_factory=dict)  # unit -> still | ground | jump, this turn
@@ -66,27 +68,36 @@ class AlphaState:
         return [u for u in self.units.values() if u.id not in self.removed and (player is None or u.player == player)]
 
 
-def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState, list[Ruling]]:
-    if state.phase != "initiative" or state.winner:
-        return state, [Ruling(f"{seq}:initiative", seq, "warning", f"It is the {state.phase} phase, not initiative.", "§4")]
-    rolls: dict[str, list[int]] = {p: [] for p in state.players}
-    tied = list(state.players)
-    attempt = 0
-    while len(tied) > 1:  # A1: ties roll again
+def roll_off(players: tuple[str, ...], seq: int, roller: Roller, tag: str) -> tuple[dict[str, list[int]], tuple[str, ...]]:
+    """2D6 a side, ties among the highest roll again (A1); the players from the lowest first
+    roll to the winner last, and every roll made."""
+    rolls: dict[str, list[int]] = {p: [] for p in players}
+    tied, ranked, attempt = list(players), list(players), 0
+    while len(tied) > 1:
         for p in tied:
-            rolls[p].append(roller.roll(6, f"{seq}/init/{attempt}/{p}/1") + roller.roll(6, f"{seq}/init/{attempt}/{p}/2"))
+            rolls[p].append(roller.roll(6, f"{seq}/{tag}/{attempt}/{p}/1") + roller.roll(6, f"{seq}/{tag}/{attempt}/{p}/2"))
         top = max(rolls[p][-1] for p in tied)
         if attempt == 0:
-            ranked = sorted(state.players, key=lambda p: rolls[p][-1])
+            ranked = sorted(players, key=lambda p: rolls[p][-1])
         tied = [p for p in tied if rolls[p][-1] == top]
         attempt += 1
-    winner = tied[0]
-    order = tuple(p for p in ranked if p != winner) + (winner,)
-    shown = ", ".join(f"{p} {'/'.join(map(str, r))}" for p, r in rolls.items())
+    return rolls, tuple(p for p in ranked if p != tied[0]) + (tied[0],)
+
+
+def shown(rolls: Mapping[str, list[int]]) -> str:
+    return ", ".join(f"{p} {'/'.join(map(str, r))}" for p, r in rolls.items())
+
+
+def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState, list[Ruling]]:
+    """§4.1: the initiative loser moves and fights first."""
+    if state.phase != "initiative" or state.winner:
+        return state, [Ruling(f"{seq}:initiative", seq, "warning", f"It is the {state.phase} phase, not initiative.", "§4")]
+    rolls, order = roll_off(state.players, seq, roller, "init")
     state = state.evolve(turn=state.turn + 1, phase="movement", order=order, moves={}, moved_in={}, attacked=frozenset(),
                          heat_turn={}, paths={}, rear_fired={}, last_miss=None)
-    return state, [Ruling(f"{seq}:initiative", seq, "initiative", f"Turn {state.turn}: initiative 2D6 {shown}; {winner} "
-                          f"wins and moves and fights last (§4.1).", "§4.1", details={"rolls": rolls, "order": list(order)})]
+    return state, [Ruling(f"{seq}:initiative", seq, "initiative", f"Turn {state.turn}: initiative 2D6 {shown(rolls)}; "
+                          f"{order[-1]} wins and moves and fights last (§4.1).", "§4.1",
+                          details={"rolls": rolls, "order": list(order)})]
 
 
 def next_player(state: AlphaState, done: Collection[str]) -> str | None:

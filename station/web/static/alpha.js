@@ -80,6 +80,8 @@ document.addEventListener("DOMContentLoaded", () => {
   if (!$("move")) return;
   $("move").addEventListener("click", () => act("/api/input", { type: "move", args: { unit: $("move-unit").value,
     mode: $("move-mode").value } }));
+  $("set-home-edge").addEventListener("click", () => act("/api/input", { type: "home_edge",
+    args: { edge: $("home-edge").value } }));
   $("lucky").addEventListener("click", () => act("/api/input", { type: "lucky", args: { unit: model.state.lucky } }));
   $("sniper").addEventListener("click", () => act("/api/input", { type: "sniper",
     args: { units: $("sniper-units").value.split(/[\s,]+/).filter(Boolean) } }));
