@@ -97,6 +97,9 @@ def test_cards_in_the_project_format_and_from_the_master_unit_list():
     stalker = parse_mul(Fields("mul.json", mul))
     assert stalker.name == "Stalker STK-3F" and stalker.damage == ("3", "4", "2") and stalker.overheat == 3
     assert stalker.role == "Missile Boat" and stalker.has("IF")
+    locust = parse_mul(Fields("mul.json", {**mul, "BFDamageLong": 0, "BFDamageLongMin": True, "BFDamageShortMin": False,
+                                           "BFAbilities": "C3S, ENE, TUR(1/1/1), CK15-D, MHQ3, IF1, OMNI"}))
+    assert locust.damage == ("3", "4", "0*") and locust.has("ENE") and len(locust.specials) == 7
     own = parse_card(Fields("cards.json", {"name": "Locust LCT-1E", "size": 1, "tmm": 3, "move_in": 16, "role": "Scout",
                                             "damage": {"S": 1, "M": 1, "L": "0*"}, "armour": 2, "structure": 2}))
     assert own.damage == ("1", "1", "0*") and own.sample_data
@@ -106,6 +109,7 @@ def test_cards_in_the_project_format_and_from_the_master_unit_list():
     (lambda c: c.pop("armour"), "armour", "required"),
     (lambda c: c["damage"].update(M="4x"), "damage.M", "0*"),
     (lambda c: c.update(specials=["GLOWING"]), "specials", "unknown special"),
+    (lambda c: c.update(specials=["CASEY"]), "specials", "unknown special 'CASEY'"),
     (lambda c: c.update(size=7), "size", "1"),
 ])
 def test_bad_cards_name_the_field(change, where, problem):
