@@ -100,6 +100,9 @@ def test_cards_in_the_project_format_and_from_the_master_unit_list():
     locust = parse_mul(Fields("mul.json", {**mul, "BFDamageLong": 0, "BFDamageLongMin": True, "BFDamageShortMin": False,
                                            "BFAbilities": "C3S, ENE, TUR(1/1/1), CK15-D, MHQ3, IF1, OMNI"}))
     assert locust.damage == ("3", "4", "0*") and locust.has("ENE") and len(locust.specials) == 7
+    assert (locust.extreme, locust.threshold) == ("-", 0)
+    far = parse_mul(Fields("mul.json", {**mul, "BFDamageExtreme": 1, "BFThreshold": 2}))
+    assert (far.extreme, far.threshold) == ("1", 2)
     own = parse_card(Fields("cards.json", {"name": "Locust LCT-1E", "size": 1, "tmm": 3, "move_in": 16, "role": "Scout",
                                             "damage": {"S": 1, "M": 1, "L": "0*"}, "armour": 2, "structure": 2}))
     assert own.damage == ("1", "1", "0*") and own.sample_data

@@ -48,6 +48,8 @@ class Card:
     specials: tuple[str, ...] = ()
     pv: int = 0
     sample_data: bool = True  # not checked against two published sources
+    extreme: str = "-"  # E damage: printed on some cards; the quick-start has no extreme range (A17)
+    threshold: int = 0  # TH: aerospace units; no quick-start rule uses it
 
     def has(self, special: str) -> bool:
         return any(s == special or s.startswith(special + " ") or re.match(rf"^{special}\d", s) for s in self.specials)
@@ -90,15 +92,16 @@ def _specials(f: Fields, name: str, raw: Any) -> tuple[str, ...]:
 def parse_card(f: Fields) -> Card:
     """The project's card format (README, "Alpha Strike cards")."""
     f.reject_unknown(["format", "name", "type", "size", "tmm", "move_in", "jump_in", "role", "damage", "overheat",
-                      "armour", "structure", "specials", "pv", "sample_data", "from_seed"])
+                      "armour", "structure", "threshold", "specials", "pv", "sample_data", "from_seed"])
     damage = f.child("damage")
-    damage.reject_unknown(["S", "M", "L"])
+    damage.reject_unknown(["S", "M", "L", "E"])
     return Card(f.get("name", str), f.get("type", str, "BM"), f.integer("size", 1, 4), f.integer("tmm", -4, 6),
                 f.integer("move_in", 0, 40), f.integer("jump_in", 0, 40, 0), f.get("role", str, ""),
                 (_damage(damage, "S"), _damage(damage, "M"), _damage(damage, "L")), f.integer("overheat", 0, 4, 0),
                 f.integer("armour", 0, 40), f.integer("structure", 1, 40),
                 _specials(f, "specials", f.get("specials", list, [])), f.integer("pv", 0, 500, 0),
-                f.get("sample_data", bool, True))
+                f.get("sample_data", bool, True), _damage(damage, "E") if "E" in damage.data else "-",
+                f.integer("threshold", 0, 40, 0))
 
 
 def _mul_damage(f: Fields, band: str) -> str:
@@ -125,7 +128,8 @@ def parse_mul(f: Fields) -> Card:
                 tuple(_mul_damage(f, band) for band in ("Short", "Medium", "Long")),  # type: ignore[arg-type]
                 f.integer("BFOverheat", 0, 4, 0), f.integer("BFArmor", 0, 40), f.integer("BFStructure", 1, 40),
                 _specials(f, "BFAbilities", f.data.get("BFAbilities") or []), f.integer("BFPointValue", 0, 500, 0),
-                True)
+                True, _mul_damage(f, "Extreme") if f.data.get("BFDamageExtreme") not in (None, "") else "-",
+                f.integer("BFThreshold", 0, 40, 0))
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,8 @@ function alphaCard(unit) {
   const card = el("article", { class: `card as-card player-${model.state.players.indexOf(unit.player)} ${status}`,
     "data-unit": unit.id }, el("h3", {}, c.name, badges),
   el("div", { class: "row" }, `${c.type} · SZ ${c.size} · TMM ${c.tmm} · MV ${mv}`, el("span", {}, `Skill ${c.skill} · PV ${c.pv}`)),
-  el("div", { class: "row", "data-damage": c.damage.join("/") }, `${c.role} · Damage S ${c.damage[0]} / M ${c.damage[1]} / L ${c.damage[2]}`,
-    el("span", {}, `OV ${c.overheat}`)),
+  el("div", { class: "row", "data-damage": c.damage.join("/") }, `${c.role} · Damage S ${c.damage[0]} / M ${c.damage[1]} / L ${c.damage[2]}`
+    + (c.extreme !== "-" ? ` / E ${c.extreme}` : ""), el("span", {}, `OV ${c.overheat}` + (c.threshold ? ` · TH ${c.threshold}` : ""))),
   pipRow("A", c.armour, c.armour_max, "armour"), pipRow("S", c.structure, c.structure_max, "structure"),
   heatScale(c.heat), critBoxes(c.crits));
   if (c.specials.length) card.append(el("div", { class: "row" }, `Specials: ${c.specials.join(", ")}`));
