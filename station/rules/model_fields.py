@@ -1,7 +1,7 @@
 """Fields every army format shares: ids, the camera marker on a model, and its base."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from .fields import Fields
 
@@ -38,3 +38,24 @@ def base(f: Fields, default: str) -> str:
             return str(exc)
         return None
     return f.get("base", str, default, check)
+
+
+def tracked_markers(specs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """What the camera's tracker needs of each marked model (its marker, and whose model on which
+    base), from a ruleset's model specs."""
+    return [{**s["marker"], "element": s["element"], "unit": s["unit"], "player": s["player"], "base": s["base"]}
+            for s in specs if s["marker"]]
+
+
+class ModelRuleset:
+    """What rulesets built on model specs share: the injected roller, and the camera's markers
+    from their ``model_specs``."""
+
+    def __init__(self, roller: Any) -> None:
+        self.roller = roller
+
+    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return tracked_markers(self.model_specs(armies))

@@ -8,6 +8,7 @@ from typing import Any, Collection, Mapping
 
 from ..measure.measurement import position_sigma
 from ..measure.movement import append_position
+from ..measure.terrain import parse_terrain
 
 DEFAULT_RESIDUAL_MM = 0.5  # a snapshot that does not say how well the camera is calibrated (a recorded session)
 Pose = tuple[float, float, float]
@@ -41,3 +42,24 @@ def read_snapshot(args: Mapping[str, Any], known: Collection[str], positions: Ma
     size = args.get("table_mm")
     return Seen({**positions, **seen}, {**sigmas, **new_sigmas}, new_paths,
                 (float(size[0]), float(size[1])) if size and len(size) == 2 else table_mm)
+
+
+def table_input(state: Any, seq: int, kind: str, args: Mapping[str, Any], known: Collection[str],
+                moving: Collection[str]) -> Any | None:
+    """The inputs every model-spec ruleset folds the same way: a table snapshot (``known``
+    models, ``moving`` ones extend their paths), the terrain, a confirmation, and an override
+    (which acts retroactively through the state's overrides).  The new state, or None for any
+    other input."""
+    if kind == "snapshot":
+        seen = read_snapshot(args, known, state.positions, state.sigmas, state.paths, moving, state.table_mm)
+        if seen is None:
+            return state.evolve(table_seq=seq)
+        return state.evolve(positions=seen.positions, sigmas=seen.sigmas, paths=seen.paths, table_mm=seen.table_mm,
+                            table_seq=seq)
+    if kind == "terrain":
+        return state.evolve(terrain=tuple(parse_terrain(dict(args), f"journal record {seq}")))
+    if kind == "confirm":
+        return state.evolve(confirmed=state.confirmed | {str(args.get("ruling"))})
+    if kind == "override":
+        return state
+    return None

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Mapping, Sequence
 
-from ...measure.terrain import parse_terrain
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Ruling
-from ..table_snapshot import read_snapshot
+from ..model_fields import ModelRuleset
+from ..table_snapshot import table_input
 from . import combat, setup, strike, turn
 from .combat import Refused
 from .formations import choose_snipers, lucky_left
@@ -23,7 +23,7 @@ from .turn import PHASES, AlphaState, next_player
 INPUT_TYPES = ("setup_roll", "home_edge", "roll_initiative", "sniper", "move", "end_movement", "attack", "lucky", "end_turn", "confirm", "override")
 
 
-class AlphaStrike:
+class AlphaStrike(ModelRuleset):
     name: ClassVar[str] = "alpha_strike"
     title: ClassVar[str] = "BattleTech Alpha Strike"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
@@ -33,18 +33,12 @@ class AlphaStrike:
     mm_per_unit: ClassVar[float] = 25.4
     convention: ClassVar[Convention] = INCHES
 
-    def __init__(self, roller) -> None:
-        self.roller = roller
 
     def load_army(self, path: str) -> dict[str, Any]:
         return load_force(path)
 
     def model_specs(self, forces: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return model_specs(forces)
-
-    def marker_specs(self, forces: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return [{**s["marker"], "element": s["element"], "unit": s["unit"], "player": s["player"], "base": s["base"]}
-                for s in model_specs(forces) if s["marker"]]
 
     def sensor_nodes(self, forces: Sequence[Mapping[str, Any]]) -> list:
         return []  # Alpha Strike has no launchers; tilt nodes are not used by its rules
@@ -92,19 +86,10 @@ class AlphaStrike:
             return state, [ruling]
         if body.type == "sniper":
             return choose_snipers(state, seq, args)
-        if body.type == "snapshot":
-            moving = [u.id for u in state.in_play()] if state.phase == "movement" else []
-            seen = read_snapshot(args, state.units, state.positions, state.sigmas, state.paths, moving, state.table_mm)
-            if seen is None:
-                return state.evolve(table_seq=seq), []
-            return state.evolve(positions=seen.positions, sigmas=seen.sigmas, paths=seen.paths, table_mm=seen.table_mm,
-                                table_seq=seq), []
-        if body.type == "terrain":
-            return state.evolve(terrain=tuple(parse_terrain(dict(args), f"journal record {seq}"))), []
-        if body.type == "confirm":
-            return state.evolve(confirmed=state.confirmed | {str(args.get("ruling"))}), []
-        if body.type == "override":
-            return state, []
+        moving = [u.id for u in state.in_play()] if state.phase == "movement" else []
+        folded = table_input(state, seq, body.type, args, state.units, moving)
+        if folded is not None:
+            return folded, []
         return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
 
     def reach(self, state: AlphaState, element: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from ..base import ArmyError
 from ..fields import Fields, load_json_file
-from ..model_fields import ID_CHECK, base, marker
+from ..model_fields import ID_CHECK, base, marker, tracked_markers
 
 FORMAT = "bronepekhota-army/1"
 SQUAD_SIZE = 6  # §2.1: each squad has exactly 6 infantrymen
@@ -195,8 +195,7 @@ def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def marker_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Every model that carries a camera marker, with the unit and player it belongs to."""
-    return [{**spec["marker"], **{k: v for k, v in spec.items() if k not in ("marker", "kind", "height_mm")}}
-            for spec in model_specs(armies) if spec["marker"]]
+    return tracked_markers(model_specs(armies))
 
 
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:

@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import Any, ClassVar, Mapping, Sequence
 
 from ...devices.protocol import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
-from ...dice import Roller
-from ...measure.terrain import parse_terrain
 from ...measure.units import Convention, step
 from ..base import Event, Input, Override, Ruling
-from ..table_snapshot import read_snapshot
+from ..model_fields import ModelRuleset
+from ..table_snapshot import table_input
 from . import combat, real, turns
 from .army import check_armies, load_army, model_specs
 from .state import Options, QuickState, build
@@ -24,7 +23,7 @@ ACTIONS = {"virtual_shot": combat.virtual_shot, "grenade": combat.grenade, "clos
            "ram": combat.ram}
 
 
-class BronepekhotaQuick:
+class BronepekhotaQuick(ModelRuleset):
     name: ClassVar[str] = "bronepekhota_quick"
     title: ClassVar[str] = "Бронепехота — quick rules"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
@@ -33,18 +32,12 @@ class BronepekhotaQuick:
     mm_per_unit: ClassVar[float] = 50.0
     convention: ClassVar[Convention] = Convention(step(5.0), "none")  # §1: steps; the quick rules never round
 
-    def __init__(self, roller: Roller) -> None:
-        self.roller = roller
 
     def load_army(self, path: str) -> dict[str, Any]:
         return load_army(path)
 
     def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return model_specs(armies)
-
-    def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return [{**s["marker"], "element": s["element"], "unit": s["unit"], "player": s["player"], "base": s["base"]}
-                for s in model_specs(armies) if s["marker"]]
 
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
         return ([Node(w["launcher"], "launcher", w["barrels"]) for a in armies for u in a["units"]
@@ -96,19 +89,10 @@ class BronepekhotaQuick:
                 return state, [Ruling(f"{seq}:refused", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)]
             state, won = turns.victory(state, seq)
             return state, [ruling] + won
-        if body.type == "snapshot":
-            moving = [f.id for f in state.fighters.values() if f.player == state.active_player]
-            seen = read_snapshot(args, state.fighters, state.positions, state.sigmas, state.paths, moving, state.table_mm)
-            if seen is None:
-                return state.evolve(table_seq=seq), []
-            return state.evolve(positions=seen.positions, sigmas=seen.sigmas, paths=seen.paths, table_mm=seen.table_mm,
-                                table_seq=seq), []
-        if body.type == "terrain":
-            return state.evolve(terrain=tuple(parse_terrain(dict(args), f"journal record {seq}"))), []
-        if body.type == "confirm":
-            return state.evolve(confirmed=state.confirmed | {str(args.get("ruling"))}), []
-        if body.type == "override":
-            return state, []  # overrides act retroactively through state.overrides
+        moving = [f.id for f in state.fighters.values() if f.player == state.active_player]
+        folded = table_input(state, seq, body.type, args, state.fighters, moving)
+        if folded is not None:
+            return folded, []
         return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
 
     def reach(self, state: QuickState, element: str) -> dict[str, Any]:
