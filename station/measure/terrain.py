@@ -38,6 +38,17 @@ class Piece:
     def contains(self, p: np.ndarray) -> bool:
         return bool(Footprints.of([self]).contains(np.asarray(p, float).reshape(1, 2))[0, 0])
 
+    def depth_mm(self, p) -> float:
+        """How far inside the piece a point is (0 outside): the distance to its nearest edge, for
+        rules such as The Price of a Mile's "invisible more than 2" inside woods" (§6.2)."""
+        point = np.asarray(p, float).reshape(2)
+        if not self.contains(point):
+            return 0.0
+        a, b = self.polygon, np.roll(self.polygon, -1, axis=0)
+        ab = b - a
+        t = np.clip(np.einsum("ij,ij->i", point - a, ab) / np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-12), 0.0, 1.0)
+        return float(np.min(np.hypot(*(a + ab * t[:, None] - point).T)))
+
 
 def _segments_cross(p1, p2, p3, p4) -> bool:
     def orient(a, b, c) -> float:

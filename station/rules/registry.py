@@ -8,10 +8,11 @@ from .base import Ruleset
 from .bronepekhota import Bronepekhota
 from .alpha_strike import AlphaStrike
 from .bronepekhota_quick import BronepekhotaQuick
+from .price_of_a_mile import PriceOfAMile
 
 RULESETS: dict[str, Callable[[Roller], Ruleset]] = {Bronepekhota.name: Bronepekhota,
                                                     BronepekhotaQuick.name: BronepekhotaQuick,
-                                                    AlphaStrike.name: AlphaStrike}
+                                                    AlphaStrike.name: AlphaStrike, PriceOfAMile.name: PriceOfAMile}
 
 
 def make_ruleset(name: str, roller: Roller) -> Ruleset:

@@ -1,0 +1,191 @@
+"""The Price of a Mile (seed 003), a WWI big skirmish, as a camera-measured ruleset.
+
+``PriceOfAMile(roller)`` is pure like the other rulesets: activations and orders are operator
+inputs, the geometry (command distance, the three nearest targets, casualties nearest the
+shooter, contact, templates) comes from the journaled table snapshots and terrain, and every die
+comes from the injected roller or the table.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, ClassVar, Mapping, Sequence
+
+from ...measure.units import INCHES, Convention
+from ..base import Event, Input, Override, Ruling
+from ..model_fields import ModelRuleset
+from ..table_snapshot import table_input
+from . import blasts, melee, shooting, turns
+from .army import check_armies, load_army, model_specs, rules_data
+from .shooting import Refused
+from .state import INCH, MileState, Options, build
+
+INPUT_TYPES = ("roll_initiative", "activate", "shoot", "melee", "grenade", "flame", "regroup", "flee", "end_activation",
+               "confirm", "override")
+
+
+class PriceOfAMile(ModelRuleset):
+    name: ClassVar[str] = "price_of_a_mile"
+    title: ClassVar[str] = "The Price of a Mile"
+    override_verdicts: ClassVar[Sequence[str]] = ("void",)
+    input_types: ClassVar[Sequence[str]] = INPUT_TYPES
+    controls: ClassVar[Sequence[tuple[str, str]]] = (("roll_initiative", "Initiative"), ("end_activation", "End activation"))
+    mm_per_unit: ClassVar[float] = INCH
+    convention: ClassVar[Convention] = INCHES
+
+    def __init__(self, roller) -> None:
+        super().__init__(roller)
+        self.data = rules_data()
+
+    def load_army(self, path: str) -> dict[str, Any]:
+        return load_army(path)
+
+    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return model_specs(armies)
+
+    def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list:
+        return []  # every resolution is dice and templates (digest §21.3)
+
+    def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
+                      overrides: Mapping[str, tuple[int, Override]] | None = None) -> MileState:
+        check_armies(armies)
+        fighters, squads = build(tuple(armies))
+        opts = Options.parse(options)
+        return MileState(tuple(a["player"] for a in armies), tuple(armies), opts, fighters, squads,
+                         overrides=dict(overrides or {}))
+
+    def _rules_of(self, state: MileState):
+        kinds = self.data["troop_types"]
+        return lambda f: tuple(kinds[f.type]["rules"]) + (state.squads[f.squad].rules if f.squad else ())
+
+    def apply(self, state: MileState, event: Event) -> tuple[MileState, list[Ruling]]:
+        if not isinstance(event.body, Input):
+            return state, []
+        body, seq, args = event.body, event.seq, event.body.args
+        override = state.overrides.get(f"{seq}:{body.type}")
+        if override and override[1].verdict == "void":
+            return state, [Ruling(f"{seq}:{body.type}", seq, "warning", f"{body.type} voided by the referee.", "",
+                                  needs_referee=True, overridden="void")]
+        try:
+            if body.type == "roll_initiative":
+                return turns.roll_initiative(state, seq, args, self.roller)
+            if body.type == "activate":
+                return turns.activate(state, seq, args)
+            if body.type == "end_activation":
+                return turns.end_activation(state, seq, self.roller)
+            if body.type == "shoot":
+                state, ruling = shooting.shoot(state, seq, args, self.roller, self.data["weapons"], self._rules_of(state))
+                return state, [ruling]
+            if body.type == "melee":
+                state, ruling = melee.melee(state, seq, args, self.roller, self.data["melee_weapons"], state.options)
+                return state, [ruling]
+            if body.type == "grenade":
+                state, ruling = blasts.grenade(state, seq, args, self.roller)
+                return state, [ruling]
+            if body.type == "flame":
+                state, ruling = blasts.flame(state, seq, args, self.roller)
+                return state, [ruling]
+            if body.type == "regroup":
+                return regroup(state, seq, args, self.roller)
+            if body.type == "flee":
+                return flee(state, seq, args)
+        except Refused as no:
+            return state, [Ruling(f"{seq}:{body.type}", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)]
+        folded = table_input(state, seq, body.type, args, state.fighters, [])
+        if folded is not None:
+            return folded, []
+        return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
+
+    def reach(self, state: MileState, element: str) -> dict[str, Any]:
+        """The base's Speed, its weapon's effective range, contact and command distance."""
+        f = state.fighters[element]
+        weapon = self.data["weapons"][f.weapon]
+        return {"rings": [{"label": 'contact 1"', "mm": INCH}, {"label": 'command distance 2"', "mm": 2 * INCH},
+                          {"label": f"move {f.stats['speed']}\"", "mm": f.stats["speed"] * INCH},
+                          {"label": f"{f.weapon.replace('_', ' ')} effective range {weapon['range_in']}\"",
+                           "mm": weapon["range_in"] * INCH}], "arcs": []}
+
+    def cover(self, hidden_fraction: float) -> dict[str, Any]:
+        """§6.4: behind an obstacle on the line of fire is cover; solid terrain hiding most is no sight."""
+        if hidden_fraction > 2 / 3:
+            return {"label": "not visible", "armour": None}
+        return {"label": "in cover (8+ / 10+)" if hidden_fraction > 0 else "in the open", "armour": 1 if hidden_fraction else 0}
+
+    def state_dict(self, state: MileState) -> dict[str, Any]:
+        return state_view(state)
+
+    def summary(self, state: MileState) -> str:
+        lines = [f"The Price of a Mile: turn {state.turn}" + (", game over" if state.over else "")]
+        for p in state.players:
+            counts = {s: sum(1 for f in state.fighters.values() if f.player == p and f.status == s) for s in ("ok", "out", "fled")}
+            lines.append(f"  {p}: {counts['ok']} standing, {counts['out']} out, {counts['fled']} fled; "
+                         f"VP {turns.victory_points(state, p):g}")
+        if state.winner:
+            lines.append(f"  winner: {state.winner}")
+        return "\n".join(lines)
+
+
+def regroup(state: MileState, seq: int, args: Mapping[str, Any], roller) -> tuple[MileState, list[Ruling]]:
+    """§13.4: every base of the active squad spends both actions; one fled base comes back, and a
+    Disordered squad tests Morale: passing clears the Disorder."""
+    act = state.activation
+    squad_id = args.get("squad")
+    if act is None or squad_id != act.squad:
+        raise Refused("only the squad now activated regroups", "§13.4")
+    bases = [f.id for f in state.standing(squad_id)]
+    if any(act.actions.get(b, 0) < 2 for b in bases):
+        raise Refused("every base of the squad must still have both actions", "§13.4")
+    state = state.evolve(activation=replace(act, actions={**act.actions, **{b: 0 for b in bases}}))
+    fled = [state.fighters[b] for b in state.squads[squad_id].bases if state.fighters[b].status == "fled"]
+    words = []
+    if fled:
+        state = state.with_fighter(replace(fled[0], status="ok"))
+        words.append(f"{fled[0].id} returns (place it within command distance, not within 1\" of an enemy)")
+    rulings = []
+    if state.squads[squad_id].disordered:
+        state, test = turns.morale_test(state, seq, squad_id, roller, "regroup")
+        if test.details["total"] >= turns.MORALE_TARGET:
+            state = state.with_squad(replace(state.squads[squad_id], disordered=False))
+            words.append("the Disorder is lifted")
+        rulings.append(test)
+    text = f"Squad {squad_id} regroups (§13.4)" + (": " + "; ".join(words) if words else "") + "."
+    return state, [Ruling(f"{seq}:regroup", seq, "status", text, "§13.4")] + rulings
+
+
+def flee(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
+    """§13.3: the referee sends a base off the field (it touched the table edge, or could not fall back)."""
+    fighter = state.fighters.get(str(args.get("base")))
+    if fighter is None or not fighter.standing:
+        raise Refused("give a standing base", "§13.3")
+    state = turns.flee(state, [fighter.id])
+    return state, [Ruling(f"{seq}:flee", seq, "status", f"{fighter.id} flees the field: half victory points (§13.3).",
+                          "§13.3", element=fighter.id)]
+
+
+def state_view(state: MileState) -> dict[str, Any]:
+    """The dashboard's view, shaped like the other rulesets': each squad (or character) a unit."""
+    act = state.activation
+    units = []
+    groups = [(s.id, s.player, list(s.bases), s) for s in state.squads.values()] + \
+        [(f.id, f.player, [f.id], None) for f in state.fighters.values() if f.squad is None]
+    for uid, player, members, squad in groups:
+        elements = []
+        for m in members:
+            f = state.fighters[m]
+            elements.append({"id": f.id, "name": f.id, "kind": "infantry", "status": {"ok": "in play", "out": "destroyed",
+                                                                                      "fled": "fled"}[f.status],
+                             "armour": f.stats["toughness"], "weapon": f.weapon, "stats": dict(f.stats), "hero": f.hero,
+                             "actions_left": ["action"] * act.actions.get(f.id, 0) if act else [],
+                             "fuel_spent": f.fuel_spent, "ammo_max": None, "fired": [], "weapons": []})
+        alive = any(e["status"] == "in play" for e in elements)
+        units.append({"id": uid, "name": uid, "player": player, "kind": "squad" if squad else "character",
+                      "status": "in play" if alive else "destroyed", "acted": uid in state.activated,
+                      "can_act": alive and uid not in state.activated, "disordered": bool(squad and squad.disordered),
+                      "elements": elements})
+    return {"game": "price_of_a_mile", "round": state.turn, "initiative": {}, "order": list(state.order),
+            "active_player": act.player if act else turns.due(state), "active_unit": act.squad or act.character if act else None,
+            "players": list(state.players), "out": [], "winner": state.winner, "over": state.over, "units": units,
+            "options": state.options.as_dict(), "confirmed": sorted(state.confirmed), "overridden": sorted(state.overrides),
+            "victory_points": {p: turns.victory_points(state, p) for p in state.players},
+            "out_of_command": bool(act and act.out_of_command),
+            "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
+            "table_seq": state.table_seq, "terrain": [p.id for p in state.terrain], "moved": {}}

@@ -1,0 +1,119 @@
+"""The Price of a Mile army files (``price-of-a-mile-army/1``, JSON) and the bundled rules data.
+
+An army is squads of up to 10 bases (seed 003 digest §3.1) and characters.  A base's stats come
+from its troop type in ``station/data/price_of_a_mile/rules-data.json`` (sample data: the source
+lost its numbers), changed by body armour (§12.3), a horse (§12.2) and any ``stats`` given.
+"""
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..base import ArmyError
+from ..fields import Fields, load_json_file
+from ..model_fields import ID_CHECK, base, marker
+
+FORMAT = "price-of-a-mile-army/1"
+DATA_FORMAT = "price-of-a-mile-data/1"
+STATS = ("speed", "melee", "shooting", "toughness", "resourcefulness", "morale")
+SQUAD_RULES = ("sluggish", "unreliable", "enthusiasm", "hold_the_line", "defend_homeland")  # §16
+MAX_SQUAD = 10  # §3.1
+DEFAULT_BASE = "rect25x50"  # a WWI infantry base (sample)
+DEFAULT_HEIGHT_MM = 30.0
+
+
+def rules_data() -> dict[str, Any]:
+    """The bundled weapons, melee weapons and troop types (sample data; see the file's note)."""
+    with resources.as_file(resources.files("station") / "data" / "price_of_a_mile" / "rules-data.json") as path:
+        data = load_json_file(path)
+        if not isinstance(data, dict) or data.get("format") != DATA_FORMAT:
+            raise ArmyError(str(path), "format", f"expected {DATA_FORMAT!r}")
+        return data
+
+
+def _stats(f: Fields, kind: Mapping[str, Any], armour: bool, mounted: bool) -> dict[str, int]:
+    stats = {s: kind[s] for s in STATS}
+    if "stats" in f.data:
+        given = f.child("stats")
+        given.reject_unknown(STATS)
+        stats.update({s: given.integer(s, -5, 20) for s in STATS if s in given.data})
+    if armour:  # §12.3
+        stats["toughness"] += 1
+        stats["speed"] -= 1
+    if mounted:  # §12.2
+        stats["speed"] += 3
+    return stats
+
+
+def _model(f: Fields, data: Mapping[str, Any], squad_type: str | None) -> dict[str, Any]:
+    f.reject_unknown(["id", "type", "weapon", "melee_weapon", "grenades", "wire_cutters", "armour", "mounted", "hero",
+                      "commander", "stats", "marker", "base", "name"])
+    kinds = sorted(data["troop_types"])
+    kind_name = f.choice("type", kinds) if squad_type is None else f.choice("type", kinds, squad_type)
+    kind = data["troop_types"][kind_name]
+    armour, mounted = f.get("armour", bool, False), f.get("mounted", bool, False)
+    return {"id": f.get("id", str, check=ID_CHECK), "name": f.get("name", str, ""), "type": kind_name,
+            "weapon": f.choice("weapon", sorted(data["weapons"]), "rifle"),
+            "melee_weapon": f.choice("melee_weapon", sorted(data["melee_weapons"]), "basic"),
+            "grenades": f.get("grenades", bool, False), "wire_cutters": f.get("wire_cutters", bool, False),
+            "armour": armour, "mounted": mounted, "hero": f.get("hero", bool, False),
+            "commander": f.get("commander", bool, False), "stats": _stats(f, kind, armour, mounted),
+            "cost": kind["cost_base"], "marker": marker(f), "base": base(f, DEFAULT_BASE)}
+
+
+def load_army(path: str | Path) -> dict[str, Any]:
+    data = rules_data()
+    f = Fields(str(path), load_json_file(path))
+    f.reject_unknown(["format", "player", "name", "sample_data", "squads", "characters"])
+    f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
+    squads = []
+    for s in f.items("squads", min_len=1):
+        s.reject_unknown(["id", "type", "rules", "bases"])
+        kind = s.choice("type", sorted(data["troop_types"]))
+        rules = s.get("rules", list, [])
+        for k, rule in enumerate(rules):
+            if rule not in SQUAD_RULES:
+                s.fail(f"unknown rule {rule!r}; known: {', '.join(SQUAD_RULES)}", f"rules[{k}]")
+        bases = [_model(b, data, kind) for b in s.items("bases", min_len=1)]
+        if len(bases) > MAX_SQUAD:
+            s.fail(f"has {len(bases)} bases; a squad has at most {MAX_SQUAD} (§3.1)", "bases")
+        squads.append({"id": s.get("id", str, check=ID_CHECK), "type": kind, "rules": list(rules), "bases": bases})
+    characters = [_model(c, data, None) for c in f.items("characters")] if "characters" in f.data else []
+    return {"player": f.get("player", str, check=ID_CHECK), "name": f.get("name", str, ""),
+            "sample_data": f.get("sample_data", str, ""), "source": Path(path).name, "squads": squads,
+            "characters": characters}
+
+
+def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
+    """Two sides, ids used once, and at most one Hero a side (§12.1: 'usually')."""
+    players: set[str] = set()
+    ids: set[str] = set()
+    for army in armies:
+        src = army["source"]
+        if army["player"] in players:
+            raise ArmyError(src, "player", f"{army['player']!r} is used by two armies")
+        players.add(army["player"])
+        members = [("squads", s["id"]) for s in army["squads"]] + \
+            [("bases", b["id"]) for s in army["squads"] for b in s["bases"]] + [("characters", c["id"]) for c in army["characters"]]
+        for where, item in members:
+            if item in ids:
+                raise ArmyError(src, where, f"id {item!r} is used twice")
+            ids.add(item)
+    if len(players) < 2:
+        raise ArmyError(armies[0]["source"] if armies else "armies", "player", "a game needs two sides")
+
+
+def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Every base and character, for the camera and the measurement layer."""
+    out = []
+    for army in armies:
+        for squad in army["squads"]:
+            out += [_spec(b, squad["id"], army["player"], "infantry") for b in squad["bases"]]
+        out += [_spec(c, c["id"], army["player"], "character") for c in army["characters"]]
+    return out
+
+
+def _spec(model: Mapping[str, Any], unit: str, player: str, kind: str) -> dict[str, Any]:
+    return {"element": model["id"], "unit": unit, "player": player, "kind": kind, "base": model["base"],
+            "height_mm": float((model["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM), "marker": model["marker"]}

@@ -1,0 +1,116 @@
+"""The Price of a Mile grenades and the flamethrower (seed 003 digest §8.1, §9.1), laid on the
+table with the measurement layer's templates: a grenade scatters d6 - Shooting inches along the
+arrow die and hits everything within 2" (in cover only on a d10 of 6+); the flame is an 8" x 1"
+strip that hits everything on it at Power 2, then the fuel may run out."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ...dice import Roller
+from ...measure.bases import Base, closest_points
+from ...measure.templates import blast, scatter, strip
+from ..base import Ruling
+from .shooting import COVER_TYPES, Refused, panic, spend, take_hits
+from .state import INCH, MileState
+from .where import in_terrain, placed, placed_many
+
+GRENADE_RANGE_IN = 6.0  # §8.1
+BLAST_IN = 2.0  # §8.1, §9.2, §9.3
+GRENADE_POWER = 1
+COVER_SAVE = 6  # §8.1: a target in cover is hit only on a d10 of 6+
+DIFFICULT = ("woods", "water", "obstacle", "building")  # where a thrower (or else its target) must be (§8.1)
+FLAME_LENGTH_IN, FLAME_WIDTH_IN, FLAME_POWER = 8.0, 1.0, 2  # §9.1
+FUEL_OUT = 2  # §9.1: 1-2 on a d10 after each shot
+
+
+def _under(state: MileState, ids: list[str], roller: Roller, key: str, power: int, source, cover_save: bool,
+           ) -> tuple[MileState, list[str], list[str]]:
+    """Hit every base listed (each its own target, §8.1); returns the state, what happened, and
+    the squads hit (they test Morale if it was flame or artillery)."""
+    words, squads = [], []
+    wavered: dict[str | None, int] = {}
+    for fid in ids:
+        victim = state.fighters[fid]
+        if cover_save and in_terrain(state, fid, COVER_TYPES):
+            roll = roller.roll(10, f"{key}/{fid}/cover")
+            if roll < COVER_SAVE:
+                words.append(f"{fid} in cover escapes (d10 {roll})")
+                continue
+        state, said, w = take_hits(state, 0, 1, power, None, victim, source, roller, f"{key}/{fid}")
+        words += said
+        wavered[victim.squad] = wavered.get(victim.squad, 0) + w
+        if victim.squad:
+            squads.append(victim.squad)
+    for squad, count in wavered.items():
+        state, fled = panic(state, squad, count, source)
+        if fled:
+            words.append(fled)
+    return state, words, sorted(set(squads))
+
+
+def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
+    """§8.1: 1 action; the point within 6"; scatter d6 - Shooting along the arrow die."""
+    thrower = state.fighters.get(str(args.get("thrower")))
+    if thrower is None or not thrower.standing or not thrower.grenades:
+        raise Refused("give a standing base that carries grenades", "§8.1")
+    point = args.get("at")
+    if not (isinstance(point, list) and len(point) == 2 and all(isinstance(c, (int, float)) for c in point)):
+        raise Refused('give the aim point as "at": [x_mm, y_mm]', "§8.1")
+    me = placed(state, thrower.id)
+    if me is None:
+        raise Refused(f"the camera has not placed {thrower.id}", "§8.1")
+    reach = _from_edge(me, point)
+    if reach > GRENADE_RANGE_IN * INCH:
+        raise Refused(f"the point is {reach / INCH:.1f}\" away; a grenade reaches 6\"", "§8.1")
+    covered = any(p.type in DIFFICULT and p.contains(point) for p in state.terrain)
+    if not in_terrain(state, thrower.id, DIFFICULT) and not covered:
+        raise Refused("a thrower in the open may only throw at a target in difficult terrain or behind an obstacle", "§8.1")
+    state = spend(state, thrower, 1, "§8.1")
+    direction = roller.roll(state.options.scatter_sides, f"{seq}/grenade/direction")
+    distance = max(0, roller.roll(6, f"{seq}/grenade/distance") - state.stat(thrower, "shooting"))
+    centre = scatter((float(point[0]), float(point[1])), direction, state.options.scatter_sides, distance * INCH)
+    everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
+    hit = blast(centre, BLAST_IN * INCH, everyone)
+    state, words, _ = _under(state, hit, roller, f"{seq}/grenade", GRENADE_POWER, centre, True)
+    text = (f"{thrower.id} throws a grenade: scatter {distance}\" towards {direction} on the arrow die; "
+            f"{len(hit)} base(s) within 2\"" + (": " + "; ".join(words) if words else "") +
+            ". It may shoot only pistols for the rest of its activation (§8.1).")
+    return state, Ruling(f"{seq}:grenade", seq, "shot", text, "§8.1", element=thrower.id,
+                         details={"centre": [round(c, 1) for c in centre], "hit": hit})
+
+
+def _from_edge(me, point) -> float:
+    """From the thrower's base edge to a point on the table."""
+    return closest_points(me.base, Base("round", 0.2, 0.2, float(point[0]), float(point[1])))[0]
+
+
+def flame(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
+    """§9.1: an 8" x 1" jet along ``bearing_deg`` from the operator's base; everything on it is hit
+    at Power 2 and its squad tests Morale; then d10 1-2 (1-3 without a second crewman) ends the fuel."""
+    operator = state.fighters.get(str(args.get("operator")))
+    bearing = args.get("bearing_deg")
+    if operator is None or not operator.standing or operator.weapon != "flamethrower" or operator.fuel_spent:
+        raise Refused("give a standing flamethrower operator with fuel left", "§9.1")
+    if not isinstance(bearing, (int, float)) or isinstance(bearing, bool):
+        raise Refused("give the jet's bearing_deg", "§9.1")
+    me = placed(state, operator.id)
+    if me is None:
+        raise Refused(f"the camera has not placed {operator.id}", "§9.1")
+    state = spend(state, operator, 1, "§9.1")
+    others = placed_many(state, [f.id for f in state.fighters.values() if f.standing and f.id != operator.id])
+    hit = strip((me.base.x, me.base.y), float(bearing), FLAME_LENGTH_IN * INCH + me.base.length / 2, FLAME_WIDTH_IN * INCH,
+                others)
+    state, words, squads = _under(state, hit, roller, f"{seq}/flame", FLAME_POWER, (me.base.x, me.base.y), False)
+    act = state.activation
+    state = state.evolve(activation=replace(act, shaken=act.shaken | set(squads)))
+    crew = [f for f in state.standing(operator.squad)] if operator.squad else [operator]
+    fuel_roll = roller.roll(10, f"{seq}/flame/fuel")
+    out = fuel_roll <= (FUEL_OUT if len(crew) >= 2 else FUEL_OUT + 1)
+    if out:
+        state = state.with_fighter(replace(state.fighters[operator.id], fuel_spent=True))
+    text = (f"{operator.id} fires the flamethrower: {len(hit)} base(s) on the 8\" x 1\" jet" +
+            (": " + "; ".join(words) if words else "") + f". Fuel d10 {fuel_roll}: " + ("spent (§9.1)." if out else "left."))
+    if squads:
+        text += f" Squads {', '.join(squads)} test Morale at the end of the activation (§9.1, §13.1)."
+    return state, Ruling(f"{seq}:flame", seq, "shot", text, "§9.1", element=operator.id, details={"hit": hit})

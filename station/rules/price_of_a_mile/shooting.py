@@ -1,0 +1,185 @@
+"""The Price of a Mile shooting and damage (seed 003 digest §6-7): the target among the three
+nearest enemy bases (four when aiming), the range and cover the camera measures, the hit rolls,
+casualties nearest the shooter first, Wavering and the panic it spreads."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from ...dice import Roller
+from ...measure.relations import nearest
+from ...measure.terrain import line_of_sight
+from ..base import Ruling
+from .state import INCH, Activation, Fighter, MileState
+from .where import in_terrain, placed, placed_many
+
+TARGETS = 3  # §6.1
+AIMED_TARGETS = 4  # §6.5
+HIT = {(False, False): 7, (False, True): 8, (True, False): 9, (True, True): 10}  # §6.3: (long, cover)
+COVER_TYPES = ("woods", "building")  # §6.4: terrain agreed to give cover (and any obstacle on the line)
+WOODS_SIGHT_IN = 2.0  # §6.2
+PANIC_EVERY = 3  # §7.2
+SMALL_ARMS = ("pistol", "rifle", "obsolete_rifle", "carbine")  # §9.1: +1 against flamethrowers
+EYE_MM = 25.0
+
+
+class Refused(Exception):
+    def __init__(self, text: str, section: str) -> None:
+        super().__init__(text)
+        self.section = section
+
+
+def spend(state: MileState, fighter: Fighter, actions: int, section: str) -> MileState:
+    """Take actions from the fighter's activation budget (§4.4), or refuse."""
+    act = state.activation
+    if act is None or fighter.id not in act.actions:
+        raise Refused(f"{fighter.id} is not acting in this activation", "§4.3")
+    left = act.actions[fighter.id]
+    if left < actions:
+        raise Refused(f"{fighter.id} has {left} action(s) left; this needs {actions}", section)
+    return state.evolve(activation=replace(act, actions={**act.actions, fighter.id: left - actions}))
+
+
+def visible(state: MileState, shooter: Fighter, target: Fighter) -> tuple[bool, float, tuple[str, ...]]:
+    """§6.2: true line of sight against solid terrain, and nobody is seen more than 2" inside woods."""
+    a, t = placed(state, shooter.id), placed(state, target.id)
+    if a is None or t is None:
+        raise Refused("the camera has not placed both bases", "§6")
+    for fighter in (shooter, target):
+        where = state.positions[fighter.id][:2]
+        if any(p.type == "woods" and p.depth_mm(where) > WOODS_SIGHT_IN * INCH for p in state.terrain):
+            return False, 1.0, ()
+    sight = line_of_sight(a, EYE_MM, t, EYE_MM, list(state.terrain))
+    return sight.hidden_fraction <= 2 / 3, sight.hidden_fraction, tuple(sight.blockers)
+
+
+def legal_targets(state: MileState, shooter: Fighter, aimed: bool) -> list[tuple[str, float]]:
+    """§6.1: the three nearest enemy bases the shooter can see (four when aiming), nearest first."""
+    origin = placed(state, shooter.id)
+    if origin is None:
+        raise Refused(f"the camera has not placed {shooter.id}", "§6.1")
+    enemies = placed_many(state, [f.id for f in state.fighters.values() if f.player != shooter.player and f.standing])
+    seen = [e for e in enemies if visible(state, shooter, state.fighters[e.id])[0]]
+    return nearest(origin, seen, AIMED_TARGETS if aimed else TARGETS)
+
+
+@dataclass(frozen=True)
+class Volley:
+    shots: int
+    bonus: int
+    parts: tuple[str, ...]
+
+
+def volley(state: MileState, shooter: Fighter, target: Fighter, weapon: Mapping[str, Any], actions: int, aimed: bool,
+           rules: tuple[str, ...]) -> Volley:
+    """§6.5-6.7: how many dice and what is added to each."""
+    parts = [f"Shooting {state.stat(shooter, 'shooting')}", f"Accuracy {weapon['accuracy']:+d}"]
+    bonus = state.stat(shooter, "shooting") + weapon["accuracy"]
+    if aimed:
+        shots = 1
+        bonus += 2
+        parts.append("aimed +2")
+    else:  # §6.7-6.8: shots per action; an anti-tank rifle's one shot takes both actions
+        shots = actions * (1 if weapon.get("actions_per_shot") else weapon["shots"])
+        if weapon.get("rapid_fire") and actions >= 2 and "no_rapid_fire" not in rules:
+            shots += 1  # §6.6: one free shot; a Hero gets only the one, however many actions
+            parts.append("rapid fire +1 shot")
+    if shooter.mounted:
+        bonus -= 1
+        parts.append("mounted -1")
+    if target.mounted:
+        bonus += 1
+        parts.append("cavalry target +1")
+    if target.weapon == "flamethrower" and shooter.weapon in SMALL_ARMS:
+        bonus += 1
+        parts.append("flamethrower target +1")
+    return Volley(shots, bonus, tuple(parts))
+
+
+def take_hits(state: MileState, seq: int, hits: int, power: int, victim_squad: str | None, victim: Fighter,
+              source: tuple[float, float] | None, roller: Roller, key: str) -> tuple[MileState, list[str], int]:
+    """§7.1, §6.1: each hit falls on the squad's standing base nearest the source; d10 + Power >=
+    Toughness takes it out, otherwise it Wavers (falls back 2").  Returns the state, what
+    happened, and how many wavered."""
+    words, wavered = [], 0
+    for k in range(hits):
+        pool = state.standing(victim_squad) if victim_squad else ([victim] if state.fighters[victim.id].standing else [])
+        if not pool:
+            break
+        target = _nearest_to(state, pool, source)
+        roll = roller.roll(10, f"{key}/{k}/damage")
+        if roll + power >= state.stat(target, "toughness"):
+            state = state.with_fighter(replace(target, status="out"))
+            words.append(f"{target.id} out (d10 {roll}+{power})")
+        else:
+            wavered += 1
+            words.append(f"{target.id} wavers (d10 {roll}+{power}): falls back 2\"")
+    return state, words, wavered
+
+
+def _nearest_to(state: MileState, pool: list[Fighter], source: tuple[float, float] | None) -> Fighter:
+    if source is None:
+        return pool[0]
+    def gap(f: Fighter) -> float:
+        where = state.positions.get(f.id)
+        return ((where[0] - source[0]) ** 2 + (where[1] - source[1]) ** 2) ** 0.5 if where else float("inf")
+    return min(pool, key=gap)
+
+
+def panic(state: MileState, squad_id: str | None, wavered: int, source: tuple[float, float] | None) -> tuple[MileState, str]:
+    """§7.2, §10.1: for every 3 bases forced back in one fight, one base of the squad flees."""
+    count = wavered // PANIC_EVERY
+    if not count or squad_id is None:
+        return state, ""
+    pool = sorted(state.standing(squad_id), key=lambda f: -_distance(state, f, source))[:count]
+    for f in pool:
+        state = state.with_fighter(replace(f, status="fled"))
+    return state, f"panic: {', '.join(f.id for f in pool)} flee the field (§7.2)" if pool else ""
+
+
+def _distance(state: MileState, f: Fighter, source: tuple[float, float] | None) -> float:
+    where = state.positions.get(f.id)
+    return 0.0 if not where or not source else ((where[0] - source[0]) ** 2 + (where[1] - source[1]) ** 2) ** 0.5
+
+
+def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any],
+          rules_of) -> tuple[MileState, Ruling]:
+    """§6: one Shoot (or Aim) order of one base: its dice against 7+/8+/9+/10+, then damage."""
+    shooter, target = state.fighters.get(str(args.get("shooter"))), state.fighters.get(str(args.get("target")))
+    aimed, actions = bool(args.get("aimed", False)), args.get("actions", 1)
+    if shooter is None or target is None or not shooter.standing or not target.standing or shooter.player == target.player:
+        raise Refused("give a standing shooter and a standing enemy target", "§6")
+    weapon = weapons[shooter.weapon]
+    if weapon.get("flame"):
+        raise Refused("a flamethrower fires with the flame input (§9.1)", "§9.1")
+    if actions not in (1, 2) or (aimed and actions != 1):
+        raise Refused("shoot with 1 or 2 actions; aiming takes both and is declared with actions 1", "§4.4")
+    if aimed and (not weapon.get("aim") or state.stat(shooter, "shooting") <= 0):
+        raise Refused("only rifles aim, and not with Shooting 0", "§6.5")
+    cost = 2 if aimed else actions * weapon.get("actions_per_shot", 1)
+    state = spend(state, shooter, cost, "§4.4")
+    legal = legal_targets(state, shooter, aimed)
+    if target.id not in [t for t, _ in legal]:
+        raise Refused(f"{target.id} is not among the {AIMED_TARGETS if aimed else TARGETS} nearest enemies "
+                      f"{shooter.id} can see ({', '.join(t for t, _ in legal) or 'none'})", "§6.1")
+    edge_in = dict(legal)[target.id] / INCH
+    long = edge_in > weapon["range_in"]
+    cover = in_terrain(state, target.id, COVER_TYPES) or bool(visible(state, shooter, target)[2])
+    v = volley(state, shooter, target, weapon, actions, aimed, rules_of(shooter))
+    need = HIT[(long, cover)]
+    rolls = [roller.roll(10, f"{seq}/shot/{k}/hit") for k in range(v.shots)]
+    hits = sum(1 for r in rolls if r + v.bonus >= need)
+    source = state.positions[shooter.id][:2]
+    state, words, wavered = take_hits(state, seq, hits, weapon["power"], target.squad, target, source, roller, f"{seq}/shot")
+    state, fled = panic(state, target.squad, wavered, source)
+    act: Activation = state.activation  # type: ignore[assignment]
+    state = state.evolve(activation=replace(act, shot_with={**act.shot_with, shooter.id: act.shot_with.get(shooter.id, 0)
+                                                            + cost}))
+    text = (f"{shooter.id} {'aims and fires' if aimed else 'fires'} {shooter.weapon.replace('_', ' ')} at "
+            f"{target.squad or target.id} ({target.id} {edge_in:.1f}\", {'long' if long else 'effective'} range"
+            f"{', in cover' if cover else ''}): {v.shots} d10 {rolls} + {v.bonus} ({', '.join(v.parts)}) against {need}+: "
+            f"{hits} hit(s)")
+    text += (". " + "; ".join(words) if words else "") + (f"; {fled}" if fled else "") + "."
+    return state, Ruling(f"{seq}:shot", seq, "shot", text, "§6 §7", element=shooter.id,
+                         details={"shooter": shooter.id, "target": target.id, "rolls": rolls, "need": need,
+                                  "bonus": v.bonus, "hits": hits, "wavered": wavered, "long": long, "cover": cover})

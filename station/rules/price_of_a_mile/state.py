@@ -1,0 +1,152 @@
+"""The Price of a Mile game state: every base and character (``Fighter``), every squad, and the
+turn's activations, with the camera's evidence.  Frozen dataclasses, changed with ``evolve``."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ...measure.terrain import Piece
+from ..base import Override
+from ..fields import Fields
+
+COMMAND_IN = 2.0  # §3.2
+CONTACT_IN = 1.0  # §5.4
+INCH = 25.4
+
+
+@dataclass(frozen=True)
+class Fighter:
+    """A base or a character (§3.1)."""
+
+    id: str
+    player: str
+    squad: str | None  # None: a character acting alone
+    type: str
+    stats: Mapping[str, int]
+    weapon: str
+    melee_weapon: str
+    cost: float
+    grenades: bool = False
+    hero: bool = False
+    commander: bool = False
+    mounted: bool = False
+    status: str = "ok"  # ok | out (a casualty) | fled (§13.3)
+    fuel_spent: bool = False  # a flamethrower (§9.1)
+
+    @property
+    def standing(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class Squad:
+    id: str
+    player: str
+    type: str
+    bases: tuple[str, ...]
+    rules: tuple[str, ...] = ()
+    disordered: bool = False
+
+
+@dataclass(frozen=True)
+class Options:
+    turns: int = 5  # §4.1
+    tactical_superiority: str | None = None  # §4.2: the side that has it (+2 initiative)
+    melee_weapon_power: bool = True  # §19: the loser's damage Power is 1 + the winner's melee weapon Power
+    scatter_sides: int = 12  # the arrow die, read as a clock face (12: straight up the table)
+    gas_attack: str | None = None  # §14: the defending side, which starts at -1 Morale
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> "Options":
+        f = Fields("options", dict(data))
+        f.reject_unknown(["turns", "tactical_superiority", "melee_weapon_power", "scatter_sides", "gas_attack"])
+        return cls(f.integer("turns", 1, 30, 5), f.get("tactical_superiority", str, None),
+                   f.get("melee_weapon_power", bool, True),
+                   f.get("scatter_sides", int, 12, lambda v: None if v in (6, 8, 12) else "must be 6, 8 or 12"),
+                   f.get("gas_attack", str, None))
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class Activation:
+    """The squad and character acting now (§4.3), what each has left, and what happened to whom."""
+
+    player: str
+    squad: str | None
+    character: str | None
+    actions: Mapping[str, int]  # fighter -> actions left (§4.4)
+    out_of_command: bool = False  # §3.2: -1 to every stat this activation
+    strength: Mapping[str, int] = field(default_factory=dict)  # squad -> bases standing when it began
+    shaken: frozenset[str] = frozenset()  # squads under artillery, tank or flame fire (§13.1)
+    shot_with: Mapping[str, int] = field(default_factory=dict)  # fighter -> actions spent shooting
+
+
+@dataclass(frozen=True)
+class MileState:
+    players: tuple[str, ...]
+    armies: tuple[Mapping[str, Any], ...]
+    options: Options
+    fighters: Mapping[str, Fighter]
+    squads: Mapping[str, Squad]
+    overrides: Mapping[str, tuple[int, Override]] = field(default_factory=dict)
+    turn: int = 0
+    order: tuple[str, ...] = ()  # who activates when: the first two may be one player's (§4.2)
+    activated: frozenset[str] = frozenset()  # squads and characters that have acted this turn
+    activation: Activation | None = None
+    activations_made: int = 0
+    over: bool = False
+    winner: str | None = None
+    positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
+    sigmas: Mapping[str, float] = field(default_factory=dict)
+    paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)
+    table_seq: int = 0
+    table_mm: tuple[float, float] | None = None
+    terrain: tuple[Piece, ...] = ()
+    confirmed: frozenset[str] = frozenset()
+
+    def evolve(self, **changes: Any) -> "MileState":
+        new = object.__new__(MileState)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
+
+    def with_fighter(self, fighter: Fighter) -> "MileState":
+        return self.evolve(fighters={**self.fighters, fighter.id: fighter})
+
+    def with_squad(self, squad: Squad) -> "MileState":
+        return self.evolve(squads={**self.squads, squad.id: squad})
+
+    def standing(self, squad: str) -> list[Fighter]:
+        return [self.fighters[b] for b in self.squads[squad].bases if self.fighters[b].standing]
+
+    def stat(self, fighter: Fighter, name: str) -> int:
+        """A stat as it counts now: -1 to all while the acting squad is out of command (§3.2),
+        -1 Morale when Disordered (§13.2) or after a gas attack (§14)."""
+        value = fighter.stats[name]
+        act = self.activation
+        if act and act.out_of_command and fighter.squad == act.squad and fighter.squad is not None:
+            value -= 1
+        if name == "morale" and fighter.squad and self.squads[fighter.squad].disordered:
+            value -= 1
+        if name == "morale" and self.options.gas_attack == fighter.player:
+            value -= 1
+        return value
+
+
+def build(armies: tuple[Mapping[str, Any], ...]) -> tuple[dict[str, Fighter], dict[str, Squad]]:
+    fighters: dict[str, Fighter] = {}
+    squads: dict[str, Squad] = {}
+    for army in armies:
+        for s in army["squads"]:
+            squads[s["id"]] = Squad(s["id"], army["player"], s["type"], tuple(b["id"] for b in s["bases"]), tuple(s["rules"]))
+            for b in s["bases"]:
+                fighters[b["id"]] = _fighter(b, army["player"], s["id"])
+        for c in army["characters"]:
+            fighters[c["id"]] = _fighter(c, army["player"], None)
+    return fighters, squads
+
+
+def _fighter(model: Mapping[str, Any], player: str, squad: str | None) -> Fighter:
+    return Fighter(model["id"], player, squad, model["type"], dict(model["stats"]), model["weapon"], model["melee_weapon"],
+                   model["cost"], model["grenades"], model["hero"], model["commander"], model["mounted"])

@@ -1,0 +1,208 @@
+"""The Price of a Mile turn (seed 003 digest §4, §13, §18): initiative, alternating activations
+of one squad and one character, command distance checked by the camera when a squad activates,
+morale at the end of each activation, and victory points when the last turn ends."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ...dice import Roller
+from ...measure.relations import coherent
+from ..base import Ruling
+from .state import COMMAND_IN, INCH, Activation, MileState
+from .where import placed_many
+
+MORALE_TARGET = 8  # §13.2
+
+
+def _senior_resourcefulness(state: MileState, player: str) -> int:
+    """§4.2: the senior commander on the table; without one marked, the best Resourcefulness there."""
+    standing = [f for f in state.fighters.values() if f.player == player and f.standing]
+    commanders = [f for f in standing if f.commander] or standing
+    return max((f.stats["resourcefulness"] for f in commanders), default=0)
+
+
+def roll_initiative(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
+    """§4.2: d10 + the senior commander's Resourcefulness (+2 Tactical Superiority); ties roll
+    again; winning by 4 or more chooses who makes the first two activations."""
+    if state.over or state.activation or (state.turn and not _turn_done(state)):
+        return state, [Ruling(f"{seq}:initiative", seq, "warning", "Initiative comes when the turn's activations are done.",
+                              "§4.2", needs_referee=True)]
+    totals: dict[str, int] = {}
+    attempt = 0
+    while len(set(totals.values())) < len(state.players):
+        totals = {}
+        for p in state.players:
+            bonus = _senior_resourcefulness(state, p) + (2 if state.options.tactical_superiority == p else 0)
+            totals[p] = roller.roll(10, f"{seq}/init/{attempt}/{p}") + bonus
+        attempt += 1
+    ranked = sorted(state.players, key=lambda p: -totals[p])
+    lead = ranked[0]
+    double = totals[lead] - totals[ranked[1]] >= 4
+    if double:
+        lead = str(args.get("first_two") or lead)
+        if lead not in state.players:
+            lead = ranked[0]
+    other = next(p for p in state.players if p != lead)
+    order = (lead, lead, other) if double else (lead, other)
+    state = state.evolve(turn=state.turn + 1, order=order, activated=frozenset(), activations_made=0)
+    text = f"Turn {state.turn}: initiative " + ", ".join(f"{p} {t}" for p, t in totals.items()) + f"; {lead} activates first"
+    text += f" twice, then {other}, alternating (§4.2)." if double else f", then {other}, alternating (§4.2)."
+    return state, [Ruling(f"{seq}:initiative", seq, "initiative", text, "§4.2", details={"totals": totals})]
+
+
+def _can_activate(state: MileState, player: str) -> list[str]:
+    """The squads and characters of a side that may still act this turn."""
+    squads = [s.id for s in state.squads.values() if s.player == player and s.id not in state.activated and state.standing(s.id)]
+    characters = [f.id for f in state.fighters.values() if f.player == player and f.squad is None and f.standing
+                  and f.id not in state.activated]
+    return squads + characters
+
+
+def due(state: MileState) -> str | None:
+    """§4.2-4.3: whose activation it is; a side with nothing left to activate is skipped."""
+    if not state.order:
+        return None
+    k = state.activations_made
+    lead, other = state.order[0], state.order[-1]
+    if len(state.order) == 3:  # the first two are the lead's, then alternate from the other
+        turn = lead if k < 2 else (other if (k - 2) % 2 == 0 else lead)
+    else:
+        turn = lead if k % 2 == 0 else other
+    if _can_activate(state, turn):
+        return turn
+    rest = [p for p in state.players if _can_activate(state, p)]
+    return rest[0] if rest else None
+
+
+def _turn_done(state: MileState) -> bool:
+    return not any(_can_activate(state, p) for p in state.players)
+
+
+def activate(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
+    """§4.3: one squad and, optionally, one character (or a character alone once a side's squads
+    are spent); every base gets 2 actions, a Hero 3 (§4.4, §12.1); §3.2 command distance."""
+    squad_id, character_id = args.get("squad"), args.get("character")
+    player = due(state)
+    problem = None
+    if state.activation:
+        problem = "end the current activation first"
+    elif player is None:
+        problem = "no side has anything left to activate this turn: roll initiative for the next"
+    elif squad_id is None and character_id is None:
+        problem = "name a squad, a character, or both"
+    elif squad_id is not None and (squad_id not in state.squads or state.squads[squad_id].player != player
+                                   or squad_id in state.activated or not state.standing(squad_id)):
+        problem = f"{squad_id!r} is not a squad of {player} that may still act this turn"
+    elif character_id is not None and (character_id not in state.fighters or state.fighters[character_id].squad
+                                       or state.fighters[character_id].player != player
+                                       or character_id in state.activated or not state.fighters[character_id].standing):
+        problem = f"{character_id!r} is not a character of {player} that may still act this turn"
+    elif squad_id is None and any(s.player == player and s.id not in state.activated and state.standing(s.id)
+                                  for s in state.squads.values()):
+        problem = "a character acts alone only once its side has no squads left to activate (§4.3)"
+    if problem:
+        return state, [Ruling(f"{seq}:activate", seq, "warning", f"No activation: {problem}.", "§4.3", needs_referee=True)]
+    members = ([f.id for f in state.standing(squad_id)] if squad_id else []) + ([character_id] if character_id else [])
+    actions = {m: 3 if state.fighters[m].hero else 2 for m in members}
+    strength = {s: len(state.standing(s)) for s in state.squads}
+    cut_off = _cut_off(state, squad_id) if squad_id else []
+    state = state.evolve(activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength))
+    named = " and ".join(x for x in (squad_id and f"squad {squad_id} ({len(members) - bool(character_id)} bases)",
+                                     character_id) if x)
+    text = f"{player} activates {named} (§4.3)."
+    if cut_off:
+        text += f" Command distance is broken ({', '.join(cut_off)} more than 2\" from the rest): -1 to every stat (§3.2)."
+    return state, [Ruling(f"{seq}:activate", seq, "status" if not cut_off else "warning", text, "§4.3 §3.2",
+                          details={"out_of_command": cut_off})]
+
+
+def _cut_off(state: MileState, squad_id: str) -> list[str]:
+    """§3.2: the bases outside the squad's largest group within 2" of one another."""
+    placed = placed_many(state, [f.id for f in state.standing(squad_id)])
+    groups = coherent(placed, COMMAND_IN * INCH) if len(placed) > 1 else []
+    return sorted(b for g in groups[1:] for b in g)
+
+
+def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: str) -> tuple[MileState, Ruling]:
+    """§13.2: d10 + Morale (+1 close order), 8+ keeps calm; otherwise Disorder, a natural 1 or a
+    total of 1 or less costs a base as well, and failing while Disordered costs 8 - total bases."""
+    squad = state.squads[squad_id]
+    standing = state.standing(squad_id)
+    if any(f.hero for f in standing):
+        return state, Ruling(f"{seq}:morale:{squad_id}", seq, "status", f"Squad {squad_id} has a Hero: it passes its "
+                             f"Morale test ({why}, §12.1).", "§13 §12.1")
+    close = len(standing) > 1 and len(coherent(placed_many(state, [f.id for f in standing]), 1.0)) == 1
+    roll = roller.roll(10, f"{seq}/morale/{squad_id}")
+    total = roll + state.stat(standing[0], "morale") + (1 if close else 0)
+    text = f"Squad {squad_id} tests Morale ({why}): d10 {roll}, total {total}" + (" with close order +1" if close else "")
+    fled = 0
+    if total >= MORALE_TARGET:
+        text += ": keeps calm (§13.2)."
+    elif squad.disordered:
+        fled = MORALE_TARGET - total
+        text += f": fails again while Disordered, {fled} bases flee (§13.2)."
+    else:
+        fled = 1 if roll == 1 or total <= 1 else 0
+        state = state.with_squad(replace(squad, disordered=True))
+        text += ": Disordered (§13.2)" + (", and 1 base flees." if fled else ".")
+    if fled:
+        going = [f.id for f in reversed(standing)][:fled]
+        state = flee(state, going)
+        text += f" Fled: {', '.join(going)}; the owner may swap them for others."
+    return state, Ruling(f"{seq}:morale:{squad_id}", seq, "status" if total >= MORALE_TARGET else "warning", text, "§13",
+                         details={"roll": roll, "total": total, "fled": fled})
+
+
+def flee(state: MileState, fighter_ids: list[str]) -> MileState:
+    for fid in fighter_ids:
+        f = state.fighters[fid]
+        state = state.with_fighter(replace(f, status="fled"))
+    return state
+
+
+def end_activation(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list[Ruling]]:
+    """§13.1: every squad that lost a third of its strength this activation, or came under
+    artillery, tank or flame fire, tests Morale; then the next side activates."""
+    act = state.activation
+    if act is None:
+        return state, [Ruling(f"{seq}:end", seq, "warning", "No activation is running.", "§4.3", needs_referee=True)]
+    rulings = []
+    for squad_id in sorted(state.squads):
+        before, now = act.strength.get(squad_id, 0), len(state.standing(squad_id))
+        lost = before - now
+        if now and ((lost and lost * 3 >= before) or squad_id in act.shaken):
+            why = f"lost {lost} of {before}" if lost else "under artillery, tank or flame fire"
+            state, ruling = morale_test(state, seq, squad_id, roller, why)
+            rulings.append(ruling)
+    done = {x for x in (act.squad, act.character) if x}
+    state = state.evolve(activation=None, activated=state.activated | done, activations_made=state.activations_made + 1)
+    if _turn_done(state):
+        state, over = end_turn(state, seq)
+        rulings += over
+    else:
+        rulings.append(Ruling(f"{seq}:next", seq, "status", f"Next to activate: {due(state)} (§4.2).", "§4.2"))
+    return state, rulings
+
+
+def victory_points(state: MileState, player: str) -> float:
+    """§18 (settled as the station's option, since the formula was lost): the cost of enemy bases
+    taken out, and half the cost of those that fled."""
+    return sum(f.cost if f.status == "out" else f.cost / 2 for f in state.fighters.values()
+               if f.player != player and f.status != "ok")
+
+
+def end_turn(state: MileState, seq: int) -> tuple[MileState, list[Ruling]]:
+    """§4.1: the turn ends when every squad and character has acted; the game after the last turn
+    (5 by default), or as soon as a side has nothing left on the table."""
+    alive = [p for p in state.players if any(f.player == p and f.standing for f in state.fighters.values())]
+    if state.turn < state.options.turns and len(alive) == len(state.players):
+        return state, [Ruling(f"{seq}:turn", seq, "status", f"Turn {state.turn} is over: roll initiative (§4.1).", "§4.1")]
+    points = {p: victory_points(state, p) for p in state.players}
+    best = max(points.values())
+    leaders = [p for p, v in points.items() if v == best]
+    winner = leaders[0] if len(leaders) == 1 else "draw"
+    text = "Game over: victory points " + ", ".join(f"{p} {v:g}" for p, v in points.items()) + \
+        (f"; {winner} wins (§18)." if winner != "draw" else "; a draw (§18).")
+    return state.evolve(over=True, winner=winner), [Ruling(f"{seq}:victory", seq, "status", text, "§18",
+                                                           details={"points": points})]

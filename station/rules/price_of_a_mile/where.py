@@ -1,0 +1,36 @@
+"""Where the bases are, from the state's camera evidence, for the measurement layer."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ...measure.bases import Base
+from ...measure.measurement import Placed
+
+
+def _base_name(state, fighter_id: str) -> str:
+    for army in state.armies:
+        for squad in army["squads"]:
+            for b in squad["bases"]:
+                if b["id"] == fighter_id:
+                    return b["base"]
+        for c in army["characters"]:
+            if c["id"] == fighter_id:
+                return c["base"]
+    raise KeyError(fighter_id)
+
+
+def placed(state, fighter_id: str) -> Placed | None:
+    where = state.positions.get(fighter_id)
+    if where is None:
+        return None
+    return Placed(fighter_id, Base.named(_base_name(state, fighter_id), *where), state.sigmas.get(fighter_id, 0.5))
+
+
+def placed_many(state, fighter_ids: Iterable[str]) -> list[Placed]:
+    """The bases the camera has placed, in the order given; unseen ones are left out."""
+    return [p for p in (placed(state, f) for f in fighter_ids) if p is not None]
+
+
+def in_terrain(state, fighter_id: str, kinds: tuple[str, ...]) -> bool:
+    where = state.positions.get(fighter_id)
+    return bool(where) and any(p.type in kinds and p.contains(where[:2]) for p in state.terrain)
