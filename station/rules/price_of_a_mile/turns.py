@@ -172,7 +172,8 @@ def end_activation(state: MileState, seq: int, roller: Roller) -> tuple[MileStat
         before, now = act.strength.get(squad_id, 0), len(state.standing(squad_id))
         lost = before - now
         if now and ((lost and lost * 3 >= before) or squad_id in act.shaken):
-            why = f"lost {lost} of {before}" if lost else "under artillery, tank or flame fire"
+            why = ", ".join(x for x in (lost and f"lost {lost} of {before}",
+                                        squad_id in act.shaken and "under artillery, tank or flame fire") if x)
             state, ruling = morale_test(state, seq, squad_id, roller, why)
             rulings.append(ruling)
     done = {x for x in (act.squad, act.character) if x}

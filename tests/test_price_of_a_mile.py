@@ -1,0 +1,222 @@
+"""The Price of a Mile (seed 003) through the fold, section by section of the digest, with the
+sample armies and simulated table snapshots."""
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from station.rules.base import ArmyError, Event, Input
+from station.rules.price_of_a_mile import PriceOfAMile
+from station.rules.price_of_a_mile.army import load_army
+
+from .conftest import ScriptedRoller
+
+DATA = Path(__file__).resolve().parent.parent / "station" / "data" / "price_of_a_mile"
+INCH = 25.4
+
+LAYOUT = {**{f"p{k}": (40 + 60 * k, 200, 90) for k in range(1, 7)},
+          **{f"g{k}": (560 + 60 * k, 200, 90) for k in range(1, 5)}, "capitaine": (420, 120, 90),
+          **{f"l{k}": (40 + 60 * k, 600, 270) for k in range(1, 7)}, "m1": (800, 650, 270), "m2": (860, 650, 270),
+          **{f"s{k}": (440 + 60 * k, 760, 270) for k in range(1, 5)}, "leutnant": (1000, 800, 270)}
+
+
+class Mile:
+    def __init__(self, options=None, armies=None):
+        self.roller = ScriptedRoller()
+        self.rules = PriceOfAMile(self.roller)
+        armies = armies or [load_army(DATA / "entente.json"), load_army(DATA / "central.json")]
+        self.state = self.rules.initial_state(armies, options or {})
+        self.seq = itertools.count(1)
+
+    def do(self, what, *rolls, **args):
+        self.roller.values.extend(rolls)
+        self.state, rulings = self.rules.apply(self.state, Event(next(self.seq), Input(what, args)))
+        assert not self.roller.values, f"rolls left unused: {self.roller.values}"
+        return rulings
+
+    def seen(self, **moved):
+        where = {**getattr(self, "placed", LAYOUT), **moved}
+        self.placed = where
+        return self.do("snapshot", table_mm=[1200, 900], residual_mm=0.3, units=[
+            {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, (x, y, f) in where.items()])
+
+    def f(self, fighter):
+        return self.state.fighters[fighter]
+
+
+@pytest.fixture
+def game():
+    g = Mile()
+    g.seen()
+    g.do("roll_initiative", 5, 3)  # entente 5 + 2 = 7, central 3 + 1 = 4
+    return g
+
+
+def test_4_2_initiative_adds_the_senior_commanders_resourcefulness_and_4_more_gives_two_activations():
+    g = Mile()
+    ruling = g.do("roll_initiative", 5, 3)[0]
+    assert ruling.details["totals"] == {"entente": 7, "central": 4} and g.state.order == ("entente", "central")
+    g = Mile({"tactical_superiority": "central"})
+    g.do("roll_initiative", 6, 5, 2, 2, first_two="central")  # a tie (8, 8) rolls again: 4 against 5
+    assert g.state.order == ("central", "entente")  # 1 apart: no double
+    g = Mile()
+    g.do("roll_initiative", 9, 1, first_two="central")  # 11 against 2: the winner gives central the first two
+    assert g.state.order == ("central", "central", "entente")
+
+
+def test_4_3_activations_alternate_one_squad_and_one_character(game):
+    ruling = game.do("activate", squad="poilus", character="capitaine")[0]
+    assert game.state.activation.actions["capitaine"] == 3 and game.state.activation.actions["p1"] == 2  # §12.1 Hero
+    assert "entente activates squad poilus (6 bases) and capitaine" in ruling.text
+    game.do("end_activation")
+    assert "central" in game.rules.state_dict(game.state)["active_player"]
+    refused = game.do("activate", squad="grenadiers")[0]
+    assert refused.needs_referee and "not a squad of central" in refused.text
+    assert "only once its side has no squads" in game.do("activate", character="leutnant")[0].text
+
+
+def test_3_2_a_squad_out_of_command_distance_fights_at_minus_one(game):
+    game.seen(p6=(700, 350, 90))  # far from p5
+    ruling = game.do("activate", squad="poilus")[0]
+    assert ruling.kind == "warning" and "p6" in ruling.text and game.state.activation.out_of_command
+    assert game.state.stat(game.f("p1"), "shooting") == 0  # 1 - 1
+
+
+def test_6_1_the_target_is_one_of_the_three_nearest_and_casualties_fall_nearest_first(game):
+    game.do("activate", squad="poilus")
+    refused = game.do("shoot", shooter="p1", target="l6")[0]
+    assert "not among the 3 nearest" in refused.text and game.state.activation.actions["p1"] == 2
+    ruling = game.do("shoot", 6, 5, shooter="p1", target="l2")[0]  # d10 6 + SB 1 = 7 hits; 5 + 1 >= 6: out
+    assert ruling.details["hits"] == 1 and game.f("l1").status == "out" and game.f("l2").status == "ok"  # l1 is nearest
+    assert "effective range" in ruling.text and game.state.activation.actions["p1"] == 1
+
+
+def test_6_3_long_range_and_cover_raise_the_target_number(game):
+    game.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "copse", "type": "woods", "height_mm": 60, "polygon": [[60, 560], [140, 560], [140, 640], [60, 640]]}])
+    game.do("activate", squad="poilus", character="capitaine")
+    ruling = game.do("shoot", 8, 9, shooter="p2", target="l1")[0]  # l1 in woods (1.6" deep, still seen): 8+
+    assert ruling.details["need"] == 8 and ruling.details["cover"] and ruling.details["hits"] == 1
+    far = game.do("shoot", 7, shooter="capitaine", target="l6")[0]  # pistol 6", l6 17.4" away: long, 9+
+    assert far.details["need"] == 9 and far.details["long"] and far.details["hits"] == 0
+
+
+def test_6_2_nobody_is_seen_more_than_2_inches_inside_woods(game):
+    game.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "forest", "type": "woods", "height_mm": 60, "polygon": [[0, 480], [500, 480], [500, 900], [0, 900]]}])
+    game.do("activate", squad="poilus")
+    refused = game.do("shoot", shooter="p1", target="l1")[0].text  # the landser stand 4.7" deep
+    assert "l1 is not among the 3 nearest enemies p1 can see (s1, s2, s3)" in refused  # the sturm, at the edge
+
+
+def test_6_6_rapid_fire_gives_a_free_shot_for_both_actions_and_6_5_aiming(game):
+    game.do("activate", squad="poilus", character="capitaine")
+    ruling = game.do("shoot", 1, 1, 1, shooter="capitaine", target="l5", actions=2)[0]
+    assert len(ruling.details["rolls"]) == 3 and "rapid fire" in ruling.text  # pistol: 2 actions, 3 shots
+    aimed = game.do("shoot", 5, 1, shooter="p3", target="l4", aimed=True)[0]  # 5 + 1 + 2 = 8 hits; 1 + 1 < 6 wavers
+    assert aimed.details["bonus"] == 3 and "aimed +2" in aimed.text and game.state.activation.actions["p3"] == 0
+    assert "wavers" in aimed.text
+
+
+def test_7_2_three_waverers_in_one_fight_make_one_flee(game):
+    game.do("activate", squad="poilus")
+    ruling = game.do("shoot", 9, 9, 9, 9, 1, 1, 1, 1, shooter="p6", target="l5", actions=2)[0]  # automatic rifle: 4 shots
+    assert ruling.details["hits"] == 4 and ruling.details["wavered"] == 4
+    assert "panic" in ruling.text and sum(1 for k in range(1, 7) if game.f(f"l{k}").status == "fled") == 1
+
+
+def test_13_morale_after_losing_a_third_disorder_then_flight(game):
+    game.do("activate", squad="poilus")
+    game.do("shoot", 9, 9, 9, 9, 9, 9, 9, 9, shooter="p6", target="l5", actions=2)  # 4 out of 6
+    game.do("shoot", 1, shooter="p1", target="l2")  # a miss
+    rulings = game.do("end_activation", 3)  # d10 3 + Morale 0 = 3 < 8
+    morale = next(r for r in rulings if r.id.endswith(":morale:landser"))
+    assert "Disordered" in morale.text and game.state.squads["landser"].disordered
+    game.state = game.state.evolve(activation=None)
+    from station.rules.price_of_a_mile.turns import morale_test
+    from station.rules.price_of_a_mile.state import Activation
+    game.state = game.state.evolve(activation=Activation("central", "landser", None, {}))
+    game.state, again = morale_test(game.state, 99, "landser", ScriptedRoller(4), "test")
+    assert "fails again while Disordered, 5 bases flee" in again.text  # 4 + 0 - 1 = 3: 8 - 3 = 5, two are left
+
+
+def test_10_melee_in_contact_the_loser_falls_back_or_is_taken_out(game):
+    game.seen(g1=(500, 705, 90))  # 5 mm from s1
+    game.do("activate", squad="grenadiers")
+    assert "not in contact" in game.do("melee", attacker="g2", defender="s1")[0].text
+    assert game.state.activation.out_of_command  # g1 ran ahead of its squad: -1 (§3.2)
+    ruling = game.do("melee", 8, 3, attacker="g1", defender="s1")[0]  # 8 - 1 against 3 + 0: margin 4, critical
+    assert "critical" in ruling.text and game.f("s1").status == "out"
+    assert game.state.activation.actions["g1"] == 0  # §5.4: contact ends its actions
+
+
+def test_10_tie_goes_to_the_attacker_unless_the_defender_holds_and_heroes_roll_twice(game):
+    game.seen(capitaine=(500, 715, 90))
+    game.do("activate", squad="poilus", character="capitaine")
+    # sabre +1: capitaine 4 + 1 = 5 against s1 5 + 0: the capitaine wins; s1 d10 9 + 1 + trench 0... out
+    ruling = game.do("melee", 4, 5, 9, attacker="capitaine", defender="s1")[0]
+    assert ruling.details["winner"] == "capitaine" and game.f("s1").status == "out"
+    game.seen(capitaine=(560, 715, 90))  # now on s2
+    held = game.do("melee", 4, 5, 9, 9, attacker="capitaine", defender="s2", defender_holds=True)[0]
+    assert held.details["winner"] == "s2" and game.f("capitaine").status == "out"  # 9 + 1 + 1 >= 6 twice
+
+
+def test_8_1_grenades_need_difficult_terrain_and_scatter(game):
+    game.do("activate", squad="grenadiers")
+    assert "in the open" in game.do("grenade", thrower="g1", at=[620, 360])[0].text
+    game.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "crater", "type": "woods", "height_mm": 10, "polygon": [[560, 300], [700, 300], [700, 420], [560, 420]]}])
+    game.seen(l6=(620, 360, 270))
+    assert "reaches 6" in game.do("grenade", thrower="g1", at=[620, 560])[0].text
+    ruling = game.do("grenade", 12, 1, 7, 9, thrower="g1", at=[620, 360])[0]  # scatter 1 - 0 = 1" up; l6 in cover: 7 >= 6, hit 9 + 1
+    assert game.f("l6").status == "out" and ruling.details["hit"] == ["l6"]
+
+
+def test_9_1_flame_hits_and_shakes_the_squad(game):
+    game.do("activate", squad="poilus")
+    game.do("end_activation")
+    game.seen(s1=(340, 330, 270))  # 4.1" in front of p5
+    game.do("activate", squad="sturm")
+    ruling = game.do("flame", 9, 8, operator="s1", bearing_deg=270)[0]  # p5 hit: 9 + 2 >= 6 out; fuel 8 left
+    assert ruling.details["hit"] == ["p5"] and game.f("p5").status == "out" and not game.f("s1").fuel_spent
+    rulings = game.do("end_activation", 9)
+    assert any(r.id.endswith(":morale:poilus") and "lost 1 of 6, under artillery, tank or flame fire" in r.text
+               for r in rulings)
+
+
+def test_18_victory_points_when_the_last_turn_ends():
+    g = Mile({"turns": 1})
+    g.seen()
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="poilus", character="capitaine")
+    g.do("shoot", 9, 9, shooter="p1", target="l1")
+    g.do("end_activation")
+    for squad, character in (("landser", "leutnant"), ("grenadiers", None), ("mg-crew", None), ("sturm", None)):
+        g.do("activate", squad=squad, **({"character": character} if character else {}))
+        rulings = g.do("end_activation")
+    assert g.state.over and g.state.winner == "entente"
+    assert any("victory points entente 10, central 0" in r.text for r in rulings)
+
+
+@pytest.mark.parametrize("change, where, problem", [
+    ({"format": "x"}, "format", "price-of-a-mile-army/1"),
+    ({"squads": [{"id": "a", "type": "veterans", "bases": [{"id": "b"}]}]}, "squads[0].type", "veterans"),
+    ({"squads": [{"id": "a", "type": "regulars", "bases": [{"id": f"b{k}"} for k in range(11)]}]}, "squads[0].bases", "at most 10"),
+    ({"squads": [{"id": "a", "type": "regulars", "rules": ["brave"], "bases": [{"id": "b"}]}]}, "squads[0].rules[0]", "brave"),
+    ({"squads": [{"id": "a", "type": "regulars", "bases": [{"id": "b", "weapon": "laser"}]}]}, "squads[0].bases[0].weapon", "laser"),
+    ({"squads": [{"id": "a", "type": "regulars", "bases": [{"id": "b", "stats": {"luck": 2}}]}]}, "squads[0].bases[0].stats.luck", "unknown"),
+])
+def test_bad_army_files_name_the_file_and_field(tmp_path, change, where, problem):
+    base = json.loads((DATA / "entente.json").read_text())
+    path = tmp_path / "army.json"
+    path.write_text(json.dumps({**base, **change}))
+    with pytest.raises(ArmyError) as err:
+        load_army(path)
+    assert str(path) in str(err.value) and where in str(err.value) and problem in str(err.value)
+
+
+def test_sample_data_says_so():
+    raw = json.loads((DATA / "rules-data.json").read_text())
+    assert "SAMPLE DATA" in raw["sample_data"] and raw["weapons"]["heavy_mg"]["accuracy"] == 1  # the source's +1
+    assert raw["troop_types"]["recruits"]["rules"] == ["no_rapid_fire"] and raw["troop_types"]["recruits"]["cost_base"] == 8.5
