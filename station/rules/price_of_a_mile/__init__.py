@@ -174,6 +174,8 @@ def state_view(state: MileState) -> dict[str, Any]:
             elements.append({"id": f.id, "name": f.id, "kind": "infantry", "status": {"ok": "in play", "out": "destroyed",
                                                                                       "fled": "fled"}[f.status],
                              "armour": f.stats["toughness"], "weapon": f.weapon, "stats": dict(f.stats), "hero": f.hero,
+                             "label": f"{f.weapon.replace('_', ' ')} · T{f.stats['toughness']}"
+                                      + (" · Hero" if f.hero else "") + (" · no fuel" if f.fuel_spent else ""),
                              "actions_left": ["action"] * act.actions.get(f.id, 0) if act else [],
                              "fuel_spent": f.fuel_spent, "ammo_max": None, "fired": [], "weapons": []})
         alive = any(e["status"] == "in play" for e in elements)

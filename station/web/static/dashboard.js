@@ -110,7 +110,7 @@ function unitCard(unit) {
   const people = unit.elements.filter((e) => e.kind === "infantry");
   if (people.length) {
     card.append(el("ul", { class: "members" }, ...people.map((e) =>
-      el("li", { class: e.status }, `${e.name} · Бр ${e.armour} · ${e.status}${unit.kind === "vehicle" ? " (pilot)" : ""}`))));
+      el("li", { class: e.status }, `${e.name} · ${e.label || `Бр ${e.armour}`} · ${e.status}${unit.kind === "vehicle" ? " (pilot)" : ""}`))));
   }
   return card;
 }
