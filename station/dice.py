@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Protocol
 
-DIE_SIDES = (6, 12, 20)
+DIE_SIDES = (4, 6, 8, 10, 12, 20)  # every die the rulebooks use
 
 
 class Roller(Protocol):

@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping
 
 from .devices.hubsim import FAULTS, SimulatedHub
 from .devices.protocol import CHARGES, TILT_STATES
+from .dice import DIE_SIDES
 from .rules.fields import Fields, load_json_file
 
 log = logging.getLogger(__name__)
@@ -61,8 +62,8 @@ def _step(f: Fields) -> Step:
         return Step(float(at), kind, _table(body))
     if kind == "dice":  # dice rolled at the table, entered for the next rolls
         body.reject_unknown(["sides", "values"])
-        return Step(float(at), kind, {"sides": body.get("sides", int, check=lambda v: None if v in (6, 12, 20)
-                                                        else "must be 6, 12 or 20"),
+        return Step(float(at), kind, {"sides": body.get("sides", int, check=lambda v: None if v in DIE_SIDES
+                                                        else f"must be one of {', '.join(map(str, DIE_SIDES))}"),
                                       "values": body.get("values", list, check=lambda v: None if v and all(
                                           isinstance(x, int) and not isinstance(x, bool) for x in v) else "must list whole numbers")})
     if kind == "fault":

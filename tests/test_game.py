@@ -232,8 +232,10 @@ def test_dice_rolled_at_the_table_are_used_in_order_and_journaled_as_physical():
     assert [r.physical for r in book.take_fresh()] == [True, False, True]
     with pytest.raises(ValueError, match="1-6"):
         book.enter(6, [7])
-    with pytest.raises(ValueError, match="no D8"):
-        book.enter(8, [3])
+    with pytest.raises(ValueError, match="no D7"):
+        book.enter(7, [3])
+    book.enter(10, [10])  # The Price of a Mile's d10
+    assert book.roll(10, "d") == 10
 
 
 def test_physical_dice_through_the_api_decide_a_virtual_shot(tmp_path, armies):

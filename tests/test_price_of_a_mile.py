@@ -220,3 +220,20 @@ def test_sample_data_says_so():
     raw = json.loads((DATA / "rules-data.json").read_text())
     assert "SAMPLE DATA" in raw["sample_data"] and raw["weapons"]["heavy_mg"]["accuracy"] == 1  # the source's +1
     assert raw["troop_types"]["recruits"]["rules"] == ["no_rapid_fire"] and raw["troop_types"]["recruits"]["cost_base"] == 8.5
+
+
+def test_the_recorded_firefight_replays_to_the_ententes_win_on_points():
+    """tests/data/sessions/price-of-a-mile.jsonl: station/data/price_of_a_mile/session.json played
+    with table snapshots and the players' own d10s (make sessions)."""
+    from station.game import fold
+    from station.journal import read_records
+    records = read_records(Path(__file__).parent / "data" / "sessions" / "price-of-a-mile.jsonl")
+    assert not [r for r in records if r["kind"] == "dice" and not r.get("physical")]
+    result = fold(records)
+    state = json.loads(result.state_json())
+    assert state["game"] == "price_of_a_mile" and state["over"] and state["winner"] == "entente"
+    assert state["victory_points"] == {"entente": 25, "central": 20}
+    status = {e["id"]: e["status"] for u in state["units"] for e in u["elements"]}
+    assert [k for k, v in sorted(status.items()) if v != "in play"] == ["g4", "l1", "l2", "l6", "p3"]
+    assert {u["id"]: u["disordered"] for u in state["units"] if u["kind"] == "squad"}["landser"]
+    assert not any(r.needs_referee for r in result.rulings)

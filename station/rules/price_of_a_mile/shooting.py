@@ -134,7 +134,8 @@ def panic(state: MileState, squad_id: str | None, wavered: int, source: tuple[fl
     pool = sorted(state.standing(squad_id), key=lambda f: -_distance(state, f, source))[:count]
     for f in pool:
         state = state.with_fighter(replace(f, status="fled"))
-    return state, f"panic: {', '.join(f.id for f in pool)} flee the field (§7.2)" if pool else ""
+    return state, f"panic: {', '.join(f.id for f in pool)} {'flees' if len(pool) == 1 else 'flee'} the field (§7.2)" \
+        if pool else ""
 
 
 def _distance(state: MileState, f: Fighter, source: tuple[float, float] | None) -> float:
