@@ -237,3 +237,25 @@ def test_the_recorded_firefight_replays_to_the_ententes_win_on_points():
     assert [k for k, v in sorted(status.items()) if v != "in play"] == ["g4", "l1", "l2", "l6", "p3"]
     assert {u["id"]: u["disordered"] for u in state["units"] if u["kind"] == "squad"}["landser"]
     assert not any(r.needs_referee for r in result.rulings)
+
+
+def test_5_moves_are_checked_against_speed_difficult_terrain_and_contact(game):
+    game.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "hedge", "type": "obstacle", "height_mm": 20, "polygon": [[60, 300], [200, 300], [200, 310], [60, 310]]},
+        {"id": "wall", "type": "obstacle", "height_mm": 80, "polygon": [[200, 300], [330, 300], [330, 310], [200, 310]]}])
+    game.do("activate", squad="poilus")
+    game.seen(p1=(100, 200 + 6 * INCH, 90))  # 6" through the hedge: 6 - 1 DTM = 5" allowed
+    over = game.do("move", base="p1")[0]
+    assert over.needs_referee and "Difficult-Terrain Mode through hedge" in over.text and 'more than its 5"' in over.text
+    game.seen(p2=(160, 200 + 5 * INCH, 90))
+    assert game.do("move", base="p2")[0].kind == "move"  # 5" in the open
+    game.seen(p3=(220, 270, 90))  # up to the wall
+    game.do("move", base="p3")
+    game.seen(p3=(220, 340, 90))  # over it: the whole second Move
+    wall = game.do("move", base="p3")[0]
+    assert "a high obstacle takes the whole Move" in wall.text and not wall.needs_referee
+    game.seen(l5=(340, 420, 270))  # the landser came forward last turn
+    game.seen(p5=(340, 350, 90))  # 5.9" to within 0.8" of them
+    contact = game.do("move", base="p5")[0]
+    assert "in contact with l5" in contact.text and game.state.activation.actions["p5"] == 0 and not contact.needs_referee
+    assert "has 0 action(s) left" in game.do("move", base="p5")[0].text

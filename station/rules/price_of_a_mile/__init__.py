@@ -14,12 +14,12 @@ from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Ruling
 from ..model_fields import ModelRuleset
 from ..table_snapshot import table_input
-from . import blasts, melee, shooting, turns
+from . import blasts, melee, moving, shooting, turns
 from .army import check_armies, load_army, model_specs, rules_data
 from .shooting import Refused
 from .state import INCH, MileState, Options, build
 
-INPUT_TYPES = ("roll_initiative", "activate", "shoot", "melee", "grenade", "flame", "regroup", "flee", "end_activation",
+INPUT_TYPES = ("roll_initiative", "activate", "move", "shoot", "melee", "grenade", "flame", "regroup", "flee", "end_activation",
                "confirm", "override")
 
 
@@ -72,6 +72,9 @@ class PriceOfAMile(ModelRuleset):
                 return turns.activate(state, seq, args)
             if body.type == "end_activation":
                 return turns.end_activation(state, seq, self.roller)
+            if body.type == "move":
+                state, ruling = moving.move(state, seq, args)
+                return state, [ruling]
             if body.type == "shoot":
                 state, ruling = shooting.shoot(state, seq, args, self.roller, self.data["weapons"], self._rules_of(state))
                 return state, [ruling]
@@ -90,7 +93,8 @@ class PriceOfAMile(ModelRuleset):
                 return flee(state, seq, args)
         except Refused as no:
             return state, [Ruling(f"{seq}:{body.type}", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)]
-        folded = table_input(state, seq, body.type, args, state.fighters, [])
+        moving_now = list(state.activation.actions) if state.activation else []
+        folded = table_input(state, seq, body.type, args, state.fighters, moving_now)
         if folded is not None:
             return folded, []
         return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]

@@ -55,15 +55,18 @@ class Options:
     melee_weapon_power: bool = True  # §19: the loser's damage Power is 1 + the winner's melee weapon Power
     scatter_sides: int = 12  # the arrow die, read as a clock face (12: straight up the table)
     gas_attack: str | None = None  # §14: the defending side, which starts at -1 Morale
+    high_obstacle_mm: float = 40.0  # §5.5: obstacles taller than this are high (agreed before the game)
 
     @classmethod
     def parse(cls, data: Mapping[str, Any]) -> "Options":
         f = Fields("options", dict(data))
-        f.reject_unknown(["turns", "tactical_superiority", "melee_weapon_power", "scatter_sides", "gas_attack"])
+        f.reject_unknown(["turns", "tactical_superiority", "melee_weapon_power", "scatter_sides", "gas_attack",
+                          "high_obstacle_mm"])
         return cls(f.integer("turns", 1, 30, 5), f.get("tactical_superiority", str, None),
                    f.get("melee_weapon_power", bool, True),
                    f.get("scatter_sides", int, 12, lambda v: None if v in (6, 8, 12) else "must be 6, 8 or 12"),
-                   f.get("gas_attack", str, None))
+                   f.get("gas_attack", str, None),
+                   float(f.get("high_obstacle_mm", (int, float), 40.0, lambda v: None if 0 <= v <= 500 else "must be 0 to 500")))
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

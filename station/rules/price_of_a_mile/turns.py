@@ -107,7 +107,8 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileS
     actions = {m: 3 if state.fighters[m].hero else 2 for m in members}
     strength = {s: len(state.standing(s)) for s in state.squads}
     cut_off = _cut_off(state, squad_id) if squad_id else []
-    state = state.evolve(activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength))
+    state = state.evolve(activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength),
+                         paths={})  # the camera's paths count from here (§5.1)
     named = " and ".join(x for x in (squad_id and f"squad {squad_id} ({len(members) - bool(character_id)} bases)",
                                      character_id) if x)
     text = f"{player} activates {named} (§4.3)."
