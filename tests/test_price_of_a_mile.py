@@ -259,3 +259,56 @@ def test_5_moves_are_checked_against_speed_difficult_terrain_and_contact(game):
     contact = game.do("move", base="p5")[0]
     assert "in contact with l5" in contact.text and game.state.activation.actions["p5"] == 0 and not contact.needs_referee
     assert "has 0 action(s) left" in game.do("move", base="p5")[0].text
+
+
+def _with_artillery(tmp_path):
+    entente = json.loads((DATA / "entente.json").read_text())
+    central = json.loads((DATA / "central.json").read_text())
+    entente["squads"].append({"id": "gun-crew", "type": "regulars", "bases": [{"id": "fg1", "weapon": "field_gun"},
+                                                                              {"id": "fg2"}]})
+    central["squads"].append({"id": "mortar-crew", "type": "regulars", "bases": [{"id": "mo1", "weapon": "mortar"},
+                                                                                {"id": "mo2"}]})
+    paths = []
+    for army in (entente, central):
+        path = tmp_path / f"{army['player']}.json"
+        path.write_text(json.dumps(army))
+        paths.append(load_army(path))
+    g = Mile(armies=paths)
+    g.seen(fg1=(900, 100, 90), fg2=(960, 100, 90), mo1=(600, 850, 270), mo2=(660, 850, 270))
+    return g
+
+
+def test_9_2_the_mortar_needs_12_inches_scatters_less_when_aimed_and_shakes_who_it_falls_on(tmp_path):
+    g = _with_artillery(tmp_path)
+    g.do("roll_initiative", 1, 9)  # entente 3, central 10: central takes the first two activations
+    g.do("activate", squad="mortar-crew")
+    assert "12\" or more" in g.do("mortar", gunner="mo1", at=[620, 700])[0].text
+    ruling = g.do("mortar", 5, 12, 9, gunner="mo1", at=[340, 200], aimed=True)[0]  # 5 - (2 + 1) = 2" up the table
+    assert "scatter 2\"" in ruling.text and g.f("p5").status == "out" and g.f("p4").status == "ok"
+    assert g.state.activation.actions == {"mo1": 0, "mo2": 1}  # Load, Lay, Fire across the crew
+    rulings = g.do("end_activation", 9)
+    assert any(r.id.endswith(":morale:poilus") for r in rulings)
+
+
+def test_9_2_a_mortar_d10_of_10_is_a_dud(tmp_path):
+    g = _with_artillery(tmp_path)
+    g.do("roll_initiative", 1, 9)
+    g.do("activate", squad="mortar-crew")
+    assert "dud" in g.do("mortar", 10, 3, gunner="mo1", at=[340, 200])[0].text
+
+
+def test_9_3_the_field_gun_fires_like_a_rifle_minus_2_unaimed_and_a_miss_lands_off_target(tmp_path):
+    g = _with_artillery(tmp_path)
+    g.do("roll_initiative", 9, 1)
+    g.do("activate", squad="gun-crew")
+    ruling = g.do("field_gun", 6, 1, 12, 9, 2, gunner="fg1", target="l6")[0]  # 6 + 1 - 2 = 5 < 7: 1" off, up
+    assert not ruling.details["hit"] and g.f("l5").status == "out" and g.f("l6").status == "ok"
+    assert "l6 wavers" in ruling.text and "landser test Morale" in ruling.text
+
+
+def test_9_3_a_natural_1_misfires(tmp_path):
+    g = _with_artillery(tmp_path)
+    g.do("roll_initiative", 9, 1)
+    g.do("activate", squad="gun-crew")
+    assert "misfire" in g.do("field_gun", 1, gunner="fg1", target="l6", aimed=True)[0].text
+    assert "need 3" in g.do("field_gun", gunner="fg1", target="l6", aimed=True)[0].text

@@ -14,12 +14,12 @@ from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Ruling
 from ..model_fields import ModelRuleset
 from ..table_snapshot import table_input
-from . import blasts, melee, moving, shooting, turns
+from . import artillery, blasts, melee, moving, shooting, turns
 from .army import check_armies, load_army, model_specs, rules_data
 from .shooting import Refused
 from .state import INCH, MileState, Options, build
 
-INPUT_TYPES = ("roll_initiative", "activate", "move", "shoot", "melee", "grenade", "flame", "regroup", "flee", "end_activation",
+INPUT_TYPES = ("roll_initiative", "activate", "move", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "regroup", "flee", "end_activation",
                "confirm", "override")
 
 
@@ -86,6 +86,12 @@ class PriceOfAMile(ModelRuleset):
                 return state, [ruling]
             if body.type == "flame":
                 state, ruling = blasts.flame(state, seq, args, self.roller)
+                return state, [ruling]
+            if body.type == "mortar":
+                state, ruling = artillery.mortar(state, seq, args, self.roller)
+                return state, [ruling]
+            if body.type == "field_gun":
+                state, ruling = artillery.field_gun(state, seq, args, self.roller, self.data["weapons"])
                 return state, [ruling]
             if body.type == "regroup":
                 return regroup(state, seq, args, self.roller)

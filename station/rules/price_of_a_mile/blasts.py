@@ -24,7 +24,7 @@ FLAME_LENGTH_IN, FLAME_WIDTH_IN, FLAME_POWER = 8.0, 1.0, 2  # §9.1
 FUEL_OUT = 2  # §9.1: 1-2 on a d10 after each shot
 
 
-def _under(state: MileState, ids: list[str], roller: Roller, key: str, power: int, source, cover_save: bool,
+def hit_under(state: MileState, ids: list[str], roller: Roller, key: str, power: int, source, cover_save: bool,
            ) -> tuple[MileState, list[str], list[str]]:
     """Hit every base listed (each its own target, §8.1); returns the state, what happened, and
     the squads hit (they test Morale if it was flame or artillery)."""
@@ -72,7 +72,7 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
     centre = scatter((float(point[0]), float(point[1])), direction, state.options.scatter_sides, distance * INCH)
     everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
     hit = blast(centre, BLAST_IN * INCH, everyone)
-    state, words, _ = _under(state, hit, roller, f"{seq}/grenade", GRENADE_POWER, centre, True)
+    state, words, _ = hit_under(state, hit, roller, f"{seq}/grenade", GRENADE_POWER, centre, True)
     text = (f"{thrower.id} throws a grenade: scatter {distance}\" towards {direction} on the arrow die; "
             f"{len(hit)} base(s) within 2\"" + (": " + "; ".join(words) if words else "") +
             ". It may shoot only pistols for the rest of its activation (§8.1).")
@@ -101,7 +101,7 @@ def flame(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -
     others = placed_many(state, [f.id for f in state.fighters.values() if f.standing and f.id != operator.id])
     hit = strip((me.base.x, me.base.y), float(bearing), FLAME_LENGTH_IN * INCH + me.base.length / 2, FLAME_WIDTH_IN * INCH,
                 others)
-    state, words, squads = _under(state, hit, roller, f"{seq}/flame", FLAME_POWER, (me.base.x, me.base.y), False)
+    state, words, squads = hit_under(state, hit, roller, f"{seq}/flame", FLAME_POWER, (me.base.x, me.base.y), False)
     act = state.activation
     state = state.evolve(activation=replace(act, shaken=act.shaken | set(squads)))
     crew = [f for f in state.standing(operator.squad)] if operator.squad else [operator]

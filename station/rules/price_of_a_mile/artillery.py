@@ -1,0 +1,134 @@
+"""The Price of a Mile's mortar and field gun (seed 003 digest §9.2-9.3): the crew's Load, Lay
+and Fire actions, the mortar's 12" minimum and its spotter within 8", scatter along the arrow
+die, the 2" blast at Power 1, and the Morale test for every squad the shell falls on."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ...dice import Roller
+from ...measure.bases import Base
+from ...measure.measurement import Placed
+from ...measure.templates import blast, scatter
+from ...measure.terrain import line_of_sight
+from ..base import Ruling
+from .blasts import BLAST_IN, hit_under
+from .shooting import HIT, Refused
+from .state import INCH, MileState
+from .where import placed, placed_many
+
+MORTAR_MINIMUM_IN = 12.0  # §9.2
+SPOTTER_IN = 8.0  # §9.2
+AIMED_SCATTER = 2  # §9.2: an aimed mortar takes 2 + the crew's Shooting off its d10
+UNAIMED_GUN = -2  # §9.3
+EYE_MM = 25.0
+
+
+def _crew_actions(state: MileState, gunner_id: str, needed: int) -> MileState:
+    """§4.4, §9.2: Load, Lay and Fire are one action each, spread over the crew's bases."""
+    act = state.activation
+    gunner = state.fighters[gunner_id]
+    crew = [gunner_id] + [f.id for f in (state.standing(gunner.squad) if gunner.squad else []) if f.id != gunner_id]
+    if act is None or gunner_id not in act.actions:
+        raise Refused(f"{gunner_id} is not acting in this activation", "§4.3")
+    have = sum(act.actions.get(c, 0) for c in crew)
+    if have < needed:
+        raise Refused(f"the crew has {have} action(s) left; Load, Lay and Fire need {needed}", "§9.2 §9.3")
+    left = dict(act.actions)
+    for c in crew:
+        take = min(left.get(c, 0), needed)
+        left[c] = left.get(c, 0) - take
+        needed -= take
+    return state.evolve(activation=replace(act, actions=left))
+
+
+def _sees_point(state: MileState, who: str, point: tuple[float, float]) -> bool:
+    me = placed(state, who)
+    if me is None:
+        return False
+    mark = Placed("aim point", Base("round", 25.0, 25.0, point[0], point[1]), 0.5)
+    return line_of_sight(me, EYE_MM, mark, EYE_MM, list(state.terrain)).hidden_fraction <= 2 / 3
+
+
+def _shell(state: MileState, seq: int, centre: tuple[float, float], roller: Roller, key: str) -> tuple[MileState, list[str], list[str]]:
+    """A 2" blast at Power 1; every squad under it tests Morale, losses or not (§9.2, §13.1)."""
+    everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
+    under = blast(centre, BLAST_IN * INCH, everyone)
+    squads = sorted({state.fighters[f].squad for f in under if state.fighters[f].squad})
+    state, words, _ = hit_under(state, under, roller, key, 1, centre, True)
+    act = state.activation
+    return state.evolve(activation=replace(act, shaken=act.shaken | set(squads))), words, squads
+
+
+def mortar(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
+    gunner = state.fighters.get(str(args.get("gunner")))
+    point, aimed, spotter = args.get("at"), bool(args.get("aimed", False)), args.get("spotter")
+    if gunner is None or not gunner.standing or gunner.weapon != "mortar":
+        raise Refused("give a standing mortar crewman", "§9.2")
+    if not (isinstance(point, list) and len(point) == 2 and all(isinstance(c, (int, float)) for c in point)):
+        raise Refused('give the target point as "at": [x_mm, y_mm]', "§9.2")
+    me = placed(state, gunner.id)
+    if me is None:
+        raise Refused(f"the camera has not placed {gunner.id}", "§9.2")
+    target = (float(point[0]), float(point[1]))
+    reach = ((target[0] - me.base.x) ** 2 + (target[1] - me.base.y) ** 2) ** 0.5 / INCH
+    if reach < MORTAR_MINIMUM_IN:
+        raise Refused(f"the point is {reach:.1f}\" away; a mortar fires at 12\" or more", "§9.2")
+    if not _sees_point(state, gunner.id, target):
+        friend = state.fighters.get(str(spotter)) if spotter else None
+        spot = placed(state, friend.id) if friend and friend.player == gunner.player and friend.standing else None
+        near = spot is not None and ((spot.base.x - me.base.x) ** 2 + (spot.base.y - me.base.y) ** 2) ** 0.5 <= SPOTTER_IN * INCH
+        if not (near and _sees_point(state, friend.id, target)):
+            raise Refused("the mortar cannot see the point: name a spotter within 8\" of it that can", "§9.2")
+    state = _crew_actions(state, gunner.id, 3 if aimed else 2)
+    roll = roller.roll(10, f"{seq}/mortar/distance")
+    direction = roller.roll(state.options.scatter_sides, f"{seq}/mortar/direction")
+    if roll == 10:
+        return state, Ruling(f"{seq}:mortar", seq, "shot", f"{gunner.id}'s mortar bomb: d10 10, a misfire or a dud (§9.2).",
+                             "§9.2", element=gunner.id)
+    distance = max(0, roll - (AIMED_SCATTER + state.stat(gunner, "shooting") if aimed else 0))
+    centre = scatter(target, direction, state.options.scatter_sides, distance * INCH)
+    state, words, squads = _shell(state, seq, centre, roller, f"{seq}/mortar")
+    text = (f"{gunner.id} fires the mortar{' (aimed)' if aimed else ''}: d10 {roll}, scatter {distance}\" towards "
+            f"{direction}" + (": " + "; ".join(words) if words else ": nobody within 2\"") + "."
+            + (f" Squads {', '.join(squads)} test Morale (§9.2)." if squads else ""))
+    return state, Ruling(f"{seq}:mortar", seq, "shot", text, "§9.2", element=gunner.id,
+                         details={"centre": [round(c, 1) for c in centre]})
+
+
+def field_gun(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any]) -> tuple[MileState, Ruling]:
+    """§9.3: fired like a small arm (-2 unaimed); a natural 1 misfires; a miss lands d6" off."""
+    gunner, target = state.fighters.get(str(args.get("gunner"))), state.fighters.get(str(args.get("target")))
+    aimed = bool(args.get("aimed", False))
+    if gunner is None or not gunner.standing or gunner.weapon != "field_gun":
+        raise Refused("give a standing field-gun crewman", "§9.3")
+    if target is None or not target.standing or target.player == gunner.player:
+        raise Refused("give a standing enemy target", "§9.3")
+    me, them = placed(state, gunner.id), placed(state, target.id)
+    if me is None or them is None:
+        raise Refused("the camera has not placed both bases", "§9.3")
+    if not _sees_point(state, gunner.id, (them.base.x, them.base.y)):
+        raise Refused(f"the gun cannot see {target.id}", "§9.3")
+    state = _crew_actions(state, gunner.id, 3 if aimed else 2)
+    weapon = weapons["field_gun"]
+    edge_in = ((them.base.x - me.base.x) ** 2 + (them.base.y - me.base.y) ** 2) ** 0.5 / INCH
+    need = HIT[(edge_in > weapon["range_in"], False)]
+    roll = roller.roll(10, f"{seq}/gun/hit")
+    total = roll + state.stat(gunner, "shooting") + weapon["accuracy"] + (0 if aimed else UNAIMED_GUN)
+    if roll == 1:
+        return state, Ruling(f"{seq}:gun", seq, "shot", f"{gunner.id}'s field gun: a natural 1, a misfire or a dud (§9.3).",
+                             "§9.3", element=gunner.id)
+    centre = (them.base.x, them.base.y)
+    words = [f"d10 {roll} → {total} against {need}+: " + ("a hit" if total >= need else "a miss")]
+    if total < need:
+        drift = roller.roll(6, f"{seq}/gun/drift")
+        direction = roller.roll(state.options.scatter_sides, f"{seq}/gun/direction")
+        centre = scatter(centre, direction, state.options.scatter_sides, drift * INCH)
+        words.append(f"the shell lands {drift}\" off towards {direction}")
+    state, hurt, squads = _shell(state, seq, centre, roller, f"{seq}/gun")
+    words += hurt or ["nobody within 2\""]
+    text = f"{gunner.id} fires the field gun{' (aimed)' if aimed else ' (unaimed, -2)'} at {target.id}: " + "; ".join(words) + "."
+    if squads:
+        text += f" Squads {', '.join(squads)} test Morale (§9.3)."
+    return state, Ruling(f"{seq}:gun", seq, "shot", text, "§9.3", element=gunner.id,
+                         details={"centre": [round(c, 1) for c in centre], "hit": total >= need})
