@@ -312,3 +312,61 @@ def test_9_3_a_natural_1_misfires(tmp_path):
     g.do("activate", squad="gun-crew")
     assert "misfire" in g.do("field_gun", 1, gunner="fg1", target="l6", aimed=True)[0].text
     assert "need 3" in g.do("field_gun", gunner="fg1", target="l6", aimed=True)[0].text
+
+
+def _with_rules(tmp_path, rules, options=None):
+    central = json.loads((DATA / "central.json").read_text())
+    central["squads"][0]["rules"] = rules  # the landser
+    path = tmp_path / "central.json"
+    path.write_text(json.dumps(central))
+    g = Mile(options, armies=[load_army(DATA / "entente.json"), load_army(path)])
+    g.seen()
+    return g
+
+
+def test_14_gas_attack_costs_models_and_starts_squads_disordered(tmp_path):
+    g = Mile({"gas_attack": "central"})
+    ruling = g.do("gas_attack", 3, 2, 9, protection="poor", year="1917")[0]  # landser 3, mg-crew 2, sturm 9
+    assert "landser d10 3: loses l6, l5, l4" in ruling.text and g.state.squads["landser"].disordered
+    assert [g.f(m).status for m in ("m1", "m2")] == ["out", "out"] and not g.state.squads["sturm"].disordered
+    assert g.state.stat(g.f("s1"), "morale") == 0 - 1  # -1 Morale all game
+    assert "comes once" in g.do("gas_attack", protection="none")[0].text
+
+
+def test_16_2_sluggish_and_16_5_hold_the_line(tmp_path):
+    g = _with_rules(tmp_path, ["sluggish", "hold_the_line"])
+    g.do("roll_initiative", 1, 9)  # central first, twice
+    ruling = g.do("activate", 1, squad="landser")[0]
+    assert "Sluggish: d6 1" in ruling.text and g.state.activation.actions["l1"] == 1
+    assert g.state.stat(g.f("l1"), "speed") == 5
+
+
+def test_16_6_enthusiasm_and_16_7_defend_the_homeland(tmp_path):
+    g = _with_rules(tmp_path, ["defend_homeland"])
+    assert g.state.stat(g.f("g1"), "morale") == 1 + 1  # inspired recruits +1, enthusiasm +1
+    from station.rules.price_of_a_mile.turns import morale_test
+    g.state, ruling = morale_test(g.state, 9, "landser", ScriptedRoller(1), "test")
+    assert "defends its homeland: 2 base(s) flee" in ruling.text and not g.state.squads["landser"].disordered
+
+
+def test_16_8_unreliable_squads_may_run_or_change_sides(tmp_path):
+    g = _with_rules(tmp_path, ["unreliable"])
+    g.do("roll_initiative", 1, 9)
+    ruling = g.do("activate", 1, 1, squad="landser")[0]  # not within 8": one d10 of 1, then "Run!"
+    assert "Run!" in ruling.text and sum(g.f(f"l{k}").status == "fled" for k in range(1, 7)) == 2
+    g = _with_rules(tmp_path, ["unreliable"])
+    g.do("roll_initiative", 1, 9)
+    ruling = g.do("activate", 1, 10, squad="landser")[0]
+    assert "Treason" in ruling.text and g.state.squads["landser"].player == "entente" and g.f("l1").player == "entente"
+
+
+def test_16_1_random_game_length_from_turn_3():
+    g = Mile({"random_length": True, "turns": 9})
+    g.seen()
+    for turn, ending_dice in ((1, ()), (2, ()), (3, (4,)), (4, (5, 1))):
+        g.do("roll_initiative", 5, 3)
+        for squad in ("poilus", "landser", "grenadiers", "mg-crew", "sturm"):
+            g.do("activate", squad=squad, **({"character": "capitaine"} if squad == "poilus" else
+                                             {"character": "leutnant"} if squad == "landser" else {}))
+            rulings = g.do("end_activation", *(ending_dice if squad == "sturm" else ()))
+    assert g.state.over and g.state.turn == 4 and any("2d10 [5, 1]" in r.text for r in rulings)

@@ -14,12 +14,12 @@ from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Ruling
 from ..model_fields import ModelRuleset
 from ..table_snapshot import table_input
-from . import artillery, blasts, melee, moving, shooting, turns
+from . import artillery, blasts, melee, moving, optional, shooting, turns
 from .army import check_armies, load_army, model_specs, rules_data
 from .shooting import Refused
 from .state import INCH, MileState, Options, build
 
-INPUT_TYPES = ("roll_initiative", "activate", "move", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "regroup", "flee", "end_activation",
+INPUT_TYPES = ("gas_attack", "roll_initiative", "activate", "move", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "regroup", "flee", "end_activation",
                "confirm", "override")
 
 
@@ -66,10 +66,12 @@ class PriceOfAMile(ModelRuleset):
             return state, [Ruling(f"{seq}:{body.type}", seq, "warning", f"{body.type} voided by the referee.", "",
                                   needs_referee=True, overridden="void")]
         try:
+            if body.type == "gas_attack":
+                return optional.gas_attack(state, seq, args, self.roller)
             if body.type == "roll_initiative":
                 return turns.roll_initiative(state, seq, args, self.roller)
             if body.type == "activate":
-                return turns.activate(state, seq, args)
+                return turns.activate(state, seq, args, self.roller)
             if body.type == "end_activation":
                 return turns.end_activation(state, seq, self.roller)
             if body.type == "move":

@@ -63,6 +63,8 @@ def melee(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, m
         cavalry = me.mounted and not foe.mounted  # §12.2
         bonus[me.id] = (1 if more else 0, weapon["power"] if options.melee_weapon_power else 0)
         rolls[me.id] = roller.roll(10, f"{seq}/melee/{me.id}")
+        if rolls[me.id] == 1 and me.squad and "hold_the_line" in state.squads[me.squad].rules:  # §16.5
+            rolls[me.id] = roller.roll(10, f"{seq}/melee/{me.id}/again")
         totals[me.id] = rolls[me.id] + state.stat(me, "melee") + weapon["melee"] + bonus[me.id][0] + (1 if cavalry else 0)
     won = attacker if totals[attacker.id] > totals[defender.id] or (totals[attacker.id] == totals[defender.id] and not holds) \
         else defender

@@ -56,17 +56,20 @@ class Options:
     scatter_sides: int = 12  # the arrow die, read as a clock face (12: straight up the table)
     gas_attack: str | None = None  # §14: the defending side, which starts at -1 Morale
     high_obstacle_mm: float = 40.0  # §5.5: obstacles taller than this are high (agreed before the game)
+    random_length: bool = False  # §16.1: from the end of turn 3, d10s decide when the game ends
+    random_length_wishers: int = 0  # §16.1: players who want it to end (one more die each)
 
     @classmethod
     def parse(cls, data: Mapping[str, Any]) -> "Options":
         f = Fields("options", dict(data))
         f.reject_unknown(["turns", "tactical_superiority", "melee_weapon_power", "scatter_sides", "gas_attack",
-                          "high_obstacle_mm"])
+                          "high_obstacle_mm", "random_length", "random_length_wishers"])
         return cls(f.integer("turns", 1, 30, 5), f.get("tactical_superiority", str, None),
                    f.get("melee_weapon_power", bool, True),
                    f.get("scatter_sides", int, 12, lambda v: None if v in (6, 8, 12) else "must be 6, 8 or 12"),
                    f.get("gas_attack", str, None),
-                   float(f.get("high_obstacle_mm", (int, float), 40.0, lambda v: None if 0 <= v <= 500 else "must be 0 to 500")))
+                   float(f.get("high_obstacle_mm", (int, float), 40.0, lambda v: None if 0 <= v <= 500 else "must be 0 to 500")),
+                   f.get("random_length", bool, False), f.integer("random_length_wishers", 0, 2, 0))
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -100,6 +103,7 @@ class MileState:
     activation: Activation | None = None
     activations_made: int = 0
     over: bool = False
+    gassed: bool = False  # §14 has been rolled
     winner: str | None = None
     positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
     sigmas: Mapping[str, float] = field(default_factory=dict)
@@ -133,6 +137,11 @@ class MileState:
         if name == "morale" and fighter.squad and self.squads[fighter.squad].disordered:
             value -= 1
         if name == "morale" and self.options.gas_attack == fighter.player:
+            value -= 1
+        rules = self.squads[fighter.squad].rules if fighter.squad else ()
+        if name == "morale" and "enthusiasm" in rules and not self.squads[fighter.squad].disordered:  # §16.6
+            value += 1
+        if name == "speed" and "hold_the_line" in rules:  # §16.5
             value -= 1
         return value
 

@@ -7,8 +7,10 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ...dice import Roller
+from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
 from ..base import Ruling
+from . import optional
 from .state import COMMAND_IN, INCH, Activation, MileState
 from .where import placed_many
 
@@ -79,7 +81,7 @@ def _turn_done(state: MileState) -> bool:
     return not any(_can_activate(state, p) for p in state.players)
 
 
-def activate(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
+def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
     """§4.3: one squad and, optionally, one character (or a character alone once a side's squads
     are spent); every base gets 2 actions, a Hero 3 (§4.4, §12.1); §3.2 command distance."""
     squad_id, character_id = args.get("squad"), args.get("character")
@@ -103,8 +105,13 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileS
         problem = "a character acts alone only once its side has no squads left to activate (§4.3)"
     if problem:
         return state, [Ruling(f"{seq}:activate", seq, "warning", f"No activation: {problem}.", "§4.3", needs_referee=True)]
+    state, unsteady = optional.unreliable(state, seq, squad_id, _near_enemy(state, squad_id), roller)
+    if squad_id and state.squads[squad_id].player != player:  # §16.8 "Treason!!!": it changed sides, unactivated
+        return state, [Ruling(f"{seq}:activate", seq, "warning", f"Squad {squad_id}: " + "; ".join(unsteady) + ".",
+                              "§16.8", needs_referee=True)]
+    slow, sluggish = optional.actions_for(state, seq, squad_id, roller)
     members = ([f.id for f in state.standing(squad_id)] if squad_id else []) + ([character_id] if character_id else [])
-    actions = {m: 3 if state.fighters[m].hero else 2 for m in members}
+    actions = {m: 3 if state.fighters[m].hero else slow if slow and m != character_id else 2 for m in members}
     strength = {s: len(state.standing(s)) for s in state.squads}
     cut_off = _cut_off(state, squad_id) if squad_id else []
     state = state.evolve(activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength),
@@ -112,10 +119,25 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileS
     named = " and ".join(x for x in (squad_id and f"squad {squad_id} ({len(members) - bool(character_id)} bases)",
                                      character_id) if x)
     text = f"{player} activates {named} (§4.3)."
+    if unsteady or sluggish:
+        text += " " + "; ".join(unsteady + sluggish) + "."
     if cut_off:
         text += f" Command distance is broken ({', '.join(cut_off)} more than 2\" from the rest): -1 to every stat (§3.2)."
     return state, [Ruling(f"{seq}:activate", seq, "status" if not cut_off else "warning", text, "§4.3 §3.2",
                           details={"out_of_command": cut_off})]
+
+
+def _near_enemy(state: MileState, squad_id: str | None, inches: float = 8.0) -> bool:
+    """§16.8: is any base of the squad within 8" of an enemy?"""
+    if not squad_id:
+        return False
+    mine = placed_many(state, [f.id for f in state.standing(squad_id)])
+    foes = placed_many(state, [f.id for f in state.fighters.values() if f.player != state.squads[squad_id].player
+                               and f.standing])
+    if not mine or not foes:
+        return False
+    gaps = edge_distances([b.base for b in mine] + [b.base for b in foes])[:len(mine), len(mine):]
+    return bool((gaps <= inches * INCH).any())
 
 
 def _cut_off(state: MileState, squad_id: str) -> list[str]:
@@ -140,6 +162,9 @@ def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: 
     fled = 0
     if total >= MORALE_TARGET:
         text += ": keeps calm (§13.2)."
+    elif "defend_homeland" in squad.rules:  # §16.7: no Disorder; one flees, two on a natural 1
+        fled = 2 if roll == 1 else 1
+        text += f": fails, but defends its homeland: {fled} base(s) flee and there is no Disorder (§16.7)."
     elif squad.disordered:
         fled = MORALE_TARGET - total
         text += f": fails again while Disordered, {fled} bases flee (§13.2)."
@@ -180,7 +205,7 @@ def end_activation(state: MileState, seq: int, roller: Roller) -> tuple[MileStat
     done = {x for x in (act.squad, act.character) if x}
     state = state.evolve(activation=None, activated=state.activated | done, activations_made=state.activations_made + 1)
     if _turn_done(state):
-        state, over = end_turn(state, seq)
+        state, over = end_turn(state, seq, roller)
         rulings += over
     else:
         rulings.append(Ruling(f"{seq}:next", seq, "status", f"Next to activate: {due(state)} (§4.2).", "§4.2"))
@@ -194,17 +219,23 @@ def victory_points(state: MileState, player: str) -> float:
                if f.player != player and f.status != "ok")
 
 
-def end_turn(state: MileState, seq: int) -> tuple[MileState, list[Ruling]]:
+def end_turn(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list[Ruling]]:
     """§4.1: the turn ends when every squad and character has acted; the game after the last turn
     (5 by default), or as soon as a side has nothing left on the table."""
     alive = [p for p in state.players if any(f.player == p and f.standing for f in state.fighters.values())]
-    if state.turn < state.options.turns and len(alive) == len(state.players):
-        return state, [Ruling(f"{seq}:turn", seq, "status", f"Turn {state.turn} is over: roll initiative (§4.1).", "§4.1")]
+    going_on, said = len(alive) == len(state.players), ""
+    if going_on and state.options.random_length and state.turn >= 3:
+        going_on, said = optional.game_continues(state, seq, roller)
+    elif going_on:
+        going_on = state.turn < state.options.turns
+    if going_on:
+        return state, [Ruling(f"{seq}:turn", seq, "status", f"Turn {state.turn} is over" + (f" ({said})" if said else "")
+                              + ": roll initiative (§4.1).", "§4.1")]
     points = {p: victory_points(state, p) for p in state.players}
     best = max(points.values())
     leaders = [p for p, v in points.items() if v == best]
     winner = leaders[0] if len(leaders) == 1 else "draw"
-    text = "Game over: victory points " + ", ".join(f"{p} {v:g}" for p, v in points.items()) + \
+    text = "Game over" + (f" ({said})" if said else "") + ": victory points " + ", ".join(f"{p} {v:g}" for p, v in points.items()) + \
         (f"; {winner} wins (§18)." if winner != "draw" else "; a draw (§18).")
     return state.evolve(over=True, winner=winner), [Ruling(f"{seq}:victory", seq, "status", text, "§18",
                                                            details={"points": points})]

@@ -1,0 +1,98 @@
+"""The Price of a Mile's gas attack and optional rules (seed 003 digest §14, §16): the rolls the
+station makes for them and what they change.  Squad rules are named in the army file
+(``"rules": ["sluggish", ...]``); the gas attack and the random game length are game options."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ...dice import Roller
+from ..base import Ruling
+from .shooting import Refused
+from .state import MileState
+
+GAS_TABLE = {("good", "1915"): 1, ("good", "1917"): 2, ("poor", "1915"): 2, ("poor", "1917"): 3,
+             ("none", "1915"): 3, ("none", "1917"): 4}  # §14: the highest d10 that costs models
+UNRELIABLE = ((1, 1, "Run!", "2 bases flee the field at once"),
+              (2, 3, "Go there yourself!", "the squad does nothing this activation but may shoot once at an enemy "
+                                           "within effective range"),
+              (4, 6, "Let's go home!", "the squad spends every action moving towards its own table edge, shooting once "
+                                       "at an enemy in its way"),
+              (7, 9, "I'm talking to you!", "the squad turns neutral and does nothing for the rest of the game; "
+                                            "whoever attacks it sends it over to the other side"),
+              (10, 10, "Treason!!!", "the squad goes over to the enemy, is no longer Unreliable, and may still "
+                                     "activate this turn"))  # §16.8
+
+
+def gas_attack(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
+    """§14: before the first turn, each of the defender's squads rolls a d10; within the range for
+    its protection and year it loses that many models and starts Disordered."""
+    side, protection, year = state.options.gas_attack, args.get("protection"), str(args.get("year", "1917"))
+    if state.turn or side is None or state.gassed:
+        raise Refused("a gas attack comes once, before the first turn, with the option gas_attack naming the defender",
+                      "§14")
+    if (protection, year) not in GAS_TABLE:
+        raise Refused('give "protection": good, poor or none, and "year": 1915 (1915-1916) or 1917 (from 1917)', "§14")
+    worst = GAS_TABLE[(protection, year)]
+    words = []
+    for squad in sorted((s for s in state.squads.values() if s.player == side), key=lambda s: s.id):
+        roll = roller.roll(10, f"{seq}/gas/{squad.id}")
+        if roll > worst:
+            words.append(f"{squad.id} d10 {roll}: unharmed")
+            continue
+        gone = [f.id for f in reversed(state.standing(squad.id))][:roll]
+        for fid in gone:
+            state = state.with_fighter(replace(state.fighters[fid], status="out"))
+        state = state.with_squad(replace(state.squads[squad.id], disordered=True))
+        words.append(f"{squad.id} d10 {roll}: loses {', '.join(gone)} and starts Disordered")
+    text = f"Gas attack on {side} ({protection} protection, {year}): " + "; ".join(words) + \
+        ". All its squads fight at -1 Morale (§14)."
+    return state.evolve(gassed=True), [Ruling(f"{seq}:gas", seq, "status", text, "§14")]
+
+
+def actions_for(state: MileState, seq: int, squad_id: str | None, roller: Roller) -> tuple[int | None, list[str]]:
+    """§16.2 Sluggish: a d6 of 1 leaves the squad 1 action a base this activation."""
+    if not squad_id or "sluggish" not in state.squads[squad_id].rules:
+        return None, []
+    roll = roller.roll(6, f"{seq}/sluggish/{squad_id}")
+    return (1, ["Sluggish: d6 1, one action a base (§16.2)"]) if roll == 1 else (None, [f"Sluggish: d6 {roll}"])
+
+
+def unreliable(state: MileState, seq: int, squad_id: str | None, near_enemy: bool, roller: Roller) -> tuple[MileState, list[str]]:
+    """§16.8: on activation an Unreliable squad rolls a d10 (2d10 when Disordered or within 8" of
+    the enemy); a 1 rolls on the table, and two 1s cost a base as well."""
+    if not squad_id or "unreliable" not in state.squads[squad_id].rules:
+        return state, []
+    squad = state.squads[squad_id]
+    count = 2 if squad.disordered or near_enemy else 1
+    rolls = [roller.roll(10, f"{seq}/unreliable/{k}") for k in range(count)]
+    words = [f"Unreliable: d10 {rolls}"]
+    if 1 not in rolls:
+        return state, words
+    if rolls.count(1) == 2:
+        state = _flee_last(state, squad_id, 1)
+        words.append("both 1s: a base flees")
+    result = roller.roll(10, f"{seq}/unreliable/table")
+    low, high, name, effect = next(row for row in UNRELIABLE if row[0] <= result <= row[1])
+    words.append(f"table d10 {result}, \"{name}\": {effect} (§16.8)")
+    if name == "Run!":
+        state = _flee_last(state, squad_id, 2)
+    if name == "Treason!!!":
+        other = next(p for p in state.players if p != squad.player)
+        state = state.with_squad(replace(squad, player=other, rules=tuple(r for r in squad.rules if r != "unreliable")))
+        for fid in squad.bases:
+            state = state.with_fighter(replace(state.fighters[fid], player=other))
+    return state, words
+
+
+def _flee_last(state: MileState, squad_id: str, count: int) -> MileState:
+    for f in list(reversed(state.standing(squad_id)))[:count]:
+        state = state.with_fighter(replace(f, status="fled"))
+    return state
+
+
+def game_continues(state: MileState, seq: int, roller: Roller) -> tuple[bool, str]:
+    """§16.1 random length: from the end of turn 3, d10s (one more each turn); any 1 ends it."""
+    dice = 1 + (state.turn - 3) + state.options.random_length_wishers
+    rolls = [roller.roll(10, f"{seq}/length/{k}") for k in range(dice)]
+    return 1 not in rolls, f"random length: {dice}d10 {rolls}" + (", a 1: the game ends (§16.1)" if 1 in rolls else "")
