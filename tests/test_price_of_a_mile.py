@@ -370,3 +370,68 @@ def test_16_1_random_game_length_from_turn_3():
                                              {"character": "leutnant"} if squad == "landser" else {}))
             rulings = g.do("end_activation", *(ending_dice if squad == "sturm" else ()))
     assert g.state.over and g.state.turn == 4 and any("2d10 [5, 1]" in r.text for r in rulings)
+
+
+def _with_vehicles(tmp_path, tank_at=(1100, 450, 270)):
+    entente = json.loads((DATA / "entente.json").read_text())
+    central = json.loads((DATA / "central.json").read_text())
+    entente["characters"].append({"id": "ac", "vehicle": "armoured_car_i"})
+    central["characters"].append({"id": "tank", "vehicle": "mark_v_female"})
+    armies = []
+    for army in (entente, central):
+        path = tmp_path / f"{army['player']}.json"
+        path.write_text(json.dumps(army))
+        armies.append(load_army(path))
+    g = Mile(armies=armies)
+    g.seen(ac=(700, 380, 90), tank=tank_at)
+    return g
+
+
+def test_15_any_shooter_may_pick_the_nearest_vehicle_and_a_tank_takes_d6_points(tmp_path):
+    g = _with_vehicles(tmp_path)
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="poilus")
+    ruling = g.do("shoot", 8, 9, 3, shooter="p1", target="tank")[0]  # 8 + 1 + vehicle 1 = 10 >= 9 (long); 9 + 1 >= 9
+    assert "vehicle +1" in ruling.text and g.f("tank").damage == 3 and not g.f("tank").immobilised
+    assert "3 damage point(s)" in ruling.text
+
+
+def test_15_vehicle_damage_immobilises_destroys_and_shakes_the_crew(tmp_path):
+    from station.rules.price_of_a_mile import vehicles
+    g = _with_vehicles(tmp_path)
+    state, said = vehicles.damage(g.state, g.f("ac"), 0, False, ScriptedRoller(1, 4), "k", direct_hit=True)
+    assert state.fighters["ac"].damage == 1 and state.fighters["ac"].immobilised  # a direct hit always does 1
+    assert "Disordered" in said  # morale d10 4 + 2 = 6 < 8
+    state, said = vehicles.damage(g.state, g.f("ac"), 1, True, ScriptedRoller(9, 2, 9), "k")  # rifle fire: 2 points
+    assert state.fighters["ac"].damage == 2 and not state.fighters["ac"].immobilised and "holds" in said
+    state, said = vehicles.damage(state, state.fighters["ac"], 1, True, ScriptedRoller(9, 10), "k")
+    assert state.fighters["ac"].status == "out" and "destroyed" in said
+
+
+def test_13_1_an_enemy_tank_within_12_inches_tests_a_squad_when_it_activates(tmp_path):
+    g = _with_vehicles(tmp_path, tank_at=(340, 480, 270))
+    g.do("roll_initiative", 5, 3)
+    rulings = g.do("activate", 3, squad="poilus")
+    assert any('enemy tank tank within 12"' in r.text and "Disordered" in r.text for r in rulings)
+
+
+def test_15_a_vehicle_that_loses_a_melee_takes_power_3_and_one_that_wins_does_no_harm(tmp_path):
+    g = _with_vehicles(tmp_path, tank_at=(700, 470, 270))  # nose to nose with the armoured car
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", 9, squad="grenadiers", character="ac")  # the tank is within 12": the grenadiers hold (9 + 2)
+    ruling = g.do("melee", 2, 6, 9, 2, 9, attacker="ac", defender="tank")[0]  # the tank wins; ac takes 9 + 3 >= 8: 2 points
+    assert "drives" not in ruling.text and g.f("ac").damage == 2 and g.f("tank").damage == 0
+    g.seen(g1=(700, 545, 90))  # a grenadier goes for the tank's rear and is beaten off
+    beaten = g.do("melee", 1, 5, attacker="g1", defender="tank")[0]
+    assert "drives them off without harm" in beaten.text and g.f("g1").status == "ok"
+
+
+def test_15_vehicles_cannot_cross_obstacles_and_pay_3_inches_for_difficult_terrain(tmp_path):
+    g = _with_vehicles(tmp_path)
+    g.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "fence", "type": "obstacle", "height_mm": 20, "polygon": [[680, 480], [720, 480], [720, 490], [680, 490]]}])
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="grenadiers", character="ac")
+    g.seen(ac=(700, 380 + 8 * INCH, 90))
+    ruling = g.do("move", base="ac")[0]
+    assert "cannot cross obstacles" in ruling.text and '-3"' in ruling.text

@@ -21,6 +21,7 @@ SQUAD_RULES = ("sluggish", "unreliable", "enthusiasm", "hold_the_line", "defend_
 MAX_SQUAD = 10  # §3.1
 DEFAULT_BASE = "rect25x50"  # a WWI infantry base (sample)
 DEFAULT_HEIGHT_MM = 30.0
+VEHICLE_BASE = "rect50x100"  # a vehicle's footprint (sample; give the model's own as "base")
 
 
 def rules_data() -> dict[str, Any]:
@@ -47,8 +48,10 @@ def _stats(f: Fields, kind: Mapping[str, Any], armour: bool, mounted: bool) -> d
 
 
 def _model(f: Fields, data: Mapping[str, Any], squad_type: str | None) -> dict[str, Any]:
-    f.reject_unknown(["id", "type", "weapon", "melee_weapon", "grenades", "wire_cutters", "armour", "mounted", "hero",
-                      "commander", "stats", "marker", "base", "name"])
+    f.reject_unknown(["id", "type", "vehicle", "weapon", "melee_weapon", "grenades", "wire_cutters", "armour", "mounted",
+                      "hero", "commander", "stats", "marker", "base", "name"])
+    if squad_type is None and "vehicle" in f.data:  # §15: vehicles and tanks are characters
+        return _vehicle(f, data)
     kinds = sorted(data["troop_types"])
     kind_name = f.choice("type", kinds) if squad_type is None else f.choice("type", kinds, squad_type)
     kind = data["troop_types"][kind_name]
@@ -59,7 +62,17 @@ def _model(f: Fields, data: Mapping[str, Any], squad_type: str | None) -> dict[s
             "grenades": f.get("grenades", bool, False), "wire_cutters": f.get("wire_cutters", bool, False),
             "armour": armour, "mounted": mounted, "hero": f.get("hero", bool, False),
             "commander": f.get("commander", bool, False), "stats": _stats(f, kind, armour, mounted),
-            "cost": kind["cost_base"], "marker": marker(f), "base": base(f, DEFAULT_BASE)}
+            "cost": kind["cost_base"], "marker": marker(f), "base": base(f, DEFAULT_BASE), "vehicle": None}
+
+
+def _vehicle(f: Fields, data: Mapping[str, Any]) -> dict[str, Any]:
+    name = f.choice("vehicle", sorted(data["vehicles"]))
+    kind = data["vehicles"][name]
+    return {"id": f.get("id", str, check=ID_CHECK), "name": f.get("name", str, ""), "type": name,
+            "weapon": f.choice("weapon", sorted(data["weapons"]), kind["weapon"]), "melee_weapon": "basic",
+            "grenades": False, "wire_cutters": False, "armour": False, "mounted": False, "hero": False,
+            "commander": f.get("commander", bool, False), "stats": _stats(f, kind, False, False), "cost": kind["cost"],
+            "marker": marker(f), "base": base(f, VEHICLE_BASE), "vehicle": kind["kind"]}
 
 
 def load_army(path: str | Path) -> dict[str, Any]:
@@ -110,7 +123,7 @@ def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for army in armies:
         for squad in army["squads"]:
             out += [_spec(b, squad["id"], army["player"], "infantry") for b in squad["bases"]]
-        out += [_spec(c, c["id"], army["player"], "character") for c in army["characters"]]
+        out += [_spec(c, c["id"], army["player"], c["vehicle"] or "character") for c in army["characters"]]
     return out
 
 

@@ -13,6 +13,7 @@ from ...measure.templates import blast, scatter
 from ...measure.terrain import line_of_sight
 from ..base import Ruling
 from .blasts import BLAST_IN, hit_under
+from . import vehicles
 from .shooting import HIT, Refused
 from .state import INCH, MileState
 from .where import placed, placed_many
@@ -22,6 +23,7 @@ SPOTTER_IN = 8.0  # §9.2
 AIMED_SCATTER = 2  # §9.2: an aimed mortar takes 2 + the crew's Shooting off its d10
 UNAIMED_GUN = -2  # §9.3
 EYE_MM = 25.0
+DIRECT_HIT_POWER = 8  # §7.3
 
 
 def _crew_actions(state: MileState, gunner_id: str, needed: int) -> MileState:
@@ -55,7 +57,15 @@ def _shell(state: MileState, seq: int, centre: tuple[float, float], roller: Roll
     everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
     under = blast(centre, BLAST_IN * INCH, everyone)
     squads = sorted({state.fighters[f].squad for f in under if state.fighters[f].squad})
-    state, words, _ = hit_under(state, under, roller, key, 1, centre, True)
+    words = []
+    direct = next((p.id for p in everyone if state.fighters[p.id].vehicle and p.base.contains(centre)), None)
+    if direct:  # §9.2-9.3, §15.4: Power 8 and at least one point
+        state, said = vehicles.damage(state, state.fighters[direct], DIRECT_HIT_POWER, False, roller, f"{key}/direct",
+                                      direct_hit=True)
+        words.append("direct hit: " + said)
+        under = [f for f in under if f != direct]
+    state, more, _ = hit_under(state, under, roller, key, 1, centre, True)
+    words += more
     act = state.activation
     return state.evolve(activation=replace(act, shaken=act.shaken | set(squads))), words, squads
 

@@ -37,7 +37,7 @@ def hit_under(state: MileState, ids: list[str], roller: Roller, key: str, power:
             if roll < COVER_SAVE:
                 words.append(f"{fid} in cover escapes (d10 {roll})")
                 continue
-        state, said, w = take_hits(state, 0, 1, power, None, victim, source, roller, f"{key}/{fid}")
+        state, said, w = take_hits(state, 0, 1, power, None, victim, source, roller, f"{key}/{fid}", hand_held=False)
         words += said
         wavered[victim.squad] = wavered.get(victim.squad, 0) + w
         if victim.squad:

@@ -10,6 +10,7 @@ from typing import Any, Mapping
 from ...dice import Roller
 from ...measure.relations import in_contact
 from ..base import Ruling
+from . import vehicles
 from .shooting import Refused, panic
 from .state import CONTACT_IN, INCH, Fighter, MileState
 from .where import placed, placed_many
@@ -17,6 +18,7 @@ from .where import placed, placed_many
 CRITICAL_MARGIN = 4  # §10.2
 LOSER_POWER = 1  # §7.3
 HERO_CRITICAL_POWER = 2  # §10.2
+VEHICLE_LOSES_POWER = 3  # §15.1
 
 
 def _in_the_fight(state: MileState, against: Fighter, player: str) -> int:
@@ -71,7 +73,13 @@ def melee(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, m
     lost = defender if won is attacker else attacker
     margin = totals[won.id] - totals[lost.id]
     power = LOSER_POWER + bonus[won.id][0] + bonus[won.id][1]
-    state, fate, falls_back = _damage(state, lost, power, margin >= CRITICAL_MARGIN, roller, f"{seq}/melee")
+    if lost.vehicle:  # §15: a vehicle that loses takes a hit at Power 3 (melee counts as small arms)
+        state, fate = vehicles.damage(state, lost, VEHICLE_LOSES_POWER, True, roller, f"{seq}/melee")
+        falls_back = False
+    elif won.vehicle:  # §15.1-15.2: a vehicle that wins does no harm
+        state, fate, falls_back = state, f"{won.id} drives them off without harm (§15)", False
+    else:
+        state, fate, falls_back = _damage(state, lost, power, margin >= CRITICAL_MARGIN, roller, f"{seq}/melee")
     words = [f"Melee {attacker.id} {totals[attacker.id]} (d10 {rolls[attacker.id]}) against {defender.id} "
              f"{totals[defender.id]} (d10 {rolls[defender.id]}): {won.id} wins", fate]
     if falls_back and (_already_back(args) + 1) % 3 == 0:  # this fall-back makes a third: one base flees

@@ -17,6 +17,8 @@ from .where import placed, placed_many
 DIFFICULT = ("woods", "water")  # §5.2: difficult terrain (a terrain-piece property agreed before the game)
 DTM_IN = 1.0  # §5.2
 SLACK_IN = 0.2  # the camera's path may run a few mm long
+VEHICLE_DTM_IN = {"vehicle": 3.0, "tank": 2.0}  # §5.2
+TANK_OBSTACLE_IN = 3.0  # §15.2
 
 
 def _high(piece, options) -> bool:
@@ -38,18 +40,26 @@ def move(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState
                                                                                                       state.options))]
     high = [c.piece for c in crossed if c.type == "obstacle" and _high(_piece(state, c.piece), state.options)]
     allowed = float(state.stat(fighter, "speed"))
+    if fighter.immobilised:
+        problems.append("it is immobilised (§15)")
+    if fighter.vehicle == "vehicle" and any(c.type == "obstacle" for c in crossed):
+        problems.append("a vehicle cannot cross obstacles (§15.1)")
     if rough:
-        allowed -= DTM_IN
-        notes.append(f"Difficult-Terrain Mode through {', '.join(rough)} (-1\", §5.2)")
+        dtm = VEHICLE_DTM_IN.get(fighter.vehicle or "", DTM_IN)
+        allowed -= dtm
+        notes.append(f"Difficult-Terrain Mode through {', '.join(rough)} (-{dtm:g}\", §5.2)")
         if fighter.squad and _close_order(before, fighter.squad):
             problems.append("a squad in close order cannot enter difficult terrain (§5.3)")
-    if high:
+    climbing = bool(high) and fighter.vehicle != "tank"
+    if high and not climbing:  # §15.2: a tank pays 3" of its Speed
+        allowed -= TANK_OBSTACLE_IN
+        notes.append(f"crossed {', '.join(high)} for 3\" (§15.2)")
+    elif climbing:
         allowed = _high_crossing_in(state, high)
         notes.append(f"crossed {', '.join(high)}: a high obstacle takes the whole Move, begun in contact with it (§5.5)")
-        if inches > allowed + SLACK_IN:
-            problems.append(f'{inches:.1f}" is more than the crossing: it may only climb over (§5.5)')
-    elif inches > allowed + SLACK_IN:
-        problems.append(f'{inches:.1f}" is more than its {max(allowed, 0):g}" (§5.1)')
+    if inches > allowed + SLACK_IN:
+        problems.append(f'{inches:.1f}" is more than the crossing: a high obstacle is only climbed over (§5.5)' if climbing
+                        else f'{inches:.1f}" is more than its {max(allowed, 0):g}" (§5.1)')
     state = state.evolve(paths={**state.paths, fighter.id: path[-1:]})  # the next Move starts here
     enemy = _contact(state, fighter)
     if enemy:

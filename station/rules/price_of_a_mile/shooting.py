@@ -11,6 +11,7 @@ from ...measure.relations import nearest
 from ...measure.terrain import line_of_sight
 from ..base import Ruling
 from .state import INCH, Activation, Fighter, MileState
+from . import vehicles
 from .where import in_terrain, placed, placed_many
 
 TARGETS = 3  # §6.1
@@ -60,7 +61,11 @@ def legal_targets(state: MileState, shooter: Fighter, aimed: bool) -> list[tuple
         raise Refused(f"the camera has not placed {shooter.id}", "§6.1")
     enemies = placed_many(state, [f.id for f in state.fighters.values() if f.player != shooter.player and f.standing])
     seen = [e for e in enemies if visible(state, shooter, state.fighters[e.id])[0]]
-    return nearest(origin, seen, AIMED_TARGETS if aimed else TARGETS)
+    picks = nearest(origin, seen, AIMED_TARGETS if aimed else TARGETS)
+    vehicle = vehicles.nearest_vehicle(state, shooter, {e.id for e in seen})  # §6.1, §15.4
+    if vehicle and vehicle not in [p for p, _ in picks]:
+        picks.append(next(item for item in nearest(origin, seen, len(seen)) if item[0] == vehicle))
+    return picks
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,9 @@ def volley(state: MileState, shooter: Fighter, target: Fighter, weapon: Mapping[
     if target.mounted:
         bonus += 1
         parts.append("cavalry target +1")
+    if target.vehicle:  # §15.4
+        bonus += 1
+        parts.append("vehicle +1")
     if target.weapon == "flamethrower" and shooter.weapon in SMALL_ARMS:
         bonus += 1
         parts.append("flamethrower target +1")
@@ -97,7 +105,8 @@ def volley(state: MileState, shooter: Fighter, target: Fighter, weapon: Mapping[
 
 
 def take_hits(state: MileState, seq: int, hits: int, power: int, victim_squad: str | None, victim: Fighter,
-              source: tuple[float, float] | None, roller: Roller, key: str) -> tuple[MileState, list[str], int]:
+              source: tuple[float, float] | None, roller: Roller, key: str,
+              hand_held: bool = True) -> tuple[MileState, list[str], int]:
     """§7.1, §6.1: each hit falls on the squad's standing base nearest the source; d10 + Power >=
     Toughness takes it out, otherwise it Wavers (falls back 2").  Returns the state, what
     happened, and how many wavered."""
@@ -107,6 +116,10 @@ def take_hits(state: MileState, seq: int, hits: int, power: int, victim_squad: s
         if not pool:
             break
         target = _nearest_to(state, pool, source)
+        if target.vehicle:  # §15.4
+            state, said = vehicles.damage(state, target, power, hand_held, roller, f"{key}/{k}")
+            words.append(said)
+            continue
         roll = roller.roll(10, f"{key}/{k}/damage")
         if roll + power >= state.stat(target, "toughness"):
             state = state.with_fighter(replace(target, status="out"))
@@ -171,11 +184,13 @@ def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, w
     rolls = [roller.roll(10, f"{seq}/shot/{k}/hit") for k in range(v.shots)]
     hits = sum(1 for r in rolls if r + v.bonus >= need)
     source = state.positions[shooter.id][:2]
-    state, words, wavered = take_hits(state, seq, hits, weapon["power"], target.squad, target, source, roller, f"{seq}/shot")
+    state, words, wavered = take_hits(state, seq, hits, weapon["power"], target.squad, target, source, roller, f"{seq}/shot",
+                                      bool(weapon.get("hand_held")))
     state, fled = panic(state, target.squad, wavered, source)
     act: Activation = state.activation  # type: ignore[assignment]
-    state = state.evolve(activation=replace(act, shot_with={**act.shot_with, shooter.id: act.shot_with.get(shooter.id, 0)
-                                                            + cost}))
+    shaken = act.shaken | ({target.squad} if shooter.vehicle == "tank" and target.squad else set())  # §13.1: tank fire
+    state = state.evolve(activation=replace(act, shaken=shaken, shot_with={
+        **act.shot_with, shooter.id: act.shot_with.get(shooter.id, 0) + cost}))
     text = (f"{shooter.id} {'aims and fires' if aimed else 'fires'} {shooter.weapon.replace('_', ' ')} at "
             f"{target.squad or target.id} ({target.id} {edge_in:.1f}\", {'long' if long else 'effective'} range"
             f"{', in cover' if cover else ''}): {v.shots} d10 {rolls} + {v.bonus} ({', '.join(v.parts)}) against {need}+: "

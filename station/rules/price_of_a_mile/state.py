@@ -32,6 +32,10 @@ class Fighter:
     mounted: bool = False
     status: str = "ok"  # ok | out (a casualty) | fled (§13.3)
     fuel_spent: bool = False  # a flamethrower (§9.1)
+    vehicle: str | None = None  # "vehicle" or "tank" (§15)
+    damage: int = 0  # §15: damage points; 10 destroys
+    immobilised: bool = False
+    disordered: bool = False  # a vehicle that failed its Morale test (§15.1, settled as Disorder)
 
     @property
     def standing(self) -> bool:
@@ -134,7 +138,7 @@ class MileState:
         act = self.activation
         if act and act.out_of_command and fighter.squad == act.squad and fighter.squad is not None:
             value -= 1
-        if name == "morale" and fighter.squad and self.squads[fighter.squad].disordered:
+        if name == "morale" and ((fighter.squad and self.squads[fighter.squad].disordered) or fighter.disordered):
             value -= 1
         if name == "morale" and self.options.gas_attack == fighter.player:
             value -= 1
@@ -161,4 +165,5 @@ def build(armies: tuple[Mapping[str, Any], ...]) -> tuple[dict[str, Fighter], di
 
 def _fighter(model: Mapping[str, Any], player: str, squad: str | None) -> Fighter:
     return Fighter(model["id"], player, squad, model["type"], dict(model["stats"]), model["weapon"], model["melee_weapon"],
-                   model["cost"], model["grenades"], model["hero"], model["commander"], model["mounted"])
+                   model["cost"], model["grenades"], model["hero"], model["commander"], model["mounted"],
+                   vehicle=model.get("vehicle"))

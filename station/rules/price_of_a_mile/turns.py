@@ -10,7 +10,7 @@ from ...dice import Roller
 from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
 from ..base import Ruling
-from . import optional
+from . import optional, vehicles
 from .state import COMMAND_IN, INCH, Activation, MileState
 from .where import placed_many
 
@@ -111,7 +111,8 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
                               "§16.8", needs_referee=True)]
     slow, sluggish = optional.actions_for(state, seq, squad_id, roller)
     members = ([f.id for f in state.standing(squad_id)] if squad_id else []) + ([character_id] if character_id else [])
-    actions = {m: 3 if state.fighters[m].hero else slow if slow and m != character_id else 2 for m in members}
+    actions = {m: 3 if state.fighters[m].hero or state.fighters[m].vehicle == "tank" else slow if slow and m != character_id
+               else 2 for m in members}
     strength = {s: len(state.standing(s)) for s in state.squads}
     cut_off = _cut_off(state, squad_id) if squad_id else []
     state = state.evolve(activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength),
@@ -123,8 +124,13 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
         text += " " + "; ".join(unsteady + sluggish) + "."
     if cut_off:
         text += f" Command distance is broken ({', '.join(cut_off)} more than 2\" from the rest): -1 to every stat (§3.2)."
-    return state, [Ruling(f"{seq}:activate", seq, "status" if not cut_off else "warning", text, "§4.3 §3.2",
-                          details={"out_of_command": cut_off})]
+    rulings = [Ruling(f"{seq}:activate", seq, "status" if not cut_off else "warning", text, "§4.3 §3.2",
+                      details={"out_of_command": cut_off})]
+    tank = vehicles.tank_near(state, squad_id) if squad_id else None
+    if tank:  # §13.1: an enemy tank within 12" tests the squad at once
+        state, test = morale_test(state, seq, squad_id, roller, f"enemy tank {tank} within 12\"")
+        rulings.append(test)
+    return state, rulings
 
 
 def _near_enemy(state: MileState, squad_id: str | None, inches: float = 8.0) -> bool:

@@ -1,0 +1,72 @@
+"""The Price of a Mile's vehicles and tanks (seed 003 digest §15): damage points from a
+successful damage roll (d10, a tank d6), immobilised by a small count from anything but hand-held
+small arms, destroyed at 10; a vehicle tests Morale after damage (-1 at 5 points) and a tank
+never does; an artillery direct hit is Power 8 and always does at least 1 point; and a tank within
+12" shakes every squad that activates."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...dice import Roller
+from ...measure.pairwise import edge_distances
+from .state import INCH, Fighter, MileState
+from .where import placed, placed_many
+
+DESTROYED_AT = 10  # §15.1, §15.2
+IMMOBILISED_UP_TO = {"vehicle": 2, "tank": 1}  # points from one hit
+TANK_TERROR_IN = 12.0  # §13.1
+MORALE_TARGET = 8
+HEAVY_DAMAGE = 5  # §15.1: -1 to the vehicle's test
+
+
+def damage(state: MileState, victim: Fighter, power: int, hand_held: bool, roller: Roller, key: str,
+           direct_hit: bool = False) -> tuple[MileState, str]:
+    """§15.4: d10 + Power >= Toughness does d10 points (a tank d6); a direct artillery hit always
+    does at least one."""
+    roll = roller.roll(10, f"{key}/damage")
+    hurt = roll + power >= state.stat(victim, "toughness")
+    if not hurt and not direct_hit:
+        return state, f"{victim.id} shrugs it off (d10 {roll}+{power})"
+    points = roller.roll(6 if victim.vehicle == "tank" else 10, f"{key}/points") if hurt else 1
+    total = victim.damage + points
+    stuck = victim.immobilised or (not hand_held and points <= IMMOBILISED_UP_TO[victim.vehicle or "vehicle"])
+    gone = total >= DESTROYED_AT
+    state = state.with_fighter(replace(victim, damage=total, immobilised=stuck, status="out" if gone else victim.status))
+    words = f"{victim.id} takes {points} damage point(s) (d10 {roll}+{power}), {total} in all"
+    if gone:
+        return state, words + ": destroyed (§15)"
+    if stuck and not victim.immobilised:
+        words += ", immobilised"
+    if victim.vehicle == "vehicle":  # §15.1: a vehicle tests; a tank never does (§15.2)
+        test = roller.roll(10, f"{key}/morale")
+        total_test = test + state.stat(state.fighters[victim.id], "morale") - (1 if total >= HEAVY_DAMAGE else 0)
+        if total_test < MORALE_TARGET:
+            state = state.with_fighter(replace(state.fighters[victim.id], disordered=True))
+            words += f"; Morale d10 {test}: {total_test}, Disordered"
+        else:
+            words += f"; Morale d10 {test}: {total_test}, holds"
+    return state, words
+
+
+def nearest_vehicle(state: MileState, shooter: Fighter, seen) -> str | None:
+    """§6.1: any shooter may pick the nearest visible enemy vehicle, wherever it ranks."""
+    origin = placed(state, shooter.id)
+    vehicles = [f.id for f in state.fighters.values() if f.vehicle and f.standing and f.player != shooter.player
+                and f.id in seen]
+    others = placed_many(state, vehicles)
+    if origin is None or not others:
+        return None
+    gaps = edge_distances([origin.base] + [o.base for o in others])[0, 1:]
+    return others[int(gaps.argmin())].id
+
+
+def tank_near(state: MileState, squad_id: str) -> str | None:
+    """§13.1: an enemy tank, not immobilised, within 12" of the squad."""
+    mine = placed_many(state, [f.id for f in state.standing(squad_id)])
+    tanks = placed_many(state, [f.id for f in state.fighters.values() if f.vehicle == "tank" and f.standing
+                                and not f.immobilised and f.player != state.squads[squad_id].player])
+    if not mine or not tanks:
+        return None
+    gaps = edge_distances([b.base for b in mine] + [t.base for t in tanks])[:len(mine), len(mine):]
+    column = gaps.min(axis=0)
+    return tanks[int(column.argmin())].id if column.min() <= TANK_TERROR_IN * INCH else None
