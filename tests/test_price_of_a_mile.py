@@ -435,3 +435,39 @@ def test_15_vehicles_cannot_cross_obstacles_and_pay_3_inches_for_difficult_terra
     g.seen(ac=(700, 380 + 8 * INCH, 90))
     ruling = g.do("move", base="ac")[0]
     assert "cannot cross obstacles" in ruling.text and '-3"' in ruling.text
+
+
+def test_5_7_barbed_wire_is_crossed_on_6_or_the_base_is_stuck_and_5_8_cut(game):
+    from dataclasses import replace as swap
+    game.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "wire", "type": "wire", "height_mm": 30, "polygon": [[60, 255], [150, 255], [150, 275], [60, 275]]},
+        {"id": "wire2", "type": "wire", "height_mm": 30, "polygon": [[130, 280], [190, 280], [190, 290], [130, 290]]}])
+    game.do("activate", squad="poilus")
+    game.seen(p1=(100, 300, 90))  # 100 mm, straight over the wire: d10 3 + Res 0 < 6
+    ruling = game.do("move", 3, base="p1")[0]
+    assert "stuck on wire" in ruling.text and game.f("p1").stuck
+    assert game.state.stat(game.f("p1"), "melee") == -1 and "stuck on the wire" in game.do("move", base="p1")[0].text
+    assert "free (§5.7)" in game.do("free", 6, base="p1")[0].text and not game.f("p1").stuck
+    game.state = game.state.with_fighter(swap(game.f("p2"), wire_cutters=True))
+    game.seen(p2=(160, 250, 90))
+    game.do("move", base="p2")
+    assert "a gap is made" in game.do("cut_wire", 8, base="p2", wire="wire2")[0].text and "wire2" in game.state.cut_wire
+
+
+def test_5_6_trenches_give_range_cover_and_channel_blasts(game):
+    from station.rules.price_of_a_mile.blasts import blast_area
+    from station.rules.price_of_a_mile.where import placed_many
+    game.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "sap", "type": "trench", "height_mm": 0, "polygon": [[560, 150], [800, 150], [800, 250], [560, 250]]}])
+    game.seen(capitaine=(600, 200, 90), l1=(600, 460, 270))
+    game.do("activate", squad="poilus", character="capitaine")
+    shot = game.do("shoot", 1, shooter="capitaine", target="l1")[0]
+    assert not shot.details["long"]  # 8.8" with a 6" pistol, but from a trench: +4" (§6.3)
+    everyone = placed_many(game.state, list(game.state.fighters))
+    hit, extra, where = blast_area(game.state, (680, 200), everyone)  # in the sap: 3", +1, only those in it
+    assert extra == 1 and "sap" in where and set(hit) == {"g1", "g2", "g3", "capitaine"}
+    hit, extra, _ = blast_area(game.state, (680, 270), everyone)  # outside: 2"
+    assert extra == 0 and set(hit) == {"g2"}
+    from station.rules.price_of_a_mile.blasts import hit_under
+    state, words, _ = hit_under(game.state, ["g2"], ScriptedRoller(7), "k", 1, (680, 270), True)
+    assert "escapes" in words[0]  # in a trench, a blast from outside needs 8+ (§8.2)

@@ -22,7 +22,7 @@ from .sightlines import SOLID, Footprints, sightlines
 
 FORMAT = "station-terrain/1"
 SOLID_TYPES = SOLID  # what blocks a line of sight, and what a model can stand on
-TYPES = ("woods", "building", "hill", "water", "obstacle")
+TYPES = ("woods", "building", "hill", "water", "obstacle", "trench", "wire")  # trench and wire: The Price of a Mile
 MAX_PIECES = 200  # a crowded table has 30
 MAX_POINTS = 64  # per outline: enough for a drawn wood, and keeps sight tests fast
 
@@ -38,16 +38,22 @@ class Piece:
     def contains(self, p: np.ndarray) -> bool:
         return bool(Footprints.of([self]).contains(np.asarray(p, float).reshape(1, 2))[0, 0])
 
-    def depth_mm(self, p) -> float:
-        """How far inside the piece a point is (0 outside): the distance to its nearest edge, for
-        rules such as The Price of a Mile's "invisible more than 2" inside woods" (§6.2)."""
+    def distance_mm(self, p) -> float:
+        """From a point outside the piece to its outline (0 inside)."""
         point = np.asarray(p, float).reshape(2)
-        if not self.contains(point):
-            return 0.0
+        return 0.0 if self.contains(point) else self._to_edge(point)
+
+    def _to_edge(self, point: np.ndarray) -> float:
         a, b = self.polygon, np.roll(self.polygon, -1, axis=0)
         ab = b - a
         t = np.clip(np.einsum("ij,ij->i", point - a, ab) / np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-12), 0.0, 1.0)
         return float(np.min(np.hypot(*(a + ab * t[:, None] - point).T)))
+
+    def depth_mm(self, p) -> float:
+        """How far inside the piece a point is (0 outside): the distance to its nearest edge, for
+        rules such as The Price of a Mile's "invisible more than 2" inside woods" (§6.2)."""
+        point = np.asarray(p, float).reshape(2)
+        return self._to_edge(point) if self.contains(point) else 0.0
 
 
 def _segments_cross(p1, p2, p3, p4) -> bool:

@@ -19,7 +19,7 @@ from .army import check_armies, load_army, model_specs, rules_data
 from .shooting import Refused
 from .state import INCH, MileState, Options, build
 
-INPUT_TYPES = ("gas_attack", "roll_initiative", "activate", "move", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "regroup", "flee", "end_activation",
+INPUT_TYPES = ("gas_attack", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "regroup", "flee", "end_activation",
                "confirm", "override")
 
 
@@ -75,7 +75,10 @@ class PriceOfAMile(ModelRuleset):
             if body.type == "end_activation":
                 return turns.end_activation(state, seq, self.roller)
             if body.type == "move":
-                state, ruling = moving.move(state, seq, args)
+                state, ruling = moving.move(state, seq, args, self.roller)
+                return state, [ruling]
+            if body.type in ("free", "cut_wire"):
+                state, ruling = getattr(moving, body.type)(state, seq, args, self.roller)
                 return state, [ruling]
             if body.type == "shoot":
                 state, ruling = shooting.shoot(state, seq, args, self.roller, self.data["weapons"], self._rules_of(state))

@@ -9,10 +9,10 @@ from typing import Any, Mapping
 from ...dice import Roller
 from ...measure.bases import Base
 from ...measure.measurement import Placed
-from ...measure.templates import blast, scatter
+from ...measure.templates import scatter
 from ...measure.terrain import line_of_sight
 from ..base import Ruling
-from .blasts import BLAST_IN, hit_under
+from .blasts import blast_area, hit_under
 from . import vehicles
 from .shooting import HIT, Refused
 from .state import INCH, MileState
@@ -55,16 +55,16 @@ def _sees_point(state: MileState, who: str, point: tuple[float, float]) -> bool:
 def _shell(state: MileState, seq: int, centre: tuple[float, float], roller: Roller, key: str) -> tuple[MileState, list[str], list[str]]:
     """A 2" blast at Power 1; every squad under it tests Morale, losses or not (§9.2, §13.1)."""
     everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
-    under = blast(centre, BLAST_IN * INCH, everyone)
+    under, extra, where = blast_area(state, centre, everyone)
     squads = sorted({state.fighters[f].squad for f in under if state.fighters[f].squad})
-    words = []
+    words = [where.strip(" ()")] if where else []
     direct = next((p.id for p in everyone if state.fighters[p.id].vehicle and p.base.contains(centre)), None)
     if direct:  # §9.2-9.3, §15.4: Power 8 and at least one point
         state, said = vehicles.damage(state, state.fighters[direct], DIRECT_HIT_POWER, False, roller, f"{key}/direct",
                                       direct_hit=True)
         words.append("direct hit: " + said)
         under = [f for f in under if f != direct]
-    state, more, _ = hit_under(state, under, roller, key, 1, centre, True)
+    state, more, _ = hit_under(state, under, roller, key, 1 + extra, centre, True, bool(extra))
     words += more
     act = state.activation
     return state.evolve(activation=replace(act, shaken=act.shaken | set(squads))), words, squads

@@ -17,6 +17,8 @@ from .where import in_terrain, placed, placed_many
 
 GRENADE_RANGE_IN = 6.0  # §8.1
 BLAST_IN = 2.0  # §8.1, §9.2, §9.3
+TRENCH_BLAST_IN = 3.0  # §8.2
+TRENCH_SAVE = 8  # §8.2
 GRENADE_POWER = 1
 COVER_SAVE = 6  # §8.1: a target in cover is hit only on a d10 of 6+
 DIFFICULT = ("woods", "water", "obstacle", "building")  # where a thrower (or else its target) must be (§8.1)
@@ -24,15 +26,31 @@ FLAME_LENGTH_IN, FLAME_WIDTH_IN, FLAME_POWER = 8.0, 1.0, 2  # §9.1
 FUEL_OUT = 2  # §9.1: 1-2 on a d10 after each shot
 
 
+def blast_area(state: MileState, centre: tuple[float, float], bases: list) -> tuple[list[str], int, str]:
+    """§8.2: the bases a blast reaches and its Power bonus.  In a trench it spreads 3" along it,
+    +1 Power, and spares everyone outside; elsewhere it is 2"."""
+    trench = next((p for p in state.terrain if p.type == "trench" and p.contains(centre)), None)
+    if trench is None:
+        return blast(centre, BLAST_IN * INCH, bases), 0, ""
+    inside = [b for b in bases if trench.contains((b.base.x, b.base.y))]
+    return blast(centre, TRENCH_BLAST_IN * INCH, inside), 1, f" in {trench.id} (3\", +1 Power, §8.2)"
+
+
 def hit_under(state: MileState, ids: list[str], roller: Roller, key: str, power: int, source, cover_save: bool,
-           ) -> tuple[MileState, list[str], list[str]]:
+              trench_epicentre: bool = False) -> tuple[MileState, list[str], list[str]]:
     """Hit every base listed (each its own target, §8.1); returns the state, what happened, and
-    the squads hit (they test Morale if it was flame or artillery)."""
+    the squads hit (they test Morale if it was flame or artillery).  A blast from outside reaches
+    a base in a trench only on a d10 of 8+ (§8.2), one in other cover on 6+ (§8.1)."""
     words, squads = [], []
     wavered: dict[str | None, int] = {}
     for fid in ids:
         victim = state.fighters[fid]
-        if cover_save and in_terrain(state, fid, COVER_TYPES):
+        if cover_save and not trench_epicentre and in_terrain(state, fid, ("trench",)):
+            roll = roller.roll(10, f"{key}/{fid}/trench")
+            if roll < TRENCH_SAVE:
+                words.append(f"{fid} in its trench escapes (d10 {roll})")
+                continue
+        elif cover_save and in_terrain(state, fid, COVER_TYPES):
             roll = roller.roll(10, f"{key}/{fid}/cover")
             if roll < COVER_SAVE:
                 words.append(f"{fid} in cover escapes (d10 {roll})")
@@ -71,10 +89,10 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
     distance = max(0, roller.roll(6, f"{seq}/grenade/distance") - state.stat(thrower, "shooting"))
     centre = scatter((float(point[0]), float(point[1])), direction, state.options.scatter_sides, distance * INCH)
     everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
-    hit = blast(centre, BLAST_IN * INCH, everyone)
-    state, words, _ = hit_under(state, hit, roller, f"{seq}/grenade", GRENADE_POWER, centre, True)
-    text = (f"{thrower.id} throws a grenade: scatter {distance}\" towards {direction} on the arrow die; "
-            f"{len(hit)} base(s) within 2\"" + (": " + "; ".join(words) if words else "") +
+    hit, extra, where = blast_area(state, centre, everyone)
+    state, words, _ = hit_under(state, hit, roller, f"{seq}/grenade", GRENADE_POWER + extra, centre, True, bool(extra))
+    text = (f"{thrower.id} throws a grenade: scatter {distance}\" towards {direction} on the arrow die{where}; "
+            f"{len(hit)} base(s) under it" + (": " + "; ".join(words) if words else "") +
             ". It may shoot only pistols for the rest of its activation (§8.1).")
     return state, Ruling(f"{seq}:grenade", seq, "shot", text, "§8.1", element=thrower.id,
                          details={"centre": [round(c, 1) for c in centre], "hit": hit})

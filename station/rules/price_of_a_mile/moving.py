@@ -9,6 +9,7 @@ from typing import Any, Mapping
 
 from ...measure.movement import movement, terrain_crossed
 from ...measure.relations import coherent, in_contact
+from ...dice import Roller
 from ..base import Ruling
 from .shooting import Refused, spend
 from .state import CONTACT_IN, INCH, MileState
@@ -17,6 +18,8 @@ from .where import placed, placed_many
 DIFFICULT = ("woods", "water")  # §5.2: difficult terrain (a terrain-piece property agreed before the game)
 DTM_IN = 1.0  # §5.2
 SLACK_IN = 0.2  # the camera's path may run a few mm long
+WIRE_CROSSING = 6  # §5.7
+WIRE_CUTTING = 8  # §5.8, §11
 VEHICLE_DTM_IN = {"vehicle": 3.0, "tank": 2.0}  # §5.2
 TANK_OBSTACLE_IN = 3.0  # §15.2
 
@@ -26,19 +29,37 @@ def _high(piece, options) -> bool:
     return piece.type == "obstacle" and piece.height_mm > options.high_obstacle_mm
 
 
-def move(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
+def _trench_moves(state: MileState, path) -> tuple[list[str], list[str]]:
+    """§5.6: the trenches the path enters (Difficult-Terrain Mode) and leaves (a high obstacle)."""
+    entered, left = [], []
+    if len(path) >= 2:
+        for piece in (p for p in state.terrain if p.type == "trench"):
+            start, end = piece.contains(path[0][:2]), piece.contains(path[-1][:2])
+            if end and not start:
+                entered.append(piece.id)
+            elif start and not end:
+                left.append(piece.id)
+    return entered, left
+
+
+def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
     fighter = state.fighters.get(str(args.get("base")))
     if fighter is None or not fighter.standing:
         raise Refused("give a standing base", "§5.1")
+    if fighter.stuck:
+        raise Refused(f"{fighter.id} is stuck on the wire: free it first (§5.7)", "§5.7")
     before = state
     state = spend(state, fighter, 1, "§5.1")
     path = state.paths.get(fighter.id, ())
     inches = movement(path).path_mm / INCH
     crossed = terrain_crossed(path, state.terrain)
     problems, notes = [], []
+    entered, left = _trench_moves(state, path)
+    wire = [c.piece for c in crossed if c.type == "wire" and c.piece not in state.cut_wire]
     rough = [c.piece for c in crossed if c.type in DIFFICULT or (c.type == "obstacle" and not _high(_piece(state, c.piece),
                                                                                                       state.options))]
-    high = [c.piece for c in crossed if c.type == "obstacle" and _high(_piece(state, c.piece), state.options)]
+    rough += entered + [c.piece for c in crossed if c.type == "wire" and c.piece in state.cut_wire]
+    high = [c.piece for c in crossed if c.type == "obstacle" and _high(_piece(state, c.piece), state.options)] + left + wire
     allowed = float(state.stat(fighter, "speed"))
     if fighter.immobilised:
         problems.append("it is immobilised (§15)")
@@ -60,6 +81,14 @@ def move(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState
     if inches > allowed + SLACK_IN:
         problems.append(f'{inches:.1f}" is more than the crossing: a high obstacle is only climbed over (§5.5)' if climbing
                         else f'{inches:.1f}" is more than its {max(allowed, 0):g}" (§5.1)')
+    if wire and not problems:  # §5.7: d10 + Resourcefulness, 6+ crosses
+        roll = roller.roll(10, f"{seq}/wire")
+        total = roll + state.stat(fighter, "resourcefulness")
+        if total < WIRE_CROSSING:
+            state = state.with_fighter(replace(state.fighters[fighter.id], stuck=True))
+            notes.append(f"d10 {roll} → {total}: stuck on {', '.join(wire)}; put it back on the wire (§5.7)")
+        else:
+            notes.append(f"d10 {roll} → {total}: through the wire (§5.7)")
     state = state.evolve(paths={**state.paths, fighter.id: path[-1:]})  # the next Move starts here
     enemy = _contact(state, fighter)
     if enemy:
@@ -95,3 +124,39 @@ def _contact(state: MileState, fighter) -> list[str]:
         return []
     enemies = placed_many(state, [f.id for f in state.fighters.values() if f.player != fighter.player and f.standing])
     return [e.id for e in enemies if in_contact(me, e, CONTACT_IN * INCH)]
+
+
+def free(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
+    """§5.7: a base stuck on the wire spends an action and tests again: d10 + Resourcefulness, 6+."""
+    fighter = state.fighters.get(str(args.get("base")))
+    if fighter is None or not fighter.stuck:
+        raise Refused("give a base stuck on the wire", "§5.7")
+    state = spend(state, fighter, 1, "§5.7")
+    roll = roller.roll(10, f"{seq}/free")
+    total = roll + state.stat(fighter, "resourcefulness")
+    if total >= WIRE_CROSSING:
+        state = state.with_fighter(replace(state.fighters[fighter.id], stuck=False))
+    return state, Ruling(f"{seq}:free", seq, "status", f"{fighter.id} tries to get off the wire: d10 {roll} → {total}: "
+                         + ("free (§5.7)." if total >= WIRE_CROSSING else "still stuck (§5.7)."), "§5.7", element=fighter.id)
+
+
+def cut_wire(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
+    """§5.8: a base with wire cutters in contact with the wire spends a non-combat action:
+    d10 + Resourcefulness, 8+ cuts a gap, which is then crossed like difficult terrain."""
+    fighter = state.fighters.get(str(args.get("base")))
+    piece = next((p for p in state.terrain if p.id == args.get("wire") and p.type == "wire"), None)
+    if fighter is None or not fighter.standing or not fighter.wire_cutters:
+        raise Refused("give a standing base with wire cutters", "§5.8")
+    me = placed(state, fighter.id)
+    if piece is None or me is None:
+        raise Refused("give a wire piece of the terrain, and a base the camera has placed", "§5.8")
+    if piece.distance_mm((me.base.x, me.base.y)) > max(me.base.length, me.base.width) / 2 + CONTACT_IN * INCH:
+        raise Refused(f"{fighter.id} is not in contact with {piece.id}", "§5.8")
+    state = spend(state, fighter, 1, "§5.8")
+    roll = roller.roll(10, f"{seq}/cut")
+    total = roll + state.stat(fighter, "resourcefulness")
+    if total >= WIRE_CUTTING:
+        state = state.evolve(cut_wire=state.cut_wire | {piece.id})
+    return state, Ruling(f"{seq}:cut", seq, "status", f"{fighter.id} cuts at {piece.id}: d10 {roll} → {total}: "
+                         + ("a gap is made (§5.8)." if total >= WIRE_CUTTING else "no gap yet (§5.8)."), "§5.8",
+                         element=fighter.id)

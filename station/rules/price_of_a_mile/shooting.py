@@ -17,7 +17,8 @@ from .where import in_terrain, placed, placed_many
 TARGETS = 3  # §6.1
 AIMED_TARGETS = 4  # §6.5
 HIT = {(False, False): 7, (False, True): 8, (True, False): 9, (True, True): 10}  # §6.3: (long, cover)
-COVER_TYPES = ("woods", "building")  # §6.4: terrain agreed to give cover (and any obstacle on the line)
+COVER_TYPES = ("woods", "building", "trench")  # §6.4, §5.6: terrain giving cover (and any obstacle on the line)
+PREPARED_IN = 4.0  # §6.3: firing from a prepared position (a trench)
 WOODS_SIGHT_IN = 2.0  # §6.2
 PANIC_EVERY = 3  # §7.2
 SMALL_ARMS = ("pistol", "rifle", "obsolete_rifle", "carbine")  # §9.1: +1 against flamethrowers
@@ -177,7 +178,7 @@ def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, w
         raise Refused(f"{target.id} is not among the {AIMED_TARGETS if aimed else TARGETS} nearest enemies "
                       f"{shooter.id} can see ({', '.join(t for t, _ in legal) or 'none'})", "§6.1")
     edge_in = dict(legal)[target.id] / INCH
-    long = edge_in > weapon["range_in"]
+    long = edge_in > weapon["range_in"] + (PREPARED_IN if in_terrain(state, shooter.id, ("trench",)) else 0.0)
     cover = in_terrain(state, target.id, COVER_TYPES) or bool(visible(state, shooter, target)[2])
     v = volley(state, shooter, target, weapon, actions, aimed, rules_of(shooter))
     need = HIT[(long, cover)]

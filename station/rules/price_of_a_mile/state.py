@@ -36,6 +36,8 @@ class Fighter:
     damage: int = 0  # §15: damage points; 10 destroys
     immobilised: bool = False
     disordered: bool = False  # a vehicle that failed its Morale test (§15.1, settled as Disorder)
+    stuck: bool = False  # on barbed wire (§5.7)
+    wire_cutters: bool = False  # §5.8
 
     @property
     def standing(self) -> bool:
@@ -62,18 +64,20 @@ class Options:
     high_obstacle_mm: float = 40.0  # §5.5: obstacles taller than this are high (agreed before the game)
     random_length: bool = False  # §16.1: from the end of turn 3, d10s decide when the game ends
     random_length_wishers: int = 0  # §16.1: players who want it to end (one more die each)
+    wire_penalty: int = 1  # §5.7, §19: Melee and Shooting lost while stuck on the wire
 
     @classmethod
     def parse(cls, data: Mapping[str, Any]) -> "Options":
         f = Fields("options", dict(data))
         f.reject_unknown(["turns", "tactical_superiority", "melee_weapon_power", "scatter_sides", "gas_attack",
-                          "high_obstacle_mm", "random_length", "random_length_wishers"])
+                          "high_obstacle_mm", "random_length", "random_length_wishers", "wire_penalty"])
         return cls(f.integer("turns", 1, 30, 5), f.get("tactical_superiority", str, None),
                    f.get("melee_weapon_power", bool, True),
                    f.get("scatter_sides", int, 12, lambda v: None if v in (6, 8, 12) else "must be 6, 8 or 12"),
                    f.get("gas_attack", str, None),
                    float(f.get("high_obstacle_mm", (int, float), 40.0, lambda v: None if 0 <= v <= 500 else "must be 0 to 500")),
-                   f.get("random_length", bool, False), f.integer("random_length_wishers", 0, 2, 0))
+                   f.get("random_length", bool, False), f.integer("random_length_wishers", 0, 2, 0),
+                   f.integer("wire_penalty", 0, 3, 1))
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -108,6 +112,7 @@ class MileState:
     activations_made: int = 0
     over: bool = False
     gassed: bool = False  # §14 has been rolled
+    cut_wire: frozenset[str] = frozenset()  # wire pieces with a gap cut (§5.8)
     winner: str | None = None
     positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
     sigmas: Mapping[str, float] = field(default_factory=dict)
@@ -142,6 +147,8 @@ class MileState:
             value -= 1
         if name == "morale" and self.options.gas_attack == fighter.player:
             value -= 1
+        if fighter.stuck and name in ("melee", "shooting"):  # §5.7, §19: stuck on the wire, -1
+            value -= self.options.wire_penalty
         rules = self.squads[fighter.squad].rules if fighter.squad else ()
         if name == "morale" and "enthusiasm" in rules and not self.squads[fighter.squad].disordered:  # §16.6
             value += 1
@@ -166,4 +173,4 @@ def build(armies: tuple[Mapping[str, Any], ...]) -> tuple[dict[str, Fighter], di
 def _fighter(model: Mapping[str, Any], player: str, squad: str | None) -> Fighter:
     return Fighter(model["id"], player, squad, model["type"], dict(model["stats"]), model["weapon"], model["melee_weapon"],
                    model["cost"], model["grenades"], model["hero"], model["commander"], model["mounted"],
-                   vehicle=model.get("vehicle"))
+                   vehicle=model.get("vehicle"), wire_cutters=model["wire_cutters"])

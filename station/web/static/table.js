@@ -4,7 +4,7 @@
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
-const TERRAIN_TYPES = ["woods", "building", "hill", "water", "obstacle"];
+const TERRAIN_TYPES = ["woods", "building", "hill", "water", "obstacle", "trench", "wire"];
 const map = { terrain: { pieces: [], seq: null }, reach: null, editing: false, draft: null, selected: null,
   pieces: null, backdrop: false, backdropStamp: 0 };
 
