@@ -471,3 +471,28 @@ def test_5_6_trenches_give_range_cover_and_channel_blasts(game):
     from station.rules.price_of_a_mile.blasts import hit_under
     state, words, _ = hit_under(game.state, ["g2"], ScriptedRoller(7), "k", 1, (680, 270), True)
     assert "escapes" in words[0]  # in a trench, a blast from outside needs 8+ (§8.2)
+
+
+def test_12_1_a_hero_hit_by_fire_rolls_two_dice_and_falls_back_6_inches(game):
+    game.do("activate", squad="poilus", character="capitaine")
+    game.do("end_activation")
+    game.seen(capitaine=(420, 300, 90), l6=(420, 420, 270))  # he ran ahead of his men
+    game.do("activate", squad="landser")
+    ruling = game.do("shoot", 9, 9, 2, shooter="l6", target="capitaine")[0]  # one die of two fails: unharmed
+    assert 'falls back 6" unharmed' in ruling.text and game.f("capitaine").status == "ok"
+
+
+def test_12_2_cavalry_dismount_for_good_keeping_half_mounted(tmp_path):
+    entente = json.loads((DATA / "entente.json").read_text())
+    entente["squads"].append({"id": "hussars", "type": "regulars", "bases": [
+        {"id": f"h{k}", "mounted": True, "melee_weapon": "sabre", "weapon": "carbine"} for k in range(1, 5)]})
+    path = tmp_path / "entente.json"
+    path.write_text(json.dumps(entente))
+    g = Mile(armies=[load_army(path), load_army(DATA / "central.json")])
+    g.seen(h1=(100, 380, 90), h2=(160, 380, 90), h3=(220, 380, 90), h4=(280, 380, 90))
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="hussars")
+    assert g.f("h1").stats["speed"] == 9  # +3" mounted
+    assert "at least half mounted" in g.do("dismount", bases=["h1", "h2", "h3"])[0].text
+    g.do("dismount", bases=["h1", "h2"])
+    assert not g.f("h1").mounted and g.f("h1").stats["speed"] == 6 and g.f("h3").mounted

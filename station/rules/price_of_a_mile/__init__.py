@@ -19,7 +19,7 @@ from .army import check_armies, load_army, model_specs, rules_data
 from .shooting import Refused
 from .state import INCH, MileState, Options, build
 
-INPUT_TYPES = ("gas_attack", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "regroup", "flee", "end_activation",
+INPUT_TYPES = ("gas_attack", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "dismount", "regroup", "flee", "end_activation",
                "confirm", "override")
 
 
@@ -98,6 +98,8 @@ class PriceOfAMile(ModelRuleset):
             if body.type == "field_gun":
                 state, ruling = artillery.field_gun(state, seq, args, self.roller, self.data["weapons"])
                 return state, [ruling]
+            if body.type == "dismount":
+                return optional.dismount(state, seq, args)
             if body.type == "regroup":
                 return regroup(state, seq, args, self.roller)
             if body.type == "flee":

@@ -96,3 +96,26 @@ def game_continues(state: MileState, seq: int, roller: Roller) -> tuple[bool, st
     dice = 1 + (state.turn - 3) + state.options.random_length_wishers
     rolls = [roller.roll(10, f"{seq}/length/{k}") for k in range(dice)]
     return 1 not in rolls, f"random length: {dice}d10 {rolls}" + (", a 1: the game ends (§16.1)" if 1 in rolls else "")
+
+
+def dismount(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
+    """§12.2: cavalry dismount for an action each, for good; a partial dismount keeps at least
+    half the squad's troopers mounted."""
+    from .shooting import spend
+    bases = args.get("bases")
+    act = state.activation
+    if act is None or not isinstance(bases, list) or not bases:
+        raise Refused("name the active squad's mounted bases that dismount", "§12.2")
+    chosen = [state.fighters.get(str(b)) for b in bases]
+    if any(f is None or not f.mounted or f.squad != act.squad for f in chosen):
+        raise Refused("only mounted bases of the active squad dismount", "§12.2")
+    mounted = [f for f in state.standing(act.squad) if f.mounted]
+    if len(chosen) < len(mounted) and len(mounted) - len(chosen) < len(mounted) / 2:
+        raise Refused(f"a partial dismount keeps at least half mounted: {len(mounted)} mounted, "
+                      f"{len(chosen)} getting down", "§12.2")
+    for f in chosen:
+        state = spend(state, f, 1, "§12.2")
+        stats = {**f.stats, "speed": f.stats["speed"] - 3}
+        state = state.with_fighter(replace(state.fighters[f.id], mounted=False, stats=stats))
+    return state, [Ruling(f"{seq}:dismount", seq, "status", f"{', '.join(f.id for f in chosen)} dismount for the rest of "
+                          "the battle: Speed -3\", no cavalry bonuses (§12.2).", "§12.2")]

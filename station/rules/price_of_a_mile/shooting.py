@@ -121,13 +121,18 @@ def take_hits(state: MileState, seq: int, hits: int, power: int, victim_squad: s
             state, said = vehicles.damage(state, target, power, hand_held, roller, f"{key}/{k}")
             words.append(said)
             continue
-        roll = roller.roll(10, f"{key}/{k}/damage")
-        if roll + power >= state.stat(target, "toughness"):
+        rolls = [roller.roll(10, f"{key}/{k}/damage")]
+        if target.hero:  # §12.1: a Hero rolls two dice, and only both at Toughness take him out
+            rolls.append(roller.roll(10, f"{key}/{k}/damage/2"))
+        shown = "/".join(map(str, rolls))
+        if all(r + power >= state.stat(target, "toughness") for r in rolls):
             state = state.with_fighter(replace(target, status="out"))
-            words.append(f"{target.id} out (d10 {roll}+{power})")
+            words.append(f"{target.id} out (d10 {shown}+{power})")
+        elif target.hero:
+            words.append(f"{target.id} falls back 6\" unharmed (d10 {shown}+{power}, §12.1)")
         else:
             wavered += 1
-            words.append(f"{target.id} wavers (d10 {roll}+{power}): falls back 2\"")
+            words.append(f"{target.id} wavers (d10 {shown}+{power}): falls back 2\"")
     return state, words, wavered
 
 
