@@ -303,3 +303,32 @@ def test_training_day_is_played_on_the_dashboard(tmp_path):
         expect(page.locator('article[data-unit="thunderbolt"]')).to_contain_text("destroyed")
     records = [json.loads(line) for line in (tmp_path / "td.jsonl").read_text().splitlines()]
     assert [r["type"] for r in records if r["kind"] == "input" and r["by"] == "dashboard"][:2] == ["roll_initiative", "move"]
+
+
+def test_the_price_of_a_mile_shooting_helper_on_the_dashboard(tmp_path):
+    """The Price of a Mile with a simulated table snapshot: table d10s, the initiative, a squad
+    activated from the dashboard, the shooting helper's legal targets and odds, and a shot."""
+    with _demo(tmp_path, "--speed", "4", "--session", "tests/data/sessions/price-of-a-mile-table.json",
+               "--journal", str(tmp_path / "pm.jsonl")) as url, _page(url + f"/?token={TOKEN}", height=1400) as page:
+        expect(page.locator("#role")).to_have_text("referee")
+        page.locator('[data-element="p1"]').wait_for(timeout=20_000)
+
+        def dice(values):
+            page.select_option("#dice-sides", "10")
+            page.fill("#dice-values", values)
+            page.locator("#dice-form button[type=submit]").click()
+            expect(page.locator("#dice-waiting")).to_contain_text("D10: " + values.replace(" ", ", "))
+
+        dice("5 3")
+        page.locator('#controls button[data-input="roll_initiative"]').click()
+        expect(page.locator("#feed li.ruling").first).to_contain_text("entente activates first")
+        page.select_option("#activate-unit", "poilus")
+        page.locator("#activate").click()
+        expect(page.locator("#feed li.ruling").first).to_contain_text("entente activates squad poilus")
+        page.locator('[data-element="p1"]').click()
+        expect(page.locator('#reach-targets tr[data-target="l2"]')).to_contain_text("7+ · 1d10 +1 · 50 % a die")
+        expect(page.locator('#reach-targets tr[data-target="l5"]')).to_contain_text("no attack")  # not among the 3 nearest
+        dice("6 5")
+        page.locator('#reach-targets tr[data-target="l2"] button.attack').click()
+        expect(page.locator("#feed li.ruling").first).to_contain_text("p1 fires rifle at landser", timeout=10_000)
+        expect(page.locator("#feed li.ruling").first).to_contain_text("l1 out")

@@ -211,7 +211,12 @@ def preview(state: AlphaState, args: Mapping[str, Any]) -> dict[str, Any]:
         return {"refused": f"{no} ({no.section})"}
     g = plan.geometry
     low, high = {"short": (0.0, 6.0), "medium": (6.0, 24.0), "long": (24.0, 42.0)}.get(plan.band or "", (0.0, 0.0))
+    margin = [round(g.edge_in - low, 2), round(high - g.edge_in, 2)] if plan.band else None
+    parts = [f"skill {v}" if n == "skill" else f"{n} {v:+d}" for n, v in plan.parts]
+    lines = [f'{g.edge_in:.2f}" {plan.band}' + (f' ({margin[0]}" in, {margin[1]}" to spare)' if margin else ""),
+             ", ".join(parts)] + (["from the rear: +1 damage"] if g.rear else [])
     return {"tn": plan.tn, "parts": [list(p) for p in plan.parts], "band": plan.band, "distance_in": round(g.edge_in, 2),
-            "band_margin_in": [round(g.edge_in - low, 2), round(high - g.edge_in, 2)] if plan.band else None,
-            "hidden_fraction": round(g.hidden_fraction, 3), "woods_in": round(g.woods_in, 2), "rear": g.rear,
-            "hit_chance": round(plan.hit_chance(), 3), "doubts": list(plan.doubts), "kind": plan.kind}
+            "band_margin_in": margin, "hidden_fraction": round(g.hidden_fraction, 3), "woods_in": round(g.woods_in, 2),
+            "rear": g.rear, "hit_chance": round(plan.hit_chance(), 3), "doubts": list(plan.doubts), "kind": plan.kind,
+            "summary": f"TN {plan.tn} · {round(plan.hit_chance() * 100)} %", "lines": lines,
+            "input": {"type": "attack", "label": "Attack", "args": {"attacker": plan.attacker.id, "target": plan.target.id}}}

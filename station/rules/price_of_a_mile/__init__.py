@@ -116,7 +116,9 @@ class PriceOfAMile(ModelRuleset):
         """The base's Speed, its weapon's effective range, contact and command distance."""
         f = state.fighters[element]
         weapon = self.data["weapons"][f.weapon]
-        return {"rings": [{"label": 'contact 1"', "mm": INCH}, {"label": 'command distance 2"', "mm": 2 * INCH},
+        attacks = {e.id: shooting.preview(state, element, e.id, self.data["weapons"], self._rules_of(state))
+                   for e in state.fighters.values() if e.player != f.player and e.standing} if f.standing else {}
+        return {"attacks": attacks, "rings": [{"label": 'contact 1"', "mm": INCH}, {"label": 'command distance 2"', "mm": 2 * INCH},
                           {"label": f"move {f.stats['speed']}\"", "mm": f.stats["speed"] * INCH},
                           {"label": f"{f.weapon.replace('_', ' ')} effective range {weapon['range_in']}\"",
                            "mm": weapon["range_in"] * INCH}], "arcs": []}

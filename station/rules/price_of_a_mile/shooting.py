@@ -162,22 +162,39 @@ def _distance(state: MileState, f: Fighter, source: tuple[float, float] | None) 
     return 0.0 if not where or not source else ((where[0] - source[0]) ** 2 + (where[1] - source[1]) ** 2) ** 0.5
 
 
-def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any],
-          rules_of) -> tuple[MileState, Ruling]:
-    """§6: one Shoot (or Aim) order of one base: its dice against 7+/8+/9+/10+, then damage."""
+@dataclass(frozen=True)
+class Shot:
+    """One declared Shoot or Aim order, checked and measured before any die is rolled."""
+
+    shooter: Fighter
+    target: Fighter
+    weapon: Mapping[str, Any]
+    aimed: bool
+    cost: int
+    edge_in: float
+    long: bool
+    cover: bool
+    need: int
+    volley: Volley
+
+    def chance(self) -> float:
+        """One die's chance to hit: d10 + bonus >= need."""
+        return sum(1 for r in range(1, 11) if r + self.volley.bonus >= self.need) / 10
+
+
+def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, Any], rules_of) -> Shot:
+    """§6.1-6.7: the target's legality, range, cover and the dice, or why the order is refused."""
     shooter, target = state.fighters.get(str(args.get("shooter"))), state.fighters.get(str(args.get("target")))
     aimed, actions = bool(args.get("aimed", False)), args.get("actions", 1)
     if shooter is None or target is None or not shooter.standing or not target.standing or shooter.player == target.player:
         raise Refused("give a standing shooter and a standing enemy target", "§6")
     weapon = weapons[shooter.weapon]
-    if weapon.get("flame"):
-        raise Refused("a flamethrower fires with the flame input (§9.1)", "§9.1")
+    if weapon.get("flame") or weapon.get("artillery"):
+        raise Refused(f"a {shooter.weapon.replace('_', ' ')} fires with its own input", "§9")
     if actions not in (1, 2) or (aimed and actions != 1):
         raise Refused("shoot with 1 or 2 actions; aiming takes both and is declared with actions 1", "§4.4")
     if aimed and (not weapon.get("aim") or state.stat(shooter, "shooting") <= 0):
         raise Refused("only rifles aim, and not with Shooting 0", "§6.5")
-    cost = 2 if aimed else actions * weapon.get("actions_per_shot", 1)
-    state = spend(state, shooter, cost, "§4.4")
     legal = legal_targets(state, shooter, aimed)
     if target.id not in [t for t, _ in legal]:
         raise Refused(f"{target.id} is not among the {AIMED_TARGETS if aimed else TARGETS} nearest enemies "
@@ -185,8 +202,31 @@ def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, w
     edge_in = dict(legal)[target.id] / INCH
     long = edge_in > weapon["range_in"] + (PREPARED_IN if in_terrain(state, shooter.id, ("trench",)) else 0.0)
     cover = in_terrain(state, target.id, COVER_TYPES) or bool(visible(state, shooter, target)[2])
-    v = volley(state, shooter, target, weapon, actions, aimed, rules_of(shooter))
-    need = HIT[(long, cover)]
+    return Shot(shooter, target, weapon, aimed, 2 if aimed else actions * weapon.get("actions_per_shot", 1), edge_in, long,
+                cover, HIT[(long, cover)], volley(state, shooter, target, weapon, actions, aimed, rules_of(shooter)))
+
+
+def preview(state: MileState, shooter: str, target: str, weapons: Mapping[str, Any], rules_of) -> dict[str, Any]:
+    """The dashboard's shooting helper for one enemy: legal or not, and the dice it would take."""
+    try:
+        shot = plan_shot(state, {"shooter": shooter, "target": target}, weapons, rules_of)
+    except Refused as no:
+        return {"refused": f"{no} ({no.section})"}
+    v = shot.volley
+    return {"summary": f"{shot.need}+ · {v.shots}d10 {v.bonus:+d} · {round(shot.chance() * 100)} % a die",
+            "lines": [f"{shot.edge_in:.1f}\" at {'long' if shot.long else 'effective'} range"
+                      + (", in cover" if shot.cover else ""), ", ".join(v.parts),
+                      f"Power {shot.weapon['power']} against Toughness {state.stat(shot.target, 'toughness')}"],
+            "doubts": [], "need": shot.need, "bonus": v.bonus, "shots": v.shots,
+            "input": {"type": "shoot", "label": "Shoot", "args": {"shooter": shooter, "target": target}}}
+
+
+def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any],
+          rules_of) -> tuple[MileState, Ruling]:
+    """§6: one Shoot (or Aim) order of one base: its dice against 7+/8+/9+/10+, then damage."""
+    shot = plan_shot(state, args, weapons, rules_of)
+    shooter, target, weapon, v, need = shot.shooter, shot.target, shot.weapon, shot.volley, shot.need
+    state = spend(state, shooter, shot.cost, "§4.4")
     rolls = [roller.roll(10, f"{seq}/shot/{k}/hit") for k in range(v.shots)]
     hits = sum(1 for r in rolls if r + v.bonus >= need)
     source = state.positions[shooter.id][:2]
@@ -196,12 +236,13 @@ def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, w
     act: Activation = state.activation  # type: ignore[assignment]
     shaken = act.shaken | ({target.squad} if shooter.vehicle == "tank" and target.squad else set())  # §13.1: tank fire
     state = state.evolve(activation=replace(act, shaken=shaken, shot_with={
-        **act.shot_with, shooter.id: act.shot_with.get(shooter.id, 0) + cost}))
-    text = (f"{shooter.id} {'aims and fires' if aimed else 'fires'} {shooter.weapon.replace('_', ' ')} at "
-            f"{target.squad or target.id} ({target.id} {edge_in:.1f}\", {'long' if long else 'effective'} range"
-            f"{', in cover' if cover else ''}): {v.shots} d10 {rolls} + {v.bonus} ({', '.join(v.parts)}) against {need}+: "
-            f"{hits} hit(s)")
+        **act.shot_with, shooter.id: act.shot_with.get(shooter.id, 0) + shot.cost}))
+    text = (f"{shooter.id} {'aims and fires' if shot.aimed else 'fires'} {shooter.weapon.replace('_', ' ')} at "
+            f"{target.squad or target.id} ({target.id} {shot.edge_in:.1f}\", {'long' if shot.long else 'effective'} range"
+            f"{', in cover' if shot.cover else ''}): {v.shots} d10 {rolls} + {v.bonus} ({', '.join(v.parts)}) against "
+            f"{need}+: {hits} hit(s)")
     text += (". " + "; ".join(words) if words else "") + (f"; {fled}" if fled else "") + "."
     return state, Ruling(f"{seq}:shot", seq, "shot", text, "§6 §7", element=shooter.id,
                          details={"shooter": shooter.id, "target": target.id, "rolls": rolls, "need": need,
-                                  "bonus": v.bonus, "hits": hits, "wavered": wavered, "long": long, "cover": cover})
+                                  "bonus": v.bonus, "hits": hits, "wavered": wavered, "long": shot.long,
+                                  "cover": shot.cover})

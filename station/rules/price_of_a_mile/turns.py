@@ -85,6 +85,8 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
     """§4.3: one squad and, optionally, one character (or a character alone once a side's squads
     are spent); every base gets 2 actions, a Hero 3 (§4.4, §12.1); §3.2 command distance."""
     squad_id, character_id = args.get("squad"), args.get("character")
+    if "unit" in args:  # the dashboard's Activate names a squad or a character
+        squad_id, character_id = (args["unit"], None) if args["unit"] in state.squads else (None, args["unit"])
     player = due(state)
     problem = None
     if state.activation:

@@ -54,26 +54,9 @@ function renderPhases() {
   if (state.lucky) lucky.textContent = `Lucky re-roll for ${state.lucky}`;
 }
 
-// The attack wizard: a row of the reach panel for each enemy, with the target number and its
-// breakdown, the band and its margin, and the chance to hit; Attack declares it.
-function attackCell(reach, target) {
-  const a = target.attack;
-  if (a.refused) return el("td", { class: "refused", title: a.refused }, "no attack");
-  const margin = a.band_margin_in ? ` (${a.band_margin_in[0]}" in, ${a.band_margin_in[1]}" to spare)` : "";
-  const why = a.parts.map(([name, value]) => (name === "skill" ? `skill ${value}` : `${name} ${value > 0 ? "+" : ""}${value}`));
-  return el("td", { class: "attack" },
-    el("details", {}, el("summary", {}, `TN ${a.tn} · ${Math.round(a.hit_chance * 100)} %`),
-      el("div", {}, `${a.distance_in}" ${a.band}${margin}`), el("div", {}, why.join(", ")),
-      a.rear ? el("div", {}, "from the rear: +1 damage") : "", ...a.doubts.map((d) => el("div", { class: "error" }, d))),
-    el("button", { class: "attack referee-only", onclick: () => declareAttack(reach.element, target.element) }, "Attack"));
-}
-
-async function declareAttack(attacker, target) {
-  const args = { attacker, target, kind: $("attack-kind").value, overheat: Number($("attack-overheat").value || 0) };
-  try {
-    const result = await call("/api/input", { type: "attack", args });
-    $("measure-text").textContent = result.rulings.map((r) => r.text).join(" ");
-  } catch (error) { $("measure-text").textContent = error.message; }
+// The attack wizard's extra declarations: the attack's kind and the overheat (table.js sends them).
+function attackArgs() {
+  return $("attack-kind") ? { kind: $("attack-kind").value, overheat: Number($("attack-overheat").value || 0) } : {};
 }
 
 document.addEventListener("DOMContentLoaded", () => {

@@ -165,8 +165,10 @@ function render() {
   if ($("activate-unit")) {  // rulesets with activations (Бронепехота): pick the unit and the repair
     fillSelect($("activate-unit"), state.units.filter((u) => u.kind !== "gun" && u.can_act && !u.acted)
       .map((u) => [u.id, `${u.name} (${u.player})`]));
-    fillSelect($("repair-element"), state.units.flatMap((u) => u.elements)
-      .filter((e) => e.durability_max && e.status !== "destroyed").map((e) => [e.id, e.name]));
+    if ($("repair-element")) {
+      fillSelect($("repair-element"), state.units.flatMap((u) => u.elements)
+        .filter((e) => e.durability_max && e.status !== "destroyed").map((e) => [e.id, e.name]));
+    }
   }
   $("records").textContent = model.records;
   renderDice();
@@ -234,7 +236,9 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   if ($("activate")) {
     $("activate").addEventListener("click", () => act("/api/input", { type: "activate", args: { unit: $("activate-unit").value } }));
-    $("repair").addEventListener("click", () => act("/api/input", { type: "repair", args: { element: $("repair-element").value, cells: 1 } }));
+    if ($("repair")) {
+      $("repair").addEventListener("click", () => act("/api/input", { type: "repair", args: { element: $("repair-element").value, cells: 1 } }));
+    }
   }
   let stillTimer = null;
   $("show-still").addEventListener("change", (event) => {

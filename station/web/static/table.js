@@ -172,6 +172,23 @@ function fightButton(reach, target) {
   } }, "Fight"));
 }
 
+// The rules' own preview of an attack on this enemy (Alpha Strike's wizard, The Price of a Mile's
+// shooting helper): what it would need and why, and a button that declares it.
+function previewCell(reach, target) {
+  const a = target.attack;
+  if (a.refused) return el("td", { class: "refused", title: a.refused }, "no attack");
+  const extra = typeof attackArgs === "function" ? attackArgs() : {};
+  return el("td", { class: "attack" },
+    el("details", {}, el("summary", {}, a.summary), ...a.lines.map((line) => el("div", {}, line)),
+      ...a.doubts.map((d) => el("div", { class: "error" }, d))),
+    el("button", { class: "attack referee-only", onclick: async () => {
+      try {
+        const result = await call("/api/input", { type: a.input.type, args: { ...a.input.args, ...extra } });
+        $("measure-text").textContent = result.rulings.map((r) => r.text).join(" ");
+      } catch (error) { $("measure-text").textContent = error.message; }
+    } }, a.input.label));
+}
+
 function renderReach() {
   const reach = map.reach;
   const panel = $("reach");
@@ -189,7 +206,7 @@ function renderReach() {
     el("td", { class: t.cover.armour === null ? "hidden" : "" }, t.cover.label + (t.woods_mm ? ` · woods ${t.woods_mm} mm` : "")),
     el("td", {}, t.hit_chance === undefined ? "" : `hit ${Math.round(t.hit_chance * 100)} %`),
     el("td", {}, t.near_ring.length ? "too close to call" : ""),
-    t.attack ? attackCell(reach, t) : fireButton(reach, t.element), t.attack ? el("td", {}) : fightButton(reach, t))));
+    t.attack ? previewCell(reach, t) : fireButton(reach, t.element), t.attack ? el("td", {}) : fightButton(reach, t))));
 }
 
 // --- terrain ----------------------------------------------------------------------------------
