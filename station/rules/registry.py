@@ -9,10 +9,12 @@ from .bronepekhota import Bronepekhota
 from .alpha_strike import AlphaStrike
 from .bronepekhota_quick import BronepekhotaQuick
 from .price_of_a_mile import PriceOfAMile
+from .steel_warriors import SteelWarriors
 
 RULESETS: dict[str, Callable[[Roller], Ruleset]] = {Bronepekhota.name: Bronepekhota,
                                                     BronepekhotaQuick.name: BronepekhotaQuick,
-                                                    AlphaStrike.name: AlphaStrike, PriceOfAMile.name: PriceOfAMile}
+                                                    AlphaStrike.name: AlphaStrike, PriceOfAMile.name: PriceOfAMile,
+                                                    SteelWarriors.name: SteelWarriors}
 
 
 def make_ruleset(name: str, roller: Roller) -> Ruleset:

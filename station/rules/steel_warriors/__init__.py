@@ -1,0 +1,143 @@
+"""Steel Warriors (seed 001), the infantry-combat fragment, as a camera-measured ruleset.
+
+``SteelWarriors(roller)`` is pure like the other rulesets.  The fragment lost its turn sequence,
+line of sight and morale test (digest §12); the station fills the turn with the digest's
+suggested default and leaves morale changes to the referee (``set_morale``).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, ClassVar, Mapping, Sequence
+
+from ...measure.units import INCHES, Convention
+from ..base import Event, Input, Override, Ruling
+from ..model_fields import ModelRuleset
+from ..table_snapshot import table_input
+from . import actions, shooting
+from .actions import Refused
+from .army import MORALE, check_armies, load_army, model_specs, rules_data
+from .ladder import LADDER
+from .state import Options, WarState, build
+
+INPUT_TYPES = ("begin_turn", "activate", "move", "dash", "prone", "get_up", "shoot", "unsuppress", "reorganise",
+               "end_activation", "set_morale", "confirm", "override")
+
+
+class SteelWarriors(ModelRuleset):
+    name: ClassVar[str] = "steel_warriors"
+    title: ClassVar[str] = "Steel Warriors"
+    override_verdicts: ClassVar[Sequence[str]] = ("void",)
+    input_types: ClassVar[Sequence[str]] = INPUT_TYPES
+    controls: ClassVar[Sequence[tuple[str, str]]] = (("begin_turn", "Begin turn"), ("end_activation", "End activation"))
+    mm_per_unit: ClassVar[float] = 25.4
+    convention: ClassVar[Convention] = INCHES
+
+    def __init__(self, roller) -> None:
+        super().__init__(roller)
+        self.data = rules_data()
+
+    def load_army(self, path: str) -> dict[str, Any]:
+        return load_army(path)
+
+    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return model_specs(armies)
+
+    def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list:
+        return []
+
+    def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
+                      overrides: Mapping[str, tuple[int, Override]] | None = None) -> WarState:
+        check_armies(armies)
+        figures, squads = build(tuple(armies))
+        return WarState(tuple(a["player"] for a in armies), tuple(armies), Options.parse(options), figures, squads,
+                        overrides=dict(overrides or {}))
+
+    def apply(self, state: WarState, event: Event) -> tuple[WarState, list[Ruling]]:
+        if not isinstance(event.body, Input):
+            return state, []
+        body, seq, args = event.body, event.seq, event.body.args
+        override = state.overrides.get(f"{seq}:{body.type}")
+        if override and override[1].verdict == "void":
+            return state, [Ruling(f"{seq}:{body.type}", seq, "warning", f"{body.type} voided by the referee.", "",
+                                  needs_referee=True, overridden="void")]
+        r, d = self.roller, self.data
+        handlers = {
+            "begin_turn": lambda: actions.begin_turn(state, seq),
+            "activate": lambda: actions.activate(state, seq, args),
+            "end_activation": lambda: actions.end_activation(state, seq),
+            "move": lambda: actions.move(state, seq, args, d),
+            "dash": lambda: actions.dash(state, seq, args, r, d),
+            "prone": lambda: actions.go_prone(state, seq, args),
+            "get_up": lambda: actions.get_up(state, seq, args, r),
+            "unsuppress": lambda: actions.unsuppress(state, seq, args, r),
+            "reorganise": lambda: actions.reorganise(state, seq, args, r),
+            "shoot": lambda: shooting.shoot(state, seq, args, r, d["weapons"], d["armour"]),
+            "set_morale": lambda: set_morale(state, seq, args),
+        }
+        if body.type in handlers:
+            try:
+                return handlers[body.type]()
+            except Refused as no:
+                return state, [Ruling(f"{seq}:{body.type}", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)]
+        moving = [f.id for f in state.fighting(state.activation.squad)] if state.activation else []
+        folded = table_input(state, seq, body.type, args, state.figures, moving)
+        if folded is not None:
+            return folded, []
+        return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
+
+    def reach(self, state: WarState, element: str) -> dict[str, Any]:
+        """The squad's range zones (as wide as its Quality die) and its move."""
+        figure = state.figures[element]
+        squad = state.squads[figure.squad]
+        unit = state.unit_mm
+        return {"rings": [{"label": f"zone {k} (target d{LADDER[k - 1]})", "mm": k * squad.quality * unit} for k in range(1, 6)]
+                + [{"label": f"move {self.data['movement'][squad.movement]}\"", "mm": self.data["movement"][squad.movement] * unit}],
+                "arcs": []}
+
+    def cover(self, hidden_fraction: float) -> dict[str, Any]:
+        return {"label": "hidden" if hidden_fraction > 2 / 3 else "in sight", "armour": None if hidden_fraction > 2 / 3 else 0}
+
+    def state_dict(self, state: WarState) -> dict[str, Any]:
+        return state_view(state)
+
+    def summary(self, state: WarState) -> str:
+        lines = [f"Steel Warriors: turn {state.turn}"]
+        for s in sorted(state.squads.values(), key=lambda s: s.id):
+            lines.append(f"  {s.player:<8} {s.id:<12} {len(state.fighting(s.id))} fighting, {s.morale}, "
+                         f"suppression {s.suppression}" + (", prone" if s.prone else ""))
+        return "\n".join(lines)
+
+
+def set_morale(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+    """§10: the morale-test procedure is lost (digest §12); the referee records each result."""
+    squad = state.squads.get(str(args.get("squad")))
+    morale = args.get("morale")
+    if squad is None or morale not in MORALE:
+        raise Refused(f"give a squad and a morale state: {', '.join(MORALE)}", "§10")
+    state = state.with_squad(replace(squad, morale=morale))
+    return state, [Ruling(f"{seq}:morale", seq, "status", f"{squad.id} is now {morale} (§10).", "§10")]
+
+
+def state_view(state: WarState) -> dict[str, Any]:
+    act = state.activation
+    units = []
+    for s in state.squads.values():
+        elements = [{"id": f.id, "name": f.id, "kind": "infantry",
+                     "status": {"ok": "in play", "unverified": "wounded", "stabilised": "wounded"}.get(f.status, "destroyed"),
+                     "armour": 0, "label": f"{f.weapon.replace('_', ' ')} · {f.armour.replace('_', ' ')}"
+                     + (f" · {f.role}" if f.role != "fighter" else "") + (f" · {f.ammo} shots" if f.ammo is not None else ""),
+                     "ammo_max": None, "fired": [], "weapons": []} for f in (state.figures[x] for x in s.figures)]
+        alive = any(e["status"] == "in play" for e in elements)
+        units.append({"id": s.id, "name": f"{s.id} (d{s.quality}, Ldr {s.leadership}, {s.morale}"
+                      + (f", suppressed {s.suppression}" if s.suppression else "") + (", prone" if s.prone else "") + ")",
+                      "player": s.player, "kind": "squad", "status": "in play" if alive else "destroyed",
+                      "acted": s.id in state.activated, "can_act": alive and s.id not in state.activated,
+                      "quality": s.quality, "leadership": s.leadership, "morale": s.morale, "suppression": s.suppression,
+                      "prone": s.prone, "elements": elements})
+    return {"game": "steel_warriors", "round": state.turn, "initiative": {}, "order": [], "active_player":
+            state.squads[act.squad].player if act else None, "active_unit": act.squad if act else None,
+            "actions_left": act.actions if act else None, "players": list(state.players), "out": [], "winner": None,
+            "units": units, "options": state.options.as_dict(), "confirmed": sorted(state.confirmed),
+            "overridden": sorted(state.overrides),
+            "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
+            "table_seq": state.table_seq, "terrain": [p.id for p in state.terrain], "moved": {}}

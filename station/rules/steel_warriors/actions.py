@@ -1,0 +1,213 @@
+"""Steel Warriors activations and their non-shooting actions (seed 001 digest §5-§6.7, §9, §10):
+two actions an activation; moves checked against the camera's path (6/8/12", the 2-dice combat
+move); going to ground and getting up; the command test to unsuppress; reorganisation with the
+wounded's d6; and what suppression and the morale states forbid."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ...dice import Roller
+from ...measure.movement import movement
+from ..base import Ruling
+from .state import Activation, WarState
+from .where import in_terrain, nearest_enemy_mm
+
+MAX_UNSUPPRESS = 2  # §6.7
+SLACK_IN = 0.2
+MEDICAL_VEHICLE_IN = 6.0  # §9
+
+
+class Refused(Exception):
+    def __init__(self, text: str, section: str) -> None:
+        super().__init__(text)
+        self.section = section
+
+
+def command_test(state: WarState, squad_id: str, roller: Roller, key: str, extra: int = 0) -> tuple[bool, int, int]:
+    """§3: the Quality die beats the commander's Leadership (plus ``extra``)."""
+    squad = state.squads[squad_id]
+    roll = roller.roll(squad.quality, key)
+    need = squad.leadership + extra
+    return roll > need, roll, need
+
+
+def begin_turn(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
+    """The turn order is lost from the fragment (§12); the station's default: every squad
+    activates once a turn with two actions, the players alternating as they agree."""
+    if state.activation:
+        raise Refused("end the current activation first", "§5.0")
+    state = state.evolve(turn=state.turn + 1, activated=frozenset(), fired_on={})
+    return state, [Ruling(f"{seq}:turn", seq, "status", f"Turn {state.turn}: every squad may activate once (§5.0).", "§5.0")]
+
+
+def activate(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+    squad = state.squads.get(str(args.get("squad")))
+    if state.activation or not state.turn:
+        raise Refused("begin a turn, and end the current activation first", "§5.0")
+    if squad is None or squad.id in state.activated or not state.fighting(squad.id):
+        raise Refused("give a squad with fighters that has not acted this turn", "§5.0")
+    state = state.evolve(activation=Activation(squad.id), paths={})
+    notes = []
+    if squad.suppression:
+        notes.append(f"suppressed ({squad.suppression}): only observation, communication, reorganising in cover, "
+                     "unsuppressing, and moving away from the enemy (§6.7)")
+    if squad.morale in ("shaken", "broken", "fleeing"):
+        notes.append({"shaken": "Shaken: nothing that brings it closer to the enemy (§10)",
+                      "broken": "Broken: only towards its own edge or cover, firing only at who fired on it (§10)",
+                      "fleeing": "Fleeing: it must move towards its own edge, and surrenders with an enemy within 12\" (§10)"}
+                     [squad.morale])
+    text = f"{squad.player} activates {squad.id}: 2 actions" + ("; " + "; ".join(notes) if notes else "") + "."
+    return state, [Ruling(f"{seq}:activate", seq, "status", text, "§5.0")]
+
+
+def spend(state: WarState, squad_id: str, section: str) -> WarState:
+    act = state.activation
+    if act is None or act.squad != squad_id:
+        raise Refused(f"{squad_id} is not the squad acting now", "§5.0")
+    if act.actions < 1:
+        raise Refused(f"{squad_id} has used both its actions", "§5.0")
+    return state.evolve(activation=replace(act, actions=act.actions - 1))
+
+
+def end_activation(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
+    act = state.activation
+    if act is None:
+        raise Refused("no activation is running", "§5.0")
+    state = state.evolve(activation=None, activated=state.activated | {act.squad})
+    return state, [Ruling(f"{seq}:end", seq, "status", f"{act.squad}'s activation ends.", "§5.0")]
+
+
+def _rate_in(state: WarState, squad_id: str, data: Mapping[str, Any]) -> int:
+    return data["movement"][state.squads[squad_id].movement]
+
+
+def dash(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, data: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+    """§5.3: a combat move is two dice with as many faces as the squad's move in inches."""
+    squad_id = str(args.get("squad"))
+    state = spend(state, squad_id, "§5.3")
+    faces = _rate_in(state, squad_id, data)
+    rolls = [roller.roll(faces, f"{seq}/dash/{k}") for k in range(2)]
+    state = state.evolve(activation=replace(state.activation, dash_in=float(sum(rolls))))
+    return state, [Ruling(f"{seq}:dash", seq, "move", f"{squad_id} dashes: 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}\". "
+                          "Move the figures now, then declare the move (§5.3).", "§5.3")]
+
+
+def move(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+    """§5.1-5.3: each figure's path since the last move against the allowance; a prone squad
+    cannot move (§6.5); suppression and morale allow only some directions (§6.7, §10)."""
+    squad_id = str(args.get("squad"))
+    act = state.activation
+    squad = state.squads.get(squad_id)
+    if squad is None or act is None or act.squad != squad_id:
+        raise Refused(f"{squad_id} is not the squad acting now", "§5.0")
+    if squad.prone:
+        raise Refused(f"{squad_id} is prone: get up first", "§6.5")
+    dashed = act.dash_in
+    if dashed is None:
+        state = spend(state, squad_id, "§5.1")
+        allowed = float(_rate_in(state, squad_id, data))
+    else:
+        allowed = dashed
+        state = state.evolve(activation=replace(state.activation, dash_in=None))
+    problems, longest = [], 0.0
+    closer = False
+    for figure in state.fighting(squad_id):
+        path = state.paths.get(figure.id, ())
+        inches = movement(path).path_mm / state.unit_mm
+        longest = max(longest, inches)
+        if inches > allowed + SLACK_IN:
+            problems.append(f"{figure.id} moved {inches:.1f}\"")
+        if len(path) >= 2 and nearest_enemy_mm(state, figure.id, path[-1]) < nearest_enemy_mm(state, figure.id, path[0]) - 2:
+            closer = True
+    if closer and (squad.suppression or squad.morale in ("shaken", "broken", "fleeing")):
+        problems.append("it came closer to the enemy, which a suppressed, Shaken, Broken or Fleeing squad may not (§6.7, §10)")
+    state = state.evolve(paths={f: p[-1:] for f, p in state.paths.items()})
+    text = f"{squad_id} moves up to {longest:.1f}\" of {allowed:g}\"" + (" (combat move)" if dashed is not None else "")
+    if problems:
+        text += ": " + "; ".join(problems)
+    return state, [Ruling(f"{seq}:move", seq, "warning" if problems else "move", text + ".", "§5", needs_referee=bool(problems))]
+
+
+def go_prone(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+    """§6.5: an action; +1 step to the Range die; never in water."""
+    squad_id = str(args.get("squad"))
+    state = spend(state, squad_id, "§6.5")
+    if any(in_terrain(state, f.id, ("water",)) for f in state.fighting(squad_id)):
+        raise Refused("a squad in water cannot go to ground", "§6.5")
+    state = state.with_squad(replace(state.squads[squad_id], prone=True))
+    return state, [Ruling(f"{seq}:prone", seq, "status", f"{squad_id} goes to ground: +1 step to its Range die (§6.5).", "§6.5")]
+
+
+def get_up(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[WarState, list[Ruling]]:
+    """§6.5: an action; or, with ``test``, a command test whose success lets that action be the move."""
+    squad_id = str(args.get("squad"))
+    state = spend(state, squad_id, "§6.5")
+    if not state.squads[squad_id].prone:
+        raise Refused(f"{squad_id} is not prone", "§6.5")
+    state = state.with_squad(replace(state.squads[squad_id], prone=False))
+    if not args.get("test"):
+        return state, [Ruling(f"{seq}:up", seq, "status", f"{squad_id} gets up (§6.5).", "§6.5")]
+    passed, roll, need = command_test(state, squad_id, roller, f"{seq}/up")
+    if passed:  # §13.14: the test is part of the move: refund the action for the move that follows
+        state = state.evolve(activation=replace(state.activation, actions=state.activation.actions + 1))
+    else:
+        state = state.with_squad(replace(state.squads[squad_id], prone=True))
+    return state, [Ruling(f"{seq}:up", seq, "status", f"{squad_id} tries to get up and go: d{state.squads[squad_id].quality} "
+                          f"{roll} against more than {need}: " + ("it moves at once (§6.5)." if passed else
+                                                                 "it stays down and the action is lost (§6.5)."), "§6.5")]
+
+
+def unsuppress(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[WarState, list[Ruling]]:
+    """§6.7: an action, twice an activation at most: a command test removes one marker."""
+    squad_id = str(args.get("squad"))
+    act = state.activation
+    if act is None or act.squad != squad_id or not state.squads[squad_id].suppression:
+        raise Refused(f"{squad_id} is not a suppressed squad acting now", "§6.7")
+    if act.unsuppressed >= MAX_UNSUPPRESS:
+        raise Refused("a squad tries to unsuppress at most twice an activation", "§6.7")
+    state = spend(state, squad_id, "§6.7")
+    state = state.evolve(activation=replace(state.activation, unsuppressed=act.unsuppressed + 1))
+    passed, roll, need = command_test(state, squad_id, roller, f"{seq}/unsuppress")
+    if passed:
+        s = state.squads[squad_id]
+        state = state.with_squad(replace(s, suppression=s.suppression - 1))
+    left = state.squads[squad_id].suppression
+    return state, [Ruling(f"{seq}:unsuppress", seq, "status", f"{squad_id} unsuppresses: d{state.squads[squad_id].quality} "
+                          f"{roll} against more than {need}: " + (f"a marker comes off ({left} left)" if passed else "no")
+                          + " (§6.7).", "§6.7")]
+
+
+def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[WarState, list[Ruling]]:
+    """§9: once an activation (suppressed: only in cover), the fighters gather round the commander
+    and each unverified casualty rolls a d6, +1 with a medic, +2 with a surgeon: 1-2 dies, 3-5 is
+    stabilised (carried), 6 returns."""
+    squad_id = str(args.get("squad"))
+    act = state.activation
+    if act is None or act.squad != squad_id or act.reorganised:
+        raise Refused("a squad reorganises once in its activation", "§9")
+    if state.squads[squad_id].suppression and not all(in_terrain(state, f.id, ("woods", "building", "trench"))
+                                                       for f in state.fighting(squad_id)):
+        raise Refused("a suppressed squad reorganises only in cover", "§6.7")
+    state = spend(state, squad_id, "§9")
+    state = state.evolve(activation=replace(state.activation, reorganised=True))
+    roles = {f.role for f in state.fighting(squad_id)}
+    bonus = 2 if "surgeon" in roles else 1 if "medic" in roles else 0  # §13.11: the higher, not both
+    words = []
+    for fid in state.squads[squad_id].figures:
+        figure = state.figures[fid]
+        if figure.status != "unverified":
+            continue
+        android = figure.armour == "robot"
+        if android:  # §9: robots are not healed
+            words.append(f"{fid}: a robot, not healed")
+            continue
+        roll = roller.roll(6, f"{seq}/reorganise/{fid}")
+        total = roll + bonus
+        status = "killed" if total <= 2 else "stabilised" if total <= 5 else "ok"
+        state = state.with_figure(replace(figure, status=status))
+        words.append(f"{fid} d6 {roll}{f'+{bonus}' if bonus else ''}: " + {"killed": "did not survive",
+                                                                            "stabilised": "stabilised, to be carried",
+                                                                            "ok": "back in the ranks"}[status])
+    return state, [Ruling(f"{seq}:reorganise", seq, "status", f"{squad_id} reorganises round its commander" +
+                          (": " + "; ".join(words) if words else "") + " (§9).", "§9")]

@@ -1,0 +1,82 @@
+"""Steel Warriors army files (``steel-warriors-army/1``, JSON) and the bundled rules data.
+
+A squad has a Quality die (d4 untrained to d12 elite), its commander's Leadership (1 best to 3
+worst), a morale state and a movement class; each figure has a weapon, an armour type and a
+role (seed 001 digest §4).  Weapon rates and powers come from
+``station/data/steel_warriors/rules-data.json`` (partly sample data: see its note).
+"""
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..base import ArmyError
+from ..fields import Fields, load_json_file
+from ..model_fields import ID_CHECK, base, marker
+from .ladder import LADDER
+
+FORMAT = "steel-warriors-army/1"
+DATA_FORMAT = "steel-warriors-data/1"
+MORALE = ("confident", "steady", "shaken", "broken", "fleeing")  # §10: Ув Ст По Ра Бе
+ROLES = ("fighter", "commander", "specialist", "sniper", "medic", "surgeon", "weapon")
+DEFAULT_BASE = "round25"
+DEFAULT_HEIGHT_MM = 30.0
+
+
+def rules_data() -> dict[str, Any]:
+    with resources.as_file(resources.files("station") / "data" / "steel_warriors" / "rules-data.json") as path:
+        data = load_json_file(path)
+        if not isinstance(data, dict) or data.get("format") != DATA_FORMAT:
+            raise ArmyError(str(path), "format", f"expected {DATA_FORMAT!r}")
+        return data
+
+
+def _figure(f: Fields, data: Mapping[str, Any]) -> dict[str, Any]:
+    f.reject_unknown(["id", "weapon", "armour", "role", "flak_vest", "marker", "base"])
+    weapon = f.choice("weapon", sorted(data["weapons"]), "rifle")
+    return {"id": f.get("id", str, check=ID_CHECK), "weapon": weapon, "armour": f.choice("armour", sorted(data["armour"]), "human"),
+            "role": f.choice("role", ROLES, "fighter"), "flak_vest": f.get("flak_vest", bool, False),
+            "ammo": data["weapons"][weapon].get("ammo"), "marker": marker(f), "base": base(f, DEFAULT_BASE)}
+
+
+def load_army(path: str | Path) -> dict[str, Any]:
+    data = rules_data()
+    f = Fields(str(path), load_json_file(path))
+    f.reject_unknown(["format", "player", "name", "sample_data", "squads"])
+    f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
+    squads = []
+    for s in f.items("squads", min_len=1):
+        s.reject_unknown(["id", "quality", "leadership", "morale", "movement", "terrifying", "figures"])
+        figures = [_figure(x, data) for x in s.items("figures", min_len=1)]
+        commanders = [x for x in figures if x["role"] == "commander"]
+        if len(commanders) > 1:
+            s.fail("has more than one commander", "figures")
+        squads.append({"id": s.get("id", str, check=ID_CHECK),
+                       "quality": s.get("quality", int, check=lambda v: None if v in LADDER else "must be 4, 6, 8, 10 or 12"),
+                       "leadership": s.integer("leadership", 1, 3, 2), "morale": s.choice("morale", MORALE, "steady"),
+                       "movement": s.choice("movement", sorted(data["movement"]), "regular"),
+                       "terrifying": s.get("terrifying", bool, False), "figures": figures})
+    return {"player": f.get("player", str, check=ID_CHECK), "name": f.get("name", str, ""),
+            "sample_data": f.get("sample_data", str, ""), "source": Path(path).name, "squads": squads}
+
+
+def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
+    players: set[str] = set()
+    ids: set[str] = set()
+    for army in armies:
+        if army["player"] in players:
+            raise ArmyError(army["source"], "player", f"{army['player']!r} is used by two armies")
+        players.add(army["player"])
+        for item in [s["id"] for s in army["squads"]] + [x["id"] for s in army["squads"] for x in s["figures"]]:
+            if item in ids:
+                raise ArmyError(army["source"], "squads", f"id {item!r} is used twice")
+            ids.add(item)
+    if len(players) < 2:
+        raise ArmyError(armies[0]["source"] if armies else "armies", "player", "a game needs two sides")
+
+
+def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return [{"element": x["id"], "unit": s["id"], "player": a["player"], "kind": "infantry", "base": x["base"],
+             "height_mm": float((x["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM), "marker": x["marker"]}
+            for a in armies for s in a["squads"] for x in s["figures"]]

@@ -1,0 +1,171 @@
+"""Steel Warriors shooting (seed 001 digest §6): a fire group's dice (Quality, the summed rate of
+fire rounded down to a die, a die for each support weapon) against the target's Range die by
+zone, prone and cover; none beating it does nothing, one suppresses, two or more suppress and
+cause casualties, each tested Power against Armour."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ...dice import Roller
+from ...measure.pairwise import edge_distances
+from ..base import Ruling
+from .actions import Refused, spend
+from .ladder import ZONES, casualties, range_die, rof_die, zone
+from .state import Figure, WarState
+from .where import in_terrain, placed_many
+
+LIGHT_COVER = ("woods",)  # §6.5: forest and bushes
+HARD_COVER = ("building", "trench")  # §6.5: thick walls, trenches
+COMMANDER_TABLE = ((3, 1, "worse"), (5, 0, "the same"), (6, -1, "better"))  # §6.10: d6 -> Leadership change
+
+
+def _distance_in(state: WarState, firers: list[str], targets: list[str]) -> float:
+    mine, theirs = placed_many(state, firers), placed_many(state, targets)
+    if not mine or not theirs:
+        raise Refused("the camera has not placed the fire group and the target", "§6.4")
+    gaps = edge_distances([b.base for b in mine] + [b.base for b in theirs])[:len(mine), len(mine):]
+    return float(gaps.min()) / state.unit_mm
+
+
+def _cover_steps(state: WarState, target: list[Figure]) -> tuple[int, list[str]]:
+    """§6.5, §13.7: hard cover +2, light +1, if every figure (or, by option, most) has it."""
+    def cover(f: Figure) -> int:
+        return 2 if in_terrain(state, f.id, HARD_COVER) else 1 if in_terrain(state, f.id, LIGHT_COVER) else 0
+    levels = sorted((cover(f) for f in target), reverse=True)
+    open_figures = [f.id for f in target if not cover(f)]
+    if state.options.cover_rule == "all":
+        return (min(levels) if levels else 0), open_figures
+    return levels[len(levels) // 2] if levels else 0, open_figures
+
+
+def _group(state: WarState, squad: str, ids: list[str], weapons: Mapping[str, Any], distance_in: float,
+           zone_number: int) -> tuple[list[Figure], list[Figure]]:
+    """The fire group's small arms and support weapons, each checked for §6.3's once an activation
+    (twice for emplaced heavy weapons), zone-1-only weapons, range limits and ammunition."""
+    act = state.activation
+    small, support = [], []
+    for fid in ids:
+        f = state.figures.get(fid)
+        if f is None or f.squad != squad or not f.fighting:
+            raise Refused(f"{fid} is not a fighting figure of {squad}", "§6.3")
+        w = weapons[f.weapon]
+        if act.fired.get(fid, 0) >= (2 if w.get("emplaced") else 1):
+            raise Refused(f"{fid}'s {f.weapon.replace('_', ' ')} has fired this activation", "§6.3")
+        if w["zone1_only"] and zone_number > 1:
+            raise Refused(f"{fid}'s {f.weapon.replace('_', ' ')} reaches only zone 1", "§6.6")
+        if w.get("range_in") and distance_in > w["range_in"]:
+            raise Refused(f"{fid}'s {f.weapon.replace('_', ' ')} reaches {w['range_in']}\"", "§6.6")
+        if f.ammo is not None and f.ammo <= 0:
+            raise Refused(f"{fid}'s {f.weapon.replace('_', ' ')} is out of ammunition", "§6.10")
+        (support if w.get("support_die") else small).append(f)
+    return small, support
+
+
+def shoot(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any],
+          armour: Mapping[str, int]) -> tuple[WarState, list[Ruling]]:
+    squad_id, target_id = str(args.get("squad")), str(args.get("target"))
+    squad, target = state.squads.get(squad_id), state.squads.get(target_id)
+    if squad is None or target is None or squad.player == target.player or not state.fighting(target_id):
+        raise Refused("give the acting squad and an enemy squad with fighters", "§6")
+    if squad.suppression:
+        raise Refused(f"{squad_id} is suppressed and may not shoot", "§6.7")
+    if squad.morale == "fleeing" or (squad.morale == "broken" and target_id not in state.fired_on.get(squad_id, frozenset())):
+        raise Refused(f"{squad_id} is {squad.morale}: it fires only at an enemy that fired on it this turn", "§10")
+    ids = args.get("figures") or [f.id for f in state.fighting(squad_id)]
+    state = spend(state, squad_id, "§6.3")
+    distance = _distance_in(state, ids, [f.id for f in state.fighting(target_id)])
+    zone_number = zone(distance, squad.quality)
+    if zone_number > ZONES:
+        raise Refused(f"{distance:.1f}\" is beyond the fifth zone of a d{squad.quality} squad", "§6.4")
+    small, support = _group(state, squad_id, ids, weapons, distance, zone_number)
+    pool = [squad.quality] + ([rof_die(sum(weapons[f.weapon]["rof"] for f in small))] if small else []) + \
+        [weapons[f.weapon]["support_die"] for f in support]
+    if len(pool) < 2:
+        raise Refused("the fire group has no weapon", "§6.2")
+    powers = [weapons[f.weapon]["power"] for f in small] or [weapons[f.weapon]["power"] for f in support]
+    power = min(powers) if state.options.mixed_power == "lowest" else max(powers)  # §6.10: support takes the rifles' Power
+    alone = None if small or len(support) != 1 else support[0]
+    sniper = len(small) == 1 and not support and weapons[small[0].weapon].get("sniper")
+    steps, open_figures = _cover_steps(state, state.fighting(target_id))
+    target_die = range_die(zone_number, steps + (1 if target.prone else 0))
+    rolls = [roller.roll(d, f"{seq}/shot/{k}") for k, d in enumerate(pool)]
+    against = roller.roll(target_die, f"{seq}/shot/range")
+    beats = sum(1 for r in rolls if r > against)
+    act = state.activation
+    state = state.evolve(activation=replace(act, fired={**act.fired, **{f.id: act.fired.get(f.id, 0) + 1 for f in small + support}}),
+                         fired_on={**state.fired_on, target_id: state.fired_on.get(target_id, frozenset()) | {squad_id}})
+    for f in small + support:
+        if f.ammo is not None:
+            state = state.with_figure(replace(state.figures[f.id], ammo=f.ammo - 1))
+    head = (f"{squad_id} fires at {target_id} ({distance:.1f}\", zone {zone_number}): "
+            + " + ".join(f"d{d} {r}" for d, r in zip(pool, rolls)) + f" against d{target_die} {against}")
+    words = [head + (": no effect" if not beats else ": suppressed" if beats == 1 else ": suppressed, with casualties")]
+    if beats:
+        state = state.suppress(target_id)
+    if beats >= 2:
+        count = casualties(pool, target_die)
+        victims = _victims(state, target_id, count, open_figures, roller, f"{seq}/victim", args.get("victim") if sniper else None)
+        for k, victim in enumerate(victims):
+            state, said = hit(state, victim, power, weapons, armour, roller, f"{seq}/hit/{k}",
+                              flame=bool(alone and weapons[alone.weapon].get("flame")),
+                              fragmentation=bool(alone and weapons[alone.weapon].get("fragmentation")))
+            words.append(said)
+    return state, [Ruling(f"{seq}:shot", seq, "shot", "; ".join(words) + ".", "§6",
+                          details={"pool": pool, "rolls": rolls, "target_die": target_die, "against": against,
+                                   "beats": beats, "zone": zone_number})]
+
+
+def _victims(state: WarState, squad_id: str, count: int, open_first: list[str], roller: Roller, key: str,
+             chosen: Any) -> list[str]:
+    """§6.8: hits fall at random on distinct figures, those in the open first; a sniper firing
+    alone names his victim (§6.10)."""
+    fighting = [f.id for f in state.fighting(squad_id)]
+    if chosen in fighting:
+        return [str(chosen)]
+    picked: list[str] = []
+    k = 0
+    while len(picked) < min(count, len(fighting)):
+        candidates = ([f for f in fighting if f in open_first and f not in picked]
+                      or [f for f in fighting if f not in picked])[:20]
+        die = next(d for d in (4, 6, 8, 10, 12, 20) if d >= len(candidates))
+        roll = roller.roll(die, f"{key}/{k}")
+        k += 1
+        if roll <= len(candidates):  # counted from the left, re-rolled past the last figure (§6.8, §13.18)
+            picked.append(candidates[roll - 1])
+    return picked
+
+
+def hit(state: WarState, figure_id: str, power: int, weapons: Mapping[str, Any], armour: Mapping[str, int], roller: Roller,
+        key: str, flame: bool = False, fragmentation: bool = False) -> tuple[WarState, str]:
+    """§6.8-6.10: Power against Armour: more wounds, three times kills; a flamethrower always at
+    least wounds; a man-sized weapon hit is destroyed; a lost commander is replaced (d6)."""
+    figure = state.figures[figure_id]
+    armour_die = 6 if figure.flak_vest and fragmentation else armour[figure.armour]
+    p, a = roller.roll(power, f"{key}/power"), roller.roll(armour_die, f"{key}/armour")
+    if p >= 3 * a:
+        outcome = "killed"
+    elif p > a or flame:
+        outcome = "unverified"
+    else:
+        return state, f"{figure_id}: Power d{power} {p} against Armour d{armour_die} {a}, no harm"
+    if figure.role == "weapon":
+        outcome = "destroyed"
+    state = state.with_figure(replace(figure, status=outcome))
+    said = f"{figure_id}: Power d{power} {p} against Armour d{armour_die} {a}, " + \
+        {"killed": "killed", "unverified": "wounded (an unverified casualty)", "destroyed": "the weapon is destroyed"}[outcome]
+    if figure.role == "commander":
+        state, more = new_commander(state, figure.squad, roller, f"{key}/commander")
+        said += "; " + more
+    return state, said
+
+
+def new_commander(state: WarState, squad_id: str, roller: Roller, key: str) -> tuple[WarState, str]:
+    """§6.10: a subordinate takes over; d6 1-3 one step worse, 4-5 the same, 6 one step better
+    (Leadership stays 1..3)."""
+    roll = roller.roll(6, key)
+    change, word = next((c, w) for top, c, w in COMMANDER_TABLE if roll <= top)
+    squad = state.squads[squad_id]
+    leadership = max(1, min(3, squad.leadership + change))
+    state = state.with_squad(replace(squad, leadership=leadership))
+    return state, f"a new commander (d6 {roll}: {word}), Leadership {leadership}"

@@ -1,0 +1,128 @@
+"""Steel Warriors game state: figures, squads with their Quality, Leadership, morale state,
+suppression and prone flag, and the activation running (seed 001 digest §4-§5)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from ...measure.terrain import Piece
+from ..base import Override
+from ..fields import Fields
+
+ACTIONS = 2  # §5.0
+MAX_SUPPRESSION = 3  # §6.7
+
+
+@dataclass(frozen=True)
+class Figure:
+    id: str
+    player: str
+    squad: str
+    weapon: str
+    armour: str
+    role: str
+    flak_vest: bool = False
+    ammo: int | None = None  # §6.10: shots left for limited weapons
+    status: str = "ok"  # ok | unverified (wounded) | stabilised | killed | destroyed | prisoner
+
+    @property
+    def fighting(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class Squad:
+    id: str
+    player: str
+    quality: int
+    leadership: int
+    morale: str
+    movement: str
+    figures: tuple[str, ...]
+    terrifying: bool = False
+    suppression: int = 0
+    prone: bool = False
+
+
+@dataclass(frozen=True)
+class Activation:
+    squad: str
+    actions: int = ACTIONS
+    unsuppressed: int = 0  # §6.7: at most 2
+    reorganised: bool = False  # §9: at most 1
+    fired: Mapping[str, int] = field(default_factory=dict)  # figure -> shots this activation (§6.3)
+    dash_in: float | None = None  # §5.3: a combat move rolled and not yet made
+
+
+@dataclass(frozen=True)
+class Options:
+    distance_unit: str = "inch"  # §2: inches, or centimetres read as inches
+    cover_rule: str = "all"  # §13.7: a squad has cover only if every figure has it; "majority"
+    mixed_power: str = "lowest"  # §13.6: a fire group's Power when its small arms differ
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> "Options":
+        f = Fields("options", dict(data))
+        f.reject_unknown(["distance_unit", "cover_rule", "mixed_power"])
+        return cls(f.choice("distance_unit", ("inch", "cm"), "inch"), f.choice("cover_rule", ("all", "majority"), "all"),
+                   f.choice("mixed_power", ("lowest", "highest"), "lowest"))
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class WarState:
+    players: tuple[str, ...]
+    armies: tuple[Mapping[str, Any], ...]
+    options: Options
+    figures: Mapping[str, Figure]
+    squads: Mapping[str, Squad]
+    overrides: Mapping[str, tuple[int, Override]] = field(default_factory=dict)
+    turn: int = 0
+    activated: frozenset[str] = frozenset()
+    activation: Activation | None = None
+    fired_on: Mapping[str, frozenset[str]] = field(default_factory=dict)  # squad -> squads that shot at it this turn
+    positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
+    sigmas: Mapping[str, float] = field(default_factory=dict)
+    paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)
+    table_seq: int = 0
+    table_mm: tuple[float, float] | None = None
+    terrain: tuple[Piece, ...] = ()
+    confirmed: frozenset[str] = frozenset()
+
+    @property
+    def unit_mm(self) -> float:
+        """§2: the rules' inch, or a centimetre read as an inch (the allowed variant)."""
+        return 10.0 if self.options.distance_unit == "cm" else 25.4
+
+    def evolve(self, **changes: Any) -> "WarState":
+        new = object.__new__(WarState)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
+
+    def with_figure(self, figure: Figure) -> "WarState":
+        return self.evolve(figures={**self.figures, figure.id: figure})
+
+    def with_squad(self, squad: Squad) -> "WarState":
+        return self.evolve(squads={**self.squads, squad.id: squad})
+
+    def fighting(self, squad: str) -> list[Figure]:
+        return [self.figures[f] for f in self.squads[squad].figures if self.figures[f].fighting]
+
+    def suppress(self, squad: str) -> "WarState":
+        s = self.squads[squad]
+        return self.with_squad(replace(s, suppression=min(MAX_SUPPRESSION, s.suppression + 1)))
+
+
+def build(armies: tuple[Mapping[str, Any], ...]) -> tuple[dict[str, Figure], dict[str, Squad]]:
+    figures: dict[str, Figure] = {}
+    squads: dict[str, Squad] = {}
+    for army in armies:
+        for s in army["squads"]:
+            squads[s["id"]] = Squad(s["id"], army["player"], s["quality"], s["leadership"], s["morale"], s["movement"],
+                                    tuple(x["id"] for x in s["figures"]), s["terrifying"])
+            for x in s["figures"]:
+                figures[x["id"]] = Figure(x["id"], army["player"], s["id"], x["weapon"], x["armour"], x["role"],
+                                          x["flak_vest"], x["ammo"])
+    return figures, squads

@@ -1,0 +1,35 @@
+"""Where the figures are, from the state's camera evidence, for the measurement layer."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ...measure.bases import Base
+from ...measure.measurement import Placed
+
+
+def _base_name(state, figure_id: str) -> str:
+    return next(x["base"] for a in state.armies for s in a["squads"] for x in s["figures"] if x["id"] == figure_id)
+
+
+def placed(state, figure_id: str, pose=None) -> Placed | None:
+    where = pose or state.positions.get(figure_id)
+    if where is None:
+        return None
+    return Placed(figure_id, Base.named(_base_name(state, figure_id), *where), state.sigmas.get(figure_id, 0.5))
+
+
+def placed_many(state, figure_ids: Iterable[str]) -> list[Placed]:
+    return [p for p in (placed(state, f) for f in figure_ids) if p is not None]
+
+
+def in_terrain(state, figure_id: str, kinds: tuple[str, ...]) -> bool:
+    where = state.positions.get(figure_id)
+    return bool(where) and any(p.type in kinds and p.contains(where[:2]) for p in state.terrain)
+
+
+def nearest_enemy_mm(state, figure_id: str, pose) -> float:
+    """Centre distance from a pose to the nearest fighting enemy figure (for 'towards' or 'away')."""
+    me = state.figures[figure_id]
+    gaps = [((pose[0] - w[0]) ** 2 + (pose[1] - w[1]) ** 2) ** 0.5 for f, w in state.positions.items()
+            if f in state.figures and state.figures[f].player != me.player and state.figures[f].fighting]
+    return min(gaps, default=float("inf"))

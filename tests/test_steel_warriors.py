@@ -1,0 +1,162 @@
+"""Steel Warriors (seed 001) through the fold, with the fragment's worked examples as tests."""
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from station.rules.base import ArmyError, Event, Input
+from station.rules.steel_warriors import SteelWarriors
+from station.rules.steel_warriors.army import load_army
+from station.rules.steel_warriors.ladder import casualties, range_die, rof_die, step, zone
+
+from .conftest import ScriptedRoller
+
+DATA = Path(__file__).resolve().parent.parent / "station" / "data" / "steel_warriors"
+INCH = 25.4
+STEEL = ["u1"] + [f"s{k}" for k in range(1, 8)] + ["sn"]
+KENO = [f"k{k}" for k in range(1, 11)]
+
+
+def line_up(y_steel, y_keno):
+    return {**{f: (100 + 40 * k, y_steel, 90) for k, f in enumerate(STEEL)},
+            **{f: (100 + 40 * k, y_keno, 270) for k, f in enumerate(KENO)}}
+
+
+def gap_y(inches):
+    """The Keno line's y for an edge-to-edge gap of ``inches`` from the steel line at y 100 (round25 bases)."""
+    return 100 + 25 + inches * INCH
+
+
+class War:
+    def __init__(self, options=None):
+        self.roller = ScriptedRoller()
+        self.rules = SteelWarriors(self.roller)
+        armies = [load_army(DATA / "steel.json"), load_army(DATA / "keno.json")]
+        self.state = self.rules.initial_state(armies, options or {})
+        self.seq = itertools.count(1)
+
+    def do(self, what, *rolls, **args):
+        self.roller.values.extend(rolls)
+        self.state, rulings = self.rules.apply(self.state, Event(next(self.seq), Input(what, args)))
+        assert not self.roller.values, f"rolls left unused: {self.roller.values}"
+        return rulings
+
+    def seen(self, where):
+        return self.do("snapshot", table_mm=[1200, 900], residual_mm=0.3, units=[
+            {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, (x, y, f) in where.items()])
+
+
+def ready(inches, squad="recruits"):
+    g = War()
+    g.seen(line_up(100, gap_y(inches)))
+    g.do("begin_turn")
+    g.do("activate", squad=squad)
+    return g
+
+
+def test_3_the_die_ladder_clamps_and_6_3_rate_of_fire_rounds_down():
+    assert step(6, 1) == 8 and step(12, 2) == 12 and step(4, -1) == 4
+    # "always round down": 9 is a d8 (the source's own example says d6 for 3 SMGs, which the rule contradicts)
+    assert rof_die(9) == 8 and rof_die(12) == 12 and rof_die(2) == 4 and rof_die(15) == 12
+    assert zone(6.0, 6) == 1 and zone(6.01, 6) == 2 and zone(12, 8) == 2 and zone(10, 6) == 2
+    assert range_die(2, 2) == 10  # §6.5 example: zone 2, light cover and prone -> d10
+    assert casualties([6, 10], 10) == 2 and casualties([6, 8], 10) == 1  # §6.8: 1.6 -> 2, 1.4 -> 1
+
+
+def test_6_3_example_1_at_13_inches_the_smgs_are_out_and_the_lmg_fires_alone():
+    g = ready(13)
+    assert "reaches only zone 1" in g.do("shoot", squad="recruits", target="partisans", figures=["u1", "s1"])[0].text
+    ruling = g.do("shoot", 2, 3, 6, squad="recruits", target="partisans", figures=["u1"])[0]
+    assert ruling.details["pool"] == [6, 8] and ruling.details["zone"] == 3 and ruling.details["target_die"] == 8
+    assert ruling.details["beats"] == 0 and "no effect" in ruling.text
+
+
+def test_6_3_example_2_at_5_inches_two_fire_groups():
+    g = ready(5)
+    first = g.do("shoot", 1, 1, 1, 4, squad="recruits", target="partisans", figures=["s1", "s2", "s3", "s4", "u1"])[0]
+    assert first.details["pool"] == [6, 12, 8]  # 4 SMGs: 12 -> d12, and the LMG's d8
+    second = g.do("shoot", 1, 1, 4, squad="recruits", target="partisans", figures=["s5", "s6", "s7", "sn"])[0]
+    assert second.details["pool"] == [6, 10]  # 3 SMGs (9) and the rifle (1): 10 -> d10
+    assert "has used both its actions" in g.do("shoot", squad="recruits", target="partisans", figures=["u1"])[0].text
+
+
+def test_6_3_a_weapon_fires_once_an_activation():
+    g = ready(5)
+    g.do("shoot", 1, 1, 4, squad="recruits", target="partisans", figures=["u1"])
+    assert "has fired this activation" in g.do("shoot", squad="recruits", target="partisans", figures=["u1"])[0].text
+
+
+def test_6_8_worked_example_the_lmg_wounds_the_commander_who_is_replaced():
+    """Partisans 10" away in light cover and prone (d10); LMG d6 + d8 roll 3 and 6 against 2: both
+    beat it, 14 / 10 = 1.4 -> one casualty; the d10 picks the commander; Power d10 5 > d4 4."""
+    g = War()
+    g.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "bushes", "type": "woods", "height_mm": 40, "polygon": [[50, 350], [600, 350], [600, 500], [50, 500]]}])
+    g.seen(line_up(100, gap_y(10)))
+    g.do("begin_turn")
+    g.do("activate", squad="partisans")
+    g.do("prone", squad="partisans")
+    g.do("end_activation")
+    g.do("activate", squad="recruits")
+    ruling = g.do("shoot", 3, 6, 2, 1, 5, 4, 5, squad="recruits", target="partisans", figures=["u1"])[0]
+    assert ruling.details["target_die"] == 10 and ruling.details["beats"] == 2
+    assert g.state.figures["k1"].status == "unverified" and "wounded" in ruling.text
+    assert "a new commander (d6 5: the same), Leadership 1" in ruling.text
+    assert g.state.squads["partisans"].suppression == 1
+
+
+def test_6_7_worked_example_the_partisans_unsuppress_on_their_second_try():
+    g = War()
+    g.seen(line_up(100, gap_y(10)))
+    g.state = g.state.with_squad(g.state.squads["partisans"].__class__(
+        **{**g.state.squads["partisans"].__dict__, "suppression": 1}))
+    g.do("begin_turn")
+    g.do("activate", squad="partisans")
+    assert "is suppressed and may not shoot" in g.do("shoot", squad="partisans", target="recruits")[0].text
+    assert "no" in g.do("unsuppress", 1, squad="partisans")[0].text.split(": ")[-1]
+    assert "a marker comes off (0 left)" in g.do("unsuppress", 2, squad="partisans")[0].text
+
+
+def test_5_3_the_combat_move_is_two_dice_and_the_camera_checks_it():
+    g = ready(13)
+    ruling = g.do("dash", 3, 4, squad="recruits")[0]
+    assert "2d6 3+4 = 7\"" in ruling.text
+    moved = line_up(100 + 6 * INCH, gap_y(13))
+    g.seen({f: moved[f] for f in STEEL})
+    assert g.do("move", squad="recruits")[0].kind == "move"
+    g.seen({f: (x, y + 7 * INCH, h) for f, (x, y, h) in moved.items() if f in STEEL})
+    over = g.do("move", squad="recruits")[0]  # a normal move of 6": 7" is too far
+    assert over.needs_referee and "moved 7.0\"" in over.text
+
+
+def test_9_reorganise_resolves_the_wounded():
+    g = ready(13, squad="partisans")
+    from dataclasses import replace
+    for fid in ("k2", "k3", "k4"):
+        g.state = g.state.with_figure(replace(g.state.figures[fid], status="unverified"))
+    ruling = g.do("reorganise", 2, 4, 6, squad="partisans")[0]
+    assert [g.state.figures[f].status for f in ("k2", "k3", "k4")] == ["killed", "stabilised", "ok"]
+    assert "once in its activation" in g.do("reorganise", squad="partisans")[0].text and "§9" in ruling.text
+
+
+def test_10_broken_squads_fire_only_back_and_morale_is_set_by_the_referee():
+    g = ready(5, squad="partisans")
+    g.do("set_morale", squad="partisans", morale="broken")
+    assert "fires only at an enemy that fired on it" in g.do("shoot", squad="partisans", target="recruits")[0].text
+    assert "morale state" in g.do("set_morale", squad="partisans", morale="cheerful")[0].text
+
+
+@pytest.mark.parametrize("change, where, problem", [
+    ({"format": "x"}, "format", "steel-warriors-army/1"),
+    ({"squads": [{"id": "a", "quality": 7, "figures": [{"id": "b"}]}]}, "squads[0].quality", "4, 6, 8, 10 or 12"),
+    ({"squads": [{"id": "a", "quality": 6, "leadership": 4, "figures": [{"id": "b"}]}]}, "squads[0].leadership", "1 to 3"),
+    ({"squads": [{"id": "a", "quality": 6, "figures": [{"id": "b", "weapon": "laser"}]}]}, "squads[0].figures[0].weapon", "laser"),
+])
+def test_bad_army_files_name_the_file_and_field(tmp_path, change, where, problem):
+    base = json.loads((DATA / "keno.json").read_text())
+    path = tmp_path / "army.json"
+    path.write_text(json.dumps({**base, **change}))
+    with pytest.raises(ArmyError) as err:
+        load_army(path)
+    assert str(path) in str(err.value) and where in str(err.value) and problem in str(err.value)
