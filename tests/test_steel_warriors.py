@@ -160,3 +160,43 @@ def test_bad_army_files_name_the_file_and_field(tmp_path, change, where, problem
     with pytest.raises(ArmyError) as err:
         load_army(path)
     assert str(path) in str(err.value) and where in str(err.value) and problem in str(err.value)
+
+
+def test_8_1_the_assault_test_and_a_failure_loses_the_activation():
+    g = ready(8)
+    ruling = g.do("assault", 2, squad="recruits", target="partisans")[0]  # Steady, Ldr 2: more than 3 needed
+    assert "the whole activation is lost" in ruling.text and g.state.activation.actions == 0
+    g = ready(8)
+    ruling = g.do("assault", 4, 3, 4, squad="recruits", target="partisans")[0]
+    assert ruling.details["charge_in"] == 7 and g.state.activation.dash_in == 7
+    g = ready(8)
+    g.do("set_morale", squad="recruits", morale="broken")
+    assert "never assaults" in g.do("assault", squad="recruits", target="partisans")[0].text
+
+
+def test_8_1_a_charge_arrives_within_2_inches_with_the_threat_worked_out():
+    g = ready(8)
+    g.do("assault", 4, 3, 4, squad="recruits", target="partisans")
+    short = line_up(100 + 5 * INCH, gap_y(8))
+    g.seen({f: short[f] for f in STEEL})
+    assert "stops 3.0\" short" in g.do("charge", squad="recruits", target="partisans")[0].text
+    g.seen({f: (x, y + 1.5 * INCH, h) for f, (x, y, h) in short.items() if f in STEEL})
+    arrived = g.do("charge", squad="recruits", target="partisans")[0]
+    assert arrived.details["threat"] == 0 and "arrives (1.5\")" in arrived.text  # 9 against 10: no outnumbering
+
+
+def test_8_1_close_combat_pairs_in_contact_lower_roll_falls_and_the_casualty_d6():
+    g = ready(8)
+    where = line_up(100, gap_y(8))
+    g.seen({"s1": (where["k1"][0], where["k1"][1] - 25, 90)})  # s1 base to base with k1
+    ruling = g.do("close_combat", 2, 5, 1, squad="recruits", target="partisans")[0]  # k1 d6 2, s1 d8 5; k1 d6 1: killed
+    assert ruling.details["pairs"] == [["s1", "k1"]] or ruling.details["pairs"] == [("s1", "k1")]
+    assert "s1 d8 5" in ruling.text and g.state.figures["k1"].status == "killed"
+    assert "partisans lost more and tests morale with threat +1" in ruling.text and "not facing anyone" in ruling.text
+
+
+def test_8_1_the_defenders_free_fire_at_a_failed_charge_cannot_suppress():
+    g = ready(5)
+    ruling = g.do("shoot", 6, 1, 2, squad="partisans", target="recruits", reaction=True)[0]  # only one beats: no marker
+    assert "cannot suppress" in ruling.text and g.state.squads["recruits"].suppression == 0
+    assert g.state.activation.actions == 2  # the attackers' actions are untouched

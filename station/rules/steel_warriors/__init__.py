@@ -13,14 +13,14 @@ from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Ruling
 from ..model_fields import ModelRuleset
 from ..table_snapshot import table_input
-from . import actions, shooting
+from . import actions, assault, shooting
 from .actions import Refused
 from .army import MORALE, check_armies, load_army, model_specs, rules_data
 from .ladder import LADDER
 from .state import Options, WarState, build
 
 INPUT_TYPES = ("begin_turn", "activate", "move", "dash", "prone", "get_up", "shoot", "unsuppress", "reorganise",
-               "end_activation", "set_morale", "confirm", "override")
+               "assault", "charge", "close_combat", "end_activation", "set_morale", "confirm", "override")
 
 
 class SteelWarriors(ModelRuleset):
@@ -73,6 +73,9 @@ class SteelWarriors(ModelRuleset):
             "reorganise": lambda: actions.reorganise(state, seq, args, r),
             "shoot": lambda: shooting.shoot(state, seq, args, r, d["weapons"], d["armour"]),
             "set_morale": lambda: set_morale(state, seq, args),
+            "assault": lambda: assault.assault(state, seq, args, r, d),
+            "charge": lambda: assault.charge(state, seq, args),
+            "close_combat": lambda: assault.close_combat(state, seq, args, r, d["weapons"]),
         }
         if body.type in handlers:
             try:

@@ -40,7 +40,7 @@ def _cover_steps(state: WarState, target: list[Figure]) -> tuple[int, list[str]]
 
 
 def _group(state: WarState, squad: str, ids: list[str], weapons: Mapping[str, Any], distance_in: float,
-           zone_number: int) -> tuple[list[Figure], list[Figure]]:
+           zone_number: int, reaction: bool = False) -> tuple[list[Figure], list[Figure]]:
     """The fire group's small arms and support weapons, each checked for §6.3's once an activation
     (twice for emplaced heavy weapons), zone-1-only weapons, range limits and ammunition."""
     act = state.activation
@@ -50,7 +50,7 @@ def _group(state: WarState, squad: str, ids: list[str], weapons: Mapping[str, An
         if f is None or f.squad != squad or not f.fighting:
             raise Refused(f"{fid} is not a fighting figure of {squad}", "§6.3")
         w = weapons[f.weapon]
-        if act.fired.get(fid, 0) >= (2 if w.get("emplaced") else 1):
+        if not reaction and act.fired.get(fid, 0) >= (2 if w.get("emplaced") else 1):
             raise Refused(f"{fid}'s {f.weapon.replace('_', ' ')} has fired this activation", "§6.3")
         if w["zone1_only"] and zone_number > 1:
             raise Refused(f"{fid}'s {f.weapon.replace('_', ' ')} reaches only zone 1", "§6.6")
@@ -73,12 +73,14 @@ def shoot(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, we
     if squad.morale == "fleeing" or (squad.morale == "broken" and target_id not in state.fired_on.get(squad_id, frozenset())):
         raise Refused(f"{squad_id} is {squad.morale}: it fires only at an enemy that fired on it this turn", "§10")
     ids = args.get("figures") or [f.id for f in state.fighting(squad_id)]
-    state = spend(state, squad_id, "§6.3")
+    reaction = bool(args.get("reaction"))  # §8.1: a defender's free fire at a charge that fell short
+    if not reaction:
+        state = spend(state, squad_id, "§6.3")
     distance = _distance_in(state, ids, [f.id for f in state.fighting(target_id)])
     zone_number = zone(distance, squad.quality)
     if zone_number > ZONES:
         raise Refused(f"{distance:.1f}\" is beyond the fifth zone of a d{squad.quality} squad", "§6.4")
-    small, support = _group(state, squad_id, ids, weapons, distance, zone_number)
+    small, support = _group(state, squad_id, ids, weapons, distance, zone_number, reaction)
     pool = [squad.quality] + ([rof_die(sum(weapons[f.weapon]["rof"] for f in small))] if small else []) + \
         [weapons[f.weapon]["support_die"] for f in support]
     if len(pool) < 2:
@@ -93,15 +95,20 @@ def shoot(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, we
     against = roller.roll(target_die, f"{seq}/shot/range")
     beats = sum(1 for r in rolls if r > against)
     act = state.activation
-    state = state.evolve(activation=replace(act, fired={**act.fired, **{f.id: act.fired.get(f.id, 0) + 1 for f in small + support}}),
-                         fired_on={**state.fired_on, target_id: state.fired_on.get(target_id, frozenset()) | {squad_id}})
+    if not reaction:
+        state = state.evolve(activation=replace(act, fired={**act.fired, **{f.id: act.fired.get(f.id, 0) + 1
+                                                                            for f in small + support}}))
+    state = state.evolve(fired_on={**state.fired_on, target_id: state.fired_on.get(target_id, frozenset()) | {squad_id}})
     for f in small + support:
         if f.ammo is not None:
             state = state.with_figure(replace(state.figures[f.id], ammo=f.ammo - 1))
     head = (f"{squad_id} fires at {target_id} ({distance:.1f}\", zone {zone_number}): "
             + " + ".join(f"d{d} {r}" for d, r in zip(pool, rolls)) + f" against d{target_die} {against}")
-    words = [head + (": no effect" if not beats else ": suppressed" if beats == 1 else ": suppressed, with casualties")]
-    if beats:
+    outcome = ["no effect", "suppressed", "suppressed, with casualties"][min(beats, 2)]
+    if reaction:
+        outcome = "casualties" if beats >= 2 else "no effect (it cannot suppress)"
+    words = [head + ": " + outcome]
+    if beats and not reaction:  # §8.1: the free fire at a charge cannot suppress
         state = state.suppress(target_id)
     if beats >= 2:
         count = casualties(pool, target_die)
