@@ -3,7 +3,7 @@ the table's size, and the paths of the models moving now.  Shared by every rules
 camera's evidence means the same in every game."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Collection, Mapping
 
 from ..measure.measurement import position_sigma
@@ -63,3 +63,26 @@ def table_input(state: Any, seq: int, kind: str, args: Mapping[str, Any], known:
     if kind == "override":
         return state
     return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableState:
+    """What every model-spec ruleset's state keeps besides its own game: the referee's overrides,
+    the camera's evidence (where each model stands, how surely, the paths of the models moving
+    now), the terrain and the confirmed rulings.  Subclasses are frozen dataclasses too."""
+
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    positions: Mapping[str, Pose] = field(default_factory=dict)
+    sigmas: Mapping[str, float] = field(default_factory=dict)
+    paths: Mapping[str, tuple[Pose, ...]] = field(default_factory=dict)
+    table_seq: int = 0
+    table_mm: tuple[float, float] | None = None
+    terrain: tuple[Any, ...] = ()
+    confirmed: frozenset[str] = frozenset()
+
+    def evolve(self, **changes: Any):
+        """A copy with some fields changed, without re-running the dataclass's checks (a fold
+        makes thousands of these)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__, **changes)
+        return new

@@ -11,8 +11,8 @@ from typing import Any, Collection, Mapping
 
 from ...dice import Roller
 from ...measure.bases import overlapping
-from ...measure.terrain import Piece
-from ..base import Override, Ruling
+from ..base import Ruling
+from ..table_snapshot import TableState
 from .cards import UnitState
 from .heat import TurnHeat, end_phase
 from .formations import speed_demon
@@ -25,12 +25,11 @@ PHASES = ("initiative", "movement", "combat", "end")  # §4
 
 
 @dataclass(frozen=True)
-class AlphaState:
+class AlphaState(TableState):
     players: tuple[str, ...]
     forces: tuple[Mapping[str, Any], ...]
     options: Mapping[str, Any]
     units: Mapping[str, UnitState]
-    overrides: Mapping[str, tuple[int, Override]] = field(default_factory=dict)
     turn: int = 0
     setup_winner: str | None = None  # §3.2
     home_edges: Mapping[str, str] = field(default_factory=dict)  # player -> bottom | top | left | right (§3.4)
@@ -48,18 +47,7 @@ class AlphaState:
     heat_turn: Mapping[str, TurnHeat] = field(default_factory=dict)
     removed: frozenset[str] = frozenset()
     winner: str | None = None
-    positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
-    sigmas: Mapping[str, float] = field(default_factory=dict)
-    paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)
-    table_seq: int = 0
-    table_mm: tuple[float, float] | None = None
-    terrain: tuple[Piece, ...] = ()
-    confirmed: frozenset[str] = frozenset()
 
-    def evolve(self, **changes: Any) -> "AlphaState":
-        new = object.__new__(AlphaState)
-        new.__dict__.update(self.__dict__, **changes)
-        return new
 
     def with_unit(self, unit: UnitState) -> "AlphaState":
         return self.evolve(units={**self.units, unit.id: unit})

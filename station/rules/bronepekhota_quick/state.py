@@ -2,12 +2,11 @@
 fighter has done this turn (digest §4.3: at most one shot and one close combat, three actions)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ...measure.terrain import Piece
-from ..base import Override
 from ..fields import Fields
+from ..table_snapshot import TableState
 from .army import model_height
 
 OPTION_FIELDS = ("maneuver_by_armour", "step_cm", "simultaneous_return", "hit_window_ms", "settle_ms")
@@ -93,12 +92,11 @@ class RealShot:
 
 
 @dataclass(frozen=True)
-class QuickState:
+class QuickState(TableState):
     players: tuple[str, ...]
     armies: tuple[Mapping[str, Any], ...]
     options: Options
     fighters: Mapping[str, Fighter]
-    overrides: Mapping[str, tuple[int, Override]] = field(default_factory=dict)
     turn: int = 0  # player-turns played; 0 before the roll-off
     order: tuple[str, ...] = ()
     grenade_used: bool = False  # §6.1: one grenade a player-turn, for the whole side
@@ -106,18 +104,7 @@ class QuickState:
     now: int = 0
     shots: tuple[RealShot, ...] = ()
     pending: tuple[tuple[int, str, int], ...] = ()  # (impact seq, fighter, shot seq): waiting for a fall
-    positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
-    sigmas: Mapping[str, float] = field(default_factory=dict)
-    paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)  # this player-turn
-    table_seq: int = 0
-    table_mm: tuple[float, float] | None = None
-    terrain: tuple[Piece, ...] = ()
-    confirmed: frozenset[str] = frozenset()
 
-    def evolve(self, **changes: Any) -> "QuickState":
-        new = object.__new__(QuickState)
-        new.__dict__.update(self.__dict__, **changes)
-        return new
 
     def with_fighter(self, fighter: Fighter) -> "QuickState":
         return self.evolve(fighters={**self.fighters, fighter.id: fighter})

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ...measure.terrain import Piece
-from ..base import Override
 from ..fields import Fields
+from ..table_snapshot import TableState
 
 COMMAND_IN = 2.0  # §3.2
 CONTACT_IN = 1.0  # §5.4
@@ -98,13 +97,12 @@ class Activation:
 
 
 @dataclass(frozen=True)
-class MileState:
+class MileState(TableState):
     players: tuple[str, ...]
     armies: tuple[Mapping[str, Any], ...]
     options: Options
     fighters: Mapping[str, Fighter]
     squads: Mapping[str, Squad]
-    overrides: Mapping[str, tuple[int, Override]] = field(default_factory=dict)
     turn: int = 0
     order: tuple[str, ...] = ()  # who activates when: the first two may be one player's (§4.2)
     activated: frozenset[str] = frozenset()  # squads and characters that have acted this turn
@@ -114,18 +112,7 @@ class MileState:
     gassed: bool = False  # §14 has been rolled
     cut_wire: frozenset[str] = frozenset()  # wire pieces with a gap cut (§5.8)
     winner: str | None = None
-    positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
-    sigmas: Mapping[str, float] = field(default_factory=dict)
-    paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)
-    table_seq: int = 0
-    table_mm: tuple[float, float] | None = None
-    terrain: tuple[Piece, ...] = ()
-    confirmed: frozenset[str] = frozenset()
 
-    def evolve(self, **changes: Any) -> "MileState":
-        new = object.__new__(MileState)
-        new.__dict__.update(self.__dict__, **changes)
-        return new
 
     def with_fighter(self, fighter: Fighter) -> "MileState":
         return self.evolve(fighters={**self.fighters, fighter.id: fighter})

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
-from ...measure.terrain import Piece
-from ..base import Override
 from ..fields import Fields
+from ..table_snapshot import TableState
 
 ACTIONS = 2  # §5.0
 MAX_SUPPRESSION = 3  # §6.7
@@ -72,34 +71,22 @@ class Options:
 
 
 @dataclass(frozen=True)
-class WarState:
+class WarState(TableState):
     players: tuple[str, ...]
     armies: tuple[Mapping[str, Any], ...]
     options: Options
     figures: Mapping[str, Figure]
     squads: Mapping[str, Squad]
-    overrides: Mapping[str, tuple[int, Override]] = field(default_factory=dict)
     turn: int = 0
     activated: frozenset[str] = frozenset()
     activation: Activation | None = None
     fired_on: Mapping[str, frozenset[str]] = field(default_factory=dict)  # squad -> squads that shot at it this turn
-    positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
-    sigmas: Mapping[str, float] = field(default_factory=dict)
-    paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)
-    table_seq: int = 0
-    table_mm: tuple[float, float] | None = None
-    terrain: tuple[Piece, ...] = ()
-    confirmed: frozenset[str] = frozenset()
 
     @property
     def unit_mm(self) -> float:
         """§2: the rules' inch, or a centimetre read as an inch (the allowed variant)."""
         return 10.0 if self.options.distance_unit == "cm" else 25.4
 
-    def evolve(self, **changes: Any) -> "WarState":
-        new = object.__new__(WarState)
-        new.__dict__.update(self.__dict__, **changes)
-        return new
 
     def with_figure(self, figure: Figure) -> "WarState":
         return self.evolve(figures={**self.figures, figure.id: figure})
