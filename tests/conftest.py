@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from station.devices import protocol as p
-from station.rules.base import Event, Input
+from station.rules.base import ArmyError, Event, Input
 from station.rules.bronepekhota import Bronepekhota
 from station.rules.bronepekhota.army import load_army
 
@@ -99,3 +99,37 @@ def station(tmp_path, armies):
 def client(station):
     from station.web.app import create_app
     return create_app(station, REFEREE_TOKEN).test_client()
+
+
+class FoldDriver:
+    """A ruleset driven input by input as the fold would, with scripted dice and table snapshots.
+    Every roll given must be used, so a test says exactly which dice the rules asked for."""
+
+    table_mm = (1800, 1200)
+
+    def __init__(self, ruleset_class, armies, options=None):
+        self.roller = ScriptedRoller()
+        self.rules = ruleset_class(self.roller)
+        self.state = self.rules.initial_state(armies, options or {})
+        self.seq = itertools.count(1)
+
+    def do(self, what, *rolls, **args):
+        self.roller.values.extend(rolls)
+        self.state, rulings = self.rules.apply(self.state, Event(next(self.seq), Input(what, args)))
+        assert not self.roller.values, f"rolls left unused: {self.roller.values}"
+        return rulings
+
+    def snapshot(self, where):
+        """Models seen standing, ``{element: (x_mm, y_mm, facing_deg)}``."""
+        return self.do("snapshot", table_mm=list(self.table_mm), residual_mm=0.3, units=[
+            {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, (x, y, f) in where.items()])
+
+
+def assert_bad_file(loader, good_file, tmp_path, change, where, problem):
+    """A good army file with ``change`` applied must fail naming the file, the field and the problem."""
+    import json
+    path = tmp_path / "army.json"
+    path.write_text(json.dumps({**json.loads(good_file.read_text()), **change}))
+    with pytest.raises(ArmyError) as err:
+        loader(path)
+    assert str(path) in str(err.value) and where in str(err.value) and problem in str(err.value)

@@ -1,7 +1,6 @@
 """Alpha Strike (seed 004) through the fold: the turn (§4), movement checked against the camera
 (§5), attacks measured from table snapshots (§6, §8), the End Phase (§4.4, §9.4) and Training
 Day's victory (§12)."""
-import itertools
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -10,33 +9,23 @@ import pytest
 
 from station.rules.alpha_strike import AlphaStrike
 from station.rules.alpha_strike.force import card_library, load_force
-from station.rules.base import ArmyError, Event, Input
+from station.rules.base import ArmyError
 
-from .conftest import ScriptedRoller
+from .conftest import FoldDriver, ScriptedRoller, assert_bad_file
 
 DATA = Path(__file__).resolve().parent.parent / "station" / "data" / "alpha_strike"
 INCH = 25.4
 RADIUS = 20.0  # round40 bases
 
 
-class Alpha:
+class Alpha(FoldDriver):
     def __init__(self, options=None, forces=None):
-        self.roller = ScriptedRoller()
-        self.rules = AlphaStrike(self.roller)
-        forces = forces or [load_force(DATA / "training-day-attacker.json"), load_force(DATA / "training-day-defender.json")]
-        self.state = self.rules.initial_state(forces, options or {})
-        self.seq = itertools.count(1)
-
-    def do(self, what, *rolls, **args):
-        self.roller.values.extend(rolls)
-        self.state, rulings = self.rules.apply(self.state, Event(next(self.seq), Input(what, args)))
-        assert not self.roller.values, f"rolls left unused: {self.roller.values}"
-        return rulings
+        super().__init__(AlphaStrike, forces or [load_force(DATA / "training-day-attacker.json"),
+                                                 load_force(DATA / "training-day-defender.json")], options)
 
     def seen(self, **where):
         """A snapshot: unit=(x, y, facing) in mm and degrees."""
-        return self.do("snapshot", table_mm=[1800, 1200], residual_mm=0.3, units=[
-            {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, (x, y, f) in where.items()])
+        return self.snapshot(where)
 
     def unit(self, name):
         return self.state.units[name]
@@ -271,12 +260,7 @@ def test_sample_cards_say_they_are_sample_data_and_name_what_comes_from_the_seed
     ({"colour": "red"}, "colour", "unknown"),
 ])
 def test_bad_force_files_name_the_file_and_field(tmp_path, change, where, problem):
-    base = json.loads((DATA / "training-day-attacker.json").read_text())
-    path = tmp_path / "force.json"
-    path.write_text(json.dumps({**base, **change}))
-    with pytest.raises(ArmyError) as err:
-        load_force(path)
-    assert str(path) in str(err.value) and where in str(err.value) and problem in str(err.value)
+    assert_bad_file(load_force, DATA / "training-day-attacker.json", tmp_path, change, where, problem)
 
 
 def test_two_forces_of_one_player_are_refused():

@@ -1,16 +1,14 @@
 """The Price of a Mile (seed 003) through the fold, section by section of the digest, with the
 sample armies and simulated table snapshots."""
-import itertools
 import json
 from pathlib import Path
 
 import pytest
 
-from station.rules.base import ArmyError, Event, Input
 from station.rules.price_of_a_mile import PriceOfAMile
 from station.rules.price_of_a_mile.army import load_army
 
-from .conftest import ScriptedRoller
+from .conftest import FoldDriver, ScriptedRoller, assert_bad_file
 
 DATA = Path(__file__).resolve().parent.parent / "station" / "data" / "price_of_a_mile"
 INCH = 25.4
@@ -21,25 +19,16 @@ LAYOUT = {**{f"p{k}": (40 + 60 * k, 200, 90) for k in range(1, 7)},
           **{f"s{k}": (440 + 60 * k, 760, 270) for k in range(1, 5)}, "leutnant": (1000, 800, 270)}
 
 
-class Mile:
-    def __init__(self, options=None, armies=None):
-        self.roller = ScriptedRoller()
-        self.rules = PriceOfAMile(self.roller)
-        armies = armies or [load_army(DATA / "entente.json"), load_army(DATA / "central.json")]
-        self.state = self.rules.initial_state(armies, options or {})
-        self.seq = itertools.count(1)
+class Mile(FoldDriver):
+    table_mm = (1200, 900)
 
-    def do(self, what, *rolls, **args):
-        self.roller.values.extend(rolls)
-        self.state, rulings = self.rules.apply(self.state, Event(next(self.seq), Input(what, args)))
-        assert not self.roller.values, f"rolls left unused: {self.roller.values}"
-        return rulings
+    def __init__(self, options=None, armies=None):
+        super().__init__(PriceOfAMile, armies or [load_army(DATA / "entente.json"), load_army(DATA / "central.json")], options)
 
     def seen(self, **moved):
-        where = {**getattr(self, "placed", LAYOUT), **moved}
-        self.placed = where
-        return self.do("snapshot", table_mm=[1200, 900], residual_mm=0.3, units=[
-            {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, (x, y, f) in where.items()])
+        """A snapshot of the sample layout, with the models moved so far and now."""
+        self.placed = {**getattr(self, "placed", LAYOUT), **moved}
+        return self.snapshot(self.placed)
 
     def f(self, fighter):
         return self.state.fighters[fighter]
@@ -208,12 +197,7 @@ def test_18_victory_points_when_the_last_turn_ends():
     ({"squads": [{"id": "a", "type": "regulars", "bases": [{"id": "b", "stats": {"luck": 2}}]}]}, "squads[0].bases[0].stats.luck", "unknown"),
 ])
 def test_bad_army_files_name_the_file_and_field(tmp_path, change, where, problem):
-    base = json.loads((DATA / "entente.json").read_text())
-    path = tmp_path / "army.json"
-    path.write_text(json.dumps({**base, **change}))
-    with pytest.raises(ArmyError) as err:
-        load_army(path)
-    assert str(path) in str(err.value) and where in str(err.value) and problem in str(err.value)
+    assert_bad_file(load_army, DATA / "entente.json", tmp_path, change, where, problem)
 
 
 def test_sample_data_says_so():

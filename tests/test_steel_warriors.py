@@ -1,16 +1,13 @@
 """Steel Warriors (seed 001) through the fold, with the fragment's worked examples as tests."""
-import itertools
-import json
 from pathlib import Path
 
 import pytest
 
-from station.rules.base import ArmyError, Event, Input
 from station.rules.steel_warriors import SteelWarriors
 from station.rules.steel_warriors.army import load_army
 from station.rules.steel_warriors.ladder import casualties, range_die, rof_die, step, zone
 
-from .conftest import ScriptedRoller
+from .conftest import FoldDriver, assert_bad_file
 
 DATA = Path(__file__).resolve().parent.parent / "station" / "data" / "steel_warriors"
 INCH = 25.4
@@ -28,23 +25,14 @@ def gap_y(inches):
     return 100 + 25 + inches * INCH
 
 
-class War:
-    def __init__(self, options=None):
-        self.roller = ScriptedRoller()
-        self.rules = SteelWarriors(self.roller)
-        armies = [load_army(DATA / "steel.json"), load_army(DATA / "keno.json")]
-        self.state = self.rules.initial_state(armies, options or {})
-        self.seq = itertools.count(1)
+class War(FoldDriver):
+    table_mm = (1200, 900)
 
-    def do(self, what, *rolls, **args):
-        self.roller.values.extend(rolls)
-        self.state, rulings = self.rules.apply(self.state, Event(next(self.seq), Input(what, args)))
-        assert not self.roller.values, f"rolls left unused: {self.roller.values}"
-        return rulings
+    def __init__(self, options=None):
+        super().__init__(SteelWarriors, [load_army(DATA / "steel.json"), load_army(DATA / "keno.json")], options)
 
     def seen(self, where):
-        return self.do("snapshot", table_mm=[1200, 900], residual_mm=0.3, units=[
-            {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, (x, y, f) in where.items()])
+        return self.snapshot(where)
 
 
 def ready(inches, squad="recruits"):
@@ -154,12 +142,7 @@ def test_10_broken_squads_fire_only_back_and_morale_is_set_by_the_referee():
     ({"squads": [{"id": "a", "quality": 6, "figures": [{"id": "b", "weapon": "laser"}]}]}, "squads[0].figures[0].weapon", "laser"),
 ])
 def test_bad_army_files_name_the_file_and_field(tmp_path, change, where, problem):
-    base = json.loads((DATA / "keno.json").read_text())
-    path = tmp_path / "army.json"
-    path.write_text(json.dumps({**base, **change}))
-    with pytest.raises(ArmyError) as err:
-        load_army(path)
-    assert str(path) in str(err.value) and where in str(err.value) and problem in str(err.value)
+    assert_bad_file(load_army, DATA / "keno.json", tmp_path, change, where, problem)
 
 
 def test_8_1_the_assault_test_and_a_failure_loses_the_activation():

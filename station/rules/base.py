@@ -102,6 +102,15 @@ class Ruleset(Protocol):
     def summary(self, state: Any) -> str: ...
 
 
+def voided(overrides: Mapping[str, Any], seq: int, kind: str) -> "Ruling | None":
+    """The ruling for an input the referee voided (its override is keyed "SEQ:KIND"), or None."""
+    override = overrides.get(f"{seq}:{kind}")
+    if override and override[1].verdict == "void":
+        return Ruling(f"{seq}:{kind}", seq, "warning", f"{kind} voided by the referee.", "", needs_referee=True,
+                      overridden="void")
+    return None
+
+
 def state_json(ruleset: Ruleset, state: Any) -> str:
     """Canonical JSON: sorted keys, no spaces; equal states give identical bytes."""
     return json.dumps(ruleset.state_dict(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)

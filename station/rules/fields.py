@@ -6,6 +6,7 @@ is wrong, because the person reading it is holding a text editor, not a debugger
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -86,3 +87,13 @@ class Fields:
         for key in self.data:
             if key not in known:
                 self.fail(f"unknown field; known fields are {', '.join(known)}", key)
+
+
+def load_bundled(relative: str, expected_format: str) -> dict[str, Any]:
+    """A data file shipped in ``station/data`` (e.g. ``price_of_a_mile/rules-data.json``), checked
+    for its format, so a damaged install says which file is wrong."""
+    with resources.as_file(resources.files("station") / "data" / relative) as path:
+        data = load_json_file(path)
+        if not isinstance(data, dict) or data.get("format") != expected_format:
+            raise ArmyError(str(path), "format", f"expected {expected_format!r}")
+        return data

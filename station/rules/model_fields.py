@@ -59,3 +59,7 @@ class ModelRuleset:
 
     def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return tracked_markers(self.model_specs(armies))
+
+    def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list:
+        """The hub nodes these armies are wired to: none, for games played without launchers."""
+        return []

@@ -9,6 +9,7 @@ from typing import Any, Collection, Mapping
 from ..measure.measurement import position_sigma
 from ..measure.movement import append_position
 from ..measure.terrain import parse_terrain
+from .base import Ruling
 
 DEFAULT_RESIDUAL_MM = 0.5  # a snapshot that does not say how well the camera is calibrated (a recorded session)
 Pose = tuple[float, float, float]
@@ -86,3 +87,12 @@ class TableState:
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__, **changes)
         return new
+
+
+def fold_common(state: Any, seq: int, kind: str, args: Mapping[str, Any], known: Collection[str],
+                moving: Collection[str]) -> tuple[Any, list]:
+    """The end of a ruleset's ``apply``: the shared table inputs, or a warning for an unknown one."""
+    folded = table_input(state, seq, kind, args, known, moving)
+    if folded is not None:
+        return folded, []
+    return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {kind!r}.", "")]

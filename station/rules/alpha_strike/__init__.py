@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Ruling
 from ..model_fields import ModelRuleset
-from ..table_snapshot import table_input
+from ..table_snapshot import fold_common
 from . import combat, setup, strike, turn
 from .combat import Refused
 from .formations import choose_snipers, lucky_left
@@ -32,16 +32,9 @@ class AlphaStrike(ModelRuleset):
                                                      ("end_movement", "End movement"), ("end_turn", "End phase"))
     mm_per_unit: ClassVar[float] = 25.4
     convention: ClassVar[Convention] = INCHES
+    load_army = staticmethod(load_force)
+    model_specs = staticmethod(model_specs)
 
-
-    def load_army(self, path: str) -> dict[str, Any]:
-        return load_force(path)
-
-    def model_specs(self, forces: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return model_specs(forces)
-
-    def sensor_nodes(self, forces: Sequence[Mapping[str, Any]]) -> list:
-        return []  # Alpha Strike has no launchers; tilt nodes are not used by its rules
 
     def initial_state(self, forces: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
                       overrides: Mapping[str, tuple[int, Override]] | None = None) -> AlphaState:
@@ -87,10 +80,7 @@ class AlphaStrike(ModelRuleset):
         if body.type == "sniper":
             return choose_snipers(state, seq, args)
         moving = [u.id for u in state.in_play()] if state.phase == "movement" else []
-        folded = table_input(state, seq, body.type, args, state.units, moving)
-        if folded is not None:
-            return folded, []
-        return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
+        return fold_common(state, seq, body.type, args, state.units, moving)
 
     def reach(self, state: AlphaState, element: str) -> dict[str, Any]:
         """§6.3 range bands from the base edge, the front arc (A3), and in the Combat Phase the

@@ -13,7 +13,7 @@ from ...devices.protocol import Heartbeat, Hello, Impact, Node, Overflow, Shot, 
 from ...measure.units import Convention, step
 from ..base import Event, Input, Override, Ruling
 from ..model_fields import ModelRuleset
-from ..table_snapshot import table_input
+from ..table_snapshot import fold_common
 from . import combat, real, turns
 from .army import check_armies, load_army, model_specs
 from .state import Options, QuickState, build
@@ -90,10 +90,7 @@ class BronepekhotaQuick(ModelRuleset):
             state, won = turns.victory(state, seq)
             return state, [ruling] + won
         moving = [f.id for f in state.fighters.values() if f.player == state.active_player]
-        folded = table_input(state, seq, body.type, args, state.fighters, moving)
-        if folded is not None:
-            return folded, []
-        return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
+        return fold_common(state, seq, body.type, args, state.fighters, moving)
 
     def reach(self, state: QuickState, element: str) -> dict[str, Any]:
         """§5 Manoeuvre, §7 close target (2 steps), §8 grenade reach (3 steps), §10 close combat (1 step)."""

@@ -11,9 +11,9 @@ from dataclasses import replace
 from typing import Any, ClassVar, Mapping, Sequence
 
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Override, Ruling
+from ..base import Event, Input, Override, Ruling, voided
 from ..model_fields import ModelRuleset
-from ..table_snapshot import table_input
+from ..table_snapshot import fold_common
 from . import artillery, blasts, melee, moving, optional, shooting, turns
 from .army import check_armies, load_army, model_specs, rules_data
 from .shooting import Refused
@@ -31,19 +31,12 @@ class PriceOfAMile(ModelRuleset):
     controls: ClassVar[Sequence[tuple[str, str]]] = (("roll_initiative", "Initiative"), ("end_activation", "End activation"))
     mm_per_unit: ClassVar[float] = INCH
     convention: ClassVar[Convention] = INCHES
+    load_army = staticmethod(load_army)
+    model_specs = staticmethod(model_specs)
 
     def __init__(self, roller) -> None:
         super().__init__(roller)
         self.data = rules_data()
-
-    def load_army(self, path: str) -> dict[str, Any]:
-        return load_army(path)
-
-    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return model_specs(armies)
-
-    def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list:
-        return []  # every resolution is dice and templates (digest §21.3)
 
     def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
                       overrides: Mapping[str, tuple[int, Override]] | None = None) -> MileState:
@@ -61,10 +54,9 @@ class PriceOfAMile(ModelRuleset):
         if not isinstance(event.body, Input):
             return state, []
         body, seq, args = event.body, event.seq, event.body.args
-        override = state.overrides.get(f"{seq}:{body.type}")
-        if override and override[1].verdict == "void":
-            return state, [Ruling(f"{seq}:{body.type}", seq, "warning", f"{body.type} voided by the referee.", "",
-                                  needs_referee=True, overridden="void")]
+        void = voided(state.overrides, seq, body.type)
+        if void:
+            return state, [void]
         try:
             if body.type == "gas_attack":
                 return optional.gas_attack(state, seq, args, self.roller)
@@ -107,10 +99,7 @@ class PriceOfAMile(ModelRuleset):
         except Refused as no:
             return state, [Ruling(f"{seq}:{body.type}", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)]
         moving_now = list(state.activation.actions) if state.activation else []
-        folded = table_input(state, seq, body.type, args, state.fighters, moving_now)
-        if folded is not None:
-            return folded, []
-        return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
+        return fold_common(state, seq, body.type, args, state.fighters, moving_now)
 
     def reach(self, state: MileState, element: str) -> dict[str, Any]:
         """The base's Speed, its weapon's effective range, contact and command distance."""

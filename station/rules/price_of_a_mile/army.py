@@ -6,12 +6,11 @@ lost its numbers), changed by body armour (§12.3), a horse (§12.2) and any ``s
 """
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..base import ArmyError
-from ..fields import Fields, load_json_file
+from ..fields import Fields, load_bundled, load_json_file
 from ..model_fields import ID_CHECK, base, marker
 
 FORMAT = "price-of-a-mile-army/1"
@@ -26,11 +25,7 @@ VEHICLE_BASE = "rect50x100"  # a vehicle's footprint (sample; give the model's o
 
 def rules_data() -> dict[str, Any]:
     """The bundled weapons, melee weapons and troop types (sample data; see the file's note)."""
-    with resources.as_file(resources.files("station") / "data" / "price_of_a_mile" / "rules-data.json") as path:
-        data = load_json_file(path)
-        if not isinstance(data, dict) or data.get("format") != DATA_FORMAT:
-            raise ArmyError(str(path), "format", f"expected {DATA_FORMAT!r}")
-        return data
+    return load_bundled("price_of_a_mile/rules-data.json", DATA_FORMAT)
 
 
 def _stats(f: Fields, kind: Mapping[str, Any], armour: bool, mounted: bool) -> dict[str, int]:

@@ -10,9 +10,9 @@ from dataclasses import replace
 from typing import Any, ClassVar, Mapping, Sequence
 
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Override, Ruling
+from ..base import Event, Input, Override, Ruling, voided
 from ..model_fields import ModelRuleset
-from ..table_snapshot import table_input
+from ..table_snapshot import fold_common
 from . import actions, assault, shooting
 from .actions import Refused
 from .army import MORALE, check_armies, load_army, model_specs, rules_data
@@ -31,19 +31,12 @@ class SteelWarriors(ModelRuleset):
     controls: ClassVar[Sequence[tuple[str, str]]] = (("begin_turn", "Begin turn"), ("end_activation", "End activation"))
     mm_per_unit: ClassVar[float] = 25.4
     convention: ClassVar[Convention] = INCHES
+    load_army = staticmethod(load_army)
+    model_specs = staticmethod(model_specs)
 
     def __init__(self, roller) -> None:
         super().__init__(roller)
         self.data = rules_data()
-
-    def load_army(self, path: str) -> dict[str, Any]:
-        return load_army(path)
-
-    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return model_specs(armies)
-
-    def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list:
-        return []
 
     def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
                       overrides: Mapping[str, tuple[int, Override]] | None = None) -> WarState:
@@ -56,10 +49,9 @@ class SteelWarriors(ModelRuleset):
         if not isinstance(event.body, Input):
             return state, []
         body, seq, args = event.body, event.seq, event.body.args
-        override = state.overrides.get(f"{seq}:{body.type}")
-        if override and override[1].verdict == "void":
-            return state, [Ruling(f"{seq}:{body.type}", seq, "warning", f"{body.type} voided by the referee.", "",
-                                  needs_referee=True, overridden="void")]
+        void = voided(state.overrides, seq, body.type)
+        if void:
+            return state, [void]
         r, d = self.roller, self.data
         handlers = {
             "begin_turn": lambda: actions.begin_turn(state, seq),
@@ -83,10 +75,7 @@ class SteelWarriors(ModelRuleset):
             except Refused as no:
                 return state, [Ruling(f"{seq}:{body.type}", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)]
         moving = [f.id for f in state.fighting(state.activation.squad)] if state.activation else []
-        folded = table_input(state, seq, body.type, args, state.figures, moving)
-        if folded is not None:
-            return folded, []
-        return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
+        return fold_common(state, seq, body.type, args, state.figures, moving)
 
     def reach(self, state: WarState, element: str) -> dict[str, Any]:
         """The squad's range zones (as wide as its Quality die) and its move."""

@@ -7,12 +7,11 @@ role (seed 001 digest §4).  Weapon rates and powers come from
 """
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..base import ArmyError
-from ..fields import Fields, load_json_file
+from ..fields import Fields, load_bundled, load_json_file
 from ..model_fields import ID_CHECK, base, marker
 from .ladder import LADDER
 
@@ -25,11 +24,8 @@ DEFAULT_HEIGHT_MM = 30.0
 
 
 def rules_data() -> dict[str, Any]:
-    with resources.as_file(resources.files("station") / "data" / "steel_warriors" / "rules-data.json") as path:
-        data = load_json_file(path)
-        if not isinstance(data, dict) or data.get("format") != DATA_FORMAT:
-            raise ArmyError(str(path), "format", f"expected {DATA_FORMAT!r}")
-        return data
+    """The bundled weapons, armour and movement tables (partly sample data; see the file's note)."""
+    return load_bundled("steel_warriors/rules-data.json", DATA_FORMAT)
 
 
 def _figure(f: Fields, data: Mapping[str, Any]) -> dict[str, Any]:
