@@ -7,7 +7,7 @@ from station.rules.steel_warriors import SteelWarriors
 from station.rules.steel_warriors.army import load_army
 from station.rules.steel_warriors.ladder import casualties, range_die, rof_die, step, zone
 
-from .conftest import FoldDriver, assert_bad_file
+from .conftest import FoldDriver, ScriptedRoller, assert_bad_file
 
 DATA = Path(__file__).resolve().parent.parent / "station" / "data" / "steel_warriors"
 INCH = 25.4
@@ -183,3 +183,43 @@ def test_8_1_the_defenders_free_fire_at_a_failed_charge_cannot_suppress():
     ruling = g.do("shoot", 6, 1, 2, squad="partisans", target="recruits", reaction=True)[0]  # only one beats: no marker
     assert "cannot suppress" in ruling.text and g.state.squads["recruits"].suppression == 0
     assert g.state.activation.actions == 2  # the attackers' actions are untouched
+
+
+def test_6_10_a_keno_backpack_flamethrower_explodes_and_burns_everyone_within_4_inches():
+    from dataclasses import replace
+    from station.rules.steel_warriors.shooting import hit
+    g = War()
+    g.seen(line_up(100, gap_y(8)))
+    g.state = g.state.with_figure(replace(g.state.figures["k2"], weapon="flamethrower_keno"))
+    d = g.rules.data
+    state, said = hit(g.state, "k2", 10, d["weapons"], d["armour"], ScriptedRoller(12, 1, 4, 2, 4, 5, 2, 6, 2), "k")  # k1, the commander, is replaced (d6 4)
+    assert state.figures["k2"].status == "killed" and "explodes" in said
+    assert [state.figures[f].status for f in ("k1", "k3", "k4", "k5", "k6")] == ["killed", "unverified", "unverified",
+                                                                                  "killed", "ok"]  # k6 is 5.3" away
+
+
+def test_6_9_robots_stop_then_break_bronescafs_lose_the_suit():
+    from dataclasses import replace
+    from station.rules.steel_warriors.shooting import hit
+    g = War()
+    d = g.rules.data
+    g.state = g.state.with_figure(replace(g.state.figures["k3"], armour="robot"))
+    g.state = g.state.with_figure(replace(g.state.figures["k4"], armour="bronescaf"))
+    state, said = hit(g.state, "k3", 10, d["weapons"], d["armour"], ScriptedRoller(9, 4), "a")
+    assert state.figures["k3"].immobile and state.figures["k3"].status == "ok" and "immobilised" in said
+    state, said = hit(state, "k3", 10, d["weapons"], d["armour"], ScriptedRoller(9, 4), "b")
+    assert state.figures["k3"].status == "destroyed"
+    state, said = hit(state, "k4", 10, d["weapons"], d["armour"], ScriptedRoller(9, 4), "c")
+    assert state.figures["k4"].armour == "human" and state.figures["k4"].status == "ok" and "bronescaf is lost" in said
+
+
+def test_5_2_carrying_wounded_slows_a_squad_and_too_many_stop_it():
+    from dataclasses import replace
+    g = ready(13, squad="partisans")
+    g.state = g.state.with_figure(replace(g.state.figures["k10"], status="stabilised"))
+    assert "2d4 1+2 = 3\"" in g.do("dash", 1, 2, squad="partisans")[0].text  # encumbered regulars: 4", so 2d4
+    for k in range(2, 10):
+        g.state = g.state.with_figure(replace(g.state.figures[f"k{k}"], status="stabilised"))
+    assert "9 wounded to carry and 1 to carry them" in g.do("move", squad="partisans")[0].text
+    g.do("leave_wounded", figures=[f"k{k}" for k in range(2, 10)])
+    assert g.state.figures["k5"].status == "left"

@@ -20,7 +20,7 @@ from .ladder import LADDER
 from .state import Options, WarState, build
 
 INPUT_TYPES = ("begin_turn", "activate", "move", "dash", "prone", "get_up", "shoot", "unsuppress", "reorganise",
-               "assault", "charge", "close_combat", "end_activation", "set_morale", "confirm", "override")
+               "assault", "charge", "close_combat", "leave_wounded", "end_activation", "set_morale", "confirm", "override")
 
 
 class SteelWarriors(ModelRuleset):
@@ -65,6 +65,7 @@ class SteelWarriors(ModelRuleset):
             "reorganise": lambda: actions.reorganise(state, seq, args, r),
             "shoot": lambda: shooting.shoot(state, seq, args, r, d["weapons"], d["armour"]),
             "set_morale": lambda: set_morale(state, seq, args),
+            "leave_wounded": lambda: actions.leave_wounded(state, seq, args),
             "assault": lambda: assault.assault(state, seq, args, r, d),
             "charge": lambda: assault.charge(state, seq, args),
             "close_combat": lambda: assault.close_combat(state, seq, args, r, d["weapons"]),

@@ -79,7 +79,32 @@ def end_activation(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
 
 
 def _rate_in(state: WarState, squad_id: str, data: Mapping[str, Any]) -> int:
-    return data["movement"][state.squads[squad_id].movement]
+    """§5.1-5.2: the class's move, or the encumbered one while carrying wounded; a squad with
+    more burdens than carriers cannot move at all."""
+    squad = state.squads[squad_id]
+    burdens = sum(1 for f in squad.figures if state.figures[f].status == "stabilised")
+    carriers = len(state.fighting(squad_id))
+    if burdens > carriers:
+        raise Refused(f"{squad_id} has {burdens} wounded to carry and {carriers} to carry them: leave some in a safe "
+                      "place first", "§5.2")
+    if burdens and squad.movement in data["encumbered"]:
+        return data["encumbered"][squad.movement]
+    return data["movement"][squad.movement]
+
+
+def leave_wounded(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+    """§9: stabilised wounded may be left in a safe place to await evacuation."""
+    left = []
+    for fid in args.get("figures") or []:
+        f = state.figures.get(str(fid))
+        if f is None or f.status != "stabilised":
+            raise Refused(f"{fid} is not a stabilised casualty", "§9")
+        state = state.with_figure(replace(f, status="left"))
+        left.append(f.id)
+    if not left:
+        raise Refused("name the stabilised wounded to leave", "§9")
+    return state, [Ruling(f"{seq}:leave", seq, "status", f"{', '.join(left)} left in a safe place to await evacuation (§9).",
+                          "§9")]
 
 
 def dash(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, data: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
@@ -104,9 +129,10 @@ def move(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, 
     if squad.prone:
         raise Refused(f"{squad_id} is prone: get up first", "§6.5")
     dashed = act.dash_in
+    rate = float(_rate_in(state, squad_id, data))  # refuses a squad with more wounded than carriers
     if dashed is None:
         state = spend(state, squad_id, "§5.1")
-        allowed = float(_rate_in(state, squad_id, data))
+        allowed = rate
     else:
         allowed = dashed
         state = state.evolve(activation=replace(state.activation, dash_in=None))
@@ -114,6 +140,8 @@ def move(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, 
     closer = False
     for figure in state.fighting(squad_id):
         path = state.paths.get(figure.id, ())
+        if figure.immobile and movement(path).path_mm / state.unit_mm >= 0.5:
+            problems.append(f"{figure.id} is an immobilised robot and cannot move")
         inches = movement(path).path_mm / state.unit_mm
         longest = max(longest, inches)
         if inches > allowed + SLACK_IN:

@@ -148,19 +148,30 @@ def hit(state: WarState, figure_id: str, power: int, weapons: Mapping[str, Any],
     """§6.8-6.10: Power against Armour: more wounds, three times kills; a flamethrower always at
     least wounds; a man-sized weapon hit is destroyed; a lost commander is replaced (d6)."""
     figure = state.figures[figure_id]
+    if weapons[figure.weapon].get("explodes"):  # §6.10: a Keno backpack flamethrower goes up
+        return explode(state, figure_id, weapons, armour, roller, key)
     armour_die = 6 if figure.flak_vest and fragmentation else armour[figure.armour]
     p, a = roller.roll(power, f"{key}/power"), roller.roll(armour_die, f"{key}/armour")
+    rolled = f"{figure_id}: Power d{power} {p} against Armour d{armour_die} {a}, "
     if p >= 3 * a:
         outcome = "killed"
     elif p > a or flame:
         outcome = "unverified"
     else:
-        return state, f"{figure_id}: Power d{power} {p} against Armour d{armour_die} {a}, no harm"
+        return state, rolled + "no harm"
     if figure.role == "weapon":
         outcome = "destroyed"
+    elif figure.armour == "robot":  # §6.9: a robot's first wound stops it; the next destroys it
+        if outcome == "unverified" and not figure.immobile:
+            return state.with_figure(replace(figure, immobile=True)), rolled + "the robot is immobilised (it can still shoot)"
+        outcome = "destroyed"
+    elif outcome == "unverified" and figure.armour == "bronescaf":  # §6.9: the suit is lost, the man is not
+        return state.with_figure(replace(figure, armour="human")), rolled + "the bronescaf is lost; he fights on as infantry"
+    elif outcome == "unverified" and state.squads[figure.squad].movement == "cavalry" and not figure.on_foot:
+        return state.with_figure(replace(figure, on_foot=True)), rolled + "his horse is lost; he fights on foot"
     state = state.with_figure(replace(figure, status=outcome))
-    said = f"{figure_id}: Power d{power} {p} against Armour d{armour_die} {a}, " + \
-        {"killed": "killed", "unverified": "wounded (an unverified casualty)", "destroyed": "the weapon is destroyed"}[outcome]
+    said = rolled + {"killed": "killed", "unverified": "wounded (an unverified casualty)",
+                     "destroyed": "destroyed"}[outcome]
     if figure.role == "commander":
         state, more = new_commander(state, figure.squad, roller, f"{key}/commander")
         said += "; " + more
@@ -176,3 +187,26 @@ def new_commander(state: WarState, squad_id: str, roller: Roller, key: str) -> t
     leadership = max(1, min(3, squad.leadership + change))
     state = state.with_squad(replace(squad, leadership=leadership))
     return state, f"a new commander (d6 {roll}: {word}), Leadership {leadership}"
+
+
+EXPLOSION_IN = 4.0  # §6.10
+
+
+def explode(state: WarState, figure_id: str, weapons: Mapping[str, Any], armour: Mapping[str, int], roller: Roller,
+            key: str) -> tuple[WarState, str]:
+    """§6.10: the operator dies at once and every fighter within 4" of him, of either side, takes
+    a flamethrower hit (another backpack there goes up in turn)."""
+    state = state.with_figure(replace(state.figures[figure_id], status="killed"))
+    me = placed_many(state, [figure_id])
+    others = placed_many(state, [f.id for f in state.figures.values() if f.fighting])
+    if not me or not others:
+        return state, f"{figure_id}'s backpack flamethrower explodes: he is killed"
+    gaps = edge_distances([me[0].base] + [o.base for o in others])[0, 1:]
+    near = [o.id for o, g in zip(others, gaps) if g <= EXPLOSION_IN * state.unit_mm]
+    words = [f"{figure_id}'s backpack flamethrower explodes: he is killed"]
+    for k, victim in enumerate(near):
+        if state.figures[victim].fighting:
+            flame_power = weapons[state.figures[figure_id].weapon]["power"]
+            state, said = hit(state, victim, flame_power, weapons, armour, roller, f"{key}/blast/{k}", flame=True)
+            words.append(said)
+    return state, "; ".join(words)

@@ -22,7 +22,9 @@ class Figure:
     role: str
     flak_vest: bool = False
     ammo: int | None = None  # §6.10: shots left for limited weapons
-    status: str = "ok"  # ok | unverified (wounded) | stabilised | killed | destroyed | prisoner
+    status: str = "ok"  # ok | unverified (wounded) | stabilised | left (in a safe place) | killed | destroyed | prisoner
+    immobile: bool = False  # a robot that took its first wound (§6.9)
+    on_foot: bool = False  # a cavalryman who lost his horse (§6.9)
 
     @property
     def fighting(self) -> bool:
