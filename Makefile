@@ -71,3 +71,5 @@ sessions: $(VENV)/.installed-runtime
 	  --session station/data/alpha_strike/session.json --journal tests/data/sessions/training-day.jsonl
 	STATION_CONFIG=$$(mktemp -d)/config.json $(BIN)/station demo --port 0 --speed 10 --seed 7 --exit-when-done \
 	  --session station/data/price_of_a_mile/session.json --journal tests/data/sessions/price-of-a-mile.jsonl
+	STATION_CONFIG=$$(mktemp -d)/config.json $(BIN)/station demo --port 0 --speed 10 --seed 7 --exit-when-done \
+	  --session station/data/steel_warriors/session.json --journal tests/data/sessions/steel-warriors.jsonl

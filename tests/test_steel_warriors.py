@@ -1,4 +1,5 @@
 """Steel Warriors (seed 001) through the fold, with the fragment's worked examples as tests."""
+import json
 from pathlib import Path
 
 import pytest
@@ -223,3 +224,21 @@ def test_5_2_carrying_wounded_slows_a_squad_and_too_many_stop_it():
     assert "9 wounded to carry and 1 to carry them" in g.do("move", squad="partisans")[0].text
     g.do("leave_wounded", figures=[f"k{k}" for k in range(2, 10)])
     assert g.state.figures["k5"].status == "left"
+
+
+def test_the_recorded_skirmish_replays_to_its_known_state():
+    """tests/data/sessions/steel-warriors.jsonl: station/data/steel_warriors/session.json, two
+    turns of the fragment's squads with table snapshots and the players' own dice (make sessions)."""
+    from station.game import fold
+    from station.journal import read_records
+    records = read_records(Path(__file__).parent / "data" / "sessions" / "steel-warriors.jsonl")
+    assert not [r for r in records if r["kind"] == "dice" and not r.get("physical")]
+    result = fold(records)
+    state = json.loads(result.state_json())
+    squads = {u["id"]: u for u in state["units"]}
+    assert state["game"] == "steel_warriors" and state["round"] == 2
+    assert (squads["partisans"]["suppression"], squads["partisans"]["prone"], squads["partisans"]["leadership"]) == (0, True, 1)
+    assert (squads["recruits"]["suppression"], squads["recruits"]["morale"]) == (1, "shaken")
+    status = {e["id"]: e["status"] for u in state["units"] for e in u["elements"]}
+    assert status["k1"] == "wounded" and status["s2"] == "destroyed" and status["sn"] == "in play"
+    assert not any(r.needs_referee for r in result.rulings)

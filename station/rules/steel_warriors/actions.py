@@ -75,7 +75,7 @@ def end_activation(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
     if act is None:
         raise Refused("no activation is running", "§5.0")
     state = state.evolve(activation=None, activated=state.activated | {act.squad})
-    return state, [Ruling(f"{seq}:end", seq, "status", f"{act.squad}'s activation ends.", "§5.0")]
+    return state, [Ruling(f"{seq}:end", seq, "status", f"Squad {act.squad} ends its activation.", "§5.0")]
 
 
 def _rate_in(state: WarState, squad_id: str, data: Mapping[str, Any]) -> int:
@@ -164,7 +164,7 @@ def go_prone(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarSta
     if any(in_terrain(state, f.id, ("water",)) for f in state.fighting(squad_id)):
         raise Refused("a squad in water cannot go to ground", "§6.5")
     state = state.with_squad(replace(state.squads[squad_id], prone=True))
-    return state, [Ruling(f"{seq}:prone", seq, "status", f"{squad_id} goes to ground: +1 step to its Range die (§6.5).", "§6.5")]
+    return state, [Ruling(f"{seq}:prone", seq, "status", f"Squad {squad_id} goes to ground: +1 step to its Range die (§6.5).", "§6.5")]
 
 
 def get_up(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[WarState, list[Ruling]]:
