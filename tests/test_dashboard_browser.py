@@ -325,6 +325,7 @@ def test_the_price_of_a_mile_shooting_helper_on_the_dashboard(tmp_path):
         page.select_option("#activate-unit", "poilus")
         page.locator("#activate").click()
         expect(page.locator("#feed li.ruling").first).to_contain_text("entente activates squad poilus")
+        expect(page.locator("#table-map line.link").first).to_be_attached()  # the squads' command distance
         page.locator('[data-element="p1"]').click()
         expect(page.locator('#reach-targets tr[data-target="l2"]')).to_contain_text("7+ · 1d10 +1 · 50 % a die")
         expect(page.locator('#reach-targets tr[data-target="l5"]')).to_contain_text("no attack")  # not among the 3 nearest

@@ -160,6 +160,7 @@ def test_8_1_grenades_need_difficult_terrain_and_scatter(game):
     assert "reaches 6" in game.do("grenade", thrower="g1", at=[620, 560])[0].text
     ruling = game.do("grenade", 12, 1, 7, 9, thrower="g1", at=[620, 360])[0]  # scatter 1 - 0 = 1" up; l6 in cover: 7 >= 6, hit 9 + 1
     assert game.f("l6").status == "out" and ruling.details["hit"] == ["l6"]
+    assert ruling.details["template"] == {"circle": [620.0, 385.4, 50.8]}  # drawn on the map with "show on map"
 
 
 def test_9_1_flame_hits_and_shakes_the_squad(game):
@@ -480,3 +481,15 @@ def test_12_2_cavalry_dismount_for_good_keeping_half_mounted(tmp_path):
     assert "at least half mounted" in g.do("dismount", bases=["h1", "h2", "h3"])[0].text
     g.do("dismount", bases=["h1", "h2"])
     assert not g.f("h1").mounted and g.f("h1").stats["speed"] == 6 and g.f("h3").mounted
+
+
+def test_the_dashboard_sees_command_links_cut_off_bases_markers_and_templates(game):
+    game.seen(p6=(700, 350, 90))
+    view = game.rules.state_dict(game.state)
+    assert ["p1", "p2"] in view["links"] and view["cut_off"] == ["p6"]
+    game.do("activate", squad="poilus")
+    units = {u["id"]: u for u in game.rules.state_dict(game.state)["units"]}
+    assert units["poilus"]["markers"] == ["out of command"] and units["landser"]["markers"] == []
+    game.state = game.state.with_squad(game.state.squads["landser"].__class__(
+        **{**game.state.squads["landser"].__dict__, "disordered": True}))
+    assert {u["id"]: u for u in game.rules.state_dict(game.state)["units"]}["landser"]["markers"] == ["Disordered"]

@@ -242,3 +242,12 @@ def test_the_recorded_skirmish_replays_to_its_known_state():
     status = {e["id"]: e["status"] for u in state["units"] for e in u["elements"]}
     assert status["k1"] == "wounded" and status["s2"] == "destroyed" and status["sn"] == "in play"
     assert not any(r.needs_referee for r in result.rulings)
+
+
+def test_the_dashboard_shows_suppression_prone_and_morale_markers():
+    g = ready(5, squad="partisans")
+    g.do("prone", squad="partisans")
+    g.do("set_morale", squad="partisans", morale="shaken")
+    g.state = g.state.suppress("partisans")
+    units = {u["id"]: u for u in g.rules.state_dict(g.state)["units"]}
+    assert units["partisans"]["markers"] == ["suppressed 1", "prone", "shaken"] and units["recruits"]["markers"] == []

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, ClassVar, Mapping, Sequence
 
+from ...measure.pairwise import edge_distances
+from ...measure.relations import coherent
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Ruling, voided
 from ..model_fields import ModelRuleset
@@ -17,7 +19,8 @@ from ..table_snapshot import fold_common
 from . import artillery, blasts, melee, moving, optional, shooting, turns
 from .army import check_armies, load_army, model_specs, rules_data
 from .shooting import Refused
-from .state import INCH, MileState, Options, build
+from .state import COMMAND_IN, INCH, MileState, Options, build
+from .where import placed_many
 
 INPUT_TYPES = ("gas_attack", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "dismount", "regroup", "flee", "end_activation",
                "confirm", "override")
@@ -169,6 +172,20 @@ def flee(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState
                           "§13.3", element=fighter.id)]
 
 
+def _command_links(state: MileState) -> dict[str, list]:
+    """§3.2 for the map: each squad's bases within 2" of one another, and those cut off."""
+    links, cut = [], []
+    for squad in state.squads.values():
+        bases = placed_many(state, [f.id for f in state.standing(squad.id)])
+        if len(bases) < 2:
+            continue
+        gaps = edge_distances([b.base for b in bases])
+        links += [[bases[i].id, bases[j].id] for i in range(len(bases)) for j in range(i + 1, len(bases))
+                  if gaps[i, j] <= COMMAND_IN * INCH]
+        cut += [b for group in coherent(bases, COMMAND_IN * INCH)[1:] for b in group]
+    return {"links": links, "cut_off": sorted(cut)}
+
+
 def state_view(state: MileState) -> dict[str, Any]:
     """The dashboard's view, shaped like the other rulesets': each squad (or character) a unit."""
     act = state.activation
@@ -187,7 +204,11 @@ def state_view(state: MileState) -> dict[str, Any]:
                              "actions_left": ["action"] * act.actions.get(f.id, 0) if act else [],
                              "fuel_spent": f.fuel_spent, "ammo_max": None, "fired": [], "weapons": []})
         alive = any(e["status"] == "in play" for e in elements)
-        units.append({"id": uid, "name": uid, "player": player, "kind": "squad" if squad else "character",
+        lone = state.fighters[uid] if not squad else None
+        markers = (["Disordered"] if (squad and squad.disordered) or (lone and lone.disordered) else []) + \
+            (["immobilised"] if lone and lone.immobilised else []) + \
+            (["out of command"] if act and act.out_of_command and act.squad == uid else [])
+        units.append({"id": uid, "name": uid, "player": player, "kind": "squad" if squad else "character", "markers": markers,
                       "status": "in play" if alive else "destroyed", "acted": uid in state.activated,
                       "can_act": alive and uid not in state.activated, "disordered": bool(squad and squad.disordered),
                       "elements": elements})
@@ -196,6 +217,6 @@ def state_view(state: MileState) -> dict[str, Any]:
             "players": list(state.players), "out": [], "winner": state.winner, "over": state.over, "units": units,
             "options": state.options.as_dict(), "confirmed": sorted(state.confirmed), "overridden": sorted(state.overrides),
             "victory_points": {p: turns.victory_points(state, p) for p in state.players},
-            "out_of_command": bool(act and act.out_of_command),
+            "out_of_command": bool(act and act.out_of_command), **_command_links(state),
             "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
             "table_seq": state.table_seq, "terrain": [p.id for p in state.terrain], "moved": {}}

@@ -52,6 +52,12 @@ def _sees_point(state: MileState, who: str, point: tuple[float, float]) -> bool:
     return line_of_sight(me, EYE_MM, mark, EYE_MM, list(state.terrain)).hidden_fraction <= 2 / 3
 
 
+def _circle(state: MileState, centre: tuple[float, float]) -> dict[str, Any]:
+    """The blast as the map draws it: 3" in a trench, 2" elsewhere (§8.2)."""
+    in_trench = any(p.type == "trench" and p.contains(centre) for p in state.terrain)
+    return {"circle": [round(centre[0], 1), round(centre[1], 1), round((3.0 if in_trench else 2.0) * INCH, 1)]}
+
+
 def _shell(state: MileState, seq: int, centre: tuple[float, float], roller: Roller, key: str) -> tuple[MileState, list[str], list[str]]:
     """A 2" blast at Power 1; every squad under it tests Morale, losses or not (§9.2, §13.1)."""
     everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
@@ -103,7 +109,7 @@ def mortar(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) 
             f"{direction}" + (": " + "; ".join(words) if words else ": nobody within 2\"") + "."
             + (f" Squads {', '.join(squads)} test Morale (§9.2)." if squads else ""))
     return state, Ruling(f"{seq}:mortar", seq, "shot", text, "§9.2", element=gunner.id,
-                         details={"centre": [round(c, 1) for c in centre]})
+                         details={"centre": [round(c, 1) for c in centre], "template": _circle(state, centre)})
 
 
 def field_gun(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any]) -> tuple[MileState, Ruling]:
@@ -141,4 +147,5 @@ def field_gun(state: MileState, seq: int, args: Mapping[str, Any], roller: Rolle
     if squads:
         text += f" Squads {', '.join(squads)} test Morale (§9.3)."
     return state, Ruling(f"{seq}:gun", seq, "shot", text, "§9.3", element=gunner.id,
-                         details={"centre": [round(c, 1) for c in centre], "hit": total >= need})
+                         details={"centre": [round(c, 1) for c in centre], "hit": total >= need,
+                                  "template": _circle(state, centre)})

@@ -95,7 +95,9 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
             f"{len(hit)} base(s) under it" + (": " + "; ".join(words) if words else "") +
             ". It may shoot only pistols for the rest of its activation (§8.1).")
     return state, Ruling(f"{seq}:grenade", seq, "shot", text, "§8.1", element=thrower.id,
-                         details={"centre": [round(c, 1) for c in centre], "hit": hit})
+                         details={"centre": [round(c, 1) for c in centre], "hit": hit,
+                                  "template": {"circle": [round(centre[0], 1), round(centre[1], 1),
+                                                          round((3.0 if extra else BLAST_IN) * INCH, 1)]}})
 
 
 def _from_edge(me, point) -> float:
@@ -131,4 +133,7 @@ def flame(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -
             (": " + "; ".join(words) if words else "") + f". Fuel d10 {fuel_roll}: " + ("spent (§9.1)." if out else "left."))
     if squads:
         text += f" Squads {', '.join(squads)} test Morale at the end of the activation (§9.1, §13.1)."
-    return state, Ruling(f"{seq}:flame", seq, "shot", text, "§9.1", element=operator.id, details={"hit": hit})
+    strip_mm = [round(me.base.x, 1), round(me.base.y, 1), float(bearing), round(FLAME_LENGTH_IN * INCH + me.base.length / 2, 1),
+                round(FLAME_WIDTH_IN * INCH, 1)]
+    return state, Ruling(f"{seq}:flame", seq, "shot", text, "§9.1", element=operator.id,
+                         details={"hit": hit, "template": {"strip": strip_mm}})

@@ -124,6 +124,8 @@ def state_view(state: WarState) -> dict[str, Any]:
         units.append({"id": s.id, "name": f"{s.id} (d{s.quality}, Ldr {s.leadership}, {s.morale}"
                       + (f", suppressed {s.suppression}" if s.suppression else "") + (", prone" if s.prone else "") + ")",
                       "player": s.player, "kind": "squad", "status": "in play" if alive else "destroyed",
+                      "markers": ([f"suppressed {s.suppression}"] if s.suppression else []) + (["prone"] if s.prone else [])
+                      + ([s.morale] if s.morale not in ("confident", "steady") else []),
                       "acted": s.id in state.activated, "can_act": alive and s.id not in state.activated,
                       "quality": s.quality, "leadership": s.leadership, "morale": s.morale, "suppression": s.suppression,
                       "prone": s.prone, "elements": elements})

@@ -80,7 +80,8 @@ function unitCard(unit) {
   if (state.active_unit === unit.id) classes.push("active");
   const head = el("h3", {}, unit.name,
     el("span", {}, el("span", { class: `badge ${unit.status}` }, unit.status), " ",
-      unit.acted ? el("span", { class: "badge acted" }, "acted") : ""));
+      unit.acted ? el("span", { class: "badge acted" }, "acted") : "",
+      ...(unit.markers || []).map((m) => el("span", { class: "badge marker", "data-marker": m }, m))));
   const card = el("article", { class: classes.join(" "), "data-unit": unit.id }, head);
   const machine = unit.elements.find((e) => e.durability_max);
   if (machine) {
@@ -120,6 +121,10 @@ function rulingItem(ruling, withControls) {
   const item = el("li", { class: `ruling ${ruling.kind} ${status}`, "data-ruling": ruling.id },
     el("div", { class: "text" }, ruling.text),
     el("div", { class: "meta" }, `${ruling.section} · #${ruling.cause} · ${status}`));
+  if (ruling.details && ruling.details.template) {  // a blast or a flame strip: draw it with what it touched
+    item.append(el("button", { class: "show-template", onclick: () => { model.template = ruling.details.template; renderTable(); } },
+      "show on map"));
+  }
   if (ruling.details && ruling.details.measured) {  // show what was measured, on the map
     item.append(el("button", { class: "show-measure", onclick: () => {
       model.measurement = ruling.details.measured;

@@ -45,6 +45,14 @@ function baseShape(unit, h, colour) {
   return shape;
 }
 
+// A template a ruling laid on the table: a blast's circle or a flamethrower's strip.
+function templateShape(t, h) {
+  if (t.circle) return svg("circle", { class: "template", cx: t.circle[0], cy: h - t.circle[1], r: t.circle[2] });
+  const [x, y, bearing, length, width] = t.strip;
+  return svg("rect", { class: "template", x, y: h - y - width / 2, width: length, height: width,
+    transform: `rotate(${-bearing} ${x} ${h - y})` });
+}
+
 function renderTable() {
   const element = $("table-map");
   const table = model.table;
@@ -77,6 +85,16 @@ function renderTable() {
     reach.arcs.forEach((arc, k) => shapes.push(arcWedge(reach, arc, k, w, h)));
   }
   const players = model.state ? model.state.players : [];
+  const seen = Object.fromEntries((table ? table.units : []).map((u) => [u.element, u]));
+  for (const [a, b] of (model.state && model.state.links) || []) {  // squads' command distance, as the rules judge it
+    if (seen[a] && seen[b]) {
+      shapes.push(svg("line", { class: "link", x1: seen[a].x_mm, y1: h - seen[a].y_mm, x2: seen[b].x_mm, y2: h - seen[b].y_mm }));
+    }
+  }
+  for (const cut of (model.state && model.state.cut_off) || []) {
+    if (seen[cut]) shapes.push(svg("circle", { class: "cut-off", cx: seen[cut].x_mm, cy: h - seen[cut].y_mm, r: 30 }));
+  }
+  if (model.template) shapes.push(templateShape(model.template, h));
   for (const unit of table ? table.units : []) {
     const colour = PLAYER_COLOURS[Math.max(0, players.indexOf(unit.player)) % PLAYER_COLOURS.length];
     const x = unit.x_mm, y = h - unit.y_mm, a = (unit.facing_deg * Math.PI) / 180;
