@@ -306,8 +306,9 @@ def test_training_day_is_played_on_the_dashboard(tmp_path):
 
 
 def test_the_price_of_a_mile_shooting_helper_on_the_dashboard(tmp_path):
-    """The Price of a Mile with a simulated table snapshot: table d10s, the initiative, a squad
-    activated from the dashboard, the shooting helper's legal targets and odds, and a shot."""
+    """The Price of a Mile played to its end on the dashboard with a simulated table snapshot (a
+    one-turn game): table d10s, the initiative, squads activated, the command-distance links, the
+    shooting helper's legal targets and odds, a shot, and the victory points."""
     with _demo(tmp_path, "--speed", "4", "--session", "tests/data/sessions/price-of-a-mile-table.json",
                "--journal", str(tmp_path / "pm.jsonl")) as url, _page(url + f"/?token={TOKEN}", height=1400) as page:
         expect(page.locator("#role")).to_have_text("referee")
@@ -333,3 +334,12 @@ def test_the_price_of_a_mile_shooting_helper_on_the_dashboard(tmp_path):
         page.locator('#reach-targets tr[data-target="l2"] button.attack').click()
         expect(page.locator("#feed li.ruling").first).to_contain_text("p1 fires rifle at landser", timeout=10_000)
         expect(page.locator("#feed li.ruling").first).to_contain_text("l1 out")
+        for squad in ("landser", "grenadiers", "mg-crew", "capitaine", "sturm", "leutnant", None):  # the rest of the turn
+            page.locator('#controls button[data-input="end_activation"]').click()
+            if squad:
+                expect(page.locator("#activate-unit")).to_contain_text(squad)
+                page.select_option("#activate-unit", squad)
+                page.locator("#activate").click()
+                named = squad if squad in ("capitaine", "leutnant") else f"squad {squad}"  # characters act alone
+                expect(page.locator("#feed li.ruling").first).to_contain_text(f"activates {named}")
+        expect(page.locator("#feed")).to_contain_text("Game over: victory points entente 10, central 0; entente wins")
