@@ -343,3 +343,29 @@ def test_the_price_of_a_mile_shooting_helper_on_the_dashboard(tmp_path):
                 named = squad if squad in ("capitaine", "leutnant") else f"squad {squad}"  # characters act alone
                 expect(page.locator("#feed li.ruling").first).to_contain_text(f"activates {named}")
         expect(page.locator("#feed")).to_contain_text("Game over: victory points entente 10, central 0; entente wins")
+
+
+def test_steel_warriors_fire_helper_on_the_dashboard(tmp_path):
+    """Steel Warriors on the dashboard with the recorded skirmish's table: a turn begun, a squad
+    activated, the fire helper's dice and odds, a volley fired with the table's dice, and the
+    suppression marker it leaves."""
+    with _demo(tmp_path, "--speed", "4", "--session", "tests/data/sessions/steel-warriors-table.json",
+               "--journal", str(tmp_path / "sw.jsonl")) as url, _page(url + f"/?token={TOKEN}", height=1400) as page:
+        expect(page.locator("#role")).to_have_text("referee")
+        page.locator('[data-element="u1"]').wait_for(timeout=20_000)
+        page.locator('#controls button[data-input="begin_turn"]').click()
+        page.select_option("#activate-unit", "recruits")
+        page.locator("#activate").click()
+        expect(page.locator("#feed li.ruling").first).to_contain_text("steel activates recruits")
+        page.locator('[data-element="u1"]').click()
+        row = page.locator('#reach-targets tr[data-target="k1"]')
+        expect(row).to_contain_text("d6 + d4 + d8 v d8")  # 10": zone 2, so the SMGs stay out; the bushes +1
+        for sides, values in (("6", "1"), ("4", "1"), ("8", "7 5")):  # the LMG's 7 alone beats the partisans' 5
+            page.select_option("#dice-sides", sides)
+            page.fill("#dice-values", values)
+            page.locator("#dice-form button[type=submit]").click()
+            expect(page.locator("#dice-waiting")).to_contain_text(f"D{sides}: " + values.replace(" ", ", "))
+        row.locator("button.attack").click()
+        expect(page.locator("#feed li.ruling").first).to_contain_text("recruits fires at partisans")
+        expect(page.locator("#feed li.ruling").first).to_contain_text("against d8 5: suppressed")
+        expect(page.locator('article[data-unit="partisans"] [data-marker="suppressed 1"]')).to_be_visible()

@@ -251,3 +251,15 @@ def test_the_dashboard_shows_suppression_prone_and_morale_markers():
     g.state = g.state.suppress("partisans")
     units = {u["id"]: u for u in g.rules.state_dict(g.state)["units"]}
     assert units["partisans"]["markers"] == ["suppressed 1", "prone", "shaken"] and units["recruits"]["markers"] == []
+
+
+def test_the_fire_helper_gives_the_pool_the_range_die_and_the_odds():
+    g = ready(5)
+    preview = g.rules.reach(g.state, "u1")["attacks"]["k3"]
+    assert preview["summary"].startswith("d6 + d12 + d8 v d4")  # 7 SMGs and the rifle (22): d12; the LMG d8; zone 1
+    assert preview["input"] == {"type": "shoot", "label": "Fire", "args": {"squad": "recruits", "target": "partisans"}}
+    from station.rules.steel_warriors.shooting import Volley
+    v = Volley("a", "b", (), (), 1.0, 1, (6, 8), 10, 10, (), None, False)
+    one, two = v.chances()
+    exact_two = sum(1 for t in range(1, 11) for a in range(1, 7) for b in range(1, 9) if a > t and b > t) / (10 * 6 * 8)
+    assert abs(two - exact_two) < 1e-9 and one > two

@@ -83,7 +83,10 @@ class SteelWarriors(ModelRuleset):
         figure = state.figures[element]
         squad = state.squads[figure.squad]
         unit = state.unit_mm
-        return {"rings": [{"label": f"zone {k} (target d{LADDER[k - 1]})", "mm": k * squad.quality * unit} for k in range(1, 6)]
+        targets = {s.id for s in state.squads.values() if s.player != squad.player and state.fighting(s.id)}
+        previews = {t: shooting.preview(state, squad.id, t, self.data["weapons"]) for t in sorted(targets)}
+        attacks = {f.id: previews[f.squad] for f in state.figures.values() if f.squad in targets and f.fighting}
+        return {"attacks": attacks, "rings": [{"label": f"zone {k} (target d{LADDER[k - 1]})", "mm": k * squad.quality * unit} for k in range(1, 6)]
                 + [{"label": f"move {self.data['movement'][squad.movement]}\"", "mm": self.data["movement"][squad.movement] * unit}],
                 "arcs": []}
 

@@ -42,7 +42,7 @@ def begin_turn(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
 
 
 def activate(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    squad = state.squads.get(str(args.get("squad")))
+    squad = state.squads.get(str(args.get("squad", args.get("unit"))))  # the dashboard's Activate names a unit
     if state.activation or not state.turn:
         raise Refused("begin a turn, and end the current activation first", "§5.0")
     if squad is None or squad.id in state.activated or not state.fighting(squad.id):

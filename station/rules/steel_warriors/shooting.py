@@ -4,7 +4,7 @@ zone, prone and cover; none beating it does nothing, one suppresses, two or more
 cause casualties, each tested Power against Armour."""
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from ...dice import Roller
@@ -40,30 +40,64 @@ def _cover_steps(state: WarState, target: list[Figure]) -> tuple[int, list[str]]
 
 
 def _group(state: WarState, squad: str, ids: list[str], weapons: Mapping[str, Any], distance_in: float,
-           zone_number: int, reaction: bool = False) -> tuple[list[Figure], list[Figure]]:
+           zone_number: int, reaction: bool = False, strict: bool = True) -> tuple[list[Figure], list[Figure]]:
     """The fire group's small arms and support weapons, each checked for §6.3's once an activation
-    (twice for emplaced heavy weapons), zone-1-only weapons, range limits and ammunition."""
+    (twice for emplaced heavy weapons), zone-1-only weapons, range limits and ammunition.  A group
+    the players named must all be able to fire (``strict``); the whole squad fires with those that can."""
     act = state.activation
     small, support = [], []
     for fid in ids:
         f = state.figures.get(fid)
         if f is None or f.squad != squad or not f.fighting:
             raise Refused(f"{fid} is not a fighting figure of {squad}", "§6.3")
-        w = weapons[f.weapon]
+        w, name = weapons[f.weapon], f.weapon.replace("_", " ")
+        why = None
         if not reaction and act.fired.get(fid, 0) >= (2 if w.get("emplaced") else 1):
-            raise Refused(f"{fid}'s {f.weapon.replace('_', ' ')} has fired this activation", "§6.3")
-        if w["zone1_only"] and zone_number > 1:
-            raise Refused(f"{fid}'s {f.weapon.replace('_', ' ')} reaches only zone 1", "§6.6")
-        if w.get("range_in") and distance_in > w["range_in"]:
-            raise Refused(f"{fid}'s {f.weapon.replace('_', ' ')} reaches {w['range_in']}\"", "§6.6")
-        if f.ammo is not None and f.ammo <= 0:
-            raise Refused(f"{fid}'s {f.weapon.replace('_', ' ')} is out of ammunition", "§6.10")
-        (support if w.get("support_die") else small).append(f)
+            why = (f"{fid}'s {name} has fired this activation", "§6.3")
+        elif w["zone1_only"] and zone_number > 1:
+            why = (f"{fid}'s {name} reaches only zone 1", "§6.6")
+        elif w.get("range_in") and distance_in > w["range_in"]:
+            why = (f"{fid}'s {name} reaches {w['range_in']}\"", "§6.6")
+        elif f.ammo is not None and f.ammo <= 0:
+            why = (f"{fid}'s {name} is out of ammunition", "§6.10")
+        if why and strict:
+            raise Refused(*why)
+        if not why:
+            (support if w.get("support_die") else small).append(f)
     return small, support
 
 
-def shoot(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any],
-          armour: Mapping[str, int]) -> tuple[WarState, list[Ruling]]:
+@dataclass(frozen=True)
+class Volley:
+    """A fire group's declared shot, checked and measured before any die is rolled (§6.2-6.5)."""
+
+    squad: str
+    target: str
+    small: tuple[Figure, ...]
+    support: tuple[Figure, ...]
+    distance: float
+    zone: int
+    pool: tuple[int, ...]
+    target_die: int
+    power: int
+    open_figures: tuple[str, ...]
+    alone: Figure | None  # a support weapon firing on its own keeps its special rules
+    sniper: bool
+
+    def chances(self) -> tuple[float, float]:
+        """The chance that at least one die, and at least two, beat the target's die."""
+        one = two = 0.0
+        for t in range(1, self.target_die + 1):
+            none, exactly_one = 1.0, 0.0
+            for d in self.pool:
+                beat = max(0, d - t) / d
+                none, exactly_one = none * (1 - beat), exactly_one * (1 - beat) + none * beat
+            one += (1 - none) / self.target_die
+            two += (1 - none - exactly_one) / self.target_die
+        return one, two
+
+
+def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, Any]) -> Volley:
     squad_id, target_id = str(args.get("squad")), str(args.get("target"))
     squad, target = state.squads.get(squad_id), state.squads.get(target_id)
     if squad is None or target is None or squad.player == target.player or not state.fighting(target_id):
@@ -72,25 +106,47 @@ def shoot(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, we
         raise Refused(f"{squad_id} is suppressed and may not shoot", "§6.7")
     if squad.morale == "fleeing" or (squad.morale == "broken" and target_id not in state.fired_on.get(squad_id, frozenset())):
         raise Refused(f"{squad_id} is {squad.morale}: it fires only at an enemy that fired on it this turn", "§10")
-    ids = args.get("figures") or [f.id for f in state.fighting(squad_id)]
-    reaction = bool(args.get("reaction"))  # §8.1: a defender's free fire at a charge that fell short
-    if not reaction:
-        state = spend(state, squad_id, "§6.3")
+    named = args.get("figures")
+    ids = named or [f.id for f in state.fighting(squad_id)]
     distance = _distance_in(state, ids, [f.id for f in state.fighting(target_id)])
     zone_number = zone(distance, squad.quality)
     if zone_number > ZONES:
         raise Refused(f"{distance:.1f}\" is beyond the fifth zone of a d{squad.quality} squad", "§6.4")
-    small, support = _group(state, squad_id, ids, weapons, distance, zone_number, reaction)
+    small, support = _group(state, squad_id, ids, weapons, distance, zone_number, bool(args.get("reaction")), bool(named))
     pool = [squad.quality] + ([rof_die(sum(weapons[f.weapon]["rof"] for f in small))] if small else []) + \
         [weapons[f.weapon]["support_die"] for f in support]
     if len(pool) < 2:
         raise Refused("the fire group has no weapon", "§6.2")
     powers = [weapons[f.weapon]["power"] for f in small] or [weapons[f.weapon]["power"] for f in support]
     power = min(powers) if state.options.mixed_power == "lowest" else max(powers)  # §6.10: support takes the rifles' Power
-    alone = None if small or len(support) != 1 else support[0]
-    sniper = len(small) == 1 and not support and weapons[small[0].weapon].get("sniper")
     steps, open_figures = _cover_steps(state, state.fighting(target_id))
-    target_die = range_die(zone_number, steps + (1 if target.prone else 0))
+    return Volley(squad_id, target_id, tuple(small), tuple(support), distance, zone_number, tuple(pool),
+                  range_die(zone_number, steps + (1 if target.prone else 0)), power, tuple(open_figures),
+                  None if small or len(support) != 1 else support[0],
+                  bool(len(small) == 1 and not support and weapons[small[0].weapon].get("sniper")))
+
+
+def preview(state: WarState, squad: str, target: str, weapons: Mapping[str, Any]) -> dict[str, Any]:
+    """The dashboard's fire helper: the whole squad's fire at that squad, and its odds."""
+    try:
+        v = plan_volley(state, {"squad": squad, "target": target}, weapons)
+    except Refused as no:
+        return {"refused": f"{no} ({no.section})"}
+    one, two = v.chances()
+    return {"summary": f"{' + '.join(f'd{d}' for d in v.pool)} v d{v.target_die} · {round(two * 100)} % casualties",
+            "lines": [f"{v.distance:.1f}\" away, zone {v.zone}", f"suppressed at least: {round(one * 100)} %",
+                      f"Power d{v.power}"], "doubts": [],
+            "input": {"type": "shoot", "label": "Fire", "args": {"squad": squad, "target": target}}}
+
+
+def shoot(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any],
+          armour: Mapping[str, int]) -> tuple[WarState, list[Ruling]]:
+    reaction = bool(args.get("reaction"))  # §8.1: a defender's free fire at a charge that fell short
+    if not reaction:
+        state = spend(state, str(args.get("squad")), "§6.3")
+    v = plan_volley(state, args, weapons)
+    squad_id, target_id, small, support, pool = v.squad, v.target, list(v.small), list(v.support), list(v.pool)
+    target_die, zone_number, distance, power, alone = v.target_die, v.zone, v.distance, v.power, v.alone
     rolls = [roller.roll(d, f"{seq}/shot/{k}") for k, d in enumerate(pool)]
     against = roller.roll(target_die, f"{seq}/shot/range")
     beats = sum(1 for r in rolls if r > against)
@@ -112,7 +168,8 @@ def shoot(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, we
         state = state.suppress(target_id)
     if beats >= 2:
         count = casualties(pool, target_die)
-        victims = _victims(state, target_id, count, open_figures, roller, f"{seq}/victim", args.get("victim") if sniper else None)
+        victims = _victims(state, target_id, count, list(v.open_figures), roller, f"{seq}/victim",
+                           args.get("victim") if v.sniper else None)
         for k, victim in enumerate(victims):
             state, said = hit(state, victim, power, weapons, armour, roller, f"{seq}/hit/{k}",
                               flame=bool(alone and weapons[alone.weapon].get("flame")),
