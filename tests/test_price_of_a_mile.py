@@ -493,3 +493,37 @@ def test_the_dashboard_sees_command_links_cut_off_bases_markers_and_templates(ga
     game.state = game.state.with_squad(game.state.squads["landser"].__class__(
         **{**game.state.squads["landser"].__dict__, "disordered": True}))
     assert {u["id"]: u for u in game.rules.state_dict(game.state)["units"]}["landser"]["markers"] == ["Disordered"]
+
+
+def test_6_10_a_squad_short_of_ammunition_may_misfire_for_good(tmp_path):
+    g = _with_rules(tmp_path, ["short_of_ammo"])
+    g.do("roll_initiative", 1, 9)
+    g.do("activate", squad="landser")
+    ruling = g.do("shoot", 1, 2, shooter="l1", target="p1")[0]  # a natural 1, then d10 2: the rifle is done
+    assert "out of action for good" in ruling.text and g.f("l1").silenced
+    assert "out of action for the rest of the game" in g.do("shoot", shooter="l1", target="p1")[0].text
+
+
+def test_17_2_inspired_recruits_who_advance_as_one_may_lose_their_disorder(game):
+    from dataclasses import replace as swap
+    game.state = game.state.with_squad(swap(game.state.squads["grenadiers"], disordered=True))
+    game.do("activate", squad="grenadiers")
+    for k in range(1, 5):
+        x, y, f = LAYOUT[f"g{k}"]
+        game.seen(**{f"g{k}": (x, y + 2 * INCH, f)})
+        game.do("move", base=f"g{k}")
+    rulings = game.do("end_activation", 8)
+    assert any("advanced as one: d10 8, its Disorder is lifted" in r.text for r in rulings)
+    assert not game.state.squads["grenadiers"].disordered
+
+
+def test_16_9_war_of_wits_insults_a_target_into_a_bad_charge(game):
+    game.seen(capitaine=(100, 510, 90))  # 2.1" from l1
+    game.do("activate", squad="poilus", character="capitaine")
+    assert "never a Hero" in game.do("wits", character="capitaine", target="capitaine", choice="insult")[0].text
+    ruling = game.do("wits", 5, character="capitaine", target="l1", choice="insult")[0]  # 5 + 2 x 2 = 9 >= 6 + 0
+    assert "makes the target charge" in ruling.text and game.f("l1").insulted
+    assert "once an activation" in game.do("wits", character="capitaine", target="l2", choice="deceive")[0].text
+    game.seen(l1=(100, 545, 270))  # it charges the capitaine at once
+    melee = game.do("melee", 9, 2, 4, 3, attacker="l1", defender="capitaine")[0]  # 2d10 9 and 2: it keeps the 2
+    assert melee.details["totals"]["l1"] == 2 and melee.details["winner"] == "capitaine" and not game.f("l1").insulted

@@ -22,7 +22,7 @@ from .shooting import Refused
 from .state import COMMAND_IN, INCH, MileState, Options, build
 from .where import placed_many
 
-INPUT_TYPES = ("gas_attack", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "dismount", "regroup", "flee", "end_activation",
+INPUT_TYPES = ("gas_attack", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "dismount", "wits", "regroup", "flee", "end_activation",
                "confirm", "override")
 
 
@@ -93,6 +93,8 @@ class PriceOfAMile(ModelRuleset):
             if body.type == "field_gun":
                 state, ruling = artillery.field_gun(state, seq, args, self.roller, self.data["weapons"])
                 return state, [ruling]
+            if body.type == "wits":
+                return optional.war_of_wits(state, seq, args, self.roller)
             if body.type == "dismount":
                 return optional.dismount(state, seq, args)
             if body.type == "regroup":

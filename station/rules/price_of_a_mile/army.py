@@ -16,7 +16,8 @@ from ..model_fields import ID_CHECK, base, marker
 FORMAT = "price-of-a-mile-army/1"
 DATA_FORMAT = "price-of-a-mile-data/1"
 STATS = ("speed", "melee", "shooting", "toughness", "resourcefulness", "morale")
-SQUAD_RULES = ("sluggish", "unreliable", "enthusiasm", "hold_the_line", "defend_homeland")  # §16
+SQUAD_RULES = ("sluggish", "unreliable", "enthusiasm", "hold_the_line", "defend_homeland",  # §16
+               "short_of_ammo")  # §6.10: misfires
 MAX_SQUAD = 10  # §3.1
 DEFAULT_BASE = "rect25x50"  # a WWI infantry base (sample)
 DEFAULT_HEIGHT_MM = 30.0
@@ -86,7 +87,9 @@ def load_army(path: str | Path) -> dict[str, Any]:
         bases = [_model(b, data, kind) for b in s.items("bases", min_len=1)]
         if len(bases) > MAX_SQUAD:
             s.fail(f"has {len(bases)} bases; a squad has at most {MAX_SQUAD} (§3.1)", "bases")
-        squads.append({"id": s.get("id", str, check=ID_CHECK), "type": kind, "rules": list(rules), "bases": bases})
+        kind_rules = [r for r in data["troop_types"][kind]["rules"] if r not in rules]  # e.g. §17.2's rally
+        squads.append({"id": s.get("id", str, check=ID_CHECK), "type": kind, "rules": list(rules) + kind_rules,
+                       "bases": bases})
     characters = [_model(c, data, None) for c in f.items("characters")] if "characters" in f.data else []
     return {"player": f.get("player", str, check=ID_CHECK), "name": f.get("name", str, ""),
             "sample_data": f.get("sample_data", str, ""), "source": Path(path).name, "squads": squads,

@@ -67,10 +67,16 @@ def melee(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, m
         rolls[me.id] = roller.roll(10, f"{seq}/melee/{me.id}")
         if rolls[me.id] == 1 and me.squad and "hold_the_line" in state.squads[me.squad].rules:  # §16.5
             rolls[me.id] = roller.roll(10, f"{seq}/melee/{me.id}/again")
+        if me.insulted:  # §16.9: an insulted fighter rolls two dice and keeps the worse
+            rolls[me.id] = min(rolls[me.id], roller.roll(10, f"{seq}/melee/{me.id}/insult"))
+            bonus[me.id] = (bonus[me.id][0], bonus[me.id][1] + 1)  # and +1 Power if it wins
         totals[me.id] = rolls[me.id] + state.stat(me, "melee") + weapon["melee"] + bonus[me.id][0] + (1 if cavalry else 0)
     won = attacker if totals[attacker.id] > totals[defender.id] or (totals[attacker.id] == totals[defender.id] and not holds) \
         else defender
     lost = defender if won is attacker else attacker
+    for f in (attacker, defender):
+        if f.insulted and state.fighters[f.id].standing:
+            state = state.with_fighter(replace(state.fighters[f.id], insulted=False))
     margin = totals[won.id] - totals[lost.id]
     power = LOSER_POWER + bonus[won.id][0] + bonus[won.id][1]
     if lost.vehicle:  # §15: a vehicle that loses takes a hit at Power 3 (melee counts as small arms)

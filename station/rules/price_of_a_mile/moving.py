@@ -89,6 +89,9 @@ def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
             notes.append(f"d10 {roll} → {total}: stuck on {', '.join(wire)}; put it back on the wire (§5.7)")
         else:
             notes.append(f"d10 {roll} → {total}: through the wire (§5.7)")
+    if len(path) >= 2 and _nearest_enemy(state, fighter, path[-1]) < _nearest_enemy(state, fighter, path[0]) - 2.0:
+        act = state.activation
+        state = state.evolve(activation=replace(act, advanced=act.advanced | {fighter.id}))
     state = state.evolve(paths={**state.paths, fighter.id: path[-1:]})  # the next Move starts here
     enemy = _contact(state, fighter)
     if enemy:
@@ -160,3 +163,10 @@ def cut_wire(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
     return state, Ruling(f"{seq}:cut", seq, "status", f"{fighter.id} cuts at {piece.id}: d10 {roll} → {total}: "
                          + ("a gap is made (§5.8)." if total >= WIRE_CUTTING else "no gap yet (§5.8)."), "§5.8",
                          element=fighter.id)
+
+
+def _nearest_enemy(state: MileState, fighter, pose) -> float:
+    """Centre distance from a pose to the nearest standing enemy (for 'towards the enemy')."""
+    gaps = [((pose[0] - w[0]) ** 2 + (pose[1] - w[1]) ** 2) ** 0.5 for f, w in state.positions.items()
+            if f in state.fighters and state.fighters[f].player != fighter.player and state.fighters[f].standing]
+    return min(gaps, default=float("inf"))

@@ -119,3 +119,41 @@ def dismount(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileS
         state = state.with_fighter(replace(state.fighters[f.id], mounted=False, stats=stats))
     return state, [Ruling(f"{seq}:dismount", seq, "status", f"{', '.join(f.id for f in chosen)} dismount for the rest of "
                           "the battle: Speed -3\", no cavalry bonuses (§12.2).", "§12.2")]
+
+
+WITS_IN = 3.0  # §16.9
+WITS_TARGET = 6
+WITS_EFFECTS = {"outwit": "learns what it wanted from the target (special scenarios)",
+                "deceive": "moves the target 6\" (the players move it)",
+                "insult": "makes the target charge at once: it rolls 2d10 and keeps the worse, +1 Power if it wins",
+                "charm": "wins a neutral character over (special scenarios)"}
+
+
+def war_of_wits(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
+    """§16.9: once an activation a character within 3" of a target (never a Hero) rolls d10 +
+    Resourcefulness (twice it for a Hero) against 6 + the target's Resourcefulness."""
+    from ...measure.relations import in_contact
+    from .state import INCH
+    from .where import placed
+    act = state.activation
+    me, target = state.fighters.get(str(args.get("character"))), state.fighters.get(str(args.get("target")))
+    choice = args.get("choice")
+    if act is None or me is None or act.character != me.id or act.wits_used:
+        raise Refused("the character acting now starts a War of Wits, once an activation", "§16.9")
+    if target is None or not target.standing or target.hero or target.player == me.player:
+        raise Refused("the target is a standing enemy, and never a Hero", "§16.9")
+    if choice not in WITS_EFFECTS:
+        raise Refused(f"choose one of {', '.join(WITS_EFFECTS)}", "§16.9")
+    a, b = placed(state, me.id), placed(state, target.id)
+    if a is None or b is None or not in_contact(a, b, WITS_IN * INCH):
+        raise Refused(f"{me.id} must come within 3\" of {target.id}", "§16.9")
+    state = state.evolve(activation=replace(act, wits_used=True))
+    roll = roller.roll(10, f"{seq}/wits")
+    total = roll + state.stat(me, "resourcefulness") * (2 if me.hero else 1)
+    need = WITS_TARGET + state.stat(target, "resourcefulness")
+    won = total >= need
+    if won and choice == "insult":
+        state = state.with_fighter(replace(target, insulted=True))
+    text = f"{me.id} tries to {choice} {target.id}: d10 {roll} → {total} against {need}: " + \
+        (f"it {WITS_EFFECTS[choice]} (§16.9)." if won else "it fails (§16.9).")
+    return state, [Ruling(f"{seq}:wits", seq, "status", text, "§16.9", element=me.id)]

@@ -189,6 +189,8 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
     if shooter is None or target is None or not shooter.standing or not target.standing or shooter.player == target.player:
         raise Refused("give a standing shooter and a standing enemy target", "§6")
     weapon = weapons[shooter.weapon]
+    if shooter.silenced:
+        raise Refused(f"{shooter.id}'s {shooter.weapon.replace('_', ' ')} is out of action for the rest of the game", "§6.10")
     if weapon.get("flame") or weapon.get("artillery"):
         raise Refused(f"a {shooter.weapon.replace('_', ' ')} fires with its own input", "§9")
     if actions not in (1, 2) or (aimed and actions != 1):
@@ -221,6 +223,17 @@ def preview(state: MileState, shooter: str, target: str, weapons: Mapping[str, A
             "input": {"type": "shoot", "label": "Shoot", "args": {"shooter": shooter, "target": target}}}
 
 
+def _misfire(state: MileState, shooter: Fighter, rolls: list[int], roller: Roller, key: str) -> str:
+    """§6.10: a squad short of ammunition rolls a d10 for each natural 1; a 1-3 silences the
+    weapon for the rest of the game."""
+    if not shooter.squad or "short_of_ammo" not in state.squads[shooter.squad].rules or 1 not in rolls:
+        return ""
+    checks = [roller.roll(10, f"{key}/{k}") for k in range(rolls.count(1))]
+    if any(c <= 3 for c in checks):
+        return f"Misfire d10 {checks}: the {shooter.weapon.replace('_', ' ')} is out of action for good (§6.10)."
+    return f"Misfire check d10 {checks}: it still works (§6.10)."
+
+
 def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any],
           rules_of) -> tuple[MileState, Ruling]:
     """§6: one Shoot (or Aim) order of one base: its dice against 7+/8+/9+/10+, then damage."""
@@ -229,6 +242,9 @@ def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, w
     state = spend(state, shooter, shot.cost, "§4.4")
     rolls = [roller.roll(10, f"{seq}/shot/{k}/hit") for k in range(v.shots)]
     hits = sum(1 for r in rolls if r + v.bonus >= need)
+    misfire = _misfire(state, shooter, rolls, roller, f"{seq}/misfire")
+    if misfire:
+        state = state.with_fighter(replace(state.fighters[shooter.id], silenced=True))
     source = state.positions[shooter.id][:2]
     state, words, wavered = take_hits(state, seq, hits, weapon["power"], target.squad, target, source, roller, f"{seq}/shot",
                                       bool(weapon.get("hand_held")))
@@ -242,6 +258,8 @@ def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, w
             f"{', in cover' if shot.cover else ''}): {v.shots} d10 {rolls} + {v.bonus} ({', '.join(v.parts)}) against "
             f"{need}+: {hits} hit(s)")
     text += (". " + "; ".join(words) if words else "") + (f"; {fled}" if fled else "") + "."
+    if misfire:
+        text += f" {misfire}"
     return state, Ruling(f"{seq}:shot", seq, "shot", text, "§6 §7", element=shooter.id,
                          details={"shooter": shooter.id, "target": target.id, "rolls": rolls, "need": need,
                                   "bonus": v.bonus, "hits": hits, "wavered": wavered, "long": shot.long,

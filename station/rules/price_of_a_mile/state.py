@@ -36,6 +36,8 @@ class Fighter:
     immobilised: bool = False
     disordered: bool = False  # a vehicle that failed its Morale test (§15.1, settled as Disorder)
     stuck: bool = False  # on barbed wire (§5.7)
+    silenced: bool = False  # its weapon misfired for good (§6.10)
+    insulted: bool = False  # §16.9: it must charge its insulter, rolling 2d10 and keeping the worse
     wire_cutters: bool = False  # §5.8
 
     @property
@@ -94,6 +96,8 @@ class Activation:
     strength: Mapping[str, int] = field(default_factory=dict)  # squad -> bases standing when it began
     shaken: frozenset[str] = frozenset()  # squads under artillery, tank or flame fire (§13.1)
     shot_with: Mapping[str, int] = field(default_factory=dict)  # fighter -> actions spent shooting
+    advanced: frozenset[str] = frozenset()  # bases whose moves took them towards the enemy
+    wits_used: bool = False  # §16.9: a character's War of Wits, once an activation
 
 
 @dataclass(frozen=True)

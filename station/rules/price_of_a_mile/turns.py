@@ -210,6 +210,10 @@ def end_activation(state: MileState, seq: int, roller: Roller) -> tuple[MileStat
                                         squad_id in act.shaken and "under artillery, tank or flame fire") if x)
             state, ruling = morale_test(state, seq, squad_id, roller, why)
             rulings.append(ruling)
+    rally = _rally(state, seq, act, roller)
+    if rally:
+        state, ruling = rally
+        rulings.append(ruling)
     done = {x for x in (act.squad, act.character) if x}
     state = state.evolve(activation=None, activated=state.activated | done, activations_made=state.activations_made + 1)
     if _turn_done(state):
@@ -218,6 +222,23 @@ def end_activation(state: MileState, seq: int, roller: Roller) -> tuple[MileStat
     else:
         rulings.append(Ruling(f"{seq}:next", seq, "status", f"Next to activate: {due(state)} (§4.2).", "§4.2"))
     return state, rulings
+
+
+def _rally(state: MileState, seq: int, act: Activation, roller: Roller) -> tuple[MileState, Ruling] | None:
+    """§17.2 Inspired Recruits: a Disordered squad that moved towards the enemy, every base of it,
+    rolls a d10 and drops its Disorder on 8+."""
+    squad = state.squads.get(act.squad) if act.squad else None
+    if not squad or not squad.disordered or "rally_advancing" not in squad.rules:
+        return None
+    standing = [f.id for f in state.standing(squad.id)]
+    if not standing or not all(f in act.advanced for f in standing):
+        return None
+    roll = roller.roll(10, f"{seq}/rally/{squad.id}")
+    if roll >= MORALE_TARGET:
+        state = state.with_squad(replace(squad, disordered=False))
+    return state, Ruling(f"{seq}:rally:{squad.id}", seq, "status", f"Squad {squad.id} advanced as one: d10 {roll}, "
+                         + ("its Disorder is lifted (§17.2)." if roll >= MORALE_TARGET else "still Disordered (§17.2)."),
+                         "§17.2")
 
 
 def victory_points(state: MileState, player: str) -> float:
