@@ -527,3 +527,17 @@ def test_16_9_war_of_wits_insults_a_target_into_a_bad_charge(game):
     game.seen(l1=(100, 545, 270))  # it charges the capitaine at once
     melee = game.do("melee", 9, 2, 4, 3, attacker="l1", defender="capitaine")[0]  # 2d10 9 and 2: it keeps the 2
     assert melee.details["totals"]["l1"] == 2 and melee.details["winner"] == "capitaine" and not game.f("l1").insulted
+
+
+def test_16_4_artillery_support_drifts_its_markers_and_shells_every_turn():
+    g = Mile({"artillery_support": "entente"})
+    g.seen()
+    ruling = g.do("artillery_markers", 1, 1, 12, 1, 1, 12, 1, 1, 12, markers=[[340, 600], [1150, 50], [1150, 850]])[0]
+    assert ruling.details["markers"][0] == [340.0, 650.8]  # 2" up the table
+    rulings = g.do("roll_initiative", 5, 3, 1, 6, 9, 1, 9, 1, 12, 1, 12, 9)  # shell 1 lands 1" back: l4, l5, l6 under it
+    shell = next(r for r in rulings if r.id.endswith(":shell:0"))
+    assert "l4 out" in shell.text and "l5 wavers" in shell.text and "l6 out" in shell.text
+    assert any(r.id.endswith(":morale:landser") and "artillery" in r.text for r in rulings)
+    assert "at most 3" in g.do("move_marker", marker=0, to=[340, 800])[0].text
+    g.do("move_marker", marker=0, to=[340, 700])
+    assert g.state.support_markers[0] == (340.0, 700.0)

@@ -22,7 +22,7 @@ from .shooting import Refused
 from .state import COMMAND_IN, INCH, MileState, Options, build
 from .where import placed_many
 
-INPUT_TYPES = ("gas_attack", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "dismount", "wits", "regroup", "flee", "end_activation",
+INPUT_TYPES = ("gas_attack", "artillery_markers", "move_marker", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "dismount", "wits", "regroup", "flee", "end_activation",
                "confirm", "override")
 
 
@@ -64,7 +64,15 @@ class PriceOfAMile(ModelRuleset):
             if body.type == "gas_attack":
                 return optional.gas_attack(state, seq, args, self.roller)
             if body.type == "roll_initiative":
-                return turns.roll_initiative(state, seq, args, self.roller)
+                state, rulings = turns.roll_initiative(state, seq, args, self.roller)
+                if state.turn and rulings and rulings[0].kind == "initiative":  # §16.4: the guns open each turn
+                    state, shells = artillery.bombard(state, seq, self.roller)
+                    rulings += shells
+                return state, rulings
+            if body.type == "artillery_markers":
+                return artillery.place_support(state, seq, args, self.roller)
+            if body.type == "move_marker":
+                return artillery.shift_marker(state, seq, args)
             if body.type == "activate":
                 return turns.activate(state, seq, args, self.roller)
             if body.type == "end_activation":

@@ -16,6 +16,7 @@ from .blasts import blast_area, hit_under
 from . import vehicles
 from .shooting import HIT, Refused
 from .state import INCH, MileState
+from .turns import morale_test
 from .where import placed, placed_many
 
 MORTAR_MINIMUM_IN = 12.0  # §9.2
@@ -149,3 +150,77 @@ def field_gun(state: MileState, seq: int, args: Mapping[str, Any], roller: Rolle
     return state, Ruling(f"{seq}:gun", seq, "shot", text, "§9.3", element=gunner.id,
                          details={"centre": [round(c, 1) for c in centre], "hit": total >= need,
                                   "template": _circle(state, centre)})
+
+
+SUPPORT_MARKERS = 3  # §16.4
+SUPPORT_POWER = 2
+SUPPORT_DIRECT_POWER = 7
+MARKER_SHIFT_IN = 3.0
+
+
+def place_support(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
+    """§16.4 step 1: before deployment, three markers in the enemy's zone, each drifting 2d6"."""
+    side = state.options.artillery_support
+    points = args.get("markers")
+    if side is None or state.turn or state.support_markers:
+        raise Refused("the option artillery_support names the side; its markers go down once, before the first turn",
+                      "§16.4")
+    if not (isinstance(points, list) and len(points) == SUPPORT_MARKERS
+            and all(isinstance(p, list) and len(p) == 2 and all(isinstance(c, (int, float)) for c in p) for p in points)):
+        raise Refused('give "markers": three [x_mm, y_mm] points in the enemy deployment zone', "§16.4")
+    placed_at, words = [], []
+    for k, (x, y) in enumerate(points):
+        drift = roller.roll(6, f"{seq}/support/{k}/a") + roller.roll(6, f"{seq}/support/{k}/b")
+        direction = roller.roll(state.options.scatter_sides, f"{seq}/support/{k}/direction")
+        at = scatter((float(x), float(y)), direction, state.options.scatter_sides, drift * INCH)
+        placed_at.append((round(at[0], 1), round(at[1], 1)))
+        words.append(f"marker {k + 1} drifts {drift}\" towards {direction}")
+    state = state.evolve(support_markers=tuple(placed_at))
+    return state, [Ruling(f"{seq}:support", seq, "status", f"Artillery support for {side}: " + "; ".join(words) + " (§16.4).",
+                          "§16.4", details={"markers": [list(p) for p in placed_at]})]
+
+
+def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list[Ruling]]:
+    """§16.4 step 2: at the start of every turn a shell lands within d10" of each marker and hits
+    everyone within 2" at Power 2 (a vehicle hit squarely at Power 7); the squads hit test Morale."""
+    if not state.support_markers:
+        return state, []
+    rulings, shaken = [], set()
+    for k, marker in enumerate(state.support_markers):
+        distance = roller.roll(10, f"{seq}/shell/{k}/distance")
+        direction = roller.roll(state.options.scatter_sides, f"{seq}/shell/{k}/direction")
+        centre = scatter(marker, direction, state.options.scatter_sides, distance * INCH)
+        everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
+        under, extra, where = blast_area(state, centre, everyone)
+        words = []
+        direct = next((p.id for p in everyone if state.fighters[p.id].vehicle and p.base.contains(centre)), None)
+        if direct:
+            state, said = vehicles.damage(state, state.fighters[direct], SUPPORT_DIRECT_POWER, False, roller,
+                                          f"{seq}/shell/{k}/direct", direct_hit=True)
+            words.append("direct hit: " + said)
+            under = [f for f in under if f != direct]
+        shaken |= {state.fighters[f].squad for f in under if state.fighters[f].squad}
+        state, more, _ = hit_under(state, under, roller, f"{seq}/shell/{k}", SUPPORT_POWER + extra, centre, True, bool(extra))
+        words += more
+        rulings.append(Ruling(f"{seq}:shell:{k}", seq, "shot", f"Artillery support shell {k + 1}: {distance}\" off towards "
+                              f"{direction}" + (": " + "; ".join(words) if words else ": nobody within 2\"") + " (§16.4).",
+                              "§16.4", details={"template": {"circle": [round(centre[0], 1), round(centre[1], 1),
+                                                                        round(2.0 * INCH, 1)]}}))
+    for squad in sorted(s for s in shaken if state.standing(s)):
+        state, test = morale_test(state, seq, squad, roller, "under artillery fire")
+        rulings.append(test)
+    return state, rulings
+
+
+def shift_marker(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
+    """§16.4 step 3: after the bombardment one marker may move 3" in any direction."""
+    k, to = args.get("marker"), args.get("to")
+    if not isinstance(k, int) or not 0 <= k < len(state.support_markers) or not (isinstance(to, list) and len(to) == 2):
+        raise Refused('give "marker" (0-2) and "to": [x_mm, y_mm]', "§16.4")
+    old = state.support_markers[k]
+    if ((to[0] - old[0]) ** 2 + (to[1] - old[1]) ** 2) ** 0.5 > MARKER_SHIFT_IN * INCH + 1.0:
+        raise Refused("a marker moves at most 3\"", "§16.4")
+    markers = list(state.support_markers)
+    markers[k] = (float(to[0]), float(to[1]))
+    return state.evolve(support_markers=tuple(markers)), [Ruling(f"{seq}:marker", seq, "status",
+                                                                 f"Artillery marker {k + 1} moves (§16.4).", "§16.4")]

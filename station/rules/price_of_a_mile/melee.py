@@ -88,6 +88,9 @@ def melee(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, m
         state, fate, falls_back = _damage(state, lost, power, margin >= CRITICAL_MARGIN, roller, f"{seq}/melee")
     words = [f"Melee {attacker.id} {totals[attacker.id]} (d10 {rolls[attacker.id]}) against {defender.id} "
              f"{totals[defender.id]} (d10 {rolls[defender.id]}): {won.id} wins", fate]
+    if holds and won is attacker:  # §10.4: storming a held obstacle or position
+        words.append(f"{attacker.id} may take {defender.id}'s place; a new enemy it touches there fights it at once, "
+                     "with +1 Melee and +1 Power as the more numerous side (§10.4)")
     if won.hero or (won.mounted and not lost.mounted and not lost.vehicle):  # §12.1, §12.2
         words.append(f"{won.id} may move up to 3\" and fight a new enemy, as a multi-base fight")
     if falls_back and (_already_back(args) + 1) % 3 == 0:  # this fall-back makes a third: one base flees
