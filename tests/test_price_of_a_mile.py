@@ -541,3 +541,22 @@ def test_16_4_artillery_support_drifts_its_markers_and_shells_every_turn():
     assert "at most 3" in g.do("move_marker", marker=0, to=[340, 800])[0].text
     g.do("move_marker", marker=0, to=[340, 700])
     assert g.state.support_markers[0] == (340.0, 700.0)
+
+
+def test_15_1_a_truck_carries_a_squad_and_its_damage_hits_the_passengers(tmp_path):
+    entente = json.loads((DATA / "entente.json").read_text())
+    entente["characters"].append({"id": "lorry", "vehicle": "truck"})
+    entente["squads"].append({"id": "section", "type": "regulars", "bases": [{"id": "r1"}, {"id": "r2"}]})
+    path = tmp_path / "entente.json"
+    path.write_text(json.dumps(entente))
+    g = Mile(armies=[load_army(path), load_army(DATA / "central.json")])
+    g.seen(lorry=(900, 420, 90), r1=(870, 345, 90), r2=(930, 345, 90))
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="section")
+    g.do("embark", squad="section", truck="lorry")
+    assert g.f("r1").aboard == "lorry" and g.state.activation.actions["r1"] == 1
+    from station.rules.price_of_a_mile.where import placed
+    assert placed(g.state, "r1") is None  # off the table: nobody can target it
+    from station.rules.price_of_a_mile import vehicles
+    state, said = vehicles.damage(g.state, g.f("lorry"), 5, False, ScriptedRoller(9, 2, 7, 2, 9), "k")
+    assert "passengers: r1 out (d10 7), r2 unhurt (d10 2)" in said and state.fighters["lorry"].immobilised

@@ -16,13 +16,13 @@ from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Ruling, voided
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common
-from . import artillery, blasts, melee, moving, optional, shooting, turns
+from . import artillery, blasts, melee, moving, optional, shooting, transport, turns
 from .army import check_armies, load_army, model_specs, rules_data
 from .shooting import Refused
 from .state import COMMAND_IN, INCH, MileState, Options, build
 from .where import placed_many
 
-INPUT_TYPES = ("gas_attack", "artillery_markers", "move_marker", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "dismount", "wits", "regroup", "flee", "end_activation",
+INPUT_TYPES = ("gas_attack", "artillery_markers", "move_marker", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "dismount", "wits", "embark", "disembark", "regroup", "flee", "end_activation",
                "confirm", "override")
 
 
@@ -101,6 +101,8 @@ class PriceOfAMile(ModelRuleset):
             if body.type == "field_gun":
                 state, ruling = artillery.field_gun(state, seq, args, self.roller, self.data["weapons"])
                 return state, [ruling]
+            if body.type in ("embark", "disembark"):
+                return transport.embark(state, seq, args, body.type == "embark")
             if body.type == "wits":
                 return optional.war_of_wits(state, seq, args, self.roller)
             if body.type == "dismount":

@@ -38,6 +38,7 @@ class Fighter:
     stuck: bool = False  # on barbed wire (§5.7)
     silenced: bool = False  # its weapon misfired for good (§6.10)
     insulted: bool = False  # §16.9: it must charge its insulter, rolling 2d10 and keeping the worse
+    aboard: str | None = None  # the truck carrying it (§15.1): off the table until it gets down
     wire_cutters: bool = False  # §5.8
 
     @property

@@ -33,6 +33,9 @@ def damage(state: MileState, victim: Fighter, power: int, hand_held: bool, rolle
     gone = total >= DESTROYED_AT
     state = state.with_fighter(replace(victim, damage=total, immobilised=stuck, status="out" if gone else victim.status))
     words = f"{victim.id} takes {points} damage point(s) (d10 {roll}+{power}), {total} in all"
+    state, riders = _passengers_hit(state, victim.id, points, roller, key)
+    if riders:
+        words += "; passengers: " + ", ".join(riders)
     if gone:
         return state, words + ": destroyed (§15)"
     if stuck and not victim.immobilised:
@@ -70,3 +73,21 @@ def tank_near(state: MileState, squad_id: str) -> str | None:
     gaps = edge_distances([b.base for b in mine] + [t.base for t in tanks])[:len(mine), len(mine):]
     column = gaps.min(axis=0)
     return tanks[int(column.argmin())].id if column.min() <= TANK_TERROR_IN * INCH else None
+
+
+def _passengers_hit(state: MileState, truck: str, points: int, roller: Roller, key: str) -> tuple[MileState, list[str]]:
+    """§15.1: each damage point a truck takes is a Power 0 hit on its passengers."""
+    riders = [f for f in state.fighters.values() if f.aboard == truck and f.standing]
+    words = []
+    for k in range(points if riders else 0):
+        riders = [f for f in riders if state.fighters[f.id].standing]
+        if not riders:
+            break
+        victim = riders[k % len(riders)]
+        roll = roller.roll(10, f"{key}/passenger/{k}")
+        if roll >= state.stat(victim, "toughness"):
+            state = state.with_fighter(replace(state.fighters[victim.id], status="out"))
+            words.append(f"{victim.id} out (d10 {roll})")
+        else:
+            words.append(f"{victim.id} unhurt (d10 {roll})")
+    return state, words

@@ -20,8 +20,9 @@ def _base_name(state, fighter_id: str) -> str:
 
 
 def placed(state, fighter_id: str) -> Placed | None:
+    """The base where the camera last saw it; None if unseen or riding in a truck (§15.1)."""
     where = state.positions.get(fighter_id)
-    if where is None:
+    if where is None or state.fighters[fighter_id].aboard:
         return None
     return Placed(fighter_id, Base.named(_base_name(state, fighter_id), *where), state.sigmas.get(fighter_id, 0.5))
 
