@@ -263,3 +263,23 @@ def test_the_fire_helper_gives_the_pool_the_range_die_and_the_odds():
     one, two = v.chances()
     exact_two = sum(1 for t in range(1, 11) for a in range(1, 7) for b in range(1, 9) if a > t and b > t) / (10 * 6 * 8)
     assert abs(two - exact_two) < 1e-9 and one > two
+
+
+def test_8_1_after_the_free_fire_the_attackers_retest_and_the_losers_are_taken_prisoner():
+    g = ready(8)
+    g.do("assault", 4, 3, 4, squad="recruits", target="partisans")
+    ruling = g.do("recharge", 5, 2, 6, squad="recruits", casualties=2)[0]  # more than 2 + 2 needed: 5 passes
+    assert "one more combat move, 2d6 2+6 = 8" in ruling.text and g.state.activation.dash_in == 8
+    g = ready(8)
+    g.do("assault", 4, 3, 4, squad="recruits", target="partisans")
+    failed = g.do("recharge", 3, squad="recruits", casualties=2)[0]
+    assert "back to where the charge began" in failed.text and g.state.squads["recruits"].suppression == 1
+    g.do("prisoners", figures=["k2", "k3"])
+    assert g.state.figures["k2"].status == "prisoner"
+
+
+def test_5_4_march_order_forbids_shooting():
+    g = ready(13)
+    g.do("march_order", squad="recruits")
+    assert "march order" in g.do("shoot", squad="recruits", target="partisans")[0].text
+    assert "march order" in {u["id"]: u for u in g.rules.state_dict(g.state)["units"]}["recruits"]["markers"]

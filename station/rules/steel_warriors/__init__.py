@@ -20,7 +20,7 @@ from .ladder import LADDER
 from .state import Options, WarState, build
 
 INPUT_TYPES = ("begin_turn", "activate", "move", "dash", "prone", "get_up", "shoot", "unsuppress", "reorganise",
-               "assault", "charge", "close_combat", "leave_wounded", "end_activation", "set_morale", "confirm", "override")
+               "assault", "charge", "recharge", "close_combat", "prisoners", "march_order", "leave_wounded", "end_activation", "set_morale", "confirm", "override")
 
 
 class SteelWarriors(ModelRuleset):
@@ -68,6 +68,9 @@ class SteelWarriors(ModelRuleset):
             "leave_wounded": lambda: actions.leave_wounded(state, seq, args),
             "assault": lambda: assault.assault(state, seq, args, r, d),
             "charge": lambda: assault.charge(state, seq, args),
+            "recharge": lambda: assault.recharge(state, seq, args, r, d),
+            "prisoners": lambda: assault.prisoners(state, seq, args),
+            "march_order": lambda: actions.march_order(state, seq, args),
             "close_combat": lambda: assault.close_combat(state, seq, args, r, d["weapons"]),
         }
         if body.type in handlers:
@@ -128,7 +131,7 @@ def state_view(state: WarState) -> dict[str, Any]:
                       + (f", suppressed {s.suppression}" if s.suppression else "") + (", prone" if s.prone else "") + ")",
                       "player": s.player, "kind": "squad", "status": "in play" if alive else "destroyed",
                       "markers": ([f"suppressed {s.suppression}"] if s.suppression else []) + (["prone"] if s.prone else [])
-                      + ([s.morale] if s.morale not in ("confident", "steady") else []),
+                      + ([s.morale] if s.morale not in ("confident", "steady") else []) + (["march order"] if s.march else []),
                       "acted": s.id in state.activated, "can_act": alive and s.id not in state.activated,
                       "quality": s.quality, "leadership": s.leadership, "morale": s.morale, "suppression": s.suppression,
                       "prone": s.prone, "elements": elements})

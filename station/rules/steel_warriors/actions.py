@@ -239,3 +239,14 @@ def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
                                                                             "ok": "back in the ranks"}[status])
     return state, [Ruling(f"{seq}:reorganise", seq, "status", f"{squad_id} reorganises round its commander" +
                           (": " + "; ".join(words) if words else "") + " (§9).", "§9")]
+
+
+def march_order(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+    """§5.4: weapons slung, columns, no cover and no shooting; entering or leaving it takes an
+    action (the fragment is silent on the cost; the station's setting)."""
+    squad_id, on = str(args.get("squad")), bool(args.get("on", True))
+    state = spend(state, squad_id, "§5.4")
+    state = state.with_squad(replace(state.squads[squad_id], march=on))
+    text = (f"Squad {squad_id} forms march order: in column on a road or easy ground, no shooting (§5.4)." if on
+            else f"Squad {squad_id} leaves march order (§5.4).")
+    return state, [Ruling(f"{seq}:march", seq, "status", text, "§5.4")]

@@ -128,3 +128,40 @@ def close_combat(state: WarState, seq: int, args: Mapping[str, Any], roller: Rol
         words.append(f"not facing anyone: {', '.join(loose)} (every fighter must face an opponent, §8.1)")
     return state, [Ruling(f"{seq}:melee", seq, "shot", "Close combat: " + "; ".join(words) + ".", "§8",
                           needs_referee=True, details={"pairs": pairs, "rolls": rolls, "lost": lost})]
+
+
+def recharge(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, data: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+    """§8.1 step 5: when the defenders' free fire caused casualties, the attackers test Quality >
+    Leadership + 1 a casualty: success makes one more combat move, failure puts a suppression
+    marker on them and sends them back to where the charge began."""
+    squad_id, lost = str(args.get("squad")), args.get("casualties")
+    act = state.activation
+    if act is None or act.squad != squad_id or not isinstance(lost, int) or isinstance(lost, bool) or lost < 1:
+        raise Refused("the charging squad, with the casualties the free fire caused", "§8.1")
+    passed, roll, need = command_test(state, squad_id, roller, f"{seq}/recharge", lost)
+    if not passed:
+        state = state.suppress(squad_id)
+        return state, [Ruling(f"{seq}:recharge", seq, "status", f"{squad_id} wavers under fire: d{state.squads[squad_id].quality} "
+                              f"{roll}, more than {need} needed: a suppression marker, and back to where the charge began "
+                              "(§8.1).", "§8.1", needs_referee=True)]
+    faces = data["movement"][state.squads[squad_id].movement]
+    rolls = [roller.roll(faces, f"{seq}/recharge/move/{k}") for k in range(2)]
+    state = state.evolve(activation=replace(act, dash_in=float(sum(rolls))))
+    return state, [Ruling(f"{seq}:recharge", seq, "move", f"{squad_id} presses on: d{state.squads[squad_id].quality} {roll} "
+                          f"beats {need}; one more combat move, 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}\" (§8.1).",
+                          "§8.1")]
+
+
+def prisoners(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+    """§8.1 step 12: the side that fled the close combat loses its unhurt and wounded fallen
+    fighters as prisoners (the referee names them)."""
+    taken = []
+    for fid in args.get("figures") or []:
+        f = state.figures.get(str(fid))
+        if f is None or f.status not in ("ok", "unverified"):
+            raise Refused(f"{fid} cannot be taken prisoner", "§8.1")
+        state = state.with_figure(replace(f, status="prisoner"))
+        taken.append(f.id)
+    if not taken:
+        raise Refused("name the figures taken prisoner", "§8.1")
+    return state, [Ruling(f"{seq}:prisoners", seq, "status", f"Taken prisoner: {', '.join(taken)} (§8.1).", "§8.1")]

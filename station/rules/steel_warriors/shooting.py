@@ -104,6 +104,8 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
         raise Refused("give the acting squad and an enemy squad with fighters", "§6")
     if squad.suppression:
         raise Refused(f"{squad_id} is suppressed and may not shoot", "§6.7")
+    if squad.march:
+        raise Refused(f"{squad_id} is in march order and may not shoot", "§5.4")
     if squad.morale == "fleeing" or (squad.morale == "broken" and target_id not in state.fired_on.get(squad_id, frozenset())):
         raise Refused(f"{squad_id} is {squad.morale}: it fires only at an enemy that fired on it this turn", "§10")
     named = args.get("figures")

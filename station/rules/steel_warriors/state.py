@@ -43,6 +43,7 @@ class Squad:
     terrifying: bool = False
     suppression: int = 0
     prone: bool = False
+    march: bool = False  # §5.4: march order
 
 
 @dataclass(frozen=True)
