@@ -560,3 +560,22 @@ def test_15_1_a_truck_carries_a_squad_and_its_damage_hits_the_passengers(tmp_pat
     from station.rules.price_of_a_mile import vehicles
     state, said = vehicles.damage(g.state, g.f("lorry"), 5, False, ScriptedRoller(9, 2, 7, 2, 9), "k")
     assert "passengers: r1 out (d10 7), r2 unhurt (d10 2)" in said and state.fighters["lorry"].immobilised
+
+
+def test_11_non_combat_tasks_16_3_treacherous_ground_and_16_10_popular_commanders():
+    g = Mile({"treacherous": ["bog"], "popular": ["capitaine"], "popularity_vp": 15})
+    g.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "bog", "type": "water", "height_mm": 0, "polygon": [[60, 240], [140, 240], [140, 300], [60, 300]]}])
+    g.seen()
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="poilus", character="capitaine")
+    assert "success" in g.do("task", 8, base="p2", task="searching the farm")[0].text  # 8 + 0 >= 8
+    g.seen(p1=(100, 200 + 4 * INCH, 90))  # through the bog
+    moved = g.do("move", 1, 7, base="p1")[0]  # a 1: a Power 0 hit, 7 >= Toughness 6
+    assert "treacherous bog: d10 1, then 7: p1 is lost" in moved.text and g.f("p1").status == "out"
+    assert "popular commander" in g.do("carry_body", commander="capitaine")[0].text  # he is not down
+    from dataclasses import replace as swap
+    g.state = g.state.with_fighter(swap(g.f("capitaine"), status="out"))
+    g.do("carry_body", commander="capitaine")
+    from station.rules.price_of_a_mile.turns import victory_points
+    assert victory_points(g.state, "entente") == 15 and victory_points(g.state, "central") == 10 + 10  # p1 and him

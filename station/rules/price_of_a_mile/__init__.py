@@ -22,7 +22,7 @@ from .shooting import Refused
 from .state import COMMAND_IN, INCH, MileState, Options, build
 from .where import placed_many
 
-INPUT_TYPES = ("gas_attack", "artillery_markers", "move_marker", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "dismount", "wits", "embark", "disembark", "regroup", "flee", "end_activation",
+INPUT_TYPES = ("gas_attack", "artillery_markers", "move_marker", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "dismount", "wits", "embark", "disembark", "task", "carry_body", "regroup", "flee", "end_activation",
                "confirm", "override")
 
 
@@ -103,6 +103,10 @@ class PriceOfAMile(ModelRuleset):
                 return state, [ruling]
             if body.type in ("embark", "disembark"):
                 return transport.embark(state, seq, args, body.type == "embark")
+            if body.type == "task":
+                return optional.non_combat(state, seq, args, self.roller)
+            if body.type == "carry_body":
+                return carry_body(state, seq, args)
             if body.type == "wits":
                 return optional.war_of_wits(state, seq, args, self.roller)
             if body.type == "dismount":
@@ -172,6 +176,17 @@ def regroup(state: MileState, seq: int, args: Mapping[str, Any], roller) -> tupl
         rulings.append(test)
     text = f"Squad {squad_id} regroups (§13.4)" + (": " + "; ".join(words) if words else "") + "."
     return state, [Ruling(f"{seq}:regroup", seq, "status", text, "§13.4")] + rulings
+
+
+def carry_body(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
+    """§16.10: a popular commander taken out stays on the table; if his side carries him to the
+    end, the referee records it and the side scores (option ``popularity_vp``)."""
+    body = state.fighters.get(str(args.get("commander")))
+    if body is None or body.id not in state.options.popular or body.status != "out":
+        raise Refused("give a popular commander (option popular) who has been taken out", "§16.10")
+    state = state.evolve(carried=state.carried | {body.id})
+    return state, [Ruling(f"{seq}:body", seq, "status", f"{body.id}'s men carry his body: +{state.options.popularity_vp:g} "
+                          "victory points if they still have it at the end (§16.10).", "§16.10")]
 
 
 def flee(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:

@@ -11,6 +11,7 @@ from ...measure.movement import movement, terrain_crossed
 from ...measure.relations import coherent, in_contact
 from ...dice import Roller
 from ..base import Ruling
+from . import optional
 from .shooting import Refused, spend
 from .state import CONTACT_IN, INCH, MileState
 from .where import placed, placed_many
@@ -81,6 +82,9 @@ def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     if inches > allowed + SLACK_IN:
         problems.append(f'{inches:.1f}" is more than the crossing: a high obstacle is only climbed over (§5.5)' if climbing
                         else f'{inches:.1f}" is more than its {max(allowed, 0):g}" (§5.1)')
+    state, risk = optional.treacherous(state, seq, fighter.id, [c.piece for c in crossed], roller)
+    if risk:
+        notes.append(risk)
     if wire and not problems:  # §5.7: d10 + Resourcefulness, 6+ crosses
         roll = roller.roll(10, f"{seq}/wire")
         total = roll + state.stat(fighter, "resourcefulness")

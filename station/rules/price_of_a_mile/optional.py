@@ -7,9 +7,12 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ...dice import Roller
+from ...measure.relations import in_contact
 from ..base import Ruling
-from .shooting import Refused
-from .state import MileState
+from . import vehicles
+from .shooting import Refused, spend
+from .state import INCH, MileState
+from .where import placed
 
 GAS_TABLE = {("good", "1915"): 1, ("good", "1917"): 2, ("poor", "1915"): 2, ("poor", "1917"): 3,
              ("none", "1915"): 3, ("none", "1917"): 4}  # §14: the highest d10 that costs models
@@ -101,7 +104,6 @@ def game_continues(state: MileState, seq: int, roller: Roller) -> tuple[bool, st
 def dismount(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     """§12.2: cavalry dismount for an action each, for good; a partial dismount keeps at least
     half the squad's troopers mounted."""
-    from .shooting import spend
     bases = args.get("bases")
     act = state.activation
     if act is None or not isinstance(bases, list) or not bases:
@@ -132,9 +134,6 @@ WITS_EFFECTS = {"outwit": "learns what it wanted from the target (special scenar
 def war_of_wits(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
     """§16.9: once an activation a character within 3" of a target (never a Hero) rolls d10 +
     Resourcefulness (twice it for a Hero) against 6 + the target's Resourcefulness."""
-    from ...measure.relations import in_contact
-    from .state import INCH
-    from .where import placed
     act = state.activation
     me, target = state.fighters.get(str(args.get("character"))), state.fighters.get(str(args.get("target")))
     choice = args.get("choice")
@@ -157,3 +156,43 @@ def war_of_wits(state: MileState, seq: int, args: Mapping[str, Any], roller: Rol
     text = f"{me.id} tries to {choice} {target.id}: d10 {roll} → {total} against {need}: " + \
         (f"it {WITS_EFFECTS[choice]} (§16.9)." if won else "it fails (§16.9).")
     return state, [Ruling(f"{seq}:wits", seq, "status", text, "§16.9", element=me.id)]
+
+
+TASK_TARGET = 8  # §11
+
+
+def non_combat(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
+    """§11: a scenario's non-combat order (an action): d10 + Resourcefulness, 8+ succeeds, or the
+    umpire's own target number."""
+    base = state.fighters.get(str(args.get("base")))
+    what = str(args.get("task") or "a task")
+    need = args.get("target", TASK_TARGET)
+    if base is None or not base.standing or not isinstance(need, int) or isinstance(need, bool):
+        raise Refused("give a standing base, the task, and optionally a whole target number", "§11")
+    state = spend(state, base, 1, "§11")
+    roll = roller.roll(10, f"{seq}/task")
+    total = roll + state.stat(base, "resourcefulness")
+    return state, [Ruling(f"{seq}:task", seq, "status", f"{base.id} attempts {what}: d10 {roll} → {total} against {need}: "
+                          + ("success (§11)." if total >= need else "failure (§11)."), "§11", element=base.id,
+                          details={"total": total, "success": total >= need})]
+
+
+def treacherous(state: MileState, seq: int, fighter_id: str, pieces: list[str], roller: Roller) -> tuple[MileState, str]:
+    """§16.3: moving through treacherous terrain rolls a d10; a 1 is a Power 0 hit (a vehicle also
+    takes a damage point at once)."""
+    risky = [p for p in pieces if p in state.options.treacherous]
+    if not risky:
+        return state, ""
+    roll = roller.roll(10, f"{seq}/treacherous")
+    if roll != 1:
+        return state, f"treacherous {', '.join(risky)}: d10 {roll}, safe (§16.3)"
+    victim = state.fighters[fighter_id]
+    if victim.vehicle:
+        state = state.with_fighter(replace(victim, damage=victim.damage + 1))
+        state, said = vehicles.damage(state, state.fighters[fighter_id], 0, False, roller, f"{seq}/treacherous")
+        return state, f"treacherous {', '.join(risky)}: d10 1, 1 damage point and a Power 0 hit: {said} (§16.3)"
+    hit = roller.roll(10, f"{seq}/treacherous/damage")
+    if hit >= state.stat(victim, "toughness"):
+        state = state.with_fighter(replace(victim, status="out"))
+        return state, f"treacherous {', '.join(risky)}: d10 1, then {hit}: {fighter_id} is lost (§16.3)"
+    return state, f"treacherous {', '.join(risky)}: d10 1, then {hit}: {fighter_id} shaken but unhurt (§16.3)"

@@ -68,20 +68,25 @@ class Options:
     random_length_wishers: int = 0  # §16.1: players who want it to end (one more die each)
     wire_penalty: int = 1  # §5.7, §19: Melee and Shooting lost while stuck on the wire
     artillery_support: str | None = None  # §16.4: the side with heavy guns behind it
+    treacherous: tuple[str, ...] = ()  # §16.3: terrain pieces that are treacherous
+    popular: tuple[str, ...] = ()  # §16.10: commanders whose bodies are carried off
+    popularity_vp: float = 10.0  # §16.10, §18: the points for carrying one off (the source gives none)
 
     @classmethod
     def parse(cls, data: Mapping[str, Any]) -> "Options":
         f = Fields("options", dict(data))
         f.reject_unknown(["turns", "tactical_superiority", "melee_weapon_power", "scatter_sides", "gas_attack",
                           "high_obstacle_mm", "random_length", "random_length_wishers", "wire_penalty",
-                          "artillery_support"])
+                          "artillery_support", "treacherous", "popular", "popularity_vp"])
         return cls(f.integer("turns", 1, 30, 5), f.get("tactical_superiority", str, None),
                    f.get("melee_weapon_power", bool, True),
                    f.get("scatter_sides", int, 12, lambda v: None if v in (6, 8, 12) else "must be 6, 8 or 12"),
                    f.get("gas_attack", str, None),
                    float(f.get("high_obstacle_mm", (int, float), 40.0, lambda v: None if 0 <= v <= 500 else "must be 0 to 500")),
                    f.get("random_length", bool, False), f.integer("random_length_wishers", 0, 2, 0),
-                   f.integer("wire_penalty", 0, 3, 1), f.get("artillery_support", str, None))
+                   f.integer("wire_penalty", 0, 3, 1), f.get("artillery_support", str, None),
+                   tuple(f.get("treacherous", list, [])), tuple(f.get("popular", list, [])),
+                   float(f.get("popularity_vp", (int, float), 10.0)))
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -119,6 +124,7 @@ class MileState(TableState):
     gassed: bool = False  # §14 has been rolled
     cut_wire: frozenset[str] = frozenset()  # wire pieces with a gap cut (§5.8)
     support_markers: tuple[tuple[float, float], ...] = ()  # §16.4
+    carried: frozenset[str] = frozenset()  # §16.10: popular commanders' bodies carried to the end
     winner: str | None = None
 
 

@@ -244,8 +244,10 @@ def _rally(state: MileState, seq: int, act: Activation, roller: Roller) -> tuple
 def victory_points(state: MileState, player: str) -> float:
     """§18 (settled as the station's option, since the formula was lost): the cost of enemy bases
     taken out, and half the cost of those that fled."""
-    return sum(f.cost if f.status == "out" else f.cost / 2 for f in state.fighters.values()
-               if f.player != player and f.status != "ok")
+    taken = sum(f.cost if f.status == "out" else f.cost / 2 for f in state.fighters.values()
+                if f.player != player and f.status != "ok")
+    bodies = sum(1 for fid in state.carried if state.fighters[fid].player == player)  # §16.10
+    return taken + bodies * state.options.popularity_vp
 
 
 def end_turn(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list[Ruling]]:
