@@ -579,3 +579,12 @@ def test_11_non_combat_tasks_16_3_treacherous_ground_and_16_10_popular_commander
     g.do("carry_body", commander="capitaine")
     from station.rules.price_of_a_mile.turns import victory_points
     assert victory_points(g.state, "entente") == 15 and victory_points(g.state, "central") == 10 + 10  # p1 and him
+
+
+def test_15_2_a_tank_fires_every_weapon_with_one_action_once_a_turn(tmp_path):
+    g = _with_vehicles(tmp_path, tank_at=(340, 480, 270))
+    g.do("roll_initiative", 1, 9)  # central first
+    g.do("activate", squad="landser", character="tank")
+    ruling = g.do("shoot", *([1] * 15), shooter="tank", target="p5")[0]  # 5 machine guns x 3 shots, all missing
+    assert len(ruling.details["rolls"]) == 15 and "all 5 weapons" in ruling.text
+    assert "once a turn" in g.do("shoot", shooter="tank", target="p5")[0].text

@@ -51,7 +51,7 @@ class PriceOfAMile(ModelRuleset):
 
     def _rules_of(self, state: MileState):
         kinds = self.data["troop_types"]
-        return lambda f: tuple(kinds[f.type]["rules"]) + (state.squads[f.squad].rules if f.squad else ())
+        return lambda f: tuple(kinds.get(f.type, {}).get("rules", ())) + (state.squads[f.squad].rules if f.squad else ())
 
     def apply(self, state: MileState, event: Event) -> tuple[MileState, list[Ruling]]:
         if not isinstance(event.body, Input):

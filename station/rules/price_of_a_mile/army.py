@@ -68,7 +68,7 @@ def _vehicle(f: Fields, data: Mapping[str, Any]) -> dict[str, Any]:
             "weapon": f.choice("weapon", sorted(data["weapons"]), kind["weapon"]), "melee_weapon": "basic",
             "grenades": False, "wire_cutters": False, "armour": False, "mounted": False, "hero": False,
             "commander": f.get("commander", bool, False), "stats": _stats(f, kind, False, False), "cost": kind["cost"],
-            "marker": marker(f), "base": base(f, VEHICLE_BASE), "vehicle": kind["kind"]}
+            "marker": marker(f), "base": base(f, VEHICLE_BASE), "vehicle": kind["kind"], "mounts": kind.get("mounts", 1)}
 
 
 def load_army(path: str | Path) -> dict[str, Any]:

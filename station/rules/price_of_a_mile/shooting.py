@@ -87,6 +87,9 @@ def volley(state: MileState, shooter: Fighter, target: Fighter, weapon: Mapping[
         parts.append("aimed +2")
     else:  # §6.7-6.8: shots per action; an anti-tank rifle's one shot takes both actions
         shots = actions * (1 if weapon.get("actions_per_shot") else weapon["shots"])
+        if shooter.vehicle == "tank" and shooter.mounts > 1:  # §15.2: every weapon on board, in one action
+            shots *= shooter.mounts
+            parts.append(f"all {shooter.mounts} weapons")
         if weapon.get("rapid_fire") and actions >= 2 and "no_rapid_fire" not in rules:
             shots += 1  # §6.6: one free shot; a Hero gets only the one, however many actions
             parts.append("rapid fire +1 shot")
@@ -197,6 +200,8 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
         raise Refused("shoot with 1 or 2 actions; aiming takes both and is declared with actions 1", "§4.4")
     if aimed and (not weapon.get("aim") or state.stat(shooter, "shooting") <= 0):
         raise Refused("only rifles aim, and not with Shooting 0", "§6.5")
+    if shooter.vehicle == "tank" and (shooter.id in state.tanks_fired or actions != 1):
+        raise Refused(f"{shooter.id} fires all its weapons with one action, once a turn", "§15.2")
     legal = legal_targets(state, shooter, aimed)
     if target.id not in [t for t, _ in legal]:
         raise Refused(f"{target.id} is not among the {AIMED_TARGETS if aimed else TARGETS} nearest enemies "
@@ -240,6 +245,8 @@ def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, w
     shot = plan_shot(state, args, weapons, rules_of)
     shooter, target, weapon, v, need = shot.shooter, shot.target, shot.weapon, shot.volley, shot.need
     state = spend(state, shooter, shot.cost, "§4.4")
+    if shooter.vehicle == "tank":
+        state = state.evolve(tanks_fired=state.tanks_fired | {shooter.id})
     rolls = [roller.roll(10, f"{seq}/shot/{k}/hit") for k in range(v.shots)]
     hits = sum(1 for r in rolls if r + v.bonus >= need)
     misfire = _misfire(state, shooter, rolls, roller, f"{seq}/misfire")

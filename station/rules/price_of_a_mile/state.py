@@ -39,6 +39,7 @@ class Fighter:
     silenced: bool = False  # its weapon misfired for good (§6.10)
     insulted: bool = False  # §16.9: it must charge its insulter, rolling 2d10 and keeping the worse
     aboard: str | None = None  # the truck carrying it (§15.1): off the table until it gets down
+    mounts: int = 1  # §15.2-15.3: the weapons on board (a tank fires them all at once)
     wire_cutters: bool = False  # §5.8
 
     @property
@@ -125,6 +126,7 @@ class MileState(TableState):
     cut_wire: frozenset[str] = frozenset()  # wire pieces with a gap cut (§5.8)
     support_markers: tuple[tuple[float, float], ...] = ()  # §16.4
     carried: frozenset[str] = frozenset()  # §16.10: popular commanders' bodies carried to the end
+    tanks_fired: frozenset[str] = frozenset()  # §15.2: a tank fires all its weapons once a turn
     winner: str | None = None
 
 
@@ -174,4 +176,4 @@ def build(armies: tuple[Mapping[str, Any], ...]) -> tuple[dict[str, Fighter], di
 def _fighter(model: Mapping[str, Any], player: str, squad: str | None) -> Fighter:
     return Fighter(model["id"], player, squad, model["type"], dict(model["stats"]), model["weapon"], model["melee_weapon"],
                    model["cost"], model["grenades"], model["hero"], model["commander"], model["mounted"],
-                   vehicle=model.get("vehicle"), wire_cutters=model["wire_cutters"])
+                   vehicle=model.get("vehicle"), wire_cutters=model["wire_cutters"], mounts=model.get("mounts", 1))

@@ -47,7 +47,8 @@ def roll_initiative(state: MileState, seq: int, args: Mapping[str, Any], roller:
             lead = ranked[0]
     other = next(p for p in state.players if p != lead)
     order = (lead, lead, other) if double else (lead, other)
-    state = state.evolve(turn=state.turn + 1, order=order, activated=frozenset(), activations_made=0)
+    state = state.evolve(turn=state.turn + 1, order=order, activated=frozenset(), activations_made=0,
+                         tanks_fired=frozenset())
     text = f"Turn {state.turn}: initiative " + ", ".join(f"{p} {t}" for p, t in totals.items()) + f"; {lead} activates first"
     text += f" twice, then {other}, alternating (§4.2)." if double else f", then {other}, alternating (§4.2)."
     return state, [Ruling(f"{seq}:initiative", seq, "initiative", text, "§4.2", details={"totals": totals})]
