@@ -283,3 +283,10 @@ def test_5_4_march_order_forbids_shooting():
     g.do("march_order", squad="recruits")
     assert "march order" in g.do("shoot", squad="recruits", target="partisans")[0].text
     assert "march order" in {u["id"]: u for u in g.rules.state_dict(g.state)["units"]}["recruits"]["markers"]
+
+
+def test_5_2_towing_sets_the_speed():
+    g = ready(13)
+    g.do("tow", squad="recruits", load="manhandled")
+    assert "2d4" in g.do("dash", 1, 1, squad="recruits")[0].text  # a gun manhandled: 4", so 2d4
+    assert "load" in g.do("tow", squad="recruits", load="piano")[0].text

@@ -20,7 +20,7 @@ from .ladder import LADDER
 from .state import Options, WarState, build
 
 INPUT_TYPES = ("begin_turn", "activate", "move", "dash", "prone", "get_up", "shoot", "unsuppress", "reorganise",
-               "assault", "charge", "recharge", "close_combat", "prisoners", "march_order", "leave_wounded", "end_activation", "set_morale", "confirm", "override")
+               "assault", "charge", "recharge", "close_combat", "prisoners", "march_order", "tow", "leave_wounded", "end_activation", "set_morale", "confirm", "override")
 
 
 class SteelWarriors(ModelRuleset):
@@ -71,6 +71,7 @@ class SteelWarriors(ModelRuleset):
             "recharge": lambda: assault.recharge(state, seq, args, r, d),
             "prisoners": lambda: assault.prisoners(state, seq, args),
             "march_order": lambda: actions.march_order(state, seq, args),
+            "tow": lambda: actions.tow(state, seq, args, d),
             "close_combat": lambda: assault.close_combat(state, seq, args, r, d["weapons"]),
         }
         if body.type in handlers:

@@ -87,6 +87,8 @@ def _rate_in(state: WarState, squad_id: str, data: Mapping[str, Any]) -> int:
     if burdens > carriers:
         raise Refused(f"{squad_id} has {burdens} wounded to carry and {carriers} to carry them: leave some in a safe "
                       "place first", "§5.2")
+    if squad.towing:  # §5.2: towing speeds
+        return data["towing"][squad.towing]
     if burdens and squad.movement in data["encumbered"]:
         return data["encumbered"][squad.movement]
     return data["movement"][squad.movement]
@@ -250,3 +252,19 @@ def march_order(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[War
     text = (f"Squad {squad_id} forms march order: in column on a road or easy ground, no shooting (§5.4)." if on
             else f"Squad {squad_id} leaves march order (§5.4).")
     return state, [Ruling(f"{seq}:march", seq, "status", text, "§5.4")]
+
+
+def tow(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+    """§5.2: hitching up a load (or, with none, letting it go) sets the squad's speed: a trailer
+    8", slightly overloaded 6", heavily overloaded 4", a gun manhandled by its crew 4" (never in
+    march order)."""
+    squad = state.squads.get(str(args.get("squad")))
+    load = args.get("load")
+    if squad is None or (load is not None and load not in data["towing"]):
+        raise Refused(f"give a squad and a load: {', '.join(data['towing'])}, or none", "§5.2")
+    if load == "manhandled" and squad.march:
+        raise Refused("crews may not manhandle guns in march order", "§5.4")
+    state = state.with_squad(replace(squad, towing=load))
+    text = f"Squad {squad.id} " + (f"tows ({load.replace('_', ' ')}): {data['towing'][load]}\" a move (§5.2)." if load
+                                    else "lets its load go (§5.2).")
+    return state, [Ruling(f"{seq}:tow", seq, "status", text, "§5.2")]

@@ -44,6 +44,7 @@ class Squad:
     suppression: int = 0
     prone: bool = False
     march: bool = False  # §5.4: march order
+    towing: str | None = None  # §5.2: trailer, slightly_overloaded, heavily_overloaded or manhandled
 
 
 @dataclass(frozen=True)
