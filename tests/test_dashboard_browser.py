@@ -369,3 +369,11 @@ def test_steel_warriors_fire_helper_on_the_dashboard(tmp_path):
         expect(page.locator("#feed li.ruling").first).to_contain_text("recruits fires at partisans")
         expect(page.locator("#feed li.ruling").first).to_contain_text("against d8 5: suppressed")
         expect(page.locator('article[data-unit="partisans"] [data-marker="suppressed 1"]')).to_be_visible()
+        page.locator('#controls button[data-input="end_activation"]').click()  # and the rest of the turn
+        expect(page.locator("#feed li.ruling").first).to_contain_text("Squad recruits ends its activation")
+        page.select_option("#activate-unit", "partisans")
+        page.locator("#activate").click()
+        expect(page.locator("#feed li.ruling").first).to_contain_text("suppressed (1): only observation")
+        page.locator('#controls button[data-input="end_activation"]').click()
+        expect(page.locator("#feed li.ruling").first).to_contain_text("Squad partisans ends its activation")
+        expect(page.locator("#activate-unit option")).to_have_count(0)  # nobody left to act this turn
