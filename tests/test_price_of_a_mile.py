@@ -588,3 +588,13 @@ def test_15_2_a_tank_fires_every_weapon_with_one_action_once_a_turn(tmp_path):
     ruling = g.do("shoot", *([1] * 15), shooter="tank", target="p5")[0]  # 5 machine guns x 3 shots, all missing
     assert len(ruling.details["rolls"]) == 15 and "all 5 weapons" in ruling.text
     assert "once a turn" in g.do("shoot", shooter="tank", target="p5")[0].text
+
+
+def test_16_6_and_16_7_victory_point_variants(tmp_path):
+    from dataclasses import replace as swap
+    from station.rules.price_of_a_mile.turns import victory_points
+    for options, points in (({}, 10 + 5), ({"homeland_variant": True, "enthusiasm_variant": True}, 20 + 10)):
+        g = _with_rules(tmp_path, ["defend_homeland"], options)
+        g.state = g.state.with_fighter(swap(g.f("l1"), status="out"))  # a Homeland landser killed
+        g.state = g.state.with_fighter(swap(g.f("g1"), status="fled"))  # an Enthusiastic grenadier fled
+        assert victory_points(g.state, "entente") + victory_points(g.state, "central") == points

@@ -72,13 +72,16 @@ class Options:
     treacherous: tuple[str, ...] = ()  # §16.3: terrain pieces that are treacherous
     popular: tuple[str, ...] = ()  # §16.10: commanders whose bodies are carried off
     popularity_vp: float = 10.0  # §16.10, §18: the points for carrying one off (the source gives none)
+    enthusiasm_variant: bool = False  # §16.6: an Enthusiastic squad's fled bases count as killed
+    homeland_variant: bool = False  # §16.7: a Homeland squad's killed bases count double
 
     @classmethod
     def parse(cls, data: Mapping[str, Any]) -> "Options":
         f = Fields("options", dict(data))
         f.reject_unknown(["turns", "tactical_superiority", "melee_weapon_power", "scatter_sides", "gas_attack",
                           "high_obstacle_mm", "random_length", "random_length_wishers", "wire_penalty",
-                          "artillery_support", "treacherous", "popular", "popularity_vp"])
+                          "artillery_support", "treacherous", "popular", "popularity_vp", "enthusiasm_variant",
+                          "homeland_variant"])
         return cls(f.integer("turns", 1, 30, 5), f.get("tactical_superiority", str, None),
                    f.get("melee_weapon_power", bool, True),
                    f.get("scatter_sides", int, 12, lambda v: None if v in (6, 8, 12) else "must be 6, 8 or 12"),
@@ -87,7 +90,8 @@ class Options:
                    f.get("random_length", bool, False), f.integer("random_length_wishers", 0, 2, 0),
                    f.integer("wire_penalty", 0, 3, 1), f.get("artillery_support", str, None),
                    tuple(f.get("treacherous", list, [])), tuple(f.get("popular", list, [])),
-                   float(f.get("popularity_vp", (int, float), 10.0)))
+                   float(f.get("popularity_vp", (int, float), 10.0)), f.get("enthusiasm_variant", bool, False),
+                   f.get("homeland_variant", bool, False))
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -245,8 +245,12 @@ def _rally(state: MileState, seq: int, act: Activation, roller: Roller) -> tuple
 def victory_points(state: MileState, player: str) -> float:
     """§18 (settled as the station's option, since the formula was lost): the cost of enemy bases
     taken out, and half the cost of those that fled."""
-    taken = sum(f.cost if f.status == "out" else f.cost / 2 for f in state.fighters.values()
-                if f.player != player and f.status != "ok")
+    def worth(f) -> float:
+        rules = state.squads[f.squad].rules if f.squad else ()
+        if f.status == "out":
+            return f.cost * (2 if state.options.homeland_variant and "defend_homeland" in rules else 1)
+        return f.cost if state.options.enthusiasm_variant and "enthusiasm" in rules else f.cost / 2
+    taken = sum(worth(f) for f in state.fighters.values() if f.player != player and f.status != "ok")
     bodies = sum(1 for fid in state.carried if state.fighters[fid].player == player)  # §16.10
     return taken + bodies * state.options.popularity_vp
 
