@@ -1,18 +1,17 @@
 """JSON API and the Server-Sent Events stream.
 
 Reading is open to spectators.  Every control (inputs, confirm, override) needs the referee
-token in ``X-Referee-Token`` or ``Authorization: Bearer``.  Errors are JSON ``{"error": ...}``.
+(station.web.security).  Errors are JSON ``{"error": ...}``.
 """
 from __future__ import annotations
 
-import hmac
 import json
-from functools import wraps
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
 from ..game import InputError
+from .security import login, logout, referee_only
 
 api = Blueprint("api", __name__)
 KEEPALIVE_SECONDS = 1.0
@@ -24,21 +23,6 @@ def _station():
 
 def _error(status: int, message: str) -> tuple[Response, int]:
     return jsonify({"error": message}), status
-
-
-def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
-    @wraps(view)
-    def guarded(*args: Any, **kwargs: Any) -> Any:
-        given = request.headers.get("X-Referee-Token", "")
-        auth = request.headers.get("Authorization", "")
-        if auth.startswith("Bearer "):
-            given = auth[7:]
-        if not given:
-            return _error(401, "this control needs the referee token")
-        if not hmac.compare_digest(given.encode(), current_app.config["REFEREE_TOKEN"].encode()):
-            return _error(403, "wrong referee token")
-        return view(*args, **kwargs)
-    return guarded
 
 
 def _json_body() -> dict[str, Any]:
@@ -55,6 +39,10 @@ def _json_body() -> dict[str, Any]:
 @api.errorhandler(InputError)
 def _input_error(exc: InputError) -> tuple[Response, int]:
     return _error(400, str(exc))
+
+
+api.add_url_rule("/login", "login", login, methods=["POST"])
+api.add_url_rule("/logout", "logout", logout, methods=["POST"])
 
 
 @api.get("/state")

@@ -7,11 +7,13 @@ from flask import Flask
 from ..runtime import Station
 from .api import api
 from .pages import pages
+from .security import harden
 
 
 def create_app(station: Station, referee_token: str) -> Flask:
     app = Flask(__name__)
     app.config.update(STATION=station, REFEREE_TOKEN=referee_token, JSON_SORT_KEYS=False)
+    harden(app)
     app.register_blueprint(pages)
     app.register_blueprint(api, url_prefix="/api")
     return app

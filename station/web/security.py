@@ -1,0 +1,124 @@
+"""Who may change the game, and how hard it is to guess or trick the way in.
+
+* A referee proves himself with the token, either on every request (``X-Referee-Token`` or
+  ``Authorization: Bearer``) or once, at ``POST /api/login``, which sets an HttpOnly, SameSite
+  session cookie.
+* A request that rides on the cookie must also carry the CSRF token the login returned
+  (``X-CSRF-Token``), so another site's page cannot act through the referee's browser.  A header
+  token is never sent by a browser on its own, so it needs no CSRF token.
+* Wrong tokens are rate-limited per client address: after ``ATTEMPTS`` failures in
+  ``WINDOW_S`` seconds every further try is refused with 429 until the window passes.
+"""
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from collections import deque
+from functools import wraps
+from typing import Any, Callable
+
+from flask import Response, current_app, jsonify, request, session
+
+ATTEMPTS = 5
+WINDOW_S = 60.0
+MAX_UPLOAD_BYTES = 1024 * 1024  # army files, terrain and calibration are a few kB; a whole game's inputs far less
+
+
+class Throttle:
+    """Failed token attempts per client address, in a sliding window."""
+
+    def __init__(self, attempts: int = ATTEMPTS, window_s: float = WINDOW_S, clock: Callable[[], float] = time.monotonic):
+        self.attempts, self.window_s, self.clock = attempts, window_s, clock
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, who: str) -> deque[float]:
+        now = self.clock()
+        failures = self._failures.setdefault(who, deque())
+        while failures and now - failures[0] > self.window_s:
+            failures.popleft()
+        return failures
+
+    def blocked(self, who: str) -> bool:
+        with self._lock:
+            return len(self._recent(who)) >= self.attempts
+
+    def failed(self, who: str) -> None:
+        with self._lock:
+            self._recent(who).append(self.clock())
+            if len(self._failures) > 10_000:  # a flood of addresses must not grow memory without bound
+                self._failures = {k: v for k, v in self._failures.items() if v}
+
+
+def _error(status: int, message: str) -> tuple[Response, int]:
+    return jsonify({"error": message}), status
+
+
+def _token_ok(given: str) -> bool:
+    return hmac.compare_digest(given.encode(), current_app.config["REFEREE_TOKEN"].encode())
+
+
+def _throttle() -> Throttle:
+    return current_app.config["THROTTLE"]
+
+
+def _who() -> str:
+    return request.remote_addr or "unknown"
+
+
+def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
+    """The referee's controls: a header token, or the login cookie with its CSRF token."""
+    @wraps(view)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        if _throttle().blocked(_who()):
+            return _error(429, "too many wrong referee tokens; wait a minute")
+        given = request.headers.get("X-Referee-Token", "")
+        auth = request.headers.get("Authorization", "")
+        if auth.startswith("Bearer "):
+            given = auth[7:]
+        if given:
+            if not _token_ok(given):
+                _throttle().failed(_who())
+                return _error(403, "wrong referee token")
+            return view(*args, **kwargs)
+        if session.get("referee"):
+            sent = request.headers.get("X-CSRF-Token", "")
+            if not sent or not hmac.compare_digest(sent.encode(), str(session.get("csrf", "")).encode()):
+                return _error(403, "this control needs the CSRF token the login gave (X-CSRF-Token)")
+            return view(*args, **kwargs)
+        return _error(401, "this control needs the referee token")
+    return guarded
+
+
+def login() -> Any:
+    """``{"token": ...}``: the referee's cookie session and the CSRF token for its requests."""
+    if _throttle().blocked(_who()):
+        return _error(429, "too many wrong referee tokens; wait a minute")
+    body = request.get_json(silent=True)
+    given = body.get("token") if isinstance(body, dict) else None
+    if not isinstance(given, str) or not given or not _token_ok(given):
+        _throttle().failed(_who())
+        return _error(403, "wrong referee token")
+    session.clear()
+    session["referee"] = True
+    session["csrf"] = secrets.token_urlsafe(24)
+    return jsonify({"referee": True, "csrf": session["csrf"]})
+
+
+def logout() -> Any:
+    session.clear()
+    return jsonify({"referee": False})
+
+
+def harden(app) -> None:
+    """The app's security settings: a per-start session key, strict cookies, the upload cap,
+    debug off, and JSON errors for oversized bodies."""
+    app.config.update(SECRET_KEY=secrets.token_bytes(32), SESSION_COOKIE_HTTPONLY=True,
+                      SESSION_COOKIE_SAMESITE="Strict", MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES, THROTTLE=Throttle())
+    app.debug = False
+
+    @app.errorhandler(413)
+    def _too_large(_exc) -> tuple[Response, int]:
+        return _error(413, f"the request is larger than {MAX_UPLOAD_BYTES // 1024} kB")

@@ -1,0 +1,67 @@
+"""The dashboard's locks hold (issue 9, security): no token, a wrong token, a guessing spree, a
+cross-site request riding on the referee's cookie, an oversized upload, and debug mode."""
+import json
+
+from station.web.app import create_app
+from station.web.security import ATTEMPTS, MAX_UPLOAD_BYTES, Throttle
+
+from .conftest import REFEREE, REFEREE_TOKEN
+
+
+def test_a_login_sets_a_strict_httponly_cookie_and_controls_then_need_its_csrf_token(client, station):
+    response = client.post("/api/login", json={"token": REFEREE_TOKEN})
+    assert response.status_code == 200
+    cookie = response.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    csrf = response.get_json()["csrf"]
+    forged = client.post("/api/input", json={"type": "begin_round"})  # the cookie alone: a cross-site attempt
+    assert forged.status_code == 403 and "CSRF" in forged.get_json()["error"]
+    wrong = client.post("/api/input", json={"type": "begin_round"}, headers={"X-CSRF-Token": "guess"})
+    assert wrong.status_code == 403 and station.game.snapshot()["state"]["round"] == 0
+    ok = client.post("/api/input", json={"type": "begin_round"}, headers={"X-CSRF-Token": csrf})
+    assert ok.status_code == 200 and station.game.snapshot()["state"]["round"] == 1
+    client.post("/api/logout")
+    assert client.post("/api/input", json={"type": "begin_round"}, headers={"X-CSRF-Token": csrf}).status_code == 401
+
+
+def test_guessing_the_token_is_rate_limited(client, station):
+    for _ in range(ATTEMPTS):
+        assert client.post("/api/login", json={"token": "guess"}).status_code == 403
+    blocked = client.post("/api/login", json={"token": REFEREE_TOKEN})  # even the right one, for a while
+    assert blocked.status_code == 429
+    assert client.post("/api/input", json={"type": "begin_round"}, headers=REFEREE).status_code == 429
+    assert client.get("/api/state").status_code == 200  # spectators still read
+
+
+def test_the_throttle_forgets_after_its_window():
+    now = [0.0]
+    throttle = Throttle(attempts=2, window_s=60, clock=lambda: now[0])
+    throttle.failed("a")
+    throttle.failed("a")
+    assert throttle.blocked("a") and not throttle.blocked("b")
+    now[0] = 61.0
+    assert not throttle.blocked("a")
+
+
+def test_an_oversized_upload_is_refused_and_changes_nothing(client, station):
+    before = client.get("/api/terrain").get_json()
+    body = json.dumps({"format": "station-terrain/1", "pieces": [], "padding": "x" * MAX_UPLOAD_BYTES})
+    response = client.put("/api/terrain", data=body, headers={**REFEREE, "Content-Type": "application/json"})
+    assert response.status_code == 413 and "larger than" in response.get_json()["error"]
+    assert client.get("/api/terrain").get_json() == before
+
+
+def test_spectators_cannot_change_anything_and_debug_is_off(station):
+    app = create_app(station, REFEREE_TOKEN)
+    assert app.debug is False and app.config["SESSION_COOKIE_HTTPONLY"]
+    client = app.test_client()
+    before = station.game.snapshot()["records"]
+    for method, path, body in (("post", "/api/input", {"type": "begin_round"}), ("post", "/api/dice", {"sides": 6, "values": [1]}),
+                               ("delete", "/api/dice", None), ("put", "/api/terrain", {"format": "station-terrain/1", "pieces": []}),
+                               ("post", "/api/rulings/1:x/confirm", None), ("post", "/api/rulings/1:x/override", {"verdict": "void"})):
+        assert getattr(client, method)(path, json=body).status_code == 401, path
+    assert station.game.snapshot()["records"] == before  # nothing was journaled
+    routes = {(rule.rule, tuple(sorted(rule.methods - {"HEAD", "OPTIONS"}))) for rule in app.url_map.iter_rules()}
+    writers = {r for r, methods in routes if set(methods) & {"POST", "PUT", "DELETE", "PATCH"}}
+    assert writers == {"/api/input", "/api/dice", "/api/terrain", "/api/rulings/<ruling_id>/confirm",
+                       "/api/rulings/<ruling_id>/override", "/api/login", "/api/logout"}
