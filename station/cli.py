@@ -111,6 +111,22 @@ def _serve(station, host: str, port: int, config: str | None):
 
 
 @main.command()
+@click.option("--calibration", "cal_path", type=click.Path(dir_okay=False), default="calibration/table.json",
+              show_default=True, help="The table calibration to check.")
+@click.option("--journals", "journal_dir", type=click.Path(file_okay=False), default="journals", show_default=True,
+              help="Where journals are written (its disk is checked).")
+@click.option("--camera", "camera_index", type=int, default=0, show_default=True, help="Camera index to try.")
+@click.option("--no-camera", is_flag=True, help="Skip the camera check.")
+def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
+    """Check this machine for a game: ports, permissions, camera, calibration, disk, versions."""
+    from .doctor import examine, report
+    findings = examine(Path(cal_path), Path(journal_dir), None if no_camera else camera_index)
+    click.echo(report(findings))
+    if any(f.level == "fail" for f in findings):
+        sys.exit(1)
+
+
+@main.command()
 @click.option("--game", type=click.Choice(sorted(RULESETS)), help="Rules to referee (new journals).")
 @click.option("--army", "armies", multiple=True, type=click.Path(dir_okay=False), help="Army file; give one per player.")
 @click.option("--serial", "serial_url", help="Hub port: /dev/ttyACM0, a pty path, loop://, socket://HOST:PORT.")

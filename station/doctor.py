@@ -1,0 +1,142 @@
+"""``station doctor``: what on this machine would stop a game, and what to do about it.
+
+Each check returns a ``Finding``: ok, a warning, or a problem, with the fix in words a club
+member can follow.  Nothing here changes the machine.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import grp
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Callable, Iterator
+
+MIN_FREE_MB = 200  # a long game's journal is a few MB; logs and camera stills want room too
+CALIBRATION_STALE_DAYS = 30
+MAX_RESIDUAL_MM = 3.0
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    level: str  # ok | warn | fail
+    said: str
+    fix: str = ""
+
+
+def serial_ports(lister: Callable[[], list] | None = None) -> Finding:
+    """A hub shows up as a USB serial port (hardware.md)."""
+    if lister is None:
+        from serial.tools import list_ports
+        lister = list_ports.comports
+    ports = [p.device for p in lister()]
+    if not ports:
+        return Finding("serial", "warn", "no serial ports found",
+                       "plug the hub in by USB; `station simulate-hub` stands in for one without a board")
+    return Finding("serial", "ok", "ports: " + ", ".join(ports))
+
+
+def groups(user_groups: set[str] | None = None) -> list[Finding]:
+    """The serial port and the camera need the dialout and video groups (root needs neither)."""
+    if user_groups is None:
+        if os.geteuid() == 0:
+            return [Finding("permissions", "ok", "running as root")]
+        user_groups = {grp.getgrgid(g).gr_name for g in os.getgroups()}
+    out = []
+    for group, need in (("dialout", "the hub's serial port"), ("video", "the camera")):
+        if group in user_groups:
+            out.append(Finding("permissions", "ok", f"in the {group} group ({need})"))
+        else:
+            out.append(Finding("permissions", "fail", f"not in the {group} group, needed for {need}",
+                               f"sudo usermod -aG {group} $USER, then log out and in again"))
+    return out
+
+
+def calibration(path: Path, now: _dt.datetime | None = None) -> Finding:
+    """The table calibration: present, recent, and with small anchor residuals."""
+    if not path.exists():
+        return Finding("calibration", "warn", f"{path} does not exist",
+                       "run `station calibrate lens` and `station calibrate table` (README, Calibration)")
+    try:
+        data = json.loads(path.read_text())
+        created = _dt.datetime.fromisoformat(data["created"])
+        residuals = [float(v) for v in data.get("table", {}).get("residuals_mm", {}).values()]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return Finding("calibration", "fail", f"{path} is damaged ({exc})", "calibrate again")
+    age = ((now or _dt.datetime.now(_dt.timezone.utc)) - created).days
+    worst = max(residuals, default=None)
+    said = f"{path}: {age} days old" + (f", worst anchor {worst:.1f} mm" if worst is not None else ", no table pose")
+    if worst is None:
+        return Finding("calibration", "warn", said, "run `station calibrate table` with the anchors on the table")
+    if worst > MAX_RESIDUAL_MM:
+        return Finding("calibration", "fail", said, "an anchor moved or the camera was knocked: calibrate the table again")
+    if age > CALIBRATION_STALE_DAYS:
+        return Finding("calibration", "warn", said, "recalibrate the table if the camera or the table was moved")
+    return Finding("calibration", "ok", said)
+
+
+def camera(index: int = 0, opener: Callable[[int], Iterator] | None = None) -> Finding:
+    """The overhead camera answers and gives a frame."""
+    if opener is None:
+        from .vision.sources import open_source
+        opener = lambda i: open_source(str(i))  # noqa: E731
+    frames = None
+    try:
+        frames = opener(index)
+        frame = next(frames, None)
+    except Exception as exc:  # noqa: BLE001 - any failure to reach the camera is the finding itself
+        return Finding("camera", "warn", f"camera {index} is not available ({exc})",
+                       "plug the camera in, or play with recorded frames (`--camera DIR`)")
+    finally:
+        if frames is not None and hasattr(frames, "close"):
+            frames.close()
+    if frame is None:
+        return Finding("camera", "warn", f"camera {index} opened but gave no frame", "check its cable and light")
+    return Finding("camera", "ok", f"camera {index} gives frames")
+
+
+def disk(where: Path) -> Finding:
+    """Room for the journal: it is fsynced on every input, and a full disk refuses new records."""
+    where = where if where.exists() else Path(".")
+    free_mb = shutil.disk_usage(where).free / 1e6
+    if free_mb < MIN_FREE_MB:
+        return Finding("disk", "fail", f"{free_mb:.0f} MB free at {where.resolve()}",
+                       "free some space, or give --journal on a bigger disk")
+    return Finding("disk", "ok", f"{free_mb:.0f} MB free at {where.resolve()}")
+
+
+def versions() -> Finding:
+    names = ("pyserial", "opencv-python-headless", "numpy", "flask")
+    found = []
+    for name in names:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name} missing")
+    missing = [f for f in found if f.endswith("missing") and not f.startswith("opencv")]
+    said = f"Python {sys.version.split()[0]}; " + ", ".join(found)
+    if missing or sys.version_info < (3, 11):
+        return Finding("versions", "fail", said, "run `make demo` (it installs everything) or `pip install -e .`")
+    return Finding("versions", "ok", said)
+
+
+def examine(calibration_path: Path, journal_dir: Path, camera_index: int | None = 0) -> list[Finding]:
+    findings = [versions(), serial_ports(), *groups(), calibration(calibration_path), disk(journal_dir)]
+    if camera_index is not None:
+        findings.append(camera(camera_index))
+    return findings
+
+
+def report(findings: list[Finding]) -> str:
+    marks = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
+    lines = [f"{marks[f.level]} {f.check:<12} {f.said}" + (f"\n     fix: {f.fix}" if f.fix and f.level != "ok" else "")
+             for f in findings]
+    bad = sum(1 for f in findings if f.level == "fail")
+    lines.append("All clear." if not bad and all(f.level == "ok" for f in findings) else
+                 f"{bad} problem(s) to fix before a game." if bad else "Ready, with the warnings above.")
+    return "\n".join(lines)

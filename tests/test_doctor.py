@@ -1,0 +1,53 @@
+"""`station doctor`: each check finds what it should, and says how to fix it."""
+import datetime as dt
+import json
+import subprocess
+import sys
+from types import SimpleNamespace
+
+from station import doctor
+
+
+def test_serial_ports_and_groups():
+    assert doctor.serial_ports(lambda: []).level == "warn"
+    assert "/dev/ttyACM0" in doctor.serial_ports(lambda: [SimpleNamespace(device="/dev/ttyACM0")]).said
+    missing = [f for f in doctor.groups({"video"}) if f.level == "fail"]
+    assert len(missing) == 1 and "dialout" in missing[0].said and "usermod -aG dialout" in missing[0].fix
+    assert all(f.level == "ok" for f in doctor.groups({"video", "dialout"}))
+
+
+def test_calibration_missing_damaged_old_and_bad(tmp_path):
+    now = dt.datetime(2026, 11, 21, tzinfo=dt.timezone.utc)
+    path = tmp_path / "table.json"
+    assert doctor.calibration(path, now).level == "warn"
+    path.write_text("{")
+    assert doctor.calibration(path, now).level == "fail"
+
+    def write(days, worst):
+        created = (now - dt.timedelta(days=days)).isoformat()
+        path.write_text(json.dumps({"created": created, "table": {"residuals_mm": {"1": 0.4, "2": worst}}}))
+        return doctor.calibration(path, now)
+    assert write(2, 0.9).level == "ok"
+    assert write(45, 0.9).level == "warn" and "45 days old" in write(45, 0.9).said
+    assert write(2, 4.2).level == "fail" and "knocked" in write(2, 4.2).fix
+
+
+def test_camera_disk_and_versions(tmp_path):
+    assert doctor.camera(0, lambda i: iter([object()])).level == "ok"
+    assert doctor.camera(0, lambda i: iter([])).level == "warn"
+
+    def broken(i):
+        raise OSError("no such device")
+    assert "no such device" in doctor.camera(3, broken).said
+    assert doctor.disk(tmp_path).level == "ok"
+    assert doctor.versions().level == "ok" and "flask" in doctor.versions().said
+
+
+def test_the_report_says_what_to_fix_and_the_command_exits_non_zero_on_problems(tmp_path):
+    text = doctor.report([doctor.Finding("a", "ok", "fine"), doctor.Finding("b", "fail", "broken", "mend it")])
+    assert "FAIL b" in text and "fix: mend it" in text and "1 problem(s)" in text
+    bad = tmp_path / "table.json"
+    bad.write_text("{")
+    run = subprocess.run([sys.executable, "-m", "station", "doctor", "--no-camera", "--calibration", str(bad),
+                          "--journals", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and "calibration" in run.stdout and "damaged" in run.stdout
