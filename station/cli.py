@@ -26,8 +26,19 @@ from .rules.registry import RULESETS, make_ruleset
 log = logging.getLogger("station")
 
 
-def _setup_logging(verbose: bool) -> None:
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
+LOG_BYTES = 5 * 1024 * 1024  # a log file rotates at 5 MB, keeping 5 old ones
+LOG_KEEP = 5
+
+
+def _setup_logging(verbose: bool, log_file: str | None = None) -> None:
+    """Log to stderr (journald keeps and rotates it under systemd), and with ``--log-file`` also
+    to a file that rotates by size, so a station left running never fills its card."""
+    handlers: list[logging.Handler] = [logging.StreamHandler()]
+    if log_file:
+        from logging.handlers import RotatingFileHandler
+        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(RotatingFileHandler(log_file, maxBytes=LOG_BYTES, backupCount=LOG_KEEP, encoding="utf-8"))
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, handlers=handlers, force=True,
                         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s", datefmt="%H:%M:%S")
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
@@ -90,10 +101,11 @@ def _fail(message: str) -> None:
 
 @click.group()
 @click.option("-v", "--verbose", is_flag=True, help="Log debug detail.")
+@click.option("--log-file", type=click.Path(dir_okay=False), help="Also log to this file, rotated at 5 MB (5 kept).")
 @click.version_option(package_name="station")
-def main(verbose: bool) -> None:
+def main(verbose: bool, log_file: str | None) -> None:
     """Referee station for physical miniature wargames."""
-    _setup_logging(verbose)
+    _setup_logging(verbose, log_file)
 
 
 def _serve(station, host: str, port: int, config: str | None):

@@ -51,3 +51,18 @@ def test_the_report_says_what_to_fix_and_the_command_exits_non_zero_on_problems(
     run = subprocess.run([sys.executable, "-m", "station", "doctor", "--no-camera", "--calibration", str(bad),
                           "--journals", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 1 and "calibration" in run.stdout and "damaged" in run.stdout
+
+
+def test_log_files_rotate(tmp_path):
+    import logging
+    from station.cli import LOG_KEEP, _setup_logging
+    log_file = tmp_path / "logs" / "station.log"
+    _setup_logging(False, str(log_file))
+    handler = next(h for h in logging.getLogger().handlers if hasattr(h, "maxBytes"))
+    handler.maxBytes = 200  # a tiny limit, to see it roll over
+    for k in range(50):
+        logging.getLogger("station.test").info("line %d of a long game", k)
+    handler.close()
+    logging.getLogger().removeHandler(handler)
+    rotated = sorted(p.name for p in log_file.parent.iterdir())
+    assert "station.log" in rotated and "station.log.1" in rotated and len(rotated) <= LOG_KEEP + 1
