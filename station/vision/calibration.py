@@ -125,7 +125,7 @@ def load_calibration(path: str | Path) -> Calibration:
             cal.table_mm = tuple(table["size_mm"])
             cal.anchors = [Anchor(**a) for a in table["anchors"]]
             cal.residuals_mm = {int(k): float(v) for k, v in table["residuals_mm"].items()}
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a field of the wrong kind (found by fuzzing)
         raise CalibrationError(f"{path}: damaged calibration ({exc})") from None
     return cal
 
