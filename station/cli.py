@@ -179,7 +179,8 @@ def run(game, armies, serial_url, journal, options, host, port, seed, config, ca
         from .vision.calibration import CalibrationError, load_calibration
         from .vision.sources import SourceError, open_source
         try:
-            station.attach_camera(open_source(camera), load_calibration(cal_path))
+            reopen = (lambda: open_source(camera)) if camera.isdigit() else None  # a live camera comes back
+            station.attach_camera(open_source(camera), load_calibration(cal_path), reopen)
         except (CalibrationError, SourceError) as exc:
             station.stop()
             _fail(str(exc))

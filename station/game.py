@@ -10,13 +10,14 @@ from __future__ import annotations
 import logging
 import random
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from . import __version__
 from .devices import protocol
 from .dice import DiceBook, Roll
-from .journal import Journal, JournalError
+from .journal import Journal, JournalError, JournalFull
 from .measure.terrain import FORMAT as TERRAIN_FORMAT, parse_terrain, terrain_document
 from .rules.base import ArmyError, Event, Input, Override, Ruleset, Ruling, state_json
 from .rules.registry import make_ruleset
@@ -29,6 +30,10 @@ APPLIED_RX = ("event", "control")  # rx verdicts the fold applies; the rest are 
 
 class InputError(ValueError):
     """An operator input the game refuses, with the reason for the person who sent it."""
+
+
+class JournalUnavailable(InputError):
+    """The journal cannot record anything now (its disk is full): the input changed nothing."""
 
 
 def record_event(record: Mapping[str, Any]) -> Event | None:
@@ -166,6 +171,18 @@ class Game:
         self._publish({"version": self.version, "reset": reset, "rulings": [r.as_dict() for r in rulings]})
 
     # -- inputs ---------------------------------------------------------------------------------
+    @contextmanager
+    def _recording(self) -> Iterator[None]:
+        """Admit an input only while the journal can record it and all that follows from it (the
+        journal's reserve covers the dice and rulings of one input once the disk has filled)."""
+        if not self.journal.accepting():
+            raise JournalUnavailable(f"not recorded, the game is unchanged: {self.journal.fault}")
+        try:
+            with self._lock:
+                yield
+        except JournalFull as exc:
+            raise JournalUnavailable(str(exc)) from None
+
     def observe(self, record: dict[str, Any]) -> list[Ruling]:
         """Apply a record the caller already journaled (the serial link journals its own lines)."""
         with self._lock:
@@ -193,6 +210,8 @@ class Game:
         specs = self._specs
         units = [{**u, "player": u.get("player") or specs.get(u["element"], {}).get("player"),
                   "base": u.get("base") or specs.get(u["element"], {}).get("base")} for u in snapshot.get("units", [])]
+        if not self.journal.accepting():
+            raise JournalFull(f"table snapshot not recorded: {self.journal.fault}")
         record = self.journal.append("snapshot", **{**snapshot, "units": units})
         self.observe_camera(record)
         return record
@@ -252,7 +271,7 @@ class Game:
         except ArmyError as exc:
             raise InputError(str(exc)) from None
         clean = terrain_document(pieces)
-        with self._lock:
+        with self._recording():
             if clean["pieces"] == self.terrain()["pieces"]:
                 return False
             self.observe(self.journal.append("terrain", durable=True, **clean, by=by))
@@ -263,7 +282,7 @@ class Game:
         (each roll is journaled as usual, marked physical).  Returns what is waiting."""
         if not isinstance(sides, int) or isinstance(sides, bool) or not isinstance(values, list):
             raise InputError('expected {"sides": 6, "values": [3, 5]}')
-        with self._lock:
+        with self._recording():
             try:
                 self.book.enter(sides, values)
             except ValueError as exc:
@@ -272,7 +291,7 @@ class Game:
             return self.book.waiting()
 
     def clear_dice(self, by: str = "referee") -> None:
-        with self._lock:
+        with self._recording():
             self.book.clear_entered()
             self.journal.append("dice_entry", durable=True, cleared=True, by=by)
 
@@ -285,12 +304,12 @@ class Game:
         if type_ not in allowed or type_ in ("confirm", "override"):
             raise InputError(f"unknown input {type_!r}; expected one of "
                              f"{', '.join(t for t in allowed if t not in ('confirm', 'override'))}")
-        with self._lock:
+        with self._recording():
             record = self.journal.append("input", durable=True, type=type_, args=dict(args or {}), by=by)
             return self.observe(record)
 
     def confirm(self, ruling_id: str, by: str = "referee") -> None:
-        with self._lock:
+        with self._recording():
             self._ruling(ruling_id)
             record = self.journal.append("confirm", durable=True, ruling=ruling_id, by=by)
             self.observe(record)
@@ -299,7 +318,7 @@ class Game:
         verdicts = self._result.ruleset.override_verdicts
         if verdict not in verdicts:
             raise InputError(f"verdict {verdict!r} is not one of {', '.join(verdicts)}")
-        with self._lock:
+        with self._recording():
             self._ruling(ruling_id)
             record = self.journal.append("override", durable=True, ruling=ruling_id, verdict=verdict,
                                          note=note, by=by)

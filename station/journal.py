@@ -8,12 +8,20 @@ Durability: each append is written and flushed at once.  ``append(..., durable=T
 only after an fsync covering the record.  Appends that arrive while an fsync runs share the next
 one (group commit); the syncer never waits longer than ``group_window`` (at most 50 ms) to gather
 them.  A crash can tear only the last line; ``open`` drops such a tail, and nothing before it.
+
+A full disk: the journal keeps a reserve file of ``reserve_bytes`` beside it.  When a write fails
+for lack of space, the partial line is cut off again and the reserve is given up, so whatever was
+half done (an input, its dice, its rulings) still fits.  From then until there is room for the
+reserve again, ``accepting()`` is False and the station takes no new inputs: the hub keeps its
+events unacknowledged and resends them later, and the dashboard says why.
 """
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
+import shutil
 import threading
 import time
 from dataclasses import dataclass
@@ -25,10 +33,16 @@ from .clock import Clock, SystemClock
 log = logging.getLogger(__name__)
 
 MAX_GROUP_WINDOW = 0.050
+RESERVE_BYTES = 1 << 20  # room kept back for finishing what was under way when the disk filled
+RESERVE_RETRY = 1.0  # seconds between attempts to take the reserve back
 
 
 class JournalError(Exception):
     """A journal that cannot be trusted: names the file and line."""
+
+
+class JournalFull(JournalError):
+    """The journal's disk is full (or failing): nothing new can be recorded until it has room."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +116,8 @@ def _scan_lines(path: Path, data: bytes) -> tuple[list[dict[str, Any]], int]:
 class Journal:
     """Appends records to one file.  Thread-safe; the only writer of its file."""
 
-    def __init__(self, path: str | Path, clock: Clock | None = None, group_window: float = 0.0) -> None:
+    def __init__(self, path: str | Path, clock: Clock | None = None, group_window: float = 0.0,
+                 reserve_bytes: int = RESERVE_BYTES) -> None:
         if not 0 <= group_window <= MAX_GROUP_WINDOW:
             raise ValueError(f"group_window must be 0-{MAX_GROUP_WINDOW} s")
         self.path = Path(path)
@@ -116,6 +131,16 @@ class Journal:
         self._closed = False
         self.recovery = self._recover()
         self._file = open(self.path, "ab", buffering=0)
+        self._end = self.path.stat().st_size  # where the last complete line ends
+        self.reserve_path = self.path.with_name(f".{self.path.name}.reserve")
+        self.reserve_bytes = reserve_bytes
+        self.fault: str | None = None  # why the journal is not accepting, for the dashboard
+        self.write_failures = 0
+        self._next_reserve_try = 0.0
+        self._low = not self._make_reserve()
+        if self._low:
+            self.fault = f"no room for the {reserve_bytes} byte reserve beside {self.path}"
+            log.error("%s: disk nearly full; taking no new inputs until there is room", self.path)
         self._syncer = threading.Thread(target=self._sync_loop, name="journal-sync", daemon=True)
         self._syncer.start()
 
@@ -143,20 +168,92 @@ class Journal:
         return self._records
 
     def append(self, kind: str, durable: bool = False, **fields: Any) -> dict[str, Any]:
-        """Stamp, write and flush one record; with ``durable`` wait for its fsync."""
+        """Stamp, write and flush one record; with ``durable`` wait for its fsync.  Raises
+        JournalFull, leaving the file as it was, when the record cannot be written."""
         with self._lock:
             if self._closed:
                 raise JournalError(f"{self.path}: journal is closed")
             seq = self._written_seq + 1
             record = {"seq": seq, "kind": kind, "mono": round(self.clock.monotonic(), 6),
                       "wall": self.clock.wall_iso(), **fields}
-            self._file.write((_dumps(record) + "\n").encode("utf-8"))
+            self._write_line((_dumps(record) + "\n").encode("utf-8"))
             self._written_seq = seq
             self._wake.notify()
             if durable:
                 while self._synced_seq < seq and not self._closed:
                     self._synced.wait()
         return record
+
+    def _write_line(self, line: bytes) -> None:
+        """Write all of ``line`` or none of it: a short write is finished, a failed one cut off."""
+        for attempt in range(2):
+            try:
+                view = memoryview(line)
+                while view:
+                    view = view[self._file.write(view):]
+                self._end += len(line)
+                return
+            except OSError as exc:
+                self._file.truncate(self._end)  # never leave half a line before the next one
+                self.write_failures += 1
+                if attempt == 0 and exc.errno in (errno.ENOSPC, errno.EDQUOT) and self._give_up_reserve():
+                    continue
+                self._low = True
+                self.fault = f"cannot write {self.path}: {exc.strerror or exc}"
+                log.error("%s", self.fault)
+                raise JournalFull(f"{self.fault}; nothing was recorded, free some space and try again") from None
+
+    def _give_up_reserve(self) -> bool:
+        if not self.reserve_path.exists():
+            return False
+        self.reserve_path.unlink()
+        self._low = True
+        self.fault = f"the disk under {self.path} is full; running on the reserve, taking no new inputs"
+        log.error("%s", self.fault)
+        return True
+
+    def _make_reserve(self) -> bool:
+        """Allocate the reserve file (for real, not a sparse file); False when there is no room."""
+        try:
+            if self.reserve_path.exists() and self.reserve_path.stat().st_blocks * 512 >= self.reserve_bytes:
+                return True
+            if shutil.disk_usage(self.reserve_path.parent).free < 2 * self.reserve_bytes:
+                return False  # leave room to play, not just for the reserve
+            fd = os.open(self.reserve_path, os.O_CREAT | os.O_WRONLY, 0o600)
+            try:
+                os.posix_fallocate(fd, 0, self.reserve_bytes)
+            finally:
+                os.close(fd)
+            return True
+        except OSError as exc:
+            log.warning("%s: cannot make the reserve (%s)", self.reserve_path, exc)
+            self.reserve_path.unlink(missing_ok=True)
+            return False
+
+    def accepting(self) -> bool:
+        """Whether new inputs may be recorded.  After the disk filled, this tries (once a second)
+        to take the reserve back, and answers True again once it could."""
+        with self._lock:
+            if not self._low:
+                return True
+            now = time.monotonic()
+            if now < self._next_reserve_try or self._closed:
+                return False
+            self._next_reserve_try = now + RESERVE_RETRY
+            if not self._make_reserve():
+                return False
+            self._low, self.fault = False, None
+        log.warning("%s: there is room again; taking inputs", self.path)
+        return True
+
+    def health(self) -> dict[str, Any]:
+        with self._lock:
+            try:
+                free = shutil.disk_usage(self.path.parent).free
+            except OSError:
+                free = None
+            return {"state": "full" if self._low else "ok", "error": self.fault, "free_bytes": free,
+                    "records": self._written_seq, "write_failures": self.write_failures}
 
     def wait_durable(self, seq: int) -> None:
         with self._lock:
@@ -174,9 +271,20 @@ class Journal:
                 time.sleep(self.group_window)
             with self._lock:
                 target = self._written_seq
-            os.fsync(self._file.fileno())
+            try:
+                os.fsync(self._file.fileno())
+            except OSError as exc:  # a failing disk: say so and try again; nothing is lost in memory
+                with self._lock:
+                    self.fault = f"cannot sync {self.path}: {exc.strerror or exc}"
+                log.error("%s", self.fault)
+                if self._closed:
+                    return  # close() makes the last attempt
+                time.sleep(0.5)
+                continue
             with self._lock:
                 self._synced_seq = max(self._synced_seq, target)
+                if not self._low:
+                    self.fault = None
                 self._synced.notify_all()
 
     def close(self) -> None:
@@ -186,8 +294,12 @@ class Journal:
             self._closed = True
             self._wake.notify_all()
         self._syncer.join()
-        os.fsync(self._file.fileno())
+        try:
+            os.fsync(self._file.fileno())
+        except OSError as exc:
+            log.error("%s: last sync failed (%s)", self.path, exc)
         self._file.close()
+        self.reserve_path.unlink(missing_ok=True)
         with self._lock:
             self._synced.notify_all()
 

@@ -42,14 +42,16 @@ class Station:
         self.camera = None
         self.table_view = TableView(self.game, self.calibration_residual_mm)
 
-    def attach_camera(self, frames, calibration) -> None:
-        """Track the table from ``frames`` with ``calibration`` (started with the station)."""
+    def attach_camera(self, frames, calibration, reopen=None) -> None:
+        """Track the table from ``frames`` with ``calibration`` (started with the station);
+        ``reopen`` gives fresh frames after the camera was lost (a live camera, not a recording)."""
         from .vision.service import CameraService
         ruleset = self.game.ruleset
         specs = ruleset.marker_specs(self.game.header["armies"])
         if not specs:
             log.warning("no model in the army files has a camera marker; the camera will see only anchors")
-        self.camera = CameraService(frames, calibration, self.game, specs, getattr(ruleset, "mm_per_unit", 25.4))
+        self.camera = CameraService(frames, calibration, self.game, specs, getattr(ruleset, "mm_per_unit", 25.4),
+                                    reopen=reopen)
 
     def start(self) -> "Station":
         self._engine.start()
@@ -78,7 +80,7 @@ class Station:
     def health(self) -> dict[str, Any]:
         link = self.link.snapshot() if self.link else {"state": "none", "url": None}
         return {**link, "engine_errors": self.engine_errors, "subscribers": self.bus.subscribers,
-                "camera": self.camera.health() if self.camera else None}
+                "camera": self.camera.health() if self.camera else None, "journal": self.journal.health()}
 
     def stop(self) -> None:
         if self.camera:

@@ -6,6 +6,9 @@ acknowledges it, so an ACKed event is always on disk.  Events are delivered stri
 duplicate and is dropped (and ACKed again so the hub can free it).  Judged records go to the
 ``deliver`` callback, which must not block (the station hands them to its engine thread), so the
 reader never waits on the rules engine or the web server.
+
+When the journal's disk is full the link takes no events: it leaves them unacknowledged, so they
+wait in the hub's ring, and the hub resends them when the journal has room again.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 import serial
 
 from ..clock import Clock, SystemClock
-from ..journal import Journal
+from ..journal import Journal, JournalFull
 from . import protocol as p
 
 log = logging.getLogger(__name__)
@@ -48,6 +51,7 @@ class LinkHealth:
     resends_requested: int = 0
     reconnects: int = 0
     overflows: int = 0
+    held: int = 0  # events left in the hub's ring because the journal could not take them
     last_error: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -152,7 +156,7 @@ class HubLink:
                 attempt += 1
                 continue
             attempt = 0
-            self.journal.append("link", state="connected", url=self.url)
+            self._audit("link", state="connected", url=self.url)
             self._set(state="connected", since=self.clock.monotonic(), last_error=None)
             log.info("hub link open on %s", self.url)
             try:
@@ -167,7 +171,7 @@ class HubLink:
                     pass
                 self._port = None
             if not self._stop.is_set():
-                self.journal.append("link", state="lost", url=self.url, error=self.health.last_error)
+                self._audit("link", state="lost", url=self.url, error=self.health.last_error)
                 with self._health_lock:
                     self.health.state = "lost"
                     self.health.reconnects += 1
@@ -194,7 +198,15 @@ class HubLink:
         self._tx_seq += 1
         line = p.encode(replace(message, seq=self._tx_seq))
         self._port.write(line)
-        self.journal.append("tx", line=line.decode("ascii").rstrip("\n"))
+        self._audit("tx", line=line.decode("ascii").rstrip("\n"))
+
+    def _audit(self, kind: str, **fields: Any) -> None:
+        """Journal a record kept for the audit trail only, unless the disk is full."""
+        if self.journal.accepting():
+            try:
+                self.journal.append(kind, **fields)
+            except JournalFull:
+                pass  # the journal logged it; the dashboard shows it
 
     # -- judging one line -----------------------------------------------------------------------
     def _on_line(self, raw: bytes) -> None:
@@ -205,18 +217,19 @@ class HubLink:
             counter = {"checksum": "checksum_errors", "unknown_type": "unknown"}.get(exc.reason, "syntax_errors")
             self._count(counter)
             log.warning("hub line rejected (%s): %r", exc, text[:80])
-            self.journal.append("rx", line=text, verdict=exc.reason, error=exc.detail)
+            self._audit("rx", line=text, verdict=exc.reason, error=exc.detail)
             return
         self._set(last_seen=self.clock.monotonic(), state="connected")
         self._count("lines_ok")
         if isinstance(message, STATION_TYPES):
             self._count("unknown")
-            self.journal.append("rx", line=text, verdict="unexpected", error="station message from the hub")
+            self._audit("rx", line=text, verdict="unexpected", error="station message from the hub")
             return
         if isinstance(message, p.Hello):
             self._on_hello(message, text)
         elif isinstance(message, p.Heartbeat):
-            self._journal_and_deliver(text, "control")
+            if self.journal.accepting():
+                self._journal_and_deliver(text, "control")
             if message.seq >= self._expected:  # the tail of the stream was lost
                 self._nak(self._expected)
         else:
@@ -225,7 +238,7 @@ class HubLink:
     def _on_hello(self, hello: p.Hello, text: str) -> None:
         if hello.proto != p.PROTOCOL_VERSION:
             self._count("unknown")
-            self.journal.append("rx", line=text, verdict="unsupported", error=f"protocol {hello.proto}")
+            self._audit("rx", line=text, verdict="unsupported", error=f"protocol {hello.proto}")
             log.error("hub speaks protocol %s; this station speaks %s", hello.proto, p.PROTOCOL_VERSION)
             return
         if hello.boot != self._boot:
@@ -238,15 +251,16 @@ class HubLink:
     def _on_event(self, message: p.Message, text: str) -> None:
         if message.seq < self._expected:
             self._count("duplicates")
-            self.journal.append("rx", line=text, verdict="duplicate")
+            self._audit("rx", line=text, verdict="duplicate")
             self._send(p.Ack(0, self._expected - 1))
             return
         if message.seq > self._expected:
             self._count("out_of_order")
-            self.journal.append("rx", line=text, verdict="gap", error=f"expected {self._expected}")
+            self._audit("rx", line=text, verdict="gap", error=f"expected {self._expected}")
             self._nak(self._expected)
             return
-        self._journal_and_deliver(text, "event", durable=True)
+        if not self._journal_event(text):
+            return  # not ACKed: the hub keeps it and resends it after the next heartbeat
         self._expected = message.seq + 1
         self._nak_sent_for = None
         self._count("events")
@@ -262,7 +276,19 @@ class HubLink:
         self._count("resends_requested")
         self._send(p.Nak(0, start))
 
-    def _journal_and_deliver(self, text: str, verdict: str, durable: bool = False) -> dict[str, Any]:
-        record = self.journal.append("rx", durable=durable, line=text, verdict=verdict)
+    def _journal_event(self, text: str) -> bool:
+        """Journal (durably) and deliver an in-sequence event, or leave it with the hub."""
+        if self.journal.accepting() and self._journal_and_deliver(text, "event", durable=True):
+            return True
+        self._count("held")
+        self._set(last_error=f"journal not writable, events wait in the hub: {self.journal.fault}")
+        return False
+
+    def _journal_and_deliver(self, text: str, verdict: str, durable: bool = False) -> bool:
+        """Journal a line the fold applies, then hand it on; False if the journal refused it."""
+        try:
+            record = self.journal.append("rx", durable=durable, line=text, verdict=verdict)
+        except JournalFull:
+            return False
         self.deliver(record)
-        return record
+        return True

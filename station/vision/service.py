@@ -4,30 +4,46 @@ It runs in its own thread, never waits on the web server, and journals at a boun
 TableSnapshot at most every ``snapshot_interval`` seconds (and at once when something fell or
 got up), plus every ModelFell and ModelUp.  The hub's TILT postures, as the rules know them, go
 into the tracker so a model with a sensor is judged by its sensor first.
+
+Faults: dark and frozen frames are kept from the tracker (``watchdog``); a camera that stops
+delivering frames is opened again with back-off when the service was given ``reopen``; no frame
+for ``stall_after`` seconds shows as ``stalled``; and while the journal's disk is full, camera
+records are not journaled (counted in ``records_skipped``).  Each shows on the dashboard.
 """
 from __future__ import annotations
 
 import logging
 import threading
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from ..game import Game
+from ..journal import JournalFull
 from . import cv
 from .calibration import Calibration
 from .locate import Locator, specs_from
 from .sources import SourceError
 from .tracker import ModelFell, Tracker
+from .watchdog import FrameWatchdog
 
 log = logging.getLogger(__name__)
 
 
 class CameraService:
     def __init__(self, frames: Iterator[np.ndarray], calibration: Calibration, game: Game, marker_specs: list[dict],
-                 mm_per_unit: float, snapshot_interval: float = 0.5) -> None:
+                 mm_per_unit: float, snapshot_interval: float = 0.5,
+                 reopen: Callable[[], Iterator[np.ndarray]] | None = None,
+                 reopen_backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0), stall_after: float = 2.0) -> None:
         self.frames = frames
+        self.reopen = reopen
+        self.reopen_backoff = reopen_backoff
+        self.stall_after = stall_after
+        self.watchdog = FrameWatchdog()
+        self.faults = {"dark": 0, "frozen": 0, "lost": 0}
+        self.records_skipped = 0
+        self._last_frame_at: float | None = None
         self.calibration = calibration
         self.game = game
         self.tracker = Tracker(Locator(calibration, specs_from(marker_specs)))
@@ -44,6 +60,8 @@ class CameraService:
         self._table_still: tuple[float, bytes] | None = None
         self._maps: tuple[np.ndarray, np.ndarray] | None = None
         self._still_lock = threading.Lock()
+        self._started: float | None = None
+        self._last_snapshot = 0.0
 
     def start(self) -> "CameraService":
         self._thread.start()
@@ -54,8 +72,13 @@ class CameraService:
         self._thread.join(timeout=5)
 
     def health(self) -> dict[str, Any]:
-        return {"state": self.state, "error": self.error, "frames": self.frames_seen, "fps": round(self.fps, 1),
-                "calibration": self.calibration.health()}
+        state = self.state
+        quiet = time.monotonic() - self._last_frame_at if self._last_frame_at is not None else None
+        if state in ("running", "dark", "frozen") and quiet is not None and quiet > self.stall_after:
+            state = "stalled"  # the driver blocks: no frame, and no error either
+        return {"state": state, "error": self.error, "frames": self.frames_seen, "fps": round(self.fps, 1),
+                "seen_ago_s": None if quiet is None else round(quiet, 1), "faults": dict(self.faults),
+                "records_skipped": self.records_skipped, "calibration": self.calibration.health()}
 
     def still(self, max_age: float = 2.0) -> bytes | None:
         """A JPEG of the latest frame with the tracked bases drawn on it, made at most every
@@ -88,30 +111,68 @@ class CameraService:
             return self._table_still[1]
 
     def _run(self) -> None:
-        last_snapshot = 0.0
-        started = time.monotonic()
-        try:
-            for frame in self.frames:
-                if self._stop.is_set():
+        attempt = 0
+        while not self._stop.is_set():
+            try:
+                for frame in self.frames:
+                    if self._stop.is_set():
+                        return
+                    self._on_frame(frame)
+                    attempt = 0
+                self.state = "ended"  # a recording ran out
+                return
+            except (SourceError, ValueError) as exc:
+                self.error = str(exc)
+                log.error("camera: %s", exc)
+                if self.reopen is None:
+                    self.state = "error"
+                    return
+            self.state = "lost"
+            self.faults["lost"] += 1
+            while not self._stop.wait(self.reopen_backoff[min(attempt, len(self.reopen_backoff) - 1)]):
+                attempt += 1
+                try:
+                    self.frames = self.reopen()
+                    log.info("camera open again")
                     break
-                self.state = "running"
-                self.calibration.check_image(frame, "the camera frame")
-                out = self.tracker.update(frame, tilt=self.game.postures())
-                self._last = (frame, out.tracks)
-                self.frames_seen += 1
-                self.fps = self.frames_seen / max(time.monotonic() - started, 1e-6)
-                for event in out.events:
-                    fields = {"event": type(event).__name__, "element": event.element, "frame": event.frame}
-                    if isinstance(event, ModelFell):
-                        fields["evidence"] = event.evidence
-                    self.game.observe_camera(self.game.journal.append("camera", **fields))
-                now = time.monotonic()
-                if out.events or now - last_snapshot >= self.snapshot_interval:
-                    last_snapshot = now
-                    self.game.observe_table({"table_mm": list(self.calibration.table_mm or ()),
-                                             "residual_mm": self.calibration.health().get("worst_anchor_mm"),
-                                             **out.snapshot(self.mm_per_unit)})
-            self.state = "ended"
-        except (SourceError, ValueError) as exc:
-            self.state, self.error = "error", str(exc)
-            log.error("camera stopped: %s", exc)
+                except SourceError as exc:
+                    self.error = str(exc)
+
+    def _on_frame(self, frame: np.ndarray) -> None:
+        self.calibration.check_image(frame, "the camera frame")
+        self._last_frame_at = time.monotonic()
+        self.frames_seen += 1
+        if self._started is None:
+            self._started = self._last_frame_at
+        self.fps = self.frames_seen / max(self._last_frame_at - self._started, 1e-6)
+        verdict = self.watchdog.judge(frame)
+        if not verdict.usable:
+            if self.state != verdict.fault:
+                self.faults[verdict.fault] += 1
+                log.warning("camera %s: holding its frames back from the tracker", verdict.fault)
+            self.state = verdict.fault
+            self._last = (frame, self._last[1] if self._last else [])
+            return
+        if self.state != "running":
+            self.state, self.error = "running", None
+        out = self.tracker.update(frame, tilt=self.game.postures())
+        self._last = (frame, out.tracks)
+        try:
+            self._journal(out)
+        except JournalFull:
+            self.records_skipped += len(out.events) + 1
+
+    def _journal(self, out) -> None:
+        if not self.game.journal.accepting():
+            raise JournalFull(self.game.journal.fault or "journal full")
+        for event in out.events:
+            fields = {"event": type(event).__name__, "element": event.element, "frame": event.frame}
+            if isinstance(event, ModelFell):
+                fields["evidence"] = event.evidence
+            self.game.observe_camera(self.game.journal.append("camera", **fields))
+        now = time.monotonic()
+        if out.events or now - self._last_snapshot >= self.snapshot_interval:
+            self._last_snapshot = now
+            self.game.observe_table({"table_mm": list(self.calibration.table_mm or ()),
+                                     "residual_mm": self.calibration.health().get("worst_anchor_mm"),
+                                     **out.snapshot(self.mm_per_unit)})

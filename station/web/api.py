@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
-from ..game import InputError
+from ..game import InputError, JournalUnavailable
 from .security import login, logout, referee_only
 
 api = Blueprint("api", __name__)
@@ -39,6 +39,12 @@ def _json_body() -> dict[str, Any]:
 @api.errorhandler(InputError)
 def _input_error(exc: InputError) -> tuple[Response, int]:
     return _error(400, str(exc))
+
+
+@api.errorhandler(JournalUnavailable)
+def _journal_unavailable(exc: JournalUnavailable) -> tuple[Response, int]:
+    """The request was fine but cannot be recorded now (disk full): retry once there is room."""
+    return _error(503, str(exc))
 
 
 api.add_url_rule("/login", "login", login, methods=["POST"])
