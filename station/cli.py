@@ -61,6 +61,14 @@ def _default_journal(game: str) -> Path:
     return Path("journals") / f"{game}-{stamp}.jsonl"
 
 
+def _newest_journal(folder: Path = Path("journals")) -> Path:
+    """The journal written most recently, for ``run --resume`` after a power cut."""
+    journals = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime) if folder.is_dir() else []
+    if not journals:
+        _fail(f"--resume: no journal in {folder}/; give one with --journal")
+    return journals[-1]
+
+
 def _wait_for_interrupt(until: threading.Event | None = None) -> None:
     stop = until or threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -143,6 +151,8 @@ def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
 @click.option("--army", "armies", multiple=True, type=click.Path(dir_okay=False), help="Army file; give one per player.")
 @click.option("--serial", "serial_url", help="Hub port: /dev/ttyACM0, a pty path, loop://, socket://HOST:PORT.")
 @click.option("--journal", type=click.Path(dir_okay=False), help="Journal file; an existing one is resumed.")
+@click.option("--resume", is_flag=True,
+              help="Carry on a game after a crash or power cut: --journal's, else the newest in journals/.")
 @click.option("--option", "options", multiple=True, help="Game option KEY=VALUE (README: Game options).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Dashboard address; 0.0.0.0 exposes it.")
 @click.option("--port", default=8080, show_default=True)
@@ -153,11 +163,16 @@ def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
               help="Terrain file (station-terrain/1); the dashboard can edit it later.")
 @click.option("--calibration", "cal_path", type=click.Path(dir_okay=False), default="calibration/table.json",
               show_default=True, help="Calibration for --camera (station calibrate table).")
-def run(game, armies, serial_url, journal, options, host, port, seed, config, camera, terrain_path, cal_path) -> None:
+def run(game, armies, serial_url, journal, resume, options, host, port, seed, config, camera, terrain_path,
+        cal_path) -> None:
     """Referee a game live from the hub and the dashboard."""
     from .runtime import Station
-    path = Path(journal) if journal else None
+    path = Path(journal) if journal else (_newest_journal() if resume else None)
     resuming = path is not None and path.exists() and path.stat().st_size > 0
+    if resume and not resuming:
+        _fail(f"--resume: {path} is empty or missing; start a new game with --game and --army")
+    if resume and (game or armies):
+        _fail("--resume carries on the journal's own game and armies; leave out --game and --army")
     if not resuming:
         if not game or len(armies) < 2:
             _fail("a new game needs --game and at least two --army files")

@@ -67,6 +67,7 @@ class Hub:
         self.name = ctypes.c_char_p(b"testhub/1.0")
         lib.fw_hub_init(self.state, self.nodes, 4, self.name, ctypes.c_uint16(boot))
         self.tx_seq = 0
+        self.boot_lines = self.lines()  # what a power-up says unasked
 
     def push(self, type_, node=0, barrel=1, code=0, value=0, t=0):
         return self.lib.fw_hub_push_event(self.state, type_, node, barrel, code, value, t)
@@ -96,6 +97,11 @@ def test_hub_lines_decode_with_the_station_codec(lib):
     lines = hub.lines()
     assert lines == [p.Shot(1, "L1", 2, "rocket", 7, 1234), p.DryFire(2, "L2", 1, 1500),
                      p.Tilt(3, "T1", "fallen", 84, 1700), p.Impact(4, "T2", 6.5, 1800)]
+
+
+def test_every_power_up_introduces_itself_so_a_reset_mid_game_is_noticed(lib):
+    """hardware.md "Delivery": a HELLO with a new boot id tells the station SEQ restarts at 1."""
+    assert [(type(m).__name__, m.seq, m.boot) for m in Hub(lib, boot=0x0BEE).boot_lines] == [("Hello", 0, "0BEE")]
 
 
 def test_shot_lines_carry_the_gate_time_for_calibration(lib):

@@ -70,6 +70,7 @@ void fw_hub_init(fw_hub_t *hub, const fw_node_t *nodes, uint8_t n_nodes, const c
         hub->boot[i] = HEX[boot & 0xF];
     hub->send_seq = 1;
     hub->next_hb_ms = FW_HEARTBEAT_MS;
+    hub->want_hello = 1; /* introduce every power-up: a reset mid-game restarts SEQ at 1 */
 }
 
 static uint32_t last_issued(const fw_hub_t *hub)

@@ -1,8 +1,9 @@
 """A simulated hub that speaks protocol v1 over a pseudo-terminal.
 
 It behaves as hardware.md says the firmware must: numbered events kept in a ring buffer until
-ACKed, resent after SYNC or NAK, a heartbeat, and an OVF event when the ring was full.  Faults
-can be injected: lines dropped, corrupted or duplicated on the wire, and unplugging.  The pty's
+ACKed, resent after SYNC or NAK, a heartbeat, a HELLO at power-up, and an OVF event when the ring
+was full.  Faults can be injected on the wire (see ``FAULTS``), and the hub can be unplugged or
+reset.  The pty's
 slave is reached through a stable symlink, as udev's /dev/serial/by-id/ links are, so a replugged
 hub reappears at the same path.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import random
 import tempfile
 import threading
 import time
@@ -26,7 +28,15 @@ from .link import LineAssembler
 log = logging.getLogger(__name__)
 
 RING_SIZE = 64  # as the firmware's (hardware.md "Ring buffer")
-FAULTS = ("drop", "corrupt", "duplicate")
+FAULTS = (
+    "drop",       # the line never arrives
+    "corrupt",    # one bit flipped in the middle
+    "bitflip",    # one to three bits flipped anywhere, the newline included
+    "truncate",   # the line cut short (a glitch mid-line)
+    "garbage",    # a burst of noise, as a port at the wrong baud rate reads, before the line
+    "duplicate",  # the line arrives twice
+    "reorder",    # the line arrives after the next one
+)
 
 
 class PtyPort:
@@ -69,7 +79,7 @@ class SimulatedHub:
 
     def __init__(self, link_path: str | Path | None = None, nodes: Sequence[p.Node] = (),
                  boot: str = "51A1", fw: str = "hubsim/1.0", ring_size: int = RING_SIZE,
-                 heartbeat: float = 1.0, speed: float = 1.0) -> None:
+                 heartbeat: float = 1.0, speed: float = 1.0, fault_seed: int = 0) -> None:
         if link_path is None:
             link_path = Path(tempfile.mkdtemp(prefix="hubsim-")) / "hub"
         self.port = PtyPort(link_path)
@@ -83,6 +93,8 @@ class SimulatedHub:
         self.lost = 0
         self.counts: dict[tuple[str, int], int] = {}
         self._faults: list[str] = []
+        self._rng = random.Random(fault_seed)
+        self._held: bytes | None = None  # a line being reordered
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -103,6 +115,7 @@ class SimulatedHub:
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> "SimulatedHub":
         self.port.plug()
+        self._control(p.Hello(0, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes))  # power-up
         for target, name in ((self._read_loop, "hubsim-read"), (self._heartbeat_loop, "hubsim-hb")):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
@@ -133,6 +146,18 @@ class SimulatedHub:
         timer = threading.Timer(seconds, self.replug)
         timer.daemon = True
         timer.start()
+
+    def reset(self, boot: str) -> None:
+        """A power cycle of the hub itself (the USB cable stays in): the RAM ring and every
+        counter are lost, SEQ restarts at 1, and the new boot introduces itself unasked."""
+        with self._lock:
+            self.boot, self.last_seq, self.lost = boot, 0, 0
+            self.ring.clear()
+            self.counts.clear()
+            self._held = None
+            self._t0 = time.monotonic()
+            self._control(p.Hello(0, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes))
+        log.info("hubsim: reset, boot %s", boot)
 
     def inject(self, fault: str, count: int = 1) -> None:
         """Apply ``fault`` to the next ``count`` event lines put on the wire."""
@@ -184,16 +209,36 @@ class SimulatedHub:
             if not self.port.plugged:
                 return
             fault = self._faults.pop(0) if faults and self._faults else None
-            if fault == "drop":
+            if fault == "reorder" and self._held is None:
+                self._held = line
                 return
-            if fault == "corrupt":
-                middle = len(line) // 2
-                line = line[:middle] + bytes([line[middle] ^ 0x01]) + line[middle + 1:]
-            for _ in range(2 if fault == "duplicate" else 1):
+            held, self._held = (self._held, None) if faults else (None, self._held)
+            for chunk in self._damaged(line, fault) + ([held] if held else []):
                 try:
-                    os.write(self.port.master, line)
+                    os.write(self.port.master, chunk)
                 except (BlockingIOError, OSError) as exc:
                     log.debug("hubsim: write failed (%s); the line stays in the ring", exc)
+
+    def _damaged(self, line: bytes, fault: str | None) -> list[bytes]:
+        """What ``fault`` makes of ``line`` on the wire."""
+        rng = self._rng
+        if fault == "drop":
+            return []
+        if fault == "corrupt":
+            middle = len(line) // 2
+            return [line[:middle] + bytes([line[middle] ^ 0x01]) + line[middle + 1:]]
+        if fault == "bitflip":
+            damaged = bytearray(line)
+            for _ in range(rng.randint(1, 3)):
+                damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
+            return [bytes(damaged)]
+        if fault == "truncate":
+            return [line[:rng.randrange(1, len(line) - 1)] + b"\n"]
+        if fault == "garbage":
+            return [bytes(rng.randrange(256) for _ in range(rng.randint(8, 80))), line]
+        if fault == "duplicate":
+            return [line, line]
+        return [line]
 
     def _control(self, message: p.Message) -> None:
         self._transmit(p.encode(message))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 BAUD = 115200
 STATION_TYPES = (p.Sync, p.Ack, p.Nak)
 NAK_RETRY = 0.5  # seconds before the same gap is NAKed again, in case the NAK was lost
+RECENT_LINES = 256  # accepted lines remembered per boot (4x the hub's ring), to tell resends from a reset
 
 
 @dataclass
@@ -48,6 +50,7 @@ class LinkHealth:
     unknown: int = 0
     out_of_order: int = 0
     duplicates: int = 0
+    resets_detected: int = 0  # "duplicates" that were new events of a hub reset whose HELLO was lost
     resends_requested: int = 0
     reconnects: int = 0
     overflows: int = 0
@@ -104,6 +107,7 @@ class HubLink:
         self._boot: str | None = None
         self._expected = 1
         self._nak_sent_for: tuple[int, float] | None = None
+        self._recent: OrderedDict[int, str] = OrderedDict()  # seq -> line accepted in this boot
 
     # -- lifecycle ------------------------------------------------------------------------------
     def resume(self, records: Sequence[Mapping[str, Any]]) -> None:
@@ -115,8 +119,10 @@ class HubLink:
             if isinstance(message, p.Hello):
                 if message.boot != self._boot:
                     self._boot, self._expected = message.boot, 1
+                    self._recent.clear()
             elif message.SEQUENCED:
                 self._expected = message.seq + 1
+                self._remember(message.seq, record["line"])
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="hub-link", daemon=True)
@@ -245,11 +251,15 @@ class HubLink:
             if self._boot is not None:
                 log.warning("hub rebooted (boot %s -> %s)", self._boot, hello.boot)
             self._boot, self._expected, self._nak_sent_for = hello.boot, 1, None
+            self._recent.clear()
         self._set(hub_fw=hello.fw, hub_boot=hello.boot, nodes=[n.encode() for n in hello.nodes])
         self._journal_and_deliver(text, "control")
 
     def _on_event(self, message: p.Message, text: str) -> None:
         if message.seq < self._expected:
+            if self._recent.get(message.seq, text) != text:
+                self._reset_detected(text)
+                return
             self._count("duplicates")
             self._audit("rx", line=text, verdict="duplicate")
             self._send(p.Ack(0, self._expected - 1))
@@ -263,10 +273,27 @@ class HubLink:
             return  # not ACKed: the hub keeps it and resends it after the next heartbeat
         self._expected = message.seq + 1
         self._nak_sent_for = None
+        self._remember(message.seq, text)
         self._count("events")
         if isinstance(message, p.Overflow):
             self._count("overflows")
         self._send(p.Ack(0, message.seq))
+
+    def _remember(self, seq: int, text: str) -> None:
+        self._recent[seq] = text
+        if len(self._recent) > RECENT_LINES:
+            self._recent.popitem(last=False)
+
+    def _reset_detected(self, text: str) -> None:
+        """An old SEQ with new content: the hub restarted and its HELLO was lost.  Not ACKed (that
+        would free the new event); SYNC asks for the HELLO and a resend of the new boot's ring."""
+        self._count("resets_detected")
+        log.warning("hub line %r reuses an accepted SEQ with other content: the hub restarted", text[:60])
+        self._audit("rx", line=text, verdict="reset", error="SEQ reused with other content")
+        now = self.clock.monotonic()
+        if self._nak_sent_for != (-1, now // NAK_RETRY):
+            self._nak_sent_for = (-1, now // NAK_RETRY)
+            self._send(p.Sync(0, p.PROTOCOL_VERSION))
 
     def _nak(self, start: int) -> None:
         now = self.clock.monotonic()
