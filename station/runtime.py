@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 from .bus import Bus
 from .devices.link import HubLink
 from .game import Game
-from .journal import Journal
+from .journal import RESERVE_BYTES, Journal
 from .tableview import TableView
 
 log = logging.getLogger(__name__)
@@ -25,9 +25,9 @@ log = logging.getLogger(__name__)
 class Station:
     def __init__(self, journal_path: str | Path, game: str | None = None, armies: Sequence[Mapping[str, Any]] = (),
                  options: Mapping[str, Any] | None = None, serial_url: str | None = None,
-                 seed: int | None = None, group_window: float = 0.0) -> None:
+                 seed: int | None = None, group_window: float = 0.0, journal_reserve: int = RESERVE_BYTES) -> None:
         self.bus = Bus()
-        self.journal = Journal(journal_path, group_window=group_window)
+        self.journal = Journal(journal_path, group_window=group_window, reserve_bytes=journal_reserve)
         try:
             self.game = Game(self.journal, game, armies, options, rng=random.Random(seed), publish=self.bus.publish)
         except Exception:

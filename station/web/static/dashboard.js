@@ -197,7 +197,13 @@ function renderHealth(health) {
   }
   link.textContent = parts.join(" · ");
   link.title = ["lines_ok", "events", "checksum_errors", "syntax_errors", "unknown", "out_of_order", "duplicates",
-    "resends_requested", "reconnects", "overflows"].map((k) => `${k}: ${model.health[k] ?? "–"}`).join("\n");
+    "resets_detected", "resends_requested", "reconnects", "overflows", "held"]
+    .map((k) => `${k}: ${model.health[k] ?? "–"}`).join("\n");
+  // A journal that cannot write takes no inputs; everyone at the table should know why.
+  const journal = model.health.journal;
+  const alert = $("journal-alert");
+  alert.hidden = !journal || journal.state === "ok";
+  alert.textContent = alert.hidden ? "" : `journal ${journal.state}: ${journal.error || ""} · inputs refused, hub events wait`;
 }
 
 // --- the stream -----------------------------------------------------------------------------
