@@ -36,8 +36,8 @@ class Bus:
         self._subscribers: set[Subscription] = set()
         self._lock = threading.Lock()
 
-    def subscribe(self) -> Subscription:
-        subscription = Subscription(self._maxsize)
+    def subscribe(self, maxsize: int | None = None) -> Subscription:
+        subscription = Subscription(maxsize or self._maxsize)
         with self._lock:
             self._subscribers.add(subscription)
         return subscription
@@ -59,3 +59,8 @@ class Bus:
     def subscribers(self) -> int:
         with self._lock:
             return len(self._subscribers)
+
+    def backlog(self) -> int:
+        """The longest queue of any subscriber (updates not yet sent to that client)."""
+        with self._lock:
+            return max((s.queue.qsize() for s in self._subscribers), default=0)

@@ -159,12 +159,14 @@ def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
 @click.option("--seed", type=int, help="Seed the dice (for rehearsals); default is unpredictable.")
 @click.option("--config", type=click.Path(dir_okay=False), help="Config file (holds the referee token).")
 @click.option("--camera", help="Overhead camera: an index (0), a video file or a folder of frames.")
+@click.option("--camera-fps", type=click.FloatRange(min=0, min_open=True),
+              help="Play a recorded --camera (video or folder) at this rate, looping, as a live camera would.")
 @click.option("--terrain", "terrain_path", type=click.Path(exists=True, dir_okay=False),
               help="Terrain file (station-terrain/1); the dashboard can edit it later.")
 @click.option("--calibration", "cal_path", type=click.Path(dir_okay=False), default="calibration/table.json",
               show_default=True, help="Calibration for --camera (station calibrate table).")
-def run(game, armies, serial_url, journal, resume, options, host, port, seed, config, camera, terrain_path,
-        cal_path) -> None:
+def run(game, armies, serial_url, journal, resume, options, host, port, seed, config, camera, camera_fps,
+        terrain_path, cal_path) -> None:
     """Referee a game live from the hub and the dashboard."""
     from .runtime import Station
     path = Path(journal) if journal else (_newest_journal() if resume else None)
@@ -192,10 +194,11 @@ def run(game, armies, serial_url, journal, resume, options, host, port, seed, co
             _fail(str(exc))
     if camera is not None:
         from .vision.calibration import CalibrationError, load_calibration
-        from .vision.sources import SourceError, open_source
+        from .vision.sources import SourceError, open_source, replayed
         try:
             reopen = (lambda: open_source(camera)) if camera.isdigit() else None  # a live camera comes back
-            station.attach_camera(open_source(camera), load_calibration(cal_path), reopen)
+            frames = replayed(lambda: open_source(camera), camera_fps) if camera_fps else open_source(camera)
+            station.attach_camera(frames, load_calibration(cal_path), reopen)
         except (CalibrationError, SourceError) as exc:
             station.stop()
             _fail(str(exc))

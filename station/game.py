@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 import random
 import threading
+from array import array
+from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -25,6 +27,7 @@ from .rules.registry import make_ruleset
 log = logging.getLogger(__name__)
 
 HEADER_KIND = "game"
+RULINGS_KEPT = 5000  # rulings a live game keeps in memory (and shows); every one stays in the journal
 APPLIED_RX = ("event", "control")  # rx verdicts the fold applies; the rest are kept for audit
 
 
@@ -84,7 +87,7 @@ def ruling_status(ruling: Ruling, confirmed: set[str] | frozenset[str]) -> str:
 class FoldResult:
     ruleset: Ruleset
     state: Any
-    rulings: list[Ruling] = field(default_factory=list)
+    rulings: list[Ruling] | deque[Ruling] = field(default_factory=list)
 
     def state_json(self) -> str:
         return state_json(self.ruleset, self.state)
@@ -97,14 +100,15 @@ def header_of(records: Sequence[Mapping[str, Any]], where: str = "journal") -> M
 
 
 def fold(records: Sequence[Mapping[str, Any]], book: DiceBook | None = None,
-         on_step: Callable[[Mapping[str, Any], list[Ruling]], None] | None = None) -> FoldResult:
+         on_step: Callable[[Mapping[str, Any], list[Ruling]], None] | None = None,
+         keep_rulings: int | None = None) -> FoldResult:
     """Rebuild a game from its journal records.  Without ``book`` only journaled dice are used,
-    so a replay is exact or fails loudly."""
+    so a replay is exact or fails loudly.  ``keep_rulings`` keeps only the latest rulings."""
     header = header_of(records)
     book = book if book is not None else DiceBook(dice_of(records))
     ruleset = make_ruleset(header["game"], book)
     state = ruleset.initial_state(header["armies"], header.get("options", {}), overrides_of(records))
-    result = FoldResult(ruleset, state)
+    result = FoldResult(ruleset, state, deque(maxlen=keep_rulings) if keep_rulings else [])
     for record in records:
         event = record_event(record)
         if event is None:
@@ -117,7 +121,12 @@ def fold(records: Sequence[Mapping[str, Any]], book: DiceBook | None = None,
 
 
 class Game:
-    """A live game over a journal.  Thread-safe; every public method journals before it acts."""
+    """A live game over a journal.  Thread-safe; every public method journals before it acts.
+
+    Memory stays flat however long the game: records live in the journal's file (read back by
+    seq when needed), and the game keeps only the order in which it applied them (8 bytes each),
+    the latest ``RULINGS_KEPT`` rulings, the terrain versions and the latest table snapshot.
+    """
 
     def __init__(self, journal: Journal, game: str | None = None, armies: Sequence[Mapping[str, Any]] = (),
                  options: Mapping[str, Any] | None = None, rng: random.Random | None = None,
@@ -125,25 +134,37 @@ class Game:
         self.journal = journal
         self._lock = threading.RLock()
         self._publish = publish or (lambda message: None)
-        self._records: list[dict[str, Any]] = list(journal.records)
-        if not self._records:
+        records = journal.records
+        if not records:
             if game is None:
                 raise InputError("a new journal needs a game and armies")
             make_ruleset(game, DiceBook()).initial_state(armies, options or {})  # validate before writing
             header = journal.append(HEADER_KIND, durable=True, game=game, armies=list(armies),
                                     options=dict(options or {}), station=__version__)
-            self._records.append(header)
-        elif game is not None and header_of(self._records, str(journal.path))["game"] != game:
-            raise InputError(f"{journal.path} holds a {self._records[0]['game']} game, not {game}")
-        self.book = DiceBook(dice_of(self._records), source=rng or random.Random())
-        self._table = next((r for r in reversed(self._records) if r["kind"] == "snapshot"), None)
+            records = [header]
+        elif game is not None and header_of(records, str(journal.path))["game"] != game:
+            raise InputError(f"{journal.path} holds a {records[0]['game']} game, not {game}")
+        self._header = records[0]
+        self._order = array("q", (r["seq"] for r in records if record_event(r) is not None))  # as applied
+        self._last_seq = records[-1]["seq"]
+        self.book = DiceBook(dice_of(records), source=rng or random.Random())
+        self._table = next((r for r in reversed(records) if r["kind"] == "snapshot"), None)
+        self._terrains = [r for r in records if r["kind"] == "terrain"]
         self.version = 0
-        self._derive()
+        self._result = fold(records, self.book, keep_rulings=RULINGS_KEPT)
+        self._after_derive()
+        del records
         self._specs = {s["element"]: s for s in self.ruleset.model_specs(self.header["armies"])}
 
     # -- derivation -----------------------------------------------------------------------------
     def _derive(self) -> None:
-        self._result = fold(self._records, self.book)
+        """Fold again, from the file, the records this game applied, in the order it applied them."""
+        by_seq = {r["seq"]: r for r in self.journal.records}
+        self._result = fold([self._header, *(by_seq[seq] for seq in self._order)], self.book,
+                            keep_rulings=RULINGS_KEPT)
+        self._after_derive()
+
+    def _after_derive(self) -> None:
         self._journal_fresh_dice()
         self._by_id = {r.id: r for r in self._result.rulings}
 
@@ -152,23 +173,29 @@ class Game:
         records = [self.journal.append("dice", **roll.as_record()) for roll in self.book.take_fresh()]
         if records:
             self.journal.wait_durable(records[-1]["seq"])
-            self._records.extend(records)
+            self._last_seq = max(self._last_seq, records[-1]["seq"])
 
     def _apply(self, record: dict[str, Any]) -> list[Ruling]:
+        self._last_seq = max(self._last_seq, record["seq"])
         event = record_event(record)
         if event is None:
             return []
+        self._order.append(record["seq"])
         self._result.state, rulings = self._result.ruleset.apply(self._result.state, event)
         self._journal_fresh_dice()
+        kept = self._result.rulings
         for ruling in rulings:
-            self._result.rulings.append(ruling)
+            if len(kept) == kept.maxlen:
+                self._by_id.pop(kept[0].id, None)  # the oldest leaves memory; it stays in the journal
+            kept.append(ruling)
             self._by_id[ruling.id] = ruling
             self.journal.append("ruling", ruling=ruling.as_dict())
         return rulings
 
     def _changed(self, rulings: list[Ruling], reset: bool = False) -> None:
         self.version += 1
-        self._publish({"version": self.version, "reset": reset, "rulings": [r.as_dict() for r in rulings]})
+        self._publish({"version": self.version, "reset": reset, "rulings": [r.as_dict() for r in rulings],
+                       "seq": self._last_seq})
 
     # -- inputs ---------------------------------------------------------------------------------
     @contextmanager
@@ -186,7 +213,8 @@ class Game:
     def observe(self, record: dict[str, Any]) -> list[Ruling]:
         """Apply a record the caller already journaled (the serial link journals its own lines)."""
         with self._lock:
-            self._records.append(record)
+            if record["kind"] == "terrain":
+                self._terrains.append(record)
             rulings = self._apply(record)
             self._changed(rulings)
             return rulings
@@ -195,13 +223,12 @@ class Game:
         """A camera record the caller journaled.  A snapshot is folded (the rules measure on it,
         e.g. §6.2 contact) and drawn on the dashboard's map; a fall seen is shown."""
         with self._lock:
-            self._records.append(record)
             if record["kind"] == "snapshot":
                 self._table = record
-                for ruling in self._apply(record):
-                    log.info("ruling from a snapshot: %s", ruling.text)
+            for ruling in self._apply(record):
+                log.info("ruling from the camera: %s", ruling.text)
             self.version += 1
-            self._publish({"version": self.version, "reset": False, "rulings": [],
+            self._publish({"version": self.version, "reset": False, "rulings": [], "seq": record["seq"],
                            "camera": [record] if record["kind"] == "camera" else []})
 
     def observe_table(self, snapshot: Mapping[str, Any]) -> dict[str, Any]:
@@ -218,8 +245,8 @@ class Game:
 
     def table_at(self, seq: int) -> dict[str, Any] | None:
         """The table snapshot journaled as record ``seq`` (what a ruling measured on)."""
-        with self._lock:
-            return next((r for r in self._records if r["seq"] == seq and r["kind"] == "snapshot"), None)
+        record = self.journal.read(seq)
+        return record if record and record["kind"] == "snapshot" else None
 
     def ruling(self, ruling_id: str) -> Ruling:
         with self._lock:
@@ -244,7 +271,7 @@ class Game:
 
     @property
     def header(self) -> Mapping[str, Any]:
-        return self._records[0]
+        return self._header
 
     @property
     def ruleset(self) -> Ruleset:
@@ -258,10 +285,14 @@ class Game:
         """The terrain as last set (before ``at_seq``, if given): a ``station-terrain/1``
         document with the seq of its record; no pieces before any was set."""
         with self._lock:
-            record = next((r for r in reversed(self._records)
-                           if r["kind"] == "terrain" and (at_seq is None or r["seq"] <= at_seq)), None)
+            record = next((r for r in reversed(self._terrains) if at_seq is None or r["seq"] <= at_seq), None)
             return {"format": record["format"], "pieces": record["pieces"], "seq": record["seq"]} if record else \
                 {"format": TERRAIN_FORMAT, "pieces": [], "seq": None}
+
+    def terrain_seq(self) -> int | None:
+        """The seq of the terrain in force (cheap: for every dashboard update)."""
+        with self._lock:
+            return self._terrains[-1]["seq"] if self._terrains else None
 
     def set_terrain(self, document: Any, by: str = "referee", where: str = "terrain") -> bool:
         """Journal a new terrain after checking it (errors name ``where`` and the field); False
@@ -322,7 +353,8 @@ class Game:
             self._ruling(ruling_id)
             record = self.journal.append("override", durable=True, ruling=ruling_id, verdict=verdict,
                                          note=note, by=by)
-            self._records.append(record)
+            self._order.append(record["seq"])
+            self._last_seq = record["seq"]
             self._derive()
             self._changed([], reset=True)
             return self._ruling(ruling_id)
@@ -330,7 +362,7 @@ class Game:
     def _ruling(self, ruling_id: str) -> Ruling:
         ruling = self._by_id.get(ruling_id)
         if ruling is None:
-            raise InputError(f"no ruling {ruling_id!r}")
+            raise InputError(f"no ruling {ruling_id!r} among the latest {RULINGS_KEPT} (older ones stand as journaled)")
         return ruling
 
     # -- views ----------------------------------------------------------------------------------
@@ -342,19 +374,17 @@ class Game:
             return {"version": self.version, "game": self._result.ruleset.name, "dice_waiting": self.book.waiting(),
                     "title": self._result.ruleset.title, "state": state, "rulings": rulings,
                     "override_verdicts": list(self._result.ruleset.override_verdicts),
-                    "journal": str(self.journal.path), "records": len(self._records)}
+                    "journal": str(self.journal.path), "records": self.journal.written}
 
     def records_since(self, seq: int, limit: int = 500) -> list[dict[str, Any]]:
-        with self._lock:
-            return [r for r in self._records if r["seq"] > seq][:limit]
+        return self.journal.read_since(seq, limit)
 
     def state_json(self) -> str:
         with self._lock:
             return self._result.state_json()
 
     def record_count(self) -> int:
-        with self._lock:
-            return len(self._records)
+        return self.journal.written
 
     def summary(self) -> str:
         with self._lock:

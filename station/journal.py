@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 MAX_GROUP_WINDOW = 0.050
 RESERVE_BYTES = 1 << 20  # room kept back for finishing what was under way when the disk filled
 RESERVE_RETRY = 1.0  # seconds between attempts to take the reserve back
+READ_CHUNK = 4096
 
 
 class JournalError(Exception):
@@ -75,7 +76,10 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
 
 def _scan(path: Path) -> tuple[list[dict[str, Any]], int]:
     """Records and the byte offset where the valid prefix ends."""
-    data = path.read_bytes()
+    return _scan_bytes(path, path.read_bytes())
+
+
+def _scan_bytes(path: Path, data: bytes) -> tuple[list[dict[str, Any]], int]:
     end = data.rfind(b"\n") + 1  # everything after the last newline is a torn tail
     if not _looks_torn(data[end:]):
         raise JournalError(f"{path}: does not end like a journal; is it one? (left untouched)")
@@ -131,6 +135,7 @@ class Journal:
         self._closed = False
         self.recovery = self._recover()
         self._file = open(self.path, "ab", buffering=0)
+        self._reader = open(self.path, "rb", buffering=0)
         self._end = self.path.stat().st_size  # where the last complete line ends
         self.reserve_path = self.path.with_name(f".{self.path.name}.reserve")
         self.reserve_bytes = reserve_bytes
@@ -148,7 +153,6 @@ class Journal:
         if not self.path.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.touch()
-            self._records: list[dict[str, Any]] = []
             return Recovery(0, 0)
         records, valid = _scan(self.path)
         torn = self.path.stat().st_size - valid
@@ -158,14 +162,74 @@ class Journal:
                 f.truncate(valid)
                 f.flush()
                 os.fsync(f.fileno())
-        self._records = records
         self._written_seq = self._synced_seq = len(records)
         return Recovery(len(records), torn)
 
     @property
     def records(self) -> list[dict[str, Any]]:
-        """Records present when the journal was opened (for resuming a game)."""
-        return self._records
+        """Every record so far, read back from the file (for resuming a game).  The journal keeps
+        no records in memory, so a long game costs disk, not RAM."""
+        with self._lock:
+            end = self._end
+        return _scan_bytes(self.path, self._pread(0, end))[0] if end else []
+
+    @property
+    def written(self) -> int:
+        """The seq of the last record written."""
+        with self._lock:
+            return self._written_seq
+
+    # -- reading back -----------------------------------------------------------------------------
+    def _pread(self, offset: int, size: int) -> bytes:
+        return os.pread(self._reader.fileno(), size, offset)
+
+    def _line_start(self, offset: int, end: int) -> int:
+        """The first line start at or after ``offset`` (``end`` if none)."""
+        if offset == 0:
+            return 0
+        position = offset - 1
+        while position < end:
+            chunk = self._pread(position, min(READ_CHUNK, end - position))
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                return position + newline + 1
+            position += len(chunk)
+        return end
+
+    def _seq_at(self, offset: int) -> int:
+        head = self._pread(offset, 32)
+        return int(head[len(_RECORD_START):head.index(b",")])
+
+    def _locate(self, seq: int, end: int) -> int:
+        """Byte offset of the first record with a seq of at least ``seq``: a binary search over
+        the file, since seqs rise line by line."""
+        lo, hi = 0, end
+        while lo < hi:
+            mid = (lo + hi) // 2
+            start = self._line_start(mid, end)
+            if start >= end or self._seq_at(start) >= seq:
+                hi = mid
+            else:
+                lo = mid + 1
+        return self._line_start(lo, end)
+
+    def read_since(self, seq: int, limit: int = 500) -> list[dict[str, Any]]:
+        """Up to ``limit`` records after ``seq``, from the file."""
+        with self._lock:
+            end = self._end
+        position, records = self._locate(seq + 1, end), []
+        buffer = b""
+        while position < end and len(records) < limit:
+            chunk = self._pread(position, min(READ_CHUNK * 16, end - position))
+            position += len(chunk)
+            *lines, buffer = (buffer + chunk).split(b"\n")
+            records.extend(json.loads(line) for line in lines[:limit - len(records)])
+        return records
+
+    def read(self, seq: int) -> dict[str, Any] | None:
+        """Record ``seq`` from the file, or None if there is no such record."""
+        found = self.read_since(seq - 1, 1) if seq >= 1 else []
+        return found[0] if found and found[0]["seq"] == seq else None
 
     def append(self, kind: str, durable: bool = False, **fields: Any) -> dict[str, Any]:
         """Stamp, write and flush one record; with ``durable`` wait for its fsync.  Raises
@@ -299,6 +363,7 @@ class Journal:
         except OSError as exc:
             log.error("%s: last sync failed (%s)", self.path, exc)
         self._file.close()
+        self._reader.close()
         self.reserve_path.unlink(missing_ok=True)
         with self._lock:
             self._synced.notify_all()

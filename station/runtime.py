@@ -79,7 +79,7 @@ class Station:
 
     def health(self) -> dict[str, Any]:
         link = self.link.snapshot() if self.link else {"state": "none", "url": None}
-        return {**link, "engine_errors": self.engine_errors, "subscribers": self.bus.subscribers,
+        return {**link, "engine_errors": self.engine_errors, "engine_backlog": self._inbox.qsize(),
                 "camera": self.camera.health() if self.camera else None, "journal": self.journal.health()}
 
     def stop(self) -> None:

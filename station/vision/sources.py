@@ -3,8 +3,9 @@ images.  ``open_source("0")``, ``open_source("session.mp4")``, ``open_source("fr
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -79,3 +80,28 @@ def open_source(spec: str, size: tuple[int, int] | None = None) -> Iterator[np.n
     if path.is_file():
         return iter([read_image(path)]) if path.suffix.lower() in IMAGE_SUFFIXES else _video(path)
     raise SourceError(f"{spec}: no camera index, file or folder of that name")
+
+
+def replayed(open_frames: Callable[[], Iterator[np.ndarray]], fps: float,
+             keep: int = 300) -> Iterator[np.ndarray]:
+    """A recording played at ``fps`` over and over, as a live camera would deliver it: for
+    rehearsals and the soak test.  A recording of at most ``keep`` frames is decoded once and
+    kept; a longer one is read again each time round.  Late frames are not made up for."""
+    period, due = 1.0 / fps, time.monotonic()
+
+    def paced(frames):
+        nonlocal due
+        for frame in frames:
+            due = max(due + period, time.monotonic() - period)
+            time.sleep(max(0.0, due - time.monotonic()))
+            yield frame
+
+    kept: list[np.ndarray] = []
+    for frame in paced(open_frames()):
+        if len(kept) <= keep:
+            kept.append(frame)
+        yield frame
+    if not kept:
+        raise SourceError("the recording has no frames to replay")
+    while True:
+        yield from paced(kept if len(kept) <= keep else open_frames())

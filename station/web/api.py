@@ -5,20 +5,23 @@ Reading is open to spectators.  Every control (inputs, confirm, override) needs 
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Iterator
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
 from ..game import InputError, JournalUnavailable
 from .security import login, logout, referee_only
+from .stream import Broadcaster
 
 api = Blueprint("api", __name__)
-KEEPALIVE_SECONDS = 1.0
 
 
 def _station():
     return current_app.config["STATION"]
+
+
+def _broadcaster() -> Broadcaster:
+    return current_app.extensions["broadcaster"]
 
 
 def _error(status: int, message: str) -> tuple[Response, int]:
@@ -53,7 +56,7 @@ api.add_url_rule("/logout", "logout", logout, methods=["POST"])
 
 @api.get("/state")
 def state() -> Response:
-    return jsonify({**_station().game.snapshot(), "health": _station().health()})
+    return jsonify({**_station().game.snapshot(), "health": _broadcaster().health()})
 
 
 @api.get("/table")
@@ -133,7 +136,7 @@ def table_still() -> Response:
 
 @api.get("/health")
 def health() -> Response:
-    return jsonify(_station().health())
+    return jsonify(_broadcaster().health())
 
 
 @api.get("/events")
@@ -214,45 +217,32 @@ def ruling_picture(ruling_id: str) -> Response:
     return Response(svg, mimetype="image/svg+xml")
 
 
-def _sse(event: str, data: dict[str, Any], event_id: int | None = None) -> str:
-    head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n"
-
-
 @api.get("/stream")
 def stream() -> Response:
-    """``snapshot`` first, then ``update`` per change (new rulings plus the current state), and
-    ``health`` every second.  A client that lagged gets a fresh ``snapshot``."""
-    station = _station()
-    subscription = station.bus.subscribe()
-
-    def full_snapshot() -> str:
-        snapshot = station.game.snapshot()
-        return _sse("snapshot", {**snapshot, "health": station.health(), "table": station.game.table(),
-                                 "terrain_seq": station.game.terrain()["seq"]}, snapshot["version"])
+    """``snapshot`` first, then the broadcaster's frames (``update``, ``snapshot``, ``health``;
+    see stream.py).  A watcher that lagged gets a fresh ``snapshot``."""
+    broadcaster = _broadcaster()
+    subscription = broadcaster.subscribe()
 
     def generate() -> Iterator[str]:
         try:
-            yield full_snapshot()
+            shown, frame = broadcaster.snapshot()
+            yield frame
             while True:
-                first = subscription.get(timeout=KEEPALIVE_SECONDS)
-                if first is None:
-                    yield _sse("health", station.health())
+                item = subscription.get(timeout=60)
+                if item is None:
                     continue
-                messages = [first] + subscription.drain()
-                if subscription.lagged or any(m["reset"] for m in messages):
+                if subscription.lagged:
                     subscription.lagged = False
-                    yield full_snapshot()
+                    subscription.drain()
+                    shown, frame = broadcaster.snapshot()
+                    yield frame
                     continue
-                rulings = [r for m in messages for r in m["rulings"]]
-                yield _sse("update", {"version": messages[-1]["version"], "rulings": rulings,
-                                      "state": station.game.state_view(), "health": station.health(),
-                                      "dice_waiting": station.game.dice_waiting(),
-                                      "records": station.game.record_count(), "table": station.game.table(),
-                                      "terrain_seq": station.game.terrain()["seq"]},
-                           messages[-1]["version"])
+                version, frame = item
+                if version is None or version > shown:  # older ones are in the snapshot already
+                    yield frame
         finally:
-            station.bus.unsubscribe(subscription)
+            broadcaster.unsubscribe(subscription)
 
     return Response(stream_with_context(generate()), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

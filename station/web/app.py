@@ -8,11 +8,13 @@ from ..runtime import Station
 from .api import api
 from .pages import pages
 from .security import harden
+from .stream import Broadcaster
 
 
 def create_app(station: Station, referee_token: str) -> Flask:
     app = Flask(__name__)
     app.config.update(STATION=station, REFEREE_TOKEN=referee_token, JSON_SORT_KEYS=False)
+    app.extensions["broadcaster"] = Broadcaster(station)  # one per app: frames built once for every watcher
     harden(app)
     app.register_blueprint(pages)
     app.register_blueprint(api, url_prefix="/api")

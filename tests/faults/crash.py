@@ -153,6 +153,8 @@ def crash_loop(folder: Path, kills: int, seed: int = 1, rate: float = 10.0,
     emitter.start()
     try:
         for kill in range(kills):
+            if kill and kill % 10 == 0:
+                progress(f"  {kill}/{kills} kills, {emitter.sent} events fired")
             time.sleep(rng.uniform(0.0, 0.8))
             daemon.kill()
             report.kills += 1
@@ -173,8 +175,6 @@ def crash_loop(folder: Path, kills: int, seed: int = 1, rate: float = 10.0,
                 raise AssertionError(f"restart {kill + 1}: the resumed state differs from a clean replay")
             report.restarts_checked += 1
             hub.replug()
-            if (kill + 1) % 10 == 0:
-                progress(f"  {kill + 1}/{kills} kills, {emitter.sent} events fired")
         if daemon.proc.poll() is not None or during_startup:
             daemon.kill()
             daemon = Daemon(common + ["--resume"], log)

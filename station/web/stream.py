@@ -1,0 +1,98 @@
+"""The dashboard's Server-Sent Events, made once and sent to every watcher.
+
+One broadcaster thread reads the game's changes and turns them into SSE frames: an ``update``
+(the new rulings plus the current state) at most every ``MIN_INTERVAL`` seconds, coalescing
+whatever changed meanwhile; a ``snapshot`` after a referee override or if it fell behind; and a
+``health`` frame every second when nothing changes.  Each frame is built and serialised once,
+however many dashboards watch; a watcher that cannot keep up is sent a fresh snapshot.  The first
+change after a quiet spell goes out at once, so a single shot still reaches the screen in a few
+milliseconds.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from typing import Any
+
+from ..bus import Bus, Subscription
+from ..runtime import Station
+
+log = logging.getLogger(__name__)
+
+MIN_INTERVAL = 0.05  # at most 20 updates a second per dashboard, whatever the event rate
+KEEPALIVE_SECONDS = 1.0  # a health frame when idle; it also tells the server a watcher has gone
+CHANGES_QUEUE = 8192  # game changes the broadcaster may fall behind by before sending a snapshot
+
+
+def sse(event: str, data: dict[str, Any], event_id: int | None = None) -> str:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n"
+
+
+Frame = tuple[int | None, str]  # the game version it shows (None for health), and its text
+
+
+class Broadcaster:
+    """Game changes in, SSE frames out to every subscribed watcher."""
+
+    def __init__(self, station: Station) -> None:
+        self.station = station
+        self.frames = Bus()
+        self._changes: Subscription | None = None
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def subscribe(self) -> Subscription:
+        with self._lock:
+            if self._thread is None:  # started by the first watcher
+                self._changes = self.station.bus.subscribe(CHANGES_QUEUE)
+                self._thread = threading.Thread(target=self._run, name="sse-broadcast", daemon=True)
+                self._thread.start()
+        return self.frames.subscribe()
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        self.frames.unsubscribe(subscription)
+
+    def health(self) -> dict[str, Any]:
+        """The station's health, with how the dashboards keep up: watchers, and the longest queue
+        of changes not yet framed or frames not yet sent."""
+        return {**self.station.health(), "watchers": self.frames.subscribers, "stream_backlog": self.frames.backlog(),
+                "changes_backlog": self._changes.queue.qsize() if self._changes else 0}
+
+    def snapshot(self) -> Frame:
+        """Everything a dashboard shows, for a new watcher or after a reset."""
+        game = self.station.game
+        snapshot = game.snapshot()
+        return snapshot["version"], sse("snapshot", {**snapshot, "health": self.health(), "table": game.table(),
+                                                     "terrain_seq": game.terrain_seq()}, snapshot["version"])
+
+    def _run(self) -> None:
+        changes, last_sent = self._changes, 0.0
+        while True:
+            first = changes.get(timeout=KEEPALIVE_SECONDS)
+            if first is None:
+                self.frames.publish((None, sse("health", self.health())))
+                continue
+            pause = MIN_INTERVAL - (time.monotonic() - last_sent)
+            if pause > 0:
+                time.sleep(pause)  # let a burst gather into one frame
+            messages = [first] + changes.drain()
+            try:
+                self.frames.publish(self._frame(changes, messages))
+            except Exception:  # a view that fails must not end every dashboard's stream
+                log.exception("could not build a dashboard update")
+            last_sent = time.monotonic()
+
+    def _frame(self, changes: Subscription, messages: list[dict[str, Any]]) -> Frame:
+        if changes.lagged or any(m["reset"] for m in messages):
+            changes.lagged = False
+            return self.snapshot()
+        game, version = self.station.game, messages[-1]["version"]
+        return version, sse("update", {"version": messages[-1]["version"], "seq": messages[-1]["seq"],
+                              "rulings": [r for m in messages for r in m["rulings"]],
+                              "state": game.state_view(), "health": self.health(),
+                              "dice_waiting": game.dice_waiting(), "records": game.record_count(),
+                              "table": game.table(), "terrain_seq": game.terrain_seq()},
+                            version)
