@@ -1,7 +1,9 @@
 """The station's end of the serial hub link.
 
 One reader thread owns the port: it reads lines, judges each one, journals it, and only then
-acknowledges it, so an ACKed event is always on disk.  Events are delivered strictly in sequence
+acknowledges it, so an ACKed event is always on disk.  Lines that arrive together are journaled
+together: one fsync and one (cumulative) ACK cover all the events of one read, which is what
+lets a busy table's 1,000 events a second through.  Events are delivered strictly in sequence
 (go-back-N): a gap is NAKed and the hub resends from the gap, an older sequence number is a
 duplicate and is dropped (and ACKed again so the hub can free it).  Judged records go to the
 ``deliver`` callback, which must not block (the station hands them to its engine thread), so the
@@ -108,6 +110,10 @@ class HubLink:
         self._expected = 1
         self._nak_sent_for: tuple[int, float] | None = None
         self._recent: OrderedDict[int, str] = OrderedDict()  # seq -> line accepted in this boot
+        self._batch: list[dict[str, Any]] = []  # journaled, not yet durable: delivered by _flush
+        self._batch_upto: int | None = None  # the hub SEQ of the batch's last event
+        self._acked = 0  # the last hub SEQ acknowledged (every one up to it is on disk)
+        self._ack_due = False
 
     # -- lifecycle ------------------------------------------------------------------------------
     def resume(self, records: Sequence[Mapping[str, Any]]) -> None:
@@ -118,10 +124,10 @@ class HubLink:
             message = p.decode(record["line"])
             if isinstance(message, p.Hello):
                 if message.boot != self._boot:
-                    self._boot, self._expected = message.boot, 1
+                    self._boot, self._expected, self._acked = message.boot, 1, 0
                     self._recent.clear()
             elif message.SEQUENCED:
-                self._expected = message.seq + 1
+                self._expected, self._acked = message.seq + 1, message.seq
                 self._remember(message.seq, record["line"])
 
     def start(self) -> None:
@@ -197,8 +203,12 @@ class HubLink:
                     last_rx = now
                 continue
             last_rx = now
-            for raw in assembler.feed(data):
-                self._on_line(raw.rstrip(b"\r"))
+            try:
+                for raw in assembler.feed(data):
+                    self._on_line(raw.rstrip(b"\r"))
+            finally:
+                self._deliver_batch()
+            self._flush()
 
     def _send(self, message: p.Message) -> None:
         self._tx_seq += 1
@@ -250,7 +260,9 @@ class HubLink:
         if hello.boot != self._boot:
             if self._boot is not None:
                 log.warning("hub rebooted (boot %s -> %s)", self._boot, hello.boot)
+            self._flush()  # the old boot's events, ACKed under the old numbering
             self._boot, self._expected, self._nak_sent_for = hello.boot, 1, None
+            self._acked, self._ack_due = 0, False
             self._recent.clear()
         self._set(hub_fw=hello.fw, hub_boot=hello.boot, nodes=[n.encode() for n in hello.nodes])
         self._journal_and_deliver(text, "control")
@@ -262,7 +274,7 @@ class HubLink:
                 return
             self._count("duplicates")
             self._audit("rx", line=text, verdict="duplicate")
-            self._send(p.Ack(0, self._expected - 1))
+            self._ack_due = True  # ACKed again (at the flush) so the hub frees it
             return
         if message.seq > self._expected:
             self._count("out_of_order")
@@ -277,7 +289,16 @@ class HubLink:
         self._count("events")
         if isinstance(message, p.Overflow):
             self._count("overflows")
-        self._send(p.Ack(0, message.seq))
+        self._batch_upto = message.seq
+
+    def _flush(self) -> None:
+        """Make the read's events durable with one fsync, hand everything on in order, and ACK."""
+        self._deliver_batch()
+        if self._batch_upto is not None:
+            self._acked, self._batch_upto, self._ack_due = self._batch_upto, None, True
+        if self._ack_due and self._acked:
+            self._ack_due = False
+            self._send(p.Ack(0, self._acked))
 
     def _remember(self, seq: int, text: str) -> None:
         self._recent[seq] = text
@@ -303,19 +324,27 @@ class HubLink:
         self._count("resends_requested")
         self._send(p.Nak(0, start))
 
+    def _deliver_batch(self) -> None:
+        """Hand on what the batch journaled, once it is on disk; also when the port fails mid-read,
+        so that what is journaled is always applied (the hub's resends are then duplicates)."""
+        if self._batch:
+            self.journal.wait_durable(self._batch[-1]["seq"])
+            for record in self._batch:
+                self.deliver(record)
+            self._batch.clear()
+
     def _journal_event(self, text: str) -> bool:
         """Journal (durably) and deliver an in-sequence event, or leave it with the hub."""
-        if self.journal.accepting() and self._journal_and_deliver(text, "event", durable=True):
+        if self.journal.accepting() and self._journal_and_deliver(text, "event"):
             return True
         self._count("held")
         self._set(last_error=f"journal not writable, events wait in the hub: {self.journal.fault}")
         return False
 
-    def _journal_and_deliver(self, text: str, verdict: str, durable: bool = False) -> bool:
-        """Journal a line the fold applies, then hand it on; False if the journal refused it."""
+    def _journal_and_deliver(self, text: str, verdict: str) -> bool:
+        """Journal a line the fold applies, to be handed on at the flush; False if refused."""
         try:
-            record = self.journal.append("rx", durable=durable, line=text, verdict=verdict)
+            self._batch.append(self.journal.append("rx", line=text, verdict=verdict))
         except JournalFull:
             return False
-        self.deliver(record)
         return True

@@ -1,0 +1,14 @@
+"""Load, the short run of `make test` (bench/soak.py runs it for 10 minutes): 1,000 hub events a
+second, 20 dashboard streams and the camera at 30 fps, all at once against one daemon."""
+from .load import soak
+
+
+def test_a_busy_table_loses_nothing_and_stays_bounded(tmp_path):
+    report = soak(tmp_path, seconds=8)
+    assert report.events_sent >= 7000 and report.lost_in_hub == 0
+    assert report.events_applied == report.events_sent  # each once, in order (checked while reading)
+    assert report.unseen == 0 and min(report.updates_per_client) > 0 and len(report.updates_per_client) == 20
+    assert max(report.engine_backlog) < 2000 and report.engine_backlog[-1] < 500
+    assert max(report.hub_pending) < 64
+    assert report.snapshots > 0 and report.camera_fps > 10
+    assert report.rss_growth_kb() < 40 * 1024, report.lines()
