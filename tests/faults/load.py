@@ -55,8 +55,9 @@ class LoadReport:
     latency_ms: dict[str, float] = field(default_factory=dict)
 
     def rss_growth_kb(self) -> int:
-        """RSS at the end minus RSS after the first tenth of the run (start-up and warm-up)."""
-        settled = self.rss_kb[len(self.rss_kb) // 10][1]
+        """RSS at the end minus RSS once warm (after 2 s or a tenth of the run, whichever is later:
+        the camera's recording is decoded and kept in the first second)."""
+        settled = self.rss_kb[min(len(self.rss_kb) - 1, max(2, len(self.rss_kb) // 10))][1]
         return self.rss_kb[-1][1] - settled
 
     def lines(self) -> list[str]:

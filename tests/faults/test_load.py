@@ -11,4 +11,4 @@ def test_a_busy_table_loses_nothing_and_stays_bounded(tmp_path):
     assert max(report.engine_backlog) < 2000 and report.engine_backlog[-1] < 500
     assert max(report.hub_pending) < 64
     assert report.snapshots > 0 and report.camera_fps > 10
-    assert report.rss_growth_kb() < 40 * 1024, report.lines()
+    assert report.rss_growth_kb() < 16 * 1024, report.lines()
