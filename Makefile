@@ -9,7 +9,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SYSTEM_DEPS := chromium:chromium avr-gcc:gcc-avr /usr/lib/avr/include/avr/io.h:avr-libc \
                simavr:simavr /usr/include/simavr/sim_avr.h:libsimavr-dev gcc:gcc
 
-.PHONY: demo test system-deps venv bench clean sessions firmware fuzz
+.PHONY: demo test system-deps venv bench clean sessions firmware fuzz soak
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -73,6 +73,11 @@ sessions: $(VENV)/.installed-runtime
 	  --session station/data/price_of_a_mile/session.json --journal tests/data/sessions/price-of-a-mile.jsonl
 	STATION_CONFIG=$$(mktemp -d)/config.json $(BIN)/station demo --port 0 --speed 10 --seed 7 --exit-when-done \
 	  --session station/data/steel_warriors/session.json --journal tests/data/sessions/steel-warriors.jsonl
+
+# The long runs of the reliability suite (about 13 minutes): 100 SIGKILLs, then the 10-minute soak.
+soak: $(VENV)/.installed-test
+	$(BIN)/python bench/crash_loop.py
+	$(BIN)/python bench/soak.py
 
 # The long fuzzing run: 1,500 inputs for each property instead of `make test`'s 150.
 fuzz: $(VENV)/.installed-test

@@ -36,6 +36,7 @@ MAX_GROUP_WINDOW = 0.050
 RESERVE_BYTES = 1 << 20  # room kept back for finishing what was under way when the disk filled
 RESERVE_RETRY = 1.0  # seconds between attempts to take the reserve back
 READ_CHUNK = 4096
+SLOW_SYNC = 0.1  # an fsync slower than this is counted: it holds up ACKs to the hub
 
 
 class JournalError(Exception):
@@ -141,6 +142,8 @@ class Journal:
         self.reserve_bytes = reserve_bytes
         self.fault: str | None = None  # why the journal is not accepting, for the dashboard
         self.write_failures = 0
+        self.sync_max_s = 0.0  # the slowest fsync so far: the disk's worst stall
+        self.slow_syncs = 0
         self._next_reserve_try = 0.0
         self._low = not self._make_reserve()
         if self._low:
@@ -317,7 +320,8 @@ class Journal:
             except OSError:
                 free = None
             return {"state": "full" if self._low else "ok", "error": self.fault, "free_bytes": free,
-                    "records": self._written_seq, "write_failures": self.write_failures}
+                    "records": self._written_seq, "write_failures": self.write_failures,
+                    "sync_max_ms": round(self.sync_max_s * 1000, 1), "slow_syncs": self.slow_syncs}
 
     def wait_durable(self, seq: int) -> None:
         with self._lock:
@@ -335,6 +339,7 @@ class Journal:
                 time.sleep(self.group_window)
             with self._lock:
                 target = self._written_seq
+            started = time.monotonic()
             try:
                 os.fsync(self._file.fileno())
             except OSError as exc:  # a failing disk: say so and try again; nothing is lost in memory
@@ -345,7 +350,10 @@ class Journal:
                     return  # close() makes the last attempt
                 time.sleep(0.5)
                 continue
+            took = time.monotonic() - started
             with self._lock:
+                self.sync_max_s = max(self.sync_max_s, took)
+                self.slow_syncs += took > SLOW_SYNC
                 self._synced_seq = max(self._synced_seq, target)
                 if not self._low:
                     self.fault = None

@@ -91,6 +91,7 @@ class SimulatedHub:
         self.ring: OrderedDict[int, bytes] = OrderedDict()
         self.last_seq = 0
         self.lost = 0
+        self.lost_total = 0  # every event the full ring could not take, reported by OVF or not yet
         self.counts: dict[tuple[str, int], int] = {}
         self._faults: list[str] = []
         self._rng = random.Random(fault_seed)
@@ -189,6 +190,7 @@ class SimulatedHub:
         with self._lock:
             if len(self.ring) >= self.ring_size:
                 self.lost += 1  # the firmware cannot buffer it; reported by OVF once there is room
+                self.lost_total += 1
                 log.warning("hubsim: ring full, event lost (%d so far)", self.lost)
                 return 0
             if self.lost and len(self.ring) < self.ring_size - 1:

@@ -9,6 +9,6 @@ def test_a_busy_table_loses_nothing_and_stays_bounded(tmp_path):
     assert report.events_applied == report.events_sent  # each once, in order (checked while reading)
     assert report.unseen == 0 and min(report.updates_per_client) > 0 and len(report.updates_per_client) == 20
     assert max(report.engine_backlog) < 2000 and report.engine_backlog[-1] < 500
-    assert max(report.hub_pending) < 64
+    assert max(report.hub_pending) < report.ring
     assert report.snapshots > 0 and report.camera_fps > 10
     assert report.rss_growth_kb() < 16 * 1024, report.lines()
