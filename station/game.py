@@ -64,6 +64,15 @@ def record_event(record: Mapping[str, Any]) -> Event | None:
     return None
 
 
+FOLDED_KINDS = frozenset({HEADER_KIND, "rx", "input", "dice", "dice_entry", "confirm", "override", "snapshot",
+                          "camera", "terrain"})
+
+
+def is_folded(record: Mapping[str, Any]) -> bool:
+    """Whether the fold reads this record (the rest are kept for the audit trail)."""
+    return record["kind"] in FOLDED_KINDS and (record["kind"] != "rx" or record.get("verdict") in APPLIED_RX)
+
+
 def overrides_of(records: Iterable[Mapping[str, Any]]) -> dict[str, tuple[int, Override]]:
     """The latest override of each ruling, with the seq of the record that made it."""
     return {r["ruling"]: (r["seq"], Override(r["ruling"], r["verdict"], r.get("note", "")))
@@ -377,7 +386,9 @@ class Game:
                     "journal": str(self.journal.path), "records": self.journal.written}
 
     def records_since(self, seq: int, limit: int = 500) -> list[dict[str, Any]]:
-        return self.journal.read_since(seq, limit)
+        """The records the game is folded from (the header, applied serial lines, inputs, dice,
+        the referee's decisions, camera and terrain records) after ``seq``, read from the file."""
+        return self.journal.read_since(seq, limit, keep=is_folded)
 
     def state_json(self) -> str:
         with self._lock:

@@ -26,7 +26,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .clock import Clock, SystemClock
 
@@ -216,8 +216,9 @@ class Journal:
                 lo = mid + 1
         return self._line_start(lo, end)
 
-    def read_since(self, seq: int, limit: int = 500) -> list[dict[str, Any]]:
-        """Up to ``limit`` records after ``seq``, from the file."""
+    def read_since(self, seq: int, limit: int = 500,
+                   keep: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
+        """Up to ``limit`` records after ``seq`` (only those ``keep`` accepts), from the file."""
         with self._lock:
             end = self._end
         position, records = self._locate(seq + 1, end), []
@@ -226,7 +227,12 @@ class Journal:
             chunk = self._pread(position, min(READ_CHUNK * 16, end - position))
             position += len(chunk)
             *lines, buffer = (buffer + chunk).split(b"\n")
-            records.extend(json.loads(line) for line in lines[:limit - len(records)])
+            for line in lines:
+                record = json.loads(line)
+                if keep is None or keep(record):
+                    records.append(record)
+                    if len(records) >= limit:
+                        break
         return records
 
     def read(self, seq: int) -> dict[str, Any] | None:
@@ -314,6 +320,8 @@ class Journal:
         return True
 
     def health(self) -> dict[str, Any]:
+        """For the dashboard (asked every second), which also notices when space comes back."""
+        self.accepting()
         with self._lock:
             try:
                 free = shutil.disk_usage(self.path.parent).free

@@ -1,4 +1,7 @@
+import errno
 import itertools
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -133,3 +136,29 @@ def assert_bad_file(loader, good_file, tmp_path, change, where, problem):
     with pytest.raises(ArmyError) as err:
         loader(path)
     assert str(path) in str(err.value) and where in str(err.value) and problem in str(err.value)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1 MB tmpfs (root, or passwordless sudo, as `make test` needs anyway for apt-get)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    done = subprocess.run(sudo + ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True)
+    if done.returncode:
+        pytest.fail(f"the disk-full test mounts a small tmpfs and could not: {done.stderr.decode().strip()}")
+    yield mount
+    subprocess.run(sudo + ["umount", "-l", str(mount)], check=True)
+
+
+def fill(folder):
+    """Fill the disk to the last byte; returns the filler file."""
+    filler = folder / "filler"
+    with open(filler, "wb", buffering=0) as f:
+        for size in (65536, 4096, 512, 1):
+            try:
+                while True:
+                    f.write(b"\0" * size)
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC
+    return filler

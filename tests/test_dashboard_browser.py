@@ -377,3 +377,27 @@ def test_steel_warriors_fire_helper_on_the_dashboard(tmp_path):
         page.locator('#controls button[data-input="end_activation"]').click()
         expect(page.locator("#feed li.ruling").first).to_contain_text("Squad partisans ends its activation")
         expect(page.locator("#activate-unit option")).to_have_count(0)  # nobody left to act this turn
+
+
+def test_a_full_disk_shows_an_alert_and_clears_when_space_returns(tmp_path, small_disk, armies):
+    """Issue 9: the journal's disk fills mid-game (a real 1 MB tmpfs); everyone watching sees why
+    the station takes no input, and the alert goes once space is freed."""
+    from station.runtime import Station
+    from station.web.server import DashboardServer
+    from .conftest import fill
+    station = Station(small_disk / "game.jsonl", "bronepekhota", armies, {}, journal_reserve=64 * 1024).start()
+    server = DashboardServer(station, TOKEN, port=0).start()
+    try:
+        with _page(server.url + "/") as page:
+            expect(page.locator("#journal-alert")).to_be_hidden()
+            filler = fill(small_disk)
+            station.game.operator_input("begin_round")  # its record and dice land on the reserve
+            alert = page.locator("#journal-alert")
+            expect(alert).to_be_visible(timeout=10_000)
+            expect(alert).to_contain_text("journal full")
+            expect(alert).to_contain_text("inputs refused")
+            filler.unlink()
+            expect(alert).to_be_hidden(timeout=10_000)
+    finally:
+        server.stop()
+        station.stop()

@@ -95,3 +95,15 @@ def test_durable_appends_from_many_threads_are_all_kept_in_order(tmp_path):
 def test_group_window_is_bounded_by_50_ms(tmp_path):
     with pytest.raises(ValueError):
         Journal(tmp_path / "g.jsonl", group_window=0.2)
+
+
+def test_records_are_read_back_by_seq_from_the_file(tmp_path):
+    """A long game keeps its records on disk: any seq is found by a binary search over the file."""
+    journal = Journal(tmp_path / "g.jsonl")
+    for i in range(3000):
+        journal.append("rx" if i % 3 else "tx", line="x" * (i % 200), n=i)
+    assert journal.read(1)["n"] == 0 and journal.read(2999)["n"] == 2998 and journal.read(3001) is None
+    assert [r["seq"] for r in journal.read_since(1500, 4)] == [1501, 1502, 1503, 1504]
+    assert [r["seq"] for r in journal.read_since(0, 3, keep=lambda r: r["kind"] == "tx")] == [1, 4, 7]
+    assert journal.read_since(3000) == [] and len(journal.records) == 3000
+    journal.close()

@@ -1,46 +1,16 @@
 """The disk fills up under the journal in the middle of a game (issue 9), on a real, small tmpfs:
 the half-written line is cut off, inputs are refused with a 503 that says why, hub events wait in
 the hub's ring, the dashboard shows it, and once there is room again everything arrives, once."""
-import errno
-import os
-import subprocess
-
 import pytest
 
 from station.journal import Journal, JournalFull, read_records
 
-from ..conftest import REFEREE
+from ..conftest import REFEREE, fill
 from ..test_link import wait_for
 from .rig import Rig, script
 
 STEPS = script(24)
 RESERVE = 64 * 1024
-
-
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 1 MB tmpfs (root, or passwordless sudo, as `make test` needs anyway for apt-get)."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    done = subprocess.run(sudo + ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True)
-    if done.returncode:
-        pytest.fail(f"the disk-full test mounts a small tmpfs and could not: {done.stderr.decode().strip()}")
-    yield mount
-    subprocess.run(sudo + ["umount", "-l", str(mount)], check=True)
-
-
-def fill(folder):
-    """Fill the disk to the last byte; returns the filler file."""
-    filler = folder / "filler"
-    with open(filler, "wb", buffering=0) as f:
-        for size in (65536, 4096, 512, 1):
-            try:
-                while True:
-                    f.write(b"\0" * size)
-            except OSError as exc:
-                assert exc.errno == errno.ENOSPC
-    return filler
 
 
 def test_a_full_disk_cuts_off_the_torn_line_and_gives_up_the_reserve(small_disk):
