@@ -6,6 +6,7 @@
  *   t=1.230 pin D3 low 4ms        IR gate blocked for 4 ms, then released
  *   t=1.700 adc A0 x=0.1 y=0.9 z=0.2   accelerometer on A0/A1/A2, in g
  *   t=5.000 unplug 2.0            the USB cable is pulled for 2 s (the pty closes, then returns)
+ *   t=6.000 reset                 the MCU resets (brown-out, watchdog) while the cable stays in
  *   t=30    end                   stop
  *
  * Usage: board-sim FIRMWARE.elf --link PATH [--script FILE]
@@ -28,7 +29,7 @@
 #include "sim_avr.h"
 #include "sim_elf.h"
 
-enum { STEP_PIN, STEP_ADC, STEP_UNPLUG, STEP_END };
+enum { STEP_PIN, STEP_ADC, STEP_UNPLUG, STEP_RESET, STEP_END };
 typedef struct {
     double t;
     int kind;
@@ -48,6 +49,12 @@ static uint8_t fifo[8192];
 static unsigned fifo_head, fifo_tail;
 static int xon = 1;
 static double replug_at = -1;
+static double clock_offset; /* simulated seconds before the last MCU reset (which zeroes the cycle count) */
+
+static double sim_now(void)
+{
+    return clock_offset + (double)avr->cycle / avr->frequency;
+}
 static unsigned long bytes_out, bytes_in;
 static double max_lag; /* how far simulated time ever fell behind wall time, s */
 
@@ -131,6 +138,9 @@ static void load_script(const char *path)
             }
             s.kind = STEP_UNPLUG;
             add_step(s);
+        } else if (!strcmp(word, "reset")) {
+            s.kind = STEP_RESET;
+            add_step(s);
         } else if (!strcmp(word, "end")) {
             s.kind = STEP_END;
             add_step(s);
@@ -205,6 +215,20 @@ static void pump_input(avr_irq_t *in)
 }
 
 /* ---- stimuli --------------------------------------------------------------------------------- */
+static void apply(const step_t *s, double sim_t);
+
+static void idle_inputs(void)
+{
+    for (char port = 'B'; port <= 'D'; port++) /* nothing pressed, no gate blocked */
+        for (int bit = 0; bit < 8; bit++)
+            if (!(port == 'D' && bit < 2))
+                avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), bit), 1);
+    for (int ch = 0; ch < 6; ch += 3) { /* every tilt node upright: z = 1 g */
+        step_t upright = {0, STEP_ADC, 0, 0, 0, ch, {0, 0, 1}, 0};
+        apply(&upright, 0);
+    }
+}
+
 static void apply(const step_t *s, double sim_t)
 {
     switch (s->kind) {
@@ -223,6 +247,13 @@ static void apply(const step_t *s, double sim_t)
             unplug();
             replug_at = sim_t + s->seconds;
         }
+        break;
+    case STEP_RESET: /* RAM and registers start over; EEPROM (the boot counter) stays */
+        avr_reset(avr);
+        clock_offset = sim_t - (double)avr->cycle / avr->frequency;
+        idle_inputs(); /* the reset forgets what drives the pins; the wiring has not changed */
+        printf("reset\n");
+        fflush(stdout);
         break;
     case STEP_END:
         running = 0;
@@ -269,14 +300,7 @@ int main(int argc, char **argv)
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF), uart_xoff, NULL);
     avr_irq_t *uart_in = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
 
-    for (char port = 'B'; port <= 'D'; port++) /* nothing pressed, no gate blocked */
-        for (int bit = 0; bit < 8; bit++)
-            if (!(port == 'D' && bit < 2))
-                avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), bit), 1);
-    for (int ch = 0; ch < 6; ch += 3) { /* every tilt node upright: z = 1 g */
-        step_t upright = {0, STEP_ADC, 0, 0, 0, ch, {0, 0, 1}, 0};
-        apply(&upright, 0);
-    }
+    idle_inputs();
 
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
@@ -294,7 +318,7 @@ int main(int argc, char **argv)
                 return 3;
             }
         }
-        double sim_t = (double)avr->cycle / avr->frequency;
+        double sim_t = sim_now();
         while (next_step < n_steps && steps[next_step].t <= sim_t)
             apply(&steps[next_step++], sim_t);
         if (replug_at >= 0 && sim_t >= replug_at) {
@@ -309,7 +333,7 @@ int main(int argc, char **argv)
             max_lag = -ahead;
     }
     fprintf(stderr, "board-sim: stopped at %.3f s simulated, %lu bytes out, %lu in, max lag %.1f ms\n",
-            (double)avr->cycle / avr->frequency, bytes_out, bytes_in, max_lag * 1000);
+            sim_now(), bytes_out, bytes_in, max_lag * 1000);
     unlink(link_path);
     return 0;
 }

@@ -33,6 +33,7 @@ class SimulatedBoard:
         self.link_path = Path(link_path) if link_path else Path(tempfile.mkdtemp(prefix="board-")) / "hub"
         self.ptys: list[str] = []
         self.unplugs = 0
+        self.resets = 0
         self._ready = threading.Event()
         self._proc: subprocess.Popen[str] | None = None
 
@@ -62,6 +63,8 @@ class SimulatedBoard:
                 self.ptys.append(rest)
             elif word == "unplugged":
                 self.unplugs += 1
+            elif word == "reset":
+                self.resets += 1
             elif word == "ready":
                 self._ready.set()
         self._ready.set()
