@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 from station.devices import protocol as p
-from station.game import Game, fold, record_event
+from station.fold import fold, record_event
+from station.game import Game
 from station.journal import Journal, read_records
 from station.rules.bronepekhota.army import load_army
 

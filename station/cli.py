@@ -17,7 +17,8 @@ import click
 
 from .config import ConfigError, config_path, load_config
 from .dice import DiceBook
-from .game import InputError, fold, ruling_status
+from .fold import fold, ruling_status
+from .game import InputError
 from .journal import JournalError, read_records
 from .rules.base import ArmyError
 from .rules.fields import load_json_file

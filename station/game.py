@@ -1,8 +1,7 @@
-"""A game: the journal folded through a ruleset.
+"""A live game: the journal folded through a ruleset as it is written (``station.fold``).
 
-``fold(records)`` is the whole truth: state and rulings are a pure function of the journal.
-``Game`` is the live version: it journals each input first, then applies it, journals the dice
-it rolled and the rulings it made, and tells subscribers.  A referee override is journaled and
+``Game`` journals each input first, then applies it, journals the dice it rolled and the rulings
+it made, and tells subscribers.  A referee override is journaled and
 the game is derived again from the start, so the override acts where the ruling was made.
 """
 from __future__ import annotations
@@ -11,24 +10,20 @@ import logging
 import random
 import threading
 from array import array
-from collections import deque
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import __version__
-from .devices import protocol
-from .dice import DiceBook, Roll
-from .journal import Journal, JournalError, JournalFull
+from .dice import DiceBook
+from .fold import HEADER_KIND, dice_of, fold, header_of, is_folded, record_event, ruling_status
+from .journal import Journal, JournalFull
 from .measure.terrain import FORMAT as TERRAIN_FORMAT, parse_terrain, terrain_document
-from .rules.base import ArmyError, Event, Input, Override, Ruleset, Ruling, state_json
+from .rules.base import ArmyError, Ruleset, Ruling
 from .rules.registry import make_ruleset
 
 log = logging.getLogger(__name__)
 
-HEADER_KIND = "game"
 RULINGS_KEPT = 5000  # rulings a live game keeps in memory (and shows); every one stays in the journal
-APPLIED_RX = ("event", "control")  # rx verdicts the fold applies; the rest are kept for audit
 
 
 class InputError(ValueError):
@@ -37,96 +32,6 @@ class InputError(ValueError):
 
 class JournalUnavailable(InputError):
     """The journal cannot record anything now (its disk is full): the input changed nothing."""
-
-
-def record_event(record: Mapping[str, Any]) -> Event | None:
-    """The fold's view of one journal record, or None for records it does not apply."""
-    kind = record["kind"]
-    if kind == "rx":
-        if record.get("verdict") not in APPLIED_RX:
-            return None
-        try:
-            return Event(record["seq"], protocol.decode(record["line"]), record.get("mono"))
-        except protocol.ProtocolError as exc:
-            raise JournalError(f"record {record['seq']}: line marked valid does not decode ({exc})") from None
-    if kind == "input":
-        return Event(record["seq"], Input(record["type"], record.get("args", {})))
-    if kind in ("confirm", "override"):
-        return Event(record["seq"], Input(kind, {"ruling": record["ruling"]}))
-    if kind == "snapshot":  # where the camera saw every base: geometry for the rules
-        return Event(record["seq"], Input("snapshot", {"units": record.get("units", []), "table_mm": record.get("table_mm"),
-                                                       "residual_mm": record.get("residual_mm")}))
-    if kind == "camera" and record.get("event") in ("ModelFell", "ModelUp"):  # what the camera saw a model do
-        return Event(record["seq"], Input("camera_posture", {"element": record["element"],
-                                                             "fallen": record["event"] == "ModelFell"}), record.get("mono"))
-    if kind == "terrain":  # the table's terrain pieces, for line of sight, cover and movement
-        return Event(record["seq"], Input("terrain", {"format": record["format"], "pieces": record["pieces"]}))
-    return None
-
-
-FOLDED_KINDS = frozenset({HEADER_KIND, "rx", "input", "dice", "dice_entry", "confirm", "override", "snapshot",
-                          "camera", "terrain"})
-
-
-def is_folded(record: Mapping[str, Any]) -> bool:
-    """Whether the fold reads this record (the rest are kept for the audit trail)."""
-    return record["kind"] in FOLDED_KINDS and (record["kind"] != "rx" or record.get("verdict") in APPLIED_RX)
-
-
-def overrides_of(records: Iterable[Mapping[str, Any]]) -> dict[str, tuple[int, Override]]:
-    """The latest override of each ruling, with the seq of the record that made it."""
-    return {r["ruling"]: (r["seq"], Override(r["ruling"], r["verdict"], r.get("note", "")))
-            for r in records if r["kind"] == "override"}
-
-
-def dice_of(records: Iterable[Mapping[str, Any]]) -> list[Roll]:
-    return [Roll(r["key"], r["sides"], r["value"], bool(r.get("physical"))) for r in records if r["kind"] == "dice"]
-
-
-def ruling_status(ruling: Ruling, confirmed: set[str] | frozenset[str]) -> str:
-    """Where a ruling stands for the referee: overridden, confirmed, pending or simply applied."""
-    if ruling.overridden:
-        return "overridden"
-    if ruling.id in confirmed:
-        return "confirmed"
-    return "pending" if ruling.needs_referee else "applied"
-
-
-@dataclass
-class FoldResult:
-    ruleset: Ruleset
-    state: Any
-    rulings: list[Ruling] | deque[Ruling] = field(default_factory=list)
-
-    def state_json(self) -> str:
-        return state_json(self.ruleset, self.state)
-
-
-def header_of(records: Sequence[Mapping[str, Any]], where: str = "journal") -> Mapping[str, Any]:
-    if not records or records[0]["kind"] != HEADER_KIND:
-        raise JournalError(f"{where}: the first record must be the game header")
-    return records[0]
-
-
-def fold(records: Sequence[Mapping[str, Any]], book: DiceBook | None = None,
-         on_step: Callable[[Mapping[str, Any], list[Ruling]], None] | None = None,
-         keep_rulings: int | None = None) -> FoldResult:
-    """Rebuild a game from its journal records.  Without ``book`` only journaled dice are used,
-    so a replay is exact or fails loudly.  ``keep_rulings`` keeps only the latest rulings."""
-    header = header_of(records)
-    book = book if book is not None else DiceBook(dice_of(records))
-    ruleset = make_ruleset(header["game"], book)
-    state = ruleset.initial_state(header["armies"], header.get("options", {}), overrides_of(records))
-    result = FoldResult(ruleset, state, deque(maxlen=keep_rulings) if keep_rulings else [])
-    for record in records:
-        event = record_event(record)
-        if event is None:
-            continue
-        result.state, rulings = ruleset.apply(result.state, event)
-        result.rulings.extend(rulings)
-        if on_step is not None:
-            on_step(record, rulings)
-    return result
 
 
 class Game:

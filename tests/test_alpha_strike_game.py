@@ -354,7 +354,7 @@ def test_the_recorded_training_day_replays_to_the_attackers_victory():
     """tests/data/sessions/training-day.jsonl: station/data/alpha_strike/session.json played with
     table snapshots and the players' own dice (make sessions): three turns, a death from above
     finishes the Thunderbolt, and the attacker wins by §12's condition."""
-    from station.game import fold
+    from station.fold import fold
     from station.journal import read_records
     records = read_records(Path(__file__).parent / "data" / "sessions" / "training-day.jsonl")
     assert not [r for r in records if r["kind"] == "dice" and not r.get("physical")]  # every roll from the table

@@ -190,7 +190,7 @@ def test_bad_quick_army_files_name_the_field(tmp_path):
 def test_the_recorded_quick_game_replays_to_blues_victory():
     """tests/data/sessions/quick.jsonl: station/data/quick/session.json played on the simulated hub
     (make sessions): real hits judged by the tilt nodes, a wound, a virtual kill, and victory."""
-    from station.game import fold
+    from station.fold import fold
     from station.journal import read_records
     records = read_records(Path(__file__).parent / "data" / "sessions" / "quick.jsonl")
     state = json.loads(fold(records).state_json())

@@ -9,7 +9,8 @@ from click.testing import CliRunner
 from station.cli import main
 from station.devices import protocol as p
 from station.dice import MissingDice
-from station.game import Game, InputError, fold
+from station.fold import fold
+from station.game import Game, InputError
 from station.journal import Journal, read_records
 from station.rules.base import ArmyError
 from station.rules.bronepekhota.army import load_army
@@ -239,7 +240,7 @@ def test_dice_rolled_at_the_table_are_used_in_order_and_journaled_as_physical():
 
 
 def test_physical_dice_through_the_api_decide_a_virtual_shot(tmp_path, armies):
-    from station.game import fold
+    from station.fold import fold
     from station.journal import read_records
     from station.runtime import Station
     from station.web.app import create_app

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from station.game import fold
+from station.fold import fold
 from station.journal import read_records
 from station.session import load_session
 

@@ -210,7 +210,7 @@ def test_sample_data_says_so():
 def test_the_recorded_firefight_replays_to_the_ententes_win_on_points():
     """tests/data/sessions/price-of-a-mile.jsonl: station/data/price_of_a_mile/session.json played
     with table snapshots and the players' own d10s (make sessions)."""
-    from station.game import fold
+    from station.fold import fold
     from station.journal import read_records
     records = read_records(Path(__file__).parent / "data" / "sessions" / "price-of-a-mile.jsonl")
     assert not [r for r in records if r["kind"] == "dice" and not r.get("physical")]

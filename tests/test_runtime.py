@@ -4,7 +4,7 @@ station restart in the middle of a game."""
 from station.devices import protocol as p
 from station.devices.hubsim import SimulatedHub
 from station.dice import DiceBook
-from station.game import fold
+from station.fold import fold
 from station.journal import read_records
 from station.rules.bronepekhota import Bronepekhota
 from station.runtime import Station

@@ -229,7 +229,7 @@ def test_5_2_carrying_wounded_slows_a_squad_and_too_many_stop_it():
 def test_the_recorded_skirmish_replays_to_its_known_state():
     """tests/data/sessions/steel-warriors.jsonl: station/data/steel_warriors/session.json, two
     turns of the fragment's squads with table snapshots and the players' own dice (make sessions)."""
-    from station.game import fold
+    from station.fold import fold
     from station.journal import read_records
     records = read_records(Path(__file__).parent / "data" / "sessions" / "steel-warriors.jsonl")
     assert not [r for r in records if r["kind"] == "dice" and not r.get("physical")]

@@ -258,7 +258,7 @@ def test_tilt_sensor_decides_at_once_and_snapshot_reports_units():
 def test_station_with_a_camera_journals_snapshots_and_falls(tmp_path, armies):
     """station run --camera: frames in, TableSnapshot and ModelFell records in the journal, the map
     on /api/table; the rules' own fold is untouched by camera records."""
-    from station.game import fold
+    from station.fold import fold
     from station.journal import read_records
     from station.rules.bronepekhota.army import load_army
     from station.runtime import Station

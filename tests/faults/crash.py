@@ -25,7 +25,7 @@ from typing import Callable
 
 from station.devices.hubsim import SimulatedHub
 from station.dice import DiceBook
-from station.game import fold
+from station.fold import fold
 from station.journal import read_records
 from station.rules.bronepekhota import Bronepekhota
 from station.rules.bronepekhota.army import load_army

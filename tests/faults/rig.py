@@ -138,7 +138,7 @@ class Rig:
         live = self.client.get("/api/state").get_json()
         lines = [r["line"] for r in read_records(self.path) if r["kind"] == "rx" and r["verdict"] == "event"]
         assert ruling_keys(live["rulings"]) == reference_rulings(self.armies, lines)
-        from station.game import fold
+        from station.fold import fold
         assert ruling_keys([r.as_dict() for r in fold(read_records(self.path)).rulings]) == ruling_keys(live["rulings"])
         return live
 
