@@ -81,6 +81,11 @@ class TableState:
     terrain: tuple[Any, ...] = ()
     confirmed: frozenset[str] = frozenset()
 
+    def stands_in(self, model_id: str, kinds: Collection[str]) -> bool:
+        """Does the model's centre, where the camera last saw it, stand in terrain of these kinds?"""
+        where = self.positions.get(model_id)
+        return bool(where) and any(p.type in kinds and p.contains(where[:2]) for p in self.terrain)
+
     def evolve(self, **changes: Any):
         """A copy with some fields changed, without re-running the dataclass's checks (a fold
         makes thousands of these)."""

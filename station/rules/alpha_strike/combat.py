@@ -16,7 +16,7 @@ from .formations import benefit
 from .heat import max_overheat
 from .melee import melee_plan
 from .turn import AlphaState
-from .where import height_mm, placed, terrain_at
+from .where import height_mm, placed
 
 INCH = 25.4
 KINDS = ("weapon", "indirect", "standard", "melee_weapon", "charge", "dfa")
@@ -55,7 +55,7 @@ def geometry(state: AlphaState, attacker: UnitState, target: UnitState,
         doubts.append("the attack line runs through a corner of the target's base: its controller chooses front or rear")
     touching = m.mm <= 2.0  # §6.1: units in base contact always see each other
     g = Geometry(m.exact, 0.0 if touching else sight.hidden_fraction, 0.0 if touching else sight.woods_mm / INCH,
-                 terrain_at(state, target.id, "woods"), terrain_at(state, target.id, "water"), side == "rear")
+                 state.stands_in(target.id, ("woods",)), state.stands_in(target.id, ("water",)), side == "rear")
     for edge in (6.0, 24.0, 42.0):
         if m.too_close_to_call(edge):
             doubts.append(f'the distance is within the camera\'s uncertainty of the {edge:g}" band edge')

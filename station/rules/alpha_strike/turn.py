@@ -17,7 +17,7 @@ from .cards import UnitState
 from .heat import TurnHeat, end_phase
 from .formations import speed_demon
 from .moving import check_move
-from .where import placed, terrain_at
+from .where import placed
 
 
 
@@ -172,7 +172,7 @@ def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, lis
                                   "and removed (§4.4).", "§4.4", element=unit.id))
             continue
         turn = state.heat_turn.get(unit.id, TurnHeat())
-        turn = replace(turn, in_water=terrain_at(state, unit.id, "water"))
+        turn = replace(turn, in_water=state.stands_in(unit.id, ("water",)))
         hot, said = end_phase(unit, turn, state.options.get("deep_water_only", False))
         state = state.with_unit(hot)
         if hot.heat != unit.heat or hot.shutdown != unit.shutdown:

@@ -21,9 +21,3 @@ def placed(state, unit_id: str) -> Placed | None:
 
 def height_mm(state, unit_id: str) -> float:
     return float((_unit_spec(state, unit_id)["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM)
-
-
-def terrain_at(state, unit_id: str, kind: str) -> bool:
-    """Does the unit's centre stand in a piece of terrain of this kind?"""
-    where = state.positions.get(unit_id)
-    return bool(where) and any(p.type == kind and p.contains(where[:2]) for p in state.terrain)

@@ -13,7 +13,7 @@ from ...measure.templates import blast, scatter, strip
 from ..base import Ruling
 from .shooting import COVER_TYPES, Refused, panic, spend, take_hits
 from .state import INCH, MileState
-from .where import in_terrain, placed, placed_many
+from .where import placed, placed_many
 
 GRENADE_RANGE_IN = 6.0  # §8.1
 BLAST_IN = 2.0  # §8.1, §9.2, §9.3
@@ -45,12 +45,12 @@ def hit_under(state: MileState, ids: list[str], roller: Roller, key: str, power:
     wavered: dict[str | None, int] = {}
     for fid in ids:
         victim = state.fighters[fid]
-        if cover_save and not trench_epicentre and in_terrain(state, fid, ("trench",)):
+        if cover_save and not trench_epicentre and state.stands_in(fid, ("trench",)):
             roll = roller.roll(10, f"{key}/{fid}/trench")
             if roll < TRENCH_SAVE:
                 words.append(f"{fid} in its trench escapes (d10 {roll})")
                 continue
-        elif cover_save and in_terrain(state, fid, COVER_TYPES):
+        elif cover_save and state.stands_in(fid, COVER_TYPES):
             roll = roller.roll(10, f"{key}/{fid}/cover")
             if roll < COVER_SAVE:
                 words.append(f"{fid} in cover escapes (d10 {roll})")
@@ -82,7 +82,7 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
     if reach > GRENADE_RANGE_IN * INCH:
         raise Refused(f"the point is {reach / INCH:.1f}\" away; a grenade reaches 6\"", "§8.1")
     covered = any(p.type in DIFFICULT and p.contains(point) for p in state.terrain)
-    if not in_terrain(state, thrower.id, DIFFICULT) and not covered:
+    if not state.stands_in(thrower.id, DIFFICULT) and not covered:
         raise Refused("a thrower in the open may only throw at a target in difficult terrain or behind an obstacle", "§8.1")
     state = spend(state, thrower, 1, "§8.1")
     direction = roller.roll(state.options.scatter_sides, f"{seq}/grenade/direction")

@@ -12,7 +12,7 @@ from ...measure.terrain import line_of_sight
 from ..base import Ruling
 from .state import INCH, Activation, Fighter, MileState
 from . import vehicles
-from .where import in_terrain, placed, placed_many
+from .where import placed, placed_many
 
 TARGETS = 3  # §6.1
 AIMED_TARGETS = 4  # §6.5
@@ -207,8 +207,8 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
         raise Refused(f"{target.id} is not among the {AIMED_TARGETS if aimed else TARGETS} nearest enemies "
                       f"{shooter.id} can see ({', '.join(t for t, _ in legal) or 'none'})", "§6.1")
     edge_in = dict(legal)[target.id] / INCH
-    long = edge_in > weapon["range_in"] + (PREPARED_IN if in_terrain(state, shooter.id, ("trench",)) else 0.0)
-    cover = in_terrain(state, target.id, COVER_TYPES) or bool(visible(state, shooter, target)[2])
+    long = edge_in > weapon["range_in"] + (PREPARED_IN if state.stands_in(shooter.id, ("trench",)) else 0.0)
+    cover = state.stands_in(target.id, COVER_TYPES) or bool(visible(state, shooter, target)[2])
     return Shot(shooter, target, weapon, aimed, 2 if aimed else actions * weapon.get("actions_per_shot", 1), edge_in, long,
                 cover, HIT[(long, cover)], volley(state, shooter, target, weapon, actions, aimed, rules_of(shooter)))
 

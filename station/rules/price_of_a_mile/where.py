@@ -30,8 +30,3 @@ def placed(state, fighter_id: str) -> Placed | None:
 def placed_many(state, fighter_ids: Iterable[str]) -> list[Placed]:
     """The bases the camera has placed, in the order given; unseen ones are left out."""
     return [p for p in (placed(state, f) for f in fighter_ids) if p is not None]
-
-
-def in_terrain(state, fighter_id: str, kinds: tuple[str, ...]) -> bool:
-    where = state.positions.get(fighter_id)
-    return bool(where) and any(p.type in kinds and p.contains(where[:2]) for p in state.terrain)

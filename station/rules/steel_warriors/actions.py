@@ -11,7 +11,7 @@ from ...dice import Roller
 from ...measure.movement import movement
 from ..base import Ruling
 from .state import Activation, WarState
-from .where import in_terrain, nearest_enemy_mm
+from .where import nearest_enemy_mm
 
 MAX_UNSUPPRESS = 2  # §6.7
 SLACK_IN = 0.2
@@ -163,7 +163,7 @@ def go_prone(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarSta
     """§6.5: an action; +1 step to the Range die; never in water."""
     squad_id = str(args.get("squad"))
     state = spend(state, squad_id, "§6.5")
-    if any(in_terrain(state, f.id, ("water",)) for f in state.fighting(squad_id)):
+    if any(state.stands_in(f.id, ("water",)) for f in state.fighting(squad_id)):
         raise Refused("a squad in water cannot go to ground", "§6.5")
     state = state.with_squad(replace(state.squads[squad_id], prone=True))
     return state, [Ruling(f"{seq}:prone", seq, "status", f"Squad {squad_id} goes to ground: +1 step to its Range die (§6.5).", "§6.5")]
@@ -216,7 +216,7 @@ def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
     act = state.activation
     if act is None or act.squad != squad_id or act.reorganised:
         raise Refused("a squad reorganises once in its activation", "§9")
-    if state.squads[squad_id].suppression and not all(in_terrain(state, f.id, ("woods", "building", "trench"))
+    if state.squads[squad_id].suppression and not all(state.stands_in(f.id, ("woods", "building", "trench"))
                                                        for f in state.fighting(squad_id)):
         raise Refused("a suppressed squad reorganises only in cover", "§6.7")
     state = spend(state, squad_id, "§9")

@@ -13,7 +13,7 @@ from ..base import Ruling
 from .actions import Refused, spend
 from .ladder import ZONES, casualties, range_die, rof_die, zone
 from .state import Figure, WarState
-from .where import in_terrain, placed_many
+from .where import placed_many
 
 LIGHT_COVER = ("woods",)  # §6.5: forest and bushes
 HARD_COVER = ("building", "trench")  # §6.5: thick walls, trenches
@@ -31,7 +31,7 @@ def _distance_in(state: WarState, firers: list[str], targets: list[str]) -> floa
 def _cover_steps(state: WarState, target: list[Figure]) -> tuple[int, list[str]]:
     """§6.5, §13.7: hard cover +2, light +1, if every figure (or, by option, most) has it."""
     def cover(f: Figure) -> int:
-        return 2 if in_terrain(state, f.id, HARD_COVER) else 1 if in_terrain(state, f.id, LIGHT_COVER) else 0
+        return 2 if state.stands_in(f.id, HARD_COVER) else 1 if state.stands_in(f.id, LIGHT_COVER) else 0
     levels = sorted((cover(f) for f in target), reverse=True)
     open_figures = [f.id for f in target if not cover(f)]
     if state.options.cover_rule == "all":

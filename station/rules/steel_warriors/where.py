@@ -22,10 +22,6 @@ def placed_many(state, figure_ids: Iterable[str]) -> list[Placed]:
     return [p for p in (placed(state, f) for f in figure_ids) if p is not None]
 
 
-def in_terrain(state, figure_id: str, kinds: tuple[str, ...]) -> bool:
-    where = state.positions.get(figure_id)
-    return bool(where) and any(p.type in kinds and p.contains(where[:2]) for p in state.terrain)
-
 
 def nearest_enemy_mm(state, figure_id: str, pose) -> float:
     """Centre distance from a pose to the nearest fighting enemy figure (for 'towards' or 'away')."""
