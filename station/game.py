@@ -6,7 +6,6 @@ the game is derived again from the start, so the override acts where the ruling 
 """
 from __future__ import annotations
 
-import logging
 import random
 import threading
 from array import array
@@ -20,8 +19,6 @@ from .journal import Journal, JournalFull
 from .measure.terrain import FORMAT as TERRAIN_FORMAT, parse_terrain, terrain_document
 from .rules.base import ArmyError, Ruleset, Ruling
 from .rules.registry import make_ruleset
-
-log = logging.getLogger(__name__)
 
 RULINGS_KEPT = 5000  # rulings a live game keeps in memory (and shows); every one stays in the journal
 
@@ -59,13 +56,14 @@ class Game:
         elif game is not None and header_of(records, str(journal.path))["game"] != game:
             raise InputError(f"{journal.path} holds a {records[0]['game']} game, not {game}")
         self._header = records[0]
-        self._order = array("q", (r["seq"] for r in records if record_event(r) is not None))  # as applied
+        self._order = array("q")  # the seqs of the records applied, in the order they were applied
         self._last_seq = records[-1]["seq"]
         self.book = DiceBook(dice_of(records), source=rng or random.Random())
         self._table = next((r for r in reversed(records) if r["kind"] == "snapshot"), None)
         self._terrains = [r for r in records if r["kind"] == "terrain"]
         self.version = 0
-        self._result = fold(records, self.book, keep_rulings=RULINGS_KEPT)
+        self._result = fold(records, self.book, on_step=lambda record, _: self._order.append(record["seq"]),
+                            keep_rulings=RULINGS_KEPT)
         self._after_derive()
         del records
         self._specs = {s["element"]: s for s in self.ruleset.model_specs(self.header["armies"])}
@@ -125,25 +123,20 @@ class Game:
             raise JournalUnavailable(str(exc)) from None
 
     def observe(self, record: dict[str, Any]) -> list[Ruling]:
-        """Apply a record the caller already journaled (the serial link journals its own lines)."""
+        """Apply a record the caller already journaled (the serial link journals its own lines).
+        A table snapshot is also what the dashboard's map draws; terrain is kept by version."""
         with self._lock:
             if record["kind"] == "terrain":
                 self._terrains.append(record)
+            elif record["kind"] == "snapshot":
+                self._table = record
             rulings = self._apply(record)
             self._changed(rulings)
             return rulings
 
-    def observe_camera(self, record: dict[str, Any]) -> None:
-        """A camera record the caller journaled.  A snapshot is folded (the rules measure on it,
-        e.g. §6.2 contact) and drawn on the dashboard's map; a fall seen is shown."""
-        with self._lock:
-            if record["kind"] == "snapshot":
-                self._table = record
-            for ruling in self._apply(record):
-                log.info("ruling from the camera: %s", ruling.text)
-            self.version += 1
-            self._publish({"version": self.version, "reset": False, "rulings": [], "seq": record["seq"],
-                           "camera": [record] if record["kind"] == "camera" else []})
+    def observe_camera(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """Journal what the camera saw a model do (ModelFell, ModelUp) and fold it."""
+        return self._journal_and_observe("camera", fields)
 
     def observe_table(self, snapshot: Mapping[str, Any]) -> dict[str, Any]:
         """Journal a TableSnapshot (from the camera or a recorded session) and fold it: each
@@ -151,10 +144,15 @@ class Game:
         specs = self._specs
         units = [{**u, "player": u.get("player") or specs.get(u["element"], {}).get("player"),
                   "base": u.get("base") or specs.get(u["element"], {}).get("base")} for u in snapshot.get("units", [])]
+        return self._journal_and_observe("snapshot", {**snapshot, "units": units})
+
+    def _journal_and_observe(self, kind: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """Camera records are observations, not inputs: while the disk is full they are not
+        journaled at all (JournalFull), so the reserve is kept for what is under way."""
         if not self.journal.accepting():
-            raise JournalFull(f"table snapshot not recorded: {self.journal.fault}")
-        record = self.journal.append("snapshot", **{**snapshot, "units": units})
-        self.observe_camera(record)
+            raise JournalFull(f"{kind} record not journaled: {self.journal.fault}")
+        record = self.journal.append(kind, **fields)
+        self.observe(record)
         return record
 
     def table_at(self, seq: int) -> dict[str, Any] | None:

@@ -156,6 +156,7 @@ class Journal:
         if not self.path.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.touch()
+            self._recovered: list[dict[str, Any]] | None = []
             return Recovery(0, 0)
         records, valid = _scan(self.path)
         torn = self.path.stat().st_size - valid
@@ -166,13 +167,17 @@ class Journal:
                 f.flush()
                 os.fsync(f.fileno())
         self._written_seq = self._synced_seq = len(records)
+        self._recovered = records  # what open read, until the first append makes it stale
         return Recovery(len(records), torn)
 
     @property
     def records(self) -> list[dict[str, Any]]:
-        """Every record so far, read back from the file (for resuming a game).  The journal keeps
-        no records in memory, so a long game costs disk, not RAM."""
+        """Every record so far, read back from the file (for resuming a game).  Only the records
+        ``open`` read are kept, and only until the first append, so resuming parses the file once
+        and a long game costs disk, not RAM."""
         with self._lock:
+            if self._recovered is not None:
+                return self._recovered
             end = self._end
         return _scan_bytes(self.path, self._pread(0, end))[0] if end else []
 
@@ -250,7 +255,7 @@ class Journal:
             record = {"seq": seq, "kind": kind, "mono": round(self.clock.monotonic(), 6),
                       "wall": self.clock.wall_iso(), **fields}
             self._write_line((_dumps(record) + "\n").encode("utf-8"))
-            self._written_seq = seq
+            self._written_seq, self._recovered = seq, None
             self._wake.notify()
             if durable:
                 while self._synced_seq < seq and not self._closed:

@@ -163,13 +163,11 @@ class CameraService:
             self.records_skipped += len(out.events) + 1
 
     def _journal(self, out) -> None:
-        if not self.game.journal.accepting():
-            raise JournalFull(self.game.journal.fault or "journal full")
         for event in out.events:
             fields = {"event": type(event).__name__, "element": event.element, "frame": event.frame}
             if isinstance(event, ModelFell):
                 fields["evidence"] = event.evidence
-            self.game.observe_camera(self.game.journal.append("camera", **fields))
+            self.game.observe_camera(fields)
         now = time.monotonic()
         if out.events or now - self._last_snapshot >= self.snapshot_interval:
             self._last_snapshot = now
