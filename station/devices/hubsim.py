@@ -148,16 +148,18 @@ class SimulatedHub:
         timer.daemon = True
         timer.start()
 
-    def reset(self, boot: str) -> None:
+    def reset(self, boot: str, hello_lost: bool = False) -> None:
         """A power cycle of the hub itself (the USB cable stays in): the RAM ring and every
-        counter are lost, SEQ restarts at 1, and the new boot introduces itself unasked."""
+        counter are lost, SEQ restarts at 1, and the new boot introduces itself unasked (unless
+        that HELLO is lost on the wire)."""
         with self._lock:
             self.boot, self.last_seq, self.lost = boot, 0, 0
             self.ring.clear()
             self.counts.clear()
             self._held = None
             self._t0 = time.monotonic()
-            self._control(p.Hello(0, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes))
+            if not hello_lost:
+                self._control(p.Hello(0, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes))
         log.info("hubsim: reset, boot %s", boot)
 
     def inject(self, fault: str, count: int = 1) -> None:
@@ -214,8 +216,11 @@ class SimulatedHub:
             if fault == "reorder" and self._held is None:
                 self._held = line
                 return
-            held, self._held = (self._held, None) if faults else (None, self._held)
-            for chunk in self._damaged(line, fault) + ([held] if held else []):
+            chunks = self._damaged(line, fault)
+            if faults and self._held:  # a reordered line arrives after the next event line
+                chunks.append(self._held)
+                self._held = None
+            for chunk in chunks:
                 try:
                     os.write(self.port.master, chunk)
                 except (BlockingIOError, OSError) as exc:

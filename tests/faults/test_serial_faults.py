@@ -68,15 +68,7 @@ def test_duplicated_and_reordered_lines(rig):
 def test_hub_reset_mid_game_restarts_its_numbers(rig, hello_lost):
     rig.play(STEPS[:15])
     rig.settle(STEPS[:15])
-    if hello_lost:
-        rig.hub.inject("drop")  # the power-up HELLO is the next line with faults applied ...
-        with rig.hub._lock:
-            rig.hub._transmit(b"", faults=True)  # ... consumed here, so the station never hears it
-            rig.hub.boot, rig.hub.last_seq = "B0B0", 0
-            rig.hub.ring.clear()
-            rig.hub.counts.clear()
-    else:
-        rig.hub.reset("B0B0")
+    rig.hub.reset("B0B0", hello_lost=hello_lost)
     rig.play(STEPS[15:])
     rig.settle(STEPS)
     rig.check(STEPS)
