@@ -30,7 +30,7 @@ from station.journal import read_records
 from station.rules.bronepekhota import Bronepekhota
 from station.rules.bronepekhota.army import load_army
 
-from .rig import applied, ruling_keys, same_event, script, send
+from .rig import Emitter, applied, ruling_keys, same_event, script
 
 ROOT = Path(__file__).resolve().parents[2]
 ARMY_FILES = (ROOT / "examples" / "blue-protectorate.json", ROOT / "examples" / "red-polaris.json")
@@ -106,28 +106,6 @@ class Daemon:
         return self.proc.wait(timeout=20)
 
 
-class Emitter:
-    """The table: fires the script at ``rate`` events per second, whatever the station is doing."""
-
-    def __init__(self, hub: SimulatedHub, steps: list[tuple], rate: float) -> None:
-        self.hub, self.steps, self.rate = hub, steps, rate
-        self.sent = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(1 / self.rate) and self.sent < len(self.steps):
-            send(self.hub, self.steps[self.sent])
-            self.sent += 1
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
 def replay_state(path: Path) -> dict:
     """What a clean replay of the journal makes of the game, as the API shows it."""
     result = fold(read_records(path))
@@ -197,7 +175,7 @@ def crash_loop(folder: Path, kills: int, seed: int = 1, rate: float = 10.0,
         emitter.stop()
         hub.stop()
     events = applied(journal)
-    steps = emitter.steps[:emitter.sent]
+    steps = emitter.fired()
     if len(events) != len(steps) or not all(same_event(s, m) for s, m in zip(steps, events)):
         raise AssertionError(f"{len(events)} events applied for {len(steps)} fired, or out of order")
     report.events_applied = len(events)

@@ -32,7 +32,7 @@ from station.rules.bronepekhota import Bronepekhota
 from station.rules.bronepekhota.army import load_army
 
 from .crash import ARMY_FILES, TOKEN, Daemon
-from .rig import script, send
+from .rig import Emitter, script
 
 SEQ_FIELD = re.compile(rb'"seq":(\d+)')
 # The real hub's 64-event ring holds 385 ms of events at its wire's ceiling of 166 lines/s.  At
@@ -134,42 +134,6 @@ def camera_recording(folder: Path, frames: int = 12) -> tuple[Path, Path, Path]:
     return recording, calibration, _army_with_markers(folder)
 
 
-class Emitter:
-    """The hub firing ``rate`` events a second in 5 ms batches; notes when each SEQ was written."""
-
-    def __init__(self, hub: SimulatedHub, rate: float) -> None:
-        self.hub, self.rate = hub, rate
-        self.steps = script(5000, seed=7)
-        self.span = self.steps[-1][-1] + 4000  # hub ms one round of the script takes
-        self.sent_at = array("d", [0.0])  # indexed by hub SEQ
-        self.sent = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        start, sent = time.perf_counter(), 0
-        self.sent = 0
-        while not self._stop.is_set():
-            due = int((time.perf_counter() - start) * self.rate)
-            while sent < due:
-                now = time.perf_counter()
-                step = self.steps[sent % len(self.steps)]  # round again, later in hub time
-                seq = send(self.hub, step[:-1] + (step[-1] + sent // len(self.steps) * self.span,))
-                if seq:
-                    self.sent_at.extend([0.0] * (seq + 1 - len(self.sent_at)))
-                    self.sent_at[seq] = now
-                sent += 1
-            self.sent = sent
-            time.sleep(0.005)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -198,7 +162,7 @@ def soak(folder: Path, seconds: float, rate: float = 1000.0, clients: int = 20, 
                      "--seed", "2", "--option", "ammo=unlimited"]
                     + (["--camera", str(recording), "--camera-fps", str(fps), "--calibration", str(calibration)]
                        if fps else []), folder / "daemon.log")
-    emitter = Emitter(hub, rate)
+    emitter = Emitter(hub, script(5000, seed=7), rate)
     streams: list[StreamClient] = []
     try:
         url = daemon.url()

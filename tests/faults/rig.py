@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import random
 import tempfile
+import threading
 import time
+from array import array
 from pathlib import Path
 from typing import Any, Callable
 
@@ -61,6 +63,48 @@ def send(hub: SimulatedHub, step: tuple) -> int:
         return hub.tilt(node, state, angle, t=t)
     g, t = rest
     return hub.impact(node, g, t=t)
+
+
+class Emitter:
+    """The table: fires ``steps`` at ``rate`` events a second, whatever the station is doing (in
+    5 ms batches), going round again later in hub time when they run out, as a real hub's clock
+    would; notes when each hub SEQ was written."""
+
+    def __init__(self, hub: SimulatedHub, steps: list[tuple], rate: float) -> None:
+        self.hub, self.steps, self.rate = hub, steps, rate
+        self.span = steps[-1][-1] + 4000  # hub ms one round of the script takes
+        self.sent_at = array("d", [0.0])  # indexed by hub SEQ
+        self.sent = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def step(self, index: int) -> tuple:
+        """The ``index``-th event fired: the script's, shifted by the rounds gone before."""
+        step = self.steps[index % len(self.steps)]
+        return step[:-1] + (step[-1] + index // len(self.steps) * self.span,)
+
+    def fired(self) -> list[tuple]:
+        return [self.step(i) for i in range(self.sent)]
+
+    def _run(self) -> None:
+        start = time.perf_counter()
+        while not self._stop.is_set():
+            due = int((time.perf_counter() - start) * self.rate)
+            while self.sent < due:
+                now = time.perf_counter()
+                seq = send(self.hub, self.step(self.sent))
+                if seq:
+                    self.sent_at.extend([0.0] * (seq + 1 - len(self.sent_at)))
+                    self.sent_at[seq] = now
+                self.sent += 1
+            time.sleep(0.005)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def same_event(step: tuple, message: p.Message) -> bool:
