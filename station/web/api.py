@@ -10,7 +10,7 @@ from typing import Any, Iterator
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
 from ..game import InputError, JournalUnavailable
-from .security import login, logout, referee_only
+from .security import error_response, login, logout, referee_only
 from .stream import Broadcaster
 
 api = Blueprint("api", __name__)
@@ -22,10 +22,6 @@ def _station():
 
 def _broadcaster() -> Broadcaster:
     return current_app.extensions["broadcaster"]
-
-
-def _error(status: int, message: str) -> tuple[Response, int]:
-    return jsonify({"error": message}), status
 
 
 def _json_body() -> dict[str, Any]:
@@ -41,13 +37,13 @@ def _json_body() -> dict[str, Any]:
 
 @api.errorhandler(InputError)
 def _input_error(exc: InputError) -> tuple[Response, int]:
-    return _error(400, str(exc))
+    return error_response(400, str(exc))
 
 
 @api.errorhandler(JournalUnavailable)
 def _journal_unavailable(exc: JournalUnavailable) -> tuple[Response, int]:
     """The request was fine but cannot be recorded now (disk full): retry once there is room."""
-    return _error(503, str(exc))
+    return error_response(503, str(exc))
 
 
 api.add_url_rule("/login", "login", login, methods=["POST"])
@@ -73,14 +69,14 @@ def measure_bases() -> Response:
     station = _station()
     a, b, kind = request.args.get("a"), request.args.get("b"), request.args.get("kind", "edge")
     if not a or not b or kind not in ("edge", "centre"):
-        return _error(400, "give ?a=ELEMENT&b=ELEMENT and optionally kind=edge|centre")
+        return error_response(400, "give ?a=ELEMENT&b=ELEMENT and optionally kind=edge|centre")
     table = station.game.table()
     if table is None:
-        return _error(404, "no table snapshot yet: is a camera attached?")
+        return error_response(404, "no table snapshot yet: is a camera attached?")
     try:
         m = measure_on_snapshot(table, a, b, station.game.ruleset.convention, station.calibration_residual_mm(), kind)
     except NotOnTable as exc:
-        return _error(404, str(exc))
+        return error_response(404, str(exc))
     return jsonify({**m.as_dict(), "text": m.describe(), "snapshot_seq": table["seq"]})
 
 
@@ -91,11 +87,11 @@ def reach() -> Response:
     from ..tableview import NotPlaced
     element = request.args.get("element")
     if not element:
-        return _error(400, "give ?element=ELEMENT")
+        return error_response(400, "give ?element=ELEMENT")
     try:
         return jsonify(_station().table_view.reach(element))
     except NotPlaced as exc:
-        return _error(404, str(exc))
+        return error_response(404, str(exc))
 
 
 @api.get("/terrain")
@@ -119,7 +115,7 @@ def camera_still() -> Response:
     camera = _station().camera
     jpeg = camera.still() if camera else None
     if jpeg is None:
-        return _error(404, "no camera frame yet")
+        return error_response(404, "no camera frame yet")
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
@@ -130,7 +126,7 @@ def table_still() -> Response:
     camera = _station().camera
     jpeg = camera.table_still() if camera else None
     if jpeg is None:
-        return _error(404, "no calibrated camera frame yet")
+        return error_response(404, "no calibrated camera frame yet")
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
@@ -145,7 +141,7 @@ def events() -> Response:
         since = int(request.args.get("since", 0))
         limit = min(int(request.args.get("limit", 500)), 5000)
     except ValueError:
-        return _error(400, "since and limit must be integers")
+        return error_response(400, "since and limit must be integers")
     return jsonify({"records": _station().game.records_since(since, limit)})
 
 
@@ -207,11 +203,11 @@ def ruling_picture(ruling_id: str) -> Response:
     try:
         ruling = game.ruling(ruling_id).as_dict()
     except InputError as exc:
-        return _error(404, str(exc))
+        return error_response(404, str(exc))
     measured = ruling["details"].get("measured")
     table = game.table_at(measured.get("table_seq", -1)) if measured else None
     if table is None:
-        return _error(404, f"ruling {ruling_id} measured nothing on a table snapshot")
+        return error_response(404, f"ruling {ruling_id} measured nothing on a table snapshot")
     players = game.state_view().get("players", [])
     svg = draw(ruling, table, game.terrain(at_seq=table["seq"])["pieces"], players)
     return Response(svg, mimetype="image/svg+xml")

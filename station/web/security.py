@@ -52,7 +52,8 @@ class Throttle:
                 self._failures = {k: v for k, v in self._failures.items() if v}
 
 
-def _error(status: int, message: str) -> tuple[Response, int]:
+def error_response(status: int, message: str) -> tuple[Response, int]:
+    """Every error the API answers: JSON ``{"error": ...}`` with its status."""
     return jsonify({"error": message}), status
 
 
@@ -73,7 +74,7 @@ def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         if _throttle().blocked(_who()):
-            return _error(429, "too many wrong referee tokens; wait a minute")
+            return error_response(429, "too many wrong referee tokens; wait a minute")
         given = request.headers.get("X-Referee-Token", "")
         auth = request.headers.get("Authorization", "")
         if auth.startswith("Bearer "):
@@ -81,26 +82,26 @@ def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
         if given:
             if not _token_ok(given):
                 _throttle().failed(_who())
-                return _error(403, "wrong referee token")
+                return error_response(403, "wrong referee token")
             return view(*args, **kwargs)
         if session.get("referee"):
             sent = request.headers.get("X-CSRF-Token", "")
             if not sent or not hmac.compare_digest(sent.encode(), str(session.get("csrf", "")).encode()):
-                return _error(403, "this control needs the CSRF token the login gave (X-CSRF-Token)")
+                return error_response(403, "this control needs the CSRF token the login gave (X-CSRF-Token)")
             return view(*args, **kwargs)
-        return _error(401, "this control needs the referee token")
+        return error_response(401, "this control needs the referee token")
     return guarded
 
 
 def login() -> Any:
     """``{"token": ...}``: the referee's cookie session and the CSRF token for its requests."""
     if _throttle().blocked(_who()):
-        return _error(429, "too many wrong referee tokens; wait a minute")
+        return error_response(429, "too many wrong referee tokens; wait a minute")
     body = request.get_json(silent=True)
     given = body.get("token") if isinstance(body, dict) else None
     if not isinstance(given, str) or not given or not _token_ok(given):
         _throttle().failed(_who())
-        return _error(403, "wrong referee token")
+        return error_response(403, "wrong referee token")
     session.clear()
     session["referee"] = True
     session["csrf"] = secrets.token_urlsafe(24)
@@ -121,4 +122,4 @@ def harden(app) -> None:
 
     @app.errorhandler(413)
     def _too_large(_exc) -> tuple[Response, int]:
-        return _error(413, f"the request is larger than {MAX_UPLOAD_BYTES // 1024} kB")
+        return error_response(413, f"the request is larger than {MAX_UPLOAD_BYTES // 1024} kB")
