@@ -12,6 +12,7 @@ import click
 from .dice import DiceBook
 from .rules.base import ArmyError
 from .rules.registry import RULESETS, make_ruleset
+from .measure.bases import MM_PER_INCH
 
 log = logging.getLogger("station")
 
@@ -147,6 +148,6 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
                                   indent=2))
             return
         for s in sorted(sightings, key=lambda s: s.element):
-            click.echo(f"{s.element:<14} {s.unit:<12} x {s.x_mm:7.1f} mm ({s.x_mm / 25.4:6.2f} in)  "
-                       f"y {s.y_mm:7.1f} mm ({s.y_mm / 25.4:6.2f} in)  facing {s.facing_deg:5.1f} deg  "
+            click.echo(f"{s.element:<14} {s.unit:<12} x {s.x_mm:7.1f} mm ({s.x_mm / MM_PER_INCH:6.2f} in)  "
+                       f"y {s.y_mm:7.1f} mm ({s.y_mm / MM_PER_INCH:6.2f} in)  facing {s.facing_deg:5.1f} deg  "
                        f"{'TIPPED ' if s.tipped else ''}conf {s.confidence:.2f}")

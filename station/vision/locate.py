@@ -18,10 +18,10 @@ import numpy as np
 from . import cv
 from .calibration import Calibration
 from .geometry import base_centre, marker_poses
+from ..measure.bases import MM_PER_INCH
 
 log = logging.getLogger(__name__)
 
-MM_PER_INCH = 25.4
 TIPPED_ASPECT = 0.8  # shorter axis / longer axis on the marker's plane below this: tipped over
 SIZE_TOLERANCE = 0.2  # measured / printed size outside 1 +- this: not at its height, or tipped
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import cv
 from .calibration import Anchor
+from ..measure.bases import MM_PER_INCH
 
 A4_MM = (210.0, 297.0)
 MARGIN_MM = 12.0
@@ -40,7 +41,7 @@ class Sheet:
         self.image = np.full((self.px(h), self.px(w)), 255, np.uint8)
 
     def px(self, mm: float) -> int:
-        return int(round(mm * self.dpi / 25.4))
+        return int(round(mm * self.dpi / MM_PER_INCH))
 
     def paste(self, picture: np.ndarray, x_mm: float, y_mm: float) -> None:
         x, y = self.px(x_mm), self.px(y_mm)

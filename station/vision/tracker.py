@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from .locate import BaseSighting, Locator
+from ..measure.bases import MM_PER_INCH
 
 CHANGE_LEVEL = 12  # grey levels (after 4x4 averaging, so noise stays well under it): changed
 SCALE = 4  # the change mask is worked out at a quarter of the frame's resolution
@@ -60,7 +61,7 @@ class TrackerOutput:
     tracks: list[Track]
     events: list[ModelFell | ModelUp] = field(default_factory=list)
 
-    def snapshot(self, mm_per_unit: float = 25.4) -> dict:
+    def snapshot(self, mm_per_unit: float = MM_PER_INCH) -> dict:
         """The TableSnapshot observation: positions in mm and game units, facing, status."""
         return {"frame": self.frame, "still": self.still,
                 "units": [{"element": t.element, "x_mm": round(t.x, 2), "y_mm": round(t.y, 2),

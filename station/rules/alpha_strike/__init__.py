@@ -19,6 +19,7 @@ from .cards import UnitState, skill_pv
 from .options import parse_options
 from .force import card_of, check_forces, load_force, model_specs
 from .turn import PHASES, AlphaState, next_player
+from ...measure.bases import MM_PER_INCH
 
 INPUT_TYPES = ("setup_roll", "home_edge", "roll_initiative", "sniper", "move", "end_movement", "attack", "lucky", "end_turn", "confirm", "override")
 
@@ -30,7 +31,7 @@ class AlphaStrike(ModelRuleset):
     input_types: ClassVar[Sequence[str]] = INPUT_TYPES
     controls: ClassVar[Sequence[tuple[str, str]]] = (("setup_roll", "Setup roll"), ("roll_initiative", "Initiative"),
                                                      ("end_movement", "End movement"), ("end_turn", "End phase"))
-    mm_per_unit: ClassVar[float] = 25.4
+    mm_per_unit: ClassVar[float] = MM_PER_INCH
     convention: ClassVar[Convention] = INCHES
     load_army = staticmethod(load_force)
     model_specs = staticmethod(model_specs)
@@ -88,8 +89,8 @@ class AlphaStrike(ModelRuleset):
         me = state.units.get(element)
         attacks = {u.id: combat.preview(state, {"attacker": element, "target": u.id})
                    for u in state.in_play() if me and u.player != me.player} if state.phase == "combat" else {}
-        return {"attacks": attacks, "rings": [{"label": 'short 6" (+0)', "mm": 6 * 25.4}, {"label": 'medium 24" (+2)', "mm": 24 * 25.4},
-                          {"label": 'long 42" (+4)', "mm": 42 * 25.4}],
+        return {"attacks": attacks, "rings": [{"label": 'short 6" (+0)', "mm": 6 * MM_PER_INCH}, {"label": 'medium 24" (+2)', "mm": 24 * MM_PER_INCH},
+                          {"label": 'long 42" (+4)', "mm": 42 * MM_PER_INCH}],
                 "arcs": [{"label": "firing arc (front 180°, A3)", "centre_deg": 0.0, "half_width_deg": 90.0}]}
 
     def cover(self, hidden_fraction: float) -> dict[str, Any]:

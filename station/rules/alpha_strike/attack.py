@@ -11,7 +11,6 @@ from ...dice import Roller
 from .cards import UnitState
 from .heat import ground_move_in, heat_effects
 
-INCH = 25.4
 BANDS = ((6.0, 0, "short"), (24.0, 2, "medium"), (42.0, 4, "long"))  # §6.3: upper edge in inches, TN modifier
 MOVE_MODIFIER = {"still": -1, "ground": 0, "jump": 2}  # §6.4 attacker movement
 WOODS_BLOCK_IN = 6.0  # §6.1 / A19: 6" or more of woods blocks

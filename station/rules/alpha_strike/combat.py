@@ -17,8 +17,8 @@ from .heat import max_overheat
 from .melee import melee_plan
 from .turn import AlphaState
 from .where import height_mm, placed
+from ...measure.bases import MM_PER_INCH as INCH
 
-INCH = 25.4
 KINDS = ("weapon", "indirect", "standard", "melee_weapon", "charge", "dfa")
 
 

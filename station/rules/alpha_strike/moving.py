@@ -14,8 +14,8 @@ from ...measure.movement import level_changes, movement, terrain_crossed
 from ...measure.terrain import Piece
 from .cards import UnitState
 from .heat import ground_move_in
+from ...measure.bases import MM_PER_INCH as INCH
 
-INCH = 25.4
 STILL_IN = 1.0  # §5.2: under 1" of path is standing still
 MINIMUM_IN = 2.0  # §5.3
 PER_INCH = {"woods": 1.0, "water": 1.0}  # §5.4 Movement Cost table: +1 an inch

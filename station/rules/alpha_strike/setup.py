@@ -8,11 +8,11 @@ from ...dice import Roller
 from ..base import Ruling
 from .turn import AlphaState, roll_off, shown
 from .where import placed
+from ...measure.bases import MM_PER_INCH as INCH
 
 EDGES = ("bottom", "top", "left", "right")  # y = 0, y = table depth, x = 0, x = table width
 OPPOSITE = {"bottom": "top", "top": "bottom", "left": "right", "right": "left"}
 ZONE_IN = 10.0  # §3.5
-INCH = 25.4
 
 
 def setup_roll(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState, list[Ruling]]:

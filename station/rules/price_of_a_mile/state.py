@@ -7,10 +7,11 @@ from typing import Any, Mapping
 
 from ..fields import Fields
 from ..table_snapshot import TableState
+from ...measure.bases import MM_PER_INCH
 
+INCH = MM_PER_INCH  # the game's unit, for every module of the ruleset
 COMMAND_IN = 2.0  # §3.2
 CONTACT_IN = 1.0  # §5.4
-INCH = 25.4
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from .actions import Refused
 from .army import MORALE, check_armies, load_army, model_specs, rules_data
 from .ladder import LADDER
 from .state import Options, WarState, build
+from ...measure.bases import MM_PER_INCH
 
 INPUT_TYPES = ("begin_turn", "activate", "move", "dash", "prone", "get_up", "shoot", "unsuppress", "reorganise",
                "assault", "charge", "recharge", "close_combat", "prisoners", "march_order", "tow", "leave_wounded", "end_activation", "set_morale", "confirm", "override")
@@ -29,7 +30,7 @@ class SteelWarriors(ModelRuleset):
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
     input_types: ClassVar[Sequence[str]] = INPUT_TYPES
     controls: ClassVar[Sequence[tuple[str, str]]] = (("begin_turn", "Begin turn"), ("end_activation", "End activation"))
-    mm_per_unit: ClassVar[float] = 25.4
+    mm_per_unit: ClassVar[float] = MM_PER_INCH
     convention: ClassVar[Convention] = INCHES
     load_army = staticmethod(load_army)
     model_specs = staticmethod(model_specs)

@@ -7,6 +7,7 @@ from typing import Any, Mapping
 
 from ..fields import Fields
 from ..table_snapshot import TableState
+from ...measure.bases import MM_PER_INCH
 
 ACTIONS = 2  # §5.0
 MAX_SUPPRESSION = 3  # §6.7
@@ -89,7 +90,7 @@ class WarState(TableState):
     @property
     def unit_mm(self) -> float:
         """§2: the rules' inch, or a centimetre read as an inch (the allowed variant)."""
-        return 10.0 if self.options.distance_unit == "cm" else 25.4
+        return 10.0 if self.options.distance_unit == "cm" else MM_PER_INCH
 
 
     def with_figure(self, figure: Figure) -> "WarState":
