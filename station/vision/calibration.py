@@ -1,9 +1,11 @@
 """Lens and table calibration, stored as versioned JSON (``station-calibration/1``).
 
 * Lens: intrinsics and distortion from ChArUco views; RMS reprojection error, warned above 1 px.
-* Table: the camera's pose from anchor markers laid flat at known table positions, fitted with
-  RANSAC and refined; each anchor's residual in mm, and a refusal, saying which anchor, when the
-  worst is too large (an anchor moved, misprinted, or a bad lens calibration).
+* Table: the camera's pose from anchor markers laid flat at known table positions
+  (``tablepose.py``: consensus of whole anchors, then a fit over all their corners); each anchor's
+  residual in mm, and a refusal, naming the anchor, when one disagrees with the others (moved,
+  misprinted, or a bad lens calibration).  It keeps the fit's covariance, from which
+  ``uncertainty.py`` maps the expected position error over the table.
 """
 from __future__ import annotations
 
@@ -18,6 +20,9 @@ import numpy as np
 
 from . import cv
 from .geometry import Camera, marker_corners
+from .quality import image_problems
+from .tablepose import MIN_ANCHORS, SeenAnchor, TablePose, fit_table_pose
+from .uncertainty import ErrorModel
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +33,15 @@ MAX_ANCHOR_RESIDUAL_MM = 3.0
 
 class CalibrationError(ValueError):
     pass
+
+
+class MovedAnchorError(CalibrationError):
+    """One or more anchors disagree with the rest.  ``calibration`` is the pose from the others,
+    which a referee may accept by leaving the named anchors out (``--without``)."""
+
+    def __init__(self, message: str, calibration: "Calibration") -> None:
+        super().__init__(message)
+        self.calibration = calibration
 
 
 @dataclass(frozen=True)
@@ -59,6 +73,10 @@ class Calibration:
     table_mm: tuple[float, float] | None = None
     anchors: list[Anchor] = field(default_factory=list)
     residuals_mm: dict[int, float] = field(default_factory=dict)
+    lens_std: np.ndarray | None = None  # 1-sigma of fx fy cx cy k1 k2 p1 p2 k3, from the lens fit
+    pose_covariance: np.ndarray | None = None  # (6, 6) rvec, tvec
+    lens_sensitivity: np.ndarray | None = None  # (6, 9)
+    used_anchors: tuple[int, ...] = ()
 
     @property
     def has_table(self) -> bool:
@@ -69,12 +87,31 @@ class Calibration:
             raise CalibrationError("this calibration has no table pose; run `station calibrate table`")
         return Camera(self.K, self.dist, self.R, self.t, self.image_size)
 
+    def error_model(self) -> ErrorModel | None:
+        """The position error budget, or None for a calibration made before it was kept."""
+        if self.R is None or self.t is None or self.pose_covariance is None or self.lens_sensitivity is None:
+            return None
+        std = self.lens_std if self.lens_std is not None else np.zeros(9)
+        return ErrorModel(self.K, self.dist, cv.rvec_of(self.R), self.t, self.pose_covariance,
+                          self.lens_sensitivity, std)
+
+    def uncertainty_maps(self) -> list[dict]:
+        model = self.error_model()
+        return model.maps(self.table_mm) if model is not None and self.table_mm else []
+
     def health(self) -> dict[str, Any]:
         """What the dashboard shows: is it calibrated, and how well."""
-        worst = max(self.residuals_mm.values()) if self.residuals_mm else None
+        used = [self.residuals_mm[k] for k in self.used_anchors if k in self.residuals_mm] or \
+            list(self.residuals_mm.values())
+        worst = max(used) if used else None
+        model = self.error_model()
+        worst_sigma = None
+        if model is not None and self.table_mm:
+            worst_sigma = max(m["worst_mm"] for m in model.maps(self.table_mm))
         return {"lens_rms_px": round(self.rms_px, 3), "lens_ok": self.rms_px <= RMS_WARN_PX,
                 "table": self.has_table, "worst_anchor_mm": None if worst is None else round(worst, 2),
-                "anchors_used": len(self.residuals_mm), "image_size": list(self.image_size)}
+                "anchors_used": len(used), "image_size": list(self.image_size),
+                "worst_sigma_mm": worst_sigma}
 
     def check_image(self, image: np.ndarray, source: str) -> None:
         h, w = image.shape[:2]
@@ -87,10 +124,16 @@ class Calibration:
             "format": FORMAT, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "lens": {"image_size": list(self.image_size), "K": self.K.tolist(), "dist": self.dist.tolist(),
                      "rms_px": self.rms_px, "views": self.views}}
+        if self.lens_std is not None:
+            data["lens"]["std"] = self.lens_std.tolist()
         if self.has_table:
             data["table"] = {"R": self.R.tolist(), "t": self.t.tolist(), "size_mm": list(self.table_mm),
                              "anchors": [a.__dict__ for a in self.anchors],
-                             "residuals_mm": {str(k): v for k, v in self.residuals_mm.items()}}
+                             "residuals_mm": {str(k): v for k, v in self.residuals_mm.items()},
+                             "used_anchors": list(self.used_anchors)}
+            if self.pose_covariance is not None and self.lens_sensitivity is not None:
+                data["table"]["pose_covariance"] = self.pose_covariance.tolist()
+                data["table"]["lens_sensitivity"] = self.lens_sensitivity.tolist()
         return data
 
     def save(self, path: str | Path) -> None:
@@ -99,6 +142,13 @@ class Calibration:
         tmp = path.with_suffix(path.suffix + ".tmp")
         tmp.write_text(json.dumps(self.to_json(), indent=2))
         tmp.replace(path)  # never leave a half-written calibration behind
+
+
+def _array(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
+    array = np.array(value, float)
+    if array.shape != shape or not np.all(np.isfinite(array)):
+        raise ValueError(f"{what} must be {'x'.join(map(str, shape))} finite numbers")
+    return array
 
 
 def load_calibration(path: str | Path) -> Calibration:
@@ -117,6 +167,8 @@ def load_calibration(path: str | Path) -> Calibration:
         if K.shape != (3, 3) or len(dist) not in (4, 5, 8, 12, 14):
             raise ValueError("K must be 3x3 and dist 4-14 numbers")
         cal = Calibration(tuple(lens["image_size"]), K, dist, float(lens["rms_px"]), int(lens.get("views", 0)))
+        if "std" in lens:
+            cal.lens_std = _array(lens["std"], (9,), "lens std")
         if "table" in data:
             table = data["table"]
             cal.R, cal.t = np.array(table["R"], float), np.array(table["t"], float)
@@ -125,13 +177,18 @@ def load_calibration(path: str | Path) -> Calibration:
             cal.table_mm = tuple(table["size_mm"])
             cal.anchors = [Anchor(**a) for a in table["anchors"]]
             cal.residuals_mm = {int(k): float(v) for k, v in table["residuals_mm"].items()}
+            cal.used_anchors = tuple(int(k) for k in table.get("used_anchors", cal.residuals_mm))
+            if "pose_covariance" in table:
+                cal.pose_covariance = _array(table["pose_covariance"], (6, 6), "table pose_covariance")
+                cal.lens_sensitivity = _array(table["lens_sensitivity"], (6, 9), "table lens_sensitivity")
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a field of the wrong kind (found by fuzzing)
         raise CalibrationError(f"{path}: damaged calibration ({exc})") from None
     return cal
 
 
-def calibrate_lens(images: Sequence[np.ndarray], board=None) -> Calibration:
-    """Intrinsics and distortion from ChArUco views; at least 5 usable views."""
+def calibrate_lens(images: Sequence[np.ndarray], board=None, min_views: int = 5) -> Calibration:
+    """Intrinsics and distortion from ChArUco views.  Five views or more fit the full lens; with
+    fewer (``min_views`` lowered, as for a single test photo) only the focal length and k1."""
     board = board or cv.charuco_board()
     sizes = {(im.shape[1], im.shape[0]) for im in images}
     if len(sizes) != 1:
@@ -142,42 +199,56 @@ def calibrate_lens(images: Sequence[np.ndarray], board=None) -> Calibration:
         if len(obj) >= 12:
             objects.append(obj)
             pixels.append(img)
-    if len(objects) < 5:
-        raise CalibrationError(f"the ChArUco board was found in {len(objects)} of {len(images)} images; "
-                               "at least 5 views are needed (tilt the board, cover the corners of the frame)")
+    if len(objects) < min_views:
+        problems = sorted({p for image in images for p in image_problems(image)})
+        hint = f" ({'; '.join(problems)})" if problems else ""
+        raise CalibrationError(f"the ChArUco board was found in {len(objects)} of {len(images)} images{hint}; "
+                               f"at least {min_views} views are needed (tilt the board, cover the corners of the frame)")
     size = sizes.pop()
-    rms, K, dist = cv.calibrate_camera(objects, pixels, size)
-    if rms > RMS_WARN_PX:
-        log.warning("lens calibration RMS reprojection error %.2f px is above %.1f px", rms, RMS_WARN_PX)
-    return Calibration(size, K, dist, rms, len(objects))
+    fit = cv.calibrate_camera(objects, pixels, size, reduced=len(objects) < 5)
+    if fit.rms_px > RMS_WARN_PX:
+        log.warning("lens calibration RMS reprojection error %.2f px is above %.1f px", fit.rms_px, RMS_WARN_PX)
+    return Calibration(size, fit.K, fit.dist, fit.rms_px, len(objects), lens_std=fit.std)
+
+
+def seen_anchors(image: np.ndarray, anchors: Sequence[Anchor]) -> list[SeenAnchor]:
+    """The anchors detected in ``image``, with their printed corners on the table."""
+    detection = cv.MarkerDetector().detect(image)
+    by_id = {a.id: a for a in anchors}
+    return [SeenAnchor(int(i), marker_corners(np.array([by_id[i].x, by_id[i].y]), by_id[i].facing_deg,
+                                              by_id[i].size_mm, 0.0), c)
+            for i, c in zip(detection.ids, detection.corners) if i in by_id]
 
 
 def calibrate_table(image: np.ndarray, lens: Calibration, anchors: Sequence[Anchor], table_mm: tuple[float, float],
-                    max_residual_mm: float = MAX_ANCHOR_RESIDUAL_MM) -> Calibration:
-    """The camera's pose from the anchors seen in ``image``; refuses a poor fit, saying why."""
+                    max_residual_mm: float = MAX_ANCHOR_RESIDUAL_MM, without: Sequence[int] = ()) -> Calibration:
+    """The camera's pose from the anchors seen in ``image``; refuses a poor fit, saying why.
+    Anchors in ``without`` are left out (a referee's answer to a named moved anchor)."""
     lens.check_image(image, "the table image")
-    detection = cv.MarkerDetector().detect(image)
-    by_id = {a.id: a for a in anchors}
-    seen = [(by_id[i], c) for i, c in zip(detection.ids, detection.corners) if i in by_id]
-    if len(seen) < 3:
-        raise CalibrationError(f"only {len(seen)} of {len(anchors)} anchors were found (ids "
-                               f"{sorted(a.id for a, _ in seen)}); at least 3 are needed, better all")
-    world = np.vstack([marker_corners(np.array([a.x, a.y]), a.facing_deg, a.size_mm, 0.0) for a, _ in seen])
-    pixels = np.vstack([c for _, c in seen])
+    in_use = [a for a in anchors if a.id not in set(without)]
+    seen = seen_anchors(image, in_use)
+    if len(seen) < MIN_ANCHORS:
+        problems = image_problems(image)
+        why = f"the image is {' and '.join(problems)}; " if problems else ""
+        raise CalibrationError(f"{why}only {len(seen)} of {len(in_use)} anchors were found (ids "
+                               f"{sorted(a.id for a in seen)}); at least {MIN_ANCHORS} are needed, better all")
     try:
-        rvec, tvec, _ = cv.solve_pose(world, pixels, lens.K, lens.dist)
+        pose = fit_table_pose(seen, lens.K, lens.dist, max_residual_mm)
     except ValueError as exc:
         raise CalibrationError(str(exc)) from None
-    cal = Calibration(lens.image_size, lens.K, lens.dist, lens.rms_px, lens.views, cv.rodrigues(rvec), tvec,
-                      table_mm, list(anchors))
-    camera = cal.camera()
-    for (anchor, corners), start in zip(seen, range(0, len(world), 4)):
-        # centre to centre: the detector pulls all four corners alike, which moves no centre
-        on_table = camera.on_plane(corners, 0.0).mean(axis=0)
-        cal.residuals_mm[anchor.id] = float(np.linalg.norm(on_table - world[start:start + 4, :2].mean(axis=0)))
-    worst = max(cal.residuals_mm, key=cal.residuals_mm.get)
-    if cal.residuals_mm[worst] > max_residual_mm:
-        raise CalibrationError(f"anchor {worst} is {cal.residuals_mm[worst]:.1f} mm from where the others put it "
-                               f"(limit {max_residual_mm} mm): was it moved, or printed at the wrong scale? "
-                               f"Residuals: " + ", ".join(f"{k}: {v:.1f}" for k, v in sorted(cal.residuals_mm.items())))
+    cal = _with_pose(lens, pose, anchors, table_mm)
+    if pose.moved:
+        listed = ", ".join(f"{k}: {v:.1f}" for k, v in sorted(pose.residuals_mm.items()))
+        names = ", ".join(f"anchor {k} is {v:.1f} mm" for k, v in sorted(pose.moved.items()))
+        raise MovedAnchorError(
+            f"{names} from where the others put it (limit {max_residual_mm} mm): was it moved, or printed at the "
+            f"wrong scale? Put it back, or leave it out with --without {','.join(map(str, sorted(pose.moved)))}. "
+            f"Residuals: {listed}", cal)
     return cal
+
+
+def _with_pose(lens: Calibration, pose: TablePose, anchors: Sequence[Anchor],
+               table_mm: tuple[float, float]) -> Calibration:
+    return Calibration(lens.image_size, lens.K, lens.dist, lens.rms_px, lens.views, pose.R, pose.tvec, table_mm,
+                       list(anchors), dict(pose.residuals_mm), lens.lens_std, pose.covariance,
+                       pose.lens_sensitivity, pose.used)

@@ -43,8 +43,8 @@ class MarkerDetector:
         params.minMarkerPerimeterRate = min_perimeter_rate
         # Contour refinement fits each edge as a whole: on 24 px markers it cuts the corners'
         # sideways scatter from 0.54 px (CORNER_REFINE_SUBPIX) to 0.21 px at no extra cost, which
-        # is what facing accuracy needs.  It pulls all four corners ~0.7 px inward alike, which
-        # moves no centre and turns no facing (bench/vision_accuracy.py).
+        # is what facing accuracy needs.  Its edges run through the centres of the dark border's
+        # outermost pixels, half a pixel inside the printed edge: ``detect`` moves them back out.
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_CONTOUR
         # Reading bits from 8 samples per cell instead of 4: on ~24 px markers with sensor noise
         # the default failed 7 decodes in 36; this one none, at the same speed.
@@ -56,7 +56,35 @@ class MarkerDetector:
         corners, ids, _ = self._detector.detectMarkers(gray)
         if ids is None or not len(ids):
             return Detection(np.zeros(0, int), np.zeros((0, 4, 2)))
-        return Detection(ids.reshape(-1).astype(int), np.asarray(corners, float).reshape(-1, 4, 2))
+        quads = np.asarray(corners, float).reshape(-1, 4, 2)
+        return Detection(ids.reshape(-1).astype(int), widen_edges(quads, EDGE_BIAS_PX))
+
+
+EDGE_BIAS_PX = 0.5  # measured on the renderer: corners sat 0.64-0.78 px inside along the diagonal
+
+
+def widen_edges(quads: np.ndarray, offset_px: float) -> np.ndarray:
+    """Move every edge of each quad (N, 4, 2) ``offset_px`` outward along its normal.
+
+    The contour a detector follows is made of the dark pixels' centres, so its fitted edges lie
+    half a pixel inside the printed edge.  Uncorrected, a 25 px marker reads 4 % small, and a
+    table pose fitted to anchor corners trades that shrinkage against the spread of the anchors:
+    the camera comes out tens of millimetres too high."""
+    centre = quads.mean(axis=1, keepdims=True)
+    edge = np.roll(quads, -1, axis=1) - quads  # edge k runs from corner k to corner k + 1
+    normal = np.stack([edge[..., 1], -edge[..., 0]], axis=-1)
+    normal /= np.maximum(np.linalg.norm(normal, axis=-1, keepdims=True), 1e-9)
+    midpoint = quads + edge / 2
+    outward = np.sign(np.sum((midpoint - centre) * normal, axis=-1, keepdims=True))
+    normal *= outward
+    before = np.roll(normal, 1, axis=1)  # corner k joins edge k - 1 and edge k
+    # the shift s with s . n_before = s . n_after = offset: a 2x2 solve per corner
+    a, b, c, d = before[..., 0], before[..., 1], normal[..., 0], normal[..., 1]
+    det = a * d - b * c
+    det = np.where(np.abs(det) < 1e-6, 1e-6, det)
+    sx = offset_px * (d - b) / det
+    sy = offset_px * (a - c) / det
+    return quads + np.stack([sx, sy], axis=-1)
 
 
 def charuco_board(squares: tuple[int, int] = (9, 6), square_mm: float = 30.0,
@@ -78,13 +106,32 @@ def detect_charuco(board: cv2.aruco.CharucoBoard, image: np.ndarray) -> tuple[np
     return np.asarray(obj, float).reshape(-1, 3), np.asarray(img, float).reshape(-1, 2)
 
 
+@dataclass(frozen=True)
+class LensFit:
+    rms_px: float
+    K: np.ndarray
+    dist: np.ndarray  # k1 k2 p1 p2 k3
+    std: np.ndarray  # 1-sigma of fx fy cx cy k1 k2 p1 p2 k3, from the fit's own covariance
+    view_rms_px: np.ndarray  # each view's RMS reprojection error
+
+
+REDUCED_LENS = (cv2.CALIB_FIX_PRINCIPAL_POINT | cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_ZERO_TANGENT_DIST
+                | cv2.CALIB_FIX_K2 | cv2.CALIB_FIX_K3)
+
+
 def calibrate_camera(object_points: list[np.ndarray], image_points: list[np.ndarray],
-                     image_size: tuple[int, int]) -> tuple[float, np.ndarray, np.ndarray]:
-    """RMS reprojection error (px), camera matrix and distortion (k1 k2 p1 p2 k3)."""
-    rms, K, dist, _, _ = cv2.calibrateCamera([o.astype(np.float32) for o in object_points],
-                                             [i.astype(np.float32) for i in image_points],
-                                             image_size, None, None)
-    return float(rms), K, dist.reshape(-1)
+                     image_size: tuple[int, int], reduced: bool = False) -> LensFit:
+    """Intrinsics and distortion (k1 k2 p1 p2 k3) with their standard deviations.  ``reduced``
+    fits only the focal length and k1 (centre fixed at the middle, square pixels): what one or
+    two views can determine."""
+    flags = REDUCED_LENS if reduced else 0
+    K0 = np.array([[max(image_size), 0, image_size[0] / 2], [0, max(image_size), image_size[1] / 2], [0, 0, 1.0]])
+    if reduced:
+        flags |= cv2.CALIB_USE_INTRINSIC_GUESS
+    rms, K, dist, _, _, std, _, per_view = cv2.calibrateCameraExtended(
+        [o.astype(np.float32) for o in object_points], [i.astype(np.float32) for i in image_points],
+        image_size, K0, np.zeros(5), flags=flags)
+    return LensFit(float(rms), K, dist.reshape(-1)[:5], std.reshape(-1)[:9], per_view.reshape(-1))
 
 
 def undistort_pixels(points: np.ndarray, K: np.ndarray, dist: np.ndarray) -> np.ndarray:
@@ -99,19 +146,38 @@ def project(points: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, K: np.ndarra
     return projected.reshape(-1, 2)
 
 
-def solve_pose(object_points: np.ndarray, image_points: np.ndarray, K: np.ndarray,
-               dist: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Robust pose (RANSAC, then Levenberg-Marquardt on the inliers): rvec, tvec, inlier mask."""
-    ok, rvec, tvec, inliers = cv2.solvePnPRansac(object_points.astype(np.float64), image_points.astype(np.float64),
-                                                 K, dist, reprojectionError=2.0, iterationsCount=200,
-                                                 flags=cv2.SOLVEPNP_ITERATIVE)
-    if not ok or inliers is None:
+def solve_planar_pose(object_points: np.ndarray, image_points: np.ndarray, K: np.ndarray,
+                      dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pose of a planar target (z = 0) from all its points: IPPE and SQPnP, which are exact for
+    a plane and need no first guess, each refined by Levenberg-Marquardt over every point; the one
+    that reprojects better wins.  No RANSAC here: outliers are dropped a whole marker at a time
+    by the caller, because one marker's four corners move together when it is misplaced."""
+    obj, img = object_points.astype(np.float64), image_points.astype(np.float64)
+    best, best_error = None, np.inf
+    for method in (cv2.SOLVEPNP_IPPE, cv2.SOLVEPNP_SQPNP):
+        try:
+            ok, rvec, tvec = cv2.solvePnP(obj, img, K, dist, flags=method)
+        except cv2.error:
+            continue
+        if not ok:
+            continue
+        rvec, tvec = cv2.solvePnPRefineLM(obj, img, K, dist, rvec, tvec)
+        error = float(np.mean((project(obj, rvec.reshape(3), tvec.reshape(3), K, dist) - img) ** 2))
+        if error < best_error:
+            best, best_error = (rvec.reshape(3), tvec.reshape(3)), error
+    if best is None:
         raise ValueError("no camera pose fits the anchors")
-    mask = np.zeros(len(object_points), bool)
-    mask[inliers.reshape(-1)] = True
-    rvec, tvec = cv2.solvePnPRefineLM(object_points[mask].astype(np.float64), image_points[mask].astype(np.float64),
-                                      K, dist, rvec, tvec)
-    return rvec.reshape(3), tvec.reshape(3), mask
+    return best
+
+
+def projection_jacobian(points: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray,
+                        dist: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pixels (N, 2) of ``points`` and the derivatives of the 2N pixel coordinates (x0 y0 x1 ...)
+    with respect to the pose (2N, 6: rvec, tvec) and to the lens (2N, 9: fx fy cx cy k1 k2 p1 p2 k3)."""
+    dist5 = np.zeros(5)
+    dist5[:min(len(dist), 5)] = np.asarray(dist, float)[:5]
+    pixels, jac = cv2.projectPoints(points.reshape(-1, 1, 3).astype(np.float64), rvec, tvec, K, dist5)
+    return pixels.reshape(-1, 2), jac[:, :6], jac[:, 6:15]
 
 
 def rodrigues(rvec: np.ndarray) -> np.ndarray:

@@ -60,6 +60,30 @@ def overhead_camera(image_size: tuple[int, int] = (1920, 1080), focal_px: float 
     return Camera(K, np.asarray(dist, float), R, -R @ centre, image_size)
 
 
+def mounted_camera(image_size: tuple[int, int] = (1920, 1080), focal_px: float = 950.0,
+                   table_mm: tuple[float, float] = (1219.2, 1219.2), height_mm: float = 1200.0,
+                   tilt_deg: float = 0.0, tilt_toward_deg: float = 0.0, rotation_deg: float = 0.0,
+                   offset_mm: tuple[float, float] = (0.0, 0.0),
+                   dist: tuple[float, ...] = (-0.12, 0.05, 0.0, 0.0, 0.0)) -> Camera:
+    """A camera as people mount it: ``height_mm`` above the point ``offset_mm`` from the table's
+    centre, turned ``rotation_deg`` about the vertical, then tilted ``tilt_deg`` off vertical
+    toward the table direction ``tilt_toward_deg`` (degrees counter-clockwise from +x)."""
+    w, h = image_size
+    K = np.array([[focal_px, 0, w / 2], [0, focal_px, h / 2], [0, 0, 1.0]])
+    r = np.radians(rotation_deg)
+    # camera axes in table coordinates, looking straight down, image x turned by the rotation
+    x_axis = np.array([np.cos(r), np.sin(r), 0.0])
+    y_axis = np.array([np.sin(r), -np.cos(r), 0.0])
+    z_axis = np.array([0.0, 0.0, -1.0])
+    a, b = np.radians(tilt_deg), np.radians(tilt_toward_deg)
+    axis = np.array([np.sin(b), -np.cos(b), 0.0])  # tilting about this swings the view toward b
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    tilt = np.eye(3) + np.sin(a) * k + (1 - np.cos(a)) * k @ k  # Rodrigues: a rotation about axis
+    R = np.array([tilt @ x_axis, tilt @ y_axis, tilt @ z_axis])  # rows: camera axes in table frame
+    centre = np.array([table_mm[0] / 2 + offset_mm[0], table_mm[1] / 2 + offset_mm[1], height_mm])
+    return Camera(K, np.asarray(dist, float), R, -R @ centre, image_size)
+
+
 def marker_corners(centre: np.ndarray, facing_deg: float, size: float, height: float) -> np.ndarray:
     """The four corners (TL, TR, BR, BL of the printed marker) of a flat marker, (4, 3) table mm."""
     a = np.radians(facing_deg)

@@ -1,0 +1,160 @@
+"""The camera's pose over the table from anchor markers, right for any real mount.
+
+Why this design holds (README "How the table pose is found"):
+
+* **Whole anchors, not corners, are the unit of trust.**  A moved or misprinted anchor moves its
+  four corners together, so rejecting corners one by one (corner-level RANSAC) can keep a
+  consistent-looking cluster of corners from a few nearby anchors and settle on a wrong pose, as
+  it did for a camera tilted 2 degrees.  Here every set of three anchors proposes a pose, and each
+  proposal is scored by how many *whole* anchors it puts within ``consensus_mm`` of where they lie.
+* **A start that needs no guess.**  Each proposal comes from IPPE and SQPnP, which are exact for a
+  planar target, then Levenberg-Marquardt over the proposal's twelve corners.  A pose that puts the
+  camera under the table (the mirror solution of a plane) is thrown away.
+* **All the evidence at the end.**  The winning consensus is refitted by Levenberg-Marquardt over
+  every corner of every agreeing anchor.  An anchor still off by more than ``max_residual_mm`` is
+  dropped and named, and the pose refitted from the others, so one moved anchor neither spoils the
+  pose nor goes unnoticed.
+* **Its own uncertainty.**  The fit's Jacobian gives the pose covariance (from the corners'
+  reprojection scatter) and how the pose would shift if the lens were off, which
+  ``uncertainty.py`` turns into a position error map.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from . import cv
+from .geometry import Camera
+
+log = logging.getLogger(__name__)
+
+MIN_ANCHORS = 4
+MAX_PROPOSALS = 600  # three-anchor proposals tried at most (all of them for up to 16 anchors)
+CORNER_SIGMA_FLOOR_PX = 0.05  # a reprojection scatter below this is luck, not precision
+
+
+@dataclass(frozen=True)
+class SeenAnchor:
+    id: int
+    world: np.ndarray  # (4, 3) table mm of its printed corners, z = 0
+    pixels: np.ndarray  # (4, 2) detected corners
+
+    @property
+    def centre(self) -> np.ndarray:
+        return self.world[:, :2].mean(axis=0)
+
+
+@dataclass(frozen=True)
+class TablePose:
+    rvec: np.ndarray
+    tvec: np.ndarray
+    used: tuple[int, ...]  # anchors the final fit rests on
+    residuals_mm: dict[int, float]  # every anchor seen: how far the pose puts it from its place
+    moved: dict[int, float]  # anchors left out of the fit, with their residuals
+    reprojection_px: float  # RMS over the used corners
+    covariance: np.ndarray  # (6, 6) of rvec and tvec, from the corners' scatter
+    lens_sensitivity: np.ndarray  # (6, 9): d(pose)/d(fx fy cx cy k1 k2 p1 p2 k3) as the refit responds
+
+    @property
+    def R(self) -> np.ndarray:
+        return cv.rodrigues(self.rvec)
+
+
+def _camera(rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray, dist: np.ndarray) -> Camera:
+    return Camera(K, dist, cv.rodrigues(rvec), tvec, (0, 0))
+
+
+def anchor_residuals(anchors: Sequence[SeenAnchor], rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray,
+                     dist: np.ndarray) -> dict[int, float]:
+    """Each anchor's centre on the table as the pose sees it, against where it lies (mm).  Centre to
+    centre: the four corners' rays meet the table at the printed corners when the pose is right."""
+    camera = _camera(rvec, tvec, K, dist)
+    pixels = np.vstack([a.pixels for a in anchors])
+    on_table = camera.on_plane(pixels, 0.0).reshape(-1, 4, 2).mean(axis=1)
+    return {a.id: float(np.linalg.norm(seen - a.centre)) for a, seen in zip(anchors, on_table)}
+
+
+def _fit(anchors: Sequence[SeenAnchor], K: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    world = np.vstack([a.world for a in anchors])
+    pixels = np.vstack([a.pixels for a in anchors])
+    try:
+        rvec, tvec = cv.solve_planar_pose(world, pixels, K, dist)
+    except ValueError:
+        return None
+    if (-cv.rodrigues(rvec).T @ tvec)[2] <= 0:  # the mirror solution: a camera under the table
+        return None
+    return rvec, tvec
+
+
+def _proposals(count: int) -> list[tuple[int, ...]]:
+    triples = list(itertools.combinations(range(count), 3))
+    if len(triples) <= MAX_PROPOSALS:
+        return triples
+    picks = np.random.default_rng(0).choice(len(triples), MAX_PROPOSALS, replace=False)  # fixed: repeatable
+    return [triples[k] for k in sorted(picks)]
+
+
+def _consensus(anchors: Sequence[SeenAnchor], K: np.ndarray, dist: np.ndarray,
+               consensus_mm: float) -> list[SeenAnchor]:
+    """The largest set of anchors that one three-anchor proposal puts in place."""
+    best_key, best = None, list(anchors)
+    for triple in _proposals(len(anchors)):
+        pose = _fit([anchors[k] for k in triple], K, dist)
+        if pose is None:
+            continue
+        residuals = anchor_residuals(anchors, *pose, K, dist)
+        agreeing = [a for a in anchors if residuals[a.id] <= consensus_mm]
+        key = (len(agreeing), -sum(residuals[a.id] for a in agreeing))
+        if best_key is None or key > best_key:
+            best_key, best = key, agreeing
+    return best
+
+
+def _covariance(anchors: Sequence[SeenAnchor], rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray,
+                dist: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """RMS reprojection (px), pose covariance (6, 6) and the pose's response to the lens (6, 9)."""
+    world = np.vstack([a.world for a in anchors])
+    pixels = np.vstack([a.pixels for a in anchors])
+    projected, J_pose, J_lens = cv.projection_jacobian(world, rvec, tvec, K, dist)
+    residual = (projected - pixels).ravel()
+    rms = float(np.sqrt(np.mean(residual ** 2) * 2))
+    dof = max(residual.size - 6, 1)
+    sigma2 = max(float(residual @ residual) / dof, CORNER_SIGMA_FLOOR_PX ** 2)
+    normal = np.linalg.pinv(J_pose.T @ J_pose)
+    return rms, sigma2 * normal, -normal @ J_pose.T @ J_lens
+
+
+def fit_table_pose(anchors: Sequence[SeenAnchor], K: np.ndarray, dist: np.ndarray, max_residual_mm: float = 3.0,
+                   consensus_mm: float | None = None) -> TablePose:
+    """The pose from the anchors seen; ``moved`` names those that disagree with the rest."""
+    if len(anchors) < MIN_ANCHORS:
+        raise ValueError(f"{len(anchors)} anchors seen (ids {sorted(a.id for a in anchors)}); "
+                         f"at least {MIN_ANCHORS} are needed")
+    consensus_mm = consensus_mm or max(3 * max_residual_mm, 6.0)
+    used = _consensus(anchors, K, dist, consensus_mm)
+    if len(used) < 3:
+        raise ValueError("no camera pose puts three anchors where they lie")
+    for _ in range(len(anchors)):
+        pose = _fit(used, K, dist)
+        if pose is None:
+            raise ValueError("no camera pose fits the anchors")
+        residuals = anchor_residuals(anchors, *pose, K, dist)
+        worst = max(used, key=lambda a: residuals[a.id])
+        if residuals[worst.id] > max_residual_mm and len(used) > MIN_ANCHORS - 1:
+            used = [a for a in used if a is not worst]  # name it and fit from the others
+            continue
+        back = [a for a in anchors if a not in used and residuals[a.id] <= max_residual_mm]
+        if not back:
+            break
+        used = used + back  # one the first consensus missed fits after all
+    pose = _fit(used, K, dist) or pose
+    residuals = anchor_residuals(anchors, *pose, K, dist)
+    log.debug("table pose from anchors %s", [a.id for a in used])
+    rms, covariance, sensitivity = _covariance(used, *pose, K, dist)
+    used_ids = {a.id for a in used}
+    moved = {a.id: residuals[a.id] for a in anchors if a.id not in used_ids}
+    return TablePose(pose[0], pose[1], tuple(sorted(used_ids)), residuals, moved, rms, covariance, sensitivity)
