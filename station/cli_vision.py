@@ -49,6 +49,21 @@ def _frames(fail: Callable[[str], None], image: str | None = None, camera: str |
     fail("give an image (or images) or a camera")
 
 
+def uncertainty_report(maps: list[dict]) -> list[str]:
+    """The error maps as text: a grid at the table's height (far edge on top), then each height's
+    median and worst."""
+    if not maps:
+        return []
+    table = maps[0]
+    lines = [f"expected position error, 1 sigma in mm, at {table['height_mm']:g} mm (far edge on top, "
+             f"{table['step_mm'] / MM_PER_INCH:g}\" cells):"]
+    for row in reversed(table["sigma_mm"]):
+        lines.append("  " + " ".join(f"{v:4.2f}" for v in row))
+    for m in maps:
+        lines.append(f"at {m['height_mm']:g} mm: median {m['median_mm']:.2f} mm, worst {m['worst_mm']:.2f} mm")
+    return lines
+
+
 def register(main: click.Group, _fail: Callable[[str], None]) -> None:
     """Add the camera commands to ``main``; ``_fail`` reports an error and exits, as in station.cli."""
     @main.command()
@@ -83,14 +98,22 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
                   help="Folder of photos of the ChArUco board.")
     @click.option("--camera", help="Camera index: take --frames photos from it instead.")
     @click.option("--frames", default=20, show_default=True)
+    @click.option("--board", default="9x6:30:22:DICT_5X5_100", show_default=True,
+                  help="Your ChArUco board: COLSxROWS:SQUARE_MM:MARKER_MM:DICT, with :legacy for boards "
+                       "printed by OpenCV before 4.6.")
     @click.option("--out", type=click.Path(dir_okay=False), default="calibration/lens.json", show_default=True)
-    def calibrate_lens_cmd(images_dir, camera, frames, out) -> None:
+    def calibrate_lens_cmd(images_dir, camera, frames, board, out) -> None:
         """Intrinsics and distortion from ChArUco views; reports the RMS reprojection error."""
+        from .vision import cv
         from .vision.calibration import RMS_WARN_PX, CalibrationError, calibrate_lens
+        try:
+            charuco = cv.parse_board(board)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--board") from None
         source = _frames(_fail, camera=camera, images_dir=images_dir)
         views = list(source) if images_dir else [next(source) for _ in range(frames)]
         try:
-            cal = calibrate_lens(views)
+            cal = calibrate_lens(views, charuco)
         except CalibrationError as exc:
             _fail(str(exc))
         cal.save(out)
@@ -106,22 +129,27 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
     @click.option("--table-mm", default="1219.2x1219.2", show_default=True)
     @click.option("--anchor-mm", default=40.0, show_default=True)
     @click.option("--max-residual-mm", default=3.0, show_default=True)
+    @click.option("--without", default="", help="Anchor ids to leave out, e.g. 3 (one named as moved).")
     @click.option("--out", type=click.Path(dir_okay=False), default="calibration/table.json", show_default=True)
-    def calibrate_table_cmd(image, camera, lens_path, table_mm, anchor_mm, max_residual_mm, out) -> None:
-        """The camera's pose over the table from the anchors; residual per anchor in mm."""
+    def calibrate_table_cmd(image, camera, lens_path, table_mm, anchor_mm, max_residual_mm, without, out) -> None:
+        """The camera's pose over the table from the anchors; residual per anchor in mm, and the
+        expected position error over the table."""
         from .vision.calibration import CalibrationError, calibrate_table, default_anchors, load_calibration
         frame = next(iter(_frames(_fail, image=image, camera=camera)))
         size = _pair(table_mm, "--table-mm")
+        left_out = _ids(without) if without.strip() else []
         try:
             cal = calibrate_table(frame, load_calibration(lens_path), default_anchors(size, anchor_mm), size,
-                                  max_residual_mm)
+                                  max_residual_mm, without=left_out)
         except CalibrationError as exc:
             _fail(str(exc))
         cal.save(out)
         for anchor_id, residual in sorted(cal.residuals_mm.items()):
             click.echo(f"  anchor {anchor_id}: {residual:.2f} mm")
-        click.echo(f"table pose from {len(cal.residuals_mm)} anchors, worst {max(cal.residuals_mm.values()):.2f} mm "
-                   f"-> {out}")
+        used = [cal.residuals_mm[k] for k in cal.used_anchors]
+        click.echo(f"table pose from {len(used)} anchors, worst {max(used):.2f} mm -> {out}")
+        for line in uncertainty_report(cal.uncertainty_maps()):
+            click.echo(line)
 
     @main.command()
     @click.argument("image", type=click.Path(dir_okay=False))

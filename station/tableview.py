@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from .game import Game
 from .measure.bases import Base, reach_outline
-from .measure.measurement import CALL_SIGMAS, Placed, position_sigma
+from .measure.measurement import CALL_SIGMAS, Placed, unit_sigma
 from .measure.table import Figure, TableGeometry, Terrain
 from .measure.terrain import parse_terrain
 
@@ -64,7 +64,7 @@ class TableView:
                 continue  # hidden or fallen: its position is not current
             spec = self.game.model_spec(unit["element"])
             base = Base.named(unit.get("base") or spec.get("base") or "round25", unit["x_mm"], unit["y_mm"], unit["facing_deg"])
-            figures.append(Figure(Placed(unit["element"], base, position_sigma(residual, unit.get("confidence", 1.0))),
+            figures.append(Figure(Placed(unit["element"], base, unit_sigma(unit, residual)),
                                   unit.get("player") or spec.get("player") or "?",
                                   float(spec.get("height_mm") or DEFAULT_HEIGHT_MM)))
         return figures

@@ -247,9 +247,12 @@ def test_tilt_sensor_decides_at_once_and_snapshot_reports_units():
     image, _ = render(_scene([SceneMarker(20, 500.0, 500.0, 40.0, 0.0)]), np.random.default_rng(3))
     tracker = Tracker(_locator())
     first = tracker.update(image)
-    assert not first.events and not first.still  # no previous frame to compare yet
+    assert not first.events and not first.still and not first.tracks  # a new marker must be seen again
+    tracker.update(image)
+    third = tracker.update(image)
+    assert [t.element for t in third.tracks] == ["gryphon"]  # confirmed after three frames in a row
     second = tracker.update(image, tilt={"gryphon": "fallen"})
-    assert second.still and second.events == [ModelFell("gryphon", 2, "tilt sensor")]
+    assert second.still and second.events == [ModelFell("gryphon", 4, "tilt sensor")]
     snapshot = second.snapshot(mm_per_unit=50.0)  # Бронепехота steps
     unit = snapshot["units"][0]
     assert unit["status"] == "fallen" and abs(unit["x_units"] - 525 / 50) < 0.03

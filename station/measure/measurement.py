@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -24,10 +25,17 @@ class Placed:
     sigma_mm: float = 0.5
 
 
-def position_sigma(calibration_residual_mm: float, confidence: float) -> float:
-    """A base's position uncertainty: the calibration's worst anchor residual, widened as the
+def position_sigma(calibration_sigma_mm: float, confidence: float) -> float:
+    """A base's position uncertainty: the calibration's expected error there, widened as the
     tracker's confidence in the sighting drops."""
-    return max(calibration_residual_mm, 0.1) / max(confidence, 0.1)
+    return max(calibration_sigma_mm, 0.1) / max(confidence, 0.1)
+
+
+def unit_sigma(unit: Mapping[str, Any], fallback_mm: float) -> float:
+    """The position sigma of one unit of a TableSnapshot: its own ``sigma_mm`` (the calibration's
+    error map at that base, journaled with it), or ``fallback_mm`` for snapshots recorded before
+    the map existed (the calibration's worst anchor residual)."""
+    return position_sigma(float(unit.get("sigma_mm") or fallback_mm), float(unit.get("confidence", 1.0)))
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .bases import Base
-from .measurement import Measurement, Placed, measure, position_sigma
+from .measurement import Measurement, Placed, measure, unit_sigma
 from .units import Convention
 
 
@@ -19,7 +19,7 @@ def placed_from(snapshot: Mapping[str, Any], element: str, residual_mm: float) -
     if unit["status"] != "up":
         raise NotOnTable(f"{element!r} is {unit['status']}; its position is not current")
     base = Base.named(unit.get("base") or "round25", unit["x_mm"], unit["y_mm"], unit["facing_deg"])
-    return Placed(element, base, position_sigma(residual_mm, unit["confidence"]))
+    return Placed(element, base, unit_sigma(unit, residual_mm))
 
 
 def measure_on_snapshot(snapshot: Mapping[str, Any], a: str, b: str, convention: Convention,

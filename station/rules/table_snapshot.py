@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Collection, Mapping
 
-from ..measure.measurement import position_sigma
+from ..measure.measurement import unit_sigma
 from ..measure.movement import append_position
 from ..measure.terrain import parse_terrain
 from .base import Ruling
@@ -34,7 +34,7 @@ def read_snapshot(args: Mapping[str, Any], known: Collection[str], positions: Ma
         return None
     seen = {u["element"]: (float(u["x_mm"]), float(u["y_mm"]), float(u["facing_deg"])) for u in standing}
     residual = float(args.get("residual_mm") or DEFAULT_RESIDUAL_MM)
-    new_sigmas = {u["element"]: position_sigma(residual, float(u.get("confidence", 1.0))) for u in standing}
+    new_sigmas = {u["element"]: unit_sigma(u, residual) for u in standing}
     new_paths = dict(paths)
     for model in moving:
         if model in seen:

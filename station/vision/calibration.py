@@ -73,7 +73,7 @@ class Calibration:
     table_mm: tuple[float, float] | None = None
     anchors: list[Anchor] = field(default_factory=list)
     residuals_mm: dict[int, float] = field(default_factory=dict)
-    lens_std: np.ndarray | None = None  # 1-sigma of fx fy cx cy k1 k2 p1 p2 k3, from the lens fit
+    lens_covariance: np.ndarray | None = None  # (9, 9) of fx fy cx cy k1 k2 p1 p2 k3, from the lens fit
     pose_covariance: np.ndarray | None = None  # (6, 6) rvec, tvec
     lens_sensitivity: np.ndarray | None = None  # (6, 9)
     used_anchors: tuple[int, ...] = ()
@@ -91,9 +91,9 @@ class Calibration:
         """The position error budget, or None for a calibration made before it was kept."""
         if self.R is None or self.t is None or self.pose_covariance is None or self.lens_sensitivity is None:
             return None
-        std = self.lens_std if self.lens_std is not None else np.zeros(9)
+        lens = self.lens_covariance if self.lens_covariance is not None else np.zeros((9, 9))
         return ErrorModel(self.K, self.dist, cv.rvec_of(self.R), self.t, self.pose_covariance,
-                          self.lens_sensitivity, std)
+                          self.lens_sensitivity, lens)
 
     def uncertainty_maps(self) -> list[dict]:
         model = self.error_model()
@@ -124,8 +124,8 @@ class Calibration:
             "format": FORMAT, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "lens": {"image_size": list(self.image_size), "K": self.K.tolist(), "dist": self.dist.tolist(),
                      "rms_px": self.rms_px, "views": self.views}}
-        if self.lens_std is not None:
-            data["lens"]["std"] = self.lens_std.tolist()
+        if self.lens_covariance is not None:
+            data["lens"]["covariance"] = self.lens_covariance.tolist()
         if self.has_table:
             data["table"] = {"R": self.R.tolist(), "t": self.t.tolist(), "size_mm": list(self.table_mm),
                              "anchors": [a.__dict__ for a in self.anchors],
@@ -167,8 +167,8 @@ def load_calibration(path: str | Path) -> Calibration:
         if K.shape != (3, 3) or len(dist) not in (4, 5, 8, 12, 14):
             raise ValueError("K must be 3x3 and dist 4-14 numbers")
         cal = Calibration(tuple(lens["image_size"]), K, dist, float(lens["rms_px"]), int(lens.get("views", 0)))
-        if "std" in lens:
-            cal.lens_std = _array(lens["std"], (9,), "lens std")
+        if "covariance" in lens:
+            cal.lens_covariance = _array(lens["covariance"], (9, 9), "lens covariance")
         if "table" in data:
             table = data["table"]
             cal.R, cal.t = np.array(table["R"], float), np.array(table["t"], float)
@@ -208,7 +208,7 @@ def calibrate_lens(images: Sequence[np.ndarray], board=None, min_views: int = 5)
     fit = cv.calibrate_camera(objects, pixels, size, reduced=len(objects) < 5)
     if fit.rms_px > RMS_WARN_PX:
         log.warning("lens calibration RMS reprojection error %.2f px is above %.1f px", fit.rms_px, RMS_WARN_PX)
-    return Calibration(size, fit.K, fit.dist, fit.rms_px, len(objects), lens_std=fit.std)
+    return Calibration(size, fit.K, fit.dist, fit.rms_px, len(objects), lens_covariance=fit.covariance)
 
 
 def seen_anchors(image: np.ndarray, anchors: Sequence[Anchor]) -> list[SeenAnchor]:
@@ -250,5 +250,5 @@ def calibrate_table(image: np.ndarray, lens: Calibration, anchors: Sequence[Anch
 def _with_pose(lens: Calibration, pose: TablePose, anchors: Sequence[Anchor],
                table_mm: tuple[float, float]) -> Calibration:
     return Calibration(lens.image_size, lens.K, lens.dist, lens.rms_px, lens.views, pose.R, pose.tvec, table_mm,
-                       list(anchors), dict(pose.residuals_mm), lens.lens_std, pose.covariance,
+                       list(anchors), dict(pose.residuals_mm), lens.lens_covariance, pose.covariance,
                        pose.lens_sensitivity, pose.used)

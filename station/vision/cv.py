@@ -49,6 +49,11 @@ class MarkerDetector:
         # Reading bits from 8 samples per cell instead of 4: on ~24 px markers with sensor noise
         # the default failed 7 decodes in 36; this one none, at the same speed.
         params.perspectiveRemovePixelPerCell = 8
+        # The black border must read black almost everywhere.  OpenCV's default (35 % of its cells
+        # may be wrong) lets printed text, icons and other dictionaries' markers decode as one of
+        # ours: over 840 photos of OpenCV's documentation it found 21 markers that were not there,
+        # this finds one, and keeps 195 of the 197 real ones in rendered table frames.
+        params.maxErroneousBitsInBorderRate = BORDER_ERROR_RATE
         self._detector = cv2.aruco.ArucoDetector(marker_dictionary(), params)
 
     def detect(self, image: np.ndarray) -> Detection:
@@ -60,6 +65,7 @@ class MarkerDetector:
         return Detection(ids.reshape(-1).astype(int), widen_edges(quads, EDGE_BIAS_PX))
 
 
+BORDER_ERROR_RATE = 0.1
 EDGE_BIAS_PX = 0.5  # measured on the renderer: corners sat 0.64-0.78 px inside along the diagonal
 
 
@@ -87,9 +93,37 @@ def widen_edges(quads: np.ndarray, offset_px: float) -> np.ndarray:
     return quads + np.stack([sx, sy], axis=-1)
 
 
-def charuco_board(squares: tuple[int, int] = (9, 6), square_mm: float = 30.0,
-                  marker_mm: float = 22.0) -> cv2.aruco.CharucoBoard:
-    return cv2.aruco.CharucoBoard(squares, square_mm, marker_mm, cv2.aruco.getPredefinedDictionary(CHARUCO_DICT))
+def charuco_board(squares: tuple[int, int] = (9, 6), square_mm: float = 30.0, marker_mm: float = 22.0,
+                  dictionary: int = CHARUCO_DICT, legacy: bool = False) -> cv2.aruco.CharucoBoard:
+    board = cv2.aruco.CharucoBoard(squares, square_mm, marker_mm, cv2.aruco.getPredefinedDictionary(dictionary))
+    board.setLegacyPattern(legacy)
+    return board
+
+
+BOARD_SPEC = "COLSxROWS:SQUARE_MM:MARKER_MM:DICT[:legacy]"
+
+
+def parse_board(spec: str) -> cv2.aruco.CharucoBoard:
+    """A ChArUco board from ``9x6:30:22:DICT_5X5_100``, with ``:legacy`` for boards printed by
+    OpenCV before 4.6 (an even number of rows starts with the other colour there).  Raises
+    ValueError naming the part that is wrong."""
+    parts = spec.strip().split(":")
+    if len(parts) not in (4, 5) or (len(parts) == 5 and parts[4].lower() != "legacy"):
+        raise ValueError(f"{spec!r} is not {BOARD_SPEC}, e.g. 9x6:30:22:DICT_5X5_100")
+    try:
+        cols, rows = (int(n) for n in parts[0].lower().split("x"))
+    except ValueError:
+        raise ValueError(f"{parts[0]!r} is not COLSxROWS, e.g. 9x6") from None
+    try:
+        square, marker = float(parts[1]), float(parts[2])
+    except ValueError:
+        raise ValueError(f"square {parts[1]!r} and marker {parts[2]!r} must be sizes in mm") from None
+    if cols < 3 or rows < 3 or not 0 < marker < square:
+        raise ValueError(f"{spec!r}: a board needs at least 3x3 squares and markers smaller than squares")
+    name = parts[3].upper()
+    if not (name.startswith("DICT_") and hasattr(cv2.aruco, name)):
+        raise ValueError(f"{parts[3]!r} is not an ArUco dictionary such as DICT_5X5_100 or DICT_6X6_250")
+    return charuco_board((cols, rows), square, marker, getattr(cv2.aruco, name), legacy=len(parts) == 5)
 
 
 def charuco_image(board: cv2.aruco.CharucoBoard, size_px: tuple[int, int], margin_px: int = 0) -> np.ndarray:
@@ -111,7 +145,7 @@ class LensFit:
     rms_px: float
     K: np.ndarray
     dist: np.ndarray  # k1 k2 p1 p2 k3
-    std: np.ndarray  # 1-sigma of fx fy cx cy k1 k2 p1 p2 k3, from the fit's own covariance
+    covariance: np.ndarray  # (9, 9) of fx fy cx cy k1 k2 p1 p2 k3, from the fit's own Jacobian
     view_rms_px: np.ndarray  # each view's RMS reprojection error
 
 
@@ -128,10 +162,37 @@ def calibrate_camera(object_points: list[np.ndarray], image_points: list[np.ndar
     K0 = np.array([[max(image_size), 0, image_size[0] / 2], [0, max(image_size), image_size[1] / 2], [0, 0, 1.0]])
     if reduced:
         flags |= cv2.CALIB_USE_INTRINSIC_GUESS
-    rms, K, dist, _, _, std, _, per_view = cv2.calibrateCameraExtended(
+    rms, K, dist, rvecs, tvecs, std, _, per_view = cv2.calibrateCameraExtended(
         [o.astype(np.float32) for o in object_points], [i.astype(np.float32) for i in image_points],
         image_size, K0, np.zeros(5), flags=flags)
-    return LensFit(float(rms), K, dist.reshape(-1)[:5], std.reshape(-1)[:9], per_view.reshape(-1))
+    dist = dist.reshape(-1)[:5]
+    if reduced:  # few free parameters, fx and fy tied: their own deviations suffice
+        std = std.reshape(-1)[:9].copy()
+        std[0] = std[0] or std[1]  # OpenCV reports the tied one as fixed
+        covariance = np.diag(std ** 2)
+        covariance[0, 1] = covariance[1, 0] = std[0] * std[1]
+    else:
+        covariance = _lens_covariance(object_points, image_points, K, dist, rvecs, tvecs)
+    return LensFit(float(rms), K, dist, covariance, per_view.reshape(-1))
+
+
+def _lens_covariance(object_points, image_points, K, dist, rvecs, tvecs) -> np.ndarray:
+    """The full covariance of the nine lens parameters, with every view's pose as a nuisance
+    parameter: sigma^2 (J^T J)^-1 over all views' corners.  OpenCV reports only its diagonal, and
+    the diagonal alone overstates a position error several times, because a focal length error
+    and a distortion error largely cancel each other where the board was seen."""
+    views = len(object_points)
+    rows, residuals = [], []
+    for k, (obj, img) in enumerate(zip(object_points, image_points)):
+        projected, jac = cv2.projectPoints(obj.reshape(-1, 1, 3).astype(np.float64), rvecs[k], tvecs[k], K, dist)
+        block = np.zeros((jac.shape[0], 9 + 6 * views))
+        block[:, :9] = jac[:, 6:15]
+        block[:, 9 + 6 * k:15 + 6 * k] = jac[:, :6]
+        rows.append(block)
+        residuals.append((projected.reshape(-1, 2) - img.reshape(-1, 2)).ravel())
+    J, r = np.vstack(rows), np.concatenate(residuals)
+    sigma2 = float(r @ r) / max(len(r) - J.shape[1], 1)
+    return sigma2 * np.linalg.pinv(J.T @ J)[:9, :9]
 
 
 def undistort_pixels(points: np.ndarray, K: np.ndarray, dist: np.ndarray) -> np.ndarray:

@@ -6,11 +6,17 @@ that marker's height (from the army file), which is the parallax correction.  Th
 then the marker centre moved by the marker-to-base offset.  A marker that measures much smaller
 than printed, or clearly not square on its plane, is tipped over or not at its height: evidence
 of a fall that the tracker weighs with other frames and with the hub's TILT events.
+
+What is not a base is said, never reported as one: a marker whose longer side is far from its
+printed size (a false detection: an icon, text, another dictionary's marker, or a misprint), one
+that would put a base off the table, one id seen twice in a frame (a copied marker), and every
+army marker not seen at all.
 """
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass
+from collections import Counter
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -24,6 +30,10 @@ log = logging.getLogger(__name__)
 
 TIPPED_ASPECT = 0.8  # shorter axis / longer axis on the marker's plane below this: tipped over
 SIZE_TOLERANCE = 0.2  # measured / printed size outside 1 +- this: not at its height, or tipped
+# The longer side of a marker keeps its printed size even when tipped (it turns about the other
+# axis) or dropped from a 60 mm model to the table (5 % from 1.2 m): off by more than this, it is
+# not that marker at all.
+FALSE_SIZE = 0.3
 
 
 @dataclass(frozen=True)
@@ -50,11 +60,12 @@ class BaseSighting:
     confidence: float
     size_ratio: float
     aspect: float
+    sigma_mm: float = 0.0  # expected position error here (1 sigma, radial), from the calibration's budget
 
     def as_dict(self) -> dict[str, Any]:
         view = asdict(self)
         view.update(x_in=round(self.x_mm / MM_PER_INCH, 3), y_in=round(self.y_mm / MM_PER_INCH, 3))
-        for key in ("x_mm", "y_mm", "facing_deg", "confidence", "size_ratio", "aspect"):
+        for key in ("x_mm", "y_mm", "facing_deg", "confidence", "size_ratio", "aspect", "sigma_mm"):
             view[key] = round(view[key], 3)
         return view
 
@@ -75,31 +86,75 @@ class Locator:
         self.specs = dict(specs)
         self.anchor_ids = {a.id for a in calibration.anchors}
         self.detector = detector or cv.MarkerDetector()
+        self.error_model = calibration.error_model()
+        # a calibration made before the error budget was kept: its worst anchor residual, as before
+        self.fallback_sigma_mm = float(calibration.health().get("worst_anchor_mm") or 1.0)
 
     def locate(self, image: np.ndarray, source: str = "frame") -> tuple[list[BaseSighting], list[str]]:
         self.calibration.check_image(image, source)
         return self.locate_detection(self.detector.detect(image))
 
     def locate_detection(self, detection: cv.Detection) -> tuple[list[BaseSighting], list[str]]:
-        sightings, warnings = [], []
-        known = [k for k, marker_id in enumerate(detection.ids) if int(marker_id) in self.specs]
-        for marker_id in detection.ids:
-            if int(marker_id) not in self.specs and marker_id not in self.anchor_ids:
+        sightings: list[BaseSighting] = []
+        warnings: list[str] = []
+        ids = [int(i) for i in detection.ids]
+        counts = Counter(ids)
+        for marker_id, times in sorted(counts.items()):
+            if marker_id not in self.specs and marker_id not in self.anchor_ids:
                 warnings.append(f"marker {marker_id} belongs to no unit in the army files")
+            elif times > 1 and marker_id in self.specs:
+                warnings.append(f"marker {marker_id} ({self.specs[marker_id].element}) is seen {times} times in one "
+                                "frame: a copied marker? None of them is used")
+        known = [k for k, marker_id in enumerate(ids) if marker_id in self.specs and counts[marker_id] == 1]
+        missing = [m for m in sorted(self.specs) if m not in counts]
+        if missing:
+            warnings.append("not seen: " + ", ".join(f"marker {m} ({self.specs[m].element})" for m in missing))
         if not known:
             return sightings, warnings
-        heights = [self.specs[int(detection.ids[k])].height_mm for k in known]
+        heights = [self.specs[ids[k]].height_mm for k in known]
         poses = marker_poses(self.camera, detection.corners[known], heights)  # one undistortion per frame
         for k, pose in zip(known, poses):
-            marker_id = detection.ids[k]
-            spec = self.specs[int(marker_id)]
-            x, y = base_centre(pose, spec.offset_mm)
-            sides = np.linalg.norm(pose.corners - np.roll(pose.corners, 1, axis=0), axis=1)
-            axes = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
-            aspect = float(min(axes) / max(axes))
-            ratio = pose.size_mm / spec.size_mm
-            tipped = aspect < TIPPED_ASPECT or abs(ratio - 1) > SIZE_TOLERANCE
-            confidence = float(np.clip(aspect - 3 * max(0.0, abs(ratio - 1) - 0.05), 0, 1))
-            sightings.append(BaseSighting(int(marker_id), spec.element, spec.unit, spec.player, x, y,
-                                          pose.facing_deg, tipped, confidence, ratio, aspect))
-        return sightings, warnings
+            spec = self.specs[ids[k]]
+            sighting = self._sighting(spec, pose)
+            problem = self._implausible(spec, pose, sighting)
+            if problem:
+                warnings.append(f"marker {spec.id} ({spec.element}) {problem}; ignored")
+                continue
+            sightings.append(sighting)
+        return self._with_sigmas(sightings), warnings
+
+    def _with_sigmas(self, sightings: list[BaseSighting]) -> list[BaseSighting]:
+        if not sightings:
+            return sightings
+        if self.error_model is None:
+            return [replace(s, sigma_mm=self.fallback_sigma_mm) for s in sightings]
+        xy = np.array([[s.x_mm, s.y_mm] for s in sightings])
+        sigmas = self.error_model.sigma_mm(xy, np.array([self.specs[s.marker].height_mm for s in sightings]))
+        return [replace(s, sigma_mm=float(sigma)) for s, sigma in zip(sightings, sigmas)]
+
+    @staticmethod
+    def _sighting(spec: MarkerSpec, pose) -> BaseSighting:
+        x, y = base_centre(pose, spec.offset_mm)
+        sides = np.linalg.norm(pose.corners - np.roll(pose.corners, 1, axis=0), axis=1)
+        axes = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+        aspect = float(min(axes) / max(axes))
+        ratio = pose.size_mm / spec.size_mm
+        tipped = aspect < TIPPED_ASPECT or abs(ratio - 1) > SIZE_TOLERANCE
+        confidence = float(np.clip(aspect - 3 * max(0.0, abs(ratio - 1) - 0.05), 0, 1))
+        return BaseSighting(spec.id, spec.element, spec.unit, spec.player, x, y, pose.facing_deg, tipped,
+                            confidence, ratio, aspect)
+
+    def _implausible(self, spec: MarkerSpec, pose, sighting: BaseSighting) -> str | None:
+        """Why this cannot be the army's marker, or None."""
+        sides = np.linalg.norm(pose.corners - np.roll(pose.corners, 1, axis=0), axis=1)
+        longer = float(max((sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2))
+        if abs(longer / spec.size_mm - 1) > FALSE_SIZE:
+            return (f"measures {longer:.0f} mm at its height of {spec.height_mm:g} mm, not its printed "
+                    f"{spec.size_mm:g} mm: a false detection, a misprint or a wrong height in the army file")
+        table = self.calibration.table_mm
+        if table:
+            margin = spec.size_mm
+            if not (-margin <= sighting.x_mm <= table[0] + margin and -margin <= sighting.y_mm <= table[1] + margin):
+                return (f"would put its base at x {sighting.x_mm:.0f} y {sighting.y_mm:.0f} mm, off the "
+                        f"{table[0]:g} x {table[1]:g} mm table: a false detection?")
+        return None

@@ -117,7 +117,7 @@ def run_mount(mount: Mount, seed: int = 0, units: int = 24) -> MountResult:
     camera = framed_camera(mount)
     unit_mm, anchor_mm = marker_sizes(camera)
     anchors = default_anchors(TABLE, anchor_mm, inset=anchor_mm)
-    lens = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10, lens_std=np.zeros(9))
+    lens = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10)
     moved_id, shift = mount.moved
     placed = [SceneMarker(a.id, a.x + (shift if a.id == moved_id else 0), a.y, 0.0, a.facing_deg, a.size_mm)
               for a in anchors]

@@ -7,6 +7,14 @@ or an arm is one large changed blob, a fallen model only a small one.  A missing
 towards a fall, and ``fall_frames`` such frames make a ``ModelFell``.  A
 marker seen tipped over (``Locator``) counts the same way.  A TILT report from the hub for a model
 with a sensor decides at once.  Reappearing upright gives ``ModelUp``.
+
+Two things one frame cannot tell:
+* **A lean.**  A model leaning 30 degrees is flagged tipped in only about a quarter of single
+  frames (its marker's aspect is 0.87 on average, but 0.99 +- 0.11 frame to frame, as the lean
+  turns toward or away from the camera).  The median aspect of its last ``LEAN_WINDOW`` sightings
+  is steady, and below ``LEAN_ASPECT`` it counts as tipped (upright: 0.99, 15 degrees: 0.94).
+* **A false marker.**  A new track is only reported once seen in ``confirm_frames`` frames in a
+  row, so a pattern read as a marker in one frame (a hand's shadow, a printed icon) makes no base.
 """
 from __future__ import annotations
 
@@ -25,6 +33,8 @@ SCALE = 4  # the change mask is worked out at a quarter of the frame's resolutio
 OCCLUDER_MARKERS = 11  # a changed blob larger than this many marker areas is a hand or an arm
 MARGIN_MARKERS = 1.5  # and a marker this close counts as under it: a hand touching its white
 # margin breaks the quiet zone ArUco needs, so the marker is missed while in plain view
+LEAN_WINDOW = 5
+LEAN_ASPECT = 0.91
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,9 @@ class Track:
     fall_votes: int = 0
     last_seen: int = 0
     confidence: float = 1.0
+    sigma_mm: float = 0.0
+    sightings: int = 0  # frames in a row it was seen while still tentative
+    aspects: list[float] = field(default_factory=list)  # the last LEAN_WINDOW sightings'
 
 
 @dataclass
@@ -67,13 +80,17 @@ class TrackerOutput:
                 "units": [{"element": t.element, "x_mm": round(t.x, 2), "y_mm": round(t.y, 2),
                            "x_units": round(t.x / mm_per_unit, 3), "y_units": round(t.y / mm_per_unit, 3),
                            "facing_deg": round(t.facing, 2), "status": t.status,
-                           "confidence": round(t.confidence, 3)} for t in self.tracks]}
+                           "confidence": round(t.confidence, 3), "sigma_mm": round(t.sigma_mm, 3)}
+                          for t in self.tracks]}
 
 
 class Tracker:
-    def __init__(self, locator: Locator, fall_frames: int = 10, smoothing: float = 0.5, move_mm: float = 3.0) -> None:
+    def __init__(self, locator: Locator, fall_frames: int = 10, smoothing: float = 0.5, move_mm: float = 3.0,
+                 confirm_frames: int = 3) -> None:
         self.locator = locator
         self.fall_frames = fall_frames
+        self.confirm_frames = confirm_frames
+        self.tentative: dict[str, Track] = {}
         self.smoothing = smoothing
         self.move_mm = move_mm
         self.tracks: dict[str, Track] = {}
@@ -115,8 +132,12 @@ class Tracker:
         moved = False
         seen: set[str] = set()
         for s in sightings:
+            if s.element not in self.tracks and not self._confirmed(s, pixels[s.marker]):
+                continue
             seen.add(s.element)
             moved |= self._observe(gray, s, pixels[s.marker], events)
+        for element in [e for e in self.tentative if e not in {s.element for s in sightings}]:
+            del self.tentative[element]  # a run of sightings must be unbroken
         small = cv2.resize(gray, None, fx=1 / SCALE, fy=1 / SCALE, interpolation=cv2.INTER_AREA).astype(np.float32)
         changed = self._learn_background(small)  # the quarter-size frame serves both background checks
         missing = [track for element, track in self.tracks.items() if element not in seen]
@@ -137,6 +158,16 @@ class Tracker:
         # copies: an output is what this frame saw, and must not change with later frames
         return TrackerOutput(self.frame, still, [replace(t) for t in self.tracks.values()], events)
 
+    def _confirmed(self, s: BaseSighting, corners: np.ndarray) -> bool:
+        """Count a new marker's sightings; True once it has been seen ``confirm_frames`` in a row."""
+        track = self.tentative.setdefault(s.element, Track(s.element, s.x_mm, s.y_mm, s.facing_deg,
+                                                           tuple(corners.mean(axis=0)), 0.0))
+        track.sightings += 1
+        if track.sightings < self.confirm_frames:
+            return False
+        del self.tentative[s.element]
+        return True
+
     def _observe(self, gray: np.ndarray, s: BaseSighting, corners: np.ndarray, events: list) -> bool:
         track = self.tracks.get(s.element)
         centre = corners.mean(axis=0)
@@ -148,9 +179,11 @@ class Tracker:
         track.x += a * (s.x_mm - track.x)
         track.y += a * (s.y_mm - track.y)
         track.facing = (track.facing + a * ((s.facing_deg - track.facing + 180) % 360 - 180)) % 360
-        track.confidence, track.last_seen = s.confidence, self.frame
-        if s.tipped:
-            self._vote_fall(track, "tipped", events)
+        track.confidence, track.last_seen, track.sigma_mm = s.confidence, self.frame, s.sigma_mm
+        track.aspects = (track.aspects + [s.aspect])[-LEAN_WINDOW:]
+        leaning = len(track.aspects) == LEAN_WINDOW and float(np.median(track.aspects)) < LEAN_ASPECT
+        if s.tipped or leaning:
+            self._vote_fall(track, "tipped" if s.tipped else "leaning", events)
             return moved
         track.pixel, track.size_px, track.fall_votes = tuple(centre), size, 0
         if track.status == "fallen":

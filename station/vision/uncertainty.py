@@ -12,7 +12,7 @@ lens error (the refit compensates it where the anchors are, so errors between an
 those away from them larger).  Add the marker's own detection noise (a pixel scatter ``sigma_px``
 through J_X) and the position covariance is
 
-    C_X = A (J_pose C_pose J_pose^T + M diag(s_lens^2) M^T + sigma_px^2 I) A^T,  A = J_X^-1, M = J_lens + J_pose S.
+    C_X = A (J_pose C_pose J_pose^T + M C_lens M^T + sigma_px^2 I) A^T,  A = J_X^-1, M = J_lens + J_pose S.
 
 The figure reported is the radial 1-sigma, sqrt(trace C_X) in mm: the RMS distance between where
 a base is and where the station puts it.
@@ -40,7 +40,7 @@ class ErrorModel:
     tvec: np.ndarray
     pose_covariance: np.ndarray  # (6, 6)
     lens_sensitivity: np.ndarray  # (6, 9)
-    lens_std: np.ndarray  # (9,) 1-sigma of fx fy cx cy k1 k2 p1 p2 k3; zeros when unknown
+    lens_covariance: np.ndarray  # (9, 9) of fx fy cx cy k1 k2 p1 p2 k3; zeros when unknown
     sigma_px: float = MARKER_CENTRE_SIGMA_PX
 
     def sigma_mm(self, xy: np.ndarray, height: float | np.ndarray) -> np.ndarray:
@@ -60,7 +60,7 @@ class ErrorModel:
         J_pose = J_pose.reshape(-1, 2, 6)
         M = J_lens.reshape(-1, 2, 9) + J_pose @ self.lens_sensitivity
         pixel_cov = (J_pose @ self.pose_covariance @ J_pose.transpose(0, 2, 1)
-                     + (M * self.lens_std ** 2) @ M.transpose(0, 2, 1)
+                     + M @ self.lens_covariance @ M.transpose(0, 2, 1)
                      + self.sigma_px ** 2 * np.eye(2))
         cov = A @ pixel_cov @ A.transpose(0, 2, 1)
         return np.sqrt(np.trace(cov, axis1=1, axis2=2))
