@@ -127,6 +127,37 @@ def pose_on_plane(corners: np.ndarray) -> PlanarPose:
                       corners, size)
 
 
+LEAN_STEPS_DEG = np.arange(0.0, 91.0, 2.0)
+LEAN_NOISE_PX2 = 4 * 0.35 ** 2  # two corners' squared error at the detector's 0.35 px scatter
+
+
+def lean_deg(camera: Camera, image_corners: np.ndarray, height: float, size: float) -> float:
+    """How far a marker leans from flat (degrees), from its four corners seen by one camera.
+
+    The flat-plane aspect cannot tell: a marker leaning toward a camera that sees it obliquely
+    looks longer than printed, one leaning away shorter, by sin(lean) tan(view angle).  So each of
+    its four edges is tried as the edge it pivots on (left where it is, at ``height``), and the lean
+    that best puts the other two corners where they were seen, ``size`` mm away and raised, wins."""
+    flat = camera.on_plane(image_corners, height)
+    steps = np.radians(LEAN_STEPS_DEG)
+    predicted = []
+    for k in range(4):
+        b1, b2 = flat[k], flat[(k + 1) % 4]
+        along = (b2 - b1) / max(np.linalg.norm(b2 - b1), 1e-9)
+        toward = np.array([-along[1], along[0]])
+        if np.dot(flat[(k + 2) % 4] + flat[(k + 3) % 4] - b1 - b2, toward) < 0:
+            toward = -toward
+        rise = np.column_stack([np.cos(steps)[:, None] * toward, np.sin(steps)]) * size  # (S, 3)
+        for pivot in (b2, b1):  # tops above corners k + 2 (next to b2) and k + 3 (next to b1)
+            predicted.append(np.array([pivot[0], pivot[1], height]) + rise)
+    pixels = camera.project(np.vstack(predicted)).reshape(4, 2, len(steps), 2)
+    seen = np.array([[image_corners[(k + 2) % 4], image_corners[(k + 3) % 4]] for k in range(4)])  # (4, 2, 2)
+    error = np.sum((pixels - seen[:, :, None, :]) ** 2, axis=(1, 3)).min(axis=0)  # best pivot, each lean
+    # A flat marker seen from one side has a second, tilted reading that fits about as well (the
+    # two-fold ambiguity of a small square): the smallest lean within the corners' noise wins.
+    return float(LEAN_STEPS_DEG[np.argmax(error <= error.min() + LEAN_NOISE_PX2)])
+
+
 def base_centre(pose: PlanarPose, offset_mm: tuple[float, float]) -> tuple[float, float]:
     """The base centre from the marker centre and the marker-to-base offset given in the
     marker's own frame (forward, right), in mm."""

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import cv
 from .calibration import Calibration
-from .geometry import base_centre, marker_poses
+from .geometry import base_centre, lean_deg, marker_poses
 from ..measure.bases import MM_PER_INCH
 
 log = logging.getLogger(__name__)
@@ -61,11 +61,12 @@ class BaseSighting:
     size_ratio: float
     aspect: float
     sigma_mm: float = 0.0  # expected position error here (1 sigma, radial), from the calibration's budget
+    lean_deg: float = 0.0  # how far the marker leans from flat, from a fit of its four corners
 
     def as_dict(self) -> dict[str, Any]:
         view = asdict(self)
         view.update(x_in=round(self.x_mm / MM_PER_INCH, 3), y_in=round(self.y_mm / MM_PER_INCH, 3))
-        for key in ("x_mm", "y_mm", "facing_deg", "confidence", "size_ratio", "aspect", "sigma_mm"):
+        for key in ("x_mm", "y_mm", "facing_deg", "confidence", "size_ratio", "aspect", "sigma_mm", "lean_deg"):
             view[key] = round(view[key], 3)
         return view
 
@@ -115,7 +116,8 @@ class Locator:
         poses = marker_poses(self.camera, detection.corners[known], heights)  # one undistortion per frame
         for k, pose in zip(known, poses):
             spec = self.specs[ids[k]]
-            sighting = self._sighting(spec, pose)
+            lean = lean_deg(self.camera, detection.corners[k], spec.height_mm, spec.size_mm)
+            sighting = replace(self._sighting(spec, pose), lean_deg=lean)
             problem = self._implausible(spec, pose, sighting)
             if problem:
                 warnings.append(f"marker {spec.id} ({spec.element}) {problem}; ignored")

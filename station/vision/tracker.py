@@ -10,9 +10,12 @@ with a sensor decides at once.  Reappearing upright gives ``ModelUp``.
 
 Two things one frame cannot tell:
 * **A lean.**  A model leaning 30 degrees is flagged tipped in only about a quarter of single
-  frames (its marker's aspect is 0.87 on average, but 0.99 +- 0.11 frame to frame, as the lean
-  turns toward or away from the camera).  The median aspect of its last ``LEAN_WINDOW`` sightings
-  is steady, and below ``LEAN_ASPECT`` it counts as tipped (upright: 0.99, 15 degrees: 0.94).
+  frames: on the flat plane its marker's aspect is 0.87 on average but scatters by 0.11, as the
+  lean turns toward or away from the camera.  ``Locator`` fits each marker's lean in 3D instead
+  (``geometry.lean_deg``).  On the renderer, a 30-degree lean reads 20 degrees or more in two
+  frames of three (the rest read flat: a small square's two-fold ambiguity), a 15-degree lean in
+  none of 60, an upright marker never.  A track with ``LEAN_QUORUM`` of its last ``LEAN_WINDOW``
+  leans at ``LEAN_DEG`` or more has fallen: the window is already the evidence over time.
 * **A false marker.**  A new track is only reported once seen in ``confirm_frames`` frames in a
   row, so a pattern read as a marker in one frame (a hand's shadow, a printed icon) makes no base.
 """
@@ -33,15 +36,16 @@ SCALE = 4  # the change mask is worked out at a quarter of the frame's resolutio
 OCCLUDER_MARKERS = 11  # a changed blob larger than this many marker areas is a hand or an arm
 MARGIN_MARKERS = 1.5  # and a marker this close counts as under it: a hand touching its white
 # margin breaks the quiet zone ArUco needs, so the marker is missed while in plain view
-LEAN_WINDOW = 5
-LEAN_ASPECT = 0.91
+LEAN_WINDOW = 10
+LEAN_QUORUM = 5
+LEAN_DEG = 20.0
 
 
 @dataclass(frozen=True)
 class ModelFell:
     element: str
     frame: int
-    evidence: str  # "vanished", "tipped" or "tilt sensor"
+    evidence: str  # "vanished", "tipped", "leaning" or "tilt sensor"
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ class Track:
     confidence: float = 1.0
     sigma_mm: float = 0.0
     sightings: int = 0  # frames in a row it was seen while still tentative
-    aspects: list[float] = field(default_factory=list)  # the last LEAN_WINDOW sightings'
+    leans: list[float] = field(default_factory=list)  # the last LEAN_WINDOW sightings'
 
 
 @dataclass
@@ -180,10 +184,14 @@ class Tracker:
         track.y += a * (s.y_mm - track.y)
         track.facing = (track.facing + a * ((s.facing_deg - track.facing + 180) % 360 - 180)) % 360
         track.confidence, track.last_seen, track.sigma_mm = s.confidence, self.frame, s.sigma_mm
-        track.aspects = (track.aspects + [s.aspect])[-LEAN_WINDOW:]
-        leaning = len(track.aspects) == LEAN_WINDOW and float(np.median(track.aspects)) < LEAN_ASPECT
-        if s.tipped or leaning:
-            self._vote_fall(track, "tipped" if s.tipped else "leaning", events)
+        track.leans = (track.leans + [s.lean_deg])[-LEAN_WINDOW:]
+        if sum(lean >= LEAN_DEG for lean in track.leans) >= LEAN_QUORUM:
+            if track.status != "fallen":
+                track.status = "fallen"
+                events.append(ModelFell(track.element, self.frame, "leaning"))
+            return moved
+        if s.tipped:
+            self._vote_fall(track, "tipped", events)
             return moved
         track.pixel, track.size_px, track.fall_votes = tuple(centre), size, 0
         if track.status == "fallen":
