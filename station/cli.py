@@ -199,7 +199,12 @@ def run(game, armies, serial_url, journal, resume, options, host, port, seed, co
         try:
             reopen = (lambda: open_source(camera)) if camera.isdigit() else None  # a live camera comes back
             frames = replayed(lambda: open_source(camera), camera_fps) if camera_fps else open_source(camera)
-            station.attach_camera(frames, load_calibration(cal_path), reopen)
+            if Path(cal_path).exists():
+                station.attach_camera(frames, load_calibration(cal_path), reopen, cal_path)
+            else:
+                station.attach_uncalibrated_camera(frames, cal_path, reopen)
+                click.echo(f"No calibration at {cal_path}: calibrate on the dashboard at /calibrate (referee); "
+                           "the camera starts tracking once it is saved")
         except (CalibrationError, SourceError) as exc:
             station.stop()
             _fail(str(exc))

@@ -41,11 +41,15 @@ class Station:
         self._engine = threading.Thread(target=self._engine_loop, name="engine", daemon=True)
         self.engine_errors = 0
         self.camera = None
+        self.calibration_desk = None
+        self._grabber = None
         self.table_view = TableView(self.game, self.calibration_residual_mm)
 
-    def attach_camera(self, frames, calibration, reopen=None) -> None:
+    def attach_camera(self, frames, calibration, reopen=None, calibration_path=None) -> None:
         """Track the table from ``frames`` with ``calibration`` (started with the station);
-        ``reopen`` gives fresh frames after the camera was lost (a live camera, not a recording)."""
+        ``reopen`` gives fresh frames after the camera was lost (a live camera, not a recording).
+        The dashboard's guided calibration can calibrate again over the same camera, saving to
+        ``calibration_path``."""
         from .vision.service import CameraService
         ruleset = self.game.ruleset
         specs = ruleset.marker_specs(self.game.header["armies"])
@@ -53,6 +57,32 @@ class Station:
             log.warning("no model in the army files has a camera marker; the camera will see only anchors")
         self.camera = CameraService(frames, calibration, self.game, specs, getattr(ruleset, "mm_per_unit", MM_PER_INCH),
                                     reopen=reopen)
+        if calibration_path is not None:
+            self.calibration_desk = self._desk(self.camera.latest_frame, calibration_path, self.camera.set_calibration,
+                                               calibration)
+
+    def attach_uncalibrated_camera(self, frames, calibration_path, reopen=None) -> None:
+        """A camera with no table calibration yet: the dashboard's guided calibration sees its
+        frames, and once a calibration is saved the camera starts tracking with it."""
+        from .vision.sources import FrameGrabber
+        grabber = FrameGrabber(frames)
+        self._grabber = grabber
+
+        def start_tracking(calibration) -> None:
+            self.attach_camera(grabber.hand_over(), calibration, reopen)
+            self.calibration_desk.latest_frame = self.camera.latest_frame
+            self.calibration_desk.on_saved = self.camera.set_calibration
+            self.camera.start()
+
+        self.calibration_desk = self._desk(grabber.latest_frame, calibration_path, start_tracking, None)
+
+    @staticmethod
+    def _desk(latest_frame, path, on_saved, calibration):
+        from .vision.calibration import default_anchors
+        from .vision.guided import CalibrationDesk
+        table_mm = tuple(calibration.table_mm) if calibration is not None and calibration.table_mm else (1219.2, 1219.2)
+        anchors = calibration.anchors if calibration is not None and calibration.anchors else default_anchors(table_mm)
+        return CalibrationDesk(latest_frame, anchors=anchors, table_mm=table_mm, out_path=Path(path), on_saved=on_saved)
 
     def start(self) -> "Station":
         self._engine.start()
@@ -60,6 +90,8 @@ class Station:
             self.link.start()
         if self.camera:
             self.camera.start()
+        elif self._grabber:
+            self._grabber.start()
         return self
 
     def _engine_loop(self) -> None:
@@ -86,6 +118,8 @@ class Station:
     def stop(self) -> None:
         if self.camera:
             self.camera.stop()
+        elif self._grabber:
+            self._grabber.hand_over()
         if self.link:
             self.link.stop()
         self._inbox.put(None)

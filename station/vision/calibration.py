@@ -77,6 +77,7 @@ class Calibration:
     pose_covariance: np.ndarray | None = None  # (6, 6) rvec, tvec
     lens_sensitivity: np.ndarray | None = None  # (6, 9)
     used_anchors: tuple[int, ...] = ()
+    view_rms_px: list[float] = field(default_factory=list)  # each lens view's reprojection error, not saved
 
     @property
     def has_table(self) -> bool:
@@ -187,28 +188,40 @@ def load_calibration(path: str | Path) -> Calibration:
 
 
 def calibrate_lens(images: Sequence[np.ndarray], board=None, min_views: int = 5) -> Calibration:
-    """Intrinsics and distortion from ChArUco views.  Five views or more fit the full lens; with
+    """Intrinsics and distortion from ChArUco photos.  Five views or more fit the full lens; with
     fewer (``min_views`` lowered, as for a single test photo) only the focal length and k1."""
     board = board or cv.charuco_board()
     sizes = {(im.shape[1], im.shape[0]) for im in images}
     if len(sizes) != 1:
         raise CalibrationError(f"the images differ in size ({sorted(sizes)}); use one camera mode")
-    objects, pixels = [], []
-    for image in images:
-        obj, img = cv.detect_charuco(board, image)
-        if len(obj) >= 12:
-            objects.append(obj)
-            pixels.append(img)
-    if len(objects) < min_views:
+    views = [view for view in (board_view(board, image) for image in images) if view is not None]
+    if len(views) < min_views:
         problems = sorted({p for image in images for p in image_problems(image)})
         hint = f" ({'; '.join(problems)})" if problems else ""
-        raise CalibrationError(f"the ChArUco board was found in {len(objects)} of {len(images)} images{hint}; "
+        raise CalibrationError(f"the ChArUco board was found in {len(views)} of {len(images)} images{hint}; "
                                f"at least {min_views} views are needed (tilt the board, cover the corners of the frame)")
-    size = sizes.pop()
-    fit = cv.calibrate_camera(objects, pixels, size, reduced=len(objects) < 5)
+    return lens_from_views(views, sizes.pop())
+
+
+MIN_VIEW_CORNERS = 12
+
+
+def board_view(board, image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The board's corners in one photo (object mm, image px), or None if too few were found."""
+    obj, img = cv.detect_charuco(board, image)
+    return (obj, img) if len(obj) >= MIN_VIEW_CORNERS else None
+
+
+def lens_from_views(views: Sequence[tuple[np.ndarray, np.ndarray]], size: tuple[int, int]) -> Calibration:
+    """The lens fit itself, for the command line and the dashboard's guided calibration alike."""
+    if not views:
+        raise CalibrationError("no view of the board yet")
+    fit = cv.calibrate_camera([o for o, _ in views], [i for _, i in views], size, reduced=len(views) < 5)
     if fit.rms_px > RMS_WARN_PX:
         log.warning("lens calibration RMS reprojection error %.2f px is above %.1f px", fit.rms_px, RMS_WARN_PX)
-    return Calibration(size, fit.K, fit.dist, fit.rms_px, len(objects), lens_covariance=fit.covariance)
+    cal = Calibration(size, fit.K, fit.dist, fit.rms_px, len(views), lens_covariance=fit.covariance)
+    cal.view_rms_px = [float(v) for v in fit.view_rms_px]
+    return cal
 
 
 def seen_anchors(image: np.ndarray, anchors: Sequence[Anchor]) -> list[SeenAnchor]:

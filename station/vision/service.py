@@ -1,7 +1,7 @@
 """The camera in a running station: frames in, tracker, and camera records out to the journal.
 
 It runs in its own thread, never waits on the web server, and journals at a bounded rate: a
-TableSnapshot at most every ``snapshot_interval`` seconds (and at once when something fell or
+TableSnapshot at most every ``snapshot_interval`` seconds (and at once when something fell, appeared or
 got up), plus every ModelFell and ModelUp.  The hub's TILT postures, as the rules know them, go
 into the tracker so a model with a sensor is judged by its sensor first.
 
@@ -59,6 +59,7 @@ class CameraService:
         self._still: tuple[float, bytes] | None = None
         self._table_still: tuple[float, bytes] | None = None
         self._maps: tuple[np.ndarray, np.ndarray] | None = None
+        self._uncertainty: list[dict] | None = None
         self._still_lock = threading.Lock()
         self._started: float | None = None
         self._last_snapshot = 0.0
@@ -79,6 +80,26 @@ class CameraService:
         return {"state": state, "error": self.error, "frames": self.frames_seen, "fps": round(self.fps, 1),
                 "seen_ago_s": None if quiet is None else round(quiet, 1), "faults": dict(self.faults),
                 "records_skipped": self.records_skipped, "calibration": self.calibration.health()}
+
+    def latest_frame(self) -> np.ndarray | None:
+        """The newest frame, for the guided calibration's live view."""
+        last = self._last
+        return None if last is None else last[0]
+
+    def set_calibration(self, calibration: Calibration) -> None:
+        """Track with a new calibration from now on (saved by the guided calibration): the same
+        markers, a new locator, and the pictures and maps made from the old one forgotten."""
+        specs = self.tracker.locator.specs
+        self.tracker = Tracker(Locator(calibration, specs))
+        self.calibration = calibration
+        self._maps = self._uncertainty = None
+        log.info("camera: tracking with the new calibration")
+
+    def uncertainty_maps(self) -> list[dict]:
+        """The calibration's error maps, worked out once (they change only with the calibration)."""
+        if self._uncertainty is None:
+            self._uncertainty = self.calibration.uncertainty_maps()
+        return self._uncertainty
 
     def still(self, max_age: float = 2.0) -> bytes | None:
         """A JPEG of the latest frame with the tracked bases drawn on it, made at most every
@@ -169,7 +190,7 @@ class CameraService:
                 fields["evidence"] = event.evidence
             self.game.observe_camera(fields)
         now = time.monotonic()
-        if out.events or now - self._last_snapshot >= self.snapshot_interval:
+        if out.events or out.appeared or now - self._last_snapshot >= self.snapshot_interval:
             self._last_snapshot = now
             self.game.observe_table({"table_mm": list(self.calibration.table_mm or ()),
                                      "residual_mm": self.calibration.health().get("worst_anchor_mm"),

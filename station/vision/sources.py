@@ -105,3 +105,39 @@ def replayed(open_frames: Callable[[], Iterator[np.ndarray]], fps: float,
         raise SourceError("the recording has no frames to replay")
     while True:
         yield from paced(kept if len(kept) <= keep else open_frames())
+
+
+class FrameGrabber:
+    """Keeps the latest frame of a source that nothing tracks yet (a camera before its table is
+    calibrated), for the dashboard's guided calibration; ``hand_over`` stops it and gives the
+    source to the tracker once a calibration exists."""
+
+    def __init__(self, frames: Iterator[np.ndarray]) -> None:
+        import threading
+        self.frames = frames
+        self.latest: np.ndarray | None = None
+        self.error: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="camera-grabber", daemon=True)
+
+    def start(self) -> "FrameGrabber":
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            for frame in self.frames:
+                self.latest = frame
+                if self._stop.is_set():
+                    return
+        except (SourceError, ValueError) as exc:
+            self.error = str(exc)
+            log.error("camera: %s", exc)
+
+    def latest_frame(self) -> np.ndarray | None:
+        return self.latest
+
+    def hand_over(self) -> Iterator[np.ndarray]:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        return self.frames

@@ -77,6 +77,7 @@ class TrackerOutput:
     still: bool
     tracks: list[Track]
     events: list[ModelFell | ModelUp] = field(default_factory=list)
+    appeared: list[str] = field(default_factory=list)  # tracks confirmed in this frame
 
     def snapshot(self, mm_per_unit: float = MM_PER_INCH) -> dict:
         """The TableSnapshot observation: positions in mm and game units, facing, status."""
@@ -135,9 +136,12 @@ class Tracker:
         events: list[ModelFell | ModelUp] = []
         moved = False
         seen: set[str] = set()
+        appeared = []
         for s in sightings:
-            if s.element not in self.tracks and not self._confirmed(s, pixels[s.marker]):
-                continue
+            if s.element not in self.tracks:
+                if not self._confirmed(s, pixels[s.marker]):
+                    continue
+                appeared.append(s.element)
             seen.add(s.element)
             moved |= self._observe(gray, s, pixels[s.marker], events)
         for element in [e for e in self.tentative if e not in {s.element for s in sightings}]:
@@ -160,7 +164,7 @@ class Tracker:
         still = not moved and self._scene_still(small)
         self._previous = small
         # copies: an output is what this frame saw, and must not change with later frames
-        return TrackerOutput(self.frame, still, [replace(t) for t in self.tracks.values()], events)
+        return TrackerOutput(self.frame, still, [replace(t) for t in self.tracks.values()], events, appeared)
 
     def _confirmed(self, s: BaseSighting, corners: np.ndarray) -> bool:
         """Count a new marker's sightings; True once it has been seen ``confirm_frames`` in a row."""

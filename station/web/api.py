@@ -130,6 +130,16 @@ def table_still() -> Response:
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
+@api.get("/uncertainty")
+def uncertainty() -> Response:
+    """The calibration's expected position error over the table (1 sigma, mm) at each mapped
+    height, for the map's overlay: 404 without a camera, empty maps for an old calibration."""
+    camera = _station().camera
+    if camera is None:
+        return error_response(404, "no camera attached")
+    return jsonify({"maps": camera.uncertainty_maps()})
+
+
 @api.get("/health")
 def health() -> Response:
     return jsonify(_broadcaster().health())

@@ -6,6 +6,7 @@ from flask import Flask
 
 from ..runtime import Station
 from .api import api
+from .calibrate import calibrate
 from .pages import pages
 from .security import harden
 from .stream import Broadcaster
@@ -18,4 +19,5 @@ def create_app(station: Station, referee_token: str) -> Flask:
     harden(app)
     app.register_blueprint(pages)
     app.register_blueprint(api, url_prefix="/api")
+    app.register_blueprint(calibrate)
     return app

@@ -1,42 +1,16 @@
 // Referee station dashboard: follows /api/stream (Server-Sent Events) and renders the game.
-// Plain JS, no build step.  Spectators only read; the referee token unlocks the controls.
+// Plain JS, no build step.  Spectators only read; the referee token unlocks the controls
+// (referee.js: the token, `call`, `$` and `el`, shared with the calibration page).
 "use strict";
 
 const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0, table: null, terrainSeq: null,
   picked: null, measurement: null };
 const PLAYER_COLOURS = ["#4a90e2", "#e2574a", "#3fb950", "#d29922"];
-const TOKEN_KEY = "station.referee-token";
-const $ = (id) => document.getElementById(id);
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value);
-  }
-  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  return node;
-}
 
 function rulingStatus(ruling) {
   if (ruling.overridden) return "overridden";
   if (model.state && model.state.confirmed.includes(ruling.id)) return "confirmed";
   return ruling.needs_referee ? "pending" : "applied";
-}
-
-// --- referee token --------------------------------------------------------------------------
-function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
-
-async function call(path, body, method = "POST") {
-  const response = await fetch(path, {
-    method,
-    headers: { "Content-Type": "application/json", "X-Referee-Token": token() },
-    body: JSON.stringify(body || {}),
-  });
-  const data = await response.json().catch(() => ({ error: response.statusText }));
-  if (!response.ok) throw new Error(data.error || response.statusText);
-  return data;
 }
 
 async function checkRole() {
@@ -49,16 +23,6 @@ async function checkRole() {
   document.body.classList.toggle("referee", referee);
   $("role").textContent = referee ? "referee" : "spectator";
   $("login").style.display = referee ? "none" : "";
-}
-
-function adoptTokenFromUrl() {
-  const url = new URL(window.location.href);
-  const given = url.searchParams.get("token");
-  if (given) {
-    localStorage.setItem(TOKEN_KEY, given);
-    url.searchParams.delete("token");
-    history.replaceState(null, "", url.pathname + url.search);  // keep the token out of history
-  }
 }
 
 function showError(error) { $("control-error").textContent = error ? error.message || String(error) : ""; }

@@ -6,7 +6,7 @@
 const SVG = "http://www.w3.org/2000/svg";
 const TERRAIN_TYPES = ["woods", "building", "hill", "water", "obstacle", "trench", "wire"];
 const map = { terrain: { pieces: [], seq: null }, reach: null, editing: false, draft: null, selected: null,
-  pieces: null, backdrop: false, backdropStamp: 0 };
+  pieces: null, backdrop: false, backdropStamp: 0, errors: null, errorHeight: 0 };
 
 function svg(tag, attrs, text) {
   const node = document.createElementNS(SVG, tag);
@@ -61,6 +61,7 @@ function renderTable() {
   const camera = model.health.camera;
   $("camera-health").textContent = camera
     ? `camera ${camera.state} · ${camera.fps} fps · lens ${camera.calibration.lens_rms_px} px · worst anchor ${camera.calibration.worst_anchor_mm} mm`
+      + (camera.calibration.worst_sigma_mm != null ? ` · position error ≤ ${camera.calibration.worst_sigma_mm} mm (1σ)` : "")
     : "";
   const [w, h] = tableSize();
   element.setAttribute("viewBox", `-20 -20 ${w + 40} ${h + 40}`);
@@ -69,6 +70,7 @@ function renderTable() {
     shapes.push(svg("image", { id: "backdrop", href: `/api/table.jpg?t=${map.backdropStamp}`, x: 0, y: 0, width: w,
       height: h, preserveAspectRatio: "none" }));
   }
+  if (map.errors) shapes.push(...errorOverlay(h));
   for (const piece of map.pieces || map.terrain.pieces) {
     const polygon = svg("polygon", { class: `terrain ${piece.type}${map.selected === piece.id ? " selected" : ""}`,
       points: points(piece.polygon, h), "data-piece": piece.id });
@@ -114,6 +116,39 @@ function renderTable() {
     for (const [x, y] of map.draft) shapes.push(svg("circle", { class: "draft-point", cx: x, cy: h - y, r: 5 }));
   }
   element.replaceChildren(...shapes);
+}
+
+// The calibration's expected position error (1 sigma, mm) over the table at one height: a cell per
+// grid point, green where it is small, red toward the map's worst, with the value written in.
+function errorOverlay(h) {
+  const grid = map.errors.find((g) => g.height_mm === map.errorHeight) || map.errors[0];
+  if (!grid) return [];
+  const cells = [];
+  const top = Math.max(grid.worst_mm, 0.5);
+  grid.sigma_mm.forEach((row, j) => row.forEach((sigma, i) => {
+    const x = grid.x_mm[i] - grid.step_mm / 2, y = h - grid.y_mm[j] - grid.step_mm / 2;
+    const hue = Math.round(120 * (1 - Math.min(sigma / top, 1)));
+    cells.push(svg("rect", { class: "error-cell", x, y, width: grid.step_mm, height: grid.step_mm,
+      fill: `hsl(${hue}, 80%, 45%)`, "data-sigma": sigma }));
+    cells.push(svg("text", { class: "error-label", x: x + grid.step_mm / 2, y: y + grid.step_mm / 2 + 6 }, sigma.toFixed(2)));
+  }));
+  return cells;
+}
+
+async function loadErrors(on) {
+  map.errors = null;
+  $("error-note").textContent = "";
+  if (on) {
+    try {
+      const maps = (await (await fetch("/api/uncertainty")).json()).maps || [];
+      if (!maps.length) $("error-note").textContent = "this calibration has no error map: calibrate the table again";
+      map.errors = maps.length ? maps : null;
+      $("error-height").replaceChildren(...maps.map((g) => el("option", { value: g.height_mm }, `at ${g.height_mm} mm`)));
+    } catch (error) {
+      $("error-note").textContent = "no camera";
+    }
+  }
+  renderTable();
 }
 
 // An arc of the selected model, drawn out to the table's far corners.
@@ -324,6 +359,8 @@ function setUpMap() {
   $("table-map").addEventListener("click", (event) => {
     if (map.editing && map.draft) { map.draft.push(tablePoint(event)); renderTable(); }
   });
+  $("show-errors").addEventListener("change", (event) => loadErrors(event.target.checked));
+  $("error-height").addEventListener("change", (event) => { map.errorHeight = Number(event.target.value); renderTable(); });
   let backdropTimer = null;
   $("show-backdrop").addEventListener("change", (event) => {
     map.backdrop = event.target.checked;

@@ -1,0 +1,84 @@
+"""Guided calibration on the dashboard (referee only): the lens from views of the ChArUco board,
+then the table from its anchors, on the command line's code path (station.vision.guided)."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
+
+from ..vision.calibration import CalibrationError, MovedAnchorError
+from .security import error_response, referee_only
+
+calibrate = Blueprint("calibrate", __name__, template_folder="templates")
+
+
+def _desk():
+    return current_app.config["STATION"].calibration_desk
+
+
+@calibrate.get("/calibrate")
+def page() -> str:
+    return render_template("calibrate.html")
+
+
+@calibrate.errorhandler(CalibrationError)
+def _calibration_error(exc: CalibrationError) -> tuple[Response, int]:
+    return error_response(409 if isinstance(exc, MovedAnchorError) else 400, str(exc))
+
+
+def _with_desk(view):
+    """404 when the station has no camera to calibrate."""
+    def guarded(*args, **kwargs):
+        if _desk() is None:
+            return error_response(404, "no camera: start the station with --camera to calibrate it")
+        return view(*args, **kwargs)
+    guarded.__name__ = view.__name__
+    return guarded
+
+
+@calibrate.get("/api/calibrate")
+@referee_only
+@_with_desk
+def state() -> Response:
+    return jsonify(_desk().state())
+
+
+@calibrate.get("/api/calibrate/view.jpg")
+@referee_only
+@_with_desk
+def view() -> Response:
+    """The camera now, with the board's corners (or the anchors and their residuals) drawn."""
+    return Response(_desk().view_jpeg(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@calibrate.post("/api/calibrate/views")
+@referee_only
+@_with_desk
+def accept_view() -> Response:
+    return jsonify(_desk().accept())
+
+
+@calibrate.delete("/api/calibrate/views/<int:index>")
+@referee_only
+@_with_desk
+def drop_view(index: int) -> Response:
+    return jsonify(_desk().drop(index))
+
+
+@calibrate.post("/api/calibrate/table")
+@referee_only
+@_with_desk
+def fit_table() -> Response:
+    body = request.get_json(silent=True) or {}
+    without = body.get("without", []) if isinstance(body, dict) else []
+    if not isinstance(without, list) or not all(isinstance(i, int) for i in without):
+        return error_response(400, "without must be a list of anchor ids")
+    try:
+        return jsonify(_desk().fit_table(without))
+    except MovedAnchorError as exc:  # the drawing shows the anchors, with the moved ones marked
+        return jsonify({**_desk().state(), "error": str(exc)}), 409
+
+
+@calibrate.post("/api/calibrate/save")
+@referee_only
+@_with_desk
+def save() -> Response:
+    return jsonify(_desk().save())

@@ -1,0 +1,103 @@
+// Guided calibration (station/vision/guided.py): a live view at two frames a second with the
+// board's corners drawn, the coverage of the frame, views taken and dropped with the lens RMS
+// refitted at once, then the table fit with each anchor's residual.  Referee only.
+"use strict";
+
+const desk = { state: null, live: null };
+
+function showError(error) { $("control-error").textContent = error ? error.message || String(error) : ""; }
+
+async function refereeFetch(path) {
+  const response = await fetch(path, { headers: { "X-Referee-Token": token() } });
+  if (!response.ok) {
+    const data = await response.json().catch(() => ({ error: response.statusText }));
+    throw new Error(data.error || response.statusText);
+  }
+  return response;
+}
+
+function renderCoverage(state) {
+  const most = Math.max(1, ...state.coverage.flat());
+  $("coverage").replaceChildren(...state.coverage.map((row) => el("tr", {}, ...row.map((n) =>
+    el("td", { class: n ? "covered" : "empty", style: `opacity:${0.25 + 0.75 * n / most}`, title: `${n} corners` }, n || "")))));
+}
+
+function render(state) {
+  desk.state = state;
+  const board = state.board;
+  $("board").textContent = `${board.squares[0]} × ${board.squares[1]} squares of ${board.square_mm} mm`;
+  renderCoverage(state);
+  $("views").replaceChildren(...state.views.map((view, k) => el("li", { class: "view" },
+    `${view.corners} corners`, view.rms_px === null ? "" : ` · ${view.rms_px} px `,
+    el("button", { class: "referee-only drop", onclick: () => dropView(k) }, "drop"))));
+  const lens = state.lens;
+  $("lens-result").textContent = !lens ? "no view yet"
+    : `${lens.views} views · RMS ${lens.rms_px} px ${lens.ok ? "(good)" : "(over 1 px: drop the worst views)"} · `
+      + `fx ${lens.fx} px` + (lens.full_model ? "" : ` · ${5 - lens.views} more for the full lens model`);
+  $("fit-table").disabled = !lens || lens.views < 5;
+  const table = state.table;
+  $("save").disabled = !table || Boolean(table.refused);
+  $("anchors").replaceChildren(...(table ? table.anchors : []).map((a) => el("tr", { class: a.used ? "used" : "moved" },
+    el("td", {}, `anchor ${a.id}`), el("td", {}, a.residual_mm === null ? "not seen" : `${a.residual_mm} mm`),
+    el("td", {}, a.used ? "" : "left out"))));
+  if (table && table.maps.length) {
+    const [flat, high] = table.maps;
+    $("table-result").textContent = `expected position error (1σ): median ${flat.median_mm} mm, worst ${flat.worst_mm} mm `
+      + `at ${flat.height_mm} mm` + (high ? `; worst ${high.worst_mm} mm at ${high.height_mm} mm` : "");
+  }
+}
+
+async function refresh() {
+  try {
+    const blob = await (await refereeFetch(`/api/calibrate/view.jpg?t=${Date.now()}`)).blob();
+    if (desk.live) URL.revokeObjectURL(desk.live);
+    desk.live = URL.createObjectURL(blob);
+    $("live-view").src = desk.live;
+  } catch (error) { showError(error); }
+}
+
+async function step(path, body, method = "POST") {
+  try {
+    showError(null);
+    render(await call(path, body, method));
+    return true;
+  } catch (error) {
+    showError(error);
+    try { render(await (await refereeFetch("/api/calibrate")).json()); } catch (ignored) { /* shown above */ }
+    return false;
+  }
+}
+
+function dropView(k) { step(`/api/calibrate/views/${k}`, {}, "DELETE"); }
+
+async function start() {
+  let referee = false;
+  if (token()) referee = (await fetch("/api/whoami", { headers: { "X-Referee-Token": token() } })).ok;
+  document.body.classList.toggle("referee", referee);
+  $("role").textContent = referee ? "referee" : "spectator";
+  $("login").style.display = referee ? "none" : "";
+  if (!referee) { showError(new Error("calibration is for the referee: enter the token")); return; }
+  try { render(await (await refereeFetch("/api/calibrate")).json()); } catch (error) { showError(error); return; }
+  refresh();
+  setInterval(refresh, 500);
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  adoptTokenFromUrl();
+  $("login").addEventListener("submit", (event) => {
+    event.preventDefault();
+    localStorage.setItem(TOKEN_KEY, $("token").value.trim());
+    start();
+  });
+  $("take-view").addEventListener("click", () => step("/api/calibrate/views"));
+  $("fit-table").addEventListener("click", () => {
+    const without = $("without").value.split(/[\s,]+/).filter(Boolean).map(Number);
+    step("/api/calibrate/table", { without });
+  });
+  $("save").addEventListener("click", async () => {
+    if (await step("/api/calibrate/save")) {
+      $("table-result").textContent += ` · saved to ${desk.state.out}; the camera tracks with it now`;
+    }
+  });
+  start();
+});

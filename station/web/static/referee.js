@@ -1,0 +1,42 @@
+// What every page of the station shares: the referee token (kept in this browser, or taken once
+// from a ?token= link), `call` for the referee's requests, and two DOM helpers.
+// Plain JS, no build step; loaded before the page's own script.
+"use strict";
+
+const TOKEN_KEY = "station.referee-token";
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return node;
+}
+
+function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
+
+async function call(path, body, method = "POST") {
+  const response = await fetch(path, {
+    method,
+    headers: { "Content-Type": "application/json", "X-Referee-Token": token() },
+    body: JSON.stringify(body || {}),
+  });
+  const data = await response.json().catch(() => ({ error: response.statusText }));
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+function adoptTokenFromUrl() {
+  const url = new URL(window.location.href);
+  const given = url.searchParams.get("token");
+  if (given) {
+    localStorage.setItem(TOKEN_KEY, given);
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url.pathname + url.search);  // keep the token out of history
+  }
+}
+
