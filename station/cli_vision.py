@@ -13,6 +13,7 @@ from .dice import DiceBook
 from .rules.base import ArmyError
 from .rules.registry import RULESETS, make_ruleset
 from .measure.bases import MM_PER_INCH
+from .vision import DEFAULT_BOARD
 
 log = logging.getLogger("station")
 
@@ -73,7 +74,9 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
     @click.option("--table-mm", default="1219.2x1219.2", show_default=True, help="Table size, for anchor positions.")
     @click.option("--anchor-mm", default=40.0, show_default=True)
     @click.option("--dpi", default=300, show_default=True)
-    def markers(out, ids, size_mm, table_mm, anchor_mm, dpi) -> None:
+    @click.option("--board", default=DEFAULT_BOARD, show_default=True,
+                  help="The lens board to print: COLSxROWS:SQUARE_MM:MARKER_MM:DICT.")
+    def markers(out, ids, size_mm, table_mm, anchor_mm, dpi, board) -> None:
         """Printable A4 sheets at exact scale: unit markers, table anchors, the ChArUco board."""
         from .vision.calibration import default_anchors
         from .vision.markers import write_anchors, write_charuco, write_unit_markers
@@ -81,10 +84,10 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         try:
             files = write_unit_markers(folder, _ids(ids), size_mm, dpi)
+            files += write_anchors(folder, default_anchors(_pair(table_mm, "--table-mm"), anchor_mm), dpi)
+            files.append(write_charuco(folder, dpi, board))
         except ValueError as exc:
             _fail(str(exc))
-        files += write_anchors(folder, default_anchors(_pair(table_mm, "--table-mm"), anchor_mm), dpi)
-        files.append(write_charuco(folder, dpi))
         for f in files:
             click.echo(f"wrote {f}")
         click.echo("Print at 100 % (actual size) and check the 100 mm bar with a ruler.")
@@ -98,7 +101,7 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
                   help="Folder of photos of the ChArUco board.")
     @click.option("--camera", help="Camera index: take --frames photos from it instead.")
     @click.option("--frames", default=20, show_default=True)
-    @click.option("--board", default="9x6:30:22:DICT_5X5_100", show_default=True,
+    @click.option("--board", default=DEFAULT_BOARD, show_default=True,
                   help="Your ChArUco board: COLSxROWS:SQUARE_MM:MARKER_MM:DICT, with :legacy for boards "
                        "printed by OpenCV before 4.6.")
     @click.option("--out", type=click.Path(dir_okay=False), default="calibration/lens.json", show_default=True)

@@ -65,7 +65,10 @@ def calibration(path: Path, now: _dt.datetime | None = None) -> Finding:
     try:
         data = json.loads(path.read_text())
         created = _dt.datetime.fromisoformat(data["created"])
-        residuals = [float(v) for v in data.get("table", {}).get("residuals_mm", {}).values()]
+        table = data.get("table", {})
+        used = {str(k) for k in table.get("used_anchors", table.get("residuals_mm", {}))}
+        # anchors the referee left out (calibrate table --without) do not count against the fit
+        residuals = [float(v) for k, v in table.get("residuals_mm", {}).items() if k in used]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return Finding("calibration", "fail", f"{path} is damaged ({exc})", "calibrate again")
     age = ((now or _dt.datetime.now(_dt.timezone.utc)) - created).days

@@ -30,6 +30,10 @@ def test_calibration_missing_damaged_old_and_bad(tmp_path):
     assert write(2, 0.9).level == "ok"
     assert write(45, 0.9).level == "warn" and "45 days old" in write(45, 0.9).said
     assert write(2, 4.2).level == "fail" and "knocked" in write(2, 4.2).fix
+    # an anchor the referee left out (calibrate table --without 2) does not fail the check
+    path.write_text(json.dumps({"created": now.isoformat(), "table": {"residuals_mm": {"1": 0.4, "2": 25.0},
+                                                                       "used_anchors": [1]}}))
+    assert doctor.calibration(path, now).level == "ok"
 
 
 def test_camera_disk_and_versions(tmp_path):

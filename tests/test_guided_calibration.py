@@ -174,3 +174,42 @@ def test_a_referee_calibrates_an_uncalibrated_camera_in_the_browser(tmp_path):
         stop.set()
         server.stop()
         station.stop()
+
+
+@pytest.mark.browser
+def test_the_error_map_is_an_overlay_on_the_table_map(tmp_path, armies):
+    """The dashboard's 'position error' overlay: one cell per grid point with its sigma, the same
+    numbers as /api/uncertainty, at each mapped height."""
+    import cv2
+    from playwright.sync_api import expect
+    from station.runtime import Station
+    from station.vision.calibration import Calibration, calibrate_table
+    from station.vision.sources import open_source
+    from station.web.server import DashboardServer
+    from .test_dashboard_browser import TOKEN, _page
+    frame = _table_frame()
+    lens = Calibration(CAMERA.image_size, CAMERA.K, CAMERA.dist, 0.2, 10)
+    calibration = calibrate_table(frame, lens, default_anchors(TABLE), TABLE)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "0.png"), frame)
+    station = Station(tmp_path / "g.jsonl", "bronepekhota", armies, {})
+    station.attach_camera(open_source(str(frames)), calibration)
+    station.start()
+    server = DashboardServer(station, TOKEN, port=0).start()
+    try:
+        maps = json.loads(__import__("urllib.request").request.urlopen(server.url + "/api/uncertainty").read())["maps"]
+        assert [m["height_mm"] for m in maps] == [0.0, 60.0]
+        with _page(server.url + "/") as page:
+            page.locator("#show-errors").check()
+            cells = page.locator("rect.error-cell")
+            expect(cells).to_have_count(len(maps[0]["sigma_mm"]) * len(maps[0]["sigma_mm"][0]))
+            shown = sorted(float(v) for v in cells.evaluate_all("cells => cells.map(c => c.dataset.sigma)"))
+            assert shown == sorted(v for row in maps[0]["sigma_mm"] for v in row)
+            page.locator("#error-height").select_option("60")
+            expect(page.locator("rect.error-cell").first).to_have_attribute(
+                "data-sigma", repr(maps[1]["sigma_mm"][0][0]))
+            expect(page.locator("#camera-health")).to_contain_text("position error ≤")
+    finally:
+        server.stop()
+        station.stop()

@@ -58,10 +58,13 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
     before = station.game.snapshot()["records"]
     for method, path, body in (("post", "/api/input", {"type": "begin_round"}), ("post", "/api/dice", {"sides": 6, "values": [1]}),
                                ("delete", "/api/dice", None), ("put", "/api/terrain", {"format": "station-terrain/1", "pieces": []}),
-                               ("post", "/api/rulings/1:x/confirm", None), ("post", "/api/rulings/1:x/override", {"verdict": "void"})):
+                               ("post", "/api/rulings/1:x/confirm", None), ("post", "/api/rulings/1:x/override", {"verdict": "void"}),
+                               ("post", "/api/calibrate/views", None), ("delete", "/api/calibrate/views/0", None),
+                               ("post", "/api/calibrate/table", {}), ("post", "/api/calibrate/save", None)):
         assert getattr(client, method)(path, json=body).status_code == 401, path
     assert station.game.snapshot()["records"] == before  # nothing was journaled
     routes = {(rule.rule, tuple(sorted(rule.methods - {"HEAD", "OPTIONS"}))) for rule in app.url_map.iter_rules()}
     writers = {r for r, methods in routes if set(methods) & {"POST", "PUT", "DELETE", "PATCH"}}
     assert writers == {"/api/input", "/api/dice", "/api/terrain", "/api/rulings/<ruling_id>/confirm",
-                       "/api/rulings/<ruling_id>/override", "/api/login", "/api/logout"}
+                       "/api/rulings/<ruling_id>/override", "/api/login", "/api/logout", "/api/calibrate/views",
+                       "/api/calibrate/views/<int:index>", "/api/calibrate/table", "/api/calibrate/save"}

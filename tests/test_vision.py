@@ -194,6 +194,13 @@ def test_marker_sheets_print_at_exact_scale(tmp_path):
     side_px = np.linalg.norm(detection.corners[0][0] - detection.corners[0][1])
     assert abs(side_px - 30 / 25.4 * 300) < 3  # 354 px: 30 mm at 300 dpi
     assert {p.name for p in tmp_path.iterdir()} >= {"units-1.png", "anchors-1.png", "charuco.png"}
+    board = V.parse_board("9x6:30:22:DICT_5X5_100")
+    assert len(V.detect_charuco(board, cv2.imread(str(tmp_path / "charuco.png")))[0]) == 40  # all inner corners
+    own = CliRunner().invoke(main, ["markers", "--out", str(tmp_path / "own"), "--ids", "16", "--board", "7x5:25:18:DICT_6X6_250"])
+    assert own.exit_code == 0, own.output
+    assert len(V.detect_charuco(V.parse_board("7x5:25:18:DICT_6X6_250"), cv2.imread(str(tmp_path / "own" / "charuco.png")))[0]) == 24
+    big = CliRunner().invoke(main, ["markers", "--out", str(tmp_path / "big"), "--board", "12x8:40:30:DICT_5X5_100"])
+    assert big.exit_code == 2 and "use smaller squares" in big.output
 
 
 def test_army_marker_errors_name_the_field(tmp_path):

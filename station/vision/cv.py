@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from . import DEFAULT_BOARD  # noqa: F401  (re-exported: the board spec beside its parser)
+
 MARKER_DICT = cv2.aruco.DICT_4X4_250
 CHARUCO_DICT = cv2.aruco.DICT_5X5_100
 UNIT_IDS = range(16, 250)

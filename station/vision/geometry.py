@@ -127,35 +127,44 @@ def pose_on_plane(corners: np.ndarray) -> PlanarPose:
                       corners, size)
 
 
-LEAN_STEPS_DEG = np.arange(0.0, 91.0, 2.0)
+LEAN_STEPS_DEG = np.arange(0.0, 91.0, 5.0)
 LEAN_NOISE_PX2 = 4 * 0.35 ** 2  # two corners' squared error at the detector's 0.35 px scatter
 
 
-def lean_deg(camera: Camera, image_corners: np.ndarray, height: float, size: float) -> float:
-    """How far a marker leans from flat (degrees), from its four corners seen by one camera.
+def lean_degs(camera: Camera, image_corners: np.ndarray, heights: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """How far each marker leans from flat (degrees), from its four corners ((N, 4, 2) pixels) seen
+    by one camera, at its height and printed size.
 
     The flat-plane aspect cannot tell: a marker leaning toward a camera that sees it obliquely
     looks longer than printed, one leaning away shorter, by sin(lean) tan(view angle).  So each of
-    its four edges is tried as the edge it pivots on (left where it is, at ``height``), and the lean
-    that best puts the other two corners where they were seen, ``size`` mm away and raised, wins."""
-    flat = camera.on_plane(image_corners, height)
+    its four edges is tried as the edge it pivots on (left where it is, at its height), and the
+    lean that best puts the other two corners where they were seen, raised and a marker's side
+    away, wins.  All markers go through one projection."""
+    n = len(image_corners)
+    if not n:
+        return np.zeros(0)
+    heights, sizes = np.asarray(heights, float), np.asarray(sizes, float)
+    flat = camera.on_plane(image_corners.reshape(-1, 2), np.repeat(heights, 4)).reshape(n, 4, 2)
     steps = np.radians(LEAN_STEPS_DEG)
-    predicted = []
-    for k in range(4):
-        b1, b2 = flat[k], flat[(k + 1) % 4]
-        along = (b2 - b1) / max(np.linalg.norm(b2 - b1), 1e-9)
-        toward = np.array([-along[1], along[0]])
-        if np.dot(flat[(k + 2) % 4] + flat[(k + 3) % 4] - b1 - b2, toward) < 0:
-            toward = -toward
-        rise = np.column_stack([np.cos(steps)[:, None] * toward, np.sin(steps)]) * size  # (S, 3)
-        for pivot in (b2, b1):  # tops above corners k + 2 (next to b2) and k + 3 (next to b1)
-            predicted.append(np.array([pivot[0], pivot[1], height]) + rise)
-    pixels = camera.project(np.vstack(predicted)).reshape(4, 2, len(steps), 2)
-    seen = np.array([[image_corners[(k + 2) % 4], image_corners[(k + 3) % 4]] for k in range(4)])  # (4, 2, 2)
-    error = np.sum((pixels - seen[:, :, None, :]) ** 2, axis=(1, 3)).min(axis=0)  # best pivot, each lean
+    order = np.arange(4)
+    b1, b2 = flat[:, order], flat[:, (order + 1) % 4]  # (N, 4 pivots, 2)
+    along = (b2 - b1) / np.maximum(np.linalg.norm(b2 - b1, axis=-1, keepdims=True), 1e-9)
+    toward = np.stack([-along[..., 1], along[..., 0]], axis=-1)
+    far = flat[:, (order + 2) % 4] + flat[:, (order + 3) % 4] - b1 - b2
+    toward *= np.sign(np.sum(far * toward, axis=-1, keepdims=True) + 1e-12)
+    # tops over corners k + 2 (beside b2) and k + 3 (beside b1), for every lean: (N, 4, 2, S, 3)
+    pivots = np.stack([b2, b1], axis=2)
+    horizontal = np.cos(steps)[:, None] * toward[:, :, None, None, :] * sizes[:, None, None, None, None]
+    lift = (np.sin(steps) * sizes[:, None] + heights[:, None])[:, None, None, :, None]
+    moved = pivots[:, :, :, None, :] + horizontal
+    tops = np.concatenate([moved, np.broadcast_to(lift, moved.shape[:-1] + (1,))], axis=-1)
+    pixels = camera.project(tops.reshape(-1, 3)).reshape(n, 4, 2, len(steps), 2)
+    seen = np.stack([image_corners[:, (order + 2) % 4], image_corners[:, (order + 3) % 4]], axis=2)  # (N, 4, 2, 2)
+    error = np.sum((pixels - seen[:, :, :, None, :]) ** 2, axis=(2, 4)).min(axis=1)  # (N, S): best pivot
     # A flat marker seen from one side has a second, tilted reading that fits about as well (the
     # two-fold ambiguity of a small square): the smallest lean within the corners' noise wins.
-    return float(LEAN_STEPS_DEG[np.argmax(error <= error.min() + LEAN_NOISE_PX2)])
+    within = error <= error.min(axis=1, keepdims=True) + LEAN_NOISE_PX2
+    return LEAN_STEPS_DEG[np.argmax(within, axis=1)]
 
 
 def base_centre(pose: PlanarPose, offset_mm: tuple[float, float]) -> tuple[float, float]:

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import cv
 from .calibration import Calibration
-from .geometry import base_centre, lean_deg, marker_poses
+from .geometry import base_centre, lean_degs, marker_poses
 from ..measure.bases import MM_PER_INCH
 
 log = logging.getLogger(__name__)
@@ -34,6 +34,8 @@ SIZE_TOLERANCE = 0.2  # measured / printed size outside 1 +- this: not at its he
 # axis) or dropped from a 60 mm model to the table (5 % from 1.2 m): off by more than this, it is
 # not that marker at all.
 FALSE_SIZE = 0.3
+LEAN_CHECK_ASPECT = 0.98  # an upright 24 px marker reads 0.99 +- 0.007
+LEAN_CHECK_SIZE = 0.02
 
 
 @dataclass(frozen=True)
@@ -114,10 +116,16 @@ class Locator:
             return sightings, warnings
         heights = [self.specs[ids[k]].height_mm for k in known]
         poses = marker_poses(self.camera, detection.corners[known], heights)  # one undistortion per frame
-        for k, pose in zip(known, poses):
+        flat = [self._sighting(self.specs[ids[k]], pose) for k, pose in zip(known, poses)]
+        # a marker that reads square and at its printed size on its plane fits flat within the
+        # detector's noise, so its lean is 0 without the fit: only the others are fitted
+        doubtful = [j for j, s in enumerate(flat) if s.aspect < LEAN_CHECK_ASPECT or abs(s.size_ratio - 1) > LEAN_CHECK_SIZE]
+        leans = np.zeros(len(flat))
+        leans[doubtful] = lean_degs(self.camera, detection.corners[[known[j] for j in doubtful]],
+                                    [heights[j] for j in doubtful], [self.specs[flat[j].marker].size_mm for j in doubtful])
+        for k, pose, sighting, lean in zip(known, poses, flat, leans):
             spec = self.specs[ids[k]]
-            lean = lean_deg(self.camera, detection.corners[k], spec.height_mm, spec.size_mm)
-            sighting = replace(self._sighting(spec, pose), lean_deg=lean)
+            sighting = replace(sighting, lean_deg=float(lean))
             problem = self._implausible(spec, pose, sighting)
             if problem:
                 warnings.append(f"marker {spec.id} ({spec.element}) {problem}; ignored")

@@ -98,14 +98,19 @@ def write_anchors(out: Path, anchors: Sequence[Anchor], dpi: int = 300) -> list[
     return [s.save(out / f"anchors-{n + 1}.png") for n, s in enumerate(_grid_sheets(items, dpi))]
 
 
-def write_charuco(out: Path, dpi: int = 300) -> Path:
-    board = cv.charuco_board()
+def write_charuco(out: Path, dpi: int = 300, board_spec: str = cv.DEFAULT_BOARD) -> Path:
+    """The lens board (``--board`` spec) on one landscape A4 sheet; ValueError if it cannot fit."""
+    board = cv.parse_board(board_spec)
     cols, rows = board.getChessboardSize()
     square = board.getSquareLength()
     sheet = Sheet(dpi, landscape=True)
+    room = (sheet.size_mm[0] - 2 * MARGIN_MM, sheet.size_mm[1] - 2 * MARGIN_MM)  # the label and scale bar below
+    if cols * square > room[0] or rows * square > room[1]:
+        raise ValueError(f"a {cols}x{rows} board of {square:g} mm squares is {cols * square:g} x {rows * square:g} mm; "
+                         f"one A4 sheet holds {room[0]:g} x {room[1]:g} mm: use smaller squares")
     picture = cv.charuco_image(board, (sheet.px(cols * square), sheet.px(rows * square)))
     sheet.paste(picture, MARGIN_MM, MARGIN_MM)
-    sheet.text(f"ChArUco {cols}x{rows}, squares {square:g} mm, DICT_5X5_100: glue flat to card",
+    sheet.text(f"ChArUco {board_spec}: glue flat to card; calibrate with --board {board_spec}",
                MARGIN_MM, MARGIN_MM + rows * square + 6)
     sheet.scale_bar()
     return sheet.save(out / "charuco.png")

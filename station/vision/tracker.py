@@ -12,9 +12,9 @@ Two things one frame cannot tell:
 * **A lean.**  A model leaning 30 degrees is flagged tipped in only about a quarter of single
   frames: on the flat plane its marker's aspect is 0.87 on average but scatters by 0.11, as the
   lean turns toward or away from the camera.  ``Locator`` fits each marker's lean in 3D instead
-  (``geometry.lean_deg``).  On the renderer, a 30-degree lean reads 20 degrees or more in two
-  frames of three (the rest read flat: a small square's two-fold ambiguity), a 15-degree lean in
-  none of 60, an upright marker never.  A track with ``LEAN_QUORUM`` of its last ``LEAN_WINDOW``
+  (``geometry.lean_degs``).  On the renderer, a 30-degree lean reads 20 degrees or more in 60 %
+  of frames (the rest read flat: a small square's two-fold ambiguity), a 15-degree lean in 2 %,
+  an upright marker never.  A track with ``LEAN_QUORUM`` of its last ``LEAN_WINDOW``
   leans at ``LEAN_DEG`` or more has fallen: the window is already the evidence over time.
 * **A false marker.**  A new track is only reported once seen in ``confirm_frames`` frames in a
   row, so a pattern read as a marker in one frame (a hand's shadow, a printed icon) makes no base.
