@@ -34,7 +34,7 @@ def test_every_mount_gives_a_right_pose_and_right_bases(matrix, mount):
     else:
         assert result.accepted, result.message
     assert result.centre_error_mm < 2.0  # with a moved anchor: the pose from the others
-    assert result.bases >= 16
+    assert result.bases >= 20  # of 24: a few fall under the frame's edge or a foreshortened view
     assert result.base_rms_mm <= 0.5 and result.base_worst_mm <= 1.5
     assert result.facing_rms_deg <= 1.0
 

@@ -90,10 +90,12 @@ class MountResult:
 
 
 def smallest_px_per_mm(camera: Camera, table_mm: tuple[float, float] = TABLE) -> float:
-    """Pixels per mm where the table is seen smallest (its far corners for a tilted camera)."""
+    """Pixels per mm where the table is seen smallest (its far corners for a tilted camera), along
+    a marker's shorter side."""
     spots = [np.array([x, y]) for x in (40, table_mm[0] / 2, table_mm[0] - 40) for y in (40, table_mm[1] / 2, table_mm[1] - 40)]
-    sides = [np.linalg.norm(np.diff(camera.project(marker_corners(p, 90, 10.0, 0.0))[:2], axis=0)) / 10 for p in spots]
-    return float(min(sides))
+    quads = [camera.project(marker_corners(p, 90, 10.0, 0.0)) for p in spots]
+    # the shorter side: an oblique camera foreshortens markers along its line of sight
+    return float(min(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).min() for q in quads)) / 10
 
 
 def marker_sizes(camera: Camera) -> tuple[float, float]:

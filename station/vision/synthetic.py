@@ -195,9 +195,10 @@ def random_scene(camera: Camera, rng: np.random.Generator, units: int = 20, tabl
     """Unit markers spread over the table at random heights and facings, plus anchors."""
     markers = anchor_markers(table_mm)
     placed: list[tuple[float, float]] = []
+    gap, edge = max(70.0, 2.0 * size), max(60.0, size)  # large markers (a far camera's) must not overlap
     while len(placed) < units:
-        x, y = rng.uniform(60, table_mm[0] - 60), rng.uniform(60, table_mm[1] - 60)
-        if all((x - a) ** 2 + (y - b) ** 2 > 70 ** 2 for a, b in placed + [(m.x, m.y) for m in markers]):
+        x, y = rng.uniform(edge, table_mm[0] - edge), rng.uniform(edge, table_mm[1] - edge)
+        if all((x - a) ** 2 + (y - b) ** 2 > gap ** 2 for a, b in placed + [(m.x, m.y) for m in markers]):
             placed.append((x, y))
     for k, (x, y) in enumerate(placed):
         markers.append(SceneMarker(cv.UNIT_IDS.start + k, x, y, float(rng.uniform(0, max_height)),
