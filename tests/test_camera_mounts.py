@@ -16,8 +16,7 @@ from station.vision.calibration import (Calibration, CalibrationError, MovedAnch
                                         calibrate_table, default_anchors, load_calibration)
 from station.vision.geometry import mounted_camera
 from station.vision.mounts import MOUNTS, TABLE, Mount, MountResult, framed_camera, run_mount
-from station.vision.synthetic import (Scene, SceneMarker, anchor_markers, random_scene, render,
-                                      render_charuco_view, save_frame)
+from station.vision.synthetic import Scene, SceneMarker, anchor_markers, board_views, random_scene, render, save_frame
 
 
 @pytest.fixture(scope="module")
@@ -61,12 +60,7 @@ def test_a_real_mount_with_a_lens_calibrated_from_rendered_board_photos():
     rng = np.random.default_rng(31)
     camera = mounted_camera((1920, 1080), 960.0, TABLE, 1200.0, 2.0, 0.0, 0.0, (10.0, 0.0))
     board = V.charuco_board()
-    views = []
-    for _ in range(18):
-        R = V.rodrigues(rng.uniform([-0.5, -0.5, -0.4], [0.5, 0.5, 0.4]))
-        t = np.array([rng.uniform(-420, 420), rng.uniform(-230, 230), rng.uniform(450, 750)]) - R @ [135, 90, 0]
-        views.append(render_charuco_view(camera, board, R, t, rng))
-    lens = calibrate_lens(views, board)
+    lens = calibrate_lens(board_views(camera, board, rng, 18), board)
     assert abs(lens.K[0, 0] - 960) < 5 and lens.lens_covariance.shape == (9, 9)
     image, _ = render(random_scene(camera, rng, units=0), rng)
     cal = calibrate_table(image, lens, default_anchors(TABLE), TABLE)

@@ -12,20 +12,13 @@ from station.vision import cv as V
 from station.vision.calibration import CalibrationError, MovedAnchorError, default_anchors, load_calibration
 from station.vision.guided import COVERAGE_GRID, CalibrationDesk
 from station.vision.mounts import TABLE, Mount, framed_camera
-from station.vision.synthetic import Scene, SceneMarker, anchor_markers, render, render_charuco_view
+from station.vision.synthetic import Scene, SceneMarker, board_views, render
 
 CAMERA = framed_camera(Mount("guided", tilt_deg=3, offset_mm=(20, 0)))
 
 
 def _board_frames(count, seed=41):
-    rng = np.random.default_rng(seed)
-    board = V.charuco_board()
-    frames = []
-    for _ in range(count):
-        R = V.rodrigues(rng.uniform([-0.5, -0.5, -0.4], [0.5, 0.5, 0.4]))
-        t = np.array([rng.uniform(-420, 420), rng.uniform(-230, 230), rng.uniform(450, 750)]) - R @ [135, 90, 0]
-        frames.append(render_charuco_view(CAMERA, board, R, t, rng))
-    return frames
+    return board_views(CAMERA, V.charuco_board(), np.random.default_rng(seed), count)
 
 
 def _table_frame(moved=None):

@@ -13,8 +13,8 @@ from station.vision.calibration import (Calibration, CalibrationError, calibrate
                                         default_anchors, load_calibration)
 from station.vision.geometry import marker_pose, overhead_camera
 from station.vision.locate import Locator, MarkerSpec
-from station.vision.synthetic import (Occluder, Scene, SceneMarker, anchor_markers, ideal_calibration, random_scene,
-                                      render, render_charuco_view)
+from station.vision.synthetic import (Occluder, Scene, SceneMarker, anchor_markers, board_views, ideal_calibration,
+                                      random_scene, render)
 
 from .conftest import EXAMPLES
 
@@ -44,11 +44,7 @@ def test_renderer_draws_what_its_ground_truth_says():
 def test_lens_calibration_recovers_known_intrinsics():
     rng = np.random.default_rng(3)
     board = V.charuco_board()
-    views = []
-    for _ in range(10):
-        R = V.rodrigues(rng.uniform([-0.5, -0.5, -0.4], [0.5, 0.5, 0.4]))
-        t = np.array([rng.uniform(-250, 250), rng.uniform(-150, 150), rng.uniform(500, 800)]) - R @ [135, 90, 0]
-        views.append(render_charuco_view(CAM, board, R, t, rng))
+    views = board_views(CAM, board, rng, 10, reach=(250, 150), depth=(500, 800))
     cal = calibrate_lens(views, board)
     assert cal.views == 10 and cal.rms_px < 0.5
     assert abs(cal.K[0, 0] / CAM.K[0, 0] - 1) < 0.01 and abs(cal.K[1, 1] / CAM.K[1, 1] - 1) < 0.01
@@ -317,11 +313,8 @@ def test_calibrate_lens_then_table_from_the_command_line(tmp_path):
     rng = np.random.default_rng(31)
     photos = tmp_path / "photos"
     photos.mkdir()
-    board = V.charuco_board()
-    for k in range(16):  # as the README says: tilted every way, reaching into the frame's corners
-        R = V.rodrigues(rng.uniform([-0.5, -0.5, -0.4], [0.5, 0.5, 0.4]))
-        t = np.array([rng.uniform(-420, 420), rng.uniform(-230, 230), rng.uniform(450, 750)]) - R @ [135, 90, 0]
-        cv2.imwrite(str(photos / f"{k:02d}.png"), render_charuco_view(CAM, board, R, t, rng))
+    for k, view in enumerate(board_views(CAM, V.charuco_board(), rng, 16)):  # as the README says
+        cv2.imwrite(str(photos / f"{k:02d}.png"), view)
     runner = CliRunner()
     lens = runner.invoke(main, ["calibrate", "lens", "--images", str(photos), "--out", str(tmp_path / "lens.json")])
     assert lens.exit_code == 0 and "RMS reprojection error" in lens.output, lens.output

@@ -101,6 +101,7 @@ class PlanarPose:
     facing_deg: float
     corners: np.ndarray  # (4, 2) table mm on the marker's plane
     size_mm: float  # measured side length: a check against the printed size
+    axes_mm: tuple[float, float]  # the mean of its top and bottom sides, and of its left and right sides
 
 
 def marker_pose(camera: Camera, image_corners: np.ndarray, height: float) -> PlanarPose:
@@ -122,9 +123,10 @@ def pose_on_plane(corners: np.ndarray) -> PlanarPose:
     # average the two axes: forward, and right turned a quarter left
     direction = forward / np.linalg.norm(forward) + np.array([-right[1], right[0]]) / np.linalg.norm(right)
     centre = corners.mean(axis=0)
-    size = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
+    sides = np.hypot(*(corners - corners[[3, 0, 1, 2]]).T)  # BL-TL, TL-TR, TR-BR, BR-BL
+    axes = (float(sides[1] + sides[3]) / 2, float(sides[0] + sides[2]) / 2)
     return PlanarPose(float(centre[0]), float(centre[1]), float(np.degrees(np.arctan2(direction[1], direction[0])) % 360),
-                      corners, size)
+                      corners, float(np.mean(sides)), axes)
 
 
 LEAN_STEPS_DEG = np.arange(0.0, 91.0, 5.0)

@@ -116,16 +116,17 @@ class Locator:
             return sightings, warnings
         heights = [self.specs[ids[k]].height_mm for k in known]
         poses = marker_poses(self.camera, detection.corners[known], heights)  # one undistortion per frame
-        flat = [self._sighting(self.specs[ids[k]], pose) for k, pose in zip(known, poses)]
         # a marker that reads square and at its printed size on its plane fits flat within the
         # detector's noise, so its lean is 0 without the fit: only the others are fitted
-        doubtful = [j for j, s in enumerate(flat) if s.aspect < LEAN_CHECK_ASPECT or abs(s.size_ratio - 1) > LEAN_CHECK_SIZE]
-        leans = np.zeros(len(flat))
+        doubtful = [j for j, (k, pose) in enumerate(zip(known, poses))
+                    if min(pose.axes_mm) < LEAN_CHECK_ASPECT * max(pose.axes_mm)
+                    or abs(pose.size_mm / self.specs[ids[k]].size_mm - 1) > LEAN_CHECK_SIZE]
+        leans = np.zeros(len(known))
         leans[doubtful] = lean_degs(self.camera, detection.corners[[known[j] for j in doubtful]],
-                                    [heights[j] for j in doubtful], [self.specs[flat[j].marker].size_mm for j in doubtful])
-        for k, pose, sighting, lean in zip(known, poses, flat, leans):
+                                    [heights[j] for j in doubtful], [self.specs[ids[known[j]]].size_mm for j in doubtful])
+        for k, pose, lean in zip(known, poses, leans):
             spec = self.specs[ids[k]]
-            sighting = replace(sighting, lean_deg=float(lean))
+            sighting = self._sighting(spec, pose, float(lean))
             problem = self._implausible(spec, pose, sighting)
             if problem:
                 warnings.append(f"marker {spec.id} ({spec.element}) {problem}; ignored")
@@ -143,21 +144,18 @@ class Locator:
         return [replace(s, sigma_mm=float(sigma)) for s, sigma in zip(sightings, sigmas)]
 
     @staticmethod
-    def _sighting(spec: MarkerSpec, pose) -> BaseSighting:
+    def _sighting(spec: MarkerSpec, pose, lean: float) -> BaseSighting:
         x, y = base_centre(pose, spec.offset_mm)
-        sides = np.linalg.norm(pose.corners - np.roll(pose.corners, 1, axis=0), axis=1)
-        axes = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
-        aspect = float(min(axes) / max(axes))
+        aspect = min(pose.axes_mm) / max(pose.axes_mm)
         ratio = pose.size_mm / spec.size_mm
         tipped = aspect < TIPPED_ASPECT or abs(ratio - 1) > SIZE_TOLERANCE
         confidence = float(np.clip(aspect - 3 * max(0.0, abs(ratio - 1) - 0.05), 0, 1))
         return BaseSighting(spec.id, spec.element, spec.unit, spec.player, x, y, pose.facing_deg, tipped,
-                            confidence, ratio, aspect)
+                            confidence, ratio, aspect, lean_deg=lean)
 
     def _implausible(self, spec: MarkerSpec, pose, sighting: BaseSighting) -> str | None:
         """Why this cannot be the army's marker, or None."""
-        sides = np.linalg.norm(pose.corners - np.roll(pose.corners, 1, axis=0), axis=1)
-        longer = float(max((sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2))
+        longer = max(pose.axes_mm)
         if abs(longer / spec.size_mm - 1) > FALSE_SIZE:
             return (f"measures {longer:.0f} mm at its height of {spec.height_mm:g} mm, not its printed "
                     f"{spec.size_mm:g} mm: a false detection, a misprint or a wrong height in the army file")

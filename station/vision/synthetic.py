@@ -179,6 +179,21 @@ def render_charuco_view(camera: Camera, board, R: np.ndarray, t: np.ndarray, rng
     return _finish(canvas, camera, rng, noise=2.0, blur=0.6)
 
 
+def board_views(camera: Camera, board, rng: np.random.Generator, count: int, reach: tuple[float, float] = (420, 230),
+                depth: tuple[float, float] = (450, 750)) -> list[np.ndarray]:
+    """``count`` photos of the ChArUco board as the README asks a user to take them: tilted every
+    way (up to about 30 degrees), moved up to ``reach`` mm off the camera's axis (into the frame's
+    corners), ``depth`` mm from the camera."""
+    cols, rows = board.getChessboardSize()
+    middle = np.array([cols, rows, 0]) * board.getSquareLength() / 2
+    views = []
+    for _ in range(count):
+        R = cv.rodrigues(rng.uniform([-0.5, -0.5, -0.4], [0.5, 0.5, 0.4]))
+        t = np.array([rng.uniform(-reach[0], reach[0]), rng.uniform(-reach[1], reach[1]), rng.uniform(*depth)]) - R @ middle
+        views.append(render_charuco_view(camera, board, R, t, rng))
+    return views
+
+
 def anchor_markers(table_mm: tuple[float, float] = (1219.2, 1219.2)) -> list[SceneMarker]:
     """The default table anchors, as markers to draw."""
     return [SceneMarker(a.id, a.x, a.y, 0.0, a.facing_deg, a.size_mm) for a in default_anchors(table_mm)]
