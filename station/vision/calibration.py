@@ -78,6 +78,7 @@ class Calibration:
     lens_sensitivity: np.ndarray | None = None  # (6, 9)
     used_anchors: tuple[int, ...] = ()
     view_rms_px: list[float] = field(default_factory=list)  # each lens view's reprojection error, not saved
+    _maps: list[dict] | None = field(default=None, repr=False, compare=False)  # uncertainty_maps, worked out once
 
     @property
     def has_table(self) -> bool:
@@ -97,18 +98,20 @@ class Calibration:
                           self.lens_sensitivity, lens)
 
     def uncertainty_maps(self) -> list[dict]:
-        model = self.error_model()
-        return model.maps(self.table_mm) if model is not None and self.table_mm else []
+        """The error maps at 0 and 60 mm, worked out once: health() is read every second by every
+        dashboard, and the maps change only with the calibration."""
+        if self._maps is None:
+            model = self.error_model()
+            self._maps = model.maps(self.table_mm) if model is not None and self.table_mm else []
+        return self._maps
 
     def health(self) -> dict[str, Any]:
         """What the dashboard shows: is it calibrated, and how well."""
         used = [self.residuals_mm[k] for k in self.used_anchors if k in self.residuals_mm] or \
             list(self.residuals_mm.values())
         worst = max(used) if used else None
-        model = self.error_model()
-        worst_sigma = None
-        if model is not None and self.table_mm:
-            worst_sigma = max(m["worst_mm"] for m in model.maps(self.table_mm))
+        maps = self.uncertainty_maps()
+        worst_sigma = max(m["worst_mm"] for m in maps) if maps else None
         return {"lens_rms_px": round(self.rms_px, 3), "lens_ok": self.rms_px <= RMS_WARN_PX,
                 "table": self.has_table, "worst_anchor_mm": None if worst is None else round(worst, 2),
                 "anchors_used": len(used), "image_size": list(self.image_size),

@@ -59,7 +59,6 @@ class CameraService:
         self._still: tuple[float, bytes] | None = None
         self._table_still: tuple[float, bytes] | None = None
         self._maps: tuple[np.ndarray, np.ndarray] | None = None
-        self._uncertainty: list[dict] | None = None
         self._still_lock = threading.Lock()
         self._started: float | None = None
         self._last_snapshot = 0.0
@@ -92,14 +91,12 @@ class CameraService:
         specs = self.tracker.locator.specs
         self.tracker = Tracker(Locator(calibration, specs))
         self.calibration = calibration
-        self._maps = self._uncertainty = None
+        self._maps = None
         log.info("camera: tracking with the new calibration")
 
     def uncertainty_maps(self) -> list[dict]:
-        """The calibration's error maps, worked out once (they change only with the calibration)."""
-        if self._uncertainty is None:
-            self._uncertainty = self.calibration.uncertainty_maps()
-        return self._uncertainty
+        """The calibration's error maps (worked out once per calibration)."""
+        return self.calibration.uncertainty_maps()
 
     def still(self, max_age: float = 2.0) -> bytes | None:
         """A JPEG of the latest frame with the tracked bases drawn on it, made at most every

@@ -119,15 +119,15 @@ function renderTable() {
 }
 
 // The calibration's expected position error (1 sigma, mm) over the table at one height: a cell per
-// grid point, green where it is small, red toward the map's worst, with the value written in.
+// grid point with the value written in, on a fixed scale so colours mean the same on every table:
+// green at 0.25 mm or less, yellow about 1 mm, red at 2 mm or more.
 function errorOverlay(h) {
   const grid = map.errors.find((g) => g.height_mm === map.errorHeight) || map.errors[0];
   if (!grid) return [];
   const cells = [];
-  const top = Math.max(grid.worst_mm, 0.5);
   grid.sigma_mm.forEach((row, j) => row.forEach((sigma, i) => {
     const x = grid.x_mm[i] - grid.step_mm / 2, y = h - grid.y_mm[j] - grid.step_mm / 2;
-    const hue = Math.round(120 * (1 - Math.min(sigma / top, 1)));
+    const hue = Math.round(120 * Math.min(Math.max((2 - sigma) / 1.75, 0), 1));
     cells.push(svg("rect", { class: "error-cell", x, y, width: grid.step_mm, height: grid.step_mm,
       fill: `hsl(${hue}, 80%, 45%)`, "data-sigma": sigma }));
     cells.push(svg("text", { class: "error-label", x: x + grid.step_mm / 2, y: y + grid.step_mm / 2 + 6 }, sigma.toFixed(2)));
