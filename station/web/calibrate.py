@@ -2,6 +2,8 @@
 then the table from its anchors, on the command line's code path (station.vision.guided)."""
 from __future__ import annotations
 
+from functools import wraps
+
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from ..vision.calibration import CalibrationError, MovedAnchorError
@@ -26,11 +28,11 @@ def _calibration_error(exc: CalibrationError) -> tuple[Response, int]:
 
 def _with_desk(view):
     """404 when the station has no camera to calibrate."""
+    @wraps(view)
     def guarded(*args, **kwargs):
         if _desk() is None:
             return error_response(404, "no camera: start the station with --camera to calibrate it")
         return view(*args, **kwargs)
-    guarded.__name__ = view.__name__
     return guarded
 
 
