@@ -19,23 +19,14 @@ import cv2
 import numpy as np
 
 from station.vision import cv as V
-from station.vision.calibration import Calibration, default_anchors, seen_anchors
-from station.vision.mounts import MOUNTS, TABLE, framed_camera, marker_sizes, run_mount
-from station.vision.synthetic import Scene, SceneMarker, render
-from station.vision.tablepose import fit_table_pose
+from station.vision.calibration import seen_anchors
+from station.vision.mounts import MOUNTS, calibration_frame, run_mount
 
 
 def corner_ransac_centre_error(mount, seed: int) -> float:
     """The camera-centre error of the fit this replaced: RANSAC over single corners (ITERATIVE,
     2 px), then Levenberg-Marquardt on its inliers, on the same rendered frame."""
-    rng = np.random.default_rng(seed)
-    camera = framed_camera(mount)
-    _, anchor_mm = marker_sizes(camera)
-    anchors = default_anchors(TABLE, anchor_mm, inset=anchor_mm)
-    moved_id, shift = mount.moved
-    placed = [SceneMarker(a.id, a.x + (shift if a.id == moved_id else 0), a.y, 0.0, a.facing_deg, a.size_mm)
-              for a in anchors]
-    image, _ = render(Scene(camera, placed, TABLE), rng)
+    camera, anchors, image = calibration_frame(mount, np.random.default_rng(seed))
     seen = seen_anchors(image, anchors)
     world = np.vstack([a.world for a in seen]).astype(np.float64)
     pixels = np.vstack([V.widen_edges(a.pixels[None], -V.EDGE_BIAS_PX)[0] for a in seen]).astype(np.float64)

@@ -68,6 +68,8 @@ MOUNTS = [
     Mount("anchor 3 moved 25 mm, tilt 4°", tilt_deg=4, rotation_deg=20, offset_mm=(60, 0), moved=(3, 25)),
     Mount("anchor 6 moved 8 mm, tilt 12°", tilt_deg=12, rotation_deg=140, height_mm=1000, offset_mm=(0, 200),
           moved=(6, 8)),
+    Mount("4 anchors seen, anchor 0 moved 25 mm, tilt 3°", tilt_deg=3, offset_mm=(30, 30), covered=(1, 3, 4, 6),
+          moved=(0, 25)),
 ]
 
 
@@ -112,19 +114,27 @@ def _hand_over(camera: Camera, anchor, table_mm) -> Occluder:
     return Occluder(float(px[0]), float(px[1]), 45 * camera.K[0, 0] / 950, 60 * camera.K[0, 0] / 950)
 
 
-def run_mount(mount: Mount, seed: int = 0, units: int = 24) -> MountResult:
-    """Calibrate the table from a rendered frame with the true lens, then locate every base of
-    a second frame with the result and compare with ground truth."""
-    rng = np.random.default_rng(seed)
+def calibration_frame(mount: Mount, rng: np.random.Generator) -> tuple[Camera, list, np.ndarray]:
+    """The mount's camera, the anchors as they should lie, and the frame it sees of them: the
+    moved one moved, the covered ones under a hand."""
     camera = framed_camera(mount)
-    unit_mm, anchor_mm = marker_sizes(camera)
+    _, anchor_mm = marker_sizes(camera)
     anchors = default_anchors(TABLE, anchor_mm, inset=anchor_mm)
-    lens = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10)
     moved_id, shift = mount.moved
     placed = [SceneMarker(a.id, a.x + (shift if a.id == moved_id else 0), a.y, 0.0, a.facing_deg, a.size_mm)
               for a in anchors]
     hands = [_hand_over(camera, a, TABLE) for a in anchors if a.id in mount.covered]
     image, _ = render(Scene(camera, placed, TABLE, hands), rng)
+    return camera, anchors, image
+
+
+def run_mount(mount: Mount, seed: int = 0, units: int = 24) -> MountResult:
+    """Calibrate the table from a rendered frame with the true lens, then locate every base of
+    a second frame with the result and compare with ground truth."""
+    rng = np.random.default_rng(seed)
+    camera, anchors, image = calibration_frame(mount, rng)
+    unit_mm, _ = marker_sizes(camera)
+    lens = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10)
     result = MountResult(mount, True)
     try:
         cal = calibrate_table(image, lens, anchors, TABLE)
