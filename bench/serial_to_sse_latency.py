@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from station.devices.hubsim import SimulatedHub
-from station.rules.bronepekhota import Bronepekhota
 from station.dice import DiceBook
+from station.rules.bronepekhota import Bronepekhota
 from station.rules.bronepekhota.army import load_army
 from station.runtime import Station
 from station.web.server import DashboardServer

@@ -4,15 +4,15 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import click
 
 from .dice import DiceBook
+from .measure.bases import MM_PER_INCH
 from .rules.base import ArmyError
 from .rules.registry import RULESETS, make_ruleset
-from .measure.bases import MM_PER_INCH
 from .vision import DEFAULT_BOARD
 
 log = logging.getLogger("station")

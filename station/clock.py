@@ -20,7 +20,7 @@ class SystemClock:
         return time.monotonic()
 
     def wall_iso(self) -> str:
-        return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+        return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
 
 
 class FakeClock:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Protocol
+from typing import Protocol
 
 DIE_SIDES = (4, 6, 8, 10, 12, 20)  # every die the rulebooks use
 
@@ -104,7 +105,7 @@ class DiceExpression:
     EXPRESSION = re.compile(r"^([1-9]?)[DdДд](4|6|8|10|12|20)([+-]\d{1,2})?$")
 
     @classmethod
-    def parse(cls, text: str) -> "DiceExpression":
+    def parse(cls, text: str) -> DiceExpression:
         match = cls.EXPRESSION.match(text.strip()) if isinstance(text, str) else None
         if not match:
             raise ValueError(f"{text!r} is not a dice expression: write e.g. D6, D6+2, 2D12 or D20-1")

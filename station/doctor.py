@@ -11,10 +11,10 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Callable, Iterator
 
 MIN_FREE_MB = 200  # a long game's journal is a few MB; logs and camera stills want room too
 CALIBRATION_STALE_DAYS = 30
@@ -71,7 +71,7 @@ def calibration(path: Path, now: _dt.datetime | None = None) -> Finding:
         residuals = [float(v) for k, v in table.get("residuals_mm", {}).items() if k in used]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return Finding("calibration", "fail", f"{path} is damaged ({exc})", "calibrate again")
-    age = ((now or _dt.datetime.now(_dt.timezone.utc)) - created).days
+    age = ((now or _dt.datetime.now(_dt.UTC)) - created).days
     worst = max(residuals, default=None)
     said = f"{path}: {age} days old" + (f", worst anchor {worst:.1f} mm" if worst is not None else ", no table pose")
     if worst is None:

@@ -6,8 +6,9 @@ clock: dice come from the journal (or the given book), so a replay is exact or f
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from .devices import protocol
 from .dice import DiceBook, Roll

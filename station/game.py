@@ -9,14 +9,16 @@ from __future__ import annotations
 import random
 import threading
 from array import array
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from . import __version__
 from .dice import DiceBook
 from .fold import HEADER_KIND, dice_of, fold, header_of, is_folded, record_event, ruling_status
 from .journal import Journal, JournalFull
-from .measure.terrain import FORMAT as TERRAIN_FORMAT, parse_terrain, terrain_document
+from .measure.terrain import FORMAT as TERRAIN_FORMAT
+from .measure.terrain import parse_terrain, terrain_document
 from .rules.base import ArmyError, Ruleset, Ruling
 from .rules.registry import make_ruleset
 

@@ -24,9 +24,10 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .clock import Clock, SystemClock
 
@@ -226,7 +227,8 @@ class Journal:
         """Up to ``limit`` records after ``seq`` (only those ``keep`` accepts), from the file."""
         with self._lock:
             end = self._end
-        position, records = self._locate(seq + 1, end), []
+        position = self._locate(seq + 1, end)
+        records: list[dict[str, Any]] = []
         buffer = b""
         while position < end and len(records) < limit:
             chunk = self._pread(position, min(READ_CHUNK * 16, end - position))
@@ -389,7 +391,7 @@ class Journal:
         with self._lock:
             self._synced.notify_all()
 
-    def __enter__(self) -> "Journal":
+    def __enter__(self) -> Journal:
         return self
 
     def __exit__(self, *exc: object) -> None:

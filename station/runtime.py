@@ -10,8 +10,9 @@ import logging
 import queue
 import random
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .bus import Bus
 from .devices.link import HubLink
@@ -84,7 +85,7 @@ class Station:
         anchors = calibration.anchors if calibration is not None and calibration.anchors else default_anchors(table_mm)
         return CalibrationDesk(latest_frame, anchors=anchors, table_mm=table_mm, out_path=Path(path), on_saved=on_saved)
 
-    def start(self) -> "Station":
+    def start(self) -> Station:
         self._engine.start()
         if self.link:
             self.link.start()

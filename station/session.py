@@ -7,9 +7,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .devices.hubsim import FAULTS, SimulatedHub
 from .devices.protocol import CHARGES, TILT_STATES
@@ -133,7 +134,7 @@ class SessionPlayer:
         self.played = 0
         self._stop = threading.Event()
 
-    def start(self) -> "SessionPlayer":
+    def start(self) -> SessionPlayer:
         threading.Thread(target=self.play, name="session-player", daemon=True).start()
         return self
 

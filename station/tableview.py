@@ -8,7 +8,8 @@ needs from the journaled snapshots, so a replay does not depend on who looked at
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .game import Game
 from .measure.bases import Base, reach_outline

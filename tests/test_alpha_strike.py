@@ -3,7 +3,14 @@ import json
 
 import pytest
 
-from station.rules.alpha_strike.attack import Geometry, apply_damage, band_of, critical_hit, target_number, weapon_damage
+from station.rules.alpha_strike.attack import (
+    Geometry,
+    apply_damage,
+    band_of,
+    critical_hit,
+    target_number,
+    weapon_damage,
+)
 from station.rules.alpha_strike.cards import Card, UnitState, parse_card, parse_mul, skill_pv
 from station.rules.base import ArmyError
 from station.rules.fields import Fields

@@ -210,7 +210,7 @@ def test_alternating_activations(table):
 def test_hub_inventory_is_checked_against_the_army_wiring(table):
     from station.devices import protocol as p
     nodes = tuple(p.Node(n, "tilt") for n in table.state.setup.tilt_nodes if n != "T21") + \
-        tuple(p.Node(l.node, "launcher", l.barrels) for l in table.state.setup.launchers.values()) + \
+        tuple(p.Node(launcher.node, "launcher", launcher.barrels) for launcher in table.state.setup.launchers.values()) + \
         (p.Node("T99", "tilt"),)
     rulings = table.send(p.Hello(0, "hub/1", 1, "B001", nodes))
     assert len(rulings) == 1 and "T21" in rulings[0].text and "T99" in rulings[0].text

@@ -216,6 +216,7 @@ def test_a_recorded_virtual_game_replays_to_blues_victory():
     from the table, from the initiative to the last pilot; its replay ends where the game did."""
     import json
     from pathlib import Path
+
     from station.fold import fold
     from station.journal import read_records
     records = read_records(Path(__file__).parent / "data" / "sessions" / "virtual.jsonl")

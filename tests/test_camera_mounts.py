@@ -12,8 +12,15 @@ from click.testing import CliRunner
 
 from station.cli import main
 from station.vision import cv as V
-from station.vision.calibration import (Calibration, CalibrationError, MovedAnchorError, calibrate_lens,
-                                        calibrate_table, default_anchors, load_calibration)
+from station.vision.calibration import (
+    Calibration,
+    CalibrationError,
+    MovedAnchorError,
+    calibrate_lens,
+    calibrate_table,
+    default_anchors,
+    load_calibration,
+)
 from station.vision.geometry import mounted_camera
 from station.vision.mounts import MOUNTS, TABLE, Mount, MountResult, framed_camera, run_mount
 from station.vision.synthetic import Scene, SceneMarker, anchor_markers, board_views, random_scene, render, save_frame

@@ -55,7 +55,7 @@ def _demo(tmp_path, *extra):
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError((tmp_path / "demo.log").read_text())
+                    raise AssertionError((tmp_path / "demo.log").read_text()) from None
                 time.sleep(0.2)
         yield url
     finally:
@@ -97,12 +97,14 @@ def test_measuring_tool_draws_the_line_between_two_bases(tmp_path):
     snapshot and the dashboard draws the line and the value in steps (Бронепехота)."""
     import cv2
     import numpy as np
+
     from station.rules.bronepekhota.army import load_army
     from station.runtime import Station
+    from station.vision.geometry import overhead_camera
     from station.vision.sources import open_source
     from station.vision.synthetic import Scene, SceneMarker, anchor_markers, ideal_calibration, render
-    from station.vision.geometry import overhead_camera
     from station.web.server import DashboardServer
+
     from .conftest import EXAMPLES
     army = json.loads((EXAMPLES / "blue-protectorate.json").read_text())
     army["units"][1]["marker"] = {"id": 20, "size_mm": 30, "height_mm": 40}
@@ -140,6 +142,7 @@ def test_referee_draws_terrain_and_a_selected_model_shows_its_reach(tmp_path):
     from station.rules.bronepekhota.army import load_army
     from station.runtime import Station
     from station.web.server import DashboardServer
+
     from .conftest import EXAMPLES
     station = Station(tmp_path / "g.jsonl", "bronepekhota", [load_army(EXAMPLES / "blue-protectorate.json"),
                                                               load_army(EXAMPLES / "red-polaris.json")], {}).start()
@@ -208,6 +211,7 @@ def test_referee_declares_a_virtual_shot_from_the_selected_model(tmp_path):
     from station.rules.bronepekhota.army import load_army
     from station.runtime import Station
     from station.web.server import DashboardServer
+
     from .conftest import EXAMPLES
     station = Station(tmp_path / "g.jsonl", "bronepekhota", [load_army(EXAMPLES / "blue-protectorate.json"),
                                                               load_army(EXAMPLES / "red-polaris.json")],
@@ -384,6 +388,7 @@ def test_a_full_disk_shows_an_alert_and_clears_when_space_returns(tmp_path, smal
     the station takes no input, and the alert goes once space is freed."""
     from station.runtime import Station
     from station.web.server import DashboardServer
+
     from .conftest import fill
     station = Station(small_disk / "game.jsonl", "bronepekhota", armies, {}, journal_reserve=64 * 1024).start()
     server = DashboardServer(station, TOKEN, port=0).start()

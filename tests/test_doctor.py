@@ -17,7 +17,7 @@ def test_serial_ports_and_groups():
 
 
 def test_calibration_missing_damaged_old_and_bad(tmp_path):
-    now = dt.datetime(2026, 11, 21, tzinfo=dt.timezone.utc)
+    now = dt.datetime(2026, 11, 21, tzinfo=dt.UTC)
     path = tmp_path / "table.json"
     assert doctor.calibration(path, now).level == "warn"
     path.write_text("{")
@@ -59,6 +59,7 @@ def test_the_report_says_what_to_fix_and_the_command_exits_non_zero_on_problems(
 
 def test_log_files_rotate(tmp_path):
     import logging
+
     from station.cli import LOG_KEEP, _setup_logging
     log_file = tmp_path / "logs" / "station.log"
     _setup_logging(False, str(log_file))

@@ -5,7 +5,8 @@ import ctypes
 import math
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from station.devices import protocol as p
 

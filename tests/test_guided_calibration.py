@@ -82,6 +82,7 @@ def test_the_desk_takes_views_refits_the_lens_and_fits_and_saves_the_table(tmp_p
 def _station_with_uncalibrated_camera(tmp_path, hand):
     from station.rules.bronepekhota.army import load_army
     from station.runtime import Station
+
     from .conftest import EXAMPLES
     stop = threading.Event()
 
@@ -127,7 +128,9 @@ def test_the_calibration_api_is_for_the_referee_and_needs_a_camera(tmp_path, arm
 @pytest.mark.browser
 def test_a_referee_calibrates_an_uncalibrated_camera_in_the_browser(tmp_path):
     from playwright.sync_api import expect
+
     from station.web.server import DashboardServer
+
     from .test_dashboard_browser import TOKEN, _page
     hand = Hand()
     station, stop = _station_with_uncalibrated_camera(tmp_path, hand)
@@ -175,10 +178,12 @@ def test_the_error_map_is_an_overlay_on_the_table_map(tmp_path, armies):
     numbers as /api/uncertainty, at each mapped height."""
     import cv2
     from playwright.sync_api import expect
+
     from station.runtime import Station
     from station.vision.calibration import Calibration, calibrate_table
     from station.vision.sources import open_source
     from station.web.server import DashboardServer
+
     from .test_dashboard_browser import TOKEN, _page
     frame = _table_frame()
     lens = Calibration(CAMERA.image_size, CAMERA.K, CAMERA.dist, 0.2, 10)

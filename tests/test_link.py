@@ -68,7 +68,7 @@ def test_dropped_corrupted_and_duplicated_lines_lose_nothing_and_double_nothing(
                 hub.inject(fault)
             hub.tilt("T1", "fallen" if i % 2 else "upright", angle=next(angle), t=i)
         expected += 10
-        wait_for(lambda: len(harness.events()) == expected, what=f"{expected} events after {fault}s")
+        wait_for(lambda want=expected: len(harness.events()) == want, what=f"{expected} events after {fault}s")
         assert harness.link.snapshot()[counter] >= 3, (fault, harness.link.snapshot())
     events = harness.events()
     assert [e.seq for e in events] == list(range(1, 31))

@@ -4,7 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from station.measure.bases import Base, centre_distance, closest_points
 from station.measure.measurement import CALL_SIGMAS, Placed, measure, position_sigma
@@ -18,8 +19,10 @@ coord = st.floats(0, 1200)
 angle = st.floats(0, 360)
 bases = st.one_of(
     st.builds(lambda d, x, y, f: Base("round", d, d, x, y, f), st.floats(20, 60), coord, coord, angle),
-    st.builds(lambda l, w, x, y, f: Base("oval", l, min(w, l), x, y, f), st.floats(30, 110), st.floats(20, 70), coord, coord, angle),
-    st.builds(lambda l, w, x, y, f: Base("rect", l, w, x, y, f), st.floats(20, 120), st.floats(20, 60), coord, coord, angle),
+    st.builds(lambda length, w, x, y, f: Base("oval", length, min(w, length), x, y, f), st.floats(30, 110),
+              st.floats(20, 70), coord, coord, angle),
+    st.builds(lambda length, w, x, y, f: Base("rect", length, w, x, y, f), st.floats(20, 120), st.floats(20, 60),
+              coord, coord, angle),
 )
 
 

@@ -6,6 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from station.measure.bases import Base, closest_points
 from station.measure.measurement import Placed
@@ -19,7 +21,7 @@ KINDS = [("round", 25, 25), ("round", 50, 50), ("oval", 75, 42), ("oval", 105, 7
 
 def _random_bases(rng: np.random.Generator, n: int, spread: float) -> list[Base]:
     out = []
-    for k in range(n):
+    for _ in range(n):
         kind, length, width = KINDS[int(rng.integers(len(KINDS)))]
         out.append(Base(kind, length, width, *rng.uniform(0, spread, 2), rng.uniform(0, 360)))
     return out
@@ -186,8 +188,6 @@ def test_tracker_wobble_is_not_movement_but_a_new_terrain_is_a_new_table():
     other = Terrain(_random_pieces(rng, 3))
     assert table.update(wobbled, other).terrain is other
 
-
-from hypothesis import given, settings, strategies as st  # noqa: E402
 
 base_strategy = st.builds(lambda kind, x, y, f: Base(kind[0], kind[1], kind[2], x, y, f),
                           st.sampled_from(KINDS), st.floats(0, 400), st.floats(0, 400), st.floats(0, 360))

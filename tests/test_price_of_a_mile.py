@@ -123,8 +123,8 @@ def test_13_morale_after_losing_a_third_disorder_then_flight(game):
     morale = next(r for r in rulings if r.id.endswith(":morale:landser"))
     assert "Disordered" in morale.text and game.state.squads["landser"].disordered
     game.state = game.state.evolve(activation=None)
-    from station.rules.price_of_a_mile.turns import morale_test
     from station.rules.price_of_a_mile.state import Activation
+    from station.rules.price_of_a_mile.turns import morale_test
     game.state = game.state.evolve(activation=Activation("central", "landser", None, {}))
     game.state, again = morale_test(game.state, 99, "landser", ScriptedRoller(4), "test")
     assert "fails again while Disordered, 5 bases flee" in again.text  # 4 + 0 - 1 = 3: 8 - 3 = 5, two are left
@@ -348,7 +348,7 @@ def test_16_8_unreliable_squads_may_run_or_change_sides(tmp_path):
 def test_16_1_random_game_length_from_turn_3():
     g = Mile({"random_length": True, "turns": 9})
     g.seen()
-    for turn, ending_dice in ((1, ()), (2, ()), (3, (4,)), (4, (5, 1))):
+    for _turn, ending_dice in ((1, ()), (2, ()), (3, (4,)), (4, (5, 1))):
         g.do("roll_initiative", 5, 3)
         for squad in ("poilus", "landser", "grenadiers", "mg-crew", "sturm"):
             g.do("activate", squad=squad, **({"character": "capitaine"} if squad == "poilus" else
@@ -592,6 +592,7 @@ def test_15_2_a_tank_fires_every_weapon_with_one_action_once_a_turn(tmp_path):
 
 def test_16_6_and_16_7_victory_point_variants(tmp_path):
     from dataclasses import replace as swap
+
     from station.rules.price_of_a_mile.turns import victory_points
     for options, points in (({}, 10 + 5), ({"homeland_variant": True, "enthusiasm_variant": True}, 20 + 10)):
         g = _with_rules(tmp_path, ["defend_homeland"], options)

@@ -1,6 +1,7 @@
 """Protocol v1 codec (hardware.md "Serial protocol v1"): round trips, garbage, truncation."""
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from station.devices import protocol as p
 

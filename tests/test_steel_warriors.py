@@ -188,6 +188,7 @@ def test_8_1_the_defenders_free_fire_at_a_failed_charge_cannot_suppress():
 
 def test_6_10_a_keno_backpack_flamethrower_explodes_and_burns_everyone_within_4_inches():
     from dataclasses import replace
+
     from station.rules.steel_warriors.shooting import hit
     g = War()
     g.seen(line_up(100, gap_y(8)))
@@ -201,6 +202,7 @@ def test_6_10_a_keno_backpack_flamethrower_explodes_and_burns_everyone_within_4_
 
 def test_6_9_robots_stop_then_break_bronescafs_lose_the_suit():
     from dataclasses import replace
+
     from station.rules.steel_warriors.shooting import hit
     g = War()
     d = g.rules.data

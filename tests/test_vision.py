@@ -9,12 +9,26 @@ from click.testing import CliRunner
 
 from station.cli import main
 from station.vision import cv as V
-from station.vision.calibration import (Calibration, CalibrationError, calibrate_lens, calibrate_table,
-                                        default_anchors, load_calibration)
+from station.vision.calibration import (
+    Calibration,
+    CalibrationError,
+    calibrate_lens,
+    calibrate_table,
+    default_anchors,
+    load_calibration,
+)
 from station.vision.geometry import marker_pose, overhead_camera
 from station.vision.locate import Locator, MarkerSpec
-from station.vision.synthetic import (Occluder, Scene, SceneMarker, anchor_markers, board_views, ideal_calibration,
-                                      random_scene, render)
+from station.vision.synthetic import (
+    Occluder,
+    Scene,
+    SceneMarker,
+    anchor_markers,
+    board_views,
+    ideal_calibration,
+    random_scene,
+    render,
+)
 
 from .conftest import EXAMPLES
 
@@ -335,6 +349,7 @@ def test_the_camera_seen_from_above_puts_each_anchor_where_the_table_says():
     """The map's backdrop: the frame warped to the table plane at 2 mm a pixel, far edge at the
     top.  Each anchor found in the warped picture sits at its table position."""
     import cv2
+
     from station.vision import cv as stationcv
     from station.vision.geometry import overhead_camera
     from station.vision.synthetic import Scene, anchor_markers, ideal_calibration, render

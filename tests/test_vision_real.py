@@ -146,6 +146,7 @@ def test_a_marker_at_the_wrong_size_or_off_the_table_is_rejected_with_a_warning(
 
 def test_locate_on_the_command_line_says_what_it_could_not_do(tmp_path):
     import json
+
     from .test_vision import _army_with_markers  # gryphon wears marker 20, cyber-1 marker 22
     image, _ = render(Scene(CAM, anchor_markers(TABLE) + [SceneMarker(20, 400.0, 400.0, 40.0)], TABLE),
                       np.random.default_rng(9))

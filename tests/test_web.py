@@ -9,7 +9,8 @@ import pytest
 from station.devices import protocol as p
 from station.web.server import DashboardServer
 
-from .conftest import REFEREE as REF, REFEREE_TOKEN as TOKEN
+from .conftest import REFEREE as REF
+from .conftest import REFEREE_TOKEN as TOKEN
 
 
 def test_dashboard_page_renders(client):

@@ -41,7 +41,7 @@ class SimulatedBoard:
     def path(self) -> str:
         return str(self.link_path)
 
-    def start(self, timeout: float = 10.0) -> "SimulatedBoard":
+    def start(self, timeout: float = 10.0) -> SimulatedBoard:
         command = [str(self.harness), str(self.firmware), "--link", str(self.link_path)]
         if self.script:
             command += ["--script", str(self.script)]

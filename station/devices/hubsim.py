@@ -18,9 +18,9 @@ import threading
 import time
 import tty
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
 
 from . import protocol as p
 from .link import LineAssembler
@@ -114,7 +114,7 @@ class SimulatedHub:
         return int((time.monotonic() - self._t0) * 1000 * self.speed)
 
     # -- lifecycle ------------------------------------------------------------------------------
-    def start(self) -> "SimulatedHub":
+    def start(self) -> SimulatedHub:
         self.port.plug()
         self._control(p.Hello(0, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes))  # power-up
         for target, name in ((self._read_loop, "hubsim-read"), (self._heartbeat_loop, "hubsim-hb")):
@@ -220,9 +220,12 @@ class SimulatedHub:
             if faults and self._held:  # a reordered line arrives after the next event line
                 chunks.append(self._held)
                 self._held = None
+            master = self.port.master
             for chunk in chunks:
                 try:
-                    os.write(self.port.master, chunk)
+                    if master is None:
+                        raise OSError("the pty is closed")
+                    os.write(master, chunk)
                 except (BlockingIOError, OSError) as exc:
                     log.debug("hubsim: write failed (%s); the line stays in the ring", exc)
 

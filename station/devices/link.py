@@ -17,8 +17,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import serial
 
@@ -178,7 +179,7 @@ class HubLink:
                 self._set(last_error=str(exc))
             finally:
                 try:
-                    self._port.close()
+                    self._open_port().close()
                 except (serial.SerialException, OSError):
                     pass
                 self._port = None
@@ -189,12 +190,19 @@ class HubLink:
                     self.health.reconnects += 1
                     self.health.since = self.clock.monotonic()
 
+    def _open_port(self) -> serial.SerialBase:
+        """The port of the session in progress (only the reader thread reads or writes it)."""
+        if self._port is None:
+            raise serial.SerialException("the hub's port is closed")
+        return self._port
+
     def _session(self) -> None:
         assembler = LineAssembler()
         self._send(p.Sync(0, p.PROTOCOL_VERSION))
         last_rx = self.clock.monotonic()
+        port = self._open_port()
         while not self._stop.is_set():
-            data = self._port.read(self._port.in_waiting or 1)
+            data = port.read(port.in_waiting or 1)
             now = self.clock.monotonic()
             if not data:
                 if now - last_rx > self.silence_timeout:
@@ -213,7 +221,7 @@ class HubLink:
     def _send(self, message: p.Message) -> None:
         self._tx_seq += 1
         line = p.encode(replace(message, seq=self._tx_seq))
-        self._port.write(line)
+        self._open_port().write(line)
         self._audit("tx", line=line.decode("ascii").rstrip("\n"))
 
     def _audit(self, kind: str, **fields: Any) -> None:

@@ -16,8 +16,9 @@ from __future__ import annotations
 import binascii
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import Any, ClassVar
 
 PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 512  # HELLO with a large inventory; every other line stays under 100
@@ -291,7 +292,7 @@ def decode(raw: bytes | str) -> Message:
         if key in values:
             raise ProtocolError("syntax", f"field {key} twice")
         values[key] = value
-    kwargs: dict[str, object] = {"seq": int(seq)}
+    kwargs: dict[str, Any] = {"seq": int(seq)}
     for name, convert in _CONVERTERS[kind]:
         if name not in values:
             raise ProtocolError("field", f"{kind} lacks {name}")

@@ -49,10 +49,10 @@ class Base:
     facing_deg: float = 0.0
 
     @classmethod
-    def named(cls, name: str, x: float = 0.0, y: float = 0.0, facing_deg: float = 0.0) -> "Base":
+    def named(cls, name: str, x: float = 0.0, y: float = 0.0, facing_deg: float = 0.0) -> Base:
         return cls(*parse_base_name(name), x, y, facing_deg)
 
-    def at(self, x: float, y: float, facing_deg: float | None = None) -> "Base":
+    def at(self, x: float, y: float, facing_deg: float | None = None) -> Base:
         return Base(self.kind, self.length, self.width, x, y, self.facing_deg if facing_deg is None else facing_deg)
 
     @property

@@ -9,8 +9,8 @@ separate turns, and the terrain crossed; each ruleset sets its own prices.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

@@ -16,7 +16,7 @@ search goes on.  Two round bases are closed-form.  Tests check this against GJK.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -50,7 +50,7 @@ class _Pairs:
                         "sin_b": np.sin(alpha_b), "la": shape_a[0], "wa": shape_a[1], "ra": shape_a[2],
                         "lb": shape_b[0], "wb": shape_b[1], "rb": shape_b[2]}
 
-    def subset(self, rows: np.ndarray) -> "_Pairs":
+    def subset(self, rows: np.ndarray) -> _Pairs:
         sub = object.__new__(_Pairs)
         sub.columns = {name: np.take(value, rows) for name, value in self.columns.items()}
         return sub

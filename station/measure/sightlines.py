@@ -14,8 +14,8 @@ edge's orientation), used for woods along the centre ray and for terrain crossed
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -40,7 +40,7 @@ class Footprints:
     woods: np.ndarray  # (T,) bool
 
     @classmethod
-    def of(cls, pieces: Sequence) -> "Footprints":
+    def of(cls, pieces: Sequence) -> Footprints:
         count = max((len(p.polygon) for p in pieces), default=3)
         x, y = np.zeros((len(pieces), count + 1)), np.zeros((len(pieces), count + 1))
         orientation, centre, radius = np.ones(len(pieces)), np.zeros((len(pieces), 2)), np.zeros(len(pieces))

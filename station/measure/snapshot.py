@@ -1,7 +1,8 @@
 """Measuring on a TableSnapshot: the bases the camera saw, as the measurement layer's Placed."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .bases import Base
 from .measurement import Measurement, Placed, measure, unit_sigma

@@ -9,8 +9,8 @@ per terrain file.  ``bench/measure_snapshot.py`` times it against its 10 ms budg
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -61,7 +61,7 @@ class TableGeometry:
         return tuple(f.id for f in self.figures)
 
     @classmethod
-    def of(cls, figures: Sequence[Figure], terrain: Terrain | None = None) -> "TableGeometry":
+    def of(cls, figures: Sequence[Figure], terrain: Terrain | None = None) -> TableGeometry:
         n = len(figures)
         terrain = terrain or Terrain(())
         centre, bearing = _centres_and_bearings(figures)
@@ -73,7 +73,7 @@ class TableGeometry:
         edge[i, j] = edge[j, i] = pair_distances([f.placed.base for f in figures], i, j)
         return cls(tuple(figures), terrain, edge, centre, bearing, hidden, woods, blockers)
 
-    def update(self, figures: Sequence[Figure], terrain: Terrain | None = None) -> "TableGeometry":
+    def update(self, figures: Sequence[Figure], terrain: Terrain | None = None) -> TableGeometry:
         """The geometry of the next snapshot, measuring again only the pairs in which a base moved.
         Between two snapshots usually one unit moves, so this is most of the saving; a new
         terrain, or bases arriving or leaving, start afresh."""

@@ -7,8 +7,9 @@ stays valid after ``apply`` and a replay can be compared byte for byte through `
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Protocol, Sequence, Union
+from typing import Any, ClassVar, Protocol
 
 from ..devices.protocol import Message
 
@@ -35,7 +36,7 @@ class Event:
     """One input of the fold, stamped with the journal record it came from."""
 
     seq: int
-    body: Union[Message, Input]
+    body: Message | Input
     mono: float | None = None  # the station's monotonic clock when it was journaled, seconds
 
 
@@ -92,7 +93,9 @@ class Ruleset(Protocol):
         """The hub's node inventory (protocol.Node) that these armies are wired to."""
 
     def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
-                      overrides: Mapping[str, Override] = ...) -> Any: ...
+                      overrides: Mapping[str, tuple[int, Override]] = ...) -> Any:
+        """The state before the first event; ``overrides`` maps a ruling id to the seq of the
+        override record and the override (overrides act retroactively, so a replay starts with them)."""
 
     def apply(self, state: Any, event: Event) -> tuple[Any, list[Ruling]]: ...
 
@@ -102,7 +105,7 @@ class Ruleset(Protocol):
     def summary(self, state: Any) -> str: ...
 
 
-def voided(overrides: Mapping[str, Any], seq: int, kind: str) -> "Ruling | None":
+def voided(overrides: Mapping[str, Any], seq: int, kind: str) -> Ruling | None:
     """The ruling for an input the referee voided (its override is keyed "SEQ:KIND"), or None."""
     override = overrides.get(f"{seq}:{kind}")
     if override and override[1].verdict == "void":

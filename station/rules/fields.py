@@ -6,9 +6,10 @@ is wrong, because the person reading it is holding a text editor, not a debugger
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from .base import ArmyError
 
@@ -71,10 +72,10 @@ class Fields:
         return self.get(name, int, default, lambda v: None if low <= v <= high
                         else f"is {v}; expected {low} to {high}")
 
-    def child(self, name: str) -> "Fields":
+    def child(self, name: str) -> Fields:
         return Fields(self.path, self.get(name, dict), self._at(name))
 
-    def items(self, name: str, min_len: int = 0, max_len: int | None = None) -> Iterator["Fields"]:
+    def items(self, name: str, min_len: int = 0, max_len: int | None = None) -> Iterator[Fields]:
         values = self.get(name, list)
         if len(values) < min_len or (max_len is not None and len(values) > max_len):
             span = f"exactly {min_len}" if min_len == max_len else f"at least {min_len}"

@@ -1,12 +1,15 @@
 """Fields every army format shares: ids, the camera marker on a model, and its base."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .fields import Fields
 
-ID_CHECK = (lambda v: None if v and v.replace("-", "").replace("_", "").isalnum() and len(v) <= 32
-            else "must be 1-32 letters, digits, '-' or '_'")
+
+def ID_CHECK(v: str) -> str | None:  # named like the constant it replaces: a field check
+    return None if v and v.replace("-", "").replace("_", "").isalnum() and len(v) <= 32 else \
+        "must be 1-32 letters, digits, '-' or '_'"
 
 
 def marker(f: Fields) -> dict[str, Any] | None:

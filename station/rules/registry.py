@@ -1,12 +1,12 @@
 """The games this station can referee, by name."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..dice import Roller
+from .alpha_strike import AlphaStrike
 from .base import Ruleset
 from .bronepekhota import Bronepekhota
-from .alpha_strike import AlphaStrike
 from .bronepekhota_quick import BronepekhotaQuick
 from .price_of_a_mile import PriceOfAMile
 from .steel_warriors import SteelWarriors

@@ -3,8 +3,9 @@ the table's size, and the paths of the models moving now.  Shared by every rules
 camera's evidence means the same in every game."""
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Collection, Mapping
+from typing import Any
 
 from ..measure.measurement import unit_sigma
 from ..measure.movement import append_position

@@ -12,9 +12,10 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ class MovedAnchorError(CalibrationError):
     """One or more anchors disagree with the rest.  ``calibration`` is the pose from the others,
     which a referee may accept by leaving the named anchors out (``--without``)."""
 
-    def __init__(self, message: str, calibration: "Calibration") -> None:
+    def __init__(self, message: str, calibration: Calibration) -> None:
         super().__init__(message)
         self.calibration = calibration
 
@@ -125,7 +126,7 @@ class Calibration:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "format": FORMAT, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "format": FORMAT, "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             "lens": {"image_size": list(self.image_size), "K": self.K.tolist(), "dist": self.dist.tolist(),
                      "rms_px": self.rms_px, "views": self.views}}
         if self.lens_covariance is not None:

@@ -14,15 +14,23 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import cv
-from .calibration import (Anchor, Calibration, CalibrationError, MovedAnchorError, board_view, calibrate_table,
-                          lens_from_views)
+from .calibration import (
+    Anchor,
+    Calibration,
+    CalibrationError,
+    MovedAnchorError,
+    board_view,
+    calibrate_table,
+    lens_from_views,
+)
 from .quality import image_problems
 
 log = logging.getLogger(__name__)

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
+from ..measure.bases import MM_PER_INCH
 from . import cv
 from .calibration import Calibration
 from .geometry import base_centre, lean_degs, marker_poses
-from ..measure.bases import MM_PER_INCH
 
 log = logging.getLogger(__name__)
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import cv2
 import numpy as np
 
+from ..measure.bases import MM_PER_INCH
 from . import cv
 from .calibration import Anchor
-from ..measure.bases import MM_PER_INCH
 
 A4_MM = (210.0, 297.0)
 MARGIN_MM = 12.0

@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +64,7 @@ class CameraService:
         self._started: float | None = None
         self._last_snapshot = 0.0
 
-    def start(self) -> "CameraService":
+    def start(self) -> CameraService:
         self._thread.start()
         return self
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -120,7 +120,7 @@ class FrameGrabber:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera-grabber", daemon=True)
 
-    def start(self) -> "FrameGrabber":
+    def start(self) -> FrameGrabber:
         self._thread.start()
         return self
 

@@ -22,14 +22,14 @@ Two things one frame cannot tell:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Mapping
 
 import cv2
 import numpy as np
 
-from .locate import BaseSighting, Locator
 from ..measure.bases import MM_PER_INCH
+from .locate import BaseSighting, Locator
 
 CHANGE_LEVEL = 12  # grey levels (after 4x4 averaging, so noise stays well under it): changed
 SCALE = 4  # the change mask is worked out at a quarter of the frame's resolution

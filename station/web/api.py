@@ -5,7 +5,8 @@ Reading is open to spectators.  Every control (inputs, confirm, override) needs 
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 

@@ -14,7 +14,7 @@ from .stream import Broadcaster
 
 def create_app(station: Station, referee_token: str) -> Flask:
     app = Flask(__name__)
-    app.config.update(STATION=station, REFEREE_TOKEN=referee_token, JSON_SORT_KEYS=False)
+    app.config.update(STATION=station, REFEREE_TOKEN=referee_token)
     app.extensions["broadcaster"] = Broadcaster(station)  # one per app: frames built once for every watcher
     harden(app)
     app.register_blueprint(pages)

@@ -3,8 +3,9 @@ points the ruling measured between, the value in the game's units, and the terra
 force.  A standalone SVG, so it can be opened, saved or printed on its own."""
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..measure.bases import Base
 

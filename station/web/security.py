@@ -16,8 +16,9 @@ import secrets
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from functools import wraps
-from typing import Any, Callable
+from typing import Any
 
 from flask import Response, current_app, jsonify, request, session
 

@@ -24,7 +24,7 @@ class DashboardServer:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def start(self) -> "DashboardServer":
+    def start(self) -> DashboardServer:
         self._thread.start()
         log.info("dashboard at %s", self.url)
         return self

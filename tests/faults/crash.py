@@ -19,9 +19,9 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from station.devices.hubsim import SimulatedHub
 from station.dice import DiceBook

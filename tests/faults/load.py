@@ -17,9 +17,9 @@ import tempfile
 import threading
 import time
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import cv2
 import numpy as np
@@ -121,8 +121,9 @@ class StreamClient:
 def camera_recording(folder: Path, frames: int = 12) -> tuple[Path, Path, Path]:
     """A recording of the example table with two marked bases, its calibration, and the blue
     army file with those markers."""
-    from ..test_vision import _army_with_markers, _scene, _truth_calibration
     from station.vision.synthetic import SceneMarker, render
+
+    from ..test_vision import _army_with_markers, _scene, _truth_calibration
     markers = [SceneMarker(20, 500.0, 500.0, 40.0, 0.0), SceneMarker(22, 700.0, 300.0, 25.0, 45.0)]
     rng = np.random.default_rng(1)
     recording = folder / "frames"

@@ -11,8 +11,9 @@ import tempfile
 import threading
 import time
 from array import array
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from station.devices import protocol as p
 from station.devices.hubsim import SimulatedHub

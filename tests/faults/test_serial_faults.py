@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from .rig import Rig, script
 from ..test_link import wait_for
+from .rig import Rig, script
 
 STEPS = script(30)
 

@@ -6,20 +6,21 @@ injected roller (or the table, see "Dice at the table").
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
+from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Ruling
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common
 from . import combat, setup, strike, turn
-from .combat import Refused
-from .formations import choose_snipers, lucky_left
 from .cards import UnitState, skill_pv
-from .options import parse_options
+from .combat import Refused
 from .force import card_of, check_forces, load_force, model_specs
+from .formations import choose_snipers, lucky_left
+from .options import parse_options
 from .turn import PHASES, AlphaState, next_player
-from ...measure.bases import MM_PER_INCH
 
 INPUT_TYPES = ("setup_roll", "home_edge", "roll_initiative", "sniper", "move", "end_movement", "attack", "lucky", "end_turn", "confirm", "override")
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from ..fields import Fields
 
@@ -155,7 +156,7 @@ class UnitState:
     specials_used: frozenset[str] = field(default_factory=frozenset)
 
     @classmethod
-    def fresh(cls, unit_id: str, player: str, card: Card, skill: int) -> "UnitState":
+    def fresh(cls, unit_id: str, player: str, card: Card, skill: int) -> UnitState:
         return cls(unit_id, player, card, skill, card.armour, card.structure, move_in=card.move_in, tmm=card.tmm,
                    jump_in=card.jump_in)
 

@@ -3,9 +3,11 @@ attacked, from where, with what, and the target number, all before a die is roll
 geometry comes from the camera and the terrain; ``strike`` resolves the plan."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
+from ...measure.bases import MM_PER_INCH as INCH
 from ...measure.measurement import Placed, measure
 from ...measure.relations import attack_side, share_in_front
 from ...measure.terrain import line_of_sight
@@ -17,7 +19,6 @@ from .heat import max_overheat
 from .melee import melee_plan
 from .turn import AlphaState
 from .where import height_mm, placed
-from ...measure.bases import MM_PER_INCH as INCH
 
 KINDS = ("weapon", "indirect", "standard", "melee_weapon", "charge", "dfa")
 

@@ -3,9 +3,10 @@ the bundled library by name, inline in the project format, or a Master Unit List
 its pilot's Skill and the camera marker and base of its model."""
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..base import ArmyError
 from ..fields import Fields, load_json_file

@@ -8,7 +8,8 @@ formation's units are active (§11).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..base import Ruling
 from ..fields import Fields

@@ -7,14 +7,14 @@ Still: under 1" (§5.2).  No two bases may overlap at the end (§5.5).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
+from ...measure.bases import MM_PER_INCH as INCH
 from ...measure.movement import level_changes, movement, terrain_crossed
 from ...measure.terrain import Piece
 from .cards import UnitState
 from .heat import ground_move_in
-from ...measure.bases import MM_PER_INCH as INCH
 
 STILL_IN = 1.0  # §5.2: under 1" of path is standing still
 MINIMUM_IN = 2.0  # §5.3

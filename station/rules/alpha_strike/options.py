@@ -2,7 +2,8 @@
 way, each with the default the README explains.  The others are settled in code and listed there."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..fields import Fields
 

@@ -2,13 +2,14 @@
 deployment zone within 10" of a side's home edge, checked from the camera when turn 1 begins."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ...dice import Roller
+from ...measure.bases import MM_PER_INCH as INCH
 from ..base import Ruling
 from .turn import AlphaState, roll_off, shown
 from .where import placed
-from ...measure.bases import MM_PER_INCH as INCH
 
 EDGES = ("bottom", "top", "left", "right")  # y = 0, y = table depth, x = 0, x = table width
 OPPOSITE = {"bottom": "top", "top": "bottom", "left": "right", "right": "left"}

@@ -3,8 +3,9 @@ to-hit roll, the damage marked at once, critical hits, heat from HT, self-damage
 Lance's Lucky re-roll of a miss."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ..base import Ruling

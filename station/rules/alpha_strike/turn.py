@@ -6,20 +6,19 @@ destroyed, victory).
 """
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Collection, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ...measure.bases import overlapping
 from ..base import Ruling
 from ..table_snapshot import TableState
 from .cards import UnitState
-from .heat import TurnHeat, end_phase
 from .formations import speed_demon
+from .heat import TurnHeat, end_phase
 from .moving import check_move
 from .where import placed
-
-
 
 PHASES = ("initiative", "movement", "combat", "end")  # §4
 
@@ -49,7 +48,7 @@ class AlphaState(TableState):
     winner: str | None = None
 
 
-    def with_unit(self, unit: UnitState) -> "AlphaState":
+    def with_unit(self, unit: UnitState) -> AlphaState:
         return self.evolve(units={**self.units, unit.id: unit})
 
     def in_play(self, player: str | None = None) -> list[UnitState]:

@@ -5,10 +5,12 @@ rulings it made, rolling dice only through the injected roller.
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from ...devices.protocol import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...dice import Roller
+from ...measure.terrain import parse_terrain
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Override, Ruling
 from ..table_snapshot import read_snapshot
@@ -18,9 +20,8 @@ from .damage import leave_vehicle
 from .deployment import deployment_rulings
 from .moving import announce_jump, jump_range, movement_rulings, movement_view
 from .reach import reach
-from .tables import cover
-from ...measure.terrain import parse_terrain
 from .state import GameState, Options, build_setup
+from .tables import cover
 
 INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "capture", "virtual_shot",
                "close_combat", "jump", "leave_vehicle", "confirm", "override")
@@ -56,7 +57,7 @@ class Bronepekhota:
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
         """The hub inventory these armies are wired to: every launcher and tilt node."""
         setup, _, _ = build_setup(armies)
-        return ([Node(l.node, "launcher", l.barrels) for l in setup.launchers.values()]
+        return ([Node(launcher.node, "launcher", launcher.barrels) for launcher in setup.launchers.values()]
                 + [Node(n, "tilt") for n in setup.tilt_nodes])
 
     def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],

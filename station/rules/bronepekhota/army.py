@@ -6,8 +6,9 @@ documents the format field by field.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..base import ArmyError
 from ..fields import Fields, load_json_file
@@ -221,7 +222,7 @@ def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
                     raise ArmyError(src, f"unit {unit['id']}", f"marker {marker['id']} is already on {markers[marker['id']]}")
                 if marker:
                     markers[marker["id"]] = element["id"]
-            wired = [e.get("tilt_node") for e in elements] + [l["node"] for l in unit.get("launchers", [])]
+            wired = [e.get("tilt_node") for e in elements] + [launcher["node"] for launcher in unit.get("launchers", [])]
             for node in filter(None, wired):
                 if node in nodes:
                     raise ArmyError(src, f"unit {unit['id']}", f"sensor node {node!r} is already wired to {nodes[node]}")

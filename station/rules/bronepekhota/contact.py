@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from ...measure.bases import Base
 from ...measure.measurement import Placed, measure
-from ...measure.units import BRONEPEKHOTA
 from ...measure.relations import in_contact
+from ...measure.units import BRONEPEKHOTA
 from .state import Element, GameState
 
 CONTACT_MM = 2.0  # bases this close count as touching: the camera's uncertainty, not a rule

@@ -8,9 +8,9 @@ from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
+from .panic import after_survival
 from .roster import dismount, name
 from .state import Element, GameState
-from .panic import after_survival
 from .tables import survival_test
 
 

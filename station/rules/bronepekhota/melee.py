@@ -10,8 +10,9 @@ A tie or less is repelled, nobody hurt (§8.2).  Once per activation for each mo
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ...measure.measurement import measure

@@ -11,8 +11,9 @@ The speed is from the Armlist or the durability sector (§2.2).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...measure.movement import movement, terrain_crossed
 from ...measure.units import BRONEPEKHOTA

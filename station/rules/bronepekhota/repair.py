@@ -13,8 +13,9 @@ to the first to touch it (§9.2).  The sliders stay where they are.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ..base import Ruling
 from . import contact

@@ -1,8 +1,9 @@
 """§3 round structure: D12 initiative, player order, alternating unit activations; §9.3 repair."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ..base import Ruling

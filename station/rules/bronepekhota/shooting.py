@@ -14,10 +14,10 @@ from ...devices.protocol import Impact, Shot, Tilt
 from ...dice import Roller
 from ..base import Ruling
 from . import contact, rounds
-from .roster import dismount, name
-from .state import Element, GameState, PendingHit, ShotRecord
 from .damage import emergency_landing
 from .panic import after_survival
+from .roster import dismount, name
+from .state import Element, GameState, PendingHit, ShotRecord
 from .tables import CHARGE_NAMES, CHARGE_POWER, FELL, LYING, STOOD, TABLE_4, TestResult, armour_test, survival_test
 
 

@@ -5,9 +5,10 @@ every state of a game and never copied.  Everything that changes lives in ``Game
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ...measure.terrain import Piece
 from ..base import Override
@@ -40,7 +41,7 @@ class Options:
     check_deployment: bool = True  # §1.5-1.6: check costs and deployment areas when the first round begins
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> "Options":
+    def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> Options:
         f = Fields(source, dict(data))
         f.reject_unknown(OPTION_FIELDS)
         return cls(ammo=f.choice("ammo", ("limited", "unlimited"), "limited"),
@@ -71,7 +72,7 @@ class Weapon:
     properties: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, data: Mapping[str, Any]) -> "Weapon":
+    def of(cls, data: Mapping[str, Any]) -> Weapon:
         return cls(data["id"], data["name"] or data["id"], data["range"], data["power"], tuple(data["properties"]))
 
 
@@ -101,7 +102,7 @@ class Setup:
     names: Mapping[str, str]
     bases: Mapping[str, str]  # element id -> named base size (station.measure.bases)
     locomotion: Mapping[str, str] = field(default_factory=dict)  # vehicle id -> wheeled | tracked | walking | flying
-    weapons: Mapping[str, tuple["Weapon", ...]] = field(default_factory=dict)  # element id -> its weapons (§7.1)
+    weapons: Mapping[str, tuple[Weapon, ...]] = field(default_factory=dict)  # element id -> its weapons (§7.1)
     heights: Mapping[str, float] = field(default_factory=dict)  # element id -> model height, mm (line of sight)
     melee: Mapping[str, int] = field(default_factory=dict)  # element id -> ББ: an infantryman's, or a vehicle's melee weapons summed (§8.1)
     properties: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # Св: Rm, ПрN; a vehicle's repair_platform
@@ -198,7 +199,7 @@ class GameState:
     clock: tuple[int, float] | None = None  # (hub time ms, station monotonic s) of the latest hub event
     terrain: tuple[Piece, ...] = ()
 
-    def evolve(self, **changes: Any) -> "GameState":
+    def evolve(self, **changes: Any) -> GameState:
         """``dataclasses.replace`` without re-running ``__init__``, for the fold's hot path."""
         unknown = changes.keys() - self.__dict__.keys()
         if unknown:
@@ -210,10 +211,10 @@ class GameState:
     def element(self, element_id: str) -> Element:
         return self.elements[element_id]
 
-    def with_element(self, element: Element) -> "GameState":
+    def with_element(self, element: Element) -> GameState:
         return self.evolve(elements={**self.elements, element.id: element})
 
-    def with_unit(self, unit: Unit) -> "GameState":
+    def with_unit(self, unit: Unit) -> GameState:
         return self.evolve(units={**self.units, unit.id: unit})
 
     def speed_of(self, element: Element) -> int:

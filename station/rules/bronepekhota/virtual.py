@@ -12,8 +12,9 @@ Every roll is journaled through the injected roller; every measurement goes with
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import DiceExpression, Roller
 from ...measure.measurement import Measurement, Placed, measure

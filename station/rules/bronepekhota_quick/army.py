@@ -7,8 +7,9 @@ the hub, §11); ``powerful_melee`` lets infantry hurt vehicles in close combat (
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..base import ArmyError
 from ..fields import Fields, load_json_file

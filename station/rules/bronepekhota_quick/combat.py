@@ -7,8 +7,9 @@ Less: no effect (§7).  A vehicle or gun is destroyed once its damage exceeds it
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ...measure.measurement import Placed, measure

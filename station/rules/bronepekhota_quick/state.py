@@ -2,8 +2,9 @@
 fighter has done this turn (digest §4.3: at most one shot and one close combat, three actions)."""
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..fields import Fields
 from ..table_snapshot import TableState
@@ -22,7 +23,7 @@ class Options:
     settle_ms: int = 1500  # an impact with no fall this long after it: the target stood
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> "Options":
+    def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> Options:
         f = Fields(source, dict(data))
         f.reject_unknown(OPTION_FIELDS)
         table = f.get("maneuver_by_armour", dict, {"5": 4, "7": 3, "9": 2}, lambda v: None if v and all(
@@ -106,7 +107,7 @@ class QuickState(TableState):
     pending: tuple[tuple[int, str, int], ...] = ()  # (impact seq, fighter, shot seq): waiting for a fall
 
 
-    def with_fighter(self, fighter: Fighter) -> "QuickState":
+    def with_fighter(self, fighter: Fighter) -> QuickState:
         return self.evolve(fighters={**self.fighters, fighter.id: fighter})
 
     @property

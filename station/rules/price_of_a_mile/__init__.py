@@ -7,8 +7,9 @@ comes from the injected roller or the table.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
 from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent

@@ -6,8 +6,9 @@ lost its numbers), changed by body armour (§12.3), a horse (§12.2) and any ``s
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..base import ArmyError
 from ..fields import Fields, load_bundled, load_json_file

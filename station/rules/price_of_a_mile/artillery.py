@@ -3,8 +3,9 @@ and Fire actions, the mortar's 12" minimum and its spotter within 8", scatter al
 die, the 2" blast at Power 1, and the Morale test for every squad the shell falls on."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ...measure.bases import Base
@@ -12,8 +13,8 @@ from ...measure.measurement import Placed
 from ...measure.templates import scatter
 from ...measure.terrain import line_of_sight
 from ..base import Ruling
-from .blasts import blast_area, hit_under
 from . import vehicles
+from .blasts import blast_area, hit_under
 from .shooting import HIT, Refused
 from .state import INCH, MileState
 from .turns import morale_test

@@ -4,8 +4,9 @@ arrow die and hits everything within 2" (in cover only on a d10 of 6+); the flam
 strip that hits everything on it at Power 2, then the fuel may run out."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ...measure.bases import Base, closest_points

@@ -4,8 +4,9 @@ takes the loser out at once; otherwise the loser takes a Power 1 hit and, if it 
 2".  The side with more bases in the fight gets +1 Melee and +1 Power."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ...measure.relations import in_contact

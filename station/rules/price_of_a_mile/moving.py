@@ -4,12 +4,13 @@ order goes up to Speed; entering, leaving or crossing difficult terrain or a low
 whole Move; coming within 1" of an enemy ends the base's actions and starts a melee."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
+from ...dice import Roller
 from ...measure.movement import movement, terrain_crossed
 from ...measure.relations import coherent, in_contact
-from ...dice import Roller
 from ..base import Ruling
 from . import optional
 from .shooting import Refused, spend

@@ -3,8 +3,9 @@ station makes for them and what they change.  Squad rules are named in the army 
 (``"rules": ["sluggish", ...]``); the gas attack and the random game length are game options."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ...measure.relations import in_contact

@@ -3,15 +3,16 @@ nearest enemy bases (four when aiming), the range and cover the camera measures,
 casualties nearest the shooter first, Wavering and the panic it spreads."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ...measure.relations import nearest
 from ...measure.terrain import line_of_sight
 from ..base import Ruling
-from .state import INCH, Activation, Fighter, MileState
 from . import vehicles
+from .state import INCH, Activation, Fighter, MileState
 from .where import placed, placed_many
 
 TARGETS = 3  # §6.1

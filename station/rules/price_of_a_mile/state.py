@@ -2,12 +2,13 @@
 turn's activations, with the camera's evidence.  Frozen dataclasses, changed with ``evolve``."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
+from ...measure.bases import MM_PER_INCH
 from ..fields import Fields
 from ..table_snapshot import TableState
-from ...measure.bases import MM_PER_INCH
 
 INCH = MM_PER_INCH  # the game's unit, for every module of the ruleset
 COMMAND_IN = 2.0  # §3.2
@@ -77,7 +78,7 @@ class Options:
     homeland_variant: bool = False  # §16.7: a Homeland squad's killed bases count double
 
     @classmethod
-    def parse(cls, data: Mapping[str, Any]) -> "Options":
+    def parse(cls, data: Mapping[str, Any]) -> Options:
         f = Fields("options", dict(data))
         f.reject_unknown(["turns", "tactical_superiority", "melee_weapon_power", "scatter_sides", "gas_attack",
                           "high_obstacle_mm", "random_length", "random_length_wishers", "wire_penalty",
@@ -135,10 +136,10 @@ class MileState(TableState):
     winner: str | None = None
 
 
-    def with_fighter(self, fighter: Fighter) -> "MileState":
+    def with_fighter(self, fighter: Fighter) -> MileState:
         return self.evolve(fighters={**self.fighters, fighter.id: fighter})
 
-    def with_squad(self, squad: Squad) -> "MileState":
+    def with_squad(self, squad: Squad) -> MileState:
         return self.evolve(squads={**self.squads, squad.id: squad})
 
     def standing(self, squad: str) -> list[Fighter]:

@@ -1,8 +1,9 @@
 """The Price of a Mile's trucks carrying squads (seed 003 digest §15.1)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...measure.relations import in_contact
 from ..base import Ruling

@@ -3,8 +3,9 @@ of one squad and one character, command distance checked by the camera when a sq
 morale at the end of each activation, and victory points when the last turn ends."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ...measure.pairwise import edge_distances

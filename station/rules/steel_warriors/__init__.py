@@ -6,9 +6,11 @@ suggested default and leaves morale changes to the referee (``set_morale``).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
+from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Ruling, voided
 from ..model_fields import ModelRuleset
@@ -18,7 +20,6 @@ from .actions import Refused
 from .army import MORALE, check_armies, load_army, model_specs, rules_data
 from .ladder import LADDER
 from .state import Options, WarState, build
-from ...measure.bases import MM_PER_INCH
 
 INPUT_TYPES = ("begin_turn", "activate", "move", "dash", "prone", "get_up", "shoot", "unsuppress", "reorganise",
                "assault", "charge", "recharge", "close_combat", "prisoners", "march_order", "tow", "leave_wounded", "end_activation", "set_morale", "confirm", "override")

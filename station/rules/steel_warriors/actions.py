@@ -4,8 +4,9 @@ move); going to ground and getting up; the command test to unsuppress; reorganis
 wounded's d6; and what suppression and the morale states forbid."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ...measure.movement import movement

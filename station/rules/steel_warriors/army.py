@@ -7,8 +7,9 @@ role (seed 001 digest §4).  Weapon rates and powers come from
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..base import ArmyError
 from ..fields import Fields, load_bundled, load_json_file

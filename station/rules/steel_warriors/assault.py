@@ -4,8 +4,9 @@ its result the referee's, since the test itself is lost), the melee between figu
 and the casualty d6."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ...measure.pairwise import edge_distances

@@ -4,8 +4,9 @@ zone, prone and cover; none beating it does nothing, one suppresses, two or more
 cause casualties, each tested Power against Armour."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...dice import Roller
 from ...measure.pairwise import edge_distances

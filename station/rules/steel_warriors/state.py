@@ -2,12 +2,13 @@
 suppression and prone flag, and the activation running (seed 001 digest §4-§5)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
+from ...measure.bases import MM_PER_INCH
 from ..fields import Fields
 from ..table_snapshot import TableState
-from ...measure.bases import MM_PER_INCH
 
 ACTIONS = 2  # §5.0
 MAX_SUPPRESSION = 3  # §6.7
@@ -65,7 +66,7 @@ class Options:
     mixed_power: str = "lowest"  # §13.6: a fire group's Power when its small arms differ
 
     @classmethod
-    def parse(cls, data: Mapping[str, Any]) -> "Options":
+    def parse(cls, data: Mapping[str, Any]) -> Options:
         f = Fields("options", dict(data))
         f.reject_unknown(["distance_unit", "cover_rule", "mixed_power"])
         return cls(f.choice("distance_unit", ("inch", "cm"), "inch"), f.choice("cover_rule", ("all", "majority"), "all"),
@@ -93,16 +94,16 @@ class WarState(TableState):
         return 10.0 if self.options.distance_unit == "cm" else MM_PER_INCH
 
 
-    def with_figure(self, figure: Figure) -> "WarState":
+    def with_figure(self, figure: Figure) -> WarState:
         return self.evolve(figures={**self.figures, figure.id: figure})
 
-    def with_squad(self, squad: Squad) -> "WarState":
+    def with_squad(self, squad: Squad) -> WarState:
         return self.evolve(squads={**self.squads, squad.id: squad})
 
     def fighting(self, squad: str) -> list[Figure]:
         return [self.figures[f] for f in self.squads[squad].figures if self.figures[f].fighting]
 
-    def suppress(self, squad: str) -> "WarState":
+    def suppress(self, squad: str) -> WarState:
         s = self.squads[squad]
         return self.with_squad(replace(s, suppression=min(MAX_SUPPRESSION, s.suppression + 1)))
 

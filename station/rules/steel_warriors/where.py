@@ -1,7 +1,7 @@
 """Where the figures are, from the state's camera evidence, for the measurement layer."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ...measure.bases import Base
 from ...measure.measurement import Placed
