@@ -9,7 +9,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SYSTEM_DEPS := chromium:chromium avr-gcc:gcc-avr /usr/lib/avr/include/avr/io.h:avr-libc \
                simavr:simavr /usr/include/simavr/sim_avr.h:libsimavr-dev gcc:gcc
 
-.PHONY: demo test system-deps venv bench clean sessions firmware fuzz soak
+.PHONY: demo test lint system-deps venv bench clean sessions firmware fuzz soak
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,8 +44,17 @@ system-deps:
 firmware:
 	$(MAKE) -C firmware
 
-test: system-deps firmware $(VENV)/.installed-test
+# Lint first, so CI (which runs `make test`) keeps the code as clean as it keeps it working.
+test: system-deps firmware $(VENV)/.installed-test lint
 	$(BIN)/python -m pytest -q
+
+# ruff (lint and format, pyproject.toml) over the Python, mypy (strict where pyproject says), and
+# import-linter's contract that imports point down the layers.
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check station tests bench
+	$(BIN)/ruff format --check station tests bench
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: firmware $(VENV)/.installed-runtime
 	$(BIN)/python bench/replay_throughput.py

@@ -10,6 +10,7 @@ on the same frames.
 
     python bench/camera_mounts.py [--seeds 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,8 +31,9 @@ def corner_ransac_centre_error(mount, seed: int) -> float:
     seen = seen_anchors(image, anchors)
     world = np.vstack([a.world for a in seen]).astype(np.float64)
     pixels = np.vstack([V.widen_edges(a.pixels[None], -V.EDGE_BIAS_PX)[0] for a in seen]).astype(np.float64)
-    ok, rvec, tvec, inliers = cv2.solvePnPRansac(world, pixels, camera.K, camera.dist, reprojectionError=2.0,
-                                                 iterationsCount=200, flags=cv2.SOLVEPNP_ITERATIVE)
+    ok, rvec, tvec, inliers = cv2.solvePnPRansac(
+        world, pixels, camera.K, camera.dist, reprojectionError=2.0, iterationsCount=200, flags=cv2.SOLVEPNP_ITERATIVE
+    )
     if not ok or inliers is None:
         return float("nan")
     mask = inliers.reshape(-1)
@@ -44,7 +46,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=1, help="frames per mount (rows show the worst seed)")
     args = parser.parse_args()
-    print("| mount | resolution | pose | camera centre | bases RMS / worst | facing RMS | found | within 2σ | σ median |")
+    print(
+        "| mount | resolution | pose | camera centre | bases RMS / worst | facing RMS | found | within 2σ | σ median |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     errors, sigmas, start = [], [], time.perf_counter()
     worst = {"centre": 0.0, "rms": 0.0, "max": 0.0, "facing": 0.0}
@@ -54,16 +58,24 @@ def main() -> None:
         for each in results:
             errors += each.errors_mm
             sigmas += each.sigmas_mm
-            worst = {"centre": max(worst["centre"], each.centre_error_mm), "rms": max(worst["rms"], each.base_rms_mm),
-                     "max": max(worst["max"], each.base_worst_mm), "facing": max(worst["facing"], each.facing_rms_deg)}
+            worst = {
+                "centre": max(worst["centre"], each.centre_error_mm),
+                "rms": max(worst["rms"], each.base_rms_mm),
+                "max": max(worst["max"], each.base_worst_mm),
+                "facing": max(worst["facing"], each.facing_rms_deg),
+            }
         verdict = "accepted" if r.accepted else f"refused, names anchor {', '.join(map(str, r.named_moved))}"
-        print(f"| {mount.name} | {mount.resolution} | {verdict} | {r.centre_error_mm:.2f} mm | "
-              f"{r.base_rms_mm:.2f} / {r.base_worst_mm:.2f} mm | {r.facing_rms_deg:.2f}° | {r.bases}/24 | "
-              f"{r.within_2_sigma:.0%} | {r.sigma_median_mm:.2f} mm |")
+        print(
+            f"| {mount.name} | {mount.resolution} | {verdict} | {r.centre_error_mm:.2f} mm | "
+            f"{r.base_rms_mm:.2f} / {r.base_worst_mm:.2f} mm | {r.facing_rms_deg:.2f}° | {r.bases}/24 | "
+            f"{r.within_2_sigma:.0%} | {r.sigma_median_mm:.2f} mm |"
+        )
     e, s = np.array(errors), np.array(sigmas)
-    print(f"\nall rows, {args.seeds} frame(s) each: worst camera centre {worst['centre']:.2f} mm, worst base RMS "
-          f"{worst['rms']:.2f} mm, worst base {worst['max']:.2f} mm, worst facing RMS {worst['facing']:.2f}°; "
-          f"{np.mean(e <= 2 * s):.1%} of {len(e)} bases within 2σ; {time.perf_counter() - start:.0f} s")
+    print(
+        f"\nall rows, {args.seeds} frame(s) each: worst camera centre {worst['centre']:.2f} mm, worst base RMS "
+        f"{worst['rms']:.2f} mm, worst base {worst['max']:.2f} mm, worst facing RMS {worst['facing']:.2f}°; "
+        f"{np.mean(e <= 2 * s):.1%} of {len(e)} bases within 2σ; {time.perf_counter() - start:.0f} s"
+    )
     print("\nthe fit this replaced (corner-level RANSAC), camera-centre error on the same frames:")
     for mount in MOUNTS:
         print(f"  {mount.name}: {corner_ransac_centre_error(mount, 0):.1f} mm")

@@ -6,6 +6,7 @@ line), every checked restart equal to a clean replay, every event applied once a
 
     python bench/crash_loop.py [--kills 100] [--rate 10] [--seed 1]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,9 @@ def main() -> None:
     start = time.monotonic()
     with tempfile.TemporaryDirectory() as folder:
         print(f"{args.kills} kills, {args.rate:g} events/s from the hub", flush=True)
-        report = crash_loop(Path(folder), args.kills, args.seed, args.rate, progress=lambda line: print(line, flush=True))
+        report = crash_loop(
+            Path(folder), args.kills, args.seed, args.rate, progress=lambda line: print(line, flush=True)
+        )
     for line in report.lines():
         print(line)
     print(f"took {time.monotonic() - start:.0f} s")

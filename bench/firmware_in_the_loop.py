@@ -11,6 +11,7 @@
 
     python bench/firmware_in_the_loop.py [--seconds 5] [--rates 30,60,90] [--presses 200]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,7 +37,10 @@ PRESS_TO_GATE_MS, BLOCK_MS = 10, 3
 
 
 def armies():
-    return [load_army(ROOT / "tests" / "data" / "hil" / "blue.json"), load_army(ROOT / "tests" / "data" / "hil" / "red.json")]
+    return [
+        load_army(ROOT / "tests" / "data" / "hil" / "blue.json"),
+        load_army(ROOT / "tests" / "data" / "hil" / "red.json"),
+    ]
 
 
 def shots_script(path: Path, rate_per_barrel: float, seconds: float, start: float = 1.0) -> int:
@@ -69,12 +73,21 @@ def run_throughput(rate: float, seconds: float) -> dict:
     lines = [r["line"] for r in records if r["kind"] == "rx" and r["line"].startswith("SHOT")]
     avg_line = statistics.mean(len(line) + 1 for line in lines) if lines else 60
     contiguous = [e.seq for e in events] == list(range(1, len(events) + 1))
-    complete = all(sorted(s.count for s in shots if (s.node, s.barrel) == key) ==
-                   list(range(1, 1 + sum(1 for s in shots if (s.node, s.barrel) == key)))
-                   for key in {(s.node, s.barrel) for s in shots})
-    return {"offered": expected / seconds, "received": len(shots), "expected": expected,
-            "lost": expected - len(shots), "overflow": any(isinstance(e, p.Overflow) for e in events),
-            "in_order": contiguous and complete, "ceiling": 11520 / avg_line, "report": board.report}
+    complete = all(
+        sorted(s.count for s in shots if (s.node, s.barrel) == key)
+        == list(range(1, 1 + sum(1 for s in shots if (s.node, s.barrel) == key)))
+        for key in {(s.node, s.barrel) for s in shots}
+    )
+    return {
+        "offered": expected / seconds,
+        "received": len(shots),
+        "expected": expected,
+        "lost": expected - len(shots),
+        "overflow": any(isinstance(e, p.Overflow) for e in events),
+        "in_order": contiguous and complete,
+        "ceiling": 11520 / avg_line,
+        "report": board.report,
+    }
 
 
 class ShotWatcher:
@@ -120,8 +133,14 @@ def run_latency(presses: int) -> dict:
     in_order = [(arrival - (ready_at + t)) * 1000 for arrival, t in zip(watcher.arrivals, times)]
     latencies = sorted(in_order)
     worst = max(range(len(in_order)), key=in_order.__getitem__)
-    return {"p50": statistics.median(latencies), "p99": latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
-            "max": latencies[-1], "worst_press": worst, "n": len(latencies), "report": board.report}
+    return {
+        "p50": statistics.median(latencies),
+        "p99": latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
+        "max": latencies[-1],
+        "worst_press": worst,
+        "n": len(latencies),
+        "report": board.report,
+    }
 
 
 def main() -> None:
@@ -132,17 +151,24 @@ def main() -> None:
     parser.add_argument("--latency-only", action="store_true")
     args = parser.parse_args()
     print("sustained throughput (3 barrels, real firmware, 115200 baud, station journaling with fsync):")
-    for rate in ([] if args.latency_only else (float(r) for r in args.rates.split(","))):
+    for rate in [] if args.latency_only else (float(r) for r in args.rates.split(",")):
         r = run_throughput(rate, args.seconds)
-        verdict = "none lost" if r["lost"] == 0 and r["in_order"] and not r["overflow"] else \
-            f"LOST {r['lost']}{' (OVF reported)' if r['overflow'] else ''}"
-        print(f"  offered {r['offered']:6.1f} events/s: received {r['received']}/{r['expected']}, {verdict}; "
-              f"UART ceiling for these lines {r['ceiling']:.0f} lines/s -> {r['offered'] / r['ceiling']:.0%} of it")
+        verdict = (
+            "none lost"
+            if r["lost"] == 0 and r["in_order"] and not r["overflow"]
+            else f"LOST {r['lost']}{' (OVF reported)' if r['overflow'] else ''}"
+        )
+        print(
+            f"  offered {r['offered']:6.1f} events/s: received {r['received']}/{r['expected']}, {verdict}; "
+            f"UART ceiling for these lines {r['ceiling']:.0f} lines/s -> {r['offered'] / r['ceiling']:.0%} of it"
+        )
         print(f"    {r['report']}")
     r = run_latency(args.presses)
-    print(f"trigger press -> shot ruling on SSE ({r['n']} presses): p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "
-          f"max {r['max']:.1f} ms (press #{r['worst_press']});"
-          f" of which {PRESS_TO_GATE_MS + BLOCK_MS} ms is the projectile reaching and leaving the gate")
+    print(
+        f"trigger press -> shot ruling on SSE ({r['n']} presses): p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "
+        f"max {r['max']:.1f} ms (press #{r['worst_press']});"
+        f" of which {PRESS_TO_GATE_MS + BLOCK_MS} ms is the projectile reaching and leaving the gate"
+    )
     print(f"  {r['report']}")
 
 

@@ -6,6 +6,7 @@ the usual next snapshot, in which one unit has moved.
 
     python bench/measure_snapshot.py [--bases 80] [--terrain 30] [--repeat 15]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,7 +44,9 @@ def scene(n_bases: int, n_terrain: int, rng: np.random.Generator) -> tuple[list[
         angles = np.sort(rng.uniform(0, 2 * np.pi, sides))
         radius = rng.uniform(30, 90)
         poly = np.column_stack([cx + radius * np.cos(angles), cy + radius * np.sin(angles)])
-        pieces.append(Piece(f"t{j}", ["woods", "building", "hill", "obstacle"][j % 4], float(rng.uniform(20, 150)), poly))
+        pieces.append(
+            Piece(f"t{j}", ["woods", "building", "hill", "obstacle"][j % 4], float(rng.uniform(20, 150)), poly)
+        )
     return figures, pieces
 
 
@@ -64,16 +67,22 @@ def main() -> None:
     _, step = _best(lambda: table.update(moving), args.repeat)
     sight = int(np.isfinite(table.hidden).sum())
     print(f"whole snapshot : {full * 1000:7.2f} ms  (target 10 ms; best of {args.repeat})")
-    print(f"  edge distances: {distances * 1000:6.2f} ms for {pairs} pairs; pair-by-pair GJK {gjk * 1000:.0f} ms "
-          f"({gjk / distances:.0f}x slower)")
+    print(
+        f"  edge distances: {distances * 1000:6.2f} ms for {pairs} pairs; pair-by-pair GJK {gjk * 1000:.0f} ms "
+        f"({gjk / distances:.0f}x slower)"
+    )
     print(f"next snapshot  : {step * 1000:7.2f} ms  (one unit of 5 bases moved; only their pairs are measured again)")
-    print(f"  lines of sight: {sight} shooter-target pairs: {int((table.hidden >= 1).sum())} blocked, "
-          f"{int(((table.hidden > 0) & (table.hidden < 1)).sum())} partly hidden, {int((table.woods_mm > 0).sum())} through woods")
+    print(
+        f"  lines of sight: {sight} shooter-target pairs: {int((table.hidden >= 1).sum())} blocked, "
+        f"{int(((table.hidden > 0) & (table.hidden < 1)).sum())} partly hidden, {int((table.woods_mm > 0).sum())} through woods"
+    )
 
 
 def _shifted(figure: Figure) -> Figure:
     base = figure.placed.base
-    return Figure(Placed(figure.id, base.at(base.x + 30, base.y + 10, base.facing_deg + 20)), figure.side, figure.height_mm)
+    return Figure(
+        Placed(figure.id, base.at(base.x + 30, base.y + 10, base.facing_deg + 20)), figure.side, figure.height_mm
+    )
 
 
 def _best(work, repeat: int):

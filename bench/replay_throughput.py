@@ -6,6 +6,7 @@ whatever the machine's speed that day.  Target: at least 50,000 events/s.
 
     python bench/replay_throughput.py [--events 10000] [--repeat 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,15 +24,29 @@ from station.journal import Journal, read_records
 from station.rules.bronepekhota.army import load_army
 
 ROOT = Path(__file__).resolve().parent.parent
-LAUNCHERS = [("L1", 1), ("L1", 2), ("L2", 1), ("L3", 1), ("L4", 1), ("L4", 2), ("L21", 1), ("L21", 2),
-             ("L22", 1), ("L22", 2), ("L23", 1)]
+LAUNCHERS = [
+    ("L1", 1),
+    ("L1", 2),
+    ("L2", 1),
+    ("L3", 1),
+    ("L4", 1),
+    ("L4", 2),
+    ("L21", 1),
+    ("L21", 2),
+    ("L22", 1),
+    ("L22", 2),
+    ("L23", 1),
+]
 TILTS = ["T1", "T2", "T3", "T11", "T12", "T13", "T14", "T21", "T22", "T23", "T31", "T32", "T33", "T34"]
 
 
 def make_journal(path: Path, events: int, seed: int = 1) -> int:
     """A plausible game: rounds of shots, falls, impacts and heartbeats, through a live Game."""
     rng = random.Random(seed)
-    armies = [load_army(ROOT / "examples" / "blue-protectorate.json"), load_army(ROOT / "examples" / "red-polaris.json")]
+    armies = [
+        load_army(ROOT / "examples" / "blue-protectorate.json"),
+        load_army(ROOT / "examples" / "red-polaris.json"),
+    ]
     journal = Journal(path, group_window=0)
     game = Game(journal, "bronepekhota", armies, {"ammo": "unlimited"}, rng=random.Random(seed))
     seq, t, counts, applied = 0, 0, {}, 0
@@ -85,8 +100,10 @@ def main() -> None:
             result = fold(read_records(path))
             replay_times.append(time.perf_counter() - start)
         parse, replay = statistics.median(parse_times), statistics.median(replay_times)
-        print(f"journal: {len(records):,} records, {events:,} events applied by the fold, "
-              f"{path.stat().st_size / 1e6:.1f} MB, {len(result.rulings):,} rulings")
+        print(
+            f"journal: {len(records):,} records, {events:,} events applied by the fold, "
+            f"{path.stat().st_size / 1e6:.1f} MB, {len(result.rulings):,} rulings"
+        )
         print(f"json parse only : {parse * 1000:8.1f} ms  ({len(records) / parse:,.0f} records/s)")
         print(f"full replay     : {replay * 1000:8.1f} ms  ({events / replay:,.0f} events/s)  target >= 50,000")
         print(f"ratio replay/parse: {replay / parse:.2f}x  (median of {args.repeat})")

@@ -8,6 +8,7 @@ read on the slave) is timed too, and the ratio is printed.  Target: p99 at most 
 
     python bench/serial_to_sse_latency.py [--shots 1000] [--journal-dir DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,6 +73,7 @@ def pty_baseline(samples: int) -> list[float]:
     """The bare pty hop, for the ratio: write a line on the master, read it on the slave."""
     master, slave = os.openpty()
     import tty
+
     tty.setraw(slave)
     line = b"TILT 1 node=T23 state=fallen angle=80 t=1*ABCD\n"
     times = []
@@ -97,10 +99,15 @@ def main() -> None:
     parser.add_argument("--shots", type=int, default=1000)
     parser.add_argument("--journal-dir", help="Directory for the journal (default: a temp dir on this disk).")
     args = parser.parse_args()
-    armies = [load_army(ROOT / "examples" / "blue-protectorate.json"), load_army(ROOT / "examples" / "red-polaris.json")]
+    armies = [
+        load_army(ROOT / "examples" / "blue-protectorate.json"),
+        load_army(ROOT / "examples" / "red-polaris.json"),
+    ]
     tmp = tempfile.mkdtemp(dir=args.journal_dir)
     hub = SimulatedHub(Path(tmp) / "hub", nodes=Bronepekhota(DiceBook()).sensor_nodes(armies), heartbeat=0.5).start()
-    station = Station(Path(tmp) / "bench.jsonl", "bronepekhota", armies, {"ammo": "unlimited"}, hub.path, seed=1).start()
+    station = Station(
+        Path(tmp) / "bench.jsonl", "bronepekhota", armies, {"ammo": "unlimited"}, hub.path, seed=1
+    ).start()
     server = DashboardServer(station, "bench-token-000", port=0).start()
     deadline = time.monotonic() + 10
     while station.health()["hub_boot"] is None and time.monotonic() < deadline:
@@ -130,8 +137,10 @@ def main() -> None:
     hub.stop()
     ms = [x * 1000 for x in latencies]
     base = [x * 1000 for x in baseline]
-    print(f"serial line -> ruling on SSE: p50 {percentile(ms, 50):.2f} ms, p99 {percentile(ms, 99):.2f} ms, "
-          f"max {max(ms):.2f} ms  (target p99 <= 20 ms)")
+    print(
+        f"serial line -> ruling on SSE: p50 {percentile(ms, 50):.2f} ms, p99 {percentile(ms, 99):.2f} ms, "
+        f"max {max(ms):.2f} ms  (target p99 <= 20 ms)"
+    )
     print(f"bare pty hop baseline       : p50 {percentile(base, 50):.3f} ms, p99 {percentile(base, 99):.3f} ms")
     print(f"ratio p50 end-to-end / pty hop: {percentile(ms, 50) / percentile(base, 50):.0f}x")
 

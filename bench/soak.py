@@ -6,6 +6,7 @@ ring), events lost or doubled, and the latency from a hub line to its update on 
 
     python bench/soak.py [--minutes 10] [--rate 1000] [--clients 20] [--fps 30]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,13 @@ def main() -> None:
     args = parser.parse_args()
     start = time.monotonic()
     print(f"{args.minutes:g} min: {args.rate:g} events/s, {args.clients} streams, camera {args.fps:g} fps", flush=True)
-    report = run_in_temp(args.minutes * 60, rate=args.rate, clients=args.clients, fps=args.fps,
-                         progress=lambda line: print(line, flush=True))
+    report = run_in_temp(
+        args.minutes * 60,
+        rate=args.rate,
+        clients=args.clients,
+        fps=args.fps,
+        progress=lambda line: print(line, flush=True),
+    )
     for line in report.lines():
         print(line)
     print(f"took {time.monotonic() - start:.0f} s")

@@ -9,6 +9,7 @@ markers 30 mm at heights 0-60 mm and any facing, noise, blur and uneven lighting
 
     python bench/vision_accuracy_speed.py [--frames 30] [--units 24]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,13 +73,19 @@ def main() -> None:
             facing.append(abs((s.facing_deg - m["facing_deg"] + 180) % 360 - 180))
     c, f = np.array(centre), np.array(facing)
     print(f"markers: {total - missed}/{total} located")
-    print(f"base centre error: RMS {np.sqrt((c ** 2).mean()):.3f} mm, p99 {np.percentile(c, 99):.3f} mm, "
-          f"worst {c.max():.3f} mm  (targets 0.5 RMS, 1.5 worst)")
-    print(f"facing error:      RMS {np.sqrt((f ** 2).mean()):.3f} deg, p99 {np.percentile(f, 99):.3f} deg, "
-          f"worst {f.max():.3f} deg  (target 1)")
+    print(
+        f"base centre error: RMS {np.sqrt((c**2).mean()):.3f} mm, p99 {np.percentile(c, 99):.3f} mm, "
+        f"worst {c.max():.3f} mm  (targets 0.5 RMS, 1.5 worst)"
+    )
+    print(
+        f"facing error:      RMS {np.sqrt((f**2).mean()):.3f} deg, p99 {np.percentile(f, 99):.3f} deg, "
+        f"worst {f.max():.3f} deg  (target 1)"
+    )
     b, w, t = statistics.median(bare), statistics.median(whole), statistics.median(tracked)
-    print(f"one core: bare ArUco detection {b * 1000:.1f} ms/frame; locator {w * 1000:.1f} ms ({w / b:.2f}x); "
-          f"whole tracker {t * 1000:.1f} ms = {1 / t:.0f} fps, ratio {t / b:.2f}x  (targets >= 30 fps, <= 1.3x)")
+    print(
+        f"one core: bare ArUco detection {b * 1000:.1f} ms/frame; locator {w * 1000:.1f} ms ({w / b:.2f}x); "
+        f"whole tracker {t * 1000:.1f} ms = {1 / t:.0f} fps, ratio {t / b:.2f}x  (targets >= 30 fps, <= 1.3x)"
+    )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ Targets: recall >= 99 %, no false fall in 1,000 frames with hands passing over.
 
     python bench/vision_falls.py [--sequences 10] [--frames 100] [--falls 4] [--hands 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,11 @@ def main() -> None:
         tracker, fell_at, detected = None, {}, set()
         for base, frame in sequence(camera, rng, frames=args.frames, units=16, falls=args.falls, hands=args.hands):
             if tracker is None:
-                specs = {m.id: MarkerSpec(m.id, f"u{m.id}", "u", "p", m.size, m.height) for m in base.markers
-                         if m.id in V.UNIT_IDS}
+                specs = {
+                    m.id: MarkerSpec(m.id, f"u{m.id}", "u", "p", m.size, m.height)
+                    for m in base.markers
+                    if m.id in V.UNIT_IDS
+                }
                 tracker = Tracker(Locator(calibration, specs))
             out = tracker.update(frame.image)
             frames += 1
@@ -58,9 +62,11 @@ def main() -> None:
         found += len(detected)
         print(f"  sequence {n + 1}/{args.sequences}: {len(detected)}/{len(fell_at)} falls found", flush=True)
     print(f"{frames} frames ({hidden_frames} with a marker under a hand), {falls} falls")
-    print(f"recall {found}/{falls} = {found / max(falls, 1):.1%}  (target >= 99 %); "
-          f"false falls: {false}  (target 0); frames from fall to ModelFell: median "
-          f"{int(np.median(delays)) if delays else '-'}, worst {max(delays) if delays else '-'}")
+    print(
+        f"recall {found}/{falls} = {found / max(falls, 1):.1%}  (target >= 99 %); "
+        f"false falls: {false}  (target 0); frames from fall to ModelFell: median "
+        f"{int(np.median(delays)) if delays else '-'}, worst {max(delays) if delays else '-'}"
+    )
     print(f"({time.perf_counter() - start:.0f} s including rendering)")
 
 

@@ -3,6 +3,7 @@
 Publishing never blocks: each subscriber has a bounded queue, and a subscriber that falls behind
 is marked for a full resend instead of slowing the engine that publishes.
 """
+
 from __future__ import annotations
 
 import queue

@@ -1,4 +1,5 @@
 """The ``station`` command: run a game, the demo, a replay, or a simulated hub."""
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -16,12 +17,11 @@ from typing import Any
 import click
 
 from .config import ConfigError, config_path, load_config
+from .datafile import DataFileError, load_json_file
 from .dice import DiceBook
 from .fold import fold, ruling_status
 from .game import InputError
 from .journal import JournalError, read_records
-from .rules.base import ArmyError
-from .rules.fields import load_json_file
 from .rules.registry import RULESETS, make_ruleset
 
 log = logging.getLogger("station")
@@ -37,10 +37,16 @@ def _setup_logging(verbose: bool, log_file: str | None = None) -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler()]
     if log_file:
         from logging.handlers import RotatingFileHandler
+
         Path(log_file).parent.mkdir(parents=True, exist_ok=True)
         handlers.append(RotatingFileHandler(log_file, maxBytes=LOG_BYTES, backupCount=LOG_KEEP, encoding="utf-8"))
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, handlers=handlers, force=True,
-                        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s", datefmt="%H:%M:%S")
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        handlers=handlers,
+        force=True,
+        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+        datefmt="%H:%M:%S",
+    )
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 
@@ -119,6 +125,7 @@ def main(verbose: bool, log_file: str | None) -> None:
 
 def _serve(station, host: str, port: int, config: str | None):
     from .web.server import DashboardServer
+
     try:
         token = load_config(config_path(config))["referee_token"]
     except ConfigError as exc:
@@ -132,15 +139,28 @@ def _serve(station, host: str, port: int, config: str | None):
 
 
 @main.command()
-@click.option("--calibration", "cal_path", type=click.Path(dir_okay=False), default="calibration/table.json",
-              show_default=True, help="The table calibration to check.")
-@click.option("--journals", "journal_dir", type=click.Path(file_okay=False), default="journals", show_default=True,
-              help="Where journals are written (its disk is checked).")
+@click.option(
+    "--calibration",
+    "cal_path",
+    type=click.Path(dir_okay=False),
+    default="calibration/table.json",
+    show_default=True,
+    help="The table calibration to check.",
+)
+@click.option(
+    "--journals",
+    "journal_dir",
+    type=click.Path(file_okay=False),
+    default="journals",
+    show_default=True,
+    help="Where journals are written (its disk is checked).",
+)
 @click.option("--camera", "camera_index", type=int, default=0, show_default=True, help="Camera index to try.")
 @click.option("--no-camera", is_flag=True, help="Skip the camera check.")
 def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
     """Check this machine for a game: ports, permissions, camera, calibration, disk, versions."""
     from .doctor import examine, report
+
     findings = examine(Path(cal_path), Path(journal_dir), None if no_camera else camera_index)
     click.echo(report(findings))
     if any(f.level == "fail" for f in findings):
@@ -149,27 +169,60 @@ def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
 
 @main.command()
 @click.option("--game", type=click.Choice(sorted(RULESETS)), help="Rules to referee (new journals).")
-@click.option("--army", "armies", multiple=True, type=click.Path(dir_okay=False), help="Army file; give one per player.")
+@click.option(
+    "--army", "armies", multiple=True, type=click.Path(dir_okay=False), help="Army file; give one per player."
+)
 @click.option("--serial", "serial_url", help="Hub port: /dev/ttyACM0, a pty path, loop://, socket://HOST:PORT.")
 @click.option("--journal", type=click.Path(dir_okay=False), help="Journal file; an existing one is resumed.")
-@click.option("--resume", is_flag=True,
-              help="Carry on a game after a crash or power cut: --journal's, else the newest in journals/.")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Carry on a game after a crash or power cut: --journal's, else the newest in journals/.",
+)
 @click.option("--option", "options", multiple=True, help="Game option KEY=VALUE (README: Game options).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Dashboard address; 0.0.0.0 exposes it.")
 @click.option("--port", default=8080, show_default=True)
 @click.option("--seed", type=int, help="Seed the dice (for rehearsals); default is unpredictable.")
 @click.option("--config", type=click.Path(dir_okay=False), help="Config file (holds the referee token).")
 @click.option("--camera", help="Overhead camera: an index (0), a video file or a folder of frames.")
-@click.option("--camera-fps", type=click.FloatRange(min=0, min_open=True),
-              help="Play a recorded --camera (video or folder) at this rate, looping, as a live camera would.")
-@click.option("--terrain", "terrain_path", type=click.Path(exists=True, dir_okay=False),
-              help="Terrain file (station-terrain/1); the dashboard can edit it later.")
-@click.option("--calibration", "cal_path", type=click.Path(dir_okay=False), default="calibration/table.json",
-              show_default=True, help="Calibration for --camera (station calibrate table).")
-def run(game, armies, serial_url, journal, resume, options, host, port, seed, config, camera, camera_fps,
-        terrain_path, cal_path) -> None:
+@click.option(
+    "--camera-fps",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Play a recorded --camera (video or folder) at this rate, looping, as a live camera would.",
+)
+@click.option(
+    "--terrain",
+    "terrain_path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Terrain file (station-terrain/1); the dashboard can edit it later.",
+)
+@click.option(
+    "--calibration",
+    "cal_path",
+    type=click.Path(dir_okay=False),
+    default="calibration/table.json",
+    show_default=True,
+    help="Calibration for --camera (station calibrate table).",
+)
+def run(
+    game,
+    armies,
+    serial_url,
+    journal,
+    resume,
+    options,
+    host,
+    port,
+    seed,
+    config,
+    camera,
+    camera_fps,
+    terrain_path,
+    cal_path,
+) -> None:
     """Referee a game live from the hub and the dashboard."""
     from .runtime import Station
+
     path = Path(journal) if journal else (_newest_journal() if resume else None)
     resuming = path is not None and path.exists() and path.stat().st_size > 0
     if resume and not resuming:
@@ -183,19 +236,20 @@ def run(game, armies, serial_url, journal, resume, options, host, port, seed, co
     try:
         loaded = [make_ruleset(game, DiceBook()).load_army(a) for a in armies] if not resuming else []
         station = Station(path, None if resuming else game, loaded, _parse_options(options), serial_url, seed)
-    except (ArmyError, InputError, JournalError, ValueError) as exc:
+    except (DataFileError, InputError, JournalError, ValueError) as exc:
         _fail(str(exc))
     click.echo(f"{'Resuming' if resuming else 'Journal'}: {path}")
     if terrain_path:
         try:
             if station.game.set_terrain(load_json_file(terrain_path), by="cli", where=terrain_path):
                 click.echo(f"Terrain: {terrain_path}")
-        except (ArmyError, InputError) as exc:
+        except (DataFileError, InputError) as exc:
             station.stop()
             _fail(str(exc))
     if camera is not None:
         from .vision.calibration import CalibrationError, load_calibration
         from .vision.sources import SourceError, open_source, replayed
+
         try:
             reopen = (lambda: open_source(camera)) if camera.isdigit() else None  # a live camera comes back
             frames = replayed(lambda: open_source(camera), camera_fps) if camera_fps else open_source(camera)
@@ -203,8 +257,10 @@ def run(game, armies, serial_url, journal, resume, options, host, port, seed, co
                 station.attach_camera(frames, load_calibration(cal_path), reopen, cal_path)
             else:
                 station.attach_uncalibrated_camera(frames, cal_path, reopen)
-                click.echo(f"No calibration at {cal_path}: calibrate on the dashboard at /calibrate (referee); "
-                           "the camera starts tracking once it is saved")
+                click.echo(
+                    f"No calibration at {cal_path}: calibrate on the dashboard at /calibrate (referee); "
+                    "the camera starts tracking once it is saved"
+                )
         except (CalibrationError, SourceError) as exc:
             station.stop()
             _fail(str(exc))
@@ -219,8 +275,12 @@ def run(game, armies, serial_url, journal, resume, options, host, port, seed, co
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8080, show_default=True)
 @click.option("--speed", default=1.0, show_default=True, help="Play the session this many times faster.")
-@click.option("--session", "session_file", type=click.Path(exists=True, dir_okay=False),
-              help="Session script to play instead of the bundled one.")
+@click.option(
+    "--session",
+    "session_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Session script to play instead of the bundled one.",
+)
 @click.option("--journal", type=click.Path(dir_okay=False), help="Where to journal the demo game.")
 @click.option("--seed", default=7, show_default=True, help="Dice seed, so every demo plays the same.")
 @click.option("--exit-when-done", is_flag=True, help="Stop once the session has played (for scripts).")
@@ -230,6 +290,7 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config)
     from .devices.hubsim import SimulatedHub
     from .runtime import Station
     from .session import SessionPlayer, load_session
+
     try:
         with resources.as_file(resources.files("station") / "data" / "demo" / "session.json") as bundled:
             session = load_session(session_file or bundled)
@@ -240,17 +301,28 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config)
         station = Station(path, session.game, armies, session.options, hub.path, seed)
         if session.terrain is not None:
             station.game.set_terrain(session.terrain, by="session", where=f"{session.path}: terrain")
-    except (ArmyError, InputError, JournalError, ValueError) as exc:
+    except (DataFileError, InputError, JournalError, ValueError) as exc:
         _fail(str(exc))
     station.start()
     click.echo(f"Demo: {session.title} ({session.duration / speed:.0f} s at {speed}x), journal {path}")
     server = _serve(station, host, port, config)
-    player = SessionPlayer(session, hub, lambda t, a: station.game.operator_input(t, a, by="demo script"), speed,
-                           on_table=station.game.observe_table,
-                           on_dice=lambda sides, values: station.game.enter_dice(sides, values, by="demo script"))
+    player = SessionPlayer(
+        session,
+        hub,
+        lambda t, a: station.game.operator_input(t, a, by="demo script"),
+        speed,
+        on_table=station.game.observe_table,
+        on_dice=lambda sides, values: station.game.enter_dice(sides, values, by="demo script"),
+    )
     player.start()
-    _wait_for_interrupt(_announce_end(player, "Demo session finished." + (
-        "" if exit_when_done else " The dashboard stays up (Ctrl-C to quit)."), exit_when_done, lambda: _drain(hub)))
+    _wait_for_interrupt(
+        _announce_end(
+            player,
+            "Demo session finished." + ("" if exit_when_done else " The dashboard stays up (Ctrl-C to quit)."),
+            exit_when_done,
+            lambda: _drain(hub),
+        )
+    )
     player.stop()
     server.stop()
     station.stop()
@@ -266,12 +338,13 @@ def replay(journal, state_json, show_rulings) -> None:
     try:
         records = read_records(journal)
         result = fold(records)
-    except (JournalError, ArmyError, ValueError, LookupError) as exc:
+    except (JournalError, DataFileError, ValueError, LookupError) as exc:
         _fail(f"{journal}: {exc}")
     text = result.state_json()
     journaled = {r["ruling"]["id"]: r["ruling"] for r in records if r["kind"] == "ruling"}
-    differing = [r.id for r in result.rulings if r.id in journaled and journaled[r.id]["text"] != r.text
-                 and not r.overridden]
+    differing = [
+        r.id for r in result.rulings if r.id in journaled and journaled[r.id]["text"] != r.text and not r.overridden
+    ]
     counts: dict[str, int] = {}
     for r in records:
         counts[r["kind"]] = counts.get(r["kind"], 0) + 1
@@ -279,8 +352,10 @@ def replay(journal, state_json, show_rulings) -> None:
     click.echo(result.ruleset.summary(result.state))
     confirmed = set(json.loads(text).get("confirmed", []))
     pending = sum(1 for r in result.rulings if ruling_status(r, confirmed) == "pending")
-    click.echo(f"rulings: {len(result.rulings)} ({pending} awaiting the referee); "
-               f"{'all match the journal' if not differing else f'{len(differing)} differ from the journal: ' + ', '.join(differing[:5])}")
+    click.echo(
+        f"rulings: {len(result.rulings)} ({pending} awaiting the referee); "
+        f"{'all match the journal' if not differing else f'{len(differing)} differ from the journal: ' + ', '.join(differing[:5])}"
+    )
     click.echo(f"state sha256: {hashlib.sha256(text.encode()).hexdigest()}")
     if show_rulings:
         for r in result.rulings:
@@ -290,13 +365,19 @@ def replay(journal, state_json, show_rulings) -> None:
 
 
 @main.command("simulate-board")
-@click.option("--firmware", type=click.Path(dir_okay=False), default="firmware/build/hub.elf", show_default=True,
-              help="The hub firmware ELF (make firmware builds it).")
+@click.option(
+    "--firmware",
+    type=click.Path(dir_okay=False),
+    default="firmware/build/hub.elf",
+    show_default=True,
+    help="The hub firmware ELF (make firmware builds it).",
+)
 @click.option("--script", type=click.Path(exists=True, dir_okay=False), help="Stimulus script (hardware.md).")
 @click.option("--link", "link_path", type=click.Path(dir_okay=False), help="Stable path for the pty (a symlink).")
 def simulate_board(firmware, script, link_path) -> None:
     """The real hub firmware in simavr, its UART on a pty; connect `station run --serial` to it."""
     from .devices.board import BoardError, SimulatedBoard
+
     try:
         board = SimulatedBoard(firmware, script, link_path).start()
     except BoardError as exc:
@@ -322,28 +403,35 @@ def simulate_board(firmware, script, link_path) -> None:
 @click.option("--link", "link_path", type=click.Path(dir_okay=False), help="Stable path for the pty (a symlink).")
 @click.option("--script", type=click.Path(exists=True, dir_okay=False), help="Session script to play.")
 @click.option("--speed", default=1.0, show_default=True)
-@click.option("--army", "armies", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="Announce the nodes these armies are wired to (else the script's armies).")
+@click.option(
+    "--army",
+    "armies",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Announce the nodes these armies are wired to (else the script's armies).",
+)
 @click.option("--boot", default=None, help="Boot id the hub announces.")
 def simulate_hub(link_path, script, speed, armies, boot) -> None:
     """A protocol-v1 hub on a pseudo-terminal; point `station run --serial` at the printed path."""
     from .devices.hubsim import SimulatedHub
     from .session import SessionPlayer, load_session
+
     try:
         session = load_session(script) if script else None
         game = session.game if session else "bronepekhota"
         ruleset = make_ruleset(game, DiceBook())
         paths = list(armies) or ([str(a) for a in session.army_paths] if session else [])
         nodes = ruleset.sensor_nodes([ruleset.load_army(a) for a in paths]) if paths else ()
-    except (ArmyError, ValueError) as exc:
+    except (DataFileError, ValueError) as exc:
         _fail(str(exc))
     hub = SimulatedHub(link_path, nodes=nodes, boot=boot or (session.boot if session else "51A1"), speed=speed).start()
     click.echo(f"Simulated hub on {hub.path}")
     click.echo(f"Connect with:   station run --serial {hub.path} ...")
     done = None
     if session:
-        done = _announce_end(SessionPlayer(session, hub, None, speed).start(), "Script finished.", True,
-                             lambda: _drain(hub))
+        done = _announce_end(
+            SessionPlayer(session, hub, None, speed).start(), "Script finished.", True, lambda: _drain(hub)
+        )
     _wait_for_interrupt(done)
     hub.stop()
 

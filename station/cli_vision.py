@@ -1,4 +1,5 @@
 """The camera commands of ``station``: markers, calibrate lens|table, locate."""
+
 from __future__ import annotations
 
 import json
@@ -9,9 +10,9 @@ from pathlib import Path
 
 import click
 
+from .datafile import DataFileError
 from .dice import DiceBook
 from .measure.bases import MM_PER_INCH
-from .rules.base import ArmyError
 from .rules.registry import RULESETS, make_ruleset
 from .vision import DEFAULT_BOARD
 
@@ -35,9 +36,11 @@ def _ids(text: str) -> list[int]:
     return ids
 
 
-def _frames(fail: Callable[[str], None], image: str | None = None, camera: str | None = None,
-            images_dir: str | None = None):
+def _frames(
+    fail: Callable[[str], None], image: str | None = None, camera: str | None = None, images_dir: str | None = None
+):
     from .vision.sources import SourceError, open_source, read_image
+
     try:
         if image:
             return [read_image(image)]
@@ -56,8 +59,10 @@ def uncertainty_report(maps: list[dict]) -> list[str]:
     if not maps:
         return []
     table = maps[0]
-    lines = [f"expected position error, 1 sigma in mm, at {table['height_mm']:g} mm (far edge on top, "
-             f"{table['step_mm'] / MM_PER_INCH:g}\" cells):"]
+    lines = [
+        f"expected position error, 1 sigma in mm, at {table['height_mm']:g} mm (far edge on top, "
+        f'{table["step_mm"] / MM_PER_INCH:g}" cells):'
+    ]
     for row in reversed(table["sigma_mm"]):
         lines.append("  " + " ".join(f"{v:4.2f}" for v in row))
     for m in maps:
@@ -67,6 +72,7 @@ def uncertainty_report(maps: list[dict]) -> list[str]:
 
 def register(main: click.Group, _fail: Callable[[str], None]) -> None:
     """Add the camera commands to ``main``; ``_fail`` reports an error and exits, as in station.cli."""
+
     @main.command()
     @click.option("--out", type=click.Path(file_okay=False), default="markers", show_default=True)
     @click.option("--ids", default="16-39", show_default=True, help="Unit marker ids, e.g. 16-39,60.")
@@ -74,12 +80,17 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
     @click.option("--table-mm", default="1219.2x1219.2", show_default=True, help="Table size, for anchor positions.")
     @click.option("--anchor-mm", default=40.0, show_default=True)
     @click.option("--dpi", default=300, show_default=True)
-    @click.option("--board", default=DEFAULT_BOARD, show_default=True,
-                  help="The lens board to print: COLSxROWS:SQUARE_MM:MARKER_MM:DICT.")
+    @click.option(
+        "--board",
+        default=DEFAULT_BOARD,
+        show_default=True,
+        help="The lens board to print: COLSxROWS:SQUARE_MM:MARKER_MM:DICT.",
+    )
     def markers(out, ids, size_mm, table_mm, anchor_mm, dpi, board) -> None:
         """Printable A4 sheets at exact scale: unit markers, table anchors, the ChArUco board."""
         from .vision.calibration import default_anchors
         from .vision.markers import write_anchors, write_charuco, write_unit_markers
+
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
         try:
@@ -97,18 +108,27 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
         """Calibrate the overhead camera: first the lens, then the table."""
 
     @calibrate.command("lens")
-    @click.option("--images", "images_dir", type=click.Path(exists=True, file_okay=False),
-                  help="Folder of photos of the ChArUco board.")
+    @click.option(
+        "--images",
+        "images_dir",
+        type=click.Path(exists=True, file_okay=False),
+        help="Folder of photos of the ChArUco board.",
+    )
     @click.option("--camera", help="Camera index: take --frames photos from it instead.")
     @click.option("--frames", default=20, show_default=True)
-    @click.option("--board", default=DEFAULT_BOARD, show_default=True,
-                  help="Your ChArUco board: COLSxROWS:SQUARE_MM:MARKER_MM:DICT, with :legacy for boards "
-                       "printed by OpenCV before 4.6.")
+    @click.option(
+        "--board",
+        default=DEFAULT_BOARD,
+        show_default=True,
+        help="Your ChArUco board: COLSxROWS:SQUARE_MM:MARKER_MM:DICT, with :legacy for boards "
+        "printed by OpenCV before 4.6.",
+    )
     @click.option("--out", type=click.Path(dir_okay=False), default="calibration/lens.json", show_default=True)
     def calibrate_lens_cmd(images_dir, camera, frames, board, out) -> None:
         """Intrinsics and distortion from ChArUco views; reports the RMS reprojection error."""
         from .vision import cv
         from .vision.calibration import RMS_WARN_PX, CalibrationError, calibrate_lens
+
         try:
             charuco = cv.parse_board(board)
         except ValueError as exc:
@@ -120,15 +140,19 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
         except CalibrationError as exc:
             _fail(str(exc))
         cal.save(out)
-        click.echo(f"lens: {cal.views} views, RMS reprojection error {cal.rms_px:.3f} px, "
-                   f"fx {cal.K[0, 0]:.1f} fy {cal.K[1, 1]:.1f} px -> {out}")
+        click.echo(
+            f"lens: {cal.views} views, RMS reprojection error {cal.rms_px:.3f} px, "
+            f"fx {cal.K[0, 0]:.1f} fy {cal.K[1, 1]:.1f} px -> {out}"
+        )
         if cal.rms_px > RMS_WARN_PX:
             click.echo(f"warning: RMS above {RMS_WARN_PX} px; retake the photos (sharp, varied tilts, frame corners)")
 
     @calibrate.command("table")
     @click.option("--image", type=click.Path(exists=True, dir_okay=False), help="Photo of the table with anchors.")
     @click.option("--camera", help="Camera index, instead of --image.")
-    @click.option("--lens", "lens_path", type=click.Path(dir_okay=False), default="calibration/lens.json", show_default=True)
+    @click.option(
+        "--lens", "lens_path", type=click.Path(dir_okay=False), default="calibration/lens.json", show_default=True
+    )
     @click.option("--table-mm", default="1219.2x1219.2", show_default=True)
     @click.option("--anchor-mm", default=40.0, show_default=True)
     @click.option("--max-residual-mm", default=3.0, show_default=True)
@@ -138,12 +162,19 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
         """The camera's pose over the table from the anchors; residual per anchor in mm, and the
         expected position error over the table."""
         from .vision.calibration import CalibrationError, calibrate_table, default_anchors, load_calibration
+
         frame = next(iter(_frames(_fail, image=image, camera=camera)))
         size = _pair(table_mm, "--table-mm")
         left_out = _ids(without) if without.strip() else []
         try:
-            cal = calibrate_table(frame, load_calibration(lens_path), default_anchors(size, anchor_mm), size,
-                                  max_residual_mm, without=left_out)
+            cal = calibrate_table(
+                frame,
+                load_calibration(lens_path),
+                default_anchors(size, anchor_mm),
+                size,
+                max_residual_mm,
+                without=left_out,
+            )
         except CalibrationError as exc:
             _fail(str(exc))
         cal.save(out)
@@ -156,8 +187,13 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
 
     @main.command()
     @click.argument("image", type=click.Path(dir_okay=False))
-    @click.option("--calibration", "cal_path", type=click.Path(dir_okay=False), default="calibration/table.json",
-                  show_default=True)
+    @click.option(
+        "--calibration",
+        "cal_path",
+        type=click.Path(dir_okay=False),
+        default="calibration/table.json",
+        show_default=True,
+    )
     @click.option("--army", "armies", multiple=True, required=True, type=click.Path(dir_okay=False))
     @click.option("--game", type=click.Choice(sorted(RULESETS)), default="bronepekhota", show_default=True)
     @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text", show_default=True)
@@ -166,19 +202,23 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
         from .vision.calibration import CalibrationError, load_calibration
         from .vision.locate import Locator, specs_from
         from .vision.sources import SourceError, read_image
+
         try:
             ruleset = make_ruleset(game, DiceBook())
             specs = specs_from(ruleset.marker_specs([ruleset.load_army(a) for a in armies]))
             sightings, warnings = Locator(load_calibration(cal_path), specs).locate(read_image(image), image)
-        except (ArmyError, CalibrationError, SourceError) as exc:
+        except (DataFileError, CalibrationError, SourceError) as exc:
             _fail(str(exc))
         for warning in warnings:
             click.echo(f"warning: {warning}", err=True)
         if fmt == "json":
-            click.echo(json.dumps({"image": image, "bases": [s.as_dict() for s in sightings], "warnings": warnings},
-                                  indent=2))
+            click.echo(
+                json.dumps({"image": image, "bases": [s.as_dict() for s in sightings], "warnings": warnings}, indent=2)
+            )
             return
         for s in sorted(sightings, key=lambda s: s.element):
-            click.echo(f"{s.element:<14} {s.unit:<12} x {s.x_mm:7.1f} mm ({s.x_mm / MM_PER_INCH:6.2f} in)  "
-                       f"y {s.y_mm:7.1f} mm ({s.y_mm / MM_PER_INCH:6.2f} in)  facing {s.facing_deg:5.1f} deg  "
-                       f"{'TIPPED ' if s.tipped else ''}conf {s.confidence:.2f}")
+            click.echo(
+                f"{s.element:<14} {s.unit:<12} x {s.x_mm:7.1f} mm ({s.x_mm / MM_PER_INCH:6.2f} in)  "
+                f"y {s.y_mm:7.1f} mm ({s.y_mm / MM_PER_INCH:6.2f} in)  facing {s.facing_deg:5.1f} deg  "
+                f"{'TIPPED ' if s.tipped else ''}conf {s.confidence:.2f}"
+            )

@@ -1,5 +1,6 @@
 """Injected time.  Nothing outside this module reads the wall clock, so tests and replays can
 substitute a fake one, and the rules engine, which never sees a clock at all, stays pure."""
+
 from __future__ import annotations
 
 import datetime as _dt

@@ -3,6 +3,7 @@
 Looked up at ``--config``, else ``$STATION_CONFIG``, else ``~/.config/station/config.json``.
 A missing file is created with a fresh token (mode 0600); a broken one is an error naming it.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from .rules.base import ArmyError
-from .rules.fields import Fields, load_json_file
+from .datafile import DataFileError, Fields, load_json_file
 
 KNOWN = ("referee_token",)
 
@@ -41,6 +41,6 @@ def load_config(path: Path) -> dict[str, Any]:
         f = Fields(str(path), load_json_file(path))
         f.reject_unknown(KNOWN)
         token = f.get("referee_token", str, check=lambda v: None if len(v) >= 8 else "must be 8 characters or more")
-    except ArmyError as exc:
+    except DataFileError as exc:
         raise ConfigError(str(exc)) from None
     return {"referee_token": token}

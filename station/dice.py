@@ -6,6 +6,7 @@ already known, so a replay gets exactly the values the players saw; only a key n
 is rolled from the injected random source, and the caller journals it.  Keys, not positions, make
 this robust when a referee override re-derives the game and later events need other dice.
 """
+
 from __future__ import annotations
 
 import random
@@ -33,7 +34,12 @@ class Roll:
     physical: bool = False  # read off a real die at the table and entered, not rolled by the station
 
     def as_record(self) -> dict[str, object]:
-        return {"key": self.key, "sides": self.sides, "value": self.value, **({"physical": True} if self.physical else {})}
+        return {
+            "key": self.key,
+            "sides": self.sides,
+            "value": self.value,
+            **({"physical": True} if self.physical else {}),
+        }
 
 
 class DiceBook:
@@ -75,10 +81,16 @@ class DiceBook:
         """Dice the players rolled at the table: the next rolls of a D``sides`` take these values,
         in order, instead of the station's own."""
         values = list(values)
-        if sides not in DIE_SIDES or not values or not all(isinstance(v, int) and not isinstance(v, bool)
-                                                           and 1 <= v <= sides for v in values):
-            raise ValueError(f"enter whole numbers 1-{sides} for a D{sides} (dice are D{', D'.join(map(str, DIE_SIDES))})"
-                             if sides in DIE_SIDES else f"there is no D{sides} here: dice are D{', D'.join(map(str, DIE_SIDES))}")
+        if (
+            sides not in DIE_SIDES
+            or not values
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= sides for v in values)
+        ):
+            raise ValueError(
+                f"enter whole numbers 1-{sides} for a D{sides} (dice are D{', D'.join(map(str, DIE_SIDES))})"
+                if sides in DIE_SIDES
+                else f"there is no D{sides} here: dice are D{', D'.join(map(str, DIE_SIDES))}"
+            )
         self._physical.setdefault(sides, []).extend(values)
 
     def waiting(self) -> dict[int, list[int]]:

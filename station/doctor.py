@@ -3,6 +3,7 @@
 Each check returns a ``Finding``: ok, a warning, or a problem, with the fix in words a club
 member can follow.  Nothing here changes the machine.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -33,11 +34,16 @@ def serial_ports(lister: Callable[[], list] | None = None) -> Finding:
     """A hub shows up as a USB serial port (hardware.md)."""
     if lister is None:
         from serial.tools import list_ports
+
         lister = list_ports.comports
     ports = [p.device for p in lister()]
     if not ports:
-        return Finding("serial", "warn", "no serial ports found",
-                       "plug the hub in by USB; `station simulate-hub` stands in for one without a board")
+        return Finding(
+            "serial",
+            "warn",
+            "no serial ports found",
+            "plug the hub in by USB; `station simulate-hub` stands in for one without a board",
+        )
     return Finding("serial", "ok", "ports: " + ", ".join(ports))
 
 
@@ -52,16 +58,26 @@ def groups(user_groups: set[str] | None = None) -> list[Finding]:
         if group in user_groups:
             out.append(Finding("permissions", "ok", f"in the {group} group ({need})"))
         else:
-            out.append(Finding("permissions", "fail", f"not in the {group} group, needed for {need}",
-                               f"sudo usermod -aG {group} $USER, then log out and in again"))
+            out.append(
+                Finding(
+                    "permissions",
+                    "fail",
+                    f"not in the {group} group, needed for {need}",
+                    f"sudo usermod -aG {group} $USER, then log out and in again",
+                )
+            )
     return out
 
 
 def calibration(path: Path, now: _dt.datetime | None = None) -> Finding:
     """The table calibration: present, recent, and with small anchor residuals."""
     if not path.exists():
-        return Finding("calibration", "warn", f"{path} does not exist",
-                       "run `station calibrate lens` and `station calibrate table` (README, Calibration)")
+        return Finding(
+            "calibration",
+            "warn",
+            f"{path} does not exist",
+            "run `station calibrate lens` and `station calibrate table` (README, Calibration)",
+        )
     try:
         data = json.loads(path.read_text())
         created = _dt.datetime.fromisoformat(data["created"])
@@ -77,7 +93,9 @@ def calibration(path: Path, now: _dt.datetime | None = None) -> Finding:
     if worst is None:
         return Finding("calibration", "warn", said, "run `station calibrate table` with the anchors on the table")
     if worst > MAX_RESIDUAL_MM:
-        return Finding("calibration", "fail", said, "an anchor moved or the camera was knocked: calibrate the table again")
+        return Finding(
+            "calibration", "fail", said, "an anchor moved or the camera was knocked: calibrate the table again"
+        )
     if age > CALIBRATION_STALE_DAYS:
         return Finding("calibration", "warn", said, "recalibrate the table if the camera or the table was moved")
     return Finding("calibration", "ok", said)
@@ -87,14 +105,19 @@ def camera(index: int = 0, opener: Callable[[int], Iterator] | None = None) -> F
     """The overhead camera answers and gives a frame."""
     if opener is None:
         from .vision.sources import open_source
+
         opener = lambda i: open_source(str(i))  # noqa: E731
     frames = None
     try:
         frames = opener(index)
         frame = next(frames, None)
     except Exception as exc:  # noqa: BLE001 - any failure to reach the camera is the finding itself
-        return Finding("camera", "warn", f"camera {index} is not available ({exc})",
-                       "plug the camera in, or play with recorded frames (`--camera DIR`)")
+        return Finding(
+            "camera",
+            "warn",
+            f"camera {index} is not available ({exc})",
+            "plug the camera in, or play with recorded frames (`--camera DIR`)",
+        )
     finally:
         if frames is not None and hasattr(frames, "close"):
             frames.close()
@@ -108,8 +131,12 @@ def disk(where: Path) -> Finding:
     where = where if where.exists() else Path(".")
     free_mb = shutil.disk_usage(where).free / 1e6
     if free_mb < MIN_FREE_MB:
-        return Finding("disk", "fail", f"{free_mb:.0f} MB free at {where.resolve()}",
-                       "free some space, or give --journal on a bigger disk")
+        return Finding(
+            "disk",
+            "fail",
+            f"{free_mb:.0f} MB free at {where.resolve()}",
+            "free some space, or give --journal on a bigger disk",
+        )
     return Finding("disk", "ok", f"{free_mb:.0f} MB free at {where.resolve()}")
 
 
@@ -137,9 +164,16 @@ def examine(calibration_path: Path, journal_dir: Path, camera_index: int | None 
 
 def report(findings: list[Finding]) -> str:
     marks = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
-    lines = [f"{marks[f.level]} {f.check:<12} {f.said}" + (f"\n     fix: {f.fix}" if f.fix and f.level != "ok" else "")
-             for f in findings]
+    lines = [
+        f"{marks[f.level]} {f.check:<12} {f.said}" + (f"\n     fix: {f.fix}" if f.fix and f.level != "ok" else "")
+        for f in findings
+    ]
     bad = sum(1 for f in findings if f.level == "fail")
-    lines.append("All clear." if not bad and all(f.level == "ok" for f in findings) else
-                 f"{bad} problem(s) to fix before a game." if bad else "Ready, with the warnings above.")
+    lines.append(
+        "All clear."
+        if not bad and all(f.level == "ok" for f in findings)
+        else f"{bad} problem(s) to fix before a game."
+        if bad
+        else "Ready, with the warnings above."
+    )
     return "\n".join(lines)

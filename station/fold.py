@@ -3,6 +3,7 @@
 ``fold(records)`` is the whole truth; ``station.game.Game`` is its live counterpart.  No I/O, no
 clock: dice come from the journal (or the given book), so a replay is exact or fails loudly.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -35,18 +36,31 @@ def record_event(record: Mapping[str, Any]) -> Event | None:
     if kind in ("confirm", "override"):
         return Event(record["seq"], Input(kind, {"ruling": record["ruling"]}))
     if kind == "snapshot":  # where the camera saw every base: geometry for the rules
-        return Event(record["seq"], Input("snapshot", {"units": record.get("units", []), "table_mm": record.get("table_mm"),
-                                                       "residual_mm": record.get("residual_mm")}))
+        return Event(
+            record["seq"],
+            Input(
+                "snapshot",
+                {
+                    "units": record.get("units", []),
+                    "table_mm": record.get("table_mm"),
+                    "residual_mm": record.get("residual_mm"),
+                },
+            ),
+        )
     if kind == "camera" and record.get("event") in ("ModelFell", "ModelUp"):  # what the camera saw a model do
-        return Event(record["seq"], Input("camera_posture", {"element": record["element"],
-                                                             "fallen": record["event"] == "ModelFell"}), record.get("mono"))
+        return Event(
+            record["seq"],
+            Input("camera_posture", {"element": record["element"], "fallen": record["event"] == "ModelFell"}),
+            record.get("mono"),
+        )
     if kind == "terrain":  # the table's terrain pieces, for line of sight, cover and movement
         return Event(record["seq"], Input("terrain", {"format": record["format"], "pieces": record["pieces"]}))
     return None
 
 
-FOLDED_KINDS = frozenset({HEADER_KIND, "rx", "input", "dice", "dice_entry", "confirm", "override", "snapshot",
-                          "camera", "terrain"})
+FOLDED_KINDS = frozenset(
+    {HEADER_KIND, "rx", "input", "dice", "dice_entry", "confirm", "override", "snapshot", "camera", "terrain"}
+)
 
 
 def is_folded(record: Mapping[str, Any]) -> bool:
@@ -56,8 +70,11 @@ def is_folded(record: Mapping[str, Any]) -> bool:
 
 def overrides_of(records: Iterable[Mapping[str, Any]]) -> dict[str, tuple[int, Override]]:
     """The latest override of each ruling, with the seq of the record that made it."""
-    return {r["ruling"]: (r["seq"], Override(r["ruling"], r["verdict"], r.get("note", "")))
-            for r in records if r["kind"] == "override"}
+    return {
+        r["ruling"]: (r["seq"], Override(r["ruling"], r["verdict"], r.get("note", "")))
+        for r in records
+        if r["kind"] == "override"
+    }
 
 
 def dice_of(records: Iterable[Mapping[str, Any]]) -> list[Roll]:
@@ -89,9 +106,12 @@ def header_of(records: Sequence[Mapping[str, Any]], where: str = "journal") -> M
     return records[0]
 
 
-def fold(records: Sequence[Mapping[str, Any]], book: DiceBook | None = None,
-         on_step: Callable[[Mapping[str, Any], list[Ruling]], None] | None = None,
-         keep_rulings: int | None = None) -> FoldResult:
+def fold(
+    records: Sequence[Mapping[str, Any]],
+    book: DiceBook | None = None,
+    on_step: Callable[[Mapping[str, Any], list[Ruling]], None] | None = None,
+    keep_rulings: int | None = None,
+) -> FoldResult:
     """Rebuild a game from its journal records.  Without ``book`` only journaled dice are used,
     so a replay is exact or fails loudly.  ``keep_rulings`` keeps only the latest rulings."""
     header = header_of(records)

@@ -4,6 +4,7 @@
 it made, and tells subscribers.  A referee override is journaled and
 the game is derived again from the start, so the override acts where the ruling was made.
 """
+
 from __future__ import annotations
 
 import random
@@ -14,12 +15,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from . import __version__
+from .datafile import DataFileError
 from .dice import DiceBook
 from .fold import HEADER_KIND, dice_of, fold, header_of, is_folded, record_event, ruling_status
 from .journal import Journal, JournalFull
 from .measure.terrain import FORMAT as TERRAIN_FORMAT
 from .measure.terrain import parse_terrain, terrain_document
-from .rules.base import ArmyError, Ruleset, Ruling
+from .rules.base import Ruleset, Ruling
 from .rules.registry import make_ruleset
 
 RULINGS_KEPT = 5000  # rulings a live game keeps in memory (and shows); every one stays in the journal
@@ -41,9 +43,15 @@ class Game:
     the latest ``RULINGS_KEPT`` rulings, the terrain versions and the latest table snapshot.
     """
 
-    def __init__(self, journal: Journal, game: str | None = None, armies: Sequence[Mapping[str, Any]] = (),
-                 options: Mapping[str, Any] | None = None, rng: random.Random | None = None,
-                 publish: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(
+        self,
+        journal: Journal,
+        game: str | None = None,
+        armies: Sequence[Mapping[str, Any]] = (),
+        options: Mapping[str, Any] | None = None,
+        rng: random.Random | None = None,
+        publish: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.journal = journal
         self._lock = threading.RLock()
         self._publish = publish or (lambda message: None)
@@ -52,8 +60,14 @@ class Game:
             if game is None:
                 raise InputError("a new journal needs a game and armies")
             make_ruleset(game, DiceBook()).initial_state(armies, options or {})  # validate before writing
-            header = journal.append(HEADER_KIND, durable=True, game=game, armies=list(armies),
-                                    options=dict(options or {}), station=__version__)
+            header = journal.append(
+                HEADER_KIND,
+                durable=True,
+                game=game,
+                armies=list(armies),
+                options=dict(options or {}),
+                station=__version__,
+            )
             records = [header]
         elif game is not None and header_of(records, str(journal.path))["game"] != game:
             raise InputError(f"{journal.path} holds a {records[0]['game']} game, not {game}")
@@ -64,8 +78,9 @@ class Game:
         self._table = next((r for r in reversed(records) if r["kind"] == "snapshot"), None)
         self._terrains = [r for r in records if r["kind"] == "terrain"]
         self.version = 0
-        self._result = fold(records, self.book, on_step=lambda record, _: self._order.append(record["seq"]),
-                            keep_rulings=RULINGS_KEPT)
+        self._result = fold(
+            records, self.book, on_step=lambda record, _: self._order.append(record["seq"]), keep_rulings=RULINGS_KEPT
+        )
         self._after_derive()
         del records
         self._specs = {s["element"]: s for s in self.ruleset.model_specs(self.header["armies"])}
@@ -74,8 +89,7 @@ class Game:
     def _derive(self) -> None:
         """Fold again, from the file, the records this game applied, in the order it applied them."""
         by_seq = {r["seq"]: r for r in self.journal.records}
-        self._result = fold([self._header, *(by_seq[seq] for seq in self._order)], self.book,
-                            keep_rulings=RULINGS_KEPT)
+        self._result = fold([self._header, *(by_seq[seq] for seq in self._order)], self.book, keep_rulings=RULINGS_KEPT)
         self._after_derive()
 
     def _after_derive(self) -> None:
@@ -108,8 +122,9 @@ class Game:
 
     def _changed(self, rulings: list[Ruling], reset: bool = False) -> None:
         self.version += 1
-        self._publish({"version": self.version, "reset": reset, "rulings": [r.as_dict() for r in rulings],
-                       "seq": self._last_seq})
+        self._publish(
+            {"version": self.version, "reset": reset, "rulings": [r.as_dict() for r in rulings], "seq": self._last_seq}
+        )
 
     # -- inputs ---------------------------------------------------------------------------------
     @contextmanager
@@ -144,8 +159,14 @@ class Game:
         """Journal a TableSnapshot (from the camera or a recorded session) and fold it: each
         base gets its player and base size from the army files when the source did not say."""
         specs = self._specs
-        units = [{**u, "player": u.get("player") or specs.get(u["element"], {}).get("player"),
-                  "base": u.get("base") or specs.get(u["element"], {}).get("base")} for u in snapshot.get("units", [])]
+        units = [
+            {
+                **u,
+                "player": u.get("player") or specs.get(u["element"], {}).get("player"),
+                "base": u.get("base") or specs.get(u["element"], {}).get("base"),
+            }
+            for u in snapshot.get("units", [])
+        ]
         return self._journal_and_observe("snapshot", {**snapshot, "units": units})
 
     def _journal_and_observe(self, kind: str, fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -200,8 +221,11 @@ class Game:
         document with the seq of its record; no pieces before any was set."""
         with self._lock:
             record = next((r for r in reversed(self._terrains) if at_seq is None or r["seq"] <= at_seq), None)
-            return {"format": record["format"], "pieces": record["pieces"], "seq": record["seq"]} if record else \
-                {"format": TERRAIN_FORMAT, "pieces": [], "seq": None}
+            return (
+                {"format": record["format"], "pieces": record["pieces"], "seq": record["seq"]}
+                if record
+                else {"format": TERRAIN_FORMAT, "pieces": [], "seq": None}
+            )
 
     def terrain_seq(self) -> int | None:
         """The seq of the terrain in force (cheap: for every dashboard update)."""
@@ -213,7 +237,7 @@ class Game:
         when it is the terrain already in force, so a restart does not journal it again."""
         try:
             pieces = parse_terrain(document, where)
-        except ArmyError as exc:
+        except DataFileError as exc:
             raise InputError(str(exc)) from None
         clean = terrain_document(pieces)
         with self._recording():
@@ -247,8 +271,10 @@ class Game:
     def operator_input(self, type_: str, args: Mapping[str, Any] | None = None, by: str = "referee") -> list[Ruling]:
         allowed = getattr(self._result.ruleset, "input_types", ())
         if type_ not in allowed or type_ in ("confirm", "override"):
-            raise InputError(f"unknown input {type_!r}; expected one of "
-                             f"{', '.join(t for t in allowed if t not in ('confirm', 'override'))}")
+            raise InputError(
+                f"unknown input {type_!r}; expected one of "
+                f"{', '.join(t for t in allowed if t not in ('confirm', 'override'))}"
+            )
         with self._recording():
             record = self.journal.append("input", durable=True, type=type_, args=dict(args or {}), by=by)
             return self.observe(record)
@@ -265,8 +291,7 @@ class Game:
             raise InputError(f"verdict {verdict!r} is not one of {', '.join(verdicts)}")
         with self._recording():
             self._ruling(ruling_id)
-            record = self.journal.append("override", durable=True, ruling=ruling_id, verdict=verdict,
-                                         note=note, by=by)
+            record = self.journal.append("override", durable=True, ruling=ruling_id, verdict=verdict, note=note, by=by)
             self._order.append(record["seq"])
             self._last_seq = record["seq"]
             self._derive()
@@ -285,10 +310,17 @@ class Game:
             state = self._result.ruleset.state_dict(self._result.state)
             confirmed = set(state.get("confirmed", ()))
             rulings = [{**r.as_dict(), "status": ruling_status(r, confirmed)} for r in self._result.rulings]
-            return {"version": self.version, "game": self._result.ruleset.name, "dice_waiting": self.book.waiting(),
-                    "title": self._result.ruleset.title, "state": state, "rulings": rulings,
-                    "override_verdicts": list(self._result.ruleset.override_verdicts),
-                    "journal": str(self.journal.path), "records": self.journal.written}
+            return {
+                "version": self.version,
+                "game": self._result.ruleset.name,
+                "dice_waiting": self.book.waiting(),
+                "title": self._result.ruleset.title,
+                "state": state,
+                "rulings": rulings,
+                "override_verdicts": list(self._result.ruleset.override_verdicts),
+                "journal": str(self.journal.path),
+                "records": self.journal.written,
+            }
 
     def records_since(self, seq: int, limit: int = 500) -> list[dict[str, Any]]:
         """The records the game is folded from (the header, applied serial lines, inputs, dice,

@@ -15,6 +15,7 @@ half done (an input, its dice, its rulings) still fits.  From then until there i
 reserve again, ``accepting()`` is False and the station takes no new inputs: the hub keeps its
 events unacknowledged and resends them later, and the dashboard says why.
 """
+
 from __future__ import annotations
 
 import errno
@@ -87,8 +88,9 @@ def _scan_bytes(path: Path, data: bytes) -> tuple[list[dict[str, Any]], int]:
         raise JournalError(f"{path}: does not end like a journal; is it one? (left untouched)")
     try:  # fast path: the whole complete part as one JSON array, parsed in one C call
         records = json.loads(b"[" + data[:end].rstrip(b"\n").replace(b"\n", b",") + b"]") if end else []
-        if all(isinstance(r, dict) and r.get("seq") == i for i, r in enumerate(records, start=1)) \
-                and all("kind" in r for r in records):
+        if all(isinstance(r, dict) and r.get("seq") == i for i, r in enumerate(records, start=1)) and all(
+            "kind" in r for r in records
+        ):
             return records, end
     except ValueError:
         pass
@@ -122,8 +124,13 @@ def _scan_lines(path: Path, data: bytes) -> tuple[list[dict[str, Any]], int]:
 class Journal:
     """Appends records to one file.  Thread-safe; the only writer of its file."""
 
-    def __init__(self, path: str | Path, clock: Clock | None = None, group_window: float = 0.0,
-                 reserve_bytes: int = RESERVE_BYTES) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        clock: Clock | None = None,
+        group_window: float = 0.0,
+        reserve_bytes: int = RESERVE_BYTES,
+    ) -> None:
         if not 0 <= group_window <= MAX_GROUP_WINDOW:
             raise ValueError(f"group_window must be 0-{MAX_GROUP_WINDOW} s")
         self.path = Path(path)
@@ -207,7 +214,7 @@ class Journal:
 
     def _seq_at(self, offset: int) -> int:
         head = self._pread(offset, 32)
-        return int(head[len(_RECORD_START):head.index(b",")])
+        return int(head[len(_RECORD_START) : head.index(b",")])
 
     def _locate(self, seq: int, end: int) -> int:
         """Byte offset of the first record with a seq of at least ``seq``: a binary search over
@@ -222,8 +229,9 @@ class Journal:
                 lo = mid + 1
         return self._line_start(lo, end)
 
-    def read_since(self, seq: int, limit: int = 500,
-                   keep: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
+    def read_since(
+        self, seq: int, limit: int = 500, keep: Callable[[dict[str, Any]], bool] | None = None
+    ) -> list[dict[str, Any]]:
         """Up to ``limit`` records after ``seq`` (only those ``keep`` accepts), from the file."""
         with self._lock:
             end = self._end
@@ -254,8 +262,13 @@ class Journal:
             if self._closed:
                 raise JournalError(f"{self.path}: journal is closed")
             seq = self._written_seq + 1
-            record = {"seq": seq, "kind": kind, "mono": round(self.clock.monotonic(), 6),
-                      "wall": self.clock.wall_iso(), **fields}
+            record = {
+                "seq": seq,
+                "kind": kind,
+                "mono": round(self.clock.monotonic(), 6),
+                "wall": self.clock.wall_iso(),
+                **fields,
+            }
             self._write_line((_dumps(record) + "\n").encode("utf-8"))
             self._written_seq, self._recovered = seq, None
             self._wake.notify()
@@ -270,7 +283,7 @@ class Journal:
             try:
                 view = memoryview(line)
                 while view:
-                    view = view[self._file.write(view):]
+                    view = view[self._file.write(view) :]
                 self._end += len(line)
                 return
             except OSError as exc:
@@ -334,9 +347,15 @@ class Journal:
                 free = shutil.disk_usage(self.path.parent).free
             except OSError:
                 free = None
-            return {"state": "full" if self._low else "ok", "error": self.fault, "free_bytes": free,
-                    "records": self._written_seq, "write_failures": self.write_failures,
-                    "sync_max_ms": round(self.sync_max_s * 1000, 1), "slow_syncs": self.slow_syncs}
+            return {
+                "state": "full" if self._low else "ok",
+                "error": self.fault,
+                "free_bytes": free,
+                "records": self._written_seq,
+                "write_failures": self.write_failures,
+                "sync_max_ms": round(self.sync_max_s * 1000, 1),
+                "slow_syncs": self.slow_syncs,
+            }
 
     def wait_durable(self, seq: int) -> None:
         with self._lock:
@@ -396,4 +415,3 @@ class Journal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-

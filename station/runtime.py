@@ -4,6 +4,7 @@ The link's reader thread journals and acknowledges lines, then drops them on a q
 engine thread applies them to the game, which publishes to the bus the dashboard streams from.
 No thread on that path waits for a web client.
 """
+
 from __future__ import annotations
 
 import logging
@@ -25,9 +26,17 @@ log = logging.getLogger(__name__)
 
 
 class Station:
-    def __init__(self, journal_path: str | Path, game: str | None = None, armies: Sequence[Mapping[str, Any]] = (),
-                 options: Mapping[str, Any] | None = None, serial_url: str | None = None,
-                 seed: int | None = None, group_window: float = 0.0, journal_reserve: int = RESERVE_BYTES) -> None:
+    def __init__(
+        self,
+        journal_path: str | Path,
+        game: str | None = None,
+        armies: Sequence[Mapping[str, Any]] = (),
+        options: Mapping[str, Any] | None = None,
+        serial_url: str | None = None,
+        seed: int | None = None,
+        group_window: float = 0.0,
+        journal_reserve: int = RESERVE_BYTES,
+    ) -> None:
         self.bus = Bus()
         self.journal = Journal(journal_path, group_window=group_window, reserve_bytes=journal_reserve)
         try:
@@ -52,20 +61,24 @@ class Station:
         The dashboard's guided calibration can calibrate again over the same camera, saving to
         ``calibration_path``."""
         from .vision.service import CameraService
+
         ruleset = self.game.ruleset
         specs = ruleset.marker_specs(self.game.header["armies"])
         if not specs:
             log.warning("no model in the army files has a camera marker; the camera will see only anchors")
-        self.camera = CameraService(frames, calibration, self.game, specs, getattr(ruleset, "mm_per_unit", MM_PER_INCH),
-                                    reopen=reopen)
+        self.camera = CameraService(
+            frames, calibration, self.game, specs, getattr(ruleset, "mm_per_unit", MM_PER_INCH), reopen=reopen
+        )
         if calibration_path is not None:
-            self.calibration_desk = self._desk(self.camera.latest_frame, calibration_path, self.camera.set_calibration,
-                                               calibration)
+            self.calibration_desk = self._desk(
+                self.camera.latest_frame, calibration_path, self.camera.set_calibration, calibration
+            )
 
     def attach_uncalibrated_camera(self, frames, calibration_path, reopen=None) -> None:
         """A camera with no table calibration yet: the dashboard's guided calibration sees its
         frames, and once a calibration is saved the camera starts tracking with it."""
         from .vision.sources import FrameGrabber
+
         grabber = FrameGrabber(frames)
         self._grabber = grabber
 
@@ -81,6 +94,7 @@ class Station:
     def _desk(latest_frame, path, on_saved, calibration):
         from .vision.calibration import default_anchors
         from .vision.guided import CalibrationDesk
+
         table_mm = tuple(calibration.table_mm) if calibration is not None and calibration.table_mm else (1219.2, 1219.2)
         anchors = calibration.anchors if calibration is not None and calibration.anchors else default_anchors(table_mm)
         return CalibrationDesk(latest_frame, anchors=anchors, table_mm=table_mm, out_path=Path(path), on_saved=on_saved)
@@ -113,8 +127,13 @@ class Station:
 
     def health(self) -> dict[str, Any]:
         link = self.link.snapshot() if self.link else {"state": "none", "url": None}
-        return {**link, "engine_errors": self.engine_errors, "engine_backlog": self._inbox.qsize(),
-                "camera": self.camera.health() if self.camera else None, "journal": self.journal.health()}
+        return {
+            **link,
+            "engine_errors": self.engine_errors,
+            "engine_backlog": self._inbox.qsize(),
+            "camera": self.camera.health() if self.camera else None,
+            "journal": self.journal.health(),
+        }
 
     def stop(self) -> None:
         if self.camera:

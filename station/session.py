@@ -2,6 +2,7 @@
 enters, second by second.  The simulated hub plays the sensor side over a real pty, so a session
 exercises the same link, journal and rules as a game on a table.  The demo is one of these.
 """
+
 from __future__ import annotations
 
 import logging
@@ -12,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .datafile import Fields, load_json_file
 from .devices.hubsim import FAULTS, SimulatedHub
 from .devices.protocol import CHARGES, TILT_STATES
 from .dice import DIE_SIDES
-from .rules.fields import Fields, load_json_file
 
 log = logging.getLogger(__name__)
 
@@ -63,22 +64,48 @@ def _step(f: Fields) -> Step:
         return Step(float(at), kind, _table(body))
     if kind == "dice":  # dice rolled at the table, entered for the next rolls
         body.reject_unknown(["sides", "values"])
-        return Step(float(at), kind, {"sides": body.get("sides", int, check=lambda v: None if v in DIE_SIDES
-                                                        else f"must be one of {', '.join(map(str, DIE_SIDES))}"),
-                                      "values": body.get("values", list, check=lambda v: None if v and all(
-                                          isinstance(x, int) and not isinstance(x, bool) for x in v) else "must list whole numbers")})
+        return Step(
+            float(at),
+            kind,
+            {
+                "sides": body.get(
+                    "sides",
+                    int,
+                    check=lambda v: None if v in DIE_SIDES else f"must be one of {', '.join(map(str, DIE_SIDES))}",
+                ),
+                "values": body.get(
+                    "values",
+                    list,
+                    check=lambda v: (
+                        None
+                        if v and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+                        else "must list whole numbers"
+                    ),
+                ),
+            },
+        )
     if kind == "fault":
         body.reject_unknown(["kind", "count"])
         return Step(float(at), kind, {"fault": body.choice("kind", FAULTS), "count": body.integer("count", 1, 100, 1)})
     node = body.get("node", str)
     if kind == "shot":
         body.reject_unknown(["node", "barrel", "charge"])
-        return Step(float(at), kind, {"node": node, "barrel": body.integer("barrel", 1, 9, 1),
-                                      "charge": body.choice("charge", CHARGES, "shell")})
+        return Step(
+            float(at),
+            kind,
+            {
+                "node": node,
+                "barrel": body.integer("barrel", 1, 9, 1),
+                "charge": body.choice("charge", CHARGES, "shell"),
+            },
+        )
     if kind == "tilt":
         body.reject_unknown(["node", "state", "angle"])
-        return Step(float(at), kind, {"node": node, "state": body.choice("state", TILT_STATES),
-                                      "angle": body.integer("angle", 0, 180, 0)})
+        return Step(
+            float(at),
+            kind,
+            {"node": node, "state": body.choice("state", TILT_STATES), "angle": body.integer("angle", 0, 180, 0)},
+        )
     if kind == "impact":
         body.reject_unknown(["node", "g"])
         return Step(float(at), kind, {"node": node, "g": float(body.get("g", (int, float), 5.0))})
@@ -89,14 +116,29 @@ def _step(f: Fields) -> Step:
 def _table(body: Fields) -> dict[str, Any]:
     """A recorded TableSnapshot: where the camera saw each base (mm, degrees)."""
     body.reject_unknown(["table_mm", "units"])
-    size = body.get("table_mm", list, [], check=lambda v: None if not v or (
-        len(v) == 2 and all(isinstance(c, (int, float)) and 100 <= c <= 10000 for c in v)) else "must be [width, depth] in mm")
+    size = body.get(
+        "table_mm",
+        list,
+        [],
+        check=lambda v: (
+            None
+            if not v or (len(v) == 2 and all(isinstance(c, (int, float)) and 100 <= c <= 10000 for c in v))
+            else "must be [width, depth] in mm"
+        ),
+    )
     units = []
     for u in body.items("units", min_len=1):
         u.reject_unknown(["element", "x", "y", "facing", "status"])
-        units.append({"element": u.get("element", str), "x_mm": float(u.get("x", (int, float))),
-                      "y_mm": float(u.get("y", (int, float))), "facing_deg": float(u.get("facing", (int, float), 0.0)),
-                      "status": u.choice("status", TABLE_STATUSES, "up"), "confidence": 1.0})
+        units.append(
+            {
+                "element": u.get("element", str),
+                "x_mm": float(u.get("x", (int, float))),
+                "y_mm": float(u.get("y", (int, float))),
+                "facing_deg": float(u.get("facing", (int, float), 0.0)),
+                "status": u.choice("status", TABLE_STATUSES, "up"),
+                "confidence": 1.0,
+            }
+        )
     return {"table_mm": list(size), "units": units}
 
 
@@ -105,26 +147,41 @@ def load_session(path: str | Path) -> Session:
     f = Fields(str(path), load_json_file(path))
     f.reject_unknown(["format", "title", "game", "armies", "options", "hub", "steps", "terrain"])
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; expected {FORMAT!r}")
-    armies = f.get("armies", list, check=lambda v: None if v and all(isinstance(a, str) for a in v)
-                   else "must list army file names")
+    armies = f.get(
+        "armies",
+        list,
+        check=lambda v: None if v and all(isinstance(a, str) for a in v) else "must list army file names",
+    )
     hub = f.child("hub") if "hub" in f.data else Fields(str(path), {}, "hub")
     hub.reject_unknown(["boot"])
     steps = sorted((_step(s) for s in f.items("steps", min_len=1)), key=lambda s: s.at)
     terrain = f.get("terrain", (str, dict), None)
     if isinstance(terrain, str):  # a terrain file next to the script
         terrain = load_json_file(path.parent / terrain)
-    return Session(path, f.get("title", str, path.stem), f.get("game", str),
-                   tuple(path.parent / a for a in armies), f.get("options", dict, {}),
-                   hub.get("boot", str, "D3M0"), tuple(steps), terrain)
+    return Session(
+        path,
+        f.get("title", str, path.stem),
+        f.get("game", str),
+        tuple(path.parent / a for a in armies),
+        f.get("options", dict, {}),
+        hub.get("boot", str, "D3M0"),
+        tuple(steps),
+        terrain,
+    )
 
 
 class SessionPlayer:
     """Plays a session in real time (times ``speed``) on a hub and an input callback."""
 
-    def __init__(self, session: Session, hub: SimulatedHub,
-                 on_input: Callable[[str, Mapping[str, Any]], Any] | None, speed: float = 1.0,
-                 on_table: Callable[[Mapping[str, Any]], Any] | None = None,
-                 on_dice: Callable[[int, list[int]], Any] | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        hub: SimulatedHub,
+        on_input: Callable[[str, Mapping[str, Any]], Any] | None,
+        speed: float = 1.0,
+        on_table: Callable[[Mapping[str, Any]], Any] | None = None,
+        on_dice: Callable[[int, list[int]], Any] | None = None,
+    ) -> None:
         if speed <= 0:
             raise ValueError("speed must be positive")
         self.session, self.hub, self.on_input, self.speed = session, hub, on_input, speed

@@ -5,6 +5,7 @@ asks and then kept current: the next snapshot measures again only the pairs in w
 moved, and a new terrain starts afresh.  Rulings never read this; the fold measures what it
 needs from the journaled snapshots, so a replay does not depend on who looked at the dashboard.
 """
+
 from __future__ import annotations
 
 import threading
@@ -64,10 +65,16 @@ class TableView:
             if unit["status"] != "up":
                 continue  # hidden or fallen: its position is not current
             spec = self.game.model_spec(unit["element"])
-            base = Base.named(unit.get("base") or spec.get("base") or "round25", unit["x_mm"], unit["y_mm"], unit["facing_deg"])
-            figures.append(Figure(Placed(unit["element"], base, unit_sigma(unit, residual)),
-                                  unit.get("player") or spec.get("player") or "?",
-                                  float(spec.get("height_mm") or DEFAULT_HEIGHT_MM)))
+            base = Base.named(
+                unit.get("base") or spec.get("base") or "round25", unit["x_mm"], unit["y_mm"], unit["facing_deg"]
+            )
+            figures.append(
+                Figure(
+                    Placed(unit["element"], base, unit_sigma(unit, residual)),
+                    unit.get("player") or spec.get("player") or "?",
+                    float(spec.get("height_mm") or DEFAULT_HEIGHT_MM),
+                )
+            )
         return figures
 
     def reach(self, element: str) -> dict[str, Any]:
@@ -82,30 +89,57 @@ class TableView:
         me = geometry.index(element)
         figure = geometry.figures[me]
         drawn = self.game.reach(element)
-        rings = [{**ring, "value": convention.state(ring["mm"]), "unit": convention.unit.name,
-                  "outline": _points(reach_outline(figure.placed.base, ring["mm"]))} for ring in drawn["rings"]]
+        rings = [
+            {
+                **ring,
+                "value": convention.state(ring["mm"]),
+                "unit": convention.unit.name,
+                "outline": _points(reach_outline(figure.placed.base, ring["mm"])),
+            }
+            for ring in drawn["rings"]
+        ]
         targets = []
         for k, other in enumerate(geometry.figures):
             if other.side == figure.side:
                 continue
-            sigma = (figure.placed.sigma_mm ** 2 + other.placed.sigma_mm ** 2) ** 0.5
+            sigma = (figure.placed.sigma_mm**2 + other.placed.sigma_mm**2) ** 0.5
             edge = float(geometry.edge_mm[me, k])
             sight = geometry.line_of_sight(element, other.id)
-            targets.append({"element": other.id, "player": other.side, "edge_mm": round(edge, 1),
-                            "value": convention.state(edge), "exact": round(convention.unit.from_mm(edge), 2),
-                            "in_front": geometry.in_arc(element, other.id, 0.0, 90.0),
-                            "hidden_fraction": round(sight.hidden_fraction, 3), "woods_mm": round(sight.woods_mm, 1),
-                            "blockers": list(sight.blockers), "cover": ruleset.cover(sight.hidden_fraction),
-                            "near_ring": [r["label"] for r in rings if abs(r["mm"] - edge) <= CALL_SIGMAS * sigma]})
+            targets.append(
+                {
+                    "element": other.id,
+                    "player": other.side,
+                    "edge_mm": round(edge, 1),
+                    "value": convention.state(edge),
+                    "exact": round(convention.unit.from_mm(edge), 2),
+                    "in_front": geometry.in_arc(element, other.id, 0.0, 90.0),
+                    "hidden_fraction": round(sight.hidden_fraction, 3),
+                    "woods_mm": round(sight.woods_mm, 1),
+                    "blockers": list(sight.blockers),
+                    "cover": ruleset.cover(sight.hidden_fraction),
+                    "near_ring": [r["label"] for r in rings if abs(r["mm"] - edge) <= CALL_SIGMAS * sigma],
+                }
+            )
             if other.id in drawn.get("attacks", {}):  # the rules' own attack preview (Alpha Strike's wizard)
                 targets[-1]["attack"] = drawn["attacks"][other.id]
             if "hit_chance" in drawn:  # the chance of a hit at the distance counted, if the rules give one
                 targets[-1]["hit_chance"] = drawn["hit_chance"].get(int(convention.state(edge)), 0.0)
         targets.sort(key=lambda t: t["edge_mm"])
         base = figure.placed.base
-        return {"element": element, "player": figure.side, "x_mm": base.x, "y_mm": base.y, "facing_deg": base.facing_deg,
-                "unit": convention.unit.name, "snapshot_seq": table["seq"], "outline": _points(base.outline()),
-                "rings": rings, "arcs": drawn["arcs"], "weapon": drawn.get("weapon"), "targets": targets}
+        return {
+            "element": element,
+            "player": figure.side,
+            "x_mm": base.x,
+            "y_mm": base.y,
+            "facing_deg": base.facing_deg,
+            "unit": convention.unit.name,
+            "snapshot_seq": table["seq"],
+            "outline": _points(base.outline()),
+            "rings": rings,
+            "arcs": drawn["arcs"],
+            "weapon": drawn.get("weapon"),
+            "targets": targets,
+        }
 
 
 def _points(points) -> list[list[float]]:

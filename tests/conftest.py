@@ -93,6 +93,7 @@ REFEREE = {"X-Referee-Token": REFEREE_TOKEN}
 def station(tmp_path, armies):
     """A running station with the example armies and no hub: the API's tests drive it."""
     from station.runtime import Station
+
     s = Station(tmp_path / "game.jsonl", "bronepekhota", armies, {}, seed=5).start()
     yield s
     s.stop()
@@ -101,6 +102,7 @@ def station(tmp_path, armies):
 @pytest.fixture
 def client(station):
     from station.web.app import create_app
+
     return create_app(station, REFEREE_TOKEN).test_client()
 
 
@@ -124,13 +126,20 @@ class FoldDriver:
 
     def snapshot(self, where):
         """Models seen standing, ``{element: (x_mm, y_mm, facing_deg)}``."""
-        return self.do("snapshot", table_mm=list(self.table_mm), residual_mm=0.3, units=[
-            {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, (x, y, f) in where.items()])
+        return self.do(
+            "snapshot",
+            table_mm=list(self.table_mm),
+            residual_mm=0.3,
+            units=[
+                {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, (x, y, f) in where.items()
+            ],
+        )
 
 
 def assert_bad_file(loader, good_file, tmp_path, change, where, problem):
     """A good army file with ``change`` applied must fail naming the file, the field and the problem."""
     import json
+
     path = tmp_path / "army.json"
     path.write_text(json.dumps({**json.loads(good_file.read_text()), **change}))
     with pytest.raises(ArmyError) as err:

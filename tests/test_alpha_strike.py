@@ -1,8 +1,10 @@
 """Alpha Strike (seed 004): cards, the target number and damage, with the digest's worked examples."""
+
 import json
 
 import pytest
 
+from station.datafile import Fields
 from station.rules.alpha_strike.attack import (
     Geometry,
     apply_damage,
@@ -13,7 +15,6 @@ from station.rules.alpha_strike.attack import (
 )
 from station.rules.alpha_strike.cards import Card, UnitState, parse_card, parse_mul, skill_pv
 from station.rules.base import ArmyError
-from station.rules.fields import Fields
 
 from .conftest import ScriptedRoller
 
@@ -36,7 +37,9 @@ def test_6_4_worked_example_cataphract_against_the_anvil_needs_7():
     assert dict(tn.parts) == {"skill": 3, "target TMM +1 for jumping": 3, "partial cover": 1}
 
 
-@pytest.mark.parametrize("inches, band", [(6.0, "short"), (6.01, "medium"), (24.0, "medium"), (42.0, "long"), (42.1, None)])
+@pytest.mark.parametrize(
+    "inches, band", [(6.0, "short"), (6.01, "medium"), (24.0, "medium"), (42.0, "long"), (42.1, None)]
+)
 def test_6_3_range_bands(inches, band):
     found = band_of(inches)
     assert (found[2] if found else None) == band
@@ -45,12 +48,23 @@ def test_6_3_range_bands(inches, band):
 def test_6_4_every_modifier_and_the_reasons_for_no_attack():
     attacker = unit(card(damage=("3", "2", "-")), skill=4, heat=2, fire_control_hits=1)
     target = unit(card(tmm=2))
-    tn = target_number(attacker, target, Geometry(edge_in=10.0, woods_in=3.0, target_in_woods=True, hidden_fraction=0.4),
-                       "still", "ground")
+    tn = target_number(
+        attacker,
+        target,
+        Geometry(edge_in=10.0, woods_in=3.0, target_in_woods=True, hidden_fraction=0.4),
+        "still",
+        "ground",
+    )
     assert tn.value == 4 - 1 + 2 + 1 + 1 + 2 + 2 + 2  # woods counted once (A6)
     assert target_number(attacker, target, Geometry(edge_in=30.0), "ground", "ground").why_not.startswith("Test has no")
-    assert "woods block" in target_number(attacker, target, Geometry(edge_in=10.0, woods_in=7.0), "ground", "ground").why_not
-    assert "a third" in target_number(attacker, target, Geometry(edge_in=10.0, hidden_fraction=0.8), "ground", "ground").why_not
+    assert (
+        "woods block"
+        in target_number(attacker, target, Geometry(edge_in=10.0, woods_in=7.0), "ground", "ground").why_not
+    )
+    assert (
+        "a third"
+        in target_number(attacker, target, Geometry(edge_in=10.0, hidden_fraction=0.8), "ground", "ground").why_not
+    )
     shut = target_number(attacker, unit(card(), shutdown=True), Geometry(edge_in=3.0), "ground", "ground")
     assert ("target immobile", -4) in shut.parts
 
@@ -79,7 +93,9 @@ def test_7_4_the_critical_hit_table_and_its_effects():
     cased, said = critical_hit(unit(card(specials=["CASE"])), ScriptedRoller(1, 1), "k")
     assert not cased.destroyed and cased.armour == 3
     assert critical_hit(mech, ScriptedRoller(6, 6), "k")[0].destroyed  # 12
-    unarmed, said = critical_hit(unit(card(damage=("0", "0", "-"))), ScriptedRoller(3, 3), "k")  # weapon hit, nothing to lose
+    unarmed, said = critical_hit(
+        unit(card(damage=("0", "0", "-"))), ScriptedRoller(3, 3), "k"
+    )  # weapon hit, nothing to lose
     assert unarmed.armour == 3 and "cannot apply" in said
 
 
@@ -98,36 +114,83 @@ def test_pv_for_pilot_skill():
 
 
 def test_cards_in_the_project_format_and_from_the_master_unit_list():
-    mul = {"Name": "Stalker", "Variant": "STK-3F", "BFType": "BM", "BFSize": 4, "BFTMM": 1, "BFMove": '8"',
-           "BFArmor": 8, "BFStructure": 6, "BFDamageShort": 3, "BFDamageMedium": 4, "BFDamageLong": 2,
-           "BFOverheat": 3, "BFAbilities": "IF1, LRM1/1/1", "BFPointValue": 45, "Role": {"Name": "Missile Boat"}}
+    mul = {
+        "Name": "Stalker",
+        "Variant": "STK-3F",
+        "BFType": "BM",
+        "BFSize": 4,
+        "BFTMM": 1,
+        "BFMove": '8"',
+        "BFArmor": 8,
+        "BFStructure": 6,
+        "BFDamageShort": 3,
+        "BFDamageMedium": 4,
+        "BFDamageLong": 2,
+        "BFOverheat": 3,
+        "BFAbilities": "IF1, LRM1/1/1",
+        "BFPointValue": 45,
+        "Role": {"Name": "Missile Boat"},
+    }
     stalker = parse_mul(Fields("mul.json", mul))
     assert stalker.name == "Stalker STK-3F" and stalker.damage == ("3", "4", "2") and stalker.overheat == 3
     assert stalker.role == "Missile Boat" and stalker.has("IF")
-    locust = parse_mul(Fields("mul.json", {**mul, "BFDamageLong": 0, "BFDamageLongMin": True, "BFDamageShortMin": False,
-                                           "BFAbilities": "C3S, ENE, TUR(1/1/1), CK15-D, MHQ3, IF1, OMNI"}))
+    locust = parse_mul(
+        Fields(
+            "mul.json",
+            {
+                **mul,
+                "BFDamageLong": 0,
+                "BFDamageLongMin": True,
+                "BFDamageShortMin": False,
+                "BFAbilities": "C3S, ENE, TUR(1/1/1), CK15-D, MHQ3, IF1, OMNI",
+            },
+        )
+    )
     assert locust.damage == ("3", "4", "0*") and locust.has("ENE") and len(locust.specials) == 7
     assert (locust.extreme, locust.threshold) == ("-", 0)
     far = parse_mul(Fields("mul.json", {**mul, "BFDamageExtreme": 1, "BFThreshold": 2}))
     assert (far.extreme, far.threshold) == ("1", 2)
-    own = parse_card(Fields("cards.json", {"name": "Locust LCT-1E", "size": 1, "tmm": 3, "move_in": 16, "role": "Scout",
-                                            "damage": {"S": 1, "M": 1, "L": "0*"}, "armour": 2, "structure": 2}))
+    own = parse_card(
+        Fields(
+            "cards.json",
+            {
+                "name": "Locust LCT-1E",
+                "size": 1,
+                "tmm": 3,
+                "move_in": 16,
+                "role": "Scout",
+                "damage": {"S": 1, "M": 1, "L": "0*"},
+                "armour": 2,
+                "structure": 2,
+            },
+        )
+    )
     assert own.damage == ("1", "1", "0*") and own.sample_data
 
 
-@pytest.mark.parametrize("change, where, problem", [
-    (lambda c: c.pop("armour"), "armour", "required"),
-    (lambda c: c["damage"].update(M="4x"), "damage.M", "0*"),
-    (lambda c: c.update(specials=["GLOWING"]), "specials", "unknown special"),
-    (lambda c: c.update(specials=["CASEY"]), "specials", "unknown special 'CASEY'"),
-    (lambda c: c.update(size=7), "size", "1"),
-])
+@pytest.mark.parametrize(
+    "change, where, problem",
+    [
+        (lambda c: c.pop("armour"), "armour", "required"),
+        (lambda c: c["damage"].update(M="4x"), "damage.M", "0*"),
+        (lambda c: c.update(specials=["GLOWING"]), "specials", "unknown special"),
+        (lambda c: c.update(specials=["CASEY"]), "specials", "unknown special 'CASEY'"),
+        (lambda c: c.update(size=7), "size", "1"),
+    ],
+)
 def test_bad_cards_name_the_field(change, where, problem):
-    data = {"name": "Locust", "size": 1, "tmm": 3, "move_in": 16, "damage": {"S": 1, "M": 1, "L": "0*"},
-            "armour": 2, "structure": 2}
+    data = {
+        "name": "Locust",
+        "size": 1,
+        "tmm": 3,
+        "move_in": 16,
+        "damage": {"S": 1, "M": 1, "L": "0*"},
+        "armour": 2,
+        "structure": 2,
+    }
     change(data)
     with pytest.raises(ArmyError) as err:
-        parse_card(Fields("cards.json", json.loads(json.dumps(data))))
+        parse_card(Fields("cards.json", json.loads(json.dumps(data)), error=ArmyError))
     assert where in str(err.value) and problem in str(err.value)
 
 
@@ -135,9 +198,12 @@ def test_9_1_stalker_overheat_example():
     """Stalker STK-3F, 3/4/2, OV 3, no OVL: up to 6 at short, 7 at medium, still 2 at long; at
     heat 3 next turn it may use only 1 point."""
     from station.rules.alpha_strike.heat import max_overheat
+
     stalker = unit(card("Stalker STK-3F", damage=("3", "4", "2"), ov=3))
     assert max_overheat(stalker) == 3
-    assert [weapon_damage(stalker, band, False, 3, ScriptedRoller(), "k")[0] for band in ("short", "medium", "long")] == [6, 7, 2]
+    assert [
+        weapon_damage(stalker, band, False, 3, ScriptedRoller(), "k")[0] for band in ("short", "medium", "long")
+    ] == [6, 7, 2]
     assert max_overheat(unit(stalker.card, heat=3)) == 1
 
 
@@ -145,9 +211,12 @@ def test_9_4_loki_prime_heat_example():
     """Overheat 2: heat 2 next turn (-4" MV, TMM -1, +2 to hit); 2 more the next turn shuts it
     down; shut down, it restarts at 0 in the following End Phase."""
     from station.rules.alpha_strike.heat import TurnHeat, end_phase, ground_move_in, heat_effects
+
     loki = unit(card("Loki Prime", ov=3, move=10))
     loki, _ = end_phase(loki, TurnHeat(overheat_used=2, fired_weapons=True))
-    assert loki.heat == 2 and heat_effects(loki) == {"to_hit": 2, "move_in": -4, "tmm": -1} and ground_move_in(loki) == 6
+    assert (
+        loki.heat == 2 and heat_effects(loki) == {"to_hit": 2, "move_in": -4, "tmm": -1} and ground_move_in(loki) == 6
+    )
     kept, _ = end_phase(loki, TurnHeat(fired_weapons=True))
     assert kept.heat == 2  # fired without overheat, not in water: unchanged
     loki, said = end_phase(loki, TurnHeat(overheat_used=2, fired_weapons=True))
@@ -158,6 +227,7 @@ def test_9_4_loki_prime_heat_example():
 
 def test_9_4_cooling_water_engine_and_ht():
     from station.rules.alpha_strike.heat import TurnHeat, end_phase
+
     hot = unit(card(ov=2), heat=2)
     assert end_phase(hot, TurnHeat())[0].heat == 0  # no weapon attack
     assert end_phase(hot, TurnHeat(fired_weapons=True, in_water=True))[0].heat == 1
@@ -171,13 +241,16 @@ def test_9_2_a_hot_target_is_easier_to_hit_and_heat_can_immobilise():
     attacker = unit(card(), skill=4)
     hot = unit(card(tmm=2, move=10), heat=2)
     assert ("target TMM", 1) in target_number(attacker, hot, Geometry(edge_in=3.0), "ground", "ground").parts
-    assert ("target TMM +1 for jumping", 3) in target_number(attacker, hot, Geometry(edge_in=3.0), "ground", "jump").parts
+    assert ("target TMM +1 for jumping", 3) in target_number(
+        attacker, hot, Geometry(edge_in=3.0), "ground", "jump"
+    ).parts
     stuck = unit(card(tmm=2, move=4), heat=2)  # 4" - 4" = 0: immobile
     assert ("target immobile", -4) in target_number(attacker, stuck, Geometry(edge_in=3.0), "ground", "ground").parts
 
 
 def test_8_2_physical_attacks_their_reach_damage_and_self_damage():
     from station.rules.alpha_strike.melee import melee_plan, self_damage
+
     heavy = unit(card(size=3), skill=4)
     target = unit(card(size=3, tmm=1))
     standard = melee_plan(heavy, target, "standard", 0.8, 0.0, "ground", "ground")
@@ -190,7 +263,9 @@ def test_8_2_physical_attacks_their_reach_damage_and_self_damage():
     assert charge.damage == 2 and ("charge", 1) in charge.parts
     dfa = melee_plan(heavy, target, "dfa", 0.0, 6.0, "jump", "ground")
     assert dfa.damage == 3 and dfa.tn == 4 + 2 + 1 + 1  # A5: the jump's +2 applies too
-    assert self_damage(heavy, target, "charge", True) == 1 and self_damage(heavy, unit(card(size=2)), "charge", True) == 0
+    assert (
+        self_damage(heavy, target, "charge", True) == 1 and self_damage(heavy, unit(card(size=2)), "charge", True) == 0
+    )
     assert self_damage(heavy, target, "dfa", True) == 3 and self_damage(heavy, target, "dfa", False) == 2
 
 
@@ -198,6 +273,7 @@ def test_10_3_battlemaster_rear_example():
     """BattleMaster BLR-1G, 3/3/1, OV 1, REAR 1/1/-: REAR hits the Commando behind at short for 1,
     so the forward shot on the Shadow Hawk at medium deals 2, or 3 with its 1 overheat."""
     from station.rules.alpha_strike.melee import rear_reduction
+
     blr = unit(card("BattleMaster BLR-1G", damage=("3", "3", "1"), ov=1, specials=["REAR 1/1/-"]))
     cut = rear_reduction(blr, 0)
     forward, _, _ = weapon_damage(blr, "medium", False, 0, ScriptedRoller(), "k")

@@ -1,6 +1,7 @@
 """Alpha Strike (seed 004) through the fold: the turn (§4), movement checked against the camera
 (§5), attacks measured from table snapshots (§6, §8), the End Phase (§4.4, §9.4) and Training
 Day's victory (§12)."""
+
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -20,8 +21,12 @@ RADIUS = 20.0  # round40 bases
 
 class Alpha(FoldDriver):
     def __init__(self, options=None, forces=None):
-        super().__init__(AlphaStrike, forces or [load_force(DATA / "training-day-attacker.json"),
-                                                 load_force(DATA / "training-day-defender.json")], options)
+        super().__init__(
+            AlphaStrike,
+            forces
+            or [load_force(DATA / "training-day-attacker.json"), load_force(DATA / "training-day-defender.json")],
+            options,
+        )
 
     def seen(self, **where):
         """A snapshot: unit=(x, y, facing) in mm and degrees."""
@@ -39,8 +44,12 @@ def inches_apart(x, edge_in):
     return x + 2 * RADIUS + edge_in * INCH
 
 
-LINE_UP = {"catapult": (300, 600, 0), "locust": (300, 300, 0), "thunderbolt": (inches_apart(300, 10), 600, 180),
-           "commando": (inches_apart(300, 10), 300, 180)}
+LINE_UP = {
+    "catapult": (300, 600, 0),
+    "locust": (300, 300, 0),
+    "thunderbolt": (inches_apart(300, 10), 600, 180),
+    "commando": (inches_apart(300, 10), 300, 180),
+}
 
 
 @pytest.fixture
@@ -90,12 +99,26 @@ def test_5_a_model_that_moved_cannot_claim_to_have_stood_still(game):
 
 
 def test_5_4_woods_cost_an_extra_inch_per_inch(game):
-    game.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "wood", "type": "woods", "height_mm": 80, "polygon": [[380, 250], [480, 250], [480, 350], [380, 350]]}])
+    game.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {
+                "id": "wood",
+                "type": "woods",
+                "height_mm": 80,
+                "polygon": [[380, 250], [480, 250], [480, 350], [380, 350]],
+            }
+        ],
+    )
     x, y, f = LINE_UP["locust"]
     game.seen(locust=(x + 14 * INCH, y, f))  # 14" of path, about 4" of it (100 mm) in woods: 18" > 16"
     ruling = game.do("move", unit="locust", mode="ground")[0]
-    assert ruling.needs_referee and "of woods (wood)" in ruling.text and ruling.details["cost_in"] == pytest.approx(17.9, abs=0.2)
+    assert (
+        ruling.needs_referee
+        and "of woods (wood)" in ruling.text
+        and ruling.details["cost_in"] == pytest.approx(17.9, abs=0.2)
+    )
 
 
 def test_5_2_jump_is_measured_straight_and_needs_jump_mv(game):
@@ -143,8 +166,12 @@ def test_6_refusals_name_the_rule(game):
 
 def test_6_3_beyond_long_range_and_no_damage_at_the_band():
     g = Alpha()
-    g.seen(catapult=(100, 600, 0), thunderbolt=(inches_apart(100, 43), 600, 180), locust=(100, 300, 0),
-           commando=(inches_apart(100, 30), 300, 180))
+    g.seen(
+        catapult=(100, 600, 0),
+        thunderbolt=(inches_apart(100, 43), 600, 180),
+        locust=(100, 300, 0),
+        commando=(inches_apart(100, 30), 300, 180),
+    )
     g.do("roll_initiative", 6, 6, 1, 1)
     in_combat(g)
     assert "beyond long range" in g.do("attack", attacker="catapult", target="thunderbolt")[0].text
@@ -154,12 +181,32 @@ def test_6_3_beyond_long_range_and_no_damage_at_the_band():
 
 def test_6_1_woods_along_the_line_add_one_and_six_inches_block(game):
     in_combat(game)
-    game.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "wood", "type": "woods", "height_mm": 80, "polygon": [[400, 560], [500, 560], [500, 640], [400, 640]]}])
+    game.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {
+                "id": "wood",
+                "type": "woods",
+                "height_mm": 80,
+                "polygon": [[400, 560], [500, 560], [500, 640], [400, 640]],
+            }
+        ],
+    )
     ruling = game.do("attack", 1, 1, attacker="catapult", target="thunderbolt")[0]
     assert ruling.details["tn"] == 5 and "woods +1" in ruling.text
-    game.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "wood", "type": "woods", "height_mm": 80, "polygon": [[330, 560], [520, 560], [520, 640], [330, 640]]}])
+    game.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {
+                "id": "wood",
+                "type": "woods",
+                "height_mm": 80,
+                "polygon": [[330, 560], [520, 560], [520, 640], [330, 640]],
+            }
+        ],
+    )
     assert "woods block" in game.do("attack", attacker="thunderbolt", target="catapult")[0].text
 
 
@@ -186,7 +233,7 @@ def test_8_charge_after_a_ground_move_into_contact(game):
 
 def test_8_standard_attack_reaches_one_inch(game):
     in_combat(game)
-    assert "reaches 1\"" in game.do("attack", attacker="catapult", target="thunderbolt", kind="standard")[0].text
+    assert 'reaches 1"' in game.do("attack", attacker="catapult", target="thunderbolt", kind="standard")[0].text
 
 
 def test_4_4_end_phase_removes_the_destroyed_and_training_day_is_won_on_the_size_3_mech():
@@ -226,6 +273,7 @@ def test_9_4_end_phase_heat_from_overheat_and_cooling(game):
 def test_override_void_undoes_an_attack():
     g = Alpha()
     from station.rules.base import Override
+
     g.state = g.state.evolve(overrides={"4:attack": (9, Override("4:attack", "void", ""))})
     g.seen(**LINE_UP)
     g.do("roll_initiative", 3, 3, 2, 2)
@@ -246,19 +294,32 @@ def test_sample_cards_say_they_are_sample_data_and_name_what_comes_from_the_seed
     raw = json.loads((DATA / "cards.json").read_text())
     assert "SAMPLE DATA" in raw["sample_data"]
     names = set(card_library())
-    for seed_unit in ("Stalker STK-3F", "Rifleman RFL-3N", "BattleMaster BLR-1G", "Vulture Prime", "Cataphract CTF-3L",
-                      "Loki Prime"):
+    for seed_unit in (
+        "Stalker STK-3F",
+        "Rifleman RFL-3N",
+        "BattleMaster BLR-1G",
+        "Vulture Prime",
+        "Cataphract CTF-3L",
+        "Loki Prime",
+    ):
         assert seed_unit in names
 
 
-@pytest.mark.parametrize("change, where, problem", [
-    ({"format": "x"}, "format", "alpha-strike-force/1"),
-    ({"units": [{"id": "a", "card": "Nope"}]}, "units[0].card", "no card 'Nope'"),
-    ({"units": [{"id": "a"}]}, "units[0]", '"card"'),
-    ({"units": [{"id": "a", "card": "Locust LCT-1E", "skill": 9}]}, "units[0].skill", ""),
-    ({"units": [{"id": "a", "card": {"name": "X", "damage": {"S": "2", "M": "x", "L": "0"}}}]}, "units[0].card", ""),
-    ({"colour": "red"}, "colour", "unknown"),
-])
+@pytest.mark.parametrize(
+    "change, where, problem",
+    [
+        ({"format": "x"}, "format", "alpha-strike-force/1"),
+        ({"units": [{"id": "a", "card": "Nope"}]}, "units[0].card", "no card 'Nope'"),
+        ({"units": [{"id": "a"}]}, "units[0]", '"card"'),
+        ({"units": [{"id": "a", "card": "Locust LCT-1E", "skill": 9}]}, "units[0].skill", ""),
+        (
+            {"units": [{"id": "a", "card": {"name": "X", "damage": {"S": "2", "M": "x", "L": "0"}}}]},
+            "units[0].card",
+            "",
+        ),
+        ({"colour": "red"}, "colour", "unknown"),
+    ],
+)
 def test_bad_force_files_name_the_file_and_field(tmp_path, change, where, problem):
     assert_bad_file(load_force, DATA / "training-day-attacker.json", tmp_path, change, where, problem)
 
@@ -270,8 +331,11 @@ def test_two_forces_of_one_player_are_refused():
 
 
 def _terrain(game, *pieces):
-    game.do("terrain", format="station-terrain/1", pieces=[
-        {"id": i, "type": t, "height_mm": h, "polygon": poly} for i, t, h, poly in pieces])
+    game.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[{"id": i, "type": t, "height_mm": h, "polygon": poly} for i, t, h, poly in pieces],
+    )
 
 
 def test_5_4_worked_example_vulture_to_the_hilltop_costs_ten():
@@ -314,6 +378,7 @@ def test_4_2_units_alternate_the_loser_first_and_the_larger_side_in_proportion(g
     game.hurt("commando", destroyed=True)
     game.state = game.state.evolve(removed=frozenset({"commando"}))
     from station.rules.alpha_strike.turn import next_player
+
     assert next_player(game.state.evolve(moves={}), set()) == "defender"
     assert next_player(game.state.evolve(moves={}), {"thunderbolt"}) == "attacker"
     assert next_player(game.state.evolve(moves={}), {"thunderbolt", "catapult"}) == "attacker"  # 1 unit against 2
@@ -356,6 +421,7 @@ def test_the_recorded_training_day_replays_to_the_attackers_victory():
     finishes the Thunderbolt, and the attacker wins by §12's condition."""
     from station.fold import fold
     from station.journal import read_records
+
     records = read_records(Path(__file__).parent / "data" / "sessions" / "training-day.jsonl")
     assert not [r for r in records if r["kind"] == "dice" and not r.get("physical")]  # every roll from the table
     result = fold(records)

@@ -1,5 +1,6 @@
 """Alpha Strike specials (seed 004 digest §10) and lance formations (§11) through the fold, with
 the BattleMaster's REAR worked example, and the §13 options that change a ruling."""
+
 import json
 
 import pytest
@@ -9,13 +10,25 @@ from station.rules.base import ArmyError
 
 from .test_alpha_strike_game import INCH, RADIUS, Alpha
 
-TORCH = {"name": "Torch (test card)", "size": 2, "tmm": 2, "move_in": 10, "damage": {"S": "2", "M": "2", "L": "0"},
-         "overheat": 1, "armour": 4, "structure": 3, "specials": ["HT 1/1/-"]}
+TORCH = {
+    "name": "Torch (test card)",
+    "size": 2,
+    "tmm": 2,
+    "move_in": 10,
+    "damage": {"S": "2", "M": "2", "L": "0"},
+    "overheat": 1,
+    "armour": 4,
+    "structure": 3,
+    "specials": ["HT 1/1/-"],
+}
 
 
 def force(tmp_path, player, units, formation=None):
-    data = {"format": "alpha-strike-force/1", "player": player, "units": [
-        {"id": i, "card": c, "skill": 4} for i, c in units]}
+    data = {
+        "format": "alpha-strike-force/1",
+        "player": player,
+        "units": [{"id": i, "card": c, "skill": 4} for i, c in units],
+    }
     if formation:
         data["formation"] = formation
     path = tmp_path / f"{player}.json"
@@ -37,9 +50,18 @@ def combat(game):
 @pytest.fixture
 def battlemaster(tmp_path):
     """§10.3's example: a Shadow Hawk in front at medium range, a Commando behind at short."""
-    g = Alpha(forces=[force(tmp_path, "red", [("blr", "BattleMaster BLR-1G")]),
-                      force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H"), ("commando", "Commando COM-3A")])])
-    start(g, blr=(600, 450, 0), hawk=(600 + 2 * RADIUS + 10 * INCH, 450, 180), commando=(600 - 2 * RADIUS - 3 * INCH, 450, 0))
+    g = Alpha(
+        forces=[
+            force(tmp_path, "red", [("blr", "BattleMaster BLR-1G")]),
+            force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H"), ("commando", "Commando COM-3A")]),
+        ]
+    )
+    start(
+        g,
+        blr=(600, 450, 0),
+        hawk=(600 + 2 * RADIUS + 10 * INCH, 450, 180),
+        commando=(600 - 2 * RADIUS - 3 * INCH, 450, 0),
+    )
     return combat(g)
 
 
@@ -60,10 +82,19 @@ def test_10_3_overheat_is_added_after_the_rear_reduction(battlemaster):
 
 
 def test_a21_option_a_missed_rear_attack_costs_nothing(tmp_path):
-    g = Alpha({"rear_reduction_on_miss": False}, forces=[
-        force(tmp_path, "red", [("blr", "BattleMaster BLR-1G")]),
-        force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H"), ("commando", "Commando COM-3A")])])
-    start(g, blr=(600, 450, 0), hawk=(600 + 2 * RADIUS + 10 * INCH, 450, 180), commando=(600 - 2 * RADIUS - 3 * INCH, 450, 0))
+    g = Alpha(
+        {"rear_reduction_on_miss": False},
+        forces=[
+            force(tmp_path, "red", [("blr", "BattleMaster BLR-1G")]),
+            force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H"), ("commando", "Commando COM-3A")]),
+        ],
+    )
+    start(
+        g,
+        blr=(600, 450, 0),
+        hawk=(600 + 2 * RADIUS + 10 * INCH, 450, 180),
+        commando=(600 - 2 * RADIUS - 3 * INCH, 450, 0),
+    )
     combat(g)
     g.do("attack", 1, 1, attacker="blr", target="commando", rear=True)
     g.do("attack", 4, 4, attacker="blr", target="hawk")
@@ -73,15 +104,22 @@ def test_a21_option_a_missed_rear_attack_costs_nothing(tmp_path):
 def test_10_3_rear_limits(battlemaster):
     g = battlemaster
     assert "REAR weapons fire at targets outside" in g.do("attack", attacker="blr", target="hawk", rear=True)[0].text
-    assert "only a forward weapon attack" in g.do("attack", attacker="blr", target="commando", rear=True, overheat=1)[0].text
+    assert (
+        "only a forward weapon attack"
+        in g.do("attack", attacker="blr", target="commando", rear=True, overheat=1)[0].text
+    )
     g.do("attack", 1, 1, attacker="blr", target="hawk")
     assert "has made its attack" in g.do("attack", attacker="blr", target="commando", rear=True)[0].text
     assert "no REAR weapons" in g.do("attack", attacker="hawk", target="blr", rear=True)[0].text
 
 
 def test_10_1_ht_heats_the_target_at_most_2_a_turn_and_cannot_be_overheated(tmp_path):
-    g = Alpha(forces=[force(tmp_path, "red", [("torch", TORCH), ("torch2", TORCH), ("torch3", TORCH)]),
-                      force(tmp_path, "blue", [("blr", "BattleMaster BLR-1G")])])
+    g = Alpha(
+        forces=[
+            force(tmp_path, "red", [("torch", TORCH), ("torch2", TORCH), ("torch3", TORCH)]),
+            force(tmp_path, "blue", [("blr", "BattleMaster BLR-1G")]),
+        ]
+    )
     x = 300 + 2 * RADIUS + 3 * INCH
     start(g, torch=(300, 300, 0), torch2=(300, 450, 0), torch3=(300, 600, 0), blr=(x, 450, 180))
     combat(g)
@@ -95,10 +133,24 @@ def test_10_1_ht_heats_the_target_at_most_2_a_turn_and_cannot_be_overheated(tmp_
 
 
 def test_10_4_indirect_fire_needs_a_spotter_that_sees_the_target(tmp_path):
-    g = Alpha(forces=[force(tmp_path, "red", [("stalker", "Stalker STK-3F"), ("locust", "Locust LCT-1E")]),
-                      force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H")])])
-    g.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "hill", "type": "hill", "height_mm": 300, "polygon": [[450, 250], [520, 250], [520, 650], [450, 650]]}])
+    g = Alpha(
+        forces=[
+            force(tmp_path, "red", [("stalker", "Stalker STK-3F"), ("locust", "Locust LCT-1E")]),
+            force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H")]),
+        ]
+    )
+    g.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {
+                "id": "hill",
+                "type": "hill",
+                "height_mm": 300,
+                "polygon": [[450, 250], [520, 250], [520, 650], [450, 650]],
+            }
+        ],
+    )
     start(g, stalker=(300, 450, 0), locust=(700, 200, 90), hawk=(700, 450, 180))
     combat(g)
     assert "no line of sight" in g.do("attack", attacker="stalker", target="hawk")[0].text
@@ -109,23 +161,37 @@ def test_10_4_indirect_fire_needs_a_spotter_that_sees_the_target(tmp_path):
 
 
 def test_10_4_a_spotter_that_attacked_adds_one_and_the_option_drops_the_modifiers(tmp_path):
-    forces = [force(tmp_path, "red", [("stalker", "Stalker STK-3F"), ("locust", "Locust LCT-1E")]),
-              force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H")])]
+    forces = [
+        force(tmp_path, "red", [("stalker", "Stalker STK-3F"), ("locust", "Locust LCT-1E")]),
+        force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H")]),
+    ]
     for options, tn in (({}, 7), ({"indirect_modifiers": "none"}, 5)):
         g = Alpha(options, forces=forces)
         start(g, stalker=(300, 450, 0), locust=(700, 200, 90), hawk=(700, 450, 180))
         combat(g)
         g.do("attack", 1, 1, attacker="locust", target="hawk")
-        assert g.do("attack", 1, 1, attacker="stalker", target="hawk", kind="indirect", spotter="locust")[0].details["tn"] == tn
+        assert (
+            g.do("attack", 1, 1, attacker="stalker", target="hawk", kind="indirect", spotter="locust")[0].details["tn"]
+            == tn
+        )
 
 
 def _lance(tmp_path, kind, **extra):
-    red = force(tmp_path, "red", [("a", "Commando COM-3A"), ("b", "Commando COM-3A"), ("c", "Commando COM-3A")],
-                {"type": kind, **extra})
+    red = force(
+        tmp_path,
+        "red",
+        [("a", "Commando COM-3A"), ("b", "Commando COM-3A"), ("c", "Commando COM-3A")],
+        {"type": kind, **extra},
+    )
     return Alpha(forces=[red, force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H")])])
 
 
-LANCE_AT = {"a": (300, 300, 0), "b": (300, 450, 0), "c": (300, 600, 0), "hawk": (300 + 2 * RADIUS + 10 * INCH, 450, 180)}
+LANCE_AT = {
+    "a": (300, 300, 0),
+    "b": (300, 450, 0),
+    "c": (300, 600, 0),
+    "hawk": (300 + 2 * RADIUS + 10 * INCH, 450, 180),
+}
 
 
 def test_11_1_battle_lance_lucky_rerolls_a_miss_six_times(tmp_path):
@@ -166,21 +232,31 @@ def test_11_3_striker_speed_demons_move_two_inches_more(tmp_path):
     assert 'more than its 14"' in g.do("move", unit="b", mode="ground")[0].text
 
 
-@pytest.mark.parametrize("formation, problem", [
-    ({"type": "striker", "speed_demon": ["a"]}, "names 3 different units"),
-    ({"type": "striker", "speed_demon": ["a", "b", "zz"]}, "'zz' is not a unit"),
-    ({"type": "battle", "speed_demon": ["a"]}, "only a striker lance"),
-    ({"type": "recon"}, "formation.type"),
-])
+@pytest.mark.parametrize(
+    "formation, problem",
+    [
+        ({"type": "striker", "speed_demon": ["a"]}, "names 3 different units"),
+        ({"type": "striker", "speed_demon": ["a", "b", "zz"]}, "'zz' is not a unit"),
+        ({"type": "battle", "speed_demon": ["a"]}, "only a striker lance"),
+        ({"type": "recon"}, "formation.type"),
+    ],
+)
 def test_bad_formations_are_named(tmp_path, formation, problem):
     with pytest.raises(ArmyError, match=problem):
-        force(tmp_path, "red", [("a", "Commando COM-3A"), ("b", "Commando COM-3A"), ("c", "Commando COM-3A")], formation)
+        force(
+            tmp_path, "red", [("a", "Commando COM-3A"), ("b", "Commando COM-3A"), ("c", "Commando COM-3A")], formation
+        )
 
 
 def test_a4_a_shut_down_target_in_melee_is_immobile_or_by_option_plus_nothing(tmp_path):
     for options, tn in (({}, 4 - 1 - 4), ({"shutdown_in_melee": "no_tmm"}, 4 - 1)):
-        g = Alpha(options, forces=[force(tmp_path, "red", [("a", "Commando COM-3A")]),
-                                   force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H")])])
+        g = Alpha(
+            options,
+            forces=[
+                force(tmp_path, "red", [("a", "Commando COM-3A")]),
+                force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H")]),
+            ],
+        )
         start(g, a=(300, 450, 0), hawk=(300 + 2 * RADIUS + 0.5 * INCH, 450, 180))
         combat(g)
         g.hurt("hawk", shutdown=True)
@@ -191,8 +267,13 @@ def test_a4_a_shut_down_target_in_melee_is_immobile_or_by_option_plus_nothing(tm
 def test_a10_minimal_damage_with_overheat_deals_the_overheat_or_by_option_is_refused(tmp_path):
     spark = {**TORCH, "damage": {"S": "0*", "M": "0*", "L": "0"}, "specials": []}
     for options, allowed in (({}, True), ({"minimal_overheat": "forbid"}, False)):
-        g = Alpha(options, forces=[force(tmp_path, "red", [("spark", spark)]),
-                                   force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H")])])
+        g = Alpha(
+            options,
+            forces=[
+                force(tmp_path, "red", [("spark", spark)]),
+                force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H")]),
+            ],
+        )
         start(g, spark=(300, 450, 0), hawk=(300 + 2 * RADIUS + 3 * INCH, 450, 180))
         combat(g)
         ruling = g.do("attack", *((3, 3) if allowed else ()), attacker="spark", target="hawk", overheat=1)[0]

@@ -1,4 +1,5 @@
 """Бронепехота §9.4 jump packs (Table 8), §3.2 flyers' two moves, §11.1 aimed fire's limits."""
+
 import pytest
 
 from station.measure.terrain import parse_terrain
@@ -10,8 +11,10 @@ STEP = 50.0
 
 
 def _seen(*units):
-    return Input("snapshot", {"units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"}
-                                        for e, x, y, f in units]})
+    return Input(
+        "snapshot",
+        {"units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, x, y, f in units]},
+    )
 
 
 @pytest.fixture
@@ -19,9 +22,24 @@ def jumper(armies):
     armies[0]["units"][0]["members"][2]["properties"] = ["Пр5"]  # cyber-3 with a 5-step jump pack
     table = Table(armies)
     table.begin_round()
-    table.state = table.state.evolve(terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [
-        {"id": "platform", "type": "building", "height_mm": 100, "polygon": [[600, 0], [900, 0], [900, 900], [600, 900]]}]},
-        "test")))
+    table.state = table.state.evolve(
+        terrain=tuple(
+            parse_terrain(
+                {
+                    "format": "station-terrain/1",
+                    "pieces": [
+                        {
+                            "id": "platform",
+                            "type": "building",
+                            "height_mm": 100,
+                            "polygon": [[600, 0], [900, 0], [900, 900], [600, 900]],
+                        }
+                    ],
+                },
+                "test",
+            )
+        )
+    )
     table.send(_seen(("cyber-3", 400.0, 300.0, 0.0)))
     table.send(Input("activate", {"unit": "cyber"}))
     return table
@@ -43,9 +61,24 @@ def test_9_4_a_jump_along_the_ground_costs_its_length(armies, steps, too_far):
 
 def test_9_4_fig_57_onto_a_platform(jumper):
     table = jumper
-    table.state = table.state.evolve(terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [
-        {"id": "platform", "type": "building", "height_mm": 100, "polygon": [[480, 0], [900, 0], [900, 900], [480, 900]]}]},
-        "test")))  # 2 steps up, starting 1.6 steps away
+    table.state = table.state.evolve(
+        terrain=tuple(
+            parse_terrain(
+                {
+                    "format": "station-terrain/1",
+                    "pieces": [
+                        {
+                            "id": "platform",
+                            "type": "building",
+                            "height_mm": 100,
+                            "polygon": [[480, 0], [900, 0], [900, 900], [480, 900]],
+                        }
+                    ],
+                },
+                "test",
+            )
+        )
+    )  # 2 steps up, starting 1.6 steps away
     table.send(Input("jump", {"element": "cyber-3"}))
     table.send(_seen(("cyber-3", 500.0, 300.0, 0.0)))  # Рис. 57a: 2 away, 2 up: 4 <= 5
     assert not table.rules.state_dict(table.state)["moved"]["cyber-3"]["problems"]
@@ -78,8 +111,11 @@ def test_11_1_aimed_fire_is_for_one_who_only_shoots(armies):
     table.send(_seen(("cyber-2", 300.0, 300.0, 0.0), ("clone-3", 800.0, 300.0, 180.0), ("cyber-3", 300.0, 400.0, 0.0)))
     table.send(Input("activate", {"unit": "cyber"}))
     table.send(_seen(("cyber-2", 320.0, 300.0, 0.0)))  # he moved
-    moved = next(r for r in table.send(Input("virtual_shot", {"shooter": "cyber-2", "target": "clone-3", "aimed": True}))
-                 if r.id.endswith(":virtual"))
+    moved = next(
+        r
+        for r in table.send(Input("virtual_shot", {"shooter": "cyber-2", "target": "clone-3", "aimed": True}))
+        if r.id.endswith(":virtual")
+    )
     assert "aimed fire is for one who only shoots" in moved.text
     shot = table.send(Input("virtual_shot", {"shooter": "cyber-3", "target": "clone-3", "aimed": True}), 1)
     assert shot[-1].details["aimed"]

@@ -1,4 +1,5 @@
 """Бронепехота §8 close combat, with the digest's worked examples (Рис. 49, Рис. 50, Рис. 51-52)."""
+
 from dataclasses import replace
 
 import pytest
@@ -7,8 +8,10 @@ from station.rules.base import Input
 
 
 def _seen(*units):
-    return Input("snapshot", {"units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"}
-                                        for e, x, y, f in units]})
+    return Input(
+        "snapshot",
+        {"units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, x, y, f in units]},
+    )
 
 
 def _fight(table, *rolls, **args):
@@ -27,7 +30,9 @@ def test_8_1_fig_49_a_vehicle_with_saw_and_claw_attacks_a_gun(blue_first):
     table = blue_first
     table.state = table.state.with_element(replace(table.el("t-rex"), armour=9))
     gun = table.el("mortar")
-    table.send(_seen(("t-rex", 500.0, 500.0, 0.0), ("mortar", 500.0 + 50 + 25.0 + 1.0, 500.0, 180.0)))  # touching, facing it
+    table.send(
+        _seen(("t-rex", 500.0, 500.0, 0.0), ("mortar", 500.0 + 50 + 25.0 + 1.0, 500.0, 180.0))
+    )  # touching, facing it
     ruling = _fight(table, 4, attacker="t-rex", defender="mortar")
     assert ruling.details["attack"] == 16 and ruling.details["defence"] == gun.armour
     assert "D6 4 + armour 9 + ББ 3" in ruling.text and "no die" in ruling.text
@@ -60,7 +65,9 @@ def test_8_3_from_behind_two_dice_keep_the_higher_and_a_vehicle_loses_its_melee_
     """Рис. 51-52: the attacker is in the defender's rear half."""
     table.begin_round(3, 10)  # red acts first
     armour_before = table.el("t-rex").armour
-    table.send(_seen(("clone-3", 500.0, 500.0, 0.0), ("t-rex", 500.0 + 12.5 + 50 + 1.0, 500.0, 0.0)))  # t-rex faces away
+    table.send(
+        _seen(("clone-3", 500.0, 500.0, 0.0), ("t-rex", 500.0 + 12.5 + 50 + 1.0, 500.0, 0.0))
+    )  # t-rex faces away
     ruling = _fight(table, 2, 5, 1, attacker="clone-3", defender="t-rex")
     assert ruling.details["surprise"] and "§8.3" in ruling.section
     skill = table.state.setup.melee["clone-3"]
@@ -69,8 +76,14 @@ def test_8_3_from_behind_two_dice_keep_the_higher_and_a_vehicle_loses_its_melee_
     assert ruling.details["defence"] == 1 + armour_before  # D6 + Armour, without the saw and the claw
 
 
-@pytest.mark.parametrize("attacker, defender, problem", [
-    ("mortar", "cyber-2", "does not attack"), ("cyber-2", "cyber-3", "same side"), ("cyber-2", "clone-3", "not touching")])
+@pytest.mark.parametrize(
+    "attacker, defender, problem",
+    [
+        ("mortar", "cyber-2", "does not attack"),
+        ("cyber-2", "cyber-3", "same side"),
+        ("cyber-2", "clone-3", "not touching"),
+    ],
+)
 def test_close_combat_refusals(blue_first, attacker, defender, problem):
     table = blue_first
     table.send(_seen(("cyber-2", 300.0, 300.0, 0.0), ("clone-3", 500.0, 300.0, 180.0), ("cyber-3", 330.0, 300.0, 0.0)))

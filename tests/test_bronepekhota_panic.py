@@ -8,8 +8,13 @@ from .conftest import Table, hb, impact
 
 
 def _seen(*units):
-    return Input("snapshot", {"table_mm": [1200, 900], "units": [
-        {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, x, y, f in units]})
+    return Input(
+        "snapshot",
+        {
+            "table_mm": [1200, 900],
+            "units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, x, y, f in units],
+        },
+    )
 
 
 @pytest.mark.parametrize("x, deserts", [(600.0, False), (60.0, True)])
@@ -48,9 +53,13 @@ def test_a_panicking_pilot_leaves_his_vehicle_to_be_captured(armies):
     table.begin_round()
     table.send(_seen(("gryphon", 300.0, 300.0, 0.0), ("salamander", 700.0, 300.0, 180.0)))
     pilot = table.state.elements[table.el("salamander").pilot]
-    rulings = table.send(Input("virtual_shot", {"shooter": "gryphon", "target": "salamander", "weapon": "cannon"}),
-                         12, 12, 12, pilot.armour)
+    rulings = table.send(
+        Input("virtual_shot", {"shooter": "gryphon", "target": "salamander", "weapon": "cannon"}),
+        12,
+        12,
+        12,
+        pilot.armour,
+    )
     text = next(r for r in rulings if r.id.endswith(":virtual")).text
     assert "jumps out" in text and table.el("salamander").pilot is None
     assert table.el(pilot.id).aboard is None and not table.el(pilot.id).destroyed
-

@@ -1,4 +1,5 @@
 """Бронепехота quick rules (seed 002), section by section of the digest."""
+
 import itertools
 import json
 from dataclasses import replace
@@ -36,8 +37,17 @@ class Quick:
         return self.send(Input(kind, args), *rolls)
 
     def seen(self, *units):
-        return self.send(Input("snapshot", {"table_mm": [1200, 900], "units": [
-            {"element": e, "x_mm": x, "y_mm": y, "facing_deg": 0.0, "status": "up"} for e, x, y in units]}))
+        return self.send(
+            Input(
+                "snapshot",
+                {
+                    "table_mm": [1200, 900],
+                    "units": [
+                        {"element": e, "x_mm": x, "y_mm": y, "facing_deg": 0.0, "status": "up"} for e, x, y in units
+                    ],
+                },
+            )
+        )
 
     def f(self, fighter):
         return self.state.fighters[fighter]
@@ -62,11 +72,14 @@ def test_5_infantry_manoeuvre_comes_from_armour_and_the_table_is_an_option():
     assert Options.from_dict({"maneuver_by_armour": {"5": 6, "7": 5, "9": 3}}).maneuver_for(8) == 5
 
 
-@pytest.mark.parametrize("rolls, outcome, dead, wounded", [
-    ((1,), "no effect", False, False),  # 1 + 3 = 4 < 5
-    ((2,), "wounded", False, True),  # 2 + 3 = 5 = Armour 5
-    ((3,), "killed", True, False),  # 6 > 5
-])
+@pytest.mark.parametrize(
+    "rolls, outcome, dead, wounded",
+    [
+        ((1,), "no effect", False, False),  # 1 + 3 = 4 < 5
+        ((2,), "wounded", False, True),  # 2 + 3 = 5 = Armour 5
+        ((3,), "killed", True, False),  # 6 > 5
+    ],
+)
 def test_7_virtual_shot_against_armour(game, rolls, outcome, dead, wounded):
     game.seen(("trooper-1", 100, 100), ("raider-1", 100, 600))  # 10 steps apart: no close-target bonus
     game.seen(("trooper-1", 110, 100))  # he moved: no aimed bonus either
@@ -192,6 +205,7 @@ def test_the_recorded_quick_game_replays_to_blues_victory():
     (make sessions): real hits judged by the tilt nodes, a wound, a virtual kill, and victory."""
     from station.fold import fold
     from station.journal import read_records
+
     records = read_records(Path(__file__).parent / "data" / "sessions" / "quick.jsonl")
     state = json.loads(fold(records).state_json())
     assert state["game"] == "bronepekhota_quick" and state["winner"] == "blue"

@@ -1,4 +1,5 @@
 """Бронепехота real shooting, seed 000 digest §3, §5 and §6: every row of §6.7 Table 4."""
+
 import pytest
 
 from station.rules.base import Input
@@ -17,6 +18,7 @@ def test_table_3_charge_power():
 
 
 # --- §6.7 Table 4, infantryman ---------------------------------------------------------------
+
 
 @pytest.mark.parametrize("roll, survives", [(1, True), (2, True), (3, False), (6, False)])
 def test_table_4_infantryman_stayed_on_his_feet_takes_survival_test_d6(table, roll, survives):
@@ -44,6 +46,7 @@ def test_table_4_infantryman_fell_or_leaned_is_destroyed(table, state):
 
 
 # --- §6.7 Table 4, combat vehicle -------------------------------------------------------------
+
 
 def test_table_4_vehicle_stayed_in_place_power_damage_then_armour_test_d12(table):
     """Table 4 row 3 + §6.6: damage = charge power, D12 against the armour after the damage."""
@@ -83,6 +86,7 @@ def test_table_4_vehicle_hit_while_already_lying(table):
 
 # --- §6.7 Table 4, gun ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("evidence, expected_damage", [("stood", 2), ("fell", 4), ("lying", 4)])
 def test_table_4_gun_rows_take_damage_and_no_test(table, evidence, expected_damage):
     """Table 4 rows 6-8: a gun has no pilot and takes no Armour Test."""
@@ -100,6 +104,7 @@ def test_table_4_gun_rows_take_damage_and_no_test(table, evidence, expected_dama
 
 
 # --- §5 damage ---------------------------------------------------------------------------------
+
 
 def test_durability_slider_lowers_speed_and_zero_destroys_pilot_fights_on(table):
     """§5.1, §5.2, §2.2: armour falls with damage, speed follows its sector, 0 destroys; the
@@ -132,6 +137,7 @@ def test_fallen_vehicle_cannot_fire_until_repaired(table):
 
 
 # --- §6 real shooting bans ---------------------------------------------------------------------
+
 
 def test_mortar_bomb_from_vehicle_launcher_is_refused(armies):
     """§6: firing mortar bombs from combat-vehicle launchers is forbidden."""
@@ -186,6 +192,7 @@ def test_counter_jump_is_reported(table):
 
 # --- §3 rounds ---------------------------------------------------------------------------------
 
+
 def test_initiative_d12_ties_reroll_only_the_tied(table):
     """§3.1: highest D12 wins; tied leaders roll again."""
     rulings = table.send(Input("begin_round"), 9, 9, 4, 8)
@@ -209,9 +216,14 @@ def test_alternating_activations(table):
 
 def test_hub_inventory_is_checked_against_the_army_wiring(table):
     from station.devices import protocol as p
-    nodes = tuple(p.Node(n, "tilt") for n in table.state.setup.tilt_nodes if n != "T21") + \
-        tuple(p.Node(launcher.node, "launcher", launcher.barrels) for launcher in table.state.setup.launchers.values()) + \
-        (p.Node("T99", "tilt"),)
+
+    nodes = (
+        tuple(p.Node(n, "tilt") for n in table.state.setup.tilt_nodes if n != "T21")
+        + tuple(
+            p.Node(launcher.node, "launcher", launcher.barrels) for launcher in table.state.setup.launchers.values()
+        )
+        + (p.Node("T99", "tilt"),)
+    )
     rulings = table.send(p.Hello(0, "hub/1", 1, "B001", nodes))
     assert len(rulings) == 1 and "T21" in rulings[0].text and "T99" in rulings[0].text
     assert not table.send(p.Hello(0, "hub/1", 1, "B001", nodes))  # same boot: said once
@@ -219,9 +231,12 @@ def test_hub_inventory_is_checked_against_the_army_wiring(table):
 
 # --- §6.1 and §6.2, measured on the camera's positions -----------------------------------------
 
+
 def _seen(*units):
-    return Input("snapshot", {"units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"}
-                                        for e, x, y, f in units]})
+    return Input(
+        "snapshot",
+        {"units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, x, y, f in units]},
+    )
 
 
 @pytest.mark.parametrize("gap_mm, legal", [(51.0, True), (1.0, False)])
@@ -279,9 +294,16 @@ def test_movement_during_an_activation_against_the_allowance(table, steps, flagg
 
 def test_the_rulebook_example_back_turn_forward_costs_four_sp(table):
     """§4.2 Рис. 22: 1 step back (1 SP), a turn on the spot (1 SP), 2 steps forward (2 SP)."""
-    view = _walk(table, "varan", (500.0, 500.0, 0.0), (450.0, 500.0, 0.0),  # back one step (tracked)
-                 (450.0, 500.0, 40.0), (450.0, 500.0, 90.0),  # one turn, seen in two snapshots
-                 (450.0, 550.0, 90.0), (450.0, 600.0, 90.0))
+    view = _walk(
+        table,
+        "varan",
+        (500.0, 500.0, 0.0),
+        (450.0, 500.0, 0.0),  # back one step (tracked)
+        (450.0, 500.0, 40.0),
+        (450.0, 500.0, 90.0),  # one turn, seen in two snapshots
+        (450.0, 550.0, 90.0),
+        (450.0, 600.0, 90.0),
+    )
     assert view["spent_sp"] == pytest.approx(4.0, abs=0.01)
     assert view["charged"] == ["2.0 steps forward", "1.0 steps backward", "1 turn: 1 SP"]
 
@@ -297,14 +319,31 @@ def test_walkers_pay_double_backward_and_sideways_and_wheels_cannot_sidestep(tab
     assert ruling.needs_referee and "wheeled vehicle cannot" in ruling.text
 
 
-@pytest.mark.parametrize("height, extra_sp, problem", [(20.0, 0, False), (25.0, 0, False), (40.0, 2, False),
-                                                       (80.0, 0, True)])
+@pytest.mark.parametrize(
+    "height, extra_sp, problem", [(20.0, 0, False), (25.0, 0, False), (40.0, 2, False), (80.0, 0, True)]
+)
 def test_infantry_pay_for_obstacles_by_height(table, height, extra_sp, problem):
     """Table 1: up to half a step free, up to a step 2 SP, higher not without climbing."""
     from station.measure.terrain import parse_terrain
-    table.state = table.state.evolve(terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [
-        {"id": "fence", "type": "obstacle", "height_mm": height, "polygon": [[590, 0], [600, 0], [600, 900], [590, 900]]}]},
-        "test")))
+
+    table.state = table.state.evolve(
+        terrain=tuple(
+            parse_terrain(
+                {
+                    "format": "station-terrain/1",
+                    "pieces": [
+                        {
+                            "id": "fence",
+                            "type": "obstacle",
+                            "height_mm": height,
+                            "polygon": [[590, 0], [600, 0], [600, 900], [590, 900]],
+                        }
+                    ],
+                },
+                "test",
+            )
+        )
+    )
     view = _walk(table, "clone-3", (500.0, 300.0, 0.0), (560.0, 300.0, 0.0), (650.0, 300.0, 0.0), unit="clones")
     assert view["spent_sp"] == pytest.approx(3.0 + extra_sp, abs=0.01)
     assert bool(view["problems"]) is problem
@@ -312,14 +351,17 @@ def test_infantry_pay_for_obstacles_by_height(table, height, extra_sp, problem):
 
 def test_camera_jitter_is_not_movement():
     from station.measure.movement import append_position, movement
+
     path = ((0.0, 0.0, 0.0),)
     for dx in (0.5, -0.8, 1.1, 0.3):
         path = append_position(path, (dx, 0.4, 0.5))
     assert len(path) == 1 and movement(path).path_mm == 0
 
 
-@pytest.mark.parametrize("gap_mm, residual_mm, in_doubt", [(2.8, None, True), (2.8, 0.2, False), (3.8, None, False),
-                                                          (2.8, 2.0, True), (6.0, 2.0, True)])
+@pytest.mark.parametrize(
+    "gap_mm, residual_mm, in_doubt",
+    [(2.8, None, True), (2.8, 0.2, False), (3.8, None, False), (2.8, 2.0, True), (6.0, 2.0, True)],
+)
 def test_a_shot_within_the_uncertainty_of_touching_goes_to_the_referee(table, gap_mm, residual_mm, in_doubt):
     """§6.2 with the camera's uncertainty: contact is 2 mm, and each position is uncertain by the
     calibration residual (0.5 mm when a snapshot does not say) over the tracker's confidence."""
@@ -366,25 +408,29 @@ def test_6_7_the_camera_judges_the_fall_of_a_model_without_a_tilt_node(armies):
     """A model with no tilt node: the camera's ModelFell, placed on the hub's clock by the
     pairing of hub events with the station's clock, is the evidence of a hit."""
     from station.rules.base import Event
+
     armies[1]["units"][0]["members"][2].pop("tilt_node")  # clone-3 has no tilt node
     table = Table(armies)
     table.begin_round()
     seq = 100
     table.state, _ = table.rules.apply(table.state, Event(seq, table.shot("L1", t=1000), mono=50.0))
-    table.state, rulings = table.rules.apply(table.state, Event(seq + 1, Input("camera_posture",
-                                                                                {"element": "clone-3", "fallen": True}), mono=50.6))
+    table.state, rulings = table.rules.apply(
+        table.state, Event(seq + 1, Input("camera_posture", {"element": "clone-3", "fallen": True}), mono=50.6)
+    )
     assert rulings and rulings[0].kind == "hit" and "Clone 3" in rulings[0].text and "fell" in rulings[0].text
     assert table.el("clone-3").destroyed  # Table 4: an infantryman who fell is destroyed
 
 
 def test_6_7_a_camera_fall_long_after_any_shot_is_no_hit(armies):
     from station.rules.base import Event
+
     armies[1]["units"][0]["members"][2].pop("tilt_node")
     table = Table(armies)
     table.begin_round()
     table.state, _ = table.rules.apply(table.state, Event(100, table.shot("L1", t=1000), mono=50.0))
-    table.state, rulings = table.rules.apply(table.state, Event(101, Input("camera_posture",
-                                                                           {"element": "clone-3", "fallen": True}), mono=80.0))
+    table.state, rulings = table.rules.apply(
+        table.state, Event(101, Input("camera_posture", {"element": "clone-3", "fallen": True}), mono=80.0)
+    )
     assert [r.kind for r in rulings] == ["status"] and "no shot in the hit window" in rulings[0].text
     assert not table.el("clone-3").destroyed
 
@@ -393,10 +439,18 @@ def test_6_7_a_camera_fall_long_after_any_shot_is_no_hit(armies):
 def test_4_1_climbing_over_a_wall_the_players_agreed_is_climbable(table, climbable, extra_sp, problem):
     """Table 1, Рис. 19: climbing costs 2 SP a step of height; a 2-step wall up and down is 8 SP."""
     from station.measure.terrain import parse_terrain
-    piece = {"id": "wall", "type": "building", "height_mm": 100, "polygon": [[590, 0], [600, 0], [600, 900], [590, 900]]}
+
+    piece = {
+        "id": "wall",
+        "type": "building",
+        "height_mm": 100,
+        "polygon": [[590, 0], [600, 0], [600, 900], [590, 900]],
+    }
     if climbable:
         piece["climbable"] = True
-    table.state = table.state.evolve(terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [piece]}, "t")))
+    table.state = table.state.evolve(
+        terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [piece]}, "t"))
+    )
     view = _walk(table, "clone-3", (500.0, 300.0, 0.0), (650.0, 300.0, 0.0), unit="clones")
     assert view["spent_sp"] == pytest.approx(3.0 + extra_sp, abs=0.01)
     assert bool(view["problems"]) is problem
@@ -406,18 +460,39 @@ def test_4_1_climbing_over_a_wall_the_players_agreed_is_climbable(table, climbab
 def test_4_2_vertical_obstacles_against_the_vehicles_clearance(armies, height, problem):
     """Table 2: a tracked vehicle crosses obstacles up to its track height (here 30 mm)."""
     from station.measure.terrain import parse_terrain
+
     armies[1]["units"][2]["clearance_mm"] = 30  # varan, tracked
     table = Table(armies)
-    table.state = table.state.evolve(terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [
-        {"id": "kerb", "type": "obstacle", "height_mm": height, "polygon": [[590, 0], [600, 0], [600, 900], [590, 900]]}]},
-        "t")))
+    table.state = table.state.evolve(
+        terrain=tuple(
+            parse_terrain(
+                {
+                    "format": "station-terrain/1",
+                    "pieces": [
+                        {
+                            "id": "kerb",
+                            "type": "obstacle",
+                            "height_mm": height,
+                            "polygon": [[590, 0], [600, 0], [600, 900], [590, 900]],
+                        }
+                    ],
+                },
+                "t",
+            )
+        )
+    )
     view = _walk(table, "varan", (400.0, 300.0, 0.0), (700.0, 300.0, 0.0))
     assert (problem is None and not view["problems"]) or (problem and problem in view["problems"][0])
 
 
 def _deployed(*units):
-    return Input("snapshot", {"table_mm": [1200, 900], "units": [
-        {"element": e, "x_mm": x, "y_mm": y, "facing_deg": 90.0, "status": "up"} for e, x, y in units]})
+    return Input(
+        "snapshot",
+        {
+            "table_mm": [1200, 900],
+            "units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": 90.0, "status": "up"} for e, x, y in units],
+        },
+    )
 
 
 def test_1_6_each_side_deploys_in_60_by_20_cm_at_an_edge(armies):

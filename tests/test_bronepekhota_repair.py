@@ -1,4 +1,5 @@
 """Бронепехота §9.1-9.3 capture and repair by infantry, §10.1 the repair platform (HELIX)."""
+
 from dataclasses import replace
 
 import pytest
@@ -9,8 +10,10 @@ from .conftest import Table
 
 
 def _seen(*units):
-    return Input("snapshot", {"units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"}
-                                        for e, x, y, f in units]})
+    return Input(
+        "snapshot",
+        {"units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, x, y, f in units]},
+    )
 
 
 def _ruling(table, kind, *rolls, **args):
@@ -91,8 +94,13 @@ def test_9_1_rank_and_9_2_guns_with_their_crew_touching(table):
     table.state = table.state.with_element(replace(table.el("salamander"), pilot=None))
     table.state = table.state.with_element(replace(table.el("cyber-3"), rank=1))
     assert "below the vehicle's" in _ruling(table, "capture", element="salamander", by="cyber-3").text
-    table.send(_seen(("mortar", 800.0, 800.0, 0.0), ("clone-4", 800.0 + 25.0 + 12.5 + 1.0, 800.0, 0.0),
-                     ("cyber-2", 800.0 - 25.0 - 12.5 - 1.0, 800.0, 0.0)))
+    table.send(
+        _seen(
+            ("mortar", 800.0, 800.0, 0.0),
+            ("clone-4", 800.0 + 25.0 + 12.5 + 1.0, 800.0, 0.0),
+            ("cyber-2", 800.0 - 25.0 - 12.5 - 1.0, 800.0, 0.0),
+        )
+    )
     assert "still touches" in _ruling(table, "capture", element="mortar", by="cyber-2").text
     table.send(_seen(("clone-4", 1000.0, 800.0, 0.0)))  # the crew walks off
     ruling = _ruling(table, "capture", element="mortar", by="cyber-2")
@@ -122,7 +130,9 @@ def test_4_3_a_pilot_leaves_his_vehicle_and_moves_once_a_round(table, rode):
 
 def test_4_3_a_flyer_whose_pilot_dies_comes_down_and_takes_d6(armies):
     armies[1]["units"][1]["locomotion"] = "flying"  # salamander flies
-    armies[0]["units"][1]["weapons"] = [{"id": "rocket", "name": "rocket", "range": "D20", "power": "1D20", "properties": []}]
+    armies[0]["units"][1]["weapons"] = [
+        {"id": "rocket", "name": "rocket", "range": "D20", "power": "1D20", "properties": []}
+    ]
     table = Table(armies, {"shooting": "virtual"})
     table.begin_round()
     table.send(_seen(("gryphon", 300.0, 300.0, 0.0), ("salamander", 700.0, 300.0, 180.0)))

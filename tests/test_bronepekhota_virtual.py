@@ -1,6 +1,7 @@
 """Бронепехота §7 virtual shooting, section by section, with the digest's own worked examples
 (seed 000: Рис. 40 range, Рис. 41 damage, Рис. 43 ammunition, Рис. 45-46 grenades, §11.1 aimed
 fire) on camera positions and terrain."""
+
 from dataclasses import replace
 
 import pytest
@@ -19,8 +20,10 @@ def virtual(armies):
 
 
 def _seen(*units):
-    return Input("snapshot", {"units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"}
-                                        for e, x, y, f in units]})
+    return Input(
+        "snapshot",
+        {"units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"} for e, x, y, f in units]},
+    )
 
 
 def _fire(table, *rolls, **args):
@@ -68,8 +71,9 @@ def test_7_4_a_hit_rolls_power_against_armour_and_kills_infantry(virtual):
 def test_7_4_damage_example_fig_41_salamander(virtual, armies):
     """Рис. 41: SALAMANDER at Armour 7 hit by a 4D12 aircraft rocket rolling 3, 7, 8, 11: only 8 and
     11 beat 7, so 2 damage, and its pilot takes one Survival Test D6 (no Armour Test in virtual)."""
-    armies[0]["units"][1]["weapons"] = [{"id": "aircraft-rocket", "name": "aircraft rocket", "range": "D20",
-                                         "power": "4D12", "properties": []}]
+    armies[0]["units"][1]["weapons"] = [
+        {"id": "aircraft-rocket", "name": "aircraft rocket", "range": "D20", "power": "4D12", "properties": []}
+    ]
     table = Table(armies, {"shooting": "virtual"})
     table.state = table.state.with_element(replace(table.el("salamander"), armour=7))
     _blue_turn(table)
@@ -89,9 +93,24 @@ def test_7_3_field_of_view_line_of_fire_and_close_combat(virtual):
     behind = _fire(virtual, shooter="cyber-2", target="clone-3")
     assert "field of view" in behind.text and behind.section == "§7.3"
     assert not virtual.el("cyber-2").fired  # a refused shot is not spent
-    virtual.state = virtual.state.evolve(terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [
-        {"id": "wall", "type": "building", "height_mm": 120, "polygon": [[440, 200], [460, 200], [460, 400], [440, 400]]}]},
-        "test")))
+    virtual.state = virtual.state.evolve(
+        terrain=tuple(
+            parse_terrain(
+                {
+                    "format": "station-terrain/1",
+                    "pieces": [
+                        {
+                            "id": "wall",
+                            "type": "building",
+                            "height_mm": 120,
+                            "polygon": [[440, 200], [460, 200], [460, 400], [440, 400]],
+                        }
+                    ],
+                },
+                "test",
+            )
+        )
+    )
     hidden = _fire(virtual, shooter="cyber-2", target="clone-5")
     assert "no line of fire" in hidden.text and "wall" in hidden.text
     virtual.send(_seen(("clone-3", 325.5, 300.0, 0.0)))  # now touching: close combat
@@ -103,9 +122,24 @@ def test_7_3_field_of_view_line_of_fire_and_close_combat(virtual):
 def test_table_5_cover_raises_the_armour(virtual, wall_top, bonus):
     """Table 5: a low wall before the target hides part of it: +1 if more than half is seen, +3 if less."""
     _blue_turn(virtual)
-    virtual.state = virtual.state.evolve(terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [
-        {"id": "wall", "type": "obstacle", "height_mm": wall_top, "polygon": [[560, 200], [570, 200], [570, 400], [560, 400]]}]},
-        "test")))
+    virtual.state = virtual.state.evolve(
+        terrain=tuple(
+            parse_terrain(
+                {
+                    "format": "station-terrain/1",
+                    "pieces": [
+                        {
+                            "id": "wall",
+                            "type": "obstacle",
+                            "height_mm": wall_top,
+                            "polygon": [[560, 200], [570, 200], [570, 400], [560, 400]],
+                        }
+                    ],
+                },
+                "test",
+            )
+        )
+    )
     virtual.send(_seen(("cyber-2", 300.0, 300.0, 0.0), ("clone-3", 600.0, 300.0, 180.0)))
     ruling = _fire(virtual, 6, 1, 1, shooter="cyber-2", target="clone-3")
     assert ruling.details["cover"]["armour"] == bonus
@@ -157,8 +191,14 @@ def test_11_1_aimed_fire_doubles_the_range_and_its_modifier(virtual):
 def test_7_4_iv_the_heavy_rocket_explodes_on_everything_within_2_steps(virtual):
     """§7.4 IV: every model within 2 steps of the target, friend or foe, is attacked with 1D20."""
     _blue_turn(virtual)
-    virtual.send(_seen(("t-rex", 200.0, 300.0, 0.0), ("varan", 800.0, 300.0, 180.0),
-                       ("clone-3", 800.0, 390.0, 0.0), ("clone-5", 800.0, 600.0, 0.0)))
+    virtual.send(
+        _seen(
+            ("t-rex", 200.0, 300.0, 0.0),
+            ("varan", 800.0, 300.0, 180.0),
+            ("clone-3", 800.0, 390.0, 0.0),
+            ("clone-5", 800.0, 600.0, 0.0),
+        )
+    )
     ruling = _fire(virtual, 20, 1, 20, shooter="t-rex", target="varan", weapon="heavy-rocket")
     assert ruling.details["hit"] and len(ruling.details["explosion"]) == 1  # clone-3 at 27.5 mm; clone-5 too far
     assert "blast on Clone 3" in ruling.text and virtual.el("clone-3").destroyed
@@ -184,7 +224,9 @@ def test_7_5_a_gun_needs_its_crew_and_uses_the_crewmans_shot(virtual):
     virtual.send(_seen(("twin-cannon", 600.0, 600.0, 0.0), ("clone-5", 1000.0, 600.0, 180.0)))
     alone = _fire(virtual, shooter="twin-cannon", target="clone-5")
     assert "no infantryman" in alone.text and alone.section == "§7.5"
-    virtual.send(_seen(("cyber-2", 600.0 - 25.0 - 12.5 - 1.0, 600.0, 0.0)))  # touching the gun's back, facing the target
+    virtual.send(
+        _seen(("cyber-2", 600.0 - 25.0 - 12.5 - 1.0, 600.0, 0.0))
+    )  # touching the gun's back, facing the target
     fired = _fire(virtual, 1, shooter="twin-cannon", target="clone-5")
     assert fired.details["crew"] == "cyber-2" and not fired.details["hit"]
     again = _fire(virtual, shooter="cyber-2", target="clone-5")
@@ -196,7 +238,9 @@ def test_the_referee_voids_a_virtual_shot(armies):
     _blue_turn(table)
     table.send(_seen(("cyber-2", 300.0, 300.0, 0.0), ("clone-3", 450.0, 300.0, 180.0)))
     seq = next(table.seq)  # the next virtual shot gets this seq + 1
-    table.state = table.state.evolve(overrides={f"{seq + 1}:virtual": (seq + 2, Override(f"{seq + 1}:virtual", "void"))})
+    table.state = table.state.evolve(
+        overrides={f"{seq + 1}:virtual": (seq + 2, Override(f"{seq + 1}:virtual", "void"))}
+    )
     ruling = _fire(table, shooter="cyber-2", target="clone-3")
     assert ruling.overridden == "void" and table.el("clone-3").alive and not table.el("cyber-2").fired
 
@@ -219,6 +263,7 @@ def test_a_recorded_virtual_game_replays_to_blues_victory():
 
     from station.fold import fold
     from station.journal import read_records
+
     records = read_records(Path(__file__).parent / "data" / "sessions" / "virtual.jsonl")
     state = json.loads(fold(records).state_json())
     assert state["winner"] == "blue" and state["out"] == ["red"]
@@ -234,6 +279,7 @@ def test_3_2_the_actions_left_shrink_as_they_are_used(virtual):
     def left():
         view = virtual.rules.state_dict(virtual.state)
         return next(e for u in view["units"] for e in u["elements"] if e["id"] == "gryphon")["actions_left"]
+
     rate = virtual.state.setup.rate_of_fire["gryphon"]
     assert left() == [f"shoot ×{rate}", "close combat"]
     _fire(virtual, 1, shooter="gryphon", target="salamander")

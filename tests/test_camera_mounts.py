@@ -3,6 +3,7 @@ covered or moved (README "Camera mounts").  Every row of the matrix is rendered 
 afresh; the targets are the issue's: every pose with its anchors in place accepted, the camera
 centre within 2 mm, bases at most 0.5 mm RMS and 1.5 mm worst, facing within 1 degree RMS, a moved
 anchor named every time, and the uncertainty map honest (95 % of bases within 2 sigma)."""
+
 import json
 
 import cv2
@@ -50,7 +51,7 @@ def test_the_uncertainty_map_agrees_with_the_errors_it_predicts(matrix):
     sigmas = np.concatenate([r.sigmas_mm for r in matrix.values()])
     assert len(errors) > 300
     assert np.mean(errors <= 2 * sigmas) >= 0.95  # not too narrow
-    assert np.median(sigmas) <= 3 * np.sqrt(np.mean(errors ** 2))  # and not uselessly wide
+    assert np.median(sigmas) <= 3 * np.sqrt(np.mean(errors**2))  # and not uselessly wide
 
 
 def test_the_renderer_tilts_toward_the_table_and_fits_it_in_the_frame():
@@ -75,6 +76,7 @@ def test_a_real_mount_with_a_lens_calibrated_from_rendered_board_photos():
     # the lens's own focal error (a few tenths of a percent) moves the camera along its axis
     assert np.linalg.norm(cal.camera().centre - camera.centre) < 5.0
     from station.vision.mounts import _locate
+
     result = MountResult(Mount("lens"), True)
     _locate(result, cal, camera, rng, 48, 30.0)
     assert result.bases >= 40 and result.base_rms_mm <= 0.5 and result.base_worst_mm <= 1.5
@@ -95,11 +97,14 @@ def test_fewer_than_four_anchors_is_an_error_with_the_ids_seen():
         calibrate_table(image, _lens(camera), default_anchors(TABLE), TABLE)
 
 
-@pytest.mark.parametrize("spoil, words", [
-    (lambda im: (im * 0.05).astype(np.uint8), "too dark"),
-    (lambda im: np.clip(im.astype(int) * 6 + 80, 0, 255).astype(np.uint8), "overexposed"),
-    (lambda im: cv2.GaussianBlur(im, (0, 0), 3), "blurred"),
-])
+@pytest.mark.parametrize(
+    "spoil, words",
+    [
+        (lambda im: (im * 0.05).astype(np.uint8), "too dark"),
+        (lambda im: np.clip(im.astype(int) * 6 + 80, 0, 255).astype(np.uint8), "overexposed"),
+        (lambda im: cv2.GaussianBlur(im, (0, 0), 3), "blurred"),
+    ],
+)
 def test_a_bad_picture_is_named_as_such_not_as_a_failed_fit(spoil, words):
     camera = framed_camera(Mount("x"))
     image, _ = render(Scene(camera, anchor_markers(TABLE), TABLE), np.random.default_rng(2))
@@ -109,6 +114,7 @@ def test_a_bad_picture_is_named_as_such_not_as_a_failed_fit(spoil, words):
 
 def test_a_good_picture_has_no_problems():
     from station.vision.quality import image_problems
+
     camera = framed_camera(Mount("x", tilt_deg=5))
     image, _ = render(random_scene(camera, np.random.default_rng(3), units=10), np.random.default_rng(3))
     assert image_problems(image) == []
@@ -135,8 +141,16 @@ def test_calibrate_table_from_the_command_line_names_a_moved_anchor_and_reports_
     save_frame(str(tmp_path / "table"), image, truth)
     _lens(camera).save(tmp_path / "lens.json")
     runner = CliRunner()
-    args = ["calibrate", "table", "--image", str(tmp_path / "table.png"), "--lens", str(tmp_path / "lens.json"),
-            "--out", str(tmp_path / "cal.json")]
+    args = [
+        "calibrate",
+        "table",
+        "--image",
+        str(tmp_path / "table.png"),
+        "--lens",
+        str(tmp_path / "lens.json"),
+        "--out",
+        str(tmp_path / "cal.json"),
+    ]
     refused = runner.invoke(main, args)
     assert refused.exit_code == 2 and "anchor 2 is 20." in refused.output and "--without 2" in refused.output
     accepted = runner.invoke(main, args + ["--without", "2"])
@@ -151,16 +165,28 @@ def test_calibrate_table_from_the_command_line_names_a_moved_anchor_and_reports_
 
 def test_an_old_calibration_without_an_error_budget_still_loads_and_locates(tmp_path):
     from station.vision.locate import Locator, MarkerSpec
+
     camera = framed_camera(Mount("x"))
-    cal = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10, camera.R, camera.t, TABLE,
-                      default_anchors(TABLE), {k: 0.4 for k in range(8)})
+    cal = Calibration(
+        camera.image_size,
+        camera.K,
+        camera.dist,
+        0.2,
+        10,
+        camera.R,
+        camera.t,
+        TABLE,
+        default_anchors(TABLE),
+        {k: 0.4 for k in range(8)},
+    )
     data = cal.to_json()
     assert "pose_covariance" not in data["table"]
     (tmp_path / "old.json").write_text(json.dumps(data))
     old = load_calibration(tmp_path / "old.json")
     assert old.error_model() is None and old.uncertainty_maps() == []
-    image, _ = render(Scene(camera, anchor_markers(TABLE) + [SceneMarker(20, 300.0, 300.0, 10.0)], TABLE),
-                      np.random.default_rng(6))
+    image, _ = render(
+        Scene(camera, anchor_markers(TABLE) + [SceneMarker(20, 300.0, 300.0, 10.0)], TABLE), np.random.default_rng(6)
+    )
     sightings, _ = Locator(old, {20: MarkerSpec(20, "a", "a", "p", 30.0, 10.0)}).locate(image)
     assert sightings[0].sigma_mm == pytest.approx(0.4)  # the worst anchor, as before
 
@@ -169,11 +195,32 @@ def test_the_error_map_goes_into_snapshots_and_decides_too_close_to_call():
     """A base's sigma is the map's value at its place, journaled in the snapshot; the fold and the
     measurement layer use it instead of one worst residual."""
     from station.measure.measurement import unit_sigma
+
     assert unit_sigma({"sigma_mm": 0.3, "confidence": 1.0}, 2.0) == pytest.approx(0.3)
     assert unit_sigma({"sigma_mm": 0.3, "confidence": 0.5}, 2.0) == pytest.approx(0.6)
     assert unit_sigma({"confidence": 1.0}, 2.0) == pytest.approx(2.0)  # a snapshot recorded before the map
     from station.rules.table_snapshot import read_snapshot
-    seen = read_snapshot({"units": [{"element": "a", "x_mm": 1, "y_mm": 2, "facing_deg": 0, "status": "up",
-                                     "confidence": 1.0, "sigma_mm": 0.27}], "residual_mm": 3.0},
-                         {"a"}, {}, {}, {}, (), None)
+
+    seen = read_snapshot(
+        {
+            "units": [
+                {
+                    "element": "a",
+                    "x_mm": 1,
+                    "y_mm": 2,
+                    "facing_deg": 0,
+                    "status": "up",
+                    "confidence": 1.0,
+                    "sigma_mm": 0.27,
+                }
+            ],
+            "residual_mm": 3.0,
+        },
+        {"a"},
+        {},
+        {},
+        {},
+        (),
+        None,
+    )
     assert seen.sigmas == {"a": pytest.approx(0.27)}

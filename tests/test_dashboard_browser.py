@@ -1,5 +1,6 @@
 """The dashboard in headless Chromium during a live demo replay: a ruling appears, spectators
 see no controls, and the referee confirms a ruling with the token."""
+
 import contextlib
 import json
 import shutil
@@ -13,8 +14,15 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 TOKEN = "browser-test-token"
 
 pytestmark = pytest.mark.browser
@@ -44,8 +52,11 @@ def _demo(tmp_path, *extra):
     config.write_text(json.dumps({"referee_token": TOKEN}))
     port = _free_port()
     log = open(tmp_path / "demo.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "station", "demo", "--port", str(port), *extra,
-                             "--config", str(config)], stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "station", "demo", "--port", str(port), *extra, "--config", str(config)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
@@ -85,7 +96,9 @@ def test_dashboard_shows_a_ruling_live_and_the_referee_confirms_it(demo):
         pending = page.locator("#pending li.ruling").first
         expect(pending).to_be_visible(timeout=30_000)
         ruling_id = pending.get_attribute("data-ruling")
-        page.locator(f'#pending li.ruling[data-ruling="{ruling_id}"]').get_by_role("button", name="Confirm").click()  # by id: the list moves as rulings arrive
+        page.locator(f'#pending li.ruling[data-ruling="{ruling_id}"]').get_by_role(
+            "button", name="Confirm"
+        ).click()  # by id: the list moves as rulings arrive
         expect(page.locator(f'#feed li.ruling[data-ruling="{ruling_id}"] .meta')).to_contain_text("confirmed")
         page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
     journal = [json.loads(line) for line in (tmp_path / "demo.jsonl").read_text().splitlines()]
@@ -106,6 +119,7 @@ def test_measuring_tool_draws_the_line_between_two_bases(tmp_path):
     from station.web.server import DashboardServer
 
     from .conftest import EXAMPLES
+
     army = json.loads((EXAMPLES / "blue-protectorate.json").read_text())
     army["units"][1]["marker"] = {"id": 20, "size_mm": 30, "height_mm": 40}
     army["units"][2]["marker"] = {"id": 21, "size_mm": 30, "height_mm": 40}
@@ -113,11 +127,17 @@ def test_measuring_tool_draws_the_line_between_two_bases(tmp_path):
     camera = overhead_camera()
     frames = tmp_path / "frames"
     frames.mkdir()
-    scene = Scene(camera, anchor_markers() + [SceneMarker(20, 300.0, 300.0, 40.0, 0.0), SceneMarker(21, 700.0, 300.0, 40.0, 0.0)])
+    scene = Scene(
+        camera, anchor_markers() + [SceneMarker(20, 300.0, 300.0, 40.0, 0.0), SceneMarker(21, 700.0, 300.0, 40.0, 0.0)]
+    )
     for k in range(3):
         cv2.imwrite(str(frames / f"{k}.png"), render(scene, np.random.default_rng(k))[0])
-    station = Station(tmp_path / "g.jsonl", "bronepekhota", [load_army(tmp_path / "blue.json"),
-                                                              load_army(EXAMPLES / "red-polaris.json")], {})
+    station = Station(
+        tmp_path / "g.jsonl",
+        "bronepekhota",
+        [load_army(tmp_path / "blue.json"), load_army(EXAMPLES / "red-polaris.json")],
+        {},
+    )
     station.attach_camera(open_source(str(frames)), ideal_calibration(camera))
     station.start()
     server = DashboardServer(station, TOKEN, port=0).start()
@@ -144,15 +164,43 @@ def test_referee_draws_terrain_and_a_selected_model_shows_its_reach(tmp_path):
     from station.web.server import DashboardServer
 
     from .conftest import EXAMPLES
-    station = Station(tmp_path / "g.jsonl", "bronepekhota", [load_army(EXAMPLES / "blue-protectorate.json"),
-                                                              load_army(EXAMPLES / "red-polaris.json")], {}).start()
+
+    station = Station(
+        tmp_path / "g.jsonl",
+        "bronepekhota",
+        [load_army(EXAMPLES / "blue-protectorate.json"), load_army(EXAMPLES / "red-polaris.json")],
+        {},
+    ).start()
     game = station.game
-    game.set_terrain({"format": "station-terrain/1", "pieces": [
-        {"id": "wall", "type": "building", "height_mm": 150, "polygon": [[590, 100], [610, 100], [610, 500], [590, 500]]}]})
-    units = [("gryphon", 300, 300, 0), ("salamander", 401, 300, 180), ("varan", 900, 300, 180), ("clone-1", 300, 700, 270)]
+    game.set_terrain(
+        {
+            "format": "station-terrain/1",
+            "pieces": [
+                {
+                    "id": "wall",
+                    "type": "building",
+                    "height_mm": 150,
+                    "polygon": [[590, 100], [610, 100], [610, 500], [590, 500]],
+                }
+            ],
+        }
+    )
+    units = [
+        ("gryphon", 300, 300, 0),
+        ("salamander", 401, 300, 180),
+        ("varan", 900, 300, 180),
+        ("clone-1", 300, 700, 270),
+    ]
     game.operator_input("begin_round")
-    game.observe_table({"table_mm": [1200, 900], "units": [
-        {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up", "confidence": 1.0} for e, x, y, f in units]})
+    game.observe_table(
+        {
+            "table_mm": [1200, 900],
+            "units": [
+                {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up", "confidence": 1.0}
+                for e, x, y, f in units
+            ],
+        }
+    )
     shot = p.Shot(1, "L1", 1, "shell", 1, 1000)  # gryphon fires while touching salamander: refused (§6.2)
     game.observe(game.journal.append("rx", line=p.encode(shot).decode().strip(), verdict="event"))
     server = DashboardServer(station, TOKEN, port=0).start()
@@ -166,7 +214,9 @@ def test_referee_draws_terrain_and_a_selected_model_shows_its_reach(tmp_path):
             expect(page.locator("#reach-rings")).to_contain_text("may move 5.0 steps")
             expect(page.locator('#reach-targets tr[data-target="varan"]')).to_contain_text("not visible")
             expect(page.locator('#reach-targets tr[data-target="clone-1"]')).to_contain_text("fully visible")
-            expect(page.locator("#table-map polygon.ring")).to_have_count(3)  # the move, and the cannon's D12: 1 and 12 steps
+            expect(page.locator("#table-map polygon.ring")).to_have_count(
+                3
+            )  # the move, and the cannon's D12: 1 and 12 steps
             expect(page.locator("#reach-rings")).to_contain_text("Cannon D12: may hit within 12 steps")
             expect(page.locator("#arc-front")).to_have_count(1)
 
@@ -180,10 +230,13 @@ def test_referee_draws_terrain_and_a_selected_model_shows_its_reach(tmp_path):
             page.locator("#terrain-new").click()
             corners = [(100, 800), (250, 800), (250, 650), (100, 650)]
             for x, y in corners:
-                sx, sy = page.evaluate("""([x, y]) => {
+                sx, sy = page.evaluate(
+                    """([x, y]) => {
                     const map = document.getElementById('table-map'); const pt = map.createSVGPoint();
                     pt.x = x; pt.y = 900 - y; const s = pt.matrixTransform(map.getScreenCTM());
-                    return [s.x, s.y]; }""", [x, y])
+                    return [s.x, s.y]; }""",
+                    [x, y],
+                )
                 page.mouse.click(sx, sy)
             expect(page.locator("#table-map circle.draft-point")).to_have_count(4)
             page.fill("#terrain-id", "crater")
@@ -213,15 +266,26 @@ def test_referee_declares_a_virtual_shot_from_the_selected_model(tmp_path):
     from station.web.server import DashboardServer
 
     from .conftest import EXAMPLES
-    station = Station(tmp_path / "g.jsonl", "bronepekhota", [load_army(EXAMPLES / "blue-protectorate.json"),
-                                                              load_army(EXAMPLES / "red-polaris.json")],
-                      {"shooting": "virtual"}, seed=3).start()
+
+    station = Station(
+        tmp_path / "g.jsonl",
+        "bronepekhota",
+        [load_army(EXAMPLES / "blue-protectorate.json"), load_army(EXAMPLES / "red-polaris.json")],
+        {"shooting": "virtual"},
+        seed=3,
+    ).start()
     game = station.game
     game.operator_input("begin_round")
     game.operator_input("set_order", {"order": ["blue", "red"]})
-    game.observe_table({"table_mm": [1200, 900], "units": [
-        {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up", "confidence": 1.0}
-        for e, x, y, f in [("cyber-2", 300, 300, 0), ("clone-3", 450, 300, 180)]]})
+    game.observe_table(
+        {
+            "table_mm": [1200, 900],
+            "units": [
+                {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up", "confidence": 1.0}
+                for e, x, y, f in [("cyber-2", 300, 300, 0), ("clone-3", 450, 300, 180)]
+            ],
+        }
+    )
     server = DashboardServer(station, TOKEN, port=0).start()
     try:
         with _page(server.url + f"/?token={TOKEN}") as page:
@@ -248,8 +312,18 @@ def test_referee_declares_a_virtual_shot_from_the_selected_model(tmp_path):
 def test_the_quick_rules_play_on_the_same_dashboard(tmp_path):
     """The quick rules' recorded session on the dashboard: its own referee buttons, the models'
     cards, and the victory ruling."""
-    with _demo(tmp_path, "--speed", "8", "--session", "station/data/quick/session.json",
-               "--journal", str(tmp_path / "q.jsonl")) as url, _page(url + f"/?token={TOKEN}") as page:
+    with (
+        _demo(
+            tmp_path,
+            "--speed",
+            "8",
+            "--session",
+            "station/data/quick/session.json",
+            "--journal",
+            str(tmp_path / "q.jsonl"),
+        ) as url,
+        _page(url + f"/?token={TOKEN}") as page,
+    ):
         expect(page.locator("#role")).to_have_text("referee")
         expect(page.locator('#controls button[data-input="roll_off"]')).to_be_visible()
         expect(page.locator('#controls button[data-input="end_turn"]')).to_be_visible()
@@ -262,8 +336,18 @@ def test_training_day_is_played_on_the_dashboard(tmp_path):
     """Alpha Strike from the dashboard with a simulated table snapshot: the cards with their pips,
     the phase tracker, initiative and moves declared, the attack wizard's TN and chance, the
     players' own dice, the End Phase, and Training Day's victory."""
-    with _demo(tmp_path, "--speed", "4", "--session", "tests/data/sessions/training-day-table.json",
-               "--journal", str(tmp_path / "td.jsonl")) as url, _page(url + f"/?token={TOKEN}", height=1400) as page:
+    with (
+        _demo(
+            tmp_path,
+            "--speed",
+            "4",
+            "--session",
+            "tests/data/sessions/training-day-table.json",
+            "--journal",
+            str(tmp_path / "td.jsonl"),
+        ) as url,
+        _page(url + f"/?token={TOKEN}", height=1400) as page,
+    ):
         expect(page.locator("#role")).to_have_text("referee")
         card = page.locator('article[data-unit="thunderbolt"]')
         expect(card.locator('[data-pips="armour"] i.pip.on')).to_have_count(7)
@@ -306,15 +390,28 @@ def test_training_day_is_played_on_the_dashboard(tmp_path):
         expect(page.locator("#feed")).to_contain_text("attacker wins", timeout=10_000)
         expect(page.locator('article[data-unit="thunderbolt"]')).to_contain_text("destroyed")
     records = [json.loads(line) for line in (tmp_path / "td.jsonl").read_text().splitlines()]
-    assert [r["type"] for r in records if r["kind"] == "input" and r["by"] == "dashboard"][:2] == ["roll_initiative", "move"]
+    assert [r["type"] for r in records if r["kind"] == "input" and r["by"] == "dashboard"][:2] == [
+        "roll_initiative",
+        "move",
+    ]
 
 
 def test_the_price_of_a_mile_shooting_helper_on_the_dashboard(tmp_path):
     """The Price of a Mile played to its end on the dashboard with a simulated table snapshot (a
     one-turn game): table d10s, the initiative, squads activated, the command-distance links, the
     shooting helper's legal targets and odds, a shot, and the victory points."""
-    with _demo(tmp_path, "--speed", "4", "--session", "tests/data/sessions/price-of-a-mile-table.json",
-               "--journal", str(tmp_path / "pm.jsonl")) as url, _page(url + f"/?token={TOKEN}", height=1400) as page:
+    with (
+        _demo(
+            tmp_path,
+            "--speed",
+            "4",
+            "--session",
+            "tests/data/sessions/price-of-a-mile-table.json",
+            "--journal",
+            str(tmp_path / "pm.jsonl"),
+        ) as url,
+        _page(url + f"/?token={TOKEN}", height=1400) as page,
+    ):
         expect(page.locator("#role")).to_have_text("referee")
         page.locator('[data-element="p1"]').wait_for(timeout=20_000)
 
@@ -333,12 +430,22 @@ def test_the_price_of_a_mile_shooting_helper_on_the_dashboard(tmp_path):
         expect(page.locator("#table-map line.link").first).to_be_attached()  # the squads' command distance
         page.locator('[data-element="p1"]').click()
         expect(page.locator('#reach-targets tr[data-target="l2"]')).to_contain_text("7+ · 1d10 +1 · 50 % a die")
-        expect(page.locator('#reach-targets tr[data-target="l5"]')).to_contain_text("no attack")  # not among the 3 nearest
+        expect(page.locator('#reach-targets tr[data-target="l5"]')).to_contain_text(
+            "no attack"
+        )  # not among the 3 nearest
         dice("6 5")
         page.locator('#reach-targets tr[data-target="l2"] button.attack').click()
         expect(page.locator("#feed li.ruling").first).to_contain_text("p1 fires rifle at landser", timeout=10_000)
         expect(page.locator("#feed li.ruling").first).to_contain_text("l1 out")
-        for squad in ("landser", "grenadiers", "mg-crew", "capitaine", "sturm", "leutnant", None):  # the rest of the turn
+        for squad in (
+            "landser",
+            "grenadiers",
+            "mg-crew",
+            "capitaine",
+            "sturm",
+            "leutnant",
+            None,
+        ):  # the rest of the turn
             page.locator('#controls button[data-input="end_activation"]').click()
             if squad:
                 expect(page.locator("#activate-unit")).to_contain_text(squad)
@@ -353,8 +460,18 @@ def test_steel_warriors_fire_helper_on_the_dashboard(tmp_path):
     """Steel Warriors on the dashboard with the recorded skirmish's table: a turn begun, a squad
     activated, the fire helper's dice and odds, a volley fired with the table's dice, and the
     suppression marker it leaves."""
-    with _demo(tmp_path, "--speed", "4", "--session", "tests/data/sessions/steel-warriors-table.json",
-               "--journal", str(tmp_path / "sw.jsonl")) as url, _page(url + f"/?token={TOKEN}", height=1400) as page:
+    with (
+        _demo(
+            tmp_path,
+            "--speed",
+            "4",
+            "--session",
+            "tests/data/sessions/steel-warriors-table.json",
+            "--journal",
+            str(tmp_path / "sw.jsonl"),
+        ) as url,
+        _page(url + f"/?token={TOKEN}", height=1400) as page,
+    ):
         expect(page.locator("#role")).to_have_text("referee")
         page.locator('[data-element="u1"]').wait_for(timeout=20_000)
         page.locator('#controls button[data-input="begin_turn"]').click()
@@ -390,6 +507,7 @@ def test_a_full_disk_shows_an_alert_and_clears_when_space_returns(tmp_path, smal
     from station.web.server import DashboardServer
 
     from .conftest import fill
+
     station = Station(small_disk / "game.jsonl", "bronepekhota", armies, {}, journal_reserve=64 * 1024).start()
     server = DashboardServer(station, TOKEN, port=0).start()
     try:

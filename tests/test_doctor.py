@@ -1,4 +1,5 @@
 """`station doctor`: each check finds what it should, and says how to fix it."""
+
 import datetime as dt
 import json
 import subprocess
@@ -27,12 +28,14 @@ def test_calibration_missing_damaged_old_and_bad(tmp_path):
         created = (now - dt.timedelta(days=days)).isoformat()
         path.write_text(json.dumps({"created": created, "table": {"residuals_mm": {"1": 0.4, "2": worst}}}))
         return doctor.calibration(path, now)
+
     assert write(2, 0.9).level == "ok"
     assert write(45, 0.9).level == "warn" and "45 days old" in write(45, 0.9).said
     assert write(2, 4.2).level == "fail" and "knocked" in write(2, 4.2).fix
     # an anchor the referee left out (calibrate table --without 2) does not fail the check
-    path.write_text(json.dumps({"created": now.isoformat(), "table": {"residuals_mm": {"1": 0.4, "2": 25.0},
-                                                                       "used_anchors": [1]}}))
+    path.write_text(
+        json.dumps({"created": now.isoformat(), "table": {"residuals_mm": {"1": 0.4, "2": 25.0}, "used_anchors": [1]}})
+    )
     assert doctor.calibration(path, now).level == "ok"
 
 
@@ -42,6 +45,7 @@ def test_camera_disk_and_versions(tmp_path):
 
     def broken(i):
         raise OSError("no such device")
+
     assert "no such device" in doctor.camera(3, broken).said
     assert doctor.disk(tmp_path).level == "ok"
     assert doctor.versions().level == "ok" and "flask" in doctor.versions().said
@@ -52,8 +56,22 @@ def test_the_report_says_what_to_fix_and_the_command_exits_non_zero_on_problems(
     assert "FAIL b" in text and "fix: mend it" in text and "1 problem(s)" in text
     bad = tmp_path / "table.json"
     bad.write_text("{")
-    run = subprocess.run([sys.executable, "-m", "station", "doctor", "--no-camera", "--calibration", str(bad),
-                          "--journals", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "station",
+            "doctor",
+            "--no-camera",
+            "--calibration",
+            str(bad),
+            "--journals",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 1 and "calibration" in run.stdout and "damaged" in run.stdout
 
 
@@ -61,6 +79,7 @@ def test_log_files_rotate(tmp_path):
     import logging
 
     from station.cli import LOG_KEEP, _setup_logging
+
     log_file = tmp_path / "logs" / "station.log"
     _setup_logging(False, str(log_file))
     handler = next(h for h in logging.getLogger().handlers if hasattr(h, "maxBytes"))

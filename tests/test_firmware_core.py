@@ -1,6 +1,7 @@
 """The firmware's portable C core, built for the host (firmware/build/libfwcore.so) and driven
 through ctypes.  Its protocol lines are checked with the station's own codec, so the two ends
 cannot drift apart."""
+
 import ctypes
 import math
 
@@ -33,15 +34,30 @@ def lib():
     lib.fw_shot_value.argtypes = [ctypes.c_uint32, ctypes.c_uint32]
     lib.fw_tilt_angle.restype = ctypes.c_uint8
     lib.fw_tilt_angle.argtypes = [ctypes.c_int32] * 3
-    lib.fw_barrel_update.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint8, ctypes.c_uint8,
-                                     ctypes.c_uint8, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p]
-    lib.fw_tilt_update.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int16),
-                                   ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8),
-                                   ctypes.POINTER(ctypes.c_uint8), ctypes.POINTER(ctypes.c_uint16)]
+    lib.fw_barrel_update.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.c_uint8,
+        ctypes.c_uint8,
+        ctypes.c_uint8,
+        ctypes.c_uint32,
+        ctypes.c_uint32,
+        ctypes.c_void_p,
+    ]
+    lib.fw_tilt_update.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.POINTER(ctypes.c_int16),
+        ctypes.c_uint32,
+        ctypes.POINTER(ctypes.c_uint8),
+        ctypes.POINTER(ctypes.c_uint8),
+        ctypes.POINTER(ctypes.c_uint16),
+    ]
     return lib
 
 
 # ---- CRC --------------------------------------------------------------------------------------
+
 
 def test_crc16_check_value(lib):
     assert lib.fw_crc16(b"123456789", 9) == 0x29B1
@@ -53,6 +69,7 @@ def test_crc16_matches_the_station(lib, data):
 
 
 # ---- the hub ------------------------------------------------------------------------------------
+
 
 class NodeT(ctypes.Structure):
     _fields_ = [("id", ctypes.c_char * 8), ("kind", ctypes.c_uint8), ("barrels", ctypes.c_uint8)]
@@ -96,8 +113,12 @@ def test_hub_lines_decode_with_the_station_codec(lib):
     hub.push(EV_TILT, node=2, code=2, value=84, t=1700)
     hub.push(EV_IMPACT, node=3, value=65, t=1800)
     lines = hub.lines()
-    assert lines == [p.Shot(1, "L1", 2, "rocket", 7, 1234), p.DryFire(2, "L2", 1, 1500),
-                     p.Tilt(3, "T1", "fallen", 84, 1700), p.Impact(4, "T2", 6.5, 1800)]
+    assert lines == [
+        p.Shot(1, "L1", 2, "rocket", 7, 1234),
+        p.DryFire(2, "L2", 1, 1500),
+        p.Tilt(3, "T1", "fallen", 84, 1700),
+        p.Impact(4, "T2", 6.5, 1800),
+    ]
 
 
 def test_every_power_up_introduces_itself_so_a_reset_mid_game_is_noticed(lib):
@@ -120,8 +141,13 @@ def test_sync_gets_hello_with_inventory_and_a_resend(lib):
     assert len(hub.lines()) == 1
     hub.send(p.Sync(0, 1))
     hello, resent = hub.lines()
-    assert hello == p.Hello(1, "testhub/1.0", 1, "1A2B", (p.Node("L1", "launcher", 2), p.Node("L2", "launcher", 1),
-                                                         p.Node("T1", "tilt"), p.Node("T2", "tilt")))
+    assert hello == p.Hello(
+        1,
+        "testhub/1.0",
+        1,
+        "1A2B",
+        (p.Node("L1", "launcher", 2), p.Node("L2", "launcher", 1), p.Node("T1", "tilt"), p.Node("T2", "tilt")),
+    )
     assert resent.seq == 1
 
 
@@ -173,9 +199,15 @@ def test_full_ring_loses_nothing_silently(lib):
 
 # ---- launcher barrel ---------------------------------------------------------------------------
 
+
 class BarrelOut(ctypes.Structure):
-    _fields_ = [("kind", ctypes.c_uint8), ("charge", ctypes.c_uint8), ("count", ctypes.c_uint32),
-                ("t_ms", ctypes.c_uint32), ("block_us", ctypes.c_uint32)]
+    _fields_ = [
+        ("kind", ctypes.c_uint8),
+        ("charge", ctypes.c_uint8),
+        ("count", ctypes.c_uint32),
+        ("t_ms", ctypes.c_uint32),
+        ("block_us", ctypes.c_uint32),
+    ]
 
 
 class Barrel:
@@ -191,8 +223,16 @@ class Barrel:
         while self.now_us < until_us:
             self.now_us += 50
             out = BarrelOut()
-            kind = self.lib.fw_barrel_update(self.state, self.cfg, self.trigger, self.gate, breech,
-                                             self.now_us // 1000, self.now_us, ctypes.byref(out))
+            kind = self.lib.fw_barrel_update(
+                self.state,
+                self.cfg,
+                self.trigger,
+                self.gate,
+                breech,
+                self.now_us // 1000,
+                self.now_us,
+                ctypes.byref(out),
+            )
             if kind:
                 self.events.append((kind, out.charge, out.count, out.t_ms, out.block_us))
 
@@ -266,6 +306,7 @@ def test_jammed_projectile_is_a_dry_fire_not_a_shot(lib):
 
 # ---- tilt node -----------------------------------------------------------------------------------
 
+
 @given(st.floats(0, 180), st.floats(0, 360))
 @settings(max_examples=300)
 def test_tilt_angle_within_a_degree(lib, theta, phi):
@@ -289,8 +330,9 @@ class Tilt:
         for _ in range(0, ms, 5):  # sampled every 5 ms, as on the board
             self.now += 5
             state, angle, g10 = ctypes.c_uint8(), ctypes.c_uint8(), ctypes.c_uint16()
-            what = self.lib.fw_tilt_update(self.state, self.cfg, raw, self.now, ctypes.byref(state),
-                                           ctypes.byref(angle), ctypes.byref(g10))
+            what = self.lib.fw_tilt_update(
+                self.state, self.cfg, raw, self.now, ctypes.byref(state), ctypes.byref(angle), ctypes.byref(g10)
+            )
             if what & 1:
                 self.reports.append(("tilt", state.value, angle.value))
             if what & 2:
@@ -312,7 +354,7 @@ def test_tilt_hysteresis_and_settle_time(lib):
     tilt.hold(25, 1000)  # leaning
     tilt.hold(17, 1000)  # under 20 but not under 15: still leaning
     assert [r[1] for r in tilt.reports] == [1]
-    tilt.hold(70, 200)   # a wobble shorter than the 300 ms settle time
+    tilt.hold(70, 200)  # a wobble shorter than the 300 ms settle time
     tilt.hold(25, 1000)
     assert [r[1] for r in tilt.reports] == [1]
     tilt.hold(12, 1000)

@@ -1,6 +1,7 @@
 """Fuzzing the station's inputs (issue 9): army and card files of every game, terrain, calibration
 files, session scripts and every JSON API endpoint get random and mutated documents.  Nothing may
 crash: each bad input ends in the loader's own named error, or in a 4xx with a JSON message."""
+
 import json
 import os
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from station.datafile import DataFileError
 from station.measure.terrain import parse_terrain
 from station.rules.alpha_strike.force import load_force
 from station.rules.base import ArmyError
@@ -23,14 +25,24 @@ from .conftest import REFEREE
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = int(os.environ.get("STATION_FUZZ_EXAMPLES", "150"))  # per property; `make fuzz` runs 1500
-FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                              HealthCheck.too_slow])
+FAST = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True),
-                    st.text(max_size=20))
-json_values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=5),
-                                                            st.dictionaries(st.text(max_size=10), inner, max_size=5)),
-                           max_leaves=20)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=20),
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=10), inner, max_size=5)),
+    max_leaves=20,
+)
 
 
 def _paths(doc, here=()):
@@ -68,14 +80,18 @@ def _survives(loader, tmp_path, doc, errors=(ArmyError,)):
         assert str(path) in str(exc), exc  # it names the file
 
 
-GAMES = [(load_bronepekhota, ROOT / "examples" / "blue-protectorate.json"),
-         (load_quick, ROOT / "station" / "data" / "quick" / "blue-patrol.json"),
-         (load_force, ROOT / "station" / "data" / "alpha_strike" / "training-day-attacker.json"),
-         (load_mile, ROOT / "station" / "data" / "price_of_a_mile" / "entente.json"),
-         (load_war, ROOT / "station" / "data" / "steel_warriors" / "keno.json")]
+GAMES = [
+    (load_bronepekhota, ROOT / "examples" / "blue-protectorate.json"),
+    (load_quick, ROOT / "station" / "data" / "quick" / "blue-patrol.json"),
+    (load_force, ROOT / "station" / "data" / "alpha_strike" / "training-day-attacker.json"),
+    (load_mile, ROOT / "station" / "data" / "price_of_a_mile" / "entente.json"),
+    (load_war, ROOT / "station" / "data" / "steel_warriors" / "keno.json"),
+]
 
 
-@pytest.mark.parametrize("loader, sample", GAMES, ids=["bronepekhota", "quick", "alpha_strike", "price_of_a_mile", "steel_warriors"])
+@pytest.mark.parametrize(
+    "loader, sample", GAMES, ids=["bronepekhota", "quick", "alpha_strike", "price_of_a_mile", "steel_warriors"]
+)
 def test_army_files_mutated_get_named_errors(tmp_path, loader, sample):
     original = json.loads(sample.read_text())
 
@@ -83,21 +99,49 @@ def test_army_files_mutated_get_named_errors(tmp_path, loader, sample):
     @given(st.one_of(mutated(original), json_values))
     def check(doc):
         _survives(loader, tmp_path, doc)
+
     check()
 
 
 def test_alpha_strike_inline_cards_and_mul_records_get_named_errors(tmp_path):
-    card = {"id": "x", "card": {"name": "T", "size": 2, "tmm": 1, "move_in": 10, "damage": {"S": "2", "M": "2", "L": "0*"},
-                                "overheat": 1, "armour": 3, "structure": 3, "specials": ["CASE", "REAR 1/1/-"]}}
-    mul = {"id": "y", "mul": {"Name": "L", "BFType": "BM", "BFSize": 1, "BFTMM": 3, "BFMove": '16"', "BFArmor": 2,
-                              "BFStructure": 2, "BFDamageShort": 1, "BFDamageMedium": 1, "BFDamageLong": 0,
-                              "BFDamageLongMin": True, "BFAbilities": "ENE, TUR(1/1/1)"}}
+    card = {
+        "id": "x",
+        "card": {
+            "name": "T",
+            "size": 2,
+            "tmm": 1,
+            "move_in": 10,
+            "damage": {"S": "2", "M": "2", "L": "0*"},
+            "overheat": 1,
+            "armour": 3,
+            "structure": 3,
+            "specials": ["CASE", "REAR 1/1/-"],
+        },
+    }
+    mul = {
+        "id": "y",
+        "mul": {
+            "Name": "L",
+            "BFType": "BM",
+            "BFSize": 1,
+            "BFTMM": 3,
+            "BFMove": '16"',
+            "BFArmor": 2,
+            "BFStructure": 2,
+            "BFDamageShort": 1,
+            "BFDamageMedium": 1,
+            "BFDamageLong": 0,
+            "BFDamageLongMin": True,
+            "BFAbilities": "ENE, TUR(1/1/1)",
+        },
+    }
     original = {"format": "alpha-strike-force/1", "player": "p", "units": [card, mul]}
 
     @FAST
     @given(mutated(original))
     def check(doc):
         _survives(load_force, tmp_path, doc)
+
     check()
 
 
@@ -109,27 +153,48 @@ def test_terrain_documents_get_named_errors():
     def check(doc):
         try:
             parse_terrain(doc, "the fuzzed terrain")
-        except ArmyError as exc:
+        except DataFileError as exc:  # terrain is a data file, not an army
             assert "the fuzzed terrain" in str(exc)
+
     check()
 
 
 def test_calibration_files_get_named_errors(tmp_path):
-    original = {"format": "station-calibration/1", "created": "2026-11-21T10:00:00+00:00",
-                "lens": {"image_size": [1280, 720], "K": [[900, 0, 640], [0, 900, 360], [0, 0, 1]],
-                         "dist": [0, 0, 0, 0, 0], "rms_px": 0.4, "views": 12},
-                "table": {"R": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "t": [0, 0, 900], "size_mm": [1200, 900],
-                          "anchors": [], "residuals_mm": {"0": 0.5}}}
+    original = {
+        "format": "station-calibration/1",
+        "created": "2026-11-21T10:00:00+00:00",
+        "lens": {
+            "image_size": [1280, 720],
+            "K": [[900, 0, 640], [0, 900, 360], [0, 0, 1]],
+            "dist": [0, 0, 0, 0, 0],
+            "rms_px": 0.4,
+            "views": 12,
+        },
+        "table": {
+            "R": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+            "t": [0, 0, 900],
+            "size_mm": [1200, 900],
+            "anchors": [],
+            "residuals_mm": {"0": 0.5},
+        },
+    }
 
     @FAST
     @given(st.one_of(mutated(original), json_values))
     def check(doc):
         _survives(load_calibration, tmp_path, doc, (CalibrationError,))
+
     check()
 
 
-WRITERS = [("post", "/api/input"), ("post", "/api/dice"), ("put", "/api/terrain"), ("post", "/api/rulings/1:x/confirm"),
-           ("post", "/api/rulings/1:x/override"), ("post", "/api/login")]
+WRITERS = [
+    ("post", "/api/input"),
+    ("post", "/api/dice"),
+    ("put", "/api/terrain"),
+    ("post", "/api/rulings/1:x/confirm"),
+    ("post", "/api/rulings/1:x/override"),
+    ("post", "/api/login"),
+]
 READERS = ["/api/measure", "/api/reach", "/api/events", "/api/rulings/{}/picture.svg"]
 
 
@@ -143,26 +208,51 @@ def test_every_json_endpoint_answers_bad_bodies_with_a_4xx(client):
         assert response.status_code < 500, (path, body, response.data[:200])
         if response.status_code >= 400:
             assert "error" in response.get_json()
+
     check()
 
 
 def test_every_reading_endpoint_answers_odd_queries_without_crashing(client):
     @FAST
-    @given(st.sampled_from(READERS), st.dictionaries(st.sampled_from(["a", "b", "kind", "element", "since", "limit"]),
-                                                     st.text(max_size=12), max_size=4), st.text(max_size=12))
+    @given(
+        st.sampled_from(READERS),
+        st.dictionaries(
+            st.sampled_from(["a", "b", "kind", "element", "since", "limit"]), st.text(max_size=12), max_size=4
+        ),
+        st.text(max_size=12),
+    )
     def check(path, query, ruling):
         response = client.get(path.format(quote(ruling, safe="") or "x"), query_string=query)
         assert response.status_code < 500, (path, query, response.data[:200])
+
     check()
 
 
-@pytest.mark.parametrize("change", [
-    {"table": {"R": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "t": [0, 0, 900], "size_mm": [1200, 900], "anchors": [],
-               "residuals_mm": None}},  # found by the fuzzer: an AttributeError escaped
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {
+            "table": {
+                "R": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+                "t": [0, 0, 900],
+                "size_mm": [1200, 900],
+                "anchors": [],
+                "residuals_mm": None,
+            }
+        },  # found by the fuzzer: an AttributeError escaped
+    ],
+)
 def test_regressions_calibration(tmp_path, change):
-    doc = {"format": "station-calibration/1", "lens": {"image_size": [1280, 720], "K": [[900, 0, 640], [0, 900, 360], [0, 0, 1]],
-                                                        "dist": [0, 0, 0, 0, 0], "rms_px": 0.4}, **change}
+    doc = {
+        "format": "station-calibration/1",
+        "lens": {
+            "image_size": [1280, 720],
+            "K": [[900, 0, 640], [0, 900, 360], [0, 0, 1]],
+            "dist": [0, 0, 0, 0, 0],
+            "rms_px": 0.4,
+        },
+        **change,
+    }
     path = tmp_path / "cal.json"
     path.write_text(json.dumps(doc))
     with pytest.raises(CalibrationError, match="damaged calibration"):

@@ -1,4 +1,5 @@
 """The journal fold: replay determinism, overrides derived again, resume, and bad input."""
+
 import json
 import random
 from pathlib import Path
@@ -142,6 +143,7 @@ def test_a_journal_of_another_game_is_refused(game, armies):
 
 # --- army files ---------------------------------------------------------------------------------
 
+
 def _army_with(tmp_path, change):
     data = json.loads((EXAMPLES / "blue-protectorate.json").read_text())
     change(data)
@@ -150,21 +152,27 @@ def _army_with(tmp_path, change):
     return path
 
 
-@pytest.mark.parametrize("change, where, problem", [
-    (lambda d: d["units"][1].update(armor=5), "units[1].armor", "unknown field"),
-    (lambda d: d["units"][0]["members"].pop(), "units[0].members", "exactly 6"),
-    (lambda d: d["units"][1]["durability"].update(max=12), "units[1].durability.sectors", "cover cells 1..12"),
-    (lambda d: d["units"][1].update(pilot="nobody"), "units[1].pilot", "not an infantryman"),
-    (lambda d: d["units"][0]["members"][5].update(rank=1), "units[1].pilot", "below the vehicle's rank"),
-    (lambda d: d["units"][1]["launchers"][0].update(kind="laser"), "units[1].launchers[0].kind", "expected one of"),
-    (lambda d: d["units"][1].update(rate_of_fire="two"), "units[1].rate_of_fire", "must be int"),
-    (lambda d: d["units"][1].update(base="hex40"), "units[1].base", "round<diameter>"),
-    (lambda d: d["units"][0]["members"][0].update(range="D7+2"), "units[0].members[0].range", "dice expression"),
-    (lambda d: d["units"][0]["members"][0].pop("power"), "units[0].members[0].power", "both range and power"),
-    (lambda d: d["units"][1].update(weapons=[{"range": "D6", "power": "1D12", "properties": ["glows"]}]),
-     "units[1].weapons[0].properties", "explodes"),
-    (lambda d: d.update(format="bronepekhota-army/9"), "format", "this station reads"),
-])
+@pytest.mark.parametrize(
+    "change, where, problem",
+    [
+        (lambda d: d["units"][1].update(armor=5), "units[1].armor", "unknown field"),
+        (lambda d: d["units"][0]["members"].pop(), "units[0].members", "exactly 6"),
+        (lambda d: d["units"][1]["durability"].update(max=12), "units[1].durability.sectors", "cover cells 1..12"),
+        (lambda d: d["units"][1].update(pilot="nobody"), "units[1].pilot", "not an infantryman"),
+        (lambda d: d["units"][0]["members"][5].update(rank=1), "units[1].pilot", "below the vehicle's rank"),
+        (lambda d: d["units"][1]["launchers"][0].update(kind="laser"), "units[1].launchers[0].kind", "expected one of"),
+        (lambda d: d["units"][1].update(rate_of_fire="two"), "units[1].rate_of_fire", "must be int"),
+        (lambda d: d["units"][1].update(base="hex40"), "units[1].base", "round<diameter>"),
+        (lambda d: d["units"][0]["members"][0].update(range="D7+2"), "units[0].members[0].range", "dice expression"),
+        (lambda d: d["units"][0]["members"][0].pop("power"), "units[0].members[0].power", "both range and power"),
+        (
+            lambda d: d["units"][1].update(weapons=[{"range": "D6", "power": "1D12", "properties": ["glows"]}]),
+            "units[1].weapons[0].properties",
+            "explodes",
+        ),
+        (lambda d: d.update(format="bronepekhota-army/9"), "format", "this station reads"),
+    ],
+)
 def test_army_errors_name_file_field_and_problem(tmp_path, change, where, problem):
     path = _army_with(tmp_path, change)
     with pytest.raises(ArmyError) as err:
@@ -180,16 +188,23 @@ def test_broken_json_names_the_line(tmp_path):
 
 
 def test_two_armies_wired_to_the_same_node_are_refused(tmp_path, armies):
-    clash = _army_with(tmp_path, lambda d: (d.update(player="green"), [u.update(id=u["id"] + "-g") for u in d["units"]],
-                                            [m.update(id=m["id"] + "-g") for u in d["units"] if u["type"] == "squad"
-                                             for m in u["members"]],
-                                            [u.update(pilot=u["pilot"] + "-g") for u in d["units"] if u.get("pilot")]))
+    clash = _army_with(
+        tmp_path,
+        lambda d: (
+            d.update(player="green"),
+            [u.update(id=u["id"] + "-g") for u in d["units"]],
+            [m.update(id=m["id"] + "-g") for u in d["units"] if u["type"] == "squad" for m in u["members"]],
+            [u.update(pilot=u["pilot"] + "-g") for u in d["units"] if u.get("pilot")],
+        ),
+    )
     from station.rules.bronepekhota.army import check_armies
+
     with pytest.raises(ArmyError, match="sensor node"):
         check_armies([armies[0], load_army(clash)])
 
 
 # --- recorded sessions --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("journal", sorted(SESSIONS.glob("*.jsonl")), ids=lambda p: p.name)
 def test_recorded_sessions_replay_deterministically_and_match_their_rulings(journal):
@@ -207,26 +222,30 @@ def test_recorded_sessions_exist():
     assert len(list(SESSIONS.glob("*.jsonl"))) >= 2
 
 
-@pytest.mark.parametrize("text, lowest, highest", [("D6+2", 3, 8), ("2D6", 2, 12), ("Д12", 1, 12), ("D20-1", 0, 19),
-                                                   ("4D12", 4, 48)])
+@pytest.mark.parametrize(
+    "text, lowest, highest", [("D6+2", 3, 8), ("2D6", 2, 12), ("Д12", 1, 12), ("D20-1", 0, 19), ("4D12", 4, 48)]
+)
 def test_dice_expressions_of_the_armlists(text, lowest, highest):
     from station.dice import DiceExpression
+
     dice = DiceExpression.parse(text)
     assert (dice.lowest, dice.highest) == (lowest, highest)
     chance = dice.at_least()
-    assert chance[lowest] == pytest.approx(1.0) and chance[highest] == pytest.approx(dice.sides ** -dice.count)
+    assert chance[lowest] == pytest.approx(1.0) and chance[highest] == pytest.approx(dice.sides**-dice.count)
     assert all(chance[v] >= chance[v + 1] for v in range(lowest, highest))
 
 
 @pytest.mark.parametrize("text", ["D7", "0D6", "D6+", "6", "2d6 + 1", ""])
 def test_a_bad_dice_expression_says_how_to_write_one(text):
     from station.dice import DiceExpression
+
     with pytest.raises(ValueError, match="e.g. D6, D6\\+2"):
         DiceExpression.parse(text)
 
 
 def test_dice_rolled_at_the_table_are_used_in_order_and_journaled_as_physical():
     from station.dice import DiceBook
+
     book = DiceBook(source=random.Random(1))
     book.enter(6, [3, 5])
     assert book.roll(6, "a") == 3 and book.roll(12, "b") in range(1, 13) and book.roll(6, "c") == 5
@@ -244,6 +263,7 @@ def test_physical_dice_through_the_api_decide_a_virtual_shot(tmp_path, armies):
     from station.journal import read_records
     from station.runtime import Station
     from station.web.app import create_app
+
     station = Station(tmp_path / "g.jsonl", "bronepekhota", armies, {"shooting": "virtual"}, seed=1).start()
     try:
         client = create_app(station, "tok").test_client()
@@ -252,8 +272,14 @@ def test_physical_dice_through_the_api_decide_a_virtual_shot(tmp_path, armies):
         assert bad.status_code == 400 and "1-6" in bad.get_json()["error"]
         station.game.operator_input("begin_round")
         station.game.operator_input("set_order", {"order": ["blue", "red"]})
-        station.game.observe_table({"units": [{"element": e, "x_mm": x, "y_mm": 300, "facing_deg": f, "status": "up",
-                                               "confidence": 1.0} for e, x, f in (("cyber-2", 300, 0), ("clone-3", 450, 180))]})
+        station.game.observe_table(
+            {
+                "units": [
+                    {"element": e, "x_mm": x, "y_mm": 300, "facing_deg": f, "status": "up", "confidence": 1.0}
+                    for e, x, f in (("cyber-2", 300, 0), ("clone-3", 450, 180))
+                ]
+            }
+        )
         ok = client.post("/api/dice", json={"sides": 6, "values": [1, 6, 6]}, headers={"X-Referee-Token": "tok"})
         assert ok.get_json()["waiting"] == {"6": [1, 6, 6]}
         ruling = station.game.operator_input("virtual_shot", {"shooter": "cyber-2", "target": "clone-3"})[-1]

@@ -1,6 +1,7 @@
 """Guided calibration on the dashboard: the desk's lens and table steps on the command line's code
 path, its API (referee only), and the whole flow in headless Chromium on a camera that starts
 uncalibrated and tracks once the calibration is saved."""
+
 import json
 import threading
 import time
@@ -22,8 +23,10 @@ def _board_frames(count, seed=41):
 
 
 def _table_frame(moved=None):
-    markers = [SceneMarker(a.id, a.x + (15 if a.id == moved else 0), a.y, 0.0, a.facing_deg, a.size_mm)
-               for a in default_anchors(TABLE)]
+    markers = [
+        SceneMarker(a.id, a.x + (15 if a.id == moved else 0), a.y, 0.0, a.facing_deg, a.size_mm)
+        for a in default_anchors(TABLE)
+    ]
     return render(Scene(CAMERA, markers, TABLE), np.random.default_rng(5))[0]
 
 
@@ -39,8 +42,9 @@ class Hand:
 
 def test_the_desk_takes_views_refits_the_lens_and_fits_and_saves_the_table(tmp_path):
     hand, saved = Hand(), []
-    desk = CalibrationDesk(hand, anchors=default_anchors(TABLE), table_mm=TABLE, out_path=tmp_path / "cal.json",
-                           on_saved=saved.append)
+    desk = CalibrationDesk(
+        hand, anchors=default_anchors(TABLE), table_mm=TABLE, out_path=tmp_path / "cal.json", on_saved=saved.append
+    )
     with pytest.raises(CalibrationError, match="no camera frame yet"):
         desk.accept()
     hand.frame = np.full((1080, 1920, 3), 128, np.uint8)
@@ -84,6 +88,7 @@ def _station_with_uncalibrated_camera(tmp_path, hand):
     from station.runtime import Station
 
     from .conftest import EXAMPLES
+
     stop = threading.Event()
 
     def frames():
@@ -92,8 +97,12 @@ def _station_with_uncalibrated_camera(tmp_path, hand):
                 yield hand.frame
             time.sleep(0.05)
 
-    station = Station(tmp_path / "g.jsonl", "bronepekhota", [load_army(EXAMPLES / "blue-protectorate.json"),
-                                                              load_army(EXAMPLES / "red-polaris.json")], {})
+    station = Station(
+        tmp_path / "g.jsonl",
+        "bronepekhota",
+        [load_army(EXAMPLES / "blue-protectorate.json"), load_army(EXAMPLES / "red-polaris.json")],
+        {},
+    )
     station.attach_uncalibrated_camera(frames(), tmp_path / "table.json")
     return station, stop
 
@@ -101,6 +110,7 @@ def _station_with_uncalibrated_camera(tmp_path, hand):
 def test_the_calibration_api_is_for_the_referee_and_needs_a_camera(tmp_path, armies):
     from station.runtime import Station
     from station.web.app import create_app
+
     bare = Station(tmp_path / "bare.jsonl", "bronepekhota", armies, {})
     client = create_app(bare, "tok").test_client()
     assert client.get("/api/calibrate").status_code == 401
@@ -132,6 +142,7 @@ def test_a_referee_calibrates_an_uncalibrated_camera_in_the_browser(tmp_path):
     from station.web.server import DashboardServer
 
     from .test_dashboard_browser import TOKEN, _page
+
     hand = Hand()
     station, stop = _station_with_uncalibrated_camera(tmp_path, hand)
     station.start()
@@ -185,6 +196,7 @@ def test_the_error_map_is_an_overlay_on_the_table_map(tmp_path, armies):
     from station.web.server import DashboardServer
 
     from .test_dashboard_browser import TOKEN, _page
+
     frame = _table_frame()
     lens = Calibration(CAMERA.image_size, CAMERA.K, CAMERA.dist, 0.2, 10)
     calibration = calibrate_table(frame, lens, default_anchors(TABLE), TABLE)
@@ -206,7 +218,8 @@ def test_the_error_map_is_an_overlay_on_the_table_map(tmp_path, armies):
             assert shown == sorted(v for row in maps[0]["sigma_mm"] for v in row)
             page.locator("#error-height").select_option("60")
             expect(page.locator("rect.error-cell").first).to_have_attribute(
-                "data-sigma", repr(maps[1]["sigma_mm"][0][0]))
+                "data-sigma", repr(maps[1]["sigma_mm"][0][0])
+            )
             expect(page.locator("#camera-health")).to_contain_text("position error ≤")
     finally:
         server.stop()

@@ -1,5 +1,6 @@
 """Hardware in the loop: the real hub firmware (firmware/build/hub.elf) runs in simavr and plays a
 scripted skirmish; the station talks to it through a pty exactly as to /dev/ttyACM0."""
+
 import os
 import threading
 import tty
@@ -21,8 +22,14 @@ ELF = ROOT / "firmware" / "build" / "hub.elf"
 
 
 def _ruling(station, kind, element):
-    return next((r for r in station.game.snapshot()["rulings"] if r["kind"] == kind and r["element"] == element
-                 and (kind != "hit" or r["details"].get("applied"))), None)
+    return next(
+        (
+            r
+            for r in station.game.snapshot()["rulings"]
+            if r["kind"] == kind and r["element"] == element and (kind != "hit" or r["details"].get("applied"))
+        ),
+        None,
+    )
 
 
 @pytest.fixture
@@ -49,11 +56,21 @@ def test_scripted_skirmish_on_the_real_firmware(skirmish):
     assert stood["details"]["damage"] == 2
 
     # Rocket (9 ms) from the second barrel; the mortar falls: 2 x 4 damage.
-    wait_for(lambda: any(r["details"].get("charge") == "rocket" and r["details"].get("result") == "fell"
-                         for r in game.snapshot()["rulings"] if r["kind"] == "hit"), timeout=8, what="rocket hit")
+    wait_for(
+        lambda: any(
+            r["details"].get("charge") == "rocket" and r["details"].get("result") == "fell"
+            for r in game.snapshot()["rulings"]
+            if r["kind"] == "hit"
+        ),
+        timeout=8,
+        what="rocket hit",
+    )
     assert game.state_view()["units"][-1]["elements"][0]["armour"] == 12 - 2 - 8
-    wait_for(lambda: any(r["kind"] == "status" and "Dry fire" in r["text"] for r in game.snapshot()["rulings"]),
-             timeout=8, what="dry fire")
+    wait_for(
+        lambda: any(r["kind"] == "status" and "Dry fire" in r["text"] for r in game.snapshot()["rulings"]),
+        timeout=8,
+        what="dry fire",
+    )
     game.operator_input("end_activation")  # red's turn: the mortar may fire
 
     # Cable pulled at 7 s for 2 s: the mortar is righted, fires a bomb (6 ms) and an infantryman
@@ -136,14 +153,24 @@ def test_breech_selector_overrides_gate_timing_on_the_real_firmware(tmp_path):
     """hardware.md "Breech switch": the mortar's selector (D8/D9) names the charge; with the
     selector at neither position, gate timing decides."""
     script = tmp_path / "breech.txt"
-    script.write_text("\n".join([
-        "t=0.900 pin B1 low",                                       # selector: bomb
-        "t=1.000 pin D6 low 20ms", "t=1.005 pin D7 low 3ms",        # 3 ms would be a shell
-        "t=1.300 pin B1 high", "t=1.300 pin B0 low",                # selector: shell
-        "t=1.500 pin D6 low 20ms", "t=1.505 pin D7 low 6ms",        # 6 ms would be a bomb
-        "t=1.800 pin B0 high",                                      # selector off: gate decides
-        "t=2.000 pin D6 low 20ms", "t=2.005 pin D7 low 6ms",
-        "t=3.0 end"]) + "\n")
+    script.write_text(
+        "\n".join(
+            [
+                "t=0.900 pin B1 low",  # selector: bomb
+                "t=1.000 pin D6 low 20ms",
+                "t=1.005 pin D7 low 3ms",  # 3 ms would be a shell
+                "t=1.300 pin B1 high",
+                "t=1.300 pin B0 low",  # selector: shell
+                "t=1.500 pin D6 low 20ms",
+                "t=1.505 pin D7 low 6ms",  # 6 ms would be a bomb
+                "t=1.800 pin B0 high",  # selector off: gate decides
+                "t=2.000 pin D6 low 20ms",
+                "t=2.005 pin D7 low 6ms",
+                "t=3.0 end",
+            ]
+        )
+        + "\n"
+    )
     board = SimulatedBoard(ELF, script, tmp_path / "hub").start()
     received = _read_pty_until(board, lambda data: data.count(b"SHOT") >= 3)
     shots = [p.decode(line) for line in received.split(b"\n")[:-1] if line.startswith(b"SHOT")]

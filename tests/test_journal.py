@@ -1,4 +1,5 @@
 """Journal crash safety: torn tails are dropped, nothing before them is lost."""
+
 import json
 import threading
 
@@ -26,8 +27,16 @@ def test_records_are_stamped_and_numbered(tmp_path):
     assert [r["type"] for r in read_records(tmp_path / "g.jsonl")] == ["x", "y"]
 
 
-@pytest.mark.parametrize("tail", [b'{"seq": 11, "kind": "in', b'{"seq', b"\x00\x00\x00",
-                                  b'{"seq":11,"kind":"rx","li\x00\x00\n', b"\x00" * 4096 + b"\n"])
+@pytest.mark.parametrize(
+    "tail",
+    [
+        b'{"seq": 11, "kind": "in',
+        b'{"seq',
+        b"\x00\x00\x00",
+        b'{"seq":11,"kind":"rx","li\x00\x00\n',
+        b"\x00" * 4096 + b"\n",
+    ],
+)
 def test_torn_tail_is_dropped_and_nothing_before_it(tmp_path, tail):
     path = tmp_path / "g.jsonl"
     _write(path, 10)
@@ -76,9 +85,11 @@ def test_a_gap_in_sequence_numbers_is_an_error(tmp_path):
 def test_durable_appends_from_many_threads_are_all_kept_in_order(tmp_path):
     path = tmp_path / "g.jsonl"
     journal = Journal(path, group_window=0.001)
+
     def writer(k):
         for i in range(50):
             journal.append("rx", durable=True, line=f"{k}-{i}")
+
     threads = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
     for t in threads:
         t.start()

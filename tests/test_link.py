@@ -1,5 +1,6 @@
 """The hub link over a real pty with the simulated hub: faults, unplug and replug, and no event
 lost or duplicated (hardware.md "Delivery")."""
+
 import threading
 import time
 
@@ -116,11 +117,15 @@ def test_a_resend_after_reconnect_is_a_duplicate_not_a_new_event(harness):
 
 def test_garbage_on_the_wire_is_counted_and_journaled_never_delivered(harness):
     import os
-    os.write(harness.hub.port.master, b"\x00\xffnoise\r\nSHOT 1 node=L1*ZZZZ\n" + b"X" * (p.MAX_LINE_BYTES + 100) + b"\n")
+
+    os.write(
+        harness.hub.port.master, b"\x00\xffnoise\r\nSHOT 1 node=L1*ZZZZ\n" + b"X" * (p.MAX_LINE_BYTES + 100) + b"\n"
+    )
     harness.hub.shot("L1", t=1)
     wait_for(lambda: len(harness.events()) == 1)
-    rejected = [r for r in read_records(harness.journal.path) if r["kind"] == "rx"
-                and r["verdict"] not in ("event", "control")]
+    rejected = [
+        r for r in read_records(harness.journal.path) if r["kind"] == "rx" and r["verdict"] not in ("event", "control")
+    ]
     assert len(rejected) == 3
     assert {r["verdict"] for r in rejected} == {"syntax", "too_long"}
     assert all(r["verdict"] != "event" for r in harness.delivered if "noise" in r["line"])

@@ -1,5 +1,6 @@
 """The batched measurements a snapshot gets (every distance, bearing and line of sight at once),
 checked against independent slow references: GJK pair by pair, and rays sampled point by point."""
+
 from __future__ import annotations
 
 import itertools
@@ -88,7 +89,9 @@ def _random_pieces(rng: np.random.Generator, n: int) -> list[Piece]:
         poly = np.column_stack([cx + radii * np.cos(angles), cy + radii * np.sin(angles)])
         if k % 3 == 0:
             poly = poly[::-1]  # clockwise outlines too
-        pieces.append(Piece(f"p{k}", ["building", "hill", "obstacle", "woods"][k % 4], float(rng.uniform(10, 120)), poly))
+        pieces.append(
+            Piece(f"p{k}", ["building", "hill", "obstacle", "woods"][k % 4], float(rng.uniform(10, 120)), poly)
+        )
     return pieces
 
 
@@ -109,8 +112,12 @@ def test_hidden_fraction_matches_densely_sampled_rays(seed):
 
 def test_woods_length_and_shooters_standing_in_terrain():
     """Entering, leaving and starting inside a concave wood: the inside length adds up."""
-    wood = Piece("wood", "woods", 80, np.array([[0, 0], [300, 0], [300, 100], [200, 100], [200, 20], [100, 20],
-                                                 [100, 100], [0, 100]], float))
+    wood = Piece(
+        "wood",
+        "woods",
+        80,
+        np.array([[0, 0], [300, 0], [300, 100], [200, 100], [200, 20], [100, 20], [100, 100], [0, 100]], float),
+    )
     shooter = Placed("s", Base("round", 25, 25, 50, 50))  # inside the left arm
     target = Placed("t", Base("round", 25, 25, 450, 50))
     sight = line_of_sight(shooter, 40, target, 40, [wood])
@@ -119,7 +126,9 @@ def test_woods_length_and_shooters_standing_in_terrain():
 
 
 def _figures(rng, n):
-    return [Figure(Placed(f"f{k}", b), "red" if k % 2 else "blue", 40.0) for k, b in enumerate(_random_bases(rng, n, 900))]
+    return [
+        Figure(Placed(f"f{k}", b), "red" if k % 2 else "blue", 40.0) for k, b in enumerate(_random_bases(rng, n, 900))
+    ]
 
 
 def test_table_geometry_agrees_with_the_single_measurements():
@@ -130,7 +139,9 @@ def test_table_geometry_agrees_with_the_single_measurements():
     for a, b in itertools.permutations(figures, 2):
         i, j = table.index(a.id), table.index(b.id)
         assert table.edge_mm[i, j] == pytest.approx(closest_points(a.placed.base, b.placed.base)[0], abs=1e-3)
-        assert table.centre_mm[i, j] == pytest.approx(np.hypot(a.placed.base.x - b.placed.base.x, a.placed.base.y - b.placed.base.y))
+        assert table.centre_mm[i, j] == pytest.approx(
+            np.hypot(a.placed.base.x - b.placed.base.x, a.placed.base.y - b.placed.base.y)
+        )
         if a.side == b.side:
             with pytest.raises(ValueError, match="same side"):
                 table.line_of_sight(a.id, b.id)
@@ -140,15 +151,18 @@ def test_table_geometry_agrees_with_the_single_measurements():
     enemies = [f.id for f in figures if f.side != origin.side]
     nearest = table.nearest(origin.id, enemies, 3)
     assert [mm for _, mm in nearest] == sorted(mm for _, mm in nearest)
-    assert nearest[0][1] == pytest.approx(min(closest_points(origin.placed.base, f.placed.base)[0]
-                                              for f in figures if f.id in enemies), abs=1e-3)
+    assert nearest[0][1] == pytest.approx(
+        min(closest_points(origin.placed.base, f.placed.base)[0] for f in figures if f.id in enemies), abs=1e-3
+    )
 
 
 def test_bearings_give_the_arcs():
-    figures = [Figure(Placed("tank", Base("rect", 100, 50, 0, 0, 90)), "red"),  # facing +y
-               Figure(Placed("ahead", Base("round", 25, 25, 10, 300)), "blue"),
-               Figure(Placed("behind", Base("round", 25, 25, -10, -300)), "blue"),
-               Figure(Placed("right", Base("round", 25, 25, 300, 0)), "blue")]
+    figures = [
+        Figure(Placed("tank", Base("rect", 100, 50, 0, 0, 90)), "red"),  # facing +y
+        Figure(Placed("ahead", Base("round", 25, 25, 10, 300)), "blue"),
+        Figure(Placed("behind", Base("round", 25, 25, -10, -300)), "blue"),
+        Figure(Placed("right", Base("round", 25, 25, 300, 0)), "blue"),
+    ]
     table = TableGeometry.of(figures)
     assert table.in_arc("tank", "ahead") and not table.in_arc("tank", "behind")
     assert table.in_arc("tank", "behind", 180, 90)
@@ -159,8 +173,11 @@ def test_bearings_give_the_arcs():
 
 def _moved(figure: Figure, dx: float, dy: float, turn: float) -> Figure:
     b = figure.placed.base
-    return Figure(Placed(figure.id, b.at(b.x + dx, b.y + dy, b.facing_deg + turn), figure.placed.sigma_mm), figure.side,
-                  figure.height_mm)
+    return Figure(
+        Placed(figure.id, b.at(b.x + dx, b.y + dy, b.facing_deg + turn), figure.placed.sigma_mm),
+        figure.side,
+        figure.height_mm,
+    )
 
 
 def test_an_update_measures_again_only_what_moved_and_matches_a_fresh_table():
@@ -189,8 +206,13 @@ def test_tracker_wobble_is_not_movement_but_a_new_terrain_is_a_new_table():
     assert table.update(wobbled, other).terrain is other
 
 
-base_strategy = st.builds(lambda kind, x, y, f: Base(kind[0], kind[1], kind[2], x, y, f),
-                          st.sampled_from(KINDS), st.floats(0, 400), st.floats(0, 400), st.floats(0, 360))
+base_strategy = st.builds(
+    lambda kind, x, y, f: Base(kind[0], kind[1], kind[2], x, y, f),
+    st.sampled_from(KINDS),
+    st.floats(0, 400),
+    st.floats(0, 400),
+    st.floats(0, 360),
+)
 
 
 @settings(max_examples=150, deadline=None)

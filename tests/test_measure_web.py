@@ -1,4 +1,5 @@
 """Terrain, table snapshots from a session, and the selected model's reach, through the API."""
+
 import json
 
 import pytest
@@ -9,13 +10,27 @@ from station.session import load_session
 
 from .conftest import REFEREE as REF
 
-WALL = {"format": "station-terrain/1", "pieces": [
-    {"id": "wall", "type": "building", "height_mm": 150, "polygon": [[590, 100], [610, 100], [610, 500], [590, 500]]}]}
+WALL = {
+    "format": "station-terrain/1",
+    "pieces": [
+        {
+            "id": "wall",
+            "type": "building",
+            "height_mm": 150,
+            "polygon": [[590, 100], [610, 100], [610, 500], [590, 500]],
+        }
+    ],
+}
 
 
 def _table(*units):
-    return {"table_mm": [1200, 900], "units": [{"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up",
-                                                "confidence": 1.0} for e, x, y, f in units]}
+    return {
+        "table_mm": [1200, 900],
+        "units": [
+            {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up", "confidence": 1.0}
+            for e, x, y, f in units
+        ],
+    }
 
 
 def test_terrain_is_read_by_anyone_and_set_only_by_the_referee(client, station):
@@ -31,13 +46,16 @@ def test_terrain_is_read_by_anyone_and_set_only_by_the_referee(client, station):
     assert json.loads(fold(records).state_json())["terrain"] == ["wall"]  # the fold knows it too
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: d["pieces"][0].update(type="lava"), "pieces[0].type"),
-    (lambda d: d["pieces"][0].update(height_mm=-1), "pieces[0].height_mm"),
-    (lambda d: d["pieces"][0].update(polygon=[[0, 0], [10, 10], [10, 0], [0, 10]]), "crosses itself"),
-    (lambda d: d.update(format="terrain/9"), "format"),
-    (lambda d: d.update(extra=1), "extra"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d["pieces"][0].update(type="lava"), "pieces[0].type"),
+        (lambda d: d["pieces"][0].update(height_mm=-1), "pieces[0].height_mm"),
+        (lambda d: d["pieces"][0].update(polygon=[[0, 0], [10, 10], [10, 0], [0, 10]]), "crosses itself"),
+        (lambda d: d.update(format="terrain/9"), "format"),
+        (lambda d: d.update(extra=1), "extra"),
+    ],
+)
 def test_a_bad_terrain_is_refused_with_the_field_and_changes_nothing(client, station, change, message):
     document = json.loads(json.dumps(WALL))
     change(document)
@@ -51,8 +69,11 @@ def test_a_bad_terrain_is_refused_with_the_field_and_changes_nothing(client, sta
 def test_reach_lists_each_enemy_with_distance_arc_and_cover(client, station):
     assert client.get("/api/reach?element=gryphon").status_code == 404  # no snapshot yet
     station.game.set_terrain(WALL)
-    station.game.observe_table(_table(("gryphon", 300, 300, 0), ("salamander", 900, 300, 180),
-                                      ("varan", 250, 800, 0), ("clone-1", 100, 300, 0)))
+    station.game.observe_table(
+        _table(
+            ("gryphon", 300, 300, 0), ("salamander", 900, 300, 180), ("varan", 250, 800, 0), ("clone-1", 100, 300, 0)
+        )
+    )
     data = client.get("/api/reach?element=gryphon").get_json()
     assert data["unit"] == "step" and data["arcs"][0]["label"].startswith("weapon traverse")
     assert data["rings"][0]["mm"] == 250.0  # speed 5 in the green sector: 5 steps of 5 cm
@@ -76,25 +97,30 @@ def test_a_demo_session_brings_its_terrain_and_its_table(tmp_path):
     assert len(tables) > 10 and all(u["status"] == "up" for u in tables[0].args["units"])
 
 
-@pytest.mark.parametrize("step, message", [
-    ({"at": 1, "table": {"units": []}}, "units"),
-    ({"at": 1, "table": {"units": [{"element": "gryphon", "x": 1}]}}, "units[0].y"),
-    ({"at": 1, "table": {"units": [{"element": "gryphon", "x": 1, "y": 2, "status": "flying"}]}}, "status"),
-    ({"at": 1, "table": {"table_mm": [5], "units": [{"element": "gryphon", "x": 1, "y": 2}]}}, "table_mm"),
-])
+@pytest.mark.parametrize(
+    "step, message",
+    [
+        ({"at": 1, "table": {"units": []}}, "units"),
+        ({"at": 1, "table": {"units": [{"element": "gryphon", "x": 1}]}}, "units[0].y"),
+        ({"at": 1, "table": {"units": [{"element": "gryphon", "x": 1, "y": 2, "status": "flying"}]}}, "status"),
+        ({"at": 1, "table": {"table_mm": [5], "units": [{"element": "gryphon", "x": 1, "y": 2}]}}, "table_mm"),
+    ],
+)
 def test_bad_table_steps_in_a_session_name_the_field(tmp_path, step, message):
-    from station.rules.base import ArmyError
+    from station.datafile import DataFileError
+
     script = json.loads(open("station/data/demo/session.json").read())
     script["armies"] = [str((tmp_path / "..").resolve())]  # not read before the steps fail
     script["steps"] = [step]
     path = tmp_path / "s.json"
     path.write_text(json.dumps(script))
-    with pytest.raises(ArmyError, match=message.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(DataFileError, match=message.replace("[", r"\[").replace("]", r"\]")):
         load_session(path)
 
 
 def test_a_ruling_that_measured_links_to_a_picture_of_that_table(client, station):
     from station.devices import protocol as p
+
     game = station.game
     game.set_terrain(WALL)
     game.operator_input("begin_round")

@@ -1,5 +1,6 @@
 """The Price of a Mile (seed 003) through the fold, section by section of the digest, with the
 sample armies and simulated table snapshots."""
+
 import json
 from pathlib import Path
 
@@ -13,17 +14,25 @@ from .conftest import FoldDriver, ScriptedRoller, assert_bad_file
 DATA = Path(__file__).resolve().parent.parent / "station" / "data" / "price_of_a_mile"
 INCH = 25.4
 
-LAYOUT = {**{f"p{k}": (40 + 60 * k, 200, 90) for k in range(1, 7)},
-          **{f"g{k}": (560 + 60 * k, 200, 90) for k in range(1, 5)}, "capitaine": (420, 120, 90),
-          **{f"l{k}": (40 + 60 * k, 600, 270) for k in range(1, 7)}, "m1": (800, 650, 270), "m2": (860, 650, 270),
-          **{f"s{k}": (440 + 60 * k, 760, 270) for k in range(1, 5)}, "leutnant": (1000, 800, 270)}
+LAYOUT = {
+    **{f"p{k}": (40 + 60 * k, 200, 90) for k in range(1, 7)},
+    **{f"g{k}": (560 + 60 * k, 200, 90) for k in range(1, 5)},
+    "capitaine": (420, 120, 90),
+    **{f"l{k}": (40 + 60 * k, 600, 270) for k in range(1, 7)},
+    "m1": (800, 650, 270),
+    "m2": (860, 650, 270),
+    **{f"s{k}": (440 + 60 * k, 760, 270) for k in range(1, 5)},
+    "leutnant": (1000, 800, 270),
+}
 
 
 class Mile(FoldDriver):
     table_mm = (1200, 900)
 
     def __init__(self, options=None, armies=None):
-        super().__init__(PriceOfAMile, armies or [load_army(DATA / "entente.json"), load_army(DATA / "central.json")], options)
+        super().__init__(
+            PriceOfAMile, armies or [load_army(DATA / "entente.json"), load_army(DATA / "central.json")], options
+        )
 
     def seen(self, **moved):
         """A snapshot of the sample layout, with the models moved so far and now."""
@@ -82,8 +91,13 @@ def test_6_1_the_target_is_one_of_the_three_nearest_and_casualties_fall_nearest_
 
 
 def test_6_3_long_range_and_cover_raise_the_target_number(game):
-    game.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "copse", "type": "woods", "height_mm": 60, "polygon": [[60, 560], [140, 560], [140, 640], [60, 640]]}])
+    game.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {"id": "copse", "type": "woods", "height_mm": 60, "polygon": [[60, 560], [140, 560], [140, 640], [60, 640]]}
+        ],
+    )
     game.do("activate", squad="poilus", character="capitaine")
     ruling = game.do("shoot", 8, 9, shooter="p2", target="l1")[0]  # l1 in woods (1.6" deep, still seen): 8+
     assert ruling.details["need"] == 8 and ruling.details["cover"] and ruling.details["hits"] == 1
@@ -92,8 +106,13 @@ def test_6_3_long_range_and_cover_raise_the_target_number(game):
 
 
 def test_6_2_nobody_is_seen_more_than_2_inches_inside_woods(game):
-    game.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "forest", "type": "woods", "height_mm": 60, "polygon": [[0, 480], [500, 480], [500, 900], [0, 900]]}])
+    game.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {"id": "forest", "type": "woods", "height_mm": 60, "polygon": [[0, 480], [500, 480], [500, 900], [0, 900]]}
+        ],
+    )
     game.do("activate", squad="poilus")
     refused = game.do("shoot", shooter="p1", target="l1")[0].text  # the landser stand 4.7" deep
     assert "l1 is not among the 3 nearest enemies p1 can see (s1, s2, s3)" in refused  # the sturm, at the edge
@@ -110,7 +129,9 @@ def test_6_6_rapid_fire_gives_a_free_shot_for_both_actions_and_6_5_aiming(game):
 
 def test_7_2_three_waverers_in_one_fight_make_one_flee(game):
     game.do("activate", squad="poilus")
-    ruling = game.do("shoot", 9, 9, 9, 9, 1, 1, 1, 1, shooter="p6", target="l5", actions=2)[0]  # automatic rifle: 4 shots
+    ruling = game.do("shoot", 9, 9, 9, 9, 1, 1, 1, 1, shooter="p6", target="l5", actions=2)[
+        0
+    ]  # automatic rifle: 4 shots
     assert ruling.details["hits"] == 4 and ruling.details["wavered"] == 4
     assert "panic" in ruling.text and sum(1 for k in range(1, 7) if game.f(f"l{k}").status == "fled") == 1
 
@@ -125,6 +146,7 @@ def test_13_morale_after_losing_a_third_disorder_then_flight(game):
     game.state = game.state.evolve(activation=None)
     from station.rules.price_of_a_mile.state import Activation
     from station.rules.price_of_a_mile.turns import morale_test
+
     game.state = game.state.evolve(activation=Activation("central", "landser", None, {}))
     game.state, again = morale_test(game.state, 99, "landser", ScriptedRoller(4), "test")
     assert "fails again while Disordered, 5 bases flee" in again.text  # 4 + 0 - 1 = 3: 8 - 3 = 5, two are left
@@ -154,11 +176,23 @@ def test_10_tie_goes_to_the_attacker_unless_the_defender_holds_and_heroes_roll_t
 def test_8_1_grenades_need_difficult_terrain_and_scatter(game):
     game.do("activate", squad="grenadiers")
     assert "in the open" in game.do("grenade", thrower="g1", at=[620, 360])[0].text
-    game.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "crater", "type": "woods", "height_mm": 10, "polygon": [[560, 300], [700, 300], [700, 420], [560, 420]]}])
+    game.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {
+                "id": "crater",
+                "type": "woods",
+                "height_mm": 10,
+                "polygon": [[560, 300], [700, 300], [700, 420], [560, 420]],
+            }
+        ],
+    )
     game.seen(l6=(620, 360, 270))
     assert "reaches 6" in game.do("grenade", thrower="g1", at=[620, 560])[0].text
-    ruling = game.do("grenade", 12, 1, 7, 9, thrower="g1", at=[620, 360])[0]  # scatter 1 - 0 = 1" up; l6 in cover: 7 >= 6, hit 9 + 1
+    ruling = game.do("grenade", 12, 1, 7, 9, thrower="g1", at=[620, 360])[
+        0
+    ]  # scatter 1 - 0 = 1" up; l6 in cover: 7 >= 6, hit 9 + 1
     assert game.f("l6").status == "out" and ruling.details["hit"] == ["l6"]
     assert ruling.details["template"] == {"circle": [620.0, 385.4, 50.8]}  # drawn on the map with "show on map"
 
@@ -171,8 +205,10 @@ def test_9_1_flame_hits_and_shakes_the_squad(game):
     ruling = game.do("flame", 9, 8, operator="s1", bearing_deg=270)[0]  # p5 hit: 9 + 2 >= 6 out; fuel 8 left
     assert ruling.details["hit"] == ["p5"] and game.f("p5").status == "out" and not game.f("s1").fuel_spent
     rulings = game.do("end_activation", 9)
-    assert any(r.id.endswith(":morale:poilus") and "lost 1 of 6, under artillery, tank or flame fire" in r.text
-               for r in rulings)
+    assert any(
+        r.id.endswith(":morale:poilus") and "lost 1 of 6, under artillery, tank or flame fire" in r.text
+        for r in rulings
+    )
 
 
 def test_18_victory_points_when_the_last_turn_ends():
@@ -189,14 +225,33 @@ def test_18_victory_points_when_the_last_turn_ends():
     assert any("victory points entente 10, central 0" in r.text for r in rulings)
 
 
-@pytest.mark.parametrize("change, where, problem", [
-    ({"format": "x"}, "format", "price-of-a-mile-army/1"),
-    ({"squads": [{"id": "a", "type": "veterans", "bases": [{"id": "b"}]}]}, "squads[0].type", "veterans"),
-    ({"squads": [{"id": "a", "type": "regulars", "bases": [{"id": f"b{k}"} for k in range(11)]}]}, "squads[0].bases", "at most 10"),
-    ({"squads": [{"id": "a", "type": "regulars", "rules": ["brave"], "bases": [{"id": "b"}]}]}, "squads[0].rules[0]", "brave"),
-    ({"squads": [{"id": "a", "type": "regulars", "bases": [{"id": "b", "weapon": "laser"}]}]}, "squads[0].bases[0].weapon", "laser"),
-    ({"squads": [{"id": "a", "type": "regulars", "bases": [{"id": "b", "stats": {"luck": 2}}]}]}, "squads[0].bases[0].stats.luck", "unknown"),
-])
+@pytest.mark.parametrize(
+    "change, where, problem",
+    [
+        ({"format": "x"}, "format", "price-of-a-mile-army/1"),
+        ({"squads": [{"id": "a", "type": "veterans", "bases": [{"id": "b"}]}]}, "squads[0].type", "veterans"),
+        (
+            {"squads": [{"id": "a", "type": "regulars", "bases": [{"id": f"b{k}"} for k in range(11)]}]},
+            "squads[0].bases",
+            "at most 10",
+        ),
+        (
+            {"squads": [{"id": "a", "type": "regulars", "rules": ["brave"], "bases": [{"id": "b"}]}]},
+            "squads[0].rules[0]",
+            "brave",
+        ),
+        (
+            {"squads": [{"id": "a", "type": "regulars", "bases": [{"id": "b", "weapon": "laser"}]}]},
+            "squads[0].bases[0].weapon",
+            "laser",
+        ),
+        (
+            {"squads": [{"id": "a", "type": "regulars", "bases": [{"id": "b", "stats": {"luck": 2}}]}]},
+            "squads[0].bases[0].stats.luck",
+            "unknown",
+        ),
+    ],
+)
 def test_bad_army_files_name_the_file_and_field(tmp_path, change, where, problem):
     assert_bad_file(load_army, DATA / "entente.json", tmp_path, change, where, problem)
 
@@ -204,7 +259,10 @@ def test_bad_army_files_name_the_file_and_field(tmp_path, change, where, problem
 def test_sample_data_says_so():
     raw = json.loads((DATA / "rules-data.json").read_text())
     assert "SAMPLE DATA" in raw["sample_data"] and raw["weapons"]["heavy_mg"]["accuracy"] == 1  # the source's +1
-    assert raw["troop_types"]["recruits"]["rules"] == ["no_rapid_fire"] and raw["troop_types"]["recruits"]["cost_base"] == 8.5
+    assert (
+        raw["troop_types"]["recruits"]["rules"] == ["no_rapid_fire"]
+        and raw["troop_types"]["recruits"]["cost_base"] == 8.5
+    )
 
 
 def test_the_recorded_firefight_replays_to_the_ententes_win_on_points():
@@ -212,6 +270,7 @@ def test_the_recorded_firefight_replays_to_the_ententes_win_on_points():
     with table snapshots and the players' own d10s (make sessions)."""
     from station.fold import fold
     from station.journal import read_records
+
     records = read_records(Path(__file__).parent / "data" / "sessions" / "price-of-a-mile.jsonl")
     assert not [r for r in records if r["kind"] == "dice" and not r.get("physical")]
     result = fold(records)
@@ -225,13 +284,30 @@ def test_the_recorded_firefight_replays_to_the_ententes_win_on_points():
 
 
 def test_5_moves_are_checked_against_speed_difficult_terrain_and_contact(game):
-    game.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "hedge", "type": "obstacle", "height_mm": 20, "polygon": [[60, 300], [200, 300], [200, 310], [60, 310]]},
-        {"id": "wall", "type": "obstacle", "height_mm": 80, "polygon": [[200, 300], [330, 300], [330, 310], [200, 310]]}])
+    game.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {
+                "id": "hedge",
+                "type": "obstacle",
+                "height_mm": 20,
+                "polygon": [[60, 300], [200, 300], [200, 310], [60, 310]],
+            },
+            {
+                "id": "wall",
+                "type": "obstacle",
+                "height_mm": 80,
+                "polygon": [[200, 300], [330, 300], [330, 310], [200, 310]],
+            },
+        ],
+    )
     game.do("activate", squad="poilus")
     game.seen(p1=(100, 200 + 6 * INCH, 90))  # 6" through the hedge: 6 - 1 DTM = 5" allowed
     over = game.do("move", base="p1")[0]
-    assert over.needs_referee and "Difficult-Terrain Mode through hedge" in over.text and 'more than its 5"' in over.text
+    assert (
+        over.needs_referee and "Difficult-Terrain Mode through hedge" in over.text and 'more than its 5"' in over.text
+    )
     game.seen(p2=(160, 200 + 5 * INCH, 90))
     assert game.do("move", base="p2")[0].kind == "move"  # 5" in the open
     game.seen(p3=(220, 270, 90))  # up to the wall
@@ -242,17 +318,21 @@ def test_5_moves_are_checked_against_speed_difficult_terrain_and_contact(game):
     game.seen(l5=(340, 420, 270))  # the landser came forward last turn
     game.seen(p5=(340, 350, 90))  # 5.9" to within 0.8" of them
     contact = game.do("move", base="p5")[0]
-    assert "in contact with l5" in contact.text and game.state.activation.actions["p5"] == 0 and not contact.needs_referee
+    assert (
+        "in contact with l5" in contact.text and game.state.activation.actions["p5"] == 0 and not contact.needs_referee
+    )
     assert "has 0 action(s) left" in game.do("move", base="p5")[0].text
 
 
 def _with_artillery(tmp_path):
     entente = json.loads((DATA / "entente.json").read_text())
     central = json.loads((DATA / "central.json").read_text())
-    entente["squads"].append({"id": "gun-crew", "type": "regulars", "bases": [{"id": "fg1", "weapon": "field_gun"},
-                                                                              {"id": "fg2"}]})
-    central["squads"].append({"id": "mortar-crew", "type": "regulars", "bases": [{"id": "mo1", "weapon": "mortar"},
-                                                                                {"id": "mo2"}]})
+    entente["squads"].append(
+        {"id": "gun-crew", "type": "regulars", "bases": [{"id": "fg1", "weapon": "field_gun"}, {"id": "fg2"}]}
+    )
+    central["squads"].append(
+        {"id": "mortar-crew", "type": "regulars", "bases": [{"id": "mo1", "weapon": "mortar"}, {"id": "mo2"}]}
+    )
     paths = []
     for army in (entente, central):
         path = tmp_path / f"{army['player']}.json"
@@ -267,9 +347,9 @@ def test_9_2_the_mortar_needs_12_inches_scatters_less_when_aimed_and_shakes_who_
     g = _with_artillery(tmp_path)
     g.do("roll_initiative", 1, 9)  # entente 3, central 10: central takes the first two activations
     g.do("activate", squad="mortar-crew")
-    assert "12\" or more" in g.do("mortar", gunner="mo1", at=[620, 700])[0].text
+    assert '12" or more' in g.do("mortar", gunner="mo1", at=[620, 700])[0].text
     ruling = g.do("mortar", 5, 12, 9, gunner="mo1", at=[340, 200], aimed=True)[0]  # 5 - (2 + 1) = 2" up the table
-    assert "scatter 2\"" in ruling.text and g.f("p5").status == "out" and g.f("p4").status == "ok"
+    assert 'scatter 2"' in ruling.text and g.f("p5").status == "out" and g.f("p4").status == "ok"
     assert g.state.activation.actions == {"mo1": 0, "mo2": 1}  # Load, Lay, Fire across the crew
     rulings = g.do("end_activation", 9)
     assert any(r.id.endswith(":morale:poilus") for r in rulings)
@@ -330,6 +410,7 @@ def test_16_6_enthusiasm_and_16_7_defend_the_homeland(tmp_path):
     g = _with_rules(tmp_path, ["defend_homeland"])
     assert g.state.stat(g.f("g1"), "morale") == 1 + 1  # inspired recruits +1, enthusiasm +1
     from station.rules.price_of_a_mile.turns import morale_test
+
     g.state, ruling = morale_test(g.state, 9, "landser", ScriptedRoller(1), "test")
     assert "defends its homeland: 2 base(s) flee" in ruling.text and not g.state.squads["landser"].disordered
 
@@ -351,8 +432,17 @@ def test_16_1_random_game_length_from_turn_3():
     for _turn, ending_dice in ((1, ()), (2, ()), (3, (4,)), (4, (5, 1))):
         g.do("roll_initiative", 5, 3)
         for squad in ("poilus", "landser", "grenadiers", "mg-crew", "sturm"):
-            g.do("activate", squad=squad, **({"character": "capitaine"} if squad == "poilus" else
-                                             {"character": "leutnant"} if squad == "landser" else {}))
+            g.do(
+                "activate",
+                squad=squad,
+                **(
+                    {"character": "capitaine"}
+                    if squad == "poilus"
+                    else {"character": "leutnant"}
+                    if squad == "landser"
+                    else {}
+                ),
+            )
             rulings = g.do("end_activation", *(ending_dice if squad == "sturm" else ()))
     assert g.state.over and g.state.turn == 4 and any("2d10 [5, 1]" in r.text for r in rulings)
 
@@ -383,6 +473,7 @@ def test_15_any_shooter_may_pick_the_nearest_vehicle_and_a_tank_takes_d6_points(
 
 def test_15_vehicle_damage_immobilises_destroys_and_shakes_the_crew(tmp_path):
     from station.rules.price_of_a_mile import vehicles
+
     g = _with_vehicles(tmp_path)
     state, said = vehicles.damage(g.state, g.f("ac"), 0, False, ScriptedRoller(1, 4), "k", direct_hit=True)
     assert state.fighters["ac"].damage == 1 and state.fighters["ac"].immobilised  # a direct hit always does 1
@@ -404,7 +495,9 @@ def test_15_a_vehicle_that_loses_a_melee_takes_power_3_and_one_that_wins_does_no
     g = _with_vehicles(tmp_path, tank_at=(700, 470, 270))  # nose to nose with the armoured car
     g.do("roll_initiative", 5, 3)
     g.do("activate", 9, squad="grenadiers", character="ac")  # the tank is within 12": the grenadiers hold (9 + 2)
-    ruling = g.do("melee", 2, 6, 9, 2, 9, attacker="ac", defender="tank")[0]  # the tank wins; ac takes 9 + 3 >= 8: 2 points
+    ruling = g.do("melee", 2, 6, 9, 2, 9, attacker="ac", defender="tank")[
+        0
+    ]  # the tank wins; ac takes 9 + 3 >= 8: 2 points
     assert "drives" not in ruling.text and g.f("ac").damage == 2 and g.f("tank").damage == 0
     g.seen(g1=(700, 545, 90))  # a grenadier goes for the tank's rear and is beaten off
     beaten = g.do("melee", 1, 5, attacker="g1", defender="tank")[0]
@@ -413,8 +506,18 @@ def test_15_a_vehicle_that_loses_a_melee_takes_power_3_and_one_that_wins_does_no
 
 def test_15_vehicles_cannot_cross_obstacles_and_pay_3_inches_for_difficult_terrain(tmp_path):
     g = _with_vehicles(tmp_path)
-    g.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "fence", "type": "obstacle", "height_mm": 20, "polygon": [[680, 480], [720, 480], [720, 490], [680, 490]]}])
+    g.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {
+                "id": "fence",
+                "type": "obstacle",
+                "height_mm": 20,
+                "polygon": [[680, 480], [720, 480], [720, 490], [680, 490]],
+            }
+        ],
+    )
     g.do("roll_initiative", 5, 3)
     g.do("activate", squad="grenadiers", character="ac")
     g.seen(ac=(700, 380 + 8 * INCH, 90))
@@ -424,9 +527,20 @@ def test_15_vehicles_cannot_cross_obstacles_and_pay_3_inches_for_difficult_terra
 
 def test_5_7_barbed_wire_is_crossed_on_6_or_the_base_is_stuck_and_5_8_cut(game):
     from dataclasses import replace as swap
-    game.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "wire", "type": "wire", "height_mm": 30, "polygon": [[60, 255], [150, 255], [150, 275], [60, 275]]},
-        {"id": "wire2", "type": "wire", "height_mm": 30, "polygon": [[130, 280], [190, 280], [190, 290], [130, 290]]}])
+
+    game.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {"id": "wire", "type": "wire", "height_mm": 30, "polygon": [[60, 255], [150, 255], [150, 275], [60, 275]]},
+            {
+                "id": "wire2",
+                "type": "wire",
+                "height_mm": 30,
+                "polygon": [[130, 280], [190, 280], [190, 290], [130, 290]],
+            },
+        ],
+    )
     game.do("activate", squad="poilus")
     game.seen(p1=(100, 300, 90))  # 100 mm, straight over the wire: d10 3 + Res 0 < 6
     ruling = game.do("move", 3, base="p1")[0]
@@ -442,8 +556,14 @@ def test_5_7_barbed_wire_is_crossed_on_6_or_the_base_is_stuck_and_5_8_cut(game):
 def test_5_6_trenches_give_range_cover_and_channel_blasts(game):
     from station.rules.price_of_a_mile.blasts import blast_area
     from station.rules.price_of_a_mile.where import placed_many
-    game.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "sap", "type": "trench", "height_mm": 0, "polygon": [[560, 150], [800, 150], [800, 250], [560, 250]]}])
+
+    game.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {"id": "sap", "type": "trench", "height_mm": 0, "polygon": [[560, 150], [800, 150], [800, 250], [560, 250]]}
+        ],
+    )
     game.seen(capitaine=(600, 200, 90), l1=(600, 460, 270))
     game.do("activate", squad="poilus", character="capitaine")
     shot = game.do("shoot", 1, shooter="capitaine", target="l1")[0]
@@ -454,6 +574,7 @@ def test_5_6_trenches_give_range_cover_and_channel_blasts(game):
     hit, extra, _ = blast_area(game.state, (680, 270), everyone)  # outside: 2"
     assert extra == 0 and set(hit) == {"g2"}
     from station.rules.price_of_a_mile.blasts import hit_under
+
     state, words, _ = hit_under(game.state, ["g2"], ScriptedRoller(7), "k", 1, (680, 270), True)
     assert "escapes" in words[0]  # in a trench, a blast from outside needs 8+ (§8.2)
 
@@ -469,8 +590,15 @@ def test_12_1_a_hero_hit_by_fire_rolls_two_dice_and_falls_back_6_inches(game):
 
 def test_12_2_cavalry_dismount_for_good_keeping_half_mounted(tmp_path):
     entente = json.loads((DATA / "entente.json").read_text())
-    entente["squads"].append({"id": "hussars", "type": "regulars", "bases": [
-        {"id": f"h{k}", "mounted": True, "melee_weapon": "sabre", "weapon": "carbine"} for k in range(1, 5)]})
+    entente["squads"].append(
+        {
+            "id": "hussars",
+            "type": "regulars",
+            "bases": [
+                {"id": f"h{k}", "mounted": True, "melee_weapon": "sabre", "weapon": "carbine"} for k in range(1, 5)
+            ],
+        }
+    )
     path = tmp_path / "entente.json"
     path.write_text(json.dumps(entente))
     g = Mile(armies=[load_army(path), load_army(DATA / "central.json")])
@@ -490,8 +618,9 @@ def test_the_dashboard_sees_command_links_cut_off_bases_markers_and_templates(ga
     game.do("activate", squad="poilus")
     units = {u["id"]: u for u in game.rules.state_dict(game.state)["units"]}
     assert units["poilus"]["markers"] == ["out of command"] and units["landser"]["markers"] == []
-    game.state = game.state.with_squad(game.state.squads["landser"].__class__(
-        **{**game.state.squads["landser"].__dict__, "disordered": True}))
+    game.state = game.state.with_squad(
+        game.state.squads["landser"].__class__(**{**game.state.squads["landser"].__dict__, "disordered": True})
+    )
     assert {u["id"]: u for u in game.rules.state_dict(game.state)["units"]}["landser"]["markers"] == ["Disordered"]
 
 
@@ -506,6 +635,7 @@ def test_6_10_a_squad_short_of_ammunition_may_misfire_for_good(tmp_path):
 
 def test_17_2_inspired_recruits_who_advance_as_one_may_lose_their_disorder(game):
     from dataclasses import replace as swap
+
     game.state = game.state.with_squad(swap(game.state.squads["grenadiers"], disordered=True))
     game.do("activate", squad="grenadiers")
     for k in range(1, 5):
@@ -534,7 +664,9 @@ def test_16_4_artillery_support_drifts_its_markers_and_shells_every_turn():
     g.seen()
     ruling = g.do("artillery_markers", 1, 1, 12, 1, 1, 12, 1, 1, 12, markers=[[340, 600], [1150, 50], [1150, 850]])[0]
     assert ruling.details["markers"][0] == [340.0, 650.8]  # 2" up the table
-    rulings = g.do("roll_initiative", 5, 3, 1, 6, 9, 1, 9, 1, 12, 1, 12, 9)  # shell 1 lands 1" back: l4, l5, l6 under it
+    rulings = g.do(
+        "roll_initiative", 5, 3, 1, 6, 9, 1, 9, 1, 12, 1, 12, 9
+    )  # shell 1 lands 1" back: l4, l5, l6 under it
     shell = next(r for r in rulings if r.id.endswith(":shell:0"))
     assert "l4 out" in shell.text and "l5 wavers" in shell.text and "l6 out" in shell.text
     assert any(r.id.endswith(":morale:landser") and "artillery" in r.text for r in rulings)
@@ -556,16 +688,23 @@ def test_15_1_a_truck_carries_a_squad_and_its_damage_hits_the_passengers(tmp_pat
     g.do("embark", squad="section", truck="lorry")
     assert g.f("r1").aboard == "lorry" and g.state.activation.actions["r1"] == 1
     from station.rules.price_of_a_mile.where import placed
+
     assert placed(g.state, "r1") is None  # off the table: nobody can target it
     from station.rules.price_of_a_mile import vehicles
+
     state, said = vehicles.damage(g.state, g.f("lorry"), 5, False, ScriptedRoller(9, 2, 7, 2, 9), "k")
     assert "passengers: r1 out (d10 7), r2 unhurt (d10 2)" in said and state.fighters["lorry"].immobilised
 
 
 def test_11_non_combat_tasks_16_3_treacherous_ground_and_16_10_popular_commanders():
     g = Mile({"treacherous": ["bog"], "popular": ["capitaine"], "popularity_vp": 15})
-    g.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "bog", "type": "water", "height_mm": 0, "polygon": [[60, 240], [140, 240], [140, 300], [60, 300]]}])
+    g.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {"id": "bog", "type": "water", "height_mm": 0, "polygon": [[60, 240], [140, 240], [140, 300], [60, 300]]}
+        ],
+    )
     g.seen()
     g.do("roll_initiative", 5, 3)
     g.do("activate", squad="poilus", character="capitaine")
@@ -575,9 +714,11 @@ def test_11_non_combat_tasks_16_3_treacherous_ground_and_16_10_popular_commander
     assert "treacherous bog: d10 1, then 7: p1 is lost" in moved.text and g.f("p1").status == "out"
     assert "popular commander" in g.do("carry_body", commander="capitaine")[0].text  # he is not down
     from dataclasses import replace as swap
+
     g.state = g.state.with_fighter(swap(g.f("capitaine"), status="out"))
     g.do("carry_body", commander="capitaine")
     from station.rules.price_of_a_mile.turns import victory_points
+
     assert victory_points(g.state, "entente") == 15 and victory_points(g.state, "central") == 10 + 10  # p1 and him
 
 
@@ -594,6 +735,7 @@ def test_16_6_and_16_7_victory_point_variants(tmp_path):
     from dataclasses import replace as swap
 
     from station.rules.price_of_a_mile.turns import victory_points
+
     for options, points in (({}, 10 + 5), ({"homeland_variant": True, "enthusiasm_variant": True}, 20 + 10)):
         g = _with_rules(tmp_path, ["defend_homeland"], options)
         g.state = g.state.with_fighter(swap(g.f("l1"), status="out"))  # a Homeland landser killed

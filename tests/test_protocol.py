@@ -1,4 +1,5 @@
 """Protocol v1 codec (hardware.md "Serial protocol v1"): round trips, garbage, truncation."""
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,10 +11,18 @@ seqs = st.integers(0, 2**31 - 1)
 times = st.integers(0, 2**31 - 1)
 
 messages = st.one_of(
-    st.builds(p.Shot, seq=seqs, node=node_ids, barrel=st.integers(1, 9), charge=st.sampled_from(p.CHARGES),
-              count=st.integers(0, 10**9), t=times),
-    st.builds(p.Tilt, seq=seqs, node=node_ids, state=st.sampled_from(p.TILT_STATES), angle=st.integers(0, 180),
-              t=times),
+    st.builds(
+        p.Shot,
+        seq=seqs,
+        node=node_ids,
+        barrel=st.integers(1, 9),
+        charge=st.sampled_from(p.CHARGES),
+        count=st.integers(0, 10**9),
+        t=times,
+    ),
+    st.builds(
+        p.Tilt, seq=seqs, node=node_ids, state=st.sampled_from(p.TILT_STATES), angle=st.integers(0, 180), t=times
+    ),
     st.builds(p.Impact, seq=seqs, node=node_ids, g=st.integers(0, 9999).map(lambda v: v / 10), t=times),
     st.builds(p.DryFire, seq=seqs, node=node_ids, barrel=st.integers(1, 9), t=times),
     st.builds(p.Heartbeat, seq=seqs, up=times, pend=st.integers(0, 255)),
@@ -21,11 +30,21 @@ messages = st.one_of(
     st.builds(p.Ack, seq=seqs, upto=seqs),
     st.builds(p.Nak, seq=seqs, start=seqs),
     st.builds(p.Sync, seq=seqs, proto=st.just(1)),
-    st.builds(p.Hello, seq=seqs, fw=st.from_regex(r"[a-z]{1,8}/[0-9]\.[0-9]", fullmatch=True), proto=st.just(1),
-              boot=st.from_regex(r"[0-9A-F]{4}", fullmatch=True),
-              nodes=st.lists(st.one_of(st.builds(p.Node, id=node_ids, kind=st.just("tilt")),
-                                       st.builds(p.Node, id=node_ids, kind=st.just("launcher"),
-                                                 barrels=st.integers(1, 9))), min_size=1, max_size=4).map(tuple)),
+    st.builds(
+        p.Hello,
+        seq=seqs,
+        fw=st.from_regex(r"[a-z]{1,8}/[0-9]\.[0-9]", fullmatch=True),
+        proto=st.just(1),
+        boot=st.from_regex(r"[0-9A-F]{4}", fullmatch=True),
+        nodes=st.lists(
+            st.one_of(
+                st.builds(p.Node, id=node_ids, kind=st.just("tilt")),
+                st.builds(p.Node, id=node_ids, kind=st.just("launcher"), barrels=st.integers(1, 9)),
+            ),
+            min_size=1,
+            max_size=4,
+        ).map(tuple),
+    ),
 )
 
 
@@ -72,11 +91,14 @@ def test_human_readable_line():
     assert line.startswith(b"SHOT 17 node=L1 barrel=2 charge=rocket count=5 t=123456*")
 
 
-@pytest.mark.parametrize("line, reason", [
-    (b"SHOT 1 node=L1 barrel=1 charge=shell count=1 t=0", "syntax"),
-    (b"BOGUS 1 x=1*0000", "checksum"),
-    (b"", "syntax"),
-])
+@pytest.mark.parametrize(
+    "line, reason",
+    [
+        (b"SHOT 1 node=L1 barrel=1 charge=shell count=1 t=0", "syntax"),
+        (b"BOGUS 1 x=1*0000", "checksum"),
+        (b"", "syntax"),
+    ],
+)
 def test_reasons_are_named(line, reason):
     with pytest.raises(p.ProtocolError) as err:
         p.decode(line)
@@ -107,9 +129,9 @@ def test_extra_fields_from_a_newer_hub_are_tolerated():
 def test_example_lines_in_hardware_md_are_valid():
     """The spec's examples are real lines: each decodes and re-encodes to itself."""
     from pathlib import Path
+
     text = (Path(__file__).resolve().parent.parent / "hardware.md").read_text()
-    lines = [line.split("  ")[0] for line in text.splitlines()
-             if line.split(" ")[0] in p.MESSAGE_TYPES and "*" in line]
+    lines = [line.split("  ")[0] for line in text.splitlines() if line.split(" ")[0] in p.MESSAGE_TYPES and "*" in line]
     assert len(lines) >= 5
     for line in lines:
         assert p.encode(p.decode(line.encode())).decode().strip() == line

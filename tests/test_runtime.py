@@ -17,8 +17,11 @@ def _hub(tmp_path, armies):
 
 
 def _applied(path, type_="SHOT"):
-    return [r["line"] for r in read_records(path) if r["kind"] == "rx" and r["verdict"] == "event"
-            and r["line"].startswith(type_)]
+    return [
+        r["line"]
+        for r in read_records(path)
+        if r["kind"] == "rx" and r["verdict"] == "event" and r["line"].startswith(type_)
+    ]
 
 
 def test_a_hit_flows_from_the_hub_to_a_ruling(tmp_path, armies):

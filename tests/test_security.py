@@ -1,5 +1,6 @@
 """The dashboard's locks hold (issue 9, security): no token, a wrong token, a guessing spree, a
 cross-site request riding on the referee's cookie, an oversized upload, and debug mode."""
+
 import json
 
 from station.web.app import create_app
@@ -56,15 +57,32 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
     assert app.debug is False and app.config["SESSION_COOKIE_HTTPONLY"]
     client = app.test_client()
     before = station.game.snapshot()["records"]
-    for method, path, body in (("post", "/api/input", {"type": "begin_round"}), ("post", "/api/dice", {"sides": 6, "values": [1]}),
-                               ("delete", "/api/dice", None), ("put", "/api/terrain", {"format": "station-terrain/1", "pieces": []}),
-                               ("post", "/api/rulings/1:x/confirm", None), ("post", "/api/rulings/1:x/override", {"verdict": "void"}),
-                               ("post", "/api/calibrate/views", None), ("delete", "/api/calibrate/views/0", None),
-                               ("post", "/api/calibrate/table", {}), ("post", "/api/calibrate/save", None)):
+    for method, path, body in (
+        ("post", "/api/input", {"type": "begin_round"}),
+        ("post", "/api/dice", {"sides": 6, "values": [1]}),
+        ("delete", "/api/dice", None),
+        ("put", "/api/terrain", {"format": "station-terrain/1", "pieces": []}),
+        ("post", "/api/rulings/1:x/confirm", None),
+        ("post", "/api/rulings/1:x/override", {"verdict": "void"}),
+        ("post", "/api/calibrate/views", None),
+        ("delete", "/api/calibrate/views/0", None),
+        ("post", "/api/calibrate/table", {}),
+        ("post", "/api/calibrate/save", None),
+    ):
         assert getattr(client, method)(path, json=body).status_code == 401, path
     assert station.game.snapshot()["records"] == before  # nothing was journaled
     routes = {(rule.rule, tuple(sorted(rule.methods - {"HEAD", "OPTIONS"}))) for rule in app.url_map.iter_rules()}
     writers = {r for r, methods in routes if set(methods) & {"POST", "PUT", "DELETE", "PATCH"}}
-    assert writers == {"/api/input", "/api/dice", "/api/terrain", "/api/rulings/<ruling_id>/confirm",
-                       "/api/rulings/<ruling_id>/override", "/api/login", "/api/logout", "/api/calibrate/views",
-                       "/api/calibrate/views/<int:index>", "/api/calibrate/table", "/api/calibrate/save"}
+    assert writers == {
+        "/api/input",
+        "/api/dice",
+        "/api/terrain",
+        "/api/rulings/<ruling_id>/confirm",
+        "/api/rulings/<ruling_id>/override",
+        "/api/login",
+        "/api/logout",
+        "/api/calibrate/views",
+        "/api/calibrate/views/<int:index>",
+        "/api/calibrate/table",
+        "/api/calibrate/save",
+    }

@@ -1,4 +1,5 @@
 """Steel Warriors (seed 001) through the fold, with the fragment's worked examples as tests."""
+
 import json
 from pathlib import Path
 
@@ -17,8 +18,10 @@ KENO = [f"k{k}" for k in range(1, 11)]
 
 
 def line_up(y_steel, y_keno):
-    return {**{f: (100 + 40 * k, y_steel, 90) for k, f in enumerate(STEEL)},
-            **{f: (100 + 40 * k, y_keno, 270) for k, f in enumerate(KENO)}}
+    return {
+        **{f: (100 + 40 * k, y_steel, 90) for k, f in enumerate(STEEL)},
+        **{f: (100 + 40 * k, y_keno, 270) for k, f in enumerate(KENO)},
+    }
 
 
 def gap_y(inches):
@@ -80,8 +83,18 @@ def test_6_8_worked_example_the_lmg_wounds_the_commander_who_is_replaced():
     """Partisans 10" away in light cover and prone (d10); LMG d6 + d8 roll 3 and 6 against 2: both
     beat it, 14 / 10 = 1.4 -> one casualty; the d10 picks the commander; Power d10 5 > d4 4."""
     g = War()
-    g.do("terrain", format="station-terrain/1", pieces=[
-        {"id": "bushes", "type": "woods", "height_mm": 40, "polygon": [[50, 350], [600, 350], [600, 500], [50, 500]]}])
+    g.do(
+        "terrain",
+        format="station-terrain/1",
+        pieces=[
+            {
+                "id": "bushes",
+                "type": "woods",
+                "height_mm": 40,
+                "polygon": [[50, 350], [600, 350], [600, 500], [50, 500]],
+            }
+        ],
+    )
     g.seen(line_up(100, gap_y(10)))
     g.do("begin_turn")
     g.do("activate", squad="partisans")
@@ -98,8 +111,9 @@ def test_6_8_worked_example_the_lmg_wounds_the_commander_who_is_replaced():
 def test_6_7_worked_example_the_partisans_unsuppress_on_their_second_try():
     g = War()
     g.seen(line_up(100, gap_y(10)))
-    g.state = g.state.with_squad(g.state.squads["partisans"].__class__(
-        **{**g.state.squads["partisans"].__dict__, "suppression": 1}))
+    g.state = g.state.with_squad(
+        g.state.squads["partisans"].__class__(**{**g.state.squads["partisans"].__dict__, "suppression": 1})
+    )
     g.do("begin_turn")
     g.do("activate", squad="partisans")
     assert "is suppressed and may not shoot" in g.do("shoot", squad="partisans", target="recruits")[0].text
@@ -110,18 +124,19 @@ def test_6_7_worked_example_the_partisans_unsuppress_on_their_second_try():
 def test_5_3_the_combat_move_is_two_dice_and_the_camera_checks_it():
     g = ready(13)
     ruling = g.do("dash", 3, 4, squad="recruits")[0]
-    assert "2d6 3+4 = 7\"" in ruling.text
+    assert '2d6 3+4 = 7"' in ruling.text
     moved = line_up(100 + 6 * INCH, gap_y(13))
     g.seen({f: moved[f] for f in STEEL})
     assert g.do("move", squad="recruits")[0].kind == "move"
     g.seen({f: (x, y + 7 * INCH, h) for f, (x, y, h) in moved.items() if f in STEEL})
     over = g.do("move", squad="recruits")[0]  # a normal move of 6": 7" is too far
-    assert over.needs_referee and "moved 7.0\"" in over.text
+    assert over.needs_referee and 'moved 7.0"' in over.text
 
 
 def test_9_reorganise_resolves_the_wounded():
     g = ready(13, squad="partisans")
     from dataclasses import replace
+
     for fid in ("k2", "k3", "k4"):
         g.state = g.state.with_figure(replace(g.state.figures[fid], status="unverified"))
     ruling = g.do("reorganise", 2, 4, 6, squad="partisans")[0]
@@ -136,12 +151,23 @@ def test_10_broken_squads_fire_only_back_and_morale_is_set_by_the_referee():
     assert "morale state" in g.do("set_morale", squad="partisans", morale="cheerful")[0].text
 
 
-@pytest.mark.parametrize("change, where, problem", [
-    ({"format": "x"}, "format", "steel-warriors-army/1"),
-    ({"squads": [{"id": "a", "quality": 7, "figures": [{"id": "b"}]}]}, "squads[0].quality", "4, 6, 8, 10 or 12"),
-    ({"squads": [{"id": "a", "quality": 6, "leadership": 4, "figures": [{"id": "b"}]}]}, "squads[0].leadership", "1 to 3"),
-    ({"squads": [{"id": "a", "quality": 6, "figures": [{"id": "b", "weapon": "laser"}]}]}, "squads[0].figures[0].weapon", "laser"),
-])
+@pytest.mark.parametrize(
+    "change, where, problem",
+    [
+        ({"format": "x"}, "format", "steel-warriors-army/1"),
+        ({"squads": [{"id": "a", "quality": 7, "figures": [{"id": "b"}]}]}, "squads[0].quality", "4, 6, 8, 10 or 12"),
+        (
+            {"squads": [{"id": "a", "quality": 6, "leadership": 4, "figures": [{"id": "b"}]}]},
+            "squads[0].leadership",
+            "1 to 3",
+        ),
+        (
+            {"squads": [{"id": "a", "quality": 6, "figures": [{"id": "b", "weapon": "laser"}]}]},
+            "squads[0].figures[0].weapon",
+            "laser",
+        ),
+    ],
+)
 def test_bad_army_files_name_the_file_and_field(tmp_path, change, where, problem):
     assert_bad_file(load_army, DATA / "keno.json", tmp_path, change, where, problem)
 
@@ -163,10 +189,10 @@ def test_8_1_a_charge_arrives_within_2_inches_with_the_threat_worked_out():
     g.do("assault", 4, 3, 4, squad="recruits", target="partisans")
     short = line_up(100 + 5 * INCH, gap_y(8))
     g.seen({f: short[f] for f in STEEL})
-    assert "stops 3.0\" short" in g.do("charge", squad="recruits", target="partisans")[0].text
+    assert 'stops 3.0" short' in g.do("charge", squad="recruits", target="partisans")[0].text
     g.seen({f: (x, y + 1.5 * INCH, h) for f, (x, y, h) in short.items() if f in STEEL})
     arrived = g.do("charge", squad="recruits", target="partisans")[0]
-    assert arrived.details["threat"] == 0 and "arrives (1.5\")" in arrived.text  # 9 against 10: no outnumbering
+    assert arrived.details["threat"] == 0 and 'arrives (1.5")' in arrived.text  # 9 against 10: no outnumbering
 
 
 def test_8_1_close_combat_pairs_in_contact_lower_roll_falls_and_the_casualty_d6():
@@ -190,20 +216,29 @@ def test_6_10_a_keno_backpack_flamethrower_explodes_and_burns_everyone_within_4_
     from dataclasses import replace
 
     from station.rules.steel_warriors.shooting import hit
+
     g = War()
     g.seen(line_up(100, gap_y(8)))
     g.state = g.state.with_figure(replace(g.state.figures["k2"], weapon="flamethrower_keno"))
     d = g.rules.data
-    state, said = hit(g.state, "k2", 10, d["weapons"], d["armour"], ScriptedRoller(12, 1, 4, 2, 4, 5, 2, 6, 2), "k")  # k1, the commander, is replaced (d6 4)
+    state, said = hit(
+        g.state, "k2", 10, d["weapons"], d["armour"], ScriptedRoller(12, 1, 4, 2, 4, 5, 2, 6, 2), "k"
+    )  # k1, the commander, is replaced (d6 4)
     assert state.figures["k2"].status == "killed" and "explodes" in said
-    assert [state.figures[f].status for f in ("k1", "k3", "k4", "k5", "k6")] == ["killed", "unverified", "unverified",
-                                                                                  "killed", "ok"]  # k6 is 5.3" away
+    assert [state.figures[f].status for f in ("k1", "k3", "k4", "k5", "k6")] == [
+        "killed",
+        "unverified",
+        "unverified",
+        "killed",
+        "ok",
+    ]  # k6 is 5.3" away
 
 
 def test_6_9_robots_stop_then_break_bronescafs_lose_the_suit():
     from dataclasses import replace
 
     from station.rules.steel_warriors.shooting import hit
+
     g = War()
     d = g.rules.data
     g.state = g.state.with_figure(replace(g.state.figures["k3"], armour="robot"))
@@ -218,9 +253,10 @@ def test_6_9_robots_stop_then_break_bronescafs_lose_the_suit():
 
 def test_5_2_carrying_wounded_slows_a_squad_and_too_many_stop_it():
     from dataclasses import replace
+
     g = ready(13, squad="partisans")
     g.state = g.state.with_figure(replace(g.state.figures["k10"], status="stabilised"))
-    assert "2d4 1+2 = 3\"" in g.do("dash", 1, 2, squad="partisans")[0].text  # encumbered regulars: 4", so 2d4
+    assert '2d4 1+2 = 3"' in g.do("dash", 1, 2, squad="partisans")[0].text  # encumbered regulars: 4", so 2d4
     for k in range(2, 10):
         g.state = g.state.with_figure(replace(g.state.figures[f"k{k}"], status="stabilised"))
     assert "9 wounded to carry and 1 to carry them" in g.do("move", squad="partisans")[0].text
@@ -233,13 +269,18 @@ def test_the_recorded_skirmish_replays_to_its_known_state():
     turns of the fragment's squads with table snapshots and the players' own dice (make sessions)."""
     from station.fold import fold
     from station.journal import read_records
+
     records = read_records(Path(__file__).parent / "data" / "sessions" / "steel-warriors.jsonl")
     assert not [r for r in records if r["kind"] == "dice" and not r.get("physical")]
     result = fold(records)
     state = json.loads(result.state_json())
     squads = {u["id"]: u for u in state["units"]}
     assert state["game"] == "steel_warriors" and state["round"] == 2
-    assert (squads["partisans"]["suppression"], squads["partisans"]["prone"], squads["partisans"]["leadership"]) == (0, True, 1)
+    assert (squads["partisans"]["suppression"], squads["partisans"]["prone"], squads["partisans"]["leadership"]) == (
+        0,
+        True,
+        1,
+    )
     assert (squads["recruits"]["suppression"], squads["recruits"]["morale"]) == (1, "shaken")
     status = {e["id"]: e["status"] for u in state["units"] for e in u["elements"]}
     assert status["k1"] == "wounded" and status["s2"] == "destroyed" and status["sn"] == "in play"
@@ -261,6 +302,7 @@ def test_the_fire_helper_gives_the_pool_the_range_die_and_the_odds():
     assert preview["summary"].startswith("d6 + d12 + d8 v d4")  # 7 SMGs and the rifle (22): d12; the LMG d8; zone 1
     assert preview["input"] == {"type": "shoot", "label": "Fire", "args": {"squad": "recruits", "target": "partisans"}}
     from station.rules.steel_warriors.shooting import Volley
+
     v = Volley("a", "b", (), (), 1.0, 1, (6, 8), 10, 10, (), None, False)
     one, two = v.chances()
     exact_two = sum(1 for t in range(1, 11) for a in range(1, 7) for b in range(1, 9) if a > t and b > t) / (10 * 6 * 8)

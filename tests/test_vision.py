@@ -1,4 +1,5 @@
 """The overhead camera against synthetic frames with known ground truth."""
+
 import json
 import struct
 
@@ -114,14 +115,21 @@ def test_facing_in_every_direction(facing):
 
 
 def _locator():
-    specs = {20: MarkerSpec(20, "gryphon", "gryphon", "blue", 30.0, 40.0, (25.0, 0.0)),
-             21: MarkerSpec(21, "salamander", "salamander", "red", 30.0, 20.0)}
+    specs = {
+        20: MarkerSpec(20, "gryphon", "gryphon", "blue", 30.0, 40.0, (25.0, 0.0)),
+        21: MarkerSpec(21, "salamander", "salamander", "red", 30.0, 20.0),
+    }
     return Locator(_truth_calibration(), specs)
 
 
 def test_base_centre_uses_the_offset_along_the_facing_and_flags_tipped_markers():
-    scene = _scene([SceneMarker(20, 500.0, 500.0, 40.0, 0.0), SceneMarker(21, 800.0, 300.0, 20.0, 90.0, tilt_deg=50.0),
-                    SceneMarker(99, 300.0, 900.0, 10.0)])
+    scene = _scene(
+        [
+            SceneMarker(20, 500.0, 500.0, 40.0, 0.0),
+            SceneMarker(21, 800.0, 300.0, 20.0, 90.0, tilt_deg=50.0),
+            SceneMarker(99, 300.0, 900.0, 10.0),
+        ]
+    )
     image, _ = render(scene, np.random.default_rng(4))
     sightings, warnings = _locator().locate(image)
     by_element = {s.element: s for s in sightings}
@@ -176,8 +184,21 @@ def test_station_locate_prints_every_base_as_json(tmp_path):
     image, _ = render(scene, np.random.default_rng(8))
     cv2.imwrite(str(tmp_path / "frame.png"), image)
     red = EXAMPLES / "red-polaris.json"
-    result = CliRunner().invoke(main, ["locate", str(tmp_path / "frame.png"), "--calibration", str(tmp_path / "table.json"),
-                                       "--army", str(_army_with_markers(tmp_path)), "--army", str(red), "--format", "json"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "locate",
+            str(tmp_path / "frame.png"),
+            "--calibration",
+            str(tmp_path / "table.json"),
+            "--army",
+            str(_army_with_markers(tmp_path)),
+            "--army",
+            str(red),
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     bases = {b["element"]: b for b in json.loads(result.output)["bases"]}
     assert abs(bases["gryphon"]["x_mm"] - 525) < 1 and abs(bases["gryphon"]["x_in"] - 525 / 25.4) < 0.05
@@ -187,8 +208,17 @@ def test_station_locate_prints_every_base_as_json(tmp_path):
 def test_station_locate_on_an_unreadable_image_is_a_clear_error(tmp_path):
     _truth_calibration().save(tmp_path / "table.json")
     (tmp_path / "notes.png").write_text("not an image")
-    result = CliRunner().invoke(main, ["locate", str(tmp_path / "notes.png"), "--calibration", str(tmp_path / "table.json"),
-                                       "--army", str(_army_with_markers(tmp_path))])
+    result = CliRunner().invoke(
+        main,
+        [
+            "locate",
+            str(tmp_path / "notes.png"),
+            "--calibration",
+            str(tmp_path / "table.json"),
+            "--army",
+            str(_army_with_markers(tmp_path)),
+        ],
+    )
     assert result.exit_code == 2 and "cannot be read as an image" in result.output
 
 
@@ -197,7 +227,7 @@ def test_marker_sheets_print_at_exact_scale(tmp_path):
     assert result.exit_code == 0, result.output
     data = (tmp_path / "units-1.png").read_bytes()
     at = data.find(b"pHYs")
-    assert struct.unpack(">IIB", data[at + 4:at + 13]) == (11811, 11811, 1)  # 300 dpi in pixels per metre
+    assert struct.unpack(">IIB", data[at + 4 : at + 13]) == (11811, 11811, 1)  # 300 dpi in pixels per metre
     sheet = cv2.imread(str(tmp_path / "units-1.png"))
     detection = V.MarkerDetector().detect(sheet)
     assert sorted(detection.ids) == [16, 17, 18]
@@ -206,9 +236,18 @@ def test_marker_sheets_print_at_exact_scale(tmp_path):
     assert {p.name for p in tmp_path.iterdir()} >= {"units-1.png", "anchors-1.png", "charuco.png"}
     board = V.parse_board("9x6:30:22:DICT_5X5_100")
     assert len(V.detect_charuco(board, cv2.imread(str(tmp_path / "charuco.png")))[0]) == 40  # all inner corners
-    own = CliRunner().invoke(main, ["markers", "--out", str(tmp_path / "own"), "--ids", "16", "--board", "7x5:25:18:DICT_6X6_250"])
+    own = CliRunner().invoke(
+        main, ["markers", "--out", str(tmp_path / "own"), "--ids", "16", "--board", "7x5:25:18:DICT_6X6_250"]
+    )
     assert own.exit_code == 0, own.output
-    assert len(V.detect_charuco(V.parse_board("7x5:25:18:DICT_6X6_250"), cv2.imread(str(tmp_path / "own" / "charuco.png")))[0]) == 24
+    assert (
+        len(
+            V.detect_charuco(
+                V.parse_board("7x5:25:18:DICT_6X6_250"), cv2.imread(str(tmp_path / "own" / "charuco.png"))
+            )[0]
+        )
+        == 24
+    )
     big = CliRunner().invoke(main, ["markers", "--out", str(tmp_path / "big"), "--board", "12x8:40:30:DICT_5X5_100"])
     assert big.exit_code == 2 and "use smaller squares" in big.output
 
@@ -216,6 +255,7 @@ def test_marker_sheets_print_at_exact_scale(tmp_path):
 def test_army_marker_errors_name_the_field(tmp_path):
     from station.rules.base import ArmyError
     from station.rules.bronepekhota.army import load_army
+
     army = json.loads((EXAMPLES / "blue-protectorate.json").read_text())
     army["units"][1]["marker"] = {"id": 3, "height_mm": 40}
     path = tmp_path / "a.json"
@@ -227,15 +267,20 @@ def test_army_marker_errors_name_the_field(tmp_path):
 
 # ---- the tracker over time ------------------------------------------------------------------------
 
+
 def _run_sequence(seed, frames, falls, hands=3):
     from station.vision.synthetic import sequence
     from station.vision.tracker import ModelFell, ModelUp, Tracker
+
     rng = np.random.default_rng(seed)
     tracker, found, false, truth, outputs = None, {}, [], set(), []
     for base, frame in sequence(CAM, rng, frames=frames, units=12, falls=falls, hands=hands):
         if tracker is None:
-            specs = {m.id: MarkerSpec(m.id, f"u{m.id}", "u", "p", m.size, m.height) for m in base.markers
-                     if m.id in V.UNIT_IDS}
+            specs = {
+                m.id: MarkerSpec(m.id, f"u{m.id}", "u", "p", m.size, m.height)
+                for m in base.markers
+                if m.id in V.UNIT_IDS
+            }
             tracker = Tracker(Locator(_truth_calibration(), specs))
         out = tracker.update(frame.image)
         outputs.append(out)
@@ -243,7 +288,8 @@ def _run_sequence(seed, frames, falls, hands=3):
         for event in out.events:
             if isinstance(event, ModelFell):
                 (found if int(event.element[1:]) in frame.fallen else false.append(event) or {}).update(
-                    {int(event.element[1:]): out.frame})
+                    {int(event.element[1:]): out.frame}
+                )
             assert not isinstance(event, ModelUp)
     return truth, found, false, outputs
 
@@ -261,6 +307,7 @@ def test_hands_passing_over_make_no_false_falls():
 
 def test_tilt_sensor_decides_at_once_and_snapshot_reports_units():
     from station.vision.tracker import ModelFell, Tracker
+
     image, _ = render(_scene([SceneMarker(20, 500.0, 500.0, 40.0, 0.0)]), np.random.default_rng(3))
     tracker = Tracker(_locator())
     first = tracker.update(image)
@@ -284,6 +331,7 @@ def test_station_with_a_camera_journals_snapshots_and_falls(tmp_path, armies):
     from station.runtime import Station
     from station.vision.sources import open_source
     from station.web.app import create_app
+
     blue = load_army(_army_with_markers(tmp_path))
     frames = tmp_path / "frames"
     frames.mkdir()
@@ -324,6 +372,7 @@ def test_station_with_a_camera_journals_snapshots_and_falls(tmp_path, armies):
 def test_calibrate_lens_then_table_from_the_command_line(tmp_path):
     """station calibrate lens --images DIR, then station calibrate table --image IMG, as documented."""
     from station.vision.synthetic import save_frame
+
     rng = np.random.default_rng(31)
     photos = tmp_path / "photos"
     photos.mkdir()
@@ -335,13 +384,25 @@ def test_calibrate_lens_then_table_from_the_command_line(tmp_path):
     image, truth = render(random_scene(CAM, rng, units=4), rng)
     save_frame(str(tmp_path / "table"), image, truth)
     assert json.loads((tmp_path / "table.json").read_text())["markers"]  # the truth beside the frame
-    table = runner.invoke(main, ["calibrate", "table", "--image", str(tmp_path / "table.png"), "--lens",
-                                 str(tmp_path / "lens.json"), "--out", str(tmp_path / "cal.json")])
+    table = runner.invoke(
+        main,
+        [
+            "calibrate",
+            "table",
+            "--image",
+            str(tmp_path / "table.png"),
+            "--lens",
+            str(tmp_path / "lens.json"),
+            "--out",
+            str(tmp_path / "cal.json"),
+        ],
+    )
     assert table.exit_code == 0, table.output
     assert table.output.count("anchor ") == 8 and "table pose from 8 anchors" in table.output
     assert np.abs(load_calibration(tmp_path / "cal.json").camera().centre - CAM.centre).max() < 5
-    bad = runner.invoke(main, ["calibrate", "table", "--image", str(tmp_path / "table.png"), "--lens",
-                               str(tmp_path / "missing.json")])
+    bad = runner.invoke(
+        main, ["calibrate", "table", "--image", str(tmp_path / "table.png"), "--lens", str(tmp_path / "missing.json")]
+    )
     assert bad.exit_code == 2 and "no such calibration file" in bad.output
 
 
@@ -353,11 +414,13 @@ def test_the_camera_seen_from_above_puts_each_anchor_where_the_table_says():
     from station.vision import cv as stationcv
     from station.vision.geometry import overhead_camera
     from station.vision.synthetic import Scene, anchor_markers, ideal_calibration, render
+
     camera = overhead_camera()
     calibration = ideal_calibration(camera)
     frame, _ = render(Scene(camera, anchor_markers()), np.random.default_rng(3))
-    maps = stationcv.table_maps(calibration.K, calibration.dist, stationcv.rvec_of(calibration.R), calibration.t,
-                                calibration.table_mm, 2.0)
+    maps = stationcv.table_maps(
+        calibration.K, calibration.dist, stationcv.rvec_of(calibration.R), calibration.t, calibration.table_mm, 2.0
+    )
     flat = cv2.imdecode(np.frombuffer(stationcv.rectified_jpeg(frame, maps), np.uint8), cv2.IMREAD_COLOR)
     assert flat.shape[:2] == (int(calibration.table_mm[1] / 2), int(calibration.table_mm[0] / 2))
     found = stationcv.MarkerDetector().detect(flat)

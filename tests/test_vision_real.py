@@ -3,6 +3,7 @@ marker, a marker off the table, a model leaning, and the detector's corner bias.
 
 The photographs in tests/data/photos come from OpenCV's documentation (tutorials on ArUco and
 ChArUco detection), as shipped in Debian's opencv-doc package; see tests/data/photos/SOURCE.md."""
+
 from pathlib import Path
 
 import cv2
@@ -22,11 +23,14 @@ CAM = overhead_camera()
 TABLE = (1219.2, 1219.2)
 
 
-@pytest.mark.parametrize("name, ours, theirs", [
-    ("singlemarkersoriginal.jpg", 1, 6),  # six 6x6 markers on a sheet; one box icon reads as 4x4 id 17
-    ("choriginal.jpg", 0, 17),  # a ChArUco board of 6x6 markers
-    ("gboriginal.png", 0, 0),  # a grid board of another dictionary
-])
+@pytest.mark.parametrize(
+    "name, ours, theirs",
+    [
+        ("singlemarkersoriginal.jpg", 1, 6),  # six 6x6 markers on a sheet; one box icon reads as 4x4 id 17
+        ("choriginal.jpg", 0, 17),  # a ChArUco board of 6x6 markers
+        ("gboriginal.png", 0, 0),  # a grid board of another dictionary
+    ],
+)
 def test_real_photos_go_through_detection_and_markers_are_counted(name, ours, theirs):
     image = cv2.imread(str(PHOTOS / name))
     assert image is not None
@@ -46,8 +50,9 @@ def test_a_false_marker_in_a_real_photo_makes_no_base():
     corners, ids, _ = detector.detectMarkers(gray)
     K = np.array([[452.5, 0, 317.7], [0, 456.8, 277.8], [0, 0, 1]])  # OpenCV's tutorial camera
     side = 50.0
-    square = np.array([[-side / 2, side / 2, 0], [side / 2, side / 2, 0], [side / 2, -side / 2, 0],
-                       [-side / 2, -side / 2, 0]])
+    square = np.array(
+        [[-side / 2, side / 2, 0], [side / 2, side / 2, 0], [side / 2, -side / 2, 0], [-side / 2, -side / 2, 0]]
+    )
     first = list(ids.ravel()).index(62)
     ok, rvec, tvec = cv2.solvePnP(square, corners[first].reshape(4, 2), K, np.zeros(5), flags=cv2.SOLVEPNP_IPPE_SQUARE)
     assert ok
@@ -80,21 +85,35 @@ def test_a_chaurco_photo_with_known_board_parameters_goes_through_lens_calibrati
     photos = tmp_path / "photos"
     photos.mkdir()
     cv2.imwrite(str(photos / "board.jpg"), image)
-    result = CliRunner().invoke(main, ["calibrate", "lens", "--images", str(photos), "--board", "5x7:40:24:DICT_6X6_250",
-                                       "--out", str(tmp_path / "lens.json")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "calibrate",
+            "lens",
+            "--images",
+            str(photos),
+            "--board",
+            "5x7:40:24:DICT_6X6_250",
+            "--out",
+            str(tmp_path / "lens.json"),
+        ],
+    )
     assert result.exit_code == 2 and "found in 1 of 1 images" in result.output and "at least 5 views" in result.output
     wrong = CliRunner().invoke(main, ["calibrate", "lens", "--images", str(photos), "--board", "5x7:40:24:DICT_4X4_50"])
     assert wrong.exit_code == 2 and "found in 0 of 1 images" in wrong.output
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("9x6:30:22", "is not COLSxROWS:SQUARE_MM:MARKER_MM:DICT"),
-    ("9by6:30:22:DICT_5X5_100", "'9by6' is not COLSxROWS"),
-    ("9x6:thirty:22:DICT_5X5_100", "must be sizes in mm"),
-    ("9x6:30:32:DICT_5X5_100", "markers smaller than squares"),
-    ("9x6:30:22:DICT_9X9_1", "is not an ArUco dictionary"),
-    ("9x6:30:22:DICT_5X5_100:old", "is not COLSxROWS"),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("9x6:30:22", "is not COLSxROWS:SQUARE_MM:MARKER_MM:DICT"),
+        ("9by6:30:22:DICT_5X5_100", "'9by6' is not COLSxROWS"),
+        ("9x6:thirty:22:DICT_5X5_100", "must be sizes in mm"),
+        ("9x6:30:32:DICT_5X5_100", "markers smaller than squares"),
+        ("9x6:30:22:DICT_9X9_1", "is not an ArUco dictionary"),
+        ("9x6:30:22:DICT_5X5_100:old", "is not COLSxROWS"),
+    ],
+)
 def test_a_wrong_board_is_a_clear_error(spec, words):
     with pytest.raises(ValueError, match=words):
         V.parse_board(spec)
@@ -117,11 +136,21 @@ def _locator(specs):
 
 
 def test_a_copied_marker_is_a_conflict_not_two_bases_and_the_unseen_are_listed():
-    specs = {16: MarkerSpec(16, "tank-1", "tanks", "blue", 30.0, 40.0),
-             17: MarkerSpec(17, "tank-2", "tanks", "blue", 30.0, 40.0),
-             18: MarkerSpec(18, "gun-1", "guns", "red", 30.0, 20.0)}
-    scene = Scene(CAM, anchor_markers(TABLE) + [SceneMarker(16, 300.0, 300.0, 40.0), SceneMarker(16, 800.0, 700.0, 40.0),
-                                                SceneMarker(17, 500.0, 900.0, 40.0)], TABLE)
+    specs = {
+        16: MarkerSpec(16, "tank-1", "tanks", "blue", 30.0, 40.0),
+        17: MarkerSpec(17, "tank-2", "tanks", "blue", 30.0, 40.0),
+        18: MarkerSpec(18, "gun-1", "guns", "red", 30.0, 20.0),
+    }
+    scene = Scene(
+        CAM,
+        anchor_markers(TABLE)
+        + [
+            SceneMarker(16, 300.0, 300.0, 40.0),
+            SceneMarker(16, 800.0, 700.0, 40.0),
+            SceneMarker(17, 500.0, 900.0, 40.0),
+        ],
+        TABLE,
+    )
     image, _ = render(scene, np.random.default_rng(7))
     sightings, warnings = _locator(specs).locate(image)
     assert [s.element for s in sightings] == ["tank-2"]
@@ -132,11 +161,14 @@ def test_a_copied_marker_is_a_conflict_not_two_bases_and_the_unseen_are_listed()
 def test_a_marker_at_the_wrong_size_or_off_the_table_is_rejected_with_a_warning():
     """The same printed marker claimed at another size (a misprint, or another army's id) and a
     marker on a box beside the table (seen through the table's calibration, it lands off it)."""
-    specs = {20: MarkerSpec(20, "scout", "scouts", "blue", 50.0, 10.0),  # printed 30 mm in the scene
-             21: MarkerSpec(21, "box", "boxes", "red", 30.0, 0.0)}
+    specs = {
+        20: MarkerSpec(20, "scout", "scouts", "blue", 50.0, 10.0),  # printed 30 mm in the scene
+        21: MarkerSpec(21, "box", "boxes", "red", 30.0, 0.0),
+    }
     wide = overhead_camera(focal_px=800.0)  # sees the floor around the table
-    scene = Scene(wide, anchor_markers(TABLE) + [SceneMarker(20, 600.0, 600.0, 10.0),
-                                                 SceneMarker(21, 1330.0, 600.0, 0.0)], TABLE)
+    scene = Scene(
+        wide, anchor_markers(TABLE) + [SceneMarker(20, 600.0, 600.0, 10.0), SceneMarker(21, 1330.0, 600.0, 0.0)], TABLE
+    )
     image, _ = render(scene, np.random.default_rng(8))
     sightings, warnings = Locator(ideal_calibration(wide, TABLE), specs).locate(image)
     assert sightings == []
@@ -148,12 +180,25 @@ def test_locate_on_the_command_line_says_what_it_could_not_do(tmp_path):
     import json
 
     from .test_vision import _army_with_markers  # gryphon wears marker 20, cyber-1 marker 22
-    image, _ = render(Scene(CAM, anchor_markers(TABLE) + [SceneMarker(20, 400.0, 400.0, 40.0)], TABLE),
-                      np.random.default_rng(9))
+
+    image, _ = render(
+        Scene(CAM, anchor_markers(TABLE) + [SceneMarker(20, 400.0, 400.0, 40.0)], TABLE), np.random.default_rng(9)
+    )
     cv2.imwrite(str(tmp_path / "table.png"), image)
     ideal_calibration(CAM, TABLE).save(tmp_path / "cal.json")
-    result = CliRunner().invoke(main, ["locate", str(tmp_path / "table.png"), "--army", str(_army_with_markers(tmp_path)),
-                                       "--calibration", str(tmp_path / "cal.json"), "--format", "json"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "locate",
+            str(tmp_path / "table.png"),
+            "--army",
+            str(_army_with_markers(tmp_path)),
+            "--calibration",
+            str(tmp_path / "cal.json"),
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "warning: not seen: marker 22 (cyber-1)" in result.stderr
     report = json.loads(result.stdout)
@@ -181,13 +226,16 @@ def test_the_detector_leaves_no_bias_on_marker_size():
 
 def _leaning_run(lean_deg: float, frames: int = 20):
     from station.vision.tracker import ModelFell, Tracker
+
     rng = np.random.default_rng(int(lean_deg) + 1)
     specs = {16 + k: MarkerSpec(16 + k, f"m{k}", "u", "p", 30.0, 40.0) for k in range(6)}
     tracker = Tracker(_locator(specs))
     falls = []
     for f in range(frames):
-        markers = [SceneMarker(16 + k, 200.0 + 160 * k, 300.0 + 90 * k, 40.0, 60.0 * k + f,
-                               30.0, lean_deg if f >= 3 else 0.0) for k in range(6)]
+        markers = [
+            SceneMarker(16 + k, 200.0 + 160 * k, 300.0 + 90 * k, 40.0, 60.0 * k + f, 30.0, lean_deg if f >= 3 else 0.0)
+            for k in range(6)
+        ]
         out = tracker.update(render(Scene(CAM, anchor_markers(TABLE) + markers, TABLE), rng)[0])
         falls += [e.element for e in out.events if isinstance(e, ModelFell)]
     return falls

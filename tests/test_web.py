@@ -1,4 +1,5 @@
 """The Flask JSON API, the referee token, and the Server-Sent Events stream."""
+
 import http.client
 import json
 import threading
@@ -26,8 +27,9 @@ def test_state_is_public(client):
     assert {u["id"] for u in data["state"]["units"]} >= {"gryphon", "clones", "mortar"}
 
 
-@pytest.mark.parametrize("headers, status", [({}, 401), ({"X-Referee-Token": "nope"}, 403),
-                                             ({"Authorization": "Bearer nope"}, 403)])
+@pytest.mark.parametrize(
+    "headers, status", [({}, 401), ({"X-Referee-Token": "nope"}, 403), ({"Authorization": "Bearer nope"}, 403)]
+)
 def test_controls_need_the_referee_token(client, station, headers, status):
     response = client.post("/api/input", json={"type": "begin_round"}, headers=headers)
     assert response.status_code == status and "token" in response.get_json()["error"]
@@ -35,17 +37,26 @@ def test_controls_need_the_referee_token(client, station, headers, status):
 
 
 def test_referee_drives_the_game(client, station):
-    assert client.post("/api/input", json={"type": "begin_round"}, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+    assert (
+        client.post(
+            "/api/input", json={"type": "begin_round"}, headers={"Authorization": f"Bearer {TOKEN}"}
+        ).status_code
+        == 200
+    )
     assert station.game.snapshot()["state"]["round"] == 1
     response = client.post("/api/input", json={"type": "activate", "args": {"unit": "nonexistent"}}, headers=REF)
     assert response.status_code == 200 and response.get_json()["rulings"][0]["kind"] == "warning"
 
 
-@pytest.mark.parametrize("body, message", [
-    (b"{not json", "not valid JSON"), (b"[1, 2]", "JSON object"),
-    (json.dumps({"type": "launch_nukes"}).encode(), "unknown input"),
-    (json.dumps({"type": "begin_round", "args": [1]}).encode(), "expected"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (b"{not json", "not valid JSON"),
+        (b"[1, 2]", "JSON object"),
+        (json.dumps({"type": "launch_nukes"}).encode(), "unknown input"),
+        (json.dumps({"type": "begin_round", "args": [1]}).encode(), "expected"),
+    ],
+)
 def test_bad_requests_get_clear_errors(client, body, message):
     response = client.post("/api/input", data=body, headers={**REF, "Content-Type": "application/json"})
     assert response.status_code == 400 and message in response.get_json()["error"]
@@ -64,7 +75,9 @@ def test_confirm_and_override_over_http(client, station):
     hit = _hit(station)
     assert client.post(f"/api/rulings/{hit['id']}/confirm").status_code == 401
     assert client.post(f"/api/rulings/{hit['id']}/confirm", headers=REF).status_code == 200
-    response = client.post(f"/api/rulings/{hit['id']}/override", json={"verdict": "void", "note": "ricochet"}, headers=REF)
+    response = client.post(
+        f"/api/rulings/{hit['id']}/override", json={"verdict": "void", "note": "ricochet"}, headers=REF
+    )
     assert response.status_code == 200 and response.get_json()["ruling"]["overridden"] == "void"
     assert client.post("/api/rulings/1:nothing/confirm", headers=REF).status_code == 400
     records = client.get("/api/events?since=0").get_json()["records"]

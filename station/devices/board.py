@@ -4,6 +4,7 @@ The harness bridges the simulated UART0 to a pty behind a stable symlink, so the
 it exactly as it would open /dev/ttyACM0, and it plays a stimulus script (pins, accelerometer
 voltages, cable pulls) in real time.  Build it with ``make firmware``.
 """
+
 from __future__ import annotations
 
 import logging
@@ -20,8 +21,13 @@ class BoardError(RuntimeError):
 
 
 class SimulatedBoard:
-    def __init__(self, firmware: str | Path, script: str | Path | None = None, link_path: str | Path | None = None,
-                 harness: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        firmware: str | Path,
+        script: str | Path | None = None,
+        link_path: str | Path | None = None,
+        harness: str | Path | None = None,
+    ) -> None:
         self.firmware = Path(firmware)
         self.harness = Path(harness) if harness else self.firmware.parent / "board-sim"
         for path, what in ((self.firmware, "firmware ELF"), (self.harness, "board-sim harness")):

@@ -7,6 +7,7 @@ reset.  The pty's
 slave is reached through a stable symlink, as udev's /dev/serial/by-id/ links are, so a replugged
 hub reappears at the same path.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -29,13 +30,13 @@ log = logging.getLogger(__name__)
 
 RING_SIZE = 64  # as the firmware's (hardware.md "Ring buffer")
 FAULTS = (
-    "drop",       # the line never arrives
-    "corrupt",    # one bit flipped in the middle
-    "bitflip",    # one to three bits flipped anywhere, the newline included
-    "truncate",   # the line cut short (a glitch mid-line)
-    "garbage",    # a burst of noise, as a port at the wrong baud rate reads, before the line
+    "drop",  # the line never arrives
+    "corrupt",  # one bit flipped in the middle
+    "bitflip",  # one to three bits flipped anywhere, the newline included
+    "truncate",  # the line cut short (a glitch mid-line)
+    "garbage",  # a burst of noise, as a port at the wrong baud rate reads, before the line
     "duplicate",  # the line arrives twice
-    "reorder",    # the line arrives after the next one
+    "reorder",  # the line arrives after the next one
 )
 
 
@@ -77,9 +78,17 @@ class PtyPort:
 class SimulatedHub:
     """The hub: call ``shot``/``tilt``/``impact`` to make events; run with ``start``."""
 
-    def __init__(self, link_path: str | Path | None = None, nodes: Sequence[p.Node] = (),
-                 boot: str = "51A1", fw: str = "hubsim/1.0", ring_size: int = RING_SIZE,
-                 heartbeat: float = 1.0, speed: float = 1.0, fault_seed: int = 0) -> None:
+    def __init__(
+        self,
+        link_path: str | Path | None = None,
+        nodes: Sequence[p.Node] = (),
+        boot: str = "51A1",
+        fw: str = "hubsim/1.0",
+        ring_size: int = RING_SIZE,
+        heartbeat: float = 1.0,
+        speed: float = 1.0,
+        fault_seed: int = 0,
+    ) -> None:
         if link_path is None:
             link_path = Path(tempfile.mkdtemp(prefix="hubsim-")) / "hub"
         self.port = PtyPort(link_path)
@@ -236,14 +245,14 @@ class SimulatedHub:
             return []
         if fault == "corrupt":
             middle = len(line) // 2
-            return [line[:middle] + bytes([line[middle] ^ 0x01]) + line[middle + 1:]]
+            return [line[:middle] + bytes([line[middle] ^ 0x01]) + line[middle + 1 :]]
         if fault == "bitflip":
             damaged = bytearray(line)
             for _ in range(rng.randint(1, 3)):
                 damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
             return [bytes(damaged)]
         if fault == "truncate":
-            return [line[:rng.randrange(1, len(line) - 1)] + b"\n"]
+            return [line[: rng.randrange(1, len(line) - 1)] + b"\n"]
         if fault == "garbage":
             return [bytes(rng.randrange(256) for _ in range(rng.randint(8, 80))), line]
         if fault == "duplicate":

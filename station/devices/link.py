@@ -12,6 +12,7 @@ reader never waits on the rules engine or the web server.
 When the journal's disk is full the link takes no events: it leaves them unacknowledged, so they
 wait in the hub's ring, and the hub resends them when the journal has room again.
 """
+
 from __future__ import annotations
 
 import logging
@@ -78,13 +79,13 @@ class LineAssembler:
         lines = []
         for chunk in complete:
             self._buffer += chunk
-            lines.append(bytes(self._buffer[:self._limit]))
+            lines.append(bytes(self._buffer[: self._limit]))
             self._buffer.clear()
             self._overlong = False
         if not self._overlong:
             self._buffer += rest
             if len(self._buffer) > self._limit:
-                del self._buffer[self._limit:]
+                del self._buffer[self._limit :]
                 self._overlong = True  # keep the head, drop the rest until the next newline
         return lines
 
@@ -92,9 +93,15 @@ class LineAssembler:
 class HubLink:
     """Keeps a hub connected, journals everything it says, and delivers valid events in order."""
 
-    def __init__(self, url: str, journal: Journal, deliver: Callable[[dict[str, Any]], None],
-                 clock: Clock | None = None, silence_timeout: float = 3.0,
-                 backoff: Sequence[float] = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)) -> None:
+    def __init__(
+        self,
+        url: str,
+        journal: Journal,
+        deliver: Callable[[dict[str, Any]], None],
+        clock: Clock | None = None,
+        silence_timeout: float = 3.0,
+        backoff: Sequence[float] = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0),
+    ) -> None:
         self.url = url
         self.journal = journal
         self.deliver = deliver

@@ -11,32 +11,67 @@ A line is ``TYPE SEQ key=value key=value*CCCC`` followed by ``\\n``:
 
 hardware.md is the normative description; this module is its executable form.
 """
+
 from __future__ import annotations
 
 import binascii
 import dataclasses
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
-PROTOCOL_VERSION = 1
-MAX_LINE_BYTES = 512  # HELLO with a large inventory; every other line stays under 100
-CHARGES = ("shell", "bomb", "rocket")
-TILT_STATES = ("upright", "leaning", "fallen")
-NODE_KINDS = ("launcher", "tilt")
+from ..events import (
+    CHARGES,
+    MAX_LINE_BYTES,
+    MESSAGE_TYPES,
+    NODE_KINDS,
+    PROTOCOL_VERSION,
+    TILT_STATES,
+    TOKEN,
+    Ack,
+    DryFire,
+    Heartbeat,
+    Hello,
+    Impact,
+    Message,
+    Nak,
+    Node,
+    Overflow,
+    ProtocolError,
+    Shot,
+    Sync,
+    Tilt,
+    parse_nodes,
+)
 
-_TOKEN = re.compile(r"^[A-Za-z0-9_.:,/+-]{1,480}$")
-_NODE_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
-
-
-class ProtocolError(ValueError):
-    """A line that must not be treated as valid.  ``reason`` is a short counter name."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
+# The codec's messages are the events the rules consume (station/events.py): re-exported, so a
+# caller of the codec needs one import.
+__all__ = [
+    "CHARGES",
+    "MAX_LINE_BYTES",
+    "MESSAGE_TYPES",
+    "NODE_KINDS",
+    "PROTOCOL_VERSION",
+    "TILT_STATES",
+    "TOKEN",
+    "Ack",
+    "DryFire",
+    "Heartbeat",
+    "Hello",
+    "Impact",
+    "Message",
+    "Nak",
+    "Node",
+    "Overflow",
+    "ProtocolError",
+    "Shot",
+    "Sync",
+    "Tilt",
+    "parse_nodes",
+    "crc16",
+    "encode",
+    "decode",
+]
 
 
 def crc16(data: bytes) -> int:
@@ -44,168 +79,6 @@ def crc16(data: bytes) -> int:
     return binascii.crc_hqx(data, 0xFFFF)
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
-    """One device behind the hub, as announced in HELLO."""
-
-    id: str
-    kind: str
-    barrels: int = 0
-
-    def encode(self) -> str:
-        return f"{self.id}:{self.kind}:{self.barrels}" if self.kind == "launcher" else f"{self.id}:{self.kind}"
-
-
-def _parse_nodes(text: str) -> tuple[Node, ...]:
-    nodes = []
-    for item in text.split(","):
-        parts = item.split(":")
-        if len(parts) not in (2, 3) or not _NODE_ID.match(parts[0]) or parts[1] not in NODE_KINDS:
-            raise ProtocolError("field", f"bad node entry {item!r}")
-        barrels = 0
-        if parts[1] == "launcher":
-            if len(parts) != 3 or not parts[2].isdigit() or not 1 <= int(parts[2]) <= 9:
-                raise ProtocolError("field", f"launcher {parts[0]} needs 1-9 barrels")
-            barrels = int(parts[2])
-        nodes.append(Node(parts[0], parts[1], barrels))
-    return tuple(nodes)
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """Base of every protocol message.  Subclasses declare TYPE and their fields in order."""
-
-    TYPE: ClassVar[str] = ""
-    SEQUENCED: ClassVar[bool] = False  # events: acknowledged, buffered and resent by the hub
-    seq: int
-
-    def fields(self) -> dict[str, object]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "seq"}
-
-    def check(self) -> None:
-        """Raise ProtocolError if a field value is out of range."""
-
-
-def _one_of(name: str, value: str, options: tuple[str, ...]) -> None:
-    if value not in options:
-        raise ProtocolError("field", f"{name} must be one of {', '.join(options)}, not {value!r}")
-
-
-def _within(name: str, value: float, low: float, high: float) -> None:
-    if not low <= value <= high:
-        raise ProtocolError("field", f"{name} {value} outside {low}-{high}")
-
-
-@dataclass(frozen=True, slots=True)
-class Hello(Message):
-    """Hub introduction: firmware, protocol version, boot id and node inventory.
-    ``seq`` is the last event sequence number the hub has issued in this boot."""
-
-    TYPE: ClassVar[str] = "HELLO"
-    fw: str
-    proto: int
-    boot: str
-    nodes: tuple[Node, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Heartbeat(Message):
-    """Sent every second; ``seq`` is the last event issued, so lost tails become visible."""
-
-    TYPE: ClassVar[str] = "HB"
-    up: int  # hub uptime, ms
-    pend: int  # events waiting for an ACK
-
-
-@dataclass(frozen=True, slots=True)
-class Shot(Message):
-    TYPE: ClassVar[str] = "SHOT"
-    SEQUENCED: ClassVar[bool] = True
-    node: str
-    barrel: int
-    charge: str
-    count: int  # per-barrel shot counter, only ever increases
-    t: int  # hub uptime, ms, when the projectile left the muzzle
-
-    def check(self) -> None:
-        _one_of("charge", self.charge, CHARGES)
-        _within("barrel", self.barrel, 1, 9)
-
-
-@dataclass(frozen=True, slots=True)
-class DryFire(Message):
-    TYPE: ClassVar[str] = "DRY"
-    SEQUENCED: ClassVar[bool] = True
-    node: str
-    barrel: int
-    t: int
-
-    def check(self) -> None:
-        _within("barrel", self.barrel, 1, 9)
-
-
-@dataclass(frozen=True, slots=True)
-class Tilt(Message):
-    TYPE: ClassVar[str] = "TILT"
-    SEQUENCED: ClassVar[bool] = True
-    node: str
-    state: str
-    angle: int  # degrees from vertical
-    t: int
-
-    def check(self) -> None:
-        _one_of("state", self.state, TILT_STATES)
-        _within("angle", self.angle, 0, 180)
-
-
-@dataclass(frozen=True, slots=True)
-class Impact(Message):
-    TYPE: ClassVar[str] = "IMPACT"
-    SEQUENCED: ClassVar[bool] = True
-    node: str
-    g: float  # peak acceleration
-    t: int
-
-    def check(self) -> None:
-        _within("peak g", self.g, 0, 999.9)
-
-
-@dataclass(frozen=True, slots=True)
-class Overflow(Message):
-    """The hub's ring buffer was full and it discarded ``lost`` events: never silent."""
-
-    TYPE: ClassVar[str] = "OVF"
-    SEQUENCED: ClassVar[bool] = True
-    lost: int
-
-
-@dataclass(frozen=True, slots=True)
-class Sync(Message):
-    """Station to hub: introduce yourself (HELLO) and resend every unacknowledged event."""
-
-    TYPE: ClassVar[str] = "SYNC"
-    proto: int
-
-
-@dataclass(frozen=True, slots=True)
-class Ack(Message):
-    """Station to hub: every event up to and including ``upto`` is journaled."""
-
-    TYPE: ClassVar[str] = "ACK"
-    upto: int
-
-
-@dataclass(frozen=True, slots=True)
-class Nak(Message):
-    """Station to hub: a gap; resend everything from ``start`` on (go-back-N)."""
-
-    TYPE: ClassVar[str] = "NAK"
-    start: int
-
-
-MESSAGE_TYPES: dict[str, type[Message]] = {
-    cls.TYPE: cls for cls in (Hello, Heartbeat, Shot, DryFire, Tilt, Impact, Overflow, Sync, Ack, Nak)
-}
 _FIELDS = {name: [f for f in dataclasses.fields(cls) if f.name != "seq"] for name, cls in MESSAGE_TYPES.items()}
 
 
@@ -223,7 +96,7 @@ def encode(message: Message) -> bytes:
     parts = [message.TYPE, str(message.seq)]
     for name, value in message.fields().items():
         text = _format_value(value)
-        if not _TOKEN.match(text):
+        if not TOKEN.match(text):
             raise ProtocolError("field", f"{name}={text!r} is not a protocol token")
         parts.append(f"{name}={text}")
     body = " ".join(parts).encode("ascii")
@@ -235,20 +108,24 @@ def encode(message: Message) -> bytes:
 
 def _converter(name: str, annotation: object) -> Callable[[str], object]:
     if annotation in (int, "int"):
+
         def to_int(text: str) -> int:
             if not _INT.fullmatch(text):
                 raise ProtocolError("field", f"{name}={text!r} is not a whole number")
             return int(text)
+
         return to_int
     if annotation in (float, "float"):
+
         def to_float(text: str) -> float:
             try:
                 return float(text)
             except ValueError:
                 raise ProtocolError("field", f"{name}={text!r} is not a number") from None
+
         return to_float
     if name == "nodes":
-        return _parse_nodes
+        return parse_nodes
     return str
 
 
@@ -269,7 +146,7 @@ def decode(raw: bytes | str) -> Message:
     star = line.rfind(b"*")
     if star < 0 or len(line) - star != 5:
         raise ProtocolError("syntax", "no *CCCC checksum at the end")
-    body, check = line[:star], line[star + 1:]
+    body, check = line[:star], line[star + 1 :]
     if not _CRC_HEX.fullmatch(check):
         raise ProtocolError("syntax", f"checksum {check!r} is not four upper-case hex digits")
     expected = int(check, 16)

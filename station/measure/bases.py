@@ -5,6 +5,7 @@ rulebooks) with a pose: centre and facing.  Closest points come from GJK on supp
 exact for circles and rectangles and converging to well under 0.01 mm for ovals, so "edge to
 edge" means what a player measures with a ruler between the nearest points of two bases.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,8 +19,18 @@ MM_PER_INCH = 25.4  # exact, by definition
 # Bases are named by shape and size in mm: "round25" (diameter), "oval75x42", "rect50x100".  An
 # oval or rectangle lies lengthwise along the model's facing: its length is the larger number.
 # These are the common sizes; any size from 5 to 500 mm is allowed, e.g. a vehicle's "rect70x130".
-COMMON_BASES = ("round25", "round32", "round40", "round50", "oval60x35", "oval75x42", "oval105x70",
-                "rect20x20", "rect25x50", "rect50x100")
+COMMON_BASES = (
+    "round25",
+    "round32",
+    "round40",
+    "round50",
+    "oval60x35",
+    "oval75x42",
+    "oval105x70",
+    "rect20x20",
+    "rect25x50",
+    "rect50x100",
+)
 BASE_NAME = re.compile(r"^(?:(round)(\d+(?:\.\d+)?)|(oval|rect)(\d+(?:\.\d+)?)x(\d+(?:\.\d+)?))$")
 SIZE_MM = (5.0, 500.0)
 
@@ -29,8 +40,10 @@ def parse_base_name(name: str) -> tuple[str, float, float]:
     match = BASE_NAME.match(name) if isinstance(name, str) else None
     sizes = [float(v) for v in (match.groups()[1:2] + match.groups()[3:]) if v is not None] if match else []
     if not match or not all(SIZE_MM[0] <= v <= SIZE_MM[1] for v in sizes):
-        raise ValueError(f"{name!r} is not a base: write round<diameter>, oval<a>x<b> or rect<a>x<b> in mm "
-                         f"({SIZE_MM[0]:g}-{SIZE_MM[1]:g}), e.g. {', '.join(COMMON_BASES[:3])} or rect70x130")
+        raise ValueError(
+            f"{name!r} is not a base: write round<diameter>, oval<a>x<b> or rect<a>x<b> in mm "
+            f"({SIZE_MM[0]:g}-{SIZE_MM[1]:g}), e.g. {', '.join(COMMON_BASES[:3])} or rect70x130"
+        )
     if match.group(1):
         return "round", sizes[0], sizes[0]
     return match.group(3), max(sizes), min(sizes)
@@ -90,8 +103,10 @@ class Base:
         t = np.linspace(0, 2 * np.pi, n, endpoint=False)
         if self.kind == "rect":
             corners = [(1, 1), (-1, 1), (-1, -1), (1, -1)]
-            return np.array([self.centre + a * self.length / 2 * forward + b * self.width / 2 * left for a, b in corners])
-        return (self.centre + np.outer(np.cos(t) * self.length / 2, forward) + np.outer(np.sin(t) * self.width / 2, left))
+            return np.array(
+                [self.centre + a * self.length / 2 * forward + b * self.width / 2 * left for a, b in corners]
+            )
+        return self.centre + np.outer(np.cos(t) * self.length / 2, forward) + np.outer(np.sin(t) * self.width / 2, left)
 
 
 def reach_outline(base: Base, mm: float, n: int = 96) -> np.ndarray:
@@ -109,11 +124,14 @@ def _closest_on_segment(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float
     return a + t * ab, t
 
 
-def closest_points(p: Base, q: Base, tolerance: float = 1e-6, iterations: int = 64) -> tuple[float, np.ndarray, np.ndarray]:
+def closest_points(
+    p: Base, q: Base, tolerance: float = 1e-6, iterations: int = 64
+) -> tuple[float, np.ndarray, np.ndarray]:
     """Edge-to-edge distance (0 when the bases touch or overlap) and the two nearest points.
 
     GJK on the Minkowski difference P - Q, keeping for each simplex vertex the two support points
     it came from so the nearest points can be recovered."""
+
     def support(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         sp, sq = p.support(d), q.support(-d)
         return sp - sq, sp, sq
@@ -155,6 +173,7 @@ def closest_points(p: Base, q: Base, tolerance: float = 1e-6, iterations: int = 
 def _triangle_contains_origin(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> bool:
     def cross(o: np.ndarray, u: np.ndarray) -> float:
         return float(o[0] * u[1] - o[1] * u[0])
+
     d1, d2, d3 = cross(b - a, -a), cross(c - b, -b), cross(a - c, -c)
     return (d1 >= 0 and d2 >= 0 and d3 >= 0) or (d1 <= 0 and d2 <= 0 and d3 <= 0)
 
@@ -166,7 +185,10 @@ def centre_distance(p: Base, q: Base) -> float:
 def overlapping(p: Base, q: Base, tolerance_mm: float = 2.0) -> bool:
     """Do the bases overlap by more than the camera's noise?  Both are shrunk by the tolerance
     all round; if they still touch, a real overlap is on the table (Alpha Strike §5.5)."""
+
     def shrunk(b: Base) -> Base:
-        return Base(b.kind, max(b.length - 2 * tolerance_mm, 1.0), max(b.width - 2 * tolerance_mm, 1.0), b.x, b.y,
-                    b.facing_deg)
+        return Base(
+            b.kind, max(b.length - 2 * tolerance_mm, 1.0), max(b.width - 2 * tolerance_mm, 1.0), b.x, b.y, b.facing_deg
+        )
+
     return closest_points(shrunk(p), shrunk(q))[0] <= 1e-6

@@ -2,6 +2,7 @@
 uncertainty, so that a ruling can say what it measured and the referee can check it.  A value
 within ``CALL_SIGMAS`` standard deviations of a rules threshold is "too close to call": the
 station asks the referee instead of deciding silently."""
+
 from __future__ import annotations
 
 import math
@@ -65,20 +66,39 @@ class Measurement:
 
     def describe(self) -> str:
         u = self.convention.unit
-        return (f"{self.a}→{self.b} {self.kind} to {self.kind}: {self.exact:.2f} {u.name} "
-                f"(±{u.from_mm(CALL_SIGMAS * self.sigma_mm):.2f}), counted as {self.value:g}")
+        return (
+            f"{self.a}→{self.b} {self.kind} to {self.kind}: {self.exact:.2f} {u.name} "
+            f"(±{u.from_mm(CALL_SIGMAS * self.sigma_mm):.2f}), counted as {self.value:g}"
+        )
 
     def as_dict(self) -> dict:
-        return {"a": self.a, "b": self.b, "kind": self.kind, "mm": round(self.mm, 2), "sigma_mm": round(self.sigma_mm, 2),
-                "value": self.value, "exact": round(self.exact, 3), "unit": self.convention.unit.name,
-                "point_a": [round(c, 2) for c in self.point_a], "point_b": [round(c, 2) for c in self.point_b]}
+        return {
+            "a": self.a,
+            "b": self.b,
+            "kind": self.kind,
+            "mm": round(self.mm, 2),
+            "sigma_mm": round(self.sigma_mm, 2),
+            "value": self.value,
+            "exact": round(self.exact, 3),
+            "unit": self.convention.unit.name,
+            "point_a": [round(c, 2) for c in self.point_a],
+            "point_b": [round(c, 2) for c in self.point_b],
+        }
 
 
 def measure(a: Placed, b: Placed, convention: Convention, kind: str = "edge") -> Measurement:
     sigma = math.hypot(a.sigma_mm, b.sigma_mm)
     if kind == "centre":
-        return Measurement(a.id, b.id, kind, centre_distance(a.base, b.base), sigma, (a.base.x, a.base.y),
-                           (b.base.x, b.base.y), convention)
+        return Measurement(
+            a.id,
+            b.id,
+            kind,
+            centre_distance(a.base, b.base),
+            sigma,
+            (a.base.x, a.base.y),
+            (b.base.x, b.base.y),
+            convention,
+        )
     if kind != "edge":
         raise ValueError("kind must be 'edge' or 'centre'")
     mm, pa, pb = closest_points(a.base, b.base)

@@ -6,6 +6,7 @@ obstacles (Table 1); Alpha Strike charges extra inches in woods.  So this module
 into what rules price: distance forward, backward and sideways relative to the facing, the
 separate turns, and the terrain crossed; each ruleset sets its own prices.
 """
+
 from __future__ import annotations
 
 import math
@@ -44,8 +45,9 @@ class Crossing:
     climbable: bool = False
 
 
-def append_position(path: tuple[tuple[float, float, float], ...], where: tuple[float, float, float],
-                    jitter_mm: float = JITTER_MM) -> tuple[tuple[float, float, float], ...]:
+def append_position(
+    path: tuple[tuple[float, float, float], ...], where: tuple[float, float, float], jitter_mm: float = JITTER_MM
+) -> tuple[tuple[float, float, float], ...]:
     """The path with ``where`` added, unless it is only camera noise away from the last point."""
     if path:
         shift = math.hypot(where[0] - path[-1][0], where[1] - path[-1][1])
@@ -85,8 +87,15 @@ def movement(path: Sequence[tuple[float, float, float]]) -> Movement:
     if abs(on_the_spot) >= TURN_MIN_DEG:
         turns.append(on_the_spot)
     turned = sum(abs(_turn(a[2], b[2])) for a, b in zip(path, path[1:]))
-    return Movement(length, math.hypot(path[-1][0] - path[0][0], path[-1][1] - path[0][1]), turned,
-                    forward, backward, sideways, tuple(turns))
+    return Movement(
+        length,
+        math.hypot(path[-1][0] - path[0][0], path[-1][1] - path[0][1]),
+        turned,
+        forward,
+        backward,
+        sideways,
+        tuple(turns),
+    )
 
 
 def terrain_crossed(path: Sequence[tuple[float, float, float]], pieces: Sequence[Piece]) -> list[Crossing]:
@@ -101,18 +110,23 @@ def terrain_crossed(path: Sequence[tuple[float, float, float]], pieces: Sequence
     piece = np.tile(np.arange(count), legs)
     leg = np.repeat(np.arange(legs), count)
     inside_start = fp.contains(starts)
-    seen = crossings(fp, piece, starts[leg], inside_start[leg, piece], ends[leg] - starts[leg],
-                     np.zeros((len(leg), 2)), np.zeros(1))
+    seen = crossings(
+        fp, piece, starts[leg], inside_start[leg, piece], ends[leg] - starts[leg], np.zeros((len(leg), 2)), np.zeros(1)
+    )
     lengths = np.hypot(*(ends - starts).T)[leg]
     inside = np.bincount(piece, weights=seen.inside[:, 0] * lengths, minlength=count)
     began_inside = fp.contains(xy[:1])[0]
     entered = np.bincount(piece, weights=seen.entered[:, 0], minlength=count).astype(int)
-    return [Crossing(p.id, p.type, p.height_mm, round(float(inside[k]), 1), int(entered[k]), p.climbable)
-            for k, p in enumerate(pieces) if inside[k] > 0 or entered[k] or began_inside[k]]
+    return [
+        Crossing(p.id, p.type, p.height_mm, round(float(inside[k]), 1), int(entered[k]), p.climbable)
+        for k, p in enumerate(pieces)
+        if inside[k] > 0 or entered[k] or began_inside[k]
+    ]
 
 
-def level_changes(path: Sequence[tuple[float, float, float]], pieces: Sequence[Piece], types: Sequence[str],
-                  sample_mm: float = 5.0) -> list[float]:
+def level_changes(
+    path: Sequence[tuple[float, float, float]], pieces: Sequence[Piece], types: Sequence[str], sample_mm: float = 5.0
+) -> list[float]:
     """Each change of ground height along the path (mm, + up, - down), where the ground is the
     highest piece of ``types`` under the centre line: for rules that price climbing by height and
     forbid steps too high (Alpha Strike §5.4).  Sampled every ``sample_mm``, so a step is found

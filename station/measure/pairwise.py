@@ -14,6 +14,7 @@ converges on the maximum; if no grid angle separates the bases, the concave rest
 a line of directions says whether any can (a gap thinner than the grid spacing) before the
 search goes on.  Two round bases are closed-form.  Tests check this against GJK.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -46,9 +47,19 @@ class _Pairs:
     each base's facing is measured from there."""
 
     def __init__(self, gap: np.ndarray, alpha_a: np.ndarray, alpha_b: np.ndarray, shape_a: tuple, shape_b: tuple):
-        self.columns = {"gap": gap, "cos_a": np.cos(alpha_a), "sin_a": np.sin(alpha_a), "cos_b": np.cos(alpha_b),
-                        "sin_b": np.sin(alpha_b), "la": shape_a[0], "wa": shape_a[1], "ra": shape_a[2],
-                        "lb": shape_b[0], "wb": shape_b[1], "rb": shape_b[2]}
+        self.columns = {
+            "gap": gap,
+            "cos_a": np.cos(alpha_a),
+            "sin_a": np.sin(alpha_a),
+            "cos_b": np.cos(alpha_b),
+            "sin_b": np.sin(alpha_b),
+            "la": shape_a[0],
+            "wa": shape_a[1],
+            "ra": shape_a[2],
+            "lb": shape_b[0],
+            "wb": shape_b[1],
+            "rb": shape_b[2],
+        }
 
     def subset(self, rows: np.ndarray) -> _Pairs:
         sub = object.__new__(_Pairs)
@@ -60,19 +71,30 @@ class _Pairs:
         that direction separates the bases, by that many mm."""
         col = self.columns if theta.ndim == 1 else {k: v[:, None] for k, v in self.columns.items()}
         c, s = np.cos(theta), np.sin(theta)
-        return (col["gap"] * c - _support(c, s, col["cos_a"], col["sin_a"], col["la"], col["wa"], col["ra"])
-                - _support(c, s, col["cos_b"], col["sin_b"], col["lb"], col["wb"], col["rb"]))
+        return (
+            col["gap"] * c
+            - _support(c, s, col["cos_a"], col["sin_a"], col["la"], col["wa"], col["ra"])
+            - _support(c, s, col["cos_b"], col["sin_b"], col["lb"], col["wb"], col["rb"])
+        )
 
 
-def _support(c: np.ndarray, s: np.ndarray, cos_f: np.ndarray, sin_f: np.ndarray,
-             half_length: np.ndarray, half_width: np.ndarray, is_rect: np.ndarray) -> np.ndarray:
+def _support(
+    c: np.ndarray,
+    s: np.ndarray,
+    cos_f: np.ndarray,
+    sin_f: np.ndarray,
+    half_length: np.ndarray,
+    half_width: np.ndarray,
+    is_rect: np.ndarray,
+) -> np.ndarray:
     along = np.abs(c * cos_f + s * sin_f) * half_length
     across = np.abs(s * cos_f - c * sin_f) * half_width
     return np.where(is_rect, along + across, np.hypot(along, across))
 
 
-def _golden(fn, lo: np.ndarray, hi: np.ndarray, mid: np.ndarray, best: np.ndarray,
-            steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _golden(
+    fn, lo: np.ndarray, hi: np.ndarray, mid: np.ndarray, best: np.ndarray, steps: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Maximise a unimodal ``fn`` per row over [lo, hi], given an inner point ``mid`` at least as
     good as the ends: each step probes the larger side and keeps the better point inside.
     Returns the narrowed bracket, so a search can go on for the rows that need it."""
@@ -92,6 +114,7 @@ def _any_separating(pairs: _Pairs) -> tuple[np.ndarray, np.ndarray]:
     """Whether any direction separates each pair, and one that does.  On the line of directions
     (1, t) the separation is concave in t, so it is unimodal in t's angle and a golden search
     over the whole half circle finds its maximum."""
+
     def along_line(theta: np.ndarray) -> np.ndarray:
         return pairs.separation(theta) / np.cos(theta)
 
@@ -101,8 +124,9 @@ def _any_separating(pairs: _Pairs) -> tuple[np.ndarray, np.ndarray]:
     return best > 0, theta
 
 
-def _outside_rect(points: np.ndarray, centre: np.ndarray, facing: np.ndarray, half_length: np.ndarray,
-                  half_width: np.ndarray) -> np.ndarray:
+def _outside_rect(
+    points: np.ndarray, centre: np.ndarray, facing: np.ndarray, half_length: np.ndarray, half_width: np.ndarray
+) -> np.ndarray:
     """Distance from points (P, K, 2) to rectangles (P) they may lie in (0 inside): closed form."""
     rel = points - centre[:, None, :]
     c, s = np.cos(facing)[:, None], np.sin(facing)[:, None]
@@ -115,8 +139,11 @@ def _corners(centre: np.ndarray, facing: np.ndarray, half_length: np.ndarray, ha
     signs = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], float)
     forward = np.stack([np.cos(facing), np.sin(facing)], axis=1)
     left = np.stack([-forward[:, 1], forward[:, 0]], axis=1)
-    return (centre[:, None, :] + (signs[None, :, 0, None] * half_length[:, None, None]) * forward[:, None, :]
-            + (signs[None, :, 1, None] * half_width[:, None, None]) * left[:, None, :])
+    return (
+        centre[:, None, :]
+        + (signs[None, :, 0, None] * half_length[:, None, None]) * forward[:, None, :]
+        + (signs[None, :, 1, None] * half_width[:, None, None]) * left[:, None, :]
+    )
 
 
 def _rect_rect(ca, fa, la, wa, cb, fb, lb, wb) -> np.ndarray:
@@ -129,12 +156,15 @@ def _rect_rect(ca, fa, la, wa, cb, fb, lb, wb) -> np.ndarray:
             axis = np.stack([np.cos(angle), np.sin(angle)], axis=1)[:, None, :]
             p, q = (corners_p * axis).sum(axis=2), (corners_q * axis).sum(axis=2)
             apart |= (p.max(axis=1) < q.min(axis=1)) | (q.max(axis=1) < p.min(axis=1))
-    gap = np.minimum(_outside_rect(corners_a, cb, fb, lb, wb).min(axis=1), _outside_rect(corners_b, ca, fa, la, wa).min(axis=1))
+    gap = np.minimum(
+        _outside_rect(corners_a, cb, fb, lb, wb).min(axis=1), _outside_rect(corners_b, ca, fa, la, wa).min(axis=1)
+    )
     return np.where(apart, gap, 0.0)
 
 
-def _searched_gaps(pairs: _Pairs, gap: np.ndarray, slack: np.ndarray, overlapping: np.ndarray,
-                   kinked: np.ndarray) -> np.ndarray:
+def _searched_gaps(
+    pairs: _Pairs, gap: np.ndarray, slack: np.ndarray, overlapping: np.ndarray, kinked: np.ndarray
+) -> np.ndarray:
     """The largest separation of each pair, or 0.
 
     The best direction u is never far from the centre line: f(u) >= f(centre line) >= gap - the
@@ -170,8 +200,14 @@ def _searched_gaps(pairs: _Pairs, gap: np.ndarray, slack: np.ndarray, overlappin
         lo, hi, theta, best = _golden(kept.separation, lo[keep], hi[keep], theta[keep], best[keep], SMOOTH_STEPS)
         corner = np.flatnonzero(kinked[keep])
         if len(corner):
-            best[corner] = _golden(kept.subset(corner).separation, lo[corner], hi[corner], theta[corner], best[corner],
-                                   KINKED_STEPS - SMOOTH_STEPS)[3]
+            best[corner] = _golden(
+                kept.subset(corner).separation,
+                lo[corner],
+                hi[corner],
+                theta[corner],
+                best[corner],
+                KINKED_STEPS - SMOOTH_STEPS,
+            )[3]
         gaps[keep] = best
     return gaps
 
@@ -200,21 +236,34 @@ def pair_distances(bases: Sequence[Base], i: np.ndarray, j: np.ndarray) -> np.nd
     for rect, circle in ((i, j), (j, i)):  # a rectangle and a round base: the centre's distance, less the radius
         rows = np.flatnonzero(is_rect[rect] & is_round[circle])
         r, c = rect[rows], circle[rows]
-        result[rows] = _outside_rect(centre[c][:, None, :], centre[r], facing[r], half_length[r], half_width[r])[:, 0] - half_length[c]
+        result[rows] = (
+            _outside_rect(centre[c][:, None, :], centre[r], facing[r], half_length[r], half_width[r])[:, 0]
+            - half_length[c]
+        )
     rows = np.flatnonzero(is_rect[i] & is_rect[j])
     a, b = i[rows], j[rows]
-    result[rows] = _rect_rect(centre[a], facing[a], half_length[a], half_width[a], centre[b], facing[b], half_length[b], half_width[b])
+    result[rows] = _rect_rect(
+        centre[a], facing[a], half_length[a], half_width[a], centre[b], facing[b], half_length[b], half_width[b]
+    )
     is_oval = ~(is_rect | is_round)
     search = np.flatnonzero(is_oval[i] | is_oval[j])
     if len(search):
         a, b = i[search], j[search]
         heading = np.arctan2(delta[search, 1], delta[search, 0])
-        pairs = _Pairs(gap[search], facing[a] - heading, facing[b] - heading,
-                       (half_length[a], half_width[a], is_rect[a]), (half_length[b], half_width[b], is_rect[b]))
+        pairs = _Pairs(
+            gap[search],
+            facing[a] - heading,
+            facing[b] - heading,
+            (half_length[a], half_width[a], is_rect[a]),
+            (half_length[b], half_width[b], is_rect[b]),
+        )
         inner = np.minimum(half_length, half_width)  # inscribed and circumscribed radii
         outer = np.where(is_rect, np.hypot(half_length, half_width), np.maximum(half_length, half_width))
-        result[search] = _searched_gaps(pairs, gap[search], outer[a] - inner[a] + outer[b] - inner[b],
-                                        gap[search] <= inner[a] + inner[b], is_rect[a] | is_rect[b])
+        result[search] = _searched_gaps(
+            pairs,
+            gap[search],
+            outer[a] - inner[a] + outer[b] - inner[b],
+            gap[search] <= inner[a] + inner[b],
+            is_rect[a] | is_rect[b],
+        )
     return np.maximum(result, 0.0)
-
-

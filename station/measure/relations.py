@@ -1,4 +1,5 @@
 """Contact, coherency, nearest targets and arcs: the geometric questions rulings ask."""
+
 from __future__ import annotations
 
 import math

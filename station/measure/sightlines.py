@@ -12,6 +12,7 @@ computed once per (pair, piece, edge) and scaled for each ray.
 The same crossings give the length of a segment over a footprint (entries and exits by the
 edge's orientation), used for woods along the centre ray and for terrain crossed by a move.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -53,8 +54,16 @@ class Footprints:
             orientation[k] = 1.0 if (poly[:, 0] * after[:, 1] - poly[:, 1] * after[:, 0]).sum() > 0 else -1.0
             centre[k] = (poly.min(axis=0) + poly.max(axis=0)) / 2
             radius[k] = float(np.hypot(*(poly - centre[k]).T).max())
-        return cls(x, y, orientation, centre, radius, np.array([p.height_mm for p in pieces], float),
-                   np.array([p.type in SOLID for p in pieces], bool), np.array([p.type == "woods" for p in pieces], bool))
+        return cls(
+            x,
+            y,
+            orientation,
+            centre,
+            radius,
+            np.array([p.height_mm for p in pieces], float),
+            np.array([p.type in SOLID for p in pieces], bool),
+            np.array([p.type == "woods" for p in pieces], bool),
+        )
 
     @property
     def edges(self) -> int:
@@ -80,8 +89,15 @@ class Crossings:
     entered: np.ndarray  # (C, K) how many times the segment came onto it from outside
 
 
-def crossings(fp: Footprints, piece: np.ndarray, start: np.ndarray, start_inside: np.ndarray, direction: np.ndarray,
-              spread: np.ndarray, ks: np.ndarray) -> Crossings:
+def crossings(
+    fp: Footprints,
+    piece: np.ndarray,
+    start: np.ndarray,
+    start_inside: np.ndarray,
+    direction: np.ndarray,
+    spread: np.ndarray,
+    ks: np.ndarray,
+) -> Crossings:
     """For C (segment, piece) candidates: segment k runs from ``start`` along ``direction + k *
     spread`` for t in [0, 1]; ``start_inside`` says whether ``start`` is over the piece.
 
@@ -94,7 +110,9 @@ def crossings(fp: Footprints, piece: np.ndarray, start: np.ndarray, start_inside
     dx, dy, sx, sy = direction[:, 0], direction[:, 1], spread[:, 0], spread[:, 1]
     f32 = np.float32  # signs only: single precision is plenty and halves the memory traffic
     wx32, wy32 = wx.astype(f32), wy.astype(f32)
-    c0 = dx.astype(f32)[:, None] * wy32 - dy.astype(f32)[:, None] * wx32  # which side of the centre line each vertex is on ...
+    c0 = (
+        dx.astype(f32)[:, None] * wy32 - dy.astype(f32)[:, None] * wx32
+    )  # which side of the centre line each vertex is on ...
     c1 = sx.astype(f32)[:, None] * wy32 - sy.astype(f32)[:, None] * wx32  # ... and how that changes across the fan
     change = np.empty((rays, count, edges), bool)
     for k, kappa in enumerate(ks.astype(f32)):
@@ -145,8 +163,15 @@ class Sightlines:
         return self.blocker_piece[self.blocker_pair == pair]
 
 
-def sightlines(fp: Footprints, shooter_xy: np.ndarray, eye_mm: np.ndarray, target_xy: np.ndarray,
-               target_radius: np.ndarray, target_height: np.ndarray, shooter_inside: np.ndarray) -> Sightlines:
+def sightlines(
+    fp: Footprints,
+    shooter_xy: np.ndarray,
+    eye_mm: np.ndarray,
+    target_xy: np.ndarray,
+    target_radius: np.ndarray,
+    target_height: np.ndarray,
+    shooter_inside: np.ndarray,
+) -> Sightlines:
     """Lines of sight for P pairs given as arrays; ``shooter_inside`` (P, T) says which footprints
     each shooter's centre stands over."""
     pairs, rays = len(shooter_xy), len(ACROSS) * len(LEVELS)
@@ -161,7 +186,9 @@ def sightlines(fp: Footprints, shooter_xy: np.ndarray, eye_mm: np.ndarray, targe
     solid = np.take(fp.solid, piece)
     p, t = pair[solid], piece[solid]
     if len(p):
-        c = crossings(fp, t, shooter_xy[p], shooter_inside[p, t], direction[p], side[p] * target_radius[p, None], ACROSS)
+        c = crossings(
+            fp, t, shooter_xy[p], shooter_inside[p, t], direction[p], side[p] * target_radius[p, None], ACROSS
+        )
         over = np.flatnonzero(c.first.ravel() <= 1.0)  # rays that pass over the footprint
         row, across = np.divmod(over, len(ACROSS))
         owner = np.take(p, row)
@@ -191,7 +218,9 @@ def _distinct(sorted_values: np.ndarray) -> np.ndarray:
     return sorted_values[np.r_[True, sorted_values[1:] != sorted_values[:-1]]] if len(sorted_values) else sorted_values
 
 
-def _near(fp: Footprints, start: np.ndarray, direction: np.ndarray, margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _near(
+    fp: Footprints, start: np.ndarray, direction: np.ndarray, margin: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(pair, piece) candidates: pieces whose bounding circle reaches the rectangle around the
     segment, ``margin`` wide on each side and at each end."""
     if not len(fp.height):
@@ -204,6 +233,9 @@ def _near(fp: Footprints, start: np.ndarray, direction: np.ndarray, margin: np.n
     radius = fp.radius[None, :].astype(f32) + f32(1.0)
     along = wx * ux + wy * uy
     widening = (margin / np.where(length > 0, length, 1.0)).astype(f32)[:, None]  # the fan is a cone, not a band
-    near = ((np.abs(wx * uy - wy * ux) <= radius + np.maximum(along, 0) * widening) & (along >= -radius)
-            & (along <= length[:, None].astype(f32) + radius))
+    near = (
+        (np.abs(wx * uy - wy * ux) <= radius + np.maximum(along, 0) * widening)
+        & (along >= -radius)
+        & (along <= length[:, None].astype(f32) + radius)
+    )
     return np.divmod(np.flatnonzero(near), near.shape[1])

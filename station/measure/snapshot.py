@@ -1,4 +1,5 @@
 """Measuring on a TableSnapshot: the bases the camera saw, as the measurement layer's Placed."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -23,6 +24,7 @@ def placed_from(snapshot: Mapping[str, Any], element: str, residual_mm: float) -
     return Placed(element, base, unit_sigma(unit, residual_mm))
 
 
-def measure_on_snapshot(snapshot: Mapping[str, Any], a: str, b: str, convention: Convention,
-                        residual_mm: float, kind: str = "edge") -> Measurement:
+def measure_on_snapshot(
+    snapshot: Mapping[str, Any], a: str, b: str, convention: Convention, residual_mm: float, kind: str = "edge"
+) -> Measurement:
     return measure(placed_from(snapshot, a, residual_mm), placed_from(snapshot, b, residual_mm), convention, kind)

@@ -6,6 +6,7 @@ and centre distance, every bearing, and a line of sight for every shooter and en
 both directions (bases of one side never need to see each other).  Terrain is prepared once
 per terrain file.  ``bench/measure_snapshot.py`` times it against its 10 ms budget.
 """
+
 from __future__ import annotations
 
 import math
@@ -78,8 +79,11 @@ class TableGeometry:
         Between two snapshots usually one unit moves, so this is most of the saving; a new
         terrain, or bases arriving or leaving, start afresh."""
         terrain = terrain or self.terrain
-        if terrain is not self.terrain or [f.id for f in figures] != list(self.ids) or \
-                [f.side for f in figures] != [f.side for f in self.figures]:
+        if (
+            terrain is not self.terrain
+            or [f.id for f in figures] != list(self.ids)
+            or [f.side for f in figures] != [f.side for f in self.figures]
+        ):
             return TableGeometry.of(figures, terrain)
         moved = np.array([_moved(old, new) for old, new in zip(self.figures, figures)], bool)
         if not moved.any():
@@ -118,16 +122,23 @@ class TableGeometry:
         if math.isnan(hidden):
             raise ValueError(f"{shooter!r} and {target!r} are on the same side; no line of sight was traced")
         rows = (self.blockers[:, 0] == i) & (self.blockers[:, 1] == j)
-        return LineOfSight(hidden >= 1.0, hidden, float(self.woods_mm[i, j]),
-                           tuple(sorted(self.terrain.pieces[k].id for k in self.blockers[rows, 2])))
+        return LineOfSight(
+            hidden >= 1.0,
+            hidden,
+            float(self.woods_mm[i, j]),
+            tuple(sorted(self.terrain.pieces[k].id for k in self.blockers[rows, 2])),
+        )
 
 
 def _moved(old: Figure, new: Figure) -> bool:
     """Has the base moved more than a tracker's smoothing wobbles?  A still base keeps the pose
     it was measured at, so its measurements stand."""
     a, b = old.placed.base, new.placed.base
-    return (math.hypot(a.x - b.x, a.y - b.y) > STILL_MM or abs((a.facing_deg - b.facing_deg + 180) % 360 - 180) > STILL_DEG
-            or (a.kind, a.length, a.width, old.height_mm) != (b.kind, b.length, b.width, new.height_mm))
+    return (
+        math.hypot(a.x - b.x, a.y - b.y) > STILL_MM
+        or abs((a.facing_deg - b.facing_deg + 180) % 360 - 180) > STILL_DEG
+        or (a.kind, a.length, a.width, old.height_mm) != (b.kind, b.length, b.width, new.height_mm)
+    )
 
 
 def _centres_and_bearings(figures: Sequence[Figure]) -> tuple[np.ndarray, np.ndarray]:
@@ -142,8 +153,14 @@ def _enemies(figures: Sequence[Figure]) -> np.ndarray:
     return side[:, None] != side[None, :]
 
 
-def _trace(figures: Sequence[Figure], terrain: Terrain, shooter: np.ndarray, target: np.ndarray,
-           hidden: np.ndarray, woods: np.ndarray) -> np.ndarray:
+def _trace(
+    figures: Sequence[Figure],
+    terrain: Terrain,
+    shooter: np.ndarray,
+    target: np.ndarray,
+    hidden: np.ndarray,
+    woods: np.ndarray,
+) -> np.ndarray:
     """Lines of sight from each shooter to its target, written into ``hidden`` and ``woods``;
     returns the (shooter, target, piece) rows of the pieces that stop rays."""
     if not len(shooter):
@@ -152,8 +169,15 @@ def _trace(figures: Sequence[Figure], terrain: Terrain, shooter: np.ndarray, tar
     height = np.array([f.height_mm for f in figures], float)
     radius = np.array([f.placed.base.width / 2 for f in figures], float)
     inside = terrain.footprints.contains(xy)
-    seen = sightlines(terrain.footprints, xy[shooter], height[shooter] * EYE_FRACTION, xy[target], radius[target],
-                      height[target], inside[shooter])
+    seen = sightlines(
+        terrain.footprints,
+        xy[shooter],
+        height[shooter] * EYE_FRACTION,
+        xy[target],
+        radius[target],
+        height[target],
+        inside[shooter],
+    )
     hidden[shooter, target] = seen.hidden_fraction
     woods[shooter, target] = seen.woods_mm
     return np.column_stack([shooter[seen.blocker_pair], target[seen.blocker_pair], seen.blocker_piece])

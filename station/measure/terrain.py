@@ -8,6 +8,7 @@ its top.  Woods never block a ray here; the length of woods the centre ray cross
 for rules such as Alpha Strike's (blocked at 6" of woods).  The hidden fraction is the share of
 blocked rays, for cover rules that count halves and thirds.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..rules.fields import Fields, load_json_file
+from ..datafile import Fields, load_json_file
 from .measurement import Placed
 from .sightlines import SOLID, Footprints, sightlines
 
@@ -60,6 +61,7 @@ class Piece:
 def _segments_cross(p1, p2, p3, p4) -> bool:
     def orient(a, b, c) -> float:
         return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
     d1, d2, d3, d4 = orient(p3, p4, p1), orient(p3, p4, p2), orient(p1, p2, p3), orient(p1, p2, p4)
     return ((d1 > 0) != (d2 > 0)) and ((d3 > 0) != (d4 > 0)) and 0 not in (d1, d2, d3, d4)
 
@@ -95,14 +97,28 @@ def parse_terrain(document: Any, where: str) -> list[Piece]:
         ids.add(piece_id)
         kind = item.choice("type", TYPES)
         height = item.get("height_mm", (int, float), check=lambda v: None if 0 <= v <= 2000 else "must be 0 to 2000 mm")
-        raw = item.get("polygon", list, check=lambda v: None if 3 <= len(v) <= MAX_POINTS and all(
-            isinstance(p, list) and len(p) == 2 and all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in p)
-            for p in v) else f"must be 3 to {MAX_POINTS} [x, y] points in mm")
+        raw = item.get(
+            "polygon",
+            list,
+            check=lambda v: (
+                None
+                if 3 <= len(v) <= MAX_POINTS
+                and all(
+                    isinstance(p, list)
+                    and len(p) == 2
+                    and all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in p)
+                    for p in v
+                )
+                else f"must be 3 to {MAX_POINTS} [x, y] points in mm"
+            ),
+        )
         poly = np.array(raw, float)
         crossing = _self_intersecting(poly)  # before the area: a bow tie's two lobes cancel to zero
         if crossing:
             item.fail(f"crosses itself (edges {crossing[0]} and {crossing[1]}); draw its outline in order", "polygon")
-        area = 0.5 * abs(float(np.dot(poly[:, 0], np.roll(poly[:, 1], -1)) - np.dot(poly[:, 1], np.roll(poly[:, 0], -1))))
+        area = 0.5 * abs(
+            float(np.dot(poly[:, 0], np.roll(poly[:, 1], -1)) - np.dot(poly[:, 1], np.roll(poly[:, 0], -1)))
+        )
         if area < 1.0:
             item.fail("encloses no area (points repeated or in a line)", "polygon")
         pieces.append(Piece(piece_id, kind, float(height), poly, item.get("climbable", bool, False)))
@@ -113,10 +129,19 @@ def parse_terrain(document: Any, where: str) -> list[Piece]:
 
 def terrain_document(pieces: Sequence[Piece]) -> dict[str, Any]:
     """The pieces as a ``station-terrain/1`` document, as the journal and the dashboard hold them."""
-    return {"format": FORMAT, "pieces": [{"id": p.id, "type": p.type, "height_mm": p.height_mm,
-                                          "polygon": [[round(float(x), 2), round(float(y), 2)] for x, y in p.polygon],
-                                          **({"climbable": True} if p.climbable else {})}
-                                         for p in pieces]}
+    return {
+        "format": FORMAT,
+        "pieces": [
+            {
+                "id": p.id,
+                "type": p.type,
+                "height_mm": p.height_mm,
+                "polygon": [[round(float(x), 2), round(float(y), 2)] for x, y in p.polygon],
+                **({"climbable": True} if p.climbable else {}),
+            }
+            for p in pieces
+        ],
+    }
 
 
 @dataclass(frozen=True)
@@ -127,11 +152,24 @@ class LineOfSight:
     blockers: tuple[str, ...]  # pieces that stopped at least one ray
 
 
-def line_of_sight(shooter: Placed, eye_mm: float, target: Placed, target_height_mm: float, terrain: list[Piece]) -> LineOfSight:
+def line_of_sight(
+    shooter: Placed, eye_mm: float, target: Placed, target_height_mm: float, terrain: list[Piece]
+) -> LineOfSight:
     """One line of sight; ``measure.table`` traces every shooter-target pair at once."""
     fp = Footprints.of(terrain)
     start = np.array([[shooter.base.x, shooter.base.y]])
-    seen = sightlines(fp, start, np.array([eye_mm]), np.array([[target.base.x, target.base.y]]),
-                      np.array([target.base.width / 2]), np.array([target_height_mm]), fp.contains(start))
-    return LineOfSight(bool(seen.blocked[0]), float(seen.hidden_fraction[0]), float(seen.woods_mm[0]),
-                       tuple(sorted(terrain[k].id for k in seen.blockers_of(0))))
+    seen = sightlines(
+        fp,
+        start,
+        np.array([eye_mm]),
+        np.array([[target.base.x, target.base.y]]),
+        np.array([target.base.width / 2]),
+        np.array([target_height_mm]),
+        fp.contains(start),
+    )
+    return LineOfSight(
+        bool(seen.blocked[0]),
+        float(seen.hidden_fraction[0]),
+        float(seen.woods_mm[0]),
+        tuple(sorted(terrain[k].id for k in seen.blockers_of(0))),
+    )

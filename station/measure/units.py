@@ -1,5 +1,6 @@
 """Game units and each ruleset's rounding.  Бронепехота measures in steps of 5 cm and rounds up
 (seed 000 digest §7: "distance in steps, rounded up"); inch games keep fractions."""
+
 from __future__ import annotations
 
 import math
@@ -61,5 +62,10 @@ INCHES = Convention(INCH)
 # and its quick rules: steps rounded up (seed 000 §7.4, seed 002).  Alpha Strike (seed 004 §6.3),
 # The Price of a Mile (seed 003) and Steel Warriors (seed 001 §6.4): inches with fractions kept;
 # Steel Warriors turns a distance into a range zone itself (zone = ceil(d / W)).
-CONVENTIONS = {"bronepekhota": BRONEPEKHOTA, "bronepekhota_quick": BRONEPEKHOTA, "alpha_strike": INCHES,
-               "price_of_a_mile": INCHES, "steel_warriors": INCHES}
+CONVENTIONS = {
+    "bronepekhota": BRONEPEKHOTA,
+    "bronepekhota_quick": BRONEPEKHOTA,
+    "alpha_strike": INCHES,
+    "price_of_a_mile": INCHES,
+    "steel_warriors": INCHES,
+}

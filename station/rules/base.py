@@ -4,6 +4,7 @@ A ruleset is a pure fold: ``apply(state, event) -> (state, rulings)`` does no I/
 clock; its only outside input is the injected ``Roller``.  States are immutable, so an old state
 stays valid after ``apply`` and a replay can be compared byte for byte through ``state_json``.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from ..devices.protocol import Message
+from ..datafile import DataFileError
+from ..events import Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +61,17 @@ class Ruling:
     overridden: str | None = None  # the override verdict applied instead, if any
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "cause": self.cause, "kind": self.kind, "text": self.text,
-                "section": self.section, "needs_referee": self.needs_referee, "element": self.element,
-                "details": dict(self.details), "overridden": self.overridden}
+        return {
+            "id": self.id,
+            "cause": self.cause,
+            "kind": self.kind,
+            "text": self.text,
+            "section": self.section,
+            "needs_referee": self.needs_referee,
+            "element": self.element,
+            "details": dict(self.details),
+            "overridden": self.overridden,
+        }
 
 
 class Ruleset(Protocol):
@@ -90,10 +100,14 @@ class Ruleset(Protocol):
         """What the share of a target hidden behind terrain means in this game's cover rules."""
 
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Any]:
-        """The hub's node inventory (protocol.Node) that these armies are wired to."""
+        """The hub's node inventory (events.Node) that these armies are wired to."""
 
-    def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
-                      overrides: Mapping[str, tuple[int, Override]] = ...) -> Any:
+    def initial_state(
+        self,
+        armies: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any],
+        overrides: Mapping[str, tuple[int, Override]] = ...,
+    ) -> Any:
         """The state before the first event; ``overrides`` maps a ruling id to the seq of the
         override record and the override (overrides act retroactively, so a replay starts with them)."""
 
@@ -109,8 +123,9 @@ def voided(overrides: Mapping[str, Any], seq: int, kind: str) -> Ruling | None:
     """The ruling for an input the referee voided (its override is keyed "SEQ:KIND"), or None."""
     override = overrides.get(f"{seq}:{kind}")
     if override and override[1].verdict == "void":
-        return Ruling(f"{seq}:{kind}", seq, "warning", f"{kind} voided by the referee.", "", needs_referee=True,
-                      overridden="void")
+        return Ruling(
+            f"{seq}:{kind}", seq, "warning", f"{kind} voided by the referee.", "", needs_referee=True, overridden="void"
+        )
     return None
 
 
@@ -119,9 +134,5 @@ def state_json(ruleset: Ruleset, state: Any) -> str:
     return json.dumps(ruleset.state_dict(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-class ArmyError(ValueError):
-    """A bad army file: always names the file, the field and what is wrong with it."""
-
-    def __init__(self, path: str, where: str, problem: str) -> None:
-        super().__init__(f"{path}: {where}: {problem}")
-        self.path, self.where, self.problem = path, where, problem
+class ArmyError(DataFileError):
+    """A bad army (or force) file: names the file, the field and what is wrong with it."""

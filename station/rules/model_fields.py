@@ -1,15 +1,19 @@
 """Fields every army format shares: ids, the camera marker on a model, and its base."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .fields import Fields
+from ..datafile import Fields
 
 
 def ID_CHECK(v: str) -> str | None:  # named like the constant it replaces: a field check
-    return None if v and v.replace("-", "").replace("_", "").isalnum() and len(v) <= 32 else \
-        "must be 1-32 letters, digits, '-' or '_'"
+    return (
+        None
+        if v and v.replace("-", "").replace("_", "").isalnum() and len(v) <= 32
+        else "must be 1-32 letters, digits, '-' or '_'"
+    )
 
 
 def marker(f: Fields) -> dict[str, Any] | None:
@@ -19,14 +23,26 @@ def marker(f: Fields) -> dict[str, Any] | None:
         return None
     m = f.child("marker")
     m.reject_unknown(["id", "size_mm", "height_mm", "offset_mm"])
-    offset = m.get("offset_mm", list, [0, 0], lambda v: None if len(v) == 2 and all(
-        isinstance(x, (int, float)) and not isinstance(x, bool) and abs(x) <= 200 for x in v)
-        else "must be [forward, right] in mm, each within 200")
-    return {"id": m.integer("id", 16, 249), "size_mm": float(m.get("size_mm", (int, float), 30, lambda v: None if 10 <= v <= 100
-                                                                   else "must be 10 to 100 mm")),
-            "height_mm": float(m.get("height_mm", (int, float), check=lambda v: None if 0 <= v <= 300
-                                     else "must be 0 to 300 mm")),
-            "offset_mm": [float(x) for x in offset]}
+    offset = m.get(
+        "offset_mm",
+        list,
+        [0, 0],
+        lambda v: (
+            None
+            if len(v) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) and abs(x) <= 200 for x in v)
+            else "must be [forward, right] in mm, each within 200"
+        ),
+    )
+    return {
+        "id": m.integer("id", 16, 249),
+        "size_mm": float(
+            m.get("size_mm", (int, float), 30, lambda v: None if 10 <= v <= 100 else "must be 10 to 100 mm")
+        ),
+        "height_mm": float(
+            m.get("height_mm", (int, float), check=lambda v: None if 0 <= v <= 300 else "must be 0 to 300 mm")
+        ),
+        "offset_mm": [float(x) for x in offset],
+    }
 
 
 def base(f: Fields, default: str) -> str:
@@ -40,14 +56,18 @@ def base(f: Fields, default: str) -> str:
         except ValueError as exc:
             return str(exc)
         return None
+
     return f.get("base", str, default, check)
 
 
 def tracked_markers(specs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """What the camera's tracker needs of each marked model (its marker, and whose model on which
     base), from a ruleset's model specs."""
-    return [{**s["marker"], "element": s["element"], "unit": s["unit"], "player": s["player"], "base": s["base"]}
-            for s in specs if s["marker"]]
+    return [
+        {**s["marker"], "element": s["element"], "unit": s["unit"], "player": s["player"], "base": s["base"]}
+        for s in specs
+        if s["marker"]
+    ]
 
 
 class ModelRuleset:

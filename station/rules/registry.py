@@ -1,4 +1,5 @@
 """The games this station can referee, by name."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -11,10 +12,13 @@ from .bronepekhota_quick import BronepekhotaQuick
 from .price_of_a_mile import PriceOfAMile
 from .steel_warriors import SteelWarriors
 
-RULESETS: dict[str, Callable[[Roller], Ruleset]] = {Bronepekhota.name: Bronepekhota,
-                                                    BronepekhotaQuick.name: BronepekhotaQuick,
-                                                    AlphaStrike.name: AlphaStrike, PriceOfAMile.name: PriceOfAMile,
-                                                    SteelWarriors.name: SteelWarriors}
+RULESETS: dict[str, Callable[[Roller], Ruleset]] = {
+    Bronepekhota.name: Bronepekhota,
+    BronepekhotaQuick.name: BronepekhotaQuick,
+    AlphaStrike.name: AlphaStrike,
+    PriceOfAMile.name: PriceOfAMile,
+    SteelWarriors.name: SteelWarriors,
+}
 
 
 def make_ruleset(name: str, roller: Roller) -> Ruleset:

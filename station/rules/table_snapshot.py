@@ -1,6 +1,7 @@
 """What a ruleset takes from a journaled TableSnapshot: where each known model stands, how surely,
 the table's size, and the paths of the models moving now.  Shared by every ruleset, so that the
 camera's evidence means the same in every game."""
+
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
@@ -24,9 +25,15 @@ class Seen:
     table_mm: tuple[float, float] | None
 
 
-def read_snapshot(args: Mapping[str, Any], known: Collection[str], positions: Mapping[str, Pose],
-                  sigmas: Mapping[str, float], paths: Mapping[str, tuple[Pose, ...]], moving: Collection[str],
-                  table_mm: tuple[float, float] | None) -> Seen | None:
+def read_snapshot(
+    args: Mapping[str, Any],
+    known: Collection[str],
+    positions: Mapping[str, Pose],
+    sigmas: Mapping[str, float],
+    paths: Mapping[str, tuple[Pose, ...]],
+    moving: Collection[str],
+    table_mm: tuple[float, float] | None,
+) -> Seen | None:
     """The state's camera evidence updated by one snapshot, or None if it saw no known model
     standing.  A hidden or fallen model keeps its last place; each model in ``moving`` extends its
     path (camera noise under 2 mm is dropped)."""
@@ -42,12 +49,17 @@ def read_snapshot(args: Mapping[str, Any], known: Collection[str], positions: Ma
             start = new_paths.get(model) or ((positions[model],) if model in positions else ())
             new_paths[model] = append_position(start, seen[model])
     size = args.get("table_mm")
-    return Seen({**positions, **seen}, {**sigmas, **new_sigmas}, new_paths,
-                (float(size[0]), float(size[1])) if size and len(size) == 2 else table_mm)
+    return Seen(
+        {**positions, **seen},
+        {**sigmas, **new_sigmas},
+        new_paths,
+        (float(size[0]), float(size[1])) if size and len(size) == 2 else table_mm,
+    )
 
 
-def table_input(state: Any, seq: int, kind: str, args: Mapping[str, Any], known: Collection[str],
-                moving: Collection[str]) -> Any | None:
+def table_input(
+    state: Any, seq: int, kind: str, args: Mapping[str, Any], known: Collection[str], moving: Collection[str]
+) -> Any | None:
     """The inputs every model-spec ruleset folds the same way: a table snapshot (``known``
     models, ``moving`` ones extend their paths), the terrain, a confirmation, and an override
     (which acts retroactively through the state's overrides).  The new state, or None for any
@@ -56,8 +68,9 @@ def table_input(state: Any, seq: int, kind: str, args: Mapping[str, Any], known:
         seen = read_snapshot(args, known, state.positions, state.sigmas, state.paths, moving, state.table_mm)
         if seen is None:
             return state.evolve(table_seq=seq)
-        return state.evolve(positions=seen.positions, sigmas=seen.sigmas, paths=seen.paths, table_mm=seen.table_mm,
-                            table_seq=seq)
+        return state.evolve(
+            positions=seen.positions, sigmas=seen.sigmas, paths=seen.paths, table_mm=seen.table_mm, table_seq=seq
+        )
     if kind == "terrain":
         return state.evolve(terrain=tuple(parse_terrain(dict(args), f"journal record {seq}")))
     if kind == "confirm":
@@ -95,8 +108,9 @@ class TableState:
         return new
 
 
-def fold_common(state: Any, seq: int, kind: str, args: Mapping[str, Any], known: Collection[str],
-                moving: Collection[str]) -> tuple[Any, list]:
+def fold_common(
+    state: Any, seq: int, kind: str, args: Mapping[str, Any], known: Collection[str], moving: Collection[str]
+) -> tuple[Any, list]:
     """The end of a ruleset's ``apply``: the shared table inputs, or a warning for an unknown one."""
     folded = table_input(state, seq, kind, args, known, moving)
     if folded is not None:

@@ -7,6 +7,7 @@
   misprinted, or a bad lens calibration).  It keeps the fit's covariance, from which
   ``uncertainty.py`` maps the expected position error over the table.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -95,8 +96,9 @@ class Calibration:
         if self.R is None or self.t is None or self.pose_covariance is None or self.lens_sensitivity is None:
             return None
         lens = self.lens_covariance if self.lens_covariance is not None else np.zeros((9, 9))
-        return ErrorModel(self.K, self.dist, cv.rvec_of(self.R), self.t, self.pose_covariance,
-                          self.lens_sensitivity, lens)
+        return ErrorModel(
+            self.K, self.dist, cv.rvec_of(self.R), self.t, self.pose_covariance, self.lens_sensitivity, lens
+        )
 
     def uncertainty_maps(self) -> list[dict]:
         """The error maps at 0 and 60 mm, worked out once: health() is read every second by every
@@ -108,34 +110,53 @@ class Calibration:
 
     def health(self) -> dict[str, Any]:
         """What the dashboard shows: is it calibrated, and how well."""
-        used = [self.residuals_mm[k] for k in self.used_anchors if k in self.residuals_mm] or \
-            list(self.residuals_mm.values())
+        used = [self.residuals_mm[k] for k in self.used_anchors if k in self.residuals_mm] or list(
+            self.residuals_mm.values()
+        )
         worst = max(used) if used else None
         maps = self.uncertainty_maps()
         worst_sigma = max(m["worst_mm"] for m in maps) if maps else None
-        return {"lens_rms_px": round(self.rms_px, 3), "lens_ok": self.rms_px <= RMS_WARN_PX,
-                "table": self.has_table, "worst_anchor_mm": None if worst is None else round(worst, 2),
-                "anchors_used": len(used), "image_size": list(self.image_size),
-                "worst_sigma_mm": worst_sigma}
+        return {
+            "lens_rms_px": round(self.rms_px, 3),
+            "lens_ok": self.rms_px <= RMS_WARN_PX,
+            "table": self.has_table,
+            "worst_anchor_mm": None if worst is None else round(worst, 2),
+            "anchors_used": len(used),
+            "image_size": list(self.image_size),
+            "worst_sigma_mm": worst_sigma,
+        }
 
     def check_image(self, image: np.ndarray, source: str) -> None:
         h, w = image.shape[:2]
         if (w, h) != tuple(self.image_size):
-            raise CalibrationError(f"{source} is {w}x{h} but the calibration is for {self.image_size[0]}x"
-                                   f"{self.image_size[1]}: another camera or resolution; calibrate again")
+            raise CalibrationError(
+                f"{source} is {w}x{h} but the calibration is for {self.image_size[0]}x"
+                f"{self.image_size[1]}: another camera or resolution; calibrate again"
+            )
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "format": FORMAT, "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-            "lens": {"image_size": list(self.image_size), "K": self.K.tolist(), "dist": self.dist.tolist(),
-                     "rms_px": self.rms_px, "views": self.views}}
+            "format": FORMAT,
+            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "lens": {
+                "image_size": list(self.image_size),
+                "K": self.K.tolist(),
+                "dist": self.dist.tolist(),
+                "rms_px": self.rms_px,
+                "views": self.views,
+            },
+        }
         if self.lens_covariance is not None:
             data["lens"]["covariance"] = self.lens_covariance.tolist()
         if self.has_table:
-            data["table"] = {"R": self.R.tolist(), "t": self.t.tolist(), "size_mm": list(self.table_mm),
-                             "anchors": [a.__dict__ for a in self.anchors],
-                             "residuals_mm": {str(k): v for k, v in self.residuals_mm.items()},
-                             "used_anchors": list(self.used_anchors)}
+            data["table"] = {
+                "R": self.R.tolist(),
+                "t": self.t.tolist(),
+                "size_mm": list(self.table_mm),
+                "anchors": [a.__dict__ for a in self.anchors],
+                "residuals_mm": {str(k): v for k, v in self.residuals_mm.items()},
+                "used_anchors": list(self.used_anchors),
+            }
             if self.pose_covariance is not None and self.lens_sensitivity is not None:
                 data["table"]["pose_covariance"] = self.pose_covariance.tolist()
                 data["table"]["lens_sensitivity"] = self.lens_sensitivity.tolist()
@@ -165,7 +186,9 @@ def load_calibration(path: str | Path) -> Calibration:
     except (OSError, ValueError) as exc:
         raise CalibrationError(f"{path}: not a readable calibration ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CalibrationError(f"{path}: format must be {FORMAT!r}, found {data.get('format') if isinstance(data, dict) else None!r}")
+        raise CalibrationError(
+            f"{path}: format must be {FORMAT!r}, found {data.get('format') if isinstance(data, dict) else None!r}"
+        )
     try:
         lens = data["lens"]
         K, dist = np.array(lens["K"], float), np.array(lens["dist"], float).reshape(-1)
@@ -202,8 +225,10 @@ def calibrate_lens(images: Sequence[np.ndarray], board=None, min_views: int = 5)
     if len(views) < min_views:
         problems = sorted({p for image in images for p in image_problems(image)})
         hint = f" ({'; '.join(problems)})" if problems else ""
-        raise CalibrationError(f"the ChArUco board was found in {len(views)} of {len(images)} images{hint}; "
-                               f"at least {min_views} views are needed (tilt the board, cover the corners of the frame)")
+        raise CalibrationError(
+            f"the ChArUco board was found in {len(views)} of {len(images)} images{hint}; "
+            f"at least {min_views} views are needed (tilt the board, cover the corners of the frame)"
+        )
     return lens_from_views(views, sizes.pop())
 
 
@@ -232,13 +257,23 @@ def seen_anchors(image: np.ndarray, anchors: Sequence[Anchor]) -> list[SeenAncho
     """The anchors detected in ``image``, with their printed corners on the table."""
     detection = cv.MarkerDetector().detect(image)
     by_id = {a.id: a for a in anchors}
-    return [SeenAnchor(int(i), marker_corners(np.array([by_id[i].x, by_id[i].y]), by_id[i].facing_deg,
-                                              by_id[i].size_mm, 0.0), c)
-            for i, c in zip(detection.ids, detection.corners) if i in by_id]
+    return [
+        SeenAnchor(
+            int(i), marker_corners(np.array([by_id[i].x, by_id[i].y]), by_id[i].facing_deg, by_id[i].size_mm, 0.0), c
+        )
+        for i, c in zip(detection.ids, detection.corners)
+        if i in by_id
+    ]
 
 
-def calibrate_table(image: np.ndarray, lens: Calibration, anchors: Sequence[Anchor], table_mm: tuple[float, float],
-                    max_residual_mm: float = MAX_ANCHOR_RESIDUAL_MM, without: Sequence[int] = ()) -> Calibration:
+def calibrate_table(
+    image: np.ndarray,
+    lens: Calibration,
+    anchors: Sequence[Anchor],
+    table_mm: tuple[float, float],
+    max_residual_mm: float = MAX_ANCHOR_RESIDUAL_MM,
+    without: Sequence[int] = (),
+) -> Calibration:
     """The camera's pose from the anchors seen in ``image``; refuses a poor fit, saying why.
     Anchors in ``without`` are left out (a referee's answer to a named moved anchor)."""
     lens.check_image(image, "the table image")
@@ -247,8 +282,10 @@ def calibrate_table(image: np.ndarray, lens: Calibration, anchors: Sequence[Anch
     if len(seen) < MIN_ANCHORS:
         problems = image_problems(image)
         why = f"the image is {' and '.join(problems)}; " if problems else ""
-        raise CalibrationError(f"{why}only {len(seen)} of {len(in_use)} anchors were found (ids "
-                               f"{sorted(a.id for a in seen)}); at least {MIN_ANCHORS} are needed, better all")
+        raise CalibrationError(
+            f"{why}only {len(seen)} of {len(in_use)} anchors were found (ids "
+            f"{sorted(a.id for a in seen)}); at least {MIN_ANCHORS} are needed, better all"
+        )
     try:
         pose = fit_table_pose(seen, lens.K, lens.dist, max_residual_mm)
     except ValueError as exc:
@@ -260,12 +297,28 @@ def calibrate_table(image: np.ndarray, lens: Calibration, anchors: Sequence[Anch
         raise MovedAnchorError(
             f"{names} from where the others put it (limit {max_residual_mm} mm): was it moved, or printed at the "
             f"wrong scale? Put it back, or leave it out with --without {','.join(map(str, sorted(pose.moved)))}. "
-            f"Residuals: {listed}", cal)
+            f"Residuals: {listed}",
+            cal,
+        )
     return cal
 
 
-def _with_pose(lens: Calibration, pose: TablePose, anchors: Sequence[Anchor],
-               table_mm: tuple[float, float]) -> Calibration:
-    return Calibration(lens.image_size, lens.K, lens.dist, lens.rms_px, lens.views, pose.R, pose.tvec, table_mm,
-                       list(anchors), dict(pose.residuals_mm), lens.lens_covariance, pose.covariance,
-                       pose.lens_sensitivity, pose.used)
+def _with_pose(
+    lens: Calibration, pose: TablePose, anchors: Sequence[Anchor], table_mm: tuple[float, float]
+) -> Calibration:
+    return Calibration(
+        lens.image_size,
+        lens.K,
+        lens.dist,
+        lens.rms_px,
+        lens.views,
+        pose.R,
+        pose.tvec,
+        table_mm,
+        list(anchors),
+        dict(pose.residuals_mm),
+        lens.lens_covariance,
+        pose.covariance,
+        pose.lens_sensitivity,
+        pose.used,
+    )

@@ -4,6 +4,7 @@ Marker convention (README "Markers"):
 * table anchors and unit markers: ``DICT_4X4_250``; anchors use ids 0-15, units 16-249;
 * the lens-calibration board: ChArUco from ``DICT_5X5_100``, so it never reads as a unit.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -95,8 +96,13 @@ def widen_edges(quads: np.ndarray, offset_px: float) -> np.ndarray:
     return quads + np.stack([sx, sy], axis=-1)
 
 
-def charuco_board(squares: tuple[int, int] = (9, 6), square_mm: float = 30.0, marker_mm: float = 22.0,
-                  dictionary: int = CHARUCO_DICT, legacy: bool = False) -> cv2.aruco.CharucoBoard:
+def charuco_board(
+    squares: tuple[int, int] = (9, 6),
+    square_mm: float = 30.0,
+    marker_mm: float = 22.0,
+    dictionary: int = CHARUCO_DICT,
+    legacy: bool = False,
+) -> cv2.aruco.CharucoBoard:
     board = cv2.aruco.CharucoBoard(squares, square_mm, marker_mm, cv2.aruco.getPredefinedDictionary(dictionary))
     board.setLegacyPattern(legacy)
     return board
@@ -151,12 +157,18 @@ class LensFit:
     view_rms_px: np.ndarray  # each view's RMS reprojection error
 
 
-REDUCED_LENS = (cv2.CALIB_FIX_PRINCIPAL_POINT | cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_ZERO_TANGENT_DIST
-                | cv2.CALIB_FIX_K2 | cv2.CALIB_FIX_K3)
+REDUCED_LENS = (
+    cv2.CALIB_FIX_PRINCIPAL_POINT
+    | cv2.CALIB_FIX_ASPECT_RATIO
+    | cv2.CALIB_ZERO_TANGENT_DIST
+    | cv2.CALIB_FIX_K2
+    | cv2.CALIB_FIX_K3
+)
 
 
-def calibrate_camera(object_points: list[np.ndarray], image_points: list[np.ndarray],
-                     image_size: tuple[int, int], reduced: bool = False) -> LensFit:
+def calibrate_camera(
+    object_points: list[np.ndarray], image_points: list[np.ndarray], image_size: tuple[int, int], reduced: bool = False
+) -> LensFit:
     """Intrinsics and distortion (k1 k2 p1 p2 k3) with their standard deviations.  ``reduced``
     fits only the focal length and k1 (centre fixed at the middle, square pixels): what one or
     two views can determine."""
@@ -165,13 +177,18 @@ def calibrate_camera(object_points: list[np.ndarray], image_points: list[np.ndar
     if reduced:
         flags |= cv2.CALIB_USE_INTRINSIC_GUESS
     rms, K, dist, rvecs, tvecs, std, _, per_view = cv2.calibrateCameraExtended(
-        [o.astype(np.float32) for o in object_points], [i.astype(np.float32) for i in image_points],
-        image_size, K0, np.zeros(5), flags=flags)
+        [o.astype(np.float32) for o in object_points],
+        [i.astype(np.float32) for i in image_points],
+        image_size,
+        K0,
+        np.zeros(5),
+        flags=flags,
+    )
     dist = dist.reshape(-1)[:5]
     if reduced:  # few free parameters, fx and fy tied: their own deviations suffice
         std = std.reshape(-1)[:9].copy()
         std[0] = std[0] or std[1]  # OpenCV reports the tied one as fixed
-        covariance = np.diag(std ** 2)
+        covariance = np.diag(std**2)
         covariance[0, 1] = covariance[1, 0] = std[0] * std[1]
     else:
         covariance = _lens_covariance(object_points, image_points, K, dist, rvecs, tvecs)
@@ -189,7 +206,7 @@ def _lens_covariance(object_points, image_points, K, dist, rvecs, tvecs) -> np.n
         projected, jac = cv2.projectPoints(obj.reshape(-1, 1, 3).astype(np.float64), rvecs[k], tvecs[k], K, dist)
         block = np.zeros((jac.shape[0], 9 + 6 * views))
         block[:, :9] = jac[:, 6:15]
-        block[:, 9 + 6 * k:15 + 6 * k] = jac[:, :6]
+        block[:, 9 + 6 * k : 15 + 6 * k] = jac[:, :6]
         rows.append(block)
         residuals.append((projected.reshape(-1, 2) - img.reshape(-1, 2)).ravel())
     J, r = np.vstack(rows), np.concatenate(residuals)
@@ -209,8 +226,9 @@ def project(points: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, K: np.ndarra
     return projected.reshape(-1, 2)
 
 
-def solve_planar_pose(object_points: np.ndarray, image_points: np.ndarray, K: np.ndarray,
-                      dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def solve_planar_pose(
+    object_points: np.ndarray, image_points: np.ndarray, K: np.ndarray, dist: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The pose of a planar target (z = 0) from all its points: IPPE and SQPnP, which are exact for
     a plane and need no first guess, each refined by Levenberg-Marquardt over every point; the one
     that reprojects better wins.  No RANSAC here: outliers are dropped a whole marker at a time
@@ -233,12 +251,13 @@ def solve_planar_pose(object_points: np.ndarray, image_points: np.ndarray, K: np
     return best
 
 
-def projection_jacobian(points: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray,
-                        dist: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def projection_jacobian(
+    points: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray, dist: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pixels (N, 2) of ``points`` and the derivatives of the 2N pixel coordinates (x0 y0 x1 ...)
     with respect to the pose (2N, 6: rvec, tvec) and to the lens (2N, 9: fx fy cx cy k1 k2 p1 p2 k3)."""
     dist5 = np.zeros(5)
-    dist5[:min(len(dist), 5)] = np.asarray(dist, float)[:5]
+    dist5[: min(len(dist), 5)] = np.asarray(dist, float)[:5]
     pixels, jac = cv2.projectPoints(points.reshape(-1, 1, 3).astype(np.float64), rvec, tvec, K, dist5)
     return pixels.reshape(-1, 2), jac[:, :6], jac[:, 6:15]
 
@@ -267,8 +286,9 @@ def annotated_still(image: np.ndarray, labels: list[tuple[tuple[float, float], s
     return data.tobytes()
 
 
-def table_maps(K: np.ndarray, dist: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, table_mm: tuple[float, float],
-               mm_per_px: float) -> tuple[np.ndarray, np.ndarray]:
+def table_maps(
+    K: np.ndarray, dist: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, table_mm: tuple[float, float], mm_per_px: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Where each pixel of a top-down picture of the table (far edge at the top, ``mm_per_px``)
     falls in the camera's image: the maps ``rectified`` resamples with, made once per calibration."""
     width, depth = table_mm

@@ -7,6 +7,7 @@ a naive homography to the table plane puts a 40 mm-high marker near the table ed
 off.  Facing is the direction the marker's printed top points, measured on that plane, in
 degrees counter-clockwise from the table's x axis.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,9 +47,14 @@ class Camera:
         return cv.project(points, cv.rvec_of(self.R), self.t, self.K, self.dist)
 
 
-def overhead_camera(image_size: tuple[int, int] = (1920, 1080), focal_px: float = 950.0,
-                    table_mm: tuple[float, float] = (1219.2, 1219.2), height_mm: float = 1200.0,
-                    dist: tuple[float, ...] = (-0.12, 0.05, 0.0, 0.0, 0.0), tilt_deg: float = 0.0) -> Camera:
+def overhead_camera(
+    image_size: tuple[int, int] = (1920, 1080),
+    focal_px: float = 950.0,
+    table_mm: tuple[float, float] = (1219.2, 1219.2),
+    height_mm: float = 1200.0,
+    dist: tuple[float, ...] = (-0.12, 0.05, 0.0, 0.0, 0.0),
+    tilt_deg: float = 0.0,
+) -> Camera:
     """A camera above the table's centre looking straight down (optionally tilted about x)."""
     w, h = image_size
     K = np.array([[focal_px, 0, w / 2], [0, focal_px, h / 2], [0, 0, 1.0]])
@@ -60,11 +66,17 @@ def overhead_camera(image_size: tuple[int, int] = (1920, 1080), focal_px: float 
     return Camera(K, np.asarray(dist, float), R, -R @ centre, image_size)
 
 
-def mounted_camera(image_size: tuple[int, int] = (1920, 1080), focal_px: float = 950.0,
-                   table_mm: tuple[float, float] = (1219.2, 1219.2), height_mm: float = 1200.0,
-                   tilt_deg: float = 0.0, tilt_toward_deg: float = 0.0, rotation_deg: float = 0.0,
-                   offset_mm: tuple[float, float] = (0.0, 0.0),
-                   dist: tuple[float, ...] = (-0.12, 0.05, 0.0, 0.0, 0.0)) -> Camera:
+def mounted_camera(
+    image_size: tuple[int, int] = (1920, 1080),
+    focal_px: float = 950.0,
+    table_mm: tuple[float, float] = (1219.2, 1219.2),
+    height_mm: float = 1200.0,
+    tilt_deg: float = 0.0,
+    tilt_toward_deg: float = 0.0,
+    rotation_deg: float = 0.0,
+    offset_mm: tuple[float, float] = (0.0, 0.0),
+    dist: tuple[float, ...] = (-0.12, 0.05, 0.0, 0.0, 0.0),
+) -> Camera:
     """A camera as people mount it: ``height_mm`` above the point ``offset_mm`` from the table's
     centre, turned ``rotation_deg`` about the vertical, then tilted ``tilt_deg`` off vertical
     toward the table direction ``tilt_toward_deg`` (degrees counter-clockwise from +x)."""
@@ -89,8 +101,12 @@ def marker_corners(centre: np.ndarray, facing_deg: float, size: float, height: f
     a = np.radians(facing_deg)
     forward, right = np.array([np.cos(a), np.sin(a)]), np.array([np.sin(a), -np.cos(a)])
     half = size / 2
-    xy = [centre + half * (-right + forward), centre + half * (right + forward),
-          centre + half * (right - forward), centre + half * (-right - forward)]
+    xy = [
+        centre + half * (-right + forward),
+        centre + half * (right + forward),
+        centre + half * (right - forward),
+        centre + half * (-right - forward),
+    ]
     return np.column_stack([np.array(xy), np.full(4, height)])
 
 
@@ -125,12 +141,18 @@ def pose_on_plane(corners: np.ndarray) -> PlanarPose:
     centre = corners.mean(axis=0)
     sides = np.hypot(*(corners - corners[[3, 0, 1, 2]]).T)  # BL-TL, TL-TR, TR-BR, BR-BL
     axes = (float(sides[1] + sides[3]) / 2, float(sides[0] + sides[2]) / 2)
-    return PlanarPose(float(centre[0]), float(centre[1]), float(np.degrees(np.arctan2(direction[1], direction[0])) % 360),
-                      corners, float(np.mean(sides)), axes)
+    return PlanarPose(
+        float(centre[0]),
+        float(centre[1]),
+        float(np.degrees(np.arctan2(direction[1], direction[0])) % 360),
+        corners,
+        float(np.mean(sides)),
+        axes,
+    )
 
 
 LEAN_STEPS_DEG = np.arange(0.0, 91.0, 5.0)
-LEAN_NOISE_PX2 = 4 * 0.35 ** 2  # two corners' squared error at the detector's 0.35 px scatter
+LEAN_NOISE_PX2 = 4 * 0.35**2  # two corners' squared error at the detector's 0.35 px scatter
 
 
 def lean_degs(camera: Camera, image_corners: np.ndarray, heights: np.ndarray, sizes: np.ndarray) -> np.ndarray:

@@ -9,6 +9,7 @@ result where ``station run --calibration`` reads it.
 
 The desk never owns the camera: it is handed a function that returns the latest frame.
 """
+
 from __future__ import annotations
 
 import logging
@@ -95,8 +96,10 @@ class CalibrationDesk:
             view = board_view(self.board, frame)
             if view is None:
                 problems = image_problems(frame)
-                raise CalibrationError("the board is not in view (fewer than 12 corners seen)"
-                                       + (f": the image is {' and '.join(problems)}" if problems else ""))
+                raise CalibrationError(
+                    "the board is not in view (fewer than 12 corners seen)"
+                    + (f": the image is {' and '.join(problems)}" if problems else "")
+                )
             self.views.append(DeskView(view[1], view[0]))
             self._refit(frame.shape[1], frame.shape[0])
             return self.state()
@@ -142,12 +145,20 @@ class CalibrationDesk:
         anchors = []
         for anchor in self.anchors:
             pixel = camera.project(np.array([[anchor.x, anchor.y, 0.0]]))[0]
-            anchors.append({"id": anchor.id, "pixel": [round(float(pixel[0]), 1), round(float(pixel[1]), 1)],
-                            "residual_mm": None if anchor.id not in cal.residuals_mm
-                            else round(cal.residuals_mm[anchor.id], 2),
-                            "used": anchor.id in cal.used_anchors})
-        return {"anchors": anchors, "refused": refused, "maps": cal.uncertainty_maps(),
-                "image_size": [frame.shape[1], frame.shape[0]]}
+            anchors.append(
+                {
+                    "id": anchor.id,
+                    "pixel": [round(float(pixel[0]), 1), round(float(pixel[1]), 1)],
+                    "residual_mm": None if anchor.id not in cal.residuals_mm else round(cal.residuals_mm[anchor.id], 2),
+                    "used": anchor.id in cal.used_anchors,
+                }
+            )
+        return {
+            "anchors": anchors,
+            "refused": refused,
+            "maps": cal.uncertainty_maps(),
+            "image_size": [frame.shape[1], frame.shape[0]],
+        }
 
     def save(self) -> dict[str, Any]:
         with self._lock:
@@ -164,15 +175,31 @@ class CalibrationDesk:
 
     def state(self) -> dict[str, Any]:
         lens = self.lens
-        return {"views": [{"corners": len(v.corners), "rms_px": None if v.rms_px is None else round(v.rms_px, 3)}
-                          for v in self.views],
-                "lens": None if lens is None else {
-                    "rms_px": round(lens.rms_px, 3), "views": lens.views, "fx": round(float(lens.K[0, 0]), 1),
-                    "fy": round(float(lens.K[1, 1]), 1), "ok": lens.rms_px <= 1.0, "full_model": lens.views >= 5},
-                "coverage": self.coverage(), "grid": list(COVERAGE_GRID),
-                "table": self.table_report, "out": str(self.out_path),
-                "board": {"squares": list(self.board.getChessboardSize()),
-                          "square_mm": self.board.getSquareLength(), "marker_mm": self.board.getMarkerLength()}}
+        return {
+            "views": [
+                {"corners": len(v.corners), "rms_px": None if v.rms_px is None else round(v.rms_px, 3)}
+                for v in self.views
+            ],
+            "lens": None
+            if lens is None
+            else {
+                "rms_px": round(lens.rms_px, 3),
+                "views": lens.views,
+                "fx": round(float(lens.K[0, 0]), 1),
+                "fy": round(float(lens.K[1, 1]), 1),
+                "ok": lens.rms_px <= 1.0,
+                "full_model": lens.views >= 5,
+            },
+            "coverage": self.coverage(),
+            "grid": list(COVERAGE_GRID),
+            "table": self.table_report,
+            "out": str(self.out_path),
+            "board": {
+                "squares": list(self.board.getChessboardSize()),
+                "square_mm": self.board.getSquareLength(),
+                "marker_mm": self.board.getMarkerLength(),
+            },
+        }
 
     def view_jpeg(self) -> bytes:
         """The camera's view now, with the board's corners (green) or, after the table step, each
@@ -185,7 +212,9 @@ class CalibrationDesk:
         objects, corners = cv.detect_charuco(self.board, frame)
         labels = [((float(x), float(y)), "", False) for x, y in corners]
         for anchor in (self.table_report or {}).get("anchors", []):
-            text = f"{anchor['id']}: " + ("not seen" if anchor["residual_mm"] is None else f"{anchor['residual_mm']} mm")
+            text = f"{anchor['id']}: " + (
+                "not seen" if anchor["residual_mm"] is None else f"{anchor['residual_mm']} mm"
+            )
             labels.append((tuple(anchor["pixel"]), text, not anchor["used"]))
         jpeg = cv.annotated_still(frame, labels)
         self._still = (now, jpeg)

@@ -12,6 +12,7 @@ printed size (a false detection: an icon, text, another dictionary's marker, or 
 that would put a base off the table, one id seen twice in a frame (a copied marker), and every
 army marker not seen at all.
 """
+
 from __future__ import annotations
 
 import logging
@@ -75,16 +76,26 @@ class BaseSighting:
 
 
 def specs_from(raw: Iterable[Mapping[str, Any]]) -> dict[int, MarkerSpec]:
-    return {int(s["id"]): MarkerSpec(int(s["id"]), s["element"], s["unit"], s["player"], float(s["size_mm"]),
-                                     float(s["height_mm"]), tuple(s.get("offset_mm", (0.0, 0.0))))
-            for s in raw}
+    return {
+        int(s["id"]): MarkerSpec(
+            int(s["id"]),
+            s["element"],
+            s["unit"],
+            s["player"],
+            float(s["size_mm"]),
+            float(s["height_mm"]),
+            tuple(s.get("offset_mm", (0.0, 0.0))),
+        )
+        for s in raw
+    }
 
 
 class Locator:
     """One frame in, the bases seen in it out (plus warnings for markers nobody owns)."""
 
-    def __init__(self, calibration: Calibration, specs: Mapping[int, MarkerSpec],
-                 detector: cv.MarkerDetector | None = None) -> None:
+    def __init__(
+        self, calibration: Calibration, specs: Mapping[int, MarkerSpec], detector: cv.MarkerDetector | None = None
+    ) -> None:
         self.calibration = calibration
         self.camera = calibration.camera()
         self.specs = dict(specs)
@@ -107,8 +118,10 @@ class Locator:
             if marker_id not in self.specs and marker_id not in self.anchor_ids:
                 warnings.append(f"marker {marker_id} belongs to no unit in the army files")
             elif times > 1 and marker_id in self.specs:
-                warnings.append(f"marker {marker_id} ({self.specs[marker_id].element}) is seen {times} times in one "
-                                "frame: a copied marker? None of them is used")
+                warnings.append(
+                    f"marker {marker_id} ({self.specs[marker_id].element}) is seen {times} times in one "
+                    "frame: a copied marker? None of them is used"
+                )
         known = [k for k, marker_id in enumerate(ids) if marker_id in self.specs and counts[marker_id] == 1]
         missing = [m for m in sorted(self.specs) if m not in counts]
         if missing:
@@ -119,12 +132,19 @@ class Locator:
         poses = marker_poses(self.camera, detection.corners[known], heights)  # one undistortion per frame
         # a marker that reads square and at its printed size on its plane fits flat within the
         # detector's noise, so its lean is 0 without the fit: only the others are fitted
-        doubtful = [j for j, (k, pose) in enumerate(zip(known, poses))
-                    if min(pose.axes_mm) < LEAN_CHECK_ASPECT * max(pose.axes_mm)
-                    or abs(pose.size_mm / self.specs[ids[k]].size_mm - 1) > LEAN_CHECK_SIZE]
+        doubtful = [
+            j
+            for j, (k, pose) in enumerate(zip(known, poses))
+            if min(pose.axes_mm) < LEAN_CHECK_ASPECT * max(pose.axes_mm)
+            or abs(pose.size_mm / self.specs[ids[k]].size_mm - 1) > LEAN_CHECK_SIZE
+        ]
         leans = np.zeros(len(known))
-        leans[doubtful] = lean_degs(self.camera, detection.corners[[known[j] for j in doubtful]],
-                                    [heights[j] for j in doubtful], [self.specs[ids[known[j]]].size_mm for j in doubtful])
+        leans[doubtful] = lean_degs(
+            self.camera,
+            detection.corners[[known[j] for j in doubtful]],
+            [heights[j] for j in doubtful],
+            [self.specs[ids[known[j]]].size_mm for j in doubtful],
+        )
         for k, pose, lean in zip(known, poses, leans):
             spec = self.specs[ids[k]]
             sighting = self._sighting(spec, pose, float(lean))
@@ -151,19 +171,35 @@ class Locator:
         ratio = pose.size_mm / spec.size_mm
         tipped = aspect < TIPPED_ASPECT or abs(ratio - 1) > SIZE_TOLERANCE
         confidence = float(np.clip(aspect - 3 * max(0.0, abs(ratio - 1) - 0.05), 0, 1))
-        return BaseSighting(spec.id, spec.element, spec.unit, spec.player, x, y, pose.facing_deg, tipped,
-                            confidence, ratio, aspect, lean_deg=lean)
+        return BaseSighting(
+            spec.id,
+            spec.element,
+            spec.unit,
+            spec.player,
+            x,
+            y,
+            pose.facing_deg,
+            tipped,
+            confidence,
+            ratio,
+            aspect,
+            lean_deg=lean,
+        )
 
     def _implausible(self, spec: MarkerSpec, pose, sighting: BaseSighting) -> str | None:
         """Why this cannot be the army's marker, or None."""
         longer = max(pose.axes_mm)
         if abs(longer / spec.size_mm - 1) > FALSE_SIZE:
-            return (f"measures {longer:.0f} mm at its height of {spec.height_mm:g} mm, not its printed "
-                    f"{spec.size_mm:g} mm: a false detection, a misprint or a wrong height in the army file")
+            return (
+                f"measures {longer:.0f} mm at its height of {spec.height_mm:g} mm, not its printed "
+                f"{spec.size_mm:g} mm: a false detection, a misprint or a wrong height in the army file"
+            )
         table = self.calibration.table_mm
         if table:
             margin = spec.size_mm
             if not (-margin <= sighting.x_mm <= table[0] + margin and -margin <= sighting.y_mm <= table[1] + margin):
-                return (f"would put its base at x {sighting.x_mm:.0f} y {sighting.y_mm:.0f} mm, off the "
-                        f"{table[0]:g} x {table[1]:g} mm table: a false detection?")
+                return (
+                    f"would put its base at x {sighting.x_mm:.0f} y {sighting.y_mm:.0f} mm, off the "
+                    f"{table[0]:g} x {table[1]:g} mm table: a false detection?"
+                )
         return None

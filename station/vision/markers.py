@@ -4,6 +4,7 @@ Each sheet is an A4 PNG whose pixels are ``dpi`` per inch, with that resolution 
 file (PNG pHYs) so that printing at "100 %" / "actual size" gives true millimetres, and a 100 mm
 scale bar to check with a ruler before trusting it.
 """
+
 from __future__ import annotations
 
 import struct
@@ -45,12 +46,20 @@ class Sheet:
 
     def paste(self, picture: np.ndarray, x_mm: float, y_mm: float) -> None:
         x, y = self.px(x_mm), self.px(y_mm)
-        self.image[y:y + picture.shape[0], x:x + picture.shape[1]] = picture
+        self.image[y : y + picture.shape[0], x : x + picture.shape[1]] = picture
 
     def text(self, words: str, x_mm: float, y_mm: float, height_mm: float = 3.0) -> None:
         scale = self.px(height_mm) / 22.0
-        cv2.putText(self.image, words, (self.px(x_mm), self.px(y_mm)), cv2.FONT_HERSHEY_SIMPLEX, scale, 0,
-                    max(1, self.px(0.3)), cv2.LINE_AA)
+        cv2.putText(
+            self.image,
+            words,
+            (self.px(x_mm), self.px(y_mm)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            scale,
+            0,
+            max(1, self.px(0.3)),
+            cv2.LINE_AA,
+        )
 
     def scale_bar(self) -> None:
         x, y = self.px(MARGIN_MM), self.px(self.size_mm[1] - MARGIN_MM / 2)
@@ -93,8 +102,7 @@ def write_unit_markers(out: Path, ids: Iterable[int], side_mm: float, dpi: int =
 
 
 def write_anchors(out: Path, anchors: Sequence[Anchor], dpi: int = 300) -> list[Path]:
-    items = [(a.id, a.size_mm, f"anchor {a.id} at x={a.x:g} y={a.y:g} mm, top edge toward +y")
-             for a in anchors]
+    items = [(a.id, a.size_mm, f"anchor {a.id} at x={a.x:g} y={a.y:g} mm, top edge toward +y") for a in anchors]
     return [s.save(out / f"anchors-{n + 1}.png") for n, s in enumerate(_grid_sheets(items, dpi))]
 
 
@@ -106,11 +114,16 @@ def write_charuco(out: Path, dpi: int = 300, board_spec: str = cv.DEFAULT_BOARD)
     sheet = Sheet(dpi, landscape=True)
     room = (sheet.size_mm[0] - 2 * MARGIN_MM, sheet.size_mm[1] - 2 * MARGIN_MM)  # the label and scale bar below
     if cols * square > room[0] or rows * square > room[1]:
-        raise ValueError(f"a {cols}x{rows} board of {square:g} mm squares is {cols * square:g} x {rows * square:g} mm; "
-                         f"one A4 sheet holds {room[0]:g} x {room[1]:g} mm: use smaller squares")
+        raise ValueError(
+            f"a {cols}x{rows} board of {square:g} mm squares is {cols * square:g} x {rows * square:g} mm; "
+            f"one A4 sheet holds {room[0]:g} x {room[1]:g} mm: use smaller squares"
+        )
     picture = cv.charuco_image(board, (sheet.px(cols * square), sheet.px(rows * square)))
     sheet.paste(picture, MARGIN_MM, MARGIN_MM)
-    sheet.text(f"ChArUco {board_spec}: glue flat to card; calibrate with --board {board_spec}",
-               MARGIN_MM, MARGIN_MM + rows * square + 6)
+    sheet.text(
+        f"ChArUco {board_spec}: glue flat to card; calibrate with --board {board_spec}",
+        MARGIN_MM,
+        MARGIN_MM + rows * square + 6,
+    )
     sheet.scale_bar()
     return sheet.save(out / "charuco.png")

@@ -3,6 +3,7 @@ mounted as people mount them (tilted, turned, off-centre, high or low, 720p to 4
 covered), each measured against ground truth.  The test suite asserts the targets on it and
 ``bench/camera_mounts.py`` prints it as the README's table.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,14 +39,24 @@ def framed_camera(mount: Mount, table_mm: tuple[float, float] = TABLE) -> Camera
     size = RESOLUTIONS[mount.resolution]
     dx, dy = mount.offset_mm
     toward = math.degrees(math.atan2(-dy, -dx)) if (dx or dy) else 0.0
-    unit = mounted_camera(size, 1.0, table_mm, mount.height_mm, mount.tilt_deg, toward, mount.rotation_deg,
-                          mount.offset_mm, dist=(0, 0, 0, 0, 0))
+    unit = mounted_camera(
+        size,
+        1.0,
+        table_mm,
+        mount.height_mm,
+        mount.tilt_deg,
+        toward,
+        mount.rotation_deg,
+        mount.offset_mm,
+        dist=(0, 0, 0, 0, 0),
+    )
     corners = np.array([[0, 0, 0], [table_mm[0], 0, 0], [table_mm[0], table_mm[1], 0], [0, table_mm[1], 0]], float)
     cam = corners @ unit.R.T + unit.t
     uv = np.abs(cam[:, :2] / cam[:, 2:3])
     focal = 0.95 * min(size[0] / 2 / uv[:, 0].max(), size[1] / 2 / uv[:, 1].max())
-    return mounted_camera(size, focal, table_mm, mount.height_mm, mount.tilt_deg, toward, mount.rotation_deg,
-                          mount.offset_mm)
+    return mounted_camera(
+        size, focal, table_mm, mount.height_mm, mount.tilt_deg, toward, mount.rotation_deg, mount.offset_mm
+    )
 
 
 MOUNTS = [
@@ -66,10 +77,16 @@ MOUNTS = [
     Mount("4 anchors seen, tilt 3°", tilt_deg=3, offset_mm=(30, 30), covered=(1, 3, 4, 6)),
     Mount("5 anchors seen, tilt 8°", tilt_deg=8, rotation_deg=60, offset_mm=(-150, 90), covered=(0, 5, 7)),
     Mount("anchor 3 moved 25 mm, tilt 4°", tilt_deg=4, rotation_deg=20, offset_mm=(60, 0), moved=(3, 25)),
-    Mount("anchor 6 moved 8 mm, tilt 12°", tilt_deg=12, rotation_deg=140, height_mm=1000, offset_mm=(0, 200),
-          moved=(6, 8)),
-    Mount("4 anchors seen, anchor 0 moved 25 mm, tilt 3°", tilt_deg=3, offset_mm=(30, 30), covered=(1, 3, 4, 6),
-          moved=(0, 25)),
+    Mount(
+        "anchor 6 moved 8 mm, tilt 12°", tilt_deg=12, rotation_deg=140, height_mm=1000, offset_mm=(0, 200), moved=(6, 8)
+    ),
+    Mount(
+        "4 anchors seen, anchor 0 moved 25 mm, tilt 3°",
+        tilt_deg=3,
+        offset_mm=(30, 30),
+        covered=(1, 3, 4, 6),
+        moved=(0, 25),
+    ),
 ]
 
 
@@ -94,7 +111,11 @@ class MountResult:
 def smallest_px_per_mm(camera: Camera, table_mm: tuple[float, float] = TABLE) -> float:
     """Pixels per mm where the table is seen smallest (its far corners for a tilted camera), along
     a marker's shorter side."""
-    spots = [np.array([x, y]) for x in (40, table_mm[0] / 2, table_mm[0] - 40) for y in (40, table_mm[1] / 2, table_mm[1] - 40)]
+    spots = [
+        np.array([x, y])
+        for x in (40, table_mm[0] / 2, table_mm[0] - 40)
+        for y in (40, table_mm[1] / 2, table_mm[1] - 40)
+    ]
     quads = [camera.project(marker_corners(p, 90, 10.0, 0.0)) for p in spots]
     # the shorter side: an oblique camera foreshortens markers along its line of sight
     return float(min(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).min() for q in quads)) / 10
@@ -121,8 +142,9 @@ def calibration_frame(mount: Mount, rng: np.random.Generator) -> tuple[Camera, l
     _, anchor_mm = marker_sizes(camera)
     anchors = default_anchors(TABLE, anchor_mm, inset=anchor_mm)
     moved_id, shift = mount.moved
-    placed = [SceneMarker(a.id, a.x + (shift if a.id == moved_id else 0), a.y, 0.0, a.facing_deg, a.size_mm)
-              for a in anchors]
+    placed = [
+        SceneMarker(a.id, a.x + (shift if a.id == moved_id else 0), a.y, 0.0, a.facing_deg, a.size_mm) for a in anchors
+    ]
     hands = [_hand_over(camera, a, TABLE) for a in anchors if a.id in mount.covered]
     image, _ = render(Scene(camera, placed, TABLE, hands), rng)
     return camera, anchors, image
@@ -151,11 +173,13 @@ def run_mount(mount: Mount, seed: int = 0, units: int = 24) -> MountResult:
     return result
 
 
-def _locate(result: MountResult, cal: Calibration, camera: Camera, rng: np.random.Generator, units: int,
-            unit_mm: float) -> None:
+def _locate(
+    result: MountResult, cal: Calibration, camera: Camera, rng: np.random.Generator, units: int, unit_mm: float
+) -> None:
     scene = random_scene(camera, rng, units=units, table_mm=TABLE, size=unit_mm)
     scene.markers = [m for m in scene.markers if m.id in cv.UNIT_IDS] + [
-        SceneMarker(a.id, a.x, a.y, 0.0, a.facing_deg, a.size_mm) for a in cal.anchors]
+        SceneMarker(a.id, a.x, a.y, 0.0, a.facing_deg, a.size_mm) for a in cal.anchors
+    ]
     image, truth = render(scene, rng)
     bases = [m for m in truth["markers"] if m["id"] in cv.UNIT_IDS]
     specs = {m["id"]: MarkerSpec(m["id"], f"u{m['id']}", "u", "p", m["size"], m["height"]) for m in bases}
@@ -170,9 +194,9 @@ def _locate(result: MountResult, cal: Calibration, camera: Camera, rng: np.rando
         sigmas.append(float(model.sigma_mm(np.array([[m["x"], m["y"]]]), m["height"])[0]))
     e, f, sg = np.array(errors), np.array(facings), np.array(sigmas)
     result.bases = len(e)
-    result.base_rms_mm = float(np.sqrt(np.mean(e ** 2)))
+    result.base_rms_mm = float(np.sqrt(np.mean(e**2)))
     result.base_worst_mm = float(e.max())
-    result.facing_rms_deg = float(np.sqrt(np.mean(f ** 2)))
+    result.facing_rms_deg = float(np.sqrt(np.mean(f**2)))
     result.within_2_sigma = float(np.mean(e <= 2 * sg))
     result.sigma_median_mm = float(np.median(sg))
     result.errors_mm, result.sigmas_mm = errors, sigmas

@@ -10,6 +10,7 @@ the light or the focus, not the anchors.
   the gradient over the picture's contrast estimates 1 / (s * sqrt(2 pi)), so it does not depend on
   how bright the light is.  Below ``SOFT_EDGES`` means edges blurred by more than about 2 px, where 24 px markers stop decoding.
 """
+
 from __future__ import annotations
 
 import cv2
@@ -43,6 +44,7 @@ def image_problems(image: np.ndarray) -> list[str]:
         problems.append(f"overexposed ({saturated:.0%} of it is pure white: less light or a shorter exposure)")
     sharpness = edge_sharpness(gray)
     if sharpness < SOFT_EDGES:
-        problems.append(f"blurred (edge sharpness {sharpness:.2f}, below {SOFT_EDGES}: focus the camera, "
-                        "keep it still)")
+        problems.append(
+            f"blurred (edge sharpness {sharpness:.2f}, below {SOFT_EDGES}: focus the camera, keep it still)"
+        )
     return problems

@@ -10,17 +10,17 @@ delivering frames is opened again with back-off when the service was given ``reo
 for ``stall_after`` seconds shows as ``stalled``; and while the journal's disk is full, camera
 records are not journaled (counted in ``records_skipped``).  Each shows on the dashboard.
 """
+
 from __future__ import annotations
 
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Protocol
 
 import numpy as np
 
-from ..game import Game
 from ..journal import JournalFull
 from . import cv
 from .calibration import Calibration
@@ -32,11 +32,30 @@ from .watchdog import FrameWatchdog
 log = logging.getLogger(__name__)
 
 
+class GameSink(Protocol):
+    """All the camera needs of a game: to journal what it saw, and the hub's latest postures
+    (so a model with a tilt node is judged by its sensor first).  ``station.game.Game`` is one."""
+
+    def observe_camera(self, fields: Mapping[str, Any]) -> Any: ...
+
+    def observe_table(self, snapshot: Mapping[str, Any]) -> Any: ...
+
+    def postures(self) -> dict[str, str]: ...
+
+
 class CameraService:
-    def __init__(self, frames: Iterator[np.ndarray], calibration: Calibration, game: Game, marker_specs: list[dict],
-                 mm_per_unit: float, snapshot_interval: float = 0.5,
-                 reopen: Callable[[], Iterator[np.ndarray]] | None = None,
-                 reopen_backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0), stall_after: float = 2.0) -> None:
+    def __init__(
+        self,
+        frames: Iterator[np.ndarray],
+        calibration: Calibration,
+        game: GameSink,
+        marker_specs: list[dict],
+        mm_per_unit: float,
+        snapshot_interval: float = 0.5,
+        reopen: Callable[[], Iterator[np.ndarray]] | None = None,
+        reopen_backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0),
+        stall_after: float = 2.0,
+    ) -> None:
         self.frames = frames
         self.reopen = reopen
         self.reopen_backoff = reopen_backoff
@@ -77,9 +96,16 @@ class CameraService:
         quiet = time.monotonic() - self._last_frame_at if self._last_frame_at is not None else None
         if state in ("running", "dark", "frozen") and quiet is not None and quiet > self.stall_after:
             state = "stalled"  # the driver blocks: no frame, and no error either
-        return {"state": state, "error": self.error, "frames": self.frames_seen, "fps": round(self.fps, 1),
-                "seen_ago_s": None if quiet is None else round(quiet, 1), "faults": dict(self.faults),
-                "records_skipped": self.records_skipped, "calibration": self.calibration.health()}
+        return {
+            "state": state,
+            "error": self.error,
+            "frames": self.frames_seen,
+            "fps": round(self.fps, 1),
+            "seen_ago_s": None if quiet is None else round(quiet, 1),
+            "faults": dict(self.faults),
+            "records_skipped": self.records_skipped,
+            "calibration": self.calibration.health(),
+        }
 
     def latest_frame(self) -> np.ndarray | None:
         """The newest frame, for the guided calibration's live view."""
@@ -109,8 +135,10 @@ class CameraService:
             if self._last is None:
                 return None
             frame, tracks = self._last
-            labels = [(t.pixel, f"{t.element} {t.status}" if t.status != "up" else t.element, t.status == "fallen")
-                      for t in tracks]
+            labels = [
+                (t.pixel, f"{t.element} {t.status}" if t.status != "up" else t.element, t.status == "fallen")
+                for t in tracks
+            ]
             self._still = (now, cv.annotated_still(frame, labels))
             return self._still[1]
 
@@ -124,8 +152,14 @@ class CameraService:
             if self._last is None or not self.calibration.table_mm:
                 return None
             if self._maps is None:
-                self._maps = cv.table_maps(self.calibration.K, self.calibration.dist, cv.rvec_of(self.calibration.R),
-                                           self.calibration.t, self.calibration.table_mm, mm_per_px)
+                self._maps = cv.table_maps(
+                    self.calibration.K,
+                    self.calibration.dist,
+                    cv.rvec_of(self.calibration.R),
+                    self.calibration.t,
+                    self.calibration.table_mm,
+                    mm_per_px,
+                )
             self._table_still = (now, cv.rectified_jpeg(self._last[0], self._maps))
             return self._table_still[1]
 
@@ -190,6 +224,10 @@ class CameraService:
         now = time.monotonic()
         if out.events or out.appeared or now - self._last_snapshot >= self.snapshot_interval:
             self._last_snapshot = now
-            self.game.observe_table({"table_mm": list(self.calibration.table_mm or ()),
-                                     "residual_mm": self.calibration.health().get("worst_anchor_mm"),
-                                     **out.snapshot(self.mm_per_unit)})
+            self.game.observe_table(
+                {
+                    "table_mm": list(self.calibration.table_mm or ()),
+                    "residual_mm": self.calibration.health().get("worst_anchor_mm"),
+                    **out.snapshot(self.mm_per_unit),
+                }
+            )

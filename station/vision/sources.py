@@ -1,5 +1,6 @@
 """Where frames come from, behind one interface: a camera index, a video file or a folder of
 images.  ``open_source("0")``, ``open_source("session.mp4")``, ``open_source("frames/")``."""
+
 from __future__ import annotations
 
 import logging
@@ -82,8 +83,7 @@ def open_source(spec: str, size: tuple[int, int] | None = None) -> Iterator[np.n
     raise SourceError(f"{spec}: no camera index, file or folder of that name")
 
 
-def replayed(open_frames: Callable[[], Iterator[np.ndarray]], fps: float,
-             keep: int = 300) -> Iterator[np.ndarray]:
+def replayed(open_frames: Callable[[], Iterator[np.ndarray]], fps: float, keep: int = 300) -> Iterator[np.ndarray]:
     """A recording played at ``fps`` over and over, as a live camera would deliver it: for
     rehearsals and the soak test.  A recording of at most ``keep`` frames is decoded once and
     kept; a longer one is read again each time round.  Late frames are not made up for."""
@@ -114,6 +114,7 @@ class FrameGrabber:
 
     def __init__(self, frames: Iterator[np.ndarray]) -> None:
         import threading
+
         self.frames = frames
         self.latest: np.ndarray | None = None
         self.error: str | None = None

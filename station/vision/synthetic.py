@@ -6,6 +6,7 @@ sensor noise.  Hands and arms are skin-coloured ellipses drawn over everything. 
 is every marker's 3D placement and its distorted corner pixels, computed independently of the
 drawing with ``cv2.projectPoints``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -92,8 +93,15 @@ def _distortion_maps(K_key: tuple, dist_key: tuple, size: tuple[int, int]) -> tu
 def _texture(marker_id: int) -> np.ndarray:
     """The printed marker with one module of white margin, as the renderer warps it."""
     inner = cv.marker_image(marker_id, 6 * TEXTURE_MODULE_PX)
-    return cv2.copyMakeBorder(inner, TEXTURE_MODULE_PX, TEXTURE_MODULE_PX, TEXTURE_MODULE_PX, TEXTURE_MODULE_PX,
-                              cv2.BORDER_CONSTANT, value=255)
+    return cv2.copyMakeBorder(
+        inner,
+        TEXTURE_MODULE_PX,
+        TEXTURE_MODULE_PX,
+        TEXTURE_MODULE_PX,
+        TEXTURE_MODULE_PX,
+        cv2.BORDER_CONSTANT,
+        value=255,
+    )
 
 
 def _ideal_projection(camera: Camera, points: np.ndarray) -> np.ndarray:
@@ -117,8 +125,9 @@ def _paste(canvas: np.ndarray, texture: np.ndarray, dst: np.ndarray) -> None:
     warped = cv2.warpPerspective(texture, H, roi, flags=cv2.INTER_LINEAR)
     alpha = cv2.warpPerspective(np.full_like(texture, 255), H, roi, flags=cv2.INTER_LINEAR).astype(np.float32) / 255
     patch = canvas[y0:y1, x0:x1].astype(np.float32)
-    canvas[y0:y1, x0:x1] = (patch * (1 - alpha[..., None]) + warped[..., None].astype(np.float32) * alpha[..., None]
-                            ).astype(np.uint8)
+    canvas[y0:y1, x0:x1] = (
+        patch * (1 - alpha[..., None]) + warped[..., None].astype(np.float32) * alpha[..., None]
+    ).astype(np.uint8)
 
 
 def render(scene: Scene, rng: np.random.Generator | None = None) -> tuple[np.ndarray, dict]:
@@ -134,17 +143,30 @@ def render(scene: Scene, rng: np.random.Generator | None = None) -> tuple[np.nda
     for m in scene.markers:
         _paste(canvas, _texture(m.id), _ideal_projection(cam, _corners_3d(m, margin_modules=1.0)))
     for o in scene.occluders:
-        cv2.ellipse(canvas, (int(o.cx), int(o.cy)), (int(o.rx), int(o.ry)), o.angle_deg, 0, 360, SKIN_BGR, -1,
-                    cv2.LINE_AA)
+        cv2.ellipse(
+            canvas, (int(o.cx), int(o.cy)), (int(o.rx), int(o.ry)), o.angle_deg, 0, 360, SKIN_BGR, -1, cv2.LINE_AA
+        )
     if scene.lighting:  # uneven lighting, applied before the lens like the real table's
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         gain = 1 - scene.lighting * (0.6 * xx / w + 0.4 * yy / h)
         canvas = (canvas.astype(np.float32) * gain[..., None]).astype(np.uint8)
     image = _finish(canvas, cam, rng, scene.noise_sigma, scene.blur_sigma)
-    truth = {"markers": [{"id": m.id, "x": m.x, "y": m.y, "height": m.height, "facing_deg": m.facing_deg,
-                          "size": m.size, "tilt_deg": m.tilt_deg,
-                          "corners_px": truth_corners(cam, m).tolist()} for m in scene.markers],
-             "occluders": [o.__dict__ for o in scene.occluders]}
+    truth = {
+        "markers": [
+            {
+                "id": m.id,
+                "x": m.x,
+                "y": m.y,
+                "height": m.height,
+                "facing_deg": m.facing_deg,
+                "size": m.size,
+                "tilt_deg": m.tilt_deg,
+                "corners_px": truth_corners(cam, m).tolist(),
+            }
+            for m in scene.markers
+        ],
+        "occluders": [o.__dict__ for o in scene.occluders],
+    }
     return image, truth
 
 
@@ -162,8 +184,9 @@ def _finish(canvas: np.ndarray, camera: Camera, rng: np.random.Generator, noise:
     return np.clip(image, 0, 255).astype(np.uint8)
 
 
-def render_charuco_view(camera: Camera, board, R: np.ndarray, t: np.ndarray, rng: np.random.Generator,
-                        px_per_mm: float = 4.0) -> np.ndarray:
+def render_charuco_view(
+    camera: Camera, board, R: np.ndarray, t: np.ndarray, rng: np.random.Generator, px_per_mm: float = 4.0
+) -> np.ndarray:
     """The ChArUco board at pose (R, t) (board mm -> camera mm) seen by ``camera``."""
     cols, rows = board.getChessboardSize()
     square = board.getSquareLength()
@@ -179,8 +202,14 @@ def render_charuco_view(camera: Camera, board, R: np.ndarray, t: np.ndarray, rng
     return _finish(canvas, camera, rng, noise=2.0, blur=0.6)
 
 
-def board_views(camera: Camera, board, rng: np.random.Generator, count: int, reach: tuple[float, float] = (420, 230),
-                depth: tuple[float, float] = (450, 750)) -> list[np.ndarray]:
+def board_views(
+    camera: Camera,
+    board,
+    rng: np.random.Generator,
+    count: int,
+    reach: tuple[float, float] = (420, 230),
+    depth: tuple[float, float] = (450, 750),
+) -> list[np.ndarray]:
     """``count`` photos of the ChArUco board as the README asks a user to take them: tilted every
     way (up to about 30 degrees), moved up to ``reach`` mm off the camera's axis (into the frame's
     corners), ``depth`` mm from the camera."""
@@ -189,7 +218,10 @@ def board_views(camera: Camera, board, rng: np.random.Generator, count: int, rea
     views = []
     for _ in range(count):
         R = cv.rodrigues(rng.uniform([-0.5, -0.5, -0.4], [0.5, 0.5, 0.4]))
-        t = np.array([rng.uniform(-reach[0], reach[0]), rng.uniform(-reach[1], reach[1]), rng.uniform(*depth)]) - R @ middle
+        t = (
+            np.array([rng.uniform(-reach[0], reach[0]), rng.uniform(-reach[1], reach[1]), rng.uniform(*depth)])
+            - R @ middle
+        )
         views.append(render_charuco_view(camera, board, R, t, rng))
     return views
 
@@ -201,30 +233,50 @@ def anchor_markers(table_mm: tuple[float, float] = (1219.2, 1219.2)) -> list[Sce
 
 def ideal_calibration(camera: Camera, table_mm: tuple[float, float] = (1219.2, 1219.2)) -> Calibration:
     """The calibration a perfect job would give for a synthetic camera: its true lens and pose."""
-    return Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10, camera.R, camera.t, table_mm,
-                       default_anchors(table_mm), {})
+    return Calibration(
+        camera.image_size, camera.K, camera.dist, 0.2, 10, camera.R, camera.t, table_mm, default_anchors(table_mm), {}
+    )
 
 
-def random_scene(camera: Camera, rng: np.random.Generator, units: int = 20, table_mm: tuple[float, float] = (1219.2, 1219.2),
-                 max_height: float = 60.0, fallen: int = 0, hands: int = 0, size: float = 30.0) -> Scene:
+def random_scene(
+    camera: Camera,
+    rng: np.random.Generator,
+    units: int = 20,
+    table_mm: tuple[float, float] = (1219.2, 1219.2),
+    max_height: float = 60.0,
+    fallen: int = 0,
+    hands: int = 0,
+    size: float = 30.0,
+) -> Scene:
     """Unit markers spread over the table at random heights and facings, plus anchors."""
     markers = anchor_markers(table_mm)
     placed: list[tuple[float, float]] = []
     gap, edge = max(70.0, 2.0 * size), max(60.0, size)  # large markers (a far camera's) must not overlap
     while len(placed) < units:
         x, y = rng.uniform(edge, table_mm[0] - edge), rng.uniform(edge, table_mm[1] - edge)
-        if all((x - a) ** 2 + (y - b) ** 2 > gap ** 2 for a, b in placed + [(m.x, m.y) for m in markers]):
+        if all((x - a) ** 2 + (y - b) ** 2 > gap**2 for a, b in placed + [(m.x, m.y) for m in markers]):
             placed.append((x, y))
     for k, (x, y) in enumerate(placed):
-        markers.append(SceneMarker(cv.UNIT_IDS.start + k, x, y, float(rng.uniform(0, max_height)),
-                                   float(rng.uniform(0, 360)), size, 85.0 if k < fallen else 0.0))
+        markers.append(
+            SceneMarker(
+                cv.UNIT_IDS.start + k,
+                x,
+                y,
+                float(rng.uniform(0, max_height)),
+                float(rng.uniform(0, 360)),
+                size,
+                85.0 if k < fallen else 0.0,
+            )
+        )
     occluders = []
     w, h = camera.image_size
     for _ in range(hands):
-        occluders.append(Occluder(rng.uniform(0, w), rng.uniform(0, h), rng.uniform(60, 110), rng.uniform(120, 260),
-                                  rng.uniform(0, 180)))
+        occluders.append(
+            Occluder(
+                rng.uniform(0, w), rng.uniform(0, h), rng.uniform(60, 110), rng.uniform(120, 260), rng.uniform(0, 180)
+            )
+        )
     return Scene(camera, markers, table_mm, occluders)
-
 
 
 @dataclass(frozen=True)
@@ -234,18 +286,30 @@ class SequenceFrame:
     hidden: frozenset[int]  # marker ids under a hand in this frame
 
 
-def sequence(camera: Camera, rng: np.random.Generator, frames: int, units: int = 16, falls: int = 0,
-             hands: int = 2, table_mm: tuple[float, float] = (1219.2, 1219.2)):
+def sequence(
+    camera: Camera,
+    rng: np.random.Generator,
+    frames: int,
+    units: int = 16,
+    falls: int = 0,
+    hands: int = 2,
+    table_mm: tuple[float, float] = (1219.2, 1219.2),
+):
     """A still table that hands sweep across, where ``falls`` models tip over at random frames.
     Yields (the still scene, SequenceFrame) per frame."""
     base = random_scene(camera, rng, units=units, table_mm=table_mm)
     unit_markers = [m for m in base.markers if m.id in cv.UNIT_IDS]
     fall_at = {m.id: int(rng.integers(frames // 4, frames // 2)) for m in unit_markers[:falls]}
     w, h = camera.image_size
+
     def entry() -> tuple[float, float]:  # hands come in from beyond an edge of the frame
         side = rng.integers(4)
-        return ((-250.0, rng.uniform(0, h)), (w + 250.0, rng.uniform(0, h)),
-                (rng.uniform(0, w), -250.0), (rng.uniform(0, w), h + 250.0))[side]
+        return (
+            (-250.0, rng.uniform(0, h)),
+            (w + 250.0, rng.uniform(0, h)),
+            (rng.uniform(0, w), -250.0),
+            (rng.uniform(0, w), h + 250.0),
+        )[side]
 
     sweeps = []
     for _ in range(hands):
@@ -263,8 +327,13 @@ def sequence(camera: Camera, rng: np.random.Generator, frames: int, units: int =
         for xs, ys, rx, ry in sweeps:
             f = (k / max(frames - 1, 1) * 2) % 2  # there and back
             f = f if f <= 1 else 2 - f
-            o = Occluder(xs[0] + f * (xs[1] - xs[0]), ys[0] + f * (ys[1] - ys[0]), rx, ry,
-                         float(np.degrees(np.arctan2(ys[1] - ys[0], xs[1] - xs[0]))) + 90)
+            o = Occluder(
+                xs[0] + f * (xs[1] - xs[0]),
+                ys[0] + f * (ys[1] - ys[0]),
+                rx,
+                ry,
+                float(np.degrees(np.arctan2(ys[1] - ys[0], xs[1] - xs[0]))) + 90,
+            )
             occluders.append(o)
         for m in unit_markers:
             px = camera.project(np.array([[m.x, m.y, m.height]]))[0]
@@ -278,6 +347,7 @@ def sequence(camera: Camera, rng: np.random.Generator, frames: int, units: int =
 def save_frame(path_stem: str, image: np.ndarray, truth: dict) -> None:
     """Write a rendered frame as STEM.png with its ground truth beside it as STEM.json."""
     import json
+
     if not cv2.imwrite(f"{path_stem}.png", image):
         raise OSError(f"cannot write {path_stem}.png")
     with open(f"{path_stem}.json", "w") as f:

@@ -18,6 +18,7 @@ Why this design holds (README "How the table pose is found"):
   reprojection scatter) and how the pose would shift if the lens were off, which
   ``uncertainty.py`` turns into a position error map.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -68,8 +69,9 @@ def _camera(rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray, dist: np.ndarray)
     return Camera(K, dist, cv.rodrigues(rvec), tvec, (0, 0))
 
 
-def anchor_residuals(anchors: Sequence[SeenAnchor], rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray,
-                     dist: np.ndarray) -> dict[int, float]:
+def anchor_residuals(
+    anchors: Sequence[SeenAnchor], rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray, dist: np.ndarray
+) -> dict[int, float]:
     """Each anchor's centre on the table as the pose sees it, against where it lies (mm).  Centre to
     centre: the four corners' rays meet the table at the printed corners when the pose is right."""
     camera = _camera(rvec, tvec, K, dist)
@@ -98,8 +100,7 @@ def _proposals(count: int) -> list[tuple[int, ...]]:
     return [triples[k] for k in sorted(picks)]
 
 
-def _consensus(anchors: Sequence[SeenAnchor], K: np.ndarray, dist: np.ndarray,
-               consensus_mm: float) -> list[SeenAnchor]:
+def _consensus(anchors: Sequence[SeenAnchor], K: np.ndarray, dist: np.ndarray, consensus_mm: float) -> list[SeenAnchor]:
     """The largest set of anchors that one three-anchor proposal puts in place."""
     best_key, best = None, list(anchors)
     for triple in _proposals(len(anchors)):
@@ -114,26 +115,33 @@ def _consensus(anchors: Sequence[SeenAnchor], K: np.ndarray, dist: np.ndarray,
     return best
 
 
-def _covariance(anchors: Sequence[SeenAnchor], rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray,
-                dist: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+def _covariance(
+    anchors: Sequence[SeenAnchor], rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray, dist: np.ndarray
+) -> tuple[float, np.ndarray, np.ndarray]:
     """RMS reprojection (px), pose covariance (6, 6) and the pose's response to the lens (6, 9)."""
     world = np.vstack([a.world for a in anchors])
     pixels = np.vstack([a.pixels for a in anchors])
     projected, J_pose, J_lens = cv.projection_jacobian(world, rvec, tvec, K, dist)
     residual = (projected - pixels).ravel()
-    rms = float(np.sqrt(np.mean(residual ** 2) * 2))
+    rms = float(np.sqrt(np.mean(residual**2) * 2))
     dof = max(residual.size - 6, 1)
-    sigma2 = max(float(residual @ residual) / dof, CORNER_SIGMA_FLOOR_PX ** 2)
+    sigma2 = max(float(residual @ residual) / dof, CORNER_SIGMA_FLOOR_PX**2)
     normal = np.linalg.pinv(J_pose.T @ J_pose)
     return rms, sigma2 * normal, -normal @ J_pose.T @ J_lens
 
 
-def fit_table_pose(anchors: Sequence[SeenAnchor], K: np.ndarray, dist: np.ndarray, max_residual_mm: float = 3.0,
-                   consensus_mm: float | None = None) -> TablePose:
+def fit_table_pose(
+    anchors: Sequence[SeenAnchor],
+    K: np.ndarray,
+    dist: np.ndarray,
+    max_residual_mm: float = 3.0,
+    consensus_mm: float | None = None,
+) -> TablePose:
     """The pose from the anchors seen; ``moved`` names those that disagree with the rest."""
     if len(anchors) < MIN_ANCHORS:
-        raise ValueError(f"{len(anchors)} anchors seen (ids {sorted(a.id for a in anchors)}); "
-                         f"at least {MIN_ANCHORS} are needed")
+        raise ValueError(
+            f"{len(anchors)} anchors seen (ids {sorted(a.id for a in anchors)}); at least {MIN_ANCHORS} are needed"
+        )
     consensus_mm = consensus_mm or max(3 * max_residual_mm, 6.0)
     used = _consensus(anchors, K, dist, consensus_mm)
     if len(used) < 3:

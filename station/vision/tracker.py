@@ -19,6 +19,7 @@ Two things one frame cannot tell:
 * **A false marker.**  A new track is only reported once seen in ``confirm_frames`` frames in a
   row, so a pattern read as a marker in one frame (a hand's shadow, a printed icon) makes no base.
 """
+
 from __future__ import annotations
 
 import math
@@ -81,17 +82,35 @@ class TrackerOutput:
 
     def snapshot(self, mm_per_unit: float = MM_PER_INCH) -> dict:
         """The TableSnapshot observation: positions in mm and game units, facing, status."""
-        return {"frame": self.frame, "still": self.still,
-                "units": [{"element": t.element, "x_mm": round(t.x, 2), "y_mm": round(t.y, 2),
-                           "x_units": round(t.x / mm_per_unit, 3), "y_units": round(t.y / mm_per_unit, 3),
-                           "facing_deg": round(t.facing, 2), "status": t.status,
-                           "confidence": round(t.confidence, 3), "sigma_mm": round(t.sigma_mm, 3)}
-                          for t in self.tracks]}
+        return {
+            "frame": self.frame,
+            "still": self.still,
+            "units": [
+                {
+                    "element": t.element,
+                    "x_mm": round(t.x, 2),
+                    "y_mm": round(t.y, 2),
+                    "x_units": round(t.x / mm_per_unit, 3),
+                    "y_units": round(t.y / mm_per_unit, 3),
+                    "facing_deg": round(t.facing, 2),
+                    "status": t.status,
+                    "confidence": round(t.confidence, 3),
+                    "sigma_mm": round(t.sigma_mm, 3),
+                }
+                for t in self.tracks
+            ],
+        }
 
 
 class Tracker:
-    def __init__(self, locator: Locator, fall_frames: int = 10, smoothing: float = 0.5, move_mm: float = 3.0,
-                 confirm_frames: int = 3) -> None:
+    def __init__(
+        self,
+        locator: Locator,
+        fall_frames: int = 10,
+        smoothing: float = 0.5,
+        move_mm: float = 3.0,
+        confirm_frames: int = 3,
+    ) -> None:
         self.locator = locator
         self.fall_frames = fall_frames
         self.confirm_frames = confirm_frames
@@ -121,7 +140,7 @@ class Tracker:
         out, in frames where some marker is missing."""
         marker_px = max((t.size_px for t in self.tracks.values()), default=24.0) / SCALE
         count, labels, stats, _ = cv2.connectedComponentsWithStats(changed)
-        big = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] > OCCLUDER_MARKERS * marker_px ** 2]
+        big = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] > OCCLUDER_MARKERS * marker_px**2]
         mask = np.isin(labels, big).astype(np.uint8)
         grow = int(2 * MARGIN_MARKERS * marker_px) | 1
         return cv2.dilate(mask, np.ones((grow, grow), np.uint8)) if big else mask
@@ -168,8 +187,9 @@ class Tracker:
 
     def _confirmed(self, s: BaseSighting, corners: np.ndarray) -> bool:
         """Count a new marker's sightings; True once it has been seen ``confirm_frames`` in a row."""
-        track = self.tentative.setdefault(s.element, Track(s.element, s.x_mm, s.y_mm, s.facing_deg,
-                                                           tuple(corners.mean(axis=0)), 0.0))
+        track = self.tentative.setdefault(
+            s.element, Track(s.element, s.x_mm, s.y_mm, s.facing_deg, tuple(corners.mean(axis=0)), 0.0)
+        )
         track.sightings += 1
         if track.sightings < self.confirm_frames:
             return False

@@ -17,6 +17,7 @@ through J_X) and the position covariance is
 The figure reported is the radial 1-sigma, sqrt(trace C_X) in mm: the RMS distance between where
 a base is and where the station puts it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -59,9 +60,11 @@ class ErrorModel:
         A = np.linalg.inv(J_X)
         J_pose = J_pose.reshape(-1, 2, 6)
         M = J_lens.reshape(-1, 2, 9) + J_pose @ self.lens_sensitivity
-        pixel_cov = (J_pose @ self.pose_covariance @ J_pose.transpose(0, 2, 1)
-                     + M @ self.lens_covariance @ M.transpose(0, 2, 1)
-                     + self.sigma_px ** 2 * np.eye(2))
+        pixel_cov = (
+            J_pose @ self.pose_covariance @ J_pose.transpose(0, 2, 1)
+            + M @ self.lens_covariance @ M.transpose(0, 2, 1)
+            + self.sigma_px**2 * np.eye(2)
+        )
         cov = A @ pixel_cov @ A.transpose(0, 2, 1)
         return np.sqrt(np.trace(cov, axis1=1, axis2=2))
 
@@ -71,9 +74,15 @@ class ErrorModel:
         ys = np.arange(step / 2, table_mm[1], step)
         gx, gy = np.meshgrid(xs, ys)
         sigma = self.sigma_mm(np.column_stack([gx.ravel(), gy.ravel()]), height).reshape(gx.shape)
-        return {"height_mm": height, "step_mm": step, "x_mm": np.round(xs, 1).tolist(),
-                "y_mm": np.round(ys, 1).tolist(), "sigma_mm": np.round(sigma, 3).tolist(),
-                "worst_mm": round(float(sigma.max()), 3), "median_mm": round(float(np.median(sigma)), 3)}
+        return {
+            "height_mm": height,
+            "step_mm": step,
+            "x_mm": np.round(xs, 1).tolist(),
+            "y_mm": np.round(ys, 1).tolist(),
+            "sigma_mm": np.round(sigma, 3).tolist(),
+            "worst_mm": round(float(sigma.max()), 3),
+            "median_mm": round(float(np.median(sigma)), 3),
+        }
 
     def maps(self, table_mm: tuple[float, float], heights=MAP_HEIGHTS_MM) -> list[dict]:
         return [self.grid(table_mm, h) for h in heights]

@@ -3,6 +3,7 @@ freeze (a USB camera whose driver hands back the same buffer).  Either would loo
 as if every marker vanished, and vanished markers vote for falls; so such frames are held back from
 the tracker and the dashboard says why, until frames look live again.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,7 +34,9 @@ class FrameWatchdog:
     def judge(self, frame: np.ndarray) -> FrameVerdict:
         gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         probe = cv2.resize(gray, None, fx=1 / PROBE_SCALE, fy=1 / PROBE_SCALE, interpolation=cv2.INTER_AREA)
-        same = self._previous is not None and self._previous.shape == probe.shape and np.array_equal(probe, self._previous)
+        same = (
+            self._previous is not None and self._previous.shape == probe.shape and np.array_equal(probe, self._previous)
+        )
         self._repeats = self._repeats + 1 if same else 0
         self._previous = probe
         if float(probe.mean()) < self.dark_level:

@@ -3,6 +3,7 @@
 Reading is open to spectators.  Every control (inputs, confirm, override) needs the referee
 (station.web.security).  Errors are JSON ``{"error": ...}``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -67,6 +68,7 @@ def measure_bases() -> Response:
     """Edge-to-edge (or ``kind=centre``) distance between two bases on the latest snapshot, in
     the game's units, with the two exact points measured and the uncertainty."""
     from ..measure.snapshot import NotOnTable, measure_on_snapshot
+
     station = _station()
     a, b, kind = request.args.get("a"), request.args.get("b"), request.args.get("kind", "edge")
     if not a or not b or kind not in ("edge", "centre"):
@@ -86,6 +88,7 @@ def reach() -> Response:
     """For a selected model on the latest snapshot: the rules' rings (drawn as outlines) and
     arcs, and every enemy base with its distance, arc and line of sight."""
     from ..tableview import NotPlaced
+
     element = request.args.get("element")
     if not element:
         return error_response(400, "give ?element=ELEMENT")
@@ -168,7 +171,7 @@ def operator_input() -> Response:
     body = _json_body()
     kind, args = body.get("type"), body.get("args", {})
     if not isinstance(kind, str) or not isinstance(args, dict):
-        raise InputError("expected {\"type\": string, \"args\": object}")
+        raise InputError('expected {"type": string, "args": object}')
     rulings = _station().game.operator_input(kind, args, by="dashboard")
     return jsonify({"rulings": [r.as_dict() for r in rulings]})
 
@@ -201,7 +204,7 @@ def override(ruling_id: str) -> Response:
     body = _json_body()
     verdict, note = body.get("verdict"), body.get("note", "")
     if not isinstance(verdict, str) or not isinstance(note, str):
-        raise InputError("expected {\"verdict\": string, \"note\": string}")
+        raise InputError('expected {"verdict": string, "note": string}')
     ruling = _station().game.override(ruling_id, verdict, note, by="dashboard")
     return jsonify({"ruling": ruling.as_dict()})
 
@@ -210,6 +213,7 @@ def override(ruling_id: str) -> Response:
 def ruling_picture(ruling_id: str) -> Response:
     """The picture of what a ruling measured: the table of that moment with the line drawn."""
     from .picture import ruling_picture as draw
+
     game = _station().game
     try:
         ruling = game.ruling(ruling_id).as_dict()
@@ -251,5 +255,8 @@ def stream() -> Response:
         finally:
             broadcaster.unsubscribe(subscription)
 
-    return Response(stream_with_context(generate()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return Response(
+        stream_with_context(generate()),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

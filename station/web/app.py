@@ -1,5 +1,6 @@
 """The dashboard's Flask application factory, after Flask's own pattern: ``create_app(station,
 token)`` builds an app around one running station, with no globals."""
+
 from __future__ import annotations
 
 from flask import Flask

@@ -1,5 +1,6 @@
 """Guided calibration on the dashboard (referee only): the lens from views of the ChArUco board,
 then the table from its anchors, on the command line's code path (station.vision.guided)."""
+
 from __future__ import annotations
 
 from functools import wraps
@@ -28,11 +29,13 @@ def _calibration_error(exc: CalibrationError) -> tuple[Response, int]:
 
 def _with_desk(view):
     """404 when the station has no camera to calibrate."""
+
     @wraps(view)
     def guarded(*args, **kwargs):
         if _desk() is None:
             return error_response(404, "no camera: start the station with --camera to calibrate it")
         return view(*args, **kwargs)
+
     return guarded
 
 

@@ -9,6 +9,7 @@
 * Wrong tokens are rate-limited per client address: after ``ATTEMPTS`` failures in
   ``WINDOW_S`` seconds every further try is refused with 429 until the window passes.
 """
+
 from __future__ import annotations
 
 import hmac
@@ -30,7 +31,9 @@ MAX_UPLOAD_BYTES = 1024 * 1024  # army files, terrain and calibration are a few 
 class Throttle:
     """Failed token attempts per client address, in a sliding window."""
 
-    def __init__(self, attempts: int = ATTEMPTS, window_s: float = WINDOW_S, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, attempts: int = ATTEMPTS, window_s: float = WINDOW_S, clock: Callable[[], float] = time.monotonic
+    ):
         self.attempts, self.window_s, self.clock = attempts, window_s, clock
         self._failures: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
@@ -72,6 +75,7 @@ def _who() -> str:
 
 def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
     """The referee's controls: a header token, or the login cookie with its CSRF token."""
+
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         if _throttle().blocked(_who()):
@@ -91,6 +95,7 @@ def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
                 return error_response(403, "this control needs the CSRF token the login gave (X-CSRF-Token)")
             return view(*args, **kwargs)
         return error_response(401, "this control needs the referee token")
+
     return guarded
 
 
@@ -117,8 +122,13 @@ def logout() -> Any:
 def harden(app) -> None:
     """The app's security settings: a per-start session key, strict cookies, the upload cap,
     debug off, and JSON errors for oversized bodies."""
-    app.config.update(SECRET_KEY=secrets.token_bytes(32), SESSION_COOKIE_HTTPONLY=True,
-                      SESSION_COOKIE_SAMESITE="Strict", MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES, THROTTLE=Throttle())
+    app.config.update(
+        SECRET_KEY=secrets.token_bytes(32),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES,
+        THROTTLE=Throttle(),
+    )
     app.debug = False
 
     @app.errorhandler(413)

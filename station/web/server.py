@@ -1,5 +1,6 @@
 """Serving the dashboard from a background thread with werkzeug's threaded server, so the
 station's own threads never share a thread with a web client."""
+
 from __future__ import annotations
 
 import logging

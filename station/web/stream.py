@@ -8,6 +8,7 @@ however many dashboards watch; a watcher that cannot keep up is sent a fresh sna
 change after a quiet spell goes out at once, so a single shot still reaches the screen in a few
 milliseconds.
 """
+
 from __future__ import annotations
 
 import json
@@ -58,15 +59,22 @@ class Broadcaster:
     def health(self) -> dict[str, Any]:
         """The station's health, with how the dashboards keep up: watchers, and the longest queue
         of changes not yet framed or frames not yet sent."""
-        return {**self.station.health(), "watchers": self.frames.subscribers, "stream_backlog": self.frames.backlog(),
-                "changes_backlog": self._changes.queue.qsize() if self._changes else 0}
+        return {
+            **self.station.health(),
+            "watchers": self.frames.subscribers,
+            "stream_backlog": self.frames.backlog(),
+            "changes_backlog": self._changes.queue.qsize() if self._changes else 0,
+        }
 
     def snapshot(self) -> Frame:
         """Everything a dashboard shows, for a new watcher or after a reset."""
         game = self.station.game
         snapshot = game.snapshot()
-        return snapshot["version"], sse("snapshot", {**snapshot, "health": self.health(), "table": game.table(),
-                                                     "terrain_seq": game.terrain_seq()}, snapshot["version"])
+        return snapshot["version"], sse(
+            "snapshot",
+            {**snapshot, "health": self.health(), "table": game.table(), "terrain_seq": game.terrain_seq()},
+            snapshot["version"],
+        )
 
     def _run(self) -> None:
         changes, last_sent = self._changes, 0.0
@@ -90,9 +98,18 @@ class Broadcaster:
             changes.lagged = False
             return self.snapshot()
         game, version = self.station.game, messages[-1]["version"]
-        return version, sse("update", {"version": messages[-1]["version"], "seq": messages[-1]["seq"],
-                              "rulings": [r for m in messages for r in m["rulings"]],
-                              "state": game.state_view(), "health": self.health(),
-                              "dice_waiting": game.dice_waiting(), "records": game.record_count(),
-                              "table": game.table(), "terrain_seq": game.terrain_seq()},
-                            version)
+        return version, sse(
+            "update",
+            {
+                "version": messages[-1]["version"],
+                "seq": messages[-1]["seq"],
+                "rulings": [r for m in messages for r in m["rulings"]],
+                "state": game.state_view(),
+                "health": self.health(),
+                "dice_waiting": game.dice_waiting(),
+                "records": game.record_count(),
+                "table": game.table(),
+                "terrain_seq": game.terrain_seq(),
+            },
+            version,
+        )

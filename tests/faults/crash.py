@@ -7,6 +7,7 @@ whole (at most a torn last line); after every restart the daemon's state must be
 clean replay of the journal gives; and at the end every event must be applied once, in order.
 Used by tests/faults/test_crash.py (a short run) and bench/crash_loop.py (100 kills).
 """
+
 from __future__ import annotations
 
 import json
@@ -50,12 +51,14 @@ class CrashReport:
 
     def lines(self) -> list[str]:
         slowest = max(self.restart_seconds, default=0.0)
-        return [f"kills: {self.kills} ({self.kills_during_startup} during start-up)",
-                f"restarts whose state was checked against a clean replay: {self.restarts_checked}, all equal",
-                f"journal after each kill: whole every time; a torn last line {self.torn_tails} times",
-                f"events: {self.events_sent} fired, {self.events_applied} applied, each once, in order",
-                f"journal: {self.records} records; restart to dashboard up: "
-                f"median {sorted(self.restart_seconds)[len(self.restart_seconds) // 2]:.2f} s, worst {slowest:.2f} s"]
+        return [
+            f"kills: {self.kills} ({self.kills_during_startup} during start-up)",
+            f"restarts whose state was checked against a clean replay: {self.restarts_checked}, all equal",
+            f"journal after each kill: whole every time; a torn last line {self.torn_tails} times",
+            f"events: {self.events_sent} fired, {self.events_applied} applied, each once, in order",
+            f"journal: {self.records} records; restart to dashboard up: "
+            f"median {sorted(self.restart_seconds)[len(self.restart_seconds) // 2]:.2f} s, worst {slowest:.2f} s",
+        ]
 
 
 class Daemon:
@@ -65,8 +68,9 @@ class Daemon:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.started = time.monotonic()
         with open(log, "ab") as stderr:
-            self.proc = subprocess.Popen([sys.executable, "-m", "station", *args], stdout=subprocess.PIPE,
-                                         stderr=stderr, env=env, cwd=ROOT)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "station", *args], stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=ROOT
+            )
         self._lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -92,8 +96,12 @@ class Daemon:
             return json.loads(answer.read())
 
     def post(self, url: str, path: str, body: dict) -> dict:
-        request = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
-                                         headers={"Content-Type": "application/json", "X-Referee-Token": TOKEN})
+        request = urllib.request.Request(
+            url + path,
+            data=json.dumps(body).encode(),
+            method="POST",
+            headers={"Content-Type": "application/json", "X-Referee-Token": TOKEN},
+        )
         with urllib.request.urlopen(request, timeout=10) as answer:
             return json.loads(answer.read())
 
@@ -112,8 +120,9 @@ def replay_state(path: Path) -> dict:
     return json.loads(json.dumps(result.ruleset.state_dict(result.state)))
 
 
-def crash_loop(folder: Path, kills: int, seed: int = 1, rate: float = 10.0,
-               progress: Callable[[str], None] = lambda line: None) -> CrashReport:
+def crash_loop(
+    folder: Path, kills: int, seed: int = 1, rate: float = 10.0, progress: Callable[[str], None] = lambda line: None
+) -> CrashReport:
     rng = random.Random(seed)
     report = CrashReport()
     armies = [load_army(path) for path in ARMY_FILES]
@@ -122,8 +131,10 @@ def crash_loop(folder: Path, kills: int, seed: int = 1, rate: float = 10.0,
     config.write_text(json.dumps({"referee_token": TOKEN}))
     hub = SimulatedHub(folder / "hub", nodes=Bronepekhota(DiceBook()).sensor_nodes(armies), heartbeat=0.2).start()
     common = ["run", "--serial", hub.path, "--journal", str(journal), "--port", "0", "--config", str(config)]
-    daemon = Daemon(common + ["--game", "bronepekhota", "--army", str(ARMY_FILES[0]), "--army", str(ARMY_FILES[1]),
-                              "--seed", "2"], log)
+    daemon = Daemon(
+        common + ["--game", "bronepekhota", "--army", str(ARMY_FILES[0]), "--army", str(ARMY_FILES[1]), "--seed", "2"],
+        log,
+    )
     url = daemon.url()
     daemon.post(url, "/api/input", {"type": "begin_round", "args": {}})
     daemon.post(url, "/api/input", {"type": "set_order", "args": {"order": ["blue", "red"]}})

@@ -7,6 +7,7 @@ writing a line to each dashboard stream showing an update that includes it (the 
 ``seq`` is the last journal record applied; the journal maps each hub line to its record).
 Used by tests/faults/test_load.py (seconds) and bench/soak.py (10 minutes).
 """
+
 from __future__ import annotations
 
 import http.client
@@ -71,20 +72,22 @@ class LoadReport:
         step = max(1, len(self.rss_kb) // 10)
         curve = ", ".join(f"{t:.0f}s {kb / 1024:.0f}" for t, kb in self.rss_kb[::step] + self.rss_kb[-1:])
         lat = self.latency_ms
-        return [f"{self.seconds:.0f} s: {self.events_sent} events fired ({self.events_sent / self.seconds:.0f}/s), "
-                f"{self.events_applied} applied once each, {self.lost_in_hub} lost in the hub's full ring "
-                f"(reported by OVF)",
-                f"RSS MB: {curve}  (growth after warm-up {self.rss_growth_kb() / 1024:+.1f} MB)",
-                f"queues, max (last): engine {max(self.engine_backlog)} ({self.engine_backlog[-1]}), "
-                f"streams {max(self.stream_backlog)} ({self.stream_backlog[-1]}), "
-                f"hub unACKed {max(self.hub_pending)} ({self.hub_pending[-1]}) of its ring of {self.ring}",
-                f"camera {self.camera_fps:.1f} fps, {self.snapshots} table snapshots journaled; "
-                f"daemon CPU {self.cpu_percent:.0f}% of one core; slowest fsync {self.sync_max_ms:.0f} ms, "
-                f"{self.slow_syncs} over 100 ms",
-                f"streams: {len(self.updates_per_client)} clients, updates each: min {min(self.updates_per_client)}, "
-                f"max {max(self.updates_per_client)}; events a stream never showed: {self.unseen}",
-                f"hub line -> update on every stream: p50 {lat['p50']:.1f} ms, p90 {lat['p90']:.1f} ms, "
-                f"p99 {lat['p99']:.1f} ms, max {lat['max']:.1f} ms ({lat['samples']} samples)"]
+        return [
+            f"{self.seconds:.0f} s: {self.events_sent} events fired ({self.events_sent / self.seconds:.0f}/s), "
+            f"{self.events_applied} applied once each, {self.lost_in_hub} lost in the hub's full ring "
+            f"(reported by OVF)",
+            f"RSS MB: {curve}  (growth after warm-up {self.rss_growth_kb() / 1024:+.1f} MB)",
+            f"queues, max (last): engine {max(self.engine_backlog)} ({self.engine_backlog[-1]}), "
+            f"streams {max(self.stream_backlog)} ({self.stream_backlog[-1]}), "
+            f"hub unACKed {max(self.hub_pending)} ({self.hub_pending[-1]}) of its ring of {self.ring}",
+            f"camera {self.camera_fps:.1f} fps, {self.snapshots} table snapshots journaled; "
+            f"daemon CPU {self.cpu_percent:.0f}% of one core; slowest fsync {self.sync_max_ms:.0f} ms, "
+            f"{self.slow_syncs} over 100 ms",
+            f"streams: {len(self.updates_per_client)} clients, updates each: min {min(self.updates_per_client)}, "
+            f"max {max(self.updates_per_client)}; events a stream never showed: {self.unseen}",
+            f"hub line -> update on every stream: p50 {lat['p50']:.1f} ms, p90 {lat['p90']:.1f} ms, "
+            f"p99 {lat['p99']:.1f} ms, max {lat['max']:.1f} ms ({lat['samples']} samples)",
+        ]
 
 
 class StreamClient:
@@ -124,6 +127,7 @@ def camera_recording(folder: Path, frames: int = 12) -> tuple[Path, Path, Path]:
     from station.vision.synthetic import SceneMarker, render
 
     from ..test_vision import _army_with_markers, _scene, _truth_calibration
+
     markers = [SceneMarker(20, 500.0, 500.0, 40.0, 0.0), SceneMarker(22, 700.0, 300.0, 25.0, 45.0)]
     rng = np.random.default_rng(1)
     recording = folder / "frames"
@@ -147,22 +151,50 @@ def _rss_kb(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-def soak(folder: Path, seconds: float, rate: float = 1000.0, clients: int = 20, fps: float = 30.0,
-         progress: Callable[[str], None] = lambda line: None, progress_every: float = 30.0) -> LoadReport:
+def soak(
+    folder: Path,
+    seconds: float,
+    rate: float = 1000.0,
+    clients: int = 20,
+    fps: float = 30.0,
+    progress: Callable[[str], None] = lambda line: None,
+    progress_every: float = 30.0,
+) -> LoadReport:
     report = LoadReport()
     recording, calibration, blue = camera_recording(folder)
     armies = [load_army(blue), load_army(ARMY_FILES[1])]
     journal, config = folder / "game.jsonl", folder / "config.json"
     config.write_text(json.dumps({"referee_token": TOKEN}))
     ring = max(RING_SIZE, int(rate * SLACK_SECONDS))
-    hub = SimulatedHub(folder / "hub", nodes=Bronepekhota(DiceBook()).sensor_nodes(armies), heartbeat=0.5,
-                       ring_size=ring).start()
+    hub = SimulatedHub(
+        folder / "hub", nodes=Bronepekhota(DiceBook()).sensor_nodes(armies), heartbeat=0.5, ring_size=ring
+    ).start()
     report.ring = ring
-    daemon = Daemon(["run", "--game", "bronepekhota", "--army", str(blue), "--army", str(ARMY_FILES[1]),
-                     "--serial", hub.path, "--journal", str(journal), "--port", "0", "--config", str(config),
-                     "--seed", "2", "--option", "ammo=unlimited"]
-                    + (["--camera", str(recording), "--camera-fps", str(fps), "--calibration", str(calibration)]
-                       if fps else []), folder / "daemon.log")
+    daemon = Daemon(
+        [
+            "run",
+            "--game",
+            "bronepekhota",
+            "--army",
+            str(blue),
+            "--army",
+            str(ARMY_FILES[1]),
+            "--serial",
+            hub.path,
+            "--journal",
+            str(journal),
+            "--port",
+            "0",
+            "--config",
+            str(config),
+            "--seed",
+            "2",
+            "--option",
+            "ammo=unlimited",
+        ]
+        + (["--camera", str(recording), "--camera-fps", str(fps), "--calibration", str(calibration)] if fps else []),
+        folder / "daemon.log",
+    )
     emitter = Emitter(hub, script(5000, seed=7), rate)
     streams: list[StreamClient] = []
     try:
@@ -184,10 +216,12 @@ def soak(folder: Path, seconds: float, rate: float = 1000.0, clients: int = 20, 
             report.sync_max_ms, report.slow_syncs = health["journal"]["sync_max_ms"], health["journal"]["slow_syncs"]
             if now >= next_report:
                 next_report += progress_every
-                progress(f"  {now - start:.0f} s: RSS {report.rss_kb[-1][1] / 1024:.0f} MB, "
-                         f"engine queue {health['engine_backlog']}, hub unACKed {hub.pending()}, "
-                         f"events {health['events']}, camera {report.camera_fps:.1f} fps, "
-                         f"slowest fsync {report.sync_max_ms:.0f} ms")
+                progress(
+                    f"  {now - start:.0f} s: RSS {report.rss_kb[-1][1] / 1024:.0f} MB, "
+                    f"engine queue {health['engine_backlog']}, hub unACKed {hub.pending()}, "
+                    f"events {health['events']}, camera {report.camera_fps:.1f} fps, "
+                    f"slowest fsync {report.sync_max_ms:.0f} ms"
+                )
             time.sleep(max(0.0, 1.0 - (time.monotonic() - now)))
         report.seconds = time.monotonic() - start
         report.cpu_percent = 100 * (_cpu_seconds(daemon.proc.pid) - cpu_start) / report.seconds
@@ -227,7 +261,7 @@ def _read_journal(report: LoadReport, journal: Path, emitter: Emitter, streams: 
         raise AssertionError("hub events were applied out of order, twice, or with gaps")
     report.events_applied = len(hub_seqs) - len(ovf)
     timed = np.array([i not in ovf for i in range(len(hub_seqs))], dtype=bool)  # OVF is the hub's own
-    sent = np.frombuffer(emitter.sent_at, dtype=np.float64)[1:len(hub_seqs) + 1][timed]
+    sent = np.frombuffer(emitter.sent_at, dtype=np.float64)[1 : len(hub_seqs) + 1][timed]
     wanted = np.asarray(journal_seqs, dtype=np.int64)[timed]
     latencies = []
     for stream in streams:
@@ -239,8 +273,13 @@ def _read_journal(report: LoadReport, journal: Path, emitter: Emitter, streams: 
         report.unseen += int((~seen).sum())
         latencies.append((times[index[seen]] - sent[seen]) * 1000)
     every = np.concatenate(latencies) if latencies else np.zeros(1)
-    report.latency_ms = {"p50": float(np.percentile(every, 50)), "p90": float(np.percentile(every, 90)),
-                         "p99": float(np.percentile(every, 99)), "max": float(every.max()), "samples": int(every.size)}
+    report.latency_ms = {
+        "p50": float(np.percentile(every, 50)),
+        "p90": float(np.percentile(every, 90)),
+        "p99": float(np.percentile(every, 99)),
+        "max": float(every.max()),
+        "samples": int(every.size),
+    }
 
 
 def run_in_temp(seconds: float, **kwargs) -> LoadReport:

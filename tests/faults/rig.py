@@ -4,6 +4,7 @@ A fault test plays ``SCRIPT`` with some fault, then checks the three things the 
 fault: nothing lost or doubled (``applied`` equals the script), the same rulings a clean pass gives
 (``reference_rulings``), and a clear status on the dashboard's own API.
 """
+
 from __future__ import annotations
 
 import random
@@ -112,7 +113,10 @@ def same_event(step: tuple, message: p.Message) -> bool:
     """The script's step and an applied hub line are the same event (SEQ and counters aside)."""
     kind, node, *rest = step
     if kind == "shot":
-        return isinstance(message, p.Shot) and (message.node, message.barrel, message.charge, message.t) == (node, *rest)
+        return isinstance(message, p.Shot) and (message.node, message.barrel, message.charge, message.t) == (
+            node,
+            *rest,
+        )
     if kind == "tilt":
         return isinstance(message, p.Tilt) and (message.node, message.state, message.angle, message.t) == (node, *rest)
     return isinstance(message, p.Impact) and (message.node, message.g, message.t) == (node, *rest)
@@ -120,8 +124,11 @@ def same_event(step: tuple, message: p.Message) -> bool:
 
 def applied(path: Path) -> list[p.Message]:
     """The hub events the journal says were applied, in order."""
-    return [p.decode(r["line"]) for r in read_records(path)
-            if r["kind"] == "rx" and r["verdict"] == "event" and not r["line"].startswith("OVF")]
+    return [
+        p.decode(r["line"])
+        for r in read_records(path)
+        if r["kind"] == "rx" and r["verdict"] == "event" and not r["line"].startswith("OVF")
+    ]
 
 
 def ruling_keys(rulings: list[dict[str, Any]]) -> list[tuple]:
@@ -146,8 +153,15 @@ def reference_rulings(armies, lines: list[str]) -> list[tuple]:
 class Rig:
     """Hub, station and the dashboard's API client, ready to play ``SCRIPT``."""
 
-    def __init__(self, folder: Path, armies, journal: Path | None = None, fault_seed: int = 0,
-                 heartbeat: float = 0.2, **station_args: Any) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        armies,
+        journal: Path | None = None,
+        fault_seed: int = 0,
+        heartbeat: float = 0.2,
+        **station_args: Any,
+    ) -> None:
         self.armies = armies
         self.path = journal or folder / "game.jsonl"
         nodes = Bronepekhota(DiceBook()).sensor_nodes(armies)
@@ -156,7 +170,9 @@ class Rig:
         self.client = create_app(self.station, REFEREE_TOKEN).test_client()
         wait_for(lambda: self.health()["state"] == "connected" and self.health()["hub_boot"], what="the hub's HELLO")
         for type_, args in OPENING:
-            assert self.client.post("/api/input", json={"type": type_, "args": args}, headers=REFEREE).status_code == 200
+            assert (
+                self.client.post("/api/input", json={"type": type_, "args": args}, headers=REFEREE).status_code == 200
+            )
 
     def health(self) -> dict[str, Any]:
         return self.client.get("/api/health").get_json()
@@ -170,8 +186,11 @@ class Rig:
 
     def settle(self, steps: list[tuple], timeout: float = 20.0) -> None:
         """Wait until every step is applied and the hub holds nothing unacknowledged."""
-        wait_for(lambda: len(applied(self.path)) >= len(steps) and self.hub.pending() == 0, timeout,
-                 what=f"{len(steps)} events applied and ACKed (have {len(applied(self.path))})")
+        wait_for(
+            lambda: len(applied(self.path)) >= len(steps) and self.hub.pending() == 0,
+            timeout,
+            what=f"{len(steps)} events applied and ACKed (have {len(applied(self.path))})",
+        )
         wait_for(lambda: self.station._inbox.empty(), what="the engine to catch up")
         time.sleep(0.05)
 
@@ -184,6 +203,7 @@ class Rig:
         lines = [r["line"] for r in read_records(self.path) if r["kind"] == "rx" and r["verdict"] == "event"]
         assert ruling_keys(live["rulings"]) == reference_rulings(self.armies, lines)
         from station.fold import fold
+
         assert ruling_keys([r.as_dict() for r in fold(read_records(self.path)).rulings]) == ruling_keys(live["rulings"])
         return live
 

@@ -1,6 +1,7 @@
 """Camera faults in a running station (issue 9): the picture goes dark, freezes on one frame,
 stalls, and the camera disappears and comes back.  None of it may make a model "fall", each shows
 on the dashboard's health, and tracking resumes by itself."""
+
 import threading
 import time
 

@@ -1,5 +1,6 @@
 """Crash safety, the short run of `make test` (bench/crash_loop.py does 100 kills): the daemon is
 killed with SIGKILL at random moments and resumed with `station run --resume` each time."""
+
 from .crash import crash_loop
 
 

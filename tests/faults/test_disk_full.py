@@ -1,6 +1,7 @@
 """The disk fills up under the journal in the middle of a game (issue 9), on a real, small tmpfs:
 the half-written line is cut off, inputs are refused with a 503 that says why, hub events wait in
 the hub's ring, the dashboard shows it, and once there is room again everything arrives, once."""
+
 import pytest
 
 from station.journal import Journal, JournalFull, read_records

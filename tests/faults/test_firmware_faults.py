@@ -2,6 +2,7 @@
 watchdog) while the USB cable stays in, so the station sees no port close, only SEQ starting
 again.  The firmware's power-up HELLO tells it so; every event is applied once.  (Tilt nodes, not
 launchers: simavr's reset forgets what drives the launcher pins, which then misread.)"""
+
 from station.devices import protocol as p
 from station.devices.board import SimulatedBoard
 from station.journal import read_records
@@ -34,16 +35,26 @@ def test_the_firmware_resetting_mid_game_loses_nothing(tmp_path):
         station.stop()
         board.stop()
     records = read_records(tmp_path / "game.jsonl")
-    hellos = [p.decode(r["line"]).boot for r in records if r["kind"] == "rx" and r["line"].startswith("HELLO")
-              and r["verdict"] == "control"]
+    hellos = [
+        p.decode(r["line"]).boot
+        for r in records
+        if r["kind"] == "rx" and r["line"].startswith("HELLO") and r["verdict"] == "control"
+    ]
     assert len(set(hellos)) == 2, hellos  # the power-up HELLO of the second boot was heard
     events = _events(station)
-    assert [(e.seq, e.node, e.state) for e in events] == [(1, "T1", "fallen"), (2, "T1", "upright"),
-                                                          (1, "T2", "fallen"), (2, "T2", "upright")]
+    assert [(e.seq, e.node, e.state) for e in events] == [
+        (1, "T1", "fallen"),
+        (2, "T1", "upright"),
+        (1, "T2", "fallen"),
+        (2, "T2", "upright"),
+    ]
     health = station.health()
     assert health["duplicates"] == 0 and health["resets_detected"] == 0  # the power-up HELLO came first
 
 
 def _events(station):
-    return [p.decode(r["line"]) for r in read_records(station.journal.path)
-            if r["kind"] == "rx" and r["verdict"] == "event" and r["line"].startswith("TILT")]
+    return [
+        p.decode(r["line"])
+        for r in read_records(station.journal.path)
+        if r["kind"] == "rx" and r["verdict"] == "event" and r["line"].startswith("TILT")
+    ]

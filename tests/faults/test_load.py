@@ -1,5 +1,6 @@
 """Load, the short run of `make test` (bench/soak.py runs it for 10 minutes): 1,000 hub events a
 second, 20 dashboard streams and the camera at 30 fps, all at once against one daemon."""
+
 from .load import soak
 
 

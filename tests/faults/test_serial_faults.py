@@ -2,6 +2,7 @@
 moments, damaged lines, noise at the wrong baud rate, duplicated and reordered lines, and a hub
 reset mid-game.  Each must lose and double nothing, rule as a clean pass does, show on the
 dashboard's health, and recover by itself."""
+
 import random
 
 import pytest
@@ -40,12 +41,15 @@ def test_cable_pulls_at_random_moments(rig):
     assert health["state"] == "connected" and health["reconnects"] >= 1 + len(set(pulls)) // 2, (pulls, health)
 
 
-@pytest.mark.parametrize("fault, counters", [
-    ("bitflip", ("checksum_errors", "syntax_errors", "unknown")),
-    ("truncate", ("checksum_errors", "syntax_errors")),
-    ("garbage", ("checksum_errors", "syntax_errors", "unknown")),
-    ("corrupt", ("checksum_errors",)),
-])
+@pytest.mark.parametrize(
+    "fault, counters",
+    [
+        ("bitflip", ("checksum_errors", "syntax_errors", "unknown")),
+        ("truncate", ("checksum_errors", "syntax_errors")),
+        ("garbage", ("checksum_errors", "syntax_errors", "unknown")),
+        ("corrupt", ("checksum_errors",)),
+    ],
+)
 def test_damaged_lines_are_refused_and_fetched_again(rig, fault, counters):
     rig.play(STEPS, before=lambda i: rig.hub.inject(fault) if i % 3 == 1 else None)
     rig.settle(STEPS)

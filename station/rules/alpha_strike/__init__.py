@@ -4,6 +4,7 @@
 the geometry comes from the journaled table snapshots and terrain, and dice come from the
 injected roller (or the table, see "Dice at the table").
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -22,7 +23,19 @@ from .formations import choose_snipers, lucky_left
 from .options import parse_options
 from .turn import PHASES, AlphaState, next_player
 
-INPUT_TYPES = ("setup_roll", "home_edge", "roll_initiative", "sniper", "move", "end_movement", "attack", "lucky", "end_turn", "confirm", "override")
+INPUT_TYPES = (
+    "setup_roll",
+    "home_edge",
+    "roll_initiative",
+    "sniper",
+    "move",
+    "end_movement",
+    "attack",
+    "lucky",
+    "end_turn",
+    "confirm",
+    "override",
+)
 
 
 class AlphaStrike(ModelRuleset):
@@ -30,20 +43,34 @@ class AlphaStrike(ModelRuleset):
     title: ClassVar[str] = "BattleTech Alpha Strike"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
     input_types: ClassVar[Sequence[str]] = INPUT_TYPES
-    controls: ClassVar[Sequence[tuple[str, str]]] = (("setup_roll", "Setup roll"), ("roll_initiative", "Initiative"),
-                                                     ("end_movement", "End movement"), ("end_turn", "End phase"))
+    controls: ClassVar[Sequence[tuple[str, str]]] = (
+        ("setup_roll", "Setup roll"),
+        ("roll_initiative", "Initiative"),
+        ("end_movement", "End movement"),
+        ("end_turn", "End phase"),
+    )
     mm_per_unit: ClassVar[float] = MM_PER_INCH
     convention: ClassVar[Convention] = INCHES
     load_army = staticmethod(load_force)
     model_specs = staticmethod(model_specs)
 
-
-    def initial_state(self, forces: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
-                      overrides: Mapping[str, tuple[int, Override]] | None = None) -> AlphaState:
+    def initial_state(
+        self,
+        forces: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any],
+        overrides: Mapping[str, tuple[int, Override]] | None = None,
+    ) -> AlphaState:
         check_forces(forces)
-        units = {u["id"]: UnitState.fresh(u["id"], f["player"], card_of(u), u["skill"]) for f in forces for u in f["units"]}
-        return AlphaState(tuple(f["player"] for f in forces), tuple(forces), parse_options(options), units,
-                          overrides=dict(overrides or {}))
+        units = {
+            u["id"]: UnitState.fresh(u["id"], f["player"], card_of(u), u["skill"]) for f in forces for u in f["units"]
+        }
+        return AlphaState(
+            tuple(f["player"] for f in forces),
+            tuple(forces),
+            parse_options(options),
+            units,
+            overrides=dict(overrides or {}),
+        )
 
     def apply(self, state: AlphaState, event: Event) -> tuple[AlphaState, list[Ruling]]:
         if not isinstance(event.body, Input):
@@ -65,19 +92,31 @@ class AlphaStrike(ModelRuleset):
         if body.type == "attack":
             override = state.overrides.get(f"{seq}:attack")
             if override and override[1].verdict == "void":
-                return state, [Ruling(f"{seq}:attack", seq, "shot", "Attack voided by the referee.", "§6",
-                                      needs_referee=True, overridden="void")]
+                return state, [
+                    Ruling(
+                        f"{seq}:attack",
+                        seq,
+                        "shot",
+                        "Attack voided by the referee.",
+                        "§6",
+                        needs_referee=True,
+                        overridden="void",
+                    )
+                ]
             try:
                 state, ruling = strike.attack(state, seq, args, self.roller)
             except Refused as no:
-                return state, [Ruling(f"{seq}:attack", seq, "warning", f"Attack refused: {no}.", no.section, needs_referee=True)]
+                return state, [
+                    Ruling(f"{seq}:attack", seq, "warning", f"Attack refused: {no}.", no.section, needs_referee=True)
+                ]
             return state, [ruling]
         if body.type == "lucky":
             try:
                 state, ruling = strike.lucky(state, seq, args, self.roller)
             except Refused as no:
-                return state, [Ruling(f"{seq}:lucky", seq, "warning", f"No Lucky re-roll: {no}.", no.section,
-                                      needs_referee=True)]
+                return state, [
+                    Ruling(f"{seq}:lucky", seq, "warning", f"No Lucky re-roll: {no}.", no.section, needs_referee=True)
+                ]
             return state, [ruling]
         if body.type == "sniper":
             return choose_snipers(state, seq, args)
@@ -88,11 +127,24 @@ class AlphaStrike(ModelRuleset):
         """§6.3 range bands from the base edge, the front arc (A3), and in the Combat Phase the
         attack wizard: each enemy's weapon attack as it would be declared now."""
         me = state.units.get(element)
-        attacks = {u.id: combat.preview(state, {"attacker": element, "target": u.id})
-                   for u in state.in_play() if me and u.player != me.player} if state.phase == "combat" else {}
-        return {"attacks": attacks, "rings": [{"label": 'short 6" (+0)', "mm": 6 * MM_PER_INCH}, {"label": 'medium 24" (+2)', "mm": 24 * MM_PER_INCH},
-                          {"label": 'long 42" (+4)', "mm": 42 * MM_PER_INCH}],
-                "arcs": [{"label": "firing arc (front 180°, A3)", "centre_deg": 0.0, "half_width_deg": 90.0}]}
+        attacks = (
+            {
+                u.id: combat.preview(state, {"attacker": element, "target": u.id})
+                for u in state.in_play()
+                if me and u.player != me.player
+            }
+            if state.phase == "combat"
+            else {}
+        )
+        return {
+            "attacks": attacks,
+            "rings": [
+                {"label": 'short 6" (+0)', "mm": 6 * MM_PER_INCH},
+                {"label": 'medium 24" (+2)', "mm": 24 * MM_PER_INCH},
+                {"label": 'long 42" (+4)', "mm": 42 * MM_PER_INCH},
+            ],
+            "arcs": [{"label": "firing arc (front 180°, A3)", "centre_deg": 0.0, "half_width_deg": 90.0}],
+        }
 
     def cover(self, hidden_fraction: float) -> dict[str, Any]:
         """§6.1 and A18: more than two thirds hidden blocks; a third or more is partial cover."""
@@ -108,8 +160,10 @@ class AlphaStrike(ModelRuleset):
     def summary(self, state: AlphaState) -> str:
         lines = [f"Alpha Strike: turn {state.turn}, {state.phase} phase"]
         for u in sorted(state.units.values(), key=lambda u: u.id):
-            lines.append(f"  {u.player:<9} {u.id:<12} A {u.armour}/{u.card.armour} S {u.structure}/{u.card.structure} "
-                         f"heat {u.heat}" + (" destroyed" if u.destroyed else ""))
+            lines.append(
+                f"  {u.player:<9} {u.id:<12} A {u.armour}/{u.card.armour} S {u.structure}/{u.card.structure} "
+                f"heat {u.heat}" + (" destroyed" if u.destroyed else "")
+            )
         if state.winner:
             lines.append(f"  winner: {state.winner}")
         return "\n".join(lines)
@@ -119,17 +173,42 @@ def _card_view(state: AlphaState, u: UnitState) -> dict[str, Any]:
     """One unit card as players know it (§2.1): the printed values with the damage after Weapon
     hits, the pips left, the heat scale and the critical boxes."""
     status = "destroyed" if u.destroyed or u.id in state.removed else "shut down" if u.shutdown else "in play"
-    return {"id": u.id, "name": u.card.name, "kind": "mech", "status": status, "type": u.card.type,
-            "role": u.card.role, "size": u.card.size, "tmm": u.tmm, "move_in": u.move_in, "jump_in": u.card.jump_in,
-            "skill": u.skill, "pv": skill_pv(u.card.pv, u.skill), "damage": [u.damage_at(k) for k in range(3)],
-            "printed_damage": list(u.card.damage), "extreme": u.card.extreme, "threshold": u.card.threshold,
-            "overheat": u.card.overheat, "specials": list(u.card.specials),
-            "armour": u.armour, "armour_max": u.card.armour, "structure": u.structure, "structure_max": u.card.structure,
-            "durability_max": u.card.armour + u.card.structure, "heat": u.heat,
-            "crits": {"engine": u.engine_hits, "fire_control": u.fire_control_hits, "mp": u.mp_hits,
-                      "weapons": u.weapon_hits},
-            "move": state.moves.get(u.id), "moved_in": round(state.moved_in.get(u.id, 0.0), 1),
-            "attacked": u.id in state.attacked, "sample_data": u.card.sample_data}
+    return {
+        "id": u.id,
+        "name": u.card.name,
+        "kind": "mech",
+        "status": status,
+        "type": u.card.type,
+        "role": u.card.role,
+        "size": u.card.size,
+        "tmm": u.tmm,
+        "move_in": u.move_in,
+        "jump_in": u.card.jump_in,
+        "skill": u.skill,
+        "pv": skill_pv(u.card.pv, u.skill),
+        "damage": [u.damage_at(k) for k in range(3)],
+        "printed_damage": list(u.card.damage),
+        "extreme": u.card.extreme,
+        "threshold": u.card.threshold,
+        "overheat": u.card.overheat,
+        "specials": list(u.card.specials),
+        "armour": u.armour,
+        "armour_max": u.card.armour,
+        "structure": u.structure,
+        "structure_max": u.card.structure,
+        "durability_max": u.card.armour + u.card.structure,
+        "heat": u.heat,
+        "crits": {
+            "engine": u.engine_hits,
+            "fire_control": u.fire_control_hits,
+            "mp": u.mp_hits,
+            "weapons": u.weapon_hits,
+        },
+        "move": state.moves.get(u.id),
+        "moved_in": round(state.moved_in.get(u.id, 0.0), 1),
+        "attacked": u.id in state.attacked,
+        "sample_data": u.card.sample_data,
+    }
 
 
 def state_view(state: AlphaState) -> dict[str, Any]:
@@ -137,15 +216,45 @@ def state_view(state: AlphaState) -> dict[str, Any]:
     units = []
     for u in state.units.values():
         card = _card_view(state, u)
-        units.append({"id": u.id, "name": u.card.name, "player": u.player, "kind": "mech", "status": card["status"],
-                      "acted": u.id in state.attacked, "can_act": card["status"] == "in play", "elements": [card]})
-    due = {"movement": next_player(state, state.moves),
-           "combat": state.order[state.combat_side] if state.order else None}.get(state.phase)
-    return {"game": "alpha_strike", "round": state.turn, "phase": state.phase, "phases": list(PHASES), "initiative": {},
-            "order": list(state.order), "active_player": due, "active_unit": None, "players": list(state.players),
-            "out": [], "winner": state.winner, "units": units, "options": dict(state.options),
-            "moves": dict(state.moves), "confirmed": sorted(state.confirmed), "overridden": sorted(state.overrides),
-            "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
-            "table_seq": state.table_seq, "terrain": [p.id for p in state.terrain], "moved": {},
-            "snipers": sorted(state.snipers), "lucky_left": {p: lucky_left(state, p) for p in state.players},
-            "lucky": state.last_miss.plan.attacker.id if state.last_miss else None, "home_edges": dict(state.home_edges)}
+        units.append(
+            {
+                "id": u.id,
+                "name": u.card.name,
+                "player": u.player,
+                "kind": "mech",
+                "status": card["status"],
+                "acted": u.id in state.attacked,
+                "can_act": card["status"] == "in play",
+                "elements": [card],
+            }
+        )
+    due = {
+        "movement": next_player(state, state.moves),
+        "combat": state.order[state.combat_side] if state.order else None,
+    }.get(state.phase)
+    return {
+        "game": "alpha_strike",
+        "round": state.turn,
+        "phase": state.phase,
+        "phases": list(PHASES),
+        "initiative": {},
+        "order": list(state.order),
+        "active_player": due,
+        "active_unit": None,
+        "players": list(state.players),
+        "out": [],
+        "winner": state.winner,
+        "units": units,
+        "options": dict(state.options),
+        "moves": dict(state.moves),
+        "confirmed": sorted(state.confirmed),
+        "overridden": sorted(state.overrides),
+        "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
+        "table_seq": state.table_seq,
+        "terrain": [p.id for p in state.terrain],
+        "moved": {},
+        "snipers": sorted(state.snipers),
+        "lucky_left": {p: lucky_left(state, p) for p in state.players},
+        "lucky": state.last_miss.plan.attacker.id if state.last_miss else None,
+        "home_edges": dict(state.home_edges),
+    }

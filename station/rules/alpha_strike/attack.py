@@ -2,6 +2,7 @@
 measured geometry, the damage for the range band, and the damage-application flowchart with
 critical hits.  Pure functions over ``UnitState``; dice come from the injected roller.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,8 +15,19 @@ from .heat import ground_move_in, heat_effects
 BANDS = ((6.0, 0, "short"), (24.0, 2, "medium"), (42.0, 4, "long"))  # §6.3: upper edge in inches, TN modifier
 MOVE_MODIFIER = {"still": -1, "ground": 0, "jump": 2}  # §6.4 attacker movement
 WOODS_BLOCK_IN = 6.0  # §6.1 / A19: 6" or more of woods blocks
-CRIT_TABLE = {2: "ammo", 3: "engine", 4: "fire_control", 5: None, 6: "weapon", 7: "mp", 8: "weapon", 9: None,
-              10: "fire_control", 11: "engine", 12: "destroyed"}  # §7.4
+CRIT_TABLE = {
+    2: "ammo",
+    3: "engine",
+    4: "fire_control",
+    5: None,
+    6: "weapon",
+    7: "mp",
+    8: "weapon",
+    9: None,
+    10: "fire_control",
+    11: "engine",
+    12: "destroyed",
+}  # §7.4
 
 
 def band_of(edge_in: float) -> tuple[int, int, str] | None:
@@ -46,8 +58,14 @@ class TargetNumber:
     why_not: str | None = None
 
 
-def target_number(attacker: UnitState, target: UnitState, geometry: Geometry, attacker_move: str,
-                  target_move: str, sniper: bool = False) -> TargetNumber:
+def target_number(
+    attacker: UnitState,
+    target: UnitState,
+    geometry: Geometry,
+    attacker_move: str,
+    target_move: str,
+    sniper: bool = False,
+) -> TargetNumber:
     """§6.4: Skill plus every modifier that applies, or why there is no attack."""
     band = band_of(geometry.edge_in)
     if band is None:
@@ -88,7 +106,9 @@ class Hit:
     minimal_failed: bool = False
 
 
-def weapon_damage(attacker: UnitState, band: str, rear: bool, overheat: int, roller: Roller, key: str) -> tuple[int, bool, str]:
+def weapon_damage(
+    attacker: UnitState, band: str, rear: bool, overheat: int, roller: Roller, key: str
+) -> tuple[int, bool, str]:
     """§6.6: the band's damage after Weapon hits, +1 from the rear, + overheat at S and M (and L
     with OVL); minimal damage 0* deals 1 on a 1D6 of 4+.  (damage, minimal failed, how)"""
     index = {"short": 0, "medium": 1, "long": 2}[band]
@@ -103,12 +123,17 @@ def weapon_damage(attacker: UnitState, band: str, rear: bool, overheat: int, rol
             return 0, True, f"minimal damage: 1D6 {roll}, no damage (§7.6)"
         return 1 + (1 if rear else 0), False, f"minimal damage: 1D6 {roll}, 1 damage"
     damage = int(printed) + bonus
-    how = f"{printed} at {band} range" + (", +1 from the rear" if rear else "") + (f", +{boost} overheat" if boost else "")
+    how = (
+        f"{printed} at {band} range"
+        + (", +1 from the rear" if rear else "")
+        + (f", +{boost} overheat" if boost else "")
+    )
     return damage, False, how
 
 
-def apply_damage(target: UnitState, damage: int, double_six: bool, minimal_failed: bool, roller: Roller,
-                 key: str) -> tuple[UnitState, list[str]]:
+def apply_damage(
+    target: UnitState, damage: int, double_six: bool, minimal_failed: bool, roller: Roller, key: str
+) -> tuple[UnitState, list[str]]:
     """§7.2, questions 1-6: armour first, then structure; a crit roll on a natural double six and
     whenever structure is damaged and the unit survives; destroyed when damage is left over or the
     structure is gone.  Destruction takes effect in the End Phase (§4.3)."""
@@ -158,8 +183,9 @@ def critical_hit(target: UnitState, roller: Roller, key: str, depth: int = 0) ->
     if result in ("fire_control", "weapon", "mp") and _track_full(target, result):  # A13: a fifth box
         return _inapplicable(target, roll, result.replace("_", " ").replace("mp", "motive"))
     if result == "fire_control":
-        return replace(target, fire_control_hits=target.fire_control_hits + 1), \
-            f"2D6 {roll}, fire control hit: +2 to hit from now on"
+        return replace(
+            target, fire_control_hits=target.fire_control_hits + 1
+        ), f"2D6 {roll}, fire control hit: +2 to hit from now on"
     if result == "weapon":
         if all(target.damage_at(k) in ("0", "-") for k in range(3)):
             return _inapplicable(target, roll, "weapon")
@@ -168,10 +194,16 @@ def critical_hit(target: UnitState, roller: Roller, key: str, depth: int = 0) ->
     # MV halves too
     mv_loss = max(2, math.floor(target.move_in / 2 + 0.5))
     tmm_loss = max(1, math.floor(target.tmm / 2 + 0.5))
-    moved = replace(target, mp_hits=target.mp_hits + 1, move_in=max(0, target.move_in - mv_loss),
-                    tmm=max(0, target.tmm - tmm_loss), jump_in=target.jump_in - math.floor(target.jump_in / 2 + 0.5))
-    return moved, f"2D6 {roll}, motive hit: MV {target.move_in}→{moved.move_in}\", TMM {target.tmm}→{moved.tmm}" + \
-        (" (immobile)" if moved.move_in == 0 else "")
+    moved = replace(
+        target,
+        mp_hits=target.mp_hits + 1,
+        move_in=max(0, target.move_in - mv_loss),
+        tmm=max(0, target.tmm - tmm_loss),
+        jump_in=target.jump_in - math.floor(target.jump_in / 2 + 0.5),
+    )
+    return moved, f'2D6 {roll}, motive hit: MV {target.move_in}→{moved.move_in}", TMM {target.tmm}→{moved.tmm}' + (
+        " (immobile)" if moved.move_in == 0 else ""
+    )
 
 
 CRIT_BOXES = 4  # §7.5: Fire Control, MP and Weapon tracks each have four boxes
@@ -187,5 +219,6 @@ def _inapplicable(target: UnitState, roll: int, what: str) -> tuple[UnitState, s
     if target.armour:
         return replace(target, armour=target.armour - 1), f"2D6 {roll}, {what} hit cannot apply: 1 damage to armour"
     structure = target.structure - 1
-    return replace(target, structure=structure, destroyed=structure <= 0), \
-        f"2D6 {roll}, {what} hit cannot apply: 1 damage to structure" + (", destroyed" if structure <= 0 else "")
+    return replace(
+        target, structure=structure, destroyed=structure <= 0
+    ), f"2D6 {roll}, {what} hit cannot apply: 1 damage to structure" + (", destroyed" if structure <= 0 else "")

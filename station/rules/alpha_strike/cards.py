@@ -5,6 +5,7 @@ A card is the printed stats; a unit on the table is a card plus its pilot's Skil
 damage, heat and critical hits it has taken (``UnitState``).  Values the source does not give
 come from the card files, never from code (digest §2.3).
 """
+
 from __future__ import annotations
 
 import math
@@ -13,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..fields import Fields
+from ...datafile import Fields
 
 CARD_FORMAT = "alpha-strike-card/1"
 DAMAGE = re.compile(r"^(?:\d{1,2}|0\*|-|—)$")  # a band's damage: a number, minimal 0*, or none
@@ -21,16 +22,131 @@ DAMAGE = re.compile(r"^(?:\d{1,2}|0\*|-|—)$")  # a band's damage: a number, mi
 # Strike: Commander's Edition's list).  The quick-start defines only a few (digest §10); the rest
 # are carried on the card and shown, so a MUL import keeps them, but a typo is still an error.
 KNOWN_SPECIALS = (
-    "AC", "AECM", "AFC", "AM", "AMP", "AMS", "ARM", "ARS", "ART", "ATAC", "BAR", "BFC", "BHJ", "BHJ2", "BHJ3", "BOMB",
-    "BRID", "BT", "C3BSM", "C3BSS", "C3EM", "C3I", "C3M", "C3RS", "C3S", "CAP", "CAR", "CASE", "CASEII", "CK", "CKEM",
-    "CNARC", "CR", "CRW", "CT", "CTX", "DCC", "DN", "DRO", "ECM", "EE", "ENE", "ENG", "ES", "FC", "FD", "FLK", "FR",
-    "FUEL", "HELI", "HPG", "HT", "I-TSM", "IATM", "IF", "IND", "IRA", "IT", "JAM", "JMPS", "JMPW", "KF", "LAM", "LECM",
-    "LG", "LPRB", "LRM", "LTAG", "MAG", "MASH", "MCS", "MDS", "MEC", "MEL", "MFB", "MHQ", "MSW", "MT", "OMNI", "OVL",
-    "PNT", "PRB", "RAIL", "RBT", "RCA", "RCN", "REAR", "REL", "RFA", "RHS", "RSD", "SAW", "SBF", "SCR", "SDCS", "SDS",
-    "SEAL", "SHLD", "SNARC", "SNIPER", "SOA", "SPC", "SRCH", "SRM", "STL", "SUBW", "TAG", "TOR", "TRN", "TSEMP", "TSM",
-    "TUR", "UCS", "UMU", "VLG", "VSTOL", "VTM", "VTH", "VTS", "WAT", "XMEC")
-SPECIAL = re.compile(r"^(" + "|".join(sorted(map(re.escape, KNOWN_SPECIALS), key=len, reverse=True))
-                     + r")(?=$|[\d\s(/*-])")
+    "AC",
+    "AECM",
+    "AFC",
+    "AM",
+    "AMP",
+    "AMS",
+    "ARM",
+    "ARS",
+    "ART",
+    "ATAC",
+    "BAR",
+    "BFC",
+    "BHJ",
+    "BHJ2",
+    "BHJ3",
+    "BOMB",
+    "BRID",
+    "BT",
+    "C3BSM",
+    "C3BSS",
+    "C3EM",
+    "C3I",
+    "C3M",
+    "C3RS",
+    "C3S",
+    "CAP",
+    "CAR",
+    "CASE",
+    "CASEII",
+    "CK",
+    "CKEM",
+    "CNARC",
+    "CR",
+    "CRW",
+    "CT",
+    "CTX",
+    "DCC",
+    "DN",
+    "DRO",
+    "ECM",
+    "EE",
+    "ENE",
+    "ENG",
+    "ES",
+    "FC",
+    "FD",
+    "FLK",
+    "FR",
+    "FUEL",
+    "HELI",
+    "HPG",
+    "HT",
+    "I-TSM",
+    "IATM",
+    "IF",
+    "IND",
+    "IRA",
+    "IT",
+    "JAM",
+    "JMPS",
+    "JMPW",
+    "KF",
+    "LAM",
+    "LECM",
+    "LG",
+    "LPRB",
+    "LRM",
+    "LTAG",
+    "MAG",
+    "MASH",
+    "MCS",
+    "MDS",
+    "MEC",
+    "MEL",
+    "MFB",
+    "MHQ",
+    "MSW",
+    "MT",
+    "OMNI",
+    "OVL",
+    "PNT",
+    "PRB",
+    "RAIL",
+    "RBT",
+    "RCA",
+    "RCN",
+    "REAR",
+    "REL",
+    "RFA",
+    "RHS",
+    "RSD",
+    "SAW",
+    "SBF",
+    "SCR",
+    "SDCS",
+    "SDS",
+    "SEAL",
+    "SHLD",
+    "SNARC",
+    "SNIPER",
+    "SOA",
+    "SPC",
+    "SRCH",
+    "SRM",
+    "STL",
+    "SUBW",
+    "TAG",
+    "TOR",
+    "TRN",
+    "TSEMP",
+    "TSM",
+    "TUR",
+    "UCS",
+    "UMU",
+    "VLG",
+    "VSTOL",
+    "VTM",
+    "VTH",
+    "VTS",
+    "WAT",
+    "XMEC",
+)
+SPECIAL = re.compile(
+    r"^(" + "|".join(sorted(map(re.escape, KNOWN_SPECIALS), key=len, reverse=True)) + r")(?=$|[\d\s(/*-])"
+)
 
 
 @dataclass(frozen=True)
@@ -73,15 +189,20 @@ def skill_pv(pv: int, skill: int) -> int:
 
 
 def _damage(f: Fields, name: str) -> str:
-    value = f.get(name, (str, int), check=lambda v: None if DAMAGE.match(str(v)) else
-                  'must be a number, "0*" (minimal damage) or "-" (no attack at that range)')
+    value = f.get(
+        name,
+        (str, int),
+        check=lambda v: (
+            None if DAMAGE.match(str(v)) else 'must be a number, "0*" (minimal damage) or "-" (no attack at that range)'
+        ),
+    )
     return "-" if str(value) in ("-", "—") else str(value)
 
 
 def _specials(f: Fields, name: str, raw: Any) -> tuple[str, ...]:
     items = [s.strip() for s in raw.split(",")] if isinstance(raw, str) else raw
     if not isinstance(items, list) or not all(isinstance(s, str) for s in items):
-        f.fail("must be a list of specials such as \"CASE\" or \"REAR 1/1/-\"", name)
+        f.fail('must be a list of specials such as "CASE" or "REAR 1/1/-"', name)
     out = []
     for s in (x for x in items if x):
         if not SPECIAL.match(s):
@@ -92,17 +213,47 @@ def _specials(f: Fields, name: str, raw: Any) -> tuple[str, ...]:
 
 def parse_card(f: Fields) -> Card:
     """The project's card format (README, "Alpha Strike cards")."""
-    f.reject_unknown(["format", "name", "type", "size", "tmm", "move_in", "jump_in", "role", "damage", "overheat",
-                      "armour", "structure", "threshold", "specials", "pv", "sample_data", "from_seed"])
+    f.reject_unknown(
+        [
+            "format",
+            "name",
+            "type",
+            "size",
+            "tmm",
+            "move_in",
+            "jump_in",
+            "role",
+            "damage",
+            "overheat",
+            "armour",
+            "structure",
+            "threshold",
+            "specials",
+            "pv",
+            "sample_data",
+            "from_seed",
+        ]
+    )
     damage = f.child("damage")
     damage.reject_unknown(["S", "M", "L", "E"])
-    return Card(f.get("name", str), f.get("type", str, "BM"), f.integer("size", 1, 4), f.integer("tmm", -4, 6),
-                f.integer("move_in", 0, 40), f.integer("jump_in", 0, 40, 0), f.get("role", str, ""),
-                (_damage(damage, "S"), _damage(damage, "M"), _damage(damage, "L")), f.integer("overheat", 0, 4, 0),
-                f.integer("armour", 0, 40), f.integer("structure", 1, 40),
-                _specials(f, "specials", f.get("specials", list, [])), f.integer("pv", 0, 500, 0),
-                f.get("sample_data", bool, True), _damage(damage, "E") if "E" in damage.data else "-",
-                f.integer("threshold", 0, 40, 0))
+    return Card(
+        f.get("name", str),
+        f.get("type", str, "BM"),
+        f.integer("size", 1, 4),
+        f.integer("tmm", -4, 6),
+        f.integer("move_in", 0, 40),
+        f.integer("jump_in", 0, 40, 0),
+        f.get("role", str, ""),
+        (_damage(damage, "S"), _damage(damage, "M"), _damage(damage, "L")),
+        f.integer("overheat", 0, 4, 0),
+        f.integer("armour", 0, 40),
+        f.integer("structure", 1, 40),
+        _specials(f, "specials", f.get("specials", list, [])),
+        f.integer("pv", 0, 500, 0),
+        f.get("sample_data", bool, True),
+        _damage(damage, "E") if "E" in damage.data else "-",
+        f.integer("threshold", 0, 40, 0),
+    )
 
 
 def _mul_damage(f: Fields, band: str) -> str:
@@ -118,19 +269,31 @@ def parse_mul(f: Fields) -> Card:
     """A Master Unit List export: ``Name``, ``Variant``, ``BFType``, ``BFSize``, ``BFTMM``,
     ``BFMove`` (e.g. ``10"/6"j``), ``BFArmor``, ``BFStructure``, ``BFDamageShort/Medium/Long``,
     ``BFOverheat``, ``BFAbilities``, ``BFPointValue``, ``Role``.  Other MUL fields are ignored."""
-    move = f.get("BFMove", str, check=lambda v: None if MOVE.match(v.replace(" ", "")) else
-                 'must read like 10" or 10"/6"j')
+    move = f.get(
+        "BFMove", str, check=lambda v: None if MOVE.match(v.replace(" ", "")) else 'must read like 10" or 10"/6"j'
+    )
     m = MOVE.match(move.replace(" ", ""))
     role = f.data.get("Role")
     role = role.get("Name", "") if isinstance(role, Mapping) else (role or "")
     name = " ".join(str(f.data.get(k, "")).strip() for k in ("Name", "Variant")).strip() or f.get("Name", str)
-    return Card(name, f.get("BFType", str, "BM"), f.integer("BFSize", 1, 4), f.integer("BFTMM", -4, 6),
-                int(m.group(1)), int(m.group(2) or 0), str(role),
-                tuple(_mul_damage(f, band) for band in ("Short", "Medium", "Long")),  # type: ignore[arg-type]
-                f.integer("BFOverheat", 0, 4, 0), f.integer("BFArmor", 0, 40), f.integer("BFStructure", 1, 40),
-                _specials(f, "BFAbilities", f.data.get("BFAbilities") or []), f.integer("BFPointValue", 0, 500, 0),
-                True, _mul_damage(f, "Extreme") if f.data.get("BFDamageExtreme") not in (None, "") else "-",
-                f.integer("BFThreshold", 0, 40, 0))
+    return Card(
+        name,
+        f.get("BFType", str, "BM"),
+        f.integer("BFSize", 1, 4),
+        f.integer("BFTMM", -4, 6),
+        int(m.group(1)),
+        int(m.group(2) or 0),
+        str(role),
+        tuple(_mul_damage(f, band) for band in ("Short", "Medium", "Long")),  # type: ignore[arg-type]
+        f.integer("BFOverheat", 0, 4, 0),
+        f.integer("BFArmor", 0, 40),
+        f.integer("BFStructure", 1, 40),
+        _specials(f, "BFAbilities", f.data.get("BFAbilities") or []),
+        f.integer("BFPointValue", 0, 500, 0),
+        True,
+        _mul_damage(f, "Extreme") if f.data.get("BFDamageExtreme") not in (None, "") else "-",
+        f.integer("BFThreshold", 0, 40, 0),
+    )
 
 
 @dataclass(frozen=True)
@@ -157,8 +320,17 @@ class UnitState:
 
     @classmethod
     def fresh(cls, unit_id: str, player: str, card: Card, skill: int) -> UnitState:
-        return cls(unit_id, player, card, skill, card.armour, card.structure, move_in=card.move_in, tmm=card.tmm,
-                   jump_in=card.jump_in)
+        return cls(
+            unit_id,
+            player,
+            card,
+            skill,
+            card.armour,
+            card.structure,
+            move_in=card.move_in,
+            tmm=card.tmm,
+            jump_in=card.jump_in,
+        )
 
     def damage_at(self, band: int) -> str:
         """The card's damage at S/M/L (0/1/2) after Weapon hits (§7.5): -1 each, minimum 0;

@@ -1,6 +1,7 @@
 """Alpha Strike attack declarations (seed 004 digest §4.3, §6 steps 1-4, §8.1-8.3, §10): what is
 attacked, from where, with what, and the target number, all before a die is rolled.  The
 geometry comes from the camera and the terrain; ``strike`` resolves the plan."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -36,8 +37,9 @@ def _placed(state: AlphaState, unit: UnitState) -> Placed:
     return found
 
 
-def geometry(state: AlphaState, attacker: UnitState, target: UnitState,
-             arc: str = "front") -> tuple[Geometry, dict[str, Any], list[str]]:
+def geometry(
+    state: AlphaState, attacker: UnitState, target: UnitState, arc: str = "front"
+) -> tuple[Geometry, dict[str, Any], list[str]]:
     """§6.1-6.3, §6.6 from the measurement layer: edge distance, line of sight, woods, cover, the
     firing arc (A3: more than half the target's base outside the front half: no attack; a REAR
     attack wants the opposite, §10.3), and the attack direction (a corner is the target's
@@ -53,13 +55,21 @@ def geometry(state: AlphaState, attacker: UnitState, target: UnitState,
     sight = line_of_sight(a, height_mm(state, attacker.id) * 0.9, t, height_mm(state, target.id), list(state.terrain))
     side = attack_side(a, t)
     if side == "vertex":
-        doubts.append("the attack line runs through a corner of the target's base: its controller chooses front or rear")
+        doubts.append(
+            "the attack line runs through a corner of the target's base: its controller chooses front or rear"
+        )
     touching = m.mm <= 2.0  # §6.1: units in base contact always see each other
-    g = Geometry(m.exact, 0.0 if touching else sight.hidden_fraction, 0.0 if touching else sight.woods_mm / INCH,
-                 state.stands_in(target.id, ("woods",)), state.stands_in(target.id, ("water",)), side == "rear")
+    g = Geometry(
+        m.exact,
+        0.0 if touching else sight.hidden_fraction,
+        0.0 if touching else sight.woods_mm / INCH,
+        state.stands_in(target.id, ("woods",)),
+        state.stands_in(target.id, ("water",)),
+        side == "rear",
+    )
     for edge in (6.0, 24.0, 42.0):
         if m.too_close_to_call(edge):
-            doubts.append(f'the distance is within the camera\'s uncertainty of the {edge:g}" band edge')
+            doubts.append(f"the distance is within the camera's uncertainty of the {edge:g}\" band edge")
     return g, {**m.as_dict(), "table_seq": state.table_seq}, doubts
 
 
@@ -99,8 +109,10 @@ def _armed(unit: UnitState, damage: tuple[str, str, str]) -> UnitState:
 
 def _reduced(damage: tuple[str, ...], by: int) -> tuple[str, str, str]:
     """§10.3: the forward attack's damage after its REAR attack, before overheat is added."""
+
     def less(v: str) -> str:
         return v if v == "-" or not by else str(max(0, (1 if v == "0*" else int(v)) - by))
+
     return tuple(less(v) for v in damage)  # type: ignore[return-value]
 
 
@@ -110,8 +122,9 @@ def rear_points(values: tuple[str, str, str], band: str) -> int:
     return 0 if v == "-" else 1 if v == "0*" else int(v)
 
 
-def _check_declaration(state: AlphaState, attacker: UnitState, target: UnitState, kind: str, overheat: Any,
-                       rear: bool) -> None:
+def _check_declaration(
+    state: AlphaState, attacker: UnitState, target: UnitState, kind: str, overheat: Any, rear: bool
+) -> None:
     """§4.3 and the specials' limits (§9.1, §10): everything that refuses an attack before measuring."""
     if attacker.player == target.player:
         raise Refused("quick-start targets are enemy units", "§4.3")
@@ -159,28 +172,40 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     g, measured, doubts = geometry(state, attacker, target, "rear" if rear else "front")
     side = state.order.index(attacker.player) if attacker.player in state.order else 0
     if side < state.combat_side:  # §4.3: the loser attacks with all its units, then the winner
-        doubts.append(f"the {state.order[state.combat_side]} side has begun its attacks, which ends the "
-                      f"{attacker.player} side's (§4.3)")
+        doubts.append(
+            f"the {state.order[state.combat_side]} side has begun its attacks, which ends the "
+            f"{attacker.player} side's (§4.3)"
+        )
     # §4.3: damage and critical hits take effect in the End Phase, so both units fight as they
     # were when the Combat Phase began
     shooter, aimed_at = (state.combat_start.get(u.id, u) for u in (attacker, target))
     moves = (state.moves.get(attacker.id, "still"), state.moves.get(target.id, "still"))
     if kind in ("standard", "melee_weapon", "charge", "dfa"):
-        melee = melee_plan(shooter, aimed_at, kind, g.edge_in, state.moved_in.get(attacker.id, 0.0), *moves,
-                           shutdown_counts_immobile=state.options["shutdown_in_melee"] == "immobile",
-                           attacker_movement=state.options["melee_attacker_movement"])
+        melee = melee_plan(
+            shooter,
+            aimed_at,
+            kind,
+            g.edge_in,
+            state.moved_in.get(attacker.id, 0.0),
+            *moves,
+            shutdown_counts_immobile=state.options["shutdown_in_melee"] == "immobile",
+            attacker_movement=state.options["melee_attacker_movement"],
+        )
         if melee.why_not or melee.tn is None:
             raise Refused(melee.why_not or "no attack", "§8")
-        return AttackPlan(shooter, aimed_at, kind, 0, g, measured, tuple(doubts), side, melee.tn, melee.parts, None,
-                          melee.damage)
+        return AttackPlan(
+            shooter, aimed_at, kind, 0, g, measured, tuple(doubts), side, melee.tn, melee.parts, None, melee.damage
+        )
     extra: list[tuple[str, int]] = []
     if rear:
         armed = _armed(shooter, shooter.card.special_values("REAR"))  # type: ignore[arg-type]
         extra.append(("REAR weapons", 1))
     elif kind == "indirect":
         spotter = _spotter(state, attacker, target, args.get("spotter"))
-        value = str(shooter.card.special_values("IF") or next(s[2:].strip() for s in shooter.card.specials
-                                                              if s.startswith("IF")))
+        value = str(
+            shooter.card.special_values("IF")
+            or next(s[2:].strip() for s in shooter.card.specials if s.startswith("IF"))
+        )
         armed = _armed(shooter, (value, value, value))
         g = replace(g, hidden_fraction=0.0, woods_in=0.0, target_in_woods=False)  # lobbed: the spotter sees for it
         if state.options["indirect_modifiers"] == "ascec":
@@ -199,8 +224,21 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     heat_values = shooter.card.special_values("HT") if kind == "weapon" and not rear else None
     heat = int(heat_values[band_index]) if heat_values and heat_values[band_index].isdigit() else 0
     parts = tn.parts + tuple(extra)
-    return AttackPlan(armed, aimed_at, kind, overheat, g, measured, tuple(doubts), side,
-                      tn.value + sum(v for _, v in extra), parts, tn.band, rear=rear, heat=heat)
+    return AttackPlan(
+        armed,
+        aimed_at,
+        kind,
+        overheat,
+        g,
+        measured,
+        tuple(doubts),
+        side,
+        tn.value + sum(v for _, v in extra),
+        parts,
+        tn.band,
+        rear=rear,
+        heat=heat,
+    )
 
 
 def preview(state: AlphaState, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -214,10 +252,27 @@ def preview(state: AlphaState, args: Mapping[str, Any]) -> dict[str, Any]:
     low, high = {"short": (0.0, 6.0), "medium": (6.0, 24.0), "long": (24.0, 42.0)}.get(plan.band or "", (0.0, 0.0))
     margin = [round(g.edge_in - low, 2), round(high - g.edge_in, 2)] if plan.band else None
     parts = [f"skill {v}" if n == "skill" else f"{n} {v:+d}" for n, v in plan.parts]
-    lines = [f'{g.edge_in:.2f}" {plan.band}' + (f' ({margin[0]}" in, {margin[1]}" to spare)' if margin else ""),
-             ", ".join(parts)] + (["from the rear: +1 damage"] if g.rear else [])
-    return {"tn": plan.tn, "parts": [list(p) for p in plan.parts], "band": plan.band, "distance_in": round(g.edge_in, 2),
-            "band_margin_in": margin, "hidden_fraction": round(g.hidden_fraction, 3), "woods_in": round(g.woods_in, 2),
-            "rear": g.rear, "hit_chance": round(plan.hit_chance(), 3), "doubts": list(plan.doubts), "kind": plan.kind,
-            "summary": f"TN {plan.tn} · {round(plan.hit_chance() * 100)} %", "lines": lines,
-            "input": {"type": "attack", "label": "Attack", "args": {"attacker": plan.attacker.id, "target": plan.target.id}}}
+    lines = [
+        f'{g.edge_in:.2f}" {plan.band}' + (f' ({margin[0]}" in, {margin[1]}" to spare)' if margin else ""),
+        ", ".join(parts),
+    ] + (["from the rear: +1 damage"] if g.rear else [])
+    return {
+        "tn": plan.tn,
+        "parts": [list(p) for p in plan.parts],
+        "band": plan.band,
+        "distance_in": round(g.edge_in, 2),
+        "band_margin_in": margin,
+        "hidden_fraction": round(g.hidden_fraction, 3),
+        "woods_in": round(g.woods_in, 2),
+        "rear": g.rear,
+        "hit_chance": round(plan.hit_chance(), 3),
+        "doubts": list(plan.doubts),
+        "kind": plan.kind,
+        "summary": f"TN {plan.tn} · {round(plan.hit_chance() * 100)} %",
+        "lines": lines,
+        "input": {
+            "type": "attack",
+            "label": "Attack",
+            "args": {"attacker": plan.attacker.id, "target": plan.target.id},
+        },
+    }

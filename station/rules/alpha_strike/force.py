@@ -1,6 +1,7 @@
 """Alpha Strike force files (``alpha-strike-force/1``, JSON): a player's units, each a card (from
 the bundled library by name, inline in the project format, or a Master Unit List record) with
 its pilot's Skill and the camera marker and base of its model."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -8,8 +9,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ...datafile import Fields, load_json_file
 from ..base import ArmyError
-from ..fields import Fields, load_json_file
 from ..model_fields import ID_CHECK, base, marker
 from .cards import Card, parse_card, parse_mul
 from .formations import parse_formation
@@ -23,7 +24,7 @@ DEFAULT_HEIGHT_MM = 60.0
 def card_library() -> dict[str, Card]:
     """The bundled cards (station/data/alpha_strike/cards.json; sample data, see its note)."""
     with resources.as_file(resources.files("station") / "data" / "alpha_strike" / "cards.json") as path:
-        f = Fields(str(path), load_json_file(path))
+        f = Fields(str(path), load_json_file(path, ArmyError), error=ArmyError)
         return {c.name: c for c in (parse_card(item) for item in f.items("cards", min_len=1))}
 
 
@@ -42,7 +43,7 @@ def _card(f: Fields, library: Mapping[str, Card]) -> Card:
 
 
 def load_force(path: str | Path) -> dict[str, Any]:
-    f = Fields(str(path), load_json_file(path))
+    f = Fields(str(path), load_json_file(path, ArmyError), error=ArmyError)
     f.reject_unknown(["format", "player", "name", "sample_data", "units", "formation"])
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
     library = card_library()
@@ -50,13 +51,24 @@ def load_force(path: str | Path) -> dict[str, Any]:
     for u in f.items("units", min_len=1):
         u.reject_unknown(["id", "card", "mul", "skill", "tilt_node", "marker", "base"])
         card = _card(u, library)
-        units.append({"id": u.get("id", str, check=ID_CHECK), "skill": u.integer("skill", 0, 8, 4),
-                      "card": card.__dict__ | {"damage": list(card.damage), "specials": list(card.specials)},
-                      "tilt_node": u.get("tilt_node", str, None, ID_CHECK), "marker": marker(u),
-                      "base": base(u, DEFAULT_BASE)})
-    return {"player": f.get("player", str, check=ID_CHECK), "name": f.get("name", str, ""),
-            "sample_data": f.get("sample_data", str, ""), "source": Path(path).name, "units": units,
-            "formation": parse_formation(f, [u["id"] for u in units])}
+        units.append(
+            {
+                "id": u.get("id", str, check=ID_CHECK),
+                "skill": u.integer("skill", 0, 8, 4),
+                "card": card.__dict__ | {"damage": list(card.damage), "specials": list(card.specials)},
+                "tilt_node": u.get("tilt_node", str, None, ID_CHECK),
+                "marker": marker(u),
+                "base": base(u, DEFAULT_BASE),
+            }
+        )
+    return {
+        "player": f.get("player", str, check=ID_CHECK),
+        "name": f.get("name", str, ""),
+        "sample_data": f.get("sample_data", str, ""),
+        "source": Path(path).name,
+        "units": units,
+        "formation": parse_formation(f, [u["id"] for u in units]),
+    }
 
 
 def card_of(unit: Mapping[str, Any]) -> Card:
@@ -79,6 +91,16 @@ def check_forces(forces: Sequence[Mapping[str, Any]]) -> None:
 
 
 def model_specs(forces: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    return [{"element": u["id"], "unit": u["id"], "player": f["player"], "kind": "mech", "base": u["base"],
-             "height_mm": float((u["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM), "marker": u["marker"]}
-            for f in forces for u in f["units"]]
+    return [
+        {
+            "element": u["id"],
+            "unit": u["id"],
+            "player": f["player"],
+            "kind": "mech",
+            "base": u["base"],
+            "height_mm": float((u["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM),
+            "marker": u["marker"],
+        }
+        for f in forces
+        for u in f["units"]
+    ]

@@ -6,13 +6,14 @@ Snipers: medium +1, long +2), or ``{"type": "striker", "speed_demon": [three uni
 movement a turn, TMM unchanged).  Every benefit is lost while fewer than three of the
 formation's units are active (§11).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from ...datafile import Fields
 from ..base import Ruling
-from ..fields import Fields
 
 TYPES = ("battle", "fire_support", "striker")
 LUCKY_USES = 6  # §11.1
@@ -84,8 +85,17 @@ def choose_snipers(state, seq: int, args: Mapping[str, Any]) -> tuple[Any, list[
         elif not benefit(state, players.pop(), "fire_support"):
             fail = "only an active Fire Support Lance (three or more units) has Snipers"
     if fail:
-        return state, [Ruling(f"{seq}:sniper", seq, "warning", f"No Snipers: {fail} (§11.2).", "§11.2", needs_referee=True)]
+        return state, [
+            Ruling(f"{seq}:sniper", seq, "warning", f"No Snipers: {fail} (§11.2).", "§11.2", needs_referee=True)
+        ]
     mine = {u.id for u in state.units.values() if u.player == state.units[str(units[0])].player}
     snipers = frozenset(s for s in state.snipers if s not in mine) | {str(u) for u in units}
-    return state.evolve(snipers=snipers), [Ruling(f"{seq}:sniper", seq, "status", f"Snipers this turn: {', '.join(map(str, units))} "
-                                                  "(medium +1, long +2; §11.2).", "§11.2")]
+    return state.evolve(snipers=snipers), [
+        Ruling(
+            f"{seq}:sniper",
+            seq,
+            "status",
+            f"Snipers this turn: {', '.join(map(str, units))} (medium +1, long +2; §11.2).",
+            "§11.2",
+        )
+    ]

@@ -5,6 +5,7 @@ The End Phase follows the digest's consistent model for its contradictions (A7, 
 heat up by the overheat used) first, then add the Engine hit's heat and the HT heat received
 (at most 2 a turn), then shut down at 4.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

@@ -7,6 +7,7 @@ hit; on a success the attacker takes its own SZ and the target always takes a cr
 miss the attacker takes 1, +1 against SZ 3+.  No heat or Fire Control modifiers, no range, no
 overheat, and Weapon hits do not reduce it (§8.3, §8.6).
 """
+
 from __future__ import annotations
 
 import math
@@ -27,9 +28,17 @@ class MeleePlan:
     why_not: str | None = None
 
 
-def melee_plan(attacker: UnitState, target: UnitState, kind: str, edge_in: float, inches_moved: float,
-               attacker_move: str, target_move: str, shutdown_counts_immobile: bool = True,
-               attacker_movement: bool = True) -> MeleePlan:
+def melee_plan(
+    attacker: UnitState,
+    target: UnitState,
+    kind: str,
+    edge_in: float,
+    inches_moved: float,
+    attacker_move: str,
+    target_move: str,
+    shutdown_counts_immobile: bool = True,
+    attacker_movement: bool = True,
+) -> MeleePlan:
     """The TN (§8.3) and damage (§8.2) of a physical attack, or why it cannot be made."""
     mel = attacker.card.has("MEL")
     if kind == "standard" and mel:
@@ -37,8 +46,14 @@ def melee_plan(attacker: UnitState, target: UnitState, kind: str, edge_in: float
     if kind == "melee_weapon" and not mel:
         return MeleePlan(kind, None, (), 0, "only units with MEL make melee weapon attacks (§8.2)")
     if kind in INCH_REACH and edge_in > INCH_REACH[kind]:
-        return MeleePlan(kind, None, (), 0, f'the target is {edge_in:.1f}" away; a {kind.replace("_", " ")} attack reaches '
-                                          f'{INCH_REACH[kind]:g}" (§8.2)')
+        return MeleePlan(
+            kind,
+            None,
+            (),
+            0,
+            f'the target is {edge_in:.1f}" away; a {kind.replace("_", " ")} attack reaches '
+            f'{INCH_REACH[kind]:g}" (§8.2)',
+        )
     if kind in ("charge", "dfa") and edge_in > 0.05:
         return MeleePlan(kind, None, (), 0, "a charge or death from above ends in base contact (§8.2)")
     if kind == "dfa" and attacker_move != "jump":

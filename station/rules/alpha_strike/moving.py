@@ -5,6 +5,7 @@ descended (a step over 2" high is impassable), less 2" a heat level (§9.2); a m
 always move 2" (§5.3).  Jump: straight, within the jump MV, ignoring terrain, never out of water.
 Still: under 1" (§5.2).  No two bases may overlap at the end (§5.5).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -50,19 +51,31 @@ def _ground(unit: UnitState, path: Sequence, terrain: Sequence[Piece], inches: f
         parts.append(f'+{LEVEL_COST * climbed:.1f}" for {climbed:.1f}" of level change')
         steepest = max(abs(s) for s in steps) / INCH
         if steepest > STEEPEST_IN + 0.05:
-            problems.append(f'it crossed a {steepest:.1f}" step of height; more than {STEEPEST_IN:g}" is impassable (§5.4)')
+            problems.append(
+                f'it crossed a {steepest:.1f}" step of height; more than {STEEPEST_IN:g}" is impassable (§5.4)'
+            )
     allowed = ground_move_in(unit) + (bonus_in if ground_move_in(unit) > 0 else 0)
     cost = inches + extra
     if allowed <= 0 and inches >= STILL_IN:
         problems.append("it is immobile (§5.3, §9.2)")
     elif cost > allowed + SLACK_IN and inches > MINIMUM_IN + SLACK_IN:
-        problems.append(f'{cost:.1f}" of MV is more than its {allowed}"' + (" after heat" if unit.heat else "")
-                        + ' (§5.4, §9.2; the 2" minimum move does not cover it, §5.3)')
+        problems.append(
+            f'{cost:.1f}" of MV is more than its {allowed}"'
+            + (" after heat" if unit.heat else "")
+            + ' (§5.4, §9.2; the 2" minimum move does not cover it, §5.3)'
+        )
     return CheckedMove(inches, cost, allowed, tuple(parts), tuple(problems))
 
 
-def check_move(unit: UnitState, mode: str, path: Sequence, terrain: Sequence[Piece], started_in_water: bool,
-               overlapping: Sequence[str], bonus_in: int = 0) -> CheckedMove:
+def check_move(
+    unit: UnitState,
+    mode: str,
+    path: Sequence,
+    terrain: Sequence[Piece],
+    started_in_water: bool,
+    overlapping: Sequence[str],
+    bonus_in: int = 0,
+) -> CheckedMove:
     """The declared move against the measured one; ``overlapping`` lists the bases it ends on;
     ``bonus_in`` is Speed Demon's 2" (§11.3)."""
     moved = movement(path)
@@ -88,5 +101,6 @@ def check_move(unit: UnitState, mode: str, path: Sequence, terrain: Sequence[Pie
             problems.append("a unit may not jump out of water (§5.2)")
     if overlapping:
         problems.append(f"its base ends on {', '.join(overlapping)} (§5.5)")
-    return CheckedMove(checked.inches, checked.cost_in, checked.allowed_in, checked.parts,
-                       checked.problems + tuple(problems))
+    return CheckedMove(
+        checked.inches, checked.cost_in, checked.allowed_in, checked.parts, checked.problems + tuple(problems)
+    )

@@ -1,11 +1,12 @@
 """Alpha Strike game options: the ambiguities of the digest's §13 that a club may settle either
 way, each with the default the README explains.  The others are settled in code and listed there."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from ..fields import Fields
+from ...datafile import Fields
 
 DEFAULTS: dict[str, Any] = {
     "victory": "all",  # §4.5 every enemy unit; "size3": Training Day's condition (§12)
@@ -18,14 +19,20 @@ DEFAULTS: dict[str, Any] = {
     "indirect_modifiers": "ascec",  # A23: +1 indirect, +1 if the spotter attacked (AS:CE); "none"
     "speed_demon_jump": True,  # §11.3: Speed Demon's 2" also for jumps
 }
-CHOICES = {"victory": ("all", "size3"), "movement_order": ("alternate", "free"),
-           "shutdown_in_melee": ("immobile", "no_tmm"), "minimal_overheat": ("allow", "forbid"),
-           "indirect_modifiers": ("ascec", "none")}
+CHOICES = {
+    "victory": ("all", "size3"),
+    "movement_order": ("alternate", "free"),
+    "shutdown_in_melee": ("immobile", "no_tmm"),
+    "minimal_overheat": ("allow", "forbid"),
+    "indirect_modifiers": ("ascec", "none"),
+}
 
 
 def parse_options(data: Mapping[str, Any]) -> dict[str, Any]:
     """The game's options from the config or ``--option``; unknown names and values are refused."""
     f = Fields("options", dict(data))
     f.reject_unknown(list(DEFAULTS))
-    return {name: f.choice(name, CHOICES[name], default) if name in CHOICES else f.get(name, bool, default)
-            for name, default in DEFAULTS.items()}
+    return {
+        name: f.choice(name, CHOICES[name], default) if name in CHOICES else f.get(name, bool, default)
+        for name, default in DEFAULTS.items()
+    }

@@ -1,5 +1,6 @@
 """Alpha Strike pre-game setup (seed 004 digest §3): the setup roll, home edges, and the
 deployment zone within 10" of a side's home edge, checked from the camera when turn 1 begins."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -19,23 +20,50 @@ ZONE_IN = 10.0  # §3.5
 def setup_roll(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState, list[Ruling]]:
     """§3.2: 2D6 a side, ties again; the winner chooses its army first and then its home edge."""
     if state.turn or state.setup_winner:
-        return state, [Ruling(f"{seq}:setup", seq, "warning", "The setup roll comes once, before the first turn.", "§3")]
+        return state, [
+            Ruling(f"{seq}:setup", seq, "warning", "The setup roll comes once, before the first turn.", "§3")
+        ]
     rolls, order = roll_off(state.players, seq, roller, "setup")
-    return state.evolve(setup_winner=order[-1]), [Ruling(
-        f"{seq}:setup", seq, "initiative", f"Setup roll 2D6 {shown(rolls)}: {order[-1]} chooses its army first and, "
-        "after the terrain is placed, its home edge (§3.2, §3.4).", "§3.2", details={"rolls": rolls})]
+    return state.evolve(setup_winner=order[-1]), [
+        Ruling(
+            f"{seq}:setup",
+            seq,
+            "initiative",
+            f"Setup roll 2D6 {shown(rolls)}: {order[-1]} chooses its army first and, "
+            "after the terrain is placed, its home edge (§3.2, §3.4).",
+            "§3.2",
+            details={"rolls": rolls},
+        )
+    ]
 
 
 def choose_home_edge(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
     """§3.4: the setup winner's edge; the opposite edge is the other side's."""
     edge = args.get("edge")
     if not state.setup_winner or state.turn or edge not in EDGES or len(state.players) != 2:
-        return state, [Ruling(f"{seq}:home", seq, "warning", "After the setup roll and before turn 1, the winner names "
-                              f"its home edge: one of {', '.join(EDGES)}.", "§3.4", needs_referee=True)]
+        return state, [
+            Ruling(
+                f"{seq}:home",
+                seq,
+                "warning",
+                f"After the setup roll and before turn 1, the winner names its home edge: one of {', '.join(EDGES)}.",
+                "§3.4",
+                needs_referee=True,
+            )
+        ]
     other = next(p for p in state.players if p != state.setup_winner)
     edges = {state.setup_winner: str(edge), other: OPPOSITE[str(edge)]}
-    return state.evolve(home_edges=edges), [Ruling(f"{seq}:home", seq, "status", "Home edges: " + ", ".join(
-        f"{p} {e}" for p, e in edges.items()) + '. Units enter there, or start within 10" of it (§3.4-3.5).', "§3.4")]
+    return state.evolve(home_edges=edges), [
+        Ruling(
+            f"{seq}:home",
+            seq,
+            "status",
+            "Home edges: "
+            + ", ".join(f"{p} {e}" for p, e in edges.items())
+            + '. Units enter there, or start within 10" of it (§3.4-3.5).',
+            "§3.4",
+        )
+    ]
 
 
 def _from_edge(state: AlphaState, unit_id: str, edge: str) -> float | None:
@@ -45,8 +73,12 @@ def _from_edge(state: AlphaState, unit_id: str, edge: str) -> float | None:
         return None
     outline = where.base.outline(64)
     width, depth = state.table_mm
-    far = {"bottom": outline[:, 1].max(), "top": depth - outline[:, 1].min(), "left": outline[:, 0].max(),
-           "right": width - outline[:, 0].min()}[edge]
+    far = {
+        "bottom": outline[:, 1].max(),
+        "top": depth - outline[:, 1].min(),
+        "left": outline[:, 0].max(),
+        "right": width - outline[:, 0].min(),
+    }[edge]
     return float(far)
 
 
@@ -61,6 +93,18 @@ def check_deployment(state: AlphaState, seq: int) -> list[Ruling]:
         if far is not None and far > ZONE_IN * INCH + 2 * state.sigmas.get(unit.id, 0.5):
             outside.append(f'{unit.id} reaches {far / INCH:.1f}" from the {state.home_edges[unit.player]} edge')
     if not outside:
-        return [Ruling(f"{seq}:deployment", seq, "status", "Every unit on the table is in its deployment zone (§3.5).", "§3.5")]
-    return [Ruling(f"{seq}:deployment", seq, "warning", 'Outside the deployment zone (10" from the home edge, §3.5): '
-                   + "; ".join(outside) + ".", "§3.5", needs_referee=True)]
+        return [
+            Ruling(
+                f"{seq}:deployment", seq, "status", "Every unit on the table is in its deployment zone (§3.5).", "§3.5"
+            )
+        ]
+    return [
+        Ruling(
+            f"{seq}:deployment",
+            seq,
+            "warning",
+            'Outside the deployment zone (10" from the home edge, §3.5): ' + "; ".join(outside) + ".",
+            "§3.5",
+            needs_referee=True,
+        )
+    ]

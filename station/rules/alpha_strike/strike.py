@@ -1,6 +1,7 @@
 """Alpha Strike attack resolution (seed 004 digest §6 steps 5-7, §7, §8.4-8.5, §10, §11.1): the
 to-hit roll, the damage marked at once, critical hits, heat from HT, self-damage, and a Battle
 Lance's Lucky re-roll of a miss."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -51,12 +52,16 @@ def _dealt(state: AlphaState, plan: AttackPlan, dice: list[int], roller: Roller,
     state = state.with_unit(hurt)
     if plan.heat and not minimal_failed:
         turn = state.heat_turn.get(target.id, TurnHeat())
-        state = state.evolve(heat_turn={**state.heat_turn, target.id: replace(turn, ht_received=turn.ht_received + plan.heat)})
+        state = state.evolve(
+            heat_turn={**state.heat_turn, target.id: replace(turn, ht_received=turn.ht_received + plan.heat)}
+        )
         marks.append(f"HT: +{plan.heat} heat in the End Phase (at most 2 a turn)")
     return state, f"{how}: " + ("; ".join(marks) if marks else "no damage")
 
 
-def _self_damage(state: AlphaState, plan: AttackPlan, hit: bool, roller: Roller, key: str) -> tuple[AlphaState, str | None]:
+def _self_damage(
+    state: AlphaState, plan: AttackPlan, hit: bool, roller: Roller, key: str
+) -> tuple[AlphaState, str | None]:
     cost = self_damage(plan.attacker, plan.target, plan.kind, hit)
     if not cost:
         return state, None
@@ -66,9 +71,12 @@ def _self_damage(state: AlphaState, plan: AttackPlan, hit: bool, roller: Roller,
 
 def _headline(plan: AttackPlan, dice: list[int], hit: bool, what: str = "") -> str:
     kind = ("REAR weapon" if plan.rear else plan.kind.replace("_", " ")) + " attack"
-    return (f"{plan.attacker.card.name} ({plan.attacker.id}) {what}{kind} on {plan.target.id}: TN {plan.tn} ("
-            + ", ".join(f"{n} {v:+d}" if n != "skill" else f"skill {v}" for n, v in plan.parts)
-            + f"), 2D6 {dice[0]}+{dice[1]}" + (": hit" if hit else ": miss"))
+    return (
+        f"{plan.attacker.card.name} ({plan.attacker.id}) {what}{kind} on {plan.target.id}: TN {plan.tn} ("
+        + ", ".join(f"{n} {v:+d}" if n != "skill" else f"skill {v}" for n, v in plan.parts)
+        + f"), 2D6 {dice[0]}+{dice[1]}"
+        + (": hit" if hit else ": miss")
+    )
 
 
 def _ruling(seq: int, plan: AttackPlan, words: list[str], dice: list[int], hit: bool, rid: str) -> Ruling:
@@ -76,11 +84,26 @@ def _ruling(seq: int, plan: AttackPlan, words: list[str], dice: list[int], hit: 
     if plan.doubts:
         text += " For the referee: " + "; ".join(plan.doubts) + "."
     section = {"weapon": "§6 §7", "indirect": "§10.4 §6 §7"}.get(plan.kind, "§8 §7")
-    return Ruling(rid, seq, "shot", text, "§10.3 " + section if plan.rear else section, needs_referee=bool(plan.doubts),
-                  element=plan.attacker.id,
-                  details={"attacker": plan.attacker.id, "target": plan.target.id, "tn": plan.tn, "dice": dice, "hit": hit,
-                           "measured": plan.measured, "kind": plan.kind, "rear": plan.rear,
-                           "hit_chance": round(plan.hit_chance(), 3)})
+    return Ruling(
+        rid,
+        seq,
+        "shot",
+        text,
+        "§10.3 " + section if plan.rear else section,
+        needs_referee=bool(plan.doubts),
+        element=plan.attacker.id,
+        details={
+            "attacker": plan.attacker.id,
+            "target": plan.target.id,
+            "tn": plan.tn,
+            "dice": dice,
+            "hit": hit,
+            "measured": plan.measured,
+            "kind": plan.kind,
+            "rear": plan.rear,
+            "hit_chance": round(plan.hit_chance(), 3),
+        },
+    )
 
 
 def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[AlphaState, Ruling]:
@@ -89,16 +112,21 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
     dice = _to_hit(roller, key)
     hit = sum(dice) >= plan.tn
     words = [_headline(plan, dice, hit)]
-    state = state.evolve(attacked=state.attacked | {plan.done_key}, combat_side=max(plan.side, state.combat_side),
-                         last_miss=None)
+    state = state.evolve(
+        attacked=state.attacked | {plan.done_key}, combat_side=max(plan.side, state.combat_side), last_miss=None
+    )
     if plan.rear and (hit or state.options["rear_reduction_on_miss"]):  # §10.3, A21
         cut = rear_points(plan.attacker.card.damage, plan.band or "short")
         state = state.evolve(rear_fired={**state.rear_fired, plan.attacker.id: cut})
         words.append(f"its forward attack this turn deals {cut} less")
     if plan.kind in ("weapon", "indirect"):  # §9.1 and A9: overheat heats up, hit or miss
         turn = state.heat_turn.get(plan.attacker.id, TurnHeat())
-        state = state.evolve(heat_turn={**state.heat_turn, plan.attacker.id: replace(
-            turn, overheat_used=turn.overheat_used + plan.overheat, fired_weapons=True)})
+        state = state.evolve(
+            heat_turn={
+                **state.heat_turn,
+                plan.attacker.id: replace(turn, overheat_used=turn.overheat_used + plan.overheat, fired_weapons=True),
+            }
+        )
     before = state.units[plan.attacker.id]
     if hit:
         state, said = _dealt(state, plan, dice, roller, key)
@@ -120,7 +148,9 @@ def lucky(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller) 
         raise Refused(f"a Lucky re-roll follows a missed attack straight away; {unit} has none to re-roll", "§11.1")
     player = missed.plan.attacker.player
     if not lucky_left(state, player):
-        raise Refused(f"the {player} side has no Lucky re-rolls left, or its Battle Lance has fewer than three units", "§11")
+        raise Refused(
+            f"the {player} side has no Lucky re-rolls left, or its Battle Lance has fewer than three units", "§11"
+        )
     plan, key = missed.plan, f"{seq}/lucky"
     dice = _to_hit(roller, key)
     hit = sum(dice) >= plan.tn

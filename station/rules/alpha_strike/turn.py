@@ -4,6 +4,7 @@ path is checked against MV, woods +1"/inch, and heat), Combat (one attack per un
 at once but taking effect in the End Phase), and the End Phase (heat, shutdown, removal of the
 destroyed, victory).
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
@@ -37,7 +38,9 @@ class AlphaState(TableState):
     moves: Mapping[str, str] = field(default_factory=dict)  # unit -> still | ground | jump, this turn
     moved_in: Mapping[str, float] = field(default_factory=dict)  # inches travelled, for charges
     attacked: frozenset[str] = frozenset()  # unit ids, and "id/rear" for REAR attacks (§10.3)
-    rear_fired: Mapping[str, int] = field(default_factory=dict)  # unit -> what its REAR attack takes off the forward one
+    rear_fired: Mapping[str, int] = field(
+        default_factory=dict
+    )  # unit -> what its REAR attack takes off the forward one
     snipers: frozenset[str] = frozenset()  # this turn's Snipers (§11.2)
     lucky_used: Mapping[str, int] = field(default_factory=dict)  # player -> Lucky re-rolls spent (§11.1)
     last_miss: Any = None  # (seq, AttackPlan) of the attack just missed, which a Lucky use may re-roll
@@ -47,7 +50,6 @@ class AlphaState(TableState):
     removed: frozenset[str] = frozenset()
     winner: str | None = None
 
-
     def with_unit(self, unit: UnitState) -> AlphaState:
         return self.evolve(units={**self.units, unit.id: unit})
 
@@ -55,14 +57,18 @@ class AlphaState(TableState):
         return [u for u in self.units.values() if u.id not in self.removed and (player is None or u.player == player)]
 
 
-def roll_off(players: tuple[str, ...], seq: int, roller: Roller, tag: str) -> tuple[dict[str, list[int]], tuple[str, ...]]:
+def roll_off(
+    players: tuple[str, ...], seq: int, roller: Roller, tag: str
+) -> tuple[dict[str, list[int]], tuple[str, ...]]:
     """2D6 a side, ties among the highest roll again (A1); the players from the lowest first
     roll to the winner last, and every roll made."""
     rolls: dict[str, list[int]] = {p: [] for p in players}
     tied, ranked, attempt = list(players), list(players), 0
     while len(tied) > 1:
         for p in tied:
-            rolls[p].append(roller.roll(6, f"{seq}/{tag}/{attempt}/{p}/1") + roller.roll(6, f"{seq}/{tag}/{attempt}/{p}/2"))
+            rolls[p].append(
+                roller.roll(6, f"{seq}/{tag}/{attempt}/{p}/1") + roller.roll(6, f"{seq}/{tag}/{attempt}/{p}/2")
+            )
         top = max(rolls[p][-1] for p in tied)
         if attempt == 0:
             ranked = sorted(players, key=lambda p: rolls[p][-1])
@@ -78,13 +84,32 @@ def shown(rolls: Mapping[str, list[int]]) -> str:
 def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState, list[Ruling]]:
     """§4.1: the initiative loser moves and fights first."""
     if state.phase != "initiative" or state.winner:
-        return state, [Ruling(f"{seq}:initiative", seq, "warning", f"It is the {state.phase} phase, not initiative.", "§4")]
+        return state, [
+            Ruling(f"{seq}:initiative", seq, "warning", f"It is the {state.phase} phase, not initiative.", "§4")
+        ]
     rolls, order = roll_off(state.players, seq, roller, "init")
-    state = state.evolve(turn=state.turn + 1, phase="movement", order=order, moves={}, moved_in={}, attacked=frozenset(),
-                         heat_turn={}, paths={}, rear_fired={}, last_miss=None)
-    return state, [Ruling(f"{seq}:initiative", seq, "initiative", f"Turn {state.turn}: initiative 2D6 {shown(rolls)}; "
-                          f"{order[-1]} wins and moves and fights last (§4.1).", "§4.1",
-                          details={"rolls": rolls, "order": list(order)})]
+    state = state.evolve(
+        turn=state.turn + 1,
+        phase="movement",
+        order=order,
+        moves={},
+        moved_in={},
+        attacked=frozenset(),
+        heat_turn={},
+        paths={},
+        rear_fired={},
+        last_miss=None,
+    )
+    return state, [
+        Ruling(
+            f"{seq}:initiative",
+            seq,
+            "initiative",
+            f"Turn {state.turn}: initiative 2D6 {shown(rolls)}; {order[-1]} wins and moves and fights last (§4.1).",
+            "§4.1",
+            details={"rolls": rolls, "order": list(order)},
+        )
+    ]
 
 
 def next_player(state: AlphaState, done: Collection[str]) -> str | None:
@@ -122,10 +147,20 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
     unit = state.units.get(str(args.get("unit")))
     mode = args.get("mode", "ground")
     if state.phase != "movement":
-        return state, [Ruling(f"{seq}:move", seq, "warning", f"It is the {state.phase} phase.", "§4.2", needs_referee=True)]
+        return state, [
+            Ruling(f"{seq}:move", seq, "warning", f"It is the {state.phase} phase.", "§4.2", needs_referee=True)
+        ]
     if unit is None or unit.id in state.removed or mode not in ("still", "ground", "jump"):
-        return state, [Ruling(f"{seq}:move", seq, "warning", "Give a unit in play and a mode: still, ground or jump.",
-                              "§5.2", needs_referee=True)]
+        return state, [
+            Ruling(
+                f"{seq}:move",
+                seq,
+                "warning",
+                "Give a unit in play and a mode: still, ground or jump.",
+                "§5.2",
+                needs_referee=True,
+            )
+        ]
     path = state.paths.get(unit.id, ())
     start = path[0] if path else state.positions.get(unit.id)
     in_water = bool(start) and any(p.type == "water" and p.contains(start[:2]) for p in state.terrain)
@@ -135,18 +170,35 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
     if late:
         checked = replace(checked, problems=checked.problems + (late,))
     state = state.evolve(moves={**state.moves, unit.id: mode}, moved_in={**state.moved_in, unit.id: checked.inches})
-    did = {"still": "stands still", "ground": f'moves {checked.inches:.1f}" on the ground',
-           "jump": f'jumps {checked.cost_in:.1f}"'}[mode]
+    did = {
+        "still": "stands still",
+        "ground": f'moves {checked.inches:.1f}" on the ground',
+        "jump": f'jumps {checked.cost_in:.1f}"',
+    }[mode]
     text = f"{unit.card.name} ({unit.id}) {did}"
     if mode == "ground" and len(checked.parts) > 1:
-        text += f": {', '.join(checked.parts)} = {checked.cost_in:.1f}\" of {checked.allowed_in:g}\""
+        text += f': {", ".join(checked.parts)} = {checked.cost_in:.1f}" of {checked.allowed_in:g}"'
     text += "."
     if checked.problems:
         text += " " + "; ".join(p[0].upper() + p[1:] for p in checked.problems) + "."
-    return state, [Ruling(f"{seq}:move", seq, "warning" if checked.problems else "move", text, "§5",
-                          needs_referee=bool(checked.problems), element=unit.id,
-                          details={"mode": mode, "inches": round(checked.inches, 2), "cost_in": round(checked.cost_in, 2),
-                                   "allowed_in": checked.allowed_in, "problems": list(checked.problems)})]
+    return state, [
+        Ruling(
+            f"{seq}:move",
+            seq,
+            "warning" if checked.problems else "move",
+            text,
+            "§5",
+            needs_referee=bool(checked.problems),
+            element=unit.id,
+            details={
+                "mode": mode,
+                "inches": round(checked.inches, 2),
+                "cost_in": round(checked.cost_in, 2),
+                "allowed_in": checked.allowed_in,
+                "problems": list(checked.problems),
+            },
+        )
+    ]
 
 
 def end_movement(state: AlphaState, seq: int) -> tuple[AlphaState, list[Ruling]]:
@@ -154,9 +206,14 @@ def end_movement(state: AlphaState, seq: int) -> tuple[AlphaState, list[Ruling]]
         return state, [Ruling(f"{seq}:phase", seq, "warning", f"It is the {state.phase} phase.", "§4")]
     still = [u.id for u in state.in_play() if u.id not in state.moves]
     moves = {**state.moves, **{u: "still" for u in still}}
-    text = "Combat phase: " + (f"{state.order[0]} attacks first." if state.order else "") + \
-        (f" Counted as standing still: {', '.join(still)}." if still else "")
-    return state.evolve(phase="combat", moves=moves, combat_side=0, combat_start=dict(state.units), last_miss=None), [Ruling(f"{seq}:phase", seq, "status", text, "§4.3")]
+    text = (
+        "Combat phase: "
+        + (f"{state.order[0]} attacks first." if state.order else "")
+        + (f" Counted as standing still: {', '.join(still)}." if still else "")
+    )
+    return state.evolve(phase="combat", moves=moves, combat_side=0, combat_start=dict(state.units), last_miss=None), [
+        Ruling(f"{seq}:phase", seq, "status", text, "§4.3")
+    ]
 
 
 def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, list[Ruling]]:
@@ -167,16 +224,27 @@ def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, lis
     for unit in sorted(state.in_play(), key=lambda u: u.id):
         if unit.destroyed:
             state = state.evolve(removed=state.removed | {unit.id})
-            rulings.append(Ruling(f"{seq}:removed:{unit.id}", seq, "status", f"{unit.card.name} ({unit.id}) is destroyed "
-                                  "and removed (§4.4).", "§4.4", element=unit.id))
+            rulings.append(
+                Ruling(
+                    f"{seq}:removed:{unit.id}",
+                    seq,
+                    "status",
+                    f"{unit.card.name} ({unit.id}) is destroyed and removed (§4.4).",
+                    "§4.4",
+                    element=unit.id,
+                )
+            )
             continue
         turn = state.heat_turn.get(unit.id, TurnHeat())
         turn = replace(turn, in_water=state.stands_in(unit.id, ("water",)))
         hot, said = end_phase(unit, turn, state.options.get("deep_water_only", False))
         state = state.with_unit(hot)
         if hot.heat != unit.heat or hot.shutdown != unit.shutdown:
-            rulings.append(Ruling(f"{seq}:heat:{unit.id}", seq, "status", f"{unit.card.name}: {said} (§9.4).", "§9.4",
-                                  element=unit.id))
+            rulings.append(
+                Ruling(
+                    f"{seq}:heat:{unit.id}", seq, "status", f"{unit.card.name}: {said} (§9.4).", "§9.4", element=unit.id
+                )
+            )
     state, won = check_victory(state, seq, victory)
     return state.evolve(phase="initiative", snipers=frozenset(), last_miss=None), rulings + won
 

@@ -1,5 +1,6 @@
 """Where a unit is on the table, from the state's camera evidence: its placed base for the
 measurement layer, its height for line of sight, and the terrain it stands in."""
+
 from __future__ import annotations
 
 from ...measure.bases import Base

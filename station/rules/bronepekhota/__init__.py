@@ -3,13 +3,14 @@
 ``Bronepekhota(roller)`` is a pure ruleset: ``apply(state, event)`` returns a new state and the
 rulings it made, rolling dice only through the injected roller.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...devices.protocol import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...dice import Roller
+from ...events import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.terrain import parse_terrain
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Override, Ruling
@@ -23,8 +24,20 @@ from .reach import reach
 from .state import GameState, Options, build_setup
 from .tables import cover
 
-INPUT_TYPES = ("begin_round", "set_order", "activate", "end_activation", "repair", "capture", "virtual_shot",
-               "close_combat", "jump", "leave_vehicle", "confirm", "override")
+INPUT_TYPES = (
+    "begin_round",
+    "set_order",
+    "activate",
+    "end_activation",
+    "repair",
+    "capture",
+    "virtual_shot",
+    "close_combat",
+    "jump",
+    "leave_vehicle",
+    "confirm",
+    "override",
+)
 
 
 class Bronepekhota:
@@ -32,7 +45,10 @@ class Bronepekhota:
     title: ClassVar[str] = "Бронепехота"
     override_verdicts: ClassVar[Sequence[str]] = ("void", "stood", "fell", "allow")
     input_types: ClassVar[Sequence[str]] = INPUT_TYPES
-    controls: ClassVar[Sequence[tuple[str, str]]] = (("begin_round", "Begin round"), ("end_activation", "End activation"))
+    controls: ClassVar[Sequence[tuple[str, str]]] = (
+        ("begin_round", "Begin round"),
+        ("end_activation", "End activation"),
+    )
 
     def __init__(self, roller: Roller) -> None:
         self.roller = roller
@@ -57,11 +73,16 @@ class Bronepekhota:
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
         """The hub inventory these armies are wired to: every launcher and tilt node."""
         setup, _, _ = build_setup(armies)
-        return ([Node(launcher.node, "launcher", launcher.barrels) for launcher in setup.launchers.values()]
-                + [Node(n, "tilt") for n in setup.tilt_nodes])
+        return [Node(launcher.node, "launcher", launcher.barrels) for launcher in setup.launchers.values()] + [
+            Node(n, "tilt") for n in setup.tilt_nodes
+        ]
 
-    def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
-                      overrides: Mapping[str, tuple[int, Override]] | None = None) -> GameState:
+    def initial_state(
+        self,
+        armies: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any],
+        overrides: Mapping[str, tuple[int, Override]] | None = None,
+    ) -> GameState:
         check_armies(armies)
         setup, elements, units = build_setup(armies)
         return GameState(setup, Options.from_dict(options), elements, units, overrides=dict(overrides or {}))
@@ -80,8 +101,16 @@ class Bronepekhota:
         if isinstance(body, Hello):
             return self._hello(state, seq, body)
         if isinstance(body, Overflow):
-            return state, [Ruling(f"{seq}:overflow", seq, "warning", f"The hub lost {body.lost} event(s): its "
-                                  "buffer was full. Check the table by hand.", "hardware.md", needs_referee=True)]
+            return state, [
+                Ruling(
+                    f"{seq}:overflow",
+                    seq,
+                    "warning",
+                    f"The hub lost {body.lost} event(s): its buffer was full. Check the table by hand.",
+                    "hardware.md",
+                    needs_referee=True,
+                )
+            ]
         rulings: list[Ruling] = []
         if isinstance(body, (Shot, Tilt, Impact, DryFire)):
             state, rulings = shooting.advance_time(state, body.t, self.roller)
@@ -92,14 +121,22 @@ class Bronepekhota:
         elif isinstance(body, Impact):
             state, more = shooting.on_impact(state, seq, body, self.roller)
         elif isinstance(body, DryFire):
-            more = [Ruling(f"{seq}:dry", seq, "status", f"Dry fire on {body.node} barrel {body.barrel}: "
-                           "no projectile left the launcher.", "§6")]
+            more = [
+                Ruling(
+                    f"{seq}:dry",
+                    seq,
+                    "status",
+                    f"Dry fire on {body.node} barrel {body.barrel}: no projectile left the launcher.",
+                    "§6",
+                )
+            ]
         else:
             more = []
         return state, rulings + more
 
-    def _camera_posture(self, state: GameState, seq: int, args: Mapping[str, Any],
-                        mono: float | None) -> tuple[GameState, list[Ruling]]:
+    def _camera_posture(
+        self, state: GameState, seq: int, args: Mapping[str, Any], mono: float | None
+    ) -> tuple[GameState, list[Ruling]]:
         """What the camera saw a model do.  A model with a tilt node is judged by its node; the
         camera only raises a question when they disagree.  A model without one is judged by the
         camera, at the hub time its clock pairing gives (§6.7: a fall soon after a shot is a hit)."""
@@ -109,9 +146,18 @@ class Bronepekhota:
         fallen = bool(args.get("fallen"))
         if element.id in state.setup.tilt_nodes.values():
             if fallen and element.posture == "upright":
-                return state, [Ruling(f"{seq}:camera", seq, "warning", f"The camera sees {state.setup.names.get(element.id, element.id)} "
-                                      "lying, but its tilt node says upright: check the model and its node.",
-                                      "§6.7", needs_referee=True, element=element.id)]
+                return state, [
+                    Ruling(
+                        f"{seq}:camera",
+                        seq,
+                        "warning",
+                        f"The camera sees {state.setup.names.get(element.id, element.id)} "
+                        "lying, but its tilt node says upright: check the model and its node.",
+                        "§6.7",
+                        needs_referee=True,
+                        element=element.id,
+                    )
+                ]
             return state, []
         t = state.now
         if state.clock is not None and mono is not None:
@@ -136,8 +182,9 @@ class Bronepekhota:
         moving: tuple[str, ...] = ()
         if state.active_unit is not None:  # the acting unit, and its side's guns, which its soldiers may move (§4.1)
             unit = state.units[state.active_unit]
-            moving = unit.members + tuple(e.id for e in state.elements.values()
-                                          if e.kind == "gun" and e.player == unit.player and not e.destroyed)
+            moving = unit.members + tuple(
+                e.id for e in state.elements.values() if e.kind == "gun" and e.player == unit.player and not e.destroyed
+            )
         seen = read_snapshot(args, state.elements, state.positions, state.sigmas, state.paths, moving, state.table_mm)
         if seen is None:
             return state
@@ -157,8 +204,16 @@ class Bronepekhota:
             parts.append(f"not connected to the hub: {', '.join(missing)} (watch those models by hand)")
         if unknown:
             parts.append(f"on the hub but in no army file: {', '.join(unknown)}")
-        return [Ruling(f"{seq}:inventory", seq, "warning", "Sensor nodes " + "; ".join(parts) + ".",
-                       "hardware.md", needs_referee=True)]
+        return [
+            Ruling(
+                f"{seq}:inventory",
+                seq,
+                "warning",
+                "Sensor nodes " + "; ".join(parts) + ".",
+                "hardware.md",
+                needs_referee=True,
+            )
+        ]
 
     def _input(self, state: GameState, seq: int, body: Input) -> tuple[GameState, list[Ruling]]:
         args = body.args
@@ -201,25 +256,32 @@ class Bronepekhota:
 
     def postures(self, state: GameState) -> dict[str, str]:
         """upright / fallen per element, from the hub's tilt nodes (for the camera tracker)."""
-        return {e.id: ("fallen" if e.posture == "fallen" else "upright") for e in state.elements.values()
-                if not e.destroyed}
+        return {
+            e.id: ("fallen" if e.posture == "fallen" else "upright") for e in state.elements.values() if not e.destroyed
+        }
 
     def state_dict(self, state: GameState) -> dict[str, Any]:
         return state_view(state)
 
     def summary(self, state: GameState) -> str:
         view = state_view(state)
-        lines = [f"Бронепехота: round {view['round']}, "
-                 f"active player {view['active_player'] or '-'}"]
+        lines = [f"Бронепехота: round {view['round']}, active player {view['active_player'] or '-'}"]
         for player in view["players"]:
             units = [u for u in view["units"] if u["player"] == player]
             alive = [u for u in units if u["status"] != "destroyed"]
-            lines.append(f"  {player}: {len(alive)}/{len(units)} units in play"
-                         + (" (out of the game)" if player in view["out"] else ""))
+            lines.append(
+                f"  {player}: {len(alive)}/{len(units)} units in play"
+                + (" (out of the game)" if player in view["out"] else "")
+            )
             for u in units:
-                lines.append(f"    {u['id']:<16} {u['status']:<10} " + ", ".join(
-                    f"{e['id']} {e['status']}" + (f" armour {e['armour']}/{e['durability_max']}" if e['durability_max']
-                                                  else "") for e in u["elements"]))
+                lines.append(
+                    f"    {u['id']:<16} {u['status']:<10} "
+                    + ", ".join(
+                        f"{e['id']} {e['status']}"
+                        + (f" armour {e['armour']}/{e['durability_max']}" if e["durability_max"] else "")
+                        for e in u["elements"]
+                    )
+                )
         if view["winner"]:
             lines.append(f"  winner: {view['winner']}")
         return "\n".join(lines)
@@ -249,18 +311,32 @@ def actions_left(state: GameState, e) -> list[str]:
 
 def state_view(state: GameState) -> dict[str, Any]:
     """The dashboard's and API's view: units with their elements, round, turn, options."""
+
     def element_view(e_id: str) -> dict[str, Any]:
         e = state.elements[e_id]
         scale = state.setup.scales.get(e_id)
         status = "destroyed" if e.destroyed else ("aboard" if e.aboard else e.posture)
-        return {"id": e.id, "name": state.setup.names.get(e.id, e.id), "kind": e.kind, "status": status,
-                "rank": e.rank, "armour": e.armour, "speed": state.speed_of(e) if not e.destroyed else 0,
-                "durability_max": scale["max"] if scale else None, "ammo": e.ammo,
-                "ammo_max": state.setup.ammo_max.get(e_id), "pilot": e.pilot, "aboard": e.aboard,
-                "needs_repair": e.needs_repair, "fired": sorted(e.fired),
-                "weapons": [{"id": w.id, "name": w.name, "range": w.range, "power": w.power}
-                            for w in state.setup.weapons.get(e_id, ())],
-                "actions_left": actions_left(state, e)}
+        return {
+            "id": e.id,
+            "name": state.setup.names.get(e.id, e.id),
+            "kind": e.kind,
+            "status": status,
+            "rank": e.rank,
+            "armour": e.armour,
+            "speed": state.speed_of(e) if not e.destroyed else 0,
+            "durability_max": scale["max"] if scale else None,
+            "ammo": e.ammo,
+            "ammo_max": state.setup.ammo_max.get(e_id),
+            "pilot": e.pilot,
+            "aboard": e.aboard,
+            "needs_repair": e.needs_repair,
+            "fired": sorted(e.fired),
+            "weapons": [
+                {"id": w.id, "name": w.name, "range": w.range, "power": w.power}
+                for w in state.setup.weapons.get(e_id, ())
+            ],
+            "actions_left": actions_left(state, e),
+        }
 
     units = []
     for unit in state.units.values():
@@ -271,23 +347,56 @@ def state_view(state: GameState) -> dict[str, Any]:
         if unit.kind == "vehicle":
             status = "destroyed" if machine.destroyed else machine.posture
         else:
-            status = "destroyed" if all(state.elements[m].destroyed or state.elements[m].aboard
-                                        for m in unit.members) else "in play"
-        units.append({"id": unit.id, "name": state.setup.names.get(unit.id, unit.id), "player": unit.player,
-                      "kind": unit.kind, "acted": unit.acted, "can_act": state.can_act(unit),
-                      "status": status, "elements": elements})
-    guns = [{"id": e.id, "name": state.setup.names.get(e.id, e.id), "player": e.player, "kind": "gun",
-             "acted": False, "can_act": not e.destroyed, "status": "destroyed" if e.destroyed else e.posture,
-             "elements": [element_view(e.id)]} for e in state.elements.values() if e.kind == "gun"]
+            status = (
+                "destroyed"
+                if all(state.elements[m].destroyed or state.elements[m].aboard for m in unit.members)
+                else "in play"
+            )
+        units.append(
+            {
+                "id": unit.id,
+                "name": state.setup.names.get(unit.id, unit.id),
+                "player": unit.player,
+                "kind": unit.kind,
+                "acted": unit.acted,
+                "can_act": state.can_act(unit),
+                "status": status,
+                "elements": elements,
+            }
+        )
+    guns = [
+        {
+            "id": e.id,
+            "name": state.setup.names.get(e.id, e.id),
+            "player": e.player,
+            "kind": "gun",
+            "acted": False,
+            "can_act": not e.destroyed,
+            "status": "destroyed" if e.destroyed else e.posture,
+            "elements": [element_view(e.id)],
+        }
+        for e in state.elements.values()
+        if e.kind == "gun"
+    ]
     left = [p for p in state.setup.players if p not in state.out]
-    return {"game": "bronepekhota", "round": state.round, "initiative": dict(state.initiative),
-            "order": list(state.order), "active_player": state.active_player(), "active_unit": state.active_unit,
-            "players": list(state.setup.players), "out": list(state.out),
-            "winner": left[0] if len(left) == 1 and state.out else None,
-            "units": units + guns, "options": state.options.as_dict(),
-            "pending_hits": len(state.pending), "confirmed": sorted(state.confirmed),
-            "overridden": sorted(state.overrides), "hub_time_ms": state.now,
-            "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
-            "table_seq": state.table_seq, "terrain": [piece.id for piece in state.terrain],
-            "moved": movement_view(state)}
-
+    return {
+        "game": "bronepekhota",
+        "round": state.round,
+        "initiative": dict(state.initiative),
+        "order": list(state.order),
+        "active_player": state.active_player(),
+        "active_unit": state.active_unit,
+        "players": list(state.setup.players),
+        "out": list(state.out),
+        "winner": left[0] if len(left) == 1 and state.out else None,
+        "units": units + guns,
+        "options": state.options.as_dict(),
+        "pending_hits": len(state.pending),
+        "confirmed": sorted(state.confirmed),
+        "overridden": sorted(state.overrides),
+        "hub_time_ms": state.now,
+        "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
+        "table_seq": state.table_seq,
+        "terrain": [piece.id for piece in state.terrain],
+        "moved": movement_view(state),
+    }

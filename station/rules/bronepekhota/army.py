@@ -4,14 +4,15 @@ The rulebook's Armlist images are lost (seed 000 digest §Z.21), so durability s
 sectors and ammunition maxima come from these files and are never hard-coded.  The README
 documents the format field by field.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...datafile import Fields, load_json_file
 from ..base import ArmyError
-from ..fields import Fields, load_json_file
 from ..model_fields import ID_CHECK, base, marker, tracked_markers
 
 FORMAT = "bronepekhota-army/1"
@@ -38,6 +39,7 @@ def _dice(f: Fields, name: str) -> str:
         except ValueError as exc:
             return str(exc)
         return None
+
     return str(DiceExpression.parse(f.get(name, str, check=check)))
 
 
@@ -45,10 +47,18 @@ def _weapon(f: Fields, default_id: str) -> dict[str, Any]:
     """§7.1: Range (the accuracy roll) and Power (the damage dice), with special properties
     (§7.4 IV), e.g. ``explodes`` for the heavy rocket."""
     f.reject_unknown(["id", "name", "range", "power", "properties"])
-    return {"id": f.get("id", str, default_id, ID_CHECK), "name": f.get("name", str, ""),
-            "range": _dice(f, "range"), "power": _dice(f, "power"),
-            "properties": f.get("properties", list, [], lambda v: None if all(p in PROPERTIES for p in v)
-                                else f"properties are {', '.join(PROPERTIES)}")}
+    return {
+        "id": f.get("id", str, default_id, ID_CHECK),
+        "name": f.get("name", str, ""),
+        "range": _dice(f, "range"),
+        "power": _dice(f, "power"),
+        "properties": f.get(
+            "properties",
+            list,
+            [],
+            lambda v: None if all(p in PROPERTIES for p in v) else f"properties are {', '.join(PROPERTIES)}",
+        ),
+    }
 
 
 def _melee(f: Fields) -> dict[str, Any]:
@@ -62,9 +72,17 @@ def _personal_weapon(f: Fields) -> dict[str, Any] | None:
     if "range" not in f.data and "power" not in f.data:
         return None
     if "range" not in f.data or "power" not in f.data:
-        f.fail("an infantryman's weapon needs both range and power (or neither)", "range" if "range" not in f.data else "power")
-    return {"id": "personal", "name": "personal weapon", "range": _dice(f, "range"), "power": _dice(f, "power"),
-            "properties": []}
+        f.fail(
+            "an infantryman's weapon needs both range and power (or neither)",
+            "range" if "range" not in f.data else "power",
+        )
+    return {
+        "id": "personal",
+        "name": "personal weapon",
+        "range": _dice(f, "range"),
+        "power": _dice(f, "power"),
+        "properties": [],
+    }
 
 
 def _durability(f: Fields) -> dict[str, Any]:
@@ -78,8 +96,9 @@ def _durability(f: Fields) -> dict[str, Any]:
         high, low = s.integer("from", 1, top), s.integer("to", 1, top)
         if low > high:
             s.fail(f"'to' ({low}) must not exceed 'from' ({high})")
-        sectors.append({"from": high, "to": low, "speed": s.integer("speed", 0, 99),
-                        "colour": s.get("colour", str, "")})
+        sectors.append(
+            {"from": high, "to": low, "speed": s.integer("speed", 0, 99), "colour": s.get("colour", str, "")}
+        )
         covered.extend(range(low, high + 1))
     if sorted(covered) != list(range(1, top + 1)):
         f.fail(f"sectors must cover cells 1..{top} exactly once", "sectors")
@@ -91,55 +110,144 @@ def _launchers(f: Fields) -> list[dict[str, Any]]:
     launchers = []
     for item in f.items("launchers"):
         item.reject_unknown(["node", "barrels", "kind"])
-        launchers.append({"node": item.get("node", str, check=ID_CHECK),
-                          "barrels": item.integer("barrels", 1, 9),
-                          "kind": item.choice("kind", LAUNCHER_KINDS)})
+        launchers.append(
+            {
+                "node": item.get("node", str, check=ID_CHECK),
+                "barrels": item.integer("barrels", 1, 9),
+                "kind": item.choice("kind", LAUNCHER_KINDS),
+            }
+        )
     return launchers
 
 
 def _member(f: Fields) -> dict[str, Any]:
-    f.reject_unknown(["id", "name", "rank", "speed", "armour", "close_combat", "properties", "tilt_node", "marker",
-                      "base", "range", "power"])
-    return {"id": f.get("id", str, check=ID_CHECK), "name": f.get("name", str, ""), "marker": marker(f),
-            "base": base(f, DEFAULT_BASES["infantry"]), "weapon": _personal_weapon(f),
-            "rank": f.integer("rank", 0, 9), "speed": f.integer("speed", 0, 20),
-            "armour": f.integer("armour", 0, 20), "close_combat": f.integer("close_combat", 0, 20, 0),
-            "properties": f.get("properties", list, []), "tilt_node": f.get("tilt_node", str, None, ID_CHECK)}
+    f.reject_unknown(
+        [
+            "id",
+            "name",
+            "rank",
+            "speed",
+            "armour",
+            "close_combat",
+            "properties",
+            "tilt_node",
+            "marker",
+            "base",
+            "range",
+            "power",
+        ]
+    )
+    return {
+        "id": f.get("id", str, check=ID_CHECK),
+        "name": f.get("name", str, ""),
+        "marker": marker(f),
+        "base": base(f, DEFAULT_BASES["infantry"]),
+        "weapon": _personal_weapon(f),
+        "rank": f.integer("rank", 0, 9),
+        "speed": f.integer("speed", 0, 20),
+        "armour": f.integer("armour", 0, 20),
+        "close_combat": f.integer("close_combat", 0, 20, 0),
+        "properties": f.get("properties", list, []),
+        "tilt_node": f.get("tilt_node", str, None, ID_CHECK),
+    }
 
 
 def _unit(f: Fields) -> dict[str, Any]:
     kind = f.choice("type", ("squad", "vehicle", "gun"))
-    common = {"id": f.get("id", str, check=ID_CHECK), "type": kind, "name": f.get("name", str, ""),
-              "cost": f.integer("cost", 0, 10000, 0)}
+    common = {
+        "id": f.get("id", str, check=ID_CHECK),
+        "type": kind,
+        "name": f.get("name", str, ""),
+        "cost": f.integer("cost", 0, 10000, 0),
+    }
     if kind == "squad":
         f.reject_unknown(["id", "type", "name", "cost", "members"])
         return {**common, "members": [_member(m) for m in f.items("members", SQUAD_SIZE, SQUAD_SIZE)]}
-    machine = {**common, "rank": f.integer("rank", 0, 9), "rate_of_fire": f.integer("rate_of_fire", 1, 9),
-               "ammo_max": f.integer("ammo_max", 0, 99), "durability": _durability(f.child("durability")),
-               "launchers": _launchers(f), "tilt_node": f.get("tilt_node", str, None, ID_CHECK),
-               "marker": marker(f), "base": base(f, DEFAULT_BASES[kind]),
-               "weapons": [_weapon(w, f"weapon-{k + 1}") for k, w in enumerate(f.items("weapons", 0, 9))]
-               if "weapons" in f.data else [],
-               "melee": [_melee(m) for m in f.items("melee", 0, 9)] if "melee" in f.data else [],
-               "properties": f.get("properties", list, [], lambda v: None if all(p in MACHINE_PROPERTIES for p in v)
-                                   else f"a vehicle's or gun's properties are {', '.join(MACHINE_PROPERTIES)}")}
+    machine = {
+        **common,
+        "rank": f.integer("rank", 0, 9),
+        "rate_of_fire": f.integer("rate_of_fire", 1, 9),
+        "ammo_max": f.integer("ammo_max", 0, 99),
+        "durability": _durability(f.child("durability")),
+        "launchers": _launchers(f),
+        "tilt_node": f.get("tilt_node", str, None, ID_CHECK),
+        "marker": marker(f),
+        "base": base(f, DEFAULT_BASES[kind]),
+        "weapons": [_weapon(w, f"weapon-{k + 1}") for k, w in enumerate(f.items("weapons", 0, 9))]
+        if "weapons" in f.data
+        else [],
+        "melee": [_melee(m) for m in f.items("melee", 0, 9)] if "melee" in f.data else [],
+        "properties": f.get(
+            "properties",
+            list,
+            [],
+            lambda v: (
+                None
+                if all(p in MACHINE_PROPERTIES for p in v)
+                else f"a vehicle's or gun's properties are {', '.join(MACHINE_PROPERTIES)}"
+            ),
+        ),
+    }
     ids = [w["id"] for w in machine["weapons"]]
     if len(set(ids)) != len(ids):
         f.fail("two weapons share an id", "weapons")
     if kind == "vehicle":
-        f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "class", "locomotion", "pilot", "marker", "base", "weapons",
-                          "melee", "properties", "clearance_mm"])
-        machine.update({"class": f.choice("class", ("light", "heavy")),
-                        "locomotion": f.choice("locomotion", ("wheeled", "tracked", "walking", "flying")),
-                        "pilot": f.get("pilot", str, None),
-                        # Table 2: half the wheel height, the track height, the cockpit support height,
-                        # or a flyer's stand height: the tallest vertical obstacle it may cross
-                        "clearance_mm": f.get("clearance_mm", (int, float), None,
-                                              lambda v: None if 0 <= v <= 500 else "must be 0 to 500 mm")})
+        f.reject_unknown(
+            [
+                "id",
+                "type",
+                "name",
+                "cost",
+                "rank",
+                "rate_of_fire",
+                "ammo_max",
+                "durability",
+                "launchers",
+                "tilt_node",
+                "class",
+                "locomotion",
+                "pilot",
+                "marker",
+                "base",
+                "weapons",
+                "melee",
+                "properties",
+                "clearance_mm",
+            ]
+        )
+        machine.update(
+            {
+                "class": f.choice("class", ("light", "heavy")),
+                "locomotion": f.choice("locomotion", ("wheeled", "tracked", "walking", "flying")),
+                "pilot": f.get("pilot", str, None),
+                # Table 2: half the wheel height, the track height, the cockpit support height,
+                # or a flyer's stand height: the tallest vertical obstacle it may cross
+                "clearance_mm": f.get(
+                    "clearance_mm", (int, float), None, lambda v: None if 0 <= v <= 500 else "must be 0 to 500 mm"
+                ),
+            }
+        )
     else:
-        f.reject_unknown(["id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability",
-                          "launchers", "tilt_node", "mobility", "marker", "base", "weapons", "melee", "properties"])
+        f.reject_unknown(
+            [
+                "id",
+                "type",
+                "name",
+                "cost",
+                "rank",
+                "rate_of_fire",
+                "ammo_max",
+                "durability",
+                "launchers",
+                "tilt_node",
+                "mobility",
+                "marker",
+                "base",
+                "weapons",
+                "melee",
+                "properties",
+            ]
+        )
         machine["mobility"] = f.choice("mobility", ("mobile", "stationary"))
     return machine
 
@@ -147,12 +255,17 @@ def _unit(f: Fields) -> dict[str, Any]:
 def load_army(path: str | Path) -> dict[str, Any]:
     """Read, validate and normalise one army file."""
     name = str(path)
-    f = Fields(name, load_json_file(path))
+    f = Fields(name, load_json_file(path, ArmyError), error=ArmyError)
     f.reject_unknown(["format", "sample_data", "player", "name", "faction", "units"])
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
-    army = {"player": f.get("player", str, check=ID_CHECK), "name": f.get("name", str, ""),
-            "faction": f.get("faction", str, ""), "sample_data": f.get("sample_data", str, ""),
-            "source": Path(path).name, "units": [_unit(u) for u in f.items("units", min_len=1)]}
+    army = {
+        "player": f.get("player", str, check=ID_CHECK),
+        "name": f.get("name", str, ""),
+        "faction": f.get("faction", str, ""),
+        "sample_data": f.get("sample_data", str, ""),
+        "source": Path(path).name,
+        "units": [_unit(u) for u in f.items("units", min_len=1)],
+    }
     _check_pilots(f, army)
     return army
 
@@ -169,8 +282,11 @@ def _check_pilots(f: Fields, army: dict[str, Any]) -> None:
         if pilot not in members:
             raise ArmyError(f.path, where, f"{pilot!r} is not an infantryman of this army")
         if members[pilot]["rank"] < unit["rank"]:
-            raise ArmyError(f.path, where, f"{pilot} has rank {members[pilot]['rank']}, "
-                                           f"below the vehicle's rank {unit['rank']} (§2.3)")
+            raise ArmyError(
+                f.path,
+                where,
+                f"{pilot} has rank {members[pilot]['rank']}, below the vehicle's rank {unit['rank']} (§2.3)",
+            )
         if pilot in used:
             raise ArmyError(f.path, where, f"{pilot} already pilots {used[pilot]}")
         used[pilot] = unit["id"]
@@ -187,10 +303,18 @@ def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for army in armies:
         for unit in army["units"]:
             kind = "infantry" if unit["type"] == "squad" else unit["type"]
-            for element in (unit["members"] if unit["type"] == "squad" else [unit]):
-                out.append({"element": element["id"], "unit": unit["id"], "player": army["player"], "kind": kind,
-                            "base": element["base"], "height_mm": model_height(element, kind),
-                            "marker": element.get("marker")})
+            for element in unit["members"] if unit["type"] == "squad" else [unit]:
+                out.append(
+                    {
+                        "element": element["id"],
+                        "unit": unit["id"],
+                        "player": army["player"],
+                        "kind": kind,
+                        "base": element["base"],
+                        "height_mm": model_height(element, kind),
+                        "marker": element.get("marker"),
+                    }
+                )
     return out
 
 
@@ -219,11 +343,17 @@ def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
             for element in elements:
                 marker = element.get("marker")
                 if marker and marker["id"] in markers:
-                    raise ArmyError(src, f"unit {unit['id']}", f"marker {marker['id']} is already on {markers[marker['id']]}")
+                    raise ArmyError(
+                        src, f"unit {unit['id']}", f"marker {marker['id']} is already on {markers[marker['id']]}"
+                    )
                 if marker:
                     markers[marker["id"]] = element["id"]
-            wired = [e.get("tilt_node") for e in elements] + [launcher["node"] for launcher in unit.get("launchers", [])]
+            wired = [e.get("tilt_node") for e in elements] + [
+                launcher["node"] for launcher in unit.get("launchers", [])
+            ]
             for node in filter(None, wired):
                 if node in nodes:
-                    raise ArmyError(src, f"unit {unit['id']}", f"sensor node {node!r} is already wired to {nodes[node]}")
+                    raise ArmyError(
+                        src, f"unit {unit['id']}", f"sensor node {node!r} is already wired to {nodes[node]}"
+                    )
                 nodes[node] = unit["id"]

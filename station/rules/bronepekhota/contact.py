@@ -4,6 +4,7 @@
 §6.2: vehicles and guns touching enemy vehicles or guns cannot fire.
 Only models the camera has placed are judged; a model it has not seen is never assumed away.
 """
+
 from __future__ import annotations
 
 from ...measure.bases import Base
@@ -23,9 +24,13 @@ def placed(state: GameState, element_id: str) -> Placed | None:
 
 
 def _enemy_machines(state: GameState, shooter: Element) -> list[Placed]:
-    return [them for other in state.elements.values()
-            if other.player != shooter.player and other.kind != "infantry" and not other.destroyed
-            for them in [placed(state, other.id)] if them is not None]
+    return [
+        them
+        for other in state.elements.values()
+        if other.player != shooter.player and other.kind != "infantry" and not other.destroyed
+        for them in [placed(state, other.id)]
+        if them is not None
+    ]
 
 
 def touching_enemy_machines(state: GameState, shooter: Element) -> list[str]:
@@ -41,9 +46,13 @@ def crew_touching_any(state: GameState, gun: Element) -> list[str]:
     me = placed(state, gun.id)
     if me is None:
         return []
-    return [man.id for man in state.elements.values()
-            if man.kind == "infantry" and not man.destroyed and not man.aboard
-            for them in [placed(state, man.id)] if them is not None and in_contact(me, them, CONTACT_MM)]
+    return [
+        man.id
+        for man in state.elements.values()
+        if man.kind == "infantry" and not man.destroyed and not man.aboard
+        for them in [placed(state, man.id)]
+        if them is not None and in_contact(me, them, CONTACT_MM)
+    ]
 
 
 def touching_enemies(state: GameState, shooter: Element) -> list[str]:
@@ -51,9 +60,13 @@ def touching_enemies(state: GameState, shooter: Element) -> list[str]:
     me = placed(state, shooter.id)
     if me is None:
         return []
-    return [other.id for other in state.elements.values()
-            if other.player != shooter.player and not other.destroyed and not other.aboard
-            for them in [placed(state, other.id)] if them is not None and in_contact(me, them, CONTACT_MM)]
+    return [
+        other.id
+        for other in state.elements.values()
+        if other.player != shooter.player and not other.destroyed and not other.aboard
+        for them in [placed(state, other.id)]
+        if them is not None and in_contact(me, them, CONTACT_MM)
+    ]
 
 
 def too_close_to_call(state: GameState, shooter: Element) -> list[dict]:
@@ -73,8 +86,10 @@ def too_close_to_call(state: GameState, shooter: Element) -> list[dict]:
 def contact_measurement(state: GameState, shooter: Element, other_id: str) -> dict:
     """The edge-to-edge measurement behind a §6.2 ruling, for the referee to see, with the
     snapshot it was measured on (the ruling's picture draws that table)."""
-    return {**measure(placed(state, shooter.id), placed(state, other_id), BRONEPEKHOTA).as_dict(),
-            "table_seq": state.table_seq}
+    return {
+        **measure(placed(state, shooter.id), placed(state, other_id), BRONEPEKHOTA).as_dict(),
+        "table_seq": state.table_seq,
+    }
 
 
 def crew_touching(state: GameState, gun: Element) -> list[str] | None:

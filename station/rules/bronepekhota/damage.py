@@ -2,6 +2,7 @@
 Table 7).  An infantryman with any damage is destroyed (§5.1).  A vehicle or gun loses that many
 durability cells, down to destroyed at 0; a piloted vehicle's pilot then takes one Survival Test
 D6 with his own Бр (§5.3, §Z.8), and if the vehicle is destroyed and he lives he fights on."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -14,10 +15,15 @@ from .state import Element, GameState
 from .tables import survival_test
 
 
-def take_damage(state: GameState, target: Element, damage: int, roller: Roller, key: str) -> tuple[GameState, dict[str, Any]]:
+def take_damage(
+    state: GameState, target: Element, damage: int, roller: Roller, key: str
+) -> tuple[GameState, dict[str, Any]]:
     called = name(state, target.id)
     if target.kind == "infantry":
-        return state.with_element(replace(target, destroyed=True)), {"destroyed": True, "text": f"{called} is destroyed (§5.1)"}
+        return state.with_element(replace(target, destroyed=True)), {
+            "destroyed": True,
+            "text": f"{called} is destroyed (§5.1)",
+        }
     left = max(0, target.armour - damage)
     hit = replace(target, armour=left, destroyed=left == 0)
     hit = replace(hit, speed=state.speed_of(hit))
@@ -27,8 +33,11 @@ def take_damage(state: GameState, target: Element, damage: int, roller: Roller, 
         pilot = state.elements[hit.pilot]
         test = survival_test(roller, pilot.armour, f"{key}/pilot-survival")
         result["pilot_test"] = test.as_dict()
-        words.append(f"pilot {name(state, pilot.id)} {test.describe()}"
-                     + (", survives" if test.passed else ", dies; the vehicle has no pilot (§9.1)") + " (§5.3)")
+        words.append(
+            f"pilot {name(state, pilot.id)} {test.describe()}"
+            + (", survives" if test.passed else ", dies; the vehicle has no pilot (§9.1)")
+            + " (§5.3)"
+        )
         if not test.passed:
             state = state.with_element(replace(pilot, destroyed=True, aboard=None))
             hit = replace(hit, pilot=None)
@@ -57,26 +66,48 @@ def emergency_landing(state: GameState, vehicle_id: str, roller: Roller, key: st
     left = max(0, vehicle.armour - roll)
     landed = replace(vehicle, armour=left, destroyed=left == 0)
     state = state.with_element(replace(landed, speed=state.speed_of(landed)))
-    return state, [f"emergency landing: D6 {roll} damage, armour {vehicle.armour}→{left}"
-                   + (", destroyed" if left == 0 else "") + " (§4.3)"]
+    return state, [
+        f"emergency landing: D6 {roll} damage, armour {vehicle.armour}→{left}"
+        + (", destroyed" if left == 0 else "")
+        + " (§4.3)"
+    ]
 
 
 def leave_vehicle(state: GameState, seq: int, args) -> tuple[GameState, list]:
     """§4.3: the pilot leaves his vehicle and stands beside it; it freezes until someone boards
     (§9.1).  He moves once a round: if the vehicle moved this activation, he may not walk on."""
     from ..base import Ruling
+
     vehicle = state.elements.get(str(args.get("vehicle")))
     if vehicle is None or vehicle.kind != "vehicle" or vehicle.pilot is None or vehicle.destroyed:
-        return state, [Ruling(f"{seq}:leave", seq, "warning", "Give a vehicle with a pilot.", "§4.3", needs_referee=True)]
+        return state, [
+            Ruling(f"{seq}:leave", seq, "warning", "Give a vehicle with a pilot.", "§4.3", needs_referee=True)
+        ]
     if state.active_unit != vehicle.unit:
-        return state, [Ruling(f"{seq}:leave", seq, "warning", f"{name(state, vehicle.id)} is not the unit acting.", "§4.3",
-                              needs_referee=True)]
+        return state, [
+            Ruling(
+                f"{seq}:leave",
+                seq,
+                "warning",
+                f"{name(state, vehicle.id)} is not the unit acting.",
+                "§4.3",
+                needs_referee=True,
+            )
+        ]
     rode = len(state.paths.get(vehicle.id, ())) > 1
     pilot = vehicle.pilot
     state, _ = dismount(state, vehicle)
     state = state.with_unit(replace(state.units[f"{vehicle.id}-pilot"], acted=rode))
     state = state.with_unit(replace(state.units[vehicle.unit], acted=True))
-    return state, [Ruling(f"{seq}:leave", seq, "status", f"{name(state, pilot)} leaves {name(state, vehicle.id)}, which "
-                          "freezes without a pilot (§4.3)" + ("; he rode it this round, so he may not walk on." if rode
-                                                               else "; he may act on foot later this round."),
-                          "§4.3", element=vehicle.id)]
+    return state, [
+        Ruling(
+            f"{seq}:leave",
+            seq,
+            "status",
+            f"{name(state, pilot)} leaves {name(state, vehicle.id)}, which "
+            "freezes without a pilot (§4.3)"
+            + ("; he rode it this round, so he may not walk on." if rode else "; he may act on foot later this round."),
+            "§4.3",
+            element=vehicle.id,
+        )
+    ]

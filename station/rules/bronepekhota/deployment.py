@@ -2,6 +2,7 @@
 other, each side deployed in an area at most 60 x 20 cm at a table edge (as the camera saw it),
 and, as the rulebook only wishes, at least 60 cm from the nearest enemy.  These are questions for
 the referee, never refusals: the players may have agreed otherwise."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,26 +22,57 @@ def deployment_rulings(state: GameState, seq: int) -> list[Ruling]:
         return []
     rulings = []
     costs = {a["player"]: sum(u.get("cost", 0) for u in a["units"]) for a in state.setup.armies}
-    if costs and min(costs.values()) > 0 and (max(costs.values()) - min(costs.values())) / max(costs.values()) > COST_SPREAD:
+    if (
+        costs
+        and min(costs.values()) > 0
+        and (max(costs.values()) - min(costs.values())) / max(costs.values()) > COST_SPREAD
+    ):
         shown = ", ".join(f"{p} {c}" for p, c in costs.items())
-        rulings.append(Ruling(f"{seq}:costs", seq, "warning", f"Army costs differ by more than 20 % ({shown}).", "§1.5",
-                              needs_referee=True))
-    placed = {e.id: Base.named(state.setup.bases[e.id], *state.positions[e.id]) for e in state.elements.values()
-              if e.id in state.positions and not e.destroyed and not e.aboard}
+        rulings.append(
+            Ruling(
+                f"{seq}:costs",
+                seq,
+                "warning",
+                f"Army costs differ by more than 20 % ({shown}).",
+                "§1.5",
+                needs_referee=True,
+            )
+        )
+    placed = {
+        e.id: Base.named(state.setup.bases[e.id], *state.positions[e.id])
+        for e in state.elements.values()
+        if e.id in state.positions and not e.destroyed and not e.aboard
+    }
     if not placed or not state.table_mm:
         return rulings
     for player in state.setup.players:
         mine = [b for k, b in placed.items() if state.elements[k].player == player]
         if mine and not _in_an_edge_area(mine, state.table_mm):
-            rulings.append(Ruling(f"{seq}:deploy:{player}", seq, "warning", f"{player}'s models are not within one "
-                                  "60 × 20 cm area at a table edge.", "§1.6", needs_referee=True))
+            rulings.append(
+                Ruling(
+                    f"{seq}:deploy:{player}",
+                    seq,
+                    "warning",
+                    f"{player}'s models are not within one 60 × 20 cm area at a table edge.",
+                    "§1.6",
+                    needs_referee=True,
+                )
+            )
     ids = list(placed)
     gaps = edge_distances([placed[k] for k in ids])
     sides = np.array([state.elements[k].player for k in ids])
     enemy = sides[:, None] != sides[None, :]
     if enemy.any() and gaps[enemy].min() < ENEMY_GAP:
-        rulings.append(Ruling(f"{seq}:deploy-gap", seq, "status", f"The armies deployed {gaps[enemy].min() / 10:.0f} cm "
-                              "apart; the rulebook wishes for at least 60-70 cm.", "§1.6"))
+        rulings.append(
+            Ruling(
+                f"{seq}:deploy-gap",
+                seq,
+                "status",
+                f"The armies deployed {gaps[enemy].min() / 10:.0f} cm "
+                "apart; the rulebook wishes for at least 60-70 cm.",
+                "§1.6",
+            )
+        )
     return rulings
 
 
@@ -49,5 +81,11 @@ def _in_an_edge_area(bases: list[Base], table_mm: tuple[float, float]) -> bool:
     outline = np.concatenate([b.outline(16) for b in bases])
     (x0, y0), (x1, y1) = outline.min(axis=0), outline.max(axis=0)
     width, depth = table_mm
-    return any([x1 - x0 <= AREA_ALONG and y1 <= AREA_DEEP, x1 - x0 <= AREA_ALONG and y0 >= depth - AREA_DEEP,
-                y1 - y0 <= AREA_ALONG and x1 <= AREA_DEEP, y1 - y0 <= AREA_ALONG and x0 >= width - AREA_DEEP])
+    return any(
+        [
+            x1 - x0 <= AREA_ALONG and y1 <= AREA_DEEP,
+            x1 - x0 <= AREA_ALONG and y0 >= depth - AREA_DEEP,
+            y1 - y0 <= AREA_ALONG and x1 <= AREA_DEEP,
+            y1 - y0 <= AREA_ALONG and x0 >= width - AREA_DEEP,
+        ]
+    )

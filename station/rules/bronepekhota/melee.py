@@ -8,6 +8,7 @@ keeps the higher, and a defending vehicle's ББ does not count.  The higher att
 an infantryman dies, a vehicle or gun takes the difference as damage and its pilot tests (§5.3).
 A tie or less is repelled, nobody hurt (§8.2).  Once per activation for each model (§3.2).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -39,14 +40,33 @@ def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
         if refused:
             problem, section = refused, "§3.2"
     if problem:
-        return state, [Ruling(rid, seq, "melee", f"Close combat refused: {problem}.", section, needs_referee=True,
-                              element=attacker.id if attacker else None)]
+        return state, [
+            Ruling(
+                rid,
+                seq,
+                "melee",
+                f"Close combat refused: {problem}.",
+                section,
+                needs_referee=True,
+                element=attacker.id if attacker else None,
+            )
+        ]
     attacker = state.elements[attacker.id]
     override = state.overrides.get(rid)
     head = f"{name(state, attacker.id)} attacks {name(state, defender.id)} in close combat"
     if override and override[1].verdict == "void":
-        return state, turn_rulings + [Ruling(rid, seq, "melee", f"{head}: voided by the referee.", "§8",
-                                             needs_referee=True, element=attacker.id, overridden="void")]
+        return state, turn_rulings + [
+            Ruling(
+                rid,
+                seq,
+                "melee",
+                f"{head}: voided by the referee.",
+                "§8",
+                needs_referee=True,
+                element=attacker.id,
+                overridden="void",
+            )
+        ]
     key = f"{override[0] if override else seq}/melee"
     details: dict[str, Any] = {"attacker": attacker.id, "defender": defender.id}
     doubts: list[str] = []
@@ -55,8 +75,10 @@ def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
     attack, attack_words = _strength(state, attacker, roller, f"{key}/attack", attacking=True, surprise=surprise)
     defence, defence_words = _strength(state, defender, roller, f"{key}/defence", attacking=False, surprise=surprise)
     details.update(surprise=surprise, attack=attack, defence=defence)
-    words = [f"{head}" + (" from behind (§8.3)" if surprise else "") + f": attack {attack_words} = {attack}, "
-             f"defence {defence_words} = {defence} (Table 6)"]
+    words = [
+        f"{head}" + (" from behind (§8.3)" if surprise else "") + f": attack {attack_words} = {attack}, "
+        f"defence {defence_words} = {defence} (Table 6)"
+    ]
     if attack <= defence:
         words.append("repelled, nobody is hurt (§8.2)")
         details["won"] = False
@@ -64,14 +86,27 @@ def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
         details["won"] = True
         state, effect = take_damage(state, defender, attack - defence, roller, f"{key}/{defender.id}")
         details["effect"] = effect
-        words.append("the attacker wins (Table 7): " + (f"{attack - defence} damage, " if defender.kind != "infantry" else "")
-                     + effect["text"])
+        words.append(
+            "the attacker wins (Table 7): "
+            + (f"{attack - defence} damage, " if defender.kind != "infantry" else "")
+            + effect["text"]
+        )
     text = "; ".join(words) + "."
     if doubts:
         text += " Too close to call: " + "; ".join(doubts) + "."
     state, out = _check_players_out(state, seq)
-    return state, turn_rulings + [Ruling(rid, seq, "melee", text, "§8.1 §8.2 Tables 6-7" + (" §8.3" if surprise else ""),
-                                         needs_referee=bool(doubts), element=attacker.id, details=details)] + out
+    return state, turn_rulings + [
+        Ruling(
+            rid,
+            seq,
+            "melee",
+            text,
+            "§8.1 §8.2 Tables 6-7" + (" §8.3" if surprise else ""),
+            needs_referee=bool(doubts),
+            element=attacker.id,
+            details=details,
+        )
+    ] + out
 
 
 def _problem(state: GameState, attacker: Element | None, defender: Element | None) -> tuple[str | None, str]:
@@ -104,8 +139,9 @@ def _problem(state: GameState, attacker: Element | None, defender: Element | Non
     return None, ""
 
 
-def _surprise(state: GameState, attacker: Element, defender: Element, details: dict[str, Any],
-              doubts: list[str]) -> bool:
+def _surprise(
+    state: GameState, attacker: Element, defender: Element, details: dict[str, Any], doubts: list[str]
+) -> bool:
     """§8.3: the attacker is outside the defender's field of view (its rear half)."""
     me, them = contact.placed(state, attacker.id), contact.placed(state, defender.id)
     if me is None or them is None:
@@ -119,8 +155,9 @@ def _surprise(state: GameState, attacker: Element, defender: Element, details: d
     return offset > 90.0
 
 
-def _strength(state: GameState, model: Element, roller: Roller, key: str, attacking: bool,
-              surprise: bool) -> tuple[int, str]:
+def _strength(
+    state: GameState, model: Element, roller: Roller, key: str, attacking: bool, surprise: bool
+) -> tuple[int, str]:
     """Table 6, with §8.3 applied: (strength, how it was made)."""
     skill = state.setup.melee.get(model.id, 0)
     if model.kind == "infantry":

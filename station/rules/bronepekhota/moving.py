@@ -8,6 +8,7 @@ for walkers at 2 SP a step, and 1 SP for each turn on the spot (flyers 1 SP per 
 crossing an obstacle is put to the referee: its wheel, track or cockpit height is not known.
 The speed is from the Armlist or the durability sector (§2.2).
 """
+
 from __future__ import annotations
 
 import math
@@ -55,6 +56,7 @@ def jump_range(state: GameState, element_id: str) -> int | None:
 def ground_height(state: GameState, at: tuple[float, float]) -> float:
     """The top of the solid terrain under a point (a building's roof, a hill), or the table: 0."""
     from ...measure.terrain import SOLID_TYPES
+
     tops = [p.height_mm for p in state.terrain if p.type in SOLID_TYPES and p.contains(at)]
     return max(tops, default=0.0)
 
@@ -69,15 +71,21 @@ def priced_movement(state: GameState, element_id: str) -> Priced:
         return _gun(state, element, moved)
     crossed = terrain_crossed(path, state.terrain)
     if element.kind == "vehicle":
-        return _vehicle(moved, crossed, state.setup.locomotion.get(element_id, "tracked"),
-                        state.setup.clearance.get(element_id))
+        return _vehicle(
+            moved, crossed, state.setup.locomotion.get(element_id, "tracked"), state.setup.clearance.get(element_id)
+        )
     priced = _infantry(moved, crossed)
     with_gun = _gun_movers(state).get(element_id, 0.0) / STEP_MM
     if with_gun:  # Table 1: a step with a mobile gun costs 2 SP, one more than walking it
-        priced = replace(priced, sp=priced.sp + with_gun, parts=priced.parts + (f"moved a gun {with_gun:.1f} steps: "
-                                                                               f"+{with_gun:.1f} SP (Table 1)",))
+        priced = replace(
+            priced,
+            sp=priced.sp + with_gun,
+            parts=priced.parts + (f"moved a gun {with_gun:.1f} steps: +{with_gun:.1f} SP (Table 1)",),
+        )
     if AIMED_MARK in element.fired and moved.path_mm > 0:
-        priced = replace(priced, problems=priced.problems + ("he took aimed fire, so he may not move this round (§11.1)",))
+        priced = replace(
+            priced, problems=priced.problems + ("he took aimed fire, so he may not move this round (§11.1)",)
+        )
     return priced
 
 
@@ -110,7 +118,9 @@ def _gun(state: GameState, gun, moved) -> Priced:
         problems.append(f"{name(state, gun.id)} moved with no crewman of its side touching it (§4.1)")
     enemies = [m for m in contact.crew_touching_any(state, gun) if state.elements[m].player != gun.player]
     if enemies:
-        problems.append(f"enemy infantry ({', '.join(name(state, m) for m in enemies)}) touch it, so it cannot be moved (§4.1)")
+        problems.append(
+            f"enemy infantry ({', '.join(name(state, m) for m in enemies)}) touch it, so it cannot be moved (§4.1)"
+        )
     by = f" by {name(state, crew[0])}" if crew else ""
     return Priced(0.0, (f"moved {moved.path_mm / STEP_MM:.1f} steps{by}",), tuple(problems))
 
@@ -132,9 +142,17 @@ def announce_jump(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[
     if problem:
         return state, [Ruling(f"{seq}:jump", seq, "warning", f"Jump refused: {problem}.", "§9.4", needs_referee=True)]
     state = state.with_element(replace(element, fired=element.fired | {JUMP_MARK}))
-    return state, [Ruling(f"{seq}:jump", seq, "status", f"{name(state, element.id)} will jump, up to "
-                          f"{jump_range(state, element.id)} steps of length and height together (§9.4, Table 8).",
-                          "§9.4", element=element.id)]
+    return state, [
+        Ruling(
+            f"{seq}:jump",
+            seq,
+            "status",
+            f"{name(state, element.id)} will jump, up to "
+            f"{jump_range(state, element.id)} steps of length and height together (§9.4, Table 8).",
+            "§9.4",
+            element=element.id,
+        )
+    ]
 
 
 JUMP_MARK = "jump"  # in Element.fired: he announced a jump this round (§9.4)
@@ -175,21 +193,28 @@ def _infantry(moved, crossed) -> Priced:
             sp += climb
             parts.append(f"climbed over {c.piece} ({c.height_mm:g} mm) {c.entered}x: {climb:.1f} SP")
         elif c.height_mm > HOP_MM:
-            problems.append(f"went over {c.piece}, {c.height_mm:g} mm high: more than a step cannot be crossed "
-                            "unless the players agreed it can be climbed (Table 1; mark it climbable)")
+            problems.append(
+                f"went over {c.piece}, {c.height_mm:g} mm high: more than a step cannot be crossed "
+                "unless the players agreed it can be climbed (Table 1; mark it climbable)"
+            )
     return Priced(sp, tuple(parts), tuple(problems))
 
 
 def _vehicle(moved, crossed, locomotion: str, clearance_mm: float | None = None) -> Priced:
     forward_sp, backward_sp, sideways_sp = VEHICLE_SP[locomotion]
-    steps = {"forward": moved.forward_mm / STEP_MM, "backward": moved.backward_mm / STEP_MM,
-             "sideways": moved.sideways_mm / STEP_MM}
+    steps = {
+        "forward": moved.forward_mm / STEP_MM,
+        "backward": moved.backward_mm / STEP_MM,
+        "sideways": moved.sideways_mm / STEP_MM,
+    }
     sp, parts, problems = 0.0, [], []
     for direction, price in (("forward", forward_sp), ("backward", backward_sp), ("sideways", sideways_sp)):
         if steps[direction] < 0.1:  # under 5 mm: the camera's error, not a move
             continue
         if price is None:
-            problems.append(f"moved {steps[direction]:.1f} steps {direction}, which a {locomotion} vehicle cannot (Table 2)")
+            problems.append(
+                f"moved {steps[direction]:.1f} steps {direction}, which a {locomotion} vehicle cannot (Table 2)"
+            )
             continue
         sp += price * steps[direction]
         parts.append(f"{steps[direction]:.1f} steps {direction}" + (f" at {price} SP" if price != 1 else ""))
@@ -202,12 +227,19 @@ def _vehicle(moved, crossed, locomotion: str, clearance_mm: float | None = None)
             continue
         if clearance_mm is None:
             if locomotion != "flying":
-                problems.append(f"crossed {c.piece} ({c.height_mm:g} mm): check its height against the "
-                                f"{'wheels' if locomotion == 'wheeled' else 'tracks' if locomotion == 'tracked' else 'cockpit support'} (Table 2)")
+                problems.append(
+                    f"crossed {c.piece} ({c.height_mm:g} mm): check its height against the "
+                    f"{'wheels' if locomotion == 'wheeled' else 'tracks' if locomotion == 'tracked' else 'cockpit support'} (Table 2)"
+                )
         elif c.height_mm > clearance_mm:
-            problems.append(f"crossed {c.piece}, {c.height_mm:g} mm high, over its {clearance_mm:g} mm "
-                            + ("flight altitude: it must fly around (Table 2)" if locomotion == "flying"
-                               else "limit: impassable, it must go around (Table 2)"))
+            problems.append(
+                f"crossed {c.piece}, {c.height_mm:g} mm high, over its {clearance_mm:g} mm "
+                + (
+                    "flight altitude: it must fly around (Table 2)"
+                    if locomotion == "flying"
+                    else "limit: impassable, it must go around (Table 2)"
+                )
+            )
         elif locomotion == "walking" and (moved.backward_mm or moved.sideways_mm):
             problems.append(f"crossed {c.piece}: a walker crosses obstacles only moving forward (Table 2)")
     return Priced(sp, tuple(parts), tuple(problems))
@@ -219,13 +251,19 @@ def movement_view(state: GameState) -> dict[str, Any]:
     for element, path in sorted(state.paths.items()):
         priced = priced_movement(state, element)
         speed = moves_sp(state, element)
-        view[element] = {"moved_steps": round(movement(path).path_mm / STEP_MM, 2), "spent_sp": round(priced.sp, 2),
-                         "allowed_sp": speed, "charged": list(priced.parts),
-                         "problems": list(priced.problems), "turned_deg": round(movement(path).turned_deg),
-                         "text": (", ".join(priced.parts) or "not moved") if state.elements[element].kind == "gun"
-                         else f"{round(priced.sp, 2)} of {speed} SP ({', '.join(priced.parts)})",
-                         "over": (priced.sp > speed + TOLERANCE_SP and state.elements[element].kind != "gun")
-                         or bool(priced.problems)}
+        view[element] = {
+            "moved_steps": round(movement(path).path_mm / STEP_MM, 2),
+            "spent_sp": round(priced.sp, 2),
+            "allowed_sp": speed,
+            "charged": list(priced.parts),
+            "problems": list(priced.problems),
+            "turned_deg": round(movement(path).turned_deg),
+            "text": (", ".join(priced.parts) or "not moved")
+            if state.elements[element].kind == "gun"
+            else f"{round(priced.sp, 2)} of {speed} SP ({', '.join(priced.parts)})",
+            "over": (priced.sp > speed + TOLERANCE_SP and state.elements[element].kind != "gun")
+            or bool(priced.problems),
+        }
     return view
 
 
@@ -242,9 +280,22 @@ def movement_rulings(state: GameState, seq: int) -> list[Ruling]:
         name = state.setup.names.get(element, element)
         said = [f"{name} spent {priced.sp:.1f} SP this activation ({', '.join(priced.parts)}); its speed is {speed}."]
         said += [p[0].upper() + p[1:] + "." for p in priced.problems]
-        rulings.append(Ruling(f"{seq}:moved:{element}", seq, "warning", " ".join(said), "§4.1 §4.2 Tables 1-2",
-                              needs_referee=True, element=element,
-                              details={"spent_sp": round(priced.sp, 2), "speed": speed, "charged": list(priced.parts),
-                                       "problems": list(priced.problems),
-                                       "moved_mm": round(movement(path).path_mm, 1)}))
+        rulings.append(
+            Ruling(
+                f"{seq}:moved:{element}",
+                seq,
+                "warning",
+                " ".join(said),
+                "§4.1 §4.2 Tables 1-2",
+                needs_referee=True,
+                element=element,
+                details={
+                    "spent_sp": round(priced.sp, 2),
+                    "speed": speed,
+                    "charged": list(priced.parts),
+                    "problems": list(priced.problems),
+                    "moved_mm": round(movement(path).path_mm, 1),
+                },
+            )
+        )
     return rulings

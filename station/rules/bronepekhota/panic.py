@@ -4,6 +4,7 @@ he panics.  A pilot first leaves his vehicle, which can then be captured (§9.1)
 that takes him off the table he deserts and is out of the game; otherwise he regains control at
 the start of the next round (the "panic" mark clears with the round's other marks).
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -25,8 +26,10 @@ def after_survival(state: GameState, element_id: str, test: TestResult) -> tuple
     if soldier.aboard:
         vehicle = state.elements[soldier.aboard]
         state, _ = dismount(state, vehicle)
-        words.append(f"{name(state, element_id)} panics and jumps out of {name(state, vehicle.id)}, which has no "
-                     "pilot now (§11.2, §9.1)")
+        words.append(
+            f"{name(state, element_id)} panics and jumps out of {name(state, vehicle.id)}, which has no "
+            "pilot now (§11.2, §9.1)"
+        )
         soldier = state.elements[element_id]
     else:
         words.append(f"{name(state, element_id)} panics (§11.2)")

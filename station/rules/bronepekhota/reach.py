@@ -3,6 +3,7 @@ weapon's reach in virtual shooting (§7.4: sure within the lowest roll of its Ra
 possible within the highest, and the chance at each distance), and its arcs: the field of view,
 which is also a vehicle weapon's traverse (§6.3, §7.3), and the rear from which a close-combat
 attack is a surprise (§8)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -23,8 +24,12 @@ def reach(state: GameState, element_id: str) -> dict[str, Any]:
     if speed > 0:
         acting = state.active_unit is not None and element.unit == state.active_unit
         left = max(speed - priced_movement(state, element_id).sp, 0.0) if acting else float(speed)
-        rings.append({"label": f"may move {left:.1f} steps{' more' if acting else ''} on flat ground (§4)",
-                      "mm": round(left * STEP_MM, 1)})
+        rings.append(
+            {
+                "label": f"may move {left:.1f} steps{' more' if acting else ''} on flat ground (§4)",
+                "mm": round(left * STEP_MM, 1),
+            }
+        )
     arcs = [TRAVERSE if element.kind == "vehicle" else FIELD_OF_VIEW, REAR]
     weapons = state.setup.weapons.get(element_id, ())
     if not weapons:
@@ -33,12 +38,21 @@ def reach(state: GameState, element_id: str) -> dict[str, Any]:
     for weapon in weapons:  # §7.4 I: a hit when the aimed range >= the distance in steps
         dice = DiceExpression.parse(weapon.range)
         if dice.lowest >= 1:
-            rings.append({"label": f"{weapon.name} {dice}: every shot hits within {dice.lowest} steps (§7.4)",
-                          "mm": dice.lowest * STEP_MM})
-        rings.append({"label": f"{weapon.name} {dice}: may hit within {dice.highest} steps (§7.4)",
-                      "mm": dice.highest * STEP_MM})
+            rings.append(
+                {
+                    "label": f"{weapon.name} {dice}: every shot hits within {dice.lowest} steps (§7.4)",
+                    "mm": dice.lowest * STEP_MM,
+                }
+            )
+        rings.append(
+            {"label": f"{weapon.name} {dice}: may hit within {dice.highest} steps (§7.4)", "mm": dice.highest * STEP_MM}
+        )
         chance = dice.at_least()
         for steps in range(1, dice.highest + 1):
             chances[steps] = max(chances.get(steps, 0.0), round(chance.get(steps, 1.0), 3))
-    return {"rings": rings, "arcs": arcs, "weapon": ", ".join(f"{w.name} {w.range}/{w.power}" for w in weapons),
-            "hit_chance": chances}
+    return {
+        "rings": rings,
+        "arcs": arcs,
+        "weapon": ", ".join(f"{w.name} {w.range}/{w.power}" for w in weapons),
+        "hit_chance": chances,
+    }

@@ -11,6 +11,7 @@ Capture: the first infantryman to touch a vehicle with no pilot, of its rank or 
 its pilot, and it joins his army from the next round (§9.1); a gun no infantryman touches goes
 to the first to touch it (§9.2).  The sliders stay where they are.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -29,8 +30,17 @@ def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSta
     cells = args.get("cells", 1)
     problem, section = _repair_problem(state, target, by, args.get("by"), cells)
     if problem:
-        return state, [Ruling(f"{seq}:repair", seq, "warning", f"Repair refused: {problem}.", section,
-                              needs_referee=True, element=target.id if target else None)]
+        return state, [
+            Ruling(
+                f"{seq}:repair",
+                seq,
+                "warning",
+                f"Repair refused: {problem}.",
+                section,
+                needs_referee=True,
+                element=target.id if target else None,
+            )
+        ]
     if by is not None:
         cells = 2 if "repair_platform" in state.setup.properties.get(by.id, ()) else 1
         state = state.with_element(replace(by, fired=by.fired | {"repair"}))
@@ -45,20 +55,32 @@ def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSta
     if target.needs_repair:
         text += " It may be set upright and act again (§6.7)."
     section = "§10.1" if by and cells == 2 else "§9.3"
-    return state.with_element(fixed), [Ruling(f"{seq}:repair", seq, "status", text, section, element=target.id,
-                                              details={"by": by.id if by else "referee", "armour_before": target.armour,
-                                                       "armour_after": armour})]
+    return state.with_element(fixed), [
+        Ruling(
+            f"{seq}:repair",
+            seq,
+            "status",
+            text,
+            section,
+            element=target.id,
+            details={"by": by.id if by else "referee", "armour_before": target.armour, "armour_after": armour},
+        )
+    ]
 
 
-def _repair_problem(state: GameState, target: Element | None, by: Element | None, by_id: Any,
-                    cells: Any) -> tuple[str | None, str]:
+def _repair_problem(
+    state: GameState, target: Element | None, by: Element | None, by_id: Any, cells: Any
+) -> tuple[str | None, str]:
     if target is None or target.kind == "infantry":
         return "give a vehicle or gun to repair", "§9.3"
     if target.destroyed:
         return f"{name(state, target.id)} is destroyed; destroyed machines are removed", "§9.3"
     if by_id is None:  # the referee's own entry
-        return (None, "") if isinstance(cells, int) and not isinstance(cells, bool) and cells >= 1 else \
-            ("cells must be a whole number of at least 1", "§9.3")
+        return (
+            (None, "")
+            if isinstance(cells, int) and not isinstance(cells, bool) and cells >= 1
+            else ("cells must be a whole number of at least 1", "§9.3")
+        )
     if by is None or by.destroyed:
         return f"no model {by_id!r} to repair with", "§9.3"
     platform = "repair_platform" in state.setup.properties.get(by.id, ())
@@ -78,8 +100,10 @@ def _repair_problem(state: GameState, target: Element | None, by: Element | None
     if platform and any(f.startswith("virtual:") or "/" in f for f in by.fired):
         return f"{name(state, by.id)} has already shot this activation; a repair replaces its shooting", "§10.1"
     if not platform and (by.fired or state.paths.get(by.id) and len(state.paths[by.id]) > 1):
-        return (f"{name(state, by.id)} has already acted this activation; repairing takes his whole activation, "
-                "so he must start it in contact"), "§9.3"
+        return (
+            f"{name(state, by.id)} has already acted this activation; repairing takes his whole activation, "
+            "so he must start it in contact"
+        ), "§9.3"
     if by.id != target.id and not by.aboard:
         touching = _touching(state, by, target)
         if touching is False:
@@ -87,8 +111,10 @@ def _repair_problem(state: GameState, target: Element | None, by: Element | None
     for model in {by.id, target.id}:
         enemies = contact.touching_enemies(state, state.elements[model])
         if enemies:
-            return (f"an enemy ({', '.join(name(state, e) for e in enemies)}) touches {name(state, model)}; "
-                    "no repair in close combat"), "§9.3 §10.1"
+            return (
+                f"an enemy ({', '.join(name(state, e) for e in enemies)}) touches {name(state, model)}; "
+                "no repair in close combat"
+            ), "§9.3 §10.1"
     return None, ""
 
 
@@ -104,8 +130,17 @@ def capture(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSt
     soldier, machine = state.elements.get(str(args.get("by"))), state.elements.get(str(args.get("element")))
     problem, section = _capture_problem(state, soldier, machine)
     if problem:
-        return state, [Ruling(f"{seq}:capture", seq, "warning", f"Capture refused: {problem}.", section,
-                              needs_referee=True, element=machine.id if machine else None)]
+        return state, [
+            Ruling(
+                f"{seq}:capture",
+                seq,
+                "warning",
+                f"Capture refused: {problem}.",
+                section,
+                needs_referee=True,
+                element=machine.id if machine else None,
+            )
+        ]
     player = soldier.player
     if machine.kind == "vehicle":  # §9.1: he becomes its pilot; it fights for his side from the next round
         state = state.with_element(replace(soldier, aboard=machine.id))
@@ -113,15 +148,27 @@ def capture(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSt
         old = state.units[machine.unit]
         state = state.with_unit(Unit(old.id, player, old.kind, old.members, acted=True))
         verb = "boards his side's" if machine.player == player else "captures"  # §Z.15: the owner may re-board
-        text = (f"{name(state, soldier.id)} {verb} {name(state, machine.id)} and becomes its pilot; it fights for "
-                f"{player} from the next round (§9.1).")
+        text = (
+            f"{name(state, soldier.id)} {verb} {name(state, machine.id)} and becomes its pilot; it fights for "
+            f"{player} from the next round (§9.1)."
+        )
     else:  # §9.2
         state = state.with_element(replace(machine, player=player))
         ready = not machine.fired and not soldier.fired
-        text = (f"{name(state, soldier.id)} captures {name(state, machine.id)} for {player}"
-                + (" and may fire it at once (§9.2)." if ready and soldier.rank >= machine.rank else " (§9.2)."))
-    return state, [Ruling(f"{seq}:capture", seq, "status", text, "§9.1" if machine.kind == "vehicle" else "§9.2",
-                          element=machine.id, details={"by": soldier.id, "player": player})]
+        text = f"{name(state, soldier.id)} captures {name(state, machine.id)} for {player}" + (
+            " and may fire it at once (§9.2)." if ready and soldier.rank >= machine.rank else " (§9.2)."
+        )
+    return state, [
+        Ruling(
+            f"{seq}:capture",
+            seq,
+            "status",
+            text,
+            "§9.1" if machine.kind == "vehicle" else "§9.2",
+            element=machine.id,
+            details={"by": soldier.id, "player": player},
+        )
+    ]
 
 
 def _capture_problem(state: GameState, soldier: Element | None, machine: Element | None) -> tuple[str | None, str]:

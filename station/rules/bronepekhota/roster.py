@@ -1,4 +1,5 @@
 """Who a model is and where its pilot goes: shared by every kind of damage and by panic."""
+
 from __future__ import annotations
 
 from dataclasses import replace

@@ -1,4 +1,5 @@
 """§3 round structure: D12 initiative, player order, alternating unit activations; §9.3 repair."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -39,12 +40,27 @@ def begin_round(state: GameState, seq: int, roller: Roller) -> tuple[GameState, 
     order = (winner,) + tuple(p for p in state.setup.players if p != winner and p not in state.out)
     elements = {k: replace(e, fired=frozenset()) if e.fired else e for k, e in state.elements.items()}
     units = {k: replace(u, acted=False) if u.acted else u for k, u in state.units.items()}
-    new = state.evolve(round=state.round + 1, initiative=rolls, order=order, active_unit=None,
-                  last_player=None, elements=elements, units=units)
+    new = state.evolve(
+        round=state.round + 1,
+        initiative=rolls,
+        order=order,
+        active_unit=None,
+        last_player=None,
+        elements=elements,
+        units=units,
+    )
     shown = ", ".join(f"{p} {r}" for p, r in rolls.items())
     text = f"Round {new.round}: initiative D12 {shown}; {winner} wins and acts first. Order: {', '.join(order)}."
-    return new, [Ruling(f"{seq}:initiative", seq, "initiative", text, "§3.1",
-                        details={"rolls": rolls, "winner": winner, "order": list(order)})]
+    return new, [
+        Ruling(
+            f"{seq}:initiative",
+            seq,
+            "initiative",
+            text,
+            "§3.1",
+            details={"rolls": rolls, "winner": winner, "order": list(order)},
+        )
+    ]
 
 
 def set_order(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
@@ -52,8 +68,9 @@ def set_order(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[Game
     order = tuple(args.get("order", ()))
     if state.round == 0 or sorted(order) != sorted(state.order):
         return state, [_warning(seq, f"Order {list(order)} must list exactly {list(state.order)}.", "§3.2")]
-    return state.evolve(order=order), [Ruling(f"{seq}:order", seq, "status",
-                                                f"Player order: {', '.join(order)}.", "§3.2")]
+    return state.evolve(order=order), [
+        Ruling(f"{seq}:order", seq, "status", f"Player order: {', '.join(order)}.", "§3.2")
+    ]
 
 
 def activate(state: GameState, seq: int, unit_id: str, implicit: bool = False) -> tuple[GameState, list[Ruling]]:
@@ -77,8 +94,9 @@ def activate(state: GameState, seq: int, unit_id: str, implicit: bool = False) -
     if state.active_unit == unit_id:
         return state, []
     how = "fires, so it is activated" if implicit else "activated"
-    return state.evolve(active_unit=unit_id), [Ruling(f"{seq}:activate", seq, "status",
-                                                        f"{unit_id} ({unit.player}) {how}.", "§3.2")]
+    return state.evolve(active_unit=unit_id), [
+        Ruling(f"{seq}:activate", seq, "status", f"{unit_id} ({unit.player}) {how}.", "§3.2")
+    ]
 
 
 def end_activation(state: GameState, seq: int) -> tuple[GameState, list[Ruling]]:

@@ -5,13 +5,14 @@ evidence that the shot hit it.  A fall (infantry: fell or leaning) is ruled at o
 An IMPACT alone waits ``settle_ms`` for a fall; if none comes the target "stood".  A hit on a model
 already lying is "lying".  Then §6.7 Table 4 decides.  Every hit ruling asks for the referee.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
-from ...devices.protocol import Impact, Shot, Tilt
 from ...dice import Roller
+from ...events import Impact, Shot, Tilt
 from ..base import Ruling
 from . import contact, rounds
 from .damage import emergency_landing
@@ -50,7 +51,10 @@ def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str |
         if element.ammo == 0:
             return "its ammunition is exhausted", "§6.5"
         if element.ammo < CHARGE_POWER[shot.charge] and state.options.ammo_shortfall == "refuse":
-            return f"{element.ammo} ammunition left, a {CHARGE_NAMES[shot.charge]} costs {CHARGE_POWER[shot.charge]}", "§6.5 §Z.9"
+            return (
+                f"{element.ammo} ammunition left, a {CHARGE_NAMES[shot.charge]} costs {CHARGE_POWER[shot.charge]}",
+                "§6.5 §Z.9",
+            )
     return None, ""
 
 
@@ -73,8 +77,16 @@ def _whose_turn(state: GameState, seq: int, element: Element) -> tuple[GameState
 def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[GameState, list[Ruling]]:
     launcher = state.setup.launchers.get(shot.node)
     if launcher is None:
-        return state, [Ruling(f"{seq}:shot", seq, "warning", f"SHOT from unknown launcher {shot.node}; "
-                              "not in any army file.", "§6", needs_referee=True)]
+        return state, [
+            Ruling(
+                f"{seq}:shot",
+                seq,
+                "warning",
+                f"SHOT from unknown launcher {shot.node}; not in any army file.",
+                "§6",
+                needs_referee=True,
+            )
+        ]
     element = state.elements[launcher.element]
     rulings = _reconcile_counter(state, seq, shot) + _crew_check(state, seq, element)
     state = state.evolve(counters={**state.counters, f"{shot.node}/{shot.barrel}": shot.count})
@@ -91,8 +103,14 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
         legal = verdict == "allow"
     who = name(state, element.id)
     what = f"{who} fired a {CHARGE_NAMES[shot.charge]} from {shot.node} barrel {shot.barrel}"
-    details: dict[str, Any] = {"shooter": element.id, "node": shot.node, "barrel": shot.barrel,
-                               "charge": shot.charge, "power": CHARGE_POWER[shot.charge], "legal": legal}
+    details: dict[str, Any] = {
+        "shooter": element.id,
+        "node": shot.node,
+        "barrel": shot.barrel,
+        "charge": shot.charge,
+        "power": CHARGE_POWER[shot.charge],
+        "legal": legal,
+    }
     if legal:
         element = state.elements[element.id]
         ammo = element.ammo
@@ -107,13 +125,26 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
         text = f"{what}, but {reason}: the shot does not count."
         details["problem"] = reason
         if section == "§6.2":
-            details["measured"] = contact.contact_measurement(state, element, contact.touching_enemy_machines(state, element)[0])
+            details["measured"] = contact.contact_measurement(
+                state, element, contact.touching_enemy_machines(state, element)[0]
+            )
     if override:
         text += f" Referee: {override[1].verdict}" + (f" ({override[1].note})" if override[1].note else "") + "."
     record = ShotRecord(seq, element.id, shot.node, shot.barrel, shot.charge, shot.t, legal)
     state = state.evolve(shots=state.shots + (record,))
-    rulings.append(Ruling(rid, seq, "shot", text, section, needs_referee=not legal, element=element.id,
-                          details=details, overridden=verdict))
+    rulings.append(
+        Ruling(
+            rid,
+            seq,
+            "shot",
+            text,
+            section,
+            needs_referee=not legal,
+            element=element.id,
+            details=details,
+            overridden=verdict,
+        )
+    )
     if legal:
         rulings += _contact_in_doubt(state, seq, element)
     return state, rulings
@@ -122,11 +153,20 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
 def _contact_in_doubt(state: GameState, seq: int, element: Element) -> list[Ruling]:
     """§6.2: a shooter within the camera's uncertainty of touching an enemy machine.  The shot
     counts unless the referee rules it was touching (override: void)."""
-    return [Ruling(f"{seq}:contact:{m['b']}", seq, "warning",
-                   f"Too close to call: {name(state, element.id)} is {m['mm']:.1f} mm (±{2 * m['sigma_mm']:.1f}) from "
-                   f"{name(state, m['b'])}. If they touch, the shot does not count (§6.2).", "§6.2",
-                   needs_referee=True, element=element.id, details={"measured": m})
-            for m in contact.too_close_to_call(state, element)]
+    return [
+        Ruling(
+            f"{seq}:contact:{m['b']}",
+            seq,
+            "warning",
+            f"Too close to call: {name(state, element.id)} is {m['mm']:.1f} mm (±{2 * m['sigma_mm']:.1f}) from "
+            f"{name(state, m['b'])}. If they touch, the shot does not count (§6.2).",
+            "§6.2",
+            needs_referee=True,
+            element=element.id,
+            details={"measured": m},
+        )
+        for m in contact.too_close_to_call(state, element)
+    ]
 
 
 def _crew_check(state: GameState, seq: int, element: Element) -> list[Ruling]:
@@ -134,8 +174,17 @@ def _crew_check(state: GameState, seq: int, element: Element) -> list[Ruling]:
     see every crewman (no marker), so a gun fired with none seen is a question for the referee."""
     if element.kind != "gun" or contact.crew_touching(state, element) != []:
         return []
-    return [Ruling(f"{seq}:crew", seq, "warning", f"No infantryman of rank {element.rank}+ was seen touching "
-                   f"{name(state, element.id)} when it fired.", "§6.1", needs_referee=True, element=element.id)]
+    return [
+        Ruling(
+            f"{seq}:crew",
+            seq,
+            "warning",
+            f"No infantryman of rank {element.rank}+ was seen touching {name(state, element.id)} when it fired.",
+            "§6.1",
+            needs_referee=True,
+            element=element.id,
+        )
+    ]
 
 
 def _reconcile_counter(state: GameState, seq: int, shot: Shot) -> list[Ruling]:
@@ -153,8 +202,7 @@ def _reconcile_counter(state: GameState, seq: int, shot: Shot) -> list[Ruling]:
 def _find_shot(state: GameState, element_id: str, t: int) -> tuple[ShotRecord | None, int]:
     """The latest shot, by another model, whose window holds time t; and how many qualified."""
     window = state.options.hit_window_ms
-    found = [s for s in state.shots if s.t <= t <= s.t + window and s.element != element_id
-             and element_id not in s.hit]
+    found = [s for s in state.shots if s.t <= t <= s.t + window and s.element != element_id and element_id not in s.hit]
     return (found[-1] if found else None), len(found)
 
 
@@ -170,8 +218,9 @@ def on_tilt(state: GameState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Gam
     return posture_seen(state, seq, element_id, tilt.state, tilt.t, roller)
 
 
-def posture_seen(state: GameState, seq: int, element_id: str, posture: str, t: int,
-                 roller: Roller) -> tuple[GameState, list[Ruling]]:
+def posture_seen(
+    state: GameState, seq: int, element_id: str, posture: str, t: int, roller: Roller
+) -> tuple[GameState, list[Ruling]]:
     """A model's posture changed at hub time ``t``, by its tilt node or, for a model without one,
     by the camera: a fall soon after a shot is that shot's hit (§6.7)."""
     element = state.elements[element_id]
@@ -189,14 +238,30 @@ def posture_seen(state: GameState, seq: int, element_id: str, posture: str, t: i
         shot, count = _find_shot(state, element_id, t)
         if shot is not None:
             return resolve_hit(state, seq, element_id, shot, FELL, roller, candidates=count)
-        rulings.append(Ruling(f"{seq}:fall", seq, "status", f"{name(state, element_id)} fell with no shot in the "
-                              "hit window: no damage.", "§6.7", element=element_id))
+        rulings.append(
+            Ruling(
+                f"{seq}:fall",
+                seq,
+                "status",
+                f"{name(state, element_id)} fell with no shot in the hit window: no damage.",
+                "§6.7",
+                element=element_id,
+            )
+        )
     elif not falls and element.posture == "fallen":
         state = _set_posture(state, element, "upright")
         if element.needs_repair:
-            rulings.append(Ruling(f"{seq}:upright", seq, "warning", f"{name(state, element_id)} was set upright "
-                                  "before any repair; it still may not act.", "§6.7 §9.3", needs_referee=True,
-                                  element=element_id))
+            rulings.append(
+                Ruling(
+                    f"{seq}:upright",
+                    seq,
+                    "warning",
+                    f"{name(state, element_id)} was set upright before any repair; it still may not act.",
+                    "§6.7 §9.3",
+                    needs_referee=True,
+                    element=element_id,
+                )
+            )
     elif not falls and posture == "leaning":
         state = _start_pending(state, seq, element_id, t)
     return state, rulings
@@ -214,8 +279,10 @@ def _start_pending(state: GameState, seq: int, element_id: str, t: int) -> GameS
     if shot is None:
         return state
     marked = replace(shot, hit=shot.hit | {element_id})
-    return state.evolve(pending=state.pending + (PendingHit(seq, element_id, shot.seq, t),),
-                   shots=tuple(marked if s is shot else s for s in state.shots))
+    return state.evolve(
+        pending=state.pending + (PendingHit(seq, element_id, shot.seq, t),),
+        shots=tuple(marked if s is shot else s for s in state.shots),
+    )
 
 
 def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tuple[GameState, list[Ruling]]:
@@ -227,9 +294,16 @@ def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tup
         return state, []
     shot, count = _find_shot(state, element_id, impact.t)
     if shot is None:
-        return state, [Ruling(f"{seq}:impact", seq, "status", f"{name(state, element_id)} was struck "
-                              f"({impact.g:.1f} g) with no shot in the hit window: ignored.", "§6.7",
-                              element=element_id)]
+        return state, [
+            Ruling(
+                f"{seq}:impact",
+                seq,
+                "status",
+                f"{name(state, element_id)} was struck ({impact.g:.1f} g) with no shot in the hit window: ignored.",
+                "§6.7",
+                element=element_id,
+            )
+        ]
     if element.posture == "fallen":
         return resolve_hit(state, seq, element_id, shot, LYING, roller, candidates=count)
     return _start_pending(state, seq, element_id, impact.t), []
@@ -253,27 +327,46 @@ def advance_time(state: GameState, now: int, roller: Roller) -> tuple[GameState,
     return state, rulings
 
 
-def resolve_hit(state: GameState, cause: int, element_id: str, shot: ShotRecord, result: str,
-                roller: Roller, candidates: int = 1) -> tuple[GameState, list[Ruling]]:
+def resolve_hit(
+    state: GameState, cause: int, element_id: str, shot: ShotRecord, result: str, roller: Roller, candidates: int = 1
+) -> tuple[GameState, list[Ruling]]:
     """§6.7 Table 4, with §5 damage and the §6.6/§5.3 tests, or the referee's override of it."""
     rid = f"{cause}:hit:{element_id}"
-    state = state.evolve(shots=tuple(replace(s, hit=s.hit | {element_id}) if s.seq == shot.seq else s
-                                       for s in state.shots))
+    state = state.evolve(
+        shots=tuple(replace(s, hit=s.hit | {element_id}) if s.seq == shot.seq else s for s in state.shots)
+    )
     override = state.overrides.get(rid)
     verdict = override[1].verdict if override else None
     key = f"{override[0] if override else cause}/{element_id}"
     element = state.elements[element_id]
     target, shooter = name(state, element_id), name(state, shot.element)
     head = f"Hit on {target} by {shooter}'s {CHARGE_NAMES[shot.charge]}"
-    details: dict[str, Any] = {"target": element_id, "shooter": shot.element, "shot": shot.seq,
-                               "charge": shot.charge, "result": result, "candidates": candidates}
+    details: dict[str, Any] = {
+        "target": element_id,
+        "shooter": shot.element,
+        "shot": shot.seq,
+        "charge": shot.charge,
+        "result": result,
+        "candidates": candidates,
+    }
     if verdict in (STOOD, FELL):
         result = verdict if not (verdict == STOOD and result == LYING) else LYING
         details["result"] = result
     if verdict == "void" or (not shot.legal and verdict not in (STOOD, FELL)):
         why = "voided by the referee" if verdict == "void" else "the shot was illegal, so the hit does not count"
-        return state, [Ruling(rid, cause, "hit", f"{head}: {why}.", "§6.7", needs_referee=True, element=element_id,
-                              details={**details, "applied": False}, overridden=verdict)]
+        return state, [
+            Ruling(
+                rid,
+                cause,
+                "hit",
+                f"{head}: {why}.",
+                "§6.7",
+                needs_referee=True,
+                element=element_id,
+                details={**details, "applied": False},
+                overridden=verdict,
+            )
+        ]
     if element.kind == "infantry" and result == LYING:
         result = FELL
     state, outcome = _apply_table_4(state, element, shot.charge, result, roller, key, details)
@@ -282,14 +375,26 @@ def resolve_hit(state: GameState, cause: int, element_id: str, shot: ShotRecord,
         text += f" ({candidates} shots in the window; the latest was taken.)"
     if override:
         text += f" Referee: {verdict}" + (f" ({override[1].note})" if override[1].note else "") + "."
-    rulings = [Ruling(rid, cause, "hit", text, "§6.7 Table 4", needs_referee=True, element=element_id,
-                      details={**details, "applied": True}, overridden=verdict)]
+    rulings = [
+        Ruling(
+            rid,
+            cause,
+            "hit",
+            text,
+            "§6.7 Table 4",
+            needs_referee=True,
+            element=element_id,
+            details={**details, "applied": True},
+            overridden=verdict,
+        )
+    ]
     state, more = _check_players_out(state, cause)
     return state, rulings + more
 
 
-def _apply_table_4(state: GameState, element: Element, charge: str, result: str, roller: Roller,
-                   key: str, details: dict[str, Any]) -> tuple[GameState, str]:
+def _apply_table_4(
+    state: GameState, element: Element, charge: str, result: str, roller: Roller, key: str, details: dict[str, Any]
+) -> tuple[GameState, str]:
     row = TABLE_4[(element.kind, result)]
     if element.kind == "infantry":
         if row.destroyed:
@@ -301,8 +406,9 @@ def _apply_table_4(state: GameState, element: Element, charge: str, result: str,
         if not test.passed:
             state = state.with_element(replace(element, destroyed=True))
         state, panic = after_survival(state, element.id, test)
-        return state, f"{test.describe()}, {'survives' if test.passed else 'destroyed'} (§5.3)" + \
-            "".join(f"; {p}" for p in panic) + "."
+        return state, f"{test.describe()}, {'survives' if test.passed else 'destroyed'} (§5.3)" + "".join(
+            f"; {p}" for p in panic
+        ) + "."
     damage = row.damage_multiplier * CHARGE_POWER[charge]
     armour = max(0, element.armour - damage)  # §5.1: damage past the last cell clamps to 0
     destroyed = armour == 0
@@ -327,13 +433,16 @@ def _apply_table_4(state: GameState, element: Element, charge: str, result: str,
     survived = [t for t in tests if t["test"] == "survival test" and t["passed"]]
     if survived and hit.pilot:  # §11.2: a pilot who rolled exactly his Бр panics
         last = survived[-1]
-        state, panic = after_survival(state, hit.pilot, TestResult("survival test", 6, last["roll"], last["target"], True))
+        state, panic = after_survival(
+            state, hit.pilot, TestResult("survival test", 6, last["roll"], last["target"], True)
+        )
         words += panic
     return state, "; ".join(words) + "."
 
 
-def _pilot_tests(state: GameState, vehicle: Element, die: int, roller: Roller, key: str,
-                 tests: list[dict[str, Any]]) -> tuple[Element, list[str]]:
+def _pilot_tests(
+    state: GameState, vehicle: Element, die: int, roller: Roller, key: str, tests: list[dict[str, Any]]
+) -> tuple[Element, list[str]]:
     """§6.6: the Armour Test with the armour after this damage; if pierced, the pilot's §5.3
     Survival Test with his own Бр (§Z.8).  Returns the vehicle, with pilot None if he died."""
     armour = armour_test(roller, vehicle.armour, die, f"{key}/armour-test")
@@ -344,8 +453,10 @@ def _pilot_tests(state: GameState, vehicle: Element, die: int, roller: Roller, k
     pilot = state.elements[vehicle.pilot]
     survival = survival_test(roller, pilot.armour, f"{key}/pilot-survival")
     tests.append(survival.as_dict())
-    words.append(f"pilot {name(state, pilot.id)} {survival.describe()}"
-                 + (", survives" if survival.passed else ", dies; the vehicle has no pilot (§9.1)"))
+    words.append(
+        f"pilot {name(state, pilot.id)} {survival.describe()}"
+        + (", survives" if survival.passed else ", dies; the vehicle has no pilot (§9.1)")
+    )
     return (vehicle if survival.passed else replace(vehicle, pilot=None)), words
 
 
@@ -358,8 +469,15 @@ def _check_players_out(state: GameState, cause: int) -> tuple[GameState, list[Ru
         soldiers = [e for e in state.elements.values() if e.player == player and e.kind == "infantry"]
         if soldiers and all(e.destroyed for e in soldiers):
             state = state.evolve(out=state.out + (player,))
-            rulings.append(Ruling(f"{cause}:out:{player}", cause, "status",
-                                  f"{player} has no soldiers left and is out of the game.", "§1.1"))
+            rulings.append(
+                Ruling(
+                    f"{cause}:out:{player}",
+                    cause,
+                    "status",
+                    f"{player} has no soldiers left and is out of the game.",
+                    "§1.1",
+                )
+            )
     left = [p for p in state.setup.players if p not in state.out]
     if rulings and len(left) == 1:
         rulings.append(Ruling(f"{cause}:victory", cause, "status", f"{left[0]} wins the battle.", "§12.1"))

@@ -3,6 +3,7 @@
 Static facts from the army files (sensor wiring, durability scales) live in ``Setup``, shared by
 every state of a game and never copied.  Everything that changes lives in ``GameState``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -10,15 +11,28 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from ...datafile import Fields
 from ...measure.terrain import Piece
 from ..base import Override
-from ..fields import Fields
 from .army import CHARGES_BY_LAUNCHER, model_height
 from .tables import speed_for_cell
 
-OPTION_FIELDS = ("ammo", "hit_window_ms", "settle_ms", "ammo_shortfall", "pilot_test_on_destruction", "shooting",
-                 "measure_from", "half_visible", "aimed_fire", "grenades", "weapon_properties", "blast_hits_target",
-                 "panic", "check_deployment")
+OPTION_FIELDS = (
+    "ammo",
+    "hit_window_ms",
+    "settle_ms",
+    "ammo_shortfall",
+    "pilot_test_on_destruction",
+    "shooting",
+    "measure_from",
+    "half_visible",
+    "aimed_fire",
+    "grenades",
+    "weapon_properties",
+    "blast_hits_target",
+    "panic",
+    "check_deployment",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,18 +58,22 @@ class Options:
     def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> Options:
         f = Fields(source, dict(data))
         f.reject_unknown(OPTION_FIELDS)
-        return cls(ammo=f.choice("ammo", ("limited", "unlimited"), "limited"),
-                   hit_window_ms=f.integer("hit_window_ms", 100, 60000, 2500),
-                   settle_ms=f.integer("settle_ms", 0, 60000, 1500),
-                   ammo_shortfall=f.choice("ammo_shortfall", ("refuse", "allow"), "refuse"),
-                   pilot_test_on_destruction=f.get("pilot_test_on_destruction", bool, True),
-                   shooting=f.choice("shooting", ("real", "virtual"), "real"),
-                   measure_from=f.choice("measure_from", ("edge", "centre"), "edge"),
-                   half_visible=f.choice("half_visible", ("less", "more"), "less"),
-                   aimed_fire=f.get("aimed_fire", bool, True), grenades=f.get("grenades", bool, True),
-                   weapon_properties=f.get("weapon_properties", bool, True),
-                   blast_hits_target=f.get("blast_hits_target", bool, False),
-                   panic=f.get("panic", bool, False), check_deployment=f.get("check_deployment", bool, True))
+        return cls(
+            ammo=f.choice("ammo", ("limited", "unlimited"), "limited"),
+            hit_window_ms=f.integer("hit_window_ms", 100, 60000, 2500),
+            settle_ms=f.integer("settle_ms", 0, 60000, 1500),
+            ammo_shortfall=f.choice("ammo_shortfall", ("refuse", "allow"), "refuse"),
+            pilot_test_on_destruction=f.get("pilot_test_on_destruction", bool, True),
+            shooting=f.choice("shooting", ("real", "virtual"), "real"),
+            measure_from=f.choice("measure_from", ("edge", "centre"), "edge"),
+            half_visible=f.choice("half_visible", ("less", "more"), "less"),
+            aimed_fire=f.get("aimed_fire", bool, True),
+            grenades=f.get("grenades", bool, True),
+            weapon_properties=f.get("weapon_properties", bool, True),
+            blast_hits_target=f.get("blast_hits_target", bool, False),
+            panic=f.get("panic", bool, False),
+            check_deployment=f.get("check_deployment", bool, True),
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in OPTION_FIELDS}
@@ -104,10 +122,14 @@ class Setup:
     locomotion: Mapping[str, str] = field(default_factory=dict)  # vehicle id -> wheeled | tracked | walking | flying
     weapons: Mapping[str, tuple[Weapon, ...]] = field(default_factory=dict)  # element id -> its weapons (§7.1)
     heights: Mapping[str, float] = field(default_factory=dict)  # element id -> model height, mm (line of sight)
-    melee: Mapping[str, int] = field(default_factory=dict)  # element id -> ББ: an infantryman's, or a vehicle's melee weapons summed (§8.1)
+    melee: Mapping[str, int] = field(
+        default_factory=dict
+    )  # element id -> ББ: an infantryman's, or a vehicle's melee weapons summed (§8.1)
     properties: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # Св: Rm, ПрN; a vehicle's repair_platform
     mobility: Mapping[str, str] = field(default_factory=dict)  # gun id -> mobile | stationary (§2.4)
-    clearance: Mapping[str, float] = field(default_factory=dict)  # vehicle id -> the tallest obstacle it crosses (Table 2)
+    clearance: Mapping[str, float] = field(
+        default_factory=dict
+    )  # vehicle id -> the tallest obstacle it crosses (Table 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,8 +256,9 @@ class GameState:
             return None
         if self.active_unit is not None:
             return self.units[self.active_unit].player
-        waiting = [p for p in self.order if any(u.player == p and not u.acted and self.can_act(u)
-                                                   for u in self.units.values())]
+        waiting = [
+            p for p in self.order if any(u.player == p and not u.acted and self.can_act(u) for u in self.units.values())
+        ]
         if not waiting:
             return None
         if self.last_player in self.order:
@@ -277,8 +300,16 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
                     properties[m["id"]] = tuple(m.get("properties", ()))
                     if m.get("weapon"):
                         weapons[m["id"]] = (Weapon.of(m["weapon"]),)
-                    elements[m["id"]] = Element(m["id"], player, "infantry", u["id"], m["rank"], m["armour"],
-                                                m["speed"], aboard=pilots.get(m["id"]))
+                    elements[m["id"]] = Element(
+                        m["id"],
+                        player,
+                        "infantry",
+                        u["id"],
+                        m["rank"],
+                        m["armour"],
+                        m["speed"],
+                        aboard=pilots.get(m["id"]),
+                    )
                     if m.get("tilt_node"):
                         tilt[m["tilt_node"]] = m["id"]
                 units[u["id"]] = Unit(u["id"], player, "squad", tuple(m["id"] for m in u["members"]))
@@ -296,9 +327,17 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
             rof[u["id"]] = u["rate_of_fire"]
             ammo_max[u["id"]] = u["ammo_max"]
             is_vehicle = u["type"] == "vehicle"
-            elements[u["id"]] = Element(u["id"], player, u["type"], u["id"] if is_vehicle else None, u["rank"],
-                                        scale["max"], speed_for_cell(scale["sectors"], scale["max"]),
-                                        ammo=u["ammo_max"], pilot=u.get("pilot") if is_vehicle else None)
+            elements[u["id"]] = Element(
+                u["id"],
+                player,
+                u["type"],
+                u["id"] if is_vehicle else None,
+                u["rank"],
+                scale["max"],
+                speed_for_cell(scale["sectors"], scale["max"]),
+                ammo=u["ammo_max"],
+                pilot=u.get("pilot") if is_vehicle else None,
+            )
             if is_vehicle:
                 units[u["id"]] = Unit(u["id"], player, "vehicle", (u["id"],))
                 locomotion[u["id"]] = u["locomotion"]
@@ -308,9 +347,22 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
                 tilt[u["tilt_node"]] = u["id"]
             for launcher in u["launchers"]:
                 launchers[launcher["node"]] = Launcher(launcher["node"], u["id"], launcher["barrels"], launcher["kind"])
-    setup = Setup(tuple(a["player"] for a in armies), tuple(armies), MappingProxyType(tilt),
-                  MappingProxyType(launchers), MappingProxyType(scales), MappingProxyType(rof), MappingProxyType(ammo_max),
-                  MappingProxyType(names), MappingProxyType(bases), MappingProxyType(locomotion),
-                  MappingProxyType(weapons), MappingProxyType(heights), MappingProxyType(melee),
-                  MappingProxyType(properties), MappingProxyType(mobility), MappingProxyType(clearance))
+    setup = Setup(
+        tuple(a["player"] for a in armies),
+        tuple(armies),
+        MappingProxyType(tilt),
+        MappingProxyType(launchers),
+        MappingProxyType(scales),
+        MappingProxyType(rof),
+        MappingProxyType(ammo_max),
+        MappingProxyType(names),
+        MappingProxyType(bases),
+        MappingProxyType(locomotion),
+        MappingProxyType(weapons),
+        MappingProxyType(heights),
+        MappingProxyType(melee),
+        MappingProxyType(properties),
+        MappingProxyType(mobility),
+        MappingProxyType(clearance),
+    )
     return setup, elements, units

@@ -1,4 +1,5 @@
 """Бронепехота tables and tests as data and pure functions (seed 000 digest §5, §6)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -53,8 +54,13 @@ class TestResult:
         return f"{self.name} D{self.sides} rolled {self.roll} {sign} {self.target}: {'pass' if self.passed else 'fail'}"
 
     def as_dict(self) -> dict[str, object]:
-        return {"test": self.name, "die": f"D{self.sides}", "roll": self.roll, "target": self.target,
-                "passed": self.passed}
+        return {
+            "test": self.name,
+            "die": f"D{self.sides}",
+            "roll": self.roll,
+            "target": self.target,
+            "passed": self.passed,
+        }
 
 
 def survival_test(roller: Roller, armour: int, key: str, sides: int = 6) -> TestResult:

@@ -9,6 +9,7 @@ IV special properties (an exploding weapon attacks everything within 2 steps wit
 Grenades (§7.8) explode D6 steps towards the target and attack everything within 1 step.
 Every roll is journaled through the injected roller; every measurement goes with its ruling.
 """
+
 from __future__ import annotations
 
 import math
@@ -57,13 +58,31 @@ def virtual_shot(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
         _check_can_fire(state, shooter, weapon, grenade)
         aim = None if grenade else _aim(state, shooter, target, args)
     except Refused as no:
-        return state, [Ruling(rid, seq, "shot", f"Virtual shot refused: {no}.", no.section, needs_referee=True,
-                              element=args.get("shooter") if isinstance(args.get("shooter"), str) else None)]
+        return state, [
+            Ruling(
+                rid,
+                seq,
+                "shot",
+                f"Virtual shot refused: {no}.",
+                no.section,
+                needs_referee=True,
+                element=args.get("shooter") if isinstance(args.get("shooter"), str) else None,
+            )
+        ]
     override = state.overrides.get(rid)
     if override and override[1].verdict == "void":
-        return state, rulings + [Ruling(rid, seq, "shot", f"{name(state, shooter.id)}'s virtual shot at "
-                                        f"{name(state, target.id)}: voided by the referee.", "§7.4",
-                                        needs_referee=True, element=shooter.id, overridden="void")]
+        return state, rulings + [
+            Ruling(
+                rid,
+                seq,
+                "shot",
+                f"{name(state, shooter.id)}'s virtual shot at {name(state, target.id)}: voided by the referee.",
+                "§7.4",
+                needs_referee=True,
+                element=shooter.id,
+                overridden="void",
+            )
+        ]
     state = _spend(state, shooter, weapon, grenade, aimed)
     key = f"{override[0] if override else seq}/virtual"
     if grenade:
@@ -79,8 +98,11 @@ def _declared(state: GameState, args: Mapping[str, Any]) -> tuple[Element, Eleme
         raise Refused("this game is played with real shooting; virtual shots need the option shooting=virtual", "§1.2")
     shooter, target = state.elements.get(str(args.get("shooter"))), state.elements.get(str(args.get("target")))
     if shooter is None or target is None:
-        raise Refused(f"give a shooter and a target among the armies' models (got {args.get('shooter')!r}, "
-                      f"{args.get('target')!r})", "§7.2")
+        raise Refused(
+            f"give a shooter and a target among the armies' models (got {args.get('shooter')!r}, "
+            f"{args.get('target')!r})",
+            "§7.2",
+        )
     grenade, aimed = bool(args.get("grenade")), bool(args.get("aimed"))
     if grenade:
         if shooter.kind != "infantry" or not state.options.grenades:
@@ -90,16 +112,25 @@ def _declared(state: GameState, args: Mapping[str, Any]) -> tuple[Element, Eleme
         return shooter, target, GRENADE, False, True
     weapons = state.setup.weapons.get(shooter.id, ())
     wanted = args.get("weapon")
-    weapon = next((w for w in weapons if w.id == wanted), None) if wanted else (weapons[0] if len(weapons) == 1 else None)
+    weapon = (
+        next((w for w in weapons if w.id == wanted), None) if wanted else (weapons[0] if len(weapons) == 1 else None)
+    )
     if weapon is None:
         have = ", ".join(w.id for w in weapons) or "none"
-        raise Refused(f"{name(state, shooter.id)} has no weapon {wanted!r} (its weapons: {have})" if wanted else
-                      f"say which weapon {name(state, shooter.id)} fires (its weapons: {have})", "§7.1")
+        raise Refused(
+            f"{name(state, shooter.id)} has no weapon {wanted!r} (its weapons: {have})"
+            if wanted
+            else f"say which weapon {name(state, shooter.id)} fires (its weapons: {have})",
+            "§7.1",
+        )
     if aimed and (shooter.kind != "infantry" or not state.options.aimed_fire):
         raise Refused("only infantry aim, with their own weapon, when the aimed-fire rule is on", "§11.1")
-    if aimed and (len(state.paths.get(shooter.id, ())) > 1 or MELEE_MARK in shooter.fired or JUMP_MARK in shooter.fired):
-        raise Refused(f"{name(state, shooter.id)} has moved or fought this round; aimed fire is for one who only shoots",
-                      "§11.1")
+    if aimed and (
+        len(state.paths.get(shooter.id, ())) > 1 or MELEE_MARK in shooter.fired or JUMP_MARK in shooter.fired
+    ):
+        raise Refused(
+            f"{name(state, shooter.id)} has moved or fought this round; aimed fire is for one who only shoots", "§11.1"
+        )
     return shooter, target, weapon, aimed, False
 
 
@@ -142,8 +173,11 @@ def _check_can_fire(state: GameState, shooter: Element, weapon: Weapon, grenade:
         raise Refused(f"no infantryman of rank {shooter.rank}+ was seen touching {name(state, shooter.id)}", "§7.5")
     touching = contact.touching_enemies(state, shooter)
     if touching:
-        raise Refused(f"{name(state, shooter.id)} touches {', '.join(name(state, t) for t in touching)}: "
-                      "no shooting in close combat", "§7.3")
+        raise Refused(
+            f"{name(state, shooter.id)} touches {', '.join(name(state, t) for t in touching)}: "
+            "no shooting in close combat",
+            "§7.3",
+        )
 
 
 def _spend(state: GameState, shooter: Element, weapon: Weapon, grenade: bool, aimed: bool) -> GameState:
@@ -179,11 +213,19 @@ def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str,
     details: dict[str, Any] = {"shooter": shooter.id, "target": target.id}
     if me is None or them is None:
         distance, hidden = args.get("distance"), args.get("hidden", 0.0)
-        if not isinstance(distance, int) or isinstance(distance, bool) or distance < 0 or \
-                not isinstance(hidden, (int, float)) or not 0 <= hidden <= 1:
+        if (
+            not isinstance(distance, int)
+            or isinstance(distance, bool)
+            or distance < 0
+            or not isinstance(hidden, (int, float))
+            or not 0 <= hidden <= 1
+        ):
             missing = name(state, (shooter if me is None else target).id)
-            raise Refused(f"the camera has not placed {missing}: measure by hand and give distance (whole steps, "
-                          "rounded up) and hidden (the share of the target hidden, 0 to 1)", "§7.4")
+            raise Refused(
+                f"the camera has not placed {missing}: measure by hand and give distance (whole steps, "
+                "rounded up) and hidden (the share of the target hidden, 0 to 1)",
+                "§7.4",
+            )
         shade = cover(_counted_hidden(state, float(hidden)))
         if shade["armour"] is None:
             raise Refused("the referee sees no line of fire", "§7.3")
@@ -196,24 +238,38 @@ def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str,
         details["crew"] = crewman.id
     offset = abs(bearing_deg(viewer, them))
     if offset > 90.0:  # §7.3 1: only the front half
-        raise Refused(f"{name(state, target.id)} is behind {name(state, shooter.id)}'s field of view "
-                      f"({offset:.0f}° from its front)", "§7.3")
+        raise Refused(
+            f"{name(state, target.id)} is behind {name(state, shooter.id)}'s field of view "
+            f"({offset:.0f}° from its front)",
+            "§7.3",
+        )
     if 90.0 - offset < _angle_sigma(me, them) * 2:
         doubts.append("the target is at the edge of the field of view")
-    sight = line_of_sight(me, state.setup.heights[shooter.id] * EYE, them, state.setup.heights[target.id],
-                          list(state.terrain))
+    sight = line_of_sight(
+        me, state.setup.heights[shooter.id] * EYE, them, state.setup.heights[target.id], list(state.terrain)
+    )
     shade = cover(_counted_hidden(state, sight.hidden_fraction))
     details.update(hidden_fraction=round(sight.hidden_fraction, 3), cover=shade, blockers=list(sight.blockers))
     if shade["armour"] is None:  # §7.3 2 and Table 5
-        raise Refused(f"no line of fire: {name(state, target.id)} is hidden by {', '.join(sight.blockers)}",
-                      "§7.3 Table 5")
+        raise Refused(
+            f"no line of fire: {name(state, target.id)} is hidden by {', '.join(sight.blockers)}", "§7.3 Table 5"
+        )
     distance = _distance(state, me, them)
     details["measured"] = {**distance.as_dict(), "table_seq": state.table_seq}
     return Aim(int(distance.value), shade, details, tuple(doubts), distance, them)
 
 
-def _aimed_shot(state: GameState, seq: int, shooter: Element, target: Element, weapon: Weapon, aimed: bool,
-                aim: Aim, roller: Roller, key: str) -> tuple[GameState, Ruling]:
+def _aimed_shot(
+    state: GameState,
+    seq: int,
+    shooter: Element,
+    target: Element,
+    weapon: Weapon,
+    aimed: bool,
+    aim: Aim,
+    roller: Roller,
+    key: str,
+) -> tuple[GameState, Ruling]:
     """§7.4 I-IV, once §7.3 and the dice's costs are settled."""
     head = f"{name(state, shooter.id)} fires {weapon.name} ({weapon.range}/{weapon.power}) at {name(state, target.id)}"
     details = {**aim.details, "weapon": weapon.id, "aimed": aimed}
@@ -225,10 +281,18 @@ def _aimed_shot(state: GameState, seq: int, shooter: Element, target: Element, w
     if aim.distance is not None and aim.distance.too_close_to_call(aimed_range):  # another step changes it?
         doubts.append(f"the distance is within the camera's uncertainty of {aimed_range} steps")
     details.update(range_rolls=rolls, aimed_range=aimed_range, distance_steps=aim.steps, hit=hit)
-    measured = (f"{aim.distance.exact:.2f} steps counted {aim.steps}" if aim.distance is not None
-                else f"{aim.steps} steps measured by hand")
-    words = [f"{head}: {measured}; range {weapon.range}" + (" aimed ×2" if aimed else "")
-             + f" rolled {'+'.join(map(str, rolls))} → {aimed_range}: " + ("hit" if hit else "miss") + " (§7.4 I)"]
+    measured = (
+        f"{aim.distance.exact:.2f} steps counted {aim.steps}"
+        if aim.distance is not None
+        else f"{aim.steps} steps measured by hand"
+    )
+    words = [
+        f"{head}: {measured}; range {weapon.range}"
+        + (" aimed ×2" if aimed else "")
+        + f" rolled {'+'.join(map(str, rolls))} → {aimed_range}: "
+        + ("hit" if hit else "miss")
+        + " (§7.4 I)"
+    ]
     if aim.cover["armour"]:
         words.append(f"cover: {aim.cover['label']} (Table 5)")
     if hit:
@@ -237,7 +301,9 @@ def _aimed_shot(state: GameState, seq: int, shooter: Element, target: Element, w
         details["attack"] = result
         if "explodes" in weapon.properties and state.options.weapon_properties:
             if aim.target is None:
-                doubts.append("the weapon explodes, but the camera has not placed the target: resolve the blast by hand")
+                doubts.append(
+                    "the weapon explodes, but the camera has not placed the target: resolve the blast by hand"
+                )
             else:
                 state, blasts = _explosion(state, _near_target(state, aim.target, EXPLOSION_STEPS), roller, key)
                 words += blasts
@@ -245,8 +311,16 @@ def _aimed_shot(state: GameState, seq: int, shooter: Element, target: Element, w
     text = "; ".join(words) + "."
     if doubts:
         text += " Too close to call: " + "; ".join(doubts) + "."
-    return state, Ruling(f"{seq}:virtual", seq, "shot", text, "§7.3 §7.4" + (" §11.1" if aimed else ""),
-                         needs_referee=bool(doubts), element=shooter.id, details=details)
+    return state, Ruling(
+        f"{seq}:virtual",
+        seq,
+        "shot",
+        text,
+        "§7.3 §7.4" + (" §11.1" if aimed else ""),
+        needs_referee=bool(doubts),
+        element=shooter.id,
+        details=details,
+    )
 
 
 def _counted_hidden(state: GameState, hidden: float) -> float:
@@ -266,8 +340,9 @@ def _distance(state: GameState, me: Placed, them: Placed) -> Measurement:
     return measure(me, them, BRONEPEKHOTA, "edge" if state.options.measure_from == "edge" else "centre")
 
 
-def attack(state: GameState, target: Element, power: str, cover_bonus: int, roller: Roller,
-           key: str) -> tuple[GameState, dict[str, Any]]:
+def attack(
+    state: GameState, target: Element, power: str, cover_bonus: int, roller: Roller, key: str
+) -> tuple[GameState, dict[str, Any]]:
     """§7.4 II and III: each Power die against the armour as it stood before the shot (§Z) plus
     cover; then the damage (§5.1, §5.3)."""
     dice = DiceExpression.parse(power)
@@ -295,8 +370,11 @@ def _explosion(state: GameState, caught: list[str], roller: Roller, key: str) ->
 
 
 def _standing(state: GameState) -> list[Placed]:
-    return [p for p in (contact.placed(state, e.id) for e in state.elements.values()
-                        if not e.destroyed and not e.aboard) if p is not None]
+    return [
+        p
+        for p in (contact.placed(state, e.id) for e in state.elements.values() if not e.destroyed and not e.aboard)
+        if p is not None
+    ]
 
 
 def _near_target(state: GameState, target: Placed, steps: int) -> list[str]:
@@ -309,23 +387,46 @@ def _near_target(state: GameState, target: Placed, steps: int) -> list[str]:
     return ([target.id] if state.options.blast_hits_target else []) + near
 
 
-def _grenade(state: GameState, seq: int, thrower: Element, target: Element, roller: Roller,
-             key: str) -> tuple[GameState, Ruling]:
+def _grenade(
+    state: GameState, seq: int, thrower: Element, target: Element, roller: Roller, key: str
+) -> tuple[GameState, Ruling]:
     """§7.8: D6 steps from the thrower towards the target, it always explodes: everything within 1
     step of that point is attacked with 1D20 (the thrower too, on a 1: Рис. 46)."""
     rid = f"{seq}:virtual"
     me, them = contact.placed(state, thrower.id), contact.placed(state, target.id)
     if me is None or them is None:
-        return state, Ruling(rid, seq, "shot", f"{name(state, thrower.id)} throws a grenade, but the camera has "
-                             "not placed both models; resolve it by hand.", "§7.8", needs_referee=True, element=thrower.id)
+        return state, Ruling(
+            rid,
+            seq,
+            "shot",
+            f"{name(state, thrower.id)} throws a grenade, but the camera has "
+            "not placed both models; resolve it by hand.",
+            "§7.8",
+            needs_referee=True,
+            element=thrower.id,
+        )
     roll = roller.roll(6, f"{key}/grenade-range")
     dx, dy = them.base.x - me.base.x, them.base.y - me.base.y
     length = math.hypot(dx, dy) or 1.0
     reach = roll * STEP_MM + (me.base.width / 2 if state.options.measure_from == "edge" else 0.0)
     point = (me.base.x + dx / length * reach, me.base.y + dy / length * reach)
     state, words = _explosion(state, blast(point, GRENADE_BLAST_STEPS * STEP_MM, _standing(state)), roller, key)
-    text = (f"{name(state, thrower.id)} throws a grenade at {name(state, target.id)}: D6 rolled {roll}, it bursts "
-            f"{roll} steps away (§7.8); " + "; ".join(words) + ".")
-    return state, Ruling(rid, seq, "shot", text, "§7.8", element=thrower.id,
-                         details={"thrower": thrower.id, "target": target.id, "roll": roll,
-                                  "blast_point": [round(point[0], 1), round(point[1], 1)], "blasts": words})
+    text = (
+        f"{name(state, thrower.id)} throws a grenade at {name(state, target.id)}: D6 rolled {roll}, it bursts "
+        f"{roll} steps away (§7.8); " + "; ".join(words) + "."
+    )
+    return state, Ruling(
+        rid,
+        seq,
+        "shot",
+        text,
+        "§7.8",
+        element=thrower.id,
+        details={
+            "thrower": thrower.id,
+            "target": target.id,
+            "roll": roll,
+            "blast_point": [round(point[0], 1), round(point[1], 1)],
+            "blasts": words,
+        },
+    )

@@ -5,12 +5,13 @@ how the target ends up, and victory when the enemy's infantry are gone.
 ``BronepekhotaQuick(roller)`` is a pure ruleset like ``Bronepekhota``: ``apply(state, event)``
 returns a new state and its rulings, with dice only from the injected roller.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...devices.protocol import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
+from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
 from ..base import Event, Input, Override, Ruling
 from ..model_fields import ModelRuleset
@@ -20,8 +21,12 @@ from .army import check_armies, load_army, model_specs
 from .state import Options, QuickState, build
 
 INPUT_TYPES = ("roll_off", "end_turn", "virtual_shot", "grenade", "close_combat", "ram", "confirm", "override")
-ACTIONS = {"virtual_shot": combat.virtual_shot, "grenade": combat.grenade, "close_combat": combat.close_combat,
-           "ram": combat.ram}
+ACTIONS = {
+    "virtual_shot": combat.virtual_shot,
+    "grenade": combat.grenade,
+    "close_combat": combat.close_combat,
+    "ram": combat.ram,
+}
 
 
 class BronepekhotaQuick(ModelRuleset):
@@ -33,7 +38,6 @@ class BronepekhotaQuick(ModelRuleset):
     mm_per_unit: ClassVar[float] = 50.0
     convention: ClassVar[Convention] = Convention(step(5.0), "none")  # §1: steps; the quick rules never round
 
-
     def load_army(self, path: str) -> dict[str, Any]:
         return load_army(path)
 
@@ -41,16 +45,29 @@ class BronepekhotaQuick(ModelRuleset):
         return model_specs(armies)
 
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
-        return ([Node(w["launcher"], "launcher", w["barrels"]) for a in armies for u in a["units"]
-                 for w in u["weapons"] if w["launcher"]]
-                + [Node(u["tilt_node"], "tilt") for a in armies for u in a["units"] if u["tilt_node"]])
+        return [
+            Node(w["launcher"], "launcher", w["barrels"])
+            for a in armies
+            for u in a["units"]
+            for w in u["weapons"]
+            if w["launcher"]
+        ] + [Node(u["tilt_node"], "tilt") for a in armies for u in a["units"] if u["tilt_node"]]
 
-    def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
-                      overrides: Mapping[str, tuple[int, Override]] | None = None) -> QuickState:
+    def initial_state(
+        self,
+        armies: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any],
+        overrides: Mapping[str, tuple[int, Override]] | None = None,
+    ) -> QuickState:
         check_armies(armies)
         opts = Options.from_dict(options)
-        return QuickState(tuple(a["player"] for a in armies), tuple(armies), opts, build(armies, opts),
-                          overrides=dict(overrides or {}))
+        return QuickState(
+            tuple(a["player"] for a in armies),
+            tuple(armies),
+            opts,
+            build(armies, opts),
+            overrides=dict(overrides or {}),
+        )
 
     def apply(self, state: QuickState, event: Event) -> tuple[QuickState, list[Ruling]]:
         body, seq = event.body, event.seq
@@ -61,8 +78,16 @@ class BronepekhotaQuick(ModelRuleset):
         if isinstance(body, (Hello,)):
             return state, []
         if isinstance(body, Overflow):
-            return state, [Ruling(f"{seq}:overflow", seq, "warning", f"The hub lost {body.lost} event(s); check the "
-                                  "table by hand.", "hardware.md", needs_referee=True)]
+            return state, [
+                Ruling(
+                    f"{seq}:overflow",
+                    seq,
+                    "warning",
+                    f"The hub lost {body.lost} event(s); check the table by hand.",
+                    "hardware.md",
+                    needs_referee=True,
+                )
+            ]
         if not isinstance(body, (Shot, Tilt, Impact)):
             return state, []
         state, rulings = real.advance_time(state, body.t, self.roller)
@@ -87,7 +112,9 @@ class BronepekhotaQuick(ModelRuleset):
             try:
                 state, ruling = ACTIONS[body.type](state, seq, args, self.roller)
             except combat.Refused as no:
-                return state, [Ruling(f"{seq}:refused", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)]
+                return state, [
+                    Ruling(f"{seq}:refused", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)
+                ]
             state, won = turns.victory(state, seq)
             return state, [ruling] + won
         moving = [f.id for f in state.fighters.values() if f.player == state.active_player]
@@ -99,8 +126,10 @@ class BronepekhotaQuick(ModelRuleset):
         unit = state.step_mm
         rings = [{"label": f"one Manoeuvre: {f.maneuver} steps (§5)", "mm": f.maneuver * unit}]
         if f.soldier:
-            rings += [{"label": "close combat within 1 step (§10)", "mm": unit},
-                      {"label": "close target +2 within 2 steps (§7)", "mm": 2 * unit}]
+            rings += [
+                {"label": "close combat within 1 step (§10)", "mm": unit},
+                {"label": "close target +2 within 2 steps (§7)", "mm": 2 * unit},
+            ]
         if f.kind == "infantry":
             rings.append({"label": "grenade reach 3 steps (§8)", "mm": 3 * unit})
         return {"rings": rings, "arcs": []}
@@ -129,31 +158,70 @@ class BronepekhotaQuick(ModelRuleset):
 
 def state_view(state: QuickState) -> dict[str, Any]:
     """The dashboard's and API's view, shaped like the full rules' so the same page shows it."""
+
     def status(f) -> str:
         return "destroyed" if f.dead else "wounded" if f.wounded else "in play"
 
     units = []
     for f in state.fighters.values():
-        element = {"id": f.id, "name": f.name, "kind": "infantry" if f.soldier else f.kind, "status": status(f),
-                   "armour": f.armour if f.soldier else max((f.durability or 0) - f.damage, 0),
-                   "durability_max": f.durability if not f.soldier else None, "damage": f.damage,
-                   "shooting": f.shooting, "melee": f.melee, "maneuver": f.maneuver, "fired": sorted(f.fired),
-                   "weapons": [{"id": w.id, "name": w.name, "kind": w.kind} for w in f.weapons],
-                   "shot": f.shot, "fought": f.fought, "ammo_max": None}
-        units.append({"id": f.id, "name": f.name, "player": f.player, "kind": f.kind, "status": status(f),
-                      "acted": f.shot and f.fought, "can_act": not f.dead and not f.wounded, "elements": [element]})
-    return {"game": "bronepekhota_quick", "round": state.turn, "initiative": {}, "order": list(state.order),
-            "active_player": state.active_player, "active_unit": None, "players": list(state.players),
-            "out": [], "winner": state.winner, "units": units, "options": state.options.as_dict(),
-            "grenade_used": state.grenade_used, "confirmed": sorted(state.confirmed),
-            "overridden": sorted(state.overrides), "hub_time_ms": state.now,
-            "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
-            "table_seq": state.table_seq, "terrain": [p.id for p in state.terrain],
-            "moved": {f: _moved(state, f) for f in sorted(state.paths)}}
+        element = {
+            "id": f.id,
+            "name": f.name,
+            "kind": "infantry" if f.soldier else f.kind,
+            "status": status(f),
+            "armour": f.armour if f.soldier else max((f.durability or 0) - f.damage, 0),
+            "durability_max": f.durability if not f.soldier else None,
+            "damage": f.damage,
+            "shooting": f.shooting,
+            "melee": f.melee,
+            "maneuver": f.maneuver,
+            "fired": sorted(f.fired),
+            "weapons": [{"id": w.id, "name": w.name, "kind": w.kind} for w in f.weapons],
+            "shot": f.shot,
+            "fought": f.fought,
+            "ammo_max": None,
+        }
+        units.append(
+            {
+                "id": f.id,
+                "name": f.name,
+                "player": f.player,
+                "kind": f.kind,
+                "status": status(f),
+                "acted": f.shot and f.fought,
+                "can_act": not f.dead and not f.wounded,
+                "elements": [element],
+            }
+        )
+    return {
+        "game": "bronepekhota_quick",
+        "round": state.turn,
+        "initiative": {},
+        "order": list(state.order),
+        "active_player": state.active_player,
+        "active_unit": None,
+        "players": list(state.players),
+        "out": [],
+        "winner": state.winner,
+        "units": units,
+        "options": state.options.as_dict(),
+        "grenade_used": state.grenade_used,
+        "confirmed": sorted(state.confirmed),
+        "overridden": sorted(state.overrides),
+        "hub_time_ms": state.now,
+        "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
+        "table_seq": state.table_seq,
+        "terrain": [p.id for p in state.terrain],
+        "moved": {f: _moved(state, f) for f in sorted(state.paths)},
+    }
 
 
 def _moved(state: QuickState, fighter_id: str) -> dict[str, Any]:
     fighter, moves = state.fighters[fighter_id], turns.moves_used(state, fighter_id)
     used = moves + fighter.shot + fighter.fought
-    return {"moves": moves, "text": f"{moves} manoeuvre{'s' if moves != 1 else ''} of {fighter.maneuver} steps; "
-            f"{used} of {turns.ACTIONS} actions used", "over": used > turns.ACTIONS}
+    return {
+        "moves": moves,
+        "text": f"{moves} manoeuvre{'s' if moves != 1 else ''} of {fighter.maneuver} steps; "
+        f"{used} of {turns.ACTIONS} actions used",
+        "over": used > turns.ACTIONS,
+    }

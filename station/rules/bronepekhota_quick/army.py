@@ -5,14 +5,15 @@ so Shooting, Close combat, Armour, Durability and Manoeuvre come from these file
 documents the format.  A weapon is ``virtual`` (dice, §7) or ``real`` (a spring launcher wired to
 the hub, §11); ``powerful_melee`` lets infantry hurt vehicles in close combat (§10).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...datafile import Fields, load_json_file
 from ..base import ArmyError
-from ..fields import Fields, load_json_file
 from ..model_fields import ID_CHECK, base, marker
 
 FORMAT = "bronepekhota-quick-army/1"
@@ -24,8 +25,14 @@ DEFAULT_HEIGHTS_MM = {"infantry": 40.0, "cyborg": 45.0, "vehicle": 70.0, "gun": 
 def _weapon(f: Fields, default_id: str) -> dict[str, Any]:
     f.reject_unknown(["id", "name", "kind", "launcher", "barrels", "powerful_melee"])
     kind = f.choice("kind", ("virtual", "real"), "virtual")
-    weapon = {"id": f.get("id", str, default_id, ID_CHECK), "name": f.get("name", str, ""), "kind": kind,
-              "powerful_melee": f.get("powerful_melee", bool, False), "launcher": None, "barrels": 0}
+    weapon = {
+        "id": f.get("id", str, default_id, ID_CHECK),
+        "name": f.get("name", str, ""),
+        "kind": kind,
+        "powerful_melee": f.get("powerful_melee", bool, False),
+        "launcher": None,
+        "barrels": 0,
+    }
     if kind == "real":  # §11: a spring launcher the hub reports by node id
         weapon["launcher"] = f.get("launcher", str, check=ID_CHECK)
         weapon["barrels"] = f.integer("barrels", 1, 9, 1)
@@ -33,15 +40,37 @@ def _weapon(f: Fields, default_id: str) -> dict[str, Any]:
 
 
 def _unit(f: Fields) -> dict[str, Any]:
-    f.reject_unknown(["id", "name", "kind", "armour", "shooting", "melee", "durability", "maneuver", "weapons",
-                      "tilt_node", "base", "marker"])
+    f.reject_unknown(
+        [
+            "id",
+            "name",
+            "kind",
+            "armour",
+            "shooting",
+            "melee",
+            "durability",
+            "maneuver",
+            "weapons",
+            "tilt_node",
+            "base",
+            "marker",
+        ]
+    )
     kind = f.choice("kind", KINDS)
-    unit = {"id": f.get("id", str, check=ID_CHECK), "name": f.get("name", str, ""), "kind": kind,
-            "armour": f.integer("armour", 0, 30), "shooting": f.integer("shooting", 0, 20, 0),
-            "melee": f.integer("melee", 0, 20, 0), "tilt_node": f.get("tilt_node", str, None, ID_CHECK),
-            "base": base(f, DEFAULT_BASES[kind]), "marker": marker(f),
-            "weapons": [_weapon(w, f"weapon-{k + 1}") for k, w in enumerate(f.items("weapons", 0, 9))]
-            if "weapons" in f.data else []}
+    unit = {
+        "id": f.get("id", str, check=ID_CHECK),
+        "name": f.get("name", str, ""),
+        "kind": kind,
+        "armour": f.integer("armour", 0, 30),
+        "shooting": f.integer("shooting", 0, 20, 0),
+        "melee": f.integer("melee", 0, 20, 0),
+        "tilt_node": f.get("tilt_node", str, None, ID_CHECK),
+        "base": base(f, DEFAULT_BASES[kind]),
+        "marker": marker(f),
+        "weapons": [_weapon(w, f"weapon-{k + 1}") for k, w in enumerate(f.items("weapons", 0, 9))]
+        if "weapons" in f.data
+        else [],
+    }
     if kind in ("vehicle", "gun"):  # §13: destroyed once the damage exceeds it
         unit["durability"] = f.integer("durability", 0, 99)
     elif "durability" in f.data:
@@ -55,12 +84,16 @@ def _unit(f: Fields) -> dict[str, Any]:
 
 
 def load_army(path: str | Path) -> dict[str, Any]:
-    f = Fields(str(path), load_json_file(path))
+    f = Fields(str(path), load_json_file(path, ArmyError), error=ArmyError)
     f.reject_unknown(["format", "sample_data", "player", "name", "units"])
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
-    return {"player": f.get("player", str, check=ID_CHECK), "name": f.get("name", str, ""),
-            "sample_data": f.get("sample_data", str, ""), "source": Path(path).name,
-            "units": [_unit(u) for u in f.items("units", min_len=1)]}
+    return {
+        "player": f.get("player", str, check=ID_CHECK),
+        "name": f.get("name", str, ""),
+        "sample_data": f.get("sample_data", str, ""),
+        "source": Path(path).name,
+        "units": [_unit(u) for u in f.items("units", min_len=1)],
+    }
 
 
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
@@ -72,8 +105,11 @@ def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
             raise ArmyError(army["source"], "player", f"{army['player']!r} is used by two armies")
         players.add(army["player"])
         for k, unit in enumerate(army["units"]):
-            names = [unit["id"]] + [w["launcher"] for w in unit["weapons"] if w["launcher"]] + \
-                ([unit["tilt_node"]] if unit["tilt_node"] else [])
+            names = (
+                [unit["id"]]
+                + [w["launcher"] for w in unit["weapons"] if w["launcher"]]
+                + ([unit["tilt_node"]] if unit["tilt_node"] else [])
+            )
             for name in names:
                 if name in seen:
                     raise ArmyError(army["source"], f"units[{k}]", f"{name!r} is also used by {seen[name]}")
@@ -88,5 +124,16 @@ def model_height(unit: Mapping[str, Any]) -> float:
 
 
 def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    return [{"element": u["id"], "unit": u["id"], "player": a["player"], "kind": u["kind"], "base": u["base"],
-             "height_mm": model_height(u), "marker": u["marker"]} for a in armies for u in a["units"]]
+    return [
+        {
+            "element": u["id"],
+            "unit": u["id"],
+            "player": a["player"],
+            "kind": u["kind"],
+            "base": u["base"],
+            "height_mm": model_height(u),
+            "marker": u["marker"],
+        }
+        for a in armies
+        for u in a["units"]
+    ]

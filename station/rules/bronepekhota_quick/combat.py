@@ -5,6 +5,7 @@ Attack > Armour: infantry die, a vehicle or gun takes the difference.  Attack = 
 are wounded (face down, Armour -2, cannot act until healed), a vehicle or gun takes 1 damage.
 Less: no effect (§7).  A vehicle or gun is destroyed once its damage exceeds its Durability (§13).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -50,20 +51,31 @@ def resolve(state: QuickState, target: Fighter, attack: int, armour: int) -> tup
         return state, f"{attack} against Armour {armour}: no effect"
     if target.soldier:
         if attack > armour:
-            return state.with_fighter(replace(target, dead=True, wounded=False)), f"{attack} against Armour {armour}: {name} is killed"
-        return state.with_fighter(replace(target, wounded=True)), f"{attack} against Armour {armour}: {name} is wounded (face down)"
+            return state.with_fighter(
+                replace(target, dead=True, wounded=False)
+            ), f"{attack} against Armour {armour}: {name} is killed"
+        return state.with_fighter(
+            replace(target, wounded=True)
+        ), f"{attack} against Armour {armour}: {name} is wounded (face down)"
     damage = attack - armour if attack > armour else 1
     total = target.damage + damage
     dead = target.durability is not None and total > target.durability
     state = state.with_fighter(replace(target, damage=total, dead=dead))
-    return state, (f"{attack} against Armour {armour}: {damage} damage to {name} ({total} of durability "
-                   f"{target.durability})" + (", destroyed (§13)" if dead else ""))
+    return state, (
+        f"{attack} against Armour {armour}: {damage} damage to {name} ({total} of durability "
+        f"{target.durability})" + (", destroyed (§13)" if dead else "")
+    )
 
 
 def placed(state: QuickState, fighter: Fighter) -> Placed | None:
     from ...measure.bases import Base
+
     where = state.positions.get(fighter.id)
-    return None if where is None else Placed(fighter.id, Base.named(fighter.base, *where), state.sigmas.get(fighter.id, 0.5))
+    return (
+        None
+        if where is None
+        else Placed(fighter.id, Base.named(fighter.base, *where), state.sigmas.get(fighter.id, 0.5))
+    )
 
 
 def convention(state: QuickState) -> Convention:
@@ -118,12 +130,16 @@ def _sight(state: QuickState, shooter: Fighter, target: Fighter) -> tuple[bool, 
     if a is None or b is None:
         return True, False, {}
     sight = line_of_sight(a, shooter.height_mm * 0.9, b, target.height_mm, list(state.terrain))
-    return not sight.blocked, sight.hidden_fraction > 0.5, {"hidden_fraction": round(sight.hidden_fraction, 3),
-                                                             "blockers": list(sight.blockers)}
+    return (
+        not sight.blocked,
+        sight.hidden_fraction > 0.5,
+        {"hidden_fraction": round(sight.hidden_fraction, 3), "blockers": list(sight.blockers)},
+    )
 
 
-def _strike(state: QuickState, roller: Roller, key: str, target: Fighter, bonus: int,
-            armour: int) -> tuple[QuickState, str]:
+def _strike(
+    state: QuickState, roller: Roller, key: str, target: Fighter, bonus: int, armour: int
+) -> tuple[QuickState, str]:
     """One attack: an exploding d6 plus ``bonus`` against ``armour``, resolved by §7's table."""
     rolls = exploding_d6(roller, key)
     state, outcome = resolve(state, state.fighters[target.id], sum(rolls) + bonus, armour)
@@ -147,10 +163,15 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     shooter = _can_act(state, state.fighters.get(str(args.get("shooter"))), "shooter")
     target = _target(state, args.get("target"), shooter)
     weapons = [w for w in shooter.weapons if w.kind == "virtual"]
-    weapon = next((w for w in weapons if w.id == args.get("weapon")), None) if args.get("weapon") else \
-        (weapons[0] if len(weapons) == 1 else None)
+    weapon = (
+        next((w for w in weapons if w.id == args.get("weapon")), None)
+        if args.get("weapon")
+        else (weapons[0] if len(weapons) == 1 else None)
+    )
     if weapon is None:
-        raise Refused(f"say which of {shooter.name}'s virtual weapons fires ({', '.join(w.id for w in weapons) or 'none'})", "§6")
+        raise Refused(
+            f"say which of {shooter.name}'s virtual weapons fires ({', '.join(w.id for w in weapons) or 'none'})", "§6"
+        )
     if weapon.id in shooter.fired:
         raise Refused(f"{weapon.name} has already fired this turn", "§6.1")
     if shooter.fired_gun:
@@ -165,12 +186,28 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     armour = effective_armour(target, in_cover)
     state = state.with_fighter(replace(state.fighters[shooter.id], shot=True, fired=shooter.fired | {weapon.id}))
     state, outcome = resolve(state, state.fighters[target.id], attack, armour)
-    parts = [f"d6 {'+'.join(map(str, rolls))}", f"Shooting {shooter.shooting}"] + (["aimed +2"] if aimed else []) + \
-        (["close target +2"] if close else [])
-    text = (f"{shooter.name} shoots {target.name} with {weapon.name}: " + " + ".join(parts) + f" = {outcome}"
-            + (" (cover +2)" if in_cover else "") + ".")
-    details = {"shooter": shooter.id, "target": target.id, "rolls": rolls, "attack": attack, "armour": armour,
-               "aimed": aimed, "close": close, **sight}
+    parts = (
+        [f"d6 {'+'.join(map(str, rolls))}", f"Shooting {shooter.shooting}"]
+        + (["aimed +2"] if aimed else [])
+        + (["close target +2"] if close else [])
+    )
+    text = (
+        f"{shooter.name} shoots {target.name} with {weapon.name}: "
+        + " + ".join(parts)
+        + f" = {outcome}"
+        + (" (cover +2)" if in_cover else "")
+        + "."
+    )
+    details = {
+        "shooter": shooter.id,
+        "target": target.id,
+        "rolls": rolls,
+        "attack": attack,
+        "armour": armour,
+        "aimed": aimed,
+        "close": close,
+        **sight,
+    }
     if measured:
         details["measured"] = measured
     return state, Ruling(f"{seq}:shot", seq, "shot", text, "§7 §9", element=shooter.id, details=details)
@@ -195,11 +232,14 @@ def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller
     state, said = _strike(state, roller, f"{seq}/grenade", target, GRENADE_SHOOTING, effective_armour(target, in_cover))
     words = [f"{thrower.name} throws a grenade at {target.name}: {said}"]
     for victim in _within_of(state, target, BLAST_STEPS):
-        state, said = _strike(state, roller, f"{seq}/blast/{victim.id}", victim, BLAST_SHOOTING, effective_armour(victim))
+        state, said = _strike(
+            state, roller, f"{seq}/blast/{victim.id}", victim, BLAST_SHOOTING, effective_armour(victim)
+        )
         words.append(f"blast on {victim.name}: {said}")
     details = {"thrower": thrower.id, "target": target.id, **({"measured": measured} if measured else {})}
-    return state, Ruling(f"{seq}:grenade", seq, "shot", "; ".join(words) + ".", "§8 §9", element=thrower.id,
-                         details=details)
+    return state, Ruling(
+        f"{seq}:grenade", seq, "shot", "; ".join(words) + ".", "§8 §9", element=thrower.id, details=details
+    )
 
 
 def _within_of(state: QuickState, centre: Fighter, steps: int) -> list[Fighter]:
@@ -234,12 +274,19 @@ def close_combat(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     words = [f"{attacker.name} attacks {target.name}: {said}"]
     striker = before.fighters[target.id] if state.options.simultaneous_return else state.fighters[target.id]
     if target.soldier and not striker.dead and (state.options.simultaneous_return or not striker.wounded):
-        state, said = _strike(state, roller, f"{seq}/return", state.fighters[attacker.id], striker.melee,
-                              effective_armour(before.fighters[attacker.id]))
+        state, said = _strike(
+            state,
+            roller,
+            f"{seq}/return",
+            state.fighters[attacker.id],
+            striker.melee,
+            effective_armour(before.fighters[attacker.id]),
+        )
         words.append(f"{target.name} strikes back: {said}")
     details = {"attacker": attacker.id, "target": target.id, **({"measured": measured} if measured else {})}
-    return state, Ruling(f"{seq}:melee", seq, "melee", "; ".join(words) + ".", "§10 §9", element=attacker.id,
-                         details=details)
+    return state, Ruling(
+        f"{seq}:melee", seq, "melee", "; ".join(words) + ".", "§10 §9", element=attacker.id, details=details
+    )
 
 
 def ram(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
@@ -251,8 +298,16 @@ def ram(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) ->
         raise Refused("only a vehicle rams, and only a vehicle (infantry always dodge)", "§14")
     before = state
     state, said = _strike(state, roller, f"{seq}/ram", target, rammer.armour, target.armour)
-    state, back = _strike(state, roller, f"{seq}/ram-back", state.fighters[rammer.id], target.armour,
-                          before.fighters[rammer.id].armour)
+    state, back = _strike(
+        state, roller, f"{seq}/ram-back", state.fighters[rammer.id], target.armour, before.fighters[rammer.id].armour
+    )
     text = f"{rammer.name} rams {target.name}: {said}; it answers: {back}."
-    return state, Ruling(f"{seq}:ram", seq, "melee", text, "§14 §9", element=rammer.id,
-                         details={"rammer": rammer.id, "target": target.id})
+    return state, Ruling(
+        f"{seq}:ram",
+        seq,
+        "melee",
+        text,
+        "§14 §9",
+        element=rammer.id,
+        details={"rammer": rammer.id, "target": target.id},
+    )

@@ -7,12 +7,13 @@ judges ricochets (a ricochet does not count: override *void*).  Each barrel is a
 once a turn (§6.1); a gun fires only with a friendly soldier touching it, who then may not use his
 own weapon.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ...devices.protocol import Impact, Shot, Tilt
 from ...dice import Roller
+from ...events import Impact, Shot, Tilt
 from ...measure.relations import in_contact
 from ..base import Ruling
 from .combat import exploding_d6, placed
@@ -32,8 +33,16 @@ def _by_tilt_node(state: QuickState, node: str) -> Fighter | None:
 def on_shot(state: QuickState, seq: int, shot: Shot) -> tuple[QuickState, list[Ruling]]:
     shooter = _owner(state, shot.node)
     if shooter is None:
-        return state, [Ruling(f"{seq}:shot", seq, "warning", f"SHOT from {shot.node}, which is in no army file.", "§11",
-                              needs_referee=True)]
+        return state, [
+            Ruling(
+                f"{seq}:shot",
+                seq,
+                "warning",
+                f"SHOT from {shot.node}, which is in no army file.",
+                "§11",
+                needs_referee=True,
+            )
+        ]
     problem = None
     if state.winner:
         problem = "the game is over"
@@ -51,16 +60,34 @@ def on_shot(state: QuickState, seq: int, shot: Shot) -> tuple[QuickState, list[R
         if operator is None:
             problem = "no friendly fighter was seen next to the gun (§6.1)"
     if problem:
-        return state, [Ruling(f"{seq}:shot", seq, "shot", f"{shooter.name} fired {shot.node}, but {problem}: "
-                              "the shot does not count.", "§11 §6.1", needs_referee=True, element=shooter.id,
-                              details={"legal": False})]
+        return state, [
+            Ruling(
+                f"{seq}:shot",
+                seq,
+                "shot",
+                f"{shooter.name} fired {shot.node}, but {problem}: the shot does not count.",
+                "§11 §6.1",
+                needs_referee=True,
+                element=shooter.id,
+                details={"legal": False},
+            )
+        ]
     state = state.with_fighter(replace(shooter, fired=shooter.fired | {f"{shot.node}/{shot.barrel}"}))
     if operator is not None:
         state = state.with_fighter(replace(state.fighters[operator.id], fired_gun=True))
     state = state.evolve(shots=state.shots + (RealShot(seq, shooter.id, shot.t),))
     who = f", served by {operator.name}" if operator else ""
-    return state, [Ruling(f"{seq}:shot", seq, "shot", f"{shooter.name} fires {shot.node}{who}.", "§11",
-                          element=shooter.id, details={"legal": True})]
+    return state, [
+        Ruling(
+            f"{seq}:shot",
+            seq,
+            "shot",
+            f"{shooter.name} fires {shot.node}{who}.",
+            "§11",
+            element=shooter.id,
+            details={"legal": True},
+        )
+    ]
 
 
 def _operator(state: QuickState, gun: Fighter) -> Fighter | None:
@@ -86,8 +113,16 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Qu
         return state, []
     shot = _recent(state, tilt.t)
     if shot is None:
-        return state, [Ruling(f"{seq}:tilt", seq, "status", f"{target.name} went {tilt.state} with no shot in the hit "
-                              "window: not a hit (knocked by hand?).", "§11", element=target.id)]
+        return state, [
+            Ruling(
+                f"{seq}:tilt",
+                seq,
+                "status",
+                f"{target.name} went {tilt.state} with no shot in the hit window: not a hit (knocked by hand?).",
+                "§11",
+                element=target.id,
+            )
+        ]
     state = state.evolve(pending=tuple(p for p in state.pending if p[1] != target.id))
     return hit(state, seq, target, shot, "fell" if tilt.state == "fallen" else "leaning", roller)
 
@@ -116,14 +151,25 @@ def advance_time(state: QuickState, now: int, roller: Roller) -> tuple[QuickStat
     return state.evolve(shots=tuple(s for s in state.shots if s.t >= horizon)), rulings
 
 
-def hit(state: QuickState, seq: int, target: Fighter, shot: RealShot, result: str,
-        roller: Roller) -> tuple[QuickState, list[Ruling]]:
+def hit(
+    state: QuickState, seq: int, target: Fighter, shot: RealShot, result: str, roller: Roller
+) -> tuple[QuickState, list[Ruling]]:
     rid = f"{seq}:hit:{target.id}"
     override = state.overrides.get(rid)
     head = f"Hit on {target.name} by {state.fighters[shot.shooter].name}, {result}"
     if override and override[1].verdict == "void":
-        return state, [Ruling(rid, seq, "hit", f"{head}: voided by the referee (a ricochet?).", "§11",
-                              needs_referee=True, element=target.id, overridden="void")]
+        return state, [
+            Ruling(
+                rid,
+                seq,
+                "hit",
+                f"{head}: voided by the referee (a ricochet?).",
+                "§11",
+                needs_referee=True,
+                element=target.id,
+                overridden="void",
+            )
+        ]
     if target.soldier:
         if result == "fell" or (result == "leaning" and target.wounded):
             state, outcome = state.with_fighter(replace(target, dead=True, wounded=False)), "killed"
@@ -137,7 +183,21 @@ def hit(state: QuickState, seq: int, target: Fighter, shot: RealShot, result: st
         total = target.damage + damage
         dead = target.durability is not None and total > target.durability
         state = state.with_fighter(replace(target, damage=total, dead=dead))
-        outcome = (f"d6 {'+'.join(map(str, rolls))}" + (" +1 for falling" if result == "fell" else "")
-                   + f" = {damage} damage ({total} of durability {target.durability})" + (", destroyed" if dead else ""))
-    return state, [Ruling(rid, seq, "hit", f"{head}: {outcome}.", "§11 §9", needs_referee=True, element=target.id,
-                          details={"shot": shot.seq, "result": result})]
+        outcome = (
+            f"d6 {'+'.join(map(str, rolls))}"
+            + (" +1 for falling" if result == "fell" else "")
+            + f" = {damage} damage ({total} of durability {target.durability})"
+            + (", destroyed" if dead else "")
+        )
+    return state, [
+        Ruling(
+            rid,
+            seq,
+            "hit",
+            f"{head}: {outcome}.",
+            "§11 §9",
+            needs_referee=True,
+            element=target.id,
+            details={"shot": shot.seq, "result": result},
+        )
+    ]

@@ -1,12 +1,13 @@
 """The quick rules' game state: one fighter per model, whose player-turn it is, and what each
 fighter has done this turn (digest §4.3: at most one shot and one close combat, three actions)."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..fields import Fields
+from ...datafile import Fields
 from ..table_snapshot import TableState
 from .army import model_height
 
@@ -26,18 +27,32 @@ class Options:
     def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> Options:
         f = Fields(source, dict(data))
         f.reject_unknown(OPTION_FIELDS)
-        table = f.get("maneuver_by_armour", dict, {"5": 4, "7": 3, "9": 2}, lambda v: None if v and all(
-            str(k).isdigit() and isinstance(n, int) and 0 <= n <= 50 for k, n in v.items())
-            else 'must map the lowest Armour of each row to steps, e.g. {"5": 4, "7": 3, "9": 2}')
-        return cls(tuple(sorted((int(k), n) for k, n in table.items())),
-                   float(f.get("step_cm", (int, float), 5.0, lambda v: None if 1 <= v <= 20 else "must be 1 to 20 cm")),
-                   f.get("simultaneous_return", bool, True), f.integer("hit_window_ms", 100, 60000, 2500),
-                   f.integer("settle_ms", 0, 60000, 1500))
+        table = f.get(
+            "maneuver_by_armour",
+            dict,
+            {"5": 4, "7": 3, "9": 2},
+            lambda v: (
+                None
+                if v and all(str(k).isdigit() and isinstance(n, int) and 0 <= n <= 50 for k, n in v.items())
+                else 'must map the lowest Armour of each row to steps, e.g. {"5": 4, "7": 3, "9": 2}'
+            ),
+        )
+        return cls(
+            tuple(sorted((int(k), n) for k, n in table.items())),
+            float(f.get("step_cm", (int, float), 5.0, lambda v: None if 1 <= v <= 20 else "must be 1 to 20 cm")),
+            f.get("simultaneous_return", bool, True),
+            f.integer("hit_window_ms", 100, 60000, 2500),
+            f.integer("settle_ms", 0, 60000, 1500),
+        )
 
     def as_dict(self) -> dict[str, Any]:
-        return {"maneuver_by_armour": {str(a): n for a, n in self.maneuver_by_armour}, "step_cm": self.step_cm,
-                "simultaneous_return": self.simultaneous_return, "hit_window_ms": self.hit_window_ms,
-                "settle_ms": self.settle_ms}
+        return {
+            "maneuver_by_armour": {str(a): n for a, n in self.maneuver_by_armour},
+            "step_cm": self.step_cm,
+            "simultaneous_return": self.simultaneous_return,
+            "hit_window_ms": self.hit_window_ms,
+            "settle_ms": self.settle_ms,
+        }
 
     def maneuver_for(self, armour: int) -> int:
         """§5: the row whose lowest Armour is at or below it; lighter kit than the table covers moves most."""
@@ -106,7 +121,6 @@ class QuickState(TableState):
     shots: tuple[RealShot, ...] = ()
     pending: tuple[tuple[int, str, int], ...] = ()  # (impact seq, fighter, shot seq): waiting for a fall
 
-
     def with_fighter(self, fighter: Fighter) -> QuickState:
         return self.evolve(fighters={**self.fighters, fighter.id: fighter})
 
@@ -123,10 +137,24 @@ def build(armies: Sequence[Mapping[str, Any]], options: Options) -> dict[str, Fi
     fighters = {}
     for army in armies:
         for u in army["units"]:
-            weapons = tuple(Weapon(w["id"], w["name"] or w["id"], w["kind"], w["powerful_melee"], w["launcher"],
-                                   w["barrels"]) for w in u["weapons"])
+            weapons = tuple(
+                Weapon(w["id"], w["name"] or w["id"], w["kind"], w["powerful_melee"], w["launcher"], w["barrels"])
+                for w in u["weapons"]
+            )
             maneuver = u["maneuver"] if u["maneuver"] is not None else options.maneuver_for(u["armour"])
-            fighters[u["id"]] = Fighter(u["id"], u["name"] or u["id"], army["player"], u["kind"], u["armour"],
-                                        u["shooting"], u["melee"], maneuver, u.get("durability"), weapons, u["base"],
-                                        model_height(u), u["tilt_node"])
+            fighters[u["id"]] = Fighter(
+                u["id"],
+                u["name"] or u["id"],
+                army["player"],
+                u["kind"],
+                u["armour"],
+                u["shooting"],
+                u["melee"],
+                maneuver,
+                u.get("durability"),
+                weapons,
+                u["base"],
+                model_height(u),
+                u["tilt_node"],
+            )
     return fighters

@@ -2,6 +2,7 @@
 player acting with all his models, the healing roll for his wounded at the end of his turn, the
 action budget (three actions, at most one shot and one close combat; moves measured by the
 camera against Manoeuvre), and victory when a side has no infantry left."""
+
 from __future__ import annotations
 
 import math
@@ -34,9 +35,16 @@ def roll_off(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
     first = contenders[0]
     order = (first,) + tuple(p for p in state.players if p != first)
     shown = ", ".join(f"{p} {'/'.join(map(str, r))}" for p, r in rolls.items())
-    return state.evolve(turn=1, order=order), [Ruling(f"{seq}:roll-off", seq, "initiative",
-                                                      f"Roll-off: {shown}; {first} goes first.", "§4.2",
-                                                      details={"rolls": rolls, "first": first})]
+    return state.evolve(turn=1, order=order), [
+        Ruling(
+            f"{seq}:roll-off",
+            seq,
+            "initiative",
+            f"Roll-off: {shown}; {first} goes first.",
+            "§4.2",
+            details={"rolls": rolls, "first": first},
+        )
+    ]
 
 
 def moves_used(state: QuickState, fighter_id: str) -> int:
@@ -57,17 +65,33 @@ def end_turn(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
         why = f"The game is over: {state.winner}." if state.winner else "Roll off first; no turn is running."
         return state, [Ruling(f"{seq}:end", seq, "warning", why, "§4.2")]
     rulings = []
-    for fighter in sorted((f for f in state.fighters.values() if f.player == player and not f.dead), key=lambda f: f.id):
+    for fighter in sorted(
+        (f for f in state.fighters.values() if f.player == player and not f.dead), key=lambda f: f.id
+    ):
         moves = moves_used(state, fighter.id)
         used = moves + fighter.shot + fighter.fought
         if used > ACTIONS or (fighter.wounded and moves):
-            why = "a wounded fighter cannot move (§12)" if fighter.wounded and moves else \
-                f"{moves} manoeuvres, {'a shot, ' if fighter.shot else ''}{'a close combat, ' if fighter.fought else ''}" \
+            why = (
+                "a wounded fighter cannot move (§12)"
+                if fighter.wounded and moves
+                else f"{moves} manoeuvres, {'a shot, ' if fighter.shot else ''}{'a close combat, ' if fighter.fought else ''}"
                 f"more than the {ACTIONS} actions of a turn (§4.3)"
-            rulings.append(Ruling(f"{seq}:actions:{fighter.id}", seq, "warning", f"{fighter.name}: {why}.", "§4.3 §5",
-                                  needs_referee=True, element=fighter.id, details={"moves": moves}))
-    for fighter in sorted((f for f in state.fighters.values() if f.player == player and f.wounded and not f.dead),
-                          key=lambda f: f.id):
+            )
+            rulings.append(
+                Ruling(
+                    f"{seq}:actions:{fighter.id}",
+                    seq,
+                    "warning",
+                    f"{fighter.name}: {why}.",
+                    "§4.3 §5",
+                    needs_referee=True,
+                    element=fighter.id,
+                    details={"moves": moves},
+                )
+            )
+    for fighter in sorted(
+        (f for f in state.fighters.values() if f.player == player and f.wounded and not f.dead), key=lambda f: f.id
+    ):
         roll = roller.roll(6, f"{seq}/heal/{fighter.id}")
         if roll <= HEAL_DIES:
             state, outcome = state.with_fighter(replace(fighter, dead=True, wounded=False)), "dies"
@@ -75,11 +99,21 @@ def end_turn(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
             state, outcome = state.with_fighter(replace(fighter, wounded=False)), "is treated and stands up"
         else:
             outcome = "stays wounded"
-        rulings.append(Ruling(f"{seq}:heal:{fighter.id}", seq, "status", f"Treating {fighter.name}: d6 {roll}, "
-                              f"{outcome} (§12).", "§12", element=fighter.id, details={"roll": roll}))
+        rulings.append(
+            Ruling(
+                f"{seq}:heal:{fighter.id}",
+                seq,
+                "status",
+                f"Treating {fighter.name}: d6 {roll}, {outcome} (§12).",
+                "§12",
+                element=fighter.id,
+                details={"roll": roll},
+            )
+        )
     state, won = victory(state, seq)
-    fresh = {k: replace(f, shot=False, fought=False, fired=frozenset(), fired_gun=False)
-             for k, f in state.fighters.items()}
+    fresh = {
+        k: replace(f, shot=False, fought=False, fired=frozenset(), fired_gun=False) for k, f in state.fighters.items()
+    }
     state = state.evolve(fighters=fresh, grenade_used=False, paths={}, turn=state.turn + (0 if state.winner else 1))
     after = f" {state.active_player} to play." if state.active_player else ""
     return state, rulings + won + [Ruling(f"{seq}:end", seq, "status", f"{player}'s turn is over.{after}", "§4.2")]
@@ -90,11 +124,17 @@ def victory(state: QuickState, seq: int) -> tuple[QuickState, list[Ruling]]:
     wounded man still counts).  Both sides at once is a draw (§15)."""
     if state.winner:
         return state, []
-    standing = {p for p in state.players
-                if any(f.player == p and f.kind == "infantry" and not f.dead for f in state.fighters.values())}
+    standing = {
+        p
+        for p in state.players
+        if any(f.player == p and f.kind == "infantry" and not f.dead for f in state.fighters.values())
+    }
     if len(standing) == len(state.players):
         return state, []
     winner = next(iter(standing)) if len(standing) == 1 else "draw"
-    text = f"{winner} wins: no enemy infantry is left (§4.1)." if winner != "draw" else \
-        "Draw: the last infantry of both sides fell together (§15)."
+    text = (
+        f"{winner} wins: no enemy infantry is left (§4.1)."
+        if winner != "draw"
+        else "Draw: the last infantry of both sides fell together (§15)."
+    )
     return state.evolve(winner=winner), [Ruling(f"{seq}:victory", seq, "status", text, "§4.1")]

@@ -5,6 +5,7 @@ inputs, the geometry (command distance, the three nearest targets, casualties ne
 shooter, contact, templates) comes from the journaled table snapshots and terrain, and every die
 comes from the injected roller or the table.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -23,8 +24,33 @@ from .shooting import Refused
 from .state import COMMAND_IN, INCH, MileState, Options, build
 from .where import placed_many
 
-INPUT_TYPES = ("gas_attack", "artillery_markers", "move_marker", "roll_initiative", "activate", "move", "free", "cut_wire", "shoot", "melee", "grenade", "flame", "mortar", "field_gun", "dismount", "wits", "embark", "disembark", "task", "carry_body", "regroup", "flee", "end_activation",
-               "confirm", "override")
+INPUT_TYPES = (
+    "gas_attack",
+    "artillery_markers",
+    "move_marker",
+    "roll_initiative",
+    "activate",
+    "move",
+    "free",
+    "cut_wire",
+    "shoot",
+    "melee",
+    "grenade",
+    "flame",
+    "mortar",
+    "field_gun",
+    "dismount",
+    "wits",
+    "embark",
+    "disembark",
+    "task",
+    "carry_body",
+    "regroup",
+    "flee",
+    "end_activation",
+    "confirm",
+    "override",
+)
 
 
 class PriceOfAMile(ModelRuleset):
@@ -32,7 +58,10 @@ class PriceOfAMile(ModelRuleset):
     title: ClassVar[str] = "The Price of a Mile"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
     input_types: ClassVar[Sequence[str]] = INPUT_TYPES
-    controls: ClassVar[Sequence[tuple[str, str]]] = (("roll_initiative", "Initiative"), ("end_activation", "End activation"))
+    controls: ClassVar[Sequence[tuple[str, str]]] = (
+        ("roll_initiative", "Initiative"),
+        ("end_activation", "End activation"),
+    )
     mm_per_unit: ClassVar[float] = INCH
     convention: ClassVar[Convention] = INCHES
     load_army = staticmethod(load_army)
@@ -42,17 +71,24 @@ class PriceOfAMile(ModelRuleset):
         super().__init__(roller)
         self.data = rules_data()
 
-    def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
-                      overrides: Mapping[str, tuple[int, Override]] | None = None) -> MileState:
+    def initial_state(
+        self,
+        armies: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any],
+        overrides: Mapping[str, tuple[int, Override]] | None = None,
+    ) -> MileState:
         check_armies(armies)
         fighters, squads = build(tuple(armies))
         opts = Options.parse(options)
-        return MileState(tuple(a["player"] for a in armies), tuple(armies), opts, fighters, squads,
-                         overrides=dict(overrides or {}))
+        return MileState(
+            tuple(a["player"] for a in armies), tuple(armies), opts, fighters, squads, overrides=dict(overrides or {})
+        )
 
     def _rules_of(self, state: MileState):
         kinds = self.data["troop_types"]
-        return lambda f: tuple(kinds.get(f.type, {}).get("rules", ())) + (state.squads[f.squad].rules if f.squad else ())
+        return lambda f: (
+            tuple(kinds.get(f.type, {}).get("rules", ())) + (state.squads[f.squad].rules if f.squad else ())
+        )
 
     def apply(self, state: MileState, event: Event) -> tuple[MileState, list[Ruling]]:
         if not isinstance(event.body, Input):
@@ -85,7 +121,9 @@ class PriceOfAMile(ModelRuleset):
                 state, ruling = getattr(moving, body.type)(state, seq, args, self.roller)
                 return state, [ruling]
             if body.type == "shoot":
-                state, ruling = shooting.shoot(state, seq, args, self.roller, self.data["weapons"], self._rules_of(state))
+                state, ruling = shooting.shoot(
+                    state, seq, args, self.roller, self.data["weapons"], self._rules_of(state)
+                )
                 return state, [ruling]
             if body.type == "melee":
                 state, ruling = melee.melee(state, seq, args, self.roller, self.data["melee_weapons"], state.options)
@@ -117,7 +155,9 @@ class PriceOfAMile(ModelRuleset):
             if body.type == "flee":
                 return flee(state, seq, args)
         except Refused as no:
-            return state, [Ruling(f"{seq}:{body.type}", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)]
+            return state, [
+                Ruling(f"{seq}:{body.type}", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)
+            ]
         moving_now = list(state.activation.actions) if state.activation else []
         return fold_common(state, seq, body.type, args, state.fighters, moving_now)
 
@@ -125,18 +165,37 @@ class PriceOfAMile(ModelRuleset):
         """The base's Speed, its weapon's effective range, contact and command distance."""
         f = state.fighters[element]
         weapon = self.data["weapons"][f.weapon]
-        attacks = {e.id: shooting.preview(state, element, e.id, self.data["weapons"], self._rules_of(state))
-                   for e in state.fighters.values() if e.player != f.player and e.standing} if f.standing else {}
-        return {"attacks": attacks, "rings": [{"label": 'contact 1"', "mm": INCH}, {"label": 'command distance 2"', "mm": 2 * INCH},
-                          {"label": f"move {f.stats['speed']}\"", "mm": f.stats["speed"] * INCH},
-                          {"label": f"{f.weapon.replace('_', ' ')} effective range {weapon['range_in']}\"",
-                           "mm": weapon["range_in"] * INCH}], "arcs": []}
+        attacks = (
+            {
+                e.id: shooting.preview(state, element, e.id, self.data["weapons"], self._rules_of(state))
+                for e in state.fighters.values()
+                if e.player != f.player and e.standing
+            }
+            if f.standing
+            else {}
+        )
+        return {
+            "attacks": attacks,
+            "rings": [
+                {"label": 'contact 1"', "mm": INCH},
+                {"label": 'command distance 2"', "mm": 2 * INCH},
+                {"label": f'move {f.stats["speed"]}"', "mm": f.stats["speed"] * INCH},
+                {
+                    "label": f'{f.weapon.replace("_", " ")} effective range {weapon["range_in"]}"',
+                    "mm": weapon["range_in"] * INCH,
+                },
+            ],
+            "arcs": [],
+        }
 
     def cover(self, hidden_fraction: float) -> dict[str, Any]:
         """§6.4: behind an obstacle on the line of fire is cover; solid terrain hiding most is no sight."""
         if hidden_fraction > 2 / 3:
             return {"label": "not visible", "armour": None}
-        return {"label": "in cover (8+ / 10+)" if hidden_fraction > 0 else "in the open", "armour": 1 if hidden_fraction else 0}
+        return {
+            "label": "in cover (8+ / 10+)" if hidden_fraction > 0 else "in the open",
+            "armour": 1 if hidden_fraction else 0,
+        }
 
     def state_dict(self, state: MileState) -> dict[str, Any]:
         return state_view(state)
@@ -144,9 +203,14 @@ class PriceOfAMile(ModelRuleset):
     def summary(self, state: MileState) -> str:
         lines = [f"The Price of a Mile: turn {state.turn}" + (", game over" if state.over else "")]
         for p in state.players:
-            counts = {s: sum(1 for f in state.fighters.values() if f.player == p and f.status == s) for s in ("ok", "out", "fled")}
-            lines.append(f"  {p}: {counts['ok']} standing, {counts['out']} out, {counts['fled']} fled; "
-                         f"VP {turns.victory_points(state, p):g}")
+            counts = {
+                s: sum(1 for f in state.fighters.values() if f.player == p and f.status == s)
+                for s in ("ok", "out", "fled")
+            }
+            lines.append(
+                f"  {p}: {counts['ok']} standing, {counts['out']} out, {counts['fled']} fled; "
+                f"VP {turns.victory_points(state, p):g}"
+            )
         if state.winner:
             lines.append(f"  winner: {state.winner}")
         return "\n".join(lines)
@@ -167,7 +231,7 @@ def regroup(state: MileState, seq: int, args: Mapping[str, Any], roller) -> tupl
     words = []
     if fled:
         state = state.with_fighter(replace(fled[0], status="ok"))
-        words.append(f"{fled[0].id} returns (place it within command distance, not within 1\" of an enemy)")
+        words.append(f'{fled[0].id} returns (place it within command distance, not within 1" of an enemy)')
     rulings = []
     if state.squads[squad_id].disordered:
         state, test = turns.morale_test(state, seq, squad_id, roller, "regroup")
@@ -186,8 +250,16 @@ def carry_body(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[Mil
     if body is None or body.id not in state.options.popular or body.status != "out":
         raise Refused("give a popular commander (option popular) who has been taken out", "§16.10")
     state = state.evolve(carried=state.carried | {body.id})
-    return state, [Ruling(f"{seq}:body", seq, "status", f"{body.id}'s men carry his body: +{state.options.popularity_vp:g} "
-                          "victory points if they still have it at the end (§16.10).", "§16.10")]
+    return state, [
+        Ruling(
+            f"{seq}:body",
+            seq,
+            "status",
+            f"{body.id}'s men carry his body: +{state.options.popularity_vp:g} "
+            "victory points if they still have it at the end (§16.10).",
+            "§16.10",
+        )
+    ]
 
 
 def flee(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
@@ -196,8 +268,16 @@ def flee(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState
     if fighter is None or not fighter.standing:
         raise Refused("give a standing base", "§13.3")
     state = turns.flee(state, [fighter.id])
-    return state, [Ruling(f"{seq}:flee", seq, "status", f"{fighter.id} flees the field: half victory points (§13.3).",
-                          "§13.3", element=fighter.id)]
+    return state, [
+        Ruling(
+            f"{seq}:flee",
+            seq,
+            "status",
+            f"{fighter.id} flees the field: half victory points (§13.3).",
+            "§13.3",
+            element=fighter.id,
+        )
+    ]
 
 
 def _command_links(state: MileState) -> dict[str, list]:
@@ -208,8 +288,12 @@ def _command_links(state: MileState) -> dict[str, list]:
         if len(bases) < 2:
             continue
         gaps = edge_distances([b.base for b in bases])
-        links += [[bases[i].id, bases[j].id] for i in range(len(bases)) for j in range(i + 1, len(bases))
-                  if gaps[i, j] <= COMMAND_IN * INCH]
+        links += [
+            [bases[i].id, bases[j].id]
+            for i in range(len(bases))
+            for j in range(i + 1, len(bases))
+            if gaps[i, j] <= COMMAND_IN * INCH
+        ]
         cut += [b for group in coherent(bases, COMMAND_IN * INCH)[1:] for b in group]
     return {"links": links, "cut_off": sorted(cut)}
 
@@ -218,33 +302,74 @@ def state_view(state: MileState) -> dict[str, Any]:
     """The dashboard's view, shaped like the other rulesets': each squad (or character) a unit."""
     act = state.activation
     units = []
-    groups = [(s.id, s.player, list(s.bases), s) for s in state.squads.values()] + \
-        [(f.id, f.player, [f.id], None) for f in state.fighters.values() if f.squad is None]
+    groups = [(s.id, s.player, list(s.bases), s) for s in state.squads.values()] + [
+        (f.id, f.player, [f.id], None) for f in state.fighters.values() if f.squad is None
+    ]
     for uid, player, members, squad in groups:
         elements = []
         for m in members:
             f = state.fighters[m]
-            elements.append({"id": f.id, "name": f.id, "kind": "infantry", "status": {"ok": "in play", "out": "destroyed",
-                                                                                      "fled": "fled"}[f.status],
-                             "armour": f.stats["toughness"], "weapon": f.weapon, "stats": dict(f.stats), "hero": f.hero,
-                             "label": f"{f.weapon.replace('_', ' ')} · T{f.stats['toughness']}"
-                                      + (" · Hero" if f.hero else "") + (" · no fuel" if f.fuel_spent else ""),
-                             "actions_left": ["action"] * act.actions.get(f.id, 0) if act else [],
-                             "fuel_spent": f.fuel_spent, "ammo_max": None, "fired": [], "weapons": []})
+            elements.append(
+                {
+                    "id": f.id,
+                    "name": f.id,
+                    "kind": "infantry",
+                    "status": {"ok": "in play", "out": "destroyed", "fled": "fled"}[f.status],
+                    "armour": f.stats["toughness"],
+                    "weapon": f.weapon,
+                    "stats": dict(f.stats),
+                    "hero": f.hero,
+                    "label": f"{f.weapon.replace('_', ' ')} · T{f.stats['toughness']}"
+                    + (" · Hero" if f.hero else "")
+                    + (" · no fuel" if f.fuel_spent else ""),
+                    "actions_left": ["action"] * act.actions.get(f.id, 0) if act else [],
+                    "fuel_spent": f.fuel_spent,
+                    "ammo_max": None,
+                    "fired": [],
+                    "weapons": [],
+                }
+            )
         alive = any(e["status"] == "in play" for e in elements)
         lone = state.fighters[uid] if not squad else None
-        markers = (["Disordered"] if (squad and squad.disordered) or (lone and lone.disordered) else []) + \
-            (["immobilised"] if lone and lone.immobilised else []) + \
-            (["out of command"] if act and act.out_of_command and act.squad == uid else [])
-        units.append({"id": uid, "name": uid, "player": player, "kind": "squad" if squad else "character", "markers": markers,
-                      "status": "in play" if alive else "destroyed", "acted": uid in state.activated,
-                      "can_act": alive and uid not in state.activated, "disordered": bool(squad and squad.disordered),
-                      "elements": elements})
-    return {"game": "price_of_a_mile", "round": state.turn, "initiative": {}, "order": list(state.order),
-            "active_player": act.player if act else turns.due(state), "active_unit": act.squad or act.character if act else None,
-            "players": list(state.players), "out": [], "winner": state.winner, "over": state.over, "units": units,
-            "options": state.options.as_dict(), "confirmed": sorted(state.confirmed), "overridden": sorted(state.overrides),
-            "victory_points": {p: turns.victory_points(state, p) for p in state.players},
-            "out_of_command": bool(act and act.out_of_command), **_command_links(state),
-            "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
-            "table_seq": state.table_seq, "terrain": [p.id for p in state.terrain], "moved": {}}
+        markers = (
+            (["Disordered"] if (squad and squad.disordered) or (lone and lone.disordered) else [])
+            + (["immobilised"] if lone and lone.immobilised else [])
+            + (["out of command"] if act and act.out_of_command and act.squad == uid else [])
+        )
+        units.append(
+            {
+                "id": uid,
+                "name": uid,
+                "player": player,
+                "kind": "squad" if squad else "character",
+                "markers": markers,
+                "status": "in play" if alive else "destroyed",
+                "acted": uid in state.activated,
+                "can_act": alive and uid not in state.activated,
+                "disordered": bool(squad and squad.disordered),
+                "elements": elements,
+            }
+        )
+    return {
+        "game": "price_of_a_mile",
+        "round": state.turn,
+        "initiative": {},
+        "order": list(state.order),
+        "active_player": act.player if act else turns.due(state),
+        "active_unit": act.squad or act.character if act else None,
+        "players": list(state.players),
+        "out": [],
+        "winner": state.winner,
+        "over": state.over,
+        "units": units,
+        "options": state.options.as_dict(),
+        "confirmed": sorted(state.confirmed),
+        "overridden": sorted(state.overrides),
+        "victory_points": {p: turns.victory_points(state, p) for p in state.players},
+        "out_of_command": bool(act and act.out_of_command),
+        **_command_links(state),
+        "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
+        "table_seq": state.table_seq,
+        "terrain": [p.id for p in state.terrain],
+        "moved": {},
+    }

@@ -4,21 +4,28 @@ An army is squads of up to 10 bases (seed 003 digest §3.1) and characters.  A b
 from its troop type in ``station/data/price_of_a_mile/rules-data.json`` (sample data: the source
 lost its numbers), changed by body armour (§12.3), a horse (§12.2) and any ``stats`` given.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...datafile import Fields, load_bundled, load_json_file
 from ..base import ArmyError
-from ..fields import Fields, load_bundled, load_json_file
 from ..model_fields import ID_CHECK, base, marker
 
 FORMAT = "price-of-a-mile-army/1"
 DATA_FORMAT = "price-of-a-mile-data/1"
 STATS = ("speed", "melee", "shooting", "toughness", "resourcefulness", "morale")
-SQUAD_RULES = ("sluggish", "unreliable", "enthusiasm", "hold_the_line", "defend_homeland",  # §16
-               "short_of_ammo")  # §6.10: misfires
+SQUAD_RULES = (
+    "sluggish",
+    "unreliable",
+    "enthusiasm",
+    "hold_the_line",
+    "defend_homeland",  # §16
+    "short_of_ammo",
+)  # §6.10: misfires
 MAX_SQUAD = 10  # §3.1
 DEFAULT_BASE = "rect25x50"  # a WWI infantry base (sample)
 DEFAULT_HEIGHT_MM = 30.0
@@ -27,7 +34,7 @@ VEHICLE_BASE = "rect50x100"  # a vehicle's footprint (sample; give the model's o
 
 def rules_data() -> dict[str, Any]:
     """The bundled weapons, melee weapons and troop types (sample data; see the file's note)."""
-    return load_bundled("price_of_a_mile/rules-data.json", DATA_FORMAT)
+    return load_bundled("price_of_a_mile/rules-data.json", DATA_FORMAT, ArmyError)
 
 
 def _stats(f: Fields, kind: Mapping[str, Any], armour: bool, mounted: bool) -> dict[str, int]:
@@ -45,36 +52,78 @@ def _stats(f: Fields, kind: Mapping[str, Any], armour: bool, mounted: bool) -> d
 
 
 def _model(f: Fields, data: Mapping[str, Any], squad_type: str | None) -> dict[str, Any]:
-    f.reject_unknown(["id", "type", "vehicle", "weapon", "melee_weapon", "grenades", "wire_cutters", "armour", "mounted",
-                      "hero", "commander", "stats", "marker", "base", "name"])
+    f.reject_unknown(
+        [
+            "id",
+            "type",
+            "vehicle",
+            "weapon",
+            "melee_weapon",
+            "grenades",
+            "wire_cutters",
+            "armour",
+            "mounted",
+            "hero",
+            "commander",
+            "stats",
+            "marker",
+            "base",
+            "name",
+        ]
+    )
     if squad_type is None and "vehicle" in f.data:  # §15: vehicles and tanks are characters
         return _vehicle(f, data)
     kinds = sorted(data["troop_types"])
     kind_name = f.choice("type", kinds) if squad_type is None else f.choice("type", kinds, squad_type)
     kind = data["troop_types"][kind_name]
     armour, mounted = f.get("armour", bool, False), f.get("mounted", bool, False)
-    return {"id": f.get("id", str, check=ID_CHECK), "name": f.get("name", str, ""), "type": kind_name,
-            "weapon": f.choice("weapon", sorted(data["weapons"]), "rifle"),
-            "melee_weapon": f.choice("melee_weapon", sorted(data["melee_weapons"]), "basic"),
-            "grenades": f.get("grenades", bool, False), "wire_cutters": f.get("wire_cutters", bool, False),
-            "armour": armour, "mounted": mounted, "hero": f.get("hero", bool, False),
-            "commander": f.get("commander", bool, False), "stats": _stats(f, kind, armour, mounted),
-            "cost": kind["cost_base"], "marker": marker(f), "base": base(f, DEFAULT_BASE), "vehicle": None}
+    return {
+        "id": f.get("id", str, check=ID_CHECK),
+        "name": f.get("name", str, ""),
+        "type": kind_name,
+        "weapon": f.choice("weapon", sorted(data["weapons"]), "rifle"),
+        "melee_weapon": f.choice("melee_weapon", sorted(data["melee_weapons"]), "basic"),
+        "grenades": f.get("grenades", bool, False),
+        "wire_cutters": f.get("wire_cutters", bool, False),
+        "armour": armour,
+        "mounted": mounted,
+        "hero": f.get("hero", bool, False),
+        "commander": f.get("commander", bool, False),
+        "stats": _stats(f, kind, armour, mounted),
+        "cost": kind["cost_base"],
+        "marker": marker(f),
+        "base": base(f, DEFAULT_BASE),
+        "vehicle": None,
+    }
 
 
 def _vehicle(f: Fields, data: Mapping[str, Any]) -> dict[str, Any]:
     name = f.choice("vehicle", sorted(data["vehicles"]))
     kind = data["vehicles"][name]
-    return {"id": f.get("id", str, check=ID_CHECK), "name": f.get("name", str, ""), "type": name,
-            "weapon": f.choice("weapon", sorted(data["weapons"]), kind["weapon"]), "melee_weapon": "basic",
-            "grenades": False, "wire_cutters": False, "armour": False, "mounted": False, "hero": False,
-            "commander": f.get("commander", bool, False), "stats": _stats(f, kind, False, False), "cost": kind["cost"],
-            "marker": marker(f), "base": base(f, VEHICLE_BASE), "vehicle": kind["kind"], "mounts": kind.get("mounts", 1)}
+    return {
+        "id": f.get("id", str, check=ID_CHECK),
+        "name": f.get("name", str, ""),
+        "type": name,
+        "weapon": f.choice("weapon", sorted(data["weapons"]), kind["weapon"]),
+        "melee_weapon": "basic",
+        "grenades": False,
+        "wire_cutters": False,
+        "armour": False,
+        "mounted": False,
+        "hero": False,
+        "commander": f.get("commander", bool, False),
+        "stats": _stats(f, kind, False, False),
+        "cost": kind["cost"],
+        "marker": marker(f),
+        "base": base(f, VEHICLE_BASE),
+        "vehicle": kind["kind"],
+        "mounts": kind.get("mounts", 1),
+    }
 
 
 def load_army(path: str | Path) -> dict[str, Any]:
     data = rules_data()
-    f = Fields(str(path), load_json_file(path))
+    f = Fields(str(path), load_json_file(path, ArmyError), error=ArmyError)
     f.reject_unknown(["format", "player", "name", "sample_data", "squads", "characters"])
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
     squads = []
@@ -89,12 +138,18 @@ def load_army(path: str | Path) -> dict[str, Any]:
         if len(bases) > MAX_SQUAD:
             s.fail(f"has {len(bases)} bases; a squad has at most {MAX_SQUAD} (§3.1)", "bases")
         kind_rules = [r for r in data["troop_types"][kind]["rules"] if r not in rules]  # e.g. §17.2's rally
-        squads.append({"id": s.get("id", str, check=ID_CHECK), "type": kind, "rules": list(rules) + kind_rules,
-                       "bases": bases})
+        squads.append(
+            {"id": s.get("id", str, check=ID_CHECK), "type": kind, "rules": list(rules) + kind_rules, "bases": bases}
+        )
     characters = [_model(c, data, None) for c in f.items("characters")] if "characters" in f.data else []
-    return {"player": f.get("player", str, check=ID_CHECK), "name": f.get("name", str, ""),
-            "sample_data": f.get("sample_data", str, ""), "source": Path(path).name, "squads": squads,
-            "characters": characters}
+    return {
+        "player": f.get("player", str, check=ID_CHECK),
+        "name": f.get("name", str, ""),
+        "sample_data": f.get("sample_data", str, ""),
+        "source": Path(path).name,
+        "squads": squads,
+        "characters": characters,
+    }
 
 
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
@@ -106,8 +161,11 @@ def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
         if army["player"] in players:
             raise ArmyError(src, "player", f"{army['player']!r} is used by two armies")
         players.add(army["player"])
-        members = [("squads", s["id"]) for s in army["squads"]] + \
-            [("bases", b["id"]) for s in army["squads"] for b in s["bases"]] + [("characters", c["id"]) for c in army["characters"]]
+        members = (
+            [("squads", s["id"]) for s in army["squads"]]
+            + [("bases", b["id"]) for s in army["squads"] for b in s["bases"]]
+            + [("characters", c["id"]) for c in army["characters"]]
+        )
         for where, item in members:
             if item in ids:
                 raise ArmyError(src, where, f"id {item!r} is used twice")
@@ -127,5 +185,12 @@ def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _spec(model: Mapping[str, Any], unit: str, player: str, kind: str) -> dict[str, Any]:
-    return {"element": model["id"], "unit": unit, "player": player, "kind": kind, "base": model["base"],
-            "height_mm": float((model["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM), "marker": model["marker"]}
+    return {
+        "element": model["id"],
+        "unit": unit,
+        "player": player,
+        "kind": kind,
+        "base": model["base"],
+        "height_mm": float((model["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM),
+        "marker": model["marker"],
+    }

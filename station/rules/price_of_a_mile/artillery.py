@@ -1,6 +1,7 @@
 """The Price of a Mile's mortar and field gun (seed 003 digest §9.2-9.3): the crew's Load, Lay
 and Fire actions, the mortar's 12" minimum and its spotter within 8", scatter along the arrow
 die, the 2" blast at Power 1, and the Morale test for every squad the shell falls on."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -60,7 +61,9 @@ def _circle(state: MileState, centre: tuple[float, float]) -> dict[str, Any]:
     return {"circle": [round(centre[0], 1), round(centre[1], 1), round((3.0 if in_trench else 2.0) * INCH, 1)]}
 
 
-def _shell(state: MileState, seq: int, centre: tuple[float, float], roller: Roller, key: str) -> tuple[MileState, list[str], list[str]]:
+def _shell(
+    state: MileState, seq: int, centre: tuple[float, float], roller: Roller, key: str
+) -> tuple[MileState, list[str], list[str]]:
     """A 2" blast at Power 1; every squad under it tests Morale, losses or not (§9.2, §13.1)."""
     everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
     under, extra, where = blast_area(state, centre, everyone)
@@ -68,8 +71,9 @@ def _shell(state: MileState, seq: int, centre: tuple[float, float], roller: Roll
     words = [where.strip(" ()")] if where else []
     direct = next((p.id for p in everyone if state.fighters[p.id].vehicle and p.base.contains(centre)), None)
     if direct:  # §9.2-9.3, §15.4: Power 8 and at least one point
-        state, said = vehicles.damage(state, state.fighters[direct], DIRECT_HIT_POWER, False, roller, f"{key}/direct",
-                                      direct_hit=True)
+        state, said = vehicles.damage(
+            state, state.fighters[direct], DIRECT_HIT_POWER, False, roller, f"{key}/direct", direct_hit=True
+        )
         words.append("direct hit: " + said)
         under = [f for f in under if f != direct]
     state, more, _ = hit_under(state, under, roller, key, 1 + extra, centre, True, bool(extra))
@@ -91,30 +95,52 @@ def mortar(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) 
     target = (float(point[0]), float(point[1]))
     reach = ((target[0] - me.base.x) ** 2 + (target[1] - me.base.y) ** 2) ** 0.5 / INCH
     if reach < MORTAR_MINIMUM_IN:
-        raise Refused(f"the point is {reach:.1f}\" away; a mortar fires at 12\" or more", "§9.2")
+        raise Refused(f'the point is {reach:.1f}" away; a mortar fires at 12" or more', "§9.2")
     if not _sees_point(state, gunner.id, target):
         friend = state.fighters.get(str(spotter)) if spotter else None
         spot = placed(state, friend.id) if friend and friend.player == gunner.player and friend.standing else None
-        near = spot is not None and ((spot.base.x - me.base.x) ** 2 + (spot.base.y - me.base.y) ** 2) ** 0.5 <= SPOTTER_IN * INCH
+        near = (
+            spot is not None
+            and ((spot.base.x - me.base.x) ** 2 + (spot.base.y - me.base.y) ** 2) ** 0.5 <= SPOTTER_IN * INCH
+        )
         if not (near and _sees_point(state, friend.id, target)):
-            raise Refused("the mortar cannot see the point: name a spotter within 8\" of it that can", "§9.2")
+            raise Refused('the mortar cannot see the point: name a spotter within 8" of it that can', "§9.2")
     state = _crew_actions(state, gunner.id, 3 if aimed else 2)
     roll = roller.roll(10, f"{seq}/mortar/distance")
     direction = roller.roll(state.options.scatter_sides, f"{seq}/mortar/direction")
     if roll == 10:
-        return state, Ruling(f"{seq}:mortar", seq, "shot", f"{gunner.id}'s mortar bomb: d10 10, a misfire or a dud (§9.2).",
-                             "§9.2", element=gunner.id)
+        return state, Ruling(
+            f"{seq}:mortar",
+            seq,
+            "shot",
+            f"{gunner.id}'s mortar bomb: d10 10, a misfire or a dud (§9.2).",
+            "§9.2",
+            element=gunner.id,
+        )
     distance = max(0, roll - (AIMED_SCATTER + state.stat(gunner, "shooting") if aimed else 0))
     centre = scatter(target, direction, state.options.scatter_sides, distance * INCH)
     state, words, squads = _shell(state, seq, centre, roller, f"{seq}/mortar")
-    text = (f"{gunner.id} fires the mortar{' (aimed)' if aimed else ''}: d10 {roll}, scatter {distance}\" towards "
-            f"{direction}" + (": " + "; ".join(words) if words else ": nobody within 2\"") + "."
-            + (f" Squads {', '.join(squads)} test Morale (§9.2)." if squads else ""))
-    return state, Ruling(f"{seq}:mortar", seq, "shot", text, "§9.2", element=gunner.id,
-                         details={"centre": [round(c, 1) for c in centre], "template": _circle(state, centre)})
+    text = (
+        f'{gunner.id} fires the mortar{" (aimed)" if aimed else ""}: d10 {roll}, scatter {distance}" towards '
+        f"{direction}"
+        + (": " + "; ".join(words) if words else ': nobody within 2"')
+        + "."
+        + (f" Squads {', '.join(squads)} test Morale (§9.2)." if squads else "")
+    )
+    return state, Ruling(
+        f"{seq}:mortar",
+        seq,
+        "shot",
+        text,
+        "§9.2",
+        element=gunner.id,
+        details={"centre": [round(c, 1) for c in centre], "template": _circle(state, centre)},
+    )
 
 
-def field_gun(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any]) -> tuple[MileState, Ruling]:
+def field_gun(
+    state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any]
+) -> tuple[MileState, Ruling]:
     """§9.3: fired like a small arm (-2 unaimed); a natural 1 misfires; a miss lands d6" off."""
     gunner, target = state.fighters.get(str(args.get("gunner"))), state.fighters.get(str(args.get("target")))
     aimed = bool(args.get("aimed", False))
@@ -134,23 +160,39 @@ def field_gun(state: MileState, seq: int, args: Mapping[str, Any], roller: Rolle
     roll = roller.roll(10, f"{seq}/gun/hit")
     total = roll + state.stat(gunner, "shooting") + weapon["accuracy"] + (0 if aimed else UNAIMED_GUN)
     if roll == 1:
-        return state, Ruling(f"{seq}:gun", seq, "shot", f"{gunner.id}'s field gun: a natural 1, a misfire or a dud (§9.3).",
-                             "§9.3", element=gunner.id)
+        return state, Ruling(
+            f"{seq}:gun",
+            seq,
+            "shot",
+            f"{gunner.id}'s field gun: a natural 1, a misfire or a dud (§9.3).",
+            "§9.3",
+            element=gunner.id,
+        )
     centre = (them.base.x, them.base.y)
     words = [f"d10 {roll} → {total} against {need}+: " + ("a hit" if total >= need else "a miss")]
     if total < need:
         drift = roller.roll(6, f"{seq}/gun/drift")
         direction = roller.roll(state.options.scatter_sides, f"{seq}/gun/direction")
         centre = scatter(centre, direction, state.options.scatter_sides, drift * INCH)
-        words.append(f"the shell lands {drift}\" off towards {direction}")
+        words.append(f'the shell lands {drift}" off towards {direction}')
     state, hurt, squads = _shell(state, seq, centre, roller, f"{seq}/gun")
-    words += hurt or ["nobody within 2\""]
-    text = f"{gunner.id} fires the field gun{' (aimed)' if aimed else ' (unaimed, -2)'} at {target.id}: " + "; ".join(words) + "."
+    words += hurt or ['nobody within 2"']
+    text = (
+        f"{gunner.id} fires the field gun{' (aimed)' if aimed else ' (unaimed, -2)'} at {target.id}: "
+        + "; ".join(words)
+        + "."
+    )
     if squads:
         text += f" Squads {', '.join(squads)} test Morale (§9.3)."
-    return state, Ruling(f"{seq}:gun", seq, "shot", text, "§9.3", element=gunner.id,
-                         details={"centre": [round(c, 1) for c in centre], "hit": total >= need,
-                                  "template": _circle(state, centre)})
+    return state, Ruling(
+        f"{seq}:gun",
+        seq,
+        "shot",
+        text,
+        "§9.3",
+        element=gunner.id,
+        details={"centre": [round(c, 1) for c in centre], "hit": total >= need, "template": _circle(state, centre)},
+    )
 
 
 SUPPORT_MARKERS = 3  # §16.4
@@ -159,15 +201,21 @@ SUPPORT_DIRECT_POWER = 7
 MARKER_SHIFT_IN = 3.0
 
 
-def place_support(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
+def place_support(
+    state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
+) -> tuple[MileState, list[Ruling]]:
     """§16.4 step 1: before deployment, three markers in the enemy's zone, each drifting 2d6"."""
     side = state.options.artillery_support
     points = args.get("markers")
     if side is None or state.turn or state.support_markers:
-        raise Refused("the option artillery_support names the side; its markers go down once, before the first turn",
-                      "§16.4")
-    if not (isinstance(points, list) and len(points) == SUPPORT_MARKERS
-            and all(isinstance(p, list) and len(p) == 2 and all(isinstance(c, (int, float)) for c in p) for p in points)):
+        raise Refused(
+            "the option artillery_support names the side; its markers go down once, before the first turn", "§16.4"
+        )
+    if not (
+        isinstance(points, list)
+        and len(points) == SUPPORT_MARKERS
+        and all(isinstance(p, list) and len(p) == 2 and all(isinstance(c, (int, float)) for c in p) for p in points)
+    ):
         raise Refused('give "markers": three [x_mm, y_mm] points in the enemy deployment zone', "§16.4")
     placed_at, words = [], []
     for k, (x, y) in enumerate(points):
@@ -175,10 +223,18 @@ def place_support(state: MileState, seq: int, args: Mapping[str, Any], roller: R
         direction = roller.roll(state.options.scatter_sides, f"{seq}/support/{k}/direction")
         at = scatter((float(x), float(y)), direction, state.options.scatter_sides, drift * INCH)
         placed_at.append((round(at[0], 1), round(at[1], 1)))
-        words.append(f"marker {k + 1} drifts {drift}\" towards {direction}")
+        words.append(f'marker {k + 1} drifts {drift}" towards {direction}')
     state = state.evolve(support_markers=tuple(placed_at))
-    return state, [Ruling(f"{seq}:support", seq, "status", f"Artillery support for {side}: " + "; ".join(words) + " (§16.4).",
-                          "§16.4", details={"markers": [list(p) for p in placed_at]})]
+    return state, [
+        Ruling(
+            f"{seq}:support",
+            seq,
+            "status",
+            f"Artillery support for {side}: " + "; ".join(words) + " (§16.4).",
+            "§16.4",
+            details={"markers": [list(p) for p in placed_at]},
+        )
+    ]
 
 
 def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list[Ruling]]:
@@ -196,17 +252,33 @@ def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list
         words = []
         direct = next((p.id for p in everyone if state.fighters[p.id].vehicle and p.base.contains(centre)), None)
         if direct:
-            state, said = vehicles.damage(state, state.fighters[direct], SUPPORT_DIRECT_POWER, False, roller,
-                                          f"{seq}/shell/{k}/direct", direct_hit=True)
+            state, said = vehicles.damage(
+                state,
+                state.fighters[direct],
+                SUPPORT_DIRECT_POWER,
+                False,
+                roller,
+                f"{seq}/shell/{k}/direct",
+                direct_hit=True,
+            )
             words.append("direct hit: " + said)
             under = [f for f in under if f != direct]
         shaken |= {state.fighters[f].squad for f in under if state.fighters[f].squad}
-        state, more, _ = hit_under(state, under, roller, f"{seq}/shell/{k}", SUPPORT_POWER + extra, centre, True, bool(extra))
+        state, more, _ = hit_under(
+            state, under, roller, f"{seq}/shell/{k}", SUPPORT_POWER + extra, centre, True, bool(extra)
+        )
         words += more
-        rulings.append(Ruling(f"{seq}:shell:{k}", seq, "shot", f"Artillery support shell {k + 1}: {distance}\" off towards "
-                              f"{direction}" + (": " + "; ".join(words) if words else ": nobody within 2\"") + " (§16.4).",
-                              "§16.4", details={"template": {"circle": [round(centre[0], 1), round(centre[1], 1),
-                                                                        round(2.0 * INCH, 1)]}}))
+        rulings.append(
+            Ruling(
+                f"{seq}:shell:{k}",
+                seq,
+                "shot",
+                f'Artillery support shell {k + 1}: {distance}" off towards '
+                f"{direction}" + (": " + "; ".join(words) if words else ': nobody within 2"') + " (§16.4).",
+                "§16.4",
+                details={"template": {"circle": [round(centre[0], 1), round(centre[1], 1), round(2.0 * INCH, 1)]}},
+            )
+        )
     for squad in sorted(s for s in shaken if state.standing(s)):
         state, test = morale_test(state, seq, squad, roller, "under artillery fire")
         rulings.append(test)
@@ -220,8 +292,9 @@ def shift_marker(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[M
         raise Refused('give "marker" (0-2) and "to": [x_mm, y_mm]', "§16.4")
     old = state.support_markers[k]
     if ((to[0] - old[0]) ** 2 + (to[1] - old[1]) ** 2) ** 0.5 > MARKER_SHIFT_IN * INCH + 1.0:
-        raise Refused("a marker moves at most 3\"", "§16.4")
+        raise Refused('a marker moves at most 3"', "§16.4")
     markers = list(state.support_markers)
     markers[k] = (float(to[0]), float(to[1]))
-    return state.evolve(support_markers=tuple(markers)), [Ruling(f"{seq}:marker", seq, "status",
-                                                                 f"Artillery marker {k + 1} moves (§16.4).", "§16.4")]
+    return state.evolve(support_markers=tuple(markers)), [
+        Ruling(f"{seq}:marker", seq, "status", f"Artillery marker {k + 1} moves (§16.4).", "§16.4")
+    ]

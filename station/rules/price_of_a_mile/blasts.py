@@ -2,6 +2,7 @@
 table with the measurement layer's templates: a grenade scatters d6 - Shooting inches along the
 arrow die and hits everything within 2" (in cover only on a d10 of 6+); the flame is an 8" x 1"
 strip that hits everything on it at Power 2, then the fuel may run out."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -34,11 +35,19 @@ def blast_area(state: MileState, centre: tuple[float, float], bases: list) -> tu
     if trench is None:
         return blast(centre, BLAST_IN * INCH, bases), 0, ""
     inside = [b for b in bases if trench.contains((b.base.x, b.base.y))]
-    return blast(centre, TRENCH_BLAST_IN * INCH, inside), 1, f" in {trench.id} (3\", +1 Power, §8.2)"
+    return blast(centre, TRENCH_BLAST_IN * INCH, inside), 1, f' in {trench.id} (3", +1 Power, §8.2)'
 
 
-def hit_under(state: MileState, ids: list[str], roller: Roller, key: str, power: int, source, cover_save: bool,
-              trench_epicentre: bool = False) -> tuple[MileState, list[str], list[str]]:
+def hit_under(
+    state: MileState,
+    ids: list[str],
+    roller: Roller,
+    key: str,
+    power: int,
+    source,
+    cover_save: bool,
+    trench_epicentre: bool = False,
+) -> tuple[MileState, list[str], list[str]]:
     """Hit every base listed (each its own target, §8.1); returns the state, what happened, and
     the squads hit (they test Morale if it was flame or artillery).  A blast from outside reaches
     a base in a trench only on a d10 of 8+ (§8.2), one in other cover on 6+ (§8.1)."""
@@ -81,10 +90,12 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
         raise Refused(f"the camera has not placed {thrower.id}", "§8.1")
     reach = _from_edge(me, point)
     if reach > GRENADE_RANGE_IN * INCH:
-        raise Refused(f"the point is {reach / INCH:.1f}\" away; a grenade reaches 6\"", "§8.1")
+        raise Refused(f'the point is {reach / INCH:.1f}" away; a grenade reaches 6"', "§8.1")
     covered = any(p.type in DIFFICULT and p.contains(point) for p in state.terrain)
     if not state.stands_in(thrower.id, DIFFICULT) and not covered:
-        raise Refused("a thrower in the open may only throw at a target in difficult terrain or behind an obstacle", "§8.1")
+        raise Refused(
+            "a thrower in the open may only throw at a target in difficult terrain or behind an obstacle", "§8.1"
+        )
     state = spend(state, thrower, 1, "§8.1")
     direction = roller.roll(state.options.scatter_sides, f"{seq}/grenade/direction")
     distance = max(0, roller.roll(6, f"{seq}/grenade/distance") - state.stat(thrower, "shooting"))
@@ -92,13 +103,27 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
     everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
     hit, extra, where = blast_area(state, centre, everyone)
     state, words, _ = hit_under(state, hit, roller, f"{seq}/grenade", GRENADE_POWER + extra, centre, True, bool(extra))
-    text = (f"{thrower.id} throws a grenade: scatter {distance}\" towards {direction} on the arrow die{where}; "
-            f"{len(hit)} base(s) under it" + (": " + "; ".join(words) if words else "") +
-            ". It may shoot only pistols for the rest of its activation (§8.1).")
-    return state, Ruling(f"{seq}:grenade", seq, "shot", text, "§8.1", element=thrower.id,
-                         details={"centre": [round(c, 1) for c in centre], "hit": hit,
-                                  "template": {"circle": [round(centre[0], 1), round(centre[1], 1),
-                                                          round((3.0 if extra else BLAST_IN) * INCH, 1)]}})
+    text = (
+        f'{thrower.id} throws a grenade: scatter {distance}" towards {direction} on the arrow die{where}; '
+        f"{len(hit)} base(s) under it"
+        + (": " + "; ".join(words) if words else "")
+        + ". It may shoot only pistols for the rest of its activation (§8.1)."
+    )
+    return state, Ruling(
+        f"{seq}:grenade",
+        seq,
+        "shot",
+        text,
+        "§8.1",
+        element=thrower.id,
+        details={
+            "centre": [round(c, 1) for c in centre],
+            "hit": hit,
+            "template": {
+                "circle": [round(centre[0], 1), round(centre[1], 1), round((3.0 if extra else BLAST_IN) * INCH, 1)]
+            },
+        },
+    )
 
 
 def _from_edge(me, point) -> float:
@@ -120,8 +145,13 @@ def flame(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -
         raise Refused(f"the camera has not placed {operator.id}", "§9.1")
     state = spend(state, operator, 1, "§9.1")
     others = placed_many(state, [f.id for f in state.fighters.values() if f.standing and f.id != operator.id])
-    hit = strip((me.base.x, me.base.y), float(bearing), FLAME_LENGTH_IN * INCH + me.base.length / 2, FLAME_WIDTH_IN * INCH,
-                others)
+    hit = strip(
+        (me.base.x, me.base.y),
+        float(bearing),
+        FLAME_LENGTH_IN * INCH + me.base.length / 2,
+        FLAME_WIDTH_IN * INCH,
+        others,
+    )
     state, words, squads = hit_under(state, hit, roller, f"{seq}/flame", FLAME_POWER, (me.base.x, me.base.y), False)
     act = state.activation
     state = state.evolve(activation=replace(act, shaken=act.shaken | set(squads)))
@@ -130,11 +160,27 @@ def flame(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -
     out = fuel_roll <= (FUEL_OUT if len(crew) >= 2 else FUEL_OUT + 1)
     if out:
         state = state.with_fighter(replace(state.fighters[operator.id], fuel_spent=True))
-    text = (f"{operator.id} fires the flamethrower: {len(hit)} base(s) on the 8\" x 1\" jet" +
-            (": " + "; ".join(words) if words else "") + f". Fuel d10 {fuel_roll}: " + ("spent (§9.1)." if out else "left."))
+    text = (
+        f'{operator.id} fires the flamethrower: {len(hit)} base(s) on the 8" x 1" jet'
+        + (": " + "; ".join(words) if words else "")
+        + f". Fuel d10 {fuel_roll}: "
+        + ("spent (§9.1)." if out else "left.")
+    )
     if squads:
         text += f" Squads {', '.join(squads)} test Morale at the end of the activation (§9.1, §13.1)."
-    strip_mm = [round(me.base.x, 1), round(me.base.y, 1), float(bearing), round(FLAME_LENGTH_IN * INCH + me.base.length / 2, 1),
-                round(FLAME_WIDTH_IN * INCH, 1)]
-    return state, Ruling(f"{seq}:flame", seq, "shot", text, "§9.1", element=operator.id,
-                         details={"hit": hit, "template": {"strip": strip_mm}})
+    strip_mm = [
+        round(me.base.x, 1),
+        round(me.base.y, 1),
+        float(bearing),
+        round(FLAME_LENGTH_IN * INCH + me.base.length / 2, 1),
+        round(FLAME_WIDTH_IN * INCH, 1),
+    ]
+    return state, Ruling(
+        f"{seq}:flame",
+        seq,
+        "shot",
+        text,
+        "§9.1",
+        element=operator.id,
+        details={"hit": hit, "template": {"strip": strip_mm}},
+    )

@@ -2,6 +2,7 @@
 the higher wins (a tie goes to the attacker unless the defender holds an obstacle); a margin of 4
 takes the loser out at once; otherwise the loser takes a Power 1 hit and, if it lives, falls back
 2".  The side with more bases in the fight gets +1 Melee and +1 Power."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -31,34 +32,48 @@ def _in_the_fight(state: MileState, against: Fighter, player: str) -> int:
     return sum(1 for o in others if in_contact(mine, o, CONTACT_IN * INCH))
 
 
-def _damage(state: MileState, loser: Fighter, power: int, critical: bool, roller: Roller, key: str) -> tuple[MileState, str, bool]:
+def _damage(
+    state: MileState, loser: Fighter, power: int, critical: bool, roller: Roller, key: str
+) -> tuple[MileState, str, bool]:
     """§10.1-10.2, §12.1: the loser's fate; True if it must fall back."""
     if critical and not loser.hero:
-        return state.with_fighter(replace(loser, status="out")), f"{loser.id} is taken out by a critical blow (§10.2)", False
+        return (
+            state.with_fighter(replace(loser, status="out")),
+            f"{loser.id} is taken out by a critical blow (§10.2)",
+            False,
+        )
     power += HERO_CRITICAL_POWER if critical else 0
     dice = [roller.roll(10, f"{key}/damage/{k}") for k in range(2 if loser.hero else 1)]  # §12.1: a Hero rolls two
     toughness = state.stat(loser, "toughness")
     if all(d + power >= toughness for d in dice):
         return state.with_fighter(replace(loser, status="out")), f"{loser.id} out (d10 {dice} + {power})", False
     back = 6 if loser.hero else 2
-    return state, f"{loser.id} survives (d10 {dice} + {power}) and falls back {back}\" (§10.1)", True
+    return state, f'{loser.id} survives (d10 {dice} + {power}) and falls back {back}" (§10.1)', True
 
 
-def melee(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, melee_weapons: Mapping[str, Any],
-          options) -> tuple[MileState, Ruling]:
+def melee(
+    state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, melee_weapons: Mapping[str, Any], options
+) -> tuple[MileState, Ruling]:
     attacker, defender = state.fighters.get(str(args.get("attacker"))), state.fighters.get(str(args.get("defender")))
     holds = bool(args.get("defender_holds", False))
-    if attacker is None or defender is None or not attacker.standing or not defender.standing \
-            or attacker.player == defender.player:
+    if (
+        attacker is None
+        or defender is None
+        or not attacker.standing
+        or not defender.standing
+        or attacker.player == defender.player
+    ):
         raise Refused("give two standing enemy bases", "§10")
     a, d = placed(state, attacker.id), placed(state, defender.id)
     if a is None or d is None or not in_contact(a, d, CONTACT_IN * INCH):
-        raise Refused(f"{attacker.id} and {defender.id} are not in contact (under 1\")", "§5.4")
+        raise Refused(f'{attacker.id} and {defender.id} are not in contact (under 1")', "§5.4")
     if state.activation and attacker.id in state.activation.actions:  # §5.4: contact ends its actions
         act = state.activation
         state = state.evolve(activation=replace(act, actions={**act.actions, attacker.id: 0}))
-    sides = {attacker.id: _in_the_fight(state, defender, attacker.player),
-             defender.id: _in_the_fight(state, attacker, defender.player)}
+    sides = {
+        attacker.id: _in_the_fight(state, defender, attacker.player),
+        defender.id: _in_the_fight(state, attacker, defender.player),
+    }
     rolls, totals, bonus = {}, {}, {}
     for me, foe in ((attacker, defender), (defender, attacker)):
         weapon = melee_weapons[me.melee_weapon]
@@ -71,9 +86,14 @@ def melee(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, m
         if me.insulted:  # §16.9: an insulted fighter rolls two dice and keeps the worse
             rolls[me.id] = min(rolls[me.id], roller.roll(10, f"{seq}/melee/{me.id}/insult"))
             bonus[me.id] = (bonus[me.id][0], bonus[me.id][1] + 1)  # and +1 Power if it wins
-        totals[me.id] = rolls[me.id] + state.stat(me, "melee") + weapon["melee"] + bonus[me.id][0] + (1 if cavalry else 0)
-    won = attacker if totals[attacker.id] > totals[defender.id] or (totals[attacker.id] == totals[defender.id] and not holds) \
+        totals[me.id] = (
+            rolls[me.id] + state.stat(me, "melee") + weapon["melee"] + bonus[me.id][0] + (1 if cavalry else 0)
+        )
+    won = (
+        attacker
+        if totals[attacker.id] > totals[defender.id] or (totals[attacker.id] == totals[defender.id] and not holds)
         else defender
+    )
     lost = defender if won is attacker else attacker
     for f in (attacker, defender):
         if f.insulted and state.fighters[f.id].standing:
@@ -87,18 +107,30 @@ def melee(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, m
         state, fate, falls_back = state, f"{won.id} drives them off without harm (§15)", False
     else:
         state, fate, falls_back = _damage(state, lost, power, margin >= CRITICAL_MARGIN, roller, f"{seq}/melee")
-    words = [f"Melee {attacker.id} {totals[attacker.id]} (d10 {rolls[attacker.id]}) against {defender.id} "
-             f"{totals[defender.id]} (d10 {rolls[defender.id]}): {won.id} wins", fate]
+    words = [
+        f"Melee {attacker.id} {totals[attacker.id]} (d10 {rolls[attacker.id]}) against {defender.id} "
+        f"{totals[defender.id]} (d10 {rolls[defender.id]}): {won.id} wins",
+        fate,
+    ]
     if holds and won is attacker:  # §10.4: storming a held obstacle or position
-        words.append(f"{attacker.id} may take {defender.id}'s place; a new enemy it touches there fights it at once, "
-                     "with +1 Melee and +1 Power as the more numerous side (§10.4)")
+        words.append(
+            f"{attacker.id} may take {defender.id}'s place; a new enemy it touches there fights it at once, "
+            "with +1 Melee and +1 Power as the more numerous side (§10.4)"
+        )
     if won.hero or (won.mounted and not lost.mounted and not lost.vehicle):  # §12.1, §12.2
-        words.append(f"{won.id} may move up to 3\" and fight a new enemy, as a multi-base fight")
+        words.append(f'{won.id} may move up to 3" and fight a new enemy, as a multi-base fight')
     if falls_back and (_already_back(args) + 1) % 3 == 0:  # this fall-back makes a third: one base flees
         state, fled = panic(state, lost.squad, 3, state.positions.get(won.id, (0, 0))[:2])
         words.append(fled)
-    return state, Ruling(f"{seq}:melee", seq, "shot", ". ".join(words) + ".", "§10", element=attacker.id,
-                         details={"totals": totals, "winner": won.id, "margin": margin})
+    return state, Ruling(
+        f"{seq}:melee",
+        seq,
+        "shot",
+        ". ".join(words) + ".",
+        "§10",
+        element=attacker.id,
+        details={"totals": totals, "winner": won.id, "margin": margin},
+    )
 
 
 def _already_back(args: Mapping[str, Any]) -> int:

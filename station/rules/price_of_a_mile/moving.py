@@ -2,6 +2,7 @@
 order goes up to Speed; entering, leaving or crossing difficult terrain or a low obstacle costs
 1" (Difficult-Terrain Mode, which a squad in close order cannot enter); a high obstacle takes a
 whole Move; coming within 1" of an enemy ends the base's actions and starts a melee."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -58,10 +59,17 @@ def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     problems, notes = [], []
     entered, left = _trench_moves(state, path)
     wire = [c.piece for c in crossed if c.type == "wire" and c.piece not in state.cut_wire]
-    rough = [c.piece for c in crossed if c.type in DIFFICULT or (c.type == "obstacle" and not _high(_piece(state, c.piece),
-                                                                                                      state.options))]
+    rough = [
+        c.piece
+        for c in crossed
+        if c.type in DIFFICULT or (c.type == "obstacle" and not _high(_piece(state, c.piece), state.options))
+    ]
     rough += entered + [c.piece for c in crossed if c.type == "wire" and c.piece in state.cut_wire]
-    high = [c.piece for c in crossed if c.type == "obstacle" and _high(_piece(state, c.piece), state.options)] + left + wire
+    high = (
+        [c.piece for c in crossed if c.type == "obstacle" and _high(_piece(state, c.piece), state.options)]
+        + left
+        + wire
+    )
     allowed = float(state.stat(fighter, "speed"))
     if fighter.immobilised:
         problems.append("it is immobilised (§15)")
@@ -70,19 +78,24 @@ def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     if rough:
         dtm = VEHICLE_DTM_IN.get(fighter.vehicle or "", DTM_IN)
         allowed -= dtm
-        notes.append(f"Difficult-Terrain Mode through {', '.join(rough)} (-{dtm:g}\", §5.2)")
+        notes.append(f'Difficult-Terrain Mode through {", ".join(rough)} (-{dtm:g}", §5.2)')
         if fighter.squad and _close_order(before, fighter.squad):
             problems.append("a squad in close order cannot enter difficult terrain (§5.3)")
     climbing = bool(high) and fighter.vehicle != "tank"
     if high and not climbing:  # §15.2: a tank pays 3" of its Speed
         allowed -= TANK_OBSTACLE_IN
-        notes.append(f"crossed {', '.join(high)} for 3\" (§15.2)")
+        notes.append(f'crossed {", ".join(high)} for 3" (§15.2)')
     elif climbing:
         allowed = _high_crossing_in(state, high)
-        notes.append(f"crossed {', '.join(high)}: a high obstacle takes the whole Move, begun in contact with it (§5.5)")
+        notes.append(
+            f"crossed {', '.join(high)}: a high obstacle takes the whole Move, begun in contact with it (§5.5)"
+        )
     if inches > allowed + SLACK_IN:
-        problems.append(f'{inches:.1f}" is more than the crossing: a high obstacle is only climbed over (§5.5)' if climbing
-                        else f'{inches:.1f}" is more than its {max(allowed, 0):g}" (§5.1)')
+        problems.append(
+            f'{inches:.1f}" is more than the crossing: a high obstacle is only climbed over (§5.5)'
+            if climbing
+            else f'{inches:.1f}" is more than its {max(allowed, 0):g}" (§5.1)'
+        )
     state, risk = optional.treacherous(state, seq, fighter.id, [c.piece for c in crossed], roller)
     if risk:
         notes.append(risk)
@@ -103,11 +116,19 @@ def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
         act = state.activation
         state = state.evolve(activation=replace(act, actions={**act.actions, fighter.id: 0}))
         notes.append(f"in contact with {', '.join(enemy)}: its actions end and a melee follows the activation (§5.4)")
-    text = f"{fighter.id} moves {inches:.1f}\"" + (": " + "; ".join(notes) if notes else "") + "."
+    text = f'{fighter.id} moves {inches:.1f}"' + (": " + "; ".join(notes) if notes else "") + "."
     if problems:
         text += " " + "; ".join(p[0].upper() + p[1:] for p in problems) + "."
-    return state, Ruling(f"{seq}:move", seq, "warning" if problems else "move", text, "§5", needs_referee=bool(problems),
-                         element=fighter.id, details={"inches": round(inches, 2), "allowed": allowed, "contact": enemy})
+    return state, Ruling(
+        f"{seq}:move",
+        seq,
+        "warning" if problems else "move",
+        text,
+        "§5",
+        needs_referee=bool(problems),
+        element=fighter.id,
+        details={"inches": round(inches, 2), "allowed": allowed, "contact": enemy},
+    )
 
 
 def _piece(state: MileState, piece_id: str):
@@ -116,8 +137,10 @@ def _piece(state: MileState, piece_id: str):
 
 def _high_crossing_in(state: MileState, pieces: list[str]) -> float:
     """A high obstacle's Move puts the base on the far side: its depth plus a base, in inches."""
+
     def depth(poly) -> float:
         return min(float(poly[:, k].max() - poly[:, k].min()) for k in (0, 1))
+
     return sum(depth(_piece(state, p).polygon) for p in pieces) / INCH + 3.0
 
 
@@ -144,8 +167,15 @@ def free(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     total = roll + state.stat(fighter, "resourcefulness")
     if total >= WIRE_CROSSING:
         state = state.with_fighter(replace(state.fighters[fighter.id], stuck=False))
-    return state, Ruling(f"{seq}:free", seq, "status", f"{fighter.id} tries to get off the wire: d10 {roll} → {total}: "
-                         + ("free (§5.7)." if total >= WIRE_CROSSING else "still stuck (§5.7)."), "§5.7", element=fighter.id)
+    return state, Ruling(
+        f"{seq}:free",
+        seq,
+        "status",
+        f"{fighter.id} tries to get off the wire: d10 {roll} → {total}: "
+        + ("free (§5.7)." if total >= WIRE_CROSSING else "still stuck (§5.7)."),
+        "§5.7",
+        element=fighter.id,
+    )
 
 
 def cut_wire(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
@@ -165,13 +195,22 @@ def cut_wire(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
     total = roll + state.stat(fighter, "resourcefulness")
     if total >= WIRE_CUTTING:
         state = state.evolve(cut_wire=state.cut_wire | {piece.id})
-    return state, Ruling(f"{seq}:cut", seq, "status", f"{fighter.id} cuts at {piece.id}: d10 {roll} → {total}: "
-                         + ("a gap is made (§5.8)." if total >= WIRE_CUTTING else "no gap yet (§5.8)."), "§5.8",
-                         element=fighter.id)
+    return state, Ruling(
+        f"{seq}:cut",
+        seq,
+        "status",
+        f"{fighter.id} cuts at {piece.id}: d10 {roll} → {total}: "
+        + ("a gap is made (§5.8)." if total >= WIRE_CUTTING else "no gap yet (§5.8)."),
+        "§5.8",
+        element=fighter.id,
+    )
 
 
 def _nearest_enemy(state: MileState, fighter, pose) -> float:
     """Centre distance from a pose to the nearest standing enemy (for 'towards the enemy')."""
-    gaps = [((pose[0] - w[0]) ** 2 + (pose[1] - w[1]) ** 2) ** 0.5 for f, w in state.positions.items()
-            if f in state.fighters and state.fighters[f].player != fighter.player and state.fighters[f].standing]
+    gaps = [
+        ((pose[0] - w[0]) ** 2 + (pose[1] - w[1]) ** 2) ** 0.5
+        for f, w in state.positions.items()
+        if f in state.fighters and state.fighters[f].player != fighter.player and state.fighters[f].standing
+    ]
     return min(gaps, default=float("inf"))

@@ -1,6 +1,7 @@
 """The Price of a Mile's gas attack and optional rules (seed 003 digest §14, §16): the rolls the
 station makes for them and what they change.  Squad rules are named in the army file
 (``"rules": ["sluggish", ...]``); the gas attack and the random game length are game options."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -15,17 +16,42 @@ from .shooting import Refused, spend
 from .state import INCH, MileState
 from .where import placed
 
-GAS_TABLE = {("good", "1915"): 1, ("good", "1917"): 2, ("poor", "1915"): 2, ("poor", "1917"): 3,
-             ("none", "1915"): 3, ("none", "1917"): 4}  # §14: the highest d10 that costs models
-UNRELIABLE = ((1, 1, "Run!", "2 bases flee the field at once"),
-              (2, 3, "Go there yourself!", "the squad does nothing this activation but may shoot once at an enemy "
-                                           "within effective range"),
-              (4, 6, "Let's go home!", "the squad spends every action moving towards its own table edge, shooting once "
-                                       "at an enemy in its way"),
-              (7, 9, "I'm talking to you!", "the squad turns neutral and does nothing for the rest of the game; "
-                                            "whoever attacks it sends it over to the other side"),
-              (10, 10, "Treason!!!", "the squad goes over to the enemy, is no longer Unreliable, and may still "
-                                     "activate this turn"))  # §16.8
+GAS_TABLE = {
+    ("good", "1915"): 1,
+    ("good", "1917"): 2,
+    ("poor", "1915"): 2,
+    ("poor", "1917"): 3,
+    ("none", "1915"): 3,
+    ("none", "1917"): 4,
+}  # §14: the highest d10 that costs models
+UNRELIABLE = (
+    (1, 1, "Run!", "2 bases flee the field at once"),
+    (
+        2,
+        3,
+        "Go there yourself!",
+        "the squad does nothing this activation but may shoot once at an enemy within effective range",
+    ),
+    (
+        4,
+        6,
+        "Let's go home!",
+        "the squad spends every action moving towards its own table edge, shooting once at an enemy in its way",
+    ),
+    (
+        7,
+        9,
+        "I'm talking to you!",
+        "the squad turns neutral and does nothing for the rest of the game; "
+        "whoever attacks it sends it over to the other side",
+    ),
+    (
+        10,
+        10,
+        "Treason!!!",
+        "the squad goes over to the enemy, is no longer Unreliable, and may still activate this turn",
+    ),
+)  # §16.8
 
 
 def gas_attack(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
@@ -33,8 +59,9 @@ def gas_attack(state: MileState, seq: int, args: Mapping[str, Any], roller: Roll
     its protection and year it loses that many models and starts Disordered."""
     side, protection, year = state.options.gas_attack, args.get("protection"), str(args.get("year", "1917"))
     if state.turn or side is None or state.gassed:
-        raise Refused("a gas attack comes once, before the first turn, with the option gas_attack naming the defender",
-                      "§14")
+        raise Refused(
+            "a gas attack comes once, before the first turn, with the option gas_attack naming the defender", "§14"
+        )
     if (protection, year) not in GAS_TABLE:
         raise Refused('give "protection": good, poor or none, and "year": 1915 (1915-1916) or 1917 (from 1917)', "§14")
     worst = GAS_TABLE[(protection, year)]
@@ -49,8 +76,11 @@ def gas_attack(state: MileState, seq: int, args: Mapping[str, Any], roller: Roll
             state = state.with_fighter(replace(state.fighters[fid], status="out"))
         state = state.with_squad(replace(state.squads[squad.id], disordered=True))
         words.append(f"{squad.id} d10 {roll}: loses {', '.join(gone)} and starts Disordered")
-    text = f"Gas attack on {side} ({protection} protection, {year}): " + "; ".join(words) + \
-        ". All its squads fight at -1 Morale (§14)."
+    text = (
+        f"Gas attack on {side} ({protection} protection, {year}): "
+        + "; ".join(words)
+        + ". All its squads fight at -1 Morale (§14)."
+    )
     return state.evolve(gassed=True), [Ruling(f"{seq}:gas", seq, "status", text, "§14")]
 
 
@@ -62,7 +92,9 @@ def actions_for(state: MileState, seq: int, squad_id: str | None, roller: Roller
     return (1, ["Sluggish: d6 1, one action a base (§16.2)"]) if roll == 1 else (None, [f"Sluggish: d6 {roll}"])
 
 
-def unreliable(state: MileState, seq: int, squad_id: str | None, near_enemy: bool, roller: Roller) -> tuple[MileState, list[str]]:
+def unreliable(
+    state: MileState, seq: int, squad_id: str | None, near_enemy: bool, roller: Roller
+) -> tuple[MileState, list[str]]:
     """§16.8: on activation an Unreliable squad rolls a d10 (2d10 when Disordered or within 8" of
     the enemy); a 1 rolls on the table, and two 1s cost a base as well."""
     if not squad_id or "unreliable" not in state.squads[squad_id].rules:
@@ -78,7 +110,7 @@ def unreliable(state: MileState, seq: int, squad_id: str | None, near_enemy: boo
         words.append("both 1s: a base flees")
     result = roller.roll(10, f"{seq}/unreliable/table")
     low, high, name, effect = next(row for row in UNRELIABLE if row[0] <= result <= row[1])
-    words.append(f"table d10 {result}, \"{name}\": {effect} (§16.8)")
+    words.append(f'table d10 {result}, "{name}": {effect} (§16.8)')
     if name == "Run!":
         state = _flee_last(state, squad_id, 2)
     if name == "Treason!!!":
@@ -114,22 +146,34 @@ def dismount(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileS
         raise Refused("only mounted bases of the active squad dismount", "§12.2")
     mounted = [f for f in state.standing(act.squad) if f.mounted]
     if len(chosen) < len(mounted) and len(mounted) - len(chosen) < len(mounted) / 2:
-        raise Refused(f"a partial dismount keeps at least half mounted: {len(mounted)} mounted, "
-                      f"{len(chosen)} getting down", "§12.2")
+        raise Refused(
+            f"a partial dismount keeps at least half mounted: {len(mounted)} mounted, {len(chosen)} getting down",
+            "§12.2",
+        )
     for f in chosen:
         state = spend(state, f, 1, "§12.2")
         stats = {**f.stats, "speed": f.stats["speed"] - 3}
         state = state.with_fighter(replace(state.fighters[f.id], mounted=False, stats=stats))
-    return state, [Ruling(f"{seq}:dismount", seq, "status", f"{', '.join(f.id for f in chosen)} dismount for the rest of "
-                          "the battle: Speed -3\", no cavalry bonuses (§12.2).", "§12.2")]
+    return state, [
+        Ruling(
+            f"{seq}:dismount",
+            seq,
+            "status",
+            f"{', '.join(f.id for f in chosen)} dismount for the rest of "
+            'the battle: Speed -3", no cavalry bonuses (§12.2).',
+            "§12.2",
+        )
+    ]
 
 
 WITS_IN = 3.0  # §16.9
 WITS_TARGET = 6
-WITS_EFFECTS = {"outwit": "learns what it wanted from the target (special scenarios)",
-                "deceive": "moves the target 6\" (the players move it)",
-                "insult": "makes the target charge at once: it rolls 2d10 and keeps the worse, +1 Power if it wins",
-                "charm": "wins a neutral character over (special scenarios)"}
+WITS_EFFECTS = {
+    "outwit": "learns what it wanted from the target (special scenarios)",
+    "deceive": 'moves the target 6" (the players move it)',
+    "insult": "makes the target charge at once: it rolls 2d10 and keeps the worse, +1 Power if it wins",
+    "charm": "wins a neutral character over (special scenarios)",
+}
 
 
 def war_of_wits(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
@@ -146,7 +190,7 @@ def war_of_wits(state: MileState, seq: int, args: Mapping[str, Any], roller: Rol
         raise Refused(f"choose one of {', '.join(WITS_EFFECTS)}", "§16.9")
     a, b = placed(state, me.id), placed(state, target.id)
     if a is None or b is None or not in_contact(a, b, WITS_IN * INCH):
-        raise Refused(f"{me.id} must come within 3\" of {target.id}", "§16.9")
+        raise Refused(f'{me.id} must come within 3" of {target.id}', "§16.9")
     state = state.evolve(activation=replace(act, wits_used=True))
     roll = roller.roll(10, f"{seq}/wits")
     total = roll + state.stat(me, "resourcefulness") * (2 if me.hero else 1)
@@ -154,8 +198,9 @@ def war_of_wits(state: MileState, seq: int, args: Mapping[str, Any], roller: Rol
     won = total >= need
     if won and choice == "insult":
         state = state.with_fighter(replace(target, insulted=True))
-    text = f"{me.id} tries to {choice} {target.id}: d10 {roll} → {total} against {need}: " + \
-        (f"it {WITS_EFFECTS[choice]} (§16.9)." if won else "it fails (§16.9).")
+    text = f"{me.id} tries to {choice} {target.id}: d10 {roll} → {total} against {need}: " + (
+        f"it {WITS_EFFECTS[choice]} (§16.9)." if won else "it fails (§16.9)."
+    )
     return state, [Ruling(f"{seq}:wits", seq, "status", text, "§16.9", element=me.id)]
 
 
@@ -173,12 +218,23 @@ def non_combat(state: MileState, seq: int, args: Mapping[str, Any], roller: Roll
     state = spend(state, base, 1, "§11")
     roll = roller.roll(10, f"{seq}/task")
     total = roll + state.stat(base, "resourcefulness")
-    return state, [Ruling(f"{seq}:task", seq, "status", f"{base.id} attempts {what}: d10 {roll} → {total} against {need}: "
-                          + ("success (§11)." if total >= need else "failure (§11)."), "§11", element=base.id,
-                          details={"total": total, "success": total >= need})]
+    return state, [
+        Ruling(
+            f"{seq}:task",
+            seq,
+            "status",
+            f"{base.id} attempts {what}: d10 {roll} → {total} against {need}: "
+            + ("success (§11)." if total >= need else "failure (§11)."),
+            "§11",
+            element=base.id,
+            details={"total": total, "success": total >= need},
+        )
+    ]
 
 
-def treacherous(state: MileState, seq: int, fighter_id: str, pieces: list[str], roller: Roller) -> tuple[MileState, str]:
+def treacherous(
+    state: MileState, seq: int, fighter_id: str, pieces: list[str], roller: Roller
+) -> tuple[MileState, str]:
     """§16.3: moving through treacherous terrain rolls a d10; a 1 is a Power 0 hit (a vehicle also
     takes a damage point at once)."""
     risky = [p for p in pieces if p in state.options.treacherous]

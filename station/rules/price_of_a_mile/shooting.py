@@ -1,6 +1,7 @@
 """The Price of a Mile shooting and damage (seed 003 digest §6-7): the target among the three
 nearest enemy bases (four when aiming), the range and cover the camera measures, the hit rolls,
 casualties nearest the shooter first, Wavering and the panic it spreads."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -77,8 +78,15 @@ class Volley:
     parts: tuple[str, ...]
 
 
-def volley(state: MileState, shooter: Fighter, target: Fighter, weapon: Mapping[str, Any], actions: int, aimed: bool,
-           rules: tuple[str, ...]) -> Volley:
+def volley(
+    state: MileState,
+    shooter: Fighter,
+    target: Fighter,
+    weapon: Mapping[str, Any],
+    actions: int,
+    aimed: bool,
+    rules: tuple[str, ...],
+) -> Volley:
     """§6.5-6.7: how many dice and what is added to each."""
     parts = [f"Shooting {state.stat(shooter, 'shooting')}", f"Accuracy {weapon['accuracy']:+d}"]
     bonus = state.stat(shooter, "shooting") + weapon["accuracy"]
@@ -109,15 +117,26 @@ def volley(state: MileState, shooter: Fighter, target: Fighter, weapon: Mapping[
     return Volley(shots, bonus, tuple(parts))
 
 
-def take_hits(state: MileState, seq: int, hits: int, power: int, victim_squad: str | None, victim: Fighter,
-              source: tuple[float, float] | None, roller: Roller, key: str,
-              hand_held: bool = True) -> tuple[MileState, list[str], int]:
+def take_hits(
+    state: MileState,
+    seq: int,
+    hits: int,
+    power: int,
+    victim_squad: str | None,
+    victim: Fighter,
+    source: tuple[float, float] | None,
+    roller: Roller,
+    key: str,
+    hand_held: bool = True,
+) -> tuple[MileState, list[str], int]:
     """§7.1, §6.1: each hit falls on the squad's standing base nearest the source; d10 + Power >=
     Toughness takes it out, otherwise it Wavers (falls back 2").  Returns the state, what
     happened, and how many wavered."""
     words, wavered = [], 0
     for k in range(hits):
-        pool = state.standing(victim_squad) if victim_squad else ([victim] if state.fighters[victim.id].standing else [])
+        pool = (
+            state.standing(victim_squad) if victim_squad else ([victim] if state.fighters[victim.id].standing else [])
+        )
         if not pool:
             break
         target = _nearest_to(state, pool, source)
@@ -133,23 +152,27 @@ def take_hits(state: MileState, seq: int, hits: int, power: int, victim_squad: s
             state = state.with_fighter(replace(target, status="out"))
             words.append(f"{target.id} out (d10 {shown}+{power})")
         elif target.hero:
-            words.append(f"{target.id} falls back 6\" unharmed (d10 {shown}+{power}, §12.1)")
+            words.append(f'{target.id} falls back 6" unharmed (d10 {shown}+{power}, §12.1)')
         else:
             wavered += 1
-            words.append(f"{target.id} wavers (d10 {shown}+{power}): falls back 2\"")
+            words.append(f'{target.id} wavers (d10 {shown}+{power}): falls back 2"')
     return state, words, wavered
 
 
 def _nearest_to(state: MileState, pool: list[Fighter], source: tuple[float, float] | None) -> Fighter:
     if source is None:
         return pool[0]
+
     def gap(f: Fighter) -> float:
         where = state.positions.get(f.id)
         return ((where[0] - source[0]) ** 2 + (where[1] - source[1]) ** 2) ** 0.5 if where else float("inf")
+
     return min(pool, key=gap)
 
 
-def panic(state: MileState, squad_id: str | None, wavered: int, source: tuple[float, float] | None) -> tuple[MileState, str]:
+def panic(
+    state: MileState, squad_id: str | None, wavered: int, source: tuple[float, float] | None
+) -> tuple[MileState, str]:
     """§7.2, §10.1: for every 3 bases forced back in one fight, one base of the squad flees."""
     count = wavered // PANIC_EVERY
     if not count or squad_id is None:
@@ -157,8 +180,12 @@ def panic(state: MileState, squad_id: str | None, wavered: int, source: tuple[fl
     pool = sorted(state.standing(squad_id), key=lambda f: -_distance(state, f, source))[:count]
     for f in pool:
         state = state.with_fighter(replace(f, status="fled"))
-    return state, f"panic: {', '.join(f.id for f in pool)} {'flees' if len(pool) == 1 else 'flee'} the field (§7.2)" \
-        if pool else ""
+    return (
+        state,
+        f"panic: {', '.join(f.id for f in pool)} {'flees' if len(pool) == 1 else 'flee'} the field (§7.2)"
+        if pool
+        else "",
+    )
 
 
 def _distance(state: MileState, f: Fighter, source: tuple[float, float] | None) -> float:
@@ -190,11 +217,19 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
     """§6.1-6.7: the target's legality, range, cover and the dice, or why the order is refused."""
     shooter, target = state.fighters.get(str(args.get("shooter"))), state.fighters.get(str(args.get("target")))
     aimed, actions = bool(args.get("aimed", False)), args.get("actions", 1)
-    if shooter is None or target is None or not shooter.standing or not target.standing or shooter.player == target.player:
+    if (
+        shooter is None
+        or target is None
+        or not shooter.standing
+        or not target.standing
+        or shooter.player == target.player
+    ):
         raise Refused("give a standing shooter and a standing enemy target", "§6")
     weapon = weapons[shooter.weapon]
     if shooter.silenced:
-        raise Refused(f"{shooter.id}'s {shooter.weapon.replace('_', ' ')} is out of action for the rest of the game", "§6.10")
+        raise Refused(
+            f"{shooter.id}'s {shooter.weapon.replace('_', ' ')} is out of action for the rest of the game", "§6.10"
+        )
     if weapon.get("flame") or weapon.get("artillery"):
         raise Refused(f"a {shooter.weapon.replace('_', ' ')} fires with its own input", "§9")
     if actions not in (1, 2) or (aimed and actions != 1):
@@ -205,13 +240,26 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
         raise Refused(f"{shooter.id} fires all its weapons with one action, once a turn", "§15.2")
     legal = legal_targets(state, shooter, aimed)
     if target.id not in [t for t, _ in legal]:
-        raise Refused(f"{target.id} is not among the {AIMED_TARGETS if aimed else TARGETS} nearest enemies "
-                      f"{shooter.id} can see ({', '.join(t for t, _ in legal) or 'none'})", "§6.1")
+        raise Refused(
+            f"{target.id} is not among the {AIMED_TARGETS if aimed else TARGETS} nearest enemies "
+            f"{shooter.id} can see ({', '.join(t for t, _ in legal) or 'none'})",
+            "§6.1",
+        )
     edge_in = dict(legal)[target.id] / INCH
     long = edge_in > weapon["range_in"] + (PREPARED_IN if state.stands_in(shooter.id, ("trench",)) else 0.0)
     cover = state.stands_in(target.id, COVER_TYPES) or bool(visible(state, shooter, target)[2])
-    return Shot(shooter, target, weapon, aimed, 2 if aimed else actions * weapon.get("actions_per_shot", 1), edge_in, long,
-                cover, HIT[(long, cover)], volley(state, shooter, target, weapon, actions, aimed, rules_of(shooter)))
+    return Shot(
+        shooter,
+        target,
+        weapon,
+        aimed,
+        2 if aimed else actions * weapon.get("actions_per_shot", 1),
+        edge_in,
+        long,
+        cover,
+        HIT[(long, cover)],
+        volley(state, shooter, target, weapon, actions, aimed, rules_of(shooter)),
+    )
 
 
 def preview(state: MileState, shooter: str, target: str, weapons: Mapping[str, Any], rules_of) -> dict[str, Any]:
@@ -221,12 +269,20 @@ def preview(state: MileState, shooter: str, target: str, weapons: Mapping[str, A
     except Refused as no:
         return {"refused": f"{no} ({no.section})"}
     v = shot.volley
-    return {"summary": f"{shot.need}+ · {v.shots}d10 {v.bonus:+d} · {round(shot.chance() * 100)} % a die",
-            "lines": [f"{shot.edge_in:.1f}\" at {'long' if shot.long else 'effective'} range"
-                      + (", in cover" if shot.cover else ""), ", ".join(v.parts),
-                      f"Power {shot.weapon['power']} against Toughness {state.stat(shot.target, 'toughness')}"],
-            "doubts": [], "need": shot.need, "bonus": v.bonus, "shots": v.shots,
-            "input": {"type": "shoot", "label": "Shoot", "args": {"shooter": shooter, "target": target}}}
+    return {
+        "summary": f"{shot.need}+ · {v.shots}d10 {v.bonus:+d} · {round(shot.chance() * 100)} % a die",
+        "lines": [
+            f'{shot.edge_in:.1f}" at {"long" if shot.long else "effective"} range'
+            + (", in cover" if shot.cover else ""),
+            ", ".join(v.parts),
+            f"Power {shot.weapon['power']} against Toughness {state.stat(shot.target, 'toughness')}",
+        ],
+        "doubts": [],
+        "need": shot.need,
+        "bonus": v.bonus,
+        "shots": v.shots,
+        "input": {"type": "shoot", "label": "Shoot", "args": {"shooter": shooter, "target": target}},
+    }
 
 
 def _misfire(state: MileState, shooter: Fighter, rolls: list[int], roller: Roller, key: str) -> str:
@@ -240,8 +296,9 @@ def _misfire(state: MileState, shooter: Fighter, rolls: list[int], roller: Rolle
     return f"Misfire check d10 {checks}: it still works (§6.10)."
 
 
-def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any],
-          rules_of) -> tuple[MileState, Ruling]:
+def shoot(
+    state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any], rules_of
+) -> tuple[MileState, Ruling]:
     """§6: one Shoot (or Aim) order of one base: its dice against 7+/8+/9+/10+, then damage."""
     shot = plan_shot(state, args, weapons, rules_of)
     shooter, target, weapon, v, need = shot.shooter, shot.target, shot.weapon, shot.volley, shot.need
@@ -254,21 +311,51 @@ def shoot(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, w
     if misfire:
         state = state.with_fighter(replace(state.fighters[shooter.id], silenced=True))
     source = state.positions[shooter.id][:2]
-    state, words, wavered = take_hits(state, seq, hits, weapon["power"], target.squad, target, source, roller, f"{seq}/shot",
-                                      bool(weapon.get("hand_held")))
+    state, words, wavered = take_hits(
+        state,
+        seq,
+        hits,
+        weapon["power"],
+        target.squad,
+        target,
+        source,
+        roller,
+        f"{seq}/shot",
+        bool(weapon.get("hand_held")),
+    )
     state, fled = panic(state, target.squad, wavered, source)
     act: Activation = state.activation  # type: ignore[assignment]
     shaken = act.shaken | ({target.squad} if shooter.vehicle == "tank" and target.squad else set())  # §13.1: tank fire
-    state = state.evolve(activation=replace(act, shaken=shaken, shot_with={
-        **act.shot_with, shooter.id: act.shot_with.get(shooter.id, 0) + shot.cost}))
-    text = (f"{shooter.id} {'aims and fires' if shot.aimed else 'fires'} {shooter.weapon.replace('_', ' ')} at "
-            f"{target.squad or target.id} ({target.id} {shot.edge_in:.1f}\", {'long' if shot.long else 'effective'} range"
-            f"{', in cover' if shot.cover else ''}): {v.shots} d10 {rolls} + {v.bonus} ({', '.join(v.parts)}) against "
-            f"{need}+: {hits} hit(s)")
+    state = state.evolve(
+        activation=replace(
+            act, shaken=shaken, shot_with={**act.shot_with, shooter.id: act.shot_with.get(shooter.id, 0) + shot.cost}
+        )
+    )
+    text = (
+        f"{shooter.id} {'aims and fires' if shot.aimed else 'fires'} {shooter.weapon.replace('_', ' ')} at "
+        f'{target.squad or target.id} ({target.id} {shot.edge_in:.1f}", {"long" if shot.long else "effective"} range'
+        f"{', in cover' if shot.cover else ''}): {v.shots} d10 {rolls} + {v.bonus} ({', '.join(v.parts)}) against "
+        f"{need}+: {hits} hit(s)"
+    )
     text += (". " + "; ".join(words) if words else "") + (f"; {fled}" if fled else "") + "."
     if misfire:
         text += f" {misfire}"
-    return state, Ruling(f"{seq}:shot", seq, "shot", text, "§6 §7", element=shooter.id,
-                         details={"shooter": shooter.id, "target": target.id, "rolls": rolls, "need": need,
-                                  "bonus": v.bonus, "hits": hits, "wavered": wavered, "long": shot.long,
-                                  "cover": shot.cover})
+    return state, Ruling(
+        f"{seq}:shot",
+        seq,
+        "shot",
+        text,
+        "§6 §7",
+        element=shooter.id,
+        details={
+            "shooter": shooter.id,
+            "target": target.id,
+            "rolls": rolls,
+            "need": need,
+            "bonus": v.bonus,
+            "hits": hits,
+            "wavered": wavered,
+            "long": shot.long,
+            "cover": shot.cover,
+        },
+    )

@@ -1,13 +1,14 @@
 """The Price of a Mile game state: every base and character (``Fighter``), every squad, and the
 turn's activations, with the camera's evidence.  Frozen dataclasses, changed with ``evolve``."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...datafile import Fields
 from ...measure.bases import MM_PER_INCH
-from ..fields import Fields
 from ..table_snapshot import TableState
 
 INCH = MM_PER_INCH  # the game's unit, for every module of the ruleset
@@ -80,20 +81,44 @@ class Options:
     @classmethod
     def parse(cls, data: Mapping[str, Any]) -> Options:
         f = Fields("options", dict(data))
-        f.reject_unknown(["turns", "tactical_superiority", "melee_weapon_power", "scatter_sides", "gas_attack",
-                          "high_obstacle_mm", "random_length", "random_length_wishers", "wire_penalty",
-                          "artillery_support", "treacherous", "popular", "popularity_vp", "enthusiasm_variant",
-                          "homeland_variant"])
-        return cls(f.integer("turns", 1, 30, 5), f.get("tactical_superiority", str, None),
-                   f.get("melee_weapon_power", bool, True),
-                   f.get("scatter_sides", int, 12, lambda v: None if v in (6, 8, 12) else "must be 6, 8 or 12"),
-                   f.get("gas_attack", str, None),
-                   float(f.get("high_obstacle_mm", (int, float), 40.0, lambda v: None if 0 <= v <= 500 else "must be 0 to 500")),
-                   f.get("random_length", bool, False), f.integer("random_length_wishers", 0, 2, 0),
-                   f.integer("wire_penalty", 0, 3, 1), f.get("artillery_support", str, None),
-                   tuple(f.get("treacherous", list, [])), tuple(f.get("popular", list, [])),
-                   float(f.get("popularity_vp", (int, float), 10.0)), f.get("enthusiasm_variant", bool, False),
-                   f.get("homeland_variant", bool, False))
+        f.reject_unknown(
+            [
+                "turns",
+                "tactical_superiority",
+                "melee_weapon_power",
+                "scatter_sides",
+                "gas_attack",
+                "high_obstacle_mm",
+                "random_length",
+                "random_length_wishers",
+                "wire_penalty",
+                "artillery_support",
+                "treacherous",
+                "popular",
+                "popularity_vp",
+                "enthusiasm_variant",
+                "homeland_variant",
+            ]
+        )
+        return cls(
+            f.integer("turns", 1, 30, 5),
+            f.get("tactical_superiority", str, None),
+            f.get("melee_weapon_power", bool, True),
+            f.get("scatter_sides", int, 12, lambda v: None if v in (6, 8, 12) else "must be 6, 8 or 12"),
+            f.get("gas_attack", str, None),
+            float(
+                f.get("high_obstacle_mm", (int, float), 40.0, lambda v: None if 0 <= v <= 500 else "must be 0 to 500")
+            ),
+            f.get("random_length", bool, False),
+            f.integer("random_length_wishers", 0, 2, 0),
+            f.integer("wire_penalty", 0, 3, 1),
+            f.get("artillery_support", str, None),
+            tuple(f.get("treacherous", list, [])),
+            tuple(f.get("popular", list, [])),
+            float(f.get("popularity_vp", (int, float), 10.0)),
+            f.get("enthusiasm_variant", bool, False),
+            f.get("homeland_variant", bool, False),
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -135,7 +160,6 @@ class MileState(TableState):
     tanks_fired: frozenset[str] = frozenset()  # §15.2: a tank fires all its weapons once a turn
     winner: str | None = None
 
-
     def with_fighter(self, fighter: Fighter) -> MileState:
         return self.evolve(fighters={**self.fighters, fighter.id: fighter})
 
@@ -171,7 +195,9 @@ def build(armies: tuple[Mapping[str, Any], ...]) -> tuple[dict[str, Fighter], di
     squads: dict[str, Squad] = {}
     for army in armies:
         for s in army["squads"]:
-            squads[s["id"]] = Squad(s["id"], army["player"], s["type"], tuple(b["id"] for b in s["bases"]), tuple(s["rules"]))
+            squads[s["id"]] = Squad(
+                s["id"], army["player"], s["type"], tuple(b["id"] for b in s["bases"]), tuple(s["rules"])
+            )
             for b in s["bases"]:
                 fighters[b["id"]] = _fighter(b, army["player"], s["id"])
         for c in army["characters"]:
@@ -180,6 +206,20 @@ def build(armies: tuple[Mapping[str, Any], ...]) -> tuple[dict[str, Fighter], di
 
 
 def _fighter(model: Mapping[str, Any], player: str, squad: str | None) -> Fighter:
-    return Fighter(model["id"], player, squad, model["type"], dict(model["stats"]), model["weapon"], model["melee_weapon"],
-                   model["cost"], model["grenades"], model["hero"], model["commander"], model["mounted"],
-                   vehicle=model.get("vehicle"), wire_cutters=model["wire_cutters"], mounts=model.get("mounts", 1))
+    return Fighter(
+        model["id"],
+        player,
+        squad,
+        model["type"],
+        dict(model["stats"]),
+        model["weapon"],
+        model["melee_weapon"],
+        model["cost"],
+        model["grenades"],
+        model["hero"],
+        model["commander"],
+        model["mounted"],
+        vehicle=model.get("vehicle"),
+        wire_cutters=model["wire_cutters"],
+        mounts=model.get("mounts", 1),
+    )

@@ -1,4 +1,5 @@
 """The Price of a Mile's trucks carrying squads (seed 003 digest §15.1)."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -22,16 +23,24 @@ def embark(state: MileState, seq: int, args: Mapping[str, Any], getting_on: bool
     bases = state.standing(squad_id)
     if getting_on:
         truck = state.fighters.get(str(truck_id))
-        if truck is None or truck.type != "truck" or truck.player != state.squads[squad_id].player or not truck.standing:
+        if (
+            truck is None
+            or truck.type != "truck"
+            or truck.player != state.squads[squad_id].player
+            or not truck.standing
+        ):
             raise Refused("give one of your trucks", "§15.1")
         lorry = placed(state, truck.id)
         for f in bases:
             mine = placed(state, f.id)
             if lorry is None or mine is None or not in_contact(mine, lorry, INCH):
-                raise Refused(f"{f.id} is not within 1\" of {truck.id}", "§15.1")
+                raise Refused(f'{f.id} is not within 1" of {truck.id}', "§15.1")
     for f in bases:
         state = spend(state, f, 1, "§15.1")
         state = state.with_fighter(replace(state.fighters[f.id], aboard=str(truck_id) if getting_on else None))
-    text = (f"Squad {squad_id} gets into {truck_id}: off the table until it gets down (§15.1)." if getting_on else
-            f"Squad {squad_id} gets down: place its bases by the truck (§15.1).")
+    text = (
+        f"Squad {squad_id} gets into {truck_id}: off the table until it gets down (§15.1)."
+        if getting_on
+        else f"Squad {squad_id} gets down: place its bases by the truck (§15.1)."
+    )
     return state, [Ruling(f"{seq}:{'embark' if getting_on else 'disembark'}", seq, "status", text, "§15.1")]

@@ -1,6 +1,7 @@
 """The Price of a Mile turn (seed 003 digest §4, §13, §18): initiative, alternating activations
 of one squad and one character, command distance checked by the camera when a squad activates,
 morale at the end of each activation, and victory points when the last turn ends."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -25,12 +26,22 @@ def _senior_resourcefulness(state: MileState, player: str) -> int:
     return max((f.stats["resourcefulness"] for f in commanders), default=0)
 
 
-def roll_initiative(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
+def roll_initiative(
+    state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
+) -> tuple[MileState, list[Ruling]]:
     """§4.2: d10 + the senior commander's Resourcefulness (+2 Tactical Superiority); ties roll
     again; winning by 4 or more chooses who makes the first two activations."""
     if state.over or state.activation or (state.turn and not _turn_done(state)):
-        return state, [Ruling(f"{seq}:initiative", seq, "warning", "Initiative comes when the turn's activations are done.",
-                              "§4.2", needs_referee=True)]
+        return state, [
+            Ruling(
+                f"{seq}:initiative",
+                seq,
+                "warning",
+                "Initiative comes when the turn's activations are done.",
+                "§4.2",
+                needs_referee=True,
+            )
+        ]
     totals: dict[str, int] = {}
     attempt = 0
     while len(set(totals.values())) < len(state.players):
@@ -48,18 +59,30 @@ def roll_initiative(state: MileState, seq: int, args: Mapping[str, Any], roller:
             lead = ranked[0]
     other = next(p for p in state.players if p != lead)
     order = (lead, lead, other) if double else (lead, other)
-    state = state.evolve(turn=state.turn + 1, order=order, activated=frozenset(), activations_made=0,
-                         tanks_fired=frozenset())
-    text = f"Turn {state.turn}: initiative " + ", ".join(f"{p} {t}" for p, t in totals.items()) + f"; {lead} activates first"
+    state = state.evolve(
+        turn=state.turn + 1, order=order, activated=frozenset(), activations_made=0, tanks_fired=frozenset()
+    )
+    text = (
+        f"Turn {state.turn}: initiative "
+        + ", ".join(f"{p} {t}" for p, t in totals.items())
+        + f"; {lead} activates first"
+    )
     text += f" twice, then {other}, alternating (§4.2)." if double else f", then {other}, alternating (§4.2)."
     return state, [Ruling(f"{seq}:initiative", seq, "initiative", text, "§4.2", details={"totals": totals})]
 
 
 def _can_activate(state: MileState, player: str) -> list[str]:
     """The squads and characters of a side that may still act this turn."""
-    squads = [s.id for s in state.squads.values() if s.player == player and s.id not in state.activated and state.standing(s.id)]
-    characters = [f.id for f in state.fighters.values() if f.player == player and f.squad is None and f.standing
-                  and f.id not in state.activated]
+    squads = [
+        s.id
+        for s in state.squads.values()
+        if s.player == player and s.id not in state.activated and state.standing(s.id)
+    ]
+    characters = [
+        f.id
+        for f in state.fighters.values()
+        if f.player == player and f.squad is None and f.standing and f.id not in state.activated
+    ]
     return squads + characters
 
 
@@ -97,42 +120,79 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
         problem = "no side has anything left to activate this turn: roll initiative for the next"
     elif squad_id is None and character_id is None:
         problem = "name a squad, a character, or both"
-    elif squad_id is not None and (squad_id not in state.squads or state.squads[squad_id].player != player
-                                   or squad_id in state.activated or not state.standing(squad_id)):
+    elif squad_id is not None and (
+        squad_id not in state.squads
+        or state.squads[squad_id].player != player
+        or squad_id in state.activated
+        or not state.standing(squad_id)
+    ):
         problem = f"{squad_id!r} is not a squad of {player} that may still act this turn"
-    elif character_id is not None and (character_id not in state.fighters or state.fighters[character_id].squad
-                                       or state.fighters[character_id].player != player
-                                       or character_id in state.activated or not state.fighters[character_id].standing):
+    elif character_id is not None and (
+        character_id not in state.fighters
+        or state.fighters[character_id].squad
+        or state.fighters[character_id].player != player
+        or character_id in state.activated
+        or not state.fighters[character_id].standing
+    ):
         problem = f"{character_id!r} is not a character of {player} that may still act this turn"
-    elif squad_id is None and any(s.player == player and s.id not in state.activated and state.standing(s.id)
-                                  for s in state.squads.values()):
+    elif squad_id is None and any(
+        s.player == player and s.id not in state.activated and state.standing(s.id) for s in state.squads.values()
+    ):
         problem = "a character acts alone only once its side has no squads left to activate (§4.3)"
     if problem:
-        return state, [Ruling(f"{seq}:activate", seq, "warning", f"No activation: {problem}.", "§4.3", needs_referee=True)]
+        return state, [
+            Ruling(f"{seq}:activate", seq, "warning", f"No activation: {problem}.", "§4.3", needs_referee=True)
+        ]
     state, unsteady = optional.unreliable(state, seq, squad_id, _near_enemy(state, squad_id), roller)
     if squad_id and state.squads[squad_id].player != player:  # §16.8 "Treason!!!": it changed sides, unactivated
-        return state, [Ruling(f"{seq}:activate", seq, "warning", f"Squad {squad_id}: " + "; ".join(unsteady) + ".",
-                              "§16.8", needs_referee=True)]
+        return state, [
+            Ruling(
+                f"{seq}:activate",
+                seq,
+                "warning",
+                f"Squad {squad_id}: " + "; ".join(unsteady) + ".",
+                "§16.8",
+                needs_referee=True,
+            )
+        ]
     slow, sluggish = optional.actions_for(state, seq, squad_id, roller)
     members = ([f.id for f in state.standing(squad_id)] if squad_id else []) + ([character_id] if character_id else [])
-    actions = {m: 3 if state.fighters[m].hero or state.fighters[m].vehicle == "tank" else slow if slow and m != character_id
-               else 2 for m in members}
+    actions = {
+        m: 3
+        if state.fighters[m].hero or state.fighters[m].vehicle == "tank"
+        else slow
+        if slow and m != character_id
+        else 2
+        for m in members
+    }
     strength = {s: len(state.standing(s)) for s in state.squads}
     cut_off = _cut_off(state, squad_id) if squad_id else []
-    state = state.evolve(activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength),
-                         paths={})  # the camera's paths count from here (§5.1)
-    named = " and ".join(x for x in (squad_id and f"squad {squad_id} ({len(members) - bool(character_id)} bases)",
-                                     character_id) if x)
+    state = state.evolve(
+        activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength), paths={}
+    )  # the camera's paths count from here (§5.1)
+    named = " and ".join(
+        x for x in (squad_id and f"squad {squad_id} ({len(members) - bool(character_id)} bases)", character_id) if x
+    )
     text = f"{player} activates {named} (§4.3)."
     if unsteady or sluggish:
         text += " " + "; ".join(unsteady + sluggish) + "."
     if cut_off:
-        text += f" Command distance is broken ({', '.join(cut_off)} more than 2\" from the rest): -1 to every stat (§3.2)."
-    rulings = [Ruling(f"{seq}:activate", seq, "status" if not cut_off else "warning", text, "§4.3 §3.2",
-                      details={"out_of_command": cut_off})]
+        text += (
+            f' Command distance is broken ({", ".join(cut_off)} more than 2" from the rest): -1 to every stat (§3.2).'
+        )
+    rulings = [
+        Ruling(
+            f"{seq}:activate",
+            seq,
+            "status" if not cut_off else "warning",
+            text,
+            "§4.3 §3.2",
+            details={"out_of_command": cut_off},
+        )
+    ]
     tank = vehicles.tank_near(state, squad_id) if squad_id else None
     if tank:  # §13.1: an enemy tank within 12" tests the squad at once
-        state, test = morale_test(state, seq, squad_id, roller, f"enemy tank {tank} within 12\"")
+        state, test = morale_test(state, seq, squad_id, roller, f'enemy tank {tank} within 12"')
         rulings.append(test)
     return state, rulings
 
@@ -142,11 +202,12 @@ def _near_enemy(state: MileState, squad_id: str | None, inches: float = 8.0) -> 
     if not squad_id:
         return False
     mine = placed_many(state, [f.id for f in state.standing(squad_id)])
-    foes = placed_many(state, [f.id for f in state.fighters.values() if f.player != state.squads[squad_id].player
-                               and f.standing])
+    foes = placed_many(
+        state, [f.id for f in state.fighters.values() if f.player != state.squads[squad_id].player and f.standing]
+    )
     if not mine or not foes:
         return False
-    gaps = edge_distances([b.base for b in mine] + [b.base for b in foes])[:len(mine), len(mine):]
+    gaps = edge_distances([b.base for b in mine] + [b.base for b in foes])[: len(mine), len(mine) :]
     return bool((gaps <= inches * INCH).any())
 
 
@@ -163,12 +224,19 @@ def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: 
     squad = state.squads[squad_id]
     standing = state.standing(squad_id)
     if any(f.hero for f in standing):
-        return state, Ruling(f"{seq}:morale:{squad_id}", seq, "status", f"Squad {squad_id} has a Hero: it passes its "
-                             f"Morale test ({why}, §12.1).", "§13 §12.1")
+        return state, Ruling(
+            f"{seq}:morale:{squad_id}",
+            seq,
+            "status",
+            f"Squad {squad_id} has a Hero: it passes its Morale test ({why}, §12.1).",
+            "§13 §12.1",
+        )
     close = len(standing) > 1 and len(coherent(placed_many(state, [f.id for f in standing]), 1.0)) == 1
     roll = roller.roll(10, f"{seq}/morale/{squad_id}")
     total = roll + state.stat(standing[0], "morale") + (1 if close else 0)
-    text = f"Squad {squad_id} tests Morale ({why}): d10 {roll}, total {total}" + (" with close order +1" if close else "")
+    text = f"Squad {squad_id} tests Morale ({why}): d10 {roll}, total {total}" + (
+        " with close order +1" if close else ""
+    )
     fled = 0
     if total >= MORALE_TARGET:
         text += ": keeps calm (§13.2)."
@@ -186,8 +254,14 @@ def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: 
         going = [f.id for f in reversed(standing)][:fled]
         state = flee(state, going)
         text += f" Fled: {', '.join(going)}; the owner may swap them for others."
-    return state, Ruling(f"{seq}:morale:{squad_id}", seq, "status" if total >= MORALE_TARGET else "warning", text, "§13",
-                         details={"roll": roll, "total": total, "fled": fled})
+    return state, Ruling(
+        f"{seq}:morale:{squad_id}",
+        seq,
+        "status" if total >= MORALE_TARGET else "warning",
+        text,
+        "§13",
+        details={"roll": roll, "total": total, "fled": fled},
+    )
 
 
 def flee(state: MileState, fighter_ids: list[str]) -> MileState:
@@ -208,8 +282,14 @@ def end_activation(state: MileState, seq: int, roller: Roller) -> tuple[MileStat
         before, now = act.strength.get(squad_id, 0), len(state.standing(squad_id))
         lost = before - now
         if now and ((lost and lost * 3 >= before) or squad_id in act.shaken):
-            why = ", ".join(x for x in (lost and f"lost {lost} of {before}",
-                                        squad_id in act.shaken and "under artillery, tank or flame fire") if x)
+            why = ", ".join(
+                x
+                for x in (
+                    lost and f"lost {lost} of {before}",
+                    squad_id in act.shaken and "under artillery, tank or flame fire",
+                )
+                if x
+            )
             state, ruling = morale_test(state, seq, squad_id, roller, why)
             rulings.append(ruling)
     rally = _rally(state, seq, act, roller)
@@ -238,19 +318,26 @@ def _rally(state: MileState, seq: int, act: Activation, roller: Roller) -> tuple
     roll = roller.roll(10, f"{seq}/rally/{squad.id}")
     if roll >= MORALE_TARGET:
         state = state.with_squad(replace(squad, disordered=False))
-    return state, Ruling(f"{seq}:rally:{squad.id}", seq, "status", f"Squad {squad.id} advanced as one: d10 {roll}, "
-                         + ("its Disorder is lifted (§17.2)." if roll >= MORALE_TARGET else "still Disordered (§17.2)."),
-                         "§17.2")
+    return state, Ruling(
+        f"{seq}:rally:{squad.id}",
+        seq,
+        "status",
+        f"Squad {squad.id} advanced as one: d10 {roll}, "
+        + ("its Disorder is lifted (§17.2)." if roll >= MORALE_TARGET else "still Disordered (§17.2)."),
+        "§17.2",
+    )
 
 
 def victory_points(state: MileState, player: str) -> float:
     """§18 (settled as the station's option, since the formula was lost): the cost of enemy bases
     taken out, and half the cost of those that fled."""
+
     def worth(f) -> float:
         rules = state.squads[f.squad].rules if f.squad else ()
         if f.status == "out":
             return f.cost * (2 if state.options.homeland_variant and "defend_homeland" in rules else 1)
         return f.cost if state.options.enthusiasm_variant and "enthusiasm" in rules else f.cost / 2
+
     taken = sum(worth(f) for f in state.fighters.values() if f.player != player and f.status != "ok")
     bodies = sum(1 for fid in state.carried if state.fighters[fid].player == player)  # §16.10
     return taken + bodies * state.options.popularity_vp
@@ -266,13 +353,26 @@ def end_turn(state: MileState, seq: int, roller: Roller) -> tuple[MileState, lis
     elif going_on:
         going_on = state.turn < state.options.turns
     if going_on:
-        return state, [Ruling(f"{seq}:turn", seq, "status", f"Turn {state.turn} is over" + (f" ({said})" if said else "")
-                              + ": roll initiative (§4.1).", "§4.1")]
+        return state, [
+            Ruling(
+                f"{seq}:turn",
+                seq,
+                "status",
+                f"Turn {state.turn} is over" + (f" ({said})" if said else "") + ": roll initiative (§4.1).",
+                "§4.1",
+            )
+        ]
     points = {p: victory_points(state, p) for p in state.players}
     best = max(points.values())
     leaders = [p for p, v in points.items() if v == best]
     winner = leaders[0] if len(leaders) == 1 else "draw"
-    text = "Game over" + (f" ({said})" if said else "") + ": victory points " + ", ".join(f"{p} {v:g}" for p, v in points.items()) + \
-        (f"; {winner} wins (§18)." if winner != "draw" else "; a draw (§18).")
-    return state.evolve(over=True, winner=winner), [Ruling(f"{seq}:victory", seq, "status", text, "§18",
-                                                           details={"points": points})]
+    text = (
+        "Game over"
+        + (f" ({said})" if said else "")
+        + ": victory points "
+        + ", ".join(f"{p} {v:g}" for p, v in points.items())
+        + (f"; {winner} wins (§18)." if winner != "draw" else "; a draw (§18).")
+    )
+    return state.evolve(over=True, winner=winner), [
+        Ruling(f"{seq}:victory", seq, "status", text, "§18", details={"points": points})
+    ]

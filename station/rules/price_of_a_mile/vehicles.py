@@ -3,6 +3,7 @@ successful damage roll (d10, a tank d6), immobilised by a small count from anyth
 small arms, destroyed at 10; a vehicle tests Morale after damage (-1 at 5 points) and a tank
 never does; an artillery direct hit is Power 8 and always does at least 1 point; and a tank within
 12" shakes every squad that activates."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -19,8 +20,9 @@ MORALE_TARGET = 8
 HEAVY_DAMAGE = 5  # §15.1: -1 to the vehicle's test
 
 
-def damage(state: MileState, victim: Fighter, power: int, hand_held: bool, roller: Roller, key: str,
-           direct_hit: bool = False) -> tuple[MileState, str]:
+def damage(
+    state: MileState, victim: Fighter, power: int, hand_held: bool, roller: Roller, key: str, direct_hit: bool = False
+) -> tuple[MileState, str]:
     """§15.4: d10 + Power >= Toughness does d10 points (a tank d6); a direct artillery hit always
     does at least one."""
     roll = roller.roll(10, f"{key}/damage")
@@ -31,7 +33,9 @@ def damage(state: MileState, victim: Fighter, power: int, hand_held: bool, rolle
     total = victim.damage + points
     stuck = victim.immobilised or (not hand_held and points <= IMMOBILISED_UP_TO[victim.vehicle or "vehicle"])
     gone = total >= DESTROYED_AT
-    state = state.with_fighter(replace(victim, damage=total, immobilised=stuck, status="out" if gone else victim.status))
+    state = state.with_fighter(
+        replace(victim, damage=total, immobilised=stuck, status="out" if gone else victim.status)
+    )
     words = f"{victim.id} takes {points} damage point(s) (d10 {roll}+{power}), {total} in all"
     state, riders = _passengers_hit(state, victim.id, points, roller, key)
     if riders:
@@ -54,8 +58,11 @@ def damage(state: MileState, victim: Fighter, power: int, hand_held: bool, rolle
 def nearest_vehicle(state: MileState, shooter: Fighter, seen) -> str | None:
     """§6.1: any shooter may pick the nearest visible enemy vehicle, wherever it ranks."""
     origin = placed(state, shooter.id)
-    vehicles = [f.id for f in state.fighters.values() if f.vehicle and f.standing and f.player != shooter.player
-                and f.id in seen]
+    vehicles = [
+        f.id
+        for f in state.fighters.values()
+        if f.vehicle and f.standing and f.player != shooter.player and f.id in seen
+    ]
     others = placed_many(state, vehicles)
     if origin is None or not others:
         return None
@@ -66,11 +73,17 @@ def nearest_vehicle(state: MileState, shooter: Fighter, seen) -> str | None:
 def tank_near(state: MileState, squad_id: str) -> str | None:
     """§13.1: an enemy tank, not immobilised, within 12" of the squad."""
     mine = placed_many(state, [f.id for f in state.standing(squad_id)])
-    tanks = placed_many(state, [f.id for f in state.fighters.values() if f.vehicle == "tank" and f.standing
-                                and not f.immobilised and f.player != state.squads[squad_id].player])
+    tanks = placed_many(
+        state,
+        [
+            f.id
+            for f in state.fighters.values()
+            if f.vehicle == "tank" and f.standing and not f.immobilised and f.player != state.squads[squad_id].player
+        ],
+    )
     if not mine or not tanks:
         return None
-    gaps = edge_distances([b.base for b in mine] + [t.base for t in tanks])[:len(mine), len(mine):]
+    gaps = edge_distances([b.base for b in mine] + [t.base for t in tanks])[: len(mine), len(mine) :]
     column = gaps.min(axis=0)
     return tanks[int(column.argmin())].id if column.min() <= TANK_TERROR_IN * INCH else None
 

@@ -1,4 +1,5 @@
 """Where the bases are, from the state's camera evidence, for the measurement layer."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -4,6 +4,7 @@
 line of sight and morale test (digest §12); the station fills the turn with the digest's
 suggested default and leaves morale changes to the referee (``set_morale``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -21,8 +22,29 @@ from .army import MORALE, check_armies, load_army, model_specs, rules_data
 from .ladder import LADDER
 from .state import Options, WarState, build
 
-INPUT_TYPES = ("begin_turn", "activate", "move", "dash", "prone", "get_up", "shoot", "unsuppress", "reorganise",
-               "assault", "charge", "recharge", "close_combat", "prisoners", "march_order", "tow", "leave_wounded", "end_activation", "set_morale", "confirm", "override")
+INPUT_TYPES = (
+    "begin_turn",
+    "activate",
+    "move",
+    "dash",
+    "prone",
+    "get_up",
+    "shoot",
+    "unsuppress",
+    "reorganise",
+    "assault",
+    "charge",
+    "recharge",
+    "close_combat",
+    "prisoners",
+    "march_order",
+    "tow",
+    "leave_wounded",
+    "end_activation",
+    "set_morale",
+    "confirm",
+    "override",
+)
 
 
 class SteelWarriors(ModelRuleset):
@@ -40,12 +62,22 @@ class SteelWarriors(ModelRuleset):
         super().__init__(roller)
         self.data = rules_data()
 
-    def initial_state(self, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
-                      overrides: Mapping[str, tuple[int, Override]] | None = None) -> WarState:
+    def initial_state(
+        self,
+        armies: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any],
+        overrides: Mapping[str, tuple[int, Override]] | None = None,
+    ) -> WarState:
         check_armies(armies)
         figures, squads = build(tuple(armies))
-        return WarState(tuple(a["player"] for a in armies), tuple(armies), Options.parse(options), figures, squads,
-                        overrides=dict(overrides or {}))
+        return WarState(
+            tuple(a["player"] for a in armies),
+            tuple(armies),
+            Options.parse(options),
+            figures,
+            squads,
+            overrides=dict(overrides or {}),
+        )
 
     def apply(self, state: WarState, event: Event) -> tuple[WarState, list[Ruling]]:
         if not isinstance(event.body, Input):
@@ -80,7 +112,9 @@ class SteelWarriors(ModelRuleset):
             try:
                 return handlers[body.type]()
             except Refused as no:
-                return state, [Ruling(f"{seq}:{body.type}", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)]
+                return state, [
+                    Ruling(f"{seq}:{body.type}", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)
+                ]
         moving = [f.id for f in state.fighting(state.activation.squad)] if state.activation else []
         return fold_common(state, seq, body.type, args, state.figures, moving)
 
@@ -92,12 +126,25 @@ class SteelWarriors(ModelRuleset):
         targets = {s.id for s in state.squads.values() if s.player != squad.player and state.fighting(s.id)}
         previews = {t: shooting.preview(state, squad.id, t, self.data["weapons"]) for t in sorted(targets)}
         attacks = {f.id: previews[f.squad] for f in state.figures.values() if f.squad in targets and f.fighting}
-        return {"attacks": attacks, "rings": [{"label": f"zone {k} (target d{LADDER[k - 1]})", "mm": k * squad.quality * unit} for k in range(1, 6)]
-                + [{"label": f"move {self.data['movement'][squad.movement]}\"", "mm": self.data["movement"][squad.movement] * unit}],
-                "arcs": []}
+        return {
+            "attacks": attacks,
+            "rings": [
+                {"label": f"zone {k} (target d{LADDER[k - 1]})", "mm": k * squad.quality * unit} for k in range(1, 6)
+            ]
+            + [
+                {
+                    "label": f'move {self.data["movement"][squad.movement]}"',
+                    "mm": self.data["movement"][squad.movement] * unit,
+                }
+            ],
+            "arcs": [],
+        }
 
     def cover(self, hidden_fraction: float) -> dict[str, Any]:
-        return {"label": "hidden" if hidden_fraction > 2 / 3 else "in sight", "armour": None if hidden_fraction > 2 / 3 else 0}
+        return {
+            "label": "hidden" if hidden_fraction > 2 / 3 else "in sight",
+            "armour": None if hidden_fraction > 2 / 3 else 0,
+        }
 
     def state_dict(self, state: WarState) -> dict[str, Any]:
         return state_view(state)
@@ -105,8 +152,10 @@ class SteelWarriors(ModelRuleset):
     def summary(self, state: WarState) -> str:
         lines = [f"Steel Warriors: turn {state.turn}"]
         for s in sorted(state.squads.values(), key=lambda s: s.id):
-            lines.append(f"  {s.player:<8} {s.id:<12} {len(state.fighting(s.id))} fighting, {s.morale}, "
-                         f"suppression {s.suppression}" + (", prone" if s.prone else ""))
+            lines.append(
+                f"  {s.player:<8} {s.id:<12} {len(state.fighting(s.id))} fighting, {s.morale}, "
+                f"suppression {s.suppression}" + (", prone" if s.prone else "")
+            )
         return "\n".join(lines)
 
 
@@ -124,24 +173,66 @@ def state_view(state: WarState) -> dict[str, Any]:
     act = state.activation
     units = []
     for s in state.squads.values():
-        elements = [{"id": f.id, "name": f.id, "kind": "infantry",
-                     "status": {"ok": "in play", "unverified": "wounded", "stabilised": "wounded"}.get(f.status, "destroyed"),
-                     "armour": 0, "label": f"{f.weapon.replace('_', ' ')} · {f.armour.replace('_', ' ')}"
-                     + (f" · {f.role}" if f.role != "fighter" else "") + (f" · {f.ammo} shots" if f.ammo is not None else ""),
-                     "ammo_max": None, "fired": [], "weapons": []} for f in (state.figures[x] for x in s.figures)]
+        elements = [
+            {
+                "id": f.id,
+                "name": f.id,
+                "kind": "infantry",
+                "status": {"ok": "in play", "unverified": "wounded", "stabilised": "wounded"}.get(
+                    f.status, "destroyed"
+                ),
+                "armour": 0,
+                "label": f"{f.weapon.replace('_', ' ')} · {f.armour.replace('_', ' ')}"
+                + (f" · {f.role}" if f.role != "fighter" else "")
+                + (f" · {f.ammo} shots" if f.ammo is not None else ""),
+                "ammo_max": None,
+                "fired": [],
+                "weapons": [],
+            }
+            for f in (state.figures[x] for x in s.figures)
+        ]
         alive = any(e["status"] == "in play" for e in elements)
-        units.append({"id": s.id, "name": f"{s.id} (d{s.quality}, Ldr {s.leadership}, {s.morale}"
-                      + (f", suppressed {s.suppression}" if s.suppression else "") + (", prone" if s.prone else "") + ")",
-                      "player": s.player, "kind": "squad", "status": "in play" if alive else "destroyed",
-                      "markers": ([f"suppressed {s.suppression}"] if s.suppression else []) + (["prone"] if s.prone else [])
-                      + ([s.morale] if s.morale not in ("confident", "steady") else []) + (["march order"] if s.march else []),
-                      "acted": s.id in state.activated, "can_act": alive and s.id not in state.activated,
-                      "quality": s.quality, "leadership": s.leadership, "morale": s.morale, "suppression": s.suppression,
-                      "prone": s.prone, "elements": elements})
-    return {"game": "steel_warriors", "round": state.turn, "initiative": {}, "order": [], "active_player":
-            state.squads[act.squad].player if act else None, "active_unit": act.squad if act else None,
-            "actions_left": act.actions if act else None, "players": list(state.players), "out": [], "winner": None,
-            "units": units, "options": state.options.as_dict(), "confirmed": sorted(state.confirmed),
-            "overridden": sorted(state.overrides),
-            "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
-            "table_seq": state.table_seq, "terrain": [p.id for p in state.terrain], "moved": {}}
+        units.append(
+            {
+                "id": s.id,
+                "name": f"{s.id} (d{s.quality}, Ldr {s.leadership}, {s.morale}"
+                + (f", suppressed {s.suppression}" if s.suppression else "")
+                + (", prone" if s.prone else "")
+                + ")",
+                "player": s.player,
+                "kind": "squad",
+                "status": "in play" if alive else "destroyed",
+                "markers": ([f"suppressed {s.suppression}"] if s.suppression else [])
+                + (["prone"] if s.prone else [])
+                + ([s.morale] if s.morale not in ("confident", "steady") else [])
+                + (["march order"] if s.march else []),
+                "acted": s.id in state.activated,
+                "can_act": alive and s.id not in state.activated,
+                "quality": s.quality,
+                "leadership": s.leadership,
+                "morale": s.morale,
+                "suppression": s.suppression,
+                "prone": s.prone,
+                "elements": elements,
+            }
+        )
+    return {
+        "game": "steel_warriors",
+        "round": state.turn,
+        "initiative": {},
+        "order": [],
+        "active_player": state.squads[act.squad].player if act else None,
+        "active_unit": act.squad if act else None,
+        "actions_left": act.actions if act else None,
+        "players": list(state.players),
+        "out": [],
+        "winner": None,
+        "units": units,
+        "options": state.options.as_dict(),
+        "confirmed": sorted(state.confirmed),
+        "overridden": sorted(state.overrides),
+        "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
+        "table_seq": state.table_seq,
+        "terrain": [p.id for p in state.terrain],
+        "moved": {},
+    }

@@ -2,6 +2,7 @@
 two actions an activation; moves checked against the camera's path (6/8/12", the 2-dice combat
 move); going to ground and getting up; the command test to unsuppress; reorganisation with the
 wounded's d6; and what suppression and the morale states forbid."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -39,7 +40,9 @@ def begin_turn(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
     if state.activation:
         raise Refused("end the current activation first", "§5.0")
     state = state.evolve(turn=state.turn + 1, activated=frozenset(), fired_on={})
-    return state, [Ruling(f"{seq}:turn", seq, "status", f"Turn {state.turn}: every squad may activate once (§5.0).", "§5.0")]
+    return state, [
+        Ruling(f"{seq}:turn", seq, "status", f"Turn {state.turn}: every squad may activate once (§5.0).", "§5.0")
+    ]
 
 
 def activate(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
@@ -51,13 +54,18 @@ def activate(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarSta
     state = state.evolve(activation=Activation(squad.id), paths={})
     notes = []
     if squad.suppression:
-        notes.append(f"suppressed ({squad.suppression}): only observation, communication, reorganising in cover, "
-                     "unsuppressing, and moving away from the enemy (§6.7)")
+        notes.append(
+            f"suppressed ({squad.suppression}): only observation, communication, reorganising in cover, "
+            "unsuppressing, and moving away from the enemy (§6.7)"
+        )
     if squad.morale in ("shaken", "broken", "fleeing"):
-        notes.append({"shaken": "Shaken: nothing that brings it closer to the enemy (§10)",
-                      "broken": "Broken: only towards its own edge or cover, firing only at who fired on it (§10)",
-                      "fleeing": "Fleeing: it must move towards its own edge, and surrenders with an enemy within 12\" (§10)"}
-                     [squad.morale])
+        notes.append(
+            {
+                "shaken": "Shaken: nothing that brings it closer to the enemy (§10)",
+                "broken": "Broken: only towards its own edge or cover, firing only at who fired on it (§10)",
+                "fleeing": 'Fleeing: it must move towards its own edge, and surrenders with an enemy within 12" (§10)',
+            }[squad.morale]
+        )
     text = f"{squad.player} activates {squad.id}: 2 actions" + ("; " + "; ".join(notes) if notes else "") + "."
     return state, [Ruling(f"{seq}:activate", seq, "status", text, "§5.0")]
 
@@ -86,8 +94,10 @@ def _rate_in(state: WarState, squad_id: str, data: Mapping[str, Any]) -> int:
     burdens = sum(1 for f in squad.figures if state.figures[f].status == "stabilised")
     carriers = len(state.fighting(squad_id))
     if burdens > carriers:
-        raise Refused(f"{squad_id} has {burdens} wounded to carry and {carriers} to carry them: leave some in a safe "
-                      "place first", "§5.2")
+        raise Refused(
+            f"{squad_id} has {burdens} wounded to carry and {carriers} to carry them: leave some in a safe place first",
+            "§5.2",
+        )
     if squad.towing:  # §5.2: towing speeds
         return data["towing"][squad.towing]
     if burdens and squad.movement in data["encumbered"]:
@@ -106,19 +116,30 @@ def leave_wounded(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[W
         left.append(f.id)
     if not left:
         raise Refused("name the stabilised wounded to leave", "§9")
-    return state, [Ruling(f"{seq}:leave", seq, "status", f"{', '.join(left)} left in a safe place to await evacuation (§9).",
-                          "§9")]
+    return state, [
+        Ruling(f"{seq}:leave", seq, "status", f"{', '.join(left)} left in a safe place to await evacuation (§9).", "§9")
+    ]
 
 
-def dash(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, data: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+def dash(
+    state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, data: Mapping[str, Any]
+) -> tuple[WarState, list[Ruling]]:
     """§5.3: a combat move is two dice with as many faces as the squad's move in inches."""
     squad_id = str(args.get("squad"))
     state = spend(state, squad_id, "§5.3")
     faces = _rate_in(state, squad_id, data)
     rolls = [roller.roll(faces, f"{seq}/dash/{k}") for k in range(2)]
     state = state.evolve(activation=replace(state.activation, dash_in=float(sum(rolls))))
-    return state, [Ruling(f"{seq}:dash", seq, "move", f"{squad_id} dashes: 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}\". "
-                          "Move the figures now, then declare the move (§5.3).", "§5.3")]
+    return state, [
+        Ruling(
+            f"{seq}:dash",
+            seq,
+            "move",
+            f'{squad_id} dashes: 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}". '
+            "Move the figures now, then declare the move (§5.3).",
+            "§5.3",
+        )
+    ]
 
 
 def move(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
@@ -148,16 +169,23 @@ def move(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, 
         inches = movement(path).path_mm / state.unit_mm
         longest = max(longest, inches)
         if inches > allowed + SLACK_IN:
-            problems.append(f"{figure.id} moved {inches:.1f}\"")
-        if len(path) >= 2 and nearest_enemy_mm(state, figure.id, path[-1]) < nearest_enemy_mm(state, figure.id, path[0]) - 2:
+            problems.append(f'{figure.id} moved {inches:.1f}"')
+        if (
+            len(path) >= 2
+            and nearest_enemy_mm(state, figure.id, path[-1]) < nearest_enemy_mm(state, figure.id, path[0]) - 2
+        ):
             closer = True
     if closer and (squad.suppression or squad.morale in ("shaken", "broken", "fleeing")):
-        problems.append("it came closer to the enemy, which a suppressed, Shaken, Broken or Fleeing squad may not (§6.7, §10)")
+        problems.append(
+            "it came closer to the enemy, which a suppressed, Shaken, Broken or Fleeing squad may not (§6.7, §10)"
+        )
     state = state.evolve(paths={f: p[-1:] for f, p in state.paths.items()})
-    text = f"{squad_id} moves up to {longest:.1f}\" of {allowed:g}\"" + (" (combat move)" if dashed is not None else "")
+    text = f'{squad_id} moves up to {longest:.1f}" of {allowed:g}"' + (" (combat move)" if dashed is not None else "")
     if problems:
         text += ": " + "; ".join(problems)
-    return state, [Ruling(f"{seq}:move", seq, "warning" if problems else "move", text + ".", "§5", needs_referee=bool(problems))]
+    return state, [
+        Ruling(f"{seq}:move", seq, "warning" if problems else "move", text + ".", "§5", needs_referee=bool(problems))
+    ]
 
 
 def go_prone(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
@@ -167,7 +195,11 @@ def go_prone(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarSta
     if any(state.stands_in(f.id, ("water",)) for f in state.fighting(squad_id)):
         raise Refused("a squad in water cannot go to ground", "§6.5")
     state = state.with_squad(replace(state.squads[squad_id], prone=True))
-    return state, [Ruling(f"{seq}:prone", seq, "status", f"Squad {squad_id} goes to ground: +1 step to its Range die (§6.5).", "§6.5")]
+    return state, [
+        Ruling(
+            f"{seq}:prone", seq, "status", f"Squad {squad_id} goes to ground: +1 step to its Range die (§6.5).", "§6.5"
+        )
+    ]
 
 
 def get_up(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[WarState, list[Ruling]]:
@@ -184,9 +216,17 @@ def get_up(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -
         state = state.evolve(activation=replace(state.activation, actions=state.activation.actions + 1))
     else:
         state = state.with_squad(replace(state.squads[squad_id], prone=True))
-    return state, [Ruling(f"{seq}:up", seq, "status", f"{squad_id} tries to get up and go: d{state.squads[squad_id].quality} "
-                          f"{roll} against more than {need}: " + ("it moves at once (§6.5)." if passed else
-                                                                 "it stays down and the action is lost (§6.5)."), "§6.5")]
+    return state, [
+        Ruling(
+            f"{seq}:up",
+            seq,
+            "status",
+            f"{squad_id} tries to get up and go: d{state.squads[squad_id].quality} "
+            f"{roll} against more than {need}: "
+            + ("it moves at once (§6.5)." if passed else "it stays down and the action is lost (§6.5)."),
+            "§6.5",
+        )
+    ]
 
 
 def unsuppress(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[WarState, list[Ruling]]:
@@ -204,9 +244,18 @@ def unsuppress(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
         s = state.squads[squad_id]
         state = state.with_squad(replace(s, suppression=s.suppression - 1))
     left = state.squads[squad_id].suppression
-    return state, [Ruling(f"{seq}:unsuppress", seq, "status", f"{squad_id} unsuppresses: d{state.squads[squad_id].quality} "
-                          f"{roll} against more than {need}: " + (f"a marker comes off ({left} left)" if passed else "no")
-                          + " (§6.7).", "§6.7")]
+    return state, [
+        Ruling(
+            f"{seq}:unsuppress",
+            seq,
+            "status",
+            f"{squad_id} unsuppresses: d{state.squads[squad_id].quality} "
+            f"{roll} against more than {need}: "
+            + (f"a marker comes off ({left} left)" if passed else "no")
+            + " (§6.7).",
+            "§6.7",
+        )
+    ]
 
 
 def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[WarState, list[Ruling]]:
@@ -217,8 +266,9 @@ def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
     act = state.activation
     if act is None or act.squad != squad_id or act.reorganised:
         raise Refused("a squad reorganises once in its activation", "§9")
-    if state.squads[squad_id].suppression and not all(state.stands_in(f.id, ("woods", "building", "trench"))
-                                                       for f in state.fighting(squad_id)):
+    if state.squads[squad_id].suppression and not all(
+        state.stands_in(f.id, ("woods", "building", "trench")) for f in state.fighting(squad_id)
+    ):
         raise Refused("a suppressed squad reorganises only in cover", "§6.7")
     state = spend(state, squad_id, "§9")
     state = state.evolve(activation=replace(state.activation, reorganised=True))
@@ -237,11 +287,21 @@ def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
         total = roll + bonus
         status = "killed" if total <= 2 else "stabilised" if total <= 5 else "ok"
         state = state.with_figure(replace(figure, status=status))
-        words.append(f"{fid} d6 {roll}{f'+{bonus}' if bonus else ''}: " + {"killed": "did not survive",
-                                                                            "stabilised": "stabilised, to be carried",
-                                                                            "ok": "back in the ranks"}[status])
-    return state, [Ruling(f"{seq}:reorganise", seq, "status", f"{squad_id} reorganises round its commander" +
-                          (": " + "; ".join(words) if words else "") + " (§9).", "§9")]
+        words.append(
+            f"{fid} d6 {roll}{f'+{bonus}' if bonus else ''}: "
+            + {"killed": "did not survive", "stabilised": "stabilised, to be carried", "ok": "back in the ranks"}[
+                status
+            ]
+        )
+    return state, [
+        Ruling(
+            f"{seq}:reorganise",
+            seq,
+            "status",
+            f"{squad_id} reorganises round its commander" + (": " + "; ".join(words) if words else "") + " (§9).",
+            "§9",
+        )
+    ]
 
 
 def march_order(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
@@ -250,8 +310,11 @@ def march_order(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[War
     squad_id, on = str(args.get("squad")), bool(args.get("on", True))
     state = spend(state, squad_id, "§5.4")
     state = state.with_squad(replace(state.squads[squad_id], march=on))
-    text = (f"Squad {squad_id} forms march order: in column on a road or easy ground, no shooting (§5.4)." if on
-            else f"Squad {squad_id} leaves march order (§5.4).")
+    text = (
+        f"Squad {squad_id} forms march order: in column on a road or easy ground, no shooting (§5.4)."
+        if on
+        else f"Squad {squad_id} leaves march order (§5.4)."
+    )
     return state, [Ruling(f"{seq}:march", seq, "status", text, "§5.4")]
 
 
@@ -266,6 +329,9 @@ def tow(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, A
     if load == "manhandled" and squad.march:
         raise Refused("crews may not manhandle guns in march order", "§5.4")
     state = state.with_squad(replace(squad, towing=load))
-    text = f"Squad {squad.id} " + (f"tows ({load.replace('_', ' ')}): {data['towing'][load]}\" a move (§5.2)." if load
-                                    else "lets its load go (§5.2).")
+    text = f"Squad {squad.id} " + (
+        f'tows ({load.replace("_", " ")}): {data["towing"][load]}" a move (§5.2).'
+        if load
+        else "lets its load go (§5.2)."
+    )
     return state, [Ruling(f"{seq}:tow", seq, "status", text, "§5.2")]

@@ -5,14 +5,15 @@ worst), a morale state and a movement class; each figure has a weapon, an armour
 role (seed 001 digest §4).  Weapon rates and powers come from
 ``station/data/steel_warriors/rules-data.json`` (partly sample data: see its note).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...datafile import Fields, load_bundled, load_json_file
 from ..base import ArmyError
-from ..fields import Fields, load_bundled, load_json_file
 from ..model_fields import ID_CHECK, base, marker
 from .ladder import LADDER
 
@@ -26,20 +27,27 @@ DEFAULT_HEIGHT_MM = 30.0
 
 def rules_data() -> dict[str, Any]:
     """The bundled weapons, armour and movement tables (partly sample data; see the file's note)."""
-    return load_bundled("steel_warriors/rules-data.json", DATA_FORMAT)
+    return load_bundled("steel_warriors/rules-data.json", DATA_FORMAT, ArmyError)
 
 
 def _figure(f: Fields, data: Mapping[str, Any]) -> dict[str, Any]:
     f.reject_unknown(["id", "weapon", "armour", "role", "flak_vest", "marker", "base"])
     weapon = f.choice("weapon", sorted(data["weapons"]), "rifle")
-    return {"id": f.get("id", str, check=ID_CHECK), "weapon": weapon, "armour": f.choice("armour", sorted(data["armour"]), "human"),
-            "role": f.choice("role", ROLES, "fighter"), "flak_vest": f.get("flak_vest", bool, False),
-            "ammo": data["weapons"][weapon].get("ammo"), "marker": marker(f), "base": base(f, DEFAULT_BASE)}
+    return {
+        "id": f.get("id", str, check=ID_CHECK),
+        "weapon": weapon,
+        "armour": f.choice("armour", sorted(data["armour"]), "human"),
+        "role": f.choice("role", ROLES, "fighter"),
+        "flak_vest": f.get("flak_vest", bool, False),
+        "ammo": data["weapons"][weapon].get("ammo"),
+        "marker": marker(f),
+        "base": base(f, DEFAULT_BASE),
+    }
 
 
 def load_army(path: str | Path) -> dict[str, Any]:
     data = rules_data()
-    f = Fields(str(path), load_json_file(path))
+    f = Fields(str(path), load_json_file(path, ArmyError), error=ArmyError)
     f.reject_unknown(["format", "player", "name", "sample_data", "squads"])
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
     squads = []
@@ -49,13 +57,24 @@ def load_army(path: str | Path) -> dict[str, Any]:
         commanders = [x for x in figures if x["role"] == "commander"]
         if len(commanders) > 1:
             s.fail("has more than one commander", "figures")
-        squads.append({"id": s.get("id", str, check=ID_CHECK),
-                       "quality": s.get("quality", int, check=lambda v: None if v in LADDER else "must be 4, 6, 8, 10 or 12"),
-                       "leadership": s.integer("leadership", 1, 3, 2), "morale": s.choice("morale", MORALE, "steady"),
-                       "movement": s.choice("movement", sorted(data["movement"]), "regular"),
-                       "terrifying": s.get("terrifying", bool, False), "figures": figures})
-    return {"player": f.get("player", str, check=ID_CHECK), "name": f.get("name", str, ""),
-            "sample_data": f.get("sample_data", str, ""), "source": Path(path).name, "squads": squads}
+        squads.append(
+            {
+                "id": s.get("id", str, check=ID_CHECK),
+                "quality": s.get("quality", int, check=lambda v: None if v in LADDER else "must be 4, 6, 8, 10 or 12"),
+                "leadership": s.integer("leadership", 1, 3, 2),
+                "morale": s.choice("morale", MORALE, "steady"),
+                "movement": s.choice("movement", sorted(data["movement"]), "regular"),
+                "terrifying": s.get("terrifying", bool, False),
+                "figures": figures,
+            }
+        )
+    return {
+        "player": f.get("player", str, check=ID_CHECK),
+        "name": f.get("name", str, ""),
+        "sample_data": f.get("sample_data", str, ""),
+        "source": Path(path).name,
+        "squads": squads,
+    }
 
 
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
@@ -74,6 +93,17 @@ def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
 
 
 def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    return [{"element": x["id"], "unit": s["id"], "player": a["player"], "kind": "infantry", "base": x["base"],
-             "height_mm": float((x["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM), "marker": x["marker"]}
-            for a in armies for s in a["squads"] for x in s["figures"]]
+    return [
+        {
+            "element": x["id"],
+            "unit": s["id"],
+            "player": a["player"],
+            "kind": "infantry",
+            "base": x["base"],
+            "height_mm": float((x["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM),
+            "marker": x["marker"],
+        }
+        for a in armies
+        for s in a["squads"]
+        for x in s["figures"]
+    ]

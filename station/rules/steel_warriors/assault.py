@@ -2,6 +2,7 @@
 charge's combat move, arrival within 2", the defender's morale test (its threat worked out here,
 its result the referee's, since the test itself is lost), the melee between figures in contact,
 and the casualty d6."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -22,7 +23,9 @@ CONTACT_IN = 0.5  # figures in base contact, within the camera's noise
 CAVALRY_STEPS = 2  # §8.1 step 9
 
 
-def assault(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, data: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+def assault(
+    state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, data: Mapping[str, Any]
+) -> tuple[WarState, list[Ruling]]:
     """§8.1 steps 1-4: "Attack!": Quality > Leadership (+1 Steady, +3 Shaken); failing loses the
     whole activation; passing rolls the combat move towards the enemy."""
     squad_id, target_id = str(args.get("squad")), str(args.get("target"))
@@ -37,22 +40,42 @@ def assault(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, 
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/assault", ASSAULT_MODIFIER[squad.morale])
     if not passed:
         state = state.evolve(activation=replace(state.activation, actions=0))
-        return state, [Ruling(f"{seq}:assault", seq, "status", f"{squad_id} is ordered to attack {target_id}: "
-                              f"d{squad.quality} {roll}, more than {need} needed: the attack fails and the whole activation "
-                              "is lost (§8.1).", "§8.1")]
+        return state, [
+            Ruling(
+                f"{seq}:assault",
+                seq,
+                "status",
+                f"{squad_id} is ordered to attack {target_id}: "
+                f"d{squad.quality} {roll}, more than {need} needed: the attack fails and the whole activation "
+                "is lost (§8.1).",
+                "§8.1",
+            )
+        ]
     faces = data["movement"][squad.movement]
     rolls = [roller.roll(faces, f"{seq}/assault/charge/{k}") for k in range(2)]
     state = state.evolve(activation=replace(state.activation, dash_in=float(sum(rolls))))
-    return state, [Ruling(f"{seq}:assault", seq, "move", f"{squad_id} attacks {target_id}: d{squad.quality} {roll} beats "
-                          f"{need}. Charge 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}\" straight at the enemy; within "
-                          "2\" it arrives (§8.1).", "§8.1", details={"charge_in": sum(rolls)})]
+    return state, [
+        Ruling(
+            f"{seq}:assault",
+            seq,
+            "move",
+            f"{squad_id} attacks {target_id}: d{squad.quality} {roll} beats "
+            f'{need}. Charge 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}" straight at the enemy; within '
+            '2" it arrives (§8.1).',
+            "§8.1",
+            details={"charge_in": sum(rolls)},
+        )
+    ]
 
 
 def _gap_in(state: WarState, a: list[str], b: list[str]) -> float:
     mine, theirs = placed_many(state, a), placed_many(state, b)
     if not mine or not theirs:
         raise Refused("the camera has not placed both squads", "§8")
-    return float(edge_distances([x.base for x in mine] + [x.base for x in theirs])[:len(mine), len(mine):].min()) / state.unit_mm
+    return (
+        float(edge_distances([x.base for x in mine] + [x.base for x in theirs])[: len(mine), len(mine) :].min())
+        / state.unit_mm
+    )
 
 
 def threat(state: WarState, attackers: str, defenders: str) -> int:
@@ -71,17 +94,37 @@ def charge(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState
         raise Refused("give the attacking and the defending squad", "§8.1")
     gap = _gap_in(state, [f.id for f in state.fighting(squad_id)], [f.id for f in state.fighting(target_id)])
     if gap > ARRIVED_IN:
-        return state, [Ruling(f"{seq}:charge", seq, "warning", f"{squad_id}'s charge stops {gap:.1f}\" short: {target_id} "
-                              "may fire once at it, casualties only (shoot with reaction), and then the attackers test at "
-                              "+1 a casualty to charge again or fall back suppressed (§8.1).", "§8.1", needs_referee=True)]
+        return state, [
+            Ruling(
+                f"{seq}:charge",
+                seq,
+                "warning",
+                f"{squad_id}'s charge stops {gap:.1f}\" short: {target_id} "
+                "may fire once at it, casualties only (shoot with reaction), and then the attackers test at "
+                "+1 a casualty to charge again or fall back suppressed (§8.1).",
+                "§8.1",
+                needs_referee=True,
+            )
+        ]
     value = threat(state, squad_id, target_id)
-    return state, [Ruling(f"{seq}:charge", seq, "status", f"{squad_id}'s charge arrives ({gap:.1f}\"). {target_id} tests its "
-                          f"morale with threat +{value}; if it fails it falls back to 6\" in front of the attackers and loses "
-                          "morale; if it stands, resolve close_combat (§8.1).", "§8.1", needs_referee=True,
-                          details={"threat": value})]
+    return state, [
+        Ruling(
+            f"{seq}:charge",
+            seq,
+            "status",
+            f"{squad_id}'s charge arrives ({gap:.1f}\"). {target_id} tests its "
+            f'morale with threat +{value}; if it fails it falls back to 6" in front of the attackers and loses '
+            "morale; if it stands, resolve close_combat (§8.1).",
+            "§8.1",
+            needs_referee=True,
+            details={"threat": value},
+        )
+    ]
 
 
-def close_combat(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+def close_combat(
+    state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any]
+) -> tuple[WarState, list[Ruling]]:
     """§8.1 steps 8-12: every figure in base contact rolls its Quality die, stepped up for its
     weapon and a horse; in each pair the lower roll is a casualty (ties fight on); then each
     casualty rolls a d6: 1-2 killed, 3-4 wounded, 5-6 unhurt."""
@@ -90,14 +133,20 @@ def close_combat(state: WarState, seq: int, args: Mapping[str, Any], roller: Rol
         raise Refused("give the attacking and the defending squad", "§8")
     attackers, defenders = [f.id for f in state.fighting(a_id)], [f.id for f in state.fighting(d_id)]
     for side in (a_id, d_id):
-        if state.squads[side].movement == "bronescaf" or all(state.figures[f].armour == "robot" for f in state.squads[side].figures):
+        if state.squads[side].movement == "bronescaf" or all(
+            state.figures[f].armour == "robot" for f in state.squads[side].figures
+        ):
             raise Refused("robots and bronescafs do not fight in close combat", "§8")
     mine, theirs = placed_many(state, attackers), placed_many(state, defenders)
     if not mine or not theirs:
         raise Refused("the camera has not placed both squads", "§8")
-    gaps = edge_distances([x.base for x in mine] + [x.base for x in theirs])[:len(mine), len(mine):]
-    pairs = [(mine[i].id, theirs[j].id) for i in range(len(mine)) for j in range(len(theirs))
-             if gaps[i, j] <= CONTACT_IN * state.unit_mm]
+    gaps = edge_distances([x.base for x in mine] + [x.base for x in theirs])[: len(mine), len(mine) :]
+    pairs = [
+        (mine[i].id, theirs[j].id)
+        for i in range(len(mine))
+        for j in range(len(theirs))
+        if gaps[i, j] <= CONTACT_IN * state.unit_mm
+    ]
     if not pairs:
         raise Refused("no figures are in base contact: place each fighter against an opponent", "§8.1")
     engaged = {x for p in pairs for x in p}
@@ -105,7 +154,9 @@ def close_combat(state: WarState, seq: int, args: Mapping[str, Any], roller: Rol
     dice = {}
     for fid in sorted(engaged):
         f = state.figures[fid]
-        steps = weapons[f.weapon]["close_combat"] + (CAVALRY_STEPS if state.squads[f.squad].movement == "cavalry" else 0)
+        steps = weapons[f.weapon]["close_combat"] + (
+            CAVALRY_STEPS if state.squads[f.squad].movement == "cavalry" else 0
+        )
         dice[fid] = step(state.squads[f.squad].quality, steps)
     rolls = {fid: roller.roll(die, f"{seq}/melee/{fid}") for fid, die in dice.items()}
     lost = sorted({a if rolls[a] < rolls[d] else d for a, d in pairs if rolls[a] != rolls[d]})
@@ -115,23 +166,38 @@ def close_combat(state: WarState, seq: int, args: Mapping[str, Any], roller: Rol
         status = "killed" if roll <= 2 else "unverified" if roll <= 4 else "ok"
         if status != "ok":
             state = state.with_figure(replace(state.figures[fid], status=status))
-        words.append(f"{fid} falls (d6 {roll}: {'killed' if status == 'killed' else 'wounded' if status != 'ok' else 'unhurt'})")
+        words.append(
+            f"{fid} falls (d6 {roll}: {'killed' if status == 'killed' else 'wounded' if status != 'ok' else 'unhurt'})"
+        )
     losses = {side: sum(1 for f in lost if state.figures[f].squad == side) for side in (a_id, d_id)}
     if losses[a_id] != losses[d_id]:
         worse = a_id if losses[a_id] > losses[d_id] else d_id
         other = d_id if worse == a_id else a_id
         value = losses[worse] * (2 if state.squads[other].terrifying else 1)
-        words.append(f"{worse} lost more and tests morale with threat +{value}; if it passes, {other} tests on the same "
-                     "terms; whoever fails falls back 6\" and loses morale, its unhurt and wounded taken prisoner (§8.1)")
+        words.append(
+            f"{worse} lost more and tests morale with threat +{value}; if it passes, {other} tests on the same "
+            'terms; whoever fails falls back 6" and loses morale, its unhurt and wounded taken prisoner (§8.1)'
+        )
     else:
         words.append("equal losses: the close combat goes on next turn unless a morale test breaks it (§8.1)")
     if loose:
         words.append(f"not facing anyone: {', '.join(loose)} (every fighter must face an opponent, §8.1)")
-    return state, [Ruling(f"{seq}:melee", seq, "shot", "Close combat: " + "; ".join(words) + ".", "§8",
-                          needs_referee=True, details={"pairs": pairs, "rolls": rolls, "lost": lost})]
+    return state, [
+        Ruling(
+            f"{seq}:melee",
+            seq,
+            "shot",
+            "Close combat: " + "; ".join(words) + ".",
+            "§8",
+            needs_referee=True,
+            details={"pairs": pairs, "rolls": rolls, "lost": lost},
+        )
+    ]
 
 
-def recharge(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, data: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+def recharge(
+    state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, data: Mapping[str, Any]
+) -> tuple[WarState, list[Ruling]]:
     """§8.1 step 5: when the defenders' free fire caused casualties, the attackers test Quality >
     Leadership + 1 a casualty: success makes one more combat move, failure puts a suppression
     marker on them and sends them back to where the charge began."""
@@ -142,15 +208,31 @@ def recharge(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller,
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/recharge", lost)
     if not passed:
         state = state.suppress(squad_id)
-        return state, [Ruling(f"{seq}:recharge", seq, "status", f"{squad_id} wavers under fire: d{state.squads[squad_id].quality} "
-                              f"{roll}, more than {need} needed: a suppression marker, and back to where the charge began "
-                              "(§8.1).", "§8.1", needs_referee=True)]
+        return state, [
+            Ruling(
+                f"{seq}:recharge",
+                seq,
+                "status",
+                f"{squad_id} wavers under fire: d{state.squads[squad_id].quality} "
+                f"{roll}, more than {need} needed: a suppression marker, and back to where the charge began "
+                "(§8.1).",
+                "§8.1",
+                needs_referee=True,
+            )
+        ]
     faces = data["movement"][state.squads[squad_id].movement]
     rolls = [roller.roll(faces, f"{seq}/recharge/move/{k}") for k in range(2)]
     state = state.evolve(activation=replace(act, dash_in=float(sum(rolls))))
-    return state, [Ruling(f"{seq}:recharge", seq, "move", f"{squad_id} presses on: d{state.squads[squad_id].quality} {roll} "
-                          f"beats {need}; one more combat move, 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}\" (§8.1).",
-                          "§8.1")]
+    return state, [
+        Ruling(
+            f"{seq}:recharge",
+            seq,
+            "move",
+            f"{squad_id} presses on: d{state.squads[squad_id].quality} {roll} "
+            f'beats {need}; one more combat move, 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}" (§8.1).',
+            "§8.1",
+        )
+    ]
 
 
 def prisoners(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:

@@ -1,5 +1,6 @@
 """Steel Warriors' dice ladder (seed 001 digest §3, §6.3-6.4): d4 to d12 by steps, clamped at
 both ends; the rate-of-fire die from summed rates; and the target's Range die by zone."""
+
 from __future__ import annotations
 
 import math

@@ -2,6 +2,7 @@
 fire rounded down to a die, a die for each support weapon) against the target's Range die by
 zone, prone and cover; none beating it does nothing, one suppresses, two or more suppress and
 cause casualties, each tested Power against Armour."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -25,14 +26,16 @@ def _distance_in(state: WarState, firers: list[str], targets: list[str]) -> floa
     mine, theirs = placed_many(state, firers), placed_many(state, targets)
     if not mine or not theirs:
         raise Refused("the camera has not placed the fire group and the target", "§6.4")
-    gaps = edge_distances([b.base for b in mine] + [b.base for b in theirs])[:len(mine), len(mine):]
+    gaps = edge_distances([b.base for b in mine] + [b.base for b in theirs])[: len(mine), len(mine) :]
     return float(gaps.min()) / state.unit_mm
 
 
 def _cover_steps(state: WarState, target: list[Figure]) -> tuple[int, list[str]]:
     """§6.5, §13.7: hard cover +2, light +1, if every figure (or, by option, most) has it."""
+
     def cover(f: Figure) -> int:
         return 2 if state.stands_in(f.id, HARD_COVER) else 1 if state.stands_in(f.id, LIGHT_COVER) else 0
+
     levels = sorted((cover(f) for f in target), reverse=True)
     open_figures = [f.id for f in target if not cover(f)]
     if state.options.cover_rule == "all":
@@ -40,8 +43,16 @@ def _cover_steps(state: WarState, target: list[Figure]) -> tuple[int, list[str]]
     return levels[len(levels) // 2] if levels else 0, open_figures
 
 
-def _group(state: WarState, squad: str, ids: list[str], weapons: Mapping[str, Any], distance_in: float,
-           zone_number: int, reaction: bool = False, strict: bool = True) -> tuple[list[Figure], list[Figure]]:
+def _group(
+    state: WarState,
+    squad: str,
+    ids: list[str],
+    weapons: Mapping[str, Any],
+    distance_in: float,
+    zone_number: int,
+    reaction: bool = False,
+    strict: bool = True,
+) -> tuple[list[Figure], list[Figure]]:
     """The fire group's small arms and support weapons, each checked for §6.3's once an activation
     (twice for emplaced heavy weapons), zone-1-only weapons, range limits and ammunition.  A group
     the players named must all be able to fire (``strict``); the whole squad fires with those that can."""
@@ -107,26 +118,45 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
         raise Refused(f"{squad_id} is suppressed and may not shoot", "§6.7")
     if squad.march:
         raise Refused(f"{squad_id} is in march order and may not shoot", "§5.4")
-    if squad.morale == "fleeing" or (squad.morale == "broken" and target_id not in state.fired_on.get(squad_id, frozenset())):
+    if squad.morale == "fleeing" or (
+        squad.morale == "broken" and target_id not in state.fired_on.get(squad_id, frozenset())
+    ):
         raise Refused(f"{squad_id} is {squad.morale}: it fires only at an enemy that fired on it this turn", "§10")
     named = args.get("figures")
     ids = named or [f.id for f in state.fighting(squad_id)]
     distance = _distance_in(state, ids, [f.id for f in state.fighting(target_id)])
     zone_number = zone(distance, squad.quality)
     if zone_number > ZONES:
-        raise Refused(f"{distance:.1f}\" is beyond the fifth zone of a d{squad.quality} squad", "§6.4")
-    small, support = _group(state, squad_id, ids, weapons, distance, zone_number, bool(args.get("reaction")), bool(named))
-    pool = [squad.quality] + ([rof_die(sum(weapons[f.weapon]["rof"] for f in small))] if small else []) + \
-        [weapons[f.weapon]["support_die"] for f in support]
+        raise Refused(f'{distance:.1f}" is beyond the fifth zone of a d{squad.quality} squad', "§6.4")
+    small, support = _group(
+        state, squad_id, ids, weapons, distance, zone_number, bool(args.get("reaction")), bool(named)
+    )
+    pool = (
+        [squad.quality]
+        + ([rof_die(sum(weapons[f.weapon]["rof"] for f in small))] if small else [])
+        + [weapons[f.weapon]["support_die"] for f in support]
+    )
     if len(pool) < 2:
         raise Refused("the fire group has no weapon", "§6.2")
     powers = [weapons[f.weapon]["power"] for f in small] or [weapons[f.weapon]["power"] for f in support]
-    power = min(powers) if state.options.mixed_power == "lowest" else max(powers)  # §6.10: support takes the rifles' Power
+    power = (
+        min(powers) if state.options.mixed_power == "lowest" else max(powers)
+    )  # §6.10: support takes the rifles' Power
     steps, open_figures = _cover_steps(state, state.fighting(target_id))
-    return Volley(squad_id, target_id, tuple(small), tuple(support), distance, zone_number, tuple(pool),
-                  range_die(zone_number, steps + (1 if target.prone else 0)), power, tuple(open_figures),
-                  None if small or len(support) != 1 else support[0],
-                  bool(len(small) == 1 and not support and weapons[small[0].weapon].get("sniper")))
+    return Volley(
+        squad_id,
+        target_id,
+        tuple(small),
+        tuple(support),
+        distance,
+        zone_number,
+        tuple(pool),
+        range_die(zone_number, steps + (1 if target.prone else 0)),
+        power,
+        tuple(open_figures),
+        None if small or len(support) != 1 else support[0],
+        bool(len(small) == 1 and not support and weapons[small[0].weapon].get("sniper")),
+    )
 
 
 def preview(state: WarState, squad: str, target: str, weapons: Mapping[str, Any]) -> dict[str, Any]:
@@ -136,14 +166,26 @@ def preview(state: WarState, squad: str, target: str, weapons: Mapping[str, Any]
     except Refused as no:
         return {"refused": f"{no} ({no.section})"}
     one, two = v.chances()
-    return {"summary": f"{' + '.join(f'd{d}' for d in v.pool)} v d{v.target_die} · {round(two * 100)} % casualties",
-            "lines": [f"{v.distance:.1f}\" away, zone {v.zone}", f"suppressed at least: {round(one * 100)} %",
-                      f"Power d{v.power}"], "doubts": [],
-            "input": {"type": "shoot", "label": "Fire", "args": {"squad": squad, "target": target}}}
+    return {
+        "summary": f"{' + '.join(f'd{d}' for d in v.pool)} v d{v.target_die} · {round(two * 100)} % casualties",
+        "lines": [
+            f'{v.distance:.1f}" away, zone {v.zone}',
+            f"suppressed at least: {round(one * 100)} %",
+            f"Power d{v.power}",
+        ],
+        "doubts": [],
+        "input": {"type": "shoot", "label": "Fire", "args": {"squad": squad, "target": target}},
+    }
 
 
-def shoot(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any],
-          armour: Mapping[str, int]) -> tuple[WarState, list[Ruling]]:
+def shoot(
+    state: WarState,
+    seq: int,
+    args: Mapping[str, Any],
+    roller: Roller,
+    weapons: Mapping[str, Any],
+    armour: Mapping[str, int],
+) -> tuple[WarState, list[Ruling]]:
     reaction = bool(args.get("reaction"))  # §8.1: a defender's free fire at a charge that fell short
     if not reaction:
         state = spend(state, str(args.get("squad")), "§6.3")
@@ -155,14 +197,20 @@ def shoot(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, we
     beats = sum(1 for r in rolls if r > against)
     act = state.activation
     if not reaction:
-        state = state.evolve(activation=replace(act, fired={**act.fired, **{f.id: act.fired.get(f.id, 0) + 1
-                                                                            for f in small + support}}))
-    state = state.evolve(fired_on={**state.fired_on, target_id: state.fired_on.get(target_id, frozenset()) | {squad_id}})
+        state = state.evolve(
+            activation=replace(act, fired={**act.fired, **{f.id: act.fired.get(f.id, 0) + 1 for f in small + support}})
+        )
+    state = state.evolve(
+        fired_on={**state.fired_on, target_id: state.fired_on.get(target_id, frozenset()) | {squad_id}}
+    )
     for f in small + support:
         if f.ammo is not None:
             state = state.with_figure(replace(state.figures[f.id], ammo=f.ammo - 1))
-    head = (f"{squad_id} fires at {target_id} ({distance:.1f}\", zone {zone_number}): "
-            + " + ".join(f"d{d} {r}" for d, r in zip(pool, rolls)) + f" against d{target_die} {against}")
+    head = (
+        f'{squad_id} fires at {target_id} ({distance:.1f}", zone {zone_number}): '
+        + " + ".join(f"d{d} {r}" for d, r in zip(pool, rolls))
+        + f" against d{target_die} {against}"
+    )
     outcome = ["no effect", "suppressed", "suppressed, with casualties"][min(beats, 2)]
     if reaction:
         outcome = "casualties" if beats >= 2 else "no effect (it cannot suppress)"
@@ -171,20 +219,50 @@ def shoot(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, we
         state = state.suppress(target_id)
     if beats >= 2:
         count = casualties(pool, target_die)
-        victims = _victims(state, target_id, count, list(v.open_figures), roller, f"{seq}/victim",
-                           args.get("victim") if v.sniper else None)
+        victims = _victims(
+            state,
+            target_id,
+            count,
+            list(v.open_figures),
+            roller,
+            f"{seq}/victim",
+            args.get("victim") if v.sniper else None,
+        )
         for k, victim in enumerate(victims):
-            state, said = hit(state, victim, power, weapons, armour, roller, f"{seq}/hit/{k}",
-                              flame=bool(alone and weapons[alone.weapon].get("flame")),
-                              fragmentation=bool(alone and weapons[alone.weapon].get("fragmentation")))
+            state, said = hit(
+                state,
+                victim,
+                power,
+                weapons,
+                armour,
+                roller,
+                f"{seq}/hit/{k}",
+                flame=bool(alone and weapons[alone.weapon].get("flame")),
+                fragmentation=bool(alone and weapons[alone.weapon].get("fragmentation")),
+            )
             words.append(said)
-    return state, [Ruling(f"{seq}:shot", seq, "shot", "; ".join(words) + ".", "§6",
-                          details={"pool": pool, "rolls": rolls, "target_die": target_die, "against": against,
-                                   "beats": beats, "zone": zone_number})]
+    return state, [
+        Ruling(
+            f"{seq}:shot",
+            seq,
+            "shot",
+            "; ".join(words) + ".",
+            "§6",
+            details={
+                "pool": pool,
+                "rolls": rolls,
+                "target_die": target_die,
+                "against": against,
+                "beats": beats,
+                "zone": zone_number,
+            },
+        )
+    ]
 
 
-def _victims(state: WarState, squad_id: str, count: int, open_first: list[str], roller: Roller, key: str,
-             chosen: Any) -> list[str]:
+def _victims(
+    state: WarState, squad_id: str, count: int, open_first: list[str], roller: Roller, key: str, chosen: Any
+) -> list[str]:
     """§6.8: hits fall at random on distinct figures, those in the open first; a sniper firing
     alone names his victim (§6.10)."""
     fighting = [f.id for f in state.fighting(squad_id)]
@@ -193,8 +271,9 @@ def _victims(state: WarState, squad_id: str, count: int, open_first: list[str], 
     picked: list[str] = []
     k = 0
     while len(picked) < min(count, len(fighting)):
-        candidates = ([f for f in fighting if f in open_first and f not in picked]
-                      or [f for f in fighting if f not in picked])[:20]
+        candidates = (
+            [f for f in fighting if f in open_first and f not in picked] or [f for f in fighting if f not in picked]
+        )[:20]
         die = next(d for d in (4, 6, 8, 10, 12, 20) if d >= len(candidates))
         roll = roller.roll(die, f"{key}/{k}")
         k += 1
@@ -203,8 +282,17 @@ def _victims(state: WarState, squad_id: str, count: int, open_first: list[str], 
     return picked
 
 
-def hit(state: WarState, figure_id: str, power: int, weapons: Mapping[str, Any], armour: Mapping[str, int], roller: Roller,
-        key: str, flame: bool = False, fragmentation: bool = False) -> tuple[WarState, str]:
+def hit(
+    state: WarState,
+    figure_id: str,
+    power: int,
+    weapons: Mapping[str, Any],
+    armour: Mapping[str, int],
+    roller: Roller,
+    key: str,
+    flame: bool = False,
+    fragmentation: bool = False,
+) -> tuple[WarState, str]:
     """§6.8-6.10: Power against Armour: more wounds, three times kills; a flamethrower always at
     least wounds; a man-sized weapon hit is destroyed; a lost commander is replaced (d6)."""
     figure = state.figures[figure_id]
@@ -223,15 +311,21 @@ def hit(state: WarState, figure_id: str, power: int, weapons: Mapping[str, Any],
         outcome = "destroyed"
     elif figure.armour == "robot":  # §6.9: a robot's first wound stops it; the next destroys it
         if outcome == "unverified" and not figure.immobile:
-            return state.with_figure(replace(figure, immobile=True)), rolled + "the robot is immobilised (it can still shoot)"
+            return state.with_figure(
+                replace(figure, immobile=True)
+            ), rolled + "the robot is immobilised (it can still shoot)"
         outcome = "destroyed"
     elif outcome == "unverified" and figure.armour == "bronescaf":  # §6.9: the suit is lost, the man is not
-        return state.with_figure(replace(figure, armour="human")), rolled + "the bronescaf is lost; he fights on as infantry"
+        return state.with_figure(
+            replace(figure, armour="human")
+        ), rolled + "the bronescaf is lost; he fights on as infantry"
     elif outcome == "unverified" and state.squads[figure.squad].movement == "cavalry" and not figure.on_foot:
         return state.with_figure(replace(figure, on_foot=True)), rolled + "his horse is lost; he fights on foot"
     state = state.with_figure(replace(figure, status=outcome))
-    said = rolled + {"killed": "killed", "unverified": "wounded (an unverified casualty)",
-                     "destroyed": "destroyed"}[outcome]
+    said = (
+        rolled
+        + {"killed": "killed", "unverified": "wounded (an unverified casualty)", "destroyed": "destroyed"}[outcome]
+    )
     if figure.role == "commander":
         state, more = new_commander(state, figure.squad, roller, f"{key}/commander")
         said += "; " + more
@@ -252,8 +346,9 @@ def new_commander(state: WarState, squad_id: str, roller: Roller, key: str) -> t
 EXPLOSION_IN = 4.0  # §6.10
 
 
-def explode(state: WarState, figure_id: str, weapons: Mapping[str, Any], armour: Mapping[str, int], roller: Roller,
-            key: str) -> tuple[WarState, str]:
+def explode(
+    state: WarState, figure_id: str, weapons: Mapping[str, Any], armour: Mapping[str, int], roller: Roller, key: str
+) -> tuple[WarState, str]:
     """§6.10: the operator dies at once and every fighter within 4" of him, of either side, takes
     a flamethrower hit (another backpack there goes up in turn)."""
     state = state.with_figure(replace(state.figures[figure_id], status="killed"))

@@ -1,13 +1,14 @@
 """Steel Warriors game state: figures, squads with their Quality, Leadership, morale state,
 suppression and prone flag, and the activation running (seed 001 digest §4-§5)."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ...datafile import Fields
 from ...measure.bases import MM_PER_INCH
-from ..fields import Fields
 from ..table_snapshot import TableState
 
 ACTIONS = 2  # §5.0
@@ -24,7 +25,9 @@ class Figure:
     role: str
     flak_vest: bool = False
     ammo: int | None = None  # §6.10: shots left for limited weapons
-    status: str = "ok"  # ok | unverified (wounded) | stabilised | left (in a safe place) | killed | destroyed | prisoner
+    status: str = (
+        "ok"  # ok | unverified (wounded) | stabilised | left (in a safe place) | killed | destroyed | prisoner
+    )
     immobile: bool = False  # a robot that took its first wound (§6.9)
     on_foot: bool = False  # a cavalryman who lost his horse (§6.9)
 
@@ -69,8 +72,11 @@ class Options:
     def parse(cls, data: Mapping[str, Any]) -> Options:
         f = Fields("options", dict(data))
         f.reject_unknown(["distance_unit", "cover_rule", "mixed_power"])
-        return cls(f.choice("distance_unit", ("inch", "cm"), "inch"), f.choice("cover_rule", ("all", "majority"), "all"),
-                   f.choice("mixed_power", ("lowest", "highest"), "lowest"))
+        return cls(
+            f.choice("distance_unit", ("inch", "cm"), "inch"),
+            f.choice("cover_rule", ("all", "majority"), "all"),
+            f.choice("mixed_power", ("lowest", "highest"), "lowest"),
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -93,7 +99,6 @@ class WarState(TableState):
         """§2: the rules' inch, or a centimetre read as an inch (the allowed variant)."""
         return 10.0 if self.options.distance_unit == "cm" else MM_PER_INCH
 
-
     def with_figure(self, figure: Figure) -> WarState:
         return self.evolve(figures={**self.figures, figure.id: figure})
 
@@ -113,9 +118,18 @@ def build(armies: tuple[Mapping[str, Any], ...]) -> tuple[dict[str, Figure], dic
     squads: dict[str, Squad] = {}
     for army in armies:
         for s in army["squads"]:
-            squads[s["id"]] = Squad(s["id"], army["player"], s["quality"], s["leadership"], s["morale"], s["movement"],
-                                    tuple(x["id"] for x in s["figures"]), s["terrifying"])
+            squads[s["id"]] = Squad(
+                s["id"],
+                army["player"],
+                s["quality"],
+                s["leadership"],
+                s["morale"],
+                s["movement"],
+                tuple(x["id"] for x in s["figures"]),
+                s["terrifying"],
+            )
             for x in s["figures"]:
-                figures[x["id"]] = Figure(x["id"], army["player"], s["id"], x["weapon"], x["armour"], x["role"],
-                                          x["flak_vest"], x["ammo"])
+                figures[x["id"]] = Figure(
+                    x["id"], army["player"], s["id"], x["weapon"], x["armour"], x["role"], x["flak_vest"], x["ammo"]
+                )
     return figures, squads

@@ -1,4 +1,5 @@
 """Where the figures are, from the state's camera evidence, for the measurement layer."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -22,10 +23,12 @@ def placed_many(state, figure_ids: Iterable[str]) -> list[Placed]:
     return [p for p in (placed(state, f) for f in figure_ids) if p is not None]
 
 
-
 def nearest_enemy_mm(state, figure_id: str, pose) -> float:
     """Centre distance from a pose to the nearest fighting enemy figure (for 'towards' or 'away')."""
     me = state.figures[figure_id]
-    gaps = [((pose[0] - w[0]) ** 2 + (pose[1] - w[1]) ** 2) ** 0.5 for f, w in state.positions.items()
-            if f in state.figures and state.figures[f].player != me.player and state.figures[f].fighting]
+    gaps = [
+        ((pose[0] - w[0]) ** 2 + (pose[1] - w[1]) ** 2) ** 0.5
+        for f, w in state.positions.items()
+        if f in state.figures and state.figures[f].player != me.player and state.figures[f].fighting
+    ]
     return min(gaps, default=float("inf"))

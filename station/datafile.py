@@ -1,8 +1,11 @@
-"""Reading hand-written JSON data (armies, options, sessions) with errors a player can act on.
+"""Reading hand-written JSON data (armies, options, terrain, sessions, config) with errors a
+player can act on.
 
 Every error says which file, which field (as a path like ``units[2].durability.max``) and what
-is wrong, because the person reading it is holding a text editor, not a debugger.
+is wrong, because the person reading it is holding a text editor, not a debugger.  It sits below
+everything that reads data files; an army's loader raises its own kind, ``ArmyError``.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,31 +14,39 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .base import ArmyError
-
 _MISSING = object()
 
 
-def load_json_file(path: str | Path) -> Any:
+class DataFileError(ValueError):
+    """A bad data file: always names the file, the field and what is wrong with it."""
+
+    def __init__(self, path: str, where: str, problem: str) -> None:
+        super().__init__(f"{path}: {where}: {problem}")
+        self.path, self.where, self.problem = path, where, problem
+
+
+def load_json_file(path: str | Path, error: type[DataFileError] = DataFileError) -> Any:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ArmyError(str(p), "file", "does not exist") from None
+        raise error(str(p), "file", "does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ArmyError(str(p), "file", f"cannot be read ({exc})") from None
+        raise error(str(p), "file", f"cannot be read ({exc})") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ArmyError(str(p), f"line {exc.lineno} column {exc.colno}", f"not valid JSON ({exc.msg})") from None
+        raise error(str(p), f"line {exc.lineno} column {exc.colno}", f"not valid JSON ({exc.msg})") from None
 
 
 class Fields:
-    """A cursor over one JSON object that remembers where it is in the file."""
+    """A cursor over one JSON object that remembers where it is in the file; its errors are
+    ``error`` (an army's loader passes ``ArmyError``)."""
 
-    def __init__(self, path: str, data: Any, where: str = "") -> None:
+    def __init__(self, path: str, data: Any, where: str = "", error: type[DataFileError] = DataFileError) -> None:
         self.path = path
         self.where = where
+        self.error = error
         if not isinstance(data, dict):
             self.fail(f"must be an object, not {type(data).__name__}")
         self.data: dict[str, Any] = data
@@ -44,10 +55,15 @@ class Fields:
         return f"{self.where}.{name}" if self.where else name
 
     def fail(self, problem: str, name: str | None = None) -> None:
-        raise ArmyError(self.path, self._at(name) if name else (self.where or "top level"), problem)
+        raise self.error(self.path, self._at(name) if name else (self.where or "top level"), problem)
 
-    def get(self, name: str, kind: type | tuple[type, ...], default: Any = _MISSING,
-            check: Callable[[Any], str | None] | None = None) -> Any:
+    def get(
+        self,
+        name: str,
+        kind: type | tuple[type, ...],
+        default: Any = _MISSING,
+        check: Callable[[Any], str | None] | None = None,
+    ) -> Any:
         value = self.data.get(name, _MISSING)
         if value is _MISSING:
             if default is _MISSING:
@@ -65,15 +81,15 @@ class Fields:
         return value
 
     def choice(self, name: str, options: Sequence[str], default: Any = _MISSING) -> str:
-        return self.get(name, str, default, lambda v: None if v in options
-                        else f"is {v!r}; expected one of {', '.join(options)}")
+        return self.get(
+            name, str, default, lambda v: None if v in options else f"is {v!r}; expected one of {', '.join(options)}"
+        )
 
     def integer(self, name: str, low: int, high: int, default: Any = _MISSING) -> int:
-        return self.get(name, int, default, lambda v: None if low <= v <= high
-                        else f"is {v}; expected {low} to {high}")
+        return self.get(name, int, default, lambda v: None if low <= v <= high else f"is {v}; expected {low} to {high}")
 
     def child(self, name: str) -> Fields:
-        return Fields(self.path, self.get(name, dict), self._at(name))
+        return Fields(self.path, self.get(name, dict), self._at(name), self.error)
 
     def items(self, name: str, min_len: int = 0, max_len: int | None = None) -> Iterator[Fields]:
         values = self.get(name, list)
@@ -81,7 +97,7 @@ class Fields:
             span = f"exactly {min_len}" if min_len == max_len else f"at least {min_len}"
             self.fail(f"has {len(values)} entries; expected {span}", name)
         for index, value in enumerate(values):
-            yield Fields(self.path, value, f"{self._at(name)}[{index}]")
+            yield Fields(self.path, value, f"{self._at(name)}[{index}]", self.error)
 
     def reject_unknown(self, known: Sequence[str]) -> None:
         """Typos such as "armor" for "armour" must not be silently ignored."""
@@ -90,11 +106,11 @@ class Fields:
                 self.fail(f"unknown field; known fields are {', '.join(known)}", key)
 
 
-def load_bundled(relative: str, expected_format: str) -> dict[str, Any]:
+def load_bundled(relative: str, expected_format: str, error: type[DataFileError] = DataFileError) -> dict[str, Any]:
     """A data file shipped in ``station/data`` (e.g. ``price_of_a_mile/rules-data.json``), checked
     for its format, so a damaged install says which file is wrong."""
     with resources.as_file(resources.files("station") / "data" / relative) as path:
-        data = load_json_file(path)
+        data = load_json_file(path, error)
         if not isinstance(data, dict) or data.get("format") != expected_format:
-            raise ArmyError(str(path), "format", f"expected {expected_format!r}")
+            raise error(str(path), "format", f"expected {expected_format!r}")
         return data
