@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar, Protocol
 
 from ..datafile import DataFileError
@@ -42,6 +43,19 @@ class Event:
     mono: float | None = None  # the station's monotonic clock when it was journaled, seconds
 
 
+class RulingKind(StrEnum):
+    """What a ruling is about; the dashboard styles and filters by it.  The values are what the
+    journal and the API have always said, so old journals and clients read the same."""
+
+    STATUS = "status"  # a change of state the rules made: a turn, a phase, damage taken, a unit out
+    WARNING = "warning"  # something the referee must look at: a refusal, a doubt, a conflict
+    SHOT = "shot"  # a shot or an attack and its result
+    HIT = "hit"  # a hit the sensors saw, attributed to a shot
+    MELEE = "melee"  # close combat
+    MOVE = "move"  # a move measured from the camera
+    INITIATIVE = "initiative"  # who acts first
+
+
 @dataclass(frozen=True, slots=True)
 class Ruling:
     """What the engine decided, in words and numbers, for the referee to confirm or override.
@@ -52,7 +66,7 @@ class Ruling:
 
     id: str
     cause: int  # journal seq of the evidence
-    kind: str  # e.g. "hit", "shot", "initiative", "status", "warning"
+    kind: RulingKind
     text: str
     section: str  # the rulebook section(s) applied, e.g. "§6.7 Table 4"
     needs_referee: bool = False
@@ -119,19 +133,35 @@ class Ruleset(Protocol):
     def summary(self, state: Any) -> str: ...
 
 
-def voided(overrides: Mapping[str, Any], seq: int, kind: str) -> Ruling | None:
-    """The ruling for an input the referee voided (its override is keyed "SEQ:KIND"), or None."""
-    override = overrides.get(f"{seq}:{kind}")
+def voided(
+    overrides: Mapping[str, tuple[int, Override]],
+    seq: int,
+    ruling_id: str,
+    text: str,
+    kind: RulingKind = RulingKind.WARNING,
+    section: str = "",
+    element: str | None = None,
+) -> Ruling | None:
+    """The ruling that stands for one the referee voided (an override of ``ruling_id`` with the
+    verdict "void"), or None: every game voids an input, an attack or a hit the same way."""
+    override = overrides.get(ruling_id)
     if override and override[1].verdict == "void":
-        return Ruling(
-            f"{seq}:{kind}", seq, "warning", f"{kind} voided by the referee.", "", needs_referee=True, overridden="void"
-        )
+        return Ruling(ruling_id, seq, kind, text, section, needs_referee=True, element=element, overridden="void")
     return None
 
 
 def state_json(ruleset: Ruleset, state: Any) -> str:
     """Canonical JSON: sorted keys, no spaces; equal states give identical bytes."""
     return json.dumps(ruleset.state_dict(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class Refused(Exception):
+    """An input the rules do not allow now, with the section that says so: the handler's way of
+    answering "no" with a ruling the referee can read (and override)."""
+
+    def __init__(self, text: str, section: str) -> None:
+        super().__init__(text)
+        self.section = section
 
 
 class ArmyError(DataFileError):

@@ -12,12 +12,11 @@ from typing import Any, ClassVar
 
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Override, Ruling
+from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common
 from . import combat, setup, strike, turn
 from .cards import UnitState, skill_pv
-from .combat import Refused
 from .force import card_of, check_forces, load_force, model_specs
 from .formations import choose_snipers, lucky_left
 from .options import parse_options
@@ -90,24 +89,21 @@ class AlphaStrike(ModelRuleset):
         if body.type == "end_turn":
             return turn.end_turn(state, seq, state.options["victory"])
         if body.type == "attack":
-            override = state.overrides.get(f"{seq}:attack")
-            if override and override[1].verdict == "void":
-                return state, [
-                    Ruling(
-                        f"{seq}:attack",
-                        seq,
-                        "shot",
-                        "Attack voided by the referee.",
-                        "§6",
-                        needs_referee=True,
-                        overridden="void",
-                    )
-                ]
+            void = voided(state.overrides, seq, f"{seq}:attack", "Attack voided by the referee.", RulingKind.SHOT, "§6")
+            if void:
+                return state, [void]
             try:
                 state, ruling = strike.attack(state, seq, args, self.roller)
             except Refused as no:
                 return state, [
-                    Ruling(f"{seq}:attack", seq, "warning", f"Attack refused: {no}.", no.section, needs_referee=True)
+                    Ruling(
+                        f"{seq}:attack",
+                        seq,
+                        RulingKind.WARNING,
+                        f"Attack refused: {no}.",
+                        no.section,
+                        needs_referee=True,
+                    )
                 ]
             return state, [ruling]
         if body.type == "lucky":
@@ -115,7 +111,14 @@ class AlphaStrike(ModelRuleset):
                 state, ruling = strike.lucky(state, seq, args, self.roller)
             except Refused as no:
                 return state, [
-                    Ruling(f"{seq}:lucky", seq, "warning", f"No Lucky re-roll: {no}.", no.section, needs_referee=True)
+                    Ruling(
+                        f"{seq}:lucky",
+                        seq,
+                        RulingKind.WARNING,
+                        f"No Lucky re-roll: {no}.",
+                        no.section,
+                        needs_referee=True,
+                    )
                 ]
             return state, [ruling]
         if body.type == "sniper":

@@ -13,6 +13,7 @@ from ...measure.measurement import Placed, measure
 from ...measure.relations import attack_side, share_in_front
 from ...measure.terrain import line_of_sight
 from ...measure.units import INCHES
+from ..base import Refused
 from .attack import Geometry, target_number
 from .cards import UnitState
 from .formations import benefit
@@ -22,12 +23,6 @@ from .turn import AlphaState
 from .where import height_mm, placed
 
 KINDS = ("weapon", "indirect", "standard", "melee_weapon", "charge", "dfa")
-
-
-class Refused(Exception):
-    def __init__(self, text: str, section: str) -> None:
-        super().__init__(text)
-        self.section = section
 
 
 def _placed(state: AlphaState, unit: UnitState) -> Placed:

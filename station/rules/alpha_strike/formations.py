@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...datafile import Fields
-from ..base import Ruling
+from ..base import Ruling, RulingKind
 
 TYPES = ("battle", "fire_support", "striker")
 LUCKY_USES = 6  # §11.1
@@ -86,7 +86,9 @@ def choose_snipers(state, seq: int, args: Mapping[str, Any]) -> tuple[Any, list[
             fail = "only an active Fire Support Lance (three or more units) has Snipers"
     if fail:
         return state, [
-            Ruling(f"{seq}:sniper", seq, "warning", f"No Snipers: {fail} (§11.2).", "§11.2", needs_referee=True)
+            Ruling(
+                f"{seq}:sniper", seq, RulingKind.WARNING, f"No Snipers: {fail} (§11.2).", "§11.2", needs_referee=True
+            )
         ]
     mine = {u.id for u in state.units.values() if u.player == state.units[str(units[0])].player}
     snipers = frozenset(s for s in state.snipers if s not in mine) | {str(u) for u in units}
@@ -94,7 +96,7 @@ def choose_snipers(state, seq: int, args: Mapping[str, Any]) -> tuple[Any, list[
         Ruling(
             f"{seq}:sniper",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"Snipers this turn: {', '.join(map(str, units))} (medium +1, long +2; §11.2).",
             "§11.2",
         )

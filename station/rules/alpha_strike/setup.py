@@ -8,7 +8,7 @@ from typing import Any
 
 from ...dice import Roller
 from ...measure.bases import MM_PER_INCH as INCH
-from ..base import Ruling
+from ..base import Ruling, RulingKind
 from .turn import AlphaState, roll_off, shown
 from .where import placed
 
@@ -21,14 +21,14 @@ def setup_roll(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState,
     """§3.2: 2D6 a side, ties again; the winner chooses its army first and then its home edge."""
     if state.turn or state.setup_winner:
         return state, [
-            Ruling(f"{seq}:setup", seq, "warning", "The setup roll comes once, before the first turn.", "§3")
+            Ruling(f"{seq}:setup", seq, RulingKind.WARNING, "The setup roll comes once, before the first turn.", "§3")
         ]
     rolls, order = roll_off(state.players, seq, roller, "setup")
     return state.evolve(setup_winner=order[-1]), [
         Ruling(
             f"{seq}:setup",
             seq,
-            "initiative",
+            RulingKind.INITIATIVE,
             f"Setup roll 2D6 {shown(rolls)}: {order[-1]} chooses its army first and, "
             "after the terrain is placed, its home edge (§3.2, §3.4).",
             "§3.2",
@@ -45,7 +45,7 @@ def choose_home_edge(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tu
             Ruling(
                 f"{seq}:home",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 f"After the setup roll and before turn 1, the winner names its home edge: one of {', '.join(EDGES)}.",
                 "§3.4",
                 needs_referee=True,
@@ -57,7 +57,7 @@ def choose_home_edge(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tu
         Ruling(
             f"{seq}:home",
             seq,
-            "status",
+            RulingKind.STATUS,
             "Home edges: "
             + ", ".join(f"{p} {e}" for p, e in edges.items())
             + '. Units enter there, or start within 10" of it (§3.4-3.5).',
@@ -95,14 +95,18 @@ def check_deployment(state: AlphaState, seq: int) -> list[Ruling]:
     if not outside:
         return [
             Ruling(
-                f"{seq}:deployment", seq, "status", "Every unit on the table is in its deployment zone (§3.5).", "§3.5"
+                f"{seq}:deployment",
+                seq,
+                RulingKind.STATUS,
+                "Every unit on the table is in its deployment zone (§3.5).",
+                "§3.5",
             )
         ]
     return [
         Ruling(
             f"{seq}:deployment",
             seq,
-            "warning",
+            RulingKind.WARNING,
             'Outside the deployment zone (10" from the home edge, §3.5): ' + "; ".join(outside) + ".",
             "§3.5",
             needs_referee=True,

@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...dice import Roller
-from ..base import Ruling
+from ..base import Refused, Ruling, RulingKind
 from .attack import apply_damage, critical_hit, weapon_damage
 from .cards import UnitState
-from .combat import AttackPlan, Refused, plan_attack, rear_points
+from .combat import AttackPlan, plan_attack, rear_points
 from .formations import lucky_left
 from .heat import TurnHeat
 from .melee import self_damage
@@ -87,7 +87,7 @@ def _ruling(seq: int, plan: AttackPlan, words: list[str], dice: list[int], hit: 
     return Ruling(
         rid,
         seq,
-        "shot",
+        RulingKind.SHOT,
         text,
         "§10.3 " + section if plan.rear else section,
         needs_referee=bool(plan.doubts),

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...dice import Roller
 from ...measure.bases import overlapping
-from ..base import Ruling
+from ..base import Ruling, RulingKind
 from ..table_snapshot import TableState
 from .cards import UnitState
 from .formations import speed_demon
@@ -85,7 +85,9 @@ def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaS
     """§4.1: the initiative loser moves and fights first."""
     if state.phase != "initiative" or state.winner:
         return state, [
-            Ruling(f"{seq}:initiative", seq, "warning", f"It is the {state.phase} phase, not initiative.", "§4")
+            Ruling(
+                f"{seq}:initiative", seq, RulingKind.WARNING, f"It is the {state.phase} phase, not initiative.", "§4"
+            )
         ]
     rolls, order = roll_off(state.players, seq, roller, "init")
     state = state.evolve(
@@ -104,7 +106,7 @@ def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaS
         Ruling(
             f"{seq}:initiative",
             seq,
-            "initiative",
+            RulingKind.INITIATIVE,
             f"Turn {state.turn}: initiative 2D6 {shown(rolls)}; {order[-1]} wins and moves and fights last (§4.1).",
             "§4.1",
             details={"rolls": rolls, "order": list(order)},
@@ -148,14 +150,16 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
     mode = args.get("mode", "ground")
     if state.phase != "movement":
         return state, [
-            Ruling(f"{seq}:move", seq, "warning", f"It is the {state.phase} phase.", "§4.2", needs_referee=True)
+            Ruling(
+                f"{seq}:move", seq, RulingKind.WARNING, f"It is the {state.phase} phase.", "§4.2", needs_referee=True
+            )
         ]
     if unit is None or unit.id in state.removed or mode not in ("still", "ground", "jump"):
         return state, [
             Ruling(
                 f"{seq}:move",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 "Give a unit in play and a mode: still, ground or jump.",
                 "§5.2",
                 needs_referee=True,
@@ -185,7 +189,7 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
         Ruling(
             f"{seq}:move",
             seq,
-            "warning" if checked.problems else "move",
+            RulingKind.WARNING if checked.problems else RulingKind.MOVE,
             text,
             "§5",
             needs_referee=bool(checked.problems),
@@ -203,7 +207,7 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
 
 def end_movement(state: AlphaState, seq: int) -> tuple[AlphaState, list[Ruling]]:
     if state.phase != "movement":
-        return state, [Ruling(f"{seq}:phase", seq, "warning", f"It is the {state.phase} phase.", "§4")]
+        return state, [Ruling(f"{seq}:phase", seq, RulingKind.WARNING, f"It is the {state.phase} phase.", "§4")]
     still = [u.id for u in state.in_play() if u.id not in state.moves]
     moves = {**state.moves, **{u: "still" for u in still}}
     text = (
@@ -212,14 +216,14 @@ def end_movement(state: AlphaState, seq: int) -> tuple[AlphaState, list[Ruling]]
         + (f" Counted as standing still: {', '.join(still)}." if still else "")
     )
     return state.evolve(phase="combat", moves=moves, combat_side=0, combat_start=dict(state.units), last_miss=None), [
-        Ruling(f"{seq}:phase", seq, "status", text, "§4.3")
+        Ruling(f"{seq}:phase", seq, RulingKind.STATUS, text, "§4.3")
     ]
 
 
 def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, list[Ruling]]:
     """§4.4: heat, shutdown and restart, the destroyed removed, then victory (§4.5, §12)."""
     if state.phase != "combat":
-        return state, [Ruling(f"{seq}:phase", seq, "warning", f"It is the {state.phase} phase.", "§4")]
+        return state, [Ruling(f"{seq}:phase", seq, RulingKind.WARNING, f"It is the {state.phase} phase.", "§4")]
     rulings = []
     for unit in sorted(state.in_play(), key=lambda u: u.id):
         if unit.destroyed:
@@ -228,7 +232,7 @@ def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, lis
                 Ruling(
                     f"{seq}:removed:{unit.id}",
                     seq,
-                    "status",
+                    RulingKind.STATUS,
                     f"{unit.card.name} ({unit.id}) is destroyed and removed (§4.4).",
                     "§4.4",
                     element=unit.id,
@@ -242,7 +246,12 @@ def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, lis
         if hot.heat != unit.heat or hot.shutdown != unit.shutdown:
             rulings.append(
                 Ruling(
-                    f"{seq}:heat:{unit.id}", seq, "status", f"{unit.card.name}: {said} (§9.4).", "§9.4", element=unit.id
+                    f"{seq}:heat:{unit.id}",
+                    seq,
+                    RulingKind.STATUS,
+                    f"{unit.card.name}: {said} (§9.4).",
+                    "§9.4",
+                    element=unit.id,
                 )
             )
     state, won = check_victory(state, seq, victory)
@@ -265,4 +274,4 @@ def check_victory(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState
     winner = alive[0] if len(alive) == 1 else "draw"
     why = "destroyed the enemy's size-3 'Mech (§12)" if victory == "size3" else "destroyed every enemy unit (§4.5)"
     text = f"{winner} wins: {why}." if winner != "draw" else "Draw: both sides lost at once."
-    return state.evolve(winner=winner), [Ruling(f"{seq}:victory", seq, "status", text, "§4.5 §12")]
+    return state.evolve(winner=winner), [Ruling(f"{seq}:victory", seq, RulingKind.STATUS, text, "§4.5 §12")]

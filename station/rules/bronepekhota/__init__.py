@@ -13,7 +13,7 @@ from ...dice import Roller
 from ...events import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.terrain import parse_terrain
 from ...measure.units import BRONEPEKHOTA, Convention
-from ..base import Event, Input, Override, Ruling
+from ..base import Event, Input, Override, Ruling, RulingKind
 from ..table_snapshot import read_snapshot
 from . import melee, repair, rounds, shooting, virtual
 from .army import check_armies, load_army, marker_specs, model_specs
@@ -105,7 +105,7 @@ class Bronepekhota:
                 Ruling(
                     f"{seq}:overflow",
                     seq,
-                    "warning",
+                    RulingKind.WARNING,
                     f"The hub lost {body.lost} event(s): its buffer was full. Check the table by hand.",
                     "hardware.md",
                     needs_referee=True,
@@ -125,7 +125,7 @@ class Bronepekhota:
                 Ruling(
                     f"{seq}:dry",
                     seq,
-                    "status",
+                    RulingKind.STATUS,
                     f"Dry fire on {body.node} barrel {body.barrel}: no projectile left the launcher.",
                     "§6",
                 )
@@ -150,7 +150,7 @@ class Bronepekhota:
                     Ruling(
                         f"{seq}:camera",
                         seq,
-                        "warning",
+                        RulingKind.WARNING,
                         f"The camera sees {state.setup.names.get(element.id, element.id)} "
                         "lying, but its tilt node says upright: check the model and its node.",
                         "§6.7",
@@ -208,7 +208,7 @@ class Bronepekhota:
             Ruling(
                 f"{seq}:inventory",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 "Sensor nodes " + "; ".join(parts) + ".",
                 "hardware.md",
                 needs_referee=True,
@@ -249,7 +249,7 @@ class Bronepekhota:
             return state.evolve(confirmed=state.confirmed | {str(args.get("ruling"))}), []
         if body.type == "override":
             return state, []  # overrides act retroactively through state.overrides (see station.game)
-        return state, [Ruling(f"{seq}:input", seq, "warning", f"Unknown input {body.type!r}.", "")]
+        return state, [Ruling(f"{seq}:input", seq, RulingKind.WARNING, f"Unknown input {body.type!r}.", "")]
 
     mm_per_unit: ClassVar[float] = BRONEPEKHOTA.unit.mm  # seed 000 digest: 1 step = 5 cm
     convention: ClassVar[Convention] = BRONEPEKHOTA  # §7: steps of 5 cm, rounded up

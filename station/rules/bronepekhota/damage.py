@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
+from ..base import RulingKind
 from .panic import after_survival
 from .roster import dismount, name
 from .state import Element, GameState
@@ -81,14 +82,14 @@ def leave_vehicle(state: GameState, seq: int, args) -> tuple[GameState, list]:
     vehicle = state.elements.get(str(args.get("vehicle")))
     if vehicle is None or vehicle.kind != "vehicle" or vehicle.pilot is None or vehicle.destroyed:
         return state, [
-            Ruling(f"{seq}:leave", seq, "warning", "Give a vehicle with a pilot.", "§4.3", needs_referee=True)
+            Ruling(f"{seq}:leave", seq, RulingKind.WARNING, "Give a vehicle with a pilot.", "§4.3", needs_referee=True)
         ]
     if state.active_unit != vehicle.unit:
         return state, [
             Ruling(
                 f"{seq}:leave",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 f"{name(state, vehicle.id)} is not the unit acting.",
                 "§4.3",
                 needs_referee=True,
@@ -103,7 +104,7 @@ def leave_vehicle(state: GameState, seq: int, args) -> tuple[GameState, list]:
         Ruling(
             f"{seq}:leave",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"{name(state, pilot)} leaves {name(state, vehicle.id)}, which "
             "freezes without a pilot (§4.3)"
             + ("; he rode it this round, so he may not walk on." if rode else "; he may act on foot later this round."),

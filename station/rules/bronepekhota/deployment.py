@@ -9,7 +9,7 @@ import numpy as np
 
 from ...measure.bases import Base
 from ...measure.pairwise import edge_distances
-from ..base import Ruling
+from ..base import Ruling, RulingKind
 from .state import GameState
 
 COST_SPREAD = 0.20  # §1.5: "no more than 10-20 %"
@@ -32,7 +32,7 @@ def deployment_rulings(state: GameState, seq: int) -> list[Ruling]:
             Ruling(
                 f"{seq}:costs",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 f"Army costs differ by more than 20 % ({shown}).",
                 "§1.5",
                 needs_referee=True,
@@ -52,7 +52,7 @@ def deployment_rulings(state: GameState, seq: int) -> list[Ruling]:
                 Ruling(
                     f"{seq}:deploy:{player}",
                     seq,
-                    "warning",
+                    RulingKind.WARNING,
                     f"{player}'s models are not within one 60 × 20 cm area at a table edge.",
                     "§1.6",
                     needs_referee=True,
@@ -67,7 +67,7 @@ def deployment_rulings(state: GameState, seq: int) -> list[Ruling]:
             Ruling(
                 f"{seq}:deploy-gap",
                 seq,
-                "status",
+                RulingKind.STATUS,
                 f"The armies deployed {gaps[enemy].min() / 10:.0f} cm "
                 "apart; the rulebook wishes for at least 60-70 cm.",
                 "§1.6",

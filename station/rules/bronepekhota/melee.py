@@ -19,7 +19,7 @@ from ...dice import Roller
 from ...measure.measurement import measure
 from ...measure.relations import bearing_deg
 from ...measure.units import BRONEPEKHOTA
-from ..base import Ruling
+from ..base import Ruling, RulingKind, voided
 from . import contact
 from .damage import take_damage
 from .moving import AIMED_MARK
@@ -44,7 +44,7 @@ def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
             Ruling(
                 rid,
                 seq,
-                "melee",
+                RulingKind.MELEE,
                 f"Close combat refused: {problem}.",
                 section,
                 needs_referee=True,
@@ -54,19 +54,9 @@ def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
     attacker = state.elements[attacker.id]
     override = state.overrides.get(rid)
     head = f"{name(state, attacker.id)} attacks {name(state, defender.id)} in close combat"
-    if override and override[1].verdict == "void":
-        return state, turn_rulings + [
-            Ruling(
-                rid,
-                seq,
-                "melee",
-                f"{head}: voided by the referee.",
-                "§8",
-                needs_referee=True,
-                element=attacker.id,
-                overridden="void",
-            )
-        ]
+    void = voided(state.overrides, seq, rid, f"{head}: voided by the referee.", RulingKind.MELEE, "§8", attacker.id)
+    if void:
+        return state, turn_rulings + [void]
     key = f"{override[0] if override else seq}/melee"
     details: dict[str, Any] = {"attacker": attacker.id, "defender": defender.id}
     doubts: list[str] = []
@@ -99,7 +89,7 @@ def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
         Ruling(
             rid,
             seq,
-            "melee",
+            RulingKind.MELEE,
             text,
             "§8.1 §8.2 Tables 6-7" + (" §8.3" if surprise else ""),
             needs_referee=bool(doubts),

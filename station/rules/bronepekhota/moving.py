@@ -18,7 +18,7 @@ from typing import Any
 
 from ...measure.movement import movement, terrain_crossed
 from ...measure.units import BRONEPEKHOTA
-from ..base import Ruling
+from ..base import Ruling, RulingKind
 from . import contact
 from .roster import name
 from .state import GameState
@@ -140,13 +140,15 @@ def announce_jump(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[
     elif len(state.paths.get(element.id, ())) > 1:
         problem = "he has already moved; a jump replaces the move and is announced before it"
     if problem:
-        return state, [Ruling(f"{seq}:jump", seq, "warning", f"Jump refused: {problem}.", "§9.4", needs_referee=True)]
+        return state, [
+            Ruling(f"{seq}:jump", seq, RulingKind.WARNING, f"Jump refused: {problem}.", "§9.4", needs_referee=True)
+        ]
     state = state.with_element(replace(element, fired=element.fired | {JUMP_MARK}))
     return state, [
         Ruling(
             f"{seq}:jump",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"{name(state, element.id)} will jump, up to "
             f"{jump_range(state, element.id)} steps of length and height together (§9.4, Table 8).",
             "§9.4",
@@ -284,7 +286,7 @@ def movement_rulings(state: GameState, seq: int) -> list[Ruling]:
             Ruling(
                 f"{seq}:moved:{element}",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 " ".join(said),
                 "§4.1 §4.2 Tables 1-2",
                 needs_referee=True,

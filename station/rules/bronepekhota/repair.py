@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..base import Ruling
+from ..base import Ruling, RulingKind
 from . import contact
 from .roster import name
 from .state import Element, GameState, Unit
@@ -34,7 +34,7 @@ def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSta
             Ruling(
                 f"{seq}:repair",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 f"Repair refused: {problem}.",
                 section,
                 needs_referee=True,
@@ -59,7 +59,7 @@ def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSta
         Ruling(
             f"{seq}:repair",
             seq,
-            "status",
+            RulingKind.STATUS,
             text,
             section,
             element=target.id,
@@ -134,7 +134,7 @@ def capture(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSt
             Ruling(
                 f"{seq}:capture",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 f"Capture refused: {problem}.",
                 section,
                 needs_referee=True,
@@ -162,7 +162,7 @@ def capture(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSt
         Ruling(
             f"{seq}:capture",
             seq,
-            "status",
+            RulingKind.STATUS,
             text,
             "§9.1" if machine.kind == "vehicle" else "§9.2",
             element=machine.id,

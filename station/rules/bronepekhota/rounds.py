@@ -7,14 +7,14 @@ from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
-from ..base import Ruling
+from ..base import Ruling, RulingKind
 from .state import GameState
 
 _MAX_REROLLS = 50
 
 
 def _warning(seq: int, text: str, section: str) -> Ruling:
-    return Ruling(f"{seq}:warning", seq, "warning", text, section)
+    return Ruling(f"{seq}:warning", seq, RulingKind.WARNING, text, section)
 
 
 def roll_initiative(state: GameState, seq: int, roller: Roller) -> tuple[dict[str, int], str]:
@@ -55,7 +55,7 @@ def begin_round(state: GameState, seq: int, roller: Roller) -> tuple[GameState, 
         Ruling(
             f"{seq}:initiative",
             seq,
-            "initiative",
+            RulingKind.INITIATIVE,
             text,
             "§3.1",
             details={"rolls": rolls, "winner": winner, "order": list(order)},
@@ -69,7 +69,7 @@ def set_order(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[Game
     if state.round == 0 or sorted(order) != sorted(state.order):
         return state, [_warning(seq, f"Order {list(order)} must list exactly {list(state.order)}.", "§3.2")]
     return state.evolve(order=order), [
-        Ruling(f"{seq}:order", seq, "status", f"Player order: {', '.join(order)}.", "§3.2")
+        Ruling(f"{seq}:order", seq, RulingKind.STATUS, f"Player order: {', '.join(order)}.", "§3.2")
     ]
 
 
@@ -95,7 +95,7 @@ def activate(state: GameState, seq: int, unit_id: str, implicit: bool = False) -
         return state, []
     how = "fires, so it is activated" if implicit else "activated"
     return state.evolve(active_unit=unit_id), [
-        Ruling(f"{seq}:activate", seq, "status", f"{unit_id} ({unit.player}) {how}.", "§3.2")
+        Ruling(f"{seq}:activate", seq, RulingKind.STATUS, f"{unit_id} ({unit.player}) {how}.", "§3.2")
     ]
 
 
@@ -107,4 +107,4 @@ def end_activation(state: GameState, seq: int) -> tuple[GameState, list[Ruling]]
     new = state.with_unit(replace(unit, acted=True)).evolve(active_unit=None, last_player=unit.player)
     nxt = new.active_player()
     text = f"{unit.id} has acted. " + (f"{nxt} to act." if nxt else f"Round {new.round} is over.")
-    return new, [Ruling(f"{seq}:end", seq, "status", text, "§3.2")]
+    return new, [Ruling(f"{seq}:end", seq, RulingKind.STATUS, text, "§3.2")]

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...dice import Roller
 from ...events import Impact, Shot, Tilt
-from ..base import Ruling
+from ..base import Ruling, RulingKind
 from . import contact, rounds
 from .damage import emergency_landing
 from .panic import after_survival
@@ -81,7 +81,7 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
             Ruling(
                 f"{seq}:shot",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 f"SHOT from unknown launcher {shot.node}; not in any army file.",
                 "§6",
                 needs_referee=True,
@@ -136,7 +136,7 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
         Ruling(
             rid,
             seq,
-            "shot",
+            RulingKind.SHOT,
             text,
             section,
             needs_referee=not legal,
@@ -157,7 +157,7 @@ def _contact_in_doubt(state: GameState, seq: int, element: Element) -> list[Ruli
         Ruling(
             f"{seq}:contact:{m['b']}",
             seq,
-            "warning",
+            RulingKind.WARNING,
             f"Too close to call: {name(state, element.id)} is {m['mm']:.1f} mm (±{2 * m['sigma_mm']:.1f}) from "
             f"{name(state, m['b'])}. If they touch, the shot does not count (§6.2).",
             "§6.2",
@@ -178,7 +178,7 @@ def _crew_check(state: GameState, seq: int, element: Element) -> list[Ruling]:
         Ruling(
             f"{seq}:crew",
             seq,
-            "warning",
+            RulingKind.WARNING,
             f"No infantryman of rank {element.rank}+ was seen touching {name(state, element.id)} when it fired.",
             "§6.1",
             needs_referee=True,
@@ -196,7 +196,7 @@ def _reconcile_counter(state: GameState, seq: int, shot: Shot) -> list[Ruling]:
         text = f"{shot.node} barrel {shot.barrel} counted {shot.count - last - 1} shot(s) the station never received."
     else:
         text = f"{shot.node} barrel {shot.barrel} counter went from {last} back to {shot.count} (launcher reset?)."
-    return [Ruling(f"{seq}:counter", seq, "warning", text, "§6.4", needs_referee=True)]
+    return [Ruling(f"{seq}:counter", seq, RulingKind.WARNING, text, "§6.4", needs_referee=True)]
 
 
 def _find_shot(state: GameState, element_id: str, t: int) -> tuple[ShotRecord | None, int]:
@@ -214,7 +214,7 @@ def _falls(element: Element, tilt_state: str) -> bool:
 def on_tilt(state: GameState, seq: int, tilt: Tilt, roller: Roller) -> tuple[GameState, list[Ruling]]:
     element_id = state.setup.tilt_nodes.get(tilt.node)
     if element_id is None:
-        return state, [Ruling(f"{seq}:tilt", seq, "warning", f"TILT from unknown node {tilt.node}.", "§6.7")]
+        return state, [Ruling(f"{seq}:tilt", seq, RulingKind.WARNING, f"TILT from unknown node {tilt.node}.", "§6.7")]
     return posture_seen(state, seq, element_id, tilt.state, tilt.t, roller)
 
 
@@ -242,7 +242,7 @@ def posture_seen(
             Ruling(
                 f"{seq}:fall",
                 seq,
-                "status",
+                RulingKind.STATUS,
                 f"{name(state, element_id)} fell with no shot in the hit window: no damage.",
                 "§6.7",
                 element=element_id,
@@ -255,7 +255,7 @@ def posture_seen(
                 Ruling(
                     f"{seq}:upright",
                     seq,
-                    "warning",
+                    RulingKind.WARNING,
                     f"{name(state, element_id)} was set upright before any repair; it still may not act.",
                     "§6.7 §9.3",
                     needs_referee=True,
@@ -288,7 +288,9 @@ def _start_pending(state: GameState, seq: int, element_id: str, t: int) -> GameS
 def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tuple[GameState, list[Ruling]]:
     element_id = state.setup.tilt_nodes.get(impact.node)
     if element_id is None:
-        return state, [Ruling(f"{seq}:impact", seq, "warning", f"IMPACT from unknown node {impact.node}.", "§6.7")]
+        return state, [
+            Ruling(f"{seq}:impact", seq, RulingKind.WARNING, f"IMPACT from unknown node {impact.node}.", "§6.7")
+        ]
     element = state.elements[element_id]
     if element.destroyed or any(p.element == element_id for p in state.pending):
         return state, []
@@ -298,7 +300,7 @@ def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tup
             Ruling(
                 f"{seq}:impact",
                 seq,
-                "status",
+                RulingKind.STATUS,
                 f"{name(state, element_id)} was struck ({impact.g:.1f} g) with no shot in the hit window: ignored.",
                 "§6.7",
                 element=element_id,
@@ -358,7 +360,7 @@ def resolve_hit(
             Ruling(
                 rid,
                 cause,
-                "hit",
+                RulingKind.HIT,
                 f"{head}: {why}.",
                 "§6.7",
                 needs_referee=True,
@@ -379,7 +381,7 @@ def resolve_hit(
         Ruling(
             rid,
             cause,
-            "hit",
+            RulingKind.HIT,
             text,
             "§6.7 Table 4",
             needs_referee=True,
@@ -473,12 +475,12 @@ def _check_players_out(state: GameState, cause: int) -> tuple[GameState, list[Ru
                 Ruling(
                     f"{cause}:out:{player}",
                     cause,
-                    "status",
+                    RulingKind.STATUS,
                     f"{player} has no soldiers left and is out of the game.",
                     "§1.1",
                 )
             )
     left = [p for p in state.setup.players if p not in state.out]
     if rulings and len(left) == 1:
-        rulings.append(Ruling(f"{cause}:victory", cause, "status", f"{left[0]} wins the battle.", "§12.1"))
+        rulings.append(Ruling(f"{cause}:victory", cause, RulingKind.STATUS, f"{left[0]} wins the battle.", "§12.1"))
     return state, rulings

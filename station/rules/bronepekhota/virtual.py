@@ -24,7 +24,7 @@ from ...measure.relations import bearing_deg
 from ...measure.templates import blast
 from ...measure.terrain import line_of_sight
 from ...measure.units import BRONEPEKHOTA
-from ..base import Ruling
+from ..base import Refused, Ruling, RulingKind, voided
 from . import contact
 from .damage import take_damage
 from .melee import MELEE_MARK
@@ -43,12 +43,6 @@ EXPLOSION_STEPS = 2  # §7.4 IV: the heavy rocket attacks everything within 2 st
 GRENADE_BLAST_STEPS = 1
 
 
-class Refused(Exception):
-    def __init__(self, text: str, section: str) -> None:
-        super().__init__(text)
-        self.section = section
-
-
 def virtual_shot(state: GameState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[GameState, list[Ruling]]:
     rid = f"{seq}:virtual"
     try:
@@ -62,7 +56,7 @@ def virtual_shot(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
             Ruling(
                 rid,
                 seq,
-                "shot",
+                RulingKind.SHOT,
                 f"Virtual shot refused: {no}.",
                 no.section,
                 needs_referee=True,
@@ -70,19 +64,17 @@ def virtual_shot(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
             )
         ]
     override = state.overrides.get(rid)
-    if override and override[1].verdict == "void":
-        return state, rulings + [
-            Ruling(
-                rid,
-                seq,
-                "shot",
-                f"{name(state, shooter.id)}'s virtual shot at {name(state, target.id)}: voided by the referee.",
-                "§7.4",
-                needs_referee=True,
-                element=shooter.id,
-                overridden="void",
-            )
-        ]
+    void = voided(
+        state.overrides,
+        seq,
+        rid,
+        f"{name(state, shooter.id)}'s virtual shot at {name(state, target.id)}: voided by the referee.",
+        RulingKind.SHOT,
+        "§7.4",
+        shooter.id,
+    )
+    if void:
+        return state, rulings + [void]
     state = _spend(state, shooter, weapon, grenade, aimed)
     key = f"{override[0] if override else seq}/virtual"
     if grenade:
@@ -314,7 +306,7 @@ def _aimed_shot(
     return state, Ruling(
         f"{seq}:virtual",
         seq,
-        "shot",
+        RulingKind.SHOT,
         text,
         "§7.3 §7.4" + (" §11.1" if aimed else ""),
         needs_referee=bool(doubts),
@@ -398,7 +390,7 @@ def _grenade(
         return state, Ruling(
             rid,
             seq,
-            "shot",
+            RulingKind.SHOT,
             f"{name(state, thrower.id)} throws a grenade, but the camera has "
             "not placed both models; resolve it by hand.",
             "§7.8",
@@ -418,7 +410,7 @@ def _grenade(
     return state, Ruling(
         rid,
         seq,
-        "shot",
+        RulingKind.SHOT,
         text,
         "§7.8",
         element=thrower.id,

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
-from ..base import Event, Input, Override, Ruling
+from ..base import Event, Input, Override, Ruling, RulingKind
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common
 from . import combat, real, turns
@@ -82,7 +82,7 @@ class BronepekhotaQuick(ModelRuleset):
                 Ruling(
                     f"{seq}:overflow",
                     seq,
-                    "warning",
+                    RulingKind.WARNING,
                     f"The hub lost {body.lost} event(s); check the table by hand.",
                     "hardware.md",
                     needs_referee=True,
@@ -108,12 +108,12 @@ class BronepekhotaQuick(ModelRuleset):
             return turns.end_turn(state, seq, self.roller)
         if body.type in ACTIONS:
             if state.winner:
-                return state, [Ruling(f"{seq}:over", seq, "warning", "The game is over.", "§4.1")]
+                return state, [Ruling(f"{seq}:over", seq, RulingKind.WARNING, "The game is over.", "§4.1")]
             try:
                 state, ruling = ACTIONS[body.type](state, seq, args, self.roller)
             except combat.Refused as no:
                 return state, [
-                    Ruling(f"{seq}:refused", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)
+                    Ruling(f"{seq}:refused", seq, RulingKind.WARNING, f"Refused: {no}.", no.section, needs_referee=True)
                 ]
             state, won = turns.victory(state, seq)
             return state, [ruling] + won

@@ -17,19 +17,13 @@ from ...measure.measurement import Placed, measure
 from ...measure.pairwise import edge_distances
 from ...measure.terrain import line_of_sight
 from ...measure.units import Convention, step
-from ..base import Ruling
+from ..base import Refused, Ruling, RulingKind
 from .state import Fighter, QuickState
 
 EXPLOSION_CAP = 20  # a chain of sixes this long has never been rolled; it keeps a bad roller finite
 AIMED = CLOSE = COVER = WOUNDED = 2  # §7: +2 aimed, +2 close target, +2 Armour in cover, -2 Armour wounded
 CLOSE_STEPS, GRENADE_STEPS, BLAST_STEPS, MELEE_STEPS = 2, 3, 2, 1
 GRENADE_SHOOTING, BLAST_SHOOTING = 5, 3  # §8
-
-
-class Refused(Exception):
-    def __init__(self, text: str, section: str) -> None:
-        super().__init__(text)
-        self.section = section
 
 
 def exploding_d6(roller: Roller, key: str) -> list[int]:
@@ -210,7 +204,7 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     }
     if measured:
         details["measured"] = measured
-    return state, Ruling(f"{seq}:shot", seq, "shot", text, "§7 §9", element=shooter.id, details=details)
+    return state, Ruling(f"{seq}:shot", seq, RulingKind.SHOT, text, "§7 §9", element=shooter.id, details=details)
 
 
 def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
@@ -238,7 +232,7 @@ def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller
         words.append(f"blast on {victim.name}: {said}")
     details = {"thrower": thrower.id, "target": target.id, **({"measured": measured} if measured else {})}
     return state, Ruling(
-        f"{seq}:grenade", seq, "shot", "; ".join(words) + ".", "§8 §9", element=thrower.id, details=details
+        f"{seq}:grenade", seq, RulingKind.SHOT, "; ".join(words) + ".", "§8 §9", element=thrower.id, details=details
     )
 
 
@@ -285,7 +279,7 @@ def close_combat(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
         words.append(f"{target.name} strikes back: {said}")
     details = {"attacker": attacker.id, "target": target.id, **({"measured": measured} if measured else {})}
     return state, Ruling(
-        f"{seq}:melee", seq, "melee", "; ".join(words) + ".", "§10 §9", element=attacker.id, details=details
+        f"{seq}:melee", seq, RulingKind.MELEE, "; ".join(words) + ".", "§10 §9", element=attacker.id, details=details
     )
 
 
@@ -305,7 +299,7 @@ def ram(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     return state, Ruling(
         f"{seq}:ram",
         seq,
-        "melee",
+        RulingKind.MELEE,
         text,
         "§14 §9",
         element=rammer.id,

@@ -15,7 +15,7 @@ from dataclasses import replace
 from ...dice import Roller
 from ...events import Impact, Shot, Tilt
 from ...measure.relations import in_contact
-from ..base import Ruling
+from ..base import Ruling, RulingKind, voided
 from .combat import exploding_d6, placed
 from .state import Fighter, QuickState, RealShot
 
@@ -37,7 +37,7 @@ def on_shot(state: QuickState, seq: int, shot: Shot) -> tuple[QuickState, list[R
             Ruling(
                 f"{seq}:shot",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 f"SHOT from {shot.node}, which is in no army file.",
                 "§11",
                 needs_referee=True,
@@ -64,7 +64,7 @@ def on_shot(state: QuickState, seq: int, shot: Shot) -> tuple[QuickState, list[R
             Ruling(
                 f"{seq}:shot",
                 seq,
-                "shot",
+                RulingKind.SHOT,
                 f"{shooter.name} fired {shot.node}, but {problem}: the shot does not count.",
                 "§11 §6.1",
                 needs_referee=True,
@@ -81,7 +81,7 @@ def on_shot(state: QuickState, seq: int, shot: Shot) -> tuple[QuickState, list[R
         Ruling(
             f"{seq}:shot",
             seq,
-            "shot",
+            RulingKind.SHOT,
             f"{shooter.name} fires {shot.node}{who}.",
             "§11",
             element=shooter.id,
@@ -117,7 +117,7 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Qu
             Ruling(
                 f"{seq}:tilt",
                 seq,
-                "status",
+                RulingKind.STATUS,
                 f"{target.name} went {tilt.state} with no shot in the hit window: not a hit (knocked by hand?).",
                 "§11",
                 element=target.id,
@@ -157,19 +157,11 @@ def hit(
     rid = f"{seq}:hit:{target.id}"
     override = state.overrides.get(rid)
     head = f"Hit on {target.name} by {state.fighters[shot.shooter].name}, {result}"
-    if override and override[1].verdict == "void":
-        return state, [
-            Ruling(
-                rid,
-                seq,
-                "hit",
-                f"{head}: voided by the referee (a ricochet?).",
-                "§11",
-                needs_referee=True,
-                element=target.id,
-                overridden="void",
-            )
-        ]
+    void = voided(
+        state.overrides, seq, rid, f"{head}: voided by the referee (a ricochet?).", RulingKind.HIT, "§11", target.id
+    )
+    if void:
+        return state, [void]
     if target.soldier:
         if result == "fell" or (result == "leaning" and target.wounded):
             state, outcome = state.with_fighter(replace(target, dead=True, wounded=False)), "killed"
@@ -193,7 +185,7 @@ def hit(
         Ruling(
             rid,
             seq,
-            "hit",
+            RulingKind.HIT,
             f"{head}: {outcome}.",
             "§11 §9",
             needs_referee=True,

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from ...dice import Roller
 from ...measure.movement import movement
-from ..base import Ruling
+from ..base import Ruling, RulingKind
 from .state import QuickState
 
 ACTIONS = 3  # §4.3
@@ -20,7 +20,9 @@ HEAL_DIES, HEAL_RECOVERS = 1, 5  # §12: 1 dies, 2-4 stays wounded, 5-6 recovers
 def roll_off(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, list[Ruling]]:
     """§4.2: each player rolls a die; the higher goes first; ties roll again (§15)."""
     if state.turn:
-        return state, [Ruling(f"{seq}:roll-off", seq, "warning", "The game has begun; no second roll-off.", "§4.2")]
+        return state, [
+            Ruling(f"{seq}:roll-off", seq, RulingKind.WARNING, "The game has begun; no second roll-off.", "§4.2")
+        ]
     rolls: dict[str, list[int]] = {p: [] for p in state.players}
     contenders = list(state.players)
     attempt = 0
@@ -39,7 +41,7 @@ def roll_off(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
         Ruling(
             f"{seq}:roll-off",
             seq,
-            "initiative",
+            RulingKind.INITIATIVE,
             f"Roll-off: {shown}; {first} goes first.",
             "§4.2",
             details={"rolls": rolls, "first": first},
@@ -63,7 +65,7 @@ def end_turn(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
     player = state.active_player
     if player is None:
         why = f"The game is over: {state.winner}." if state.winner else "Roll off first; no turn is running."
-        return state, [Ruling(f"{seq}:end", seq, "warning", why, "§4.2")]
+        return state, [Ruling(f"{seq}:end", seq, RulingKind.WARNING, why, "§4.2")]
     rulings = []
     for fighter in sorted(
         (f for f in state.fighters.values() if f.player == player and not f.dead), key=lambda f: f.id
@@ -81,7 +83,7 @@ def end_turn(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
                 Ruling(
                     f"{seq}:actions:{fighter.id}",
                     seq,
-                    "warning",
+                    RulingKind.WARNING,
                     f"{fighter.name}: {why}.",
                     "§4.3 §5",
                     needs_referee=True,
@@ -103,7 +105,7 @@ def end_turn(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
             Ruling(
                 f"{seq}:heal:{fighter.id}",
                 seq,
-                "status",
+                RulingKind.STATUS,
                 f"Treating {fighter.name}: d6 {roll}, {outcome} (§12).",
                 "§12",
                 element=fighter.id,
@@ -116,7 +118,9 @@ def end_turn(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
     }
     state = state.evolve(fighters=fresh, grenade_used=False, paths={}, turn=state.turn + (0 if state.winner else 1))
     after = f" {state.active_player} to play." if state.active_player else ""
-    return state, rulings + won + [Ruling(f"{seq}:end", seq, "status", f"{player}'s turn is over.{after}", "§4.2")]
+    return state, rulings + won + [
+        Ruling(f"{seq}:end", seq, RulingKind.STATUS, f"{player}'s turn is over.{after}", "§4.2")
+    ]
 
 
 def victory(state: QuickState, seq: int) -> tuple[QuickState, list[Ruling]]:
@@ -137,4 +141,4 @@ def victory(state: QuickState, seq: int) -> tuple[QuickState, list[Ruling]]:
         if winner != "draw"
         else "Draw: the last infantry of both sides fell together (§15)."
     )
-    return state.evolve(winner=winner), [Ruling(f"{seq}:victory", seq, "status", text, "§4.1")]
+    return state.evolve(winner=winner), [Ruling(f"{seq}:victory", seq, RulingKind.STATUS, text, "§4.1")]

@@ -15,12 +15,11 @@ from typing import Any, ClassVar
 from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Override, Ruling, voided
+from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common
 from . import artillery, blasts, melee, moving, optional, shooting, transport, turns
 from .army import check_armies, load_army, model_specs, rules_data
-from .shooting import Refused
 from .state import COMMAND_IN, INCH, MileState, Options, build
 from .where import placed_many
 
@@ -94,7 +93,7 @@ class PriceOfAMile(ModelRuleset):
         if not isinstance(event.body, Input):
             return state, []
         body, seq, args = event.body, event.seq, event.body.args
-        void = voided(state.overrides, seq, body.type)
+        void = voided(state.overrides, seq, f"{seq}:{body.type}", f"{body.type} voided by the referee.")
         if void:
             return state, [void]
         try:
@@ -156,7 +155,7 @@ class PriceOfAMile(ModelRuleset):
                 return flee(state, seq, args)
         except Refused as no:
             return state, [
-                Ruling(f"{seq}:{body.type}", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)
+                Ruling(f"{seq}:{body.type}", seq, RulingKind.WARNING, f"Refused: {no}.", no.section, needs_referee=True)
             ]
         moving_now = list(state.activation.actions) if state.activation else []
         return fold_common(state, seq, body.type, args, state.fighters, moving_now)
@@ -240,7 +239,7 @@ def regroup(state: MileState, seq: int, args: Mapping[str, Any], roller) -> tupl
             words.append("the Disorder is lifted")
         rulings.append(test)
     text = f"Squad {squad_id} regroups (§13.4)" + (": " + "; ".join(words) if words else "") + "."
-    return state, [Ruling(f"{seq}:regroup", seq, "status", text, "§13.4")] + rulings
+    return state, [Ruling(f"{seq}:regroup", seq, RulingKind.STATUS, text, "§13.4")] + rulings
 
 
 def carry_body(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
@@ -254,7 +253,7 @@ def carry_body(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[Mil
         Ruling(
             f"{seq}:body",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"{body.id}'s men carry his body: +{state.options.popularity_vp:g} "
             "victory points if they still have it at the end (§16.10).",
             "§16.10",
@@ -272,7 +271,7 @@ def flee(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState
         Ruling(
             f"{seq}:flee",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"{fighter.id} flees the field: half victory points (§13.3).",
             "§13.3",
             element=fighter.id,

@@ -13,10 +13,10 @@ from ...measure.bases import Base
 from ...measure.measurement import Placed
 from ...measure.templates import scatter
 from ...measure.terrain import line_of_sight
-from ..base import Ruling
+from ..base import Refused, Ruling, RulingKind
 from . import vehicles
 from .blasts import blast_area, hit_under
-from .shooting import HIT, Refused
+from .shooting import HIT
 from .state import INCH, MileState
 from .turns import morale_test
 from .where import placed, placed_many
@@ -112,7 +112,7 @@ def mortar(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) 
         return state, Ruling(
             f"{seq}:mortar",
             seq,
-            "shot",
+            RulingKind.SHOT,
             f"{gunner.id}'s mortar bomb: d10 10, a misfire or a dud (§9.2).",
             "§9.2",
             element=gunner.id,
@@ -130,7 +130,7 @@ def mortar(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) 
     return state, Ruling(
         f"{seq}:mortar",
         seq,
-        "shot",
+        RulingKind.SHOT,
         text,
         "§9.2",
         element=gunner.id,
@@ -163,7 +163,7 @@ def field_gun(
         return state, Ruling(
             f"{seq}:gun",
             seq,
-            "shot",
+            RulingKind.SHOT,
             f"{gunner.id}'s field gun: a natural 1, a misfire or a dud (§9.3).",
             "§9.3",
             element=gunner.id,
@@ -187,7 +187,7 @@ def field_gun(
     return state, Ruling(
         f"{seq}:gun",
         seq,
-        "shot",
+        RulingKind.SHOT,
         text,
         "§9.3",
         element=gunner.id,
@@ -229,7 +229,7 @@ def place_support(
         Ruling(
             f"{seq}:support",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"Artillery support for {side}: " + "; ".join(words) + " (§16.4).",
             "§16.4",
             details={"markers": [list(p) for p in placed_at]},
@@ -272,7 +272,7 @@ def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list
             Ruling(
                 f"{seq}:shell:{k}",
                 seq,
-                "shot",
+                RulingKind.SHOT,
                 f'Artillery support shell {k + 1}: {distance}" off towards '
                 f"{direction}" + (": " + "; ".join(words) if words else ': nobody within 2"') + " (§16.4).",
                 "§16.4",
@@ -296,5 +296,5 @@ def shift_marker(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[M
     markers = list(state.support_markers)
     markers[k] = (float(to[0]), float(to[1]))
     return state.evolve(support_markers=tuple(markers)), [
-        Ruling(f"{seq}:marker", seq, "status", f"Artillery marker {k + 1} moves (§16.4).", "§16.4")
+        Ruling(f"{seq}:marker", seq, RulingKind.STATUS, f"Artillery marker {k + 1} moves (§16.4).", "§16.4")
     ]

@@ -12,8 +12,8 @@ from typing import Any
 from ...dice import Roller
 from ...measure.bases import Base, closest_points
 from ...measure.templates import blast, scatter, strip
-from ..base import Ruling
-from .shooting import COVER_TYPES, Refused, panic, spend, take_hits
+from ..base import Refused, Ruling, RulingKind
+from .shooting import COVER_TYPES, panic, spend, take_hits
 from .state import INCH, MileState
 from .where import placed, placed_many
 
@@ -112,7 +112,7 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
     return state, Ruling(
         f"{seq}:grenade",
         seq,
-        "shot",
+        RulingKind.SHOT,
         text,
         "§8.1",
         element=thrower.id,
@@ -178,7 +178,7 @@ def flame(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -
     return state, Ruling(
         f"{seq}:flame",
         seq,
-        "shot",
+        RulingKind.SHOT,
         text,
         "§9.1",
         element=operator.id,

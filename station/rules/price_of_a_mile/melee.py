@@ -11,9 +11,9 @@ from typing import Any
 
 from ...dice import Roller
 from ...measure.relations import in_contact
-from ..base import Ruling
+from ..base import Refused, Ruling, RulingKind
 from . import vehicles
-from .shooting import Refused, panic
+from .shooting import panic
 from .state import CONTACT_IN, INCH, Fighter, MileState
 from .where import placed, placed_many
 
@@ -125,7 +125,7 @@ def melee(
     return state, Ruling(
         f"{seq}:melee",
         seq,
-        "shot",
+        RulingKind.SHOT,
         ". ".join(words) + ".",
         "§10",
         element=attacker.id,

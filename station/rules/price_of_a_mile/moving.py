@@ -12,9 +12,9 @@ from typing import Any
 from ...dice import Roller
 from ...measure.movement import movement, terrain_crossed
 from ...measure.relations import coherent, in_contact
-from ..base import Ruling
+from ..base import Refused, Ruling, RulingKind
 from . import optional
-from .shooting import Refused, spend
+from .shooting import spend
 from .state import CONTACT_IN, INCH, MileState
 from .where import placed, placed_many
 
@@ -122,7 +122,7 @@ def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     return state, Ruling(
         f"{seq}:move",
         seq,
-        "warning" if problems else "move",
+        RulingKind.WARNING if problems else RulingKind.MOVE,
         text,
         "§5",
         needs_referee=bool(problems),
@@ -170,7 +170,7 @@ def free(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     return state, Ruling(
         f"{seq}:free",
         seq,
-        "status",
+        RulingKind.STATUS,
         f"{fighter.id} tries to get off the wire: d10 {roll} → {total}: "
         + ("free (§5.7)." if total >= WIRE_CROSSING else "still stuck (§5.7)."),
         "§5.7",
@@ -198,7 +198,7 @@ def cut_wire(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
     return state, Ruling(
         f"{seq}:cut",
         seq,
-        "status",
+        RulingKind.STATUS,
         f"{fighter.id} cuts at {piece.id}: d10 {roll} → {total}: "
         + ("a gap is made (§5.8)." if total >= WIRE_CUTTING else "no gap yet (§5.8)."),
         "§5.8",

@@ -10,9 +10,9 @@ from typing import Any
 
 from ...dice import Roller
 from ...measure.relations import in_contact
-from ..base import Ruling
+from ..base import Refused, Ruling, RulingKind
 from . import vehicles
-from .shooting import Refused, spend
+from .shooting import spend
 from .state import INCH, MileState
 from .where import placed
 
@@ -81,7 +81,7 @@ def gas_attack(state: MileState, seq: int, args: Mapping[str, Any], roller: Roll
         + "; ".join(words)
         + ". All its squads fight at -1 Morale (§14)."
     )
-    return state.evolve(gassed=True), [Ruling(f"{seq}:gas", seq, "status", text, "§14")]
+    return state.evolve(gassed=True), [Ruling(f"{seq}:gas", seq, RulingKind.STATUS, text, "§14")]
 
 
 def actions_for(state: MileState, seq: int, squad_id: str | None, roller: Roller) -> tuple[int | None, list[str]]:
@@ -158,7 +158,7 @@ def dismount(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileS
         Ruling(
             f"{seq}:dismount",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"{', '.join(f.id for f in chosen)} dismount for the rest of "
             'the battle: Speed -3", no cavalry bonuses (§12.2).',
             "§12.2",
@@ -201,7 +201,7 @@ def war_of_wits(state: MileState, seq: int, args: Mapping[str, Any], roller: Rol
     text = f"{me.id} tries to {choice} {target.id}: d10 {roll} → {total} against {need}: " + (
         f"it {WITS_EFFECTS[choice]} (§16.9)." if won else "it fails (§16.9)."
     )
-    return state, [Ruling(f"{seq}:wits", seq, "status", text, "§16.9", element=me.id)]
+    return state, [Ruling(f"{seq}:wits", seq, RulingKind.STATUS, text, "§16.9", element=me.id)]
 
 
 TASK_TARGET = 8  # §11
@@ -222,7 +222,7 @@ def non_combat(state: MileState, seq: int, args: Mapping[str, Any], roller: Roll
         Ruling(
             f"{seq}:task",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"{base.id} attempts {what}: d10 {roll} → {total} against {need}: "
             + ("success (§11)." if total >= need else "failure (§11)."),
             "§11",

@@ -11,7 +11,7 @@ from typing import Any
 from ...dice import Roller
 from ...measure.relations import nearest
 from ...measure.terrain import line_of_sight
-from ..base import Ruling
+from ..base import Refused, Ruling, RulingKind
 from . import vehicles
 from .state import INCH, Activation, Fighter, MileState
 from .where import placed, placed_many
@@ -25,12 +25,6 @@ WOODS_SIGHT_IN = 2.0  # §6.2
 PANIC_EVERY = 3  # §7.2
 SMALL_ARMS = ("pistol", "rifle", "obsolete_rifle", "carbine")  # §9.1: +1 against flamethrowers
 EYE_MM = 25.0
-
-
-class Refused(Exception):
-    def __init__(self, text: str, section: str) -> None:
-        super().__init__(text)
-        self.section = section
 
 
 def spend(state: MileState, fighter: Fighter, actions: int, section: str) -> MileState:
@@ -343,7 +337,7 @@ def shoot(
     return state, Ruling(
         f"{seq}:shot",
         seq,
-        "shot",
+        RulingKind.SHOT,
         text,
         "§6 §7",
         element=shooter.id,

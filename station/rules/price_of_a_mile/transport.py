@@ -7,8 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 from ...measure.relations import in_contact
-from ..base import Ruling
-from .shooting import Refused, spend
+from ..base import Refused, Ruling, RulingKind
+from .shooting import spend
 from .state import INCH, MileState
 from .where import placed
 
@@ -43,4 +43,4 @@ def embark(state: MileState, seq: int, args: Mapping[str, Any], getting_on: bool
         if getting_on
         else f"Squad {squad_id} gets down: place its bases by the truck (§15.1)."
     )
-    return state, [Ruling(f"{seq}:{'embark' if getting_on else 'disembark'}", seq, "status", text, "§15.1")]
+    return state, [Ruling(f"{seq}:{'embark' if getting_on else 'disembark'}", seq, RulingKind.STATUS, text, "§15.1")]

@@ -11,7 +11,7 @@ from typing import Any
 from ...dice import Roller
 from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
-from ..base import Ruling
+from ..base import Ruling, RulingKind
 from . import optional, vehicles
 from .state import COMMAND_IN, INCH, Activation, MileState
 from .where import placed_many
@@ -36,7 +36,7 @@ def roll_initiative(
             Ruling(
                 f"{seq}:initiative",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 "Initiative comes when the turn's activations are done.",
                 "§4.2",
                 needs_referee=True,
@@ -68,7 +68,7 @@ def roll_initiative(
         + f"; {lead} activates first"
     )
     text += f" twice, then {other}, alternating (§4.2)." if double else f", then {other}, alternating (§4.2)."
-    return state, [Ruling(f"{seq}:initiative", seq, "initiative", text, "§4.2", details={"totals": totals})]
+    return state, [Ruling(f"{seq}:initiative", seq, RulingKind.INITIATIVE, text, "§4.2", details={"totals": totals})]
 
 
 def _can_activate(state: MileState, player: str) -> list[str]:
@@ -141,7 +141,7 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
         problem = "a character acts alone only once its side has no squads left to activate (§4.3)"
     if problem:
         return state, [
-            Ruling(f"{seq}:activate", seq, "warning", f"No activation: {problem}.", "§4.3", needs_referee=True)
+            Ruling(f"{seq}:activate", seq, RulingKind.WARNING, f"No activation: {problem}.", "§4.3", needs_referee=True)
         ]
     state, unsteady = optional.unreliable(state, seq, squad_id, _near_enemy(state, squad_id), roller)
     if squad_id and state.squads[squad_id].player != player:  # §16.8 "Treason!!!": it changed sides, unactivated
@@ -149,7 +149,7 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
             Ruling(
                 f"{seq}:activate",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 f"Squad {squad_id}: " + "; ".join(unsteady) + ".",
                 "§16.8",
                 needs_referee=True,
@@ -184,7 +184,7 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
         Ruling(
             f"{seq}:activate",
             seq,
-            "status" if not cut_off else "warning",
+            RulingKind.STATUS if not cut_off else RulingKind.WARNING,
             text,
             "§4.3 §3.2",
             details={"out_of_command": cut_off},
@@ -227,7 +227,7 @@ def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: 
         return state, Ruling(
             f"{seq}:morale:{squad_id}",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"Squad {squad_id} has a Hero: it passes its Morale test ({why}, §12.1).",
             "§13 §12.1",
         )
@@ -257,7 +257,7 @@ def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: 
     return state, Ruling(
         f"{seq}:morale:{squad_id}",
         seq,
-        "status" if total >= MORALE_TARGET else "warning",
+        RulingKind.STATUS if total >= MORALE_TARGET else RulingKind.WARNING,
         text,
         "§13",
         details={"roll": roll, "total": total, "fled": fled},
@@ -276,7 +276,9 @@ def end_activation(state: MileState, seq: int, roller: Roller) -> tuple[MileStat
     artillery, tank or flame fire, tests Morale; then the next side activates."""
     act = state.activation
     if act is None:
-        return state, [Ruling(f"{seq}:end", seq, "warning", "No activation is running.", "§4.3", needs_referee=True)]
+        return state, [
+            Ruling(f"{seq}:end", seq, RulingKind.WARNING, "No activation is running.", "§4.3", needs_referee=True)
+        ]
     rulings = []
     for squad_id in sorted(state.squads):
         before, now = act.strength.get(squad_id, 0), len(state.standing(squad_id))
@@ -302,7 +304,7 @@ def end_activation(state: MileState, seq: int, roller: Roller) -> tuple[MileStat
         state, over = end_turn(state, seq, roller)
         rulings += over
     else:
-        rulings.append(Ruling(f"{seq}:next", seq, "status", f"Next to activate: {due(state)} (§4.2).", "§4.2"))
+        rulings.append(Ruling(f"{seq}:next", seq, RulingKind.STATUS, f"Next to activate: {due(state)} (§4.2).", "§4.2"))
     return state, rulings
 
 
@@ -321,7 +323,7 @@ def _rally(state: MileState, seq: int, act: Activation, roller: Roller) -> tuple
     return state, Ruling(
         f"{seq}:rally:{squad.id}",
         seq,
-        "status",
+        RulingKind.STATUS,
         f"Squad {squad.id} advanced as one: d10 {roll}, "
         + ("its Disorder is lifted (§17.2)." if roll >= MORALE_TARGET else "still Disordered (§17.2)."),
         "§17.2",
@@ -357,7 +359,7 @@ def end_turn(state: MileState, seq: int, roller: Roller) -> tuple[MileState, lis
             Ruling(
                 f"{seq}:turn",
                 seq,
-                "status",
+                RulingKind.STATUS,
                 f"Turn {state.turn} is over" + (f" ({said})" if said else "") + ": roll initiative (§4.1).",
                 "§4.1",
             )
@@ -374,5 +376,5 @@ def end_turn(state: MileState, seq: int, roller: Roller) -> tuple[MileState, lis
         + (f"; {winner} wins (§18)." if winner != "draw" else "; a draw (§18).")
     )
     return state.evolve(over=True, winner=winner), [
-        Ruling(f"{seq}:victory", seq, "status", text, "§18", details={"points": points})
+        Ruling(f"{seq}:victory", seq, RulingKind.STATUS, text, "§18", details={"points": points})
     ]

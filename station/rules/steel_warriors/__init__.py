@@ -13,11 +13,10 @@ from typing import Any, ClassVar
 
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Override, Ruling, voided
+from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common
 from . import actions, assault, shooting
-from .actions import Refused
 from .army import MORALE, check_armies, load_army, model_specs, rules_data
 from .ladder import LADDER
 from .state import Options, WarState, build
@@ -83,7 +82,7 @@ class SteelWarriors(ModelRuleset):
         if not isinstance(event.body, Input):
             return state, []
         body, seq, args = event.body, event.seq, event.body.args
-        void = voided(state.overrides, seq, body.type)
+        void = voided(state.overrides, seq, f"{seq}:{body.type}", f"{body.type} voided by the referee.")
         if void:
             return state, [void]
         r, d = self.roller, self.data
@@ -113,7 +112,9 @@ class SteelWarriors(ModelRuleset):
                 return handlers[body.type]()
             except Refused as no:
                 return state, [
-                    Ruling(f"{seq}:{body.type}", seq, "warning", f"Refused: {no}.", no.section, needs_referee=True)
+                    Ruling(
+                        f"{seq}:{body.type}", seq, RulingKind.WARNING, f"Refused: {no}.", no.section, needs_referee=True
+                    )
                 ]
         moving = [f.id for f in state.fighting(state.activation.squad)] if state.activation else []
         return fold_common(state, seq, body.type, args, state.figures, moving)
@@ -166,7 +167,7 @@ def set_morale(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarS
     if squad is None or morale not in MORALE:
         raise Refused(f"give a squad and a morale state: {', '.join(MORALE)}", "§10")
     state = state.with_squad(replace(squad, morale=morale))
-    return state, [Ruling(f"{seq}:morale", seq, "status", f"{squad.id} is now {morale} (§10).", "§10")]
+    return state, [Ruling(f"{seq}:morale", seq, RulingKind.STATUS, f"{squad.id} is now {morale} (§10).", "§10")]
 
 
 def state_view(state: WarState) -> dict[str, Any]:

@@ -11,19 +11,13 @@ from typing import Any
 
 from ...dice import Roller
 from ...measure.movement import movement
-from ..base import Ruling
+from ..base import Refused, Ruling, RulingKind
 from .state import Activation, WarState
 from .where import nearest_enemy_mm
 
 MAX_UNSUPPRESS = 2  # §6.7
 SLACK_IN = 0.2
 MEDICAL_VEHICLE_IN = 6.0  # §9
-
-
-class Refused(Exception):
-    def __init__(self, text: str, section: str) -> None:
-        super().__init__(text)
-        self.section = section
 
 
 def command_test(state: WarState, squad_id: str, roller: Roller, key: str, extra: int = 0) -> tuple[bool, int, int]:
@@ -41,7 +35,9 @@ def begin_turn(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
         raise Refused("end the current activation first", "§5.0")
     state = state.evolve(turn=state.turn + 1, activated=frozenset(), fired_on={})
     return state, [
-        Ruling(f"{seq}:turn", seq, "status", f"Turn {state.turn}: every squad may activate once (§5.0).", "§5.0")
+        Ruling(
+            f"{seq}:turn", seq, RulingKind.STATUS, f"Turn {state.turn}: every squad may activate once (§5.0).", "§5.0"
+        )
     ]
 
 
@@ -67,7 +63,7 @@ def activate(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarSta
             }[squad.morale]
         )
     text = f"{squad.player} activates {squad.id}: 2 actions" + ("; " + "; ".join(notes) if notes else "") + "."
-    return state, [Ruling(f"{seq}:activate", seq, "status", text, "§5.0")]
+    return state, [Ruling(f"{seq}:activate", seq, RulingKind.STATUS, text, "§5.0")]
 
 
 def spend(state: WarState, squad_id: str, section: str) -> WarState:
@@ -84,7 +80,7 @@ def end_activation(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
     if act is None:
         raise Refused("no activation is running", "§5.0")
     state = state.evolve(activation=None, activated=state.activated | {act.squad})
-    return state, [Ruling(f"{seq}:end", seq, "status", f"Squad {act.squad} ends its activation.", "§5.0")]
+    return state, [Ruling(f"{seq}:end", seq, RulingKind.STATUS, f"Squad {act.squad} ends its activation.", "§5.0")]
 
 
 def _rate_in(state: WarState, squad_id: str, data: Mapping[str, Any]) -> int:
@@ -117,7 +113,13 @@ def leave_wounded(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[W
     if not left:
         raise Refused("name the stabilised wounded to leave", "§9")
     return state, [
-        Ruling(f"{seq}:leave", seq, "status", f"{', '.join(left)} left in a safe place to await evacuation (§9).", "§9")
+        Ruling(
+            f"{seq}:leave",
+            seq,
+            RulingKind.STATUS,
+            f"{', '.join(left)} left in a safe place to await evacuation (§9).",
+            "§9",
+        )
     ]
 
 
@@ -134,7 +136,7 @@ def dash(
         Ruling(
             f"{seq}:dash",
             seq,
-            "move",
+            RulingKind.MOVE,
             f'{squad_id} dashes: 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}". '
             "Move the figures now, then declare the move (§5.3).",
             "§5.3",
@@ -184,7 +186,14 @@ def move(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, 
     if problems:
         text += ": " + "; ".join(problems)
     return state, [
-        Ruling(f"{seq}:move", seq, "warning" if problems else "move", text + ".", "§5", needs_referee=bool(problems))
+        Ruling(
+            f"{seq}:move",
+            seq,
+            RulingKind.WARNING if problems else RulingKind.MOVE,
+            text + ".",
+            "§5",
+            needs_referee=bool(problems),
+        )
     ]
 
 
@@ -197,7 +206,11 @@ def go_prone(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarSta
     state = state.with_squad(replace(state.squads[squad_id], prone=True))
     return state, [
         Ruling(
-            f"{seq}:prone", seq, "status", f"Squad {squad_id} goes to ground: +1 step to its Range die (§6.5).", "§6.5"
+            f"{seq}:prone",
+            seq,
+            RulingKind.STATUS,
+            f"Squad {squad_id} goes to ground: +1 step to its Range die (§6.5).",
+            "§6.5",
         )
     ]
 
@@ -210,7 +223,7 @@ def get_up(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -
         raise Refused(f"{squad_id} is not prone", "§6.5")
     state = state.with_squad(replace(state.squads[squad_id], prone=False))
     if not args.get("test"):
-        return state, [Ruling(f"{seq}:up", seq, "status", f"{squad_id} gets up (§6.5).", "§6.5")]
+        return state, [Ruling(f"{seq}:up", seq, RulingKind.STATUS, f"{squad_id} gets up (§6.5).", "§6.5")]
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/up")
     if passed:  # §13.14: the test is part of the move: refund the action for the move that follows
         state = state.evolve(activation=replace(state.activation, actions=state.activation.actions + 1))
@@ -220,7 +233,7 @@ def get_up(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -
         Ruling(
             f"{seq}:up",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"{squad_id} tries to get up and go: d{state.squads[squad_id].quality} "
             f"{roll} against more than {need}: "
             + ("it moves at once (§6.5)." if passed else "it stays down and the action is lost (§6.5)."),
@@ -248,7 +261,7 @@ def unsuppress(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
         Ruling(
             f"{seq}:unsuppress",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"{squad_id} unsuppresses: d{state.squads[squad_id].quality} "
             f"{roll} against more than {need}: "
             + (f"a marker comes off ({left} left)" if passed else "no")
@@ -297,7 +310,7 @@ def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
         Ruling(
             f"{seq}:reorganise",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"{squad_id} reorganises round its commander" + (": " + "; ".join(words) if words else "") + " (§9).",
             "§9",
         )
@@ -315,7 +328,7 @@ def march_order(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[War
         if on
         else f"Squad {squad_id} leaves march order (§5.4)."
     )
-    return state, [Ruling(f"{seq}:march", seq, "status", text, "§5.4")]
+    return state, [Ruling(f"{seq}:march", seq, RulingKind.STATUS, text, "§5.4")]
 
 
 def tow(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
@@ -334,4 +347,4 @@ def tow(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, A
         if load
         else "lets its load go (§5.2)."
     )
-    return state, [Ruling(f"{seq}:tow", seq, "status", text, "§5.2")]
+    return state, [Ruling(f"{seq}:tow", seq, RulingKind.STATUS, text, "§5.2")]

@@ -11,8 +11,8 @@ from typing import Any
 
 from ...dice import Roller
 from ...measure.pairwise import edge_distances
-from ..base import Ruling
-from .actions import Refused, command_test, spend
+from ..base import Refused, Ruling, RulingKind
+from .actions import command_test, spend
 from .ladder import step
 from .state import WarState
 from .where import placed_many
@@ -44,7 +44,7 @@ def assault(
             Ruling(
                 f"{seq}:assault",
                 seq,
-                "status",
+                RulingKind.STATUS,
                 f"{squad_id} is ordered to attack {target_id}: "
                 f"d{squad.quality} {roll}, more than {need} needed: the attack fails and the whole activation "
                 "is lost (§8.1).",
@@ -58,7 +58,7 @@ def assault(
         Ruling(
             f"{seq}:assault",
             seq,
-            "move",
+            RulingKind.MOVE,
             f"{squad_id} attacks {target_id}: d{squad.quality} {roll} beats "
             f'{need}. Charge 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}" straight at the enemy; within '
             '2" it arrives (§8.1).',
@@ -98,7 +98,7 @@ def charge(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState
             Ruling(
                 f"{seq}:charge",
                 seq,
-                "warning",
+                RulingKind.WARNING,
                 f"{squad_id}'s charge stops {gap:.1f}\" short: {target_id} "
                 "may fire once at it, casualties only (shoot with reaction), and then the attackers test at "
                 "+1 a casualty to charge again or fall back suppressed (§8.1).",
@@ -111,7 +111,7 @@ def charge(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState
         Ruling(
             f"{seq}:charge",
             seq,
-            "status",
+            RulingKind.STATUS,
             f"{squad_id}'s charge arrives ({gap:.1f}\"). {target_id} tests its "
             f'morale with threat +{value}; if it fails it falls back to 6" in front of the attackers and loses '
             "morale; if it stands, resolve close_combat (§8.1).",
@@ -186,7 +186,7 @@ def close_combat(
         Ruling(
             f"{seq}:melee",
             seq,
-            "shot",
+            RulingKind.SHOT,
             "Close combat: " + "; ".join(words) + ".",
             "§8",
             needs_referee=True,
@@ -212,7 +212,7 @@ def recharge(
             Ruling(
                 f"{seq}:recharge",
                 seq,
-                "status",
+                RulingKind.STATUS,
                 f"{squad_id} wavers under fire: d{state.squads[squad_id].quality} "
                 f"{roll}, more than {need} needed: a suppression marker, and back to where the charge began "
                 "(§8.1).",
@@ -227,7 +227,7 @@ def recharge(
         Ruling(
             f"{seq}:recharge",
             seq,
-            "move",
+            RulingKind.MOVE,
             f"{squad_id} presses on: d{state.squads[squad_id].quality} {roll} "
             f'beats {need}; one more combat move, 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}" (§8.1).',
             "§8.1",
@@ -247,4 +247,6 @@ def prisoners(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarSt
         taken.append(f.id)
     if not taken:
         raise Refused("name the figures taken prisoner", "§8.1")
-    return state, [Ruling(f"{seq}:prisoners", seq, "status", f"Taken prisoner: {', '.join(taken)} (§8.1).", "§8.1")]
+    return state, [
+        Ruling(f"{seq}:prisoners", seq, RulingKind.STATUS, f"Taken prisoner: {', '.join(taken)} (§8.1).", "§8.1")
+    ]

@@ -11,8 +11,8 @@ from typing import Any
 
 from ...dice import Roller
 from ...measure.pairwise import edge_distances
-from ..base import Ruling
-from .actions import Refused, spend
+from ..base import Refused, Ruling, RulingKind
+from .actions import spend
 from .ladder import ZONES, casualties, range_die, rof_die, zone
 from .state import Figure, WarState
 from .where import placed_many
@@ -245,7 +245,7 @@ def shoot(
         Ruling(
             f"{seq}:shot",
             seq,
-            "shot",
+            RulingKind.SHOT,
             "; ".join(words) + ".",
             "§6",
             details={
