@@ -201,8 +201,7 @@ class Game:
     def postures(self) -> dict[str, str]:
         """Each model's posture as the rules know it (from the hub's TILT events)."""
         with self._lock:
-            postures = getattr(self._result.ruleset, "postures", None)
-            return postures(self._result.state) if postures else {}
+            return self._result.ruleset.postures(self._result.state)
 
     @property
     def header(self) -> Mapping[str, Any]:
@@ -269,7 +268,7 @@ class Game:
             return self.book.waiting()
 
     def operator_input(self, type_: str, args: Mapping[str, Any] | None = None, by: str = "referee") -> list[Ruling]:
-        allowed = getattr(self._result.ruleset, "input_types", ())
+        allowed = self._result.ruleset.input_types
         if type_ not in allowed or type_ in ("confirm", "override"):
             raise InputError(
                 f"unknown input {type_!r}; expected one of "

@@ -19,7 +19,6 @@ from .bus import Bus
 from .devices.link import HubLink
 from .game import Game
 from .journal import RESERVE_BYTES, Journal
-from .measure.bases import MM_PER_INCH
 from .tableview import TableView
 
 log = logging.getLogger(__name__)
@@ -66,9 +65,7 @@ class Station:
         specs = ruleset.marker_specs(self.game.header["armies"])
         if not specs:
             log.warning("no model in the army files has a camera marker; the camera will see only anchors")
-        self.camera = CameraService(
-            frames, calibration, self.game, specs, getattr(ruleset, "mm_per_unit", MM_PER_INCH), reopen=reopen
-        )
+        self.camera = CameraService(frames, calibration, self.game, specs, ruleset.mm_per_unit, reopen=reopen)
         if calibration_path is not None:
             self.calibration_desk = self._desk(
                 self.camera.latest_frame, calibration_path, self.camera.set_calibration, calibration

@@ -290,3 +290,14 @@ def test_physical_dice_through_the_api_decide_a_virtual_shot(tmp_path, armies):
         assert fold(records).state_json() == station.game.state_json()  # the replay takes the same values
     finally:
         station.stop()
+
+
+def test_every_state_rejects_a_field_it_does_not_have():
+    """One evolve for every game's state: a typo is an error, never an ignored keyword."""
+    from station.rules.bronepekhota.state import GameState
+    from station.rules.table_snapshot import TableState
+
+    with pytest.raises(TypeError, match="TableState has no field positons"):
+        TableState().evolve(positons={"a": (0.0, 0.0, 0.0)})
+    assert TableState().evolve(positions={"a": (1.0, 2.0, 3.0)}).positions == {"a": (1.0, 2.0, 3.0)}
+    assert not hasattr(GameState, "__slots__") and "evolve" not in GameState.__dict__  # the shared one

@@ -11,10 +11,11 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, Self
 
 from ..datafile import DataFileError
 from ..events import Message
+from ..measure.units import Convention
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,20 @@ class Event:
     seq: int
     body: Message | Input
     mono: float | None = None  # the station's monotonic clock when it was journaled, seconds
+
+
+class Evolving:
+    """The one way a frozen game state is copied with changes: ``dataclasses.replace`` without
+    re-running ``__init__`` (a fold makes thousands of these), and a typo in a field name is an
+    error, never a silently ignored keyword."""
+
+    def evolve(self, **changes: Any) -> Self:
+        unknown = changes.keys() - self.__dict__.keys()
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}")
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__, **changes)
+        return new
 
 
 class RulingKind(StrEnum):
@@ -96,6 +111,8 @@ class Ruleset(Protocol):
     override_verdicts: ClassVar[Sequence[str]]
     input_types: ClassVar[Sequence[str]]  # the operator inputs it takes
     controls: ClassVar[Sequence[tuple[str, str]]]  # (input, label): the dashboard's buttons for the referee
+    mm_per_unit: ClassVar[float]  # the game's unit of distance (an inch, a 5 cm step), for the camera's snapshots
+    convention: ClassVar[Convention]  # how the game measures: its unit, the points measured from, rounding
 
     def load_army(self, path: str) -> dict[str, Any]:
         """Read and validate one army file; errors name the file, the field and the problem."""
@@ -131,6 +148,9 @@ class Ruleset(Protocol):
         """Plain JSON-able view of the state, for the API, the dashboard and replay checks."""
 
     def summary(self, state: Any) -> str: ...
+
+    def postures(self, state: Any) -> dict[str, str]:
+        """Each model's posture as the hub's tilt nodes last reported it (the camera defers to it)."""
 
 
 def voided(

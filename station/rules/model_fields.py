@@ -86,3 +86,7 @@ class ModelRuleset:
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list:
         """The hub nodes these armies are wired to: none, for games played without launchers."""
         return []
+
+    def postures(self, state: Any) -> dict[str, str]:
+        """Each model's posture from the hub's tilt nodes: none, for games without them."""
+        return {}

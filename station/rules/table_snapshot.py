@@ -11,7 +11,7 @@ from typing import Any
 from ..measure.measurement import unit_sigma
 from ..measure.movement import append_position
 from ..measure.terrain import parse_terrain
-from .base import Ruling, RulingKind
+from .base import Evolving, Ruling, RulingKind
 
 DEFAULT_RESIDUAL_MM = 0.5  # a snapshot that does not say how well the camera is calibrated (a recorded session)
 Pose = tuple[float, float, float]
@@ -81,7 +81,7 @@ def table_input(
 
 
 @dataclass(frozen=True, kw_only=True)
-class TableState:
+class TableState(Evolving):
     """What every model-spec ruleset's state keeps besides its own game: the referee's overrides,
     the camera's evidence (where each model stands, how surely, the paths of the models moving
     now), the terrain and the confirmed rulings.  Subclasses are frozen dataclasses too."""
@@ -99,13 +99,6 @@ class TableState:
         """Does the model's centre, where the camera last saw it, stand in terrain of these kinds?"""
         where = self.positions.get(model_id)
         return bool(where) and any(p.type in kinds and p.contains(where[:2]) for p in self.terrain)
-
-    def evolve(self, **changes: Any):
-        """A copy with some fields changed, without re-running the dataclass's checks (a fold
-        makes thousands of these)."""
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__, **changes)
-        return new
 
 
 def fold_common(

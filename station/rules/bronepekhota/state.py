@@ -13,7 +13,7 @@ from typing import Any
 
 from ...datafile import Fields
 from ...measure.terrain import Piece
-from ..base import Override
+from ..base import Evolving, Override
 from .army import CHARGES_BY_LAUNCHER, model_height
 from .tables import speed_for_cell
 
@@ -192,7 +192,7 @@ class PendingHit:
 
 
 @dataclass(frozen=True)
-class GameState:
+class GameState(Evolving):
     """Everything that changes during a game.  Not slotted: ``evolve`` copies ``__dict__`` in one
     C call, which keeps the fold above 50,000 events/s (bench/replay_throughput.py)."""
 
@@ -220,15 +220,6 @@ class GameState:
     table_mm: tuple[float, float] | None = None  # the table's size, from the camera's calibration
     clock: tuple[int, float] | None = None  # (hub time ms, station monotonic s) of the latest hub event
     terrain: tuple[Piece, ...] = ()
-
-    def evolve(self, **changes: Any) -> GameState:
-        """``dataclasses.replace`` without re-running ``__init__``, for the fold's hot path."""
-        unknown = changes.keys() - self.__dict__.keys()
-        if unknown:
-            raise TypeError(f"GameState has no field {', '.join(sorted(unknown))}")
-        new = object.__new__(GameState)
-        new.__dict__.update(self.__dict__, **changes)
-        return new
 
     def element(self, element_id: str) -> Element:
         return self.elements[element_id]
