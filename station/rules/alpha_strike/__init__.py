@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from ...dice import Roller
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
+from ..inputs import Inputs
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common
 from . import combat, setup, strike, turn
@@ -22,26 +24,73 @@ from .formations import choose_snipers, lucky_left
 from .options import parse_options
 from .turn import PHASES, AlphaState, next_player
 
-INPUT_TYPES = (
-    "setup_roll",
-    "home_edge",
-    "roll_initiative",
-    "sniper",
-    "move",
-    "end_movement",
-    "attack",
-    "lucky",
-    "end_turn",
-    "confirm",
-    "override",
-)
+INPUTS = Inputs()
+
+
+@INPUTS.register("setup_roll", "§3.2")
+def handle_setup_roll(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+    return setup.setup_roll(state, seq, roller)
+
+
+@INPUTS.register("home_edge", "§3.4")
+def handle_home_edge(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+    return setup.choose_home_edge(state, seq, args)
+
+
+@INPUTS.register("roll_initiative", "§4.1, §3.5")
+def handle_roll_initiative(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+    state, rulings = turn.roll_initiative(state, seq, roller)
+    return state, rulings + setup.check_deployment(state, seq)
+
+
+@INPUTS.register("sniper", "§11.2, A26")
+def handle_sniper(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+    return choose_snipers(state, seq, args)
+
+
+@INPUTS.register("move", "§5")
+def handle_move(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+    return turn.declare_move(state, seq, args)
+
+
+@INPUTS.register("end_movement", "§5")
+def handle_end_movement(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+    return turn.end_movement(state, seq)
+
+
+@INPUTS.register("attack", "§6")
+def handle_attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+    void = voided(state.overrides, seq, f"{seq}:attack", "Attack voided by the referee.", RulingKind.SHOT, "§6")
+    if void:
+        return state, [void]
+    try:
+        state, ruling = strike.attack(state, seq, args, roller)
+    except Refused as no:
+        text = f"Attack refused: {no}."
+        return state, [Ruling(f"{seq}:attack", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
+    return state, [ruling]
+
+
+@INPUTS.register("lucky", "§11.1")
+def handle_lucky(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+    try:
+        state, ruling = strike.lucky(state, seq, args, roller)
+    except Refused as no:
+        text = f"No Lucky re-roll: {no}."
+        return state, [Ruling(f"{seq}:lucky", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
+    return state, [ruling]
+
+
+@INPUTS.register("end_turn", "§4.4, §4.5, §12")
+def handle_end_turn(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+    return turn.end_turn(state, seq, state.options["victory"])
 
 
 class AlphaStrike(ModelRuleset):
     name: ClassVar[str] = "alpha_strike"
     title: ClassVar[str] = "BattleTech Alpha Strike"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
-    input_types: ClassVar[Sequence[str]] = INPUT_TYPES
+    input_types: ClassVar[Sequence[str]] = INPUTS.types
     controls: ClassVar[Sequence[tuple[str, str]]] = (
         ("setup_roll", "Setup roll"),
         ("roll_initiative", "Initiative"),
@@ -75,54 +124,9 @@ class AlphaStrike(ModelRuleset):
         if not isinstance(event.body, Input):
             return state, []  # no hub events in Alpha Strike
         body, seq, args = event.body, event.seq, event.body.args
-        if body.type == "setup_roll":
-            return setup.setup_roll(state, seq, self.roller)
-        if body.type == "home_edge":
-            return setup.choose_home_edge(state, seq, args)
-        if body.type == "roll_initiative":
-            state, rulings = turn.roll_initiative(state, seq, self.roller)
-            return state, rulings + setup.check_deployment(state, seq)
-        if body.type == "move":
-            return turn.declare_move(state, seq, args)
-        if body.type == "end_movement":
-            return turn.end_movement(state, seq)
-        if body.type == "end_turn":
-            return turn.end_turn(state, seq, state.options["victory"])
-        if body.type == "attack":
-            void = voided(state.overrides, seq, f"{seq}:attack", "Attack voided by the referee.", RulingKind.SHOT, "§6")
-            if void:
-                return state, [void]
-            try:
-                state, ruling = strike.attack(state, seq, args, self.roller)
-            except Refused as no:
-                return state, [
-                    Ruling(
-                        f"{seq}:attack",
-                        seq,
-                        RulingKind.WARNING,
-                        f"Attack refused: {no}.",
-                        no.section,
-                        needs_referee=True,
-                    )
-                ]
-            return state, [ruling]
-        if body.type == "lucky":
-            try:
-                state, ruling = strike.lucky(state, seq, args, self.roller)
-            except Refused as no:
-                return state, [
-                    Ruling(
-                        f"{seq}:lucky",
-                        seq,
-                        RulingKind.WARNING,
-                        f"No Lucky re-roll: {no}.",
-                        no.section,
-                        needs_referee=True,
-                    )
-                ]
-            return state, [ruling]
-        if body.type == "sniper":
-            return choose_snipers(state, seq, args)
+        handler = INPUTS.get(body.type)
+        if handler is not None:
+            return handler.handle(state, seq, args, self.roller)
         moving = [u.id for u in state.in_play()] if state.phase == "movement" else []
         return fold_common(state, seq, body.type, args, state.units, moving)
 

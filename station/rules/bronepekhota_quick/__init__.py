@@ -8,32 +8,62 @@ returns a new state and its rulings, with dice only from the injected roller.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from ...dice import Roller
 from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
-from ..base import Event, Input, Override, Ruling, RulingKind
+from ..base import Event, Input, Override, Refused, Ruling, RulingKind
+from ..inputs import Inputs
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common
 from . import combat, real, turns
 from .army import check_armies, load_army, model_specs
 from .state import Options, QuickState, build
 
-INPUT_TYPES = ("roll_off", "end_turn", "virtual_shot", "grenade", "close_combat", "ram", "confirm", "override")
-ACTIONS = {
-    "virtual_shot": combat.virtual_shot,
-    "grenade": combat.grenade,
-    "close_combat": combat.close_combat,
-    "ram": combat.ram,
-}
+INPUTS = Inputs()
+
+
+@INPUTS.register("roll_off", "§4.2")
+def handle_roll_off(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller):
+    return turns.roll_off(state, seq, roller)
+
+
+@INPUTS.register("end_turn", "§4.2, §12")
+def handle_end_turn(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller):
+    return turns.end_turn(state, seq, roller)
+
+
+def _action(act: Callable[[QuickState, int, Mapping[str, Any], Roller], tuple[QuickState, Ruling]]):
+    """A fighter's action: refused once the game is over (§4.1) or by the rules, then victory."""
+
+    def handle(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller):
+        if state.winner:
+            return state, [Ruling(f"{seq}:over", seq, RulingKind.WARNING, "The game is over.", "§4.1")]
+        try:
+            state, ruling = act(state, seq, args, roller)
+        except Refused as no:
+            return state, [
+                Ruling(f"{seq}:refused", seq, RulingKind.WARNING, f"Refused: {no}.", no.section, needs_referee=True)
+            ]
+        state, won = turns.victory(state, seq)
+        return state, [ruling] + won
+
+    return handle
+
+
+INPUTS.register("virtual_shot", "§6-7")(_action(combat.virtual_shot))
+INPUTS.register("grenade", "§8")(_action(combat.grenade))
+INPUTS.register("close_combat", "§10")(_action(combat.close_combat))
+INPUTS.register("ram", "§14")(_action(combat.ram))
 
 
 class BronepekhotaQuick(ModelRuleset):
     name: ClassVar[str] = "bronepekhota_quick"
     title: ClassVar[str] = "Бронепехота — quick rules"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
-    input_types: ClassVar[Sequence[str]] = INPUT_TYPES
+    input_types: ClassVar[Sequence[str]] = INPUTS.types
     controls: ClassVar[Sequence[tuple[str, str]]] = (("roll_off", "Roll off"), ("end_turn", "End turn"))
     mm_per_unit: ClassVar[float] = 50.0
     convention: ClassVar[Convention] = Convention(step(5.0), "none")  # §1: steps; the quick rules never round
@@ -102,21 +132,9 @@ class BronepekhotaQuick(ModelRuleset):
 
     def _input(self, state: QuickState, seq: int, body: Input) -> tuple[QuickState, list[Ruling]]:
         args = body.args
-        if body.type == "roll_off":
-            return turns.roll_off(state, seq, self.roller)
-        if body.type == "end_turn":
-            return turns.end_turn(state, seq, self.roller)
-        if body.type in ACTIONS:
-            if state.winner:
-                return state, [Ruling(f"{seq}:over", seq, RulingKind.WARNING, "The game is over.", "§4.1")]
-            try:
-                state, ruling = ACTIONS[body.type](state, seq, args, self.roller)
-            except combat.Refused as no:
-                return state, [
-                    Ruling(f"{seq}:refused", seq, RulingKind.WARNING, f"Refused: {no}.", no.section, needs_referee=True)
-                ]
-            state, won = turns.victory(state, seq)
-            return state, [ruling] + won
+        handler = INPUTS.get(body.type)
+        if handler is not None:
+            return handler.handle(state, seq, args, self.roller)
         moving = [f.id for f in state.fighters.values() if f.player == state.active_player]
         return fold_common(state, seq, body.type, args, state.fighters, moving)
 

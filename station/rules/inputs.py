@@ -1,0 +1,56 @@
+"""Each game's operator inputs, registered one function per input with the rulebook section it
+implements, in the manner of Klipper's ``register_command``: one table answers what inputs a
+game takes, which section each follows, and who handles it, for ``apply``, the dashboard and
+the lobby's forms alike.
+
+    INPUTS = Inputs()
+
+    @INPUTS.register("begin_round", "§3.1")
+    def handle_begin_round(state, seq, args, roller): ...
+
+A handler is pure like ``apply``: ``(state, seq, args, roller) -> (state, rulings)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..dice import Roller
+from .base import Ruling
+
+Handler = Callable[[Any, int, Mapping[str, Any], Roller], tuple[Any, list[Ruling]]]
+REFEREE_INPUTS = ("confirm", "override")  # every game takes these; the station journals them
+
+
+@dataclass(frozen=True)
+class InputHandler:
+    type: str
+    section: str
+    handle: Handler
+
+
+class Inputs:
+    def __init__(self) -> None:
+        self._by_type: dict[str, InputHandler] = {}
+
+    def register(self, input_type: str, section: str) -> Callable[[Handler], Handler]:
+        def add(handle: Handler) -> Handler:
+            if input_type in self._by_type:
+                raise ValueError(f"input {input_type!r} is registered twice")
+            self._by_type[input_type] = InputHandler(input_type, section, handle)
+            return handle
+
+        return add
+
+    def get(self, input_type: str) -> InputHandler | None:
+        return self._by_type.get(input_type)
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The operator inputs, in registration order, then the referee's confirm and override."""
+        return tuple(self._by_type) + REFEREE_INPUTS
+
+    def sections(self) -> dict[str, str]:
+        return {t: h.section for t, h in self._by_type.items()}
