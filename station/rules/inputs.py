@@ -6,9 +6,10 @@ the lobby's forms alike.
     INPUTS = Inputs()
 
     @INPUTS.register("begin_round", "§3.1")
-    def handle_begin_round(state, seq, args, roller): ...
+    def handle_begin_round(game, state, seq, args): ...
 
-A handler is pure like ``apply``: ``(state, seq, args, roller) -> (state, rulings)``.
+A handler is pure like ``apply``: ``(game, state, seq, args) -> (state, rulings)``, where ``game``
+is the ruleset, for its injected roller and its rules data.
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..dice import Roller
 from .base import Ruling
 
-Handler = Callable[[Any, int, Mapping[str, Any], Roller], tuple[Any, list[Ruling]]]
+Handler = Callable[[Any, Any, int, Mapping[str, Any]], tuple[Any, list[Ruling]]]
 REFEREE_INPUTS = ("confirm", "override")  # every game takes these; the station journals them
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...dice import Roller
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
@@ -28,43 +27,43 @@ INPUTS = Inputs()
 
 
 @INPUTS.register("setup_roll", "§3.2")
-def handle_setup_roll(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
-    return setup.setup_roll(state, seq, roller)
+def handle_setup_roll(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
+    return setup.setup_roll(state, seq, game.roller)
 
 
 @INPUTS.register("home_edge", "§3.4")
-def handle_home_edge(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+def handle_home_edge(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
     return setup.choose_home_edge(state, seq, args)
 
 
 @INPUTS.register("roll_initiative", "§4.1, §3.5")
-def handle_roll_initiative(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
-    state, rulings = turn.roll_initiative(state, seq, roller)
+def handle_roll_initiative(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
+    state, rulings = turn.roll_initiative(state, seq, game.roller)
     return state, rulings + setup.check_deployment(state, seq)
 
 
 @INPUTS.register("sniper", "§11.2, A26")
-def handle_sniper(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+def handle_sniper(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
     return choose_snipers(state, seq, args)
 
 
 @INPUTS.register("move", "§5")
-def handle_move(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+def handle_move(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
     return turn.declare_move(state, seq, args)
 
 
 @INPUTS.register("end_movement", "§5")
-def handle_end_movement(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+def handle_end_movement(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
     return turn.end_movement(state, seq)
 
 
 @INPUTS.register("attack", "§6")
-def handle_attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+def handle_attack(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
     void = voided(state.overrides, seq, f"{seq}:attack", "Attack voided by the referee.", RulingKind.SHOT, "§6")
     if void:
         return state, [void]
     try:
-        state, ruling = strike.attack(state, seq, args, roller)
+        state, ruling = strike.attack(state, seq, args, game.roller)
     except Refused as no:
         text = f"Attack refused: {no}."
         return state, [Ruling(f"{seq}:attack", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
@@ -72,9 +71,9 @@ def handle_attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: 
 
 
 @INPUTS.register("lucky", "§11.1")
-def handle_lucky(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+def handle_lucky(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
     try:
-        state, ruling = strike.lucky(state, seq, args, roller)
+        state, ruling = strike.lucky(state, seq, args, game.roller)
     except Refused as no:
         text = f"No Lucky re-roll: {no}."
         return state, [Ruling(f"{seq}:lucky", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
@@ -82,7 +81,7 @@ def handle_lucky(state: AlphaState, seq: int, args: Mapping[str, Any], roller: R
 
 
 @INPUTS.register("end_turn", "§4.4, §4.5, §12")
-def handle_end_turn(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller):
+def handle_end_turn(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
     return turn.end_turn(state, seq, state.options["victory"])
 
 
@@ -126,7 +125,7 @@ class AlphaStrike(ModelRuleset):
         body, seq, args = event.body, event.seq, event.body.args
         handler = INPUTS.get(body.type)
         if handler is not None:
-            return handler.handle(state, seq, args, self.roller)
+            return handler.handle(self, state, seq, args)
         moving = [u.id for u in state.in_play()] if state.phase == "movement" else []
         return fold_common(state, seq, body.type, args, state.units, moving)
 

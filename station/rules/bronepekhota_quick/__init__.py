@@ -26,23 +26,23 @@ INPUTS = Inputs()
 
 
 @INPUTS.register("roll_off", "§4.2")
-def handle_roll_off(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller):
-    return turns.roll_off(state, seq, roller)
+def handle_roll_off(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]):
+    return turns.roll_off(state, seq, game.roller)
 
 
 @INPUTS.register("end_turn", "§4.2, §12")
-def handle_end_turn(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller):
-    return turns.end_turn(state, seq, roller)
+def handle_end_turn(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]):
+    return turns.end_turn(state, seq, game.roller)
 
 
 def _action(act: Callable[[QuickState, int, Mapping[str, Any], Roller], tuple[QuickState, Ruling]]):
     """A fighter's action: refused once the game is over (§4.1) or by the rules, then victory."""
 
-    def handle(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller):
+    def handle(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]):
         if state.winner:
             return state, [Ruling(f"{seq}:over", seq, RulingKind.WARNING, "The game is over.", "§4.1")]
         try:
-            state, ruling = act(state, seq, args, roller)
+            state, ruling = act(state, seq, args, game.roller)
         except Refused as no:
             return state, [
                 Ruling(f"{seq}:refused", seq, RulingKind.WARNING, f"Refused: {no}.", no.section, needs_referee=True)
@@ -134,7 +134,7 @@ class BronepekhotaQuick(ModelRuleset):
         args = body.args
         handler = INPUTS.get(body.type)
         if handler is not None:
-            return handler.handle(state, seq, args, self.roller)
+            return handler.handle(self, state, seq, args)
         moving = [f.id for f in state.fighters.values() if f.player == state.active_player]
         return fold_common(state, seq, body.type, args, state.fighters, moving)
 
