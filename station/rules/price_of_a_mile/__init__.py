@@ -16,6 +16,7 @@ from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
+from ..inputs import Inputs
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common
 from . import artillery, blasts, melee, moving, optional, shooting, transport, turns
@@ -23,40 +24,142 @@ from .army import check_armies, load_army, model_specs, rules_data
 from .state import COMMAND_IN, INCH, MileState, Options, build
 from .where import placed_many
 
-INPUT_TYPES = (
-    "gas_attack",
-    "artillery_markers",
-    "move_marker",
-    "roll_initiative",
-    "activate",
-    "move",
-    "free",
-    "cut_wire",
-    "shoot",
-    "melee",
-    "grenade",
-    "flame",
-    "mortar",
-    "field_gun",
-    "dismount",
-    "wits",
-    "embark",
-    "disembark",
-    "task",
-    "carry_body",
-    "regroup",
-    "flee",
-    "end_activation",
-    "confirm",
-    "override",
-)
+INPUTS = Inputs()
+
+
+@INPUTS.register("gas_attack", "§14")
+def handle_gas_attack(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return optional.gas_attack(state, seq, args, game.roller)
+
+
+@INPUTS.register("artillery_markers", "§16.4 step 1")
+def handle_artillery_markers(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return artillery.place_support(state, seq, args, game.roller)
+
+
+@INPUTS.register("move_marker", "§16.4 step 3")
+def handle_move_marker(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return artillery.shift_marker(state, seq, args)
+
+
+@INPUTS.register("roll_initiative", "§4.2, §16.4 step 2")
+def handle_roll_initiative(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    state, rulings = turns.roll_initiative(state, seq, args, game.roller)
+    if state.turn and rulings and rulings[0].kind == RulingKind.INITIATIVE:  # §16.4: the guns open each turn
+        state, shells = artillery.bombard(state, seq, game.roller)
+        rulings += shells
+    return state, rulings
+
+
+@INPUTS.register("activate", "§4.3")
+def handle_activate(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return turns.activate(state, seq, args, game.roller)
+
+
+@INPUTS.register("move", "§5")
+def handle_move(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    state, ruling = moving.move(state, seq, args, game.roller)
+    return state, [ruling]
+
+
+@INPUTS.register("free", "§5.7")
+def handle_free(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    state, ruling = moving.free(state, seq, args, game.roller)
+    return state, [ruling]
+
+
+@INPUTS.register("cut_wire", "§5.8")
+def handle_cut_wire(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    state, ruling = moving.cut_wire(state, seq, args, game.roller)
+    return state, [ruling]
+
+
+@INPUTS.register("shoot", "§6")
+def handle_shoot(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    state, ruling = shooting.shoot(state, seq, args, game.roller, game.data["weapons"], game.rules_of(state))
+    return state, [ruling]
+
+
+@INPUTS.register("melee", "§10")
+def handle_melee(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    state, ruling = melee.melee(state, seq, args, game.roller, game.data["melee_weapons"], state.options)
+    return state, [ruling]
+
+
+@INPUTS.register("grenade", "§8.1")
+def handle_grenade(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    state, ruling = blasts.grenade(state, seq, args, game.roller)
+    return state, [ruling]
+
+
+@INPUTS.register("flame", "§9.1")
+def handle_flame(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    state, ruling = blasts.flame(state, seq, args, game.roller)
+    return state, [ruling]
+
+
+@INPUTS.register("mortar", "§9.2")
+def handle_mortar(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    state, ruling = artillery.mortar(state, seq, args, game.roller)
+    return state, [ruling]
+
+
+@INPUTS.register("field_gun", "§9.3")
+def handle_field_gun(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    state, ruling = artillery.field_gun(state, seq, args, game.roller, game.data["weapons"])
+    return state, [ruling]
+
+
+@INPUTS.register("dismount", "§12.2")
+def handle_dismount(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return optional.dismount(state, seq, args)
+
+
+@INPUTS.register("wits", "§16.9")
+def handle_wits(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return optional.war_of_wits(state, seq, args, game.roller)
+
+
+@INPUTS.register("embark", "§15.1")
+def handle_embark(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return transport.embark(state, seq, args, True)
+
+
+@INPUTS.register("disembark", "§15.1")
+def handle_disembark(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return transport.embark(state, seq, args, False)
+
+
+@INPUTS.register("task", "§11")
+def handle_task(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return optional.non_combat(state, seq, args, game.roller)
+
+
+@INPUTS.register("carry_body", "§16.10")
+def handle_carry_body(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return carry_body(state, seq, args)
+
+
+@INPUTS.register("regroup", "§13.4")
+def handle_regroup(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return regroup(state, seq, args, game.roller)
+
+
+@INPUTS.register("flee", "§13.3")
+def handle_flee(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return flee(state, seq, args)
+
+
+@INPUTS.register("end_activation", "§13.1")
+def handle_end_activation(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+    return turns.end_activation(state, seq, game.roller)
 
 
 class PriceOfAMile(ModelRuleset):
     name: ClassVar[str] = "price_of_a_mile"
     title: ClassVar[str] = "The Price of a Mile"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
-    input_types: ClassVar[Sequence[str]] = INPUT_TYPES
+    input_types: ClassVar[Sequence[str]] = INPUTS.types
     controls: ClassVar[Sequence[tuple[str, str]]] = (
         ("roll_initiative", "Initiative"),
         ("end_activation", "End activation"),
@@ -83,7 +186,7 @@ class PriceOfAMile(ModelRuleset):
             tuple(a["player"] for a in armies), tuple(armies), opts, fighters, squads, overrides=dict(overrides or {})
         )
 
-    def _rules_of(self, state: MileState):
+    def rules_of(self, state: MileState):
         kinds = self.data["troop_types"]
         return lambda f: (
             tuple(kinds.get(f.type, {}).get("rules", ())) + (state.squads[f.squad].rules if f.squad else ())
@@ -96,63 +199,10 @@ class PriceOfAMile(ModelRuleset):
         void = voided(state.overrides, seq, f"{seq}:{body.type}", f"{body.type} voided by the referee.")
         if void:
             return state, [void]
+        handler = INPUTS.get(body.type)
         try:
-            if body.type == "gas_attack":
-                return optional.gas_attack(state, seq, args, self.roller)
-            if body.type == "roll_initiative":
-                state, rulings = turns.roll_initiative(state, seq, args, self.roller)
-                if state.turn and rulings and rulings[0].kind == "initiative":  # §16.4: the guns open each turn
-                    state, shells = artillery.bombard(state, seq, self.roller)
-                    rulings += shells
-                return state, rulings
-            if body.type == "artillery_markers":
-                return artillery.place_support(state, seq, args, self.roller)
-            if body.type == "move_marker":
-                return artillery.shift_marker(state, seq, args)
-            if body.type == "activate":
-                return turns.activate(state, seq, args, self.roller)
-            if body.type == "end_activation":
-                return turns.end_activation(state, seq, self.roller)
-            if body.type == "move":
-                state, ruling = moving.move(state, seq, args, self.roller)
-                return state, [ruling]
-            if body.type in ("free", "cut_wire"):
-                state, ruling = getattr(moving, body.type)(state, seq, args, self.roller)
-                return state, [ruling]
-            if body.type == "shoot":
-                state, ruling = shooting.shoot(
-                    state, seq, args, self.roller, self.data["weapons"], self._rules_of(state)
-                )
-                return state, [ruling]
-            if body.type == "melee":
-                state, ruling = melee.melee(state, seq, args, self.roller, self.data["melee_weapons"], state.options)
-                return state, [ruling]
-            if body.type == "grenade":
-                state, ruling = blasts.grenade(state, seq, args, self.roller)
-                return state, [ruling]
-            if body.type == "flame":
-                state, ruling = blasts.flame(state, seq, args, self.roller)
-                return state, [ruling]
-            if body.type == "mortar":
-                state, ruling = artillery.mortar(state, seq, args, self.roller)
-                return state, [ruling]
-            if body.type == "field_gun":
-                state, ruling = artillery.field_gun(state, seq, args, self.roller, self.data["weapons"])
-                return state, [ruling]
-            if body.type in ("embark", "disembark"):
-                return transport.embark(state, seq, args, body.type == "embark")
-            if body.type == "task":
-                return optional.non_combat(state, seq, args, self.roller)
-            if body.type == "carry_body":
-                return carry_body(state, seq, args)
-            if body.type == "wits":
-                return optional.war_of_wits(state, seq, args, self.roller)
-            if body.type == "dismount":
-                return optional.dismount(state, seq, args)
-            if body.type == "regroup":
-                return regroup(state, seq, args, self.roller)
-            if body.type == "flee":
-                return flee(state, seq, args)
+            if handler is not None:
+                return handler.handle(self, state, seq, args)
         except Refused as no:
             return state, [
                 Ruling(f"{seq}:{body.type}", seq, RulingKind.WARNING, f"Refused: {no}.", no.section, needs_referee=True)
@@ -166,7 +216,7 @@ class PriceOfAMile(ModelRuleset):
         weapon = self.data["weapons"][f.weapon]
         attacks = (
             {
-                e.id: shooting.preview(state, element, e.id, self.data["weapons"], self._rules_of(state))
+                e.id: shooting.preview(state, element, e.id, self.data["weapons"], self.rules_of(state))
                 for e in state.fighters.values()
                 if e.player != f.player and e.standing
             }
