@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
+from ..inputs import Inputs
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common
 from . import actions, assault, shooting
@@ -21,36 +22,109 @@ from .army import MORALE, check_armies, load_army, model_specs, rules_data
 from .ladder import LADDER
 from .state import Options, WarState, build
 
-INPUT_TYPES = (
-    "begin_turn",
-    "activate",
-    "move",
-    "dash",
-    "prone",
-    "get_up",
-    "shoot",
-    "unsuppress",
-    "reorganise",
-    "assault",
-    "charge",
-    "recharge",
-    "close_combat",
-    "prisoners",
-    "march_order",
-    "tow",
-    "leave_wounded",
-    "end_activation",
-    "set_morale",
-    "confirm",
-    "override",
-)
+INPUTS = Inputs()
+
+
+@INPUTS.register("begin_turn", "§12")
+def handle_begin_turn(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return actions.begin_turn(state, seq)
+
+
+@INPUTS.register("activate", "§5.0")
+def handle_activate(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return actions.activate(state, seq, args)
+
+
+@INPUTS.register("move", "§5.1-5.3")
+def handle_move(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return actions.move(state, seq, args, game.data)
+
+
+@INPUTS.register("dash", "§5.3")
+def handle_dash(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return actions.dash(state, seq, args, game.roller, game.data)
+
+
+@INPUTS.register("prone", "§6.5")
+def handle_prone(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return actions.go_prone(state, seq, args)
+
+
+@INPUTS.register("get_up", "§6.5")
+def handle_get_up(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return actions.get_up(state, seq, args, game.roller)
+
+
+@INPUTS.register("shoot", "§6")
+def handle_shoot(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return shooting.shoot(state, seq, args, game.roller, game.data["weapons"], game.data["armour"])
+
+
+@INPUTS.register("unsuppress", "§6.7")
+def handle_unsuppress(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return actions.unsuppress(state, seq, args, game.roller)
+
+
+@INPUTS.register("reorganise", "§9")
+def handle_reorganise(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return actions.reorganise(state, seq, args, game.roller)
+
+
+@INPUTS.register("assault", "§8.1 steps 1-4")
+def handle_assault(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return assault.assault(state, seq, args, game.roller, game.data)
+
+
+@INPUTS.register("charge", "§8.1 steps 4-7")
+def handle_charge(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return assault.charge(state, seq, args)
+
+
+@INPUTS.register("recharge", "§8.1 step 5")
+def handle_recharge(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return assault.recharge(state, seq, args, game.roller, game.data)
+
+
+@INPUTS.register("close_combat", "§8.1 steps 8-12")
+def handle_close_combat(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return assault.close_combat(state, seq, args, game.roller, game.data["weapons"])
+
+
+@INPUTS.register("prisoners", "§8.1 step 12")
+def handle_prisoners(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return assault.prisoners(state, seq, args)
+
+
+@INPUTS.register("march_order", "§5.4")
+def handle_march_order(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return actions.march_order(state, seq, args)
+
+
+@INPUTS.register("tow", "§5.2")
+def handle_tow(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return actions.tow(state, seq, args, game.data)
+
+
+@INPUTS.register("leave_wounded", "§9")
+def handle_leave_wounded(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return actions.leave_wounded(state, seq, args)
+
+
+@INPUTS.register("end_activation", "§5.0")
+def handle_end_activation(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return actions.end_activation(state, seq)
+
+
+@INPUTS.register("set_morale", "§10")
+def handle_set_morale(game: Any, state: WarState, seq: int, args: Mapping[str, Any]):
+    return set_morale(state, seq, args)
 
 
 class SteelWarriors(ModelRuleset):
     name: ClassVar[str] = "steel_warriors"
     title: ClassVar[str] = "Steel Warriors"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
-    input_types: ClassVar[Sequence[str]] = INPUT_TYPES
+    input_types: ClassVar[Sequence[str]] = INPUTS.types
     controls: ClassVar[Sequence[tuple[str, str]]] = (("begin_turn", "Begin turn"), ("end_activation", "End activation"))
     mm_per_unit: ClassVar[float] = MM_PER_INCH
     convention: ClassVar[Convention] = INCHES
@@ -85,36 +159,14 @@ class SteelWarriors(ModelRuleset):
         void = voided(state.overrides, seq, f"{seq}:{body.type}", f"{body.type} voided by the referee.")
         if void:
             return state, [void]
-        r, d = self.roller, self.data
-        handlers = {
-            "begin_turn": lambda: actions.begin_turn(state, seq),
-            "activate": lambda: actions.activate(state, seq, args),
-            "end_activation": lambda: actions.end_activation(state, seq),
-            "move": lambda: actions.move(state, seq, args, d),
-            "dash": lambda: actions.dash(state, seq, args, r, d),
-            "prone": lambda: actions.go_prone(state, seq, args),
-            "get_up": lambda: actions.get_up(state, seq, args, r),
-            "unsuppress": lambda: actions.unsuppress(state, seq, args, r),
-            "reorganise": lambda: actions.reorganise(state, seq, args, r),
-            "shoot": lambda: shooting.shoot(state, seq, args, r, d["weapons"], d["armour"]),
-            "set_morale": lambda: set_morale(state, seq, args),
-            "leave_wounded": lambda: actions.leave_wounded(state, seq, args),
-            "assault": lambda: assault.assault(state, seq, args, r, d),
-            "charge": lambda: assault.charge(state, seq, args),
-            "recharge": lambda: assault.recharge(state, seq, args, r, d),
-            "prisoners": lambda: assault.prisoners(state, seq, args),
-            "march_order": lambda: actions.march_order(state, seq, args),
-            "tow": lambda: actions.tow(state, seq, args, d),
-            "close_combat": lambda: assault.close_combat(state, seq, args, r, d["weapons"]),
-        }
-        if body.type in handlers:
+        handler = INPUTS.get(body.type)
+        if handler is not None:
             try:
-                return handlers[body.type]()
+                return handler.handle(self, state, seq, args)
             except Refused as no:
+                text = f"Refused: {no}."
                 return state, [
-                    Ruling(
-                        f"{seq}:{body.type}", seq, RulingKind.WARNING, f"Refused: {no}.", no.section, needs_referee=True
-                    )
+                    Ruling(f"{seq}:{body.type}", seq, RulingKind.WARNING, text, no.section, needs_referee=True)
                 ]
         moving = [f.id for f in state.fighting(state.activation.squad)] if state.activation else []
         return fold_common(state, seq, body.type, args, state.figures, moving)
