@@ -301,3 +301,21 @@ def test_every_state_rejects_a_field_it_does_not_have():
         TableState().evolve(positons={"a": (0.0, 0.0, 0.0)})
     assert TableState().evolve(positions={"a": (1.0, 2.0, 3.0)}).positions == {"a": (1.0, 2.0, 3.0)}
     assert not hasattr(GameState, "__slots__") and "evolve" not in GameState.__dict__  # the shared one
+
+
+def test_every_game_registers_each_input_with_its_rulebook_section():
+    """One registry of inputs per game (rules/inputs.py): what it takes, and which section each follows."""
+    import importlib
+
+    from station.rules.inputs import REFEREE_INPUTS, Inputs
+    from station.rules.registry import RULESETS
+
+    for name, cls in RULESETS.items():
+        inputs = importlib.import_module(cls.__module__).INPUTS
+        sections = inputs.sections()
+        assert sections and all(s.startswith("§") for s in sections.values()), name
+        assert tuple(cls.input_types) == tuple(sections) + REFEREE_INPUTS, name
+    twice = Inputs()
+    twice.register("roll", "§1")(lambda game, state, seq, args: (state, []))
+    with pytest.raises(ValueError, match="registered twice"):
+        twice.register("roll", "§2")(lambda game, state, seq, args: (state, []))

@@ -14,6 +14,7 @@ from ...events import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, T
 from ...measure.terrain import parse_terrain
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Override, Ruling, RulingKind
+from ..inputs import Inputs
 from ..table_snapshot import read_snapshot
 from . import melee, repair, rounds, shooting, virtual
 from .army import check_armies, load_army, marker_specs, model_specs
@@ -24,27 +25,68 @@ from .reach import reach
 from .state import GameState, Options, build_setup
 from .tables import cover
 
-INPUT_TYPES = (
-    "begin_round",
-    "set_order",
-    "activate",
-    "end_activation",
-    "repair",
-    "capture",
-    "virtual_shot",
-    "close_combat",
-    "jump",
-    "leave_vehicle",
-    "confirm",
-    "override",
-)
+INPUTS = Inputs()
+
+
+@INPUTS.register("begin_round", "§3, §1.6")
+def handle_begin_round(game: Any, state: GameState, seq: int, args: Mapping[str, Any]):
+    checks = deployment_rulings(state, seq)
+    state, rulings = rounds.begin_round(state, seq, game.roller)
+    return state, checks + rulings
+
+
+@INPUTS.register("set_order", "§3.2.1")
+def handle_set_order(game: Any, state: GameState, seq: int, args: Mapping[str, Any]):
+    return rounds.set_order(state, seq, args)
+
+
+@INPUTS.register("activate", "§3.2")
+def handle_activate(game: Any, state: GameState, seq: int, args: Mapping[str, Any]):
+    return rounds.activate(state, seq, str(args.get("unit")))
+
+
+@INPUTS.register("end_activation", "§3.2.2, §4")
+def handle_end_activation(game: Any, state: GameState, seq: int, args: Mapping[str, Any]):
+    moved = movement_rulings(state, seq)
+    state, rulings = rounds.end_activation(state, seq)
+    return state.evolve(paths={}), moved + rulings
+
+
+@INPUTS.register("repair", "§9.3, §10.1")
+def handle_repair(game: Any, state: GameState, seq: int, args: Mapping[str, Any]):
+    return repair.repair(state, seq, args)
+
+
+@INPUTS.register("capture", "§9.1-9.2")
+def handle_capture(game: Any, state: GameState, seq: int, args: Mapping[str, Any]):
+    return repair.capture(state, seq, args)
+
+
+@INPUTS.register("virtual_shot", "§7")
+def handle_virtual_shot(game: Any, state: GameState, seq: int, args: Mapping[str, Any]):
+    return virtual.virtual_shot(state, seq, args, game.roller)
+
+
+@INPUTS.register("close_combat", "§8")
+def handle_close_combat(game: Any, state: GameState, seq: int, args: Mapping[str, Any]):
+    return melee.close_combat(state, seq, args, game.roller)
+
+
+@INPUTS.register("jump", "§9.4")
+def handle_jump(game: Any, state: GameState, seq: int, args: Mapping[str, Any]):
+    return announce_jump(state, seq, args)
+
+
+@INPUTS.register("leave_vehicle", "§4.3")
+def handle_leave_vehicle(game: Any, state: GameState, seq: int, args: Mapping[str, Any]):
+    return leave_vehicle(state, seq, args)
 
 
 class Bronepekhota:
     name: ClassVar[str] = "bronepekhota"
     title: ClassVar[str] = "Бронепехота"
     override_verdicts: ClassVar[Sequence[str]] = ("void", "stood", "fell", "allow")
-    input_types: ClassVar[Sequence[str]] = INPUT_TYPES
+    input_types: ClassVar[Sequence[str]] = INPUTS.types
     controls: ClassVar[Sequence[tuple[str, str]]] = (
         ("begin_round", "Begin round"),
         ("end_activation", "End activation"),
@@ -217,30 +259,9 @@ class Bronepekhota:
 
     def _input(self, state: GameState, seq: int, body: Input) -> tuple[GameState, list[Ruling]]:
         args = body.args
-        if body.type == "begin_round":
-            checks = deployment_rulings(state, seq)
-            state, rulings = rounds.begin_round(state, seq, self.roller)
-            return state, checks + rulings
-        if body.type == "set_order":
-            return rounds.set_order(state, seq, args)
-        if body.type == "activate":
-            return rounds.activate(state, seq, str(args.get("unit")))
-        if body.type == "end_activation":
-            moved = movement_rulings(state, seq)
-            state, rulings = rounds.end_activation(state, seq)
-            return state.evolve(paths={}), moved + rulings
-        if body.type == "repair":
-            return repair.repair(state, seq, args)
-        if body.type == "capture":
-            return repair.capture(state, seq, args)
-        if body.type == "virtual_shot":
-            return virtual.virtual_shot(state, seq, args, self.roller)
-        if body.type == "close_combat":
-            return melee.close_combat(state, seq, args, self.roller)
-        if body.type == "jump":
-            return announce_jump(state, seq, args)
-        if body.type == "leave_vehicle":
-            return leave_vehicle(state, seq, args)
+        handler = INPUTS.get(body.type)
+        if handler is not None:
+            return handler.handle(self, state, seq, args)
         if body.type == "snapshot":
             return self._snapshot(state, args).evolve(table_seq=seq), []
         if body.type == "terrain":
