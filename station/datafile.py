@@ -81,12 +81,16 @@ class Fields:
         return value
 
     def choice(self, name: str, options: Sequence[str], default: Any = _MISSING) -> str:
-        return self.get(
+        value: str = self.get(
             name, str, default, lambda v: None if v in options else f"is {v!r}; expected one of {', '.join(options)}"
         )
+        return value
 
     def integer(self, name: str, low: int, high: int, default: Any = _MISSING) -> int:
-        return self.get(name, int, default, lambda v: None if low <= v <= high else f"is {v}; expected {low} to {high}")
+        value: int = self.get(
+            name, int, default, lambda v: None if low <= v <= high else f"is {v}; expected {low} to {high}"
+        )
+        return value
 
     def child(self, name: str) -> Fields:
         return Fields(self.path, self.get(name, dict), self._at(name), self.error)

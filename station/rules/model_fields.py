@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..datafile import Fields
+from ..events import Node
 
 
 def ID_CHECK(v: str) -> str | None:  # named like the constant it replaces: a field check
@@ -57,7 +58,8 @@ def base(f: Fields, default: str) -> str:
             return str(exc)
         return None
 
-    return f.get("base", str, default, check)
+    name: str = f.get("base", str, default, check)
+    return name
 
 
 def tracked_markers(specs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -83,7 +85,7 @@ class ModelRuleset:
     def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return tracked_markers(self.model_specs(armies))
 
-    def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list:
+    def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
         """The hub nodes these armies are wired to: none, for games played without launchers."""
         return []
 

@@ -98,12 +98,12 @@ class TableState(Evolving):
     def stands_in(self, model_id: str, kinds: Collection[str]) -> bool:
         """Does the model's centre, where the camera last saw it, stand in terrain of these kinds?"""
         where = self.positions.get(model_id)
-        return bool(where) and any(p.type in kinds and p.contains(where[:2]) for p in self.terrain)
+        return where is not None and any(p.type in kinds and p.contains(where[:2]) for p in self.terrain)
 
 
 def fold_common(
     state: Any, seq: int, kind: str, args: Mapping[str, Any], known: Collection[str], moving: Collection[str]
-) -> tuple[Any, list]:
+) -> tuple[Any, list[Ruling]]:
     """The end of a ruleset's ``apply``: the shared table inputs, or a warning for an unknown one."""
     folded = table_input(state, seq, kind, args, known, moving)
     if folded is not None:

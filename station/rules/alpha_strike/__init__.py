@@ -27,38 +27,46 @@ INPUTS = Inputs()
 
 
 @INPUTS.register("setup_roll", "§3.2")
-def handle_setup_roll(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
+def handle_setup_roll(
+    game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]
+) -> tuple[AlphaState, list[Ruling]]:
     return setup.setup_roll(state, seq, game.roller)
 
 
 @INPUTS.register("home_edge", "§3.4")
-def handle_home_edge(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
+def handle_home_edge(
+    game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]
+) -> tuple[AlphaState, list[Ruling]]:
     return setup.choose_home_edge(state, seq, args)
 
 
 @INPUTS.register("roll_initiative", "§4.1, §3.5")
-def handle_roll_initiative(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
+def handle_roll_initiative(
+    game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]
+) -> tuple[AlphaState, list[Ruling]]:
     state, rulings = turn.roll_initiative(state, seq, game.roller)
     return state, rulings + setup.check_deployment(state, seq)
 
 
 @INPUTS.register("sniper", "§11.2, A26")
-def handle_sniper(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
+def handle_sniper(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
     return choose_snipers(state, seq, args)
 
 
 @INPUTS.register("move", "§5")
-def handle_move(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
+def handle_move(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
     return turn.declare_move(state, seq, args)
 
 
 @INPUTS.register("end_movement", "§5")
-def handle_end_movement(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
+def handle_end_movement(
+    game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]
+) -> tuple[AlphaState, list[Ruling]]:
     return turn.end_movement(state, seq)
 
 
 @INPUTS.register("attack", "§6")
-def handle_attack(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
+def handle_attack(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
     void = voided(state.overrides, seq, f"{seq}:attack", "Attack voided by the referee.", RulingKind.SHOT, "§6")
     if void:
         return state, [void]
@@ -71,7 +79,7 @@ def handle_attack(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any
 
 
 @INPUTS.register("lucky", "§11.1")
-def handle_lucky(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
+def handle_lucky(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
     try:
         state, ruling = strike.lucky(state, seq, args, game.roller)
     except Refused as no:
@@ -81,7 +89,7 @@ def handle_lucky(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]
 
 
 @INPUTS.register("end_turn", "§4.4, §4.5, §12")
-def handle_end_turn(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]):
+def handle_end_turn(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
     return turn.end_turn(state, seq, state.options["victory"])
 
 

@@ -26,19 +26,19 @@ INPUTS = Inputs()
 
 
 @INPUTS.register("roll_off", "§4.2")
-def handle_roll_off(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]):
+def handle_roll_off(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]) -> tuple[QuickState, list[Ruling]]:
     return turns.roll_off(state, seq, game.roller)
 
 
 @INPUTS.register("end_turn", "§4.2, §12")
-def handle_end_turn(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]):
+def handle_end_turn(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]) -> tuple[QuickState, list[Ruling]]:
     return turns.end_turn(state, seq, game.roller)
 
 
 def _action(act: Callable[[QuickState, int, Mapping[str, Any], Roller], tuple[QuickState, Ruling]]):
     """A fighter's action: refused once the game is over (§4.1) or by the rules, then victory."""
 
-    def handle(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]):
+    def handle(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]) -> tuple[QuickState, list[Ruling]]:
         if state.winner:
             return state, [Ruling(f"{seq}:over", seq, RulingKind.WARNING, "The game is over.", "§4.1")]
         try:

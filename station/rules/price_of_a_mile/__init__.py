@@ -28,22 +28,28 @@ INPUTS = Inputs()
 
 
 @INPUTS.register("gas_attack", "§14")
-def handle_gas_attack(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_gas_attack(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     return optional.gas_attack(state, seq, args, game.roller)
 
 
 @INPUTS.register("artillery_markers", "§16.4 step 1")
-def handle_artillery_markers(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_artillery_markers(
+    game: Any, state: MileState, seq: int, args: Mapping[str, Any]
+) -> tuple[MileState, list[Ruling]]:
     return artillery.place_support(state, seq, args, game.roller)
 
 
 @INPUTS.register("move_marker", "§16.4 step 3")
-def handle_move_marker(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_move_marker(
+    game: Any, state: MileState, seq: int, args: Mapping[str, Any]
+) -> tuple[MileState, list[Ruling]]:
     return artillery.shift_marker(state, seq, args)
 
 
 @INPUTS.register("roll_initiative", "§4.2, §16.4 step 2")
-def handle_roll_initiative(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_roll_initiative(
+    game: Any, state: MileState, seq: int, args: Mapping[str, Any]
+) -> tuple[MileState, list[Ruling]]:
     state, rulings = turns.roll_initiative(state, seq, args, game.roller)
     if state.turn and rulings and rulings[0].kind == RulingKind.INITIATIVE:  # §16.4: the guns open each turn
         state, shells = artillery.bombard(state, seq, game.roller)
@@ -52,106 +58,108 @@ def handle_roll_initiative(game: Any, state: MileState, seq: int, args: Mapping[
 
 
 @INPUTS.register("activate", "§4.3")
-def handle_activate(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_activate(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     return turns.activate(state, seq, args, game.roller)
 
 
 @INPUTS.register("move", "§5")
-def handle_move(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_move(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     state, ruling = moving.move(state, seq, args, game.roller)
     return state, [ruling]
 
 
 @INPUTS.register("free", "§5.7")
-def handle_free(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_free(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     state, ruling = moving.free(state, seq, args, game.roller)
     return state, [ruling]
 
 
 @INPUTS.register("cut_wire", "§5.8")
-def handle_cut_wire(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_cut_wire(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     state, ruling = moving.cut_wire(state, seq, args, game.roller)
     return state, [ruling]
 
 
 @INPUTS.register("shoot", "§6")
-def handle_shoot(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_shoot(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     state, ruling = shooting.shoot(state, seq, args, game.roller, game.data["weapons"], game.rules_of(state))
     return state, [ruling]
 
 
 @INPUTS.register("melee", "§10")
-def handle_melee(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_melee(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     state, ruling = melee.melee(state, seq, args, game.roller, game.data["melee_weapons"], state.options)
     return state, [ruling]
 
 
 @INPUTS.register("grenade", "§8.1")
-def handle_grenade(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_grenade(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     state, ruling = blasts.grenade(state, seq, args, game.roller)
     return state, [ruling]
 
 
 @INPUTS.register("flame", "§9.1")
-def handle_flame(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_flame(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     state, ruling = blasts.flame(state, seq, args, game.roller)
     return state, [ruling]
 
 
 @INPUTS.register("mortar", "§9.2")
-def handle_mortar(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_mortar(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     state, ruling = artillery.mortar(state, seq, args, game.roller)
     return state, [ruling]
 
 
 @INPUTS.register("field_gun", "§9.3")
-def handle_field_gun(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_field_gun(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     state, ruling = artillery.field_gun(state, seq, args, game.roller, game.data["weapons"])
     return state, [ruling]
 
 
 @INPUTS.register("dismount", "§12.2")
-def handle_dismount(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_dismount(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     return optional.dismount(state, seq, args)
 
 
 @INPUTS.register("wits", "§16.9")
-def handle_wits(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_wits(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     return optional.war_of_wits(state, seq, args, game.roller)
 
 
 @INPUTS.register("embark", "§15.1")
-def handle_embark(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_embark(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     return transport.embark(state, seq, args, True)
 
 
 @INPUTS.register("disembark", "§15.1")
-def handle_disembark(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_disembark(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     return transport.embark(state, seq, args, False)
 
 
 @INPUTS.register("task", "§11")
-def handle_task(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_task(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     return optional.non_combat(state, seq, args, game.roller)
 
 
 @INPUTS.register("carry_body", "§16.10")
-def handle_carry_body(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_carry_body(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     return carry_body(state, seq, args)
 
 
 @INPUTS.register("regroup", "§13.4")
-def handle_regroup(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_regroup(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     return regroup(state, seq, args, game.roller)
 
 
 @INPUTS.register("flee", "§13.3")
-def handle_flee(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_flee(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
     return flee(state, seq, args)
 
 
 @INPUTS.register("end_activation", "§13.1")
-def handle_end_activation(game: Any, state: MileState, seq: int, args: Mapping[str, Any]):
+def handle_end_activation(
+    game: Any, state: MileState, seq: int, args: Mapping[str, Any]
+) -> tuple[MileState, list[Ruling]]:
     return turns.end_activation(state, seq, game.roller)
 
 
