@@ -9,15 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...dice import Roller
 from ...events import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
-from ...measure.terrain import parse_terrain
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Override, Ruling, RulingKind
 from ..inputs import Inputs
-from ..table_snapshot import read_snapshot
+from ..model_fields import ModelRuleset
+from ..table_snapshot import fold_common
 from . import melee, repair, rounds, shooting, virtual
-from .army import check_armies, load_army, marker_specs, model_specs
+from .army import check_armies, load_army, model_specs
 from .damage import leave_vehicle
 from .deployment import deployment_rulings
 from .moving import announce_jump, jump_range, movement_rulings, movement_view
@@ -92,7 +91,7 @@ def handle_leave_vehicle(
     return leave_vehicle(state, seq, args)
 
 
-class Bronepekhota:
+class Bronepekhota(ModelRuleset):
     name: ClassVar[str] = "bronepekhota"
     title: ClassVar[str] = "Бронепехота"
     override_verdicts: ClassVar[Sequence[str]] = ("void", "stood", "fell", "allow")
@@ -102,15 +101,8 @@ class Bronepekhota:
         ("end_activation", "End activation"),
     )
 
-    def __init__(self, roller: Roller) -> None:
-        self.roller = roller
-
     def load_army(self, path: str) -> dict[str, Any]:
         return load_army(path)
-
-    def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """The camera markers on these armies' models (station.vision)."""
-        return marker_specs(armies)
 
     def reach(self, state: GameState, element: str) -> dict[str, Any]:
         """Rings (mm from the base's edge) and arcs (degrees from its facing) for the dashboard."""
@@ -228,19 +220,16 @@ class Bronepekhota:
         return state.evolve(boot=hello.boot, now=0, shots=(), pending=()), rulings
 
     @staticmethod
-    def _snapshot(state: GameState, args: Mapping[str, Any]) -> GameState:
-        """Where the camera saw the bases standing, and how surely; the acting unit's models also
-        extend their path for this activation (§4)."""
-        moving: tuple[str, ...] = ()
-        if state.active_unit is not None:  # the acting unit, and its side's guns, which its soldiers may move (§4.1)
-            unit = state.units[state.active_unit]
-            moving = unit.members + tuple(
-                e.id for e in state.elements.values() if e.kind == "gun" and e.player == unit.player and not e.destroyed
-            )
-        seen = read_snapshot(args, state.elements, state.positions, state.sigmas, state.paths, moving, state.table_mm)
-        if seen is None:
-            return state
-        return state.evolve(positions=seen.positions, sigmas=seen.sigmas, paths=seen.paths, table_mm=seen.table_mm)
+    def _moving(state: GameState) -> tuple[str, ...]:
+        """The models whose snapshots extend their path this activation (§4): the acting unit's,
+        and its side's guns, which its soldiers may move (§4.1)."""
+        if state.active_unit is None:
+            return ()
+        unit = state.units[state.active_unit]
+        guns = (
+            e.id for e in state.elements.values() if e.kind == "gun" and e.player == unit.player and not e.destroyed
+        )
+        return unit.members + tuple(guns)
 
     @staticmethod
     def _inventory_check(state: GameState, seq: int, hello: Hello) -> list[Ruling]:
@@ -272,15 +261,7 @@ class Bronepekhota:
         handler = INPUTS.get(body.type)
         if handler is not None:
             return handler.handle(self, state, seq, args)
-        if body.type == "snapshot":
-            return self._snapshot(state, args).evolve(table_seq=seq), []
-        if body.type == "terrain":
-            return state.evolve(terrain=tuple(parse_terrain(dict(args), f"journal record {seq}"))), []
-        if body.type == "confirm":
-            return state.evolve(confirmed=state.confirmed | {str(args.get("ruling"))}), []
-        if body.type == "override":
-            return state, []  # overrides act retroactively through state.overrides (see station.game)
-        return state, [Ruling(f"{seq}:input", seq, RulingKind.WARNING, f"Unknown input {body.type!r}.", "")]
+        return fold_common(state, seq, body.type, args, state.elements, self._moving(state))
 
     mm_per_unit: ClassVar[float] = BRONEPEKHOTA.unit.mm  # seed 000 digest: 1 step = 5 cm
     convention: ClassVar[Convention] = BRONEPEKHOTA  # §7: steps of 5 cm, rounded up

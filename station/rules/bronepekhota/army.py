@@ -13,7 +13,7 @@ from typing import Any
 
 from ...datafile import Fields, load_json_file
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker, tracked_markers
+from ..model_fields import ID_CHECK, base, marker
 
 FORMAT = "bronepekhota-army/1"
 SQUAD_SIZE = 6  # §2.1: each squad has exactly 6 infantrymen
@@ -316,11 +316,6 @@ def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                     }
                 )
     return out
-
-
-def marker_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Every model that carries a camera marker, with the unit and player it belongs to."""
-    return tracked_markers(model_specs(armies))
 
 
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:

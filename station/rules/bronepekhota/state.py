@@ -12,8 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ...datafile import Fields
-from ...measure.terrain import Piece
-from ..base import Evolving, Override
+from ..table_snapshot import TableState
 from .army import CHARGES_BY_LAUNCHER, model_height
 from .tables import speed_for_cell
 
@@ -192,15 +191,16 @@ class PendingHit:
 
 
 @dataclass(frozen=True)
-class GameState(Evolving):
-    """Everything that changes during a game.  Not slotted: ``evolve`` copies ``__dict__`` in one
-    C call, which keeps the fold above 50,000 events/s (bench/replay_throughput.py)."""
+class GameState(TableState):
+    """Everything that changes during a game, on the table state every game shares (the camera's
+    positions, uncertainty and paths, the terrain, overrides, confirmations).  Not slotted:
+    ``evolve`` copies ``__dict__`` in one C call, which keeps the fold above 50,000 events/s
+    (bench/replay_throughput.py)."""
 
     setup: Setup
     options: Options
     elements: Mapping[str, Element]
     units: Mapping[str, Unit]
-    overrides: Mapping[str, tuple[int, Override]] = field(default_factory=dict)
     round: int = 0
     initiative: Mapping[str, int] = field(default_factory=dict)
     order: tuple[str, ...] = ()
@@ -210,16 +210,9 @@ class GameState(Evolving):
     shots: tuple[ShotRecord, ...] = ()
     pending: tuple[PendingHit, ...] = ()
     counters: Mapping[str, int] = field(default_factory=dict)  # "node/barrel" -> last shot count
-    confirmed: frozenset[str] = frozenset()
     out: tuple[str, ...] = ()  # players whose soldiers are all destroyed (§1.1)
     last_player: str | None = None  # who finished the latest activation (§3.2)
-    positions: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)  # x, y, facing from the camera
-    paths: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)  # this activation
-    sigmas: Mapping[str, float] = field(default_factory=dict)  # each position's uncertainty, mm (1 sigma)
-    table_seq: int = 0  # journal seq of the snapshot the positions come from
-    table_mm: tuple[float, float] | None = None  # the table's size, from the camera's calibration
     clock: tuple[int, float] | None = None  # (hub time ms, station monotonic s) of the latest hub event
-    terrain: tuple[Piece, ...] = ()
 
     def element(self, element_id: str) -> Element:
         return self.elements[element_id]
