@@ -152,6 +152,13 @@ def _member(f: Fields) -> dict[str, Any]:
     }
 
 
+# the fields a vehicle and a gun share; each adds its own (Table 2's clearance, a gun's mobility)
+MACHINE_FIELDS = (
+    "id", "type", "name", "cost", "rank", "rate_of_fire", "ammo_max", "durability", "launchers", "tilt_node",
+    "marker", "base", "weapons", "melee", "properties",
+)  # fmt: skip
+
+
 def _unit(f: Fields) -> dict[str, Any]:
     kind = f.choice("type", ("squad", "vehicle", "gun"))
     common = {
@@ -192,29 +199,7 @@ def _unit(f: Fields) -> dict[str, Any]:
     if len(set(ids)) != len(ids):
         f.fail("two weapons share an id", "weapons")
     if kind == "vehicle":
-        f.reject_unknown(
-            [
-                "id",
-                "type",
-                "name",
-                "cost",
-                "rank",
-                "rate_of_fire",
-                "ammo_max",
-                "durability",
-                "launchers",
-                "tilt_node",
-                "class",
-                "locomotion",
-                "pilot",
-                "marker",
-                "base",
-                "weapons",
-                "melee",
-                "properties",
-                "clearance_mm",
-            ]
-        )
+        f.reject_unknown(MACHINE_FIELDS + ("class", "locomotion", "pilot", "clearance_mm"))
         machine.update(
             {
                 "class": f.choice("class", ("light", "heavy")),
@@ -228,26 +213,7 @@ def _unit(f: Fields) -> dict[str, Any]:
             }
         )
     else:
-        f.reject_unknown(
-            [
-                "id",
-                "type",
-                "name",
-                "cost",
-                "rank",
-                "rate_of_fire",
-                "ammo_max",
-                "durability",
-                "launchers",
-                "tilt_node",
-                "mobility",
-                "marker",
-                "base",
-                "weapons",
-                "melee",
-                "properties",
-            ]
-        )
+        f.reject_unknown(MACHINE_FIELDS + ("mobility",))
         machine["mobility"] = f.choice("mobility", ("mobile", "stationary"))
     return machine
 
