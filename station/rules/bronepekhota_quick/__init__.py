@@ -15,12 +15,12 @@ from ...dice import Roller
 from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
 from ..base import Event, Input, Override, Refused, Ruling, RulingKind
-from ..inputs import Inputs
+from ..inputs import Handler, Inputs
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common
 from . import combat, real, turns
 from .army import check_armies, load_army, model_specs
-from .state import Options, QuickState, build
+from .state import Fighter, Options, QuickState, build
 
 INPUTS = Inputs()
 
@@ -35,7 +35,7 @@ def handle_end_turn(game: Any, state: QuickState, seq: int, args: Mapping[str, A
     return turns.end_turn(state, seq, game.roller)
 
 
-def _action(act: Callable[[QuickState, int, Mapping[str, Any], Roller], tuple[QuickState, Ruling]]):
+def _action(act: Callable[[QuickState, int, Mapping[str, Any], Roller], tuple[QuickState, Ruling]]) -> Handler:
     """A fighter's action: refused once the game is over (§4.1) or by the rules, then victory."""
 
     def handle(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]) -> tuple[QuickState, list[Ruling]]:
@@ -177,7 +177,7 @@ class BronepekhotaQuick(ModelRuleset):
 def state_view(state: QuickState) -> dict[str, Any]:
     """The dashboard's and API's view, shaped like the full rules' so the same page shows it."""
 
-    def status(f) -> str:
+    def status(f: Fighter) -> str:
         return "destroyed" if f.dead else "wounded" if f.wounded else "in play"
 
     units = []

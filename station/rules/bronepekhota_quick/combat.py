@@ -76,7 +76,7 @@ def convention(state: QuickState) -> Convention:
     return Convention(step(state.options.step_cm), "none")
 
 
-def _distance_steps(state: QuickState, a: Fighter, b: Fighter) -> tuple[float | None, dict | None]:
+def _distance_steps(state: QuickState, a: Fighter, b: Fighter) -> tuple[float | None, dict[str, Any] | None]:
     pa, pb = placed(state, a), placed(state, b)
     if pa is None or pb is None:
         return None, None
@@ -88,8 +88,11 @@ def _enemy_within(state: QuickState, fighter: Fighter, steps: float) -> list[str
     me = placed(state, fighter)
     if me is None:
         return []
-    others = [(f, placed(state, f)) for f in state.fighters.values() if f.player != fighter.player and not f.dead]
-    others = [(f, p) for f, p in others if p is not None]
+    others = [
+        (f, p)
+        for f in state.fighters.values()
+        if f.player != fighter.player and not f.dead and (p := placed(state, f)) is not None
+    ]
     if not others:
         return []
     row = edge_distances([me.base] + [p.base for _, p in others])[0, 1:]
@@ -239,8 +242,11 @@ def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller
 def _within_of(state: QuickState, centre: Fighter, steps: int) -> list[Fighter]:
     """Every other model, friend or foe, within ``steps`` of ``centre``'s base edge."""
     me = placed(state, centre)
-    others = [(f, placed(state, f)) for f in state.fighters.values() if f.id != centre.id and not f.dead]
-    others = [(f, p) for f, p in others if p is not None]
+    others = [
+        (f, p)
+        for f in state.fighters.values()
+        if f.id != centre.id and not f.dead and (p := placed(state, f)) is not None
+    ]
     if me is None or not others:
         return []
     row = edge_distances([me.base] + [p.base for _, p in others])[0, 1:]
