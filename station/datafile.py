@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 _MISSING = object()
 
@@ -54,7 +54,7 @@ class Fields:
     def _at(self, name: str) -> str:
         return f"{self.where}.{name}" if self.where else name
 
-    def fail(self, problem: str, name: str | None = None) -> None:
+    def fail(self, problem: str, name: str | None = None) -> NoReturn:
         raise self.error(self.path, self._at(name) if name else (self.where or "top level"), problem)
 
     def get(

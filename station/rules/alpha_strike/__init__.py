@@ -106,8 +106,12 @@ class AlphaStrike(ModelRuleset):
     )
     mm_per_unit: ClassVar[float] = MM_PER_INCH
     convention: ClassVar[Convention] = INCHES
-    load_army = staticmethod(load_force)
-    model_specs = staticmethod(model_specs)
+
+    def load_army(self, path: str) -> dict[str, Any]:
+        return load_force(path)
+
+    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return model_specs(armies)
 
     def initial_state(
         self,

@@ -273,6 +273,8 @@ def parse_mul(f: Fields) -> Card:
         "BFMove", str, check=lambda v: None if MOVE.match(v.replace(" ", "")) else 'must read like 10" or 10"/6"j'
     )
     m = MOVE.match(move.replace(" ", ""))
+    if m is None:  # the check above already refused it; this tells the type checker
+        f.fail('must read like 10" or 10"/6"j', "BFMove")
     role = f.data.get("Role")
     role = role.get("Name", "") if isinstance(role, Mapping) else (role or "")
     name = " ".join(str(f.data.get(k, "")).strip() for k in ("Name", "Variant")).strip() or f.get("Name", str)

@@ -10,10 +10,13 @@ formation's units are active (§11).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...datafile import Fields
 from ..base import Ruling, RulingKind
+
+if TYPE_CHECKING:  # turn.py imports this module
+    from .turn import AlphaState
 
 TYPES = ("battle", "fire_support", "striker")
 LUCKY_USES = 6  # §11.1
@@ -45,18 +48,18 @@ def formation_of(forces: tuple[Mapping[str, Any], ...], player: str) -> Mapping[
     return next((f.get("formation") for f in forces if f["player"] == player), None)
 
 
-def active(state, player: str) -> bool:
+def active(state: AlphaState, player: str) -> bool:
     """§11: the formation's benefits hold while at least three of its units are active."""
     units = [u for u in state.units.values() if u.player == player]
     return sum(1 for u in units if not u.destroyed and u.id not in state.removed) >= ACTIVE_MINIMUM
 
 
-def benefit(state, player: str, kind: str) -> bool:
+def benefit(state: AlphaState, player: str, kind: str) -> bool:
     formation = formation_of(state.forces, player)
-    return bool(formation) and formation["type"] == kind and active(state, player)
+    return bool(formation) and formation is not None and formation["type"] == kind and active(state, player)
 
 
-def speed_demon(state, unit_id: str, player: str) -> int:
+def speed_demon(state: AlphaState, unit_id: str, player: str) -> int:
     """§11.3: the inches Speed Demon adds to this unit's move, 0 if it has none now."""
     formation = formation_of(state.forces, player)
     if formation and unit_id in formation["speed_demon"] and active(state, player):
@@ -64,11 +67,11 @@ def speed_demon(state, unit_id: str, player: str) -> int:
     return 0
 
 
-def lucky_left(state, player: str) -> int:
+def lucky_left(state: AlphaState, player: str) -> int:
     return LUCKY_USES - state.lucky_used.get(player, 0) if benefit(state, player, "battle") else 0
 
 
-def choose_snipers(state, seq: int, args: Mapping[str, Any]) -> tuple[Any, list[Ruling]]:
+def choose_snipers(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
     """§11.2 and A26: before the turn's initiative (or during its movement), a Fire Support Lance
     names up to two of its units that fire as Snipers this turn."""
     units = args.get("units")
@@ -84,7 +87,7 @@ def choose_snipers(state, seq: int, args: Mapping[str, Any]) -> tuple[Any, list[
             fail = "name units in play of one side"
         elif not benefit(state, players.pop(), "fire_support"):
             fail = "only an active Fire Support Lance (three or more units) has Snipers"
-    if fail:
+    if fail or not isinstance(units, list):  # (a list whenever nothing failed)
         return state, [
             Ruling(
                 f"{seq}:sniper", seq, RulingKind.WARNING, f"No Snipers: {fail} (§11.2).", "§11.2", needs_referee=True

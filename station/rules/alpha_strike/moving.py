@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ...measure.bases import MM_PER_INCH as INCH
 from ...measure.movement import level_changes, movement, terrain_crossed
 from ...measure.terrain import Piece
+from ..table_snapshot import Pose
 from .cards import UnitState
 from .heat import ground_move_in
 
@@ -35,7 +36,9 @@ class CheckedMove:
     problems: tuple[str, ...]
 
 
-def _ground(unit: UnitState, path: Sequence, terrain: Sequence[Piece], inches: float, bonus_in: int) -> CheckedMove:
+def _ground(
+    unit: UnitState, path: Sequence[Pose], terrain: Sequence[Piece], inches: float, bonus_in: int
+) -> CheckedMove:
     parts, problems, extra = [f'{inches:.1f}" moved'], [], 0.0
     for crossing in terrain_crossed(path, terrain):
         if crossing.type in PER_INCH and crossing.inside_mm:
@@ -70,7 +73,7 @@ def _ground(unit: UnitState, path: Sequence, terrain: Sequence[Piece], inches: f
 def check_move(
     unit: UnitState,
     mode: str,
-    path: Sequence,
+    path: Sequence[Pose],
     terrain: Sequence[Piece],
     started_in_water: bool,
     overlapping: Sequence[str],

@@ -167,7 +167,7 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
         ]
     path = state.paths.get(unit.id, ())
     start = path[0] if path else state.positions.get(unit.id)
-    in_water = bool(start) and any(p.type == "water" and p.contains(start[:2]) for p in state.terrain)
+    in_water = start is not None and any(p.type == "water" and p.contains(start[:2]) for p in state.terrain)
     bonus = speed_demon(state, unit.id, unit.player) if mode == "ground" or state.options["speed_demon_jump"] else 0
     checked = check_move(unit, mode, path, state.terrain, in_water, _overlapping(state, unit.id), bonus)
     late = out_of_turn(state, unit, state.moves, "move") if state.options["movement_order"] == "alternate" else None

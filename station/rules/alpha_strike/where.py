@@ -3,16 +3,21 @@ measurement layer, its height for line of sight, and the terrain it stands in.""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ...measure.bases import Base
 from ...measure.measurement import Placed
 from .force import DEFAULT_HEIGHT_MM
 
+if TYPE_CHECKING:  # turn.py imports this module
+    from .turn import AlphaState
 
-def _unit_spec(state, unit_id: str) -> dict:
+
+def _unit_spec(state: AlphaState, unit_id: str) -> dict[str, Any]:
     return next(u for f in state.forces for u in f["units"] if u["id"] == unit_id)
 
 
-def placed(state, unit_id: str) -> Placed | None:
+def placed(state: AlphaState, unit_id: str) -> Placed | None:
     """The unit's base where the camera last saw it, or None if it has not been seen."""
     where = state.positions.get(unit_id)
     if where is None:
@@ -20,5 +25,5 @@ def placed(state, unit_id: str) -> Placed | None:
     return Placed(unit_id, Base.named(_unit_spec(state, unit_id)["base"], *where), state.sigmas.get(unit_id, 0.5))
 
 
-def height_mm(state, unit_id: str) -> float:
+def height_mm(state: AlphaState, unit_id: str) -> float:
     return float((_unit_spec(state, unit_id)["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM)
