@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from ...dice import Roller
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
@@ -132,10 +133,14 @@ class SteelWarriors(ModelRuleset):
     controls: ClassVar[Sequence[tuple[str, str]]] = (("begin_turn", "Begin turn"), ("end_activation", "End activation"))
     mm_per_unit: ClassVar[float] = MM_PER_INCH
     convention: ClassVar[Convention] = INCHES
-    load_army = staticmethod(load_army)
-    model_specs = staticmethod(model_specs)
 
-    def __init__(self, roller) -> None:
+    def load_army(self, path: str) -> dict[str, Any]:
+        return load_army(path)
+
+    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return model_specs(armies)
+
+    def __init__(self, roller: Roller) -> None:
         super().__init__(roller)
         self.data = rules_data()
 
@@ -230,7 +235,7 @@ def state_view(state: WarState) -> dict[str, Any]:
     act = state.activation
     units = []
     for s in state.squads.values():
-        elements = [
+        elements: list[dict[str, Any]] = [
             {
                 "id": f.id,
                 "name": f.id,

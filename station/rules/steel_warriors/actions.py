@@ -95,10 +95,10 @@ def _rate_in(state: WarState, squad_id: str, data: Mapping[str, Any]) -> int:
             "§5.2",
         )
     if squad.towing:  # §5.2: towing speeds
-        return data["towing"][squad.towing]
+        return int(data["towing"][squad.towing])
     if burdens and squad.movement in data["encumbered"]:
-        return data["encumbered"][squad.movement]
-    return data["movement"][squad.movement]
+        return int(data["encumbered"][squad.movement])
+    return int(data["movement"][squad.movement])
 
 
 def leave_wounded(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
@@ -131,7 +131,7 @@ def dash(
     state = spend(state, squad_id, "§5.3")
     faces = _rate_in(state, squad_id, data)
     rolls = [roller.roll(faces, f"{seq}/dash/{k}") for k in range(2)]
-    state = state.evolve(activation=replace(state.activation, dash_in=float(sum(rolls))))
+    state = state.evolve(activation=replace(state.acting(), dash_in=float(sum(rolls))))
     return state, [
         Ruling(
             f"{seq}:dash",
@@ -161,7 +161,7 @@ def move(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, 
         allowed = rate
     else:
         allowed = dashed
-        state = state.evolve(activation=replace(state.activation, dash_in=None))
+        state = state.evolve(activation=replace(state.acting(), dash_in=None))
     problems, longest = [], 0.0
     closer = False
     for figure in state.fighting(squad_id):
@@ -226,7 +226,7 @@ def get_up(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -
         return state, [Ruling(f"{seq}:up", seq, RulingKind.STATUS, f"{squad_id} gets up (§6.5).", "§6.5")]
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/up")
     if passed:  # §13.14: the test is part of the move: refund the action for the move that follows
-        state = state.evolve(activation=replace(state.activation, actions=state.activation.actions + 1))
+        state = state.evolve(activation=replace(state.acting(), actions=state.acting().actions + 1))
     else:
         state = state.with_squad(replace(state.squads[squad_id], prone=True))
     return state, [
@@ -251,7 +251,7 @@ def unsuppress(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
     if act.unsuppressed >= MAX_UNSUPPRESS:
         raise Refused("a squad tries to unsuppress at most twice an activation", "§6.7")
     state = spend(state, squad_id, "§6.7")
-    state = state.evolve(activation=replace(state.activation, unsuppressed=act.unsuppressed + 1))
+    state = state.evolve(activation=replace(state.acting(), unsuppressed=act.unsuppressed + 1))
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/unsuppress")
     if passed:
         s = state.squads[squad_id]
@@ -284,7 +284,7 @@ def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
     ):
         raise Refused("a suppressed squad reorganises only in cover", "§6.7")
     state = spend(state, squad_id, "§9")
-    state = state.evolve(activation=replace(state.activation, reorganised=True))
+    state = state.evolve(activation=replace(state.acting(), reorganised=True))
     roles = {f.role for f in state.fighting(squad_id)}
     bonus = 2 if "surgeon" in roles else 1 if "medic" in roles else 0  # §13.11: the higher, not both
     words = []

@@ -39,7 +39,7 @@ def assault(
     state = spend(state, squad_id, "§8.1")
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/assault", ASSAULT_MODIFIER[squad.morale])
     if not passed:
-        state = state.evolve(activation=replace(state.activation, actions=0))
+        state = state.evolve(activation=replace(state.acting(), actions=0))
         return state, [
             Ruling(
                 f"{seq}:assault",
@@ -53,7 +53,7 @@ def assault(
         ]
     faces = data["movement"][squad.movement]
     rolls = [roller.roll(faces, f"{seq}/assault/charge/{k}") for k in range(2)]
-    state = state.evolve(activation=replace(state.activation, dash_in=float(sum(rolls))))
+    state = state.evolve(activation=replace(state.acting(), dash_in=float(sum(rolls))))
     return state, [
         Ruling(
             f"{seq}:assault",

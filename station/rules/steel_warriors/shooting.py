@@ -57,14 +57,15 @@ def _group(
     (twice for emplaced heavy weapons), zone-1-only weapons, range limits and ammunition.  A group
     the players named must all be able to fire (``strict``); the whole squad fires with those that can."""
     act = state.activation
-    small, support = [], []
+    small: list[Figure] = []
+    support: list[Figure] = []
     for fid in ids:
         f = state.figures.get(fid)
         if f is None or f.squad != squad or not f.fighting:
             raise Refused(f"{fid} is not a fighting figure of {squad}", "§6.3")
         w, name = weapons[f.weapon], f.weapon.replace("_", " ")
         why = None
-        if not reaction and act.fired.get(fid, 0) >= (2 if w.get("emplaced") else 1):
+        if not reaction and act is not None and act.fired.get(fid, 0) >= (2 if w.get("emplaced") else 1):
             why = (f"{fid}'s {name} has fired this activation", "§6.3")
         elif w["zone1_only"] and zone_number > 1:
             why = (f"{fid}'s {name} reaches only zone 1", "§6.6")
@@ -195,8 +196,8 @@ def shoot(
     rolls = [roller.roll(d, f"{seq}/shot/{k}") for k, d in enumerate(pool)]
     against = roller.roll(target_die, f"{seq}/shot/range")
     beats = sum(1 for r in rolls if r > against)
-    act = state.activation
     if not reaction:
+        act = state.acting()
         state = state.evolve(
             activation=replace(act, fired={**act.fired, **{f.id: act.fired.get(f.id, 0) + 1 for f in small + support}})
         )

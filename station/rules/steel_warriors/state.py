@@ -9,6 +9,7 @@ from typing import Any
 
 from ...datafile import Fields
 from ...measure.bases import MM_PER_INCH
+from ..base import Refused
 from ..table_snapshot import TableState
 
 ACTIONS = 2  # §5.0
@@ -93,6 +94,12 @@ class WarState(TableState):
     activated: frozenset[str] = frozenset()
     activation: Activation | None = None
     fired_on: Mapping[str, frozenset[str]] = field(default_factory=dict)  # squad -> squads that shot at it this turn
+
+    def acting(self) -> Activation:
+        """The activation in progress; an input that needs one and finds none is refused (§5.0)."""
+        if self.activation is None:
+            raise Refused("no activation is running", "§5.0")
+        return self.activation
 
     @property
     def unit_mm(self) -> float:

@@ -3,27 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ...measure.bases import Base
 from ...measure.measurement import Placed
+from ..table_snapshot import Pose
+
+if TYPE_CHECKING:  # state.py's module imports would come back here
+    from .state import WarState
 
 
-def _base_name(state, figure_id: str) -> str:
-    return next(x["base"] for a in state.armies for s in a["squads"] for x in s["figures"] if x["id"] == figure_id)
+def _base_name(state: WarState, figure_id: str) -> str:
+    return str(next(x["base"] for a in state.armies for s in a["squads"] for x in s["figures"] if x["id"] == figure_id))
 
 
-def placed(state, figure_id: str, pose=None) -> Placed | None:
+def placed(state: WarState, figure_id: str, pose: Pose | None = None) -> Placed | None:
     where = pose or state.positions.get(figure_id)
     if where is None:
         return None
     return Placed(figure_id, Base.named(_base_name(state, figure_id), *where), state.sigmas.get(figure_id, 0.5))
 
 
-def placed_many(state, figure_ids: Iterable[str]) -> list[Placed]:
+def placed_many(state: WarState, figure_ids: Iterable[str]) -> list[Placed]:
     return [p for p in (placed(state, f) for f in figure_ids) if p is not None]
 
 
-def nearest_enemy_mm(state, figure_id: str, pose) -> float:
+def nearest_enemy_mm(state: WarState, figure_id: str, pose: Pose) -> float:
     """Centre distance from a pose to the nearest fighting enemy figure (for 'towards' or 'away')."""
     me = state.figures[figure_id]
     gaps = [
