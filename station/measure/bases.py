@@ -90,7 +90,7 @@ class Base:
         n = math.hypot(hl * u, hw * v) or 1.0  # ellipse: x = A d / sqrt(d^T A d), A = diag(a^2, b^2)
         return self.centre + (hl * hl * u * forward + hw * hw * v * left) / n
 
-    def contains(self, p: np.ndarray) -> bool:
+    def contains(self, p: np.ndarray | tuple[float, float]) -> bool:
         forward, left = self.axes
         u, v = (p - self.centre) @ forward, (p - self.centre) @ left
         hl, hw = self.length / 2, self.width / 2

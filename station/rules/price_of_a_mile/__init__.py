@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from ...dice import Roller
 from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
 from ...measure.units import INCHES, Convention
@@ -21,6 +22,7 @@ from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common
 from . import artillery, blasts, melee, moving, optional, shooting, transport, turns
 from .army import check_armies, load_army, model_specs, rules_data
+from .shooting import RulesOf
 from .state import COMMAND_IN, INCH, MileState, Options, build
 from .where import placed_many
 
@@ -174,10 +176,14 @@ class PriceOfAMile(ModelRuleset):
     )
     mm_per_unit: ClassVar[float] = INCH
     convention: ClassVar[Convention] = INCHES
-    load_army = staticmethod(load_army)
-    model_specs = staticmethod(model_specs)
 
-    def __init__(self, roller) -> None:
+    def load_army(self, path: str) -> dict[str, Any]:
+        return load_army(path)
+
+    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return model_specs(armies)
+
+    def __init__(self, roller: Roller) -> None:
         super().__init__(roller)
         self.data = rules_data()
 
@@ -194,7 +200,7 @@ class PriceOfAMile(ModelRuleset):
             tuple(a["player"] for a in armies), tuple(armies), opts, fighters, squads, overrides=dict(overrides or {})
         )
 
-    def rules_of(self, state: MileState):
+    def rules_of(self, state: MileState) -> RulesOf:
         kinds = self.data["troop_types"]
         return lambda f: (
             tuple(kinds.get(f.type, {}).get("rules", ())) + (state.squads[f.squad].rules if f.squad else ())
@@ -273,13 +279,13 @@ class PriceOfAMile(ModelRuleset):
         return "\n".join(lines)
 
 
-def regroup(state: MileState, seq: int, args: Mapping[str, Any], roller) -> tuple[MileState, list[Ruling]]:
+def regroup(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
     """§13.4: every base of the active squad spends both actions; one fled base comes back, and a
     Disordered squad tests Morale: passing clears the Disorder."""
     act = state.activation
-    squad_id = args.get("squad")
-    if act is None or squad_id != act.squad:
+    if act is None or act.squad is None or args.get("squad") != act.squad:
         raise Refused("only the squad now activated regroups", "§13.4")
+    squad_id = act.squad
     bases = [f.id for f in state.standing(squad_id)]
     if any(act.actions.get(b, 0) < 2 for b in bases):
         raise Refused("every base of the squad must still have both actions", "§13.4")
@@ -337,7 +343,7 @@ def flee(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState
     ]
 
 
-def _command_links(state: MileState) -> dict[str, list]:
+def _command_links(state: MileState) -> dict[str, list[Any]]:
     """§3.2 for the map: each squad's bases within 2" of one another, and those cut off."""
     links, cut = [], []
     for squad in state.squads.values():

@@ -67,7 +67,7 @@ def _shell(
     """A 2" blast at Power 1; every squad under it tests Morale, losses or not (§9.2, §13.1)."""
     everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
     under, extra, where = blast_area(state, centre, everyone)
-    squads = sorted({state.fighters[f].squad for f in under if state.fighters[f].squad})
+    squads = sorted({s for f in under if (s := state.fighters[f].squad)})
     words = [where.strip(" ()")] if where else []
     direct = next((p.id for p in everyone if state.fighters[p.id].vehicle and p.base.contains(centre)), None)
     if direct:  # §9.2-9.3, §15.4: Power 8 and at least one point
@@ -78,7 +78,7 @@ def _shell(
         under = [f for f in under if f != direct]
     state, more, _ = hit_under(state, under, roller, key, 1 + extra, centre, True, bool(extra))
     words += more
-    act = state.activation
+    act = state.acting()
     return state.evolve(activation=replace(act, shaken=act.shaken | set(squads))), words, squads
 
 
@@ -103,7 +103,7 @@ def mortar(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) 
             spot is not None
             and ((spot.base.x - me.base.x) ** 2 + (spot.base.y - me.base.y) ** 2) ** 0.5 <= SPOTTER_IN * INCH
         )
-        if not (near and _sees_point(state, friend.id, target)):
+        if not (near and friend is not None and _sees_point(state, friend.id, target)):
             raise Refused('the mortar cannot see the point: name a spotter within 8" of it that can', "§9.2")
     state = _crew_actions(state, gunner.id, 3 if aimed else 2)
     roll = roller.roll(10, f"{seq}/mortar/distance")
@@ -242,7 +242,8 @@ def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list
     everyone within 2" at Power 2 (a vehicle hit squarely at Power 7); the squads hit test Morale."""
     if not state.support_markers:
         return state, []
-    rulings, shaken = [], set()
+    rulings: list[Ruling] = []
+    shaken: set[str] = set()
     for k, marker in enumerate(state.support_markers):
         distance = roller.roll(10, f"{seq}/shell/{k}/distance")
         direction = roller.roll(state.options.scatter_sides, f"{seq}/shell/{k}/direction")
@@ -263,7 +264,7 @@ def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list
             )
             words.append("direct hit: " + said)
             under = [f for f in under if f != direct]
-        shaken |= {state.fighters[f].squad for f in under if state.fighters[f].squad}
+        shaken |= {s for f in under if (s := state.fighters[f].squad)}
         state, more, _ = hit_under(
             state, under, roller, f"{seq}/shell/{k}", SUPPORT_POWER + extra, centre, True, bool(extra)
         )

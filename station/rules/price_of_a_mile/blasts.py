@@ -5,12 +5,13 @@ strip that hits everything on it at Power 2, then the fuel may run out."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
 from ...measure.bases import Base, closest_points
+from ...measure.measurement import Placed
 from ...measure.templates import blast, scatter, strip
 from ..base import Refused, Ruling, RulingKind
 from .shooting import COVER_TYPES, panic, spend, take_hits
@@ -28,7 +29,7 @@ FLAME_LENGTH_IN, FLAME_WIDTH_IN, FLAME_POWER = 8.0, 1.0, 2  # §9.1
 FUEL_OUT = 2  # §9.1: 1-2 on a d10 after each shot
 
 
-def blast_area(state: MileState, centre: tuple[float, float], bases: list) -> tuple[list[str], int, str]:
+def blast_area(state: MileState, centre: tuple[float, float], bases: list[Placed]) -> tuple[list[str], int, str]:
     """§8.2: the bases a blast reaches and its Power bonus.  In a trench it spreads 3" along it,
     +1 Power, and spares everyone outside; elsewhere it is 2"."""
     trench = next((p for p in state.terrain if p.type == "trench" and p.contains(centre)), None)
@@ -44,7 +45,7 @@ def hit_under(
     roller: Roller,
     key: str,
     power: int,
-    source,
+    source: tuple[float, float],
     cover_save: bool,
     trench_epicentre: bool = False,
 ) -> tuple[MileState, list[str], list[str]]:
@@ -126,7 +127,7 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
     )
 
 
-def _from_edge(me, point) -> float:
+def _from_edge(me: Placed, point: Sequence[float]) -> float:
     """From the thrower's base edge to a point on the table."""
     return closest_points(me.base, Base("round", 0.2, 0.2, float(point[0]), float(point[1])))[0]
 
@@ -153,7 +154,7 @@ def flame(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -
         others,
     )
     state, words, squads = hit_under(state, hit, roller, f"{seq}/flame", FLAME_POWER, (me.base.x, me.base.y), False)
-    act = state.activation
+    act = state.acting()
     state = state.evolve(activation=replace(act, shaken=act.shaken | set(squads)))
     crew = [f for f in state.standing(operator.squad)] if operator.squad else [operator]
     fuel_roll = roller.roll(10, f"{seq}/flame/fuel")

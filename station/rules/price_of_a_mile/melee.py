@@ -14,7 +14,7 @@ from ...measure.relations import in_contact
 from ..base import Refused, Ruling, RulingKind
 from . import vehicles
 from .shooting import panic
-from .state import CONTACT_IN, INCH, Fighter, MileState
+from .state import CONTACT_IN, INCH, Fighter, MileState, Options
 from .where import placed, placed_many
 
 CRITICAL_MARGIN = 4  # §10.2
@@ -52,7 +52,12 @@ def _damage(
 
 
 def melee(
-    state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, melee_weapons: Mapping[str, Any], options
+    state: MileState,
+    seq: int,
+    args: Mapping[str, Any],
+    roller: Roller,
+    melee_weapons: Mapping[str, Any],
+    options: Options,
 ) -> tuple[MileState, Ruling]:
     attacker, defender = state.fighters.get(str(args.get("attacker"))), state.fighters.get(str(args.get("defender")))
     holds = bool(args.get("defender_holds", False))

@@ -5,17 +5,21 @@ whole Move; coming within 1" of an enemy ends the base's actions and starts a me
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
+
+import numpy as np
 
 from ...dice import Roller
 from ...measure.movement import movement, terrain_crossed
 from ...measure.relations import coherent, in_contact
+from ...measure.terrain import Piece
 from ..base import Refused, Ruling, RulingKind
+from ..table_snapshot import Pose
 from . import optional
 from .shooting import spend
-from .state import CONTACT_IN, INCH, MileState
+from .state import CONTACT_IN, INCH, Fighter, MileState, Options
 from .where import placed, placed_many
 
 DIFFICULT = ("woods", "water")  # §5.2: difficult terrain (a terrain-piece property agreed before the game)
@@ -27,12 +31,12 @@ VEHICLE_DTM_IN = {"vehicle": 3.0, "tank": 2.0}  # §5.2
 TANK_OBSTACLE_IN = 3.0  # §15.2
 
 
-def _high(piece, options) -> bool:
+def _high(piece: Piece, options: Options) -> bool:
     """§5.5: which obstacles are high is agreed before the game: here, by height."""
-    return piece.type == "obstacle" and piece.height_mm > options.high_obstacle_mm
+    return piece.type == "obstacle" and bool(piece.height_mm > options.high_obstacle_mm)
 
 
-def _trench_moves(state: MileState, path) -> tuple[list[str], list[str]]:
+def _trench_moves(state: MileState, path: Sequence[Pose]) -> tuple[list[str], list[str]]:
     """§5.6: the trenches the path enters (Difficult-Terrain Mode) and leaves (a high obstacle)."""
     entered, left = [], []
     if len(path) >= 2:
@@ -108,12 +112,12 @@ def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
         else:
             notes.append(f"d10 {roll} → {total}: through the wire (§5.7)")
     if len(path) >= 2 and _nearest_enemy(state, fighter, path[-1]) < _nearest_enemy(state, fighter, path[0]) - 2.0:
-        act = state.activation
+        act = state.acting()
         state = state.evolve(activation=replace(act, advanced=act.advanced | {fighter.id}))
     state = state.evolve(paths={**state.paths, fighter.id: path[-1:]})  # the next Move starts here
     enemy = _contact(state, fighter)
     if enemy:
-        act = state.activation
+        act = state.acting()
         state = state.evolve(activation=replace(act, actions={**act.actions, fighter.id: 0}))
         notes.append(f"in contact with {', '.join(enemy)}: its actions end and a melee follows the activation (§5.4)")
     text = f'{fighter.id} moves {inches:.1f}"' + (": " + "; ".join(notes) if notes else "") + "."
@@ -131,14 +135,15 @@ def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     )
 
 
-def _piece(state: MileState, piece_id: str):
-    return next(p for p in state.terrain if p.id == piece_id)
+def _piece(state: MileState, piece_id: str) -> Piece:
+    piece: Piece = next(p for p in state.terrain if p.id == piece_id)
+    return piece
 
 
 def _high_crossing_in(state: MileState, pieces: list[str]) -> float:
     """A high obstacle's Move puts the base on the far side: its depth plus a base, in inches."""
 
-    def depth(poly) -> float:
+    def depth(poly: np.ndarray) -> float:
         return min(float(poly[:, k].max() - poly[:, k].min()) for k in (0, 1))
 
     return sum(depth(_piece(state, p).polygon) for p in pieces) / INCH + 3.0
@@ -149,7 +154,7 @@ def _close_order(state: MileState, squad: str) -> bool:
     return len(bases) > 1 and len(coherent(bases, 1.0)) == 1
 
 
-def _contact(state: MileState, fighter) -> list[str]:
+def _contact(state: MileState, fighter: Fighter) -> list[str]:
     me = placed(state, fighter.id)
     if me is None:
         return []
@@ -206,7 +211,7 @@ def cut_wire(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
     )
 
 
-def _nearest_enemy(state: MileState, fighter, pose) -> float:
+def _nearest_enemy(state: MileState, fighter: Fighter, pose: Pose) -> float:
     """Centre distance from a pose to the nearest standing enemy (for 'towards the enemy')."""
     gaps = [
         ((pose[0] - w[0]) ** 2 + (pose[1] - w[1]) ** 2) ** 0.5

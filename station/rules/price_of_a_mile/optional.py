@@ -62,7 +62,7 @@ def gas_attack(state: MileState, seq: int, args: Mapping[str, Any], roller: Roll
         raise Refused(
             "a gas attack comes once, before the first turn, with the option gas_attack naming the defender", "§14"
         )
-    if (protection, year) not in GAS_TABLE:
+    if not isinstance(protection, str) or (protection, year) not in GAS_TABLE:
         raise Refused('give "protection": good, poor or none, and "year": 1915 (1915-1916) or 1917 (from 1917)', "§14")
     worst = GAS_TABLE[(protection, year)]
     words = []
@@ -139,10 +139,11 @@ def dismount(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileS
     half the squad's troopers mounted."""
     bases = args.get("bases")
     act = state.activation
-    if act is None or not isinstance(bases, list) or not bases:
+    if act is None or act.squad is None or not isinstance(bases, list) or not bases:
         raise Refused("name the active squad's mounted bases that dismount", "§12.2")
-    chosen = [state.fighters.get(str(b)) for b in bases]
-    if any(f is None or not f.mounted or f.squad != act.squad for f in chosen):
+    named = [state.fighters.get(str(b)) for b in bases]
+    chosen = [f for f in named if f is not None and f.mounted and f.squad == act.squad]
+    if len(chosen) < len(named):
         raise Refused("only mounted bases of the active squad dismount", "§12.2")
     mounted = [f for f in state.standing(act.squad) if f.mounted]
     if len(chosen) < len(mounted) and len(mounted) - len(chosen) < len(mounted) / 2:

@@ -4,7 +4,7 @@ casualties nearest the shooter first, Wavering and the panic it spreads."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -15,6 +15,8 @@ from ..base import Refused, Ruling, RulingKind
 from . import vehicles
 from .state import INCH, Activation, Fighter, MileState
 from .where import placed, placed_many
+
+RulesOf = Callable[[Fighter], tuple[str, ...]]  # a base's special rules: its troop type's and its squad's
 
 TARGETS = 3  # §6.1
 AIMED_TARGETS = 4  # §6.5
@@ -207,7 +209,7 @@ class Shot:
         return sum(1 for r in range(1, 11) if r + self.volley.bonus >= self.need) / 10
 
 
-def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, Any], rules_of) -> Shot:
+def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, Any], rules_of: RulesOf) -> Shot:
     """§6.1-6.7: the target's legality, range, cover and the dice, or why the order is refused."""
     shooter, target = state.fighters.get(str(args.get("shooter"))), state.fighters.get(str(args.get("target")))
     aimed, actions = bool(args.get("aimed", False)), args.get("actions", 1)
@@ -256,7 +258,9 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
     )
 
 
-def preview(state: MileState, shooter: str, target: str, weapons: Mapping[str, Any], rules_of) -> dict[str, Any]:
+def preview(
+    state: MileState, shooter: str, target: str, weapons: Mapping[str, Any], rules_of: RulesOf
+) -> dict[str, Any]:
     """The dashboard's shooting helper for one enemy: legal or not, and the dice it would take."""
     try:
         shot = plan_shot(state, {"shooter": shooter, "target": target}, weapons, rules_of)
@@ -291,7 +295,12 @@ def _misfire(state: MileState, shooter: Fighter, rolls: list[int], roller: Rolle
 
 
 def shoot(
-    state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any], rules_of
+    state: MileState,
+    seq: int,
+    args: Mapping[str, Any],
+    roller: Roller,
+    weapons: Mapping[str, Any],
+    rules_of: RulesOf,
 ) -> tuple[MileState, Ruling]:
     """§6: one Shoot (or Aim) order of one base: its dice against 7+/8+/9+/10+, then damage."""
     shot = plan_shot(state, args, weapons, rules_of)

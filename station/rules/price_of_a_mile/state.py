@@ -9,6 +9,7 @@ from typing import Any
 
 from ...datafile import Fields
 from ...measure.bases import MM_PER_INCH
+from ..base import Refused
 from ..table_snapshot import TableState
 
 INCH = MM_PER_INCH  # the game's unit, for every module of the ruleset
@@ -160,6 +161,12 @@ class MileState(TableState):
     tanks_fired: frozenset[str] = frozenset()  # §15.2: a tank fires all its weapons once a turn
     winner: str | None = None
 
+    def acting(self) -> Activation:
+        """The activation in progress; an order that needs one and finds none is refused (§4.3)."""
+        if self.activation is None:
+            raise Refused("no activation is running", "§4.3")
+        return self.activation
+
     def with_fighter(self, fighter: Fighter) -> MileState:
         return self.evolve(fighters={**self.fighters, fighter.id: fighter})
 
@@ -182,8 +189,9 @@ class MileState(TableState):
             value -= 1
         if fighter.stuck and name in ("melee", "shooting"):  # §5.7, §19: stuck on the wire, -1
             value -= self.options.wire_penalty
-        rules = self.squads[fighter.squad].rules if fighter.squad else ()
-        if name == "morale" and "enthusiasm" in rules and not self.squads[fighter.squad].disordered:  # §16.6
+        squad = self.squads[fighter.squad] if fighter.squad else None
+        rules = squad.rules if squad else ()
+        if name == "morale" and "enthusiasm" in rules and squad is not None and not squad.disordered:  # §16.6
             value += 1
         if name == "speed" and "hold_the_line" in rules:  # §16.5
             value -= 1

@@ -17,9 +17,10 @@ def embark(state: MileState, seq: int, args: Mapping[str, Any], getting_on: bool
     """§15.1: a squad gets into (or out of) a truck, an action for each base; getting in needs
     every base within 1" of the truck."""
     act = state.activation
-    squad_id, truck_id = args.get("squad"), args.get("truck")
-    if act is None or act.squad != squad_id:
+    truck_id = args.get("truck")
+    if act is None or act.squad is None or act.squad != args.get("squad"):
         raise Refused("the squad acting now gets in or out", "§15.1")
+    squad_id = act.squad
     bases = state.standing(squad_id)
     if getting_on:
         truck = state.fighters.get(str(truck_id))

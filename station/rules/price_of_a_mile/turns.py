@@ -13,7 +13,7 @@ from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
 from ..base import Ruling, RulingKind
 from . import optional, vehicles
-from .state import COMMAND_IN, INCH, Activation, MileState
+from .state import COMMAND_IN, INCH, Activation, Fighter, MileState
 from .where import placed_many
 
 MORALE_TARGET = 8  # §13.2
@@ -139,7 +139,7 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
         s.player == player and s.id not in state.activated and state.standing(s.id) for s in state.squads.values()
     ):
         problem = "a character acts alone only once its side has no squads left to activate (§4.3)"
-    if problem:
+    if problem or player is None:  # (no side due is one of the problems)
         return state, [
             Ruling(f"{seq}:activate", seq, RulingKind.WARNING, f"No activation: {problem}.", "§4.3", needs_referee=True)
         ]
@@ -191,7 +191,7 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
         )
     ]
     tank = vehicles.tank_near(state, squad_id) if squad_id else None
-    if tank:  # §13.1: an enemy tank within 12" tests the squad at once
+    if tank and squad_id:  # §13.1: an enemy tank within 12" tests the squad at once
         state, test = morale_test(state, seq, squad_id, roller, f'enemy tank {tank} within 12"')
         rulings.append(test)
     return state, rulings
@@ -334,15 +334,15 @@ def victory_points(state: MileState, player: str) -> float:
     """§18 (settled as the station's option, since the formula was lost): the cost of enemy bases
     taken out, and half the cost of those that fled."""
 
-    def worth(f) -> float:
+    def worth(f: Fighter) -> float:
         rules = state.squads[f.squad].rules if f.squad else ()
         if f.status == "out":
-            return f.cost * (2 if state.options.homeland_variant and "defend_homeland" in rules else 1)
-        return f.cost if state.options.enthusiasm_variant and "enthusiasm" in rules else f.cost / 2
+            return float(f.cost * (2 if state.options.homeland_variant and "defend_homeland" in rules else 1))
+        return float(f.cost if state.options.enthusiasm_variant and "enthusiasm" in rules else f.cost / 2)
 
     taken = sum(worth(f) for f in state.fighters.values() if f.player != player and f.status != "ok")
     bodies = sum(1 for fid in state.carried if state.fighters[fid].player == player)  # §16.10
-    return taken + bodies * state.options.popularity_vp
+    return float(taken + bodies * state.options.popularity_vp)
 
 
 def end_turn(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list[Ruling]]:

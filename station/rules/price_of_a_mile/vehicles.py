@@ -6,6 +6,7 @@ never does; an artillery direct hit is Power 8 and always does at least 1 point;
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 from ...dice import Roller
@@ -55,7 +56,7 @@ def damage(
     return state, words
 
 
-def nearest_vehicle(state: MileState, shooter: Fighter, seen) -> str | None:
+def nearest_vehicle(state: MileState, shooter: Fighter, seen: Collection[str]) -> str | None:
     """§6.1: any shooter may pick the nearest visible enemy vehicle, wherever it ranks."""
     origin = placed(state, shooter.id)
     vehicles = [
