@@ -21,7 +21,7 @@ from .damage import leave_vehicle
 from .deployment import deployment_rulings
 from .moving import announce_jump, jump_range, movement_rulings, movement_view
 from .reach import reach
-from .state import GameState, Options, build_setup
+from .state import Element, GameState, Options, build_setup
 from .tables import cover
 
 INPUTS = Inputs()
@@ -299,7 +299,7 @@ class Bronepekhota(ModelRuleset):
         return "\n".join(lines)
 
 
-def actions_left(state: GameState, e) -> list[str]:
+def actions_left(state: GameState, e: Element) -> list[str]:
     """§3.2: what the model may still do in this activation: shots (by rate of fire), a close
     combat (never for flyers), a jump or a repair; moving is shown against its SP instead."""
     if e.destroyed or e.aboard or e.kind == "gun" and state.options.shooting == "real":
@@ -353,8 +353,9 @@ def state_view(state: GameState) -> dict[str, Any]:
     units = []
     for unit in state.units.values():
         elements = [element_view(m) for m in unit.members]
-        if unit.kind == "vehicle" and state.elements[unit.id].pilot:
-            elements.append(element_view(state.elements[unit.id].pilot))
+        pilot = state.elements[unit.id].pilot if unit.kind == "vehicle" else None
+        if pilot:
+            elements.append(element_view(pilot))
         machine = state.elements[unit.members[0]]
         if unit.kind == "vehicle":
             status = "destroyed" if machine.destroyed else machine.posture

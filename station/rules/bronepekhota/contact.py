@@ -7,10 +7,13 @@ Only models the camera has placed are judged; a model it has not seen is never a
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...measure.bases import Base
 from ...measure.measurement import Placed, measure
 from ...measure.relations import in_contact
 from ...measure.units import BRONEPEKHOTA
+from ..base import Refused
 from .state import Element, GameState
 
 CONTACT_MM = 2.0  # bases this close count as touching: the camera's uncertainty, not a rule
@@ -69,7 +72,7 @@ def touching_enemies(state: GameState, shooter: Element) -> list[str]:
     ]
 
 
-def too_close_to_call(state: GameState, shooter: Element) -> list[dict]:
+def too_close_to_call(state: GameState, shooter: Element) -> list[dict[str, Any]]:
     """§6.2 the other way round: enemy machines the shooter does not quite touch, but within the
     measurement's uncertainty of touching.  The referee decides, not the station."""
     me = placed(state, shooter.id)
@@ -83,13 +86,23 @@ def too_close_to_call(state: GameState, shooter: Element) -> list[dict]:
     return found
 
 
-def contact_measurement(state: GameState, shooter: Element, other_id: str) -> dict:
+def contact_measurement(state: GameState, shooter: Element, other_id: str) -> dict[str, Any]:
     """The edge-to-edge measurement behind a §6.2 ruling, for the referee to see, with the
-    snapshot it was measured on (the ruling's picture draws that table)."""
-    return {
-        **measure(placed(state, shooter.id), placed(state, other_id), BRONEPEKHOTA).as_dict(),
-        "table_seq": state.table_seq,
-    }
+    snapshot it was measured on (the ruling's picture draws that table); empty if either base is
+    not placed."""
+    me, them = placed(state, shooter.id), placed(state, other_id)
+    if me is None or them is None:
+        return {}
+    return {**measure(me, them, BRONEPEKHOTA).as_dict(), "table_seq": state.table_seq}
+
+
+def gunner(state: GameState, gun: Element) -> str:
+    """The infantryman firing a gun (§7.5): the first of its crew touching it.  Shooting checks
+    that there is one before it spends anything; without one the shot is refused."""
+    crew = crew_touching(state, gun)
+    if not crew:
+        raise Refused(f"no infantryman of rank {gun.rank}+ was seen touching {gun.id}", "§7.5")
+    return crew[0]
 
 
 def crew_touching(state: GameState, gun: Element) -> list[str] | None:

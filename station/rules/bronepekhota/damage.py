@@ -5,11 +5,12 @@ D6 with his own Бр (§5.3, §Z.8), and if the vehicle is destroyed and he live
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
-from ..base import RulingKind
+from ..base import Ruling, RulingKind
 from .panic import after_survival
 from .roster import dismount, name
 from .state import Element, GameState
@@ -74,17 +75,16 @@ def emergency_landing(state: GameState, vehicle_id: str, roller: Roller, key: st
     ]
 
 
-def leave_vehicle(state: GameState, seq: int, args) -> tuple[GameState, list]:
+def leave_vehicle(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
     """§4.3: the pilot leaves his vehicle and stands beside it; it freezes until someone boards
     (§9.1).  He moves once a round: if the vehicle moved this activation, he may not walk on."""
-    from ..base import Ruling
 
     vehicle = state.elements.get(str(args.get("vehicle")))
     if vehicle is None or vehicle.kind != "vehicle" or vehicle.pilot is None or vehicle.destroyed:
         return state, [
             Ruling(f"{seq}:leave", seq, RulingKind.WARNING, "Give a vehicle with a pilot.", "§4.3", needs_referee=True)
         ]
-    if state.active_unit != vehicle.unit:
+    if vehicle.unit is None or state.active_unit != vehicle.unit:
         return state, [
             Ruling(
                 f"{seq}:leave",

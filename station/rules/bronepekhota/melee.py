@@ -35,11 +35,12 @@ def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
     rid = f"{seq}:melee"
     attacker, defender = state.elements.get(str(args.get("attacker"))), state.elements.get(str(args.get("defender")))
     problem, section = _problem(state, attacker, defender)
-    if problem is None:
+    turn_rulings: list[Ruling] = []
+    if problem is None and attacker is not None:
         state, turn_rulings, refused = _whose_turn(state, seq, attacker)
         if refused:
             problem, section = refused, "§3.2"
-    if problem:
+    if problem or attacker is None or defender is None:  # (missing models are among the problems)
         return state, [
             Ruling(
                 rid,

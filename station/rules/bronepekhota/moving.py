@@ -12,16 +12,17 @@ The speed is from the Armlist or the durability sector (§2.2).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ...measure.movement import movement, terrain_crossed
+from ...measure.movement import Crossing, Movement, movement, terrain_crossed
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling, RulingKind
+from ..table_snapshot import Pose
 from . import contact
 from .roster import name
-from .state import GameState
+from .state import Element, GameState
 
 STEP_MM = BRONEPEKHOTA.unit.mm  # §4.1: 1 SP moves 1 step (5 cm) on flat ground
 TOLERANCE_SP = 0.1  # within a camera's error of the allowance (5 mm) is not "too far"
@@ -89,7 +90,7 @@ def priced_movement(state: GameState, element_id: str) -> Priced:
     return priced
 
 
-def _gun_crew(state: GameState, gun) -> list[str]:
+def _gun_crew(state: GameState, gun: Element) -> list[str]:
     return [m for m in contact.crew_touching_any(state, gun) if state.elements[m].player == gun.player]
 
 
@@ -105,7 +106,7 @@ def _gun_movers(state: GameState) -> dict[str, float]:
     return movers
 
 
-def _gun(state: GameState, gun, moved) -> Priced:
+def _gun(state: GameState, gun: Element, moved: Movement) -> Priced:
     """§4.1, §2.4: a mobile gun moves with an infantryman touching it, and not while enemy infantry
     touch it; a stationary gun does not move.  The crewman pays, not the gun."""
     if moved.path_mm < 5.0:
@@ -139,7 +140,7 @@ def announce_jump(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[
         problem = "one jump a round"
     elif len(state.paths.get(element.id, ())) > 1:
         problem = "he has already moved; a jump replaces the move and is announced before it"
-    if problem:
+    if problem or element is None:
         return state, [
             Ruling(f"{seq}:jump", seq, RulingKind.WARNING, f"Jump refused: {problem}.", "§9.4", needs_referee=True)
         ]
@@ -162,7 +163,7 @@ AIMED_MARK = "aimed"  # ... he took aimed fire this round (§11.1)
 STRAIGHT = 0.97  # a jump flies straight: the camera's path may be this much longer than the line
 
 
-def _jump(state: GameState, element_id: str, path, moved) -> Priced:
+def _jump(state: GameState, element_id: str, path: Sequence[Pose], moved: Movement) -> Priced:
     """§9.4, Table 8: the jump replaces the move; straight; length + height gained <= N steps,
     both from the take-off point (downward: the length only, digest §Z.16)."""
     limit = jump_range(state, element_id) or 0
@@ -179,7 +180,7 @@ def _jump(state: GameState, element_id: str, path, moved) -> Priced:
     return Priced(0.0, parts, tuple(problems))
 
 
-def _infantry(moved, crossed) -> Priced:
+def _infantry(moved: Movement, crossed: Sequence[Crossing]) -> Priced:
     sp = moved.path_mm / STEP_MM
     parts, problems = [f"{sp:.1f} steps"], []
     for c in crossed:
@@ -202,7 +203,9 @@ def _infantry(moved, crossed) -> Priced:
     return Priced(sp, tuple(parts), tuple(problems))
 
 
-def _vehicle(moved, crossed, locomotion: str, clearance_mm: float | None = None) -> Priced:
+def _vehicle(
+    moved: Movement, crossed: Sequence[Crossing], locomotion: str, clearance_mm: float | None = None
+) -> Priced:
     forward_sp, backward_sp, sideways_sp = VEHICLE_SP[locomotion]
     steps = {
         "forward": moved.forward_mm / STEP_MM,

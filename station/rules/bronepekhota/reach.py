@@ -34,7 +34,7 @@ def reach(state: GameState, element_id: str) -> dict[str, Any]:
     weapons = state.setup.weapons.get(element_id, ())
     if not weapons:
         return {"rings": rings, "arcs": arcs}
-    chances = {}
+    chances: dict[int, float] = {}  # steps -> the best chance of any weapon
     for weapon in weapons:  # §7.4 I: a hit when the aimed range >= the distance in steps
         dice = DiceExpression.parse(weapon.range)
         if dice.lowest >= 1:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from ...measure.relations import in_contact
 from ..base import Ruling, RulingKind
 from . import contact
 from .roster import name
@@ -29,7 +30,7 @@ def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSta
     by = state.elements.get(str(args.get("by"))) if args.get("by") is not None else None
     cells = args.get("cells", 1)
     problem, section = _repair_problem(state, target, by, args.get("by"), cells)
-    if problem:
+    if problem or target is None:  # (a missing target is one of the problems)
         return state, [
             Ruling(
                 f"{seq}:repair",
@@ -123,13 +124,13 @@ def _touching(state: GameState, a: Element, b: Element) -> bool | None:
     pa, pb = contact.placed(state, a.id), contact.placed(state, b.id)
     if pa is None or pb is None:
         return None
-    return contact.in_contact(pa, pb, contact.CONTACT_MM)
+    return in_contact(pa, pb, contact.CONTACT_MM)
 
 
 def capture(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
     soldier, machine = state.elements.get(str(args.get("by"))), state.elements.get(str(args.get("element")))
     problem, section = _capture_problem(state, soldier, machine)
-    if problem:
+    if problem or soldier is None or machine is None:  # (missing models are among the problems)
         return state, [
             Ruling(
                 f"{seq}:capture",
@@ -145,6 +146,8 @@ def capture(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSt
     if machine.kind == "vehicle":  # §9.1: he becomes its pilot; it fights for his side from the next round
         state = state.with_element(replace(soldier, aboard=machine.id))
         state = state.with_element(replace(state.elements[machine.id], player=player, pilot=soldier.id))
+        if machine.unit is None:
+            raise ValueError(f"vehicle {machine.id} belongs to no unit")  # army.py gives every vehicle one
         old = state.units[machine.unit]
         state = state.with_unit(Unit(old.id, player, old.kind, old.members, acted=True))
         verb = "boards his side's" if machine.player == player else "captures"  # §Z.15: the owner may re-board

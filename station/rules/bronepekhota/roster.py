@@ -13,9 +13,11 @@ def name(state: GameState, element_id: str) -> str:
 
 def dismount(state: GameState, vehicle: Element) -> tuple[GameState, str]:
     """§5.1: the surviving pilot of a destroyed vehicle stands where it stood, as infantry."""
+    if vehicle.pilot is None:
+        raise ValueError(f"{vehicle.id} has no pilot to dismount")
     pilot = state.elements[vehicle.pilot]
     unit_id = f"{vehicle.id}-pilot"
-    acted = state.units[vehicle.unit].acted if vehicle.unit in state.units else False
+    acted = state.units[vehicle.unit].acted if vehicle.unit is not None and vehicle.unit in state.units else False
     state = state.with_element(replace(pilot, aboard=None, unit=unit_id))
     state = state.with_element(replace(state.elements[vehicle.id], pilot=None))
     state = state.with_unit(Unit(unit_id, pilot.player, "pilot", (pilot.id,), acted=acted))

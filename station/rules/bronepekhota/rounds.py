@@ -89,8 +89,8 @@ def activate(state: GameState, seq: int, unit_id: str, implicit: bool = False) -
         problem = f"{unit_id} cannot act (destroyed, without pilot, or fallen and unrepaired, §1.6 §6.7)."
     elif unit.player != state.active_player():
         problem = f"It is {state.active_player()}'s turn, not {unit.player}'s."
-    if problem:
-        return state, [_warning(seq, problem, "§3.2")]
+    if problem or unit is None:  # (an unknown unit is one of the problems)
+        return state, [_warning(seq, problem or f"No unit {unit_id!r}.", "§3.2")]
     if state.active_unit == unit_id:
         return state, []
     how = "fires, so it is activated" if implicit else "activated"

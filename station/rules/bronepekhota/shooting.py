@@ -50,7 +50,11 @@ def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str |
     if state.options.ammo == "limited":
         if element.ammo == 0:
             return "its ammunition is exhausted", "§6.5"
-        if element.ammo < CHARGE_POWER[shot.charge] and state.options.ammo_shortfall == "refuse":
+        if (
+            element.ammo is not None
+            and element.ammo < CHARGE_POWER[shot.charge]
+            and state.options.ammo_shortfall == "refuse"
+        ):
             return (
                 f"{element.ammo} ammunition left, a {CHARGE_NAMES[shot.charge]} costs {CHARGE_POWER[shot.charge]}",
                 "§6.5 §Z.9",
@@ -66,7 +70,7 @@ def _whose_turn(state: GameState, seq: int, element: Element) -> tuple[GameState
         return state, [], None if ok else f"it is {state.active_player()}'s turn"
     if state.active_unit == element.unit:
         return state, [], None
-    if state.active_unit is None:
+    if state.active_unit is None and element.unit is not None:
         new, rulings = rounds.activate(state, seq, element.unit, implicit=True)
         if new.active_unit == element.unit:
             return new, rulings, None
@@ -115,7 +119,7 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
         element = state.elements[element.id]
         ammo = element.ammo
         if state.options.ammo == "limited":
-            ammo = max(0, element.ammo - CHARGE_POWER[shot.charge])
+            ammo = max(0, (element.ammo or 0) - CHARGE_POWER[shot.charge])
             what += f": ammunition {element.ammo}→{ammo}"
             details.update(ammo_before=element.ammo, ammo_after=ammo)
         state = state.with_element(replace(element, ammo=ammo, fired=element.fired | {f"{shot.node}/{shot.barrel}"}))
@@ -233,11 +237,11 @@ def posture_seen(
         state = _set_posture(state, element, "fallen")
         if pending is not None:
             state = state.evolve(pending=tuple(p for p in state.pending if p is not pending))
-            shot = next(s for s in state.shots if s.seq == pending.shot_seq)
-            return resolve_hit(state, pending.seq, element_id, shot, FELL, roller)
-        shot, count = _find_shot(state, element_id, t)
-        if shot is not None:
-            return resolve_hit(state, seq, element_id, shot, FELL, roller, candidates=count)
+            fired = next(s for s in state.shots if s.seq == pending.shot_seq)
+            return resolve_hit(state, pending.seq, element_id, fired, FELL, roller)
+        found, count = _find_shot(state, element_id, t)
+        if found is not None:
+            return resolve_hit(state, seq, element_id, found, FELL, roller, candidates=count)
         rulings.append(
             Ruling(
                 f"{seq}:fall",
@@ -450,7 +454,7 @@ def _pilot_tests(
     armour = armour_test(roller, vehicle.armour, die, f"{key}/armour-test")
     tests.append(armour.as_dict())
     words = [armour.describe() + (" (§6.6), pilot unhurt" if armour.passed else " (§6.6)")]
-    if armour.passed:
+    if armour.passed or vehicle.pilot is None:  # (a vehicle hit has a pilot: §6.6 tests him)
         return vehicle, words
     pilot = state.elements[vehicle.pilot]
     survival = survival_test(roller, pilot.armour, f"{key}/pilot-survival")

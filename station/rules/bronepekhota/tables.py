@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ...dice import Roller
 
@@ -76,11 +77,11 @@ def armour_test(roller: Roller, armour: int, sides: int, key: str) -> TestResult
     return TestResult("armour test", sides, roll, armour, armour >= roll)
 
 
-def speed_for_cell(sectors: list[dict], cell: int) -> int:
+def speed_for_cell(sectors: list[dict[str, Any]], cell: int) -> int:
     """§2.2: the speed printed in the coloured sector that holds the slider's cell."""
     for sector in sectors:
         if sector["to"] <= cell <= sector["from"]:
-            return sector["speed"]
+            return int(sector["speed"])
     return 0
 
 

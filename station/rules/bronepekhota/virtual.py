@@ -77,7 +77,7 @@ def virtual_shot(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
         return state, rulings + [void]
     state = _spend(state, shooter, weapon, grenade, aimed)
     key = f"{override[0] if override else seq}/virtual"
-    if grenade:
+    if aim is None:  # a grenade: no aim to take (_aim gives one for every other weapon)
         state, shot = _grenade(state, seq, shooter, target, roller, key)
     else:
         state, shot = _aimed_shot(state, seq, shooter, target, weapon, aimed, aim, roller, key)
@@ -157,9 +157,9 @@ def _check_can_fire(state: GameState, shooter: Element, weapon: Weapon, grenade:
             raise Refused(f"rate of fire {state.setup.rate_of_fire[shooter.id]} is used up this round", "§7.6")
         if state.options.ammo == "limited":  # §7.7: infantry ammunition is never tracked
             cost = DiceExpression.parse(weapon.power).count
-            if shooter.ammo == 0:
+            if shooter.ammo == 0:  # (machines always count their ammunition: army.py)
                 raise Refused(f"{name(state, shooter.id)}'s ammunition is exhausted for the rest of the game", "§7.7")
-            if shooter.ammo < cost and state.options.ammo_shortfall == "refuse":
+            if shooter.ammo is not None and shooter.ammo < cost and state.options.ammo_shortfall == "refuse":
                 raise Refused(f"{shooter.ammo} ammunition left, {weapon.name} costs {cost}", "§7.7 §Z.9")
     if shooter.kind == "gun" and not contact.crew_touching(state, shooter):
         raise Refused(f"no infantryman of rank {shooter.rank}+ was seen touching {name(state, shooter.id)}", "§7.5")
@@ -177,9 +177,9 @@ def _spend(state: GameState, shooter: Element, weapon: Weapon, grenade: bool, ai
     §7.7 the slider moves down before the shot."""
     ammo = shooter.ammo
     if shooter.kind != "infantry" and state.options.ammo == "limited":
-        ammo = max(0, shooter.ammo - DiceExpression.parse(weapon.power).count)
+        ammo = max(0, (shooter.ammo or 0) - DiceExpression.parse(weapon.power).count)
     if shooter.kind == "gun":
-        crewman = state.elements[contact.crew_touching(state, shooter)[0]]
+        crewman = state.elements[contact.gunner(state, shooter)]
         state = state.with_element(replace(crewman, fired=crewman.fired | {f"virtual:gun:{shooter.id}"}))
     marks = {f"virtual:{weapon.id}"} | ({AIMED_MARK} if aimed else set())
     return state.with_element(replace(shooter, ammo=ammo, fired=shooter.fired | marks))
@@ -225,9 +225,10 @@ def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str,
         return Aim(distance, shade, details, (), None, None)
     viewer, doubts = me, []
     if shooter.kind == "gun":  # §7.5: a gun's sector is the field of view of the man firing it
-        crewman = contact.placed(state, contact.crew_touching(state, shooter)[0])
-        viewer = Placed(me.id, replace(me.base, facing_deg=crewman.base.facing_deg), me.sigma_mm)
-        details["crew"] = crewman.id
+        crewman = contact.placed(state, contact.gunner(state, shooter))
+        if crewman is not None:  # (the crew touching a gun are those the camera placed there)
+            viewer = Placed(me.id, replace(me.base, facing_deg=crewman.base.facing_deg), me.sigma_mm)
+            details["crew"] = crewman.id
     offset = abs(bearing_deg(viewer, them))
     if offset > 90.0:  # §7.3 1: only the front half
         raise Refused(
