@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from ..measure.measurement import unit_sigma
 from ..measure.movement import append_position
@@ -109,3 +109,25 @@ def fold_common(
     if folded is not None:
         return folded, []
     return state, [Ruling(f"{seq}:input", seq, RulingKind.WARNING, f"Unknown input {kind!r}.", "")]
+
+
+class TableView(TypedDict):
+    """The keys of every game's ``state_view`` that come from the shared table state, built once
+    here: the confirmed and overridden rulings, where the camera put each model (mm, mm, degrees),
+    the snapshot that came from, and the terrain in force."""
+
+    confirmed: list[str]
+    overridden: list[str]
+    positions: dict[str, list[float]]
+    table_seq: int
+    terrain: list[str]
+
+
+def table_view(state: TableState) -> TableView:
+    return {
+        "confirmed": sorted(state.confirmed),
+        "overridden": sorted(state.overrides),
+        "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
+        "table_seq": state.table_seq,
+        "terrain": [p.id for p in state.terrain],
+    }

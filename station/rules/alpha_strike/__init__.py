@@ -15,7 +15,7 @@ from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
-from ..table_snapshot import fold_common
+from ..table_snapshot import fold_common, table_view
 from . import combat, setup, strike, turn
 from .cards import UnitState, skill_pv
 from .force import card_of, check_forces, load_force, model_specs
@@ -265,11 +265,7 @@ def state_view(state: AlphaState) -> dict[str, Any]:
         "units": units,
         "options": dict(state.options),
         "moves": dict(state.moves),
-        "confirmed": sorted(state.confirmed),
-        "overridden": sorted(state.overrides),
-        "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
-        "table_seq": state.table_seq,
-        "terrain": [p.id for p in state.terrain],
+        **table_view(state),
         "moved": {},
         "snipers": sorted(state.snipers),
         "lucky_left": {p: lucky_left(state, p) for p in state.players},

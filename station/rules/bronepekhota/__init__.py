@@ -14,7 +14,7 @@ from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Override, Ruling, RulingKind
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
-from ..table_snapshot import fold_common
+from ..table_snapshot import fold_common, table_view
 from . import melee, repair, rounds, shooting, virtual
 from .army import check_armies, load_army, model_specs
 from .damage import leave_vehicle
@@ -405,11 +405,7 @@ def state_view(state: GameState) -> dict[str, Any]:
         "units": units + guns,
         "options": state.options.as_dict(),
         "pending_hits": len(state.pending),
-        "confirmed": sorted(state.confirmed),
-        "overridden": sorted(state.overrides),
         "hub_time_ms": state.now,
-        "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
-        "table_seq": state.table_seq,
-        "terrain": [piece.id for piece in state.terrain],
+        **table_view(state),
         "moved": movement_view(state),
     }

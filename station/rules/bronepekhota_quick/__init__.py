@@ -17,7 +17,7 @@ from ...measure.units import Convention, step
 from ..base import Event, Input, Override, Refused, Ruling, RulingKind
 from ..inputs import Handler, Inputs
 from ..model_fields import ModelRuleset
-from ..table_snapshot import fold_common
+from ..table_snapshot import fold_common, table_view
 from . import combat, real, turns
 from .army import check_armies, load_army, model_specs
 from .state import Fighter, Options, QuickState, build
@@ -224,12 +224,8 @@ def state_view(state: QuickState) -> dict[str, Any]:
         "units": units,
         "options": state.options.as_dict(),
         "grenade_used": state.grenade_used,
-        "confirmed": sorted(state.confirmed),
-        "overridden": sorted(state.overrides),
         "hub_time_ms": state.now,
-        "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
-        "table_seq": state.table_seq,
-        "terrain": [p.id for p in state.terrain],
+        **table_view(state),
         "moved": {f: _moved(state, f) for f in sorted(state.paths)},
     }
 

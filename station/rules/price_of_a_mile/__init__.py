@@ -19,7 +19,7 @@ from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
-from ..table_snapshot import fold_common
+from ..table_snapshot import fold_common, table_view
 from . import artillery, blasts, melee, moving, optional, shooting, transport, turns
 from .army import check_armies, load_army, model_specs, rules_data
 from .shooting import RulesOf
@@ -426,13 +426,9 @@ def state_view(state: MileState) -> dict[str, Any]:
         "over": state.over,
         "units": units,
         "options": state.options.as_dict(),
-        "confirmed": sorted(state.confirmed),
-        "overridden": sorted(state.overrides),
         "victory_points": {p: turns.victory_points(state, p) for p in state.players},
         "out_of_command": bool(act and act.out_of_command),
         **_command_links(state),
-        "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
-        "table_seq": state.table_seq,
-        "terrain": [p.id for p in state.terrain],
+        **table_view(state),
         "moved": {},
     }

@@ -17,7 +17,7 @@ from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
-from ..table_snapshot import fold_common
+from ..table_snapshot import fold_common, table_view
 from . import actions, assault, shooting
 from .army import MORALE, check_armies, load_army, model_specs, rules_data
 from .ladder import LADDER
@@ -291,10 +291,6 @@ def state_view(state: WarState) -> dict[str, Any]:
         "winner": None,
         "units": units,
         "options": state.options.as_dict(),
-        "confirmed": sorted(state.confirmed),
-        "overridden": sorted(state.overrides),
-        "positions": {k: [round(c, 2) for c in v] for k, v in sorted(state.positions.items())},
-        "table_seq": state.table_seq,
-        "terrain": [p.id for p in state.terrain],
+        **table_view(state),
         "moved": {},
     }
