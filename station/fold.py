@@ -14,7 +14,7 @@ from typing import Any
 from .devices import protocol
 from .dice import DiceBook, Roll
 from .journal import JournalError
-from .rules.base import Event, Input, Override, Ruleset, Ruling, state_json
+from .rules.base import Event, Input, Override, Overriding, Ruleset, Ruling, state_json
 from .rules.registry import make_ruleset
 
 HEADER_KIND = "game"
@@ -68,10 +68,10 @@ def is_folded(record: Mapping[str, Any]) -> bool:
     return record["kind"] in FOLDED_KINDS and (record["kind"] != "rx" or record.get("verdict") in APPLIED_RX)
 
 
-def overrides_of(records: Iterable[Mapping[str, Any]]) -> dict[str, tuple[int, Override]]:
+def overrides_of(records: Iterable[Mapping[str, Any]]) -> dict[str, Overriding]:
     """The latest override of each ruling, with the seq of the record that made it."""
     return {
-        r["ruling"]: (r["seq"], Override(r["ruling"], r["verdict"], r.get("note", "")))
+        r["ruling"]: Overriding(r["seq"], Override(r["ruling"], r["verdict"], r.get("note", "")))
         for r in records
         if r["kind"] == "override"
     }

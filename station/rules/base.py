@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar, Protocol, Self
+from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from ..datafile import DataFileError
 from ..events import Message
@@ -33,6 +33,14 @@ class Override:
     ruling: str
     verdict: str
     note: str = ""
+
+
+class Overriding(NamedTuple):
+    """An override in force, with the journal seq of the record that made it: a ruling whose
+    dice are re-rolled under an override keys them by that seq, so a replay finds them."""
+
+    seq: int
+    override: Override
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +145,7 @@ class Ruleset(Protocol):
         self,
         armies: Sequence[Mapping[str, Any]],
         options: Mapping[str, Any],
-        overrides: Mapping[str, tuple[int, Override]] = ...,
+        overrides: Mapping[str, Overriding] = ...,
     ) -> Any:
         """The state before the first event; ``overrides`` maps a ruling id to the seq of the
         override record and the override (overrides act retroactively, so a replay starts with them)."""
@@ -154,7 +162,7 @@ class Ruleset(Protocol):
 
 
 def voided(
-    overrides: Mapping[str, tuple[int, Override]],
+    overrides: Mapping[str, Overriding],
     seq: int,
     ruling_id: str,
     text: str,

@@ -11,7 +11,7 @@ from typing import Any, TypedDict
 from ..measure.measurement import unit_sigma
 from ..measure.movement import append_position
 from ..measure.terrain import parse_terrain
-from .base import Evolving, Override, Ruling, RulingKind
+from .base import Evolving, Overriding, Ruling, RulingKind
 
 DEFAULT_RESIDUAL_MM = 0.5  # a snapshot that does not say how well the camera is calibrated (a recorded session)
 Pose = tuple[float, float, float]
@@ -86,7 +86,7 @@ class TableState(Evolving):
     the camera's evidence (where each model stands, how surely, the paths of the models moving
     now), the terrain and the confirmed rulings.  Subclasses are frozen dataclasses too."""
 
-    overrides: Mapping[str, tuple[int, Override]] = field(default_factory=dict)  # ruling -> (seq, override)
+    overrides: Mapping[str, Overriding] = field(default_factory=dict)  # ruling -> (seq, override)
     positions: Mapping[str, Pose] = field(default_factory=dict)  # x, y, facing from the camera
     sigmas: Mapping[str, float] = field(default_factory=dict)
     paths: Mapping[str, tuple[Pose, ...]] = field(default_factory=dict)

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
+from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind, voided
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common, table_view
@@ -117,7 +117,7 @@ class AlphaStrike(ModelRuleset):
         self,
         forces: Sequence[Mapping[str, Any]],
         options: Mapping[str, Any],
-        overrides: Mapping[str, tuple[int, Override]] | None = None,
+        overrides: Mapping[str, Overriding] | None = None,
     ) -> AlphaState:
         check_forces(forces)
         units = {

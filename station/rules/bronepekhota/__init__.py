@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from ...events import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import BRONEPEKHOTA, Convention
-from ..base import Event, Input, Override, Ruling, RulingKind
+from ..base import Event, Input, Overriding, Ruling, RulingKind
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common, table_view
@@ -125,7 +125,7 @@ class Bronepekhota(ModelRuleset):
         self,
         armies: Sequence[Mapping[str, Any]],
         options: Mapping[str, Any],
-        overrides: Mapping[str, tuple[int, Override]] | None = None,
+        overrides: Mapping[str, Overriding] | None = None,
     ) -> GameState:
         check_armies(armies)
         setup, elements, units = build_setup(armies)

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from ...dice import Roller
 from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
-from ..base import Event, Input, Override, Refused, Ruling, RulingKind
+from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind
 from ..inputs import Handler, Inputs
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common, table_view
@@ -87,7 +87,7 @@ class BronepekhotaQuick(ModelRuleset):
         self,
         armies: Sequence[Mapping[str, Any]],
         options: Mapping[str, Any],
-        overrides: Mapping[str, tuple[int, Override]] | None = None,
+        overrides: Mapping[str, Overriding] | None = None,
     ) -> QuickState:
         check_armies(armies)
         opts = Options.from_dict(options)

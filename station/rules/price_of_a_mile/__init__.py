@@ -16,7 +16,7 @@ from ...dice import Roller
 from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
+from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind, voided
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common, table_view
@@ -191,7 +191,7 @@ class PriceOfAMile(ModelRuleset):
         self,
         armies: Sequence[Mapping[str, Any]],
         options: Mapping[str, Any],
-        overrides: Mapping[str, tuple[int, Override]] | None = None,
+        overrides: Mapping[str, Overriding] | None = None,
     ) -> MileState:
         check_armies(armies)
         fighters, squads = build(tuple(armies))

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from ...dice import Roller
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Override, Refused, Ruling, RulingKind, voided
+from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind, voided
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
 from ..table_snapshot import fold_common, table_view
@@ -148,7 +148,7 @@ class SteelWarriors(ModelRuleset):
         self,
         armies: Sequence[Mapping[str, Any]],
         options: Mapping[str, Any],
-        overrides: Mapping[str, tuple[int, Override]] | None = None,
+        overrides: Mapping[str, Overriding] | None = None,
     ) -> WarState:
         check_armies(armies)
         figures, squads = build(tuple(armies))
