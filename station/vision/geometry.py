@@ -53,17 +53,9 @@ def overhead_camera(
     table_mm: tuple[float, float] = (1219.2, 1219.2),
     height_mm: float = 1200.0,
     dist: tuple[float, ...] = (-0.12, 0.05, 0.0, 0.0, 0.0),
-    tilt_deg: float = 0.0,
 ) -> Camera:
-    """A camera above the table's centre looking straight down (optionally tilted about x)."""
-    w, h = image_size
-    K = np.array([[focal_px, 0, w / 2], [0, focal_px, h / 2], [0, 0, 1.0]])
-    down = np.diag([1.0, -1.0, -1.0])  # camera x = table x, camera y = -table y, looking down
-    a = np.radians(tilt_deg)
-    tilt = np.array([[1, 0, 0], [0, np.cos(a), -np.sin(a)], [0, np.sin(a), np.cos(a)]])
-    R = tilt @ down
-    centre = np.array([table_mm[0] / 2, table_mm[1] / 2, height_mm])
-    return Camera(K, np.asarray(dist, float), R, -R @ centre, image_size)
+    """A camera above the table's centre looking straight down: the mount with no tilt."""
+    return mounted_camera(image_size, focal_px, table_mm, height_mm, dist=dist)
 
 
 def mounted_camera(

@@ -74,7 +74,7 @@ class CalibrationDesk:
         """Accepted corners per cell of the frame (rows top to bottom)."""
         cols, rows = COVERAGE_GRID
         grid = np.zeros((rows, cols), int)
-        if self.lens is None and not self.views:
+        if not self.views:
             return grid.tolist()
         width, height = self._size()
         for view in self.views:

@@ -130,29 +130,26 @@ class Locator:
             return sightings, warnings
         heights = [self.specs[ids[k]].height_mm for k in known]
         poses = marker_poses(self.camera, detection.corners[known], heights)  # one undistortion per frame
-        # a marker that reads square and at its printed size on its plane fits flat within the
-        # detector's noise, so its lean is 0 without the fit: only the others are fitted
-        doubtful = [
-            j
-            for j, (k, pose) in enumerate(zip(known, poses))
-            if min(pose.axes_mm) < LEAN_CHECK_ASPECT * max(pose.axes_mm)
-            or abs(pose.size_mm / self.specs[ids[k]].size_mm - 1) > LEAN_CHECK_SIZE
-        ]
-        leans = np.zeros(len(known))
-        leans[doubtful] = lean_degs(
-            self.camera,
-            detection.corners[[known[j] for j in doubtful]],
-            [heights[j] for j in doubtful],
-            [self.specs[ids[known[j]]].size_mm for j in doubtful],
-        )
-        for k, pose, lean in zip(known, poses, leans):
+        kept: list[tuple[int, BaseSighting]] = []
+        for k, pose in zip(known, poses):
             spec = self.specs[ids[k]]
-            sighting = self._sighting(spec, pose, float(lean))
+            sighting = self._sighting(spec, pose)
             problem = self._implausible(spec, pose, sighting)
             if problem:
                 warnings.append(f"marker {spec.id} ({spec.element}) {problem}; ignored")
                 continue
-            sightings.append(sighting)
+            kept.append((k, sighting))
+        # a marker that reads square and at its printed size on its plane fits flat within the
+        # detector's noise, so its lean is 0 without the fit: only the others are fitted
+        doubtful = [(k, s) for k, s in kept if s.aspect < LEAN_CHECK_ASPECT or abs(s.size_ratio - 1) > LEAN_CHECK_SIZE]
+        leans = lean_degs(
+            self.camera,
+            detection.corners[[k for k, _ in doubtful]],
+            [self.specs[s.marker].height_mm for _, s in doubtful],
+            [self.specs[s.marker].size_mm for _, s in doubtful],
+        )
+        leaning = {s.marker: float(lean) for (_, s), lean in zip(doubtful, leans)}
+        sightings = [replace(s, lean_deg=leaning[s.marker]) if s.marker in leaning else s for _, s in kept]
         return self._with_sigmas(sightings), warnings
 
     def _with_sigmas(self, sightings: list[BaseSighting]) -> list[BaseSighting]:
@@ -165,7 +162,7 @@ class Locator:
         return [replace(s, sigma_mm=float(sigma)) for s, sigma in zip(sightings, sigmas)]
 
     @staticmethod
-    def _sighting(spec: MarkerSpec, pose, lean: float) -> BaseSighting:
+    def _sighting(spec: MarkerSpec, pose) -> BaseSighting:
         x, y = base_centre(pose, spec.offset_mm)
         aspect = min(pose.axes_mm) / max(pose.axes_mm)
         ratio = pose.size_mm / spec.size_mm
@@ -183,7 +180,6 @@ class Locator:
             confidence,
             ratio,
             aspect,
-            lean_deg=lean,
         )
 
     def _implausible(self, spec: MarkerSpec, pose, sighting: BaseSighting) -> str | None:

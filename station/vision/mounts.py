@@ -15,7 +15,7 @@ from . import cv
 from .calibration import Calibration, CalibrationError, MovedAnchorError, calibrate_table, default_anchors
 from .geometry import Camera, marker_corners, mounted_camera
 from .locate import Locator, MarkerSpec
-from .synthetic import Occluder, Scene, SceneMarker, random_scene, render
+from .synthetic import Occluder, Scene, SceneMarker, ideal_projection, random_scene, render
 
 TABLE = (1219.2, 1219.2)
 RESOLUTIONS = {"720p": (1280, 720), "1080p": (1920, 1080), "4K": (3840, 2160)}
@@ -130,8 +130,7 @@ def marker_sizes(camera: Camera) -> tuple[float, float]:
 
 def _hand_over(camera: Camera, anchor, table_mm) -> Occluder:
     """A hand (ellipse) over one anchor, in ideal pixels."""
-    ideal = np.array([[anchor.x, anchor.y, 0.0]]) @ camera.R.T + camera.t
-    px = ideal[0, :2] / ideal[0, 2] * camera.K[0, 0] + camera.K[:2, 2]
+    px = ideal_projection(camera, np.array([[anchor.x, anchor.y, 0.0]]))[0]
     return Occluder(float(px[0]), float(px[1]), 45 * camera.K[0, 0] / 950, 60 * camera.K[0, 0] / 950)
 
 

@@ -4,6 +4,7 @@ images.  ``open_source("0")``, ``open_source("session.mp4")``, ``open_source("fr
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -113,8 +114,6 @@ class FrameGrabber:
     source to the tracker once a calibration exists."""
 
     def __init__(self, frames: Iterator[np.ndarray]) -> None:
-        import threading
-
         self.frames = frames
         self.latest: np.ndarray | None = None
         self.error: str | None = None

@@ -104,7 +104,7 @@ def _texture(marker_id: int) -> np.ndarray:
     )
 
 
-def _ideal_projection(camera: Camera, points: np.ndarray) -> np.ndarray:
+def ideal_projection(camera: Camera, points: np.ndarray) -> np.ndarray:
     cam = points @ camera.R.T + camera.t
     uv = cam[:, :2] / cam[:, 2:3]
     return uv @ camera.K[:2, :2].T + camera.K[:2, 2]
@@ -138,10 +138,10 @@ def render(scene: Scene, rng: np.random.Generator | None = None) -> tuple[np.nda
     canvas = np.zeros((h, w, 3), np.uint8)
     canvas[:] = FLOOR_BGR
     tw, th = scene.table_mm
-    table = _ideal_projection(cam, np.array([[0, 0, 0], [tw, 0, 0], [tw, th, 0], [0, th, 0]], float))
+    table = ideal_projection(cam, np.array([[0, 0, 0], [tw, 0, 0], [tw, th, 0], [0, th, 0]], float))
     cv2.fillConvexPoly(canvas, np.round(table * 16).astype(np.int32), TABLE_BGR, cv2.LINE_AA, 4)
     for m in scene.markers:
-        _paste(canvas, _texture(m.id), _ideal_projection(cam, _corners_3d(m, margin_modules=1.0)))
+        _paste(canvas, _texture(m.id), ideal_projection(cam, _corners_3d(m, margin_modules=1.0)))
     for o in scene.occluders:
         cv2.ellipse(
             canvas, (int(o.cx), int(o.cy)), (int(o.rx), int(o.ry)), o.angle_deg, 0, 360, SKIN_BGR, -1, cv2.LINE_AA

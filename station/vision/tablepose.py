@@ -159,8 +159,9 @@ def fit_table_pose(
         if not back:
             break
         used = used + back  # one the first consensus missed fits after all
-    pose = _fit(used, K, dist) or pose
-    residuals = anchor_residuals(anchors, *pose, K, dist)
+    else:  # the last change to ``used`` has not been fitted yet
+        pose = _fit(used, K, dist) or pose
+        residuals = anchor_residuals(anchors, *pose, K, dist)
     log.debug("table pose from anchors %s", [a.id for a in used])
     rms, covariance, sensitivity = _covariance(used, *pose, K, dist)
     used_ids = {a.id for a in used}
