@@ -92,7 +92,7 @@ def ruling_status(ruling: Ruling, confirmed: set[str] | frozenset[str]) -> str:
 
 @dataclass
 class FoldResult:
-    ruleset: Ruleset
+    ruleset: Ruleset[Any]
     state: Any
     rulings: list[Ruling] | deque[Ruling] = field(default_factory=list)
 

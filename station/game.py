@@ -306,7 +306,7 @@ class Game:
     # -- views ----------------------------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
-            state = self._result.ruleset.state_dict(self._result.state)
+            state = self._result.ruleset.state_view(self._result.state)
             confirmed = set(state.get("confirmed", ()))
             rulings = [{**r.as_dict(), "status": ruling_status(r, confirmed)} for r in self._result.rulings]
             return {
@@ -339,4 +339,4 @@ class Game:
 
     def state_view(self) -> dict[str, Any]:
         with self._lock:
-            return self._result.ruleset.state_dict(self._result.state)
+            return self._result.ruleset.state_view(self._result.state)

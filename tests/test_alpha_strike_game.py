@@ -283,7 +283,7 @@ def test_override_void_undoes_an_attack():
 
 
 def test_state_view_shows_cards_with_pips_heat_and_crits(game):
-    view = game.rules.state_dict(game.state)
+    view = game.rules.state_view(game.state)
     cards = {u["id"]: u["elements"][0] for u in view["units"]}
     assert cards["thunderbolt"]["armour_max"] == 7 and cards["thunderbolt"]["structure_max"] == 6
     assert set(cards["catapult"]["crits"]) == {"engine", "fire_control", "mp", "weapons"}

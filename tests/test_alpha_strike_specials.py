@@ -200,7 +200,7 @@ def test_11_1_battle_lance_lucky_rerolls_a_miss_six_times(tmp_path):
     combat(g)
     miss = g.do("attack", 1, 1, attacker="a", target="hawk")[0]
     assert "Lucky re-roll may be spent (6 left" in miss.text
-    assert g.rules.state_dict(g.state)["lucky"] == "a"  # the dashboard offers the re-roll
+    assert g.rules.state_view(g.state)["lucky"] == "a"  # the dashboard offers the re-roll
     again = g.do("lucky", 5, 5, unit="a")[0]
     assert again.details["hit"] and "5 Lucky re-rolls left" in again.text and g.unit("hawk").armour == 5 - 2
     assert "has none to re-roll" in g.do("lucky", unit="a")[0].text  # no re-rolling a re-roll

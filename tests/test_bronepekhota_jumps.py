@@ -54,7 +54,7 @@ def test_9_4_a_jump_along_the_ground_costs_its_length(armies, steps, too_far):
     table.send(Input("activate", {"unit": "cyber"}))
     assert table.send(Input("jump", {"element": "cyber-3"}))[0].kind == "status"
     table.send(_seen(("cyber-3", 100.0 + steps * STEP, 300.0, 0.0)))
-    view = table.rules.state_dict(table.state)["moved"]["cyber-3"]
+    view = table.rules.state_view(table.state)["moved"]["cyber-3"]
     assert view["spent_sp"] == 0 and f"jumped {steps:.1f} steps" in view["charged"][0]  # the jump replaces the move
     assert bool(view["problems"]) is too_far
 
@@ -81,9 +81,9 @@ def test_9_4_fig_57_onto_a_platform(jumper):
     )  # 2 steps up, starting 1.6 steps away
     table.send(Input("jump", {"element": "cyber-3"}))
     table.send(_seen(("cyber-3", 500.0, 300.0, 0.0)))  # Рис. 57a: 2 away, 2 up: 4 <= 5
-    assert not table.rules.state_dict(table.state)["moved"]["cyber-3"]["problems"]
+    assert not table.rules.state_view(table.state)["moved"]["cyber-3"]["problems"]
     table.send(_seen(("cyber-3", 600.0, 300.0, 0.0)))  # Рис. 57b: 4 away, 2 up: 6 > 5
-    assert "beyond his Пр5" in table.rules.state_dict(table.state)["moved"]["cyber-3"]["problems"][0]
+    assert "beyond his Пр5" in table.rules.state_view(table.state)["moved"]["cyber-3"]["problems"][0]
 
 
 def test_9_4_jump_refusals(jumper):
@@ -101,7 +101,7 @@ def test_3_2_a_flyer_moves_twice(armies):
     table.send(_seen(("salamander", 100.0, 300.0, 0.0)))
     table.send(Input("activate", {"unit": "salamander"}))
     table.send(_seen(("salamander", 100.0 + (speed + 1) * STEP, 300.0, 0.0)))
-    view = table.rules.state_dict(table.state)["moved"]["salamander"]
+    view = table.rules.state_view(table.state)["moved"]["salamander"]
     assert view["allowed_sp"] == 2 * speed and not view["over"]
 
 
@@ -120,5 +120,5 @@ def test_11_1_aimed_fire_is_for_one_who_only_shoots(armies):
     shot = table.send(Input("virtual_shot", {"shooter": "cyber-3", "target": "clone-3", "aimed": True}), 1)
     assert shot[-1].details["aimed"]
     table.send(_seen(("cyber-3", 340.0, 400.0, 0.0)))  # and then he walks
-    view = table.rules.state_dict(table.state)["moved"]["cyber-3"]
+    view = table.rules.state_view(table.state)["moved"]["cyber-3"]
     assert any("aimed fire" in p for p in view["problems"])

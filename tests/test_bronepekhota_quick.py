@@ -11,7 +11,7 @@ from station.devices import protocol as p
 from station.rules.base import ArmyError, Event, Input
 from station.rules.bronepekhota_quick import BronepekhotaQuick
 from station.rules.bronepekhota_quick.army import load_army
-from station.rules.bronepekhota_quick.state import Options
+from station.rules.bronepekhota_quick.state import OPTIONS
 
 from .conftest import ScriptedRoller
 
@@ -69,7 +69,7 @@ def test_4_2_the_higher_roll_goes_first_and_ties_roll_again():
 def test_5_infantry_manoeuvre_comes_from_armour_and_the_table_is_an_option():
     g = Quick()
     assert g.f("trooper-1").maneuver == 4 and g.f("heavy-1").maneuver == 3 and g.f("walker").maneuver == 5
-    assert Options.from_dict({"maneuver_by_armour": {"5": 6, "7": 5, "9": 3}}).maneuver_for(8) == 5
+    assert OPTIONS.build({"maneuver_by_armour": {"5": 6, "7": 5, "9": 3}}).maneuver_for(8) == 5
 
 
 @pytest.mark.parametrize(

@@ -278,7 +278,7 @@ def _walk(table, element, *poses, unit=None):
     table.send(Input("activate", {"unit": unit or element}))
     for pose in poses[1:]:
         table.send(_seen((element, *pose)))
-    return table.rules.state_dict(table.state)["moved"][element]
+    return table.rules.state_view(table.state)["moved"][element]
 
 
 @pytest.mark.parametrize("steps, flagged", [(4.0, False), (5.0, False), (6.5, True)])
@@ -289,7 +289,7 @@ def test_movement_during_an_activation_against_the_allowance(table, steps, flagg
     assert view["spent_sp"] == pytest.approx(steps, abs=0.01)
     rulings = table.send(Input("end_activation"))
     assert any(r.section.startswith("§4.1 §4.2") for r in rulings) is flagged
-    assert table.rules.state_dict(table.state)["moved"] == {}  # the next activation starts afresh
+    assert table.rules.state_view(table.state)["moved"] == {}  # the next activation starts afresh
 
 
 def test_the_rulebook_example_back_turn_forward_costs_four_sp(table):
@@ -386,7 +386,7 @@ def test_4_1_a_soldier_moving_a_mobile_gun_pays_two_sp_a_step(armies):
     table.send(_seen(("twin-cannon", 500.0, 500.0, 90.0), ("cyber-2", 500.0, 500.0 - 25.0 - 12.5 - 1.0, 90.0)))
     table.send(Input("activate", {"unit": "cyber"}))
     table.send(_seen(("twin-cannon", 500.0, 600.0, 90.0), ("cyber-2", 500.0, 600.0 - 25.0 - 12.5 - 1.0, 90.0)))
-    view = table.rules.state_dict(table.state)["moved"]
+    view = table.rules.state_view(table.state)["moved"]
     assert view["cyber-2"]["spent_sp"] == pytest.approx(4.0, abs=0.01)  # 2 steps walked + 2 for the gun
     assert "moved a gun 2.0 steps" in view["cyber-2"]["charged"][1]
     assert view["twin-cannon"]["text"] == "moved 2.0 steps by Cyber-infantry 2" and not view["twin-cannon"]["over"]

@@ -277,7 +277,7 @@ def test_3_2_the_actions_left_shrink_as_they_are_used(virtual):
     virtual.send(Input("activate", {"unit": "gryphon"}))
 
     def left():
-        view = virtual.rules.state_dict(virtual.state)
+        view = virtual.rules.state_view(virtual.state)
         return next(e for u in view["units"] for e in u["elements"] if e["id"] == "gryphon")["actions_left"]
 
     rate = virtual.state.setup.rate_of_fire["gryphon"]

@@ -68,7 +68,7 @@ def test_4_3_activations_alternate_one_squad_and_one_character(game):
     assert game.state.activation.actions["capitaine"] == 3 and game.state.activation.actions["p1"] == 2  # §12.1 Hero
     assert "entente activates squad poilus (6 bases) and capitaine" in ruling.text
     game.do("end_activation")
-    assert "central" in game.rules.state_dict(game.state)["active_player"]
+    assert "central" in game.rules.state_view(game.state)["active_player"]
     refused = game.do("activate", squad="grenadiers")[0]
     assert refused.needs_referee and "not a squad of central" in refused.text
     assert "only once its side has no squads" in game.do("activate", character="leutnant")[0].text
@@ -613,15 +613,15 @@ def test_12_2_cavalry_dismount_for_good_keeping_half_mounted(tmp_path):
 
 def test_the_dashboard_sees_command_links_cut_off_bases_markers_and_templates(game):
     game.seen(p6=(700, 350, 90))
-    view = game.rules.state_dict(game.state)
+    view = game.rules.state_view(game.state)
     assert ["p1", "p2"] in view["links"] and view["cut_off"] == ["p6"]
     game.do("activate", squad="poilus")
-    units = {u["id"]: u for u in game.rules.state_dict(game.state)["units"]}
+    units = {u["id"]: u for u in game.rules.state_view(game.state)["units"]}
     assert units["poilus"]["markers"] == ["out of command"] and units["landser"]["markers"] == []
     game.state = game.state.with_squad(
         game.state.squads["landser"].__class__(**{**game.state.squads["landser"].__dict__, "disordered": True})
     )
-    assert {u["id"]: u for u in game.rules.state_dict(game.state)["units"]}["landser"]["markers"] == ["Disordered"]
+    assert {u["id"]: u for u in game.rules.state_view(game.state)["units"]}["landser"]["markers"] == ["Disordered"]
 
 
 def test_6_10_a_squad_short_of_ammunition_may_misfire_for_good(tmp_path):

@@ -292,7 +292,7 @@ def test_the_dashboard_shows_suppression_prone_and_morale_markers():
     g.do("prone", squad="partisans")
     g.do("set_morale", squad="partisans", morale="shaken")
     g.state = g.state.suppress("partisans")
-    units = {u["id"]: u for u in g.rules.state_dict(g.state)["units"]}
+    units = {u["id"]: u for u in g.rules.state_view(g.state)["units"]}
     assert units["partisans"]["markers"] == ["suppressed 1", "prone", "shaken"] and units["recruits"]["markers"] == []
 
 
@@ -326,7 +326,7 @@ def test_5_4_march_order_forbids_shooting():
     g = ready(13)
     g.do("march_order", squad="recruits")
     assert "march order" in g.do("shoot", squad="recruits", target="partisans")[0].text
-    assert "march order" in {u["id"]: u for u in g.rules.state_dict(g.state)["units"]}["recruits"]["markers"]
+    assert "march order" in {u["id"]: u for u in g.rules.state_view(g.state)["units"]}["recruits"]["markers"]
 
 
 def test_5_2_towing_sets_the_speed():

@@ -24,7 +24,7 @@ def test_a_toy_game_plays_journals_shows_and_replays(tmp_path, monkeypatch):
     station = Station(tmp_path / "duel.jsonl", "duel", ARMIES, {}, seed=4)
     game = station.game
     flip = game.operator_input("flip", {})
-    assert flip[0].kind == "initiative" and flip[0].text in ("athos shoots first.", "porthos shoots first.")
+    assert flip[0].kind == "initiative" and flip[0].text in ("athos first.", "porthos first.")
     record = game.journal.append(
         "rx", line=p.encode(p.Tilt(1, "T-porthos", "fallen", 80, 1500)).decode().strip(), verdict="event"
     )
@@ -34,7 +34,8 @@ def test_a_toy_game_plays_journals_shows_and_replays(tmp_path, monkeypatch):
     assert {n.id for n in station.game.ruleset.sensor_nodes(ARMIES)} == {"T-athos", "T-porthos"}
     client = create_app(station, "tok").test_client()
     state = client.get("/api/state").get_json()
-    assert state["state"]["down"] == ["porthos"] and state["state"]["active_player"] == flip[0].text.split()[0]
+    assert state["state"]["out"] == ["porthos"] and state["state"]["active_player"] == flip[0].text.split()[0]
+    assert [u["status"] for u in state["state"]["units"]] == ["upright", "fallen"]
     refused = client.post("/api/input", json={"type": "charge"}, headers={"X-Referee-Token": "tok"})
     assert refused.status_code == 400 and "expected one of flip" in refused.get_json()["error"]
     station.stop()

@@ -3,23 +3,31 @@ flip a coin for who shoots first, and a tilt node in each says who fell.  Under 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from station.dice import Roller
 from station.events import Node, Tilt
 from station.measure.units import INCHES, Convention
-from station.rules.base import ArmyError, Event, Input, Ruling, RulingKind
+from station.rules.base import ArmyError, Event, Input, Ruleset, Ruling, RulingKind
 from station.rules.inputs import Inputs
 from station.rules.model_fields import ModelRuleset
-from station.rules.table_snapshot import TableState, fold_common
+from station.rules.options import OptionSet, declared, integer
+from station.rules.table_snapshot import TableState, table_view
+from station.rules.view import StateView, UnitView
 
 INPUTS = Inputs()
 
 
+@dataclass(frozen=True)
+class Options:  # every option is declared with its type, range, default and section
+    rounds: int = integer(1, 1, 5, "§1 (toy)", "Duels fought")
+
+
 @dataclass(frozen=True, kw_only=True)
 class DuelState(TableState):
-    """Who shoots first, who is down, and the winner: a frozen dataclass like every game's state."""
+    """Who shoots first and who is down: a frozen dataclass like every game's state."""
 
     first: str | None = None
     down: frozenset[str] = frozenset()
@@ -27,14 +35,12 @@ class DuelState(TableState):
 
 
 @INPUTS.register("flip", "§1 (toy): the coin decides who shoots first")
-def handle_flip(game: Any, state: DuelState, seq: int, args: Mapping[str, Any]):
+def handle_flip(game: Duel, state: DuelState, seq: int, args: Mapping[str, Any]) -> tuple[DuelState, list[Ruling]]:
     first = state.duellists[0 if game.roller.roll(6, f"{seq}/coin") <= 3 else 1]  # a d6 as the coin
-    return state.evolve(first=first), [
-        Ruling(f"{seq}:flip", seq, RulingKind.INITIATIVE, f"{first} shoots first.", "§1")
-    ]
+    return state.evolve(first=first), [Ruling(f"{seq}:flip", seq, RulingKind.INITIATIVE, f"{first} first.", "§1")]
 
 
-class Duel(ModelRuleset):
+class Duel(ModelRuleset[DuelState]):
     name: ClassVar[str] = "duel"
     title: ClassVar[str] = "Duel (toy)"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
@@ -42,9 +48,13 @@ class Duel(ModelRuleset):
     controls: ClassVar[Sequence[tuple[str, str]]] = (("flip", "Flip the coin"),)
     mm_per_unit: ClassVar[float] = 25.4
     convention: ClassVar[Convention] = INCHES
+    options: ClassVar[OptionSet[Options]] = declared(Options, "Duel")
 
     def load_army(self, path: str) -> dict[str, Any]:
         raise ArmyError(path, "file", "the toy duel takes its duellists inline")
+
+    def army_schema(self) -> dict[str, Any]:
+        return {"type": "object", "required": ["player", "tilt_node"]}
 
     def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return [{"element": a["player"], "unit": a["player"], "player": a["player"], "kind": "infantry",
@@ -53,7 +63,7 @@ class Duel(ModelRuleset):
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
         return [Node(a["tilt_node"], "tilt") for a in armies]
 
-    def initial_state(self, armies, options, overrides=None) -> DuelState:
+    def initial_state(self, armies: Any, options: Any, overrides: Any = None) -> DuelState:
         return DuelState(duellists=tuple(a["player"] for a in armies), overrides=dict(overrides or {}))
 
     def apply(self, state: DuelState, event: Event) -> tuple[DuelState, list[Ruling]]:
@@ -63,12 +73,7 @@ class Duel(ModelRuleset):
             winners = [d for d in state.duellists if d not in down]
             text = f"{body.node.removeprefix('T-')} is down" + (f"; {winners[0]} wins." if len(winners) == 1 else ".")
             return state.evolve(down=down), [Ruling(f"{seq}:down", seq, RulingKind.HIT, text, "§2")]
-        if not isinstance(body, Input):
-            return state, []
-        handler = INPUTS.get(body.type)
-        if handler is not None:
-            return handler.handle(self, state, seq, body.args)
-        return fold_common(state, seq, body.type, body.args, state.duellists, ())
+        return INPUTS.dispatch(self, state, seq, body, state.duellists, ()) if isinstance(body, Input) else (state, [])
 
     def postures(self, state: DuelState) -> dict[str, str]:
         return {d: "fallen" if d in state.down else "upright" for d in state.duellists}
@@ -79,9 +84,15 @@ class Duel(ModelRuleset):
     def cover(self, hidden_fraction: float) -> dict[str, Any]:
         return {"label": "no cover in a duel", "armour": 0}
 
-    def state_dict(self, state: DuelState) -> dict[str, Any]:
-        return {"round": 1, "active_player": state.first, "players": list(state.duellists),
-                "down": sorted(state.down), "confirmed": sorted(state.confirmed)}  # fmt: skip
+    def state_view(self, state: DuelState) -> StateView:
+        units: list[UnitView] = [{"id": d, "name": d, "player": d, "kind": "duellist", "status": self.postures(state)[d],
+                  "acted": False, "can_act": d not in state.down, "elements": []} for d in state.duellists]  # fmt: skip
+        return {"game": self.name, "round": 1, "initiative": {}, "order": [], "active_player": state.first,
+                "active_unit": None, "players": list(state.duellists), "out": sorted(state.down), "winner": None,
+                "units": units, "options": {}, "moved": {}, **table_view(state)}  # fmt: skip
 
     def summary(self, state: DuelState) -> str:
         return f"Duel: {', '.join(state.duellists)}; down: {', '.join(sorted(state.down)) or 'nobody'}"
+
+
+RULESET: Callable[[Roller], Ruleset[DuelState]] = Duel  # mypy (make lint) checks that Duel is a Ruleset

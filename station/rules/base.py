@@ -11,11 +11,15 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar, NamedTuple, Protocol, Self
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, Self, TypeVar
 
 from ..datafile import DataFileError
-from ..events import Message
+from ..events import Message, Node
 from ..measure.units import Convention
+
+if TYPE_CHECKING:
+    from .options import OptionSet
+    from .view import StateView
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +115,17 @@ class Ruling:
         }
 
 
-class Ruleset(Protocol):
-    """What the station needs from a game.  Implementations live in ``station.rules.<game>``."""
+S = TypeVar("S")
+
+
+class Ruleset(Protocol[S]):
+    """What the station needs from a game, and all it may use: the CLI, the lobby, the camera and
+    the dashboard reach a game through these names only.  ``S`` is the game's state type.
+    Implementations live in ``station.rules.<game>``; tests/toy_duel.py is the smallest."""
 
     name: ClassVar[str]
     title: ClassVar[str]
+    options: ClassVar[OptionSet[Any]]  # the options, each with its type, default and rulebook section
     override_verdicts: ClassVar[Sequence[str]]
     input_types: ClassVar[Sequence[str]]  # the operator inputs it takes
     controls: ClassVar[Sequence[tuple[str, str]]]  # (input, label): the dashboard's buttons for the referee
@@ -125,39 +135,42 @@ class Ruleset(Protocol):
     def load_army(self, path: str) -> dict[str, Any]:
         """Read and validate one army file; errors name the file, the field and the problem."""
 
+    def army_schema(self) -> dict[str, Any]:
+        """The army file's format as a JSON Schema (for the lobby's upload and editors)."""
+
     def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Camera markers: id, size_mm, height_mm, offset_mm, element, unit, player."""
 
     def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Every model: ``element``, ``unit``, ``player``, ``kind``, ``base`` (a named size) and ``marker``."""
 
-    def reach(self, state: Any, element: str) -> dict[str, Any]:
+    def reach(self, state: S, element: str) -> dict[str, Any]:
         """For the dashboard: ``rings`` [{label, mm}] measured from the model's edge (move
         allowance, weapon ranges) and ``arcs`` [{label, centre_deg, half_width_deg}] from its facing."""
 
     def cover(self, hidden_fraction: float) -> dict[str, Any]:
         """What the share of a target hidden behind terrain means in this game's cover rules."""
 
-    def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Any]:
-        """The hub's node inventory (events.Node) that these armies are wired to."""
+    def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
+        """The hub's node inventory that these armies are wired to (none without launchers)."""
 
     def initial_state(
         self,
         armies: Sequence[Mapping[str, Any]],
         options: Mapping[str, Any],
-        overrides: Mapping[str, Overriding] = ...,
-    ) -> Any:
-        """The state before the first event; ``overrides`` maps a ruling id to the seq of the
-        override record and the override (overrides act retroactively, so a replay starts with them)."""
+        overrides: Mapping[str, Overriding] | None = None,
+    ) -> S:
+        """The state before the first event; ``overrides`` maps a ruling id to the override in
+        force and the seq of its record (overrides act retroactively, so a replay starts with them)."""
 
-    def apply(self, state: Any, event: Event) -> tuple[Any, list[Ruling]]: ...
+    def apply(self, state: S, event: Event) -> tuple[S, list[Ruling]]: ...
 
-    def state_dict(self, state: Any) -> dict[str, Any]:
+    def state_view(self, state: S) -> StateView:
         """Plain JSON-able view of the state, for the API, the dashboard and replay checks."""
 
-    def summary(self, state: Any) -> str: ...
+    def summary(self, state: S) -> str: ...
 
-    def postures(self, state: Any) -> dict[str, str]:
+    def postures(self, state: S) -> dict[str, str]:
         """Each model's posture as the hub's tilt nodes last reported it (the camera defers to it)."""
 
 
@@ -178,9 +191,9 @@ def voided(
     return None
 
 
-def state_json(ruleset: Ruleset, state: Any) -> str:
+def state_json(ruleset: Ruleset[Any], state: Any) -> str:
     """Canonical JSON: sorted keys, no spaces; equal states give identical bytes."""
-    return json.dumps(ruleset.state_dict(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(ruleset.state_view(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 class Refused(Exception):

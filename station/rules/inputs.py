@@ -14,11 +14,14 @@ is the ruleset, for its injected roller and its rules data.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from .base import Ruling
+from .base import Input, Overriding, Refused, Ruling, RulingKind, voided
+from .table_snapshot import fold_common
+
+S = TypeVar("S")
 
 Handler = Callable[[Any, Any, int, Mapping[str, Any]], tuple[Any, list[Ruling]]]
 REFEREE_INPUTS = ("confirm", "override")  # every game takes these; the station journals them
@@ -46,6 +49,34 @@ class Inputs:
 
     def get(self, input_type: str) -> InputHandler | None:
         return self._by_type.get(input_type)
+
+    def dispatch(
+        self,
+        game: Any,
+        state: S,
+        seq: int,
+        body: Input,
+        known: Collection[str],
+        moving: Collection[str],
+        voidable: Mapping[str, Overriding] | None = None,
+    ) -> tuple[S, list[Ruling]]:
+        """The end of a game's ``apply`` for an operator input: its registered handler (whose
+        ``Refused`` becomes a warning the referee can override), else the shared table inputs
+        (snapshot, terrain, confirm, override) for the models ``known`` and ``moving`` now.
+        A game whose inputs the referee may void outright passes its overrides as ``voidable``."""
+        void = voided(voidable or {}, seq, f"{seq}:{body.type}", f"{body.type} voided by the referee.")
+        if void:
+            return state, [void]
+        handler = self.get(body.type)
+        if handler is None:
+            folded: tuple[S, list[Ruling]] = fold_common(state, seq, body.type, body.args, known, moving)
+            return folded
+        try:
+            handled: tuple[S, list[Ruling]] = handler.handle(game, state, seq, body.args)
+            return handled
+        except Refused as no:
+            text = f"Refused: {no}."
+            return state, [Ruling(f"{seq}:{body.type}", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
 
     @property
     def types(self) -> tuple[str, ...]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..datafile import Fields
 from ..events import Node
+
+S = TypeVar("S")
 
 
 def ID_CHECK(v: str) -> str | None:  # named like the constant it replaces: a field check
@@ -72,7 +74,7 @@ def tracked_markers(specs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-class ModelRuleset:
+class ModelRuleset(Generic[S]):
     """What rulesets built on model specs share: the injected roller, and the camera's markers
     from their ``model_specs``."""
 
@@ -89,6 +91,6 @@ class ModelRuleset:
         """The hub nodes these armies are wired to: none, for games played without launchers."""
         return []
 
-    def postures(self, state: Any) -> dict[str, str]:
+    def postures(self, state: S) -> dict[str, str]:
         """Each model's posture from the hub's tilt nodes: none, for games without them."""
         return {}

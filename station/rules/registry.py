@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ..dice import Roller
 from .alpha_strike import AlphaStrike
@@ -12,7 +13,7 @@ from .bronepekhota_quick import BronepekhotaQuick
 from .price_of_a_mile import PriceOfAMile
 from .steel_warriors import SteelWarriors
 
-RULESETS: dict[str, Callable[[Roller], Ruleset]] = {
+RULESETS: dict[str, Callable[[Roller], Ruleset[Any]]] = {
     Bronepekhota.name: Bronepekhota,
     BronepekhotaQuick.name: BronepekhotaQuick,
     AlphaStrike.name: AlphaStrike,
@@ -21,7 +22,7 @@ RULESETS: dict[str, Callable[[Roller], Ruleset]] = {
 }
 
 
-def make_ruleset(name: str, roller: Roller) -> Ruleset:
+def make_ruleset(name: str, roller: Roller) -> Ruleset[Any]:
     try:
         return RULESETS[name](roller)
     except KeyError:

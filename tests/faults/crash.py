@@ -117,7 +117,7 @@ class Daemon:
 def replay_state(path: Path) -> dict:
     """What a clean replay of the journal makes of the game, as the API shows it."""
     result = fold(read_records(path))
-    return json.loads(json.dumps(result.ruleset.state_dict(result.state)))
+    return json.loads(json.dumps(result.ruleset.state_view(result.state)))
 
 
 def crash_loop(

@@ -15,12 +15,14 @@ from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind, voided
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
-from ..table_snapshot import fold_common, table_view
-from . import combat, setup, strike, turn
+from ..options import OptionSet
+from ..table_snapshot import table_view
+from ..view import ElementView, StateView, UnitView
+from . import combat, force, setup, strike, turn
 from .cards import UnitState, skill_pv
 from .force import card_of, check_forces, load_force, model_specs
 from .formations import choose_snipers, lucky_left
-from .options import parse_options
+from .options import OPTIONS
 from .turn import PHASES, AlphaState, next_player
 
 INPUTS = Inputs()
@@ -90,10 +92,10 @@ def handle_lucky(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]
 
 @INPUTS.register("end_turn", "§4.4, §4.5, §12")
 def handle_end_turn(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
-    return turn.end_turn(state, seq, state.options["victory"])
+    return turn.end_turn(state, seq, state.options.victory)
 
 
-class AlphaStrike(ModelRuleset):
+class AlphaStrike(ModelRuleset[AlphaState]):
     name: ClassVar[str] = "alpha_strike"
     title: ClassVar[str] = "BattleTech Alpha Strike"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
@@ -106,9 +108,13 @@ class AlphaStrike(ModelRuleset):
     )
     mm_per_unit: ClassVar[float] = MM_PER_INCH
     convention: ClassVar[Convention] = INCHES
+    options: ClassVar[OptionSet[Any]] = OPTIONS
 
     def load_army(self, path: str) -> dict[str, Any]:
         return load_force(path)
+
+    def army_schema(self) -> dict[str, Any]:
+        return force.schema()
 
     def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return model_specs(armies)
@@ -126,7 +132,7 @@ class AlphaStrike(ModelRuleset):
         return AlphaState(
             tuple(f["player"] for f in forces),
             tuple(forces),
-            parse_options(options),
+            OPTIONS.build(options),
             units,
             overrides=dict(overrides or {}),
         )
@@ -134,12 +140,8 @@ class AlphaStrike(ModelRuleset):
     def apply(self, state: AlphaState, event: Event) -> tuple[AlphaState, list[Ruling]]:
         if not isinstance(event.body, Input):
             return state, []  # no hub events in Alpha Strike
-        body, seq, args = event.body, event.seq, event.body.args
-        handler = INPUTS.get(body.type)
-        if handler is not None:
-            return handler.handle(self, state, seq, args)
         moving = [u.id for u in state.in_play()] if state.phase == "movement" else []
-        return fold_common(state, seq, body.type, args, state.units, moving)
+        return INPUTS.dispatch(self, state, event.seq, event.body, state.units, moving)
 
     def reach(self, state: AlphaState, element: str) -> dict[str, Any]:
         """§6.3 range bands from the base edge, the front arc (A3), and in the Combat Phase the
@@ -172,7 +174,7 @@ class AlphaStrike(ModelRuleset):
             return {"label": "partial cover: +1 to hit", "armour": 1}
         return {"label": "clear", "armour": 0}
 
-    def state_dict(self, state: AlphaState) -> dict[str, Any]:
+    def state_view(self, state: AlphaState) -> AlphaView:
         return state_view(state)
 
     def summary(self, state: AlphaState) -> str:
@@ -187,7 +189,45 @@ class AlphaStrike(ModelRuleset):
         return "\n".join(lines)
 
 
-def _card_view(state: AlphaState, u: UnitState) -> dict[str, Any]:
+class CardView(ElementView):
+    """A unit card (§2.1) with its damage, heat and critical hits."""
+
+    type: str
+    role: str
+    size: int
+    tmm: int
+    move_in: float
+    jump_in: float
+    skill: int
+    pv: int
+    damage: list[str]
+    printed_damage: list[str]
+    extreme: str
+    threshold: int
+    overheat: int
+    specials: list[str]
+    armour_max: int
+    structure: int
+    structure_max: int
+    heat: int
+    crits: dict[str, int]
+    move: str | None
+    moved_in: float
+    attacked: bool
+    sample_data: bool
+
+
+class AlphaView(StateView):
+    phase: str
+    phases: list[str]
+    moves: dict[str, str]
+    snipers: list[str]
+    lucky_left: dict[str, int]
+    lucky: str | None
+    home_edges: dict[str, str]
+
+
+def _card_view(state: AlphaState, u: UnitState) -> CardView:
     """One unit card as players know it (§2.1): the printed values with the damage after Weapon
     hits, the pips left, the heat scale and the critical boxes."""
     status = "destroyed" if u.destroyed or u.id in state.removed else "shut down" if u.shutdown else "in play"
@@ -229,9 +269,9 @@ def _card_view(state: AlphaState, u: UnitState) -> dict[str, Any]:
     }
 
 
-def state_view(state: AlphaState) -> dict[str, Any]:
+def state_view(state: AlphaState) -> AlphaView:
     """The dashboard's view: the phase tracker and each unit's card."""
-    units = []
+    units: list[UnitView] = []
     for u in state.units.values():
         card = _card_view(state, u)
         units.append(
@@ -263,7 +303,7 @@ def state_view(state: AlphaState) -> dict[str, Any]:
         "out": [],
         "winner": state.winner,
         "units": units,
-        "options": dict(state.options),
+        "options": OPTIONS.dump(state.options),
         "moves": dict(state.moves),
         **table_view(state),
         "moved": {},

@@ -183,8 +183,8 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
             g.edge_in,
             state.moved_in.get(attacker.id, 0.0),
             *moves,
-            shutdown_counts_immobile=state.options["shutdown_in_melee"] == "immobile",
-            attacker_movement=state.options["melee_attacker_movement"],
+            shutdown_counts_immobile=state.options.shutdown_in_melee == "immobile",
+            attacker_movement=state.options.melee_attacker_movement,
         )
         if melee.why_not or melee.tn is None:
             raise Refused(melee.why_not or "no attack", "§8")
@@ -203,7 +203,7 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
         )
         armed = _armed(shooter, (value, value, value))
         g = replace(g, hidden_fraction=0.0, woods_in=0.0, target_in_woods=False)  # lobbed: the spotter sees for it
-        if state.options["indirect_modifiers"] == "ascec":
+        if state.options.indirect_modifiers == "ascec":
             extra.append(("indirect", 1))
             if spotter.id in state.attacked:
                 extra.append(("spotter attacked", 1))
@@ -214,7 +214,7 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     if tn.value is None or tn.band is None:
         raise Refused(tn.why_not or "no attack", "§6")
     band_index = ("short", "medium", "long").index(tn.band)
-    if overheat and armed.damage_at(band_index) == "0*" and state.options["minimal_overheat"] == "forbid":
+    if overheat and armed.damage_at(band_index) == "0*" and state.options.minimal_overheat == "forbid":
         raise Refused("minimal damage 0* cannot be overheated (option minimal_overheat)", "§9.1 A10")
     heat_values = shooter.card.special_values("HT") if kind == "weapon" and not rear else None
     heat = int(heat_values[band_index]) if heat_values and heat_values[band_index].isdigit() else 0

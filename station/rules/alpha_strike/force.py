@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from ...datafile import Fields, load_json_file
+from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, Schema, army_file, list_of, one_of, record, when, whole
 from ..base import ArmyError
 from ..model_fields import ID_CHECK, base, marker
-from .cards import Card, parse_card, parse_mul
-from .formations import parse_formation
+from .cards import DAMAGE, SPECIAL, Card, parse_card, parse_mul
+from .formations import TYPES, parse_formation
 
 FORMAT = "alpha-strike-force/1"
 LIBRARY = "alpha-strike-cards/1"
@@ -40,6 +41,34 @@ def _card(f: Fields, library: Mapping[str, Card]) -> Card:
             f.fail(f"no card {name!r} in the library; known: {', '.join(sorted(library))}", "card")
         return library[name]
     return parse_card(f.child("card"))
+
+
+_DAMAGE: Schema = {"type": ["string", "integer"], "pattern": DAMAGE.pattern, "minimum": 0, "maximum": 99}
+CARD: Schema = record(
+    {"name": TEXT, "size": whole(1, 4), "tmm": whole(-4, 6), "move_in": whole(0, 40), "armour": whole(0, 40),
+     "structure": whole(1, 40), "damage": record({"S": _DAMAGE, "M": _DAMAGE, "L": _DAMAGE}, {"E": _DAMAGE})},
+    {"format": TEXT, "type": TEXT, "jump_in": whole(0, 40), "role": TEXT, "overheat": whole(0, 4),
+     "threshold": whole(0, 40), "specials": list_of({"type": "string", "pattern": SPECIAL.pattern}), "pv": whole(0, 500),
+     "sample_data": FLAG, "from_seed": {}},
+    description="A card in the project's format (README, Alpha Strike cards)",
+)  # fmt: skip
+_FORMATION = {
+    **record({"type": one_of(TYPES)}, {"speed_demon": list_of(ID)}),
+    **when("type", ("battle", "fire_support"), {"properties": {"speed_demon": {"maxItems": 0}}}),
+}
+
+
+def schema() -> Schema:
+    """The force format; a card is named from the bundled library, given inline, or a MUL record."""
+    unit = {
+        **record(
+            {"id": ID},
+            {"card": {"anyOf": [one_of(sorted(card_library())), CARD]}, "skill": whole(0, 8), "tilt_node": ID,
+             "mul": {"type": "object", "description": "A Master Unit List record"}, "marker": MARKER, "base": BASE},
+        ),
+        "oneOf": [{"required": ["card"]}, {"required": ["mul"]}],
+    }  # fmt: skip
+    return army_file(FORMAT, "Alpha Strike force", {"units": list_of(unit, 1)}, {"formation": _FORMATION})
 
 
 def load_force(path: str | Path) -> dict[str, Any]:

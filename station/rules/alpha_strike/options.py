@@ -3,36 +3,28 @@ way, each with the default the README explains.  The others are settled in code 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
 
-from ...datafile import Fields
-
-DEFAULTS: dict[str, Any] = {
-    "victory": "all",  # §4.5 every enemy unit; "size3": Training Day's condition (§12)
-    "movement_order": "alternate",  # A2: proportional alternation; "free": no order checked
-    "shutdown_in_melee": "immobile",  # A4: a shut-down target is immobile (-4); "no_tmm": the literal +0
-    "melee_attacker_movement": True,  # A5: the attacker's movement modifier applies to physical attacks
-    "deep_water_only": False,  # A7: water cools only if 2" deep (the quick-start's 1" water never does)
-    "minimal_overheat": "allow",  # A10: 0* with overheat deals the overheat; "forbid": no overheat with 0*
-    "rear_reduction_on_miss": True,  # A21: a REAR attack reduces the forward one even when it misses
-    "indirect_modifiers": "ascec",  # A23: +1 indirect, +1 if the spotter attacked (AS:CE); "none"
-    "speed_demon_jump": True,  # §11.3: Speed Demon's 2" also for jumps
-}
-CHOICES = {
-    "victory": ("all", "size3"),
-    "movement_order": ("alternate", "free"),
-    "shutdown_in_melee": ("immobile", "no_tmm"),
-    "minimal_overheat": ("allow", "forbid"),
-    "indirect_modifiers": ("ascec", "none"),
-}
+from ..options import choice, declared, flag
 
 
-def parse_options(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The game's options from the config or ``--option``; unknown names and values are refused."""
-    f = Fields("options", dict(data))
-    f.reject_unknown(list(DEFAULTS))
-    return {
-        name: f.choice(name, CHOICES[name], default) if name in CHOICES else f.get(name, bool, default)
-        for name, default in DEFAULTS.items()
-    }
+@dataclass(frozen=True)
+class Options:
+    victory: str = choice(("all", "size3"), "§4.5, §12", "Win by destroying every enemy unit, or Training Day's size 3")
+    movement_order: str = choice(
+        ("alternate", "free"), "§13 A2", "Proportional alternation of moves, or no order checked"
+    )
+    shutdown_in_melee: str = choice(
+        ("immobile", "no_tmm"), "§13 A4", "A shut-down melee target is immobile (-4), or the literal +0"
+    )
+    melee_attacker_movement: bool = flag(True, "§13 A5", "The attacker's movement modifier applies to physical attacks")
+    deep_water_only: bool = flag(
+        False, "§13 A7", 'Water cools only if 2" deep (the quick-start\'s 1" water never does)'
+    )
+    minimal_overheat: str = choice(("allow", "forbid"), "§13 A10", "Whether a 0* damage value may be overheated")
+    rear_reduction_on_miss: bool = flag(True, "§13 A21", "A REAR attack reduces the forward one even when it misses")
+    indirect_modifiers: str = choice(("ascec", "none"), "§13 A23", "+1 indirect, +1 if the spotter attacked (AS:CE)")
+    speed_demon_jump: bool = flag(True, "§11.3", "Speed Demon's 2\" also for jumps")
+
+
+OPTIONS = declared(Options, "Alpha Strike")

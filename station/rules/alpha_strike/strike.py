@@ -115,7 +115,7 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
     state = state.evolve(
         attacked=state.attacked | {plan.done_key}, combat_side=max(plan.side, state.combat_side), last_miss=None
     )
-    if plan.rear and (hit or state.options["rear_reduction_on_miss"]):  # §10.3, A21
+    if plan.rear and (hit or state.options.rear_reduction_on_miss):  # §10.3, A21
         cut = rear_points(plan.attacker.card.damage, plan.band or "short")
         state = state.evolve(rear_fired={**state.rear_fired, plan.attacker.id: cut})
         words.append(f"its forward attack this turn deals {cut} less")

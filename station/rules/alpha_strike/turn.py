@@ -19,6 +19,7 @@ from .cards import UnitState
 from .formations import speed_demon
 from .heat import TurnHeat, end_phase
 from .moving import check_move
+from .options import Options
 from .where import placed
 
 PHASES = ("initiative", "movement", "combat", "end")  # §4
@@ -28,7 +29,7 @@ PHASES = ("initiative", "movement", "combat", "end")  # §4
 class AlphaState(TableState):
     players: tuple[str, ...]
     forces: tuple[Mapping[str, Any], ...]
-    options: Mapping[str, Any]
+    options: Options
     units: Mapping[str, UnitState]
     turn: int = 0
     setup_winner: str | None = None  # §3.2
@@ -168,9 +169,9 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
     path = state.paths.get(unit.id, ())
     start = path[0] if path else state.positions.get(unit.id)
     in_water = start is not None and any(p.type == "water" and p.contains(start[:2]) for p in state.terrain)
-    bonus = speed_demon(state, unit.id, unit.player) if mode == "ground" or state.options["speed_demon_jump"] else 0
+    bonus = speed_demon(state, unit.id, unit.player) if mode == "ground" or state.options.speed_demon_jump else 0
     checked = check_move(unit, mode, path, state.terrain, in_water, _overlapping(state, unit.id), bonus)
-    late = out_of_turn(state, unit, state.moves, "move") if state.options["movement_order"] == "alternate" else None
+    late = out_of_turn(state, unit, state.moves, "move") if state.options.movement_order == "alternate" else None
     if late:
         checked = replace(checked, problems=checked.problems + (late,))
     state = state.evolve(moves={**state.moves, unit.id: mode}, moved_in={**state.moved_in, unit.id: checked.inches})
@@ -241,7 +242,7 @@ def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, lis
             continue
         turn = state.heat_turn.get(unit.id, TurnHeat())
         turn = replace(turn, in_water=state.stands_in(unit.id, ("water",)))
-        hot, said = end_phase(unit, turn, state.options.get("deep_water_only", False))
+        hot, said = end_phase(unit, turn, state.options.deep_water_only)
         state = state.with_unit(hot)
         if hot.heat != unit.heat or hot.shutdown != unit.shutdown:
             rulings.append(

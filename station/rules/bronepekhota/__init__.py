@@ -6,6 +6,7 @@ rulings it made, rolling dice only through the injected roller.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -14,15 +15,16 @@ from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Overriding, Ruling, RulingKind
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
-from ..table_snapshot import fold_common, table_view
-from . import melee, repair, rounds, shooting, virtual
+from ..options import OptionSet
+from . import army, melee, repair, rounds, shooting, virtual
 from .army import check_armies, load_army, model_specs
 from .damage import leave_vehicle
 from .deployment import deployment_rulings
-from .moving import announce_jump, jump_range, movement_rulings, movement_view
+from .moving import announce_jump, movement_rulings
 from .reach import reach
-from .state import Element, GameState, Options, build_setup
+from .state import OPTIONS, GameState, build_setup
 from .tables import cover
+from .view import BronepekhotaView, state_view
 
 INPUTS = Inputs()
 
@@ -91,7 +93,7 @@ def handle_leave_vehicle(
     return leave_vehicle(state, seq, args)
 
 
-class Bronepekhota(ModelRuleset):
+class Bronepekhota(ModelRuleset[GameState]):
     name: ClassVar[str] = "bronepekhota"
     title: ClassVar[str] = "Бронепехота"
     override_verdicts: ClassVar[Sequence[str]] = ("void", "stood", "fell", "allow")
@@ -103,6 +105,9 @@ class Bronepekhota(ModelRuleset):
 
     def load_army(self, path: str) -> dict[str, Any]:
         return load_army(path)
+
+    def army_schema(self) -> dict[str, Any]:
+        return copy.deepcopy(army.SCHEMA)
 
     def reach(self, state: GameState, element: str) -> dict[str, Any]:
         """Rings (mm from the base's edge) and arcs (degrees from its facing) for the dashboard."""
@@ -129,7 +134,7 @@ class Bronepekhota(ModelRuleset):
     ) -> GameState:
         check_armies(armies)
         setup, elements, units = build_setup(armies)
-        return GameState(setup, Options.from_dict(options), elements, units, overrides=dict(overrides or {}))
+        return GameState(setup, OPTIONS.build(options), elements, units, overrides=dict(overrides or {}))
 
     def apply(self, state: GameState, event: Event) -> tuple[GameState, list[Ruling]]:
         body, seq = event.body, event.seq
@@ -257,14 +262,11 @@ class Bronepekhota(ModelRuleset):
         ]
 
     def _input(self, state: GameState, seq: int, body: Input) -> tuple[GameState, list[Ruling]]:
-        args = body.args
-        handler = INPUTS.get(body.type)
-        if handler is not None:
-            return handler.handle(self, state, seq, args)
-        return fold_common(state, seq, body.type, args, state.elements, self._moving(state))
+        return INPUTS.dispatch(self, state, seq, body, state.elements, self._moving(state))
 
     mm_per_unit: ClassVar[float] = BRONEPEKHOTA.unit.mm  # seed 000 digest: 1 step = 5 cm
     convention: ClassVar[Convention] = BRONEPEKHOTA  # §7: steps of 5 cm, rounded up
+    options: ClassVar[OptionSet[Any]] = OPTIONS
 
     def postures(self, state: GameState) -> dict[str, str]:
         """upright / fallen per element, from the hub's tilt nodes (for the camera tracker)."""
@@ -272,7 +274,7 @@ class Bronepekhota(ModelRuleset):
             e.id: ("fallen" if e.posture == "fallen" else "upright") for e in state.elements.values() if not e.destroyed
         }
 
-    def state_dict(self, state: GameState) -> dict[str, Any]:
+    def state_view(self, state: GameState) -> BronepekhotaView:
         return state_view(state)
 
     def summary(self, state: GameState) -> str:
@@ -297,115 +299,3 @@ class Bronepekhota(ModelRuleset):
         if view["winner"]:
             lines.append(f"  winner: {view['winner']}")
         return "\n".join(lines)
-
-
-def actions_left(state: GameState, e: Element) -> list[str]:
-    """§3.2: what the model may still do in this activation: shots (by rate of fire), a close
-    combat (never for flyers), a jump or a repair; moving is shown against its SP instead."""
-    if e.destroyed or e.aboard or e.kind == "gun" and state.options.shooting == "real":
-        return []
-    left = []
-    if e.kind == "infantry":
-        if state.options.shooting == "virtual" and not any(f.startswith("virtual:") for f in e.fired):
-            left.append("shoot")
-    else:
-        used = len([f for f in e.fired if f.startswith("virtual:") or "/" in f])
-        shots = state.setup.rate_of_fire.get(e.id, 0) - used
-        if shots > 0:
-            left.append(f"shoot ×{shots}")
-    flyer = state.setup.locomotion.get(e.id) == "flying"
-    if e.kind != "gun" and not flyer and "melee" not in e.fired:
-        left.append("close combat")
-    if jump_range(state, e.id) and "jump" not in e.fired:
-        left.append("jump")
-    return left
-
-
-def state_view(state: GameState) -> dict[str, Any]:
-    """The dashboard's and API's view: units with their elements, round, turn, options."""
-
-    def element_view(e_id: str) -> dict[str, Any]:
-        e = state.elements[e_id]
-        scale = state.setup.scales.get(e_id)
-        status = "destroyed" if e.destroyed else ("aboard" if e.aboard else e.posture)
-        return {
-            "id": e.id,
-            "name": state.setup.names.get(e.id, e.id),
-            "kind": e.kind,
-            "status": status,
-            "rank": e.rank,
-            "armour": e.armour,
-            "speed": state.speed_of(e) if not e.destroyed else 0,
-            "durability_max": scale["max"] if scale else None,
-            "ammo": e.ammo,
-            "ammo_max": state.setup.ammo_max.get(e_id),
-            "pilot": e.pilot,
-            "aboard": e.aboard,
-            "needs_repair": e.needs_repair,
-            "fired": sorted(e.fired),
-            "weapons": [
-                {"id": w.id, "name": w.name, "range": w.range, "power": w.power}
-                for w in state.setup.weapons.get(e_id, ())
-            ],
-            "actions_left": actions_left(state, e),
-        }
-
-    units = []
-    for unit in state.units.values():
-        elements = [element_view(m) for m in unit.members]
-        pilot = state.elements[unit.id].pilot if unit.kind == "vehicle" else None
-        if pilot:
-            elements.append(element_view(pilot))
-        machine = state.elements[unit.members[0]]
-        if unit.kind == "vehicle":
-            status = "destroyed" if machine.destroyed else machine.posture
-        else:
-            status = (
-                "destroyed"
-                if all(state.elements[m].destroyed or state.elements[m].aboard for m in unit.members)
-                else "in play"
-            )
-        units.append(
-            {
-                "id": unit.id,
-                "name": state.setup.names.get(unit.id, unit.id),
-                "player": unit.player,
-                "kind": unit.kind,
-                "acted": unit.acted,
-                "can_act": state.can_act(unit),
-                "status": status,
-                "elements": elements,
-            }
-        )
-    guns = [
-        {
-            "id": e.id,
-            "name": state.setup.names.get(e.id, e.id),
-            "player": e.player,
-            "kind": "gun",
-            "acted": False,
-            "can_act": not e.destroyed,
-            "status": "destroyed" if e.destroyed else e.posture,
-            "elements": [element_view(e.id)],
-        }
-        for e in state.elements.values()
-        if e.kind == "gun"
-    ]
-    left = [p for p in state.setup.players if p not in state.out]
-    return {
-        "game": "bronepekhota",
-        "round": state.round,
-        "initiative": dict(state.initiative),
-        "order": list(state.order),
-        "active_player": state.active_player(),
-        "active_unit": state.active_unit,
-        "players": list(state.setup.players),
-        "out": list(state.out),
-        "winner": left[0] if len(left) == 1 and state.out else None,
-        "units": units + guns,
-        "options": state.options.as_dict(),
-        "pending_hits": len(state.pending),
-        "hub_time_ms": state.now,
-        **table_view(state),
-        "moved": movement_view(state),
-    }

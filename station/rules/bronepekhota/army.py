@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ...datafile import Fields, load_json_file
+from ..army_schema import BASE, DICE, ID, MARKER, TEXT, army_file, list_of, number, one_of, record, whole
 from ..base import ArmyError
 from ..model_fields import ID_CHECK, base, marker
 
@@ -216,6 +217,48 @@ def _unit(f: Fields) -> dict[str, Any]:
         f.reject_unknown(MACHINE_FIELDS + ("mobility",))
         machine["mobility"] = f.choice("mobility", ("mobile", "stationary"))
     return machine
+
+
+_WEAPON = record({"range": DICE, "power": DICE}, {"id": ID, "name": TEXT, "properties": list_of(one_of(PROPERTIES))})
+_MEMBER = record(
+    {"id": ID, "rank": whole(0, 9), "speed": whole(0, 20), "armour": whole(0, 20)},
+    {"name": TEXT, "close_combat": whole(0, 20), "properties": {"type": "array"}, "tilt_node": ID,
+     "marker": MARKER, "base": BASE, "range": DICE, "power": DICE},
+    dependentRequired={"range": ["power"], "power": ["range"]},  # §2.1: both, or a dash in each
+)  # fmt: skip
+_SECTOR = record({"from": whole(1, 99), "to": whole(1, 99), "speed": whole(0, 99)}, {"colour": TEXT})
+_MACHINE_REQUIRED = {
+    "id": ID, "rank": whole(0, 9), "rate_of_fire": whole(1, 9), "ammo_max": whole(0, 99),
+    "durability": record({"max": whole(1, 99), "sectors": list_of(_SECTOR, 1)}),
+    "launchers": list_of(record({"node": ID, "barrels": whole(1, 9), "kind": one_of(LAUNCHER_KINDS)})),
+}  # fmt: skip
+_MACHINE_OPTIONAL = {
+    "name": TEXT, "cost": whole(0, 10000), "tilt_node": ID, "marker": MARKER, "base": BASE,
+    "weapons": list_of(_WEAPON, 0, 9), "melee": list_of(record({"name": TEXT, "power": whole(0, 20)}), 0, 9),
+    "properties": list_of(one_of(MACHINE_PROPERTIES)),
+}  # fmt: skip
+SCHEMA = army_file(
+    FORMAT,
+    "Бронепехота army",
+    {
+        "units": list_of(
+            {
+                "oneOf": [
+                    record({"type": {"const": "squad"}, "id": ID, "members": list_of(_MEMBER, SQUAD_SIZE, SQUAD_SIZE)},
+                           {"name": TEXT, "cost": whole(0, 10000)}),
+                    record({"type": {"const": "vehicle"}, **_MACHINE_REQUIRED,
+                            "class": one_of(("light", "heavy")),
+                            "locomotion": one_of(("wheeled", "tracked", "walking", "flying"))},
+                           {**_MACHINE_OPTIONAL, "pilot": ID, "clearance_mm": number(0, 500)}),
+                    record({"type": {"const": "gun"}, **_MACHINE_REQUIRED,
+                            "mobility": one_of(("mobile", "stationary"))}, _MACHINE_OPTIONAL),
+                ]
+            },
+            1,
+        )
+    },
+    {"faction": TEXT},
+)  # fmt: skip
 
 
 def load_army(path: str | Path) -> dict[str, Any]:

@@ -11,71 +11,35 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from ...datafile import Fields
+from ..options import choice, declared, flag, integer
 from ..table_snapshot import TableState
 from .army import CHARGES_BY_LAUNCHER, model_height
 from .tables import speed_for_cell
-
-OPTION_FIELDS = (
-    "ammo",
-    "hit_window_ms",
-    "settle_ms",
-    "ammo_shortfall",
-    "pilot_test_on_destruction",
-    "shooting",
-    "measure_from",
-    "half_visible",
-    "aimed_fire",
-    "grenades",
-    "weapon_properties",
-    "blast_hits_target",
-    "panic",
-    "check_deployment",
-)
 
 
 @dataclass(frozen=True, slots=True)
 class Options:
     """Game options agreed before the battle."""
 
-    ammo: str = "limited"  # §6.5: limited or unlimited ammunition
-    hit_window_ms: int = 2500  # a TILT/IMPACT this soon after a SHOT is attributed to it
-    settle_ms: int = 1500  # an IMPACT with no fall this long after it means the target stood
-    ammo_shortfall: str = "refuse"  # §Z.9: a shot costing more than the ammo left is refused
-    pilot_test_on_destruction: bool = True  # §Z.7: the pilot still tests when the hit destroys
-    shooting: str = "real"  # §1.2: real (spring launchers, §6) or virtual (dice, §7)
-    measure_from: str = "edge"  # §Z.10: range measured base edge to base edge, or centre to centre
-    half_visible: str = "less"  # §Z.11: a target exactly half visible counts as less (+3) or more (+1)
-    aimed_fire: bool = True  # §11.1, optional: infantry who only shoot double their aimed range
-    grenades: bool = True  # §7.8, optional: every infantryman carries grenades
-    weapon_properties: bool = True  # §7.4 IV, optional: special properties such as exploding rockets
-    blast_hits_target: bool = False  # §Z.12: the primary target also takes an exploding weapon's 1D20
-    panic: bool = False  # §11.2, optional: a Survival Test rolled exactly at the Бр panics the soldier
-    check_deployment: bool = True  # §1.5-1.6: check costs and deployment areas when the first round begins
+    ammo: str = choice(("limited", "unlimited"), "§6.5", "Limited or unlimited ammunition")
+    hit_window_ms: int = integer(2500, 100, 60000, "§6.7", "A fall or impact this soon after a shot is its hit (ms)")
+    settle_ms: int = integer(1500, 0, 60000, "§6.7", "An impact with no fall this long after it: the target stood (ms)")
+    ammo_shortfall: str = choice(("refuse", "allow"), "§Z.9", "A shot costing more than the ammunition left")
+    pilot_test_on_destruction: bool = flag(True, "§Z.7", "The pilot still tests when the hit destroys the machine")
+    shooting: str = choice(("real", "virtual"), "§1.2", "Real shooting (spring launchers, §6) or virtual (dice, §7)")
+    measure_from: str = choice(("edge", "centre"), "§Z.10", "Range from base edge to base edge, or centre to centre")
+    half_visible: str = choice(
+        ("less", "more"), "§Z.11", "A target exactly half visible counts as less (+3) or more (+1)"
+    )
+    aimed_fire: bool = flag(True, "§11.1", "Optional: infantry who only shoot double their aimed range")
+    grenades: bool = flag(True, "§7.8", "Optional: every infantryman carries grenades")
+    weapon_properties: bool = flag(True, "§7.4 IV", "Optional: special properties such as exploding rockets")
+    blast_hits_target: bool = flag(False, "§Z.12", "The primary target also takes an exploding weapon's 1D20")
+    panic: bool = flag(False, "§11.2", "Optional: a Survival Test rolled exactly at the Бр panics the soldier")
+    check_deployment: bool = flag(True, "§1.5-1.6", "Check costs and deployment areas when the first round begins")
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> Options:
-        f = Fields(source, dict(data))
-        f.reject_unknown(OPTION_FIELDS)
-        return cls(
-            ammo=f.choice("ammo", ("limited", "unlimited"), "limited"),
-            hit_window_ms=f.integer("hit_window_ms", 100, 60000, 2500),
-            settle_ms=f.integer("settle_ms", 0, 60000, 1500),
-            ammo_shortfall=f.choice("ammo_shortfall", ("refuse", "allow"), "refuse"),
-            pilot_test_on_destruction=f.get("pilot_test_on_destruction", bool, True),
-            shooting=f.choice("shooting", ("real", "virtual"), "real"),
-            measure_from=f.choice("measure_from", ("edge", "centre"), "edge"),
-            half_visible=f.choice("half_visible", ("less", "more"), "less"),
-            aimed_fire=f.get("aimed_fire", bool, True),
-            grenades=f.get("grenades", bool, True),
-            weapon_properties=f.get("weapon_properties", bool, True),
-            blast_hits_target=f.get("blast_hits_target", bool, False),
-            panic=f.get("panic", bool, False),
-            check_deployment=f.get("check_deployment", bool, True),
-        )
 
-    def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in OPTION_FIELDS}
+OPTIONS = declared(Options, "Бронепехота")
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ returns a new state and its rulings, with dice only from the injected roller.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -17,10 +18,12 @@ from ...measure.units import Convention, step
 from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind
 from ..inputs import Handler, Inputs
 from ..model_fields import ModelRuleset
-from ..table_snapshot import fold_common, table_view
-from . import combat, real, turns
+from ..options import OptionSet
+from ..table_snapshot import table_view
+from ..view import ElementView, StateView, UnitView
+from . import army, combat, real, turns
 from .army import check_armies, load_army, model_specs
-from .state import Fighter, Options, QuickState, build
+from .state import OPTIONS, Fighter, QuickState, build
 
 INPUTS = Inputs()
 
@@ -59,7 +62,7 @@ INPUTS.register("close_combat", "§10")(_action(combat.close_combat))
 INPUTS.register("ram", "§14")(_action(combat.ram))
 
 
-class BronepekhotaQuick(ModelRuleset):
+class BronepekhotaQuick(ModelRuleset[QuickState]):
     name: ClassVar[str] = "bronepekhota_quick"
     title: ClassVar[str] = "Бронепехота — quick rules"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
@@ -67,9 +70,13 @@ class BronepekhotaQuick(ModelRuleset):
     controls: ClassVar[Sequence[tuple[str, str]]] = (("roll_off", "Roll off"), ("end_turn", "End turn"))
     mm_per_unit: ClassVar[float] = 50.0
     convention: ClassVar[Convention] = Convention(step(5.0), "none")  # §1: steps; the quick rules never round
+    options: ClassVar[OptionSet[Any]] = OPTIONS
 
     def load_army(self, path: str) -> dict[str, Any]:
         return load_army(path)
+
+    def army_schema(self) -> dict[str, Any]:
+        return copy.deepcopy(army.SCHEMA)
 
     def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return model_specs(armies)
@@ -90,7 +97,7 @@ class BronepekhotaQuick(ModelRuleset):
         overrides: Mapping[str, Overriding] | None = None,
     ) -> QuickState:
         check_armies(armies)
-        opts = Options.from_dict(options)
+        opts = OPTIONS.build(options)
         return QuickState(
             tuple(a["player"] for a in armies),
             tuple(armies),
@@ -131,12 +138,8 @@ class BronepekhotaQuick(ModelRuleset):
         return state, rulings + more + won
 
     def _input(self, state: QuickState, seq: int, body: Input) -> tuple[QuickState, list[Ruling]]:
-        args = body.args
-        handler = INPUTS.get(body.type)
-        if handler is not None:
-            return handler.handle(self, state, seq, args)
         moving = [f.id for f in state.fighters.values() if f.player == state.active_player]
-        return fold_common(state, seq, body.type, args, state.fighters, moving)
+        return INPUTS.dispatch(self, state, seq, body, state.fighters, moving)
 
     def reach(self, state: QuickState, element: str) -> dict[str, Any]:
         """§5 Manoeuvre, §7 close target (2 steps), §8 grenade reach (3 steps), §10 close combat (1 step)."""
@@ -160,7 +163,7 @@ class BronepekhotaQuick(ModelRuleset):
             return {"label": "more than half hidden: Armour +2", "armour": 2}
         return {"label": "in the open" if hidden_fraction == 0 else "less than half hidden: no cover", "armour": 0}
 
-    def state_dict(self, state: QuickState) -> dict[str, Any]:
+    def state_view(self, state: QuickState) -> QuickView:
         return state_view(state)
 
     def summary(self, state: QuickState) -> str:
@@ -174,15 +177,31 @@ class BronepekhotaQuick(ModelRuleset):
         return "\n".join(lines)
 
 
-def state_view(state: QuickState) -> dict[str, Any]:
+class FighterView(ElementView):
+    """A model's card in the quick rules (§4): its values, damage and this turn's two actions."""
+
+    damage: int
+    shooting: int
+    melee: int
+    maneuver: int
+    shot: bool
+    fought: bool
+
+
+class QuickView(StateView):
+    grenade_used: bool
+    hub_time_ms: int
+
+
+def state_view(state: QuickState) -> QuickView:
     """The dashboard's and API's view, shaped like the full rules' so the same page shows it."""
 
     def status(f: Fighter) -> str:
         return "destroyed" if f.dead else "wounded" if f.wounded else "in play"
 
-    units = []
+    units: list[UnitView] = []
     for f in state.fighters.values():
-        element = {
+        element: FighterView = {
             "id": f.id,
             "name": f.name,
             "kind": "infantry" if f.soldier else f.kind,
@@ -222,7 +241,7 @@ def state_view(state: QuickState) -> dict[str, Any]:
         "out": [],
         "winner": state.winner,
         "units": units,
-        "options": state.options.as_dict(),
+        "options": OPTIONS.dump(state.options),
         "grenade_used": state.grenade_used,
         "hub_time_ms": state.now,
         **table_view(state),

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...datafile import Fields, load_json_file
+from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, army_file, list_of, one_of, record, when, whole
 from ..base import ArmyError
 from ..model_fields import ID_CHECK, base, marker
 
@@ -81,6 +82,26 @@ def _unit(f: Fields) -> dict[str, Any]:
     if len(set(ids)) != len(ids):
         f.fail("two weapons share an id", "weapons")
     return unit
+
+
+_WEAPON = {
+    **record({}, {"id": ID, "name": TEXT, "kind": one_of(("virtual", "real")), "launcher": ID,
+                  "barrels": whole(1, 9), "powerful_melee": FLAG}),
+    **when("kind", ("real",), {"required": ["launcher"]}),  # §11: a spring launcher the hub reports
+}  # fmt: skip
+_UNIT = {
+    **record(
+        {"id": ID, "kind": one_of(KINDS), "armour": whole(0, 30)},
+        {"name": TEXT, "shooting": whole(0, 20), "melee": whole(0, 20), "durability": whole(0, 99),
+         "maneuver": whole(0, 50), "weapons": list_of(_WEAPON, 0, 9), "tilt_node": ID, "base": BASE, "marker": MARKER},
+    ),
+    "allOf": [
+        when("kind", ("vehicle", "gun"), {"required": ["durability"]}),  # §13
+        when("kind", ("infantry", "cyborg"), {"not": {"required": ["durability"]}}),  # §7: die at the first damage
+        when("kind", ("vehicle", "cyborg"), {"required": ["maneuver"]}),  # §5: only infantry read the table
+    ],
+}  # fmt: skip
+SCHEMA = army_file(FORMAT, "Бронепехота quick-rules army", {"units": list_of(_UNIT, 1)}, {})
 
 
 def load_army(path: str | Path) -> dict[str, Any]:

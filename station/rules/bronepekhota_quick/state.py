@@ -7,57 +7,29 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...datafile import Fields
+from ..options import declared, flag, integer, number, table
 from ..table_snapshot import TableState
 from .army import model_height
-
-OPTION_FIELDS = ("maneuver_by_armour", "step_cm", "simultaneous_return", "hit_window_ms", "settle_ms")
 
 
 @dataclass(frozen=True)
 class Options:
-    # §5: infantry Manoeuvre by Armour; the source lost the numbers, so these are OUR placeholders
-    maneuver_by_armour: tuple[tuple[int, int], ...] = ((5, 4), (7, 3), (9, 2))  # (armour from, steps)
-    step_cm: float = 5.0  # §1: the step's length is not in the surviving text
-    simultaneous_return: bool = True  # §10, §15: the return strike is worked out from the state before combat
-    hit_window_ms: int = 2500  # §11: a fall this soon after a real shot is its hit
-    settle_ms: int = 1500  # an impact with no fall this long after it: the target stood
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "options") -> Options:
-        f = Fields(source, dict(data))
-        f.reject_unknown(OPTION_FIELDS)
-        table = f.get(
-            "maneuver_by_armour",
-            dict,
-            {"5": 4, "7": 3, "9": 2},
-            lambda v: (
-                None
-                if v and all(str(k).isdigit() and isinstance(n, int) and 0 <= n <= 50 for k, n in v.items())
-                else 'must map the lowest Armour of each row to steps, e.g. {"5": 4, "7": 3, "9": 2}'
-            ),
-        )
-        return cls(
-            tuple(sorted((int(k), n) for k, n in table.items())),
-            float(f.get("step_cm", (int, float), 5.0, lambda v: None if 1 <= v <= 20 else "must be 1 to 20 cm")),
-            f.get("simultaneous_return", bool, True),
-            f.integer("hit_window_ms", 100, 60000, 2500),
-            f.integer("settle_ms", 0, 60000, 1500),
-        )
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "maneuver_by_armour": {str(a): n for a, n in self.maneuver_by_armour},
-            "step_cm": self.step_cm,
-            "simultaneous_return": self.simultaneous_return,
-            "hit_window_ms": self.hit_window_ms,
-            "settle_ms": self.settle_ms,
-        }
+    # §5: the source lost the numbers of Manoeuvre by Armour, so the default rows are OUR placeholders
+    maneuver_by_armour: tuple[tuple[int, int], ...] = table(
+        {5: 4, 7: 3, 9: 2}, 0, 50, "§5", "Infantry Manoeuvre in steps by lowest Armour (sample: the source lost it)"
+    )
+    step_cm: float = number(5.0, 1, 20, "§1", "The length of a step in cm (not in the surviving text)")
+    simultaneous_return: bool = flag(True, "§10, §15", "The return strike is worked out from the state before combat")
+    hit_window_ms: int = integer(2500, 100, 60000, "§11", "A fall this soon after a real shot is its hit (ms)")
+    settle_ms: int = integer(1500, 0, 60000, "§11", "An impact with no fall this long after it: the target stood (ms)")
 
     def maneuver_for(self, armour: int) -> int:
         """§5: the row whose lowest Armour is at or below it; lighter kit than the table covers moves most."""
         rows = [steps for low, steps in self.maneuver_by_armour if armour >= low]
         return rows[-1] if rows else self.maneuver_by_armour[0][1]
+
+
+OPTIONS = declared(Options, "Бронепехота, quick rules")
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,14 +16,16 @@ from ...dice import Roller
 from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind, voided
+from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
-from ..table_snapshot import fold_common, table_view
-from . import artillery, blasts, melee, moving, optional, shooting, transport, turns
+from ..options import OptionSet
+from ..table_snapshot import table_view
+from ..view import ElementView, StateView, UnitView
+from . import army, artillery, blasts, melee, moving, optional, shooting, transport, turns
 from .army import check_armies, load_army, model_specs, rules_data
 from .shooting import RulesOf
-from .state import COMMAND_IN, INCH, MileState, Options, build
+from .state import COMMAND_IN, INCH, OPTIONS, MileState, build
 from .where import placed_many
 
 INPUTS = Inputs()
@@ -165,7 +167,7 @@ def handle_end_activation(
     return turns.end_activation(state, seq, game.roller)
 
 
-class PriceOfAMile(ModelRuleset):
+class PriceOfAMile(ModelRuleset[MileState]):
     name: ClassVar[str] = "price_of_a_mile"
     title: ClassVar[str] = "The Price of a Mile"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
@@ -176,9 +178,13 @@ class PriceOfAMile(ModelRuleset):
     )
     mm_per_unit: ClassVar[float] = INCH
     convention: ClassVar[Convention] = INCHES
+    options: ClassVar[OptionSet[Any]] = OPTIONS
 
     def load_army(self, path: str) -> dict[str, Any]:
         return load_army(path)
+
+    def army_schema(self) -> dict[str, Any]:
+        return army.schema()
 
     def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return model_specs(armies)
@@ -195,7 +201,7 @@ class PriceOfAMile(ModelRuleset):
     ) -> MileState:
         check_armies(armies)
         fighters, squads = build(tuple(armies))
-        opts = Options.parse(options)
+        opts = OPTIONS.build(options)
         return MileState(
             tuple(a["player"] for a in armies), tuple(armies), opts, fighters, squads, overrides=dict(overrides or {})
         )
@@ -209,20 +215,8 @@ class PriceOfAMile(ModelRuleset):
     def apply(self, state: MileState, event: Event) -> tuple[MileState, list[Ruling]]:
         if not isinstance(event.body, Input):
             return state, []
-        body, seq, args = event.body, event.seq, event.body.args
-        void = voided(state.overrides, seq, f"{seq}:{body.type}", f"{body.type} voided by the referee.")
-        if void:
-            return state, [void]
-        handler = INPUTS.get(body.type)
-        try:
-            if handler is not None:
-                return handler.handle(self, state, seq, args)
-        except Refused as no:
-            return state, [
-                Ruling(f"{seq}:{body.type}", seq, RulingKind.WARNING, f"Refused: {no}.", no.section, needs_referee=True)
-            ]
         moving_now = list(state.activation.actions) if state.activation else []
-        return fold_common(state, seq, body.type, args, state.fighters, moving_now)
+        return INPUTS.dispatch(self, state, event.seq, event.body, state.fighters, moving_now, state.overrides)
 
     def reach(self, state: MileState, element: str) -> dict[str, Any]:
         """The base's Speed, its weapon's effective range, contact and command distance."""
@@ -260,7 +254,7 @@ class PriceOfAMile(ModelRuleset):
             "armour": 1 if hidden_fraction else 0,
         }
 
-    def state_dict(self, state: MileState) -> dict[str, Any]:
+    def state_view(self, state: MileState) -> MileView:
         return state_view(state)
 
     def summary(self, state: MileState) -> str:
@@ -343,7 +337,7 @@ def flee(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState
     ]
 
 
-def _command_links(state: MileState) -> dict[str, list[Any]]:
+def _command_links(state: MileState) -> tuple[list[Any], list[str]]:
     """§3.2 for the map: each squad's bases within 2" of one another, and those cut off."""
     links, cut = [], []
     for squad in state.squads.values():
@@ -358,18 +352,39 @@ def _command_links(state: MileState) -> dict[str, list[Any]]:
             if gaps[i, j] <= COMMAND_IN * INCH
         ]
         cut += [b for group in coherent(bases, COMMAND_IN * INCH)[1:] for b in group]
-    return {"links": links, "cut_off": sorted(cut)}
+    return links, sorted(cut)
 
 
-def state_view(state: MileState) -> dict[str, Any]:
+class BaseView(ElementView):
+    """A base (§2): its weapon, its profile and whether it is a hero."""
+
+    weapon: str
+    stats: dict[str, int]
+    hero: bool
+    fuel_spent: bool
+
+
+class SquadView(UnitView):
+    disordered: bool
+
+
+class MileView(StateView):
+    over: bool
+    victory_points: dict[str, float]
+    out_of_command: bool
+    links: list[Any]  # §3.2: pairs of a squad's bases within command distance
+    cut_off: list[str]  # bases out of command
+
+
+def state_view(state: MileState) -> MileView:
     """The dashboard's view, shaped like the other rulesets': each squad (or character) a unit."""
     act = state.activation
-    units = []
     groups = [(s.id, s.player, list(s.bases), s) for s in state.squads.values()] + [
         (f.id, f.player, [f.id], None) for f in state.fighters.values() if f.squad is None
     ]
+    units: list[UnitView] = []
     for uid, player, members, squad in groups:
-        elements = []
+        elements: list[BaseView] = []
         for m in members:
             f = state.fighters[m]
             elements.append(
@@ -399,20 +414,20 @@ def state_view(state: MileState) -> dict[str, Any]:
             + (["immobilised"] if lone and lone.immobilised else [])
             + (["out of command"] if act and act.out_of_command and act.squad == uid else [])
         )
-        units.append(
-            {
-                "id": uid,
-                "name": uid,
-                "player": player,
-                "kind": "squad" if squad else "character",
-                "markers": markers,
-                "status": "in play" if alive else "destroyed",
-                "acted": uid in state.activated,
-                "can_act": alive and uid not in state.activated,
-                "disordered": bool(squad and squad.disordered),
-                "elements": elements,
-            }
-        )
+        unit: SquadView = {
+            "id": uid,
+            "name": uid,
+            "player": player,
+            "kind": "squad" if squad else "character",
+            "markers": markers,
+            "status": "in play" if alive else "destroyed",
+            "acted": uid in state.activated,
+            "can_act": alive and uid not in state.activated,
+            "disordered": bool(squad and squad.disordered),
+            "elements": elements,
+        }
+        units.append(unit)
+    links, cut_off = _command_links(state)
     return {
         "game": "price_of_a_mile",
         "round": state.turn,
@@ -425,10 +440,11 @@ def state_view(state: MileState) -> dict[str, Any]:
         "winner": state.winner,
         "over": state.over,
         "units": units,
-        "options": state.options.as_dict(),
+        "options": OPTIONS.dump(state.options),
         "victory_points": {p: turns.victory_points(state, p) for p in state.players},
         "out_of_command": bool(act and act.out_of_command),
-        **_command_links(state),
+        "links": links,
+        "cut_off": cut_off,
         **table_view(state),
         "moved": {},
     }

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ...datafile import Fields, load_bundled, load_json_file
+from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, Schema, army_file, list_of, one_of, record, whole
 from ..base import ArmyError
 from ..model_fields import ID_CHECK, base, marker
 
@@ -119,6 +120,26 @@ def _vehicle(f: Fields, data: Mapping[str, Any]) -> dict[str, Any]:
         "vehicle": kind["kind"],
         "mounts": kind.get("mounts", 1),
     }
+
+
+def schema() -> Schema:
+    """The army format; troop types, vehicles and weapons are the bundled rules data's."""
+    data = rules_data()
+    base_fields = {
+        "id": ID, "name": TEXT, "type": one_of(sorted(data["troop_types"])), "vehicle": one_of(sorted(data["vehicles"])),
+        "weapon": one_of(sorted(data["weapons"])), "melee_weapon": one_of(sorted(data["melee_weapons"])),
+        "grenades": FLAG, "wire_cutters": FLAG, "armour": FLAG, "mounted": FLAG, "hero": FLAG, "commander": FLAG,
+        "stats": record({}, {stat: whole(-5, 20) for stat in STATS}), "marker": MARKER, "base": BASE,
+    }  # fmt: skip
+    squad_base = record({"id": ID}, base_fields)
+    character = {**record({"id": ID}, base_fields), "anyOf": [{"required": ["type"]}, {"required": ["vehicle"]}]}
+    squad = record(
+        {"id": ID, "type": base_fields["type"], "bases": list_of(squad_base, 1, MAX_SQUAD)},
+        {"rules": list_of(one_of(SQUAD_RULES))},
+    )
+    return army_file(
+        FORMAT, "The Price of a Mile army", {"squads": list_of(squad, 1)}, {"characters": list_of(character)}
+    )
 
 
 def load_army(path: str | Path) -> dict[str, Any]:

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...datafile import Fields
 from ...measure.bases import MM_PER_INCH
 from ..base import Refused
+from ..options import declared, flag, integer, names, number, one_of, side
 from ..table_snapshot import TableState
 
 INCH = MM_PER_INCH  # the game's unit, for every module of the ruleset
@@ -63,66 +63,26 @@ class Squad:
 
 @dataclass(frozen=True)
 class Options:
-    turns: int = 5  # §4.1
-    tactical_superiority: str | None = None  # §4.2: the side that has it (+2 initiative)
-    melee_weapon_power: bool = True  # §19: the loser's damage Power is 1 + the winner's melee weapon Power
-    scatter_sides: int = 12  # the arrow die, read as a clock face (12: straight up the table)
-    gas_attack: str | None = None  # §14: the defending side, which starts at -1 Morale
-    high_obstacle_mm: float = 40.0  # §5.5: obstacles taller than this are high (agreed before the game)
-    random_length: bool = False  # §16.1: from the end of turn 3, d10s decide when the game ends
-    random_length_wishers: int = 0  # §16.1: players who want it to end (one more die each)
-    wire_penalty: int = 1  # §5.7, §19: Melee and Shooting lost while stuck on the wire
-    artillery_support: str | None = None  # §16.4: the side with heavy guns behind it
-    treacherous: tuple[str, ...] = ()  # §16.3: terrain pieces that are treacherous
-    popular: tuple[str, ...] = ()  # §16.10: commanders whose bodies are carried off
-    popularity_vp: float = 10.0  # §16.10, §18: the points for carrying one off (the source gives none)
-    enthusiasm_variant: bool = False  # §16.6: an Enthusiastic squad's fled bases count as killed
-    homeland_variant: bool = False  # §16.7: a Homeland squad's killed bases count double
+    turns: int = integer(5, 1, 30, "§4.1", "How many turns the game lasts")
+    tactical_superiority: str | None = side("§4.2", "The side with tactical superiority (+2 initiative)")
+    melee_weapon_power: bool = flag(True, "§19", "The loser's damage Power is 1 + the winner's melee weapon Power")
+    scatter_sides: int = one_of(
+        12, (6, 8, 12), "§9.2", "The arrow die, read as a clock face (12: straight up the table)"
+    )
+    gas_attack: str | None = side("§14", "The defending side under a gas attack (starts at -1 Morale)")
+    high_obstacle_mm: float = number(40.0, 0, 500, "§5.5", "Obstacles taller than this are high (mm, agreed before)")
+    random_length: bool = flag(False, "§16.1", "From the end of turn 3, d10s decide when the game ends")
+    random_length_wishers: int = integer(0, 0, 2, "§16.1", "Players who want the game to end (one more die each)")
+    wire_penalty: int = integer(1, 0, 3, "§5.7, §19", "Melee and Shooting lost while stuck on the wire")
+    artillery_support: str | None = side("§16.4", "The side with heavy guns behind it")
+    treacherous: tuple[str, ...] = names("§16.3", "Terrain pieces that are treacherous")
+    popular: tuple[str, ...] = names("§16.10", "Commanders whose bodies are carried off")
+    popularity_vp: float = number(10.0, 0, 1000, "§16.10, §18", "Points for carrying one off (the source gives none)")
+    enthusiasm_variant: bool = flag(False, "§16.6", "An Enthusiastic squad's fled bases count as killed")
+    homeland_variant: bool = flag(False, "§16.7", "A Homeland squad's killed bases count double")
 
-    @classmethod
-    def parse(cls, data: Mapping[str, Any]) -> Options:
-        f = Fields("options", dict(data))
-        f.reject_unknown(
-            [
-                "turns",
-                "tactical_superiority",
-                "melee_weapon_power",
-                "scatter_sides",
-                "gas_attack",
-                "high_obstacle_mm",
-                "random_length",
-                "random_length_wishers",
-                "wire_penalty",
-                "artillery_support",
-                "treacherous",
-                "popular",
-                "popularity_vp",
-                "enthusiasm_variant",
-                "homeland_variant",
-            ]
-        )
-        return cls(
-            f.integer("turns", 1, 30, 5),
-            f.get("tactical_superiority", str, None),
-            f.get("melee_weapon_power", bool, True),
-            f.get("scatter_sides", int, 12, lambda v: None if v in (6, 8, 12) else "must be 6, 8 or 12"),
-            f.get("gas_attack", str, None),
-            float(
-                f.get("high_obstacle_mm", (int, float), 40.0, lambda v: None if 0 <= v <= 500 else "must be 0 to 500")
-            ),
-            f.get("random_length", bool, False),
-            f.integer("random_length_wishers", 0, 2, 0),
-            f.integer("wire_penalty", 0, 3, 1),
-            f.get("artillery_support", str, None),
-            tuple(f.get("treacherous", list, [])),
-            tuple(f.get("popular", list, [])),
-            float(f.get("popularity_vp", (int, float), 10.0)),
-            f.get("enthusiasm_variant", bool, False),
-            f.get("homeland_variant", bool, False),
-        )
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+OPTIONS = declared(Options, "The Price of a Mile")
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,16 @@ from typing import Any, ClassVar
 from ...dice import Roller
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind, voided
+from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
-from ..table_snapshot import fold_common, table_view
-from . import actions, assault, shooting
+from ..options import OptionSet
+from ..table_snapshot import table_view
+from ..view import ElementView, StateView, UnitView
+from . import actions, army, assault, shooting
 from .army import MORALE, check_armies, load_army, model_specs, rules_data
 from .ladder import LADDER
-from .state import Options, WarState, build
+from .state import OPTIONS, WarState, build
 
 INPUTS = Inputs()
 
@@ -125,7 +127,7 @@ def handle_set_morale(game: Any, state: WarState, seq: int, args: Mapping[str, A
     return set_morale(state, seq, args)
 
 
-class SteelWarriors(ModelRuleset):
+class SteelWarriors(ModelRuleset[WarState]):
     name: ClassVar[str] = "steel_warriors"
     title: ClassVar[str] = "Steel Warriors"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
@@ -133,9 +135,13 @@ class SteelWarriors(ModelRuleset):
     controls: ClassVar[Sequence[tuple[str, str]]] = (("begin_turn", "Begin turn"), ("end_activation", "End activation"))
     mm_per_unit: ClassVar[float] = MM_PER_INCH
     convention: ClassVar[Convention] = INCHES
+    options: ClassVar[OptionSet[Any]] = OPTIONS
 
     def load_army(self, path: str) -> dict[str, Any]:
         return load_army(path)
+
+    def army_schema(self) -> dict[str, Any]:
+        return army.schema()
 
     def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return model_specs(armies)
@@ -155,7 +161,7 @@ class SteelWarriors(ModelRuleset):
         return WarState(
             tuple(a["player"] for a in armies),
             tuple(armies),
-            Options.parse(options),
+            OPTIONS.build(options),
             figures,
             squads,
             overrides=dict(overrides or {}),
@@ -164,21 +170,8 @@ class SteelWarriors(ModelRuleset):
     def apply(self, state: WarState, event: Event) -> tuple[WarState, list[Ruling]]:
         if not isinstance(event.body, Input):
             return state, []
-        body, seq, args = event.body, event.seq, event.body.args
-        void = voided(state.overrides, seq, f"{seq}:{body.type}", f"{body.type} voided by the referee.")
-        if void:
-            return state, [void]
-        handler = INPUTS.get(body.type)
-        if handler is not None:
-            try:
-                return handler.handle(self, state, seq, args)
-            except Refused as no:
-                text = f"Refused: {no}."
-                return state, [
-                    Ruling(f"{seq}:{body.type}", seq, RulingKind.WARNING, text, no.section, needs_referee=True)
-                ]
         moving = [f.id for f in state.fighting(state.activation.squad)] if state.activation else []
-        return fold_common(state, seq, body.type, args, state.figures, moving)
+        return INPUTS.dispatch(self, state, event.seq, event.body, state.figures, moving, state.overrides)
 
     def reach(self, state: WarState, element: str) -> dict[str, Any]:
         """The squad's range zones (as wide as its Quality die) and its move."""
@@ -208,7 +201,7 @@ class SteelWarriors(ModelRuleset):
             "armour": None if hidden_fraction > 2 / 3 else 0,
         }
 
-    def state_dict(self, state: WarState) -> dict[str, Any]:
+    def state_view(self, state: WarState) -> WarView:
         return state_view(state)
 
     def summary(self, state: WarState) -> str:
@@ -231,11 +224,25 @@ def set_morale(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarS
     return state, [Ruling(f"{seq}:morale", seq, RulingKind.STATUS, f"{squad.id} is now {morale} (§10).", "§10")]
 
 
-def state_view(state: WarState) -> dict[str, Any]:
+class WarSquadView(UnitView):
+    """A squad (§3) with its quality die, leadership, morale and suppression."""
+
+    quality: int
+    leadership: int
+    morale: str
+    suppression: int
+    prone: bool
+
+
+class WarView(StateView):
+    actions_left: int | None  # the active squad's actions left (§6)
+
+
+def state_view(state: WarState) -> WarView:
     act = state.activation
-    units = []
+    units: list[UnitView] = []
     for s in state.squads.values():
-        elements: list[dict[str, Any]] = [
+        elements: list[ElementView] = [
             {
                 "id": f.id,
                 "name": f.id,
@@ -254,30 +261,29 @@ def state_view(state: WarState) -> dict[str, Any]:
             for f in (state.figures[x] for x in s.figures)
         ]
         alive = any(e["status"] == "in play" for e in elements)
-        units.append(
-            {
-                "id": s.id,
-                "name": f"{s.id} (d{s.quality}, Ldr {s.leadership}, {s.morale}"
-                + (f", suppressed {s.suppression}" if s.suppression else "")
-                + (", prone" if s.prone else "")
-                + ")",
-                "player": s.player,
-                "kind": "squad",
-                "status": "in play" if alive else "destroyed",
-                "markers": ([f"suppressed {s.suppression}"] if s.suppression else [])
-                + (["prone"] if s.prone else [])
-                + ([s.morale] if s.morale not in ("confident", "steady") else [])
-                + (["march order"] if s.march else []),
-                "acted": s.id in state.activated,
-                "can_act": alive and s.id not in state.activated,
-                "quality": s.quality,
-                "leadership": s.leadership,
-                "morale": s.morale,
-                "suppression": s.suppression,
-                "prone": s.prone,
-                "elements": elements,
-            }
-        )
+        squad: WarSquadView = {
+            "id": s.id,
+            "name": f"{s.id} (d{s.quality}, Ldr {s.leadership}, {s.morale}"
+            + (f", suppressed {s.suppression}" if s.suppression else "")
+            + (", prone" if s.prone else "")
+            + ")",
+            "player": s.player,
+            "kind": "squad",
+            "status": "in play" if alive else "destroyed",
+            "markers": ([f"suppressed {s.suppression}"] if s.suppression else [])
+            + (["prone"] if s.prone else [])
+            + ([s.morale] if s.morale not in ("confident", "steady") else [])
+            + (["march order"] if s.march else []),
+            "acted": s.id in state.activated,
+            "can_act": alive and s.id not in state.activated,
+            "quality": s.quality,
+            "leadership": s.leadership,
+            "morale": s.morale,
+            "suppression": s.suppression,
+            "prone": s.prone,
+            "elements": elements,
+        }
+        units.append(squad)
     return {
         "game": "steel_warriors",
         "round": state.turn,
@@ -290,7 +296,7 @@ def state_view(state: WarState) -> dict[str, Any]:
         "out": [],
         "winner": None,
         "units": units,
-        "options": state.options.as_dict(),
+        "options": OPTIONS.dump(state.options),
         **table_view(state),
         "moved": {},
     }

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...datafile import Fields, load_bundled, load_json_file
+from ..army_schema import BASE, FLAG, ID, MARKER, Schema, army_file, list_of, one_of, record, whole
 from ..base import ArmyError
 from ..model_fields import ID_CHECK, base, marker
 from .ladder import LADDER
@@ -43,6 +44,22 @@ def _figure(f: Fields, data: Mapping[str, Any]) -> dict[str, Any]:
         "marker": marker(f),
         "base": base(f, DEFAULT_BASE),
     }
+
+
+def schema() -> Schema:
+    """The army format; weapons, armour and movement classes are the bundled rules data's."""
+    data = rules_data()
+    figure = record(
+        {"id": ID},
+        {"weapon": one_of(sorted(data["weapons"])), "armour": one_of(sorted(data["armour"])), "role": one_of(ROLES),
+         "flak_vest": FLAG, "marker": MARKER, "base": BASE},
+    )  # fmt: skip
+    squad = record(
+        {"id": ID, "quality": {"enum": sorted(LADDER)}, "figures": list_of(figure, 1)},
+        {"leadership": whole(1, 3), "morale": one_of(MORALE), "movement": one_of(sorted(data["movement"])),
+         "terrifying": FLAG},
+    )  # fmt: skip
+    return army_file(FORMAT, "Steel Warriors army", {"squads": list_of(squad, 1)}, {})
 
 
 def load_army(path: str | Path) -> dict[str, Any]:

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ...datafile import Fields
 from ...measure.bases import MM_PER_INCH
 from ..base import Refused
+from ..options import choice, declared
 from ..table_snapshot import TableState
 
 ACTIONS = 2  # §5.0
@@ -65,22 +65,12 @@ class Activation:
 
 @dataclass(frozen=True)
 class Options:
-    distance_unit: str = "inch"  # §2: inches, or centimetres read as inches
-    cover_rule: str = "all"  # §13.7: a squad has cover only if every figure has it; "majority"
-    mixed_power: str = "lowest"  # §13.6: a fire group's Power when its small arms differ
+    distance_unit: str = choice(("inch", "cm"), "§2", "Measure in inches, or in centimetres read as inches")
+    cover_rule: str = choice(("all", "majority"), "§13.7", "A squad has cover if every figure has it, or most do")
+    mixed_power: str = choice(("lowest", "highest"), "§13.6", "A fire group's Power when its small arms differ")
 
-    @classmethod
-    def parse(cls, data: Mapping[str, Any]) -> Options:
-        f = Fields("options", dict(data))
-        f.reject_unknown(["distance_unit", "cover_rule", "mixed_power"])
-        return cls(
-            f.choice("distance_unit", ("inch", "cm"), "inch"),
-            f.choice("cover_rule", ("all", "majority"), "all"),
-            f.choice("mixed_power", ("lowest", "highest"), "lowest"),
-        )
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+OPTIONS = declared(Options, "Steel Warriors")
 
 
 @dataclass(frozen=True)

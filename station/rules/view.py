@@ -1,0 +1,61 @@
+"""The shape of every game's ``state_view``: what the dashboard, the API and replay checks read.
+
+One page (dashboard.js) shows five games, so the keys it reads are declared here once, as
+TypedDicts, and mypy checks each game's view against them.  A game adds its own keys by
+subclassing (``class AlphaView(StateView)``); it cannot leave one of these out or misspell it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NotRequired, TypedDict
+
+from .table_snapshot import TableView
+
+
+class ElementView(TypedDict):
+    """One model (a soldier, a vehicle, a gun, a 'Mech's card) as the unit list shows it."""
+
+    id: str
+    name: str
+    kind: str
+    status: str  # "in play", "destroyed", "wounded", "fled", "aboard", a posture, "shut down"
+    label: NotRequired[str]  # one line the list prints under the name
+    armour: NotRequired[int]
+    durability_max: NotRequired[int | None]
+    actions_left: NotRequired[list[str]]
+    ammo_max: NotRequired[int | None]
+    fired: NotRequired[list[str]]
+    weapons: NotRequired[list[dict[str, Any]]]
+
+
+class UnitView(TypedDict):
+    """A unit, squad or lone model: whose, whether it may still act, and its models."""
+
+    id: str
+    name: str
+    player: str
+    kind: str
+    status: str
+    acted: bool
+    can_act: bool
+    elements: Sequence[ElementView]
+    markers: NotRequired[list[str]]  # short badges: "Disordered", "prone", "march order"
+
+
+class StateView(TableView):
+    """The game as the dashboard shows it: round, whose turn, the units, the options in force,
+    the winner, and (from ``TableView``) what the camera and the referee have settled."""
+
+    game: str
+    round: int
+    initiative: dict[str, int]  # a side's initiative roll, where the game rolls one
+    order: list[str]  # the players in the order they act this round
+    active_player: str | None
+    active_unit: str | None
+    players: list[str]
+    out: list[str]  # players out of the game
+    winner: str | None
+    units: Sequence[UnitView]
+    options: dict[str, Any]
+    moved: dict[str, Any]  # model -> how far it moved this activation, against its allowance
