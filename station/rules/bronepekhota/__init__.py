@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from ...events import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Overriding, Ruling, RulingKind
+from ..hits import HitTracker
 from ..inputs import Inputs
 from ..model_fields import ModelRuleset
 from ..options import OptionSet
@@ -222,7 +223,7 @@ class Bronepekhota(ModelRuleset[GameState]):
         rulings = self._inventory_check(state, seq, hello)
         if state.boot is not None:
             state, rulings = shooting.advance_time(state, state.now + state.options.settle_ms + 1, self.roller)
-        return state.evolve(boot=hello.boot, now=0, shots=(), pending=()), rulings
+        return state.evolve(boot=hello.boot, now=0, hits=HitTracker()), rulings
 
     @staticmethod
     def _moving(state: GameState) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from . import contact, rounds
 from .damage import emergency_landing
 from .panic import after_survival
 from .roster import dismount, name
-from .state import Element, GameState, PendingHit, ShotRecord
+from .state import Element, GameState, ShotRecord
 from .tables import CHARGE_NAMES, CHARGE_POWER, FELL, LYING, STOOD, TABLE_4, TestResult, armour_test, survival_test
 
 
@@ -134,8 +134,10 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
             )
     if override:
         text += f" Referee: {override[1].verdict}" + (f" ({override[1].note})" if override[1].note else "") + "."
-    record = ShotRecord(seq, element.id, shot.node, shot.barrel, shot.charge, shot.t, legal)
-    state = state.evolve(shots=state.shots + (record,))
+    record = ShotRecord(
+        seq=seq, shooter=element.id, t=shot.t, node=shot.node, barrel=shot.barrel, charge=shot.charge, legal=legal
+    )
+    state = state.evolve(hits=state.hits.fire(record))
     rulings.append(
         Ruling(
             rid,
@@ -203,13 +205,6 @@ def _reconcile_counter(state: GameState, seq: int, shot: Shot) -> list[Ruling]:
     return [Ruling(f"{seq}:counter", seq, RulingKind.WARNING, text, "§6.4", needs_referee=True)]
 
 
-def _find_shot(state: GameState, element_id: str, t: int) -> tuple[ShotRecord | None, int]:
-    """The latest shot, by another model, whose window holds time t; and how many qualified."""
-    window = state.options.hit_window_ms
-    found = [s for s in state.shots if s.t <= t <= s.t + window and s.element != element_id and element_id not in s.hit]
-    return (found[-1] if found else None), len(found)
-
-
 def _falls(element: Element, tilt_state: str) -> bool:
     """Table 4: an infantryman who fell or leaned against an obstacle; a machine that fell over."""
     return tilt_state == "fallen" or (element.kind == "infantry" and tilt_state == "leaning")
@@ -233,13 +228,12 @@ def posture_seen(
     falls = _falls(element, posture)
     rulings: list[Ruling] = []
     if falls and element.posture == "upright":
-        pending = next((p for p in state.pending if p.element == element_id), None)
+        impact = state.hits.impact_on(element_id)
         state = _set_posture(state, element, "fallen")
-        if pending is not None:
-            state = state.evolve(pending=tuple(p for p in state.pending if p is not pending))
-            fired = next(s for s in state.shots if s.seq == pending.shot_seq)
-            return resolve_hit(state, pending.seq, element_id, fired, FELL, roller)
-        found, count = _find_shot(state, element_id, t)
+        if impact is not None:
+            hits, fired = state.hits.take(impact)
+            return resolve_hit(state.evolve(hits=hits), impact.seq, element_id, fired, FELL, roller)
+        found, count = state.hits.shot_for(element_id, t, state.options.hit_window_ms)
         if found is not None:
             return resolve_hit(state, seq, element_id, found, FELL, roller, candidates=count)
         rulings.append(
@@ -267,26 +261,13 @@ def posture_seen(
                 )
             )
     elif not falls and posture == "leaning":
-        state = _start_pending(state, seq, element_id, t)
+        state = state.evolve(hits=state.hits.struck(seq, element_id, t, state.options.hit_window_ms))
     return state, rulings
 
 
 def _set_posture(state: GameState, element: Element, posture: str) -> GameState:
     fallen_machine = posture == "fallen" and element.kind == "vehicle"
     return state.with_element(replace(element, posture=posture, needs_repair=element.needs_repair or fallen_machine))
-
-
-def _start_pending(state: GameState, seq: int, element_id: str, t: int) -> GameState:
-    if any(p.element == element_id for p in state.pending):
-        return state
-    shot, _ = _find_shot(state, element_id, t)
-    if shot is None:
-        return state
-    marked = replace(shot, hit=shot.hit | {element_id})
-    return state.evolve(
-        pending=state.pending + (PendingHit(seq, element_id, shot.seq, t),),
-        shots=tuple(marked if s is shot else s for s in state.shots),
-    )
 
 
 def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tuple[GameState, list[Ruling]]:
@@ -296,9 +277,9 @@ def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tup
             Ruling(f"{seq}:impact", seq, RulingKind.WARNING, f"IMPACT from unknown node {impact.node}.", "§6.7")
         ]
     element = state.elements[element_id]
-    if element.destroyed or any(p.element == element_id for p in state.pending):
+    if element.destroyed or state.hits.impact_on(element_id) is not None:
         return state, []
-    shot, count = _find_shot(state, element_id, impact.t)
+    shot, count = state.hits.shot_for(element_id, impact.t, state.options.hit_window_ms)
     if shot is None:
         return state, [
             Ruling(
@@ -312,7 +293,7 @@ def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tup
         ]
     if element.posture == "fallen":
         return resolve_hit(state, seq, element_id, shot, LYING, roller, candidates=count)
-    return _start_pending(state, seq, element_id, impact.t), []
+    return state.evolve(hits=state.hits.struck(seq, element_id, impact.t, state.options.hit_window_ms)), []
 
 
 def advance_time(state: GameState, now: int, roller: Roller) -> tuple[GameState, list[Ruling]]:
@@ -321,16 +302,12 @@ def advance_time(state: GameState, now: int, roller: Roller) -> tuple[GameState,
         return state, []
     state = state.evolve(now=now)
     rulings: list[Ruling] = []
-    for pending in [p for p in state.pending if p.t + state.options.settle_ms <= now]:
-        state = state.evolve(pending=tuple(p for p in state.pending if p is not pending))
-        shot = next(s for s in state.shots if s.seq == pending.shot_seq)
-        state, more = resolve_hit(state, pending.seq, pending.element, shot, STOOD, roller)
+    for impact in state.hits.settled(now, state.options.settle_ms):  # §6.7: it stood
+        hits, shot = state.hits.take(impact)
+        state, more = resolve_hit(state.evolve(hits=hits), impact.seq, impact.target, shot, STOOD, roller)
         rulings += more
-    keep = {p.shot_seq for p in state.pending}
-    horizon = now - state.options.hit_window_ms
-    if any(s.t < horizon and s.seq not in keep for s in state.shots):
-        state = state.evolve(shots=tuple(s for s in state.shots if s.t >= horizon or s.seq in keep))
-    return state, rulings
+    hits = state.hits.expire(now, state.options.hit_window_ms)
+    return (state if hits is state.hits else state.evolve(hits=hits)), rulings
 
 
 def resolve_hit(
@@ -338,18 +315,16 @@ def resolve_hit(
 ) -> tuple[GameState, list[Ruling]]:
     """§6.7 Table 4, with §5 damage and the §6.6/§5.3 tests, or the referee's override of it."""
     rid = f"{cause}:hit:{element_id}"
-    state = state.evolve(
-        shots=tuple(replace(s, hit=s.hit | {element_id}) if s.seq == shot.seq else s for s in state.shots)
-    )
+    state = state.evolve(hits=state.hits.mark(shot.seq, element_id))
     override = state.overrides.get(rid)
     verdict = override[1].verdict if override else None
     key = f"{override[0] if override else cause}/{element_id}"
     element = state.elements[element_id]
-    target, shooter = name(state, element_id), name(state, shot.element)
+    target, shooter = name(state, element_id), name(state, shot.shooter)
     head = f"Hit on {target} by {shooter}'s {CHARGE_NAMES[shot.charge]}"
     details: dict[str, Any] = {
         "target": element_id,
-        "shooter": shot.element,
+        "shooter": shot.shooter,
         "shot": shot.seq,
         "charge": shot.charge,
         "result": result,

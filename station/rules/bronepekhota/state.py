@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from ..hits import Fired, HitTracker
 from ..options import choice, declared, flag, integer
 from ..table_snapshot import TableState
 from .army import CHARGES_BY_LAUNCHER, model_height
@@ -130,28 +131,14 @@ class Unit:
     acted: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ShotRecord:
-    """A shot still inside the hit window, waiting for evidence of what it hit."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShotRecord(Fired):
+    """A real shot in its hit window (rules/hits.py), with what §6.7 Table 4 needs of it."""
 
-    seq: int
-    element: str
     node: str
     barrel: int
     charge: str
-    t: int
     legal: bool
-    hit: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True, slots=True)
-class PendingHit:
-    """An IMPACT attributed to a shot; it becomes 'stood' unless a fall follows within settle_ms."""
-
-    seq: int
-    element: str
-    shot_seq: int
-    t: int
 
 
 @dataclass(frozen=True)
@@ -171,8 +158,7 @@ class GameState(TableState):
     active_unit: str | None = None
     boot: str | None = None
     now: int = 0  # hub time, ms
-    shots: tuple[ShotRecord, ...] = ()
-    pending: tuple[PendingHit, ...] = ()
+    hits: HitTracker[ShotRecord] = HitTracker()  # real shots in their hit window, impacts waiting to settle
     counters: Mapping[str, int] = field(default_factory=dict)  # "node/barrel" -> last shot count
     out: tuple[str, ...] = ()  # players whose soldiers are all destroyed (§1.1)
     last_player: str | None = None  # who finished the latest activation (§3.2)

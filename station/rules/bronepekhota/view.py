@@ -130,7 +130,7 @@ def state_view(state: GameState) -> BronepekhotaView:
         "winner": left[0] if len(left) == 1 and state.out else None,
         "units": units + guns,
         "options": OPTIONS.dump(state.options),
-        "pending_hits": len(state.pending),
+        "pending_hits": len(state.hits.waiting),
         "hub_time_ms": state.now,
         **table_view(state),
         "moved": movement_view(state),

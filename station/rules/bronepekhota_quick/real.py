@@ -1,8 +1,9 @@
 """Quick rules' real shooting (seed 002 digest §11): a spring launcher's SHOT, then how the hit
 model ends up, from its tilt node.  A fall within ``hit_window_ms`` of a shot is that shot's
 hit: a soldier who fell is killed, one leaning on something is wounded; a vehicle or gun takes an
-exploding d6 of damage, +1 because it fell.  An impact with no fall after ``settle_ms`` means it
-stood: no effect on a soldier, an exploding d6 on a machine.  Every hit asks the referee, who
+exploding d6 of damage, +1 because it fell.  An impact with no fall within ``settle_ms`` of the
+impact means it stood: no effect on a soldier, an exploding d6 on a machine (the hit window is the
+full rules' one, rules/hits.py).  Every hit asks the referee, who
 judges ricochets (a ricochet does not count: override *void*).  Each barrel is a weapon and fires
 once a turn (§6.1); a gun fires only with a friendly soldier touching it, who then may not use his
 own weapon.
@@ -16,8 +17,9 @@ from ...dice import Roller
 from ...events import Impact, Shot, Tilt
 from ...measure.relations import in_contact
 from ..base import Ruling, RulingKind, voided
+from ..hits import Fired
 from .combat import exploding_d6, placed
-from .state import Fighter, QuickState, RealShot
+from .state import Fighter, QuickState
 
 CONTACT_MM = 2.0
 
@@ -75,7 +77,7 @@ def on_shot(state: QuickState, seq: int, shot: Shot) -> tuple[QuickState, list[R
     state = state.with_fighter(replace(shooter, fired=shooter.fired | {f"{shot.node}/{shot.barrel}"}))
     if operator is not None:
         state = state.with_fighter(replace(state.fighters[operator.id], fired_gun=True))
-    state = state.evolve(shots=state.shots + (RealShot(seq, shooter.id, shot.t),))
+    state = state.evolve(hits=state.hits.fire(Fired(seq=seq, shooter=shooter.id, t=shot.t)))
     who = f", served by {operator.name}" if operator else ""
     return state, [
         Ruling(
@@ -102,16 +104,17 @@ def _operator(state: QuickState, gun: Fighter) -> Fighter | None:
     return None
 
 
-def _recent(state: QuickState, t: int) -> RealShot | None:
-    shots = [s for s in state.shots if 0 <= t - s.t <= state.options.hit_window_ms]
-    return shots[-1] if shots else None
-
-
 def on_tilt(state: QuickState, seq: int, tilt: Tilt, roller: Roller) -> tuple[QuickState, list[Ruling]]:
     target = _by_tilt_node(state, tilt.node)
     if target is None or target.dead or tilt.state == "upright":
         return state, []
-    shot = _recent(state, tilt.t)
+    impact = state.hits.impact_on(target.id)
+    shot: Fired | None
+    if impact is not None:  # the fall that followed an impact is that impact's hit
+        hits, shot = state.hits.take(impact)
+        state = state.evolve(hits=hits)
+    else:
+        shot, _ = state.hits.shot_for(target.id, tilt.t, state.options.hit_window_ms)
     if shot is None:
         return state, [
             Ruling(
@@ -123,16 +126,14 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Qu
                 element=target.id,
             )
         ]
-    state = state.evolve(pending=tuple(p for p in state.pending if p[1] != target.id))
     return hit(state, seq, target, shot, "fell" if tilt.state == "fallen" else "leaning", roller)
 
 
 def on_impact(state: QuickState, seq: int, impact: Impact) -> tuple[QuickState, list[Ruling]]:
     target = _by_tilt_node(state, impact.node)
-    shot = _recent(state, impact.t) if target else None
-    if target is None or target.dead or shot is None:
+    if target is None or target.dead:
         return state, []
-    return state.evolve(pending=state.pending + ((seq, target.id, shot.seq),)), []
+    return state.evolve(hits=state.hits.struck(seq, target.id, impact.t, state.options.hit_window_ms)), []
 
 
 def advance_time(state: QuickState, now: int, roller: Roller) -> tuple[QuickState, list[Ruling]]:
@@ -141,20 +142,19 @@ def advance_time(state: QuickState, now: int, roller: Roller) -> tuple[QuickStat
         return state, []
     state = state.evolve(now=now)
     rulings: list[Ruling] = []
-    for impact_seq, target_id, shot_seq in state.pending:
-        shot = next((s for s in state.shots if s.seq == shot_seq), None)
-        if shot is not None and shot.t + state.options.settle_ms <= now:
-            state = state.evolve(pending=tuple(p for p in state.pending if p[0] != impact_seq))
-            state, more = hit(state, impact_seq, state.fighters[target_id], shot, "stood", roller)
-            rulings += more
-    horizon = now - state.options.hit_window_ms - state.options.settle_ms
-    return state.evolve(shots=tuple(s for s in state.shots if s.t >= horizon)), rulings
+    for impact in state.hits.settled(now, state.options.settle_ms):
+        hits, shot = state.hits.take(impact)
+        state, more = hit(state.evolve(hits=hits), impact.seq, state.fighters[impact.target], shot, "stood", roller)
+        rulings += more
+    hits = state.hits.expire(now, state.options.hit_window_ms)
+    return (state if hits is state.hits else state.evolve(hits=hits)), rulings
 
 
 def hit(
-    state: QuickState, seq: int, target: Fighter, shot: RealShot, result: str, roller: Roller
+    state: QuickState, seq: int, target: Fighter, shot: Fired, result: str, roller: Roller
 ) -> tuple[QuickState, list[Ruling]]:
     rid = f"{seq}:hit:{target.id}"
+    state = state.evolve(hits=state.hits.mark(shot.seq, target.id))
     override = state.overrides.get(rid)
     head = f"Hit on {target.name} by {state.fighters[shot.shooter].name}, {result}"
     void = voided(

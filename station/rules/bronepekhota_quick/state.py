@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..hits import Fired, HitTracker
 from ..options import declared, flag, integer, number, table
 from ..table_snapshot import TableState
 from .army import model_height
@@ -72,13 +73,6 @@ class Fighter:
         return self.kind in ("infantry", "cyborg")
 
 
-@dataclass(frozen=True, slots=True)
-class RealShot:
-    seq: int
-    shooter: str
-    t: int
-
-
 @dataclass(frozen=True)
 class QuickState(TableState):
     players: tuple[str, ...]
@@ -90,8 +84,7 @@ class QuickState(TableState):
     grenade_used: bool = False  # §6.1: one grenade a player-turn, for the whole side
     winner: str | None = None
     now: int = 0
-    shots: tuple[RealShot, ...] = ()
-    pending: tuple[tuple[int, str, int], ...] = ()  # (impact seq, fighter, shot seq): waiting for a fall
+    hits: HitTracker[Fired] = HitTracker()  # real shots in their hit window, impacts waiting to settle (§11)
 
     def with_fighter(self, fighter: Fighter) -> QuickState:
         return self.evolve(fighters={**self.fighters, fighter.id: fighter})
