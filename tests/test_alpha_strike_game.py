@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from station.rules.alpha_strike import AlphaStrike
-from station.rules.alpha_strike.force import card_library, load_force
+from station.rules.alpha_strike.force import card_library, load_army
 from station.rules.base import ArmyError
 
 from .conftest import FoldDriver, ScriptedRoller, assert_bad_file
@@ -23,8 +23,7 @@ class Alpha(FoldDriver):
     def __init__(self, options=None, forces=None):
         super().__init__(
             AlphaStrike,
-            forces
-            or [load_force(DATA / "training-day-attacker.json"), load_force(DATA / "training-day-defender.json")],
+            forces or [load_army(DATA / "training-day-attacker.json"), load_army(DATA / "training-day-defender.json")],
             options,
         )
 
@@ -321,11 +320,11 @@ def test_sample_cards_say_they_are_sample_data_and_name_what_comes_from_the_seed
     ],
 )
 def test_bad_force_files_name_the_file_and_field(tmp_path, change, where, problem):
-    assert_bad_file(load_force, DATA / "training-day-attacker.json", tmp_path, change, where, problem)
+    assert_bad_file(load_army, DATA / "training-day-attacker.json", tmp_path, change, where, problem)
 
 
 def test_two_forces_of_one_player_are_refused():
-    force = load_force(DATA / "training-day-attacker.json")
+    force = load_army(DATA / "training-day-attacker.json")
     with pytest.raises(ArmyError, match="two forces"):
         AlphaStrike(ScriptedRoller()).initial_state([force, force], {})
 
@@ -442,7 +441,7 @@ def test_the_readme_force_example_loads(tmp_path):
     data = json.loads(block)
     path = tmp_path / "force.json"
     path.write_text(json.dumps(data))
-    force = load_force(path)
+    force = load_army(path)
     cards = {u["id"]: u["card"] for u in force["units"]}
     assert cards["catapult"]["name"] == "Catapult CPLT-K2" and cards["custom"]["specials"] == ["HT 1/1/-"]
     assert cards["imported"]["name"] == "Locust LCT-1V" and cards["imported"]["damage"] == ["1", "1", "0*"]

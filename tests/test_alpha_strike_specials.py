@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from station.rules.alpha_strike.force import load_force
+from station.rules.alpha_strike.force import load_army
 from station.rules.base import ArmyError
 
 from .test_alpha_strike_game import INCH, RADIUS, Alpha
@@ -33,7 +33,7 @@ def force(tmp_path, player, units, formation=None):
         data["formation"] = formation
     path = tmp_path / f"{player}.json"
     path.write_text(json.dumps(data))
-    return load_force(path)
+    return load_army(path)
 
 
 def start(game, rolls=(1, 1, 6, 6), **where):

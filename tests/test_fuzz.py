@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from station.datafile import DataFileError
 from station.measure.terrain import parse_terrain
-from station.rules.alpha_strike.force import load_force
+from station.rules.alpha_strike.force import load_army
 from station.rules.base import ArmyError
 from station.rules.bronepekhota.army import load_army as load_bronepekhota
 from station.rules.bronepekhota_quick.army import load_army as load_quick
@@ -83,7 +83,7 @@ def _survives(loader, tmp_path, doc, errors=(ArmyError,)):
 GAMES = [
     (load_bronepekhota, ROOT / "examples" / "blue-protectorate.json"),
     (load_quick, ROOT / "station" / "data" / "quick" / "blue-patrol.json"),
-    (load_force, ROOT / "station" / "data" / "alpha_strike" / "training-day-attacker.json"),
+    (load_army, ROOT / "station" / "data" / "alpha_strike" / "training-day-attacker.json"),
     (load_mile, ROOT / "station" / "data" / "price_of_a_mile" / "entente.json"),
     (load_war, ROOT / "station" / "data" / "steel_warriors" / "keno.json"),
 ]
@@ -140,7 +140,7 @@ def test_alpha_strike_inline_cards_and_mul_records_get_named_errors(tmp_path):
     @FAST
     @given(mutated(original))
     def check(doc):
-        _survives(load_force, tmp_path, doc)
+        _survives(load_army, tmp_path, doc)
 
     check()
 

@@ -23,7 +23,8 @@ from .table_snapshot import fold_common
 
 S = TypeVar("S")
 
-Handler = Callable[[Any, Any, int, Mapping[str, Any]], tuple[Any, list[Ruling]]]
+# A handler returns the new state and its rulings, or its one ruling.
+Handler = Callable[[Any, Any, int, Mapping[str, Any]], tuple[Any, list[Ruling] | Ruling]]
 REFEREE_INPUTS = ("confirm", "override")  # every game takes these; the station journals them
 
 
@@ -72,8 +73,8 @@ class Inputs:
             folded: tuple[S, list[Ruling]] = fold_common(state, seq, body.type, body.args, known, moving)
             return folded
         try:
-            handled: tuple[S, list[Ruling]] = handler.handle(game, state, seq, body.args)
-            return handled
+            after, said = handler.handle(game, state, seq, body.args)
+            return after, [said] if isinstance(said, Ruling) else said
         except Refused as no:
             text = f"Refused: {no}."
             return state, [Ruling(f"{seq}:{body.type}", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from ..datafile import Fields
 from ..events import Node
@@ -74,15 +74,34 @@ def tracked_markers(specs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+class ArmyFormat(Protocol):
+    """A game's army module (``<game>/army.py``): it reads a file, describes the format as JSON
+    Schema, and lists the models the armies put on the table."""
+
+    def load_army(self, path: str) -> dict[str, Any]: ...
+
+    def schema(self) -> dict[str, Any]: ...
+
+    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]: ...
+
+
 class ModelRuleset(Generic[S]):
-    """What rulesets built on model specs share: the injected roller, and the camera's markers
-    from their ``model_specs``."""
+    """What rulesets built on model specs share: the injected roller, their army format, and
+    the camera's markers from its ``model_specs``."""
+
+    army_format: ClassVar[ArmyFormat]
 
     def __init__(self, roller: Any) -> None:
         self.roller = roller
 
+    def load_army(self, path: str) -> dict[str, Any]:
+        return self.army_format.load_army(path)
+
+    def army_schema(self) -> dict[str, Any]:
+        return self.army_format.schema()
+
     def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        return self.army_format.model_specs(armies)
 
     def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return tracked_markers(self.model_specs(armies))

@@ -14,13 +14,13 @@ from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind, voided
 from ..inputs import Inputs
-from ..model_fields import ModelRuleset
+from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
 from ..view import ElementView, StateView, UnitView
 from . import combat, force, setup, strike, turn
 from .cards import UnitState, skill_pv
-from .force import card_of, check_forces, load_force, model_specs
+from .force import card_of, check_forces
 from .formations import choose_snipers, lucky_left
 from .options import OPTIONS
 from .turn import PHASES, AlphaState, next_player
@@ -109,15 +109,7 @@ class AlphaStrike(ModelRuleset[AlphaState]):
     mm_per_unit: ClassVar[float] = MM_PER_INCH
     convention: ClassVar[Convention] = INCHES
     options: ClassVar[OptionSet[Any]] = OPTIONS
-
-    def load_army(self, path: str) -> dict[str, Any]:
-        return load_force(path)
-
-    def army_schema(self) -> dict[str, Any]:
-        return force.schema()
-
-    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return model_specs(armies)
+    army_format: ClassVar[ArmyFormat] = force
 
     def initial_state(
         self,

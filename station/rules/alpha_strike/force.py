@@ -71,7 +71,7 @@ def schema() -> Schema:
     return army_file(FORMAT, "Alpha Strike force", {"units": list_of(unit, 1)}, {"formation": _FORMATION})
 
 
-def load_force(path: str | Path) -> dict[str, Any]:
+def load_army(path: str | Path) -> dict[str, Any]:
     f = Fields(str(path), load_json_file(path, ArmyError), error=ArmyError)
     f.reject_unknown(["format", "player", "name", "sample_data", "units", "formation"])
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")

@@ -6,7 +6,6 @@ rulings it made, rolling dice only through the injected roller.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -15,10 +14,10 @@ from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import Event, Input, Overriding, Ruling, RulingKind
 from ..hits import HitTracker
 from ..inputs import Inputs
-from ..model_fields import ModelRuleset
+from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from . import army, melee, repair, rounds, shooting, virtual
-from .army import check_armies, load_army, model_specs
+from .army import check_armies
 from .damage import leave_vehicle
 from .deployment import deployment_rulings
 from .moving import announce_jump, movement_rulings
@@ -104,21 +103,12 @@ class Bronepekhota(ModelRuleset[GameState]):
         ("end_activation", "End activation"),
     )
 
-    def load_army(self, path: str) -> dict[str, Any]:
-        return load_army(path)
-
-    def army_schema(self) -> dict[str, Any]:
-        return copy.deepcopy(army.SCHEMA)
-
     def reach(self, state: GameState, element: str) -> dict[str, Any]:
         """Rings (mm from the base's edge) and arcs (degrees from its facing) for the dashboard."""
         return reach(state, element)
 
     def cover(self, hidden_fraction: float) -> dict[str, Any]:
         return cover(hidden_fraction)
-
-    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return model_specs(armies)
 
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
         """The hub inventory these armies are wired to: every launcher and tilt node."""
@@ -268,6 +258,7 @@ class Bronepekhota(ModelRuleset[GameState]):
     mm_per_unit: ClassVar[float] = BRONEPEKHOTA.unit.mm  # seed 000 digest: 1 step = 5 cm
     convention: ClassVar[Convention] = BRONEPEKHOTA  # §7: steps of 5 cm, rounded up
     options: ClassVar[OptionSet[Any]] = OPTIONS
+    army_format: ClassVar[ArmyFormat] = army
 
     def postures(self, state: GameState) -> dict[str, str]:
         """upright / fallen per element, from the hub's tilt nodes (for the camera tracker)."""

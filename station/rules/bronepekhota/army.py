@@ -7,12 +7,13 @@ documents the format field by field.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ...datafile import Fields, load_json_file
-from ..army_schema import BASE, DICE, ID, MARKER, TEXT, army_file, list_of, number, one_of, record, whole
+from ..army_schema import BASE, DICE, ID, MARKER, TEXT, Schema, army_file, list_of, number, one_of, record, whole
 from ..base import ArmyError
 from ..model_fields import ID_CHECK, base, marker
 
@@ -259,6 +260,10 @@ SCHEMA = army_file(
     },
     {"faction": TEXT},
 )  # fmt: skip
+
+
+def schema() -> Schema:
+    return copy.deepcopy(SCHEMA)
 
 
 def load_army(path: str | Path) -> dict[str, Any]:

@@ -8,7 +8,6 @@ returns a new state and its rulings, with dice only from the injected roller.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -17,12 +16,12 @@ from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
 from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind
 from ..inputs import Handler, Inputs
-from ..model_fields import ModelRuleset
+from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
 from ..view import ElementView, StateView, UnitView
 from . import army, combat, real, turns
-from .army import check_armies, load_army, model_specs
+from .army import check_armies
 from .state import OPTIONS, Fighter, QuickState, build
 
 INPUTS = Inputs()
@@ -71,15 +70,7 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
     mm_per_unit: ClassVar[float] = 50.0
     convention: ClassVar[Convention] = Convention(step(5.0), "none")  # §1: steps; the quick rules never round
     options: ClassVar[OptionSet[Any]] = OPTIONS
-
-    def load_army(self, path: str) -> dict[str, Any]:
-        return load_army(path)
-
-    def army_schema(self) -> dict[str, Any]:
-        return copy.deepcopy(army.SCHEMA)
-
-    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return model_specs(armies)
+    army_format: ClassVar[ArmyFormat] = army
 
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
         return [

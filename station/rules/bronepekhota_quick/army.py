@@ -8,12 +8,13 @@ the hub, §11); ``powerful_melee`` lets infantry hurt vehicles in close combat (
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ...datafile import Fields, load_json_file
-from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, army_file, list_of, one_of, record, when, whole
+from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, Schema, army_file, list_of, one_of, record, when, whole
 from ..base import ArmyError
 from ..model_fields import ID_CHECK, base, marker
 
@@ -102,6 +103,10 @@ _UNIT = {
     ],
 }  # fmt: skip
 SCHEMA = army_file(FORMAT, "Бронепехота quick-rules army", {"units": list_of(_UNIT, 1)}, {})
+
+
+def schema() -> Schema:
+    return copy.deepcopy(SCHEMA)
 
 
 def load_army(path: str | Path) -> dict[str, Any]:

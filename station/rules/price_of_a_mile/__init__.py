@@ -18,12 +18,12 @@ from ...measure.relations import coherent
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind
 from ..inputs import Inputs
-from ..model_fields import ModelRuleset
+from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
 from ..view import ElementView, StateView, UnitView
 from . import army, artillery, blasts, melee, moving, optional, shooting, transport, turns
-from .army import check_armies, load_army, model_specs, rules_data
+from .army import check_armies, rules_data
 from .shooting import RulesOf
 from .state import COMMAND_IN, INCH, OPTIONS, MileState, build
 from .where import placed_many
@@ -67,57 +67,48 @@ def handle_activate(game: Any, state: MileState, seq: int, args: Mapping[str, An
 
 
 @INPUTS.register("move", "§5")
-def handle_move(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    state, ruling = moving.move(state, seq, args, game.roller)
-    return state, [ruling]
+def handle_move(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
+    return moving.move(state, seq, args, game.roller)
 
 
 @INPUTS.register("free", "§5.7")
-def handle_free(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    state, ruling = moving.free(state, seq, args, game.roller)
-    return state, [ruling]
+def handle_free(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
+    return moving.free(state, seq, args, game.roller)
 
 
 @INPUTS.register("cut_wire", "§5.8")
-def handle_cut_wire(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    state, ruling = moving.cut_wire(state, seq, args, game.roller)
-    return state, [ruling]
+def handle_cut_wire(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
+    return moving.cut_wire(state, seq, args, game.roller)
 
 
 @INPUTS.register("shoot", "§6")
-def handle_shoot(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    state, ruling = shooting.shoot(state, seq, args, game.roller, game.data["weapons"], game.rules_of(state))
-    return state, [ruling]
+def handle_shoot(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
+    return shooting.shoot(state, seq, args, game.roller, game.data["weapons"], game.rules_of(state))
 
 
 @INPUTS.register("melee", "§10")
-def handle_melee(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    state, ruling = melee.melee(state, seq, args, game.roller, game.data["melee_weapons"], state.options)
-    return state, [ruling]
+def handle_melee(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
+    return melee.melee(state, seq, args, game.roller, game.data["melee_weapons"], state.options)
 
 
 @INPUTS.register("grenade", "§8.1")
-def handle_grenade(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    state, ruling = blasts.grenade(state, seq, args, game.roller)
-    return state, [ruling]
+def handle_grenade(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
+    return blasts.grenade(state, seq, args, game.roller)
 
 
 @INPUTS.register("flame", "§9.1")
-def handle_flame(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    state, ruling = blasts.flame(state, seq, args, game.roller)
-    return state, [ruling]
+def handle_flame(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
+    return blasts.flame(state, seq, args, game.roller)
 
 
 @INPUTS.register("mortar", "§9.2")
-def handle_mortar(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    state, ruling = artillery.mortar(state, seq, args, game.roller)
-    return state, [ruling]
+def handle_mortar(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
+    return artillery.mortar(state, seq, args, game.roller)
 
 
 @INPUTS.register("field_gun", "§9.3")
-def handle_field_gun(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    state, ruling = artillery.field_gun(state, seq, args, game.roller, game.data["weapons"])
-    return state, [ruling]
+def handle_field_gun(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
+    return artillery.field_gun(state, seq, args, game.roller, game.data["weapons"])
 
 
 @INPUTS.register("dismount", "§12.2")
@@ -179,15 +170,7 @@ class PriceOfAMile(ModelRuleset[MileState]):
     mm_per_unit: ClassVar[float] = INCH
     convention: ClassVar[Convention] = INCHES
     options: ClassVar[OptionSet[Any]] = OPTIONS
-
-    def load_army(self, path: str) -> dict[str, Any]:
-        return load_army(path)
-
-    def army_schema(self) -> dict[str, Any]:
-        return army.schema()
-
-    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return model_specs(armies)
+    army_format: ClassVar[ArmyFormat] = army
 
     def __init__(self, roller: Roller) -> None:
         super().__init__(roller)

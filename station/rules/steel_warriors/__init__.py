@@ -16,12 +16,12 @@ from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind
 from ..inputs import Inputs
-from ..model_fields import ModelRuleset
+from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
 from ..view import ElementView, StateView, UnitView
 from . import actions, army, assault, shooting
-from .army import MORALE, check_armies, load_army, model_specs, rules_data
+from .army import MORALE, check_armies, rules_data
 from .ladder import LADDER
 from .state import OPTIONS, WarState, build
 
@@ -136,15 +136,7 @@ class SteelWarriors(ModelRuleset[WarState]):
     mm_per_unit: ClassVar[float] = MM_PER_INCH
     convention: ClassVar[Convention] = INCHES
     options: ClassVar[OptionSet[Any]] = OPTIONS
-
-    def load_army(self, path: str) -> dict[str, Any]:
-        return load_army(path)
-
-    def army_schema(self) -> dict[str, Any]:
-        return army.schema()
-
-    def model_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return model_specs(armies)
+    army_format: ClassVar[ArmyFormat] = army
 
     def __init__(self, roller: Roller) -> None:
         super().__init__(roller)
