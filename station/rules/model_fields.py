@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from ..datafile import Fields
+from ..datafile import Fields, load_json_file
 from ..events import Node
+from .base import ArmyError
 
 S = TypeVar("S")
 
@@ -62,6 +64,21 @@ def base(f: Fields, default: str) -> str:
 
     name: str = f.get("base", str, default, check)
     return name
+
+
+def open_army(path: str | Path, format_name: str, fields: Sequence[str]) -> tuple[Fields, dict[str, Any]]:
+    """An army file opened for its loader: the JSON read, its format tag checked, unknown fields
+    refused, and the header every format shares (player, name, sample data, the file's name)."""
+    f = Fields(str(path), load_json_file(path, ArmyError), error=ArmyError)
+    f.reject_unknown(["format", "player", "name", "sample_data", *fields])
+    f.get("format", str, check=lambda v: None if v == format_name else f"is {v!r}; this station reads {format_name!r}")
+    header = {
+        "player": f.get("player", str, check=ID_CHECK),
+        "name": f.get("name", str, ""),
+        "sample_data": f.get("sample_data", str, ""),
+        "source": Path(path).name,
+    }
+    return f, header
 
 
 def tracked_markers(specs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

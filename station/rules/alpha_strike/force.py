@@ -12,7 +12,7 @@ from typing import Any
 from ...datafile import Fields, load_json_file
 from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, Schema, army_file, list_of, one_of, record, when, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker
+from ..model_fields import ID_CHECK, base, marker, open_army
 from .cards import DAMAGE, SPECIAL, Card, parse_card, parse_mul
 from .formations import TYPES, parse_formation
 
@@ -72,9 +72,7 @@ def schema() -> Schema:
 
 
 def load_army(path: str | Path) -> dict[str, Any]:
-    f = Fields(str(path), load_json_file(path, ArmyError), error=ArmyError)
-    f.reject_unknown(["format", "player", "name", "sample_data", "units", "formation"])
-    f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
+    f, header = open_army(path, FORMAT, ["units", "formation"])
     library = card_library()
     units = []
     for u in f.items("units", min_len=1):
@@ -90,14 +88,7 @@ def load_army(path: str | Path) -> dict[str, Any]:
                 "base": base(u, DEFAULT_BASE),
             }
         )
-    return {
-        "player": f.get("player", str, check=ID_CHECK),
-        "name": f.get("name", str, ""),
-        "sample_data": f.get("sample_data", str, ""),
-        "source": Path(path).name,
-        "units": units,
-        "formation": parse_formation(f, [u["id"] for u in units]),
-    }
+    return {**header, "units": units, "formation": parse_formation(f, [u["id"] for u in units])}
 
 
 def card_of(unit: Mapping[str, Any]) -> Card:

@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...datafile import Fields, load_json_file
+from ...datafile import Fields
 from ..army_schema import BASE, DICE, ID, MARKER, TEXT, Schema, army_file, list_of, number, one_of, record, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker
+from ..model_fields import ID_CHECK, base, marker, open_army
 
 FORMAT = "bronepekhota-army/1"
 SQUAD_SIZE = 6  # §2.1: each squad has exactly 6 infantrymen
@@ -268,18 +268,8 @@ def schema() -> Schema:
 
 def load_army(path: str | Path) -> dict[str, Any]:
     """Read, validate and normalise one army file."""
-    name = str(path)
-    f = Fields(name, load_json_file(path, ArmyError), error=ArmyError)
-    f.reject_unknown(["format", "sample_data", "player", "name", "faction", "units"])
-    f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
-    army = {
-        "player": f.get("player", str, check=ID_CHECK),
-        "name": f.get("name", str, ""),
-        "faction": f.get("faction", str, ""),
-        "sample_data": f.get("sample_data", str, ""),
-        "source": Path(path).name,
-        "units": [_unit(u) for u in f.items("units", min_len=1)],
-    }
+    f, header = open_army(path, FORMAT, ["faction", "units"])
+    army = {**header, "faction": f.get("faction", str, ""), "units": [_unit(u) for u in f.items("units", min_len=1)]}
     _check_pilots(f, army)
     return army
 

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...datafile import Fields, load_json_file
+from ...datafile import Fields
 from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, Schema, army_file, list_of, one_of, record, when, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker
+from ..model_fields import ID_CHECK, base, marker, open_army
 
 FORMAT = "bronepekhota-quick-army/1"
 KINDS = ("infantry", "cyborg", "vehicle", "gun")
@@ -110,16 +110,8 @@ def schema() -> Schema:
 
 
 def load_army(path: str | Path) -> dict[str, Any]:
-    f = Fields(str(path), load_json_file(path, ArmyError), error=ArmyError)
-    f.reject_unknown(["format", "sample_data", "player", "name", "units"])
-    f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
-    return {
-        "player": f.get("player", str, check=ID_CHECK),
-        "name": f.get("name", str, ""),
-        "sample_data": f.get("sample_data", str, ""),
-        "source": Path(path).name,
-        "units": [_unit(u) for u in f.items("units", min_len=1)],
-    }
+    f, header = open_army(path, FORMAT, ["units"])
+    return {**header, "units": [_unit(u) for u in f.items("units", min_len=1)]}
 
 
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:

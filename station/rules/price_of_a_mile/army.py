@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...datafile import Fields, load_bundled, load_json_file
+from ...datafile import Fields, load_bundled
 from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, Schema, army_file, list_of, one_of, record, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker
+from ..model_fields import ID_CHECK, base, marker, open_army
 
 FORMAT = "price-of-a-mile-army/1"
 DATA_FORMAT = "price-of-a-mile-data/1"
@@ -144,9 +144,7 @@ def schema() -> Schema:
 
 def load_army(path: str | Path) -> dict[str, Any]:
     data = rules_data()
-    f = Fields(str(path), load_json_file(path, ArmyError), error=ArmyError)
-    f.reject_unknown(["format", "player", "name", "sample_data", "squads", "characters"])
-    f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
+    f, header = open_army(path, FORMAT, ["squads", "characters"])
     squads = []
     for s in f.items("squads", min_len=1):
         s.reject_unknown(["id", "type", "rules", "bases"])
@@ -163,14 +161,7 @@ def load_army(path: str | Path) -> dict[str, Any]:
             {"id": s.get("id", str, check=ID_CHECK), "type": kind, "rules": list(rules) + kind_rules, "bases": bases}
         )
     characters = [_model(c, data, None) for c in f.items("characters")] if "characters" in f.data else []
-    return {
-        "player": f.get("player", str, check=ID_CHECK),
-        "name": f.get("name", str, ""),
-        "sample_data": f.get("sample_data", str, ""),
-        "source": Path(path).name,
-        "squads": squads,
-        "characters": characters,
-    }
+    return {**header, "squads": squads, "characters": characters}
 
 
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:

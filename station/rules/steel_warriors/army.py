@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...datafile import Fields, load_bundled, load_json_file
+from ...datafile import Fields, load_bundled
 from ..army_schema import BASE, FLAG, ID, MARKER, Schema, army_file, list_of, one_of, record, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker
+from ..model_fields import ID_CHECK, base, marker, open_army
 from .ladder import LADDER
 
 FORMAT = "steel-warriors-army/1"
@@ -64,9 +64,7 @@ def schema() -> Schema:
 
 def load_army(path: str | Path) -> dict[str, Any]:
     data = rules_data()
-    f = Fields(str(path), load_json_file(path, ArmyError), error=ArmyError)
-    f.reject_unknown(["format", "player", "name", "sample_data", "squads"])
-    f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; this station reads {FORMAT!r}")
+    f, header = open_army(path, FORMAT, ["squads"])
     squads = []
     for s in f.items("squads", min_len=1):
         s.reject_unknown(["id", "quality", "leadership", "morale", "movement", "terrifying", "figures"])
@@ -85,13 +83,7 @@ def load_army(path: str | Path) -> dict[str, Any]:
                 "figures": figures,
             }
         )
-    return {
-        "player": f.get("player", str, check=ID_CHECK),
-        "name": f.get("name", str, ""),
-        "sample_data": f.get("sample_data", str, ""),
-        "source": Path(path).name,
-        "squads": squads,
-    }
+    return {**header, "squads": squads}
 
 
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
