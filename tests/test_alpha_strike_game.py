@@ -220,6 +220,7 @@ def test_6_6_a_shot_into_the_back_deals_one_more(game):
 def test_8_charge_after_a_ground_move_into_contact(game):
     x, y, f = LINE_UP["catapult"]
     contact = LINE_UP["thunderbolt"][0] - 2 * RADIUS
+    game.do("move", unit="thunderbolt", mode="still")  # the defender lost initiative: it moves first
     game.seen(catapult=(contact, y, f))  # 10" of ground move ends in base contact
     game.do("move", unit="catapult", mode="ground")
     in_combat(game)
@@ -228,6 +229,67 @@ def test_8_charge_after_a_ground_move_into_contact(game):
     assert ruling.details["tn"] == 4 and ruling.details["hit"]
     assert game.unit("thunderbolt").armour == 7 - 4 and game.unit("catapult").armour == 5 - 1
     assert "self-damage" in ruling.text
+
+
+def charge_into_contact(game, target_moves_first=True):
+    x, y, f = LINE_UP["catapult"]
+    if target_moves_first:
+        game.do("move", unit="thunderbolt", mode="still")
+    game.seen(catapult=(LINE_UP["thunderbolt"][0] - 2 * RADIUS, y, f))
+    game.do("move", unit="catapult", mode="ground")
+    if not target_moves_first:
+        game.do("move", unit="thunderbolt", mode="still")
+    return in_combat(game)
+
+
+def test_8_2_a_charges_target_must_already_have_finished_its_movement(game):
+    """«Особые атаки ближнего боя»: the charger moves into contact in the Movement Phase, so its
+    target must have moved earlier; here the Thunderbolt declared its move after the Catapult."""
+    charge_into_contact(game, target_moves_first=False)
+    ruling = game.do("attack", attacker="catapult", target="thunderbolt", kind="charge")[0]
+    assert "had not finished its movement" in ruling.text and ruling.section == "§8.2" and ruling.needs_referee
+    assert game.unit("thunderbolt").armour == 7 and "catapult" not in game.state.attacked
+
+
+def test_8_2_one_special_melee_attack_per_target_per_turn(game):
+    """«Особые атаки ближнего боя»: once declared the target of a charge or DFA, a unit cannot be
+    the target of another that turn; the attacker does not take its self-damage twice."""
+    game.do("move", unit="thunderbolt", mode="still")
+    game.do("move", unit="commando", mode="still")
+    x, y, f = LINE_UP["catapult"]
+    game.seen(catapult=(LINE_UP["thunderbolt"][0] - 2 * RADIUS, y, f))
+    game.do("move", unit="catapult", mode="ground")
+    game.seen(locust=(LINE_UP["thunderbolt"][0], y - 2 * RADIUS, 90))  # the Locust ends touching it too
+    game.do("move", unit="locust", mode="ground")
+    in_combat(game)
+    first = game.do("attack", 3, 3, attacker="catapult", target="thunderbolt", kind="charge")[0]
+    assert first.details["hit"]
+    second = game.do("attack", attacker="locust", target="thunderbolt", kind="charge")[0]
+    assert "already been the target of a charge or death from above" in second.text and second.section == "§8.2"
+    assert game.unit("locust").armour == game.state.combat_start["locust"].armour
+
+
+def test_6_3_no_weapon_attack_on_a_target_whose_base_you_touch(game):
+    """«Касание подставками»: bases 0.5 mm apart: a weapon attack is refused (melee only), while
+    a standard melee attack is allowed."""
+    x, y, f = LINE_UP["catapult"]
+    game.seen(catapult=(LINE_UP["thunderbolt"][0] - 2 * RADIUS - 0.5, y, f))
+    in_combat(game)
+    refused = game.do("attack", attacker="catapult", target="thunderbolt")[0]
+    assert "touches" in refused.text and "only melee" in refused.text and refused.section == "§6.3"
+    assert game.unit("thunderbolt").armour == 7
+    melee = game.do("attack", 3, 3, attacker="catapult", target="thunderbolt", kind="standard")[0]
+    assert melee.details["hit"]
+
+
+def test_6_3_base_contact_within_the_cameras_uncertainty_goes_to_the_referee(game):
+    """A gap the camera cannot tell from a touch: the attack is ruled, and the referee asked."""
+    x, y, f = LINE_UP["catapult"]
+    game.seen(catapult=(LINE_UP["thunderbolt"][0] - 2 * RADIUS - 2.5, y, f))  # 2.5 mm: apart, if sure
+    in_combat(game)
+    game.state = game.state.evolve(sigmas={"catapult": 1.0, "thunderbolt": 1.0})
+    ruling = game.do("attack", 3, 3, attacker="catapult", target="thunderbolt")[0]
+    assert ruling.needs_referee and "base contact" in ruling.text and ruling.details["hit"]
 
 
 def test_8_standard_attack_reaches_one_inch(game):

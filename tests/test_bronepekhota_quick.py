@@ -23,8 +23,8 @@ class Quick:
     def __init__(self, options=None):
         self.roller = ScriptedRoller()
         self.rules = BronepekhotaQuick(self.roller)
-        armies = [load_army(QUICK / "blue-patrol.json"), load_army(QUICK / "red-raiders.json")]
-        self.state = self.rules.initial_state(armies, options or {})
+        self.armies = [load_army(QUICK / "blue-patrol.json"), load_army(QUICK / "red-raiders.json")]
+        self.state = self.rules.initial_state(self.armies, options or {})
         self.seq = itertools.count(1)
 
     def send(self, body, *rolls):
@@ -86,6 +86,21 @@ def test_7_virtual_shot_against_armour(game, rolls, outcome, dead, wounded):
     ruling = game.do("virtual_shot", *rolls, shooter="trooper-1", target="raider-1")[0]
     assert outcome in ruling.text and not ruling.details["aimed"] and not ruling.details["close"]
     assert game.f("raider-1").dead is dead and game.f("raider-1").wounded is wounded
+
+
+def test_7_aimed_and_close_target_bonuses_are_for_infantry_only():
+    """Seed 002 §7: «Прицельная стрельба пехотинцев», «Близкая цель (только для пехотинцев …)»:
+    the walker's virtual machine gun, standing still and 1.8 steps away, gets neither +2."""
+    g = Quick()
+    walker = next(u for u in g.armies[0]["units"] if u["id"] == "walker")
+    walker["weapons"].append({"id": "mg", "name": "MG", "kind": "virtual", "powerful_melee": False,
+                              "launcher": None, "barrels": 0})  # fmt: skip
+    g.state = g.rules.initial_state(g.armies, {})
+    g.do("roll_off", 5, 2)
+    g.seen(("walker", 100, 100), ("raider-1", 100, 100 + 25 + 90 + 12.5))
+    ruling = g.do("virtual_shot", 1, shooter="walker", target="raider-1", weapon="mg")[0]
+    assert not ruling.details["aimed"] and not ruling.details["close"] and "+2" not in ruling.text
+    assert ruling.details["attack"] == 1 + g.f("walker").shooting and not g.f("raider-1").dead
 
 
 def test_7_aimed_and_close_target_stack_and_cover_and_wounds_change_the_armour(game):

@@ -136,6 +136,79 @@ def test_fallen_vehicle_cannot_fire_until_repaired(table):
     assert rulings[-1].details["legal"]
 
 
+@pytest.mark.parametrize("needs_repair", [True, False])
+def test_6_7_a_fallen_gun_fires_again_only_after_a_repair(armies, needs_repair):
+    """§6.7: «Поднять свою машину (орудие) и вернуть ей способность вести боевые действия
+    игрок-хозяин сможет только после Ремонта (см. раздел 9.3)»: the gun too, unless the club
+    plays the old reading (option fallen_gun_needs_repair=false)."""
+    table = Table(armies, {"fallen_gun_needs_repair": needs_repair})
+    table.begin_round()
+    table.send(tilt("T3", "fallen", t=100))
+    assert not table.send(table.shot("L4", t=1000))[-1].details["legal"]
+    said = table.send(tilt("T3", "upright", t=2000))
+    assert table.el("twin-cannon").needs_repair is needs_repair
+    assert bool(said) is needs_repair and (not said or "before any repair" in said[0].text)
+    shot = next(r for r in table.send(table.shot("L4", barrel=2, t=3000)) if r.kind == "shot")
+    assert shot.details["legal"] is not needs_repair
+    if needs_repair:
+        assert "fallen vehicle or gun cannot fire" in shot.text and shot.section == "§6.7"
+        table.send(Input("repair", {"element": "twin-cannon", "cells": 1}))
+        table.send(Input("begin_round"), 10, 3)
+        assert next(r for r in table.send(table.shot("L4", t=4000)) if r.kind == "shot").details["legal"]
+
+
+def pilots_consistent(state):
+    """No state lists a dead pilot aboard, or a pilot aboard a machine that does not list him."""
+    for e in state.elements.values():
+        if e.kind == "vehicle" and e.pilot:
+            pilot = state.elements[e.pilot]
+            assert not pilot.destroyed and pilot.aboard == e.id, (e.id, pilot)
+        if e.aboard:
+            assert state.elements[e.aboard].pilot == e.id, e.id
+
+
+@pytest.mark.parametrize("evidence", ["impact", "fallen"])
+def test_6_7_a_hit_on_the_pilot_figure_is_a_hit_on_the_vehicle(table, evidence):
+    """§6.7: «снаряд попал в фигурку пилота … засчитывается как попадание в машину». Clone-1
+    pilots the Salamander; his own tilt node (T31) rides in the cockpit.  An impact on it, or the
+    figure knocked flat, is evidence of a hit on the Salamander, which stood (its own node says
+    so): Table 4 row 3, the charge power in damage and the D12 Armour Test; the pilot takes no
+    infantry Survival Test of his own and is never killed by his figure falling."""
+    table.begin_round()
+    table.send(table.shot("L1", t=1000))
+    table.send(impact("T31", t=1200) if evidence == "impact" else tilt("T31", "fallen", t=1200))
+    pilots_consistent(table.state)
+    assert not table.el("clone-1").destroyed and table.el("clone-1").posture == "upright"
+    (hit,) = [r for r in table.send(hb(3000), 7) if r.kind == "hit"]  # D12 7 ≤ armour 7
+    assert hit.element == "salamander" and hit.details["result"] == "stood" and hit.details["damage"] == 2
+    assert table.el("salamander").armour == 7 and table.el("salamander").pilot == "clone-1"
+    pilots_consistent(table.state)
+
+
+def test_6_7_the_pilot_figure_struck_with_no_shot_is_ignored_for_the_vehicle(table):
+    table.begin_round()
+    (said,) = table.send(impact("T31", t=1200))
+    assert said.element == "salamander" and "Salamander's pilot figure was struck" in said.text
+    assert not table.el("clone-1").destroyed
+
+
+def test_no_recorded_game_ever_lists_a_dead_pilot_aboard():
+    from pathlib import Path
+
+    from station.dice import DiceBook
+    from station.fold import dice_of, header_of, overrides_of, record_event
+    from station.journal import read_records
+    from station.rules.bronepekhota import Bronepekhota
+
+    for name in ("demo.jsonl", "faults.jsonl", "virtual.jsonl"):
+        records = read_records(Path(__file__).parent / "data" / "sessions" / name)
+        header, rules = header_of(records), Bronepekhota(DiceBook(dice_of(records)))
+        state = rules.initial_state(header["armies"], header.get("options", {}), overrides_of(records))
+        for event in filter(None, map(record_event, records)):
+            state, _ = rules.apply(state, event)
+            pilots_consistent(state)
+
+
 # --- §6 real shooting bans ---------------------------------------------------------------------
 
 
@@ -263,6 +336,25 @@ def test_a_gun_fired_with_no_crew_seen_touching_it_is_flagged(table):
     table.send(_seen(("clone-3", 600.0, 600.0 + 12.5 + 12.5 + 1.0, 0.0)))  # now touching the gun's side
     rulings = table.send(table.shot("L23", charge="bomb", t=5000))
     assert not any(r.section == "§6.1" for r in rulings) and rulings[-1].details["legal"]
+
+
+def test_6_2_a_gun_touched_by_infantrymen_of_both_sides_cannot_fire(table):
+    """§6.2: «A gun that infantrymen of different players are touching cannot fire»."""
+    table.begin_round(red=12, blue=1)
+    table.send(_seen(("mortar", 600.0, 600.0, 0.0), ("clone-3", 600.0, 626.0, 0.0), ("cyber-1", 600.0, 574.0, 0.0)))
+    ruling = next(r for r in table.send(table.shot("L23", charge="bomb", t=1000)) if r.kind == "shot")
+    assert not ruling.details["legal"] and ruling.section == "§6.2" and "both sides" in ruling.text
+
+
+def test_6_2_a_vehicle_in_close_combat_with_enemy_infantry_cannot_fire(table):
+    """§6.2 with §8.2's general rule: a vehicle touching an enemy infantryman is in close combat
+    and cannot shoot until contact is broken."""
+    table.begin_round()
+    table.send(_seen(("gryphon", 300.0, 300.0, 0.0), ("clone-4", 300.0 + 50 + 12.5 + 1, 300.0, 0.0)))
+    ruling = table.send(table.shot("L1"))[-1]
+    assert not ruling.details["legal"] and ruling.section == "§6.2 §8.2" and "close combat" in ruling.text
+    table.send(_seen(("clone-4", 300.0 + 50 + 12.5 + 30, 300.0, 0.0)))  # contact broken
+    assert table.send(table.shot("L1", barrel=2, t=2000))[-1].details["legal"]
 
 
 def test_models_the_camera_has_not_placed_are_not_judged(table):

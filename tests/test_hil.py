@@ -71,7 +71,9 @@ def test_scripted_skirmish_on_the_real_firmware(skirmish):
         timeout=8,
         what="dry fire",
     )
-    game.operator_input("end_activation")  # red's turn: the mortar may fire
+    game.operator_input("end_activation")  # red's turn
+    # §6.7: the fallen mortar may be set upright and fire again only after a Repair (§9.3)
+    assert game.operator_input("repair", {"element": "mortar", "cells": 1})[0].kind == "status"
 
     # Cable pulled at 7 s for 2 s: the mortar is righted, fires a bomb (6 ms) and an infantryman
     # leans over, all while unplugged.  After the replug they arrive in order and are ruled.

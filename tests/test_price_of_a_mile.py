@@ -90,6 +90,18 @@ def test_6_1_the_target_is_one_of_the_three_nearest_and_casualties_fall_nearest_
     assert "effective range" in ruling.text and game.state.activation.actions["p1"] == 1
 
 
+def test_6_7_a_heavy_machine_gun_cannot_fire_after_moving(game):
+    """§6.7: «A heavy machine gun cannot fire at all if it has moved» (in that activation)."""
+    game.do("activate", squad="poilus")
+    game.do("end_activation")
+    game.do("activate", squad="mg-crew")
+    game.seen(m1=(800, 600, 270))  # 2" towards the enemy
+    assert game.do("move", base="m1")[0].kind == "move"
+    refused = game.do("shoot", shooter="m1", target="p6")[0]
+    assert "cannot fire after moving" in refused.text and refused.section == "§6.7" and refused.needs_referee
+    assert game.state.activation.actions["m1"] == 1  # the shot cost nothing
+
+
 def test_6_3_long_range_and_cover_raise_the_target_number(game):
     game.do(
         "terrain",

@@ -43,6 +43,7 @@ class Impact:
     target: str
     shot_seq: int
     t: int
+    how: str = ""  # how the evidence came, when it is not the target's own node ("on its pilot figure")
 
 
 F = TypeVar("F", bound=Fired)
@@ -71,7 +72,7 @@ class HitTracker(Evolving, Generic[F]):
     def impact_on(self, target: str) -> Impact | None:
         return next((i for i in self.waiting if i.target == target), None)
 
-    def struck(self, seq: int, target: str, t: int, window_ms: int) -> HitTracker[F]:
+    def struck(self, seq: int, target: str, t: int, window_ms: int, how: str = "") -> HitTracker[F]:
         """An impact on ``target`` at hub time ``t``: it waits for a fall, if a shot explains it
         and no earlier impact on the same target is already waiting."""
         if self.impact_on(target) is not None:
@@ -79,7 +80,7 @@ class HitTracker(Evolving, Generic[F]):
         shot, _ = self.shot_for(target, t, window_ms)
         if shot is None:
             return self
-        return self.mark(shot.seq, target).evolve(waiting=self.waiting + (Impact(seq, target, shot.seq, t),))
+        return self.mark(shot.seq, target).evolve(waiting=self.waiting + (Impact(seq, target, shot.seq, t, how),))
 
     def mark(self, shot_seq: int, target: str) -> HitTracker[F]:
         """The shot has hit ``target``: it cannot be that target's hit again."""

@@ -23,6 +23,9 @@ from .turn import AlphaState
 from .where import height_mm, placed
 
 KINDS = ("weapon", "indirect", "standard", "melee_weapon", "charge", "dfa")
+MELEE_KINDS = ("standard", "melee_weapon", "charge", "dfa")
+SPECIAL_MELEE = ("charge", "dfa")
+CONTACT_MM = 2.0  # bases this close touch (the digest's S13: about 0.1")
 
 
 def _placed(state: AlphaState, unit: UnitState) -> Placed:
@@ -33,12 +36,13 @@ def _placed(state: AlphaState, unit: UnitState) -> Placed:
 
 
 def geometry(
-    state: AlphaState, attacker: UnitState, target: UnitState, arc: str = "front"
+    state: AlphaState, attacker: UnitState, target: UnitState, arc: str = "front", touching_forbids: bool = False
 ) -> tuple[Geometry, dict[str, Any], list[str]]:
     """§6.1-6.3, §6.6 from the measurement layer: edge distance, line of sight, woods, cover, the
     firing arc (A3: more than half the target's base outside the front half: no attack; a REAR
     attack wants the opposite, §10.3), and the attack direction (a corner is the target's
-    controller's choice: the referee)."""
+    controller's choice: the referee).  ``touching_forbids``: a weapon attack, which base contact
+    forbids (§6.3)."""
     a, t = _placed(state, attacker), _placed(state, target)
     m = measure(a, t, INCHES)
     doubts = []
@@ -53,7 +57,14 @@ def geometry(
         doubts.append(
             "the attack line runs through a corner of the target's base: its controller chooses front or rear"
         )
-    touching = m.mm <= 2.0  # §6.1: units in base contact always see each other
+    touching = m.mm <= CONTACT_MM  # §6.1: units in base contact always see each other
+    if arc == "front" and touching_forbids:
+        # §6.3 «Касание подставками»: no weapon attacks on a target whose base you touch; a touch
+        # within the camera's uncertainty either way is the referee's to call
+        if m.too_close_to_call(CONTACT_MM / INCH):
+            doubts.append(f"{attacker.id} may be in base contact with {target.id} (no weapon attacks then, §6.3)")
+        elif touching:
+            raise Refused(f"{attacker.id}'s base touches {target.id}'s: only melee attacks (§8)", "§6.3")
     g = Geometry(
         m.exact,
         0.0 if touching else sight.hidden_fraction,
@@ -141,6 +152,18 @@ def _check_declaration(
         raise Refused(f"{attacker.id} may overheat by at most {max_overheat(attacker)}", "§9.1")
     if kind == "indirect" and not attacker.card.has("IF"):
         raise Refused(f"{attacker.id} has no IF special", "§10.4")
+    if kind in SPECIAL_MELEE:
+        _check_special_melee(state, attacker, target)
+
+
+def _check_special_melee(state: AlphaState, attacker: UnitState, target: UnitState) -> None:
+    """§8.2 «Особые атаки ближнего боя»: one charge or death from above on a target a turn, and
+    the target must already have finished its movement when the attacker moved into contact."""
+    if target.id in state.special_targets:
+        raise Refused(f"{target.id} has already been the target of a charge or death from above this turn", "§8.2")
+    moved = list(state.moves)  # in the order the units declared their moves (§5)
+    if attacker.id not in moved or target.id not in moved or moved.index(target.id) > moved.index(attacker.id):
+        raise Refused(f"{target.id} had not finished its movement when {attacker.id} moved into contact", "§8.2")
 
 
 def _spotter(state: AlphaState, attacker: UnitState, target: UnitState, spotter_id: Any) -> UnitState:
@@ -164,7 +187,8 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
         raise Refused("give an attacker and a target in play", "§4.3")
     kind, overheat, rear = args.get("kind", "weapon"), args.get("overheat", 0), bool(args.get("rear", False))
     _check_declaration(state, attacker, target, kind, overheat, rear)
-    g, measured, doubts = geometry(state, attacker, target, "rear" if rear else "front")
+    weapon = kind not in MELEE_KINDS
+    g, measured, doubts = geometry(state, attacker, target, "rear" if rear else "front", touching_forbids=weapon)
     side = state.order.index(attacker.player) if attacker.player in state.order else 0
     if side < state.combat_side:  # §4.3: the loser attacks with all its units, then the winner
         doubts.append(
@@ -175,7 +199,7 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     # were when the Combat Phase began
     shooter, aimed_at = (state.combat_start.get(u.id, u) for u in (attacker, target))
     moves = (state.moves.get(attacker.id, "still"), state.moves.get(target.id, "still"))
-    if kind in ("standard", "melee_weapon", "charge", "dfa"):
+    if not weapon:
         melee = melee_plan(
             shooter,
             aimed_at,

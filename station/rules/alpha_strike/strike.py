@@ -12,7 +12,7 @@ from ...dice import Roller
 from ..base import Refused, Ruling, RulingKind
 from .attack import apply_damage, critical_hit, weapon_damage
 from .cards import UnitState
-from .combat import AttackPlan, plan_attack, rear_points
+from .combat import SPECIAL_MELEE, AttackPlan, plan_attack, rear_points
 from .formations import lucky_left
 from .heat import TurnHeat
 from .melee import self_damage
@@ -113,7 +113,10 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
     hit = sum(dice) >= plan.tn
     words = [_headline(plan, dice, hit)]
     state = state.evolve(
-        attacked=state.attacked | {plan.done_key}, combat_side=max(plan.side, state.combat_side), last_miss=None
+        attacked=state.attacked | {plan.done_key},
+        special_targets=state.special_targets | ({plan.target.id} if plan.kind in SPECIAL_MELEE else set()),
+        combat_side=max(plan.side, state.combat_side),
+        last_miss=None,
     )
     if plan.rear and (hit or state.options.rear_reduction_on_miss):  # §10.3, A21
         cut = rear_points(plan.attacker.card.damage, plan.band or "short")

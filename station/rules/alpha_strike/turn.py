@@ -39,6 +39,7 @@ class AlphaState(TableState):
     moves: Mapping[str, str] = field(default_factory=dict)  # unit -> still | ground | jump, this turn
     moved_in: Mapping[str, float] = field(default_factory=dict)  # inches travelled, for charges
     attacked: frozenset[str] = frozenset()  # unit ids, and "id/rear" for REAR attacks (§10.3)
+    special_targets: frozenset[str] = frozenset()  # declared targets of a charge or DFA this turn (§8.2)
     rear_fired: Mapping[str, int] = field(
         default_factory=dict
     )  # unit -> what its REAR attack takes off the forward one
@@ -98,6 +99,7 @@ def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaS
         moves={},
         moved_in={},
         attacked=frozenset(),
+        special_targets=frozenset(),
         heat_turn={},
         paths={},
         rear_fired={},

@@ -43,6 +43,11 @@ def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str |
     if touching:
         names = ", ".join(name(state, t) for t in touching)
         return f"it touches enemy {names}; machines in contact with enemy machines cannot fire", "§6.2"
+    if element.kind == "gun" and len({state.elements[m].player for m in contact.crew_touching_any(state, element)}) > 1:
+        return "infantrymen of both sides touch it", "§6.2"
+    in_melee = [t for t in contact.touching_enemies(state, element) if state.elements[t].kind == "infantry"]
+    if element.kind == "vehicle" and in_melee:  # §8.2: in close combat with enemy infantry
+        return f"it is in close combat with {', '.join(name(state, t) for t in in_melee)}", "§6.2 §8.2"
     if f"{shot.node}/{shot.barrel}" in element.fired:
         return f"barrel {shot.barrel} of {shot.node} has already fired this round", "§6.4"
     if len([f for f in element.fired if "/" in f]) >= state.setup.rate_of_fire[element.id]:  # barrels only
@@ -128,10 +133,9 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
         reason = problem or "voided by the referee"
         text = f"{what}, but {reason}: the shot does not count."
         details["problem"] = reason
-        if section == "§6.2":
-            details["measured"] = contact.contact_measurement(
-                state, element, contact.touching_enemy_machines(state, element)[0]
-            )
+        touching = contact.touching_enemy_machines(state, element) if section == "§6.2" else []
+        if touching:
+            details["measured"] = contact.contact_measurement(state, element, touching[0])
     if override:
         text += f" Referee: {override[1].verdict}" + (f" ({override[1].note})" if override[1].note else "") + "."
     record = ShotRecord(
@@ -214,6 +218,12 @@ def on_tilt(state: GameState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Gam
     element_id = state.setup.tilt_nodes.get(tilt.node)
     if element_id is None:
         return state, [Ruling(f"{seq}:tilt", seq, RulingKind.WARNING, f"TILT from unknown node {tilt.node}.", "§6.7")]
+    vehicle = state.elements[element_id].aboard
+    if vehicle is not None:  # the pilot figure in the cockpit is part of the machine (§6.7)
+        what = f"{name(state, vehicle)}'s pilot figure was knocked"
+        return (
+            _struck(state, seq, vehicle, tilt.t, what, roller, PILOT_FIGURE) if tilt.state != "upright" else (state, [])
+        )
     return posture_seen(state, seq, element_id, tilt.state, tilt.t, roller)
 
 
@@ -232,7 +242,7 @@ def posture_seen(
         state = _set_posture(state, element, "fallen")
         if impact is not None:
             hits, fired = state.hits.take(impact)
-            return resolve_hit(state.evolve(hits=hits), impact.seq, element_id, fired, FELL, roller)
+            return resolve_hit(state.evolve(hits=hits), impact.seq, element_id, fired, FELL, roller, how=impact.how)
         found, count = state.hits.shot_for(element_id, t, state.options.hit_window_ms)
         if found is not None:
             return resolve_hit(state, seq, element_id, found, FELL, roller, candidates=count)
@@ -266,7 +276,10 @@ def posture_seen(
 
 
 def _set_posture(state: GameState, element: Element, posture: str) -> GameState:
-    fallen_machine = posture == "fallen" and element.kind == "vehicle"
+    """§6.7: «Поднять свою машину (орудие) и вернуть ей способность вести боевые действия
+    игрок-хозяин сможет только после Ремонта»: a fallen vehicle, or gun, needs a Repair (§9.3)."""
+    machines = ("vehicle", "gun") if state.options.fallen_gun_needs_repair else ("vehicle",)
+    fallen_machine = posture == "fallen" and element.kind in machines
     return state.with_element(replace(element, posture=posture, needs_repair=element.needs_repair or fallen_machine))
 
 
@@ -276,24 +289,31 @@ def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tup
         return state, [
             Ruling(f"{seq}:impact", seq, RulingKind.WARNING, f"IMPACT from unknown node {impact.node}.", "§6.7")
         ]
+    vehicle = state.elements[element_id].aboard
+    if vehicle is not None:  # §6.7: «снаряд попал в фигурку пилота … засчитывается как попадание в машину»
+        what = f"{name(state, vehicle)}'s pilot figure was struck ({impact.g:.1f} g)"
+        return _struck(state, seq, vehicle, impact.t, what, roller, PILOT_FIGURE)
+    return _struck(state, seq, element_id, impact.t, f"{name(state, element_id)} was struck ({impact.g:.1f} g)", roller)
+
+
+PILOT_FIGURE = " (on its pilot figure, which counts as the vehicle, §6.7)"
+
+
+def _struck(
+    state: GameState, seq: int, element_id: str, t: int, what: str, roller: Roller, how: str = ""
+) -> tuple[GameState, list[Ruling]]:
+    """Evidence that something hit the model at hub time ``t``: a hit if a shot explains it,
+    ruled at once on a model already lying, else waiting ``settle_ms`` for a fall (hits.py)."""
     element = state.elements[element_id]
     if element.destroyed or state.hits.impact_on(element_id) is not None:
         return state, []
-    shot, count = state.hits.shot_for(element_id, impact.t, state.options.hit_window_ms)
+    shot, count = state.hits.shot_for(element_id, t, state.options.hit_window_ms)
     if shot is None:
-        return state, [
-            Ruling(
-                f"{seq}:impact",
-                seq,
-                RulingKind.STATUS,
-                f"{name(state, element_id)} was struck ({impact.g:.1f} g) with no shot in the hit window: ignored.",
-                "§6.7",
-                element=element_id,
-            )
-        ]
+        text = f"{what} with no shot in the hit window: ignored."
+        return state, [Ruling(f"{seq}:impact", seq, RulingKind.STATUS, text, "§6.7", element=element_id)]
     if element.posture == "fallen":
-        return resolve_hit(state, seq, element_id, shot, LYING, roller, candidates=count)
-    return state.evolve(hits=state.hits.struck(seq, element_id, impact.t, state.options.hit_window_ms)), []
+        return resolve_hit(state, seq, element_id, shot, LYING, roller, candidates=count, how=how)
+    return state.evolve(hits=state.hits.struck(seq, element_id, t, state.options.hit_window_ms, how)), []
 
 
 def advance_time(state: GameState, now: int, roller: Roller) -> tuple[GameState, list[Ruling]]:
@@ -304,14 +324,23 @@ def advance_time(state: GameState, now: int, roller: Roller) -> tuple[GameState,
     rulings: list[Ruling] = []
     for impact in state.hits.settled(now, state.options.settle_ms):  # §6.7: it stood
         hits, shot = state.hits.take(impact)
-        state, more = resolve_hit(state.evolve(hits=hits), impact.seq, impact.target, shot, STOOD, roller)
+        state, more = resolve_hit(
+            state.evolve(hits=hits), impact.seq, impact.target, shot, STOOD, roller, how=impact.how
+        )
         rulings += more
     hits = state.hits.expire(now, state.options.hit_window_ms)
     return (state if hits is state.hits else state.evolve(hits=hits)), rulings
 
 
 def resolve_hit(
-    state: GameState, cause: int, element_id: str, shot: ShotRecord, result: str, roller: Roller, candidates: int = 1
+    state: GameState,
+    cause: int,
+    element_id: str,
+    shot: ShotRecord,
+    result: str,
+    roller: Roller,
+    candidates: int = 1,
+    how: str = "",
 ) -> tuple[GameState, list[Ruling]]:
     """§6.7 Table 4, with §5 damage and the §6.6/§5.3 tests, or the referee's override of it."""
     rid = f"{cause}:hit:{element_id}"
@@ -321,7 +350,7 @@ def resolve_hit(
     key = f"{override[0] if override else cause}/{element_id}"
     element = state.elements[element_id]
     target, shooter = name(state, element_id), name(state, shot.shooter)
-    head = f"Hit on {target} by {shooter}'s {CHARGE_NAMES[shot.charge]}"
+    head = f"Hit on {target}{how} by {shooter}'s {CHARGE_NAMES[shot.charge]}"
     details: dict[str, Any] = {
         "target": element_id,
         "shooter": shot.shooter,

@@ -38,6 +38,9 @@ class Options:
     blast_hits_target: bool = flag(False, "§Z.12", "The primary target also takes an exploding weapon's 1D20")
     panic: bool = flag(False, "§11.2", "Optional: a Survival Test rolled exactly at the Бр panics the soldier")
     check_deployment: bool = flag(True, "§1.5-1.6", "Check costs and deployment areas when the first round begins")
+    fallen_gun_needs_repair: bool = flag(
+        True, "§6.7, §9.3", "A fallen gun acts again only after a Repair, like a vehicle (false: once it is upright)"
+    )
 
 
 OPTIONS = declared(Options, "Бронепехота")
@@ -112,7 +115,7 @@ class Element:
     ammo: int | None = None
     pilot: str | None = None  # vehicles: the infantryman driving it (§2.3)
     aboard: str | None = None  # infantrymen: the vehicle they pilot
-    needs_repair: bool = False  # §6.7: a fallen vehicle may not act until repaired
+    needs_repair: bool = False  # §6.7: a fallen vehicle or gun may not act until repaired
     fired: frozenset[str] = frozenset()  # barrels fired this round (§6.4)
 
     @property

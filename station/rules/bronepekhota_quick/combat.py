@@ -155,8 +155,8 @@ def _clear_shot(state: QuickState, shooter: Fighter, target: Fighter) -> tuple[b
 
 
 def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
-    """§6-7: one shooting action; each weapon once; aimed +2 if he has not moved or fought; +2
-    within 2 steps; the target's Armour +2 in cover, -2 if wounded."""
+    """§6-7: one shooting action; each weapon once; for infantry, aimed +2 if he has not moved or
+    fought, and +2 within 2 steps; the target's Armour +2 in cover, -2 if wounded."""
     shooter = _can_act(state, state.fighters.get(str(args.get("shooter"))), "shooter")
     target = _target(state, args.get("target"), shooter)
     weapons = [w for w in shooter.weapons if w.kind == "virtual"]
@@ -177,8 +177,11 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     steps, measured = _distance_steps(state, shooter, target)
     rolls = exploding_d6(roller, f"{seq}/shot")
     moved = len(state.paths.get(shooter.id, ())) > 1
-    aimed = not moved and not shooter.fought
-    close = steps is not None and steps <= CLOSE_STEPS
+    # «Прицельная стрельба пехотинцев», «Близкая цель (только для пехотинцев …)»: infantrymen only;
+    # a machine's or a cyborg's virtual weapon gets neither (cyborgs are not infantry, as for §4.1 victory)
+    infantry = shooter.kind == "infantry"
+    aimed = infantry and not moved and not shooter.fought
+    close = infantry and steps is not None and steps <= CLOSE_STEPS
     attack = sum(rolls) + shooter.shooting + (AIMED if aimed else 0) + (CLOSE if close else 0)
     armour = effective_armour(target, in_cover)
     state = state.with_fighter(replace(state.fighters[shooter.id], shot=True, fired=shooter.fired | {weapon.id}))

@@ -115,6 +115,9 @@ def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
         act = state.acting()
         state = state.evolve(activation=replace(act, advanced=act.advanced | {fighter.id}))
     state = state.evolve(paths={**state.paths, fighter.id: path[-1:]})  # the next Move starts here
+    if inches > SLACK_IN:
+        act = state.acting()
+        state = state.evolve(activation=replace(act, moved=act.moved | {fighter.id}))
     enemy = _contact(state, fighter)
     if enemy:
         act = state.acting()

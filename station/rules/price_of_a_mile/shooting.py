@@ -232,6 +232,8 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
         raise Refused("shoot with 1 or 2 actions; aiming takes both and is declared with actions 1", "§4.4")
     if aimed and (not weapon.get("aim") or state.stat(shooter, "shooting") <= 0):
         raise Refused("only rifles aim, and not with Shooting 0", "§6.5")
+    if weapon.get("heavy") and state.activation and shooter.id in state.activation.moved:
+        raise Refused(f"{shooter.id}'s heavy machine gun cannot fire after moving this activation", "§6.7")
     if shooter.vehicle == "tank" and (shooter.id in state.tanks_fired or actions != 1):
         raise Refused(f"{shooter.id} fires all its weapons with one action, once a turn", "§15.2")
     legal = legal_targets(state, shooter, aimed)

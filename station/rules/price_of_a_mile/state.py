@@ -98,6 +98,7 @@ class Activation:
     shaken: frozenset[str] = frozenset()  # squads under artillery, tank or flame fire (§13.1)
     shot_with: Mapping[str, int] = field(default_factory=dict)  # fighter -> actions spent shooting
     advanced: frozenset[str] = frozenset()  # bases whose moves took them towards the enemy
+    moved: frozenset[str] = frozenset()  # bases that made a Move this activation (§6.7: a heavy MG may not fire)
     wits_used: bool = False  # §16.9: a character's War of Wits, once an activation
 
 

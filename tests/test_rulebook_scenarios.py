@@ -1,0 +1,60 @@
+"""Rulings checked against the rulebooks (issue 16), played as a referee would meet them: a
+session script through `station demo --session … --exit-when-done` (simulated hub, real link,
+journal), then `station replay` of the journal, which must derive the same rulings."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCENARIOS = Path(__file__).parent / "data" / "scenarios"
+EXPECTED = {
+    "bronepekhota-gun-and-pilot.json": [
+        # §6.7: the impact on clone-1's node, in the Salamander's cockpit, is a hit on the Salamander
+        "[14:hit:salamander] Hit on Salamander (on its pilot figure, which counts as the vehicle, §6.7)",
+        # §6.7 with §9.3: the gun knocked over and stood up by hand still may not fire
+        "was set upright before any repair; it still may not act.",
+        "fired a shell from L4 barrel 1, but a fallen vehicle or gun cannot fire: the shot does not count.",
+        "It may be set upright and act again (§6.7).",
+        "fired a shell from L4 barrel 2: ammunition",
+    ],
+    "alpha-strike-contact-and-charges.json": [
+        "Attack refused: thunderbolt had not finished its movement when locust moved into contact.",
+        "charge attack on thunderbolt: TN 4",
+        "Attack refused: thunderbolt has already been the target of a charge or death from above this turn.",
+        "Attack refused: locust's base touches thunderbolt's: only melee attacks (§8).",
+    ],
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def station(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "station", *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("script", sorted(EXPECTED))
+def test_the_scenario_plays_live_and_replays_to_the_same_rulings(script, tmp_path):
+    journal = tmp_path / "game.jsonl"
+    station(
+        "demo", "--session", str(SCENARIOS / script), "--exit-when-done", "--speed", "10",
+        "--journal", str(journal), "--port", str(free_port()),
+    )  # fmt: skip
+    replayed = station("replay", str(journal), "--rulings")
+    assert "all match the journal" in replayed
+    for words in EXPECTED[script]:
+        assert words in replayed, f"{script}: {words!r} not among the rulings:\n{replayed}"
+
+
+def test_every_scenario_script_is_checked():
+    assert sorted(p.name for p in SCENARIOS.glob("*.json")) == sorted(EXPECTED)
