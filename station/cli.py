@@ -364,6 +364,38 @@ def replay(journal, state_json, show_rulings) -> None:
         Path(state_json).write_text(text, encoding="utf-8")
 
 
+@main.command("import-mul")
+@click.argument("mul_file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--library",
+    "library_path",
+    type=click.Path(dir_okay=False),
+    help="The card library to add to (default: $STATION_DATA/alpha-strike-library.json, STATION_DATA=./data).",
+)
+def import_mul(mul_file, library_path) -> None:
+    """Add Master Unit List records to the club's Alpha Strike card library.
+
+    MUL_FILE is a MUL response ({"Units": [...]}), a list of records, or one record.  Force files
+    then name a card by "mul_id" or by its full name.  A record with no Alpha Strike values, or
+    one the station cannot read, is skipped and said why; the others are added."""
+    from .rules.alpha_strike.library import CardLibrary, records_of
+
+    try:
+        library = CardLibrary(Path(library_path) if library_path else None)
+        records = records_of(load_json_file(mul_file), mul_file)
+        click.echo(f"Importing {len(records)} records from {mul_file} into {library.path} ...")
+        report = library.add(records, mul_file)
+    except (DataFileError, OSError) as exc:
+        _fail(str(exc))
+    for name in report.added:
+        click.echo(f"  added    {name}")
+    for name in report.updated:
+        click.echo(f"  updated  {name}")
+    for why in report.skipped:
+        click.echo(f"  skipped  {why}")
+    click.echo(f"{report.summary()}; the library holds {len(library.records)} records.")
+
+
 @main.command("simulate-board")
 @click.option(
     "--firmware",

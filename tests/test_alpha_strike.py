@@ -13,7 +13,8 @@ from station.rules.alpha_strike.attack import (
     target_number,
     weapon_damage,
 )
-from station.rules.alpha_strike.cards import Card, UnitState, parse_card, parse_mul, skill_pv
+from station.rules.alpha_strike.cards import Card, UnitState, parse_card, skill_pv
+from station.rules.alpha_strike.mul import parse_mul
 from station.rules.base import ArmyError
 
 from .conftest import ScriptedRoller

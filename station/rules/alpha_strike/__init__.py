@@ -207,6 +207,10 @@ class CardView(ElementView):
     moved_in: float
     attacked: bool
     sample_data: bool
+    unit_type: str
+    quick_start: bool
+    movement: str
+    mul_id: int | None
 
 
 class AlphaView(StateView):
@@ -258,6 +262,10 @@ def _card_view(state: AlphaState, u: UnitState) -> CardView:
         "moved_in": round(state.moved_in.get(u.id, 0.0), 1),
         "attacked": u.id in state.attacked,
         "sample_data": u.card.sample_data,
+        "unit_type": u.card.unit_type,
+        "quick_start": u.card.quick_start,  # false: the quick-start has no rules for it; the referee rules
+        "movement": u.card.movement or (f'{u.card.move_in}"' + (f'/{u.card.jump_in}"j' if u.card.jump_in else "")),
+        "mul_id": u.card.mul_id,
     }
 
 

@@ -10,143 +10,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...datafile import Fields
+from .specials import KNOWN_SPECIALS, SPECIAL, split_abilities
 
 CARD_FORMAT = "alpha-strike-card/1"
 DAMAGE = re.compile(r"^(?:\d{1,2}|0\*|-|—)$")  # a band's damage: a number, minimal 0*, or none
-# The special abilities' abbreviations as cards and the Master Unit List print them (Alpha
-# Strike: Commander's Edition's list).  The quick-start defines only a few (digest §10); the rest
-# are carried on the card and shown, so a MUL import keeps them, but a typo is still an error.
-KNOWN_SPECIALS = (
-    "AC",
-    "AECM",
-    "AFC",
-    "AM",
-    "AMP",
-    "AMS",
-    "ARM",
-    "ARS",
-    "ART",
-    "ATAC",
-    "BAR",
-    "BFC",
-    "BHJ",
-    "BHJ2",
-    "BHJ3",
-    "BOMB",
-    "BRID",
-    "BT",
-    "C3BSM",
-    "C3BSS",
-    "C3EM",
-    "C3I",
-    "C3M",
-    "C3RS",
-    "C3S",
-    "CAP",
-    "CAR",
-    "CASE",
-    "CASEII",
-    "CK",
-    "CKEM",
-    "CNARC",
-    "CR",
-    "CRW",
-    "CT",
-    "CTX",
-    "DCC",
-    "DN",
-    "DRO",
-    "ECM",
-    "EE",
-    "ENE",
-    "ENG",
-    "ES",
-    "FC",
-    "FD",
-    "FLK",
-    "FR",
-    "FUEL",
-    "HELI",
-    "HPG",
-    "HT",
-    "I-TSM",
-    "IATM",
-    "IF",
-    "IND",
-    "IRA",
-    "IT",
-    "JAM",
-    "JMPS",
-    "JMPW",
-    "KF",
-    "LAM",
-    "LECM",
-    "LG",
-    "LPRB",
-    "LRM",
-    "LTAG",
-    "MAG",
-    "MASH",
-    "MCS",
-    "MDS",
-    "MEC",
-    "MEL",
-    "MFB",
-    "MHQ",
-    "MSW",
-    "MT",
-    "OMNI",
-    "OVL",
-    "PNT",
-    "PRB",
-    "RAIL",
-    "RBT",
-    "RCA",
-    "RCN",
-    "REAR",
-    "REL",
-    "RFA",
-    "RHS",
-    "RSD",
-    "SAW",
-    "SBF",
-    "SCR",
-    "SDCS",
-    "SDS",
-    "SEAL",
-    "SHLD",
-    "SNARC",
-    "SNIPER",
-    "SOA",
-    "SPC",
-    "SRCH",
-    "SRM",
-    "STL",
-    "SUBW",
-    "TAG",
-    "TOR",
-    "TRN",
-    "TSEMP",
-    "TSM",
-    "TUR",
-    "UCS",
-    "UMU",
-    "VLG",
-    "VSTOL",
-    "VTM",
-    "VTH",
-    "VTS",
-    "WAT",
-    "XMEC",
-)
-SPECIAL = re.compile(
-    r"^(" + "|".join(sorted(map(re.escape, KNOWN_SPECIALS), key=len, reverse=True)) + r")(?=$|[\d\s(/*-])"
-)
 
 
 @dataclass(frozen=True)
@@ -167,14 +38,33 @@ class Card:
     sample_data: bool = True  # not checked against two published sources
     extreme: str = "-"  # E damage: printed on some cards; the quick-start has no extreme range (A17)
     threshold: int = 0  # TH: aerospace units; no quick-start rule uses it
+    movement: str = ""  # the MV as printed, every mode ("10\"/6\"j", "6\"t"); empty: move_in and jump_in say it
+    mode: str = "ground"  # the ground move's mode: ground ('Mechs), tracked, wheeled, hover, VTOL...
+    mul_id: int | None = None  # the Master Unit List's id, for a card imported from it
+    unit_type: str = "BattleMech"
+
+    @property
+    def quick_start(self) -> bool:
+        """The quick-start has rules for BattleMechs only (digest, "Scope of the source")."""
+        return self.type == "BM"
+
+    def beyond_quick_start(self) -> str | None:
+        """What the referee is told when a rule meets a unit the quick-start has no rules for."""
+        if self.quick_start:
+            return None
+        return (
+            f"{self.name} is a {self.unit_type} ({self.type}); the quick-start has rules for BattleMechs "
+            "only, so the station rules it as a 'Mech and the referee decides"
+        )
 
     def has(self, special: str) -> bool:
         return any(s == special or s.startswith(special + " ") or re.match(rf"^{special}\d", s) for s in self.specials)
 
     def special_values(self, special: str) -> tuple[str, str, str] | None:
-        """``HT 1/1/-`` or ``REAR 1/1/-`` as its three band values."""
+        """``HT 1/1/-`` or ``REAR 1/1/-`` as its three band values (an aerospace card's fourth,
+        extreme, band is dropped: the quick-start has no extreme range, A17)."""
         for s in self.specials:
-            m = re.match(rf"^{special}\s?([0-9*-]+)/([0-9*-]+)/([0-9*-]+)$", s)
+            m = re.match(rf"^{special}\s?([0-9*-]+)/([0-9*-]+)/([0-9*-]+)(?:/[0-9*-]+)?$", s)
             if m:
                 return m.group(1), m.group(2), m.group(3)
         return None
@@ -188,7 +78,7 @@ def skill_pv(pv: int, skill: int) -> int:
     return max(1, math.floor(pv * factor + 0.5))
 
 
-def _damage(f: Fields, name: str) -> str:
+def card_damage(f: Fields, name: str) -> str:
     value = f.get(
         name,
         (str, int),
@@ -199,8 +89,8 @@ def _damage(f: Fields, name: str) -> str:
     return "-" if str(value) in ("-", "—") else str(value)
 
 
-def _specials(f: Fields, name: str, raw: Any) -> tuple[str, ...]:
-    items = [s.strip() for s in raw.split(",")] if isinstance(raw, str) else raw
+def checked_specials(f: Fields, name: str, raw: Any) -> tuple[str, ...]:
+    items = split_abilities(raw) if isinstance(raw, str) else raw
     if not isinstance(items, list) or not all(isinstance(s, str) for s in items):
         f.fail('must be a list of specials such as "CASE" or "REAR 1/1/-"', name)
     out = []
@@ -244,57 +134,15 @@ def parse_card(f: Fields) -> Card:
         f.integer("move_in", 0, 40),
         f.integer("jump_in", 0, 40, 0),
         f.get("role", str, ""),
-        (_damage(damage, "S"), _damage(damage, "M"), _damage(damage, "L")),
+        (card_damage(damage, "S"), card_damage(damage, "M"), card_damage(damage, "L")),
         f.integer("overheat", 0, 4, 0),
         f.integer("armour", 0, 40),
         f.integer("structure", 1, 40),
-        _specials(f, "specials", f.get("specials", list, [])),
+        checked_specials(f, "specials", f.get("specials", list, [])),
         f.integer("pv", 0, 500, 0),
         f.get("sample_data", bool, True),
-        _damage(damage, "E") if "E" in damage.data else "-",
+        card_damage(damage, "E") if "E" in damage.data else "-",
         f.integer("threshold", 0, 40, 0),
-    )
-
-
-def _mul_damage(f: Fields, band: str) -> str:
-    """The MUL prints minimal damage as 0 with ``BFDamage<band>Min`` true: the card's 0*."""
-    value = _damage(f, f"BFDamage{band}")
-    return "0*" if value == "0" and f.data.get(f"BFDamage{band}Min") is True else value
-
-
-MOVE = re.compile(r'^(\d+)"?(?:/(\d+)"?j)?$')
-
-
-def parse_mul(f: Fields) -> Card:
-    """A Master Unit List export: ``Name``, ``Variant``, ``BFType``, ``BFSize``, ``BFTMM``,
-    ``BFMove`` (e.g. ``10"/6"j``), ``BFArmor``, ``BFStructure``, ``BFDamageShort/Medium/Long``,
-    ``BFOverheat``, ``BFAbilities``, ``BFPointValue``, ``Role``.  Other MUL fields are ignored."""
-    move = f.get(
-        "BFMove", str, check=lambda v: None if MOVE.match(v.replace(" ", "")) else 'must read like 10" or 10"/6"j'
-    )
-    m = MOVE.match(move.replace(" ", ""))
-    if m is None:  # the check above already refused it; this tells the type checker
-        f.fail('must read like 10" or 10"/6"j', "BFMove")
-    role = f.data.get("Role")
-    role = role.get("Name", "") if isinstance(role, Mapping) else (role or "")
-    name = " ".join(str(f.data.get(k, "")).strip() for k in ("Name", "Variant")).strip() or f.get("Name", str)
-    return Card(
-        name,
-        f.get("BFType", str, "BM"),
-        f.integer("BFSize", 1, 4),
-        f.integer("BFTMM", -4, 6),
-        int(m.group(1)),
-        int(m.group(2) or 0),
-        str(role),
-        tuple(_mul_damage(f, band) for band in ("Short", "Medium", "Long")),  # type: ignore[arg-type]
-        f.integer("BFOverheat", 0, 4, 0),
-        f.integer("BFArmor", 0, 40),
-        f.integer("BFStructure", 1, 40),
-        _specials(f, "BFAbilities", f.data.get("BFAbilities") or []),
-        f.integer("BFPointValue", 0, 500, 0),
-        True,
-        _mul_damage(f, "Extreme") if f.data.get("BFDamageExtreme") not in (None, "") else "-",
-        f.integer("BFThreshold", 0, 40, 0),
     )
 
 

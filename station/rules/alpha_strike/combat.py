@@ -189,6 +189,7 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     _check_declaration(state, attacker, target, kind, overheat, rear)
     weapon = kind not in MELEE_KINDS
     g, measured, doubts = geometry(state, attacker, target, "rear" if rear else "front", touching_forbids=weapon)
+    doubts += [why for why in (attacker.card.beyond_quick_start(), target.card.beyond_quick_start()) if why]
     side = state.order.index(attacker.player) if attacker.player in state.order else 0
     if side < state.combat_side:  # §4.3: the loser attacks with all its units, then the winner
         doubts.append(

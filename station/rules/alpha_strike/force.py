@@ -13,8 +13,11 @@ from ...datafile import Fields, load_json_file
 from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, Schema, army_file, list_of, one_of, record, when, whole
 from ..base import ArmyError
 from ..model_fields import ID_CHECK, base, marker, open_army
-from .cards import DAMAGE, SPECIAL, Card, parse_card, parse_mul
+from .cards import DAMAGE, Card, parse_card
 from .formations import TYPES, parse_formation
+from .library import CardLibrary
+from .mul import parse_mul
+from .specials import SPECIAL
 
 FORMAT = "alpha-strike-force/1"
 LIBRARY = "alpha-strike-cards/1"
@@ -30,16 +33,30 @@ def card_library() -> dict[str, Card]:
 
 
 def _card(f: Fields, library: Mapping[str, Card]) -> Card:
-    given = [k for k in ("card", "mul") if k in f.data]
+    """The unit's card: named from the bundled library or the club's imported one, given inline,
+    a MUL record, or an imported record's MUL id."""
+    given = [k for k in ("card", "mul", "mul_id") if k in f.data]
     if len(given) != 1:
-        f.fail('give the unit a "card" (a name from the card library, or a card) or a "mul" record')
+        f.fail('give the unit one of "card" (a card\'s name, or a card), "mul" (a MUL record) or "mul_id"')
     if "mul" in f.data:
         return parse_mul(f.child("mul"))
+    if "mul_id" in f.data:
+        mul_id = f.integer("mul_id", 1, 10**7)
+        card = CardLibrary().by_id(mul_id)
+        if card is None:
+            f.fail(
+                f"no card with MUL id {mul_id} in {CardLibrary().path}; import it with `station import-mul`", "mul_id"
+            )
+        return card
     if isinstance(f.data["card"], str):
         name = f.data["card"]
-        if name not in library:
-            f.fail(f"no card {name!r} in the library; known: {', '.join(sorted(library))}", "card")
-        return library[name]
+        card = library.get(name) or CardLibrary().by_name(name)
+        if card is None:
+            f.fail(
+                f"no card {name!r} in the bundled or the imported library; bundled: {', '.join(sorted(library))}",
+                "card",
+            )
+        return card
     return parse_card(f.child("card"))
 
 
@@ -59,14 +76,16 @@ _FORMATION = {
 
 
 def schema() -> Schema:
-    """The force format; a card is named from the bundled library, given inline, or a MUL record."""
+    """The force format; a card is named (from the bundled or the imported library), given
+    inline, a MUL record, or an imported record's MUL id."""
+    name = {"type": "string", "minLength": 1, "description": f"bundled: {', '.join(sorted(card_library()))}"}
     unit = {
         **record(
             {"id": ID},
-            {"card": {"anyOf": [one_of(sorted(card_library())), CARD]}, "skill": whole(0, 8), "tilt_node": ID,
+            {"card": {"anyOf": [name, CARD]}, "skill": whole(0, 8), "tilt_node": ID, "mul_id": whole(1, 10**7),
              "mul": {"type": "object", "description": "A Master Unit List record"}, "marker": MARKER, "base": BASE},
         ),
-        "oneOf": [{"required": ["card"]}, {"required": ["mul"]}],
+        "oneOf": [{"required": ["card"]}, {"required": ["mul"]}, {"required": ["mul_id"]}],
     }  # fmt: skip
     return army_file(FORMAT, "Alpha Strike force", {"units": list_of(unit, 1)}, {"formation": _FORMATION})
 
@@ -76,7 +95,7 @@ def load_army(path: str | Path) -> dict[str, Any]:
     library = card_library()
     units = []
     for u in f.items("units", min_len=1):
-        u.reject_unknown(["id", "card", "mul", "skill", "tilt_node", "marker", "base"])
+        u.reject_unknown(["id", "card", "mul", "mul_id", "skill", "tilt_node", "marker", "base"])
         card = _card(u, library)
         units.append(
             {

@@ -105,7 +105,7 @@ def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaS
         rear_fired={},
         last_miss=None,
     )
-    return state, [
+    rulings = [
         Ruling(
             f"{seq}:initiative",
             seq,
@@ -115,6 +115,14 @@ def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaS
             details={"rolls": rolls, "order": list(order)},
         )
     ]
+    others = [f"{u.id} ({u.card.unit_type})" for u in state.units.values() if not u.card.quick_start]
+    if state.turn == 1 and others:  # said once, when the game begins
+        text = (
+            "The quick-start has rules for BattleMechs only: " + ", ".join(others) + " are ruled as 'Mechs, "
+            "and each of their moves and attacks goes to the referee."
+        )
+        rulings.append(Ruling(f"{seq}:unit-types", seq, RulingKind.WARNING, text, "scope", needs_referee=True))
+    return state, rulings
 
 
 def next_player(state: AlphaState, done: Collection[str]) -> str | None:
@@ -188,6 +196,9 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
     text += "."
     if checked.problems:
         text += " " + "; ".join(p[0].upper() + p[1:] for p in checked.problems) + "."
+    beyond = unit.card.beyond_quick_start()
+    if beyond:
+        text += f" {beyond[0].upper()}{beyond[1:]}."
     return state, [
         Ruling(
             f"{seq}:move",
@@ -195,7 +206,7 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
             RulingKind.WARNING if checked.problems else RulingKind.MOVE,
             text,
             "§5",
-            needs_referee=bool(checked.problems),
+            needs_referee=bool(checked.problems or beyond),
             element=unit.id,
             details={
                 "mode": mode,

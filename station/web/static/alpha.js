@@ -26,7 +26,7 @@ function critBoxes(crits) {
 function alphaCard(unit) {
   const c = unit.elements[0];
   const status = c.status.replace(" ", "-");
-  const mv = `${c.move_in}"` + (c.jump_in ? ` / ${c.jump_in}"j` : "");
+  const mv = c.movement || (`${c.move_in}"` + (c.jump_in ? ` / ${c.jump_in}"j` : ""));
   const badges = el("span", {}, el("span", { class: `badge ${status}` }, c.status),
     c.move ? el("span", { class: "badge" }, c.move) : "", c.attacked ? el("span", { class: "badge acted" }, "attacked") : "");
   const card = el("article", { class: `card as-card player-${model.state.players.indexOf(unit.player)} ${status}`,
@@ -38,6 +38,10 @@ function alphaCard(unit) {
   heatScale(c.heat), critBoxes(c.crits));
   if (c.specials.length) card.append(el("div", { class: "row" }, `Specials: ${c.specials.join(", ")}`));
   if (c.sample_data) card.title = "sample card values: replace them with your printed cards";
+  if (!c.quick_start) {  // the quick-start has rules for BattleMechs only: said once on the card
+    card.append(el("div", { class: "row note", "data-beyond": "quick-start" },
+      `${c.unit_type}: the quick-start has no rules for it; the referee rules its moves and attacks`));
+  }
   return card;
 }
 
