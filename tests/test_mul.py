@@ -34,6 +34,8 @@ MOVES = {
     '10"v': (10, 0, "VTOL"), '18"v': (18, 0, "VTOL"), '22"v': (22, 0, "VTOL"),
     '4"f': (4, 0, "foot"), '6"f': (6, 0, "foot"),
     "5a": (5, 0, "aerospace thrust"), "9a": (9, 0, "aerospace thrust"), "3p": (3, 0, "aerospace thrust"),
+    '22"': (22, 0, "ground"), "6a": (6, 0, "aerospace thrust"), '12"t': (12, 0, "tracked"), '18"h': (18, 0, "hover"),
+    '8"/6"j': (8, 6, "ground"), '6"/10"j': (6, 10, "ground"), '10"/14"j': (10, 14, "ground"),
 }  # fmt: skip
 
 
@@ -50,7 +52,7 @@ def band(record, name, minimal_key):
 
 def test_the_sample_covers_every_unit_type_the_issue_names():
     types = {r["BFType"] for r in CARDED}
-    assert {"BM", "CV", "BA", "CI", "AF", "SV", "IM"} <= types and len(CARDED) >= 50
+    assert {"BM", "CV", "BA", "CI", "AF", "SV", "IM", "PM"} <= types and len(CARDED) >= 80
 
 
 @pytest.mark.parametrize("record", CARDED, ids=lambda r: f"{r['Id']}")
@@ -58,8 +60,8 @@ def test_every_real_record_loads_with_every_value_from_its_source(record):
     c = card(record)
     variant = (record.get("Variant") or "").strip()
     name = record["Name"].strip()
-    assert c.name == (name if not variant or variant in name else f"{name} {variant}")
-    assert "None" not in c.name.split() and c.name.count(variant or "\0") <= 1  # no "AS7-D AS7-D", no "None"
+    assert c.name == (name if not variant or name == variant or name.endswith(" " + variant) else f"{name} {variant}")
+    assert "None" not in c.name.split() and not c.name.endswith(f"{variant} {variant}")  # no "AS7-D AS7-D"
     assert (c.type, c.size, c.armour, c.structure) == (
         record["BFType"], record["BFSize"], record["BFArmor"], record["BFStructure"]
     )  # fmt: skip
@@ -71,7 +73,7 @@ def test_every_real_record_loads_with_every_value_from_its_source(record):
     )
     assert c.damage == tuple(band(record, b, f"BFDamage{b}Min") for b in ("Short", "Medium", "Long"))
     assert c.extreme == ("-" if record["BFDamageExtreme"] == 0 else str(record["BFDamageExtreme"]))
-    assert c.specials == tuple(split_abilities(record["BFAbilities"]))
+    assert c.specials == tuple(split_abilities(record["BFAbilities"] or ""))  # a null is none
     assert all(is_known(s) for s in c.specials)
     assert c.role == record["Role"]["Name"] and c.unit_type == record["Type"]["Name"]
     assert (c.move_in, c.jump_in, c.mode) == MOVES[record["BFMove"]] and c.movement == record["BFMove"]
@@ -97,6 +99,15 @@ def test_the_tmm_table_is_checked_on_real_records_that_carry_their_own():
 def test_an_atlas_whose_quicklist_tmm_is_0_gets_the_tmm_of_its_move():
     atlas = card({**CARDED[0], "Name": "Atlas AS7-D", "Variant": "AS7-D", "BFMove": '6"', "BFTMM": 0})
     assert atlas.tmm == 1 and atlas.name == "Atlas AS7-D"
+    assert card({**CARDED[0], "Name": "Atlas", "Variant": "A"}).name == "Atlas A"  # not swallowed by "Atlas"
+    assert card({**CARDED[0], "Name": "Prometheus", "Variant": None}).name == "Prometheus"
+
+
+def test_the_tmm_comes_from_the_ground_move_even_when_the_jump_is_longer():
+    """AS:CE: TMM is the ground move's (JMPS/JMPW adjust it for jumping); the MUL agrees: the
+    Phoenix Hawk IIC 8, 10"/14"j, has TMM 2."""
+    hawk = next(r for r in CARDED if r["Id"] == 100056)
+    assert card(hawk).tmm == hawk["BFTMM"] == 2 and card(hawk).jump_in == 14
 
 
 @pytest.mark.parametrize("record", [r for r in RECORDS if r["BFSize"] == 0], ids=lambda r: f"{r['Id']}")

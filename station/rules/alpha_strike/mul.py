@@ -35,7 +35,8 @@ MOVE_MODES = {
     "n": "naval",
     "s": "submarine",
     "r": "rail",
-    "m": "motorised infantry",
+    "m": "motorised infantry (a monocycle for a wheeled vehicle)",
+    "b": "bicycle",
     "f": "foot",
     "qt": "QuadVee tracked",
     "qw": "QuadVee wheeled",
@@ -104,7 +105,8 @@ def card_name(name: Any, variant: Any) -> str:
     not ("Black Knight" + "BL-7-KNT").  A missing variant adds nothing, never "None"."""
     base = str(name or "").strip()
     extra = str(variant or "").strip()
-    return f"{base} {extra}" if extra and extra not in base else base
+    already = base == extra or base.endswith(" " + extra)
+    return f"{base} {extra}" if extra and not already else base
 
 
 def _band(f: Fields, band: str, minimal_key: str) -> str:
