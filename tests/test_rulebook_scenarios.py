@@ -22,6 +22,12 @@ EXPECTED = {
         "It may be set upright and act again (§6.7).",
         "fired a shell from L4 barrel 2: ammunition",
     ],
+    "bronepekhota-repair-and-crew.json": [
+        # §9.3: the repair takes cyber-2's whole turn; §7.6: so he cannot serve the gun either
+        "repaired by Cyber-infantry 2",
+        "Virtual shot refused: Cyber-infantry 2 may not shoot: he is repairing this round.",
+        "a crewman fires either the gun or his own weapon",
+    ],
     "alpha-strike-contact-and-charges.json": [
         "Attack refused: thunderbolt had not finished its movement when locust moved into contact.",
         "charge attack on thunderbolt: TN 4",

@@ -15,7 +15,9 @@ class Options:
         ("alternate", "free"), "§13 A2", "Proportional alternation of moves, or no order checked"
     )
     shutdown_in_melee: str = choice(
-        ("immobile", "no_tmm"), "§13 A4", "A shut-down melee target is immobile (-4), or the literal +0"
+        ("immobile", "no_tmm"),
+        "§13 A4",
+        "A shut-down melee target is immobile, -4 (the shutdown rule), or gets no TMM, +0 (the melee step's words)",
     )
     melee_attacker_movement: bool = flag(True, "§13 A5", "The attacker's movement modifier applies to physical attacks")
     deep_water_only: bool = flag(

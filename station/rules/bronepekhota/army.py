@@ -175,7 +175,8 @@ def _unit(f: Fields) -> dict[str, Any]:
     machine = {
         **common,
         "rank": f.integer("rank", 0, 9),
-        "rate_of_fire": f.integer("rate_of_fire", 1, 9),
+        # an armlist's 0: a machine that cannot fire this round (its shots are refused, §7.6)
+        "rate_of_fire": f.integer("rate_of_fire", 0, 9),
         "ammo_max": f.integer("ammo_max", 0, 99),
         "durability": _durability(f.child("durability")),
         "launchers": _launchers(f),
@@ -229,7 +230,7 @@ _MEMBER = record(
 )  # fmt: skip
 _SECTOR = record({"from": whole(1, 99), "to": whole(1, 99), "speed": whole(0, 99)}, {"colour": TEXT})
 _MACHINE_REQUIRED = {
-    "id": ID, "rank": whole(0, 9), "rate_of_fire": whole(1, 9), "ammo_max": whole(0, 99),
+    "id": ID, "rank": whole(0, 9), "rate_of_fire": whole(0, 9), "ammo_max": whole(0, 99),
     "durability": record({"max": whole(1, 99), "sectors": list_of(_SECTOR, 1)}),
     "launchers": list_of(record({"node": ID, "barrels": whole(1, 9), "kind": one_of(LAUNCHER_KINDS)})),
 }  # fmt: skip

@@ -26,7 +26,7 @@ from .moving import AIMED_MARK
 from .panic import PANIC_MARK
 from .roster import name
 from .shooting import _check_players_out, _whose_turn
-from .state import Element, GameState
+from .state import REPAIR_MARK, Element, GameState
 
 MELEE_MARK = "melee"  # in Element.fired: this model has fought this activation
 
@@ -118,6 +118,8 @@ def _problem(state: GameState, attacker: Element | None, defender: Element | Non
             return f"{name(state, model.id)} is a flyer, and flyers never fight in close combat", "§3.2 §4.2"
     if PANIC_MARK in attacker.fired:
         return f"{name(state, attacker.id)} is fleeing in panic until the next round", "§11.2"
+    if REPAIR_MARK in attacker.fired:
+        return f"{name(state, attacker.id)} is repairing this round, which takes all its actions", "§9.3"
     if AIMED_MARK in attacker.fired:
         return f"{name(state, attacker.id)} took aimed fire this round and may not fight", "§11.1"
     if MELEE_MARK in attacker.fired:

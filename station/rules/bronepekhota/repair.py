@@ -18,11 +18,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from ...measure.bases import closest_points
 from ...measure.relations import in_contact
 from ..base import Ruling, RulingKind
 from . import contact
 from .roster import name
-from .state import Element, GameState, Unit
+from .state import REPAIR_MARK, Element, GameState, Unit
+
+EDGE_MM = 2.0  # a contact this close to the end of the HELIX's length is on that edge
 
 
 def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
@@ -44,7 +47,10 @@ def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSta
         ]
     if by is not None:
         cells = 2 if "repair_platform" in state.setup.properties.get(by.id, ()) else 1
-        state = state.with_element(replace(by, fired=by.fired | {"repair"}))
+        state = state.with_element(replace(by, fired=by.fired | {REPAIR_MARK}))
+        if by.aboard:  # §9.3: while the pilot repairs, the machine (with him) skips its turn
+            vehicle = state.elements[by.aboard]
+            state = state.with_element(replace(vehicle, fired=vehicle.fired | {REPAIR_MARK}))
         target = state.elements[target.id]
     top = state.setup.scales[target.id]["max"]
     armour = min(top, target.armour + cells)
@@ -96,16 +102,28 @@ def _repair_problem(
         return "a pilot repairs only his own vehicle, without leaving it", "§9.3"
     if state.round == 0 or state.active_unit is None or acting.unit != state.active_unit:
         return f"{name(state, acting.id)} is not the unit acting", "§3.2"
-    if "repair" in acting.fired or "repair" in by.fired:
+    if REPAIR_MARK in acting.fired or REPAIR_MARK in by.fired:
         return "only one repair per activation", "§9.3 §10.1"
+    if by.aboard and (acting.fired or _moved(state, acting.id)):
+        return (
+            f"{name(state, acting.id)} has already acted this activation; its pilot's repair replaces "
+            "the machine's whole turn"
+        ), "§9.3"
     if platform and any(f.startswith("virtual:") or "/" in f for f in by.fired):
         return f"{name(state, by.id)} has already shot this activation; a repair replaces its shooting", "§10.1"
-    if not platform and (by.fired or state.paths.get(by.id) and len(state.paths[by.id]) > 1):
+    if not platform and (by.fired or _moved(state, by.id)):
         return (
             f"{name(state, by.id)} has already acted this activation; repairing takes his whole activation, "
             "so he must start it in contact"
         ), "§9.3"
-    if by.id != target.id and not by.aboard:
+    if platform and by.id != target.id:
+        edge = _platform_edge(state, by, target)
+        if edge is not None and edge != "rear":
+            return (
+                f"{name(state, by.id)} touches {name(state, target.id)} with its {edge}, not with the rear edge of "
+                "its platform"
+            ), "§10.1"
+    elif by.id != target.id and not by.aboard:
         touching = _touching(state, by, target)
         if touching is False:
             return f"{name(state, by.id)} is not touching {name(state, target.id)}", "§9.3"
@@ -117,6 +135,27 @@ def _repair_problem(
                 "no repair in close combat"
             ), "§9.3 §10.1"
     return None, ""
+
+
+def _moved(state: GameState, element_id: str) -> bool:
+    return len(state.paths.get(element_id, ())) > 1
+
+
+def _platform_edge(state: GameState, helix: Element, target: Element) -> str | None:
+    """§10.1: «коснуться его задней кромкой ремонтной платформы»: which of the HELIX's edges
+    touches the object ("rear", "front", "side", "nothing"), or None when the camera has not
+    placed both (the referee's word stands)."""
+    ph, pt = contact.placed(state, helix.id), contact.placed(state, target.id)
+    if ph is None or pt is None:
+        return None
+    gap, nearest, _ = closest_points(ph.base, pt.base)
+    if gap > contact.CONTACT_MM:
+        return "nothing"
+    forward, _ = ph.base.axes
+    along = float((nearest - ph.base.centre) @ forward)
+    if along <= -ph.base.length / 2 + EDGE_MM:
+        return "rear"
+    return "front" if along >= ph.base.length / 2 - EDGE_MM else "side"
 
 
 def _touching(state: GameState, a: Element, b: Element) -> bool | None:

@@ -18,7 +18,7 @@ from . import contact, rounds
 from .damage import emergency_landing
 from .panic import after_survival
 from .roster import dismount, name
-from .state import Element, GameState, ShotRecord
+from .state import REPAIR_MARK, Element, GameState, ShotRecord
 from .tables import CHARGE_NAMES, CHARGE_POWER, FELL, LYING, STOOD, TABLE_4, TestResult, armour_test, survival_test
 
 
@@ -33,6 +33,8 @@ def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str |
         return "it is destroyed", "§5.1"
     if element.posture == "fallen" or element.needs_repair:
         return "a fallen vehicle or gun cannot fire", "§6.7"
+    if REPAIR_MARK in element.fired:
+        return "its pilot is repairing it this round, so it skips its turn", "§9.3"
     if element.kind == "vehicle" and element.pilot is None:
         return "a vehicle without a pilot cannot shoot", "§1.6"
     if shot.charge == "bomb" and element.kind == "vehicle":
@@ -50,8 +52,10 @@ def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str |
         return f"it is in close combat with {', '.join(name(state, t) for t in in_melee)}", "§6.2 §8.2"
     if f"{shot.node}/{shot.barrel}" in element.fired:
         return f"barrel {shot.barrel} of {shot.node} has already fired this round", "§6.4"
-    if len([f for f in element.fired if "/" in f]) >= state.setup.rate_of_fire[element.id]:  # barrels only
-        return f"rate of fire {state.setup.rate_of_fire[element.id]} already used this round", "§6.4"
+    rate = state.setup.rate_of_fire[element.id]
+    if len([f for f in element.fired if "/" in f]) >= rate:  # barrels only
+        return (f"rate of fire {rate}: it cannot fire this round" if rate == 0
+                else f"rate of fire {rate} already used this round"), "§6.4"  # fmt: skip
     if state.options.ammo == "limited":
         if element.ammo == 0:
             return "its ammunition is exhausted", "§6.5"

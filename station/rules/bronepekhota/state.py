@@ -17,6 +17,8 @@ from ..table_snapshot import TableState
 from .army import CHARGES_BY_LAUNCHER, model_height
 from .tables import speed_for_cell
 
+REPAIR_MARK = "repair"  # in Element.fired: it repaired (or its pilot repaired it) this activation (§9.3)
+
 
 @dataclass(frozen=True, slots=True)
 class Options:

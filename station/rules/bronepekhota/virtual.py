@@ -32,7 +32,7 @@ from .moving import AIMED_MARK, JUMP_MARK
 from .panic import PANIC_MARK
 from .roster import name
 from .shooting import _check_players_out, _whose_turn
-from .state import Element, GameState, Weapon
+from .state import REPAIR_MARK, Element, GameState, Weapon
 from .tables import cover
 
 STEP_MM = BRONEPEKHOTA.unit.mm
@@ -146,23 +146,33 @@ def _check_can_fire(state: GameState, shooter: Element, weapon: Weapon, grenade:
         raise Refused(f"{name(state, shooter.id)} is lying on its side", "§6.7")
     if PANIC_MARK in shooter.fired:
         raise Refused(f"{name(state, shooter.id)} is fleeing in panic until the next round", "§11.2")
+    if REPAIR_MARK in shooter.fired:  # §9.3: a repair takes all the repairer's actions this round
+        whose = "its pilot is repairing it" if shooter.kind == "vehicle" else "he is repairing"
+        raise Refused(f"{name(state, shooter.id)} may not shoot: {whose} this round", "§9.3")
     used = {f for f in shooter.fired if f.startswith("virtual:")}
     if shooter.kind == "infantry":
         if used:  # §7.6: one shot from his weapon, or one grenade, a round
             raise Refused(f"{name(state, shooter.id)} has already fired this round", "§7.6")
     else:
-        if f"virtual:{weapon.id}" in used:
-            raise Refused(f"{weapon.name} has already fired this round", "§7.6")
-        if len(used) >= state.setup.rate_of_fire[shooter.id]:
-            raise Refused(f"rate of fire {state.setup.rate_of_fire[shooter.id]} is used up this round", "§7.6")
+        # §7.6: each weapon once is a боевая машина's rule; a gun fires up to its rate of fire
+        if shooter.kind == "vehicle" and f"virtual:{weapon.id}" in used:
+            raise Refused(f"{weapon.name} of {name(state, shooter.id)} has already fired this round", "§7.6")
+        rate = state.setup.rate_of_fire[shooter.id]
+        if len(used) >= rate:
+            why = (
+                "rate of fire 0: it cannot fire this round"
+                if rate == 0
+                else f"rate of fire {rate} is used up this round"
+            )
+            raise Refused(f"{name(state, shooter.id)}: {why}", "§7.6")
         if state.options.ammo == "limited":  # §7.7: infantry ammunition is never tracked
             cost = DiceExpression.parse(weapon.power).count
             if shooter.ammo == 0:  # (machines always count their ammunition: army.py)
                 raise Refused(f"{name(state, shooter.id)}'s ammunition is exhausted for the rest of the game", "§7.7")
             if shooter.ammo is not None and shooter.ammo < cost and state.options.ammo_shortfall == "refuse":
                 raise Refused(f"{shooter.ammo} ammunition left, {weapon.name} costs {cost}", "§7.7 §Z.9")
-    if shooter.kind == "gun" and not contact.crew_touching(state, shooter):
-        raise Refused(f"no infantryman of rank {shooter.rank}+ was seen touching {name(state, shooter.id)}", "§7.5")
+    if shooter.kind == "gun":
+        crewman_for(state, shooter)
     touching = contact.touching_enemies(state, shooter)
     if touching:
         raise Refused(
@@ -172,6 +182,25 @@ def _check_can_fire(state: GameState, shooter: Element, weapon: Weapon, grenade:
         )
 
 
+def crewman_for(state: GameState, gun: Element) -> str:
+    """§7.5-7.6: the crewman touching the gun who fires it: one who has not fired his own weapon
+    (or repaired) this round, «либо из орудия, либо из своего личного оружия»; he may fire the
+    gun as often as its rate of fire."""
+    crew = contact.crew_touching(state, gun)
+    if not crew:
+        raise Refused(f"no infantryman of rank {gun.rank}+ was seen touching {name(state, gun.id)}", "§7.5")
+    serving = f"virtual:gun:{gun.id}"
+    free = [c for c in crew if all(f == serving or not (f.startswith("virtual:") or f == REPAIR_MARK)
+                                   for f in state.elements[c].fired)]  # fmt: skip
+    if not free:
+        names = ", ".join(name(state, c) for c in crew)
+        raise Refused(
+            f"{names} fired his own weapon or repaired this round; a crewman fires either the gun or his own weapon",
+            "§7.6",
+        )
+    return next((c for c in free if serving in state.elements[c].fired), free[0])
+
+
 def _spend(state: GameState, shooter: Element, weapon: Weapon, grenade: bool, aimed: bool) -> GameState:
     """§7.6 the weapon has fired this round (and a gun's crewman has used his shot on it, §7.5);
     §7.7 the slider moves down before the shot."""
@@ -179,9 +208,12 @@ def _spend(state: GameState, shooter: Element, weapon: Weapon, grenade: bool, ai
     if shooter.kind != "infantry" and state.options.ammo == "limited":
         ammo = max(0, (shooter.ammo or 0) - DiceExpression.parse(weapon.power).count)
     if shooter.kind == "gun":
-        crewman = state.elements[contact.gunner(state, shooter)]
+        crewman = state.elements[crewman_for(state, shooter)]
         state = state.with_element(replace(crewman, fired=crewman.fired | {f"virtual:gun:{shooter.id}"}))
-    marks = {f"virtual:{weapon.id}"} | ({AIMED_MARK} if aimed else set())
+    shot = f"virtual:{weapon.id}"
+    if shooter.kind == "gun":  # a gun's weapon fires up to its rate of fire: count each shot (§7.6)
+        shot += f"#{sum(f.startswith('virtual:') for f in shooter.fired) + 1}"
+    marks = {shot} | ({AIMED_MARK} if aimed else set())
     return state.with_element(replace(shooter, ammo=ammo, fired=shooter.fired | marks))
 
 
@@ -225,7 +257,7 @@ def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str,
         return Aim(distance, shade, details, (), None, None)
     viewer, doubts = me, []
     if shooter.kind == "gun":  # §7.5: a gun's sector is the field of view of the man firing it
-        crewman = contact.placed(state, contact.gunner(state, shooter))
+        crewman = contact.placed(state, crewman_for(state, shooter))
         if crewman is not None:  # (the crew touching a gun are those the camera placed there)
             viewer = Placed(me.id, replace(me.base, facing_deg=crewman.base.facing_deg), me.sigma_mm)
             details["crew"] = crewman.id

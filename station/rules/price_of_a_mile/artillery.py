@@ -16,7 +16,7 @@ from ...measure.terrain import line_of_sight
 from ..base import Refused, Ruling, RulingKind
 from . import vehicles
 from .blasts import blast_area, hit_under
-from .shooting import HIT
+from .shooting import COVER_TYPES, HIT, visible
 from .state import INCH, MileState
 from .turns import morale_test
 from .where import placed, placed_many
@@ -156,9 +156,15 @@ def field_gun(
     state = _crew_actions(state, gunner.id, 3 if aimed else 2)
     weapon = weapons["field_gun"]
     edge_in = ((them.base.x - me.base.x) ** 2 + (them.base.y - me.base.y) ** 2) ** 0.5 / INCH
-    need = HIT[(edge_in > weapon["range_in"], False)]
+    # «Стрельба ведется как из обычного стрелкового оружия»: the target's cover counts (§6.3), and
+    # «Стрельба по технике и танкам получает бонус +1» (§15.4)
+    cover = state.stands_in(target.id, COVER_TYPES) or bool(visible(state, gunner, target)[2])
+    need = HIT[(edge_in > weapon["range_in"], cover)]
+    parts = [("Shooting", state.stat(gunner, "shooting")), ("accuracy", weapon["accuracy"])]
+    parts += [("unaimed", UNAIMED_GUN)] if not aimed else []
+    parts += [("vehicle", 1)] if target.vehicle else []
     roll = roller.roll(10, f"{seq}/gun/hit")
-    total = roll + state.stat(gunner, "shooting") + weapon["accuracy"] + (0 if aimed else UNAIMED_GUN)
+    total = roll + sum(v for _, v in parts)
     if roll == 1:
         return state, Ruling(
             f"{seq}:gun",
@@ -169,7 +175,11 @@ def field_gun(
             element=gunner.id,
         )
     centre = (them.base.x, them.base.y)
-    words = [f"d10 {roll} → {total} against {need}+: " + ("a hit" if total >= need else "a miss")]
+    shown = ", ".join(f"{n} {v:+d}" for n, v in parts)
+    words = [
+        f"d10 {roll} ({shown}) → {total} against {need}+{' (in cover)' if cover else ''}: "
+        + ("a hit" if total >= need else "a miss")
+    ]
     if total < need:
         drift = roller.roll(6, f"{seq}/gun/drift")
         direction = roller.roll(state.options.scatter_sides, f"{seq}/gun/direction")

@@ -15,7 +15,7 @@ from ...measure.measurement import Placed
 from ...measure.templates import blast, scatter, strip
 from ..base import Refused, Ruling, RulingKind
 from .shooting import COVER_TYPES, panic, spend, take_hits
-from .state import INCH, MileState
+from .state import COMMAND_IN, INCH, MileState
 from .where import placed, placed_many
 
 GRENADE_RANGE_IN = 6.0  # §8.1
@@ -24,7 +24,8 @@ TRENCH_BLAST_IN = 3.0  # §8.2
 TRENCH_SAVE = 8  # §8.2
 GRENADE_POWER = 1
 COVER_SAVE = 6  # §8.1: a target in cover is hit only on a d10 of 6+
-DIFFICULT = ("woods", "water", "obstacle", "building")  # where a thrower (or else its target) must be (§8.1)
+# where a thrower (or else its target) must be (§8.1); a trench is entered in difficult-terrain mode (§5.6)
+DIFFICULT = ("woods", "water", "obstacle", "building", "trench")
 FLAME_LENGTH_IN, FLAME_WIDTH_IN, FLAME_POWER = 8.0, 1.0, 2  # §9.1
 FUEL_OUT = 2  # §9.1: 1-2 on a d10 after each shot
 
@@ -156,9 +157,12 @@ def flame(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -
     state, words, squads = hit_under(state, hit, roller, f"{seq}/flame", FLAME_POWER, (me.base.x, me.base.y), False)
     act = state.acting()
     state = state.evolve(activation=replace(act, shaken=act.shaken | set(squads)))
-    crew = [f for f in state.standing(operator.squad)] if operator.squad else [operator]
+    # «Если в расчете только 1 номер или второй номер разорвал командную дистанцию, топливо
+    # заканчивается на 1-3»: the second crewman must stand within command distance (§3.2)
+    seconds = [f.id for f in state.standing(operator.squad) if f.id != operator.id] if operator.squad else []
+    close = [p for p in placed_many(state, seconds) if closest_points(me.base, p.base)[0] / INCH <= COMMAND_IN]
     fuel_roll = roller.roll(10, f"{seq}/flame/fuel")
-    out = fuel_roll <= (FUEL_OUT if len(crew) >= 2 else FUEL_OUT + 1)
+    out = fuel_roll <= (FUEL_OUT if close else FUEL_OUT + 1)
     if out:
         state = state.with_fighter(replace(state.fighters[operator.id], fuel_spent=True))
     text = (

@@ -105,8 +105,9 @@ def melee(
             state = state.with_fighter(replace(state.fighters[f.id], insulted=False))
     margin = totals[won.id] - totals[lost.id]
     power = LOSER_POWER + bonus[won.id][0] + bonus[won.id][1]
-    if lost.vehicle:  # §15: a vehicle that loses takes a hit at Power 3 (melee counts as small arms)
-        state, fate = vehicles.damage(state, lost, VEHICLE_LOSES_POWER, True, roller, f"{seq}/melee")
+    if lost.vehicle:  # §15.1: a vehicle that loses takes a hit at Power 3, which is not hand-held small arms
+        hand_held = options.vehicle_melee_hand_held  # so 1-2 points immobilise it, unless the club reads otherwise
+        state, fate = vehicles.damage(state, lost, VEHICLE_LOSES_POWER, hand_held, roller, f"{seq}/melee")
         falls_back = False
     elif won.vehicle:  # §15.1-15.2: a vehicle that wins does no harm
         state, fate, falls_back = state, f"{won.id} drives them off without harm (§15)", False

@@ -84,8 +84,15 @@ def volley(
     rules: tuple[str, ...],
 ) -> Volley:
     """§6.5-6.7: how many dice and what is added to each."""
-    parts = [f"Shooting {state.stat(shooter, 'shooting')}", f"Accuracy {weapon['accuracy']:+d}"]
-    bonus = state.stat(shooter, "shooting") + weapon["accuracy"]
+    shooting = state.stat(shooter, "shooting")
+    act = state.activation
+    out_of_command = bool(act and act.out_of_command and shooter.squad is not None and shooter.squad == act.squad)
+    # the -1 out of command (§3.2) is shown as its own modifier, not hidden in the Shooting
+    parts = [f"Shooting {shooting + 1 if out_of_command else shooting}"] + (
+        ["out of command -1"] if out_of_command else []
+    )
+    parts.append(f"Accuracy {weapon['accuracy']:+d}")
+    bonus = shooting + weapon["accuracy"]
     if aimed:
         shots = 1
         bonus += 2

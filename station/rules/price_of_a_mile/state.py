@@ -80,6 +80,11 @@ class Options:
     popularity_vp: float = number(10.0, 0, 1000, "§16.10, §18", "Points for carrying one off (the source gives none)")
     enthusiasm_variant: bool = flag(False, "§16.6", "An Enthusiastic squad's fled bases count as killed")
     homeland_variant: bool = flag(False, "§16.7", "A Homeland squad's killed bases count double")
+    vehicle_melee_hand_held: bool = flag(
+        False,
+        "§15.1",
+        "The Power 3 blow to a vehicle that loses a melee counts as hand-held small arms (never immobilises)",
+    )
 
 
 OPTIONS = declared(Options, "The Price of a Mile")

@@ -245,7 +245,10 @@ def state_view(state: WarState) -> WarView:
                 "armour": 0,
                 "label": f"{f.weapon.replace('_', ' ')} · {f.armour.replace('_', ' ')}"
                 + (f" · {f.role}" if f.role != "fighter" else "")
-                + (f" · {f.ammo} shots" if f.ammo is not None else ""),
+                + (f" · {f.ammo} shots" if f.ammo is not None else "")
+                + {"unverified": " · wounded, unverified", "stabilised": " · wounded, stabilised (carried)"}.get(
+                    f.status, ""
+                ),
                 "ammo_max": None,
                 "fired": [],
                 "weapons": [],

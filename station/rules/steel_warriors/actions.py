@@ -11,9 +11,10 @@ from typing import Any
 
 from ...dice import Roller
 from ...measure.movement import movement
+from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
 from .state import Activation, WarState
-from .where import nearest_enemy_mm
+from .where import nearest_enemy_mm, placed_many
 
 MAX_UNSUPPRESS = 2  # §6.7
 SLACK_IN = 0.2
@@ -271,6 +272,25 @@ def unsuppress(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
     ]
 
 
+MEDICAL_VEHICLE_IN = 6.0  # §9: a medical vehicle this close gives +1, as a medic does
+
+
+def _medical_vehicle_near(state: WarState, squad_id: str) -> bool:
+    """§9: a friendly medical vehicle within 6" of the squad (where the camera placed them)."""
+    mine = placed_many(state, [f.id for f in state.fighting(squad_id)])
+    vehicles = [
+        f.id
+        for s in state.squads.values()
+        if s.medical_vehicle and s.player == state.squads[squad_id].player and s.id != squad_id
+        for f in state.fighting(s.id)
+    ]
+    theirs = placed_many(state, vehicles)
+    if not mine or not theirs:
+        return False
+    gaps = edge_distances([x.base for x in mine] + [x.base for x in theirs])[: len(mine), len(mine) :]
+    return float(gaps.min()) / state.unit_mm <= MEDICAL_VEHICLE_IN
+
+
 def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[WarState, list[Ruling]]:
     """§9: once an activation (suppressed: only in cover), the fighters gather round the commander
     and each unverified casualty rolls a d6, +1 with a medic, +2 with a surgeon: 1-2 dies, 3-5 is
@@ -286,7 +306,7 @@ def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
     state = spend(state, squad_id, "§9")
     state = state.evolve(activation=replace(state.acting(), reorganised=True))
     roles = {f.role for f in state.fighting(squad_id)}
-    bonus = 2 if "surgeon" in roles else 1 if "medic" in roles else 0  # §13.11: the higher, not both
+    bonus = 2 if "surgeon" in roles else 1 if "medic" in roles or _medical_vehicle_near(state, squad_id) else 0
     words = []
     for fid in state.squads[squad_id].figures:
         figure = state.figures[fid]
@@ -297,11 +317,13 @@ def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
             words.append(f"{fid}: a robot, not healed")
             continue
         roll = roller.roll(6, f"{seq}/reorganise/{fid}")
-        total = roll + bonus
+        total = roll + (0 if figure.android else bonus)  # §9: no point treating androids with medics
         status = "killed" if total <= 2 else "stabilised" if total <= 5 else "ok"
         state = state.with_figure(replace(figure, status=status))
         words.append(
-            f"{fid} d6 {roll}{f'+{bonus}' if bonus else ''}: "
+            f"{fid} d6 {roll}{f'+{bonus}' if bonus and not figure.android else ''}"
+            + (" (an android: no medic bonus)" if bonus and figure.android else "")
+            + ": "
             + {"killed": "did not survive", "stabilised": "stabilised, to be carried", "ok": "back in the ranks"}[
                 status
             ]

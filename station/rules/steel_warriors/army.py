@@ -32,7 +32,7 @@ def rules_data() -> dict[str, Any]:
 
 
 def _figure(f: Fields, data: Mapping[str, Any]) -> dict[str, Any]:
-    f.reject_unknown(["id", "weapon", "armour", "role", "flak_vest", "marker", "base"])
+    f.reject_unknown(["id", "weapon", "armour", "role", "flak_vest", "melee_weapon", "android", "marker", "base"])
     weapon = f.choice("weapon", sorted(data["weapons"]), "rifle")
     return {
         "id": f.get("id", str, check=ID_CHECK),
@@ -40,6 +40,8 @@ def _figure(f: Fields, data: Mapping[str, Any]) -> dict[str, Any]:
         "armour": f.choice("armour", sorted(data["armour"]), "human"),
         "role": f.choice("role", ROLES, "fighter"),
         "flak_vest": f.get("flak_vest", bool, False),
+        "melee_weapon": f.get("melee_weapon", bool, False),  # §8.1 step 9: fixed bayonet, sword, axe: +1 step
+        "android": f.get("android", bool, False),  # §9: medics and surgeons do not help androids
         "ammo": data["weapons"][weapon].get("ammo"),
         "marker": marker(f),
         "base": base(f, DEFAULT_BASE),
@@ -52,12 +54,12 @@ def schema() -> Schema:
     figure = record(
         {"id": ID},
         {"weapon": one_of(sorted(data["weapons"])), "armour": one_of(sorted(data["armour"])), "role": one_of(ROLES),
-         "flak_vest": FLAG, "marker": MARKER, "base": BASE},
+         "flak_vest": FLAG, "melee_weapon": FLAG, "android": FLAG, "marker": MARKER, "base": BASE},
     )  # fmt: skip
     squad = record(
         {"id": ID, "quality": {"enum": sorted(LADDER)}, "figures": list_of(figure, 1)},
         {"leadership": whole(1, 3), "morale": one_of(MORALE), "movement": one_of(sorted(data["movement"])),
-         "terrifying": FLAG},
+         "terrifying": FLAG, "blades": FLAG, "medical_vehicle": FLAG},
     )  # fmt: skip
     return army_file(FORMAT, "Steel Warriors army", {"squads": list_of(squad, 1)}, {})
 
@@ -67,19 +69,31 @@ def load_army(path: str | Path) -> dict[str, Any]:
     f, header = open_army(path, FORMAT, ["squads"])
     squads = []
     for s in f.items("squads", min_len=1):
-        s.reject_unknown(["id", "quality", "leadership", "morale", "movement", "terrifying", "figures"])
+        s.reject_unknown(
+            ["id", "quality", "leadership", "morale", "movement", "terrifying", "blades", "medical_vehicle", "figures"]
+        )
         figures = [_figure(x, data) for x in s.items("figures", min_len=1)]
         commanders = [x for x in figures if x["role"] == "commander"]
         if len(commanders) > 1:
             s.fail("has more than one commander", "figures")
+        movement = s.choice("movement", sorted(data["movement"]), "regular")
+        # §8.1 step 6: cavalry charging «в клинки»: each rider counts twice, and they are terrifying
+        blades = s.get("blades", bool, False)
+        if blades and movement != "cavalry":
+            s.fail("only cavalry charge with blades (§8.1)", "blades")
+        medical = s.get("medical_vehicle", bool, False)  # §9: +1 at reorganisation within 6"
+        if medical and movement != "vehicle":
+            s.fail("only a vehicle squad is a medical vehicle (§9)", "medical_vehicle")
         squads.append(
             {
                 "id": s.get("id", str, check=ID_CHECK),
                 "quality": s.get("quality", int, check=lambda v: None if v in LADDER else "must be 4, 6, 8, 10 or 12"),
                 "leadership": s.integer("leadership", 1, 3, 2),
                 "morale": s.choice("morale", MORALE, "steady"),
-                "movement": s.choice("movement", sorted(data["movement"]), "regular"),
+                "movement": movement,
                 "terrifying": s.get("terrifying", bool, False),
+                "blades": blades,
+                "medical_vehicle": medical,
                 "figures": figures,
             }
         )

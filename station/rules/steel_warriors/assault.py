@@ -36,6 +36,10 @@ def assault(
         raise Refused(f"a {squad.morale} squad never assaults", "§8.1")
     if squad.suppression:
         raise Refused(f"{squad_id} is suppressed", "§6.7")
+    if not melee_capable(state, squad_id):
+        raise Refused(
+            f"{squad_id} is robots or bronescafs, which never fight in close combat, so it never assaults", "§8"
+        )
     state = spend(state, squad_id, "§8.1")
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/assault", ASSAULT_MODIFIER[squad.morale])
     if not passed:
@@ -78,12 +82,23 @@ def _gap_in(state: WarState, a: list[str], b: list[str]) -> float:
     )
 
 
+def melee_capable(state: WarState, squad_id: str) -> bool:
+    """§8: «Реально для ближнего боя были приспособлены только пехотинцы и всадники. Роботы и
+    бронескафы к ближнему бою были не способны.»"""
+    squad = state.squads[squad_id]
+    return squad.movement != "bronescaf" and not all(state.figures[f].armour == "robot" for f in squad.figures)
+
+
 def threat(state: WarState, attackers: str, defenders: str) -> int:
     """§8.1 step 6: +1 when the attackers outnumber the defenders, +2 at twice, +3 at three times;
-    terrifying attackers double every threat."""
-    a, d = len(state.fighting(attackers)), max(1, len(state.fighting(defenders)))
+    a cavalryman charging «в клинки» counts as two infantrymen, and such riders, like every
+    terrifying attacker, double every threat."""
+    squad = state.squads[attackers]
+    riders = [f for f in state.fighting(attackers) if not f.on_foot]
+    a = len(state.fighting(attackers)) + (len(riders) if squad.blades else 0)
+    d = max(1, len(state.fighting(defenders)))
     value = 0 if a <= d else max(1, a // d)
-    return value * (2 if state.squads[attackers].terrifying else 1)
+    return value * (2 if squad.terrifying or squad.blades else 1)
 
 
 def charge(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
@@ -133,10 +148,8 @@ def close_combat(
         raise Refused("give the attacking and the defending squad", "§8")
     attackers, defenders = [f.id for f in state.fighting(a_id)], [f.id for f in state.fighting(d_id)]
     for side in (a_id, d_id):
-        if state.squads[side].movement == "bronescaf" or all(
-            state.figures[f].armour == "robot" for f in state.squads[side].figures
-        ):
-            raise Refused("robots and bronescafs do not fight in close combat", "§8")
+        if not melee_capable(state, side):
+            raise Refused(f"{side}: robots and bronescafs do not fight in close combat", "§8")
     mine, theirs = placed_many(state, attackers), placed_many(state, defenders)
     if not mine or not theirs:
         raise Refused("the camera has not placed both squads", "§8")
@@ -154,8 +167,10 @@ def close_combat(
     dice = {}
     for fid in sorted(engaged):
         f = state.figures[fid]
-        steps = weapons[f.weapon]["close_combat"] + (
-            CAVALRY_STEPS if state.squads[f.squad].movement == "cavalry" else 0
+        steps = (
+            weapons[f.weapon]["close_combat"]
+            + (CAVALRY_STEPS if state.squads[f.squad].movement == "cavalry" and not f.on_foot else 0)
+            + (1 if f.melee_weapon else 0)  # §8.1 step 9: a fixed bayonet, sword or axe
         )
         dice[fid] = step(state.squads[f.squad].quality, steps)
     rolls = {fid: roller.roll(die, f"{seq}/melee/{fid}") for fid, die in dice.items()}

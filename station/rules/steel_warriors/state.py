@@ -30,6 +30,8 @@ class Figure:
         "ok"  # ok | unverified (wounded) | stabilised | left (in a safe place) | killed | destroyed | prisoner
     )
     immobile: bool = False  # a robot that took its first wound (§6.9)
+    melee_weapon: bool = False  # a fixed bayonet, sword or axe: +1 step in close combat (§8.1 step 9)
+    android: bool = False  # no medic or surgeon bonus at reorganisation (§9)
     on_foot: bool = False  # a cavalryman who lost his horse (§6.9)
 
     @property
@@ -47,6 +49,8 @@ class Squad:
     movement: str
     figures: tuple[str, ...]
     terrifying: bool = False
+    blades: bool = False  # cavalry charging «в клинки» (§8.1 step 6)
+    medical_vehicle: bool = False  # +1 at reorganisation within 6" (§9)
     suppression: int = 0
     prone: bool = False
     march: bool = False  # §5.4: march order
@@ -124,9 +128,12 @@ def build(armies: tuple[Mapping[str, Any], ...]) -> tuple[dict[str, Figure], dic
                 s["movement"],
                 tuple(x["id"] for x in s["figures"]),
                 s["terrifying"],
+                s.get("blades", False),
+                s.get("medical_vehicle", False),
             )
             for x in s["figures"]:
                 figures[x["id"]] = Figure(
-                    x["id"], army["player"], s["id"], x["weapon"], x["armour"], x["role"], x["flak_vest"], x["ammo"]
-                )
+                    x["id"], army["player"], s["id"], x["weapon"], x["armour"], x["role"], x["flak_vest"], x["ammo"],
+                    melee_weapon=x.get("melee_weapon", False), android=x.get("android", False),
+                )  # fmt: skip
     return figures, squads

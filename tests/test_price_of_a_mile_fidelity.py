@@ -1,0 +1,118 @@
+"""The Price of a Mile against the rulebook's own words, second round (issue 24): the field gun
+and cover (§9.3, §6.3), shooting at vehicles (§15.4), grenades into a trench (§8.1), the
+flamethrower's second crewman (§9.1) and a vehicle beaten in melee (§15.1)."""
+
+from __future__ import annotations
+
+import json
+
+from station.rules.price_of_a_mile.artillery import field_gun
+from station.rules.price_of_a_mile.blasts import flame, grenade
+
+from .test_price_of_a_mile import DATA, Mile, _with_artillery, _with_vehicles, load_army
+
+TRENCH = {"format": "station-terrain/1", "pieces": [
+    {"id": "trench", "type": "trench", "height_mm": 0, "polygon": [[560, 560], [700, 560], [700, 640], [560, 640]]},
+]}  # fmt: skip
+WOOD = {"format": "station-terrain/1", "pieces": [
+    {"id": "wood", "type": "woods", "height_mm": 40, "polygon": [[360, 560], [440, 560], [440, 640], [360, 640]]},
+]}  # fmt: skip
+
+
+class Dice:
+    """Named dice for a roll whose later dice (scatter, the shell's victims) do not matter here."""
+
+    def __init__(self, **by_key: int) -> None:
+        self.by_key = by_key
+
+    def roll(self, sides: int, key: str) -> int:
+        return next((v for k, v in self.by_key.items() if key.endswith(k.replace("__", "/"))), 1)
+
+
+def test_9_3_an_unaimed_field_gun_shot_at_a_unit_in_a_wood_needs_8(tmp_path):
+    """«Стрельба ведется как из обычного стрелкового оружия с пенальти -2»: ordinary fire needs 8+
+    at effective range against a target in cover; 8 + 1 - 2 = 7 hits in the open, not in the wood."""
+    results = {}
+    for terrain in (None, WOOD):
+        g = _with_artillery(tmp_path)
+        if terrain:
+            g.do("terrain", **terrain)
+        g.do("roll_initiative", 9, 1)
+        g.do("activate", squad="gun-crew")
+        _, ruling = field_gun(g.state, 99, {"gunner": "fg1", "target": "l6"}, Dice(gun__hit=8), g.rules.data["weapons"])
+        results[terrain is not None] = ruling
+    assert results[False].details["hit"] and "against 7+" in results[False].text
+    assert not results[True].details["hit"] and "against 8+ (in cover)" in results[True].text
+
+
+def test_15_4_a_field_gun_shot_at_a_tank_gets_plus_1(tmp_path):
+    """«Стрельба по технике и танкам получает бонус +1»: aimed, 5 + 1 = 6 misses; +1: 7 hits."""
+    entente = json.loads((DATA / "entente.json").read_text())
+    central = json.loads((DATA / "central.json").read_text())
+    entente["squads"].append(
+        {"id": "gun-crew", "type": "regulars", "bases": [{"id": "fg1", "weapon": "field_gun"}, {"id": "fg2"}]}
+    )
+    central["characters"].append({"id": "tank", "vehicle": "mark_v_female"})
+    armies = []
+    for army in (entente, central):
+        (tmp_path / f"{army['player']}.json").write_text(json.dumps(army))
+        armies.append(load_army(tmp_path / f"{army['player']}.json"))
+    g = Mile(armies=armies)
+    g.seen(fg1=(900, 100, 90), fg2=(960, 100, 90), tank=(900, 500, 270))
+    g.do("roll_initiative", 9, 1)
+    g.do("activate", squad="gun-crew")
+    _, ruling = field_gun(
+        g.state, 99, {"gunner": "fg1", "target": "tank", "aimed": True}, Dice(gun__hit=5), g.rules.data["weapons"]
+    )
+    assert ruling.details["hit"] and "vehicle +1" in ruling.text
+
+
+def test_8_1_a_grenade_from_the_open_at_a_base_in_a_trench_is_allowed():
+    """A trench is entered in difficult-terrain mode (§5.6), so «ТОЛЬКО в цель, находящуюся в
+    сложном ландшафте» allows it: g1 in the open throws at l6 in its trench."""
+    g = Mile()
+    g.seen()
+    g.do("roll_initiative", 5, 3)
+    g.do("terrain", **TRENCH)
+    g.seen(l6=(620, 600, 270), g1=(620, 470, 90))
+    g.do("activate", squad="grenadiers")
+    _, said = grenade(g.state, 99, {"thrower": "g1", "at": [620, 600]}, Dice())
+    assert "in the open" not in said.text and "grenade" in said.text.lower()
+
+
+def test_9_1_the_flamethrower_runs_dry_on_1_to_3_when_its_second_crewman_is_out_of_command_distance():
+    """«Если … второй номер разорвал командную дистанцию, топливо заканчивается на 1-3»"""
+    for s2_x, out in ((400, False), (900, True)):  # beside s1 (at 340), or far off
+        g = Mile()
+        g.seen()
+        g.do("roll_initiative", 5, 3)
+        g.do("activate", squad="poilus")
+        g.do("end_activation")
+        g.seen(s1=(340, 330, 270), s2=(s2_x, 330, 270), s3=(900, 700, 270), s4=(960, 700, 270))
+        g.do("activate", squad="sturm")
+        state, said = flame(g.state, 99, {"operator": "s1", "bearing_deg": 270}, Dice(flame__fuel=3))
+        assert state.fighters["s1"].fuel_spent is out, said.text
+
+
+def test_15_1_a_vehicle_beaten_in_melee_is_immobilised_by_1_or_2_points(tmp_path):
+    """The Power 3 blow is not hand-held small arms: 2 points immobilise the armoured car; the
+    option vehicle_melee_hand_held keeps the old reading."""
+    for option, stuck in ((False, True), (True, False)):
+        g = _with_vehicles(tmp_path, tank_at=(700, 470, 270))
+        g.state = g.state.evolve(options=g.rules.options.build({"vehicle_melee_hand_held": option}))
+        g.do("roll_initiative", 5, 3)
+        g.do("activate", 9, squad="grenadiers", character="ac")
+        g.do("melee", 2, 6, 9, 2, 9, attacker="ac", defender="tank")
+        assert g.f("ac").damage == 2 and g.f("ac").immobilised is stuck
+
+
+def test_3_2_the_minus_1_out_of_command_shows_among_the_modifiers():
+    from dataclasses import replace
+
+    g = Mile()
+    g.seen()
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="poilus")
+    g.state = g.state.evolve(activation=replace(g.state.activation, out_of_command=True))
+    ruling = g.do("shoot", 6, shooter="p1", target="l2")[0]  # 6 + Shooting 1 - 1 = 6 < 7: a miss
+    assert "Shooting 1, out of command -1" in ruling.text

@@ -1,0 +1,96 @@
+"""Steel Warriors close combat and reorganisation against the fragment's own words (issue 24):
+who fights (§8), a cavalry charge «в клинки» (§8.1 step 6), a melee weapon's step (§8.1 step 9),
+androids and a medical vehicle at reorganisation (§9)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+
+from station.rules.steel_warriors import SteelWarriors
+from station.rules.steel_warriors.army import load_army
+
+from .conftest import FoldDriver, assert_bad_file
+from .test_steel_warriors import DATA, INCH, gap_y, line_up
+
+STEEL_ARMY, KENO_ARMY = load_army(DATA / "steel.json"), load_army(DATA / "keno.json")
+
+
+def game(steel=None, keno=None, inches=8):
+    g = FoldDriver(SteelWarriors, [steel or STEEL_ARMY, keno or KENO_ARMY])
+    g.table_mm = (1200, 900)
+    g.snapshot(line_up(100, gap_y(inches)))
+    g.do("begin_turn")
+    return g
+
+
+def test_8_robots_and_bronescafs_never_assault():
+    """«Роботы и бронескафы к ближнему бою были не способны»: a bronescaf squad's assault is
+    refused before any test is rolled."""
+    steel = copy.deepcopy(STEEL_ARMY)
+    steel["squads"][0]["movement"] = "bronescaf"
+    g = game(steel)
+    g.do("activate", squad="recruits")
+    refused = g.do("assault", squad="recruits", target="partisans")[0]
+    assert "never fight in close combat" in refused.text and refused.section == "§8"
+    assert g.state.activation.actions == 2
+
+
+def test_8_1_cavalry_charging_with_blades_count_double_and_are_terrifying():
+    """Three riders «в клинки» against four defenders count as six: threat +1, doubled for
+    terrifying attackers: +2 (without blades, three against four: no threat)."""
+    steel, keno = copy.deepcopy(STEEL_ARMY), copy.deepcopy(KENO_ARMY)
+    steel["squads"][0].update(movement="cavalry", blades=True, figures=steel["squads"][0]["figures"][:3])
+    keno["squads"][0]["figures"] = keno["squads"][0]["figures"][:4]
+    for blades, threat in ((True, 2), (False, 0)):
+        steel["squads"][0]["blades"] = blades
+        g = game(steel, keno, inches=1.5)
+        g.do("activate", squad="recruits")
+        assert g.do("charge", squad="recruits", target="partisans")[0].details["threat"] == threat
+
+
+def test_8_1_only_cavalry_charge_with_blades_and_only_vehicles_are_medical(tmp_path):
+    assert_bad_file(load_army, DATA / "steel.json", tmp_path,
+                    {"squads": [{"id": "a", "quality": 6, "blades": True, "figures": [{"id": "b"}]}]},
+                    "squads[0].blades", "only cavalry")  # fmt: skip
+    assert_bad_file(load_army, DATA / "steel.json", tmp_path,
+                    {"squads": [{"id": "a", "quality": 6, "medical_vehicle": True, "figures": [{"id": "b"}]}]},
+                    "squads[0].medical_vehicle", "only a vehicle")  # fmt: skip
+
+
+def test_8_1_a_fixed_bayonet_is_one_more_step():
+    """«Melee weapon (fixed bayonet, sword, axe, …) +1»: s1's SMG d8 becomes a d10."""
+    steel = copy.deepcopy(STEEL_ARMY)
+    next(f for f in steel["squads"][0]["figures"] if f["id"] == "s1")["melee_weapon"] = True
+    g = game(steel)
+    g.do("activate", squad="recruits")
+    where = line_up(100, gap_y(8))
+    g.snapshot({"s1": (where["k1"][0], where["k1"][1] - 25, 90)})
+    ruling = g.do("close_combat", 2, 5, 1, squad="recruits", target="partisans")[0]
+    assert "s1 d10 5" in ruling.text
+
+
+def test_9_androids_get_no_medic_bonus_and_a_medical_vehicle_within_6_inches_gives_1():
+    keno = copy.deepcopy(KENO_ARMY)
+    figures = keno["squads"][0]["figures"]
+    figures[1]["android"] = True
+    keno["squads"].append({**copy.deepcopy(keno["squads"][0]), "id": "ambulance", "movement": "vehicle",
+                           "medical_vehicle": True, "figures": [{**figures[2], "id": "amb", "role": "fighter"}]})  # fmt: skip
+    g = game(keno=keno, inches=13)
+    where = line_up(100, gap_y(13))
+    g.snapshot({"amb": (where["k1"][0], where["k1"][1] + 25 + 5 * INCH, 270)})  # 5" behind the partisans
+    g.do("activate", squad="partisans")
+    for fid in ("k2", "k3"):
+        g.state = g.state.with_figure(replace(g.state.figures[fid], status="unverified"))
+    ruling = g.do("reorganise", 2, 2, squad="partisans")[0]
+    # k2, an android: d6 2 and no bonus: dies; k3: d6 2 +1 for the medical vehicle: stabilised
+    assert [g.state.figures[f].status for f in ("k2", "k3")] == ["killed", "stabilised"]
+    assert "an android: no medic bonus" in ruling.text
+
+
+def test_the_dashboard_tells_a_stabilised_wounded_from_an_unverified_one():
+    g = game()
+    for fid, status in (("k2", "unverified"), ("k3", "stabilised")):
+        g.state = g.state.with_figure(replace(g.state.figures[fid], status=status))
+    labels = {e["id"]: e["label"] for u in g.rules.state_view(g.state)["units"] for e in u["elements"]}
+    assert labels["k2"].endswith("wounded, unverified") and labels["k3"].endswith("wounded, stabilised (carried)")
