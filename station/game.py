@@ -7,6 +7,7 @@ the game is derived again from the start, so the override acts where the ruling 
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 from array import array
@@ -24,6 +25,8 @@ from .measure.terrain import parse_terrain, terrain_document
 from .rules.base import Ruleset, Ruling
 from .rules.registry import make_ruleset
 
+log = logging.getLogger(__name__)
+
 RULINGS_KEPT = 5000  # rulings a live game keeps in memory (and shows); every one stays in the journal
 
 
@@ -33,6 +36,11 @@ class InputError(ValueError):
 
 class JournalUnavailable(InputError):
     """The journal cannot record anything now (its disk is full): the input changed nothing."""
+
+
+def _refused(ruling: Ruling) -> bool:
+    """A refusal of the input itself (every game words them "… refused: …" or "Refused: …")."""
+    return ruling.needs_referee and "refused" in ruling.text.lower()
 
 
 class Game:
@@ -275,8 +283,16 @@ class Game:
                 f"{', '.join(t for t in allowed if t not in ('confirm', 'override'))}"
             )
         with self._recording():
+            waiting = self.book.waiting()
             record = self.journal.append("input", durable=True, type=type_, args=dict(args or {}), by=by)
-            return self.observe(record)
+            rulings = self.observe(record)
+            if waiting and self.book.waiting() == waiting and any(_refused(r) for r in rulings):
+                # the table dice were meant for this input: a refusal discards them, and says which
+                self.book.clear_entered()
+                said = "; ".join(f"d{sides} {values}" for sides, values in sorted(waiting.items()))
+                self.journal.append("dice_entry", durable=True, cleared=True, by=by, why=f"{type_} refused: {said}")
+                log.info("table dice discarded after a refused %s: %s", type_, said)
+            return rulings
 
     def confirm(self, ruling_id: str, by: str = "referee") -> None:
         with self._recording():

@@ -524,3 +524,15 @@ def test_3_setup_roll_home_edges_and_the_deployment_zone():
     assert deployment.needs_referee and 'locust reaches 12.6" from the bottom edge' in deployment.text
     assert "commando" not in deployment.text and "catapult" not in deployment.text
     assert "once" in g.do("setup_roll")[0].text
+
+
+def test_8_2_a_charge_a_hair_short_of_contact_within_the_uncertainty_goes_to_the_referee(game):
+    """No float noise refuses a legal charge: 2.5 mm apart, with the camera's ±2.8 mm, it stands."""
+    x, y, f = LINE_UP["catapult"]
+    game.do("move", unit="thunderbolt", mode="still")
+    game.seen(catapult=(LINE_UP["thunderbolt"][0] - 2 * RADIUS - 2.5, y, f))
+    game.do("move", unit="catapult", mode="ground")
+    in_combat(game)
+    game.state = game.state.evolve(sigmas={"catapult": 1.0, "thunderbolt": 1.0})
+    ruling = game.do("attack", 3, 3, attacker="catapult", target="thunderbolt", kind="charge")[0]
+    assert ruling.details["hit"] and ruling.needs_referee and "may not quite touch" in ruling.text

@@ -292,6 +292,24 @@ def test_physical_dice_through_the_api_decide_a_virtual_shot(tmp_path, armies):
         station.stop()
 
 
+def test_a_refused_input_discards_the_table_dice_meant_for_it_and_says_so(tmp_path, armies):
+    """Table dice entered for a shot that is refused must not be taken by the next roll."""
+    from station.journal import read_records
+    from station.runtime import Station
+
+    station = Station(tmp_path / "g.jsonl", "bronepekhota", armies, {"shooting": "virtual"}, seed=1).start()
+    try:
+        station.game.operator_input("begin_round")
+        station.game.operator_input("set_order", {"order": ["blue", "red"]})
+        station.game.enter_dice(6, [1, 6, 6])
+        refused = station.game.operator_input("virtual_shot", {"shooter": "cyber-2", "target": "nobody"})[-1]
+        assert "refused" in refused.text.lower() and station.game.dice_waiting() == {}
+        cleared = [r for r in read_records(station.journal.path) if r["kind"] == "dice_entry" and r.get("cleared")]
+        assert cleared and cleared[-1]["why"] == "virtual_shot refused: d6 [1, 6, 6]"
+    finally:
+        station.stop()
+
+
 def test_every_state_rejects_a_field_it_does_not_have():
     """One evolve for every game's state: a typo is an error, never an ignored keyword."""
     from station.rules.bronepekhota.state import GameState

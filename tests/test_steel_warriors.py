@@ -310,13 +310,17 @@ def test_the_fire_helper_gives_the_pool_the_range_die_and_the_odds():
 
 
 def test_8_1_after_the_free_fire_the_attackers_retest_and_the_losers_are_taken_prisoner():
+    from dataclasses import replace
+
     g = ready(8)
     g.do("assault", 4, 3, 4, squad="recruits", target="partisans")
-    ruling = g.do("recharge", 5, 2, 6, squad="recruits", casualties=2)[0]  # more than 2 + 2 needed: 5 passes
+    g.state = g.state.evolve(activation=replace(g.state.activation, free_fire_losses=2))  # the free fire's toll
+    ruling = g.do("recharge", 5, 2, 6, squad="recruits")[0]  # more than 2 + 2 needed: 5 passes
     assert "one more combat move, 2d6 2+6 = 8" in ruling.text and g.state.activation.dash_in == 8
     g = ready(8)
     g.do("assault", 4, 3, 4, squad="recruits", target="partisans")
-    failed = g.do("recharge", 3, squad="recruits", casualties=2)[0]
+    g.state = g.state.evolve(activation=replace(g.state.activation, free_fire_losses=2))
+    failed = g.do("recharge", 3, squad="recruits")[0]
     assert "back to where the charge began" in failed.text and g.state.squads["recruits"].suppression == 1
     g.do("prisoners", figures=["k2", "k3"])
     assert g.state.figures["k2"].status == "prisoner"

@@ -11,7 +11,7 @@ from station.rules.steel_warriors import SteelWarriors
 from station.rules.steel_warriors.army import load_army
 
 from .conftest import FoldDriver, assert_bad_file
-from .test_steel_warriors import DATA, INCH, gap_y, line_up
+from .test_steel_warriors import DATA, INCH, STEEL, gap_y, line_up
 
 STEEL_ARMY, KENO_ARMY = load_army(DATA / "steel.json"), load_army(DATA / "keno.json")
 
@@ -94,3 +94,44 @@ def test_the_dashboard_tells_a_stabilised_wounded_from_an_unverified_one():
         g.state = g.state.with_figure(replace(g.state.figures[fid], status=status))
     labels = {e["id"]: e["label"] for u in g.rules.state_view(g.state)["units"] for e in u["elements"]}
     assert labels["k2"].endswith("wounded, unverified") and labels["k3"].endswith("wounded, stabilised (carried)")
+
+
+def test_8_1_the_recharge_takes_its_casualties_from_the_free_fire_not_a_typed_count():
+    from station.rules.steel_warriors.shooting import shoot
+
+    from .test_steel_warriors import ready
+
+    class Dice:  # the target's die at 1, so the free fire beats with every die; victims picked in turn
+        picks = 0
+
+        def roll(self, sides, key):
+            if key.endswith("/shot/range"):
+                return 1
+            if "/victim" in key:
+                Dice.picks += 1
+                return (Dice.picks - 1) % sides + 1
+            return sides
+
+    g = ready(8)
+    g.do("assault", 4, 3, 4, squad="recruits", target="partisans")
+    assert "caused no casualties" in g.do("recharge", squad="recruits", casualties=5)[0].text
+    before = len(g.state.fighting("recruits"))
+    data = g.rules.data
+    args = {"squad": "partisans", "target": "recruits", "reaction": True}
+    g.state, _ = shoot(g.state, 99, args, Dice(), data["weapons"], data["armour"])
+    lost = before - len(g.state.fighting("recruits"))
+    assert lost >= 1 and g.state.activation.free_fire_losses == lost
+    rolls = (6, 2, 6) if 2 + lost < 6 else (1,)  # Quality d6 against Leadership 2 + 1 a casualty
+    ruling = g.do("recharge", *rolls, squad="recruits")[0]
+    assert f"({lost} casualties)" in ruling.text
+
+
+def test_8_1_a_charge_within_the_cameras_uncertainty_of_2_inches_arrives_for_the_referee():
+    from .test_steel_warriors import ready
+
+    g = ready(8)
+    g.do("assault", 4, 3, 4, squad="recruits", target="partisans")
+    g.snapshot({f: (x, y + 5.95 * INCH, h) for f, (x, y, h) in line_up(100, gap_y(8)).items() if f in STEEL})
+    g.state = g.state.evolve(sigmas={f: 1.5 for f in g.state.positions})  # 2σ of the gap: about 0.17"
+    ruling = g.do("charge", squad="recruits", target="partisans")[0]  # 2.05" apart
+    assert "arrives (2.0" in ruling.text and "the referee decides" in ruling.text and ruling.needs_referee

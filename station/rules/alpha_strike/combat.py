@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...measure.bases import MM_PER_INCH as INCH
-from ...measure.measurement import Placed, measure
+from ...measure.measurement import CALL_SIGMAS, Placed, measure
 from ...measure.relations import attack_side, share_in_front
 from ...measure.terrain import line_of_sight
 from ...measure.units import INCHES
@@ -18,7 +18,7 @@ from .attack import Geometry, target_number
 from .cards import UnitState
 from .formations import benefit
 from .heat import max_overheat
-from .melee import melee_plan
+from .melee import CHARGE_CONTACT_IN, melee_plan
 from .turn import AlphaState
 from .where import height_mm, placed
 
@@ -201,11 +201,17 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     shooter, aimed_at = (state.combat_start.get(u.id, u) for u in (attacker, target))
     moves = (state.moves.get(attacker.id, "still"), state.moves.get(target.id, "still"))
     if not weapon:
+        edge_in = g.edge_in
+        contact_mm = CHARGE_CONTACT_IN * INCH
+        if kind in SPECIAL_MELEE and contact_mm < measured["mm"] <= contact_mm + CALL_SIGMAS * measured["sigma_mm"]:
+            # a gap the camera cannot tell from contact: the charge stands, and the referee decides
+            doubts.append(f'{attacker.id} may not quite touch {target.id} ({edge_in:.2f}"): a charge needs contact')
+            edge_in = 0.0
         melee = melee_plan(
             shooter,
             aimed_at,
             kind,
-            g.edge_in,
+            edge_in,
             state.moved_in.get(attacker.id, 0.0),
             *moves,
             shutdown_counts_immobile=state.options.shutdown_in_melee == "immobile",

@@ -17,6 +17,7 @@ from .cards import UnitState
 from .heat import ground_move_in
 
 INCH_REACH = {"standard": 1.0, "melee_weapon": 2.0}
+CHARGE_CONTACT_IN = 0.05  # a charge or death from above ends in base contact: this close, or within the uncertainty
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def melee_plan(
             f'the target is {edge_in:.1f}" away; a {kind.replace("_", " ")} attack reaches '
             f'{INCH_REACH[kind]:g}" (§8.2)',
         )
-    if kind in ("charge", "dfa") and edge_in > 0.05:
+    if kind in ("charge", "dfa") and edge_in > CHARGE_CONTACT_IN:
         return MeleePlan(kind, None, (), 0, "a charge or death from above ends in base contact (§8.2)")
     if kind == "dfa" and attacker_move != "jump":
         return MeleePlan(kind, None, (), 0, "death from above needs a jump (§8.2)")

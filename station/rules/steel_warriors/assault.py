@@ -5,11 +5,13 @@ and the casualty d6."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
+from ...measure.measurement import CALL_SIGMAS
 from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
 from .actions import command_test, spend
@@ -72,14 +74,15 @@ def assault(
     ]
 
 
-def _gap_in(state: WarState, a: list[str], b: list[str]) -> float:
+def _gap_in(state: WarState, a: list[str], b: list[str]) -> tuple[float, float]:
+    """The nearest edge-to-edge gap between two squads, and the camera's uncertainty of it (2σ)."""
     mine, theirs = placed_many(state, a), placed_many(state, b)
     if not mine or not theirs:
         raise Refused("the camera has not placed both squads", "§8")
-    return (
-        float(edge_distances([x.base for x in mine] + [x.base for x in theirs])[: len(mine), len(mine) :].min())
-        / state.unit_mm
-    )
+    gaps = edge_distances([x.base for x in mine] + [x.base for x in theirs])[: len(mine), len(mine) :]
+    i, j = divmod(int(gaps.argmin()), len(theirs))
+    sigma = math.hypot(mine[i].sigma_mm, theirs[j].sigma_mm)
+    return float(gaps[i, j]) / state.unit_mm, CALL_SIGMAS * sigma / state.unit_mm
 
 
 def melee_capable(state: WarState, squad_id: str) -> bool:
@@ -107,8 +110,8 @@ def charge(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState
     squad_id, target_id = str(args.get("squad")), str(args.get("target"))
     if squad_id not in state.squads or target_id not in state.squads:
         raise Refused("give the attacking and the defending squad", "§8.1")
-    gap = _gap_in(state, [f.id for f in state.fighting(squad_id)], [f.id for f in state.fighting(target_id)])
-    if gap > ARRIVED_IN:
+    gap, doubt = _gap_in(state, [f.id for f in state.fighting(squad_id)], [f.id for f in state.fighting(target_id)])
+    if gap > ARRIVED_IN + doubt:  # within the camera's uncertainty of 2" it arrives, and the referee decides
         return state, [
             Ruling(
                 f"{seq}:charge",
@@ -127,7 +130,9 @@ def charge(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState
             f"{seq}:charge",
             seq,
             RulingKind.STATUS,
-            f"{squad_id}'s charge arrives ({gap:.1f}\"). {target_id} tests its "
+            f"{squad_id}'s charge arrives ({gap:.1f}\""
+            + (f', within the camera\'s ±{doubt:.1f}" of 2": the referee decides' if gap > ARRIVED_IN else "")
+            + f"). {target_id} tests its "
             f'morale with threat +{value}; if it fails it falls back to 6" in front of the attackers and loses '
             "morale; if it stands, resolve close_combat (§8.1).",
             "§8.1",
@@ -216,10 +221,13 @@ def recharge(
     """§8.1 step 5: when the defenders' free fire caused casualties, the attackers test Quality >
     Leadership + 1 a casualty: success makes one more combat move, failure puts a suppression
     marker on them and sends them back to where the charge began."""
-    squad_id, lost = str(args.get("squad")), args.get("casualties")
+    squad_id = str(args.get("squad"))
     act = state.activation
-    if act is None or act.squad != squad_id or not isinstance(lost, int) or isinstance(lost, bool) or lost < 1:
-        raise Refused("the charging squad, with the casualties the free fire caused", "§8.1")
+    if act is None or act.squad != squad_id:
+        raise Refused(f"{squad_id} is not the charging squad acting now", "§8.1")
+    lost = act.free_fire_losses  # counted from the free fire (shoot with reaction), never typed in
+    if lost < 1:
+        raise Refused(f"the free fire at {squad_id} caused no casualties, so there is no test to press on", "§8.1")
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/recharge", lost)
     if not passed:
         state = state.suppress(squad_id)
@@ -228,7 +236,7 @@ def recharge(
                 f"{seq}:recharge",
                 seq,
                 RulingKind.STATUS,
-                f"{squad_id} wavers under fire: d{state.squads[squad_id].quality} "
+                f"{squad_id} wavers under fire ({lost} casualties): d{state.squads[squad_id].quality} "
                 f"{roll}, more than {need} needed: a suppression marker, and back to where the charge began "
                 "(§8.1).",
                 "§8.1",
@@ -243,7 +251,7 @@ def recharge(
             f"{seq}:recharge",
             seq,
             RulingKind.MOVE,
-            f"{squad_id} presses on: d{state.squads[squad_id].quality} {roll} "
+            f"{squad_id} presses on ({lost} casualties): d{state.squads[squad_id].quality} {roll} "
             f'beats {need}; one more combat move, 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}" (§8.1).',
             "§8.1",
         )

@@ -218,6 +218,7 @@ def shoot(
     words = [head + ": " + outcome]
     if beats and not reaction:  # §8.1: the free fire at a charge cannot suppress
         state = state.suppress(target_id)
+    standing_before = len(state.fighting(target_id))
     if beats >= 2:
         count = casualties(pool, target_die)
         victims = _victims(
@@ -242,6 +243,10 @@ def shoot(
                 fragmentation=bool(alone and weapons[alone.weapon].get("fragmentation")),
             )
             words.append(said)
+    charging = state.activation
+    if reaction and charging is not None and charging.squad == target_id:  # remembered for the recharge (§8.1)
+        lost = standing_before - len(state.fighting(target_id))
+        state = state.evolve(activation=replace(charging, free_fire_losses=charging.free_fire_losses + lost))
     return state, [
         Ruling(
             f"{seq}:shot",

@@ -65,6 +65,7 @@ class Activation:
     reorganised: bool = False  # §9: at most 1
     fired: Mapping[str, int] = field(default_factory=dict)  # figure -> shots this activation (§6.3)
     dash_in: float | None = None  # §5.3: a combat move rolled and not yet made
+    free_fire_losses: int = 0  # §8.1 step 5: casualties the defenders' free fire caused this squad
 
 
 @dataclass(frozen=True)
