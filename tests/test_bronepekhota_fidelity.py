@@ -125,3 +125,13 @@ def test_10_1_the_helix_repairs_with_the_rear_edge_of_its_platform(armies, edge,
     assert (table.el("t-rex").armour == 7) is repaired
     if not repaired:
         assert "rear edge of its platform" in ruling.text and ruling.section == "§10.1"
+
+
+def test_a_refusal_names_who_was_refused():
+    """A rule's words "only infantry throw grenades" say what, not who: the ruling adds the unit."""
+    from .test_bronepekhota_quick import Quick
+
+    g = Quick()
+    g.do("roll_off", 5, 2)
+    refused = g.do("grenade", thrower="walker", target="raider-1")[0]
+    assert refused.text == "Refused (walker): only infantry throw grenades." and refused.section == "§8"

@@ -35,6 +35,29 @@ class InputHandler:
     handle: Handler
 
 
+# The arguments that name who acts, in the order a refusal looks for them.
+ACTOR_ARGS = (
+    "shooter",
+    "attacker",
+    "squad",
+    "unit",
+    "thrower",
+    "operator",
+    "gunner",
+    "rammer",
+    "base",
+    "by",
+    "element",
+)
+
+
+def refusal_text(no: Refused, args: Mapping[str, Any]) -> str:
+    """ "Refused: …" naming who was refused, when the rule's own words do not already."""
+    actor = next((str(args[k]) for k in ACTOR_ARGS if isinstance(args.get(k), str) and args.get(k)), None)
+    said = str(no)
+    return f"Refused ({actor}): {said}." if actor and actor not in said else f"Refused: {said}."
+
+
 class Inputs:
     def __init__(self) -> None:
         self._by_type: dict[str, InputHandler] = {}
@@ -76,7 +99,7 @@ class Inputs:
             after, said = handler.handle(game, state, seq, body.args)
             return after, [said] if isinstance(said, Ruling) else said
         except Refused as no:
-            text = f"Refused: {no}."
+            text = refusal_text(no, body.args)
             return state, [Ruling(f"{seq}:{body.type}", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
 
     @property

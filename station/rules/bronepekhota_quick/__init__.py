@@ -15,7 +15,7 @@ from ...dice import Roller
 from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
 from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind
-from ..inputs import Handler, Inputs
+from ..inputs import Handler, Inputs, refusal_text
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
@@ -46,9 +46,8 @@ def _action(act: Callable[[QuickState, int, Mapping[str, Any], Roller], tuple[Qu
         try:
             state, ruling = act(state, seq, args, game.roller)
         except Refused as no:
-            return state, [
-                Ruling(f"{seq}:refused", seq, RulingKind.WARNING, f"Refused: {no}.", no.section, needs_referee=True)
-            ]
+            text = refusal_text(no, args)
+            return state, [Ruling(f"{seq}:refused", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
         state, won = turns.victory(state, seq)
         return state, [ruling] + won
 
