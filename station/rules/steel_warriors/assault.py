@@ -40,7 +40,7 @@ def assault(
         raise Refused(f"{squad_id} is suppressed", "§6.7")
     if not melee_capable(state, squad_id):
         raise Refused(
-            f"{squad_id} is robots or bronescafs, which never fight in close combat, so it never assaults", "§8"
+            f"{squad_id}: robots and bronescafs never fight in close combat, so this squad never assaults", "§8"
         )
     state = spend(state, squad_id, "§8.1")
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/assault", ASSAULT_MODIFIER[squad.morale])
