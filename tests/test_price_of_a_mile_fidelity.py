@@ -9,7 +9,7 @@ import json
 from station.rules.price_of_a_mile.artillery import field_gun
 from station.rules.price_of_a_mile.blasts import flame, grenade
 
-from .test_price_of_a_mile import DATA, Mile, _with_artillery, _with_vehicles, load_army
+from .test_price_of_a_mile import DATA, INCH, Mile, _with_artillery, _with_vehicles, load_army
 
 TRENCH = {"format": "station-terrain/1", "pieces": [
     {"id": "trench", "type": "trench", "height_mm": 0, "polygon": [[560, 560], [700, 560], [700, 640], [560, 640]]},
@@ -116,3 +116,15 @@ def test_3_2_the_minus_1_out_of_command_shows_among_the_modifiers():
     g.state = g.state.evolve(activation=replace(g.state.activation, out_of_command=True))
     ruling = g.do("shoot", 6, shooter="p1", target="l2")[0]  # 6 + Shooting 1 - 1 = 6 < 7: a miss
     assert "Shooting 1, out of command -1" in ruling.text
+
+
+def test_8_1_a_grenade_at_6_inches_within_the_cameras_uncertainty_goes_to_the_referee():
+    g = Mile()
+    g.seen()
+    g.do("roll_initiative", 5, 3)
+    g.do("terrain", **TRENCH)
+    g.seen(g1=(620, 600 - 25.0 - 6.05 * INCH, 90))  # the point 6.05" from the front edge of g1's 25x50 base
+    g.state = g.state.evolve(sigmas={**g.state.sigmas, "g1": 1.5})
+    g.do("activate", squad="grenadiers")
+    _, said = grenade(g.state, 99, {"thrower": "g1", "at": [620, 600]}, Dice())
+    assert said.needs_referee and "within the camera's uncertainty of 6" in said.text

@@ -11,7 +11,7 @@ from typing import Any
 
 from ...dice import Roller
 from ...measure.bases import Base, closest_points
-from ...measure.measurement import Placed
+from ...measure.measurement import CALL_SIGMAS, Placed
 from ...measure.templates import blast, scatter, strip
 from ..base import Refused, Ruling, RulingKind
 from .shooting import COVER_TYPES, panic, spend, take_hits
@@ -91,8 +91,10 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
     if me is None:
         raise Refused(f"the camera has not placed {thrower.id}", "§8.1")
     reach = _from_edge(me, point)
-    if reach > GRENADE_RANGE_IN * INCH:
+    doubt = CALL_SIGMAS * me.sigma_mm  # no float noise refuses a throw at 6.0": within it, the referee decides
+    if reach > GRENADE_RANGE_IN * INCH + doubt:
         raise Refused(f'the point is {reach / INCH:.1f}" away; a grenade reaches 6"', "§8.1")
+    borderline = reach > GRENADE_RANGE_IN * INCH
     covered = any(p.type in DIFFICULT and p.contains(point) for p in state.terrain)
     if not state.stands_in(thrower.id, DIFFICULT) and not covered:
         raise Refused(
@@ -110,6 +112,11 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
         f"{len(hit)} base(s) under it"
         + (": " + "; ".join(words) if words else "")
         + ". It may shoot only pistols for the rest of its activation (§8.1)."
+        + (
+            f' The point is {reach / INCH:.2f}" away, within the camera\'s uncertainty of 6": the referee decides.'
+            if borderline
+            else ""
+        )
     )
     return state, Ruling(
         f"{seq}:grenade",
@@ -117,6 +124,7 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
         RulingKind.SHOT,
         text,
         "§8.1",
+        needs_referee=borderline,
         element=thrower.id,
         details={
             "centre": [round(c, 1) for c in centre],
