@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import json
 import logging
@@ -17,11 +16,12 @@ from typing import Any
 import click
 
 from .config import ConfigError, config_path, load_config
-from .datafile import DataFileError, load_json_file
+from .datafile import DataFileError, data_dir, load_json_file
 from .dice import DiceBook
 from .fold import fold, ruling_status
 from .game import InputError
 from .journal import JournalError, read_records
+from .lobby.lobby import Hardware, Lobby
 from .rules.registry import RULESETS, make_ruleset
 
 log = logging.getLogger("station")
@@ -61,11 +61,6 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
         except json.JSONDecodeError:
             options[key] = value
     return options
-
-
-def _default_journal(game: str) -> Path:
-    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return Path("journals") / f"{game}-{stamp}.jsonl"
 
 
 def _newest_journal(folder: Path = Path("journals")) -> Path:
@@ -123,19 +118,55 @@ def main(verbose: bool, log_file: str | None) -> None:
     _setup_logging(verbose, log_file)
 
 
-def _serve(station, host: str, port: int, config: str | None):
-    from .web.server import DashboardServer
-
+def _token(config: str | None) -> str:
     try:
-        token = load_config(config_path(config))["referee_token"]
+        return load_config(config_path(config))["referee_token"]
     except ConfigError as exc:
         _fail(str(exc))
-    server = DashboardServer(station, token, host, port).start()
-    click.echo(f"Dashboard:      {server.url}/")
-    click.echo(f"Referee token:  {token}   (open {server.url}/?token={token} to referee)")
+        raise  # unreachable: _fail exits
+
+
+def _serve(lobby, host: str, port: int, config: str | None):
+    """The dashboard and the lobby on ``host:port``; prints the addresses a phone can open."""
+    from .web.server import DashboardServer
+
+    token = _token(config)
+    server = DashboardServer(lobby, token, host, port).start()
+    for address in server.addresses:
+        click.echo(f"Dashboard:      {address}")
+    click.echo(f"Referee token:  {token}   (open {server.addresses[0]}?token={token} to referee)")
     if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo("Warning: the dashboard is reachable from the network; keep the token private.")
+        click.echo("The dashboard is reachable from the network: spectators read, only the token referees.")
     return server
+
+
+def _hardware_options(command):
+    """The options every command that plays a game on a table shares: the hub, the camera."""
+    for option in reversed(
+        [
+            click.option(
+                "--serial", "serial_url", help="Hub port: /dev/ttyACM0, a pty path, loop://, socket://HOST:PORT."
+            ),
+            click.option("--camera", help="Overhead camera: an index (0), a video file or a folder of frames."),
+            click.option(
+                "--camera-fps",
+                type=click.FloatRange(min=0, min_open=True),
+                help="Play a recorded --camera (video or folder) at this rate, looping, as a live camera would.",
+            ),
+            click.option(
+                "--calibration",
+                "cal_path",
+                type=click.Path(dir_okay=False),
+                default="calibration/table.json",
+                show_default=True,
+                help="Calibration for --camera (station calibrate table).",
+            ),
+            click.option("--seed", type=int, help="Seed the dice (for rehearsals); default is unpredictable."),
+            click.option("--config", type=click.Path(dir_okay=False), help="Config file (holds the referee token)."),
+        ]
+    ):
+        command = option(command)
+    return command
 
 
 @main.command()
@@ -172,7 +203,6 @@ def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
 @click.option(
     "--army", "armies", multiple=True, type=click.Path(dir_okay=False), help="Army file; give one per player."
 )
-@click.option("--serial", "serial_url", help="Hub port: /dev/ttyACM0, a pty path, loop://, socket://HOST:PORT.")
 @click.option("--journal", type=click.Path(dir_okay=False), help="Journal file; an existing one is resumed.")
 @click.option(
     "--resume",
@@ -182,93 +212,101 @@ def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
 @click.option("--option", "options", multiple=True, help="Game option KEY=VALUE (README: Game options).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Dashboard address; 0.0.0.0 exposes it.")
 @click.option("--port", default=8080, show_default=True)
-@click.option("--seed", type=int, help="Seed the dice (for rehearsals); default is unpredictable.")
-@click.option("--config", type=click.Path(dir_okay=False), help="Config file (holds the referee token).")
-@click.option("--camera", help="Overhead camera: an index (0), a video file or a folder of frames.")
-@click.option(
-    "--camera-fps",
-    type=click.FloatRange(min=0, min_open=True),
-    help="Play a recorded --camera (video or folder) at this rate, looping, as a live camera would.",
-)
 @click.option(
     "--terrain",
     "terrain_path",
     type=click.Path(exists=True, dir_okay=False),
     help="Terrain file (station-terrain/1); the dashboard can edit it later.",
 )
-@click.option(
-    "--calibration",
-    "cal_path",
-    type=click.Path(dir_okay=False),
-    default="calibration/table.json",
-    show_default=True,
-    help="Calibration for --camera (station calibrate table).",
-)
+@_hardware_options
 def run(
     game,
     armies,
-    serial_url,
     journal,
     resume,
     options,
     host,
     port,
-    seed,
-    config,
+    terrain_path,
+    serial_url,
     camera,
     camera_fps,
-    terrain_path,
     cal_path,
+    seed,
+    config,
 ) -> None:
-    """Referee a game live from the hub and the dashboard."""
-    from .runtime import Station
-
+    """Referee one game live from the hub and the dashboard (for scripts; `serve` is the lobby)."""
     path = Path(journal) if journal else (_newest_journal() if resume else None)
     resuming = path is not None and path.exists() and path.stat().st_size > 0
     if resume and not resuming:
         _fail(f"--resume: {path} is empty or missing; start a new game with --game and --army")
     if resume and (game or armies):
         _fail("--resume carries on the journal's own game and armies; leave out --game and --army")
-    if not resuming:
-        if not game or len(armies) < 2:
-            _fail("a new game needs --game and at least two --army files")
-        path = path or _default_journal(game)
+    if not resuming and (not game or len(armies) < 2):
+        _fail("a new game needs --game and at least two --army files")
+    lobby = Lobby(
+        path.parent if path else Path("journals"),
+        data_dir() / "armies",
+        Hardware(serial_url, camera, camera_fps, Path(cal_path), seed),
+    )
     try:
         loaded = [make_ruleset(game, DiceBook()).load_army(a) for a in armies] if not resuming else []
-        station = Station(path, None if resuming else game, loaded, _parse_options(options), serial_url, seed)
-    except (DataFileError, InputError, JournalError, ValueError) as exc:
+        terrain = load_json_file(terrain_path) if terrain_path else None
+        station = lobby.start(
+            None if resuming else game, loaded, _parse_options(options), path, terrain, terrain_path or "terrain"
+        )
+    except (DataFileError, InputError, ValueError) as exc:
         _fail(str(exc))
-    click.echo(f"{'Resuming' if resuming else 'Journal'}: {path}")
-    if terrain_path:
-        try:
-            if station.game.set_terrain(load_json_file(terrain_path), by="cli", where=terrain_path):
-                click.echo(f"Terrain: {terrain_path}")
-        except (DataFileError, InputError) as exc:
-            station.stop()
-            _fail(str(exc))
-    if camera is not None:
-        from .vision.calibration import CalibrationError, load_calibration
-        from .vision.sources import SourceError, open_source, replayed
-
-        try:
-            reopen = (lambda: open_source(camera)) if camera.isdigit() else None  # a live camera comes back
-            frames = replayed(lambda: open_source(camera), camera_fps) if camera_fps else open_source(camera)
-            if Path(cal_path).exists():
-                station.attach_camera(frames, load_calibration(cal_path), reopen, cal_path)
-            else:
-                station.attach_uncalibrated_camera(frames, cal_path, reopen)
-                click.echo(
-                    f"No calibration at {cal_path}: calibrate on the dashboard at /calibrate (referee); "
-                    "the camera starts tracking once it is saved"
-                )
-        except (CalibrationError, SourceError) as exc:
-            station.stop()
-            _fail(str(exc))
-    station.start()
-    server = _serve(station, host, port, config)
+    click.echo(f"{'Resuming' if resuming else 'Journal'}: {station.journal.path}")
+    for message in lobby.messages:
+        click.echo(message)
+    server = _serve(lobby, host, port, config)
     _wait_for_interrupt()
     server.stop()
-    station.stop()
+    lobby.close()
+
+
+@main.command()
+@click.option(
+    "--data",
+    "data_path",
+    type=click.Path(file_okay=False),
+    help="The station's data: journals/, armies/ and the card library (default $STATION_DATA, else ./data).",
+)
+@click.option(
+    "--host",
+    default="0.0.0.0",
+    show_default=True,
+    help="Listen on every interface, so phones on the club's network can watch; 127.0.0.1 keeps it local.",
+)
+@click.option("--port", default=8080, show_default=True)
+@_hardware_options
+def serve(data_path, host, port, serial_url, camera, camera_fps, cal_path, seed, config) -> None:
+    """The always-on station: a lobby in the browser to start, resume, end and review games."""
+    data = Path(data_path) if data_path else data_dir()
+    lobby = Lobby(data / "journals", data / "armies", Hardware(serial_url, camera, camera_fps, Path(cal_path), seed))
+    click.echo(f"Data:           {data}")
+    unfinished = lobby.unfinished()
+    if unfinished is not None:
+        click.echo(f"Unfinished game: {unfinished.name} (resume it from the lobby)")
+    server = _serve(lobby, host, port, config)
+    _wait_for_interrupt()
+    server.stop()
+    lobby.close()
+
+
+@main.command()
+@click.option("--config", type=click.Path(dir_okay=False), help="Config file (holds the referee token).")
+@click.option("--url", help="The station's address (default: this machine's LAN address, port 8080).")
+def token(config, url) -> None:
+    """Show the referee's link, with its token, as a QR code in this terminal for a phone to scan."""
+    import segno
+
+    from .lobby.network import urls
+
+    link = f"{url or urls('0.0.0.0', 8080)[0]}?token={_token(config)}"
+    click.echo(link)
+    segno.make(link, error="m").terminal(compact=True)
 
 
 @main.command()
@@ -286,9 +324,11 @@ def run(
 @click.option("--exit-when-done", is_flag=True, help="Stop once the session has played (for scripts).")
 @click.option("--config", type=click.Path(dir_okay=False))
 def demo(host, port, speed, session_file, journal, seed, exit_when_done, config) -> None:
-    """Referee a recorded Бронепехота session live: simulated hub, real link, real dashboard."""
+    """Referee a recorded Бронепехота session live: simulated hub, real link, real dashboard.
+
+    The lobby is up too (/lobby): the game can be ended there, found in the history, or another
+    one started once the demo game has ended."""
     from .devices.hubsim import SimulatedHub
-    from .runtime import Station
     from .session import SessionPlayer, load_session
 
     try:
@@ -296,16 +336,26 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config)
             session = load_session(session_file or bundled)
         ruleset = make_ruleset(session.game, DiceBook())
         armies = [ruleset.load_army(str(a)) for a in session.army_paths]
-        hub = SimulatedHub(nodes=ruleset.sensor_nodes(armies), boot=session.boot, speed=speed).start()
-        path = Path(journal) if journal else _default_journal(f"demo-{session.game}")
-        station = Station(path, session.game, armies, session.options, hub.path, seed)
-        if session.terrain is not None:
-            station.game.set_terrain(session.terrain, by="session", where=f"{session.path}: terrain")
-    except (DataFileError, InputError, JournalError, ValueError) as exc:
+    except (DataFileError, ValueError) as exc:
         _fail(str(exc))
-    station.start()
-    click.echo(f"Demo: {session.title} ({session.duration / speed:.0f} s at {speed}x), journal {path}")
-    server = _serve(station, host, port, config)
+    hub = SimulatedHub(nodes=ruleset.sensor_nodes(armies), boot=session.boot, speed=speed).start()
+    lobby = Lobby(
+        Path(journal).parent if journal else Path("journals"), data_dir() / "armies", Hardware(hub.path, seed=seed)
+    )
+    try:
+        station = lobby.start(
+            session.game,
+            armies,
+            session.options,
+            Path(journal) if journal else lobby.new_journal_path(f"demo-{session.game}"),
+            session.terrain,
+            f"{session.path}: terrain",
+        )
+    except (DataFileError, InputError, ValueError) as exc:
+        hub.stop()
+        _fail(str(exc))
+    click.echo(f"Demo: {session.title} ({session.duration / speed:.0f} s at {speed}x), journal {station.journal.path}")
+    server = _serve(lobby, host, port, config)
     player = SessionPlayer(
         session,
         hub,
@@ -314,6 +364,7 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config)
         on_table=station.game.observe_table,
         on_dice=lambda sides, values: station.game.enter_dice(sides, values, by="demo script"),
     )
+    lobby.on_end.append(lambda ended: player.stop() if ended is station else None)
     player.start()
     _wait_for_interrupt(
         _announce_end(
@@ -325,7 +376,7 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config)
     )
     player.stop()
     server.stop()
-    station.stop()
+    lobby.close()
     hub.stop()
 
 

@@ -9,12 +9,31 @@ everything that reads data files; an army's loader raises its own kind, ``ArmyEr
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
 _MISSING = object()
+
+
+def data_dir() -> Path:
+    """Where the station keeps the club's data: saved armies, the card library and, for
+    ``station serve``, the journals (``STATION_DATA``, default ``./data``)."""
+    return Path(os.environ.get("STATION_DATA", "data"))
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` all at once, synced: a crash leaves the old file or the
+    new one, never half of either."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp") as out:
+        out.write(text)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(out.name, path)
 
 
 class DataFileError(ValueError):

@@ -27,6 +27,7 @@ from .rules.registry import make_ruleset
 
 log = logging.getLogger(__name__)
 
+END_KIND = "end"  # the referee ended the game (not folded: the history and the report read it)
 RULINGS_KEPT = 5000  # rulings a live game keeps in memory (and shows); every one stays in the journal
 
 
@@ -312,6 +313,24 @@ class Game:
             self._derive()
             self._changed([], reset=True)
             return self._ruling(ruling_id)
+
+    def end(self, note: str = "", by: str = "referee") -> dict[str, Any]:
+        """Journal the end of the game with its winner and summary, for the history and the
+        report.  Nothing after it is folded differently: the record is kept for the audit trail,
+        and a game that ended is not offered for resuming."""
+        with self._recording():
+            view = self.state_view()
+            pending = sum(1 for r in self.snapshot()["rulings"] if r["status"] == "pending")
+            return self.journal.append(
+                END_KIND,
+                durable=True,
+                winner=view.get("winner"),
+                round=view.get("round"),
+                summary=self.summary(),
+                pending=pending,
+                note=note,
+                by=by,
+            )
 
     def _ruling(self, ruling_id: str) -> Ruling:
         ruling = self._by_id.get(ruling_id)

@@ -68,6 +68,10 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         ("delete", "/api/calibrate/views/0", None),
         ("post", "/api/calibrate/table", {}),
         ("post", "/api/calibrate/save", None),
+        ("post", "/api/games", {"game": "bronepekhota", "armies": []}),
+        ("post", "/api/game/end", {}),
+        ("post", "/api/games/x.jsonl/resume", None),
+        ("post", "/api/armies/bronepekhota", {"name": "x", "army": {}}),
     ):
         assert getattr(client, method)(path, json=body).status_code == 401, path
     assert station.game.snapshot()["records"] == before  # nothing was journaled
@@ -85,4 +89,8 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         "/api/calibrate/views/<int:index>",
         "/api/calibrate/table",
         "/api/calibrate/save",
+        "/api/games",
+        "/api/game/end",
+        "/api/games/<name>/resume",
+        "/api/armies/<game>",
     }

@@ -12,18 +12,15 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
 from ..game import InputError, JournalUnavailable
+from .current import station as _station
 from .security import error_response, login, logout, referee_only
-from .stream import Broadcaster
+from .stream import ENDED, Broadcaster
 
 api = Blueprint("api", __name__)
 
 
-def _station():
-    return current_app.config["STATION"]
-
-
 def _broadcaster() -> Broadcaster:
-    return current_app.extensions["broadcaster"]
+    return current_app.extensions["broadcasters"].of(_station())
 
 
 def _json_body() -> dict[str, Any]:
@@ -241,6 +238,8 @@ def stream() -> Response:
             yield frame
             while True:
                 item = subscription.get(timeout=60)
+                if broadcaster.closed and item is None:
+                    return
                 if item is None:
                     continue
                 if subscription.lagged:
@@ -250,6 +249,9 @@ def stream() -> Response:
                     yield frame
                     continue
                 version, frame = item
+                if version == ENDED:
+                    yield frame
+                    return
                 if version is None or version > shown:  # older ones are in the snapshot already
                     yield frame
         finally:

@@ -1,24 +1,37 @@
-"""The dashboard's Flask application factory, after Flask's own pattern: ``create_app(station,
-token)`` builds an app around one running station, with no globals."""
+"""The dashboard's Flask application factory, after Flask's own pattern: ``create_app(lobby,
+token)`` builds an app around one lobby (or one running station), with no globals."""
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, Response
 
+from ..lobby.lobby import Lobby
 from ..runtime import Station
 from .api import api
 from .calibrate import calibrate
+from .current import NoGame
+from .lobby import lobby_api, lobby_pages
 from .pages import pages
-from .security import harden
-from .stream import Broadcaster
+from .security import error_response, harden
+from .stream import Broadcasters
 
 
-def create_app(station: Station, referee_token: str) -> Flask:
+def create_app(station: Lobby | Station, referee_token: str) -> Flask:
+    lobby = station if isinstance(station, Lobby) else Lobby.around(station)
     app = Flask(__name__)
-    app.config.update(STATION=station, REFEREE_TOKEN=referee_token)
-    app.extensions["broadcaster"] = Broadcaster(station)  # one per app: frames built once for every watcher
+    app.config.update(LOBBY=lobby, REFEREE_TOKEN=referee_token)
+    broadcasters = Broadcasters()  # one per game: frames built once for every watcher
+    app.extensions["broadcasters"] = broadcasters
+    lobby.on_end.append(broadcasters.close)
     harden(app)
+
+    @app.errorhandler(NoGame)
+    def _no_game(exc: NoGame) -> tuple[Response, int]:
+        return error_response(409, str(exc))
+
     app.register_blueprint(pages)
+    app.register_blueprint(lobby_pages)
     app.register_blueprint(api, url_prefix="/api")
+    app.register_blueprint(lobby_api, url_prefix="/api")
     app.register_blueprint(calibrate)
     return app

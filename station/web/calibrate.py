@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from functools import wraps
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request
+from flask import Blueprint, Response, jsonify, render_template, request
 
 from ..vision.calibration import CalibrationError, MovedAnchorError
+from .current import lobby
 from .security import error_response, referee_only
 
 calibrate = Blueprint("calibrate", __name__, template_folder="templates")
 
 
 def _desk():
-    return current_app.config["STATION"].calibration_desk
+    station = lobby().station
+    return station.calibration_desk if station is not None else None
 
 
 @calibrate.get("/calibrate")
@@ -33,7 +35,7 @@ def _with_desk(view):
     @wraps(view)
     def guarded(*args, **kwargs):
         if _desk() is None:
-            return error_response(404, "no camera: start the station with --camera to calibrate it")
+            return error_response(404, "no camera: start the station with --camera, and a game, to calibrate it")
         return view(*args, **kwargs)
 
     return guarded

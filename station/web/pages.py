@@ -1,15 +1,21 @@
-"""The dashboard page: the layout is rendered here; live parts are filled by dashboard.js."""
+"""The dashboard page: the layout is rendered here; live parts are filled by dashboard.js.
+With no game running, the station's address opens the lobby."""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, redirect, render_template
+from werkzeug.wrappers import Response
+
+from .current import lobby
 
 pages = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
 
 
 @pages.get("/")
-def dashboard() -> str:
-    station = current_app.config["STATION"]
+def dashboard() -> str | Response:
+    station = lobby().station
+    if station is None:
+        return redirect("/lobby")
     snapshot = station.game.snapshot()
     ruleset = station.game.ruleset
     return render_template(

@@ -8,6 +8,8 @@ import threading
 
 from werkzeug.serving import make_server
 
+from ..lobby.lobby import Lobby
+from ..lobby.network import urls
 from ..runtime import Station
 from .app import create_app
 
@@ -15,15 +17,18 @@ log = logging.getLogger(__name__)
 
 
 class DashboardServer:
-    def __init__(self, station: Station, token: str, host: str = "127.0.0.1", port: int = 8080) -> None:
-        self._server = make_server(host, port, create_app(station, token), threaded=True)
+    def __init__(self, station: Lobby | Station, token: str, host: str = "127.0.0.1", port: int = 8080) -> None:
+        app = create_app(station, token)
+        self._server = make_server(host, port, app, threaded=True)
         self._server.daemon_threads = True
         self.host, self.port = host, self._server.server_port
+        self.addresses = urls(host, self.port)  # what a phone opens: never "0.0.0.0"
+        app.config["ADDRESSES"] = self.addresses
         self._thread = threading.Thread(target=self._server.serve_forever, name="dashboard", daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return self.addresses[0].rstrip("/")
 
     def start(self) -> DashboardServer:
         self._thread.start()

@@ -33,6 +33,7 @@ def sse(event: str, data: dict[str, Any], event_id: int | None = None) -> str:
 
 
 Frame = tuple[int | None, str]  # the game version it shows (None for health), and its text
+ENDED = -1  # the version of the last frame a game's stream sends: the game ended or stopped
 
 
 class Broadcaster:
@@ -44,6 +45,17 @@ class Broadcaster:
         self._changes: Subscription | None = None
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._closed = threading.Event()
+
+    def close(self) -> None:
+        """The game ended or stopped: every watcher gets an ``ended`` frame, then its stream ends
+        (the dashboard goes back to the lobby), and the broadcaster's thread stops."""
+        self._closed.set()
+        self.frames.publish((ENDED, sse("ended", {"journal": self.station.journal.path.name})))
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
 
     def subscribe(self) -> Subscription:
         with self._lock:
@@ -78,8 +90,10 @@ class Broadcaster:
 
     def _run(self) -> None:
         changes, last_sent = self._changes, 0.0
-        while True:
+        while not self._closed.is_set():
             first = changes.get(timeout=KEEPALIVE_SECONDS)
+            if self._closed.is_set():
+                return
             if first is None:
                 self.frames.publish((None, sse("health", self.health())))
                 continue
@@ -113,3 +127,26 @@ class Broadcaster:
             },
             version,
         )
+
+
+class Broadcasters:
+    """The broadcaster of the game now running: a new game gets a new one, and ending a game
+    closes the old one's streams."""
+
+    def __init__(self) -> None:
+        self._current: Broadcaster | None = None
+        self._lock = threading.Lock()
+
+    def of(self, station: Station) -> Broadcaster:
+        with self._lock:
+            if self._current is None or self._current.station is not station:
+                if self._current is not None:
+                    self._current.close()
+                self._current = Broadcaster(station)
+            return self._current
+
+    def close(self, station: Station) -> None:
+        with self._lock:
+            if self._current is not None and self._current.station is station:
+                self._current.close()
+                self._current = None

@@ -10,25 +10,18 @@ the library.  The lobby's army builder reads it through ``CardLibrary`` too.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...datafile import DataFileError, Fields, load_json_file
+from ...datafile import DataFileError, Fields, data_dir, load_json_file, write_text_atomic
 from ..base import ArmyError
 from .cards import Card
 from .mul import parse_mul
 
 LIBRARY_FORMAT = "alpha-strike-mul-library/1"
 LIBRARY_FILE = "alpha-strike-library.json"
-
-
-def data_dir() -> Path:
-    """Where the station keeps the club's data (``STATION_DATA``, default ``./data``)."""
-    return Path(os.environ.get("STATION_DATA", "data"))
 
 
 def records_of(data: Any, source: str) -> list[Any]:
@@ -103,17 +96,12 @@ class CardLibrary:
         return report
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(
             {"format": LIBRARY_FORMAT, "records": [self.records[k] for k in sorted(self.records)]},
             ensure_ascii=False,
             indent=1,
         )
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=self.path.parent, delete=False) as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(out.name, self.path)
+        write_text_atomic(self.path, text)
 
 
 def _label(record: Any, index: int) -> str:

@@ -13,18 +13,6 @@ function rulingStatus(ruling) {
   return ruling.needs_referee ? "pending" : "applied";
 }
 
-async function checkRole() {
-  let referee = false;
-  if (token()) {
-    const response = await fetch("/api/whoami", { headers: { "X-Referee-Token": token() } });
-    referee = response.ok;
-    if (!referee) localStorage.removeItem(TOKEN_KEY);
-  }
-  document.body.classList.toggle("referee", referee);
-  $("role").textContent = referee ? "referee" : "spectator";
-  $("login").style.display = referee ? "none" : "";
-}
-
 function showError(error) { $("control-error").textContent = error ? error.message || String(error) : ""; }
 
 async function act(path, body) {
@@ -195,17 +183,16 @@ function connect() {
     renderTable();
   });
   source.addEventListener("health", (event) => renderHealth(JSON.parse(event.data)));
+  source.addEventListener("ended", () => {  // the referee ended the game: its record is in the lobby
+    source.close();
+    $("game-ended").hidden = false;
+    setTimeout(() => { window.location.href = "/lobby"; }, 1500);
+  });
   source.onerror = () => renderHealth({ state: "lost" });
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  adoptTokenFromUrl();
-  checkRole();
-  $("login").addEventListener("submit", (event) => {
-    event.preventDefault();
-    localStorage.setItem(TOKEN_KEY, $("token").value.trim());
-    checkRole();
-  });
+  setUpLogin();
   for (const button of document.querySelectorAll("[data-input]")) {
     button.addEventListener("click", () => act("/api/input", { type: button.dataset.input }));
   }
@@ -236,6 +223,10 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("dice-clear").addEventListener("click", async () => {
     try { model.diceWaiting = (await call("/api/dice", {}, "DELETE")).waiting; renderDice(); } catch (error) { showError(error); }
+  });
+  $("end-game").addEventListener("click", async () => {
+    if (!window.confirm("End this game? Its result is journaled and it moves to the history.")) return;
+    await act("/api/game/end", { note: $("end-note").value });
   });
   setUpMap();
   connect();

@@ -40,3 +40,30 @@ function adoptTokenFromUrl() {
   }
 }
 
+
+// Whether this browser's token is the referee's: the page shows the controls, or says the token
+// was wrong (and forgets it), or stays a spectator's.
+async function checkRole() {
+  let referee = false, wrong = false;
+  if (token()) {
+    const response = await fetch("/api/whoami", { headers: { "X-Referee-Token": token() } });
+    referee = response.ok;
+    wrong = response.status === 403;
+    if (!referee) localStorage.removeItem(TOKEN_KEY);
+  }
+  document.body.classList.toggle("referee", referee);
+  $("role").textContent = referee ? "referee" : wrong ? "wrong referee token" : "spectator";
+  $("role").classList.toggle("error", wrong);
+  $("login").style.display = referee ? "none" : "";
+  return referee;
+}
+
+function setUpLogin() {
+  adoptTokenFromUrl();
+  checkRole();
+  $("login").addEventListener("submit", (event) => {
+    event.preventDefault();
+    localStorage.setItem(TOKEN_KEY, $("token").value.trim());
+    checkRole();
+  });
+}

@@ -1,0 +1,146 @@
+"""Every game a station has played, read from its journals for the lobby's history.
+
+A journal is read cheaply: its first line (the header), its last record (the end of the game, if
+the referee ended it) and its line count.  Entries are cached by file size and time, so a lobby
+that polls the history does not re-read long journals that have not changed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..fold import HEADER_KIND
+from ..game import END_KIND
+
+log = logging.getLogger(__name__)
+
+TAIL_BYTES = 64 * 1024  # enough for the last records of any journal
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """One journal as the history lists it."""
+
+    name: str  # the journal's file name: the game's id in the API
+    path: Path
+    game: str
+    armies: tuple[str, ...]  # "player: army name"
+    started: str | None  # wall-clock ISO times of the first and last records
+    last: str | None
+    records: int
+    end: dict[str, Any] | None  # the referee's end record, or None while the game is unfinished
+
+    @property
+    def finished(self) -> bool:
+        return self.end is not None
+
+    @property
+    def seconds(self) -> float | None:
+        """How long the game ran, from its first record to its last."""
+        if not self.started or not self.last:
+            return None
+        return (_dt.datetime.fromisoformat(self.last) - _dt.datetime.fromisoformat(self.started)).total_seconds()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "game": self.game,
+            "armies": list(self.armies),
+            "started": self.started,
+            "last": self.last,
+            "seconds": self.seconds,
+            "records": self.records,
+            "finished": self.finished,
+            "winner": (self.end or {}).get("winner"),
+            "summary": (self.end or {}).get("summary"),
+            "note": (self.end or {}).get("note"),
+        }
+
+
+def _last_record(path: Path, size: int) -> dict[str, Any] | None:
+    """The last whole record (a torn tail is skipped, as the journal itself would)."""
+    with path.open("rb") as f:
+        f.seek(max(0, size - TAIL_BYTES))
+        lines = f.read().splitlines()
+    for line in reversed(lines):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and "kind" in record:
+            return record
+    return None
+
+
+def _count_lines(path: Path) -> int:
+    count = 0
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            count += chunk.count(b"\n")
+    return count
+
+
+def read_played(path: Path) -> PlayedGame | None:
+    """The history entry of one journal, or None for a file that is not a game's journal."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as f:
+            header = json.loads(f.readline())
+        if not isinstance(header, dict) or header.get("kind") != HEADER_KIND:
+            return None
+        last = _last_record(path, size)
+        records = _count_lines(path)
+    except (OSError, ValueError) as exc:
+        log.warning("history: %s is not a readable journal (%s)", path, exc)
+        return None
+    armies = tuple(
+        f"{a.get('player', '?')}: {a.get('name', '?')}" for a in header.get("armies", []) if isinstance(a, dict)
+    )
+    return PlayedGame(
+        path.name,
+        path,
+        str(header.get("game")),
+        armies,
+        header.get("wall"),
+        (last or header).get("wall"),
+        records,
+        last if last and last.get("kind") == END_KIND else None,
+    )
+
+
+class History:
+    """The journals in one folder, newest first."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._cache: dict[Path, tuple[tuple[int, int], PlayedGame | None]] = {}
+        self._lock = threading.Lock()
+
+    def games(self) -> list[PlayedGame]:
+        paths = sorted(self.folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+        found = []
+        with self._lock:
+            for path in paths:
+                stat = path.stat()
+                key = (stat.st_size, stat.st_mtime_ns)
+                cached = self._cache.get(path)
+                if cached is None or cached[0] != key:
+                    cached = (key, read_played(path))
+                    self._cache[path] = cached
+                if cached[1] is not None:
+                    found.append(cached[1])
+        return found
+
+    def find(self, name: str) -> PlayedGame | None:
+        """A game by its journal's file name; never a path outside the folder."""
+        return next((g for g in self.games() if g.name == name), None)
+
+    def unfinished(self, running: Path | None = None) -> PlayedGame | None:
+        """The newest game that was not ended and is not running now: what a power cut left."""
+        return next((g for g in self.games() if not g.finished and g.path != running), None)

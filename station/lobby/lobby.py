@@ -1,0 +1,226 @@
+"""The lobby: one station process that runs at most one game at a time and keeps the others.
+
+``station serve`` starts it empty; ``station run`` and ``station demo`` start it with a game.
+Both open a game the same way (``Lobby.start``): the journal, the hub link, the camera and the
+terrain, and a start that fails part-way leaves no journal behind, so ``--resume`` and the
+lobby's resume offer never pick an empty game.  Ending a game journals its end (winner, summary,
+the rulings still awaiting the referee) and tells the dashboard, which returns to the lobby.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..datafile import DataFileError, data_dir
+from ..fold import HEADER_KIND
+from ..game import InputError
+from ..journal import JournalError, read_records
+from ..runtime import Station
+from .armies import ArmyShelf
+from .history import History, PlayedGame
+
+log = logging.getLogger(__name__)
+
+
+class LobbyError(InputError):
+    """A lobby request refused, with the reason for the referee (a game already runs, …)."""
+
+
+class GameRunning(LobbyError):
+    """A new game, or a resume, asked for while another game runs."""
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """What every game of this station is played with."""
+
+    serial_url: str | None = None
+    camera: str | None = None  # an index, a video file or a folder of frames
+    camera_fps: float | None = None  # play a recorded camera at this rate, looping
+    calibration: Path = Path("calibration/table.json")
+    seed: int | None = None  # the dice seed (rehearsals); None is unpredictable
+
+
+def journal_name(game: str, now: _dt.datetime | None = None) -> str:
+    stamp = (now or _dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
+    return f"{game}-{stamp}.jsonl"
+
+
+def _discard_empty(path: Path) -> None:
+    """Remove a journal that holds nothing but its header (a start that failed part-way)."""
+    try:
+        records = read_records(path) if path.exists() else []
+    except JournalError:
+        return
+    if len(records) <= 1 and all(r["kind"] == HEADER_KIND for r in records):
+        path.unlink(missing_ok=True)
+        log.info("removed %s: the game never started", path)
+
+
+class Lobby:
+    """At most one running ``Station``, the armies on the shelf and the games played."""
+
+    def __init__(self, journals: Path, armies: Path, hardware: Hardware | None = None) -> None:
+        self.journals = journals
+        self.hardware = hardware or Hardware()
+        self.shelf = ArmyShelf(armies)
+        self.history = History(journals)
+        self._station: Station | None = None
+        self._lock = threading.RLock()
+        self.on_start: list[Callable[[Station], None]] = []
+        self.on_end: list[Callable[[Station], None]] = []
+        self.messages: list[str] = []  # what a start said the referee should know (no calibration, …)
+
+    @classmethod
+    def around(cls, station: Station, armies: Path | None = None) -> Lobby:
+        """A lobby whose game is already running (a test's or a script's station): its history is
+        the folder the station journals into."""
+        lobby = cls(station.journal.path.parent, armies or data_dir() / "armies")
+        lobby._station = station
+        return lobby
+
+    @property
+    def station(self) -> Station | None:
+        return self._station
+
+    def new_journal_path(self, game: str) -> Path:
+        path = self.journals / journal_name(game)
+        n = 1
+        while path.exists():  # two starts in one second
+            n += 1
+            path = self.journals / journal_name(f"{game}-{n}")
+        return path
+
+    # -- starting and ending --------------------------------------------------------------------
+    def start(
+        self,
+        game: str | None,
+        armies: Sequence[Mapping[str, Any]] = (),
+        options: Mapping[str, Any] | None = None,
+        path: Path | None = None,
+        terrain: Any = None,
+        terrain_where: str = "terrain",
+        serial_url: str | None = None,
+    ) -> Station:
+        """Open a game (``game`` None resumes ``path``) and start it.  Refused while another runs.
+        A failure closes everything it opened and removes a journal that never got past its
+        header; the error says what failed."""
+        with self._lock:
+            if self._station is not None:
+                raise GameRunning(f"a game is already running ({self._station.journal.path.name}); end it first")
+            resuming = game is None
+            if path is None:
+                if resuming:
+                    raise LobbyError("nothing to resume")
+                path = self.new_journal_path(game)  # type: ignore[arg-type]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            existed = path.exists() and path.stat().st_size > 0
+            hw = self.hardware
+            try:
+                station = Station(path, game, list(armies), dict(options or {}), serial_url or hw.serial_url, hw.seed)
+            except (DataFileError, InputError, JournalError, ValueError) as exc:
+                if not existed:
+                    _discard_empty(path)
+                raise LobbyError(str(exc)) from None
+            try:
+                self.messages = []
+                if terrain is not None:
+                    station.game.set_terrain(terrain, by="lobby", where=terrain_where)
+                if hw.camera is not None:
+                    self._attach_camera(station)
+            except Exception as exc:
+                station.stop()
+                if not existed:
+                    _discard_empty(path)
+                raise LobbyError(str(exc)) from None
+            station.start()
+            self._station = station
+            log.info("%s %s", "resumed" if resuming else "started", path)
+        for listener in self.on_start:
+            listener(station)
+        return station
+
+    def _attach_camera(self, station: Station) -> None:
+        from ..vision.calibration import CalibrationError, load_calibration
+        from ..vision.sources import SourceError, open_source, replayed
+
+        hw = self.hardware
+        camera = str(hw.camera)
+        try:
+            reopen = (lambda: open_source(camera)) if camera.isdigit() else None  # a live camera comes back
+            frames = replayed(lambda: open_source(camera), hw.camera_fps) if hw.camera_fps else open_source(camera)
+            if hw.calibration.exists():
+                station.attach_camera(frames, load_calibration(hw.calibration), reopen, hw.calibration)
+            else:
+                station.attach_uncalibrated_camera(frames, hw.calibration, reopen)
+                self.messages.append(
+                    f"No calibration at {hw.calibration}: calibrate on the dashboard at /calibrate (referee); "
+                    "the camera starts tracking once it is saved"
+                )
+        except (CalibrationError, SourceError) as exc:
+            raise LobbyError(str(exc)) from None
+
+    def resume(self, name: str) -> Station:
+        """Carry on an unfinished game from the history, after a crash or a power cut."""
+        played = self.history.find(name)
+        if played is None:
+            raise LobbyError(f"no game {name!r} in {self.journals}")
+        if played.finished:
+            raise LobbyError(f"{name} ended; it can be replayed, not resumed")
+        return self.start(None, path=played.path)
+
+    def end(self, note: str = "", by: str = "referee") -> PlayedGame:
+        """Journal the end of the running game, stop it, and return its history entry."""
+        with self._lock:
+            station = self._station
+            if station is None:
+                raise LobbyError("no game is running")
+            station.game.end(note, by)
+            self._stop(station)
+        for listener in self.on_end:
+            listener(station)
+        played = self.history.find(station.journal.path.name)
+        assert played is not None
+        return played
+
+    def close(self) -> None:
+        """Stop the running game without ending it (the station shuts down; it can be resumed)."""
+        with self._lock:
+            station = self._station
+            if station is not None:
+                self._stop(station)
+        if station is not None:
+            for listener in self.on_end:
+                listener(station)
+
+    def _stop(self, station: Station) -> None:
+        self._station = None
+        station.stop()
+
+    # -- what the lobby page shows --------------------------------------------------------------
+    def unfinished(self) -> PlayedGame | None:
+        running = self._station.journal.path if self._station else None
+        return self.history.unfinished(running)
+
+    def status(self) -> dict[str, Any]:
+        station = self._station
+        unfinished = self.unfinished()
+        return {
+            "running": None
+            if station is None
+            else {
+                "journal": station.journal.path.name,
+                "game": station.game.ruleset.name,
+                "title": station.game.ruleset.title,
+                "records": station.journal.written,
+            },
+            "resumable": unfinished.as_dict() if unfinished else None,
+            "hardware": {"serial": self.hardware.serial_url, "camera": self.hardware.camera},
+            "messages": list(self.messages),
+        }

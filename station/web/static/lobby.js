@@ -1,0 +1,225 @@
+// The lobby: what runs now, a new game (its form made from each game's own option declarations
+// and army shelf), an army editor, the spectators' address and the history.
+// Plain JS, no build step; referee.js gives the token, `call`, `$` and `el`.
+"use strict";
+
+const lobby = { games: [], uploaded: {} };  // uploaded: label -> army document, used without saving
+
+function showError(id, error) { $(id).textContent = error ? error.message || String(error) : ""; }
+
+function currentGame() { return lobby.games.find((g) => g.name === $("game").value); }
+
+function minutes(seconds) {
+  if (seconds == null) return "";
+  const m = Math.round(seconds / 60);
+  return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+// --- now: the running game, or the one a power cut left --------------------------------------
+async function refreshStatus() {
+  const status = await (await fetch("/api/lobby")).json();
+  const running = $("running");
+  running.replaceChildren();
+  if (status.running) {
+    running.append(el("p", { class: "game" }, `Playing: ${status.running.title} `,
+      el("a", { href: "/", id: "open-dashboard" }, "open the dashboard")),
+    el("p", { class: "role" }, `journal ${status.running.journal}, ${status.running.records} records`));
+  } else {
+    running.append(el("p", { id: "no-game" }, "No game is running."));
+  }
+  const resumable = $("resumable");
+  resumable.replaceChildren();
+  if (status.resumable && !status.running) {
+    const game = status.resumable;
+    resumable.append(el("p", {}, `An unfinished game: ${game.game}, ${game.armies.join(" vs ")}, `
+      + `${game.records} records, last at ${(game.last || "").slice(0, 16).replace("T", " ")}. `),
+    el("button", { id: "resume", class: "referee-only", onclick: () => resume(game.name) }, "Resume it"));
+  }
+  $("messages").replaceChildren(...status.messages.map((m) => el("li", {}, m)));
+  $("start").disabled = Boolean(status.running);
+  $("start").title = status.running ? "A game is running; end it first" : "";
+}
+
+async function resume(name) {
+  try { showError("lobby-error", null); await call(`/api/games/${encodeURIComponent(name)}/resume`); window.location.href = "/"; }
+  catch (error) { showError("lobby-error", error); }
+}
+
+// --- the new-game form --------------------------------------------------------------------------
+function armyOptions(game) {
+  const options = game.armies.map((a) => el("option", { value: a.id },
+    `${a.player}: ${a.name}${a.sample ? " (sample)" : ""}`));
+  for (const label of Object.keys(lobby.uploaded[game.name] || {})) {
+    options.push(el("option", { value: `upload:${label}` }, `uploaded: ${label}`));
+  }
+  return options;
+}
+
+function addArmyRow(selected) {
+  const game = currentGame();
+  const select = el("select", { "aria-label": "army" }, ...armyOptions(game));
+  if (selected) select.value = selected;
+  const row = el("div", { class: "army-row" }, select,
+    el("button", { type: "button", "aria-label": "remove this army", onclick: () => row.remove() }, "✕"));
+  $("armies").append(row);
+}
+
+function optionInput(option) {
+  const id = `option-${option.name}`;
+  let input;
+  if (option.kind === "flag") {
+    input = el("input", { type: "checkbox", id });
+    input.checked = Boolean(option.default);
+  } else if (option.kind === "choice") {
+    input = el("select", { id }, ...option.choices.map((c) => el("option", { value: JSON.stringify(c) }, String(c))));
+    input.value = JSON.stringify(option.default);
+  } else if (option.kind === "integer" || option.kind === "number") {
+    input = el("input", { type: "number", id, min: option.low, max: option.high, step: option.kind === "integer" ? 1 : "any" });
+    input.value = option.default;
+  } else if (option.kind === "table") {
+    input = el("textarea", { id, rows: 2 });
+    input.value = JSON.stringify(option.default);
+  } else {  // side, names: text ("names" separated by commas)
+    input = el("input", { id, placeholder: option.kind === "side" ? "a player, or none" : "names, separated by commas" });
+    input.value = Array.isArray(option.default) ? option.default.join(", ") : option.default || "";
+  }
+  return el("div", { class: "option", "data-option": option.name },
+    el("label", { for: id }, `${option.name} `, input),
+    el("div", { class: "help" }, `${option.help} (${option.section})`));
+}
+
+function optionValue(option) {
+  const input = $(`option-${option.name}`);
+  switch (option.kind) {
+    case "flag": return input.checked;
+    case "choice": return JSON.parse(input.value);
+    case "integer": case "number": return input.value === "" ? option.default : Number(input.value);
+    case "table": return JSON.parse(input.value);
+    case "names": return input.value.split(",").map((s) => s.trim()).filter(Boolean);
+    default: return input.value.trim() || null;
+  }
+}
+
+function renderGameForm() {
+  const game = currentGame();
+  $("armies").replaceChildren(el("legend", {}, "Armies"));
+  const players = [];
+  for (const army of game.armies) {  // one army per player to begin with
+    if (!players.includes(army.player) && players.length < 2) { players.push(army.player); addArmyRow(army.id); }
+  }
+  $("options").replaceChildren(...game.options.map(optionInput));
+  $("editor-from").replaceChildren(...game.armies.map((a) => el("option", { value: a.id }, `${a.player}: ${a.name}`)));
+}
+
+function chosenArmies() {
+  const game = currentGame();
+  return [...document.querySelectorAll("#armies select")].map((select) => {
+    if (!select.value.startsWith("upload:")) return select.value;
+    const label = select.value.slice("upload:".length);
+    return { label, army: lobby.uploaded[game.name][label] };
+  });
+}
+
+function changedOptions() {
+  const options = {};
+  for (const option of currentGame().options) {
+    const value = optionValue(option);
+    if (JSON.stringify(value) !== JSON.stringify(option.default)) options[option.name] = value;
+  }
+  return options;
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  for (const node of document.querySelectorAll(".option.bad")) node.classList.remove("bad");
+  try {
+    showError("lobby-error", null);
+    const result = await call("/api/games", { game: $("game").value, options: changedOptions(), armies: chosenArmies() });
+    if (result.messages.length) window.alert(result.messages.join("\n"));
+    window.location.href = "/";
+  } catch (error) {
+    showError("lobby-error", error);
+    const named = currentGame().options.find((o) => error.message.includes(o.name));
+    if (named) { document.querySelector(`[data-option="${named.name}"]`).classList.add("bad"); $("options-box").open = true; }
+  }
+}
+
+// --- the army editor ------------------------------------------------------------------------------
+async function loadIntoEditor() {
+  const id = $("editor-from").value;
+  if (!id) return;
+  const document_ = await (await fetch(`/api/armies/${$("game").value}/${encodeURIComponent(id)}`)).json();
+  $("editor-text").value = JSON.stringify(document_, null, 1);
+  $("editor-name").value = id.split(":")[1].replace(/\.json$/, "") + (id.startsWith("sample:") ? "-copy" : "");
+}
+
+function editorDocument() {
+  $("editor-text").classList.remove("bad");
+  try { return JSON.parse($("editor-text").value); }
+  catch (error) { $("editor-text").classList.add("bad"); throw new Error(`the army is not valid JSON: ${error.message}`); }
+}
+
+async function saveArmy() {
+  try {
+    showError("editor-error", null);
+    const result = await call(`/api/armies/${$("game").value}`, { name: $("editor-name").value, army: editorDocument() });
+    await loadRulesets($("game").value);
+    const row = document.querySelector("#armies select");
+    if (row) row.value = result.army.id;
+    $("editor-error").textContent = `Saved as ${result.army.id.split(":")[1]}.`;
+  } catch (error) {
+    $("editor-text").classList.add("bad");
+    showError("editor-error", error);
+  }
+}
+
+function useUnsaved() {
+  try {
+    showError("editor-error", null);
+    const game = $("game").value, label = $("editor-name").value.trim() || "uploaded army";
+    (lobby.uploaded[game] = lobby.uploaded[game] || {})[label] = editorDocument();
+    addArmyRow(`upload:${label}`);
+  } catch (error) { showError("editor-error", error); }
+}
+
+async function readUpload(event) {
+  const file = event.target.files[0];
+  if (!file) return;
+  $("editor-text").value = await file.text();
+  $("editor-name").value = file.name.replace(/\.json$/i, "");
+}
+
+// --- history ------------------------------------------------------------------------------------
+async function refreshHistory() {
+  const { games } = await (await fetch("/api/games")).json();
+  $("history").tBodies[0].replaceChildren(...games.map((g) => el("tr", { "data-game": g.name },
+    el("td", {}, (g.started || "").slice(0, 16).replace("T", " ")),
+    el("td", {}, g.game),
+    el("td", {}, g.armies.join(" vs ")),
+    el("td", {}, g.finished ? (g.winner ? `winner: ${g.winner}` : "ended, no winner") : "unfinished"),
+    el("td", {}, minutes(g.seconds)),
+    el("td", {}, g.records),
+    el("td", {}, el("a", { href: `/api/games/${encodeURIComponent(g.name)}/journal`, download: g.name }, "journal")))));
+}
+
+async function loadRulesets(keep) {
+  lobby.games = (await (await fetch("/api/rulesets")).json()).games;
+  $("game").replaceChildren(...lobby.games.map((g) => el("option", { value: g.name }, g.title)));
+  $("game").value = keep || lobby.games[0].name;
+  renderGameForm();
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  setUpLogin();
+  $("game").addEventListener("change", renderGameForm);
+  $("add-army").addEventListener("click", () => addArmyRow());
+  $("new-game-form").addEventListener("submit", startGame);
+  $("editor-from").addEventListener("change", loadIntoEditor);
+  $("editor").addEventListener("toggle", () => { if ($("editor").open && !$("editor-text").value) loadIntoEditor(); });
+  $("editor-file").addEventListener("change", readUpload);
+  $("editor-save").addEventListener("click", saveArmy);
+  $("editor-use").addEventListener("click", useUnsaved);
+  await loadRulesets();
+  await Promise.all([refreshStatus(), refreshHistory()]);
+  setInterval(() => { refreshStatus(); refreshHistory(); }, 3000);
+});
