@@ -380,6 +380,55 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config)
     hub.stop()
 
 
+@main.command("install-service")
+@click.option("--serial", "serial_url", help="Hub port for every game (e.g. /dev/station-hub, see the udev rule).")
+@click.option("--camera", help="Overhead camera index or source for every game.")
+@click.option("--port", default=8080, show_default=True)
+@click.option("--data", "data_path", type=click.Path(file_okay=False), help="Data folder (default ./data, absolute).")
+@click.option("--user", help="Run as this user (default: the one who called sudo).")
+@click.option(
+    "--unit-dir",
+    type=click.Path(file_okay=False),
+    default="/etc/systemd/system",
+    show_default=True,
+    help="Where to write.",
+)
+@click.option("--no-start", is_flag=True, help="Write the unit only; do not enable and start it.")
+def install_service(serial_url, camera, port, data_path, user, unit_dir, no_start) -> None:
+    """Install the systemd unit that runs `station serve` at boot (run with sudo)."""
+    import getpass
+    import os
+    import subprocess
+
+    from .service import UNIT_NAME, ServiceSpec, unit_text
+
+    spec = ServiceSpec(
+        user=user or os.environ.get("SUDO_USER") or getpass.getuser(),
+        working_dir=Path.cwd(),
+        station=Path(sys.argv[0]).resolve()
+        if Path(sys.argv[0]).name == "station"
+        else Path(sys.executable).parent / "station",
+        data=Path(data_path).resolve() if data_path else Path.cwd() / "data",
+        serial_url=serial_url,
+        camera=camera,
+        port=port,
+    )
+    path = Path(unit_dir) / UNIT_NAME
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(unit_text(spec), encoding="utf-8")
+    except OSError as exc:
+        _fail(f"cannot write {path} ({exc}); run it with sudo")
+    click.echo(f"Wrote {path} (runs: {' '.join(spec.command())} as {spec.user})")
+    if no_start:
+        return
+    for command in (["systemctl", "daemon-reload"], ["systemctl", "enable", "--now", UNIT_NAME]):
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            _fail(f"{' '.join(command)} failed: {result.stderr.strip() or result.stdout.strip()}")
+    click.echo("Enabled and started. Follow its log with: journalctl -u station -f")
+
+
 @main.command()
 @click.argument("journal", type=click.Path(exists=True, dir_okay=False))
 @click.option("--state-json", type=click.Path(dir_okay=False), help="Write the canonical state JSON here.")

@@ -8,6 +8,7 @@ error also names its field (``field``), so the form can point at it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, send_file
@@ -95,8 +96,10 @@ def army_schema(game: str) -> Response:
 
 @lobby_api.get("/armies/<game>/<army_id>")
 def army_document(game: str, army_id: str) -> Response:
-    """An army's file as written: the editor starts from it (a sample is a template)."""
-    return jsonify(lobby().shelf.document(game, army_id))
+    """An army's file as written, in its own key order: the editor starts from it (a sample is
+    a template)."""
+    text = json.dumps(lobby().shelf.document(game, army_id), ensure_ascii=False, indent=1)
+    return Response(text, mimetype="application/json")
 
 
 @lobby_api.post("/armies/<game>")

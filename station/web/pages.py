@@ -3,7 +3,7 @@ With no game running, the station's address opens the lobby."""
 
 from __future__ import annotations
 
-from flask import Blueprint, redirect, render_template
+from flask import Blueprint, redirect, render_template, request
 from werkzeug.wrappers import Response
 
 from .current import lobby
@@ -15,7 +15,8 @@ pages = Blueprint("pages", __name__, template_folder="templates", static_folder=
 def dashboard() -> str | Response:
     station = lobby().station
     if station is None:
-        return redirect("/lobby")
+        query = request.query_string.decode()
+        return redirect("/lobby" + (f"?{query}" if query else ""))  # a ?token= link still logs in
     snapshot = station.game.snapshot()
     ruleset = station.game.ruleset
     return render_template(

@@ -163,9 +163,13 @@ async function saveArmy() {
   try {
     showError("editor-error", null);
     const result = await call(`/api/armies/${$("game").value}`, { name: $("editor-name").value, army: editorDocument() });
+    const from = $("editor-from").value;
+    const rows = [...document.querySelectorAll("#armies select")].map((select) => select.value);
     await loadRulesets($("game").value);
-    const row = document.querySelector("#armies select");
-    if (row) row.value = result.army.id;
+    const selects = [...document.querySelectorAll("#armies select")];
+    rows.forEach((value, i) => { if (selects[i]) selects[i].value = value; });
+    const target = selects.find((select) => select.value === from) || selects[selects.length - 1];
+    if (target) target.value = result.army.id;  // the army the editor started from is replaced
     $("editor-error").textContent = `Saved as ${result.army.id.split(":")[1]}.`;
   } catch (error) {
     $("editor-text").classList.add("bad");

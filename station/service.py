@@ -1,0 +1,52 @@
+"""The systemd unit that keeps ``station serve`` running on a Pi, written by
+``station install-service`` so no one has to type one.
+
+The unit pins no journal: the lobby finds the unfinished game and offers to resume it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+UNIT_NAME = "station.service"
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    user: str
+    working_dir: Path
+    station: Path  # the venv's station command
+    data: Path
+    serial_url: str | None = None
+    camera: str | None = None
+    port: int = 8080
+
+    def command(self) -> list[str]:
+        command = [str(self.station), "serve", "--data", str(self.data), "--port", str(self.port)]
+        if self.serial_url:
+            command += ["--serial", self.serial_url]
+        if self.camera:
+            command += ["--camera", self.camera]
+        return command
+
+
+def unit_text(spec: ServiceSpec) -> str:
+    return f"""[Unit]
+Description=Referee station (station serve)
+Wants=network-online.target
+After=network-online.target
+
+[Service]
+User={spec.user}
+Group={spec.user}
+SupplementaryGroups=dialout video
+WorkingDirectory={spec.working_dir}
+ExecStart={shlex.join(spec.command())}
+Restart=on-failure
+RestartSec=3
+
+[Install]
+WantedBy=multi-user.target
+"""

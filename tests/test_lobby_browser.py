@@ -1,0 +1,124 @@
+"""A referee sets up, plays and reviews a game from a browser, with no command after
+``station serve``: a fresh station with a simulated hub, at desktop and phone sizes."""
+
+import contextlib
+import json
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from station.devices.hubsim import SimulatedHub
+from station.dice import DiceBook
+from station.rules.registry import make_ruleset
+from tests.test_dashboard_browser import CHROMIUM, FLAGS, _free_port
+
+TOKEN = "lobby-browser-token"
+pytestmark = pytest.mark.browser
+
+
+@contextlib.contextmanager
+def _serve(tmp_path, serial):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"referee_token": TOKEN}))
+    port = _free_port()
+    log = open(tmp_path / "serve.log", "w")
+    command = [sys.executable, "-m", "station", "serve", "--data", str(tmp_path / "data"), "--host", "127.0.0.1"]
+    proc = subprocess.Popen(
+        command + ["--port", str(port), "--serial", serial, "--seed", "4", "--config", str(config)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(url + "/api/lobby", timeout=1)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError((tmp_path / "serve.log").read_text()) from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
+
+
+@pytest.mark.parametrize("viewport", [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
+def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
+    ruleset = make_ruleset("bronepekhota", DiceBook())
+    samples = [ruleset.load_army(f"station/data/demo/{name}.json") for name in ("blue-protectorate", "red-polaris")]
+    hub = SimulatedHub(tmp_path / "hub", nodes=ruleset.sensor_nodes(samples)).start()
+    try:
+        with _serve(tmp_path, str(tmp_path / "hub")) as url, sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]}, accept_downloads=True)
+            page.on("dialog", lambda dialog: dialog.accept())
+            page.goto(url + f"/?token={TOKEN}")  # no game yet: the station opens its lobby
+            expect(page).to_have_url(url + "/lobby")
+            expect(page.locator("#role")).to_have_text("referee")
+            expect(page.locator("#no-game")).to_be_visible()
+            page.select_option("#game", "bronepekhota")
+            expect(page.locator("#armies select")).to_have_count(2)
+
+            # an army built in the form: the red sample as a template, renamed, refused once, saved
+            page.locator("#editor summary").click()
+            page.select_option("#editor-from", "sample:red-polaris.json")
+            expect(page.locator("#editor-text")).to_have_value(re.compile('^\\{\n "format": "bronepekhota-army/1"'))
+            army = json.loads(page.locator("#editor-text").input_value())
+            army["units"][0]["members"][0]["armour"] = "many"
+            page.fill("#editor-text", json.dumps(army))
+            page.fill("#editor-name", "Моя армия")
+            page.click("#editor-save")
+            expect(page.locator("#editor-error")).to_contain_text("Моя-армия.json: units[0].members[0].armour")
+            army["units"][0]["members"][0]["armour"] = 3
+            army["name"] = "Полярная колонна"
+            page.fill("#editor-text", json.dumps(army, ensure_ascii=False))
+            page.click("#editor-save")
+            expect(page.locator("#editor-error")).to_contain_text("Saved as Моя-армия.json")
+            expect(page.locator("#armies select").nth(1)).to_have_value("saved:Моя-армия.json")
+
+            # an option from the game's own declarations: out of its range the browser refuses it
+            # (the server would too: test_lobby.py), then a value in range is sent
+            page.locator("#options-box summary").click()
+            page.fill("#option-hit_window_ms", "5")
+            page.click("#start")
+            expect(page.locator("#option-hit_window_ms:invalid")).to_have_count(1)
+            expect(page).to_have_url(url + "/lobby")
+            page.fill("#option-hit_window_ms", "3000")
+            page.click("#start")
+            expect(page).to_have_url(url + "/")
+            expect(page.locator("#link")).to_contain_text("connected", timeout=15000)
+
+            # play: the round begins, the hub's launcher fires, a ruling appears
+            page.click('[data-input="begin_round"]')
+            hub.shot("L1")
+            expect(page.locator("#feed li").first).to_be_visible(timeout=10000)
+            expect(page.locator("#feed")).to_contain_text("shot", timeout=10000)
+
+            # the end: journaled with the note, back to the lobby, in the history with its journal
+            page.fill("#end-note", "time called")
+            page.click("#end-game")
+            expect(page.locator("#game-ended")).to_be_visible()
+            expect(page).to_have_url(url + "/lobby", timeout=10000)
+            row = page.locator("#history tbody tr").first
+            expect(row).to_contain_text("Полярная колонна")
+            expect(row).to_contain_text("ended")
+            with page.expect_download() as download:
+                row.locator("a").click()
+            journal = download.value.path().read_text().splitlines()
+            end = json.loads(journal[-1])
+            assert end["kind"] == "end" and end["note"] == "time called" and end["by"] == "dashboard"
+            assert json.loads(journal[0])["options"] == {"hit_window_ms": 3000}
+            assert any(json.loads(line)["kind"] == "rx" and "SHOT" in json.loads(line)["line"] for line in journal)
+            expect(page.locator("#resume")).to_have_count(0)  # an ended game is not offered to resume
+            browser.close()
+    finally:
+        hub.stop()
