@@ -224,7 +224,9 @@ def test_install_service_writes_a_unit_that_serves_and_pins_no_journal(tmp_path)
     assert result.exit_code == 0, result.output
     unit = (tmp_path / "station.service").read_text()
     exec_start = next(line for line in unit.splitlines() if line.startswith("ExecStart="))
-    assert exec_start.endswith(f"serve --data '{tmp_path / 'club data'}' --port 8080 --serial /dev/station-hub --camera 0")
+    assert exec_start.endswith(
+        f"serve --data '{tmp_path / 'club data'}' --port 8080 --serial /dev/station-hub --camera 0"
+    )
     assert "User=pi" in unit and "SupplementaryGroups=dialout video" in unit and "--journal" not in unit
     refused = CliRunner().invoke(main, ["install-service", "--unit-dir", "/proc/nope", "--no-start"])
     assert refused.exit_code == 2 and "run it with sudo" in refused.output

@@ -112,13 +112,26 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
             expect(row).to_contain_text("Полярная колонна")
             expect(row).to_contain_text("ended")
             with page.expect_download() as download:
-                row.locator("a").click()
+                row.locator("a.journal").click()
             journal = download.value.path().read_text().splitlines()
             end = json.loads(journal[-1])
             assert end["kind"] == "end" and end["note"] == "time called" and end["by"] == "dashboard"
             assert json.loads(journal[0])["options"] == {"hit_window_ms": 3000}
             assert any(json.loads(line)["kind"] == "rx" and "SHOT" in json.loads(line)["line"] for line in journal)
             expect(page.locator("#resume")).to_have_count(0)  # an ended game is not offered to resume
+
+            # the replay: it opens at the end; scrubbing to the start empties the rulings, and
+            # stepping to the next ruling shows exactly one
+            row.locator("a.replay").click()
+            expect(page.locator("#ruling-count")).not_to_have_text("0")
+            page.click("#first")
+            expect(page.locator("#ruling-count")).to_have_text("0")
+            page.click("#next-ruling")
+            expect(page.locator("#ruling-count")).to_have_text("1")
+            expect(page.locator("#replay-summary")).to_contain_text("Бронепехота")
+            page.click("#report-link")
+            expect(page.locator("h1")).to_have_text("Бронепехота")
+            expect(page.locator("body")).to_contain_text("time called")
             browser.close()
     finally:
         hub.stop()

@@ -12,6 +12,7 @@ from .calibrate import calibrate
 from .current import NoGame
 from .lobby import lobby_api, lobby_pages
 from .pages import pages
+from .review import review
 from .security import error_response, harden
 from .stream import Broadcasters
 
@@ -34,4 +35,5 @@ def create_app(station: Lobby | Station, referee_token: str) -> Flask:
     app.register_blueprint(api, url_prefix="/api")
     app.register_blueprint(lobby_api, url_prefix="/api")
     app.register_blueprint(calibrate)
+    app.register_blueprint(review)
     return app

@@ -203,7 +203,10 @@ async function refreshHistory() {
     el("td", {}, g.finished ? (g.winner ? `winner: ${g.winner}` : "ended, no winner") : "unfinished"),
     el("td", {}, minutes(g.seconds)),
     el("td", {}, g.records),
-    el("td", {}, el("a", { href: `/api/games/${encodeURIComponent(g.name)}/journal`, download: g.name }, "journal")))));
+    el("td", {},
+      el("a", { href: `/games/${encodeURIComponent(g.name)}`, class: "replay" }, "replay"), " ",
+      el("a", { href: `/games/${encodeURIComponent(g.name)}/report`, class: "report" }, "report"), " ",
+      el("a", { href: `/api/games/${encodeURIComponent(g.name)}/journal`, download: g.name, class: "journal" }, "journal")))));
 }
 
 async function loadRulesets(keep) {
