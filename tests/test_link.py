@@ -187,3 +187,27 @@ def test_a_port_that_never_opened_reports_connecting_with_the_reason(tmp_path):
     finally:
         link.stop()
         journal.close()
+
+
+def test_the_next_game_on_a_hub_that_stayed_on_takes_its_events(harness, tmp_path):
+    """A hub powered through two games (or the lobby between them) has issued and had ACKed
+    events the new journal never saw: the new link starts at the hub's oldest unacknowledged
+    event, which its heartbeat tells, instead of asking for event 1 forever."""
+    for i in range(3):
+        harness.hub.shot("L1", t=i)
+    wait_for(lambda: harness.hub.pending() == 0, what="the first game's events ACKed")
+    harness.link.stop()
+    harness.hub.shot("L2", t=10)  # fired while no station listened: it waits in the ring
+    second = Journal(tmp_path / "second.jsonl")
+    delivered = []
+    link = HubLink(harness.hub.path, second, delivered.append, silence_timeout=1.0)
+    link.start()
+    try:
+        harness.hub.shot("L1", t=11)
+        wait_for(lambda: sum(r["verdict"] == "event" for r in delivered) == 2, what="the second game's events")
+        assert [p.decode(r["line"]).seq for r in delivered if r["verdict"] == "event"] == [4, 5]
+        wait_for(lambda: harness.hub.pending() == 0, what="ACKed")
+        assert link.snapshot()["out_of_order"] == 0
+    finally:
+        link.stop()
+        second.close()

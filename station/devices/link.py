@@ -115,7 +115,7 @@ class HubLink:
         self._port: serial.SerialBase | None = None
         self._tx_seq = 0
         self._boot: str | None = None
-        self._expected = 1
+        self._expected: int | None = 1  # None: met a boot mid-way, waiting for its heartbeat
         self._nak_sent_for: tuple[int, float] | None = None
         self._recent: OrderedDict[int, str] = OrderedDict()  # seq -> line accepted in this boot
         self._batch: list[dict[str, Any]] = []  # journaled, not yet durable: delivered by _flush
@@ -261,7 +261,12 @@ class HubLink:
         elif isinstance(message, p.Heartbeat):
             if self.journal.accepting():
                 self._journal_and_deliver(text, "control")
-            if message.seq >= self._expected:  # the tail of the stream was lost
+            if self._expected is None:  # a boot met mid-way: its oldest unacknowledged event
+                self._expected = message.seq - message.pend + 1
+                log.info("hub boot %s met at event %d: taking events from %d", self._boot, message.seq, self._expected)
+                if message.pend:
+                    self._nak(self._expected)
+            elif message.seq >= self._expected:  # the tail of the stream was lost
                 self._nak(self._expected)
         else:
             self._on_event(message, text)
@@ -276,13 +281,21 @@ class HubLink:
             if self._boot is not None:
                 log.warning("hub rebooted (boot %s -> %s)", self._boot, hello.boot)
             self._flush()  # the old boot's events, ACKed under the old numbering
-            self._boot, self._expected, self._nak_sent_for = hello.boot, 1, None
+            # A boot that has issued events this station never saw (the previous game, or the
+            # lobby between games, took and ACKed them): where to start is the hub's oldest
+            # unacknowledged event, which its next heartbeat tells (its seq minus its pending).
+            self._boot, self._expected, self._nak_sent_for = hello.boot, 1 if hello.seq == 0 else None, None
             self._acked, self._ack_due = 0, False
             self._recent.clear()
         self._set(hub_fw=hello.fw, hub_boot=hello.boot, nodes=[n.encode() for n in hello.nodes])
         self._journal_and_deliver(text, "control")
 
     def _on_event(self, message: p.Message, text: str) -> None:
+        if self._expected is None:
+            if message.seq != 1:  # wait for the heartbeat; unacknowledged, the hub resends it
+                self._audit("rx", line=text, verdict="early", error="before the hub's heartbeat said where to start")
+                return
+            self._expected = 1
         if message.seq < self._expected:
             if self._recent.get(message.seq, text) != text:
                 self._reset_detected(text)
