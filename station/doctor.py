@@ -30,13 +30,18 @@ class Finding:
     fix: str = ""
 
 
-def serial_ports(lister: Callable[[], list] | None = None) -> Finding:
-    """A hub shows up as a USB serial port (hardware.md)."""
+def serial_ports(lister: Callable[[], list] | None = None, prober: Callable[[str], object] | None = None) -> Finding:
+    """A hub shows up as a USB serial port and answers SYNC with its HELLO (hardware.md); a port
+    where nothing answers (a Pi's own /dev/ttyS0) is listed, but it is not a hub."""
     if lister is None:
         from serial.tools import list_ports
 
         lister = list_ports.comports
-    ports = [p.device for p in lister()]
+    if prober is None:
+        from .devices.probe import probe_hub
+
+        prober = probe_hub
+    ports = [port.device for port in lister()]
     if not ports:
         return Finding(
             "serial",
@@ -44,7 +49,24 @@ def serial_ports(lister: Callable[[], list] | None = None) -> Finding:
             "no serial ports found",
             "plug the hub in by USB; `station simulate-hub` stands in for one without a board",
         )
-    return Finding("serial", "ok", "ports: " + ", ".join(ports))
+    hubs, others = [], []
+    for port in ports:
+        try:
+            hello = prober(port)
+        except OSError as exc:
+            others.append(f"{port} (cannot open: {exc})")
+            continue
+        if hello is None:
+            others.append(f"{port} (no hub answers)")
+        else:
+            nodes = getattr(hello, "nodes", ())
+            hubs.append(f"hub on {port}: {getattr(hello, 'fw', '?')}, boot {getattr(hello, 'boot', '?')}, {len(nodes)} nodes")
+    said = "; ".join(hubs + others)
+    if not hubs:
+        return Finding(
+            "serial", "warn", said, "no hub answered: check its USB cable and power, and that it is flashed (hardware.md)"
+        )
+    return Finding("serial", "ok", said)
 
 
 def groups(user_groups: set[str] | None = None) -> list[Finding]:

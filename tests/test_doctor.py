@@ -11,7 +11,8 @@ from station import doctor
 
 def test_serial_ports_and_groups():
     assert doctor.serial_ports(lambda: []).level == "warn"
-    assert "/dev/ttyACM0" in doctor.serial_ports(lambda: [SimpleNamespace(device="/dev/ttyACM0")]).said
+    quiet = doctor.serial_ports(lambda: [SimpleNamespace(device="/dev/ttyACM0")], lambda port: None)
+    assert quiet.level == "warn" and "/dev/ttyACM0 (no hub answers)" in quiet.said
     missing = [f for f in doctor.groups({"video"}) if f.level == "fail"]
     assert len(missing) == 1 and "dialout" in missing[0].said and "usermod -aG dialout" in missing[0].fix
     assert all(f.level == "ok" for f in doctor.groups({"video", "dialout"}))
@@ -90,3 +91,36 @@ def test_log_files_rotate(tmp_path):
     logging.getLogger().removeHandler(handler)
     rotated = sorted(p.name for p in log_file.parent.iterdir())
     assert "station.log" in rotated and "station.log.1" in rotated and len(rotated) <= LOG_KEEP + 1
+
+
+def test_a_serial_port_counts_as_a_hub_only_when_a_hub_answers_there(tmp_path):
+    """A Pi's own /dev/ttyS0 is a serial port, not a hub: doctor asks each port for HELLO."""
+    from station.devices.hubsim import SimulatedHub
+    from station.events import Node
+
+    hub = SimulatedHub(tmp_path / "hub", nodes=(Node("L1", "launcher", 2), Node("T1", "tilt"))).start()
+    try:
+        ports = [SimpleNamespace(device=str(tmp_path / "hub")), SimpleNamespace(device=str(tmp_path / "nothing"))]
+        found = doctor.serial_ports(lambda: ports)
+        assert found.level == "ok", found
+        assert f"hub on {tmp_path / 'hub'}: hubsim/1.0, boot 51A1, 2 nodes" in found.said
+        assert f"{tmp_path / 'nothing'} (cannot open:" in found.said
+        hub.shot("L1", t=1)
+        doctor.serial_ports(lambda: ports[:1])
+        assert hub.pending() == 1  # the probe acknowledged nothing: the event stays for the game
+    finally:
+        hub.stop()
+
+
+def test_opencv_keeps_its_own_warnings_off_the_terminal(tmp_path):
+    """A camera that is not there is the doctor's finding, in words; OpenCV's "[ WARN:0@…]"
+    lines about it are not printed."""
+    env = {k: v for k, v in __import__("os").environ.items() if k != "OPENCV_LOG_LEVEL"}
+    result = subprocess.run(
+        [sys.executable, "-m", "station", "doctor", "--camera", "7", "--journals", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert "camera 7 is not available" in result.stdout
+    assert "[ WARN" not in result.stderr + result.stdout
