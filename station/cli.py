@@ -140,6 +140,13 @@ def _serve(lobby, host: str, port: int, config: str | None):
     return server
 
 
+def _warn_missing_port(serial_url: str | None) -> None:
+    """A mistyped device path says so at once, in the terminal (the link keeps retrying, and the
+    dashboard's badge shows the same error)."""
+    if serial_url and serial_url.startswith("/dev/") and not Path(serial_url).exists():
+        click.echo(f"Warning: {serial_url} does not exist (yet); `station doctor` lists the serial ports.", err=True)
+
+
 def _hardware_options(command):
     """The options every command that plays a game on a table shares: the hub, the camera."""
     for option in reversed(
@@ -244,6 +251,7 @@ def run(
         _fail("--resume carries on the journal's own game and armies; leave out --game and --army")
     if not resuming and (not game or len(armies) < 2):
         _fail("a new game needs --game and at least two --army files")
+    _warn_missing_port(serial_url)
     lobby = Lobby(
         path.parent if path else Path("journals"),
         data_dir() / "armies",
@@ -286,6 +294,8 @@ def serve(data_path, host, port, serial_url, camera, camera_fps, cal_path, seed,
     data = Path(data_path) if data_path else data_dir()
     lobby = Lobby(data / "journals", data / "armies", Hardware(serial_url, camera, camera_fps, Path(cal_path), seed))
     click.echo(f"Data:           {data}")
+    _warn_missing_port(serial_url)
+    lobby.watch()
     unfinished = lobby.unfinished()
     if unfinished is not None:
         click.echo(f"Unfinished game: {unfinished.name} (resume it from the lobby)")

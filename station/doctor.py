@@ -60,11 +60,16 @@ def serial_ports(lister: Callable[[], list] | None = None, prober: Callable[[str
             others.append(f"{port} (no hub answers)")
         else:
             nodes = getattr(hello, "nodes", ())
-            hubs.append(f"hub on {port}: {getattr(hello, 'fw', '?')}, boot {getattr(hello, 'boot', '?')}, {len(nodes)} nodes")
+            hubs.append(
+                f"hub on {port}: {getattr(hello, 'fw', '?')}, boot {getattr(hello, 'boot', '?')}, {len(nodes)} nodes"
+            )
     said = "; ".join(hubs + others)
     if not hubs:
         return Finding(
-            "serial", "warn", said, "no hub answered: check its USB cable and power, and that it is flashed (hardware.md)"
+            "serial",
+            "warn",
+            said,
+            "no hub answered: check its USB cable and power, and that it is flashed (hardware.md)",
         )
     return Finding("serial", "ok", said)
 

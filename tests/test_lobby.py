@@ -243,3 +243,84 @@ def test_the_referee_link_as_a_qr_code_in_the_terminal(tmp_path):
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == f"http://10.1.2.3:8080/?token={TOKEN}" and len(lines) > 15  # the code's rows follow
+
+
+@pytest.fixture
+def hub_lobby(tmp_path):
+    """A lobby watching a simulated hub that carries only part of the sample armies' nodes."""
+    from station.devices.hubsim import SimulatedHub
+    from station.dice import DiceBook
+    from station.rules.registry import make_ruleset
+
+    ruleset = make_ruleset("bronepekhota", DiceBook())
+    shelf = Lobby(tmp_path / "j", tmp_path / "a").shelf
+    nodes = ruleset.sensor_nodes([shelf.load("bronepekhota", a) for a in SAMPLES])
+    hub = SimulatedHub(tmp_path / "hub", nodes=[n for n in nodes if n.id != "T31"], heartbeat=0.2).start()
+    lobby = Lobby(tmp_path / "journals", tmp_path / "armies", Hardware(serial_url=hub.path, seed=2))
+    lobby.watch()
+    deadline = time.monotonic() + 10
+    while lobby.hub_health().get("state") != "connected" or not lobby.hub_health().get("nodes"):
+        assert time.monotonic() < deadline, lobby.hub_health()
+        time.sleep(0.05)
+    yield lobby, hub
+    lobby.close()
+    hub.stop()
+
+
+def test_the_pre_game_check_refuses_a_missing_node_unless_the_referee_writes_why(hub_lobby):
+    lobby, hub = hub_lobby
+    client = create_app(lobby, TOKEN).test_client()
+    check = client.post("/api/games/check", json={"game": "bronepekhota", "armies": SAMPLES}, headers=REFEREE)
+    checks = {c["check"]: c for c in check.get_json()["checks"]}
+    assert check.get_json()["ready"] is False and checks["hub"]["level"] == "fail"
+    assert checks["hub"]["said"].startswith("not on the hub: T31") and checks["armies"]["level"] == "ok"
+    refused = _start(client)
+    assert refused.status_code == 412 and "not on the hub: T31" in refused.get_json()["error"]
+    assert list(lobby.journals.glob("*.jsonl")) == []
+    no_note = client.post(
+        "/api/games", json={"game": "bronepekhota", "armies": SAMPLES, "force": True}, headers=REFEREE
+    )
+    assert no_note.status_code == 400 and "needs a note" in no_note.get_json()["error"]
+    forced = client.post(
+        "/api/games",
+        json={"game": "bronepekhota", "armies": SAMPLES, "force": True, "note": "Clone 1's node is broken; by eye"},
+        headers=REFEREE,
+    )
+    assert forced.status_code == 201, forced.get_json()
+    records = [json.loads(line) for line in next(lobby.journals.glob("*.jsonl")).read_text().splitlines()]
+    precheck = next(r for r in records if r["kind"] == "precheck")
+    assert precheck["forced"] and precheck["note"] == "Clone 1's node is broken; by eye"
+    assert lobby.hub is not None and not lobby.hub.running  # the game's own link has the port now
+    assert lobby.hub_health()["state"] == "connected"  # the game's link, shown in the lobby
+
+
+def test_between_games_the_lobby_sees_the_hub_and_its_events_never_reach_the_next_game(hub_lobby):
+    lobby, hub = hub_lobby
+    client = create_app(lobby, TOKEN).test_client()
+    status = client.get("/api/lobby").get_json()
+    assert status["hub"]["state"] == "connected" and "L21:launcher:2" in status["hub"]["nodes"]
+    hub.shot("L21")
+    hub.tilt("T21", "leaning", angle=30)
+    deadline = time.monotonic() + 5
+    while len(client.get("/api/hub/events?since=0").get_json()["events"]) < 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    events = client.get("/api/hub/events?since=0").get_json()["events"]
+    assert [(e["type"], e["node"], e["kind"]) for e in events] == [("SHOT", "L21", "launcher"), ("TILT", "T21", "tilt")]
+    assert client.get(f"/api/hub/events?since={events[0]['n']}").get_json()["events"] == events[1:]
+    assert hub.pending() == 0  # acknowledged in the setup journal
+    army = client.get("/api/armies/bronepekhota/sample:red-polaris.json").get_json()
+    army["units"][0]["members"][1]["tilt_node"] = "T31"
+    slots = client.post("/api/armies/bronepekhota/wiring", json={"army": army}, headers=REFEREE).get_json()["slots"]
+    t31 = [s for s in slots if s["id"] == "T31"]
+    assert len(t31) == 2 and all(s["conflict"] and s["absent"] for s in t31)
+
+    lobby.start("bronepekhota", [lobby.shelf.load("bronepekhota", a) for a in SAMPLES])
+    hub.shot("L1")
+    station = lobby.station
+    deadline = time.monotonic() + 5
+    while not any(r["kind"] == "rx" and r.get("verdict") == "event" for r in station.journal.records):
+        assert time.monotonic() < deadline, "the game's first event never came"
+        time.sleep(0.05)
+    lines = [r["line"] for r in station.journal.records if r["kind"] == "rx" and r.get("verdict") == "event"]
+    assert len(lines) == 1 and "node=L1" in lines[0]  # the pairing-time events stayed in the lobby

@@ -14,6 +14,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from station.devices.hubsim import SimulatedHub
 from station.dice import DiceBook
+from station.events import Node
 from station.rules.registry import make_ruleset
 from tests.test_dashboard_browser import CHROMIUM, FLAGS, _free_port
 
@@ -55,7 +56,8 @@ def _serve(tmp_path, serial):
 def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
     ruleset = make_ruleset("bronepekhota", DiceBook())
     samples = [ruleset.load_army(f"station/data/demo/{name}.json") for name in ("blue-protectorate", "red-polaris")]
-    hub = SimulatedHub(tmp_path / "hub", nodes=ruleset.sensor_nodes(samples)).start()
+    spare = [Node("L77", "launcher", 2), Node("T77", "tilt")]  # two new nodes, wired into the army by pairing
+    hub = SimulatedHub(tmp_path / "hub", nodes=[*ruleset.sensor_nodes(samples), *spare]).start()
     try:
         with _serve(tmp_path, str(tmp_path / "hub")) as url, sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
@@ -81,6 +83,25 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
             army["units"][0]["members"][0]["armour"] = 3
             army["name"] = "Полярная колонна"
             page.fill("#editor-text", json.dumps(army, ensure_ascii=False))
+
+            # pairing: Clone 1's tilt node and the Salamander's launcher, from the hub itself
+            page.click("#wiring-refresh")
+            clone = page.locator('#wiring li[data-path=\'["units",0,"members",0,"tilt_node"]\']')
+            cannon = page.locator('#wiring li[data-path=\'["units",1,"launchers",0,"node"]\']')
+            expect(clone).to_contain_text("T31")
+            clone.locator("button.pair").click()
+            expect(clone.locator("button.pair")).to_have_text("tilt it…")
+            hub.shot("L1")  # a launcher's event does not pair a tilt node
+            hub.tilt("T77", "leaning", angle=30)
+            expect(clone).to_contain_text("T77")
+            cannon.locator("button.pair").click()
+            expect(cannon.locator("button.pair")).to_have_text("pull its trigger…")
+            hub.shot("L77")
+            expect(cannon).to_contain_text("L77")
+            expect(page.locator("#wiring li.bad")).to_have_count(0)  # no conflict, all on the hub
+            army = json.loads(page.locator("#editor-text").input_value())
+            assert army["units"][0]["members"][0]["tilt_node"] == "T77"
+            assert army["units"][1]["launchers"][0]["node"] == "L77"
             page.click("#editor-save")
             expect(page.locator("#editor-error")).to_contain_text("Saved as Моя-армия.json")
             expect(page.locator("#armies select").nth(1)).to_have_value("saved:Моя-армия.json")
@@ -94,7 +115,7 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
             expect(page).to_have_url(url + "/lobby")
             page.fill("#option-hit_window_ms", "3000")
             page.click("#start")
-            expect(page).to_have_url(url + "/")
+            expect(page).to_have_url(url + "/", timeout=10000)
             expect(page.locator("#link")).to_contain_text("connected", timeout=15000)
 
             # play: the round begins, the hub's launcher fires, a ruling appears
@@ -117,6 +138,9 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
             end = json.loads(journal[-1])
             assert end["kind"] == "end" and end["note"] == "time called" and end["by"] == "dashboard"
             assert json.loads(journal[0])["options"] == {"hit_window_ms": 3000}
+            assert json.loads(journal[0])["armies"][1]["units"][1]["launchers"][0]["node"] == "L77"
+            precheck = next(json.loads(line) for line in journal if json.loads(line)["kind"] == "precheck")
+            assert not precheck["forced"] and {c["check"] for c in precheck["checks"]} >= {"armies", "hub", "disk"}
             assert any(json.loads(line)["kind"] == "rx" and "SHOT" in json.loads(line)["line"] for line in journal)
             expect(page.locator("#resume")).to_have_count(0)  # an ended game is not offered to resume
 

@@ -72,6 +72,8 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         ("post", "/api/game/end", {}),
         ("post", "/api/games/x.jsonl/resume", None),
         ("post", "/api/armies/bronepekhota", {"name": "x", "army": {}}),
+        ("post", "/api/armies/bronepekhota/wiring", {"army": {}}),
+        ("post", "/api/games/check", {"game": "bronepekhota", "armies": []}),
     ):
         assert getattr(client, method)(path, json=body).status_code == 401, path
     assert station.game.snapshot()["records"] == before  # nothing was journaled
@@ -93,4 +95,6 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         "/api/game/end",
         "/api/games/<name>/resume",
         "/api/armies/<game>",
+        "/api/armies/<game>/wiring",
+        "/api/games/check",
     }

@@ -24,6 +24,8 @@ from ..journal import JournalError, read_records
 from ..runtime import Station
 from .armies import ArmyShelf
 from .history import History, PlayedGame
+from .hubwatch import HubWatch
+from .precheck import pregame_checks
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +73,8 @@ class Lobby:
         self.hardware = hardware or Hardware()
         self.shelf = ArmyShelf(armies)
         self.history = History(journals)
+        setup = armies.parent / "setup"
+        self.hub = HubWatch(self.hardware.serial_url, setup) if self.hardware.serial_url else None
         self._station: Station | None = None
         self._lock = threading.RLock()
         self.on_start: list[Callable[[Station], None]] = []
@@ -81,7 +85,7 @@ class Lobby:
     def around(cls, station: Station, armies: Path | None = None) -> Lobby:
         """A lobby whose game is already running (a test's or a script's station): its history is
         the folder the station journals into."""
-        lobby = cls(station.journal.path.parent, armies or data_dir() / "armies")
+        lobby = cls(station.journal.path.parent, armies or data_dir() / "armies")  # no hub of its own
         lobby._station = station
         return lobby
 
@@ -122,11 +126,14 @@ class Lobby:
             path.parent.mkdir(parents=True, exist_ok=True)
             existed = path.exists() and path.stat().st_size > 0
             hw = self.hardware
+            if self.hub is not None:
+                self.hub.stop()  # the game's link takes the port
             try:
                 station = Station(path, game, list(armies), dict(options or {}), serial_url or hw.serial_url, hw.seed)
             except (DataFileError, InputError, JournalError, ValueError) as exc:
                 if not existed:
                     _discard_empty(path)
+                self.watch()
                 raise LobbyError(str(exc)) from None
             try:
                 self.messages = []
@@ -138,6 +145,7 @@ class Lobby:
                 station.stop()
                 if not existed:
                     _discard_empty(path)
+                self.watch()
                 raise LobbyError(str(exc)) from None
             station.start()
             self._station = station
@@ -190,18 +198,43 @@ class Lobby:
         return played
 
     def close(self) -> None:
-        """Stop the running game without ending it (the station shuts down; it can be resumed)."""
+        """Stop the running game without ending it (the station shuts down; it can be resumed),
+        and let go of the hub."""
         with self._lock:
             station = self._station
             if station is not None:
-                self._stop(station)
+                self._stop(station, watch=False)
+            if self.hub is not None:
+                self.hub.stop()
         if station is not None:
             for listener in self.on_end:
                 listener(station)
 
-    def _stop(self, station: Station) -> None:
+    def _stop(self, station: Station, watch: bool = True) -> None:
         self._station = None
         station.stop()
+        if watch:
+            self.watch()
+
+    def watch(self) -> None:
+        """Keep the hub's link open while no game runs (``station serve``, and after a game)."""
+        if self.hub is not None and self._station is None:
+            self.hub.start()
+
+    def hub_health(self) -> dict[str, Any]:
+        """The hub as the lobby shows it: the game's link while one runs, else the lobby's."""
+        if self._station is not None:
+            return dict(self._station.health())
+        return self.hub.health() if self.hub is not None else {"state": "none", "url": None}
+
+    def check(
+        self, game: str, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None = None
+    ) -> list[Any]:
+        """The pre-game check for these armies on this station's hub, camera and disk."""
+        hw = self.hardware
+        return pregame_checks(
+            game, armies, options or {}, hw.serial_url, self.hub_health(), hw.camera, hw.calibration, self.journals
+        )
 
     # -- what the lobby page shows --------------------------------------------------------------
     def unfinished(self) -> PlayedGame | None:
@@ -222,5 +255,6 @@ class Lobby:
             },
             "resumable": unfinished.as_dict() if unfinished else None,
             "hardware": {"serial": self.hardware.serial_url, "camera": self.hardware.camera},
+            "hub": self.hub_health(),
             "messages": list(self.messages),
         }

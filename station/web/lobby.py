@@ -19,6 +19,7 @@ from ..game import InputError
 from ..lobby.armies import ShelfError
 from ..lobby.lobby import GameRunning
 from ..lobby.network import qr_svg
+from ..lobby.wiring import wiring
 from ..rules.registry import RULESETS, make_ruleset
 from .current import lobby
 from .security import error_response, referee_only
@@ -128,21 +129,81 @@ def _armies(game: str, chosen: Any) -> list[dict[str, Any]]:
     return loaded
 
 
-@lobby_api.post("/games")
-@referee_only
-def start_game() -> Response:
-    """``{"game": ..., "options": {...}, "armies": [id or {"army": {...}}, ...]}``: a new game."""
-    body = _body()
+def _new_game(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
     game, options = body.get("game"), body.get("options", {})
     if game not in RULESETS:
         raise InputError(f"game: expected one of {', '.join(sorted(RULESETS))}")
     if not isinstance(options, dict):
         raise InputError("options: must be an object")
+    return game, _armies(game, body.get("armies")), options
+
+
+def _checks_view(findings: list[Any]) -> list[dict[str, str]]:
+    return [{"check": f.check, "level": f.level, "said": f.said, "fix": f.fix} for f in findings]
+
+
+@lobby_api.post("/games/check")
+@referee_only
+def check_game() -> Response:
+    """The pre-game check for a new game's armies: each check ok, a warning, or failed."""
+    game, armies, options = _new_game(_body())
+    checks = _checks_view(lobby().check(game, armies, options))
+    return jsonify({"checks": checks, "ready": all(c["level"] != "fail" for c in checks)})
+
+
+@lobby_api.post("/games")
+@referee_only
+def start_game() -> Response:
+    """``{"game": ..., "options": {...}, "armies": [id or {"army": {...}}, ...]}``: a new game,
+    once the pre-game check passes, or with ``"force": true`` and a ``"note"`` saying why; the
+    check and the note are journaled with the game."""
+    body = _body()
     running = lobby().station
     if running is not None:  # before loading anything: the answer does not depend on it
         raise GameRunning(f"a game is already running ({running.journal.path.name}); end it first")
-    station = lobby().start(game, _armies(game, body.get("armies")), options)
-    return jsonify({"journal": station.journal.path.name, "messages": lobby().messages}), 201
+    game, armies, options = _new_game(body)
+    checks = _checks_view(lobby().check(game, armies, options))
+    failed = [c for c in checks if c["level"] == "fail"]
+    unplayable = next((c for c in failed if c["check"] == "armies"), None)
+    if unplayable:  # armies or options the game refuses: no note can start it
+        raise InputError(unplayable["said"])
+    force, note = body.get("force") is True, body.get("note", "")
+    if not isinstance(note, str):
+        raise InputError("note: must be text")
+    if failed and not force:
+        said = "; ".join(f"{c['check']}: {c['said']}" for c in failed)
+        return jsonify({"error": f"the pre-game check failed: {said}", "checks": checks}), 412
+    if failed and not note.strip():
+        raise InputError("note: starting despite a failed check needs a note saying why")
+    station = lobby().start(game, armies, options)
+    station.journal.append("precheck", durable=True, checks=checks, forced=bool(failed), note=note, by="dashboard")
+    return jsonify({"journal": station.journal.path.name, "messages": lobby().messages, "checks": checks}), 201
+
+
+@lobby_api.post("/armies/<game>/wiring")
+@referee_only
+def army_wiring(game: str) -> Response:
+    """``{"army": {...}}``: the army's hardware slots (launchers, tilt nodes, markers) with their
+    ids, conflicts, empty ones and ids the hub does not have."""
+    if game not in RULESETS:
+        raise InputError(f"unknown game {game!r}")
+    document = _body().get("army")
+    if not isinstance(document, dict):
+        raise InputError('expected {"army": {...}}')
+    hub = lobby().hub_health()
+    inventory = [entry.split(":")[0] for entry in hub.get("nodes") or []]
+    return jsonify({"slots": wiring(document, inventory), "hub": hub})
+
+
+@lobby_api.get("/hub/events")
+def hub_events() -> Response:
+    """The hub's events while no game runs, after ``since``: what pairing waits for."""
+    try:
+        since = int(request.args.get("since", 0))
+    except ValueError:
+        return error_response(400, "since must be an integer")
+    hub = lobby().hub
+    return jsonify({"events": hub.events_since(since) if hub else [], "hub": lobby().hub_health()})
 
 
 @lobby_api.post("/game/end")

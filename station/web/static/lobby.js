@@ -36,8 +36,16 @@ async function refreshStatus() {
     el("button", { id: "resume", class: "referee-only", onclick: () => resume(game.name) }, "Resume it"));
   }
   $("messages").replaceChildren(...status.messages.map((m) => el("li", {}, m)));
+  $("hub").textContent = hubLine(status.hub);
   $("start").disabled = Boolean(status.running);
   $("start").title = status.running ? "A game is running; end it first" : "";
+}
+
+function hubLine(hub) {
+  if (!hub || hub.state === "none") return "Hub: no port set (station serve --serial …).";
+  const nodes = (hub.nodes || []).length;
+  if (hub.state === "connected") return `Hub: connected on ${hub.url}, ${hub.hub_fw || "?"}, ${nodes} nodes.`;
+  return `Hub: ${hub.state} on ${hub.url}${hub.last_error ? ` — ${hub.last_error}` : ""}.`;
 }
 
 async function resume(name) {
@@ -129,12 +137,25 @@ function changedOptions() {
   return options;
 }
 
-async function startGame(event) {
-  event.preventDefault();
+function renderChecks(checks) {
+  $("checks").replaceChildren(...checks.map((c) => el("li", { class: `check ${c.level}` },
+    `${c.level === "ok" ? "✓" : c.level === "warn" ? "!" : "✗"} ${c.check}: ${c.said}`,
+    c.fix && c.level !== "ok" ? el("div", { class: "help" }, c.fix) : "")));
+}
+
+async function startGame(event, force = false) {
+  if (event) event.preventDefault();
   for (const node of document.querySelectorAll(".option.bad")) node.classList.remove("bad");
+  const body = { game: $("game").value, options: changedOptions(), armies: chosenArmies() };
   try {
     showError("lobby-error", null);
-    const result = await call("/api/games", { game: $("game").value, options: changedOptions(), armies: chosenArmies() });
+    if (!force) {  // the pre-game check first: a failure stops here, with the reasons
+      const check = await call("/api/games/check", body);
+      renderChecks(check.checks);
+      $("force").hidden = check.ready;
+      if (!check.ready) { showError("lobby-error", new Error("The pre-game check failed; fix what it says, or start anyway with a note.")); return; }
+    }
+    const result = await call("/api/games", force ? { ...body, force: true, note: $("force-note").value } : body);
     if (result.messages.length) window.alert(result.messages.join("\n"));
     window.location.href = "/";
   } catch (error) {
@@ -144,6 +165,50 @@ async function startGame(event) {
   }
 }
 
+// --- wiring: pair each launcher, tilt node and marker with what the hub reports ---------------
+const pairing = { slot: null, since: 0, timer: null };
+
+function setAt(document_, path, value) {
+  let node = document_;
+  for (const key of path.slice(0, -1)) node = node[key];
+  node[path.at(-1)] = value;
+}
+
+async function refreshWiring() {
+  try {
+    showError("editor-error", null);
+    const result = await call(`/api/armies/${$("game").value}/wiring`, { army: editorDocument() });
+    $("wiring").replaceChildren(...result.slots.map((slot) => {
+      const flags = [slot.conflict && "used twice", slot.empty && "not paired", slot.absent && "not on the hub"].filter(Boolean);
+      const armed = pairing.slot && JSON.stringify(pairing.slot.path) === JSON.stringify(slot.path);
+      return el("li", { class: `slot${flags.length ? " bad" : ""}`, "data-path": JSON.stringify(slot.path) },
+        `${slot.owner} · ${slot.kind} · `, el("code", {}, slot.id ?? "—"), flags.length ? ` (${flags.join(", ")})` : "",
+        slot.kind === "marker" ? "" : el("button", { type: "button", class: "pair", onclick: () => pair(slot) },
+          armed ? (slot.kind === "launcher" ? "pull its trigger…" : "tilt it…") : "Pair"));
+    }));
+  } catch (error) { showError("editor-error", error); }
+}
+
+async function pair(slot) {
+  clearInterval(pairing.timer);
+  const now = await (await fetch("/api/hub/events?since=0")).json();
+  pairing.slot = slot;
+  pairing.since = Math.max(0, ...now.events.map((e) => e.n));
+  refreshWiring();
+  pairing.timer = setInterval(async () => {
+    const { events } = await (await fetch(`/api/hub/events?since=${pairing.since}`)).json();
+    if (events.length) pairing.since = events.at(-1).n;
+    const match = events.find((e) => e.kind === pairing.slot.kind);
+    if (!match) return;
+    clearInterval(pairing.timer);
+    const document_ = editorDocument();
+    setAt(document_, pairing.slot.path, match.node);
+    $("editor-text").value = JSON.stringify(document_, null, 1);
+    pairing.slot = null;
+    refreshWiring();
+  }, 400);
+}
+
 // --- the army editor ------------------------------------------------------------------------------
 async function loadIntoEditor() {
   const id = $("editor-from").value;
@@ -151,6 +216,7 @@ async function loadIntoEditor() {
   const document_ = await (await fetch(`/api/armies/${$("game").value}/${encodeURIComponent(id)}`)).json();
   $("editor-text").value = JSON.stringify(document_, null, 1);
   $("editor-name").value = id.split(":")[1].replace(/\.json$/, "") + (id.startsWith("sample:") ? "-copy" : "");
+  refreshWiring();
 }
 
 function editorDocument() {
@@ -226,6 +292,8 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("editor-file").addEventListener("change", readUpload);
   $("editor-save").addEventListener("click", saveArmy);
   $("editor-use").addEventListener("click", useUnsaved);
+  $("wiring-refresh").addEventListener("click", refreshWiring);
+  $("force-start").addEventListener("click", () => startGame(null, true));
   await loadRulesets();
   await Promise.all([refreshStatus(), refreshHistory()]);
   setInterval(() => { refreshStatus(); refreshHistory(); }, 3000);

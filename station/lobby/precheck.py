@@ -1,0 +1,81 @@
+"""The pre-game check, ``station doctor`` for one game about to start: do the armies load
+together, is the hub there with every node they are wired to, is the camera's calibration fresh
+and good, is there room for the journal.  A failed check refuses the start; the referee may
+start anyway with a note, and the check and the note are journaled."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..datafile import DataFileError
+from ..dice import DiceBook
+from ..doctor import Finding, calibration, disk
+from ..rules.registry import make_ruleset
+
+
+def _armies(game: str, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any]) -> Finding:
+    try:
+        make_ruleset(game, DiceBook()).initial_state(armies, options)
+    except (DataFileError, ValueError) as exc:
+        return Finding("armies", "fail", str(exc), "fix the army or the option it names")
+    return Finding("armies", "ok", f"{len(armies)} armies load together")
+
+
+def _hub(game: str, armies: Sequence[Mapping[str, Any]], serial_url: str | None, health: Mapping[str, Any]) -> Finding:
+    try:
+        needed = make_ruleset(game, DiceBook()).sensor_nodes(armies)
+    except (DataFileError, ValueError):
+        return Finding("hub", "warn", "not checked: the armies do not load")
+    if not needed:
+        return Finding("hub", "ok", "these armies use no hub nodes")
+    if not serial_url:
+        return Finding(
+            "hub",
+            "warn",
+            f"no hub port is set; the armies are wired to {len(needed)} nodes",
+            "start the station with --serial, or play with the referee entering shots",
+        )
+    inventory = {entry.split(":")[0]: entry for entry in health.get("nodes") or []}
+    if health.get("state") != "connected" or not inventory:
+        error = health.get("last_error")
+        return Finding(
+            "hub",
+            "fail",
+            f"the hub on {serial_url} is not answering" + (f" ({error})" if error else ""),
+            "check the hub's USB cable and power; `station doctor` lists the ports",
+        )
+    missing = [n.id for n in needed if n.id not in inventory]
+    if missing:
+        return Finding(
+            "hub",
+            "fail",
+            f"not on the hub: {', '.join(missing)} (the hub has {', '.join(sorted(inventory))})",
+            "pair the models again (Wiring), or plug those nodes in",
+        )
+    barrels = [
+        f"{n.id} has {inventory[n.id].split(':')[2]} barrels on the hub, {n.barrels} in the army"
+        for n in needed
+        if n.kind == "launcher" and inventory[n.id].count(":") == 2 and inventory[n.id].split(":")[2] != str(n.barrels)
+    ]
+    if barrels:
+        return Finding("hub", "warn", "; ".join(barrels), "correct the army's launcher barrels")
+    return Finding("hub", "ok", f"all {len(needed)} nodes are on the hub ({health.get('hub_fw')})")
+
+
+def pregame_checks(
+    game: str,
+    armies: Sequence[Mapping[str, Any]],
+    options: Mapping[str, Any],
+    serial_url: str | None,
+    hub_health: Mapping[str, Any],
+    camera: str | None,
+    calibration_path: Path,
+    journals: Path,
+) -> list[Finding]:
+    findings = [_armies(game, armies, options), _hub(game, armies, serial_url, hub_health)]
+    if camera is not None:
+        findings.append(calibration(calibration_path))
+    findings.append(disk(journals))
+    return findings
