@@ -50,10 +50,11 @@ def wiring(document: Any, inventory: list[str] | None = None) -> list[dict[str, 
     in another slot, ``empty`` when it has none, and ``absent`` when the hub's inventory (ids,
     if known) lacks it."""
     slots = list(_walk(document, [], "army"))
+    known = set(inventory or ())
     counts = Counter((s["kind"] == "marker", s["id"]) for s in slots if s["id"] not in (None, ""))
     for slot in slots:
         empty = slot["id"] in (None, "")
         slot["empty"] = empty
         slot["conflict"] = not empty and counts[(slot["kind"] == "marker", slot["id"])] > 1
-        slot["absent"] = bool(inventory) and slot["kind"] != "marker" and not empty and slot["id"] not in inventory
+        slot["absent"] = bool(known) and slot["kind"] != "marker" and not empty and slot["id"] not in known
     return slots
