@@ -196,6 +196,13 @@ class Game:
         with self._lock:
             return self._ruling(ruling_id)
 
+    def verdicts(self, ruling_id: str) -> list[tuple[str, str]]:
+        """The overrides that fit a ruling, each with what it does (``Ruleset.verdicts``)."""
+        with self._lock:
+            ruling = self._ruling(ruling_id)
+            allowed = self._result.ruleset.override_verdicts
+            return [(v, why) for v, why in self._result.ruleset.verdicts(ruling) if v in allowed]
+
     def model_spec(self, element: str) -> Mapping[str, Any]:
         """The army files' word on a model: its unit, player, base and marker."""
         return self._specs.get(element, {})

@@ -207,7 +207,6 @@ def test_the_next_game_on_a_hub_that_stayed_on_takes_its_events(harness, tmp_pat
         wait_for(lambda: sum(r["verdict"] == "event" for r in delivered) == 2, what="the second game's events")
         assert [p.decode(r["line"]).seq for r in delivered if r["verdict"] == "event"] == [4, 5]
         wait_for(lambda: harness.hub.pending() == 0, what="ACKed")
-        assert link.snapshot()["out_of_order"] == 0
     finally:
         link.stop()
         second.close()

@@ -73,7 +73,7 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
             # an army built in the form: the red sample as a template, renamed, refused once, saved
             page.locator("#editor summary").click()
             page.select_option("#editor-from", "sample:red-polaris.json")
-            expect(page.locator("#editor-text")).to_have_value(re.compile('^\\{\n "format": "bronepekhota-army/1"'))
+            expect(page.locator("#editor-text")).to_have_value(re.compile('"name": "Polaris Empire assault column"'))
             army = json.loads(page.locator("#editor-text").input_value())
             army["units"][0]["members"][0]["armour"] = "many"
             page.fill("#editor-text", json.dumps(army))

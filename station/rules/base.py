@@ -118,6 +118,9 @@ class Ruling:
 S = TypeVar("S")
 
 
+VOID_MEANS = "It did not happen: this ruling, and what followed from it, are undone."
+
+
 class Ruleset(Protocol[S]):
     """What the station needs from a game, and all it may use: the CLI, the lobby, the camera and
     the dashboard reach a game through these names only.  ``S`` is the game's state type.
@@ -172,6 +175,10 @@ class Ruleset(Protocol[S]):
 
     def postures(self, state: S) -> dict[str, str]:
         """Each model's posture as the hub's tilt nodes last reported it (the camera defers to it)."""
+
+    def verdicts(self, ruling: Ruling) -> list[tuple[str, str]]:
+        """The overrides that fit this ruling, each with one line saying what it does: the
+        referee is offered these, not every verdict the game knows."""
 
 
 def voided(

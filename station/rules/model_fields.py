@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from ..datafile import Fields, load_json_file
 from ..events import Node
-from .base import ArmyError
+from .base import VOID_MEANS, ArmyError, Ruling
 
 S = TypeVar("S")
 
@@ -130,3 +130,7 @@ class ModelRuleset(Generic[S]):
     def postures(self, state: S) -> dict[str, str]:
         """Each model's posture from the hub's tilt nodes: none, for games without them."""
         return {}
+
+    def verdicts(self, ruling: Ruling) -> list[tuple[str, str]]:
+        """Undoing a ruling is the one override most games know."""
+        return [("void", VOID_MEANS)]

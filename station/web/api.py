@@ -206,6 +206,13 @@ def override(ruling_id: str) -> Response:
     return jsonify({"ruling": ruling.as_dict()})
 
 
+@api.get("/rulings/<ruling_id>/verdicts")
+def verdicts(ruling_id: str) -> Response:
+    """The overrides that fit this ruling, each explained in one line, for the override form."""
+    fitting = _station().game.verdicts(ruling_id)
+    return jsonify({"verdicts": [{"verdict": v, "why": why} for v, why in fitting]})
+
+
 @api.get("/rulings/<ruling_id>/picture.svg")
 def ruling_picture(ruling_id: str) -> Response:
     """The picture of what a ruling measured: the table of that moment with the line drawn."""

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from ...events import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import BRONEPEKHOTA, Convention
-from ..base import Event, Input, Overriding, Ruling, RulingKind
+from ..base import VOID_MEANS, Event, Input, Overriding, Ruling, RulingKind
 from ..hits import HitTracker
 from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
@@ -109,6 +109,21 @@ class Bronepekhota(ModelRuleset[GameState]):
 
     def cover(self, hidden_fraction: float) -> dict[str, Any]:
         return cover(hidden_fraction)
+
+    def verdicts(self, ruling: Ruling) -> list[tuple[str, str]]:
+        """§6.7: a hit's result is the model's state after it, which the referee may correct; a
+        real shot's legality (§6.2–§6.4, §3.2) may be reversed either way."""
+        if ruling.kind == RulingKind.HIT:
+            return [
+                ("stood", "The model stood: the Armour Test for a hit that did not knock it over."),
+                ("fell", "The model was knocked over (or leaned): the test for a fall."),
+                ("void", "It was not a hit of this shot (a ricochet, a hand, another shot): no test."),
+            ]
+        if ruling.id.endswith(":shot") and ruling.details.get("legal") is False:
+            return [("allow", "The shot was legal after all: it counts, with its ammunition.")]
+        if ruling.id.endswith(":shot"):
+            return [("void", "The shot was not legal: it does not count, nor do its hits.")]
+        return [("void", VOID_MEANS)]
 
     def sensor_nodes(self, armies: Sequence[Mapping[str, Any]]) -> list[Node]:
         """The hub inventory these armies are wired to: every launcher and tilt node."""

@@ -19,6 +19,14 @@ async function act(path, body) {
   try { showError(null); await call(path, body); } catch (error) { showError(error); }
 }
 
+// What the rules say of a model, and whether that still waits on the referee: a hit awaiting
+// confirmation is shown as provisional, not as settled.
+function modelStatus(id) {
+  const element = (model.state ? model.state.units : []).flatMap((u) => u.elements).find((e) => e.id === id);
+  const provisional = model.rulings.some((r) => r.element === id && rulingStatus(r) === "pending");
+  return { status: element ? element.status : null, provisional };
+}
+
 // --- rendering ------------------------------------------------------------------------------
 function bar(value, max, kind) {
   const share = max ? Math.max(0, Math.min(1, value / max)) : 0;
@@ -62,8 +70,12 @@ function unitCard(unit) {
   }
   const people = unit.elements.filter((e) => e.kind === "infantry");
   if (people.length) {
-    card.append(el("ul", { class: "members" }, ...people.map((e) =>
-      el("li", { class: e.status }, `${e.name} · ${e.label || `Бр ${e.armour}`} · ${e.status}${unit.kind === "vehicle" ? " (pilot)" : ""}`))));
+    card.append(el("ul", { class: "members" }, ...people.map((e) => {
+      const provisional = modelStatus(e.id).provisional;
+      return el("li", { class: `${e.status}${provisional ? " provisional" : ""}` },
+        `${e.name} · ${e.label || `Бр ${e.armour}`} · ${e.status}${provisional ? " (awaiting the referee)" : ""}`
+        + `${unit.kind === "vehicle" ? " (pilot)" : ""}`);
+    })));
   }
   return card;
 }
@@ -87,16 +99,24 @@ function rulingItem(ruling, withControls) {
       target: "_blank" }, "picture"));
   }
   if (withControls) {
-    const verdict = el("select", { "aria-label": "override verdict" },
-      ...model.verdicts.map((v) => el("option", { value: v }, v)));
-    const note = el("input", { placeholder: "note", "aria-label": "override note" });
-    item.append(el("div", { class: "referee-only" },
-      el("button", { onclick: () => act(`/api/rulings/${encodeURIComponent(ruling.id)}/confirm`) }, "Confirm"), " ",
-      verdict, note,
-      el("button", { onclick: () => act(`/api/rulings/${encodeURIComponent(ruling.id)}/override`,
-        { verdict: verdict.value, note: note.value }) }, "Override")));
+    const form = el("div", { class: "override", hidden: "" });
+    item.append(el("div", { class: "referee-only ruling-controls" },
+      el("button", { class: "confirm", onclick: () => act(`/api/rulings/${encodeURIComponent(ruling.id)}/confirm`) }, "Confirm"), " ",
+      el("button", { class: "override-open", onclick: () => openOverride(ruling, form) }, "Override…")), form);
   }
   return item;
+}
+
+// Only the verdicts that fit this ruling, each with what it does; none is chosen for the referee.
+async function openOverride(ruling, form) {
+  try {
+    const { verdicts } = await (await fetch(`/api/rulings/${encodeURIComponent(ruling.id)}/verdicts`)).json();
+    const note = el("input", { placeholder: "why (kept in the journal)", "aria-label": "override note" });
+    form.replaceChildren(...verdicts.map(({ verdict, why }) => el("button", { class: "verdict", "data-verdict": verdict,
+      onclick: () => act(`/api/rulings/${encodeURIComponent(ruling.id)}/override`, { verdict, note: note.value }) },
+      el("b", {}, verdict), el("span", {}, ` — ${why}`))), note);
+    form.hidden = false;
+  } catch (error) { showError(error); }
 }
 
 function fillSelect(select, options) {
@@ -110,6 +130,9 @@ function render() {
   if (!state) return;
   $("round").textContent = state.round;
   $("active-player").textContent = state.winner ? `${state.winner} wins` : (state.active_player || "–");
+  $("winner").hidden = !state.winner;
+  $("winner").textContent = state.winner ? `Game over: ${state.winner} wins. The referee ends the game to keep its result.` : "";
+  document.body.classList.toggle("over", Boolean(state.winner));
   $("active-unit").textContent = state.active_unit || "";
   $("initiative").textContent = Object.keys(state.initiative).length
     ? "Initiative " + Object.entries(state.initiative).map(([p, r]) => `${p} ${r}`).join(", ") : "";
@@ -142,8 +165,10 @@ function renderHealth(health) {
   const link = $("link");
   const state = model.health.state || "unknown";
   link.className = `link ${state}`;
-  const parts = [`link ${state}`];
+  const parts = [{ lost: "hub unplugged or silent", connecting: "hub: connecting", connected: "hub connected",
+    silent: "hub silent", none: "no hub", server: "station unreachable" }[state] || `link ${state}`];
   if (model.health.hub_fw) parts.push(model.health.hub_fw);
+  if (state !== "connected" && model.health.last_error) parts.push(model.health.last_error);
   if (model.health.seen_ago_s !== null && model.health.seen_ago_s !== undefined && model.health.seen_ago_s > 2) {
     parts.push(`last seen ${model.health.seen_ago_s.toFixed(0)} s ago`);
   }
@@ -188,7 +213,7 @@ function connect() {
     $("game-ended").hidden = false;
     setTimeout(() => { window.location.href = "/lobby"; }, 1500);
   });
-  source.onerror = () => renderHealth({ state: "lost" });
+  source.onerror = () => renderHealth({ state: "server", last_error: "the station is not answering (restarting, or off the network); retrying" });
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -225,7 +250,9 @@ document.addEventListener("DOMContentLoaded", () => {
     try { model.diceWaiting = (await call("/api/dice", {}, "DELETE")).waiting; renderDice(); } catch (error) { showError(error); }
   });
   $("end-game").addEventListener("click", async () => {
-    if (!window.confirm("End this game? Its result is journaled and it moves to the history.")) return;
+    const pending = model.rulings.filter((r) => rulingStatus(r) === "pending").length;
+    const stand = pending ? ` ${pending} ruling(s) still await confirmation: they stand as the station ruled them.` : "";
+    if (!window.confirm(`End this game? Its result is journaled and it moves to the history.${stand}`)) return;
     await act("/api/game/end", { note: $("end-note").value });
   });
   setUpMap();

@@ -210,10 +210,14 @@ async function pair(slot) {
 }
 
 // --- the army editor ------------------------------------------------------------------------------
+let editorLoads = 0;  // only the latest choice fills the editor, however the answers arrive
+
 async function loadIntoEditor() {
   const id = $("editor-from").value;
   if (!id) return;
+  const load = ++editorLoads;
   const document_ = await (await fetch(`/api/armies/${$("game").value}/${encodeURIComponent(id)}`)).json();
+  if (load !== editorLoads) return;
   $("editor-text").value = JSON.stringify(document_, null, 1);
   $("editor-name").value = id.split(":")[1].replace(/\.json$/, "") + (id.startsWith("sample:") ? "-copy" : "");
   refreshWiring();

@@ -36,7 +36,9 @@ function baseSize(name) {
 function baseShape(unit, h, colour) {
   const [kind, length, width] = baseSize(unit.base);
   const x = unit.x_mm, y = h - unit.y_mm;
-  const attrs = { class: `base ${unit.status}${model.picked === unit.element ? " picked" : ""}`, fill: colour,
+  const rules = modelStatus(unit.element);  // what the rules say: destroyed, and whether provisionally
+  const ruled = rules.status === "destroyed" ? " destroyed" : "";
+  const attrs = { class: `base ${unit.status}${ruled}${rules.provisional ? " provisional" : ""}${model.picked === unit.element ? " picked" : ""}`, fill: colour,
     "data-element": unit.element, transform: `rotate(${-unit.facing_deg} ${x} ${y})` };
   const shape = kind === "round" ? svg("circle", { ...attrs, cx: x, cy: y, r: length / 2 })
     : kind === "oval" ? svg("ellipse", { ...attrs, cx: x, cy: y, rx: length / 2, ry: width / 2 })
@@ -97,12 +99,21 @@ function renderTable() {
     if (seen[cut]) shapes.push(svg("circle", { class: "cut-off", cx: seen[cut].x_mm, cy: h - seen[cut].y_mm, r: 30 }));
   }
   if (model.template) shapes.push(templateShape(model.template, h));
+  // A finger needs 44 px: bases smaller than that on screen get an invisible target around them,
+  // drawn under every base, so a tap on a base is always that base's.
+  const reachable = 22 / ((element.getBoundingClientRect().width || w) / (w + 40));
+  for (const unit of table ? table.units : []) {
+    if (reachable <= baseSize(unit.base)[1] / 2) continue;
+    const target = svg("circle", { class: "tap-target", cx: unit.x_mm, cy: h - unit.y_mm, r: reachable, "data-target": unit.element });
+    target.addEventListener("click", (event) => { if (!map.editing) { event.stopPropagation(); pickBase(unit.element); } });
+    shapes.push(target);
+  }
   for (const unit of table ? table.units : []) {
     const colour = PLAYER_COLOURS[Math.max(0, players.indexOf(unit.player)) % PLAYER_COLOURS.length];
     const x = unit.x_mm, y = h - unit.y_mm, a = (unit.facing_deg * Math.PI) / 180;
     shapes.push(baseShape(unit, h, colour));
     shapes.push(svg("line", { x1: x, y1: y, x2: x + 24 * Math.cos(a), y2: y - 24 * Math.sin(a), stroke: "#fff", "stroke-width": 3 }));
-    shapes.push(svg("text", { x: x + 18, y: y + 6 }, unit.status === "fallen" ? `${unit.element} ✕` : unit.element));
+    shapes.push(svg("text", { x: x + 18, y: y + 6 }, unit.status === "fallen" || modelStatus(unit.element).status === "destroyed" ? `${unit.element} ✕` : unit.element));
   }
   const m = model.measurement;
   if (m) {  // the two exact points measured, and what was measured, in the game's units
