@@ -29,11 +29,11 @@ pytestmark = pytest.mark.browser
 
 
 @contextlib.contextmanager
-def _page(url, height=1000):
+def _page(url, height=1000, width=1400):
     """Headless Chromium on ``url``."""
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": height})
+        page = browser.new_page(viewport={"width": width, "height": height})
         page.goto(url)
         yield page
         browser.close()

@@ -104,7 +104,7 @@ function renderTable() {
   const reachable = 22 / ((element.getBoundingClientRect().width || w) / (w + 40));
   for (const unit of table ? table.units : []) {
     if (reachable <= baseSize(unit.base)[1] / 2) continue;
-    const target = svg("circle", { class: "tap-target", cx: unit.x_mm, cy: h - unit.y_mm, r: reachable, "data-target": unit.element });
+    const target = svg("circle", { class: "tap-target", cx: unit.x_mm, cy: h - unit.y_mm, r: reachable, "data-tap": unit.element });
     target.addEventListener("click", (event) => { if (!map.editing) { event.stopPropagation(); pickBase(unit.element); } });
     shapes.push(target);
   }

@@ -1,0 +1,80 @@
+"""The referee's screen as a new referee meets it, on a phone (390×844): the controls and the
+pending rulings come before the map, a hit awaiting confirmation is provisional, the override
+offers only what fits the ruling, every base is a finger-sized target, and the end of a game
+says who won."""
+
+import pytest
+from playwright.sync_api import expect
+
+from station.devices import protocol as p
+from station.runtime import Station
+from station.web.server import DashboardServer
+from tests.test_dashboard_browser import TOKEN, _page
+from tests.test_web import _hit
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def phone_station(tmp_path, armies):
+    station = Station(tmp_path / "game.jsonl", "bronepekhota", armies, {}, seed=5).start()
+    station.game.observe_table(
+        {
+            "table_mm": [1200, 900],
+            "units": [
+                {"element": e, "x_mm": x, "y_mm": y, "facing_deg": 0, "status": "up", "confidence": 1.0}
+                for e, x, y in (("clone-3", 300, 300), ("clone-4", 330, 300), ("gryphon", 800, 500))
+            ],
+        }
+    )
+    server = DashboardServer(station, TOKEN, port=0).start()
+    yield station, server
+    server.stop()
+    station.stop()
+
+
+def test_on_a_phone_the_referee_acts_first_and_sees_what_is_provisional(phone_station):
+    station, server = phone_station
+    hit = _hit(station)  # Clone 3 knocked over: a hit that waits for the referee
+    with _page(server.url + f"/?token={TOKEN}", width=390, height=844) as page:
+        expect(page.locator("#role")).to_have_text("referee")
+        pending = page.locator(f'#pending li[data-ruling="{hit["id"]}"]')
+        expect(pending).to_be_visible()
+        side, units = page.locator("#side").bounding_box(), page.locator("#units-section").bounding_box()
+        assert side["y"] < units["y"]  # what needs the referee comes first
+        for button in page.locator("#side button:visible").all():
+            assert button.bounding_box()["height"] >= 44, button.text_content()
+        expect(page.locator(".members li.provisional")).to_contain_text("Clone 3")
+        expect(page.locator(".members li.provisional")).to_contain_text("awaiting the referee")
+
+        # the bases are about 8 px on this screen; each has a 44 px target that picks it
+        page.locator("#table-map").scroll_into_view_if_needed()
+        target = page.locator('#table-map circle.tap-target[data-tap="gryphon"]').bounding_box()
+        assert target["width"] >= 43
+        page.mouse.click(target["x"] + target["width"] / 2 + 15, target["y"] + target["height"] / 2)
+        expect(page.locator("#reach-title")).to_contain_text("gryphon")
+
+        pending.locator("button.override-open").click()
+        verdicts = pending.locator("button.verdict")
+        expect(verdicts).to_have_count(3)
+        assert [v.get_attribute("data-verdict") for v in verdicts.all()] == ["stood", "fell", "void"]
+        expect(verdicts.first).to_contain_text("Armour Test")
+        pending.locator('input[aria-label="override note"]').fill("it only wobbled")
+        pending.locator('button.verdict[data-verdict="stood"]').click()
+        expect(page.locator(f'#feed li[data-ruling="{hit["id"]}"]')).to_contain_text("Referee: stood")
+        expect(page.locator(".members li.provisional")).to_have_count(0)
+
+
+def test_a_refused_shot_offers_only_to_allow_it(phone_station):
+    station, server = phone_station
+    game = station.game
+    shot = p.Shot(1, "L1", 1, "shell", 1, 1000)  # no round begun: the shot is refused
+    game.observe(game.journal.append("rx", line=p.encode(shot).decode().strip(), verdict="event"))
+    refused = next(r for r in game.snapshot()["rulings"] if r["id"].endswith(":shot"))
+    assert refused["details"]["legal"] is False
+    assert game.verdicts(refused["id"]) == [("allow", "The shot was legal after all: it counts, with its ammunition.")]
+    with _page(server.url + f"/?token={TOKEN}") as page:
+        item = page.locator(f'#pending li[data-ruling="{refused["id"]}"]')
+        item.locator("button.override-open").click()
+        expect(item.locator("button.verdict")).to_have_count(1)
+        expect(item.locator("button.verdict")).to_have_attribute("data-verdict", "allow")
