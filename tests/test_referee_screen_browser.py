@@ -78,3 +78,21 @@ def test_a_refused_shot_offers_only_to_allow_it(phone_station):
         item.locator("button.override-open").click()
         expect(item.locator("button.verdict")).to_have_count(1)
         expect(item.locator("button.verdict")).to_have_attribute("data-verdict", "allow")
+
+
+def test_spoken_rulings_are_off_until_asked_for_and_then_read_each_new_ruling(phone_station):
+    station, server = phone_station
+    with _page(server.url + "/") as page:
+        page.evaluate(
+            "() => { window.__spoken = []; window.speechSynthesis.speak = (u) => window.__spoken.push(u.text); }"
+        )
+        expect(page.locator("#speak")).not_to_be_checked()
+        station.game.operator_input("begin_round")
+        expect(page.locator("#feed li").first).to_be_visible()
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.__spoken") == []  # off by default
+        page.locator("#speak").check()
+        _hit(station)
+        page.wait_for_function("window.__spoken.some((t) => t.includes('Clone 3'))")
+        page.reload()  # remembered in this browser
+        expect(page.locator("#speak")).to_be_checked()

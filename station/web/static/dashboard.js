@@ -27,6 +27,20 @@ function modelStatus(id) {
   return { status: element ? element.status : null, provisional };
 }
 
+// Spoken rulings (off by default, remembered in this browser): players hear a ruling without
+// looking up.  The browser's own Web Speech API; nothing leaves the table.
+const SPEAK_KEY = "station.speak-rulings";
+const SPOKEN_KINDS = ["hit", "shot", "melee", "warning", "status"];
+
+function speak(rulings) {
+  if (localStorage.getItem(SPEAK_KEY) !== "on" || !window.speechSynthesis) return;
+  for (const ruling of rulings.filter((r) => SPOKEN_KINDS.includes(r.kind))) {
+    const utterance = new SpeechSynthesisUtterance(ruling.text.replace(/§/g, ""));
+    utterance.lang = document.documentElement.lang || "en";
+    window.speechSynthesis.speak(utterance);
+  }
+}
+
 // --- rendering ------------------------------------------------------------------------------
 function bar(value, max, kind) {
   const share = max ? Math.max(0, Math.min(1, value / max)) : 0;
@@ -199,6 +213,7 @@ function connect() {
     const data = JSON.parse(event.data);
     model.state = data.state;
     model.rulings.push(...data.rulings);
+    speak(data.rulings);
     model.records = data.records;
     model.table = data.table;
     model.diceWaiting = data.dice_waiting;
@@ -248,6 +263,11 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("dice-clear").addEventListener("click", async () => {
     try { model.diceWaiting = (await call("/api/dice", {}, "DELETE")).waiting; renderDice(); } catch (error) { showError(error); }
+  });
+  $("speak").checked = localStorage.getItem(SPEAK_KEY) === "on";
+  $("speak").addEventListener("change", (event) => {
+    localStorage.setItem(SPEAK_KEY, event.target.checked ? "on" : "off");
+    if (!event.target.checked && window.speechSynthesis) window.speechSynthesis.cancel();
   });
   $("end-game").addEventListener("click", async () => {
     const pending = model.rulings.filter((r) => rulingStatus(r) === "pending").length;
