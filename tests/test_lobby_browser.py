@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
@@ -52,8 +53,18 @@ def _serve(tmp_path, serial):
         log.close()
 
 
-@pytest.mark.parametrize("viewport", [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
-def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
+RUSSIAN = json.loads(Path("station/web/i18n/ru.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "viewport, lang",
+    [((1400, 1000), "en"), ((390, 844), "en"), ((390, 844), "ru")],
+    ids=["desktop", "phone", "phone-ru"],
+)
+def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport, lang):
+    def tr(text, **values):  # what the page says, in the language it was asked for
+        return (RUSSIAN.get(text, text) if lang == "ru" else text).format(**values)
+
     ruleset = make_ruleset("bronepekhota", DiceBook())
     samples = [ruleset.load_army(f"station/data/demo/{name}.json") for name in ("blue-protectorate", "red-polaris")]
     spare = [Node("L77", "launcher", 2), Node("T77", "tilt")]  # two new nodes, wired into the army by pairing
@@ -61,11 +72,14 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
     try:
         with _serve(tmp_path, str(tmp_path / "hub")) as url, sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-            page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]}, accept_downloads=True)
+            context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, accept_downloads=True)
+            context.add_cookies([{"name": "lang", "value": lang, "url": url}])
+            page = context.new_page()
             page.on("dialog", lambda dialog: dialog.accept())
             page.goto(url + f"/?token={TOKEN}")  # no game yet: the station opens its lobby
             expect(page).to_have_url(url + "/lobby")
-            expect(page.locator("#role")).to_have_text("referee")
+            expect(page.locator("html")).to_have_attribute("lang", lang)
+            expect(page.locator("#role")).to_have_text(tr("referee"))
             expect(page.locator("#no-game")).to_be_visible()
             page.select_option("#game", "bronepekhota")
             expect(page.locator("#armies select")).to_have_count(2)
@@ -90,12 +104,12 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
             cannon = page.locator('#wiring li[data-path=\'["units",1,"launchers",0,"node"]\']')
             expect(clone).to_contain_text("T31")
             clone.locator("button.pair").click()
-            expect(clone.locator("button.pair")).to_have_text("tilt it…")
+            expect(clone.locator("button.pair")).to_have_text(tr("tilt it…"))
             hub.shot("L1")  # a launcher's event does not pair a tilt node
             hub.tilt("T77", "leaning", angle=30)
             expect(clone).to_contain_text("T77")
             cannon.locator("button.pair").click()
-            expect(cannon.locator("button.pair")).to_have_text("pull its trigger…")
+            expect(cannon.locator("button.pair")).to_have_text(tr("pull its trigger…"))
             hub.shot("L77")
             expect(cannon).to_contain_text("L77")
             expect(page.locator("#wiring li.bad")).to_have_count(0)  # no conflict, all on the hub
@@ -103,7 +117,7 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
             assert army["units"][0]["members"][0]["tilt_node"] == "T77"
             assert army["units"][1]["launchers"][0]["node"] == "L77"
             page.click("#editor-save")
-            expect(page.locator("#editor-error")).to_contain_text("Saved as Моя-армия.json")
+            expect(page.locator("#editor-error")).to_contain_text(tr("Saved as {name}.", name="Моя-армия.json"))
             expect(page.locator("#armies select").nth(1)).to_have_value("saved:Моя-армия.json")
 
             # an option from the game's own declarations: out of its range the browser refuses it
@@ -116,7 +130,7 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
             page.fill("#option-hit_window_ms", "3000")
             page.click("#start")
             expect(page).to_have_url(url + "/", timeout=10000)
-            expect(page.locator("#link")).to_contain_text("connected", timeout=15000)
+            expect(page.locator("#link")).to_contain_text(tr("hub connected"), timeout=15000)
 
             # play: the round begins, the hub's launcher fires, a ruling appears
             page.click('[data-input="begin_round"]')
@@ -131,7 +145,7 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport):
             expect(page).to_have_url(url + "/lobby", timeout=10000)
             row = page.locator("#history tbody tr").first
             expect(row).to_contain_text("Полярная колонна")
-            expect(row).to_contain_text("ended")
+            expect(row).to_contain_text(tr("ended, no winner"))
             with page.expect_download() as download:
                 row.locator("a.journal").click()
             journal = download.value.path().read_text().splitlines()

@@ -116,6 +116,7 @@ class HubLink:
         self._tx_seq = 0
         self._boot: str | None = None
         self._expected: int | None = 1  # None: met a boot mid-way, waiting for its heartbeat
+        self._reset_seen = False  # a restart whose HELLO has not come yet was already counted
         self._nak_sent_for: tuple[int, float] | None = None
         self._recent: OrderedDict[int, str] = OrderedDict()  # seq -> line accepted in this boot
         self._batch: list[dict[str, Any]] = []  # journaled, not yet durable: delivered by _flush
@@ -287,6 +288,7 @@ class HubLink:
             self._boot, self._expected, self._nak_sent_for = hello.boot, 1 if hello.seq == 0 else None, None
             self._acked, self._ack_due = 0, False
             self._recent.clear()
+        self._reset_seen = False
         self._set(hub_fw=hello.fw, hub_boot=hello.boot, nodes=[n.encode() for n in hello.nodes])
         self._journal_and_deliver(text, "control")
 
@@ -335,9 +337,12 @@ class HubLink:
 
     def _reset_detected(self, text: str) -> None:
         """An old SEQ with new content: the hub restarted and its HELLO was lost.  Not ACKed (that
-        would free the new event); SYNC asks for the HELLO and a resend of the new boot's ring."""
-        self._count("resets_detected")
-        log.warning("hub line %r reuses an accepted SEQ with other content: the hub restarted", text[:60])
+        would free the new event); SYNC asks for the HELLO and a resend of the new boot's ring.
+        One restart is counted once, however many of its lines arrive before its HELLO."""
+        if not self._reset_seen:
+            self._reset_seen = True
+            self._count("resets_detected")
+            log.warning("hub line %r reuses an accepted SEQ with other content: the hub restarted", text[:60])
         self._audit("rx", line=text, verdict="reset", error="SEQ reused with other content")
         now = self.clock.monotonic()
         if self._nak_sent_for != (-1, now // NAK_RETRY):

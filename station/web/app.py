@@ -10,6 +10,7 @@ from ..runtime import Station
 from .api import api
 from .calibrate import calibrate
 from .current import NoGame
+from .i18n import install as install_i18n
 from .lobby import lobby_api, lobby_pages
 from .pages import pages
 from .review import review
@@ -25,6 +26,7 @@ def create_app(station: Lobby | Station, referee_token: str) -> Flask:
     app.extensions["broadcasters"] = broadcasters
     lobby.on_end.append(broadcasters.close)
     harden(app)
+    install_i18n(app)
 
     @app.errorhandler(NoGame)
     def _no_game(exc: NoGame) -> tuple[Response, int]:

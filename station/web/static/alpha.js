@@ -6,7 +6,7 @@
 const AS_CRITS = [["engine", "ENGINE", 2], ["fire_control", "FIRE CONTROL", 4], ["mp", "MP", 4], ["weapons", "WEAPONS", 4]];
 
 function pipRow(label, left, max, kind) {
-  const row = el("div", { class: `pips ${kind}`, "data-pips": kind, title: `${label} ${left} of ${max}` }, el("b", {}, label));
+  const row = el("div", { class: `pips ${kind}`, "data-pips": kind, title: t("{label} {left} of {max}", { label, left, max }) }, el("b", {}, label));
   for (let k = 0; k < max; k++) row.append(el("i", { class: k < left ? "pip on" : "pip off" }));
   return row;
 }
@@ -27,20 +27,20 @@ function alphaCard(unit) {
   const c = unit.elements[0];
   const status = c.status.replace(" ", "-");
   const mv = c.movement || (`${c.move_in}"` + (c.jump_in ? ` / ${c.jump_in}"j` : ""));
-  const badges = el("span", {}, el("span", { class: `badge ${status}` }, c.status),
+  const badges = el("span", {}, el("span", { class: `badge ${status}` }, t(c.status)),
     c.move ? el("span", { class: "badge" }, c.move) : "", c.attacked ? el("span", { class: "badge acted" }, "attacked") : "");
   const card = el("article", { class: `card as-card player-${model.state.players.indexOf(unit.player)} ${status}`,
     "data-unit": unit.id }, el("h3", {}, c.name, badges),
   el("div", { class: "row" }, `${c.type} · SZ ${c.size} · TMM ${c.tmm} · MV ${mv}`, el("span", {}, `Skill ${c.skill} · PV ${c.pv}`)),
-  el("div", { class: "row", "data-damage": c.damage.join("/") }, `${c.role} · Damage S ${c.damage[0]} / M ${c.damage[1]} / L ${c.damage[2]}`
+  el("div", { class: "row", "data-damage": c.damage.join("/") }, `${c.role} · ${t("Damage")} S ${c.damage[0]} / M ${c.damage[1]} / L ${c.damage[2]}`
     + (c.extreme !== "-" ? ` / E ${c.extreme}` : ""), el("span", {}, `OV ${c.overheat}` + (c.threshold ? ` · TH ${c.threshold}` : ""))),
   pipRow("A", c.armour, c.armour_max, "armour"), pipRow("S", c.structure, c.structure_max, "structure"),
   heatScale(c.heat), critBoxes(c.crits));
   if (c.specials.length) card.append(el("div", { class: "row" }, `Specials: ${c.specials.join(", ")}`));
-  if (c.sample_data) card.title = "sample card values: replace them with your printed cards";
+  if (c.sample_data) card.title = t("sample card values: replace them with your printed cards");
   if (!c.quick_start) {  // the quick-start has rules for BattleMechs only: said once on the card
     card.append(el("div", { class: "row note", "data-beyond": "quick-start" },
-      `${c.unit_type}: the quick-start has no rules for it; the referee rules its moves and attacks`));
+      t("{type}: the quick-start has no rules for it; the referee rules its moves and attacks", { type: c.unit_type })));
   }
   return card;
 }
@@ -50,12 +50,12 @@ function renderPhases() {
   const tracker = $("phase-tracker");
   if (!tracker) return;
   tracker.replaceChildren(...state.phases.map((p) => el("li", { class: p === state.phase ? "current" : "", "data-phase": p }, p)),
-    el("li", { class: "order" }, state.order.length ? `order ${state.order.join(" → ")}` : ""),
-    el("li", { class: "order" }, state.active_player && !state.winner ? `due: ${state.active_player}` : ""));
+    el("li", { class: "order" }, state.order.length ? t("order {players}", { players: state.order.join(" → ") }) : ""),
+    el("li", { class: "order" }, state.active_player && !state.winner ? t("due: {player}", { player: state.active_player }) : ""));
   fillSelect($("move-unit"), state.units.filter((u) => u.can_act).map((u) => [u.id, `${u.name} (${u.player})`]));
   const lucky = $("lucky");  // §11.1: offered straight after a Battle Lance's miss
   lucky.hidden = !state.lucky;
-  if (state.lucky) lucky.textContent = `Lucky re-roll for ${state.lucky}`;
+  if (state.lucky) lucky.textContent = t("Lucky re-roll for {unit}", { unit: state.lucky });
 }
 
 // The attack wizard's extra declarations: the attack's kind and the overheat (table.js sends them).

@@ -25,25 +25,27 @@ function renderCoverage(state) {
 function render(state) {
   desk.state = state;
   const board = state.board;
-  $("board").textContent = `${board.squares[0]} × ${board.squares[1]} squares of ${board.square_mm} mm`;
+  $("board").textContent = t("{cols} × {rows} squares of {mm} mm", { cols: board.squares[0], rows: board.squares[1], mm: board.square_mm });
   renderCoverage(state);
   $("views").replaceChildren(...state.views.map((view, k) => el("li", { class: "view" },
-    `${view.corners} corners`, view.rms_px === null ? "" : ` · ${view.rms_px} px `,
-    el("button", { class: "referee-only drop", onclick: () => dropView(k) }, "drop"))));
+    t("{n} corners", { n: view.corners }), view.rms_px === null ? "" : ` · ${view.rms_px} px `,
+    el("button", { class: "referee-only drop", onclick: () => dropView(k) }, t("drop")))));
   const lens = state.lens;
-  $("lens-result").textContent = !lens ? "no view yet"
-    : `${lens.views} views · RMS ${lens.rms_px} px ${lens.ok ? "(good)" : "(over 1 px: drop the worst views)"} · `
-      + `fx ${lens.fx} px` + (lens.full_model ? "" : ` · ${5 - lens.views} more for the full lens model`);
+  $("lens-result").textContent = !lens ? t("no view yet")
+    : t("{views} views · RMS {rms} px", { views: lens.views, rms: lens.rms_px }) + " "
+      + (lens.ok ? t("(good)") : t("(over 1 px: drop the worst views)")) + ` · fx ${lens.fx} px`
+      + (lens.full_model ? "" : " · " + t("{n} more for the full lens model", { n: 5 - lens.views }));
   $("fit-table").disabled = !lens || lens.views < 5;
   const table = state.table;
   $("save").disabled = !table || Boolean(table.refused);
   $("anchors").replaceChildren(...(table ? table.anchors : []).map((a) => el("tr", { class: a.used ? "used" : "moved" },
-    el("td", {}, `anchor ${a.id}`), el("td", {}, a.residual_mm === null ? "not seen" : `${a.residual_mm} mm`),
-    el("td", {}, a.used ? "" : "left out"))));
+    el("td", {}, t("anchor {id}", a)), el("td", {}, a.residual_mm === null ? t("not seen") : `${a.residual_mm} mm`),
+    el("td", {}, a.used ? "" : t("left out")))));
   if (table && table.maps.length) {
     const [flat, high] = table.maps;
-    $("table-result").textContent = `expected position error (1σ): median ${flat.median_mm} mm, worst ${flat.worst_mm} mm `
-      + `at ${flat.height_mm} mm` + (high ? `; worst ${high.worst_mm} mm at ${high.height_mm} mm` : "");
+    $("table-result").textContent = t("expected position error (1σ): median {median} mm, worst {worst} mm at {height} mm",
+      { median: flat.median_mm, worst: flat.worst_mm, height: flat.height_mm })
+      + (high ? "; " + t("worst {worst} mm at {height} mm", { worst: high.worst_mm, height: high.height_mm }) : "");
   }
 }
 
@@ -74,9 +76,9 @@ async function start() {
   let referee = false;
   if (token()) referee = (await fetch("/api/whoami", { headers: { "X-Referee-Token": token() } })).ok;
   document.body.classList.toggle("referee", referee);
-  $("role").textContent = referee ? "referee" : "spectator";
+  $("role").textContent = referee ? t("referee") : t("spectator");
   $("login").style.display = referee ? "none" : "";
-  if (!referee) { showError(new Error("calibration is for the referee: enter the token")); return; }
+  if (!referee) { showError(new Error(t("calibration is for the referee: enter the token"))); return; }
   try { render(await (await refereeFetch("/api/calibrate")).json()); } catch (error) { showError(error); return; }
   refresh();
   setInterval(refresh, 500);
@@ -84,6 +86,7 @@ async function start() {
 
 document.addEventListener("DOMContentLoaded", () => {
   adoptTokenFromUrl();
+  setUpLanguage();
   $("login").addEventListener("submit", (event) => {
     event.preventDefault();
     localStorage.setItem(TOKEN_KEY, $("token").value.trim());

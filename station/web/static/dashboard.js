@@ -53,22 +53,22 @@ function unitCard(unit) {
   const classes = ["card", `player-${playerIndex}`, unit.status];
   if (state.active_unit === unit.id) classes.push("active");
   const head = el("h3", {}, unit.name,
-    el("span", {}, el("span", { class: `badge ${unit.status}` }, unit.status), " ",
-      unit.acted ? el("span", { class: "badge acted" }, "acted") : "",
+    el("span", {}, el("span", { class: `badge ${unit.status}` }, t(unit.status)), " ",
+      unit.acted ? el("span", { class: "badge acted" }, t("acted")) : "",
       ...(unit.markers || []).map((m) => el("span", { class: "badge marker", "data-marker": m }, m))));
   const card = el("article", { class: classes.join(" "), "data-unit": unit.id }, head);
   const machine = unit.elements.find((e) => e.durability_max);
   if (machine) {
-    card.append(el("div", { class: "row" }, el("span", {}, `Armour ${machine.armour}/${machine.durability_max}`),
-      el("span", {}, machine.kind === "vehicle" && machine.speed !== undefined ? `Speed ${machine.speed}` : "")),
+    card.append(el("div", { class: "row" }, el("span", {}, t("Armour {a}/{max}", { a: machine.armour, max: machine.durability_max })),
+      el("span", {}, machine.kind === "vehicle" && machine.speed !== undefined ? t("Speed {speed}", machine) : "")),
       bar(machine.armour, machine.durability_max, "durability"));
     if (machine.ammo_max) {
       const ammo = state.options.ammo === "unlimited" ? "∞" : `${machine.ammo}/${machine.ammo_max}`;
-      card.append(el("div", { class: "row" }, el("span", {}, `Ammo ${ammo}`),
-        el("span", {}, machine.fired.length ? `fired ${machine.fired.join(" ")}` : "")),
+      card.append(el("div", { class: "row" }, el("span", {}, t("Ammo {ammo}", { ammo })),
+        el("span", {}, machine.fired.length ? t("fired {barrels}", { barrels: machine.fired.join(" ") }) : "")),
         bar(state.options.ammo === "unlimited" ? 1 : machine.ammo, state.options.ammo === "unlimited" ? 1 : machine.ammo_max, "ammo"));
     }
-    if (machine.needs_repair) card.append(el("div", { class: "row" }, "needs repair before it may act (§6.7)"));
+    if (machine.needs_repair) card.append(el("div", { class: "row" }, t("needs repair before it may act (§6.7)")));
   }
   for (const e of unit.elements) {  // the activation so far, measured by the camera (§4)
     const moved = (state.moved || {})[e.id];
@@ -79,7 +79,7 @@ function unitCard(unit) {
   }
   if (state.active_unit === unit.id) {  // §3.2: what each model may still do in this activation
     for (const e of unit.elements.filter((x) => (x.actions_left || []).length)) {
-      card.append(el("div", { class: "row actions", "data-actions": e.id }, `${e.name} may still: ${e.actions_left.join(", ")}`));
+      card.append(el("div", { class: "row actions", "data-actions": e.id }, t("{name} may still: {actions}", { name: e.name, actions: e.actions_left.map((a) => t(a)).join(", ") })));
     }
   }
   const people = unit.elements.filter((e) => e.kind === "infantry");
@@ -87,8 +87,8 @@ function unitCard(unit) {
     card.append(el("ul", { class: "members" }, ...people.map((e) => {
       const provisional = modelStatus(e.id).provisional;
       return el("li", { class: `${e.status}${provisional ? " provisional" : ""}` },
-        `${e.name} · ${e.label || `Бр ${e.armour}`} · ${e.status}${provisional ? " (awaiting the referee)" : ""}`
-        + `${unit.kind === "vehicle" ? " (pilot)" : ""}`);
+        `${e.name} · ${e.label || `Бр ${e.armour}`} · ${t(e.status)}${provisional ? t(" (awaiting the referee)") : ""}`
+        + `${unit.kind === "vehicle" ? t(" (pilot)") : ""}`);
     })));
   }
   return card;
@@ -98,25 +98,25 @@ function rulingItem(ruling, withControls) {
   const status = rulingStatus(ruling);
   const item = el("li", { class: `ruling ${ruling.kind} ${status}`, "data-ruling": ruling.id },
     el("div", { class: "text" }, ruling.text),
-    el("div", { class: "meta" }, `${ruling.section} · #${ruling.cause} · ${status}`));
+    el("div", { class: "meta" }, `${ruling.section} · #${ruling.cause} · ${t(status)}`));
   if (ruling.details && ruling.details.template) {  // a blast or a flame strip: draw it with what it touched
     item.append(el("button", { class: "show-template", onclick: () => { model.template = ruling.details.template; renderTable(); } },
-      "show on map"));
+      t("show on map")));
   }
   if (ruling.details && ruling.details.measured) {  // show what was measured, on the map
     item.append(el("button", { class: "show-measure", onclick: () => {
       model.measurement = ruling.details.measured;
       $("measure-text").textContent = ruling.text;
       renderTable();
-    } }, "show on map"));
+    } }, t("show on map")));
     item.append(el("a", { class: "picture", href: `/api/rulings/${encodeURIComponent(ruling.id)}/picture.svg`,
-      target: "_blank" }, "picture"));
+      target: "_blank" }, t("picture")));
   }
   if (withControls) {
     const form = el("div", { class: "override", hidden: "" });
     item.append(el("div", { class: "referee-only ruling-controls" },
-      el("button", { class: "confirm", onclick: () => act(`/api/rulings/${encodeURIComponent(ruling.id)}/confirm`) }, "Confirm"), " ",
-      el("button", { class: "override-open", onclick: () => openOverride(ruling, form) }, "Override…")), form);
+      el("button", { class: "confirm", onclick: () => act(`/api/rulings/${encodeURIComponent(ruling.id)}/confirm`) }, t("Confirm")), " ",
+      el("button", { class: "override-open", onclick: () => openOverride(ruling, form) }, t("Override…"))), form);
   }
   return item;
 }
@@ -125,10 +125,10 @@ function rulingItem(ruling, withControls) {
 async function openOverride(ruling, form) {
   try {
     const { verdicts } = await (await fetch(`/api/rulings/${encodeURIComponent(ruling.id)}/verdicts`)).json();
-    const note = el("input", { placeholder: "why (kept in the journal)", "aria-label": "override note" });
+    const note = el("input", { placeholder: t("why (kept in the journal)"), "aria-label": t("override note") });
     form.replaceChildren(...verdicts.map(({ verdict, why }) => el("button", { class: "verdict", "data-verdict": verdict,
       onclick: () => act(`/api/rulings/${encodeURIComponent(ruling.id)}/override`, { verdict, note: note.value }) },
-      el("b", {}, verdict), el("span", {}, ` — ${why}`))), note);
+      el("b", {}, t(verdict)), el("span", {}, ` — ${t(why)}`))), note);
     form.hidden = false;
   } catch (error) { showError(error); }
 }
@@ -143,13 +143,13 @@ function render() {
   const state = model.state;
   if (!state) return;
   $("round").textContent = state.round;
-  $("active-player").textContent = state.winner ? `${state.winner} wins` : (state.active_player || "–");
+  $("active-player").textContent = state.winner ? t("{winner} wins", state) : (state.active_player || "–");
   $("winner").hidden = !state.winner;
-  $("winner").textContent = state.winner ? `Game over: ${state.winner} wins. The referee ends the game to keep its result.` : "";
+  $("winner").textContent = state.winner ? t("Game over: {winner} wins. The referee ends the game to keep its result.", state) : "";
   document.body.classList.toggle("over", Boolean(state.winner));
   $("active-unit").textContent = state.active_unit || "";
   $("initiative").textContent = Object.keys(state.initiative).length
-    ? "Initiative " + Object.entries(state.initiative).map(([p, r]) => `${p} ${r}`).join(", ") : "";
+    ? t("Initiative") + " " + Object.entries(state.initiative).map(([p, r]) => `${p} ${r}`).join(", ") : "";
   $("units").replaceChildren(...state.units.map(state.game === "alpha_strike" ? alphaCard : unitCard));
   if (state.phases) renderPhases();
   const pending = model.rulings.filter((r) => rulingStatus(r) === "pending");
@@ -171,7 +171,7 @@ function render() {
 // Dice rolled at the table, waiting to be used (in order) for the next rolls of that die.
 function renderDice() {
   const waiting = Object.entries(model.diceWaiting || {}).map(([sides, values]) => `D${sides}: ${values.join(", ")}`);
-  $("dice-waiting").textContent = waiting.length ? `waiting: ${waiting.join("; ")}` : "";
+  $("dice-waiting").textContent = waiting.length ? t("waiting: {dice}", { dice: waiting.join("; ") }) : "";
 }
 
 function renderHealth(health) {
@@ -179,12 +179,12 @@ function renderHealth(health) {
   const link = $("link");
   const state = model.health.state || "unknown";
   link.className = `link ${state}`;
-  const parts = [{ lost: "hub unplugged or silent", connecting: "hub: connecting", connected: "hub connected",
-    silent: "hub silent", none: "no hub", server: "station unreachable" }[state] || `link ${state}`];
+  const parts = [{ lost: t("hub unplugged or silent"), connecting: t("hub: connecting"), connected: t("hub connected"),
+    silent: t("hub silent"), none: t("no hub"), server: t("station unreachable") }[state] || t("link …")];
   if (model.health.hub_fw) parts.push(model.health.hub_fw);
   if (state !== "connected" && model.health.last_error) parts.push(model.health.last_error);
   if (model.health.seen_ago_s !== null && model.health.seen_ago_s !== undefined && model.health.seen_ago_s > 2) {
-    parts.push(`last seen ${model.health.seen_ago_s.toFixed(0)} s ago`);
+    parts.push(t("last seen {s} s ago", { s: model.health.seen_ago_s.toFixed(0) }));
   }
   link.textContent = parts.join(" · ");
   link.title = ["lines_ok", "events", "checksum_errors", "syntax_errors", "unknown", "out_of_order", "duplicates",
@@ -194,7 +194,7 @@ function renderHealth(health) {
   const journal = model.health.journal;
   const alert = $("journal-alert");
   alert.hidden = !journal || journal.state === "ok";
-  alert.textContent = alert.hidden ? "" : `journal ${journal.state}: ${journal.error || ""} · inputs refused, hub events wait`;
+  alert.textContent = alert.hidden ? "" : t("journal {state}: {error} · inputs refused, hub events wait", { state: journal.state, error: journal.error || "" });
 }
 
 // --- the stream -----------------------------------------------------------------------------
@@ -228,11 +228,12 @@ function connect() {
     $("game-ended").hidden = false;
     setTimeout(() => { window.location.href = "/lobby"; }, 1500);
   });
-  source.onerror = () => renderHealth({ state: "server", last_error: "the station is not answering (restarting, or off the network); retrying" });
+  source.onerror = () => renderHealth({ state: "server", last_error: t("the station is not answering (restarting, or off the network); retrying") });
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   setUpLogin();
+  setUpLanguage();
   for (const button of document.querySelectorAll("[data-input]")) {
     button.addEventListener("click", () => act("/api/input", { type: button.dataset.input }));
   }
@@ -271,8 +272,8 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("end-game").addEventListener("click", async () => {
     const pending = model.rulings.filter((r) => rulingStatus(r) === "pending").length;
-    const stand = pending ? ` ${pending} ruling(s) still await confirmation: they stand as the station ruled them.` : "";
-    if (!window.confirm(`End this game? Its result is journaled and it moves to the history.${stand}`)) return;
+    const stand = pending ? " " + t("{n} ruling(s) still await confirmation: they stand as the station ruled them.", { n: pending }) : "";
+    if (!window.confirm(t("End this game? Its result is journaled and it moves to the history.") + stand)) return;
     await act("/api/game/end", { note: $("end-note").value });
   });
   setUpMap();

@@ -12,7 +12,7 @@ function currentGame() { return lobby.games.find((g) => g.name === $("game").val
 function minutes(seconds) {
   if (seconds == null) return "";
   const m = Math.round(seconds / 60);
-  return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
+  return m < 60 ? t("{m} min", { m }) : t("{h} h {m} min", { h: Math.floor(m / 60), m: m % 60 });
 }
 
 // --- now: the running game, or the one a power cut left --------------------------------------
@@ -21,31 +21,32 @@ async function refreshStatus() {
   const running = $("running");
   running.replaceChildren();
   if (status.running) {
-    running.append(el("p", { class: "game" }, `Playing: ${status.running.title} `,
-      el("a", { href: "/", id: "open-dashboard" }, "open the dashboard")),
-    el("p", { class: "role" }, `journal ${status.running.journal}, ${status.running.records} records`));
+    running.append(el("p", { class: "game" }, t("Playing: {title}", { title: status.running.title }), " ",
+      el("a", { href: "/", id: "open-dashboard" }, t("open the dashboard"))),
+    el("p", { class: "role" }, t("journal {journal}, {records} records", status.running)));
   } else {
-    running.append(el("p", { id: "no-game" }, "No game is running."));
+    running.append(el("p", { id: "no-game" }, t("No game is running.")));
   }
   const resumable = $("resumable");
   resumable.replaceChildren();
   if (status.resumable && !status.running) {
     const game = status.resumable;
-    resumable.append(el("p", {}, `An unfinished game: ${game.game}, ${game.armies.join(" vs ")}, `
-      + `${game.records} records, last at ${(game.last || "").slice(0, 16).replace("T", " ")}. `),
-    el("button", { id: "resume", class: "referee-only", onclick: () => resume(game.name) }, "Resume it"));
+    resumable.append(el("p", {}, t("An unfinished game: {game}, {armies}, {records} records, last at {last}.", {
+      game: game.game, armies: game.armies.join(t(" vs ")), records: game.records,
+      last: (game.last || "").slice(0, 16).replace("T", " ") })),
+    el("button", { id: "resume", class: "referee-only", onclick: () => resume(game.name) }, t("Resume it")));
   }
   $("messages").replaceChildren(...status.messages.map((m) => el("li", {}, m)));
   $("hub").textContent = hubLine(status.hub);
   $("start").disabled = Boolean(status.running);
-  $("start").title = status.running ? "A game is running; end it first" : "";
+  $("start").title = status.running ? t("A game is running; end it first") : "";
 }
 
 function hubLine(hub) {
-  if (!hub || hub.state === "none") return "Hub: no port set (station serve --serial …).";
+  if (!hub || hub.state === "none") return t("Hub: no port set (station serve --serial …).");
   const nodes = (hub.nodes || []).length;
-  if (hub.state === "connected") return `Hub: connected on ${hub.url}, ${hub.hub_fw || "?"}, ${nodes} nodes.`;
-  return `Hub: ${hub.state} on ${hub.url}${hub.last_error ? ` — ${hub.last_error}` : ""}.`;
+  if (hub.state === "connected") return t("Hub: connected on {url}, {fw}, {nodes} nodes.", { url: hub.url, fw: hub.hub_fw || "?", nodes });
+  return t("Hub: {state} on {url}", { state: t(hub.state), url: hub.url }) + (hub.last_error ? ` — ${hub.last_error}` : "") + ".";
 }
 
 async function resume(name) {
@@ -56,19 +57,19 @@ async function resume(name) {
 // --- the new-game form --------------------------------------------------------------------------
 function armyOptions(game) {
   const options = game.armies.map((a) => el("option", { value: a.id },
-    `${a.player}: ${a.name}${a.sample ? " (sample)" : ""}`));
+    `${a.player}: ${a.name}${a.sample ? t(" (sample)") : ""}`));
   for (const label of Object.keys(lobby.uploaded[game.name] || {})) {
-    options.push(el("option", { value: `upload:${label}` }, `uploaded: ${label}`));
+    options.push(el("option", { value: `upload:${label}` }, t("uploaded: {label}", { label })));
   }
   return options;
 }
 
 function addArmyRow(selected) {
   const game = currentGame();
-  const select = el("select", { "aria-label": "army" }, ...armyOptions(game));
+  const select = el("select", { "aria-label": t("army") }, ...armyOptions(game));
   if (selected) select.value = selected;
   const row = el("div", { class: "army-row" }, select,
-    el("button", { type: "button", "aria-label": "remove this army", onclick: () => row.remove() }, "✕"));
+    el("button", { type: "button", "aria-label": t("remove this army"), onclick: () => row.remove() }, "✕"));
   $("armies").append(row);
 }
 
@@ -88,7 +89,7 @@ function optionInput(option) {
     input = el("textarea", { id, rows: 2 });
     input.value = JSON.stringify(option.default);
   } else {  // side, names: text ("names" separated by commas)
-    input = el("input", { id, placeholder: option.kind === "side" ? "a player, or none" : "names, separated by commas" });
+    input = el("input", { id, placeholder: option.kind === "side" ? t("a player, or none") : t("names, separated by commas") });
     input.value = Array.isArray(option.default) ? option.default.join(", ") : option.default || "";
   }
   return el("div", { class: "option", "data-option": option.name },
@@ -153,7 +154,7 @@ async function startGame(event, force = false) {
       const check = await call("/api/games/check", body);
       renderChecks(check.checks);
       $("force").hidden = check.ready;
-      if (!check.ready) { showError("lobby-error", new Error("The pre-game check failed; fix what it says, or start anyway with a note.")); return; }
+      if (!check.ready) { showError("lobby-error", new Error(t("The pre-game check failed; fix what it says, or start anyway with a note."))); return; }
     }
     const result = await call("/api/games", force ? { ...body, force: true, note: $("force-note").value } : body);
     if (result.messages.length) window.alert(result.messages.join("\n"));
@@ -179,12 +180,12 @@ async function refreshWiring() {
     showError("editor-error", null);
     const result = await call(`/api/armies/${$("game").value}/wiring`, { army: editorDocument() });
     $("wiring").replaceChildren(...result.slots.map((slot) => {
-      const flags = [slot.conflict && "used twice", slot.empty && "not paired", slot.absent && "not on the hub"].filter(Boolean);
+      const flags = [slot.conflict && t("used twice"), slot.empty && t("not paired"), slot.absent && t("not on the hub")].filter(Boolean);
       const armed = pairing.slot && JSON.stringify(pairing.slot.path) === JSON.stringify(slot.path);
       return el("li", { class: `slot${flags.length ? " bad" : ""}`, "data-path": JSON.stringify(slot.path) },
-        `${slot.owner} · ${slot.kind} · `, el("code", {}, slot.id ?? "—"), flags.length ? ` (${flags.join(", ")})` : "",
+        `${slot.owner} · ${t(slot.kind)} · `, el("code", {}, slot.id ?? "—"), flags.length ? ` (${flags.join(", ")})` : "",
         slot.kind === "marker" ? "" : el("button", { type: "button", class: "pair", onclick: () => pair(slot) },
-          armed ? (slot.kind === "launcher" ? "pull its trigger…" : "tilt it…") : "Pair"));
+          armed ? (slot.kind === "launcher" ? t("pull its trigger…") : t("tilt it…")) : t("Pair")));
     }));
   } catch (error) { showError("editor-error", error); }
 }
@@ -226,7 +227,7 @@ async function loadIntoEditor() {
 function editorDocument() {
   $("editor-text").classList.remove("bad");
   try { return JSON.parse($("editor-text").value); }
-  catch (error) { $("editor-text").classList.add("bad"); throw new Error(`the army is not valid JSON: ${error.message}`); }
+  catch (error) { $("editor-text").classList.add("bad"); throw new Error(t("the army is not valid JSON: {why}", { why: error.message })); }
 }
 
 async function saveArmy() {
@@ -240,7 +241,7 @@ async function saveArmy() {
     rows.forEach((value, i) => { if (selects[i]) selects[i].value = value; });
     const target = selects.find((select) => select.value === from) || selects[selects.length - 1];
     if (target) target.value = result.army.id;  // the army the editor started from is replaced
-    $("editor-error").textContent = `Saved as ${result.army.id.split(":")[1]}.`;
+    $("editor-error").textContent = t("Saved as {name}.", { name: result.army.id.split(":")[1] });
   } catch (error) {
     $("editor-text").classList.add("bad");
     showError("editor-error", error);
@@ -250,7 +251,7 @@ async function saveArmy() {
 function useUnsaved() {
   try {
     showError("editor-error", null);
-    const game = $("game").value, label = $("editor-name").value.trim() || "uploaded army";
+    const game = $("game").value, label = $("editor-name").value.trim() || t("uploaded army");
     (lobby.uploaded[game] = lobby.uploaded[game] || {})[label] = editorDocument();
     addArmyRow(`upload:${label}`);
   } catch (error) { showError("editor-error", error); }
@@ -269,14 +270,14 @@ async function refreshHistory() {
   $("history").tBodies[0].replaceChildren(...games.map((g) => el("tr", { "data-game": g.name },
     el("td", {}, (g.started || "").slice(0, 16).replace("T", " ")),
     el("td", {}, g.game),
-    el("td", {}, g.armies.join(" vs ")),
-    el("td", {}, g.finished ? (g.winner ? `winner: ${g.winner}` : "ended, no winner") : "unfinished"),
+    el("td", {}, g.armies.join(t(" vs "))),
+    el("td", {}, g.finished ? (g.winner ? t("winner: {winner}", g) : t("ended, no winner")) : t("unfinished")),
     el("td", {}, minutes(g.seconds)),
     el("td", {}, g.records),
     el("td", {},
-      el("a", { href: `/games/${encodeURIComponent(g.name)}`, class: "replay" }, "replay"), " ",
-      el("a", { href: `/games/${encodeURIComponent(g.name)}/report`, class: "report" }, "report"), " ",
-      el("a", { href: `/api/games/${encodeURIComponent(g.name)}/journal`, download: g.name, class: "journal" }, "journal")))));
+      el("a", { href: `/games/${encodeURIComponent(g.name)}`, class: "replay" }, t("replay")), " ",
+      el("a", { href: `/games/${encodeURIComponent(g.name)}/report`, class: "report" }, t("report")), " ",
+      el("a", { href: `/api/games/${encodeURIComponent(g.name)}/journal`, download: g.name, class: "journal" }, t("journal"))))));
 }
 
 async function loadRulesets(keep) {
@@ -288,6 +289,7 @@ async function loadRulesets(keep) {
 
 document.addEventListener("DOMContentLoaded", async () => {
   setUpLogin();
+  setUpLanguage();
   $("game").addEventListener("change", renderGameForm);
   $("add-army").addEventListener("click", () => addArmyRow());
   $("new-game-form").addEventListener("submit", startGame);

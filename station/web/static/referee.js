@@ -52,7 +52,7 @@ async function checkRole() {
     if (!referee) localStorage.removeItem(TOKEN_KEY);
   }
   document.body.classList.toggle("referee", referee);
-  $("role").textContent = referee ? "referee" : wrong ? "wrong referee token" : "spectator";
+  $("role").textContent = referee ? t("referee") : wrong ? t("wrong referee token") : t("spectator");
   $("role").classList.toggle("error", wrong);
   $("login").style.display = referee ? "none" : "";
   return referee;
@@ -65,5 +65,24 @@ function setUpLogin() {
     event.preventDefault();
     localStorage.setItem(TOKEN_KEY, $("token").value.trim());
     checkRole();
+  });
+}
+
+// The page's language (the server renders the templates in it and puts its catalog in the page):
+// `t("Playing: {title}", { title })` looks the English text up, then fills the placeholders.
+const CATALOG = JSON.parse(document.getElementById("catalog")?.textContent || "{}");
+
+function t(text, values = {}) {
+  const translated = CATALOG[text] || text;
+  return translated.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+
+function setUpLanguage() {
+  const select = $("language");
+  if (!select) return;
+  select.value = document.documentElement.lang;
+  select.addEventListener("change", () => {
+    document.cookie = `lang=${select.value}; path=/; max-age=31536000; SameSite=Lax`;
+    window.location.reload();
   });
 }

@@ -16,7 +16,8 @@ async function show(index) {
   const step = replay.steps[replay.index];
   $("scrub-record").value = replay.index;
   if (replay.times.length) $("scrub-time").value = Math.round(1000 * (replay.times[replay.index] - replay.times[0]) / ((replay.times.at(-1) - replay.times[0]) || 1));
-  $("where").textContent = `record ${step.seq} (${step.kind}) of ${replay.steps.at(-1).seq} · ${(step.wall || "").slice(11, 19)}`;
+  $("where").textContent = t("record {seq} ({kind}) of {last}", { seq: step.seq, kind: step.kind, last: replay.steps.at(-1).seq })
+    + ` · ${(step.wall || "").slice(11, 19)}`;
   const seq = step.seq;
   replay.pending = seq;
   const response = await fetch(`/api/games/${encodeURIComponent(replay.name)}/at/${seq}`);
@@ -27,7 +28,7 @@ async function show(index) {
   $("ruling-count").textContent = at.rulings.length;
   $("replay-rulings").replaceChildren(...at.rulings.slice().reverse().map((r) => el("li",
     { class: `ruling ${r.kind} ${r.status}`, "data-ruling": r.id },
-    el("div", {}, r.text), el("div", { class: "meta" }, `${r.section} · ${r.status}${r.overridden ? `: ${r.overridden}` : ""}`))));
+    el("div", {}, r.text), el("div", { class: "meta" }, `${r.section} · ${t(r.status)}${r.overridden ? `: ${r.overridden}` : ""}`))));
 }
 
 function jump(predicate, forward = true) {
@@ -38,6 +39,7 @@ function jump(predicate, forward = true) {
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
+  setUpLanguage();
   const timeline = await (await fetch(`/api/games/${encodeURIComponent(replay.name)}/timeline`)).json();
   replay.steps = timeline.steps;
   replay.rulings = timeline.rulings;

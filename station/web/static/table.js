@@ -48,9 +48,9 @@ function baseShape(unit, h, colour) {
 }
 
 // A template a ruling laid on the table: a blast's circle or a flamethrower's strip.
-function templateShape(t, h) {
-  if (t.circle) return svg("circle", { class: "template", cx: t.circle[0], cy: h - t.circle[1], r: t.circle[2] });
-  const [x, y, bearing, length, width] = t.strip;
+function templateShape(template, h) {
+  if (template.circle) return svg("circle", { class: "template", cx: template.circle[0], cy: h - template.circle[1], r: template.circle[2] });
+  const [x, y, bearing, length, width] = template.strip;
   return svg("rect", { class: "template", x, y: h - y - width / 2, width: length, height: width,
     transform: `rotate(${-bearing} ${x} ${h - y})` });
 }
@@ -62,8 +62,9 @@ function renderTable() {
   $("still-toggle").classList.toggle("live", Boolean(table));
   const camera = model.health.camera;
   $("camera-health").textContent = camera
-    ? `camera ${camera.state} · ${camera.fps} fps · lens ${camera.calibration.lens_rms_px} px · worst anchor ${camera.calibration.worst_anchor_mm} mm`
-      + (camera.calibration.worst_sigma_mm != null ? ` · position error ≤ ${camera.calibration.worst_sigma_mm} mm (1σ)` : "")
+    ? t("camera {state} · {fps} fps · lens {lens} px · worst anchor {anchor} mm", { state: t(camera.state), fps: camera.fps,
+      lens: camera.calibration.lens_rms_px, anchor: camera.calibration.worst_anchor_mm })
+      + (camera.calibration.worst_sigma_mm != null ? " · " + t("position error ≤ {sigma} mm (1σ)", { sigma: camera.calibration.worst_sigma_mm }) : "")
     : "";
   const [w, h] = tableSize();
   element.setAttribute("viewBox", `-20 -20 ${w + 40} ${h + 40}`);
@@ -152,11 +153,11 @@ async function loadErrors(on) {
   if (on) {
     try {
       const maps = (await (await fetch("/api/uncertainty")).json()).maps || [];
-      if (!maps.length) $("error-note").textContent = "this calibration has no error map: calibrate the table again";
+      if (!maps.length) $("error-note").textContent = t("this calibration has no error map: calibrate the table again");
       map.errors = maps.length ? maps : null;
       $("error-height").replaceChildren(...maps.map((g) => el("option", { value: g.height_mm }, `at ${g.height_mm} mm`)));
     } catch (error) {
-      $("error-note").textContent = "no camera";
+      $("error-note").textContent = t("no camera");
     }
   }
   renderTable();
@@ -200,7 +201,7 @@ async function loadReach(element) {
   const data = await response.json();
   if (model.picked !== element) return;  // picked something else meanwhile
   map.reach = response.ok ? data : null;
-  $("measure-text").textContent = response.ok ? "Click another base to measure to it." : data.error;
+  $("measure-text").textContent = response.ok ? t("Click another base to measure to it.") : data.error;
   renderReach();
   renderTable();
 }
@@ -222,7 +223,7 @@ function fireButton(reach, target) {
       const result = await call("/api/input", { type: "virtual_shot", args });
       $("measure-text").textContent = result.rulings.map((r) => r.text).join(" ");
     } catch (error) { $("measure-text").textContent = error.message; }
-  } }, "Fire"));
+  } }, t("Fire")));
 }
 
 // §8: a model touching an enemy may fight it in close combat (the referee declares it).
@@ -233,14 +234,14 @@ function fightButton(reach, target) {
       const result = await call("/api/input", { type: "close_combat", args: { attacker: reach.element, defender: target.element } });
       $("measure-text").textContent = result.rulings.map((r) => r.text).join(" ");
     } catch (error) { $("measure-text").textContent = error.message; }
-  } }, "Fight"));
+  } }, t("Fight")));
 }
 
 // The rules' own preview of an attack on this enemy (Alpha Strike's wizard, The Price of a Mile's
 // shooting helper): what it would need and why, and a button that declares it.
 function previewCell(reach, target) {
   const a = target.attack;
-  if (a.refused) return el("td", { class: "refused", title: a.refused }, "no attack");
+  if (a.refused) return el("td", { class: "refused", title: a.refused }, t("no attack"));
   const extra = typeof attackArgs === "function" ? attackArgs() : {};
   return el("td", { class: "attack" },
     el("details", {}, el("summary", {}, a.summary), ...a.lines.map((line) => el("div", {}, line)),
@@ -262,15 +263,19 @@ function renderReach() {
   $("reach-weapon").replaceChildren(...shooterWeapons(reach.element).map((w) =>
     el("option", { value: w.id }, `${w.name} ${w.range}/${w.power}`)));
   $("virtual-tools").hidden = !(model.state && model.state.options.shooting === "virtual");
-  if ($("attack-tools")) $("attack-tools").hidden = !reach.targets.some((t) => t.attack);
+  if ($("attack-tools")) $("attack-tools").hidden = !reach.targets.some((target) => target.attack);
   $("reach-rings").replaceChildren(...reach.rings.map((r) => el("li", {}, r.label)),
     ...reach.arcs.map((a) => el("li", { class: "arc-label" }, a.label)));
-  $("reach-targets").replaceChildren(...reach.targets.map((t) => el("tr", { "data-target": t.element },
-    el("td", {}, t.element), el("td", {}, `${typeof t.value === "number" ? +t.value.toFixed(2) : t.value} ${reach.unit}`), el("td", {}, t.in_front ? "in front" : "behind"),
-    el("td", { class: t.cover.armour === null ? "hidden" : "" }, t.cover.label + (t.woods_mm ? ` · woods ${t.woods_mm} mm` : "")),
-    el("td", {}, t.hit_chance === undefined ? "" : `hit ${Math.round(t.hit_chance * 100)} %`),
-    el("td", {}, t.near_ring.length ? "too close to call" : ""),
-    t.attack ? previewCell(reach, t) : fireButton(reach, t.element), t.attack ? el("td", {}) : fightButton(reach, t))));
+  $("reach-targets").replaceChildren(...reach.targets.map((target) => el("tr", { "data-target": target.element },
+    el("td", {}, target.element),
+    el("td", {}, `${typeof target.value === "number" ? +target.value.toFixed(2) : target.value} ${reach.unit}`),
+    el("td", {}, target.in_front ? t("in front") : t("behind")),
+    el("td", { class: target.cover.armour === null ? "hidden" : "" },
+      target.cover.label + (target.woods_mm ? " · " + t("woods {mm} mm", { mm: target.woods_mm }) : "")),
+    el("td", {}, target.hit_chance === undefined ? "" : t("hit {p} %", { p: Math.round(target.hit_chance * 100) })),
+    el("td", {}, target.near_ring.length ? t("too close to call") : ""),
+    target.attack ? previewCell(reach, target) : fireButton(reach, target.element),
+    target.attack ? el("td", {}) : fightButton(reach, target))));
 }
 
 // --- terrain ----------------------------------------------------------------------------------
@@ -319,7 +324,7 @@ function setEditing(on) {
 
 function finishDraft() {
   if (!map.draft || map.draft.length < 3) {
-    $("terrain-error").textContent = "Click at least three corners on the map first.";
+    $("terrain-error").textContent = t("Click at least three corners on the map first.");
     return;
   }
   let n = map.pieces.length + 1;
@@ -353,7 +358,7 @@ async function saveTerrain() {
 }
 
 function setUpMap() {
-  $("terrain-type").replaceChildren(...TERRAIN_TYPES.map((t) => el("option", { value: t }, t)));
+  $("terrain-type").replaceChildren(...TERRAIN_TYPES.map((type) => el("option", { value: type }, t(type))));
   $("terrain-edit").addEventListener("click", () => setEditing(!map.editing));
   $("terrain-new").addEventListener("click", () => { map.draft = []; map.selected = null; renderTable(); });
   $("terrain-finish").addEventListener("click", finishDraft);

@@ -1,0 +1,55 @@
+"""The dashboard's languages: English, in which the pages are written, and Russian, from a
+message catalog (``i18n/ru.json``: English text → Russian text).
+
+A plain JSON catalog rather than gettext (Babel, flask-babel): the same file serves the Jinja
+templates and the plain-JS pages, which gettext's compiled ``.mo`` files do not reach without a
+build step, and a missing or unused entry is caught by a test that reads every ``_("…")`` in the
+templates and every ``t("…")`` in the scripts.  Placeholders are ``{name}``, filled after the
+lookup, so word order can change in translation.  Section references (``§6.7``) are the
+rulebooks' own and are never translated.
+
+The language is the ``lang`` cookie the switch sets (remembered per browser), else the
+browser's Accept-Language, else English.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from flask import Flask, request
+
+LANGUAGES = ("en", "ru")
+COOKIE = "lang"
+
+
+@cache
+def catalog(language: str) -> dict[str, str]:
+    if language == "en":
+        return {}
+    text = (resources.files("station.web") / "i18n" / f"{language}.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def language() -> str:
+    chosen = request.cookies.get(COOKIE)
+    if chosen in LANGUAGES:
+        return chosen
+    return request.accept_languages.best_match(LANGUAGES, default="en") or "en"
+
+
+def translate(text: str, **values: Any) -> str:
+    """``text`` in the request's language, with ``{name}`` placeholders filled."""
+    translated = catalog(language()).get(text, text)
+    return translated.format(**values) if values else translated
+
+
+def install(app: Flask) -> None:
+    """``_`` and ``lang`` in every template, and the catalog for the page's scripts."""
+
+    @app.context_processor
+    def _i18n() -> dict[str, Any]:
+        current = language()
+        return {"_": translate, "lang": current, "catalog": catalog(current), "languages": LANGUAGES}
