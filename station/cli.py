@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import signal
 import sys
 import threading
@@ -292,6 +293,7 @@ def run(
 def serve(data_path, host, port, serial_url, camera, camera_fps, cal_path, seed, config) -> None:
     """The always-on station: a lobby in the browser to start, resume, end and review games."""
     data = Path(data_path) if data_path else data_dir()
+    os.environ["STATION_DATA"] = str(data)  # the card library and every loader read the same folder
     lobby = Lobby(data / "journals", data / "armies", Hardware(serial_url, camera, camera_fps, Path(cal_path), seed))
     click.echo(f"Data:           {data}")
     _warn_missing_port(serial_url)
@@ -472,6 +474,13 @@ def replay(journal, state_json, show_rulings) -> None:
             click.echo(f"  [{r.id}] {r.text}")
     if state_json:
         Path(state_json).write_text(text, encoding="utf-8")
+
+
+@main.command()
+@click.argument("game", type=click.Choice(sorted(RULESETS)))
+def schema(game) -> None:
+    """Print the army file format of GAME as a JSON Schema (the lobby's form is made from it)."""
+    click.echo(json.dumps(make_ruleset(game, DiceBook()).army_schema(), ensure_ascii=False, indent=1))
 
 
 @main.command("import-mul")

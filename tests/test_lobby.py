@@ -15,6 +15,7 @@ from station.lobby.lobby import Hardware, Lobby
 from station.lobby.network import lan_addresses, qr_svg
 from station.web.app import create_app
 from station.web.server import DashboardServer
+from tests.conftest import ROOT
 from tests.test_web import _read_events
 
 TOKEN = "lobby-test-token"
@@ -324,3 +325,41 @@ def test_between_games_the_lobby_sees_the_hub_and_its_events_never_reach_the_nex
         time.sleep(0.05)
     lines = [r["line"] for r in station.journal.records if r["kind"] == "rx" and r.get("verdict") == "event"]
     assert len(lines) == 1 and "node=L1" in lines[0]  # the pairing-time events stayed in the lobby
+
+
+def test_a_pasted_mul_export_builds_the_library_a_force_then_names_by_id(tmp_path, monkeypatch, client, lobby):
+    monkeypatch.setenv("STATION_DATA", str(tmp_path))  # where `serve --data` points every loader
+    pasted = json.loads((ROOT / "tests" / "data" / "mul" / "quicklist.json").read_text(encoding="utf-8"))
+    response = client.post("/api/alpha-strike/mul", json={"mul": pasted}, headers=REFEREE)
+    body = response.get_json()
+    assert response.status_code == 200 and len(body["added"]) == len(pasted["Units"]) == body["cards"]
+    mech = next(r for r in pasted["Units"] if r["Type"]["Name"] == "BattleMech")
+    force = {
+        "format": "alpha-strike-force/1",
+        "player": "attacker",
+        "name": "From the MUL",
+        "units": [{"id": "lead", "mul_id": mech["Id"], "skill": 4}],
+    }
+    started = _start(
+        client, "alpha_strike", [{"label": "mul-force.json", "army": force}, "sample:training-day-defender.json"]
+    )
+    assert started.status_code == 201, started.get_json()
+    header = json.loads(next(lobby.journals.glob("*.jsonl")).read_text().splitlines()[0])
+    assert header["armies"][0]["units"][0]["card"]["name"].startswith(mech["Name"].split()[0])
+    again = client.post("/api/alpha-strike/mul", json={"mul": pasted["Units"][0]}, headers=REFEREE).get_json()
+    assert again["updated"] and not again["added"]
+    assert client.post("/api/alpha-strike/mul", json={"mul": {"nope": 1}}, headers=REFEREE).status_code == 400
+
+
+def test_station_schema_prints_the_army_format_the_form_is_made_from():
+    from click.testing import CliRunner
+
+    from station.cli import main
+    from station.dice import DiceBook
+    from station.rules.registry import make_ruleset
+
+    result = CliRunner().invoke(main, ["schema", "price_of_a_mile"])
+    assert (
+        result.exit_code == 0 and json.loads(result.output) == make_ruleset("price_of_a_mile", DiceBook()).army_schema()
+    )
+    assert CliRunner().invoke(main, ["schema", "chess"]).exit_code == 2

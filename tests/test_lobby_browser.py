@@ -84,19 +84,35 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport, lang):
             page.select_option("#game", "bronepekhota")
             expect(page.locator("#armies select")).to_have_count(2)
 
-            # an army built in the form: the red sample as a template, renamed, refused once, saved
-            page.locator("#editor summary").click()
+            # an army built in the form (made from its JSON Schema): the red sample as a template,
+            # refused once at the field the server names, then renamed and kept
+            page.locator("#editor > summary").click()
             page.select_option("#editor-from", "sample:red-polaris.json")
             expect(page.locator("#editor-text")).to_have_value(re.compile('"name": "Polaris Empire assault column"'))
-            army = json.loads(page.locator("#editor-text").input_value())
-            army["units"][0]["members"][0]["armour"] = "many"
-            page.fill("#editor-text", json.dumps(army))
+            armour = page.locator('#army-form input[data-path="units[0].members[0].armour"]')
+            expect(armour).to_have_value("2")
+            armour.fill("25")
+            armour.dispatch_event("change")
             page.fill("#editor-name", "Моя армия")
             page.click("#editor-save")
             expect(page.locator("#editor-error")).to_contain_text("Моя-армия.json: units[0].members[0].armour")
-            army["units"][0]["members"][0]["armour"] = 3
-            army["name"] = "Полярная колонна"
-            page.fill("#editor-text", json.dumps(army, ensure_ascii=False))
+            expect(page.locator('#army-form input[data-path="units[0].members[0].armour"]')).to_have_class(
+                re.compile("bad")
+            )
+            armour = page.locator('#army-form input[data-path="units[0].members[0].armour"]')
+            armour.fill("3")
+            armour.dispatch_event("change")
+            name = page.locator('#army-form input[data-path="name"]')
+            name.fill("Полярная колонна")
+            name.dispatch_event("change")
+            clone = page.locator('#army-form fieldset[data-path="units[0].members[0]"]')
+            clone.locator("> select.add-property").select_option("marker")  # an optional field, added
+            marker = page.locator('#army-form input[data-path="units[0].members[0].marker.id"]')
+            marker.fill("40")
+            marker.dispatch_event("change")
+            army = json.loads(page.locator("#editor-text").input_value())
+            assert army["name"] == "Полярная колонна" and army["units"][0]["members"][0]["armour"] == 3
+            assert army["units"][0]["members"][0]["marker"] == {"id": 40, "height_mm": 0}
 
             # pairing: Clone 1's tilt node and the Salamander's launcher, from the hub itself
             page.click("#wiring-refresh")
@@ -115,17 +131,19 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport, lang):
             expect(page.locator("#wiring li.bad")).to_have_count(0)  # no conflict, all on the hub
             army = json.loads(page.locator("#editor-text").input_value())
             assert army["units"][0]["members"][0]["tilt_node"] == "T77"
+            expect(page.locator('#army-form input[data-path="units[0].members[0].tilt_node"]')).to_have_value("T77")
             assert army["units"][1]["launchers"][0]["node"] == "L77"
             page.click("#editor-save")
             expect(page.locator("#editor-error")).to_contain_text(tr("Saved as {name}.", name="Моя-армия.json"))
             expect(page.locator("#armies select").nth(1)).to_have_value("saved:Моя-армия.json")
 
-            # an option from the game's own declarations: out of its range the browser refuses it
-            # (the server would too: test_lobby.py), then a value in range is sent
+            # an option from the game's own declarations: out of its range the server refuses it,
+            # naming it, and the form marks it; then a value in range is sent
             page.locator("#options-box summary").click()
             page.fill("#option-hit_window_ms", "5")
             page.click("#start")
-            expect(page.locator("#option-hit_window_ms:invalid")).to_have_count(1)
+            expect(page.locator("#lobby-error")).to_contain_text("hit_window_ms")
+            expect(page.locator('[data-option="hit_window_ms"]')).to_have_class("option bad")
             expect(page).to_have_url(url + "/lobby")
             page.fill("#option-hit_window_ms", "3000")
             page.click("#start")

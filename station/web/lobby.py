@@ -148,7 +148,16 @@ def check_game() -> Response:
     """The pre-game check for a new game's armies: each check ok, a warning, or failed."""
     game, armies, options = _new_game(_body())
     checks = _checks_view(lobby().check(game, armies, options))
+    _refuse_unplayable(checks)
     return jsonify({"checks": checks, "ready": all(c["level"] != "fail" for c in checks)})
+
+
+def _refuse_unplayable(checks: list[dict[str, str]]) -> None:
+    """Armies or options the game refuses are bad input (400, naming the field), not a check
+    the referee may start past with a note."""
+    unplayable = next((c for c in checks if c["check"] == "armies" and c["level"] == "fail"), None)
+    if unplayable:
+        raise InputError(unplayable["said"])
 
 
 @lobby_api.post("/games")
@@ -163,10 +172,8 @@ def start_game() -> Response:
         raise GameRunning(f"a game is already running ({running.journal.path.name}); end it first")
     game, armies, options = _new_game(body)
     checks = _checks_view(lobby().check(game, armies, options))
+    _refuse_unplayable(checks)
     failed = [c for c in checks if c["level"] == "fail"]
-    unplayable = next((c for c in failed if c["check"] == "armies"), None)
-    if unplayable:  # armies or options the game refuses: no note can start it
-        raise InputError(unplayable["said"])
     force, note = body.get("force") is True, body.get("note", "")
     if not isinstance(note, str):
         raise InputError("note: must be text")
@@ -178,6 +185,28 @@ def start_game() -> Response:
     station = lobby().start(game, armies, options)
     station.journal.append("precheck", durable=True, checks=checks, forced=bool(failed), note=note, by="dashboard")
     return jsonify({"journal": station.journal.path.name, "messages": lobby().messages, "checks": checks}), 201
+
+
+@lobby_api.post("/alpha-strike/mul")
+@referee_only
+def import_mul() -> Response:
+    """``{"mul": <a MUL response, a list of records, or one record>}``: added to the club's
+    Alpha Strike card library (as ``station import-mul``); force files then name the cards by
+    ``mul_id`` or full name.  A record the station cannot read is skipped, and said why."""
+    from ..rules.alpha_strike.library import LIBRARY_FILE, CardLibrary, records_of
+
+    pasted = _body().get("mul")
+    library = CardLibrary(lobby().shelf.folder.parent / LIBRARY_FILE)
+    report = library.add(records_of(pasted, "the pasted MUL text"), "the lobby")
+    return jsonify(
+        {
+            "added": report.added,
+            "updated": report.updated,
+            "skipped": report.skipped,
+            "summary": report.summary(),
+            "cards": len(library.records),
+        }
+    )
 
 
 @lobby_api.post("/armies/<game>/wiring")

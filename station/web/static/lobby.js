@@ -109,8 +109,24 @@ function optionValue(option) {
   }
 }
 
+async function importMul() {
+  try {
+    showError("editor-error", null);
+    let pasted;
+    try { pasted = JSON.parse($("mul-text").value); }
+    catch (error) { throw new Error(t("the MUL text is not valid JSON: {why}", { why: error.message })); }
+    const result = await call("/api/alpha-strike/mul", { mul: pasted });
+    $("mul-result").replaceChildren(el("li", {}, t("{added} added, {updated} updated, {skipped} skipped; the library holds {cards} cards.",
+      { added: result.added.length, updated: result.updated.length, skipped: result.skipped.length, cards: result.cards })),
+      ...result.added.map((name) => el("li", { class: "added" }, t("added: {name}", { name }))),
+      ...result.updated.map((name) => el("li", {}, t("updated: {name}", { name }))),
+      ...result.skipped.map((why) => el("li", { class: "error" }, t("skipped: {why}", { why }))));
+  } catch (error) { showError("editor-error", error); }
+}
+
 function renderGameForm() {
   const game = currentGame();
+  $("mul-paste").hidden = game.name !== "alpha_strike";
   $("armies").replaceChildren(el("legend", {}, "Armies"));
   const players = [];
   for (const army of game.armies) {  // one army per player to begin with
@@ -204,7 +220,7 @@ async function pair(slot) {
     clearInterval(pairing.timer);
     const document_ = editorDocument();
     setAt(document_, pairing.slot.path, match.node);
-    $("editor-text").value = JSON.stringify(document_, null, 1);
+    setEditorDocument(document_);
     pairing.slot = null;
     refreshWiring();
   }, 400);
@@ -212,6 +228,26 @@ async function pair(slot) {
 
 // --- the army editor ------------------------------------------------------------------------------
 let editorLoads = 0;  // only the latest choice fills the editor, however the answers arrive
+const schemas = {};  // each game's army format, for the form
+
+async function armySchema(game) {
+  if (!schemas[game]) schemas[game] = await (await fetch(`/api/rulesets/${game}/schema`)).json();
+  return schemas[game];
+}
+
+// The army being edited lives in the JSON text; the form is drawn from it and writes back to it.
+async function setEditorDocument(document_) {
+  $("editor-text").value = JSON.stringify(document_, null, 1);
+  await drawArmyForm();
+}
+
+async function drawArmyForm() {
+  let document_;
+  try { document_ = JSON.parse($("editor-text").value); } catch { return; }  // the JSON tab says why on save
+  renderSchemaForm($("army-form"), await armySchema($("game").value), document_, (next) => {
+    $("editor-text").value = JSON.stringify(next, null, 1);
+  });
+}
 
 async function loadIntoEditor() {
   const id = $("editor-from").value;
@@ -219,7 +255,7 @@ async function loadIntoEditor() {
   const load = ++editorLoads;
   const document_ = await (await fetch(`/api/armies/${$("game").value}/${encodeURIComponent(id)}`)).json();
   if (load !== editorLoads) return;
-  $("editor-text").value = JSON.stringify(document_, null, 1);
+  await setEditorDocument(document_);
   $("editor-name").value = id.split(":")[1].replace(/\.json$/, "") + (id.startsWith("sample:") ? "-copy" : "");
   refreshWiring();
 }
@@ -243,8 +279,8 @@ async function saveArmy() {
     if (target) target.value = result.army.id;  // the army the editor started from is replaced
     $("editor-error").textContent = t("Saved as {name}.", { name: result.army.id.split(":")[1] });
   } catch (error) {
-    $("editor-text").classList.add("bad");
     showError("editor-error", error);
+    if (!(error.data && error.data.field && markField($("army-form"), error.data.field))) $("editor-text").classList.add("bad");
   }
 }
 
@@ -262,6 +298,7 @@ async function readUpload(event) {
   if (!file) return;
   $("editor-text").value = await file.text();
   $("editor-name").value = file.name.replace(/\.json$/i, "");
+  await drawArmyForm();
 }
 
 // --- history ------------------------------------------------------------------------------------
@@ -299,6 +336,8 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("editor-save").addEventListener("click", saveArmy);
   $("editor-use").addEventListener("click", useUnsaved);
   $("wiring-refresh").addEventListener("click", refreshWiring);
+  $("mul-import").addEventListener("click", importMul);
+  $("editor-text").addEventListener("change", drawArmyForm);
   $("force-start").addEventListener("click", () => startGame(null, true));
   await loadRulesets();
   await Promise.all([refreshStatus(), refreshHistory()]);

@@ -26,7 +26,7 @@ async function call(path, body, method = "POST") {
     body: JSON.stringify(body || {}),
   });
   const data = await response.json().catch(() => ({ error: response.statusText }));
-  if (!response.ok) throw new Error(data.error || response.statusText);
+  if (!response.ok) throw Object.assign(new Error(data.error || response.statusText), { data });  // data.field: where
   return data;
 }
 
