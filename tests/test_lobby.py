@@ -363,3 +363,49 @@ def test_station_schema_prints_the_army_format_the_form_is_made_from():
         result.exit_code == 0 and json.loads(result.output) == make_ruleset("price_of_a_mile", DiceBook()).army_schema()
     )
     assert CliRunner().invoke(main, ["schema", "chess"]).exit_code == 2
+
+
+def _frames_with_a_model_arriving(folder, marker_id=40, empty=3, present=3):
+    """A recorded camera: the table with its anchors, then a model with marker ``marker_id``."""
+    import numpy as np
+
+    from station.vision.geometry import overhead_camera
+    from station.vision.synthetic import Scene, SceneMarker, anchor_markers, render, save_frame
+
+    folder.mkdir()
+    camera = overhead_camera(image_size=(1280, 720), focal_px=640.0)
+    rng = np.random.default_rng(5)
+    for k in range(empty + present):
+        markers = anchor_markers() + ([SceneMarker(marker_id, 600.0, 500.0, 30.0)] if k >= empty else [])
+        image, truth = render(Scene(camera, markers), rng)
+        save_frame(str(folder / f"frame{k:02d}"), image, truth)
+    return folder
+
+
+def test_between_games_the_camera_offers_the_marker_a_model_brings_with_its_crop(tmp_path):
+    frames = _frames_with_a_model_arriving(tmp_path / "frames")
+    lobby = Lobby(tmp_path / "journals", tmp_path / "armies", Hardware(camera=str(frames), camera_fps=10))
+    lobby.watch()
+    client = create_app(lobby, TOKEN).test_client()
+    try:
+        seen, deadline = [], time.monotonic() + 15
+        while not seen:
+            assert time.monotonic() < deadline, client.get("/api/camera/markers").get_json()
+            seen = client.get("/api/camera/markers").get_json()["markers"]
+            time.sleep(0.1)
+        assert [m["id"] for m in seen] == [40]  # the anchors (ids 0-15) are not models
+        first = seen[0]["n"]
+        crop = client.get(seen[0]["thumb"])
+        assert crop.status_code == 200 and crop.data[:2] == b"\xff\xd8"
+        while True:  # the recording loops: the model leaves, and coming back it is new again
+            assert time.monotonic() < deadline
+            again = client.get("/api/camera/markers").get_json()["markers"]
+            if again and again[0]["n"] > first:
+                break
+            time.sleep(0.1)
+        status = client.get("/api/lobby").get_json()
+        assert status["camera"]["state"] == "running" and status["camera"]["source"] == str(frames)
+        assert client.get("/api/camera/markers/41.jpg").status_code == 404
+    finally:
+        lobby.close()
+    assert not lobby.camera.running  # let go for the game

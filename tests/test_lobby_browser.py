@@ -18,20 +18,23 @@ from station.dice import DiceBook
 from station.events import Node
 from station.rules.registry import make_ruleset
 from tests.test_dashboard_browser import CHROMIUM, FLAGS, _free_port
+from tests.test_lobby import _frames_with_a_model_arriving
 
 TOKEN = "lobby-browser-token"
 pytestmark = pytest.mark.browser
 
 
 @contextlib.contextmanager
-def _serve(tmp_path, serial):
+def _serve(tmp_path, serial, camera):
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"referee_token": TOKEN}))
     port = _free_port()
     log = open(tmp_path / "serve.log", "w")
     command = [sys.executable, "-m", "station", "serve", "--data", str(tmp_path / "data"), "--host", "127.0.0.1"]
     proc = subprocess.Popen(
-        command + ["--port", str(port), "--serial", serial, "--seed", "4", "--config", str(config)],
+        command
+        + ["--port", str(port), "--serial", serial, "--seed", "4", "--config", str(config)]
+        + ["--camera", str(camera), "--camera-fps", "10", "--calibration", str(tmp_path / "table.json")],
         stdout=log,
         stderr=subprocess.STDOUT,
     )
@@ -70,7 +73,8 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport, lang):
     spare = [Node("L77", "launcher", 2), Node("T77", "tilt")]  # two new nodes, wired into the army by pairing
     hub = SimulatedHub(tmp_path / "hub", nodes=[*ruleset.sensor_nodes(samples), *spare]).start()
     try:
-        with _serve(tmp_path, str(tmp_path / "hub")) as url, sync_playwright() as pw:
+        frames = _frames_with_a_model_arriving(tmp_path / "frames")
+        with _serve(tmp_path, str(tmp_path / "hub"), frames) as url, sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, accept_downloads=True)
             context.add_cookies([{"name": "lang", "value": lang, "url": url}])
@@ -107,12 +111,24 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport, lang):
             name.dispatch_event("change")
             clone = page.locator('#army-form fieldset[data-path="units[0].members[0]"]')
             clone.locator("> select.add-property").select_option("marker")  # an optional field, added
-            marker = page.locator('#army-form input[data-path="units[0].members[0].marker.id"]')
-            marker.fill("40")
+            marker = page.locator('#army-form input[data-path="units[0].members[0].marker.height_mm"]')
+            marker.fill("30")
             marker.dispatch_event("change")
             army = json.loads(page.locator("#editor-text").input_value())
             assert army["name"] == "Полярная колонна" and army["units"][0]["members"][0]["armour"] == 3
-            assert army["units"][0]["members"][0]["marker"] == {"id": 40, "height_mm": 0}
+            assert army["units"][0]["members"][0]["marker"] == {"id": 16, "height_mm": 30}
+
+            # its marker, paired by sight: the model comes under the camera, its crop is offered
+            page.click("#wiring-refresh")
+            sight = page.locator('#wiring li[data-path=\'["units",0,"members",0,"marker","id"]\']')
+            sight.locator("button.pair").click()
+            expect(sight.locator("button.pair")).to_have_text(tr("put it under the camera…"))
+            expect(sight.locator("img")).to_be_visible(timeout=15000)
+            sight.locator("button.use-marker").click()
+            expect(page.locator('#army-form input[data-path="units[0].members[0].marker.id"]')).to_have_value("40")
+            assert (
+                json.loads(page.locator("#editor-text").input_value())["units"][0]["members"][0]["marker"]["id"] == 40
+            )
 
             # pairing: Clone 1's tilt node and the Salamander's launcher, from the hub itself
             page.click("#wiring-refresh")

@@ -23,6 +23,7 @@ from ..game import InputError
 from ..journal import JournalError, read_records
 from ..runtime import Station
 from .armies import ArmyShelf
+from .camerawatch import CameraWatch
 from .history import History, PlayedGame
 from .hubwatch import HubWatch
 from .precheck import pregame_checks
@@ -75,6 +76,8 @@ class Lobby:
         self.history = History(journals)
         setup = armies.parent / "setup"
         self.hub = HubWatch(self.hardware.serial_url, setup) if self.hardware.serial_url else None
+        hw = self.hardware
+        self.camera = CameraWatch(hw.camera, hw.camera_fps) if hw.camera is not None else None
         self._station: Station | None = None
         self._lock = threading.RLock()
         self.on_start: list[Callable[[Station], None]] = []
@@ -128,6 +131,8 @@ class Lobby:
             hw = self.hardware
             if self.hub is not None:
                 self.hub.stop()  # the game's link takes the port
+            if self.camera is not None:
+                self.camera.stop()  # and the game's tracker the camera
             try:
                 station = Station(path, game, list(armies), dict(options or {}), serial_url or hw.serial_url, hw.seed)
             except (DataFileError, InputError, JournalError, ValueError) as exc:
@@ -206,6 +211,8 @@ class Lobby:
                 self._stop(station, watch=False)
             if self.hub is not None:
                 self.hub.stop()
+            if self.camera is not None:
+                self.camera.stop()
         if station is not None:
             for listener in self.on_end:
                 listener(station)
@@ -217,9 +224,20 @@ class Lobby:
             self.watch()
 
     def watch(self) -> None:
-        """Keep the hub's link open while no game runs (``station serve``, and after a game)."""
-        if self.hub is not None and self._station is None:
+        """Keep the hub's link and the camera open while no game runs (``station serve``, and
+        after a game), so their health shows and pairing can use them."""
+        if self._station is not None:
+            return
+        if self.hub is not None:
             self.hub.start()
+        if self.camera is not None:
+            self.camera.start()
+
+    def camera_health(self) -> dict[str, Any] | None:
+        if self._station is not None:
+            camera: dict[str, Any] | None = self._station.health()["camera"]
+            return camera
+        return self.camera.health() if self.camera is not None else None
 
     def hub_health(self) -> dict[str, Any]:
         """The hub as the lobby shows it: the game's link while one runs, else the lobby's."""
@@ -256,5 +274,6 @@ class Lobby:
             "resumable": unfinished.as_dict() if unfinished else None,
             "hardware": {"serial": self.hardware.serial_url, "camera": self.hardware.camera},
             "hub": self.hub_health(),
+            "camera": self.camera_health(),
             "messages": list(self.messages),
         }

@@ -286,6 +286,21 @@ def annotated_still(image: np.ndarray, labels: list[tuple[tuple[float, float], s
     return data.tobytes()
 
 
+def marker_crop_jpeg(image: np.ndarray, quad: np.ndarray, size: int = 96, margin: float = 0.8) -> bytes:
+    """A square JPEG around one detected marker (its quad with ``margin`` of its size about it),
+    so the referee sees which model the camera means."""
+    centre = quad.mean(axis=0)
+    half = (np.ptp(quad, axis=0).max() / 2) * (1 + margin)
+    h, w = image.shape[:2]
+    x0, y0 = int(max(0, centre[0] - half)), int(max(0, centre[1] - half))
+    x1, y1 = int(min(w, centre[0] + half)), int(min(h, centre[1] + half))
+    crop = cv2.resize(image[y0:y1, x0:x1], (size, size), interpolation=cv2.INTER_AREA)
+    ok, data = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise ValueError("JPEG encoding failed")
+    return data.tobytes()
+
+
 def table_maps(
     K: np.ndarray, dist: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, table_mm: tuple[float, float], mm_per_px: float
 ) -> tuple[np.ndarray, np.ndarray]:

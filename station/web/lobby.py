@@ -224,6 +224,29 @@ def army_wiring(game: str) -> Response:
     return jsonify({"slots": wiring(document, inventory), "hub": hub})
 
 
+@lobby_api.get("/camera/markers")
+def camera_markers() -> Response:
+    """The unit markers the camera sees while no game runs, each with the watch number it was
+    first seen at (pairing takes the one newly seen) and its crop's address."""
+    camera = lobby().camera
+    markers = camera.markers() if camera is not None and lobby().station is None else []
+    return jsonify(
+        {
+            "markers": [{**m, "thumb": f"/api/camera/markers/{m['id']}.jpg"} for m in markers],
+            "camera": lobby().camera_health(),
+        }
+    )
+
+
+@lobby_api.get("/camera/markers/<int:marker_id>.jpg")
+def camera_marker_crop(marker_id: int) -> Response:
+    camera = lobby().camera
+    jpeg = camera.crop(marker_id) if camera is not None and lobby().station is None else None
+    if jpeg is None:
+        return error_response(404, f"marker {marker_id} is not in view")
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
 @lobby_api.get("/hub/events")
 def hub_events() -> Response:
     """The hub's events while no game runs, after ``since``: what pairing waits for."""

@@ -38,6 +38,8 @@ async function refreshStatus() {
   }
   $("messages").replaceChildren(...status.messages.map((m) => el("li", {}, m)));
   $("hub").textContent = hubLine(status.hub);
+  $("camera").textContent = status.camera ? t("Camera: {state} ({source})", { state: t(status.camera.state), source: status.camera.source || "" })
+    + (status.camera.error ? ` — ${status.camera.error}` : "") : t("Camera: none (station serve --camera …).");
   $("start").disabled = Boolean(status.running);
   $("start").title = status.running ? t("A game is running; end it first") : "";
 }
@@ -183,7 +185,7 @@ async function startGame(event, force = false) {
 }
 
 // --- wiring: pair each launcher, tilt node and marker with what the hub reports ---------------
-const pairing = { slot: null, since: 0, timer: null };
+const pairing = { slot: null, since: 0, timer: null, offer: null };
 
 function setAt(document_, path, value) {
   let node = document_;
@@ -200,8 +202,11 @@ async function refreshWiring() {
       const armed = pairing.slot && JSON.stringify(pairing.slot.path) === JSON.stringify(slot.path);
       return el("li", { class: `slot${flags.length ? " bad" : ""}`, "data-path": JSON.stringify(slot.path) },
         `${slot.owner} · ${t(slot.kind)} · `, el("code", {}, slot.id ?? "—"), flags.length ? ` (${flags.join(", ")})` : "",
-        slot.kind === "marker" ? "" : el("button", { type: "button", class: "pair", onclick: () => pair(slot) },
-          armed ? (slot.kind === "launcher" ? t("pull its trigger…") : t("tilt it…")) : t("Pair")));
+        el("button", { type: "button", class: "pair", onclick: () => (slot.kind === "marker" ? pairMarker(slot) : pair(slot)) },
+          armed ? { launcher: t("pull its trigger…"), tilt: t("tilt it…"), marker: t("put it under the camera…") }[slot.kind] : t("Pair")),
+        armed && pairing.offer ? el("span", { class: "offer" },
+          el("img", { src: `${pairing.offer.thumb}?t=${Date.now()}`, alt: t("marker {id} as the camera sees it", pairing.offer), width: 64, height: 64 }),
+          el("button", { type: "button", class: "use-marker", onclick: () => useMarker(pairing.offer.id) }, t("Use marker {id}", pairing.offer))) : "");
     }));
   } catch (error) { showError("editor-error", error); }
 }
@@ -224,6 +229,33 @@ async function pair(slot) {
     pairing.slot = null;
     refreshWiring();
   }, 400);
+}
+
+// A marker is paired by sight: the model goes under the camera, and the marker that newly
+// appears is offered with its crop, for the referee to accept.
+async function pairMarker(slot) {
+  clearInterval(pairing.timer);
+  const now = await (await fetch("/api/camera/markers")).json();
+  pairing.slot = slot;
+  pairing.offer = null;
+  pairing.since = Math.max(0, ...now.markers.map((m) => m.n));
+  refreshWiring();
+  pairing.timer = setInterval(async () => {
+    const { markers } = await (await fetch("/api/camera/markers")).json();
+    const fresh = markers.find((m) => m.n > pairing.since);
+    if (!fresh || (pairing.offer && pairing.offer.id === fresh.id)) return;
+    pairing.offer = fresh;
+    refreshWiring();
+  }, 500);
+}
+
+function useMarker(id) {
+  clearInterval(pairing.timer);
+  const document_ = editorDocument();
+  setAt(document_, pairing.slot.path, id);
+  pairing.slot = null;
+  pairing.offer = null;
+  setEditorDocument(document_).then(refreshWiring);
 }
 
 // --- the army editor ------------------------------------------------------------------------------
