@@ -409,3 +409,21 @@ def test_between_games_the_camera_offers_the_marker_a_model_brings_with_its_crop
     finally:
         lobby.close()
     assert not lobby.camera.running  # let go for the game
+
+
+def test_the_pre_game_check_names_models_with_markers_the_camera_does_not_see(tmp_path):
+    from station.lobby.precheck import pregame_checks
+
+    shelf = Lobby(tmp_path / "j", tmp_path / "a").shelf
+    armies = [shelf.load("bronepekhota", a) for a in SAMPLES]
+    armies[1]["units"][0]["members"][0]["marker"] = {"id": 40, "height_mm": 30.0, "size_mm": 30.0, "offset_mm": [0, 0]}
+    armies[1]["units"][0]["members"][1]["marker"] = {"id": 41, "height_mm": 30.0, "size_mm": 30.0, "offset_mm": [0, 0]}
+
+    def deployment(seen):
+        found = pregame_checks("bronepekhota", armies, {}, None, {}, "0", tmp_path / "none.json", tmp_path, seen)
+        return next(f for f in found if f.check == "deployment")
+
+    assert deployment([40, 41]).level == "ok"
+    partial = deployment([40, 7])
+    assert partial.level == "warn" and partial.said == "not seen on the table: clone-2 (marker 41)"
+    assert deployment(None).said.startswith("not checked")

@@ -250,8 +250,19 @@ class Lobby:
     ) -> list[Any]:
         """The pre-game check for these armies on this station's hub, camera and disk."""
         hw = self.hardware
+        seen = None
+        if self.camera is not None and self.camera.running and self.camera.health()["state"] == "running":
+            seen = [m["id"] for m in self.camera.markers()]
         return pregame_checks(
-            game, armies, options or {}, hw.serial_url, self.hub_health(), hw.camera, hw.calibration, self.journals
+            game,
+            armies,
+            options or {},
+            hw.serial_url,
+            self.hub_health(),
+            hw.camera,
+            hw.calibration,
+            self.journals,
+            seen,
         )
 
     # -- what the lobby page shows --------------------------------------------------------------

@@ -64,6 +64,27 @@ def _hub(game: str, armies: Sequence[Mapping[str, Any]], serial_url: str | None,
     return Finding("hub", "ok", f"all {len(needed)} nodes are on the hub ({health.get('hub_fw')})")
 
 
+def _deployment(game: str, armies: Sequence[Mapping[str, Any]], seen: Sequence[int] | None) -> Finding:
+    """Every model with a marker is on the table, as far as the camera can tell before the game."""
+    try:
+        wanted = {int(m["id"]): m.get("element", "?") for m in make_ruleset(game, DiceBook()).marker_specs(armies)}
+    except (DataFileError, ValueError):
+        return Finding("deployment", "warn", "not checked: the armies do not load")
+    if not wanted:
+        return Finding("deployment", "ok", "no model has a camera marker; the referee checks deployment by eye")
+    if seen is None:
+        return Finding("deployment", "warn", "not checked: the camera gives no picture yet")
+    missing = [f"{element} (marker {marker})" for marker, element in sorted(wanted.items()) if marker not in set(seen)]
+    if missing:
+        return Finding(
+            "deployment",
+            "warn",
+            f"not seen on the table: {', '.join(missing)}",
+            "put them on the table (or leave them in reserve), and check nothing hides their markers",
+        )
+    return Finding("deployment", "ok", f"all {len(wanted)} models with markers are on the table")
+
+
 def pregame_checks(
     game: str,
     armies: Sequence[Mapping[str, Any]],
@@ -73,9 +94,11 @@ def pregame_checks(
     camera: str | None,
     calibration_path: Path,
     journals: Path,
+    seen_markers: Sequence[int] | None = None,
 ) -> list[Finding]:
     findings = [_armies(game, armies, options), _hub(game, armies, serial_url, hub_health)]
     if camera is not None:
         findings.append(calibration(calibration_path))
+        findings.append(_deployment(game, armies, seen_markers))
     findings.append(disk(journals))
     return findings
