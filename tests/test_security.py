@@ -74,6 +74,7 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         ("post", "/api/armies/bronepekhota", {"name": "x", "army": {}}),
         ("post", "/api/armies/bronepekhota/wiring", {"army": {}}),
         ("post", "/api/games/check", {"game": "bronepekhota", "armies": []}),
+        ("post", "/api/alpha-strike/mul", {"mul": []}),
     ):
         assert getattr(client, method)(path, json=body).status_code == 401, path
     assert station.game.snapshot()["records"] == before  # nothing was journaled
@@ -97,4 +98,5 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         "/api/armies/<game>",
         "/api/armies/<game>/wiring",
         "/api/games/check",
+        "/api/alpha-strike/mul",
     }
