@@ -23,6 +23,8 @@ import threading
 import time
 from pathlib import Path
 
+from results import Figure, save
+
 from station.devices import protocol as p
 from station.devices.board import SimulatedBoard
 from station.journal import read_records
@@ -151,8 +153,19 @@ def main() -> None:
     parser.add_argument("--latency-only", action="store_true")
     args = parser.parse_args()
     print("sustained throughput (3 barrels, real firmware, 115200 baud, station journaling with fsync):")
+    figures = []
     for rate in [] if args.latency_only else (float(r) for r in args.rates.split(",")):
         r = run_throughput(rate, args.seconds)
+        figures.append(
+            Figure(
+                f"offered {r['offered']:.0f} events/s for {args.seconds:g} s",
+                r["received"],
+                f"{r['received']}/{r['expected']} received"
+                + (", none lost" if r["lost"] == 0 and r["in_order"] and not r["overflow"] else f", {r['lost']} lost")
+                + (" (OVF reported)" if r["overflow"] else ""),
+                f"the wire's own ceiling for these lines: {r['ceiling']:.0f} lines/s",
+            )
+        )
         verdict = (
             "none lost"
             if r["lost"] == 0 and r["in_order"] and not r["overflow"]
@@ -170,6 +183,21 @@ def main() -> None:
         f" of which {PRESS_TO_GATE_MS + BLOCK_MS} ms is the projectile reaching and leaving the gate"
     )
     print(f"  {r['report']}")
+    figures.append(
+        Figure(
+            f"trigger press → the shot's ruling on SSE, {r['n']} presses",
+            r["p99"],
+            f"p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms",
+            f"{PRESS_TO_GATE_MS + BLOCK_MS} ms of it is the projectile reaching and leaving the gate",
+        )
+    )
+    if not args.latency_only:
+        save(
+            "firmware_in_the_loop",
+            "real firmware in simavr, 3 barrels firing, station journaling with fsync",
+            figures,
+            "no event lost",
+        )
 
 
 if __name__ == "__main__":

@@ -126,3 +126,22 @@ def test_sse_stream_delivers_snapshot_then_new_rulings(station):
 def test_camera_endpoints_without_a_camera(client):
     assert client.get("/api/camera.jpg").status_code == 404
     assert client.get("/api/table").get_json() == {"table": None, "camera": None}
+
+
+def test_frames_go_out_at_once_until_a_flood_and_then_twenty_a_second():
+    """The token bucket behind the SSE frames: a burst of changes after a quiet spell is sent at
+    once, frame after frame; under a sustained flood the frames come 20 a second."""
+    from station.web.stream import FRAME_BURST, FRAMES_PER_SECOND, TokenBucket
+
+    now = [0.0]
+    bucket = TokenBucket(FRAMES_PER_SECOND, FRAME_BURST, clock=lambda: now[0])
+    assert [bucket.wait() for _ in range(6)] == [0.0] * 6  # a shot, a lean, a fall, inputs: no wait
+    sent, t = 0, 0.0
+    while t < 10.0:  # a flood: a change every millisecond for ten seconds
+        now[0] = t
+        pause = bucket.wait()
+        t += pause + 0.001
+        sent += 1
+    assert 200 <= sent <= 200 + FRAME_BURST + 1  # 20 a second once the burst is spent
+    now[0] = t + 5.0  # a quiet spell refills it
+    assert bucket.wait() == 0.0

@@ -4,6 +4,7 @@ station's own threads never share a thread with a web client."""
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 
 from werkzeug.serving import make_server
@@ -21,6 +22,10 @@ class DashboardServer:
         app = create_app(station, token)
         self._server = make_server(host, port, app, threaded=True)
         self._server.daemon_threads = True
+        # Each SSE frame is one small write: with Nagle's algorithm on, it waits for the
+        # client's delayed ACK (40 ms on Linux) whenever the previous frame is unacknowledged.
+        # Accepted sockets inherit the option from the listening one.
+        self._server.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.host, self.port = host, self._server.server_port
         self.addresses = urls(host, self.port)  # what a phone opens: never "0.0.0.0"
         app.config["ADDRESSES"] = self.addresses

@@ -1,12 +1,17 @@
 """The dashboard's Server-Sent Events, made once and sent to every watcher.
 
 One broadcaster thread reads the game's changes and turns them into SSE frames: an ``update``
-(the new rulings plus the current state) at most every ``MIN_INTERVAL`` seconds, coalescing
-whatever changed meanwhile; a ``snapshot`` after a referee override or if it fell behind; and a
-``health`` frame every second when nothing changes.  Each frame is built and serialised once,
-however many dashboards watch; a watcher that cannot keep up is sent a fresh snapshot.  The first
-change after a quiet spell goes out at once, so a single shot still reaches the screen in a few
-milliseconds.
+(the new rulings plus the current state), a ``snapshot`` after a referee override or if it fell
+behind, and a ``health`` frame every second when nothing changes.  Each frame is built and
+serialised once, however many dashboards watch; a watcher that cannot keep up is sent a fresh
+snapshot.
+
+When frames go out is a token bucket (``FRAMES_PER_SECOND``, ``FRAME_BURST``): a change goes out
+at once while the bucket holds a token, so a ruling reaches the screen in milliseconds even
+straight after another frame (a shot, a lean and a fall come within milliseconds of one another
+at a real table); whatever arrives while a frame is being built or sent rides in the next one;
+and under a sustained flood the empty bucket holds every dashboard to 20 frames a second, each
+frame carrying everything that changed since the last.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from ..runtime import Station
 
 log = logging.getLogger(__name__)
 
-MIN_INTERVAL = 0.05  # at most 20 updates a second per dashboard, whatever the event rate
+FRAMES_PER_SECOND = 20.0  # sustained: at most 20 updates a second per dashboard, whatever the event rate
+FRAME_BURST = 20.0  # frames that may go out back to back before the rate holds
 KEEPALIVE_SECONDS = 1.0  # a health frame when idle; it also tells the server a watcher has gone
 CHANGES_QUEUE = 8192  # game changes the broadcaster may fall behind by before sending a snapshot
 
@@ -34,6 +40,22 @@ def sse(event: str, data: dict[str, Any], event_id: int | None = None) -> str:
 
 Frame = tuple[int | None, str]  # the game version it shows (None for health), and its text
 ENDED = -1  # the version of the last frame a game's stream sends: the game ended or stopped
+
+
+class TokenBucket:
+    """``rate`` tokens a second, at most ``burst`` saved up; ``wait`` takes one, saying how long
+    to sleep first (0 while any is left)."""
+
+    def __init__(self, rate: float, burst: float, clock=time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.tokens, self._at = burst, clock()
+
+    def wait(self) -> float:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self._at) * self.rate)
+        self._at = now
+        self.tokens -= 1
+        return max(0.0, -self.tokens / self.rate)
 
 
 class Broadcaster:
@@ -89,7 +111,7 @@ class Broadcaster:
         )
 
     def _run(self) -> None:
-        changes, last_sent = self._changes, 0.0
+        changes, bucket = self._changes, TokenBucket(FRAMES_PER_SECOND, FRAME_BURST)
         while not self._closed.is_set():
             first = changes.get(timeout=KEEPALIVE_SECONDS)
             if self._closed.is_set():
@@ -97,15 +119,12 @@ class Broadcaster:
             if first is None:
                 self.frames.publish((None, sse("health", self.health())))
                 continue
-            pause = MIN_INTERVAL - (time.monotonic() - last_sent)
-            if pause > 0:
-                time.sleep(pause)  # let a burst gather into one frame
-            messages = [first] + changes.drain()
+            time.sleep(bucket.wait())  # nothing while a token is left; under a flood, the rate's pace
+            messages = [first] + changes.drain()  # with all that came meanwhile
             try:
                 self.frames.publish(self._frame(changes, messages))
             except Exception:  # a view that fails must not end every dashboard's stream
                 log.exception("could not build a dashboard update")
-            last_sent = time.monotonic()
 
     def _frame(self, changes: Subscription, messages: list[dict[str, Any]]) -> Frame:
         if changes.lagged or any(m["reset"] for m in messages):
