@@ -155,6 +155,13 @@ def _hardware_options(command):
             click.option(
                 "--serial", "serial_url", help="Hub port: /dev/ttyACM0, a pty path, loop://, socket://HOST:PORT."
             ),
+            click.option(
+                "--baud",
+                type=click.Choice(["1000000", "500000", "250000", "115200"]),
+                default="1000000",
+                show_default=True,
+                help="The hub's serial rate (firmware/avr/board_config.h); 115200 for bronehub/1.0.",
+            ),
             click.option("--camera", help="Overhead camera: an index (0), a video file or a folder of frames."),
             click.option(
                 "--camera-fps",
@@ -237,6 +244,7 @@ def run(
     port,
     terrain_path,
     serial_url,
+    baud,
     camera,
     camera_fps,
     cal_path,
@@ -256,7 +264,7 @@ def run(
     lobby = Lobby(
         path.parent if path else Path("journals"),
         data_dir() / "armies",
-        Hardware(serial_url, camera, camera_fps, Path(cal_path), seed),
+        Hardware(serial_url, camera, camera_fps, Path(cal_path), seed, int(baud)),
     )
     try:
         loaded = [make_ruleset(game, DiceBook()).load_army(a) for a in armies] if not resuming else []
@@ -290,11 +298,12 @@ def run(
 )
 @click.option("--port", default=8080, show_default=True)
 @_hardware_options
-def serve(data_path, host, port, serial_url, camera, camera_fps, cal_path, seed, config) -> None:
+def serve(data_path, host, port, serial_url, baud, camera, camera_fps, cal_path, seed, config) -> None:
     """The always-on station: a lobby in the browser to start, resume, end and review games."""
     data = Path(data_path) if data_path else data_dir()
     os.environ["STATION_DATA"] = str(data)  # the card library and every loader read the same folder
-    lobby = Lobby(data / "journals", data / "armies", Hardware(serial_url, camera, camera_fps, Path(cal_path), seed))
+    hardware = Hardware(serial_url, camera, camera_fps, Path(cal_path), seed, int(baud))
+    lobby = Lobby(data / "journals", data / "armies", hardware)
     click.echo(f"Data:           {data}")
     _warn_missing_port(serial_url)
     lobby.watch()

@@ -30,17 +30,21 @@ class Finding:
     fix: str = ""
 
 
-def serial_ports(lister: Callable[[], list] | None = None, prober: Callable[[str], object] | None = None) -> Finding:
+def serial_ports(
+    lister: Callable[[], list] | None = None,
+    prober: Callable[[str], object] | None = None,
+    rate_finder: Callable[[str], int | None] | None = None,
+) -> Finding:
     """A hub shows up as a USB serial port and answers SYNC with its HELLO (hardware.md); a port
     where nothing answers (a Pi's own /dev/ttyS0) is listed, but it is not a hub."""
     if lister is None:
         from serial.tools import list_ports
 
         lister = list_ports.comports
-    if prober is None:
-        from .devices.probe import probe_hub
+    if prober is None or rate_finder is None:
+        from .devices.probe import find_rate, probe_hub
 
-        prober = probe_hub
+        prober, rate_finder = prober or probe_hub, rate_finder or find_rate
     ports = [port.device for port in lister()]
     if not ports:
         return Finding(
@@ -57,7 +61,12 @@ def serial_ports(lister: Callable[[], list] | None = None, prober: Callable[[str
             others.append(f"{port} (cannot open: {exc})")
             continue
         if hello is None:
-            others.append(f"{port} (no hub answers)")
+            rate = rate_finder(port)
+            others.append(
+                f"{port} (no hub answers)"
+                if rate is None
+                else f"{port} (a hub answers at {rate} baud, not the station's: flash bronehub/1.1, or give --baud {rate})"
+            )
         else:
             nodes = getattr(hello, "nodes", ())
             hubs.append(

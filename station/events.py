@@ -91,6 +91,7 @@ class Hello(Message):
     proto: int
     boot: str
     nodes: tuple[Node, ...]
+    baud: int = 0  # the serial rate the hub runs at (bronehub/1.1 on); 0 when a hub does not say
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .bus import Bus
-from .devices.link import HubLink
+from .devices.link import BAUD, HubLink
 from .game import Game
 from .journal import RESERVE_BYTES, Journal
 from .tableview import TableView
@@ -35,6 +35,7 @@ class Station:
         seed: int | None = None,
         group_window: float = 0.0,
         journal_reserve: int = RESERVE_BYTES,
+        baud: int = BAUD,
     ) -> None:
         self.bus = Bus()
         self.journal = Journal(journal_path, group_window=group_window, reserve_bytes=journal_reserve)
@@ -44,7 +45,7 @@ class Station:
             self.journal.close()
             raise
         self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
-        self.link = HubLink(serial_url, self.journal, self._inbox.put) if serial_url else None
+        self.link = HubLink(serial_url, self.journal, self._inbox.put, baud=baud) if serial_url else None
         if self.link:
             self.link.resume(self.journal.records)
         self._engine = threading.Thread(target=self._engine_loop, name="engine", daemon=True)

@@ -11,8 +11,11 @@ from station import doctor
 
 def test_serial_ports_and_groups():
     assert doctor.serial_ports(lambda: []).level == "warn"
-    quiet = doctor.serial_ports(lambda: [SimpleNamespace(device="/dev/ttyACM0")], lambda port: None)
+    quiet = doctor.serial_ports(lambda: [SimpleNamespace(device="/dev/ttyACM0")], lambda port: None, lambda port: None)
     assert quiet.level == "warn" and "/dev/ttyACM0 (no hub answers)" in quiet.said
+    old = doctor.serial_ports(lambda: [SimpleNamespace(device="/dev/ttyACM0")], lambda port: None, lambda port: 115200)
+    assert old.level == "warn" and "a hub answers at 115200 baud, not the station's" in old.said
+    assert "--baud 115200" in old.said
     missing = [f for f in doctor.groups({"video"}) if f.level == "fail"]
     assert len(missing) == 1 and "dialout" in missing[0].said and "usermod -aG dialout" in missing[0].fix
     assert all(f.level == "ok" for f in doctor.groups({"video", "dialout"}))
@@ -101,12 +104,12 @@ def test_a_serial_port_counts_as_a_hub_only_when_a_hub_answers_there(tmp_path):
     hub = SimulatedHub(tmp_path / "hub", nodes=(Node("L1", "launcher", 2), Node("T1", "tilt"))).start()
     try:
         ports = [SimpleNamespace(device=str(tmp_path / "hub")), SimpleNamespace(device=str(tmp_path / "nothing"))]
-        found = doctor.serial_ports(lambda: ports)
+        found = doctor.serial_ports(lambda: ports, rate_finder=lambda port: None)
         assert found.level == "ok", found
         assert f"hub on {tmp_path / 'hub'}: hubsim/1.0, boot 51A1, 2 nodes" in found.said
         assert f"{tmp_path / 'nothing'} (cannot open:" in found.said
         hub.shot("L1", t=1)
-        doctor.serial_ports(lambda: ports[:1])
+        doctor.serial_ports(lambda: ports[:1], rate_finder=lambda port: None)
         assert hub.pending() == 1  # the probe acknowledged nothing: the event stays for the game
     finally:
         hub.stop()

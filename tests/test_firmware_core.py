@@ -368,3 +368,17 @@ def test_impact_reports_its_peak_and_a_standing_model_stays_upright(lib):
     tilt.hold(2, 10, g=3.1)
     tilt.hold(0, 500)
     assert tilt.reports == [("impact", 31)]
+
+
+def test_hello_tells_the_serial_rate_the_board_runs_at(lib):
+    """bronehub/1.1 says its baud rate in HELLO (a v1.0 station ignores the extra field); the
+    longest HELLO of the default board still fits the line buffer."""
+    hub = Hub(lib)
+    lib.fw_hub_set_baud(hub.state, ctypes.c_uint32(1_000_000))
+    hub.send(p.Sync(0, 1))
+    buf = ctypes.create_string_buffer(200)
+    n = lib.fw_hub_next_line(hub.state, buf)
+    line = buf.raw[:n]
+    hello = p.decode(line)
+    assert hello.baud == 1_000_000 and b" baud=1000000 " in line and len(line) <= 112
+    assert Hub(lib).boot_lines[0].baud == 0  # a board that does not set it does not say it

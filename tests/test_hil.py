@@ -44,7 +44,11 @@ def skirmish(tmp_path):
 
 def test_scripted_skirmish_on_the_real_firmware(skirmish):
     board, station = skirmish
-    wait_for(lambda: station.health()["hub_fw"] == "bronehub/1.0", timeout=5, what="HELLO from the firmware")
+    wait_for(
+        lambda: station.health()["hub_fw"] == "bronehub/1.1" and station.health()["hub_baud"] == 1_000_000,
+        timeout=5,
+        what="HELLO from the firmware",
+    )
     game = station.game
     game.operator_input("begin_round")
     game.operator_input("set_order", {"order": ["blue", "red"]})

@@ -5,7 +5,13 @@
 
 #include "fw_core.h"
 
-#define FW_NAME "bronehub/1.0"
+#define FW_NAME "bronehub/1.1"
+
+/* The serial rate.  It must divide the 16 MHz clock exactly (with U2X: F_CPU / (8 * baud) a whole
+ * number): 1000000, 500000 or 250000.  1 Mbaud carries about 1,400 of the hub's lines a second,
+ * which the 1,000 events a second a busy table can make need; 115200 is 2.1 % off at 16 MHz and
+ * carries 166.  The station's --baud must match (hardware.md "The serial link"). */
+#define HUB_BAUD 1000000UL
 
 static const fw_node_t NODES[] = {
     {"L1", FW_NODE_LAUNCHER, 2},

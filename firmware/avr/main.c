@@ -11,6 +11,11 @@
 
 #include "board_config.h"
 
+#if (F_CPU % (8UL * HUB_BAUD)) != 0
+#error "HUB_BAUD does not divide the clock exactly: use 1000000, 500000 or 250000 at 16 MHz"
+#endif
+#define UBRR_VALUE (F_CPU / (8UL * HUB_BAUD) - 1)  /* with U2X */
+
 #define EE_BOOT ((uint16_t *)0)
 #define EE_COUNT(i) ((uint32_t *)(4 + 4 * (i)))
 
@@ -99,7 +104,7 @@ static void hardware_init(void)
     TCCR1B = _BV(CS11);                  /* /8: 0.5 us */
     TIMSK1 = _BV(TOIE1);
     UCSR0A = _BV(U2X0);
-    UBRR0 = 16;                          /* 115200 baud with U2X (117647, +2.1 %) */
+    UBRR0 = UBRR_VALUE;                  /* HUB_BAUD exactly (board_config.h) */
     UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0);
     UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);  /* 8N1 */
     DDRD &= (uint8_t)~0xFC;              /* D2-D7 inputs; pull-ups on the trigger switches only, */
@@ -243,6 +248,7 @@ int main(void)
     for (uint8_t i = 0; i < N_TILTS; i++)
         fw_tilt_init(&tilts[i]);
     fw_hub_init(&hub, NODES, N_NODES, FW_NAME, boot);
+    fw_hub_set_baud(&hub, HUB_BAUD);
     sei();
     for (;;) {
         uint32_t now = millis();

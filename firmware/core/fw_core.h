@@ -58,7 +58,7 @@ void fw_ring_ack(fw_ring_t *ring, uint32_t upto);                   /* drop seq 
 uint32_t fw_ring_next_seq(const fw_ring_t *ring);
 
 /* ---- Hub: protocol v1 state machine ------------------------------------------------------- */
-#define FW_LINE_MAX 112  /* HELLO with the default 4-node inventory is 95 */
+#define FW_LINE_MAX 112  /* HELLO with the default 4-node inventory and baud=1000000 is 108 */
 #define FW_RX_MAX 40     /* ACK/NAK with 10-digit numbers is 35 */
 #define FW_HEARTBEAT_MS 1000
 typedef struct {
@@ -66,6 +66,7 @@ typedef struct {
     const fw_node_t *nodes;
     uint8_t n_nodes;
     const char *fw_name;
+    uint32_t baud;       /* the serial rate, told in HELLO (0: not told) */
     char boot[5];
     uint32_t send_seq;   /* next event sequence number to put on the wire */
     uint32_t lost;       /* events discarded because the ring was full, not yet reported */
@@ -80,6 +81,7 @@ typedef struct {
 } fw_hub_t;
 
 void fw_hub_init(fw_hub_t *hub, const fw_node_t *nodes, uint8_t n_nodes, const char *fw_name, uint16_t boot);
+void fw_hub_set_baud(fw_hub_t *hub, uint32_t baud);
 uint8_t fw_hub_push(fw_hub_t *hub, const fw_event_t *ev);  /* 1 stored, 0 lost (counted, OVF later) */
 uint8_t fw_hub_push_event(fw_hub_t *hub, uint8_t type, uint8_t node, uint8_t barrel, uint8_t code,
                           uint32_t value, uint32_t t);

@@ -73,6 +73,11 @@ void fw_hub_init(fw_hub_t *hub, const fw_node_t *nodes, uint8_t n_nodes, const c
     hub->want_hello = 1; /* introduce every power-up: a reset mid-game restarts SEQ at 1 */
 }
 
+void fw_hub_set_baud(fw_hub_t *hub, uint32_t baud)
+{
+    hub->baud = baud;
+}
+
 static uint32_t last_issued(const fw_hub_t *hub)
 {
     return fw_ring_next_seq(&hub->ring) - 1;
@@ -264,6 +269,8 @@ static uint8_t format_hello(const fw_hub_t *hub, char *buf)
     put_str(&l, " fw=");
     put_str(&l, hub->fw_name);
     put_field(&l, "proto", 1);
+    if (hub->baud)
+        put_field(&l, "baud", hub->baud);
     put_str(&l, " boot=");
     put_str(&l, hub->boot);
     put_str(&l, " nodes=");

@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import protocol as p
-from .link import LineAssembler
+from .link import BAUD, LineAssembler
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class SimulatedHub:
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> SimulatedHub:
         self.port.plug()
-        self._control(p.Hello(0, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes))  # power-up
+        self._control(p.Hello(0, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes, BAUD))  # power-up
         for target, name in ((self._read_loop, "hubsim-read"), (self._heartbeat_loop, "hubsim-hb")):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
@@ -168,7 +168,7 @@ class SimulatedHub:
             self._held = None
             self._t0 = time.monotonic()
             if not hello_lost:
-                self._control(p.Hello(0, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes))
+                self._control(p.Hello(0, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes, BAUD))
         log.info("hubsim: reset, boot %s", boot)
 
     def inject(self, fault: str, count: int = 1) -> None:
@@ -292,7 +292,7 @@ class SimulatedHub:
             return
         with self._lock:
             if isinstance(message, p.Sync):
-                self._control(p.Hello(self.last_seq, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes))
+                self._control(p.Hello(self.last_seq, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes, BAUD))
                 self._resend(min(self.ring, default=self.last_seq + 1))
             elif isinstance(message, p.Ack):
                 for seq in [s for s in self.ring if s <= message.upto]:

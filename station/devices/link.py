@@ -16,6 +16,7 @@ wait in the hub's ring, and the hub resends them when the journal has room again
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -30,7 +31,10 @@ from . import protocol as p
 
 log = logging.getLogger(__name__)
 
-BAUD = 115200
+BAUD = 1_000_000  # bronehub/1.1's rate, exact at 16 MHz (firmware/avr/board_config.h, hardware.md)
+OTHER_BAUDS = (1_000_000, 500_000, 250_000, 115_200)  # what `doctor` tries when nothing answers
+GARBLED_BYTES = 400  # bytes without one whole line since the port opened: the rate is wrong
+_LINE_START = re.compile(rb"[A-Z]{2,8} \d")  # how every protocol line begins
 STATION_TYPES = (p.Sync, p.Ack, p.Nak)
 NAK_RETRY = 0.5  # seconds before the same gap is NAKed again, in case the NAK was lost
 RECENT_LINES = 256  # accepted lines remembered per boot (4x the hub's ring), to tell resends from a reset
@@ -46,6 +50,7 @@ class LinkHealth:
     last_seen: float | None = None
     hub_fw: str | None = None
     hub_boot: str | None = None
+    hub_baud: int = 0  # the rate the hub says it runs at (0: an older hub that does not say)
     nodes: list[str] = field(default_factory=list)
     lines_ok: int = 0
     events: int = 0
@@ -101,8 +106,10 @@ class HubLink:
         clock: Clock | None = None,
         silence_timeout: float = 3.0,
         backoff: Sequence[float] = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0),
+        baud: int = BAUD,
     ) -> None:
         self.url = url
+        self.baud = baud
         self.journal = journal
         self.deliver = deliver
         self.clock = clock or SystemClock()
@@ -117,6 +124,9 @@ class HubLink:
         self._boot: str | None = None
         self._expected: int | None = 1  # None: met a boot mid-way, waiting for its heartbeat
         self._reset_seen = False  # a restart whose HELLO has not come yet was already counted
+        self._first_line = True  # the first line after opening may be the tail of an older one
+        self._garbled = 0  # bytes since opening that made no line
+        self._whole = False  # a whole line has come since opening
         self._nak_sent_for: tuple[int, float] | None = None
         self._recent: OrderedDict[int, str] = OrderedDict()  # seq -> line accepted in this boot
         self._batch: list[dict[str, Any]] = []  # journaled, not yet durable: delivered by _flush
@@ -170,7 +180,7 @@ class HubLink:
         attempt = 0
         while not self._stop.is_set():
             try:
-                self._port = serial.serial_for_url(self.url, baudrate=BAUD, timeout=0.05)
+                self._port = serial.serial_for_url(self.url, baudrate=self.baud, timeout=0.05)
             except (serial.SerialException, OSError, ValueError) as exc:
                 self._set(state="lost" if self.health.reconnects else "connecting", last_error=str(exc))
                 self._stop.wait(self.backoff[min(attempt, len(self.backoff) - 1)])
@@ -209,9 +219,14 @@ class HubLink:
         self._send(p.Sync(0, p.PROTOCOL_VERSION))
         last_rx = self.clock.monotonic()
         port = self._open_port()
+        self._first_line, self._garbled, self._whole = True, 0, False
         while not self._stop.is_set():
             data = port.read(port.in_waiting or 1)
             now = self.clock.monotonic()
+            if data and not self._whole:
+                self._garbled += len(data)
+                if self._garbled >= GARBLED_BYTES:
+                    self._wrong_rate()
             if not data:
                 if now - last_rx > self.silence_timeout:
                     self._set(state="silent")
@@ -241,8 +256,23 @@ class HubLink:
                 pass  # the journal logged it; the dashboard shows it
 
     # -- judging one line -----------------------------------------------------------------------
+    def _wrong_rate(self) -> None:
+        """Bytes keep coming and none makes a line: a hub talking at another rate, or no hub."""
+        others = ", ".join(str(b) for b in OTHER_BAUDS if b != self.baud)
+        error = f"no hub at {self.baud} baud on {self.url}: the bytes make no lines; try --baud {others.split(',')[0]} (or {others})"
+        if self.health.last_error != error:
+            log.error("%s", error)
+            self._set(state="wrong baud", last_error=error)
+        self._garbled = 0
+
     def _on_line(self, raw: bytes) -> None:
         text = raw.decode("ascii", "backslashreplace")
+        first, self._first_line = self._first_line, False
+        if first and not _LINE_START.match(raw):
+            # The tail of a line the hub began before the port was opened (opening a port drops
+            # what it had received): not a fault of the line, and nothing to count against it.
+            self._audit("rx", line=text, verdict="partial", error="began before the port was opened")
+            return
         try:
             message = p.decode(raw)
         except p.ProtocolError as exc:
@@ -251,6 +281,7 @@ class HubLink:
             log.warning("hub line rejected (%s): %r", exc, text[:80])
             self._audit("rx", line=text, verdict=exc.reason, error=exc.detail)
             return
+        self._whole = True
         self._set(last_seen=self.clock.monotonic(), state="connected")
         self._count("lines_ok")
         if isinstance(message, STATION_TYPES):
@@ -289,7 +320,7 @@ class HubLink:
             self._acked, self._ack_due = 0, False
             self._recent.clear()
         self._reset_seen = False
-        self._set(hub_fw=hello.fw, hub_boot=hello.boot, nodes=[n.encode() for n in hello.nodes])
+        self._set(hub_fw=hello.fw, hub_boot=hello.boot, nodes=[n.encode() for n in hello.nodes], hub_baud=hello.baud)
         self._journal_and_deliver(text, "control")
 
     def _on_event(self, message: p.Message, text: str) -> None:

@@ -8,7 +8,7 @@ import time
 import serial
 
 from . import protocol as p
-from .link import BAUD, LineAssembler
+from .link import BAUD, OTHER_BAUDS, LineAssembler
 
 PROBE_SECONDS = 1.5  # a hub answers SYNC at once; its heartbeat comes every second anyway
 
@@ -17,10 +17,10 @@ class ProbeError(OSError):
     """The port could not be opened or read (missing, busy, no permission)."""
 
 
-def probe_hub(url: str, seconds: float = PROBE_SECONDS) -> p.Hello | None:
-    """The hub's HELLO on ``url``, or None when something else (or nothing) is there."""
+def probe_hub(url: str, seconds: float = PROBE_SECONDS, baud: int = BAUD) -> p.Hello | None:
+    """The hub's HELLO on ``url`` at ``baud``, or None when something else (or nothing) is there."""
     try:
-        port = serial.serial_for_url(url, baudrate=BAUD, timeout=0.05)
+        port = serial.serial_for_url(url, baudrate=baud, timeout=0.05)
     except (serial.SerialException, OSError, ValueError) as exc:
         raise ProbeError(str(exc)) from None
     try:
@@ -39,3 +39,11 @@ def probe_hub(url: str, seconds: float = PROBE_SECONDS) -> p.Hello | None:
         raise ProbeError(str(exc)) from None
     finally:
         port.close()
+
+
+def find_rate(url: str, seconds: float = PROBE_SECONDS) -> int | None:
+    """The rate at which a hub answers on ``url`` (the station's own first), or None."""
+    for baud in OTHER_BAUDS:
+        if probe_hub(url, seconds, baud) is not None:
+            return baud
+    return None

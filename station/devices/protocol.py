@@ -95,6 +95,8 @@ def encode(message: Message) -> bytes:
     message.check()
     parts = [message.TYPE, str(message.seq)]
     for name, value in message.fields().items():
+        if name in _OPTIONAL.get(message.TYPE, {}) and value == _OPTIONAL[message.TYPE][name]:
+            continue  # a field added in v1.x is left out at its default, as a v1.0 hub would
         text = _format_value(value)
         if not TOKEN.match(text):
             raise ProtocolError("field", f"{name}={text!r} is not a protocol token")
@@ -131,6 +133,10 @@ def _converter(name: str, annotation: object) -> Callable[[str], object]:
 
 # Per type: the fields in order with their converters, computed once.
 _CONVERTERS = {name: [(f.name, _converter(f.name, f.type)) for f in fs] for name, fs in _FIELDS.items()}
+# Fields added after v1.0, with their defaults: a line without them still decodes.
+_OPTIONAL = {
+    name: {f.name: f.default for f in fs if f.default is not dataclasses.MISSING} for name, fs in _FIELDS.items()
+}
 _INT = re.compile(r"-?\d{1,10}")
 _CRC_HEX = re.compile(rb"[0-9A-F]{4}")
 _LINE = re.compile(r"([A-Z]{2,8}) (\d{1,10})((?: [a-z_]{1,16}=[A-Za-z0-9_.:,/+-]{1,480})*)")
@@ -172,6 +178,8 @@ def decode(raw: bytes | str) -> Message:
     kwargs: dict[str, Any] = {"seq": int(seq)}
     for name, convert in _CONVERTERS[kind]:
         if name not in values:
+            if name in _OPTIONAL[kind]:
+                continue
             raise ProtocolError("field", f"{kind} lacks {name}")
         kwargs[name] = convert(values[name])
     # Extra fields are tolerated so that a v1.x hub can add information without breaking v1 stations.

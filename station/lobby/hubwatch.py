@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..devices import protocol as p
-from ..devices.link import HubLink
+from ..devices.link import BAUD, HubLink
 from ..journal import Journal
 
 log = logging.getLogger(__name__)
@@ -34,8 +34,8 @@ def _event_view(number: int, message: p.Message) -> dict[str, Any]:
 class HubWatch:
     """A hub link with nowhere to deliver but a list of recent events, for the lobby."""
 
-    def __init__(self, url: str, folder: Path) -> None:
-        self.url = url
+    def __init__(self, url: str, folder: Path, baud: int = BAUD) -> None:
+        self.url, self.baud = url, baud
         self.folder = folder
         self._link: HubLink | None = None
         self._journal: Journal | None = None
@@ -55,7 +55,7 @@ class HubWatch:
             old.unlink(missing_ok=True)
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
         self._journal = Journal(self.folder / f"hub-{stamp}.jsonl")
-        self._link = HubLink(self.url, self._journal, self._deliver)
+        self._link = HubLink(self.url, self._journal, self._deliver, baud=self.baud)
         self._link.start()
         log.info("watching the hub on %s between games", self.url)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..datafile import DataFileError, data_dir
+from ..devices.link import BAUD
 from ..fold import HEADER_KIND
 from ..game import InputError
 from ..journal import JournalError, read_records
@@ -48,6 +49,7 @@ class Hardware:
     camera_fps: float | None = None  # play a recorded camera at this rate, looping
     calibration: Path = Path("calibration/table.json")
     seed: int | None = None  # the dice seed (rehearsals); None is unpredictable
+    baud: int = BAUD  # the hub's serial rate (firmware/avr/board_config.h)
 
 
 def journal_name(game: str, now: _dt.datetime | None = None) -> str:
@@ -75,7 +77,7 @@ class Lobby:
         self.shelf = ArmyShelf(armies)
         self.history = History(journals)
         setup = armies.parent / "setup"
-        self.hub = HubWatch(self.hardware.serial_url, setup) if self.hardware.serial_url else None
+        self.hub = HubWatch(self.hardware.serial_url, setup, self.hardware.baud) if self.hardware.serial_url else None
         hw = self.hardware
         self.camera = CameraWatch(hw.camera, hw.camera_fps) if hw.camera is not None else None
         self._station: Station | None = None
@@ -134,7 +136,9 @@ class Lobby:
             if self.camera is not None:
                 self.camera.stop()  # and the game's tracker the camera
             try:
-                station = Station(path, game, list(armies), dict(options or {}), serial_url or hw.serial_url, hw.seed)
+                station = Station(
+                    path, game, list(armies), dict(options or {}), serial_url or hw.serial_url, hw.seed, baud=hw.baud
+                )
             except (DataFileError, InputError, JournalError, ValueError) as exc:
                 if not existed:
                     _discard_empty(path)
