@@ -26,8 +26,8 @@ from pathlib import Path
 from results import Figure, save
 
 from station.devices import protocol as p
-from station.devices.link import BAUD
 from station.devices.board import SimulatedBoard
+from station.devices.link import BAUD
 from station.journal import read_records
 from station.rules.bronepekhota.army import load_army
 from station.runtime import Station
