@@ -269,8 +269,6 @@ static uint8_t format_hello(const fw_hub_t *hub, char *buf)
     put_str(&l, " fw=");
     put_str(&l, hub->fw_name);
     put_field(&l, "proto", 1);
-    if (hub->baud)
-        put_field(&l, "baud", hub->baud);
     put_str(&l, " boot=");
     put_str(&l, hub->boot);
     put_str(&l, " nodes=");
@@ -285,6 +283,8 @@ static uint8_t format_hello(const fw_hub_t *hub, char *buf)
             put_str(&l, ":tilt");
         }
     }
+    if (hub->baud) /* last: a field added in v1.1 */
+        put_field(&l, "baud", hub->baud);
     return finish(&l);
 }
 
