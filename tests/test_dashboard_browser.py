@@ -46,14 +46,16 @@ def _free_port():
 
 
 @contextlib.contextmanager
-def _demo(tmp_path, *extra):
-    """``station demo`` in a subprocess, with the referee token; yields its address."""
+def station_process(tmp_path, command, token, ready="/api/state"):
+    """``station COMMAND ...`` in a subprocess on a free port with the referee ``token``, its
+    output in ``<command>.log``; yields its address once ``ready`` answers."""
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"referee_token": TOKEN}))
+    config.write_text(json.dumps({"referee_token": token}))
     port = _free_port()
-    log = open(tmp_path / "demo.log", "w")
+    log_path = tmp_path / f"{command[0]}.log"
+    log = open(log_path, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "station", "demo", "--port", str(port), *extra, "--config", str(config)],
+        [sys.executable, "-m", "station", *command, "--port", str(port), "--config", str(config)],
         stdout=log,
         stderr=subprocess.STDOUT,
     )
@@ -62,17 +64,22 @@ def _demo(tmp_path, *extra):
         deadline = time.monotonic() + 30
         while True:
             try:
-                urllib.request.urlopen(url + "/api/state", timeout=1)
+                urllib.request.urlopen(url + ready, timeout=1)
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError((tmp_path / "demo.log").read_text()) from None
+                    raise AssertionError(log_path.read_text()) from None
                 time.sleep(0.2)
         yield url
     finally:
         proc.terminate()
         proc.wait(timeout=10)
         log.close()
+
+
+def _demo(tmp_path, *extra):
+    """``station demo`` in a subprocess, with the referee token; yields its address."""
+    return station_process(tmp_path, ["demo", *extra], TOKEN)
 
 
 @pytest.fixture

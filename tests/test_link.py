@@ -1,8 +1,12 @@
 """The hub link over a real pty with the simulated hub: faults, unplug and replug, and no event
 lost or duplicated (hardware.md "Delivery")."""
 
+import contextlib
+import os
+import random
 import threading
 import time
+import tty
 
 import pytest
 
@@ -212,16 +216,14 @@ def test_the_next_game_on_a_hub_that_stayed_on_takes_its_events(harness, tmp_pat
         second.close()
 
 
-def _pty_sending(chunks, tmp_path, delay=0.0):
-    """A pty whose far end writes ``chunks`` (bytes) after ``delay``, then stays open: a device
-    the link reads."""
-    import os
-    import tty
-
+@contextlib.contextmanager
+def _device_sending(chunks, tmp_path, delay=0.0):
+    """A pty whose far end writes ``chunks`` (bytes) after ``delay``: a device the link reads, at
+    the path yielded; closed afterwards."""
     master, slave = os.openpty()
     tty.setraw(slave)
-    link_path = tmp_path / "device"
-    link_path.symlink_to(os.ttyname(slave))
+    path = tmp_path / "device"
+    path.symlink_to(os.ttyname(slave))
 
     def write():
         time.sleep(delay)
@@ -230,50 +232,35 @@ def _pty_sending(chunks, tmp_path, delay=0.0):
             time.sleep(0.01)
 
     threading.Thread(target=write, daemon=True).start()
-    return str(link_path), (master, slave)
+    journal = Journal(tmp_path / "game.jsonl")
+    link = HubLink(str(path), journal, lambda record: None)
+    link.start()
+    try:
+        yield link
+    finally:
+        link.stop()
+        journal.close()
+        os.close(master)
+        os.close(slave)
 
 
 def test_a_hub_at_another_rate_is_named_not_counted_as_checksum_errors(tmp_path):
     """Bytes that never make a line are a wrong baud rate (or no hub): the link says which rates
     to try, instead of a stream of checksum errors."""
-    import random
-
     noise = random.Random(3)
     chunks = [bytes(noise.randrange(0x80, 0x100) for _ in range(64)) for _ in range(20)]
-    url, fds = _pty_sending(chunks, tmp_path)
-    journal = Journal(tmp_path / "game.jsonl")
-    link = HubLink(url, journal, lambda record: None)
-    link.start()
-    try:
+    with _device_sending(chunks, tmp_path) as link:
         wait_for(lambda: link.snapshot()["state"] == "wrong baud", what="the wrong rate named")
         health = link.snapshot()
         assert "no hub at 1000000 baud" in health["last_error"] and "try --baud 500000" in health["last_error"]
-    finally:
-        link.stop()
-        journal.close()
-        for fd in fds:
-            import os
-
-            os.close(fd)
 
 
 def test_the_tail_of_a_line_begun_before_the_port_opened_is_not_a_fault(tmp_path):
     """Opening a port drops what it had received: a line the hub was in the middle of arrives
     without its head.  It is journaled as partial, not counted as a checksum error."""
     hello = p.encode(p.Hello(0, "bronehub/1.1", 1, "51A1", (p.Node("L1", "launcher", 2),), 1_000_000))
-    url, fds = _pty_sending([hello[9:], hello], tmp_path, delay=0.5)  # the head cut, then the whole line
-    journal = Journal(tmp_path / "game.jsonl")
-    link = HubLink(url, journal, lambda record: None)
-    link.start()
-    try:
+    with _device_sending([hello[9:], hello], tmp_path, delay=0.5) as link:  # the head cut, then whole
         wait_for(lambda: link.snapshot()["hub_boot"] == "51A1", what="the whole HELLO")
         health = link.snapshot()
         assert health["checksum_errors"] == 0 and health["syntax_errors"] == 0 and health["hub_baud"] == 1_000_000
-    finally:
-        link.stop()
-        journal.close()
-        for fd in fds:
-            import os
-
-            os.close(fd)
     assert [r["verdict"] for r in read_records(tmp_path / "game.jsonl") if r["kind"] == "rx"][0] == "partial"

@@ -1,13 +1,8 @@
 """A referee sets up, plays and reviews a game from a browser, with no command after
 ``station serve``: a fresh station with a simulated hub, at desktop and phone sizes."""
 
-import contextlib
 import json
 import re
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -17,43 +12,18 @@ from station.devices.hubsim import SimulatedHub
 from station.dice import DiceBook
 from station.events import Node
 from station.rules.registry import make_ruleset
-from tests.test_dashboard_browser import CHROMIUM, FLAGS, _free_port
+from tests.test_dashboard_browser import CHROMIUM, FLAGS, station_process
 from tests.test_lobby import _frames_with_a_model_arriving
 
 TOKEN = "lobby-browser-token"
 pytestmark = pytest.mark.browser
 
 
-@contextlib.contextmanager
 def _serve(tmp_path, serial, camera):
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps({"referee_token": TOKEN}))
-    port = _free_port()
-    log = open(tmp_path / "serve.log", "w")
-    command = [sys.executable, "-m", "station", "serve", "--data", str(tmp_path / "data"), "--host", "127.0.0.1"]
-    proc = subprocess.Popen(
-        command
-        + ["--port", str(port), "--serial", serial, "--seed", "4", "--config", str(config)]
-        + ["--camera", str(camera), "--camera-fps", "10", "--calibration", str(tmp_path / "table.json")],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(url + "/api/lobby", timeout=1)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError((tmp_path / "serve.log").read_text()) from None
-                time.sleep(0.2)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        log.close()
+    """A fresh ``station serve`` with the simulated hub on ``serial`` and recorded ``camera`` frames."""
+    command = ["serve", "--data", str(tmp_path / "data"), "--host", "127.0.0.1", "--serial", serial, "--seed", "4"]
+    command += ["--camera", str(camera), "--camera-fps", "10", "--calibration", str(tmp_path / "table.json")]
+    return station_process(tmp_path, command, TOKEN, ready="/api/lobby")
 
 
 RUSSIAN = json.loads(Path("station/web/i18n/ru.json").read_text(encoding="utf-8"))

@@ -72,12 +72,7 @@ async function step(path, body, method = "POST") {
 
 function dropView(k) { step(`/api/calibrate/views/${k}`, {}, "DELETE"); }
 
-async function start() {
-  let referee = false;
-  if (token()) referee = (await fetch("/api/whoami", { headers: { "X-Referee-Token": token() } })).ok;
-  document.body.classList.toggle("referee", referee);
-  $("role").textContent = referee ? t("referee") : t("spectator");
-  $("login").style.display = referee ? "none" : "";
+async function start(referee) {
   if (!referee) { showError(new Error(t("calibration is for the referee: enter the token"))); return; }
   try { render(await (await refereeFetch("/api/calibrate")).json()); } catch (error) { showError(error); return; }
   refresh();
@@ -85,13 +80,8 @@ async function start() {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  adoptTokenFromUrl();
   setUpLanguage();
-  $("login").addEventListener("submit", (event) => {
-    event.preventDefault();
-    localStorage.setItem(TOKEN_KEY, $("token").value.trim());
-    start();
-  });
+  setUpLogin(start);
   $("take-view").addEventListener("click", () => step("/api/calibrate/views"));
   $("fit-table").addEventListener("click", () => {
     const without = $("without").value.split(/[\s,]+/).filter(Boolean).map(Number);
@@ -99,8 +89,7 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("save").addEventListener("click", async () => {
     if (await step("/api/calibrate/save")) {
-      $("table-result").textContent += ` · saved to ${desk.state.out}; the camera tracks with it now`;
+      $("table-result").textContent += " · " + t("saved to {path}; the camera tracks with it now", { path: desk.state.out });
     }
   });
-  start();
 });

@@ -58,13 +58,14 @@ async function checkRole() {
   return referee;
 }
 
-function setUpLogin() {
+// The login form: ``then(referee)`` runs after every check of the role (the page's own start).
+function setUpLogin(then = () => {}) {
   adoptTokenFromUrl();
-  checkRole();
+  checkRole().then(then);
   $("login").addEventListener("submit", (event) => {
     event.preventDefault();
     localStorage.setItem(TOKEN_KEY, $("token").value.trim());
-    checkRole();
+    checkRole().then(then);
   });
 }
 
