@@ -59,11 +59,13 @@ lint: $(VENV)/.installed-test
 # Every benchmark writes bench/results/<name>.json; the README's performance table is made from
 # them (bench/table.py), and a test keeps the two the same.
 bench: firmware $(VENV)/.installed-runtime
+	@command -v sysbench >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq sysbench; }
 	$(BIN)/python bench/replay_throughput.py
 	$(BIN)/python bench/serial_to_sse_latency.py
 	$(BIN)/python bench/firmware_in_the_loop.py
 	$(BIN)/python bench/vision_accuracy_speed.py
 	$(BIN)/python bench/measure_snapshot.py
+	$(BIN)/python bench/pi_budget.py
 	$(BIN)/python bench/table.py --write README.md
 
 clean:

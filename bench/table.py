@@ -19,6 +19,7 @@ ORDER = (
     "firmware_in_the_loop",
     "vision_accuracy_speed",
     "measure_snapshot",
+    "pi_budget",
 )
 
 
