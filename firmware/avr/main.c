@@ -1,6 +1,6 @@
 /* Hub firmware for the ATmega328P at 16 MHz: the platform around the portable core.
  * Timer0 gives milliseconds, Timer1 microseconds, and a pin-change interrupt stamps trigger and
- * gate edges; the UART runs at 115200 baud,
+ * gate edges; the UART runs at HUB_BAUD (1 Mbaud, board_config.h),
  * both directions interrupt-driven; the ADC is sampled without blocking; shot
  * counters and the boot number live in EEPROM; the watchdog restarts a hung board. */
 #include <avr/eeprom.h>
