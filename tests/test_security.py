@@ -100,3 +100,20 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         "/api/games/check",
         "/api/alpha-strike/mul",
     }
+
+
+def test_a_body_nested_too_deeply_gets_a_json_400_and_changes_nothing(client, station):
+    """A hostile body 100,000 levels deep used to get werkzeug's HTML 500 page."""
+    before = station.game.snapshot()["records"]
+    body = "[" * 100_000 + "]" * 100_000
+    for path in ("/api/input", "/api/dice", "/api/games"):
+        response = client.post(path, data=body, headers={**REFEREE, "Content-Type": "application/json"})
+        assert response.status_code == 400 and response.is_json, path
+        assert response.get_json() == {"error": "the request body is nested too deeply to read"}
+    assert station.game.snapshot()["records"] == before
+
+
+def test_every_page_has_its_icon(client):
+    """The dashboard asked for /favicon.ico on every load and got a 404."""
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.mimetype == "image/svg+xml" and b"<svg" in icon.data

@@ -134,3 +134,15 @@ def harden(app) -> None:
     @app.errorhandler(413)
     def _too_large(_exc) -> tuple[Response, int]:
         return error_response(413, f"the request is larger than {MAX_UPLOAD_BYTES // 1024} kB")
+
+    @app.errorhandler(RecursionError)
+    def _too_deep(_exc) -> tuple[Response, int]:
+        """A body nested thousands of levels deep (a hostile client): refused by name, as JSON."""
+        return error_response(400, "the request body is nested too deeply to read")
+
+    @app.errorhandler(500)
+    def _failed(exc) -> tuple[Response, int]:
+        """Whatever went wrong inside, the client gets JSON naming it, never an HTML page; the
+        traceback is in the station's log."""
+        original = getattr(exc, "original_exception", None) or exc
+        return error_response(500, f"the station failed on this request ({type(original).__name__}); see its log")
