@@ -96,3 +96,33 @@ def test_spoken_rulings_are_off_until_asked_for_and_then_read_each_new_ruling(ph
         page.wait_for_function("window.__spoken.some((t) => t.includes('Clone 3'))")
         page.reload()  # remembered in this browser
         expect(page.locator("#speak")).to_be_checked()
+
+
+@pytest.mark.parametrize("size", [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
+def test_the_map_labels_never_overprint_and_can_be_read(tmp_path, size):
+    """In the demo at desktop and phone sizes no two bases' labels overlap, each is 12 px high
+    on screen, and none runs off the table; a base without room for its label names itself."""
+    from tests.test_dashboard_browser import _demo
+
+    with _demo(tmp_path, "--speed", "6", "--journal", str(tmp_path / "demo.jsonl")) as url:
+        with _page(url + "/", width=size[0], height=size[1]) as page:
+            page.locator("#table-map .base").first.wait_for(timeout=30_000)
+            page.wait_for_timeout(1500)  # a few snapshots in
+            seen = page.evaluate(  # one moment of the map: it is redrawn with every snapshot
+                """() => ({
+                    labels: [...document.querySelectorAll('#table-map text.base-label')].map((t) => {
+                        const r = t.getBoundingClientRect(); return [t.dataset.label, r.left, r.top, r.right, r.bottom]; }),
+                    edge: (({ left, right }) => [left, right])(document.querySelector('#table-map rect.edge').getBoundingClientRect()),
+                    bases: document.querySelectorAll('#table-map .base').length,
+                })"""
+            )
+            boxes, (edge_left, edge_right), bases = seen["labels"], seen["edge"], seen["bases"]
+            assert boxes and len(boxes) >= bases / 2, (len(boxes), bases)
+            for k, (name, left, top, right, bottom) in enumerate(boxes):
+                assert 10 <= bottom - top <= 20, (name, bottom - top)  # about 12 px, whatever the screen
+                assert edge_left - 1 <= left and right <= edge_right + 1, name
+                for other, l2, t2, r2, b2 in boxes[k + 1 :]:
+                    assert right <= l2 or r2 <= left or bottom <= t2 or b2 <= top, f"{name} overprints {other}"
+            bases = page.locator("#table-map .base").count()
+            titles = page.evaluate("() => [...document.querySelectorAll('#table-map .base title')].length")
+            assert titles == bases

@@ -47,6 +47,40 @@ function baseShape(unit, h, colour) {
   return shape;
 }
 
+// Labels that can be read and never overprint: 12 px on screen whatever the map's size, each put
+// at the first place round its base where it overlaps no other label and stays on the table.
+// One that fits nowhere is left out; its base still names itself on hover and when picked.
+const LABEL_PX = 12;
+const CHAR_EM = 0.62;  // a generous average glyph width, so the estimate is never narrower than the text
+const LINE_EM = 1.3;  // and the line's height, descenders and all
+
+function labelText(unit) {
+  const down = unit.status === "fallen" || modelStatus(unit.element).status === "destroyed";
+  return down ? `${unit.element} ✕` : unit.element;
+}
+
+function baseLabels(units, w, h, mmPerPx) {
+  const size = LABEL_PX * mmPerPx, placed = [], labels = [];
+  const overlaps = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  const picked = units.filter((u) => u.element === model.picked), rest = units.filter((u) => u.element !== model.picked);
+  for (const unit of [...picked, ...rest]) {  // the picked base's label first: it is the one wanted
+    const text = labelText(unit);
+    const width = text.length * size * CHAR_EM, height = size * LINE_EM, gap = baseSize(unit.base)[1] / 2 + size * 0.3;
+    const x = unit.x_mm, y = h - unit.y_mm;
+    const spots = [[gap, -height / 2], [-gap - width, -height / 2], [-width / 2, -gap - height], [-width / 2, gap],
+      [gap, -gap - height], [-gap - width, -gap - height], [gap, gap], [-gap - width, gap]];
+    for (const [dx, dy] of spots) {
+      const box = { x: x + dx, y: y + dy, w: width, h: height };
+      if (box.x < 0 || box.y < 0 || box.x + box.w > w || box.y + box.h > h || placed.some((b) => overlaps(b, box))) continue;
+      placed.push(box);
+      labels.push(svg("text", { class: "base-label", x: box.x, y: box.y + size, style: `font-size:${size}px`,
+        "data-label": unit.element }, text));
+      break;
+    }
+  }
+  return labels;
+}
+
 // A template a ruling laid on the table: a blast's circle or a flamethrower's strip.
 function templateShape(template, h) {
   if (template.circle) return svg("circle", { class: "template", cx: template.circle[0], cy: h - template.circle[1], r: template.circle[2] });
@@ -112,10 +146,12 @@ function renderTable() {
   for (const unit of table ? table.units : []) {
     const colour = PLAYER_COLOURS[Math.max(0, players.indexOf(unit.player)) % PLAYER_COLOURS.length];
     const x = unit.x_mm, y = h - unit.y_mm, a = (unit.facing_deg * Math.PI) / 180;
-    shapes.push(baseShape(unit, h, colour));
+    const base = baseShape(unit, h, colour);
+    base.append(svg("title", {}, unit.element));  // every base keeps its name, label or not
+    shapes.push(base);
     shapes.push(svg("line", { x1: x, y1: y, x2: x + 24 * Math.cos(a), y2: y - 24 * Math.sin(a), stroke: "#fff", "stroke-width": 3 }));
-    shapes.push(svg("text", { x: x + 18, y: y + 6 }, unit.status === "fallen" || modelStatus(unit.element).status === "destroyed" ? `${unit.element} ✕` : unit.element));
   }
+  shapes.push(...baseLabels(table ? table.units : [], w, h, reachable / 22));
   const m = model.measurement;
   if (m) {  // the two exact points measured, and what was measured, in the game's units
     const [ax, ay] = [m.point_a[0], h - m.point_a[1]], [bx, by] = [m.point_b[0], h - m.point_b[1]];
