@@ -35,6 +35,7 @@ from station.web.server import DashboardServer
 
 ROOT = Path(__file__).resolve().parent.parent
 ELF = ROOT / "firmware" / "build" / "hub.elf"
+STRESS_ELF = ROOT / "firmware" / "build" / "hub-stress.elf"
 BARRELS = [("D2", "D3"), ("D4", "D5"), ("D6", "D7")]
 PRESS_TO_GATE_MS, BLOCK_MS = 10, 3
 
@@ -89,6 +90,30 @@ def run_throughput(rate: float, seconds: float) -> dict:
         "overflow": any(isinstance(e, p.Overflow) for e in events),
         "in_order": contiguous and complete,
         "ceiling": BAUD / 10 / avg_line,  # 10 bits a byte on the wire (8N1)
+        "report": board.report,
+    }
+
+
+def run_stress(seconds: float) -> dict:
+    """The stress build: 1,000 dry-fire events a second from the firmware itself for ``seconds``,
+    through the UART, the ring and the station's journal; every one must arrive, once, in order."""
+    tmp = Path(tempfile.mkdtemp())
+    (tmp / "s.txt").write_text(f"t={seconds + 1.0:.3f} end\n")
+    board = SimulatedBoard(STRESS_ELF, tmp / "s.txt", tmp / "hub").start()
+    station = Station(tmp / "g.jsonl", "bronepekhota", armies(), {}, board.path).start()
+    board.wait(timeout=seconds + 60)
+    time.sleep(1.0)
+    station.stop()
+    records = read_records(tmp / "g.jsonl")
+    events = [(r, p.decode(r["line"])) for r in records if r["kind"] == "rx" and r["verdict"] == "event"]
+    dry = [e for _, e in events if isinstance(e, p.DryFire)]
+    first = next((r["mono"] for r, e in events if isinstance(e, p.DryFire)), 0.0)
+    last = next((r["mono"] for r, e in reversed(events) if isinstance(e, p.DryFire)), 0.0)
+    return {
+        "events": len(dry),
+        "rate": (len(dry) - 1) / (last - first) if last > first else 0.0,
+        "contiguous": [e.seq for _, e in events] == list(range(1, len(events) + 1)),
+        "overflow": any(isinstance(e, p.Overflow) for _, e in events),
         "report": board.report,
     }
 
@@ -152,6 +177,7 @@ def main() -> None:
     parser.add_argument("--rates", default="30,60,90", help="shots per second per barrel (3 barrels)")
     parser.add_argument("--presses", type=int, default=200)
     parser.add_argument("--latency-only", action="store_true")
+    parser.add_argument("--stress-seconds", type=float, default=10.0, help="how long the stress build runs")
     args = parser.parse_args()
     print(f"sustained throughput (3 barrels, real firmware, {BAUD} baud, station journaling with fsync):")
     figures = []
@@ -179,6 +205,23 @@ def main() -> None:
             f"UART ceiling for these lines {r['ceiling']:.0f} lines/s -> {r['offered'] / r['ceiling']:.0%} of it"
         )
         print(f"    {r['report']}")
+    if not args.latency_only:
+        stress = run_stress(args.stress_seconds)
+        intact = stress["contiguous"] and not stress["overflow"]
+        print(
+            f"stress build: {stress['events']} events at {stress['rate']:.0f}/s sustained, "
+            + ("every one arrived once, in order" if intact else "SOME LOST")
+        )
+        print(f"    {stress['report']}")
+        figures.append(
+            Figure(
+                f"the stress build: 1,000 events/s from the firmware for {args.stress_seconds:g} s",
+                stress["rate"],
+                f"{stress['events']} events at {stress['rate']:.0f}/s, "
+                + ("none lost, seqs contiguous" if intact else "LOST (see the run)"),
+                "one line at a time through simavr's UART at 1 Mbaud",
+            )
+        )
     r = run_latency(args.presses)
     print(
         f"trigger press -> shot ruling on SSE ({r['n']} presses): p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "

@@ -219,6 +219,23 @@ static void persist_counters(void)
     }
 }
 
+#ifdef STRESS_RATE
+/* The link stress build (`make -C firmware build/hub-stress.elf`): besides its sensors, the hub
+ * makes STRESS_RATE dry-fire events a second on its first launcher, to test the wire, the ring and
+ * the station at a rate no board's launchers reach (bench/firmware_in_the_loop.py --stress). */
+static void stress(uint32_t now_ms)
+{
+    static uint32_t made, started;
+    if (!started)
+        started = now_ms ? now_ms : 1;
+    uint32_t due = (uint32_t)(((uint64_t)(now_ms - started) * STRESS_RATE) / 1000UL);
+    while (made < due) {
+        fw_hub_push_event(&hub, FW_EV_DRY, 0, 1, 0, 0, now_ms);
+        made++;
+    }
+}
+#endif
+
 static void serve_uart(void)
 {
     while (rx_tail != rx_head) {
@@ -255,6 +272,9 @@ int main(void)
         poll_launchers(now);
         poll_tilts(now);
         fw_hub_tick(&hub, now);
+#ifdef STRESS_RATE
+        stress(now);
+#endif
         serve_uart();
         persist_counters();
         wdt_reset();
