@@ -226,8 +226,11 @@ static void persist_counters(void)
 static void stress(uint32_t now_ms)
 {
     static uint32_t made, started;
-    if (!started)
-        started = now_ms ? now_ms : 1;
+    static uint8_t running;
+    if (!running) {
+        running = 1;
+        started = now_ms;
+    }
     uint32_t due = (uint32_t)(((uint64_t)(now_ms - started) * STRESS_RATE) / 1000UL);
     while (made < due) {
         fw_hub_push_event(&hub, FW_EV_DRY, 0, 1, 0, 0, now_ms);

@@ -20,16 +20,26 @@ static void put_str(line_t *l, const char *s)
         l->buf[l->len++] = *s++;
 }
 
+/* Decimal by subtracting powers of ten: the AVR has no divider, and a 32-bit division by ten
+ * costs hundreds of cycles a digit, which at 1 Mbaud was most of the time a line took. */
+static const uint32_t POWERS_OF_TEN[] = {1000000000UL, 100000000UL, 10000000UL, 1000000UL, 100000UL,
+                                         10000UL, 1000UL, 100UL, 10UL, 1UL};
+
 static void put_u32(line_t *l, uint32_t v)
 {
-    char digits[10];
-    uint8_t n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n && l->len < FW_LINE_MAX - 6)
-        l->buf[l->len++] = digits[--n];
+    uint8_t leading = 1;
+    for (uint8_t i = 0; i < 10; i++) {
+        char digit = '0';
+        while (v >= POWERS_OF_TEN[i]) {
+            v -= POWERS_OF_TEN[i];
+            digit++;
+        }
+        if (digit != '0' || !leading || i == 9) {
+            leading = 0;
+            if (l->len < FW_LINE_MAX - 6)
+                l->buf[l->len++] = digit;
+        }
+    }
 }
 
 static void put_field(line_t *l, const char *key, uint32_t v)
