@@ -126,3 +126,46 @@ def test_the_map_labels_never_overprint_and_can_be_read(tmp_path, size):
             bases = page.locator("#table-map .base").count()
             titles = page.evaluate("() => [...document.querySelectorAll('#table-map .base title')].length")
             assert titles == bases
+
+
+def test_the_map_zooms_and_pans_and_its_tools_still_work(phone_station):
+    """The mouse wheel zooms about the pointer, a drag pans, the reset button shows the whole
+    table again; picking and measuring go on working zoomed."""
+    station, server = phone_station
+    with _page(server.url + "/") as page:
+        gryphon = page.locator('#table-map .base[data-element="gryphon"]')
+        gryphon.wait_for(timeout=20_000)
+        full = [float(v) for v in page.locator("#table-map").get_attribute("viewBox").split()]
+        expect(page.locator("#map-reset")).to_be_hidden()
+        neighbour = page.evaluate(  # the base nearest gryphon, to measure to once zoomed
+            """() => {
+                const centre = (b) => { const r = b.getBoundingClientRect();
+                    return [r.left + r.width / 2, r.top + r.height / 2]; };
+                const [gx, gy] = centre(document.querySelector('#table-map .base[data-element="gryphon"]'));
+                const others = [...document.querySelectorAll('#table-map .base')]
+                    .filter((b) => b.dataset.element !== 'gryphon')
+                    .map((b) => { const [x, y] = centre(b); return [Math.hypot(x - gx, y - gy), b.dataset.element, x, y]; })
+                    .sort((a, b) => a[0] - b[0]);
+                return { name: others[0][1], x: (others[0][2] + gx) / 2, y: (others[0][3] + gy) / 2 };
+            }"""
+        )
+        page.mouse.move(neighbour["x"], neighbour["y"])
+        for _ in range(4):
+            page.mouse.wheel(0, -200)
+        page.wait_for_timeout(300)
+        zoomed = [float(v) for v in page.locator("#table-map").get_attribute("viewBox").split()]
+        assert zoomed[2] < full[2] / 2  # at least twice as close
+        expect(page.locator("#map-reset")).to_be_visible()
+        gryphon.click()  # picking works zoomed
+        expect(page.locator("#reach-title")).to_have_text("gryphon")
+        page.locator(f'#table-map .base[data-element="{neighbour["name"]}"]').click()  # and measuring
+        expect(page.locator("#measure-text")).to_contain_text("gryphon")
+        box = page.locator("#table-map").bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] / 2 + 80, box["y"] + box["height"] / 2 + 40, steps=5)
+        page.mouse.up()
+        panned = [float(v) for v in page.locator("#table-map").get_attribute("viewBox").split()]
+        assert panned[2] == zoomed[2] and (panned[0], panned[1]) != (zoomed[0], zoomed[1])
+        page.click("#map-reset")
+        assert [float(v) for v in page.locator("#table-map").get_attribute("viewBox").split()] == full

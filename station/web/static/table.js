@@ -101,7 +101,8 @@ function renderTable() {
       + (camera.calibration.worst_sigma_mm != null ? " · " + t("position error ≤ {sigma} mm (1σ)", { sigma: camera.calibration.worst_sigma_mm }) : "")
     : "";
   const [w, h] = tableSize();
-  element.setAttribute("viewBox", `-20 -20 ${w + 40} ${h + 40}`);
+  const box = mapViewBox([-20, -20, w + 40, h + 40]);
+  element.setAttribute("viewBox", box.join(" "));
   const shapes = [svg("rect", { class: "edge", x: 0, y: 0, width: w, height: h })];
   if (map.backdrop) {
     shapes.push(svg("image", { id: "backdrop", href: `/api/table.jpg?t=${map.backdropStamp}`, x: 0, y: 0, width: w,
@@ -136,7 +137,7 @@ function renderTable() {
   if (model.template) shapes.push(templateShape(model.template, h));
   // A finger needs 44 px: bases smaller than that on screen get an invisible target around them,
   // drawn under every base, so a tap on a base is always that base's.
-  const reachable = 22 / ((element.getBoundingClientRect().width || w) / (w + 40));
+  const reachable = 22 / ((element.getBoundingClientRect().width || w) / box[2]);  // mm a 22 px radius covers now
   for (const unit of table ? table.units : []) {
     if (reachable <= baseSize(unit.base)[1] / 2) continue;
     const target = svg("circle", { class: "tap-target", cx: unit.x_mm, cy: h - unit.y_mm, r: reachable, "data-tap": unit.element });
@@ -421,5 +422,6 @@ function setUpMap() {
     refresh();
     if (map.backdrop) backdropTimer = setInterval(refresh, 5000);
   });
+  setUpMapView(renderTable);
   loadTerrain();
 }
