@@ -19,6 +19,7 @@ import click
 from .config import ConfigError, config_path, load_config
 from .datafile import DataFileError, data_dir, load_json_file
 from .dice import DiceBook
+from .exclusive import FileLock, InUse
 from .fold import fold, ruling_status
 from .game import InputError
 from .journal import JournalError, read_records
@@ -272,7 +273,7 @@ def run(
         station = lobby.start(
             None if resuming else game, loaded, _parse_options(options), path, terrain, terrain_path or "terrain"
         )
-    except (DataFileError, InputError, ValueError) as exc:
+    except (DataFileError, InputError, ValueError, InUse) as exc:
         _fail(str(exc))
     click.echo(f"{'Resuming' if resuming else 'Journal'}: {station.journal.path}")
     for message in lobby.messages:
@@ -303,10 +304,15 @@ def serve(data_path, host, port, serial_url, baud, camera, camera_fps, cal_path,
     data = Path(data_path) if data_path else data_dir()
     os.environ["STATION_DATA"] = str(data)  # the card library and every loader read the same folder
     hardware = Hardware(serial_url, camera, camera_fps, Path(cal_path), seed, int(baud))
-    lobby = Lobby(data / "journals", data / "armies", hardware)
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+        owner = FileLock(data, f"data folder {data}")  # one lobby per folder, held till exit
+        lobby = Lobby(data / "journals", data / "armies", hardware)
+        lobby.watch(required=True)
+    except InUse as exc:
+        _fail(str(exc))
     click.echo(f"Data:           {data}")
     _warn_missing_port(serial_url)
-    lobby.watch()
     unfinished = lobby.unfinished()
     if unfinished is not None:
         click.echo(f"Unfinished game: {unfinished.name} (resume it from the lobby)")
@@ -314,6 +320,7 @@ def serve(data_path, host, port, serial_url, baud, camera, camera_fps, cal_path,
     _wait_for_interrupt()
     server.stop()
     lobby.close()
+    owner.release()
 
 
 @main.command()

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .clock import Clock, SystemClock
+from .exclusive import FileLock
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +123,8 @@ def _scan_lines(path: Path, data: bytes) -> tuple[list[dict[str, Any]], int]:
 
 
 class Journal:
-    """Appends records to one file.  Thread-safe; the only writer of its file."""
+    """Appends records to one file.  Thread-safe; the only writer of its file: a second Journal
+    on the same file, in this process or another, raises ``exclusive.InUse``."""
 
     def __init__(
         self,
@@ -142,7 +144,14 @@ class Journal:
         self._written_seq = 0
         self._synced_seq = 0
         self._closed = False
-        self.recovery = self._recover()
+        # Before reading a byte: a live game's last line is not a torn tail to cut off.
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._owner = FileLock(self.path, f"journal {self.path}")
+        try:
+            self.recovery = self._recover()
+        except BaseException:
+            self._owner.release()
+            raise
         self._file = open(self.path, "ab", buffering=0)
         self._reader = open(self.path, "rb", buffering=0)
         self._end = self.path.stat().st_size  # where the last complete line ends
@@ -407,6 +416,7 @@ class Journal:
         self._file.close()
         self._reader.close()
         self.reserve_path.unlink(missing_ok=True)
+        self._owner.release()
         with self._lock:
             self._synced.notify_all()
 

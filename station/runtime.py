@@ -39,13 +39,17 @@ class Station:
     ) -> None:
         self.bus = Bus()
         self.journal = Journal(journal_path, group_window=group_window, reserve_bytes=journal_reserve)
-        try:
-            self.game = Game(self.journal, game, armies, options, rng=random.Random(seed), publish=self.bus.publish)
-        except Exception:
-            self.journal.close()
-            raise
         self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         self.link = HubLink(serial_url, self.journal, self._inbox.put, baud=baud) if serial_url else None
+        try:
+            if self.link:
+                self.link.claim()  # another station's port: refused before the game's first record
+            self.game = Game(self.journal, game, armies, options, rng=random.Random(seed), publish=self.bus.publish)
+        except Exception:
+            if self.link:
+                self.link.stop()
+            self.journal.close()
+            raise
         if self.link:
             self.link.resume(self.journal.records)
         self._engine = threading.Thread(target=self._engine_loop, name="engine", daemon=True)

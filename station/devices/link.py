@@ -26,6 +26,7 @@ from typing import Any
 import serial
 
 from ..clock import Clock, SystemClock
+from ..exclusive import port_in_use
 from ..journal import Journal, JournalFull
 from . import protocol as p
 
@@ -64,7 +65,9 @@ class LinkHealth:
     reconnects: int = 0
     overflows: int = 0
     held: int = 0  # events left in the hub's ring because the journal could not take them
-    last_error: str | None = None
+    last_error: str | None = None  # what is wrong now; None when all is well
+    resolved_error: str | None = None  # the last error that was recovered from, kept for the referee
+    resolved_at: str | None = None  # when (wall time)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -120,6 +123,7 @@ class HubLink:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._port: serial.SerialBase | None = None
+        self._holding = False  # events are being left in the hub for want of journal space
         self._tx_seq = 0
         self._boot: str | None = None
         self._expected: int | None = 1  # None: met a boot mid-way, waiting for its heartbeat
@@ -149,6 +153,21 @@ class HubLink:
                 self._expected, self._acked = message.seq + 1, message.seq
                 self._remember(message.seq, record["line"])
 
+    def claim(self) -> None:
+        """Open the port now, exclusively, in the caller's thread: a port another station holds
+        raises ``exclusive.InUse`` before anything else starts.  A port that is not there yet
+        (the hub unplugged) is no error; the reader keeps trying it."""
+        try:
+            self._port = self._open()
+        except (serial.SerialException, OSError, ValueError) as exc:
+            taken = port_in_use(self.url, exc)
+            if taken is not None:
+                raise taken from None
+
+    def _open(self) -> serial.SerialBase:
+        # exclusive: a second daemon on the port would read half of the hub's lines.
+        return serial.serial_for_url(self.url, baudrate=self.baud, timeout=0.05, exclusive=True)
+
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="hub-link", daemon=True)
         self._thread.start()
@@ -157,6 +176,9 @@ class HubLink:
         self._stop.set()
         if self._thread:
             self._thread.join(timeout=5)
+        elif self._port is not None:  # claimed, never started
+            self._port.close()
+            self._port = None
 
     def snapshot(self) -> dict[str, Any]:
         with self._health_lock:
@@ -171,6 +193,15 @@ class HubLink:
             for key, value in changes.items():
                 setattr(self.health, key, value)
 
+    def _resolve(self) -> None:
+        """What was wrong is over: it moves to ``resolved_error``, with its time, and is no longer
+        the current ``last_error``."""
+        with self._health_lock:
+            if self.health.last_error is not None:
+                log.info("hub link recovered from: %s", self.health.last_error)
+                self.health.resolved_error, self.health.last_error = self.health.last_error, None
+                self.health.resolved_at = self.clock.wall_iso()
+
     def _count(self, name: str) -> None:
         with self._health_lock:
             setattr(self.health, name, getattr(self.health, name) + 1)
@@ -180,15 +211,18 @@ class HubLink:
         attempt = 0
         while not self._stop.is_set():
             try:
-                self._port = serial.serial_for_url(self.url, baudrate=self.baud, timeout=0.05)
+                if self._port is None:  # else claimed already
+                    self._port = self._open()
             except (serial.SerialException, OSError, ValueError) as exc:
-                self._set(state="lost" if self.health.reconnects else "connecting", last_error=str(exc))
+                taken = port_in_use(self.url, exc)
+                self._set(state="lost" if self.health.reconnects else "connecting", last_error=str(taken or exc))
                 self._stop.wait(self.backoff[min(attempt, len(self.backoff) - 1)])
                 attempt += 1
                 continue
             attempt = 0
             self._audit("link", state="connected", url=self.url)
-            self._set(state="connected", since=self.clock.monotonic(), last_error=None)
+            self._resolve()
+            self._set(state="connected", since=self.clock.monotonic())
             log.info("hub link open on %s", self.url)
             try:
                 self._session()
@@ -282,6 +316,8 @@ class HubLink:
             self._audit("rx", line=text, verdict=exc.reason, error=exc.detail)
             return
         self._whole = True
+        if self.health.state == "wrong baud":  # a whole line: the rate is right after all
+            self._resolve()
         self._set(last_seen=self.clock.monotonic(), state="connected")
         self._count("lines_ok")
         if isinstance(message, STATION_TYPES):
@@ -400,8 +436,12 @@ class HubLink:
     def _journal_event(self, text: str) -> bool:
         """Journal (durably) and deliver an in-sequence event, or leave it with the hub."""
         if self.journal.accepting() and self._journal_and_deliver(text, "event"):
+            if self._holding:  # the journal has room again
+                self._holding = False
+                self._resolve()
             return True
         self._count("held")
+        self._holding = True
         self._set(last_error=f"journal not writable, events wait in the hub: {self.journal.fault}")
         return False
 

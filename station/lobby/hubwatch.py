@@ -18,6 +18,7 @@ from typing import Any
 
 from ..devices import protocol as p
 from ..devices.link import BAUD, HubLink
+from ..exclusive import InUse
 from ..journal import Journal
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,7 @@ class HubWatch:
         self._events: deque[dict[str, Any]] = deque(maxlen=RECENT_EVENTS)
         self._numbers = itertools.count(1)
         self._lock = threading.Lock()
+        self.refused: str | None = None  # why the port could not be had (another station holds it)
 
     @property
     def running(self) -> bool:
@@ -56,6 +58,13 @@ class HubWatch:
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
         self._journal = Journal(self.folder / f"hub-{stamp}.jsonl")
         self._link = HubLink(self.url, self._journal, self._deliver, baud=self.baud)
+        try:
+            self._link.claim()
+        except InUse as exc:
+            self.refused = str(exc)
+            self.stop()
+            raise
+        self.refused = None
         self._link.start()
         log.info("watching the hub on %s between games", self.url)
 
@@ -81,7 +90,7 @@ class HubWatch:
 
     def health(self) -> dict[str, Any]:
         if self._link is None:
-            return {"state": "idle", "url": self.url}
+            return {"state": "in use" if self.refused else "idle", "url": self.url, "last_error": self.refused}
         with self._lock:
             last = self._events[-1]["n"] if self._events else 0
         return {**self._link.snapshot(), "last_event": last}

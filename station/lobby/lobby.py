@@ -19,6 +19,7 @@ from typing import Any
 
 from ..datafile import DataFileError, data_dir
 from ..devices.link import BAUD
+from ..exclusive import InUse
 from ..fold import HEADER_KIND
 from ..game import InputError
 from ..journal import JournalError, read_records
@@ -65,7 +66,7 @@ def _discard_empty(path: Path) -> None:
         return
     if len(records) <= 1 and all(r["kind"] == HEADER_KIND for r in records):
         path.unlink(missing_ok=True)
-        log.info("removed %s: the game never started", path)
+        log.debug("removed %s: the game never started", path)
 
 
 class Lobby:
@@ -139,6 +140,11 @@ class Lobby:
                 station = Station(
                     path, game, list(armies), dict(options or {}), serial_url or hw.serial_url, hw.seed, baud=hw.baud
                 )
+            except InUse:  # another station runs this journal or holds the port
+                if not existed:
+                    _discard_empty(path)
+                self.watch()
+                raise
             except (DataFileError, InputError, JournalError, ValueError) as exc:
                 if not existed:
                     _discard_empty(path)
@@ -227,13 +233,18 @@ class Lobby:
         if watch:
             self.watch()
 
-    def watch(self) -> None:
+    def watch(self, required: bool = False) -> None:
         """Keep the hub's link and the camera open while no game runs (``station serve``, and
-        after a game), so their health shows and pairing can use them."""
+        after a game), so their health shows and pairing can use them.  A port another station
+        holds raises ``InUse`` when ``required`` (at start-up), else shows in the hub's health."""
         if self._station is not None:
             return
         if self.hub is not None:
-            self.hub.start()
+            try:
+                self.hub.start()
+            except InUse:
+                if required:
+                    raise  # else the hub's health says so on the lobby page (HubWatch.refused)
         if self.camera is not None:
             self.camera.start()
 

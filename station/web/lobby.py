@@ -15,6 +15,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 
 from ..datafile import DataFileError
 from ..dice import DiceBook
+from ..exclusive import InUse
 from ..game import InputError
 from ..lobby.armies import ShelfError
 from ..lobby.lobby import GameRunning
@@ -37,8 +38,9 @@ def _bad_army(exc: DataFileError) -> tuple[Response, int]:
 
 @lobby_api.errorhandler(InputError)
 @lobby_api.errorhandler(ShelfError)
+@lobby_api.errorhandler(InUse)
 def _refused(exc: Exception) -> tuple[Response, int]:
-    return error_response(409 if isinstance(exc, GameRunning) else 400, str(exc))
+    return error_response(409 if isinstance(exc, (GameRunning, InUse)) else 400, str(exc))
 
 
 def _body() -> dict[str, Any]:

@@ -39,6 +39,7 @@ def test_disk_fills_under_a_running_game(tmp_path, small_disk, armies):
         rig.play(STEPS[8:16])
         wait_for(lambda: rig.health()["journal"]["state"] == "full", what="the dashboard to show the journal full")
         wait_for(lambda: rig.health()["held"] >= 1 and rig.hub.pending() >= 1, what="events held in the hub")
+        assert "journal not writable" in rig.health()["last_error"]
         refused = rig.client.post("/api/input", json={"type": "end_activation", "args": {}}, headers=REFEREE)
         assert refused.status_code == 503 and "not recorded" in refused.get_json()["error"]
         page = rig.client.get("/")
@@ -50,6 +51,9 @@ def test_disk_fills_under_a_running_game(tmp_path, small_disk, armies):
         health = rig.health()
         assert health["journal"]["state"] == "ok" and health["journal"]["write_failures"] >= 1
         assert health["state"] == "connected"
+        # Recovered: the error is history, with its time, and no longer the current one.
+        assert health["last_error"] is None and "journal not writable" in health["resolved_error"]
+        assert health["resolved_at"]
     finally:
         rig.close()
     records = read_records(rig.path)  # the whole file reads: no torn or half line anywhere

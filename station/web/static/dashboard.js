@@ -189,7 +189,8 @@ function renderHealth(health) {
   link.textContent = parts.join(" · ");
   link.title = ["lines_ok", "events", "checksum_errors", "syntax_errors", "unknown", "out_of_order", "duplicates",
     "resets_detected", "resends_requested", "reconnects", "overflows", "held"]
-    .map((k) => `${k}: ${model.health[k] ?? "–"}`).join("\n");
+    .map((k) => `${k}: ${model.health[k] ?? "–"}`).join("\n")
+    + (model.health.resolved_error ? "\n" + t("recovered at {at}: {error}", { at: model.health.resolved_at, error: model.health.resolved_error }) : "");
   // A journal that cannot write takes no inputs; everyone at the table should know why.
   const journal = model.health.journal;
   const alert = $("journal-alert");
