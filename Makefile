@@ -59,6 +59,7 @@ lint: $(VENV)/.installed-test
 # Every benchmark writes bench/results/<name>.json; the README's performance table is made from
 # them (bench/table.py), and a test keeps the two the same.
 bench: firmware $(VENV)/.installed-runtime
+	$(BIN)/pip install --quiet -e '.[bench]'
 	@command -v sysbench >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq sysbench; }
 	$(BIN)/python bench/replay_throughput.py
 	$(BIN)/python bench/serial_to_sse_latency.py

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -25,6 +26,7 @@ from .game import InputError
 from .journal import JournalError, read_records
 from .lobby.lobby import Hardware, Lobby
 from .rules.registry import RULESETS, make_ruleset
+from .web.limits import WebLimits
 
 log = logging.getLogger("station")
 
@@ -49,7 +51,6 @@ def _setup_logging(verbose: bool, log_file: str | None = None) -> None:
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
         datefmt="%H:%M:%S",
     )
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -128,12 +129,12 @@ def _token(config: str | None) -> str:
         raise  # unreachable: _fail exits
 
 
-def _serve(lobby, host: str, port: int, config: str | None):
+def _serve(lobby, host: str, port: int, config: str | None, web: dict[str, int]):
     """The dashboard and the lobby on ``host:port``; prints the addresses a phone can open."""
     from .web.server import DashboardServer
 
     token = _token(config)
-    server = DashboardServer(lobby, token, host, port).start()
+    server = DashboardServer(lobby, token, host, port, WebLimits(**web)).start()
     for address in server.addresses:
         click.echo(f"Dashboard:      {address}")
     click.echo(f"Referee token:  {token}   (open {server.addresses[0]}?token={token} to referee)")
@@ -147,6 +148,33 @@ def _warn_missing_port(serial_url: str | None) -> None:
     dashboard's badge shows the same error)."""
     if serial_url and serial_url.startswith("/dev/") and not Path(serial_url).exists():
         click.echo(f"Warning: {serial_url} does not exist (yet); `station doctor` lists the serial ports.", err=True)
+
+
+def _web_options(command):
+    """The dashboard's limits on a club's network (docs/security.md), gathered into ``web``."""
+    defaults = {f.name: f.default for f in dataclasses.fields(WebLimits)}
+
+    def gather(ctx: click.Context, param: click.Parameter, value: int) -> int:
+        ctx.params.setdefault("web", {})[param.name] = value
+        return value
+
+    for name, flag, text in [
+        ("spectators", "--spectators", "Dashboard streams for spectators at once; more get a 503."),
+        ("connections", "--max-connections", "Open connections at most; the longest idle is closed first."),
+        ("idle_timeout", "--idle-timeout", "Seconds a half-sent request or an unused keep-alive may sit."),
+    ]:
+        command = click.option(
+            flag,
+            name,
+            type=click.IntRange(min=1),
+            default=defaults[name],
+            show_default=True,
+            help=text,
+            callback=gather,
+            expose_value=False,
+            is_eager=False,
+        )(command)
+    return command
 
 
 def _hardware_options(command):
@@ -235,6 +263,7 @@ def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
     help="Terrain file (station-terrain/1); the dashboard can edit it later.",
 )
 @_hardware_options
+@_web_options
 def run(
     game,
     armies,
@@ -251,6 +280,7 @@ def run(
     cal_path,
     seed,
     config,
+    web,
 ) -> None:
     """Referee one game live from the hub and the dashboard (for scripts; `serve` is the lobby)."""
     path = Path(journal) if journal else (_newest_journal() if resume else None)
@@ -278,7 +308,7 @@ def run(
     click.echo(f"{'Resuming' if resuming else 'Journal'}: {station.journal.path}")
     for message in lobby.messages:
         click.echo(message)
-    server = _serve(lobby, host, port, config)
+    server = _serve(lobby, host, port, config, web)
     _wait_for_interrupt()
     server.stop()
     lobby.close()
@@ -299,7 +329,8 @@ def run(
 )
 @click.option("--port", default=8080, show_default=True)
 @_hardware_options
-def serve(data_path, host, port, serial_url, baud, camera, camera_fps, cal_path, seed, config) -> None:
+@_web_options
+def serve(data_path, host, port, serial_url, baud, camera, camera_fps, cal_path, seed, config, web) -> None:
     """The always-on station: a lobby in the browser to start, resume, end and review games."""
     data = Path(data_path) if data_path else data_dir()
     os.environ["STATION_DATA"] = str(data)  # the card library and every loader read the same folder
@@ -316,7 +347,7 @@ def serve(data_path, host, port, serial_url, baud, camera, camera_fps, cal_path,
     unfinished = lobby.unfinished()
     if unfinished is not None:
         click.echo(f"Unfinished game: {unfinished.name} (resume it from the lobby)")
-    server = _serve(lobby, host, port, config)
+    server = _serve(lobby, host, port, config, web)
     _wait_for_interrupt()
     server.stop()
     lobby.close()
@@ -379,11 +410,11 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config)
             session.terrain,
             f"{session.path}: terrain",
         )
-    except (DataFileError, InputError, ValueError) as exc:
+    except (DataFileError, InputError, ValueError, InUse) as exc:
         hub.stop()
         _fail(str(exc))
     click.echo(f"Demo: {session.title} ({session.duration / speed:.0f} s at {speed}x), journal {station.journal.path}")
-    server = _serve(lobby, host, port, config)
+    server = _serve(lobby, host, port, config, {})
     player = SessionPlayer(
         session,
         hub,

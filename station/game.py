@@ -29,6 +29,11 @@ log = logging.getLogger(__name__)
 
 END_KIND = "end"  # the referee ended the game (not folded: the history and the report read it)
 RULINGS_KEPT = 5000  # rulings a live game keeps in memory (and shows); every one stays in the journal
+RECENT_RULINGS = 200  # rulings a screen is sent when it opens; it pages back through the older ones
+
+
+def _ruling_view(ruling: Ruling, confirmed: set[str]) -> dict[str, Any]:
+    return {**ruling.as_dict(), "status": ruling_status(ruling, confirmed)}
 
 
 class InputError(ValueError):
@@ -346,22 +351,46 @@ class Game:
         return ruling
 
     # -- views ----------------------------------------------------------------------------------
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self, recent: int | None = None) -> dict[str, Any]:
+        """Everything a screen shows.  With ``recent``, only the latest ``recent`` rulings and any
+        older one still pending (the referee must see every ruling that waits); the rest are
+        paged with ``rulings_before`` from ``older_before``, and ``older_rulings`` says how many.  The lock
+        is held only to read the state and copy references; the rulings' views are built after,
+        so a late game's long list never holds up the engine or the referee."""
         with self._lock:
             state = self._result.ruleset.state_view(self._result.state)
-            confirmed = set(state.get("confirmed", ()))
-            rulings = [{**r.as_dict(), "status": ruling_status(r, confirmed)} for r in self._result.rulings]
-            return {
+            rulings = list(self._result.rulings)
+            head = {
                 "version": self.version,
                 "game": self._result.ruleset.name,
                 "dice_waiting": self.book.waiting(),
                 "title": self._result.ruleset.title,
                 "state": state,
-                "rulings": rulings,
                 "override_verdicts": list(self._result.ruleset.override_verdicts),
                 "journal": str(self.journal.path),
                 "records": self.journal.written,
             }
+        confirmed = set(state.get("confirmed", ()))
+        older, window = (rulings[:-recent], rulings[-recent:]) if recent and len(rulings) > recent else ([], rulings)
+        waiting = [r for r in older if ruling_status(r, confirmed) == "pending"]
+        return {
+            **head,
+            "rulings": [_ruling_view(r, confirmed) for r in waiting + window],
+            "older_rulings": len(older),
+            "older_before": window[0].id if older else None,  # page back from here
+        }
+
+    def rulings_before(self, ruling_id: str, limit: int) -> dict[str, Any]:
+        """Up to ``limit`` rulings just before ``ruling_id``, oldest first: a screen scrolling
+        back through a long game.  ``more`` says whether older ones remain."""
+        with self._lock:
+            rulings = list(self._result.rulings)
+            confirmed = set(self._result.ruleset.state_view(self._result.state).get("confirmed", ()))
+        end = next((i for i, r in enumerate(rulings) if r.id == ruling_id), None)
+        if end is None:
+            raise InputError(f"no ruling {ruling_id!r} among the latest {RULINGS_KEPT} (older ones stand as journaled)")
+        start = max(0, end - limit)
+        return {"rulings": [_ruling_view(r, confirmed) for r in rulings[start:end]], "more": start > 0}
 
     def records_since(self, seq: int, limit: int = 500) -> list[dict[str, Any]]:
         """The records the game is folded from (the header, applied serial lines, inputs, dice,

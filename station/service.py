@@ -46,6 +46,9 @@ WorkingDirectory={spec.working_dir}
 ExecStart={shlex.join(spec.command())}
 Restart=on-failure
 RestartSec=3
+# Room for the dashboard's connection cap (--max-connections, 1000 by default) and the rest;
+# the daemon raises its soft limit to this and lowers the cap if it is ever less.
+LimitNOFILE=8192
 
 [Install]
 WantedBy=multi-user.target

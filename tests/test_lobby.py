@@ -229,6 +229,7 @@ def test_install_service_writes_a_unit_that_serves_and_pins_no_journal(tmp_path)
         f"serve --data '{tmp_path / 'club data'}' --port 8080 --serial /dev/station-hub --camera 0"
     )
     assert "User=pi" in unit and "SupplementaryGroups=dialout video" in unit and "--journal" not in unit
+    assert "LimitNOFILE=8192" in unit  # room for the dashboard's connection cap
     refused = CliRunner().invoke(main, ["install-service", "--unit-dir", "/proc/nope", "--no-start"])
     assert refused.exit_code == 2 and "run it with sudo" in refused.output
 

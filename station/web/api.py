@@ -11,9 +11,9 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
-from ..game import InputError, JournalUnavailable
+from ..game import RECENT_RULINGS, InputError, JournalUnavailable
 from .current import station as _station
-from .security import error_response, login, logout, referee_only
+from .security import error_response, is_referee, login, logout, referee_only
 from .stream import ENDED, Broadcaster
 
 api = Blueprint("api", __name__)
@@ -51,7 +51,25 @@ api.add_url_rule("/logout", "logout", logout, methods=["POST"])
 
 @api.get("/state")
 def state() -> Response:
-    return jsonify({**_station().game.snapshot(), "health": _broadcaster().health()})
+    """The game as a screen opens it: the state and the recent rulings (``?rulings=all`` for
+    every one kept); ``older_rulings`` counts those left to page with /api/rulings."""
+    everything = request.args.get("rulings") == "all"
+    snapshot = _station().game.snapshot(None if everything else RECENT_RULINGS)
+    return jsonify({**snapshot, "health": _broadcaster().health()})
+
+
+@api.get("/rulings")
+def older_rulings() -> Response | tuple[Response, int]:
+    """``?before=<ruling id>&limit=N`` (N up to 500, default 100): the rulings just before that
+    one, oldest first, and whether there are ``more``; a screen scrolling back loads these."""
+    before = request.args.get("before", "")
+    try:
+        limit = int(request.args.get("limit", "100"))
+    except ValueError:
+        return error_response(400, "limit: a whole number of rulings, 1 to 500")
+    if not before or not 1 <= limit <= 500:
+        return error_response(400, "give before=<ruling id> and limit=1..500")
+    return jsonify(_station().game.rulings_before(before, limit))
 
 
 @api.get("/table")
@@ -233,39 +251,50 @@ def ruling_picture(ruling_id: str) -> Response:
 
 
 @api.get("/stream")
-def stream() -> Response:
+def stream() -> Response | tuple[Response, int]:
     """``snapshot`` first, then the broadcaster's frames (``update``, ``snapshot``, ``health``;
     see stream.py).  A watcher that lagged gets a fresh ``snapshot``."""
     broadcaster = _broadcaster()
+    seats, kind = current_app.extensions["seats"], "referee" if is_referee() else "spectator"
+    if not seats.take(kind):
+        response, status = error_response(
+            503, f"the station has {seats.caps[kind]} {kind} screens open, its most; try again in a minute"
+        )
+        response.headers["Retry-After"] = "60"
+        return response, status
     subscription = broadcaster.subscribe()
 
     def generate() -> Iterator[str]:
-        try:
-            shown, frame = broadcaster.snapshot()
-            yield frame
-            while True:
-                item = subscription.get(timeout=60)
-                if broadcaster.closed and item is None:
-                    return
-                if item is None:
-                    continue
-                if subscription.lagged:
-                    subscription.lagged = False
-                    subscription.drain()
-                    shown, frame = broadcaster.snapshot()
-                    yield frame
-                    continue
-                version, frame = item
-                if version == ENDED:
-                    yield frame
-                    return
-                if version is None or version > shown:  # older ones are in the snapshot already
-                    yield frame
-        finally:
-            broadcaster.unsubscribe(subscription)
+        shown, frame = broadcaster.snapshot()
+        yield frame
+        while True:
+            item = subscription.get(timeout=60)
+            if broadcaster.closed and item is None:
+                return
+            if item is None:
+                continue
+            if subscription.lagged:
+                subscription.lagged = False
+                subscription.drain()
+                shown, frame = broadcaster.snapshot()
+                yield frame
+                continue
+            version, frame = item
+            if version == ENDED:
+                yield frame
+                return
+            if version is None or version > shown:  # older ones are in the snapshot already
+                yield frame
 
-    return Response(
+    response = Response(
         stream_with_context(generate()),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+    @response.call_on_close  # also for a client gone before its first frame
+    def _left() -> None:
+        broadcaster.unsubscribe(subscription)
+        seats.give_back(kind)
+
+    return response

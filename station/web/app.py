@@ -11,6 +11,7 @@ from .api import api
 from .calibrate import calibrate
 from .current import NoGame
 from .i18n import install as install_i18n
+from .limits import Seats, WebLimits
 from .lobby import lobby_api, lobby_pages
 from .pages import pages
 from .review import review
@@ -18,10 +19,11 @@ from .security import error_response, harden
 from .stream import Broadcasters
 
 
-def create_app(station: Lobby | Station, referee_token: str) -> Flask:
+def create_app(station: Lobby | Station, referee_token: str, limits: WebLimits | None = None) -> Flask:
     lobby = station if isinstance(station, Lobby) else Lobby.around(station)
     app = Flask(__name__)
     app.config.update(LOBBY=lobby, REFEREE_TOKEN=referee_token)
+    app.extensions["seats"] = Seats(limits or WebLimits())  # the dashboard streams' caps
     broadcasters = Broadcasters()  # one per game: frames built once for every watcher
     app.extensions["broadcasters"] = broadcasters
     lobby.on_end.append(broadcasters.close)

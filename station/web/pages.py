@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request
 from werkzeug.wrappers import Response
 
+from ..game import RECENT_RULINGS
 from .current import lobby
 
 pages = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
@@ -29,7 +30,7 @@ def dashboard() -> str | Response:
     if station is None:
         query = request.query_string.decode()
         return redirect("/lobby" + (f"?{query}" if query else ""))  # a ?token= link still logs in
-    snapshot = station.game.snapshot()
+    snapshot = station.game.snapshot(RECENT_RULINGS)  # the page needs the title and state, not every ruling
     ruleset = station.game.ruleset
     return render_template(
         "dashboard.html",

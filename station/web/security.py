@@ -73,6 +73,15 @@ def _who() -> str:
     return request.remote_addr or "unknown"
 
 
+def is_referee() -> bool:
+    """Whether this request comes from the referee (a right header token, or the login cookie):
+    for what is only counted apart, such as the referee's own dashboard streams.  Controls use
+    ``referee_only``, which also checks CSRF and throttles guesses."""
+    auth = request.headers.get("Authorization", "")
+    given = auth[7:] if auth.startswith("Bearer ") else request.headers.get("X-Referee-Token", "")
+    return bool(session.get("referee")) or (bool(given) and _token_ok(given))
+
+
 def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
     """The referee's controls: a header token, or the login cookie with its CSRF token."""
 

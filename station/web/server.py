@@ -1,39 +1,140 @@
-"""Serving the dashboard from a background thread with werkzeug's threaded server, so the
-station's own threads never share a thread with a web client."""
+"""Serving the dashboard on a club's network: waitress, with limits that phones cannot exhaust.
+
+Why waitress (docs/performance.md has the side-by-side numbers): its one I/O thread reads every
+request to the end before a worker thread sees it, so a connection that sends half a request
+(a scanner, a phone's browser holding a keep-alive) costs a socket and no thread; werkzeug's
+development server, and cheroot, give each such connection a thread until it times out.  It is
+pure Python (nothing to build on a Pi), well kept (the Pylons project), and flushes each write
+at once, which a Server-Sent Events stream needs.
+
+The limits (``WebLimits``, settings of ``run`` and ``serve``):
+
+* connections idle for ``idle_timeout`` seconds, a request half sent or a keep-alive unused,
+  are closed;
+* at most ``connections`` sockets are open.  A new one beyond that closes the connection idle
+  the longest, so idle sockets can never lock out a fresh client; only when every connection is
+  busy is the newcomer answered "503 busy" and closed;
+* each dashboard stream holds a worker thread for as long as it watches: ``spectators`` streams
+  at most (the next gets a 503 saying so), plus ``referee_streams`` kept for the referee, plus
+  ``workers`` threads for everything short (the referee's controls answer while spectators fill
+  their seats);
+* the open-file limit is raised to its hard limit (the systemd unit sets ``LimitNOFILE``), and
+  the connection cap is lowered to fit what is left, with a warning, so the server never meets
+  "Too many open files".
+"""
 
 from __future__ import annotations
 
+import errno
 import logging
-import socket
 import threading
 
-from werkzeug.serving import make_server
+from waitress.server import TcpWSGIServer
 
 from ..lobby.lobby import Lobby
 from ..lobby.network import urls
 from ..runtime import Station
 from .app import create_app
+from .limits import WebLimits
 
 log = logging.getLogger(__name__)
 
+OUTBUF_BYTES = 256 * 1024
+_BUSY_BODY = b'{"error": "the station is busy: every connection is in use; retry in a few seconds"}'
+BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 5\r\n"
+    b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(_BUSY_BODY), _BUSY_BODY)
+)
+
+
+class ClubServer(TcpWSGIServer):
+    """waitress's server, with a connection cap that closes the longest-idle connection first
+    and answers 503 only when every connection is busy."""
+
+    def __init__(self, app, limits: WebLimits, **adjustments) -> None:
+        self.limits = limits
+        self.evicted = self.refused = 0
+        super().__init__(
+            app,
+            threads=limits.threads,
+            channel_timeout=limits.idle_timeout,
+            cleanup_interval=1,
+            connection_limit=limits.connections + 16,  # never reached: handle_accept caps first
+            asyncore_use_poll=True,  # select() cannot watch descriptors past 1024
+            # A stream whose client reads slowly blocks its own thread after this much, so the
+            # broadcaster sees it lag (and sends it a fresh snapshot) instead of waitress
+            # buffering megabytes of stale frames for it.
+            outbuf_high_watermark=OUTBUF_BYTES,
+            outbuf_overflow=OUTBUF_BYTES,
+            ident="station",
+            **adjustments,
+        )
+
+    def handle_accept(self) -> None:
+        if len(self.active_channels) >= self.limits.connections and not self._evict_idlest():
+            self._refuse()
+            return
+        super().handle_accept()
+
+    def _evict_idlest(self) -> bool:
+        idle = [c for c in self.active_channels.values() if not c.requests and not c.will_close]
+        if not idle:
+            return False
+        oldest = min(idle, key=lambda c: c.last_activity)
+        oldest.handle_close()
+        self.evicted += 1
+        return True
+
+    def _refuse(self) -> None:
+        try:
+            accepted = self.accept()
+        except OSError:
+            return
+        if accepted is None:
+            return
+        conn = accepted[0]
+        try:
+            conn.setblocking(False)
+            conn.send(BUSY)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EPIPE, errno.ECONNRESET):
+                log.debug("refusing a connection: %s", exc)
+        finally:
+            conn.close()
+        self.refused += 1
+
 
 class DashboardServer:
-    def __init__(self, station: Lobby | Station, token: str, host: str = "127.0.0.1", port: int = 8080) -> None:
-        app = create_app(station, token)
-        self._server = make_server(host, port, app, threaded=True)
-        self._server.daemon_threads = True
-        # Each SSE frame is one small write: with Nagle's algorithm on, it waits for the
-        # client's delayed ACK (40 ms on Linux) whenever the previous frame is unacknowledged.
-        # Accepted sockets inherit the option from the listening one.
-        self._server.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.host, self.port = host, self._server.server_port
+    """The dashboard and API of one lobby (or one running station) on ``host:port``, served
+    from its own threads, so the station's threads never share one with a web client."""
+
+    def __init__(
+        self,
+        station: Lobby | Station,
+        token: str,
+        host: str = "127.0.0.1",
+        port: int = 8080,
+        limits: WebLimits | None = None,
+    ) -> None:
+        self.limits = (limits or WebLimits()).fitted()
+        self.app = app = create_app(station, token, self.limits)
+        self._server = ClubServer(app, self.limits, host=host, port=port)
+        self.host, self.port = host, self._server.effective_port
         self.addresses = urls(host, self.port)  # what a phone opens: never "0.0.0.0"
         app.config["ADDRESSES"] = self.addresses
-        self._thread = threading.Thread(target=self._server.serve_forever, name="dashboard", daemon=True)
+        self._thread = threading.Thread(target=self._server.run, name="dashboard", daemon=True)
 
     @property
     def url(self) -> str:
         return self.addresses[0].rstrip("/")
+
+    def counters(self) -> dict[str, int]:
+        """Connections open now, and how many were closed to make room or refused."""
+        return {
+            "connections": len(self._server.active_channels),
+            "evicted": self._server.evicted,
+            "refused": self._server.refused,
+        }
 
     def start(self) -> DashboardServer:
         self._thread.start()
@@ -41,5 +142,9 @@ class DashboardServer:
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
+        """Close every connection and the listening socket from the server's own thread (its
+        loop ends when nothing is left to watch), then let the workers go."""
+        server = self._server
+        server.trigger.pull_trigger(lambda: [d.close() for d in list(server._map.values())])
         self._thread.join(timeout=5)
+        server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)

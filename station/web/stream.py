@@ -16,6 +16,7 @@ frame carrying everything that changed since the last.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import logging
 import threading
@@ -23,6 +24,7 @@ import time
 from typing import Any
 
 from ..bus import Bus, Subscription
+from ..game import RECENT_RULINGS
 from ..runtime import Station
 
 log = logging.getLogger(__name__)
@@ -31,14 +33,28 @@ FRAMES_PER_SECOND = 20.0  # sustained: at most 20 updates a second per dashboard
 FRAME_BURST = 20.0  # frames that may go out back to back before the rate holds
 KEEPALIVE_SECONDS = 1.0  # a health frame when idle; it also tells the server a watcher has gone
 CHANGES_QUEUE = 8192  # game changes the broadcaster may fall behind by before sending a snapshot
+TRIM_AFTER_LEAVING = 50  # watchers gone since the peak before freed memory is handed back
 
 
-def sse(event: str, data: dict[str, Any], event_id: int | None = None) -> str:
+def _libc() -> ctypes.CDLL | None:
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.malloc_trim  # noqa: B018 (glibc only)
+        return libc
+    except (OSError, AttributeError):
+        return None
+
+
+_LIBC = _libc()
+
+
+def sse(event: str, data: dict[str, Any], event_id: int | None = None) -> bytes:
+    """One SSE frame, encoded once: every watcher is sent the same bytes."""
     head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n"
+    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n".encode()
 
 
-Frame = tuple[int | None, str]  # the game version it shows (None for health), and its text
+Frame = tuple[int | None, bytes]  # the game version it shows (None for health), and its bytes
 ENDED = -1  # the version of the last frame a game's stream sends: the game ended or stopped
 
 
@@ -68,6 +84,10 @@ class Broadcaster:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._closed = threading.Event()
+        self._snapshot_lock = threading.Lock()  # one watcher builds a version's snapshot; the rest wait and share it
+        self._snapshot: Frame | None = None
+        self.snapshots_built = 0
+        self._watchers_peak = 0
 
     def close(self) -> None:
         """The game ended or stopped: every watcher gets an ``ended`` frame, then its stream ends
@@ -101,14 +121,25 @@ class Broadcaster:
         }
 
     def snapshot(self) -> Frame:
-        """Everything a dashboard shows, for a new watcher or after a reset."""
+        """Everything a dashboard shows, for a new watcher or after a reset: built once per game
+        version, however many watchers join (500 phones opening the page at once cost one),
+        and holding the recent rulings only (older ones are paged from /api/rulings)."""
         game = self.station.game
-        snapshot = game.snapshot()
-        return snapshot["version"], sse(
-            "snapshot",
-            {**snapshot, "health": self.health(), "table": game.table(), "terrain_seq": game.terrain_seq()},
-            snapshot["version"],
-        )
+        with self._snapshot_lock:
+            cached = self._snapshot
+            if cached is not None and cached[0] == game.version:
+                return cached
+            snapshot = game.snapshot(RECENT_RULINGS)
+            self._snapshot = (
+                snapshot["version"],
+                sse(
+                    "snapshot",
+                    {**snapshot, "health": self.health(), "table": game.table(), "terrain_seq": game.terrain_seq()},
+                    snapshot["version"],
+                ),
+            )
+            self.snapshots_built += 1
+            return self._snapshot
 
     def _run(self) -> None:
         changes, bucket = self._changes, TokenBucket(FRAMES_PER_SECOND, FRAME_BURST)
@@ -116,6 +147,7 @@ class Broadcaster:
             first = changes.get(timeout=KEEPALIVE_SECONDS)
             if self._closed.is_set():
                 return
+            self._give_back_memory()
             if first is None:
                 self.frames.publish((None, sse("health", self.health())))
                 continue
@@ -125,6 +157,17 @@ class Broadcaster:
                 self.frames.publish(self._frame(changes, messages))
             except Exception:  # a view that fails must not end every dashboard's stream
                 log.exception("could not build a dashboard update")
+
+    def _give_back_memory(self) -> None:
+        """Once many watchers have left, hand the heap they freed back to the system.  glibc
+        keeps freed memory for reuse otherwise: after 500 phones have left, the daemon would
+        stay tens of MB larger for the rest of the evening."""
+        watchers = self.frames.subscribers
+        self._watchers_peak = max(self._watchers_peak, watchers)
+        if self._watchers_peak - watchers >= TRIM_AFTER_LEAVING:
+            self._watchers_peak = watchers
+            if _LIBC is not None:
+                _LIBC.malloc_trim(0)
 
     def _frame(self, changes: Subscription, messages: list[dict[str, Any]]) -> Frame:
         if changes.lagged or any(m["reset"] for m in messages):

@@ -4,7 +4,7 @@
 "use strict";
 
 const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0, table: null, terrainSeq: null,
-  picked: null, measurement: null };
+  picked: null, measurement: null, older: 0, olderBefore: null, shown: 0 };
 const PLAYER_COLOURS = ["#4a90e2", "#e2574a", "#3fb950", "#d29922"];
 
 function rulingStatus(ruling) {
@@ -155,7 +155,9 @@ function render() {
   const pending = model.rulings.filter((r) => rulingStatus(r) === "pending");
   $("pending-count").textContent = pending.length;
   $("pending").replaceChildren(...pending.slice(-20).reverse().map((r) => rulingItem(r, true)));
-  $("feed").replaceChildren(...model.rulings.slice(-200).reverse().map((r) => rulingItem(r, false)));
+  $("feed").replaceChildren(...model.rulings.slice(-model.shown).reverse().map((r) => rulingItem(r, false)));
+  $("feed-older").hidden = !model.older;
+  $("feed-older").textContent = t("Older rulings ({n})", { n: model.older });
   if ($("activate-unit")) {  // rulesets with activations (Бронепехота): pick the unit and the repair
     fillSelect($("activate-unit"), state.units.filter((u) => u.kind !== "gun" && u.can_act && !u.acted)
       .map((u) => [u.id, `${u.name} (${u.player})`]));
@@ -198,13 +200,36 @@ function renderHealth(health) {
   alert.textContent = alert.hidden ? "" : t("journal {state}: {error} · inputs refused, hub events wait", { state: journal.state, error: journal.error || "" });
 }
 
+// A long game's screen opens with the recent rulings; scrolling to the end of the feed (or its
+// button) loads older ones a page at a time.
+let loadingOlder = false;
+async function loadOlderRulings() {
+  if (loadingOlder || !model.older || !model.olderBefore) return;
+  loadingOlder = true;
+  try {
+    const answer = await fetch(`/api/rulings?before=${encodeURIComponent(model.olderBefore)}&limit=100`);
+    if (!answer.ok) return;
+    const page = await answer.json();
+    const known = new Set(model.rulings.map((r) => r.id));
+    const fresh = page.rulings.filter((r) => !known.has(r.id));
+    model.rulings.unshift(...fresh);
+    model.shown += fresh.length;
+    model.older = page.more ? Math.max(0, model.older - page.rulings.length) : 0;
+    model.olderBefore = page.rulings.length ? page.rulings[0].id : null;
+    render();
+  } finally {
+    loadingOlder = false;
+  }
+}
+
 // --- the stream -----------------------------------------------------------------------------
 function connect() {
   const source = new EventSource("/api/stream");
   source.addEventListener("snapshot", (event) => {
     const data = JSON.parse(event.data);
     Object.assign(model, { state: data.state, rulings: data.rulings, verdicts: data.override_verdicts, records: data.records,
-      table: data.table, diceWaiting: data.dice_waiting });
+      table: data.table, diceWaiting: data.dice_waiting, older: data.older_rulings, olderBefore: data.older_before,
+      shown: data.rulings.length });
     followTerrain(data.terrain_seq);
     renderHealth(data.health);
     render();
@@ -214,6 +239,7 @@ function connect() {
     const data = JSON.parse(event.data);
     model.state = data.state;
     model.rulings.push(...data.rulings);
+    model.shown += data.rulings.length;
     speak(data.rulings);
     model.records = data.records;
     model.table = data.table;
@@ -235,6 +261,9 @@ function connect() {
 document.addEventListener("DOMContentLoaded", () => {
   setUpLogin();
   setUpLanguage();
+  $("feed-older").addEventListener("click", loadOlderRulings);
+  new IntersectionObserver((seen) => { if (seen.some((e) => e.isIntersecting)) loadOlderRulings(); })
+    .observe($("feed-older"));
   for (const button of document.querySelectorAll("[data-input]")) {
     button.addEventListener("click", () => act("/api/input", { type: button.dataset.input }));
   }

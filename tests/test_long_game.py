@@ -1,0 +1,139 @@
+"""A long game's screens: a new watcher gets the state and the recent rulings, built once per
+game version however many join, and pages back through the older rulings on demand."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from station.game import RECENT_RULINGS
+from station.rules.bronepekhota.army import load_army
+from station.runtime import Station
+from station.web.app import create_app
+from station.web.limits import WebLimits
+from station.web.server import DashboardServer
+from tests.faults.crash import ARMY_FILES, TOKEN
+
+REF = {"X-Referee-Token": TOKEN}
+RULINGS = 4500  # about 1 MB of rulings as JSON
+
+
+@pytest.fixture(scope="module")
+def long_game(tmp_path_factory):
+    station = Station(
+        tmp_path_factory.mktemp("long") / "game.jsonl", "bronepekhota", [load_army(p) for p in ARMY_FILES]
+    ).start()
+    game = station.game
+    game.operator_input("begin_round", {})
+    for _ in range(RULINGS):
+        game.operator_input("activate", {"unit": "nobody"})  # a warning ruling each (§ who may act)
+    yield station
+    station.stop()
+
+
+def test_a_new_screen_gets_the_recent_rulings_and_every_pending_one(long_game):
+    game = long_game.game
+    everything = game.snapshot()
+    assert len(json.dumps(everything)) > 900_000  # the size that stalled the referee
+    recent = game.snapshot(RECENT_RULINGS)
+    pending_before_window = [r for r in everything["rulings"][:-RECENT_RULINGS] if r["status"] == "pending"]
+    assert recent["rulings"][len(pending_before_window) :] == everything["rulings"][-RECENT_RULINGS:]
+    assert recent["older_rulings"] == len(everything["rulings"]) - RECENT_RULINGS
+    assert recent["older_before"] == everything["rulings"][-RECENT_RULINGS]["id"]
+    assert len(json.dumps(recent)) < 100_000
+    # Paging back from the window's first ruling walks through every older one, in order.
+    seen, before, more = [], recent["older_before"], True
+    while more:
+        page = game.rulings_before(before, 500)
+        seen[:0] = page["rulings"]
+        before, more = page["rulings"][0]["id"], page["more"]
+    assert seen == everything["rulings"][:-RECENT_RULINGS]
+
+
+def test_older_rulings_through_the_api(long_game):
+    client = create_app(long_game, TOKEN).test_client()
+    state = client.get("/api/state").get_json()
+    assert len(state["rulings"]) >= RECENT_RULINGS and state["older_rulings"] > 0
+    page = client.get(f"/api/rulings?before={state['older_before']}&limit=50").get_json()
+    assert len(page["rulings"]) == 50 and page["more"]
+    full = client.get("/api/state?rulings=all").get_json()["rulings"]
+    assert full == long_game.game.snapshot()["rulings"]
+    at = next(i for i, r in enumerate(full) if r["id"] == state["older_before"])
+    assert page["rulings"] == full[at - 50 : at]
+    for query, message in [
+        ("", "before=<ruling id>"),
+        ("?before=x&limit=0", "limit=1..500"),
+        ("?before=x&limit=many", "a whole number"),
+        ("?before=1:nothing&limit=5", "no ruling '1:nothing'"),
+    ]:
+        answer = client.get("/api/rulings" + query)
+        assert answer.status_code == 400 and message in answer.get_json()["error"], query
+
+
+def test_a_hundred_spectators_joining_at_once_cost_one_snapshot(long_game):
+    server = DashboardServer(long_game, TOKEN, port=0, limits=WebLimits(spectators=120)).start()
+    try:
+        streams, errors, started = [], [], threading.Barrier(101)
+
+        def watch() -> None:
+            started.wait()
+            try:
+                answer = urllib.request.urlopen(server.url + "/api/stream", timeout=20)
+                assert answer.readline().startswith(b"id: ")
+                streams.append(answer)
+            except Exception as exc:  # counted, and shown if any
+                errors.append(exc)
+
+        threads = [threading.Thread(target=watch) for _ in range(100)]
+        for thread in threads:
+            thread.start()
+        started.wait()
+        referee = []
+        while any(t.is_alive() for t in threads):
+            began = time.monotonic()
+            with urllib.request.urlopen(urllib.request.Request(server.url + "/api/state", headers=REF), timeout=10):
+                referee.append(time.monotonic() - began)
+        for thread in threads:
+            thread.join()
+        assert not errors, errors[:3]
+        assert len(streams) == 100
+        broadcaster = server.app.extensions["broadcasters"].of(long_game)
+        assert broadcaster.snapshots_built == 1  # the game did not change: one version, one snapshot
+        assert referee and statistics.median(referee) < 0.5  # the referee is answered meanwhile
+        for answer in streams:
+            answer.close()
+    finally:
+        server.stop()
+
+
+@pytest.mark.browser
+def test_the_feed_pages_back_when_scrolled_to_its_end(long_game):
+    from playwright.sync_api import expect
+
+    from tests.test_dashboard_browser import _page
+
+    server = DashboardServer(long_game, TOKEN, port=0).start()
+    try:
+        with _page(server.url + "/") as page:
+            feed, older = page.locator("#feed > li"), page.locator("#feed-older")
+            expect(older).to_be_visible(timeout=20_000)
+            total = RULINGS + 1  # (begin_round's warning too)
+
+            def shown_and_left() -> tuple[int, int]:
+                return feed.count(), int(older.inner_text().split("(")[1].rstrip(")"))
+
+            shown, left = shown_and_left()
+            assert shown >= RECENT_RULINGS and shown + left == total  # nothing lost, nothing twice
+            older.scroll_into_view_if_needed()  # reaching the end of the feed loads a page
+            older.click()  # and so does its button
+            expect(feed).not_to_have_count(shown)
+            page.wait_for_timeout(500)
+            grown, fewer = shown_and_left()
+            assert grown >= shown + 100 and grown + fewer == total
+    finally:
+        server.stop()
