@@ -67,6 +67,7 @@ bench: firmware $(VENV)/.installed-runtime
 	$(BIN)/python bench/vision_accuracy_speed.py
 	$(BIN)/python bench/measure_snapshot.py
 	$(BIN)/python bench/pi_budget.py
+	$(BIN)/python bench/club_network.py
 	$(BIN)/python bench/table.py --write README.md
 
 clean:

@@ -20,6 +20,7 @@ ORDER = (
     "vision_accuracy_speed",
     "measure_snapshot",
     "pi_budget",
+    "club_network",
 )
 
 

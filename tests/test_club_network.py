@@ -149,6 +149,10 @@ def test_when_every_connection_is_busy_a_newcomer_is_told_so(small_server):
     assert _closed_by_server(idle[0]) and small_server.counters()["evicted"] >= 1
     for sock in idle:
         sock.close()
+    deadline = time.monotonic() + 5  # the server has seen them go: only the three streams are left
+    while small_server.counters()["connections"] > 3:
+        assert time.monotonic() < deadline, small_server.counters()
+        time.sleep(0.05)
     # Six streams: every connection busy with a request in progress, none idle to close.
     streams += [_open_stream(url, {"X-Referee-Token": TOKEN}) for _ in range(3)]
     time.sleep(0.3)

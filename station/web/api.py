@@ -6,6 +6,7 @@ Reading is open to spectators.  Every control (inputs, confirm, override) needs 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -250,6 +251,11 @@ def ruling_picture(ruling_id: str) -> Response:
     return Response(svg, mimetype="image/svg+xml")
 
 
+# Screens sent their first frame at once: 500 phones opening the page together would otherwise be
+# 500 threads contending for the interpreter, and the referee's request would wait behind them all.
+JOINING = threading.BoundedSemaphore(1)
+
+
 @api.get("/stream")
 def stream() -> Response | tuple[Response, int]:
     """``snapshot`` first, then the broadcaster's frames (``update``, ``snapshot``, ``health``;
@@ -264,9 +270,10 @@ def stream() -> Response | tuple[Response, int]:
         return response, status
     subscription = broadcaster.subscribe()
 
-    def generate() -> Iterator[str]:
-        shown, frame = broadcaster.snapshot()
-        yield frame
+    def generate() -> Iterator[bytes]:
+        with JOINING:  # a crowd joining at once waits its turn, off the CPU, for its first frame
+            shown, frame = broadcaster.snapshot()
+            yield frame
         while True:
             item = subscription.get(timeout=60)
             if broadcaster.closed and item is None:

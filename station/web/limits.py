@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import resource
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 log = logging.getLogger(__name__)
@@ -25,7 +26,10 @@ class WebLimits:
 
     @property
     def threads(self) -> int:
-        return self.spectators + self.referee_streams + self.workers
+        """Worker threads with no stream open: the short requests' and the referee's streams'.
+        Each open stream adds one for as long as it is open (``Seats.on_change``), so that a
+        crowd's threads, and the memory they used, are gone once it leaves."""
+        return self.workers
 
     def fitted(self) -> WebLimits:
         """These limits, with the connection cap lowered to what the open-file limit allows
@@ -60,6 +64,7 @@ class Seats:
         self.taken = {"spectator": 0, "referee": 0}
         self.refused = 0
         self._lock = threading.Lock()
+        self.on_change: Callable[[int], None] = lambda open_streams: None  # the server sizes its threads
 
     def take(self, kind: str) -> bool:
         with self._lock:
@@ -67,8 +72,10 @@ class Seats:
                 self.refused += 1
                 return False
             self.taken[kind] += 1
+            self.on_change(sum(self.taken.values()))
             return True
 
     def give_back(self, kind: str) -> None:
         with self._lock:
             self.taken[kind] -= 1
+            self.on_change(sum(self.taken.values()))

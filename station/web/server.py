@@ -15,9 +15,14 @@ The limits (``WebLimits``, settings of ``run`` and ``serve``):
   the longest, so idle sockets can never lock out a fresh client; only when every connection is
   busy is the newcomer answered "503 busy" and closed;
 * each dashboard stream holds a worker thread for as long as it watches: ``spectators`` streams
-  at most (the next gets a 503 saying so), plus ``referee_streams`` kept for the referee, plus
-  ``workers`` threads for everything short (the referee's controls answer while spectators fill
-  their seats);
+  at most (the next gets a 503 saying so), and ``referee_streams`` kept apart for the referee.
+  A thread is started for each stream that opens and retired when it closes, on top of
+  ``workers`` threads for everything short, so the referee's controls answer while spectators
+  fill their seats, and a crowd's threads (and their memory) are gone once it leaves;
+* short requests are served before new streams are (``ShortFirst``), every waiting connection is
+  accepted at each turn of the loop, and the interpreter hands its lock between threads every
+  millisecond (``SWITCH_INTERVAL``), so 500 phones arriving at once delay the referee by
+  milliseconds, not seconds;
 * the open-file limit is raised to its hard limit (the systemd unit sets ``LimitNOFILE``), and
   the connection cap is lowered to fit what is left, with a warning, so the server never meets
   "Too many open files".
@@ -27,24 +32,52 @@ from __future__ import annotations
 
 import errno
 import logging
+import sys
 import threading
+from collections import deque
 
 from waitress.server import TcpWSGIServer
+from waitress.task import ThreadedTaskDispatcher
 
 from ..lobby.lobby import Lobby
 from ..lobby.network import urls
 from ..runtime import Station
+from . import heap
 from .app import create_app
 from .limits import WebLimits
 
 log = logging.getLogger(__name__)
 
 OUTBUF_BYTES = 256 * 1024
+ACCEPTS_PER_TURN = 64
+SWITCH_INTERVAL = 0.001  # seconds a thread may hold the interpreter while others wait
+STREAM_PATHS = ("/api/stream",)  # requests that hold their thread for as long as a screen watches
 _BUSY_BODY = b'{"error": "the station is busy: every connection is in use; retry in a few seconds"}'
 BUSY = (
     b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 5\r\n"
     b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(_BUSY_BODY), _BUSY_BODY)
 )
+
+
+class ShortFirst:
+    """waitress's task queue, short requests ahead of new streams.  When 500 phones open the
+    dashboard at once, their 500 stream requests queue together; in one first-come queue the
+    referee's next request would wait for every one of them to be handed a thread."""
+
+    def __init__(self) -> None:
+        self.short: deque = deque()
+        self.streams: deque = deque()
+
+    def append(self, channel) -> None:
+        request = channel.requests[0] if channel.requests else None
+        streaming = request is not None and request.path in STREAM_PATHS
+        (self.streams if streaming else self.short).append(channel)
+
+    def popleft(self):
+        return self.short.popleft() if self.short else self.streams.popleft()
+
+    def __len__(self) -> int:
+        return len(self.short) + len(self.streams)
 
 
 class ClubServer(TcpWSGIServer):
@@ -54,9 +87,12 @@ class ClubServer(TcpWSGIServer):
     def __init__(self, app, limits: WebLimits, **adjustments) -> None:
         self.limits = limits
         self.evicted = self.refused = 0
+        dispatcher = ThreadedTaskDispatcher()
+        dispatcher.queue = ShortFirst()
+        dispatcher.set_thread_count(limits.threads)
         super().__init__(
             app,
-            threads=limits.threads,
+            dispatcher=dispatcher,
             channel_timeout=limits.idle_timeout,
             cleanup_interval=1,
             connection_limit=limits.connections + 16,  # never reached: handle_accept caps first
@@ -71,10 +107,26 @@ class ClubServer(TcpWSGIServer):
         )
 
     def handle_accept(self) -> None:
-        if len(self.active_channels) >= self.limits.connections and not self._evict_idlest():
-            self._refuse()
-            return
-        super().handle_accept()
+        """Take every connection waiting, not one per turn of the loop: each turn walks every
+        open connection, so with 500 phones arriving at once, one accept a turn would leave the
+        referee's connection a second or more in the queue behind them."""
+        for _ in range(ACCEPTS_PER_TURN):
+            try:
+                accepted = self.accept()
+            except OSError:  # gone before we got to it
+                continue
+            if accepted is None:  # no one else waiting
+                return
+            conn, addr = accepted
+            if len(self.active_channels) >= self.limits.connections and not self._evict_idlest():
+                self._refuse(conn)
+                continue
+            try:
+                self.set_socket_options(conn)
+            except OSError:
+                conn.close()
+                continue
+            self.channel_class(self, conn, self.fix_addr(addr), self.adj, map=self._map)
 
     def _evict_idlest(self) -> bool:
         idle = [c for c in self.active_channels.values() if not c.requests and not c.will_close]
@@ -85,14 +137,8 @@ class ClubServer(TcpWSGIServer):
         self.evicted += 1
         return True
 
-    def _refuse(self) -> None:
-        try:
-            accepted = self.accept()
-        except OSError:
-            return
-        if accepted is None:
-            return
-        conn = accepted[0]
+    def _refuse(self, conn) -> None:
+        """Answer 503 busy and close: every connection is in use, none idle to close."""
         try:
             conn.setblocking(False)
             conn.send(BUSY)
@@ -117,8 +163,11 @@ class DashboardServer:
         limits: WebLimits | None = None,
     ) -> None:
         self.limits = (limits or WebLimits()).fitted()
+        heap.cap_arenas()  # before the web threads start (heap.py says why)
         self.app = app = create_app(station, token, self.limits)
         self._server = ClubServer(app, self.limits, host=host, port=port)
+        workers = self._server.task_dispatcher
+        app.extensions["seats"].on_change = lambda streams: workers.set_thread_count(self.limits.threads + streams)
         self.host, self.port = host, self._server.effective_port
         self.addresses = urls(host, self.port)  # what a phone opens: never "0.0.0.0"
         app.config["ADDRESSES"] = self.addresses
@@ -137,6 +186,9 @@ class DashboardServer:
         }
 
     def start(self) -> DashboardServer:
+        # Process-wide: the station is many I/O threads (hub, journal, engine, web); a thread
+        # busy in Python gives the others their turn after 1 ms instead of CPython's 5.
+        sys.setswitchinterval(SWITCH_INTERVAL)
         self._thread.start()
         log.info("dashboard at %s", self.url)
         return self

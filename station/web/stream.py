@@ -16,7 +16,6 @@ frame carrying everything that changed since the last.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import logging
 import threading
@@ -26,6 +25,7 @@ from typing import Any
 from ..bus import Bus, Subscription
 from ..game import RECENT_RULINGS
 from ..runtime import Station
+from . import heap
 
 log = logging.getLogger(__name__)
 
@@ -34,18 +34,7 @@ FRAME_BURST = 20.0  # frames that may go out back to back before the rate holds
 KEEPALIVE_SECONDS = 1.0  # a health frame when idle; it also tells the server a watcher has gone
 CHANGES_QUEUE = 8192  # game changes the broadcaster may fall behind by before sending a snapshot
 TRIM_AFTER_LEAVING = 50  # watchers gone since the peak before freed memory is handed back
-
-
-def _libc() -> ctypes.CDLL | None:
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.malloc_trim  # noqa: B018 (glibc only)
-        return libc
-    except (OSError, AttributeError):
-        return None
-
-
-_LIBC = _libc()
+TRIMS_AFTER_LEAVING = 3  # ticks (about a second apart) on which it is handed back
 
 
 def sse(event: str, data: dict[str, Any], event_id: int | None = None) -> bytes:
@@ -87,7 +76,7 @@ class Broadcaster:
         self._snapshot_lock = threading.Lock()  # one watcher builds a version's snapshot; the rest wait and share it
         self._snapshot: Frame | None = None
         self.snapshots_built = 0
-        self._watchers_peak = 0
+        self._watchers_peak = self._watchers_before = self._trims_due = 0
 
     def close(self) -> None:
         """The game ended or stopped: every watcher gets an ``ended`` frame, then its stream ends
@@ -159,15 +148,17 @@ class Broadcaster:
                 log.exception("could not build a dashboard update")
 
     def _give_back_memory(self) -> None:
-        """Once many watchers have left, hand the heap they freed back to the system.  glibc
-        keeps freed memory for reuse otherwise: after 500 phones have left, the daemon would
-        stay tens of MB larger for the rest of the evening."""
-        watchers = self.frames.subscribers
+        """Once many watchers have left (and stopped leaving), hand back the heap they freed, on
+        this tick and the next few: their connections and threads are let go a little later."""
+        watchers, before = self.frames.subscribers, self._watchers_before
+        self._watchers_before = watchers
         self._watchers_peak = max(self._watchers_peak, watchers)
-        if self._watchers_peak - watchers >= TRIM_AFTER_LEAVING:
+        if self._watchers_peak - watchers >= TRIM_AFTER_LEAVING and watchers == before:  # and done leaving
             self._watchers_peak = watchers
-            if _LIBC is not None:
-                _LIBC.malloc_trim(0)
+            self._trims_due = TRIMS_AFTER_LEAVING
+        if self._trims_due:
+            self._trims_due -= 1
+            heap.give_back()
 
     def _frame(self, changes: Subscription, messages: list[dict[str, Any]]) -> Frame:
         if changes.lagged or any(m["reset"] for m in messages):
