@@ -338,7 +338,11 @@ def main() -> None:
                 f"referee /api/state while {args.spectators} spectators join",
                 ours["watch_p99"],
                 f"p50 {ours['watch_p50']:.1f} ms, p99 {ours['watch_p99']:.1f} ms",
-                "p99: " + compare("watch_p99", "ms"),
+                "p99: "
+                + "; ".join(
+                    f"{k} {results[k]['watch_p99']:.0f} ms ({results[k]['watch_joined']} of {args.spectators} joined)"
+                    for k in others
+                ),
             ),
             Figure(
                 "server RSS: before → peak → after they left",

@@ -52,7 +52,7 @@ PARTS = {  # thread name -> the part of the station it is
     "sse-broadcast": "SSE frames",
     "dashboard": "web server",
 }
-WEB_REQUEST = re.compile(r"process_request_thread")
+WEB_REQUEST = re.compile(r"^waitress-\d+$")  # the web server's worker threads (station/web/server.py)
 
 
 def _cpu(native_id: int) -> float:
