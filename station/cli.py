@@ -151,7 +151,7 @@ def _warn_missing_port(serial_url: str | None) -> None:
 
 
 def _web_options(command):
-    """The dashboard's limits on a club's network (docs/security.md), gathered into ``web``."""
+    """The dashboard's limits on a club's network (README "On a club's network"), gathered into ``web``."""
     defaults = {f.name: f.default for f in dataclasses.fields(WebLimits)}
 
     def gather(ctx: click.Context, param: click.Parameter, value: int) -> int:
