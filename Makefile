@@ -56,7 +56,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# Every benchmark writes bench/results/<name>.json; the README's performance table is made from
+# Every benchmark writes bench/results/<name>.json; docs/performance.md's table is made from
 # them (bench/table.py), and a test keeps the two the same.
 bench: firmware $(VENV)/.installed-runtime
 	$(BIN)/pip install --quiet -e '.[bench]'
@@ -68,7 +68,7 @@ bench: firmware $(VENV)/.installed-runtime
 	$(BIN)/python bench/measure_snapshot.py
 	$(BIN)/python bench/pi_budget.py
 	$(BIN)/python bench/club_network.py
-	$(BIN)/python bench/table.py --write README.md
+	$(BIN)/python bench/table.py --write docs/performance.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,4 +1,4 @@
-"""The camera-mount matrix (station/vision/mounts.py) as the README's table.
+"""The camera-mount matrix (station/vision/mounts.py) as the table in docs/camera.md.
 
 Each row renders a table seen by a camera mounted that way (tilt off vertical toward the table,
 turned about the vertical, height, offset from the table's centre, resolution; anchors covered or

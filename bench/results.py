@@ -1,6 +1,6 @@
 """Benchmark results kept as data: each benchmark saves ``bench/results/<name>.json`` (when it
 ran, on which revision and machine, each figure and its same-run baseline), and ``bench/table.py``
-turns them into the README's performance table, so no figure in the docs is typed by hand."""
+turns them into docs/performance.md's table, so no figure in the docs is typed by hand."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The README's performance table, made from ``bench/results/*.json``.
+"""The performance table of docs/performance.md, made from ``bench/results/*.json``.
 
 python bench/table.py                # print the table
-python bench/table.py --write README.md   # replace the table between its markers
+python bench/table.py --write docs/performance.md   # replace the table between its markers
 """
 
 from __future__ import annotations

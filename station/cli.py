@@ -151,7 +151,7 @@ def _warn_missing_port(serial_url: str | None) -> None:
 
 
 def _web_options(command):
-    """The dashboard's limits on a club's network (README "On a club's network"), gathered into ``web``."""
+    """The dashboard's limits on a club's network (docs/journal-and-api.md, "On a club's network"), gathered into ``web``."""
     defaults = {f.name: f.default for f in dataclasses.fields(WebLimits)}
 
     def gather(ctx: click.Context, param: click.Parameter, value: int) -> int:
@@ -253,7 +253,7 @@ def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
     is_flag=True,
     help="Carry on a game after a crash or power cut: --journal's, else the newest in journals/.",
 )
-@click.option("--option", "options", multiple=True, help="Game option KEY=VALUE (README: Game options).")
+@click.option("--option", "options", multiple=True, help="Game option KEY=VALUE (docs/options.md).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Dashboard address; 0.0.0.0 exposes it.")
 @click.option("--port", default=8080, show_default=True)
 @click.option(

@@ -112,7 +112,7 @@ def calibration(path: Path, now: _dt.datetime | None = None) -> Finding:
             "calibration",
             "warn",
             f"{path} does not exist",
-            "run `station calibrate lens` and `station calibrate table` (README, Calibration)",
+            "run `station calibrate lens` and `station calibrate table` (docs/camera.md, Calibration)",
         )
     try:
         data = json.loads(path.read_text())

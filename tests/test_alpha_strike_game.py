@@ -496,9 +496,9 @@ def test_the_recorded_training_day_replays_to_the_attackers_victory():
 
 
 def test_the_readme_force_example_loads(tmp_path):
-    """README "Force files": the example is a valid force with a library card, a project card
+    """docs/alpha-strike.md "Force files": the example is a valid force with a library card, a project card
     and a Master Unit List record, in a Striker lance."""
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "alpha-strike.md").read_text()
     block = readme.split("### Force files (`alpha-strike-force/1`, JSON)")[1].split("```json")[1].split("```")[0]
     data = json.loads(block)
     path = tmp_path / "force.json"

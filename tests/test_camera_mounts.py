@@ -1,5 +1,5 @@
 """The camera as people mount it: tilted, turned, off-centre, high or low, 720p to 4K, anchors
-covered or moved (README "Camera mounts").  Every row of the matrix is rendered and calibrated
+covered or moved (docs/camera.md "Camera mounts").  Every row of the matrix is rendered and calibrated
 afresh; the targets are the issue's: every pose with its anchors in place accepted, the camera
 centre within 2 mm, bases at most 0.5 mm RMS and 1.5 mm worst, facing within 1 degree RMS, a moved
 anchor named every time, and the uncertainty map honest (95 % of bases within 2 sigma)."""

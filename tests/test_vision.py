@@ -376,7 +376,7 @@ def test_calibrate_lens_then_table_from_the_command_line(tmp_path):
     rng = np.random.default_rng(31)
     photos = tmp_path / "photos"
     photos.mkdir()
-    for k, view in enumerate(board_views(CAM, V.charuco_board(), rng, 16)):  # as the README says
+    for k, view in enumerate(board_views(CAM, V.charuco_board(), rng, 16)):  # as docs/camera.md says
         cv2.imwrite(str(photos / f"{k:02d}.png"), view)
     runner = CliRunner()
     lens = runner.invoke(main, ["calibrate", "lens", "--images", str(photos), "--out", str(tmp_path / "lens.json")])

@@ -1,4 +1,4 @@
-"""A toy game that proves the Ruleset interface is enough (README "Adding a game"): two duellists
+"""A toy game that proves the Ruleset interface is enough (docs/development.md "Adding a game"): two duellists
 flip a coin for who shoots first, and a tilt node in each says who fell.  Under 100 lines."""
 
 from __future__ import annotations

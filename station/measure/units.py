@@ -58,7 +58,7 @@ class Convention:
 BRONEPEKHOTA = Convention(step(5.0), "up")
 INCHES = Convention(INCH)
 
-# How each game in the rulebooks states a distance (README, "Conventions by game").  Бронепехота
+# How each game in the rulebooks states a distance (docs/measuring.md, "Conventions by game").  Бронепехота
 # and its quick rules: steps rounded up (seed 000 §7.4, seed 002).  Alpha Strike (seed 004 §6.3),
 # The Price of a Mile (seed 003) and Steel Warriors (seed 001 §6.4): inches with fractions kept;
 # Steel Warriors turns a distance into a range zone itself (zone = ceil(d / W)).

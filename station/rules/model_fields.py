@@ -22,7 +22,7 @@ def ID_CHECK(v: str) -> str | None:  # named like the constant it replaces: a fi
 
 
 def marker(f: Fields) -> dict[str, Any] | None:
-    """The overhead camera's marker on this model (README "Markers"): its id, printed size, height
+    """The overhead camera's marker on this model (docs/camera.md "Markers"): its id, printed size, height
     above the table, and the base centre's offset from the marker centre (forward, right) in mm."""
     if "marker" not in f.data:
         return None
@@ -52,7 +52,7 @@ def marker(f: Fields) -> dict[str, Any] | None:
 
 def base(f: Fields, default: str) -> str:
     """The model's base or footprint by shape and size (station.measure.bases): a vehicle's own
-    footprint is e.g. "rect70x130" (README, "Bases and distances")."""
+    footprint is e.g. "rect70x130" (docs/measuring.md, "Bases and distances")."""
     from ..measure.bases import parse_base_name
 
     def check(name: str) -> str | None:

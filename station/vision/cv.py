@@ -1,6 +1,6 @@
 """Every OpenCV ArUco/ChArUco call of the station, in one place (OpenCV 5 class API).
 
-Marker convention (README "Markers"):
+Marker convention (docs/camera.md "Markers"):
 * table anchors and unit markers: ``DICT_4X4_250``; anchors use ids 0-15, units 16-249;
 * the lens-calibration board: ChArUco from ``DICT_5X5_100``, so it never reads as a unit.
 """

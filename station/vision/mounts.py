@@ -1,7 +1,7 @@
 """The camera-mount matrix: table calibration and base location on rendered frames from cameras
 mounted as people mount them (tilted, turned, off-centre, high or low, 720p to 4K, anchors
 covered), each measured against ground truth.  The test suite asserts the targets on it and
-``bench/camera_mounts.py`` prints it as the README's table.
+``bench/camera_mounts.py`` prints it as the table in docs/camera.md.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def smallest_px_per_mm(camera: Camera, table_mm: tuple[float, float] = TABLE) ->
 
 def marker_sizes(camera: Camera) -> tuple[float, float]:
     """Unit and anchor marker sizes (mm) for this mount: 30 and 40 mm, larger where the camera sees
-    the table so small that they would fall under 22 and 28 px, as the README tells users to print."""
+    the table so small that they would fall under 22 and 28 px, as docs/camera.md tells users to print."""
     scale = smallest_px_per_mm(camera)
     return max(30.0, math.ceil(22 / scale)), max(40.0, math.ceil(28 / scale))
 

@@ -210,7 +210,7 @@ def board_views(
     reach: tuple[float, float] = (420, 230),
     depth: tuple[float, float] = (450, 750),
 ) -> list[np.ndarray]:
-    """``count`` photos of the ChArUco board as the README asks a user to take them: tilted every
+    """``count`` photos of the ChArUco board as docs/camera.md asks a user to take them: tilted every
     way (up to about 30 degrees), moved up to ``reach`` mm off the camera's axis (into the frame's
     corners), ``depth`` mm from the camera."""
     cols, rows = board.getChessboardSize()

@@ -1,6 +1,6 @@
 """The camera's pose over the table from anchor markers, right for any real mount.
 
-Why this design holds (README "How the table pose is found"):
+Why this design holds (docs/camera.md "How the table pose is found"):
 
 * **Whole anchors, not corners, are the unit of trust.**  A moved or misprinted anchor moves its
   four corners together, so rejecting corners one by one (corner-level RANSAC) can keep a

@@ -46,7 +46,7 @@ class WebLimits:
         if self.connections <= room:
             return self
         log.warning(
-            "open-file limit %d allows %d connections, not %d: raise LimitNOFILE in the unit (README, Raspberry Pi)",
+            "open-file limit %d allows %d connections, not %d: raise LimitNOFILE in the unit (docs/pi.md)",
             soft,
             max(room, 1),
             self.connections,

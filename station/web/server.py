@@ -1,7 +1,7 @@
 """Serving the dashboard on a club's network: waitress, with limits that phones cannot exhaust.
 
-Why waitress (bench/club_network.py measures it beside cheroot and werkzeug; the README's
-"Performance" table has the figures): its one I/O thread reads every request to the end before
+Why waitress (bench/club_network.py measures it beside cheroot and werkzeug; docs/performance.md has
+the figures): its one I/O thread reads every request to the end before
 a worker thread sees it, so a connection that sends half a request (a scanner, a phone's
 browser holding a keep-alive) costs a socket and no thread; werkzeug's development server gives
 each such connection a thread and never closes it, and neither it nor cheroot closed one of

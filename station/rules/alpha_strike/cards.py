@@ -102,7 +102,7 @@ def checked_specials(f: Fields, name: str, raw: Any) -> tuple[str, ...]:
 
 
 def parse_card(f: Fields) -> Card:
-    """The project's card format (README, "Alpha Strike cards")."""
+    """The project's card format (docs/alpha-strike.md)."""
     f.reject_unknown(
         [
             "format",

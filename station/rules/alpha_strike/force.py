@@ -67,7 +67,7 @@ CARD: Schema = record(
     {"format": TEXT, "type": TEXT, "jump_in": whole(0, 40), "role": TEXT, "overheat": whole(0, 4),
      "threshold": whole(0, 40), "specials": list_of({"type": "string", "pattern": SPECIAL.pattern}), "pv": whole(0, 500),
      "sample_data": FLAG, "from_seed": {}},
-    description="A card in the project's format (README, Alpha Strike cards)",
+    description="A card in the project's format (docs/alpha-strike.md)",
 )  # fmt: skip
 _FORMATION = {
     **record({"type": one_of(TYPES)}, {"speed_demon": list_of(ID)}),

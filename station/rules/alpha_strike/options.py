@@ -1,5 +1,5 @@
 """Alpha Strike game options: the ambiguities of the digest's §13 that a club may settle either
-way, each with the default the README explains.  The others are settled in code and listed there."""
+way, each with the default docs/alpha-strike.md explains.  The others are settled in code and listed there."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Бронепехота army files (``bronepekhota-army/1``, JSON): units, Armlists and sensor wiring.
 
 The rulebook's Armlist images are lost (seed 000 digest §Z.21), so durability scales, speed
-sectors and ammunition maxima come from these files and are never hard-coded.  The README
+sectors and ammunition maxima come from these files and are never hard-coded.  docs/bronepekhota.md
 documents the format field by field.
 """
 

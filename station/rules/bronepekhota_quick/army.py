@@ -1,7 +1,7 @@
 """Army files for the Бронепехота quick rules (``bronepekhota-quick-army/1``, JSON; seed 002).
 
 Every model is its own unit (digest §1).  The unit cards were lost with the start of the text,
-so Shooting, Close combat, Armour, Durability and Manoeuvre come from these files; the README
+so Shooting, Close combat, Armour, Durability and Manoeuvre come from these files; docs/bronepekhota-quick.md
 documents the format.  A weapon is ``virtual`` (dice, §7) or ``real`` (a spring launcher wired to
 the hub, §11); ``powerful_melee`` lets infantry hurt vehicles in close combat (§10).
 """
