@@ -606,7 +606,7 @@ def simulate_board(firmware, script, link_path) -> None:
     "armies",
     multiple=True,
     type=click.Path(exists=True, dir_okay=False),
-    help="Announce the nodes these armies are wired to (else the script's armies).",
+    help="Announce the nodes these armies are wired to (else the script's armies, else the demo's).",
 )
 @click.option("--boot", default=None, help="Boot id the hub announces.")
 def simulate_hub(link_path, script, speed, armies, boot) -> None:
@@ -618,12 +618,15 @@ def simulate_hub(link_path, script, speed, armies, boot) -> None:
         session = load_session(script) if script else None
         game = session.game if session else "bronepekhota"
         ruleset = make_ruleset(game, DiceBook())
+        if not armies and session is None:  # the demo's armies: a hub wired as a real table would be
+            with resources.as_file(resources.files("station") / "data" / "demo" / "session.json") as bundled:
+                armies = tuple(str(a) for a in load_session(bundled).army_paths)
         paths = list(armies) or ([str(a) for a in session.army_paths] if session else [])
-        nodes = ruleset.sensor_nodes([ruleset.load_army(a) for a in paths]) if paths else ()
+        nodes = ruleset.sensor_nodes([ruleset.load_army(a) for a in paths])
     except (DataFileError, ValueError) as exc:
         _fail(str(exc))
     hub = SimulatedHub(link_path, nodes=nodes, boot=boot or (session.boot if session else "51A1"), speed=speed).start()
-    click.echo(f"Simulated hub on {hub.path}")
+    click.echo(f"Simulated hub on {hub.path}, announcing {', '.join(n.id for n in hub.nodes)}")
     click.echo(f"Connect with:   station run --serial {hub.path} ...")
     done = None
     if session:

@@ -97,3 +97,66 @@ def test_no_internal_jargon(doc):
     text = doc.read_text(encoding="utf-8")
     for jargon in (r"\bseed 00\d", r"\bdigest\b", r"\bissue #?\d", r"\.\./shared"):
         assert not re.search(jargon, text), f"{doc.name}: {re.search(jargon, text).group(0)!r}"
+
+
+def test_simulate_hub_alone_announces_a_whole_table(tmp_path):
+    """As the manual shows it, with no army given: the demo's armies' nodes, not one of each."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "station", "simulate-hub", "--link", str(tmp_path / "hub")],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        first = proc.stdout.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    announced = first.split("announcing ", 1)[1].strip().split(", ")
+    assert len(announced) > 2 and any(n.startswith("L") for n in announced), first
+
+
+LOADERS = {  # a document's format → the game whose loader reads it
+    "bronepekhota-army/1": "bronepekhota",
+    "alpha-strike-force/1": "alpha_strike",
+    "price-of-a-mile-army/1": "price_of_a_mile",
+    "steel-warriors-army/1": "steel_warriors",
+}
+
+
+def _json_examples() -> list[tuple[str, str]]:
+    found = []
+    for doc in DOCS:
+        for block in re.findall(r"```json\n(.*?)```", doc.read_text(encoding="utf-8"), re.S):
+            found.append((doc.name, block))
+    return found
+
+
+@pytest.mark.parametrize("where, block", _json_examples(), ids=lambda v: v if len(v) < 40 else "")
+def test_every_json_example_loads(where, block, tmp_path):
+    """A whole document is read by its format's own loader; a fragment ("key": value, shown to
+    go into a file) must at least be JSON."""
+    import json
+    import shutil
+
+    from station.dice import DiceBook
+    from station.rules.registry import make_ruleset
+    from station.session import load_session
+
+    text = block.strip()
+    document = json.loads(text if text.startswith(("{", "[")) else "{" + text + "}")
+    kind = document.get("format") if isinstance(document, dict) else None
+    if kind is None:
+        return  # a fragment, and it parsed
+    path = tmp_path / "example.json"
+    path.write_text(text, encoding="utf-8")
+    if kind == "station-session/1":
+        for army in document["armies"]:
+            shutil.copy(ROOT / "examples" / army, tmp_path / army)
+        assert load_session(path).steps
+    else:
+        assert kind in LOADERS, f"{where}: no loader known for {kind}"
+        make_ruleset(LOADERS[kind], DiceBook()).load_army(str(path))
