@@ -169,3 +169,22 @@ def test_the_map_zooms_and_pans_and_its_tools_still_work(phone_station):
         assert panned[2] == zoomed[2] and (panned[0], panned[1]) != (zoomed[0], zoomed[1])
         page.click("#map-reset")
         assert [float(v) for v in page.locator("#table-map").get_attribute("viewBox").split()] == full
+
+
+def test_the_map_has_a_legend_and_its_arcs_end_at_the_table_edge(phone_station):
+    station, server = phone_station
+    with _page(server.url + "/") as page:
+        page.locator('#table-map .base[data-element="gryphon"]').wait_for(timeout=20_000)
+        legend = page.locator("#map-legend li")
+        for player in station.game.state_view()["players"]:
+            expect(legend.filter(has_text=player)).to_have_count(1)
+        expect(legend.filter(has_text="firing arc")).to_have_count(1)
+        page.locator('#table-map .base[data-element="gryphon"]').click()
+        page.locator("#table-map path.arc").first.wait_for()
+        shapes = page.locator("#reach-shapes")
+        assert shapes.get_attribute("clip-path") == "url(#table-clip)"
+        assert page.locator("#reach-shapes path.arc").count() == page.locator("#table-map path.arc").count()
+        clip = page.locator("#table-clip rect")
+        edge = page.locator("#table-map rect.edge")
+        for side in ("x", "y", "width", "height"):
+            assert clip.get_attribute(side) == edge.get_attribute(side)

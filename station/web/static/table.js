@@ -120,9 +120,15 @@ function renderTable() {
     shapes.push(svg("text", { class: "terrain-label", x: cx, y: h - cy }, `${piece.id} ${piece.height_mm} mm`));
   }
   const reach = map.reach;
-  if (reach) {
-    for (const ring of reach.rings) shapes.push(svg("polygon", { class: "ring", points: points(ring.outline, h) }));
-    reach.arcs.forEach((arc, k) => shapes.push(arcWedge(reach, arc, k, w, h)));
+  if (reach) {  // rings and arcs end at the table's edge: nothing is in range off the table
+    const clip = svg("clipPath", { id: "table-clip" });
+    clip.append(svg("rect", { x: 0, y: 0, width: w, height: h }));
+    const onTable = svg("g", { id: "reach-shapes", "clip-path": "url(#table-clip)" });
+    for (const ring of reach.rings) onTable.append(svg("polygon", { class: "ring", points: points(ring.outline, h) }));
+    reach.arcs.forEach((arc, k) => onTable.append(arcWedge(reach, arc, k, w, h)));
+    const defs = svg("defs", {});
+    defs.append(clip);
+    shapes.push(defs, onTable);
   }
   const players = model.state ? model.state.players : [];
   const seen = Object.fromEntries((table ? table.units : []).map((u) => [u.element, u]));
@@ -165,6 +171,20 @@ function renderTable() {
     for (const [x, y] of map.draft) shapes.push(svg("circle", { class: "draft-point", cx: x, cy: h - y, r: 5 }));
   }
   element.replaceChildren(...shapes);
+  renderLegend(players);
+}
+
+// What the map's marks mean: each player's colour, then the marks that need saying.
+function renderLegend(players) {
+  const swatch = (cls, style) => el("span", { class: `swatch ${cls}`, style });
+  $("map-legend").replaceChildren(
+    ...players.map((p, k) => el("li", {}, swatch("player", `background:${PLAYER_COLOURS[k % PLAYER_COLOURS.length]}`), p)),
+    el("li", {}, swatch("facing", ""), t("facing")),
+    el("li", {}, swatch("fallen", ""), t("fallen")),
+    el("li", {}, swatch("destroyed", ""), t("destroyed")),
+    el("li", {}, swatch("provisional", ""), t("awaiting the referee")),
+    el("li", {}, swatch("ring", ""), t("reach (the selected model)")),
+    el("li", {}, swatch("arc", ""), t("firing arc")));
 }
 
 // The calibration's expected position error (1 sigma, mm) over the table at one height: a cell per
