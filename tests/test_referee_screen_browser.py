@@ -3,6 +3,8 @@ pending rulings come before the map, a hit awaiting confirmation is provisional,
 offers only what fits the ruling, every base is a finger-sized target, and the end of a game
 says who won."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -188,3 +190,41 @@ def test_the_map_has_a_legend_and_its_arcs_end_at_the_table_edge(phone_station):
         edge = page.locator("#table-map rect.edge")
         for side in ("x", "y", "width", "height"):
             assert clip.get_attribute(side) == edge.get_attribute(side)
+
+
+def test_acting_fallen_and_destroyed_models_look_different(phone_station):
+    station, server = phone_station
+    with _page(server.url + "/") as page:
+        page.locator('#table-map .base[data-element="gryphon"]').wait_for(timeout=20_000)
+        on_map = set(page.eval_on_selector_all("#table-map .base", "bs => bs.map((b) => b.dataset.element)"))
+        game = station.game
+        if game.state_view().get("active_unit") is None:
+            game.operator_input("begin_round", {})
+            game.operator_input("set_order", {"order": game.state_view()["players"]})
+        state = game.state_view()
+        if state.get("active_unit") is None:  # give the map an acting unit, one the camera sees
+            unit = next(
+                u
+                for u in state["units"]
+                if u.get("can_act")
+                and u["kind"] != "gun"
+                and u["player"] == state["active_player"]
+                and any(e["id"] in on_map for e in u["elements"])
+            )
+            game.operator_input("activate", {"unit": unit["id"]})
+        active = game.state_view()["active_unit"]
+        elements = next(u for u in game.state_view()["units"] if u["id"] == active)["elements"]
+        seen = next(e["id"] for e in elements if e["id"] in on_map)
+        acting = page.locator(f'#table-map .base[data-element="{seen}"]')
+        expect(acting).to_have_class(re.compile(r"\bacting\b"))
+        others = page.locator("#table-map .base.acting")
+        assert others.count() <= len(elements)
+        looks = page.evaluate(
+            """() => [...document.querySelectorAll('#table-map .base')].map((b) => {
+                const s = getComputedStyle(b);
+                return [b.getAttribute('class'), s.filter, s.opacity, s.stroke];
+            })"""
+        )
+        acting_look = next(look for look in looks if " acting" in look[0])
+        plain = next(look for look in looks if look[0].split()[:2] == ["base", "up"] and "acting" not in look[0])
+        assert acting_look[1] != plain[1]  # the acting unit glows

@@ -24,7 +24,9 @@ async function act(path, body) {
 function modelStatus(id) {
   const element = (model.state ? model.state.units : []).flatMap((u) => u.elements).find((e) => e.id === id);
   const provisional = model.rulings.some((r) => r.element === id && rulingStatus(r) === "pending");
-  return { status: element ? element.status : null, provisional };
+  const active = model.state && model.state.active_unit;
+  const acting = Boolean(active) && (model.state.units.find((u) => u.id === active)?.elements || []).some((e) => e.id === id);
+  return { status: element ? element.status : null, provisional, acting };
 }
 
 // Spoken rulings (off by default, remembered in this browser): players hear a ruling without

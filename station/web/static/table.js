@@ -38,7 +38,7 @@ function baseShape(unit, h, colour) {
   const x = unit.x_mm, y = h - unit.y_mm;
   const rules = modelStatus(unit.element);  // what the rules say: destroyed, and whether provisionally
   const ruled = rules.status === "destroyed" ? " destroyed" : "";
-  const attrs = { class: `base ${unit.status}${ruled}${rules.provisional ? " provisional" : ""}${model.picked === unit.element ? " picked" : ""}`, fill: colour,
+  const attrs = { class: `base ${unit.status}${ruled}${rules.provisional ? " provisional" : ""}${rules.acting ? " acting" : ""}${model.picked === unit.element ? " picked" : ""}`, fill: colour,
     "data-element": unit.element, transform: `rotate(${-unit.facing_deg} ${x} ${y})` };
   const shape = kind === "round" ? svg("circle", { ...attrs, cx: x, cy: y, r: length / 2 })
     : kind === "oval" ? svg("ellipse", { ...attrs, cx: x, cy: y, rx: length / 2, ry: width / 2 })
@@ -180,6 +180,7 @@ function renderLegend(players) {
   $("map-legend").replaceChildren(
     ...players.map((p, k) => el("li", {}, swatch("player", `background:${PLAYER_COLOURS[k % PLAYER_COLOURS.length]}`), p)),
     el("li", {}, swatch("facing", ""), t("facing")),
+    el("li", {}, swatch("acting", ""), t("acting now")),
     el("li", {}, swatch("fallen", ""), t("fallen")),
     el("li", {}, swatch("destroyed", ""), t("destroyed")),
     el("li", {}, swatch("provisional", ""), t("awaiting the referee")),
