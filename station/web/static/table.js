@@ -103,6 +103,7 @@ function renderTable() {
   const [w, h] = tableSize();
   const box = mapViewBox([-20, -20, w + 40, h + 40]);
   element.setAttribute("viewBox", box.join(" "));
+  element.style.aspectRatio = `${w + 40} / ${h + 40}`;  // as tall as the table needs at this width, no more
   const shapes = [svg("rect", { class: "edge", x: 0, y: 0, width: w, height: h })];
   if (map.backdrop) {
     shapes.push(svg("image", { id: "backdrop", href: `/api/table.jpg?t=${map.backdropStamp}`, x: 0, y: 0, width: w,
