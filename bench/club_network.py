@@ -79,7 +79,7 @@ def serve(kind: str, journal: str, port_file: str, spectators: int) -> None:
         if kind == "cheroot":
             from cheroot.wsgi import Server
 
-            threads = limits.threads + limits.spectators + limits.referee_streams  # a fixed pool: room for every screen
+            threads = limits.workers + limits.spectators + limits.referee_streams  # a fixed pool: room for every screen
             cheroot = Server(("127.0.0.1", 0), app, numthreads=threads, timeout=limits.idle_timeout)
             cheroot.prepare()
             port = cheroot.bind_addr[1]

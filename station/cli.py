@@ -151,7 +151,8 @@ def _warn_missing_port(serial_url: str | None) -> None:
 
 
 def _web_options(command):
-    """The dashboard's limits on a club's network (docs/journal-and-api.md, "On a club's network"), gathered into ``web``."""
+    """The dashboard's limits on a club's network (docs/journal-and-api.md, "On a club's
+    network"), gathered into ``web``."""
     defaults = {f.name: f.default for f in dataclasses.fields(WebLimits)}
 
     def gather(ctx: click.Context, param: click.Parameter, value: int) -> int:
@@ -172,7 +173,6 @@ def _web_options(command):
             help=text,
             callback=gather,
             expose_value=False,
-            is_eager=False,
         )(command)
     return command
 

@@ -32,12 +32,16 @@ RULINGS_KEPT = 5000  # rulings a live game keeps in memory (and shows); every on
 RECENT_RULINGS = 200  # rulings a screen is sent when it opens; it pages back through the older ones
 
 
-def _ruling_view(ruling: Ruling, confirmed: set[str]) -> dict[str, Any]:
+def _ruling_view(ruling: Ruling, confirmed: frozenset[str]) -> dict[str, Any]:
     return {**ruling.as_dict(), "status": ruling_status(ruling, confirmed)}
 
 
 class InputError(ValueError):
     """An operator input the game refuses, with the reason for the person who sent it."""
+
+
+def _no_such_ruling(ruling_id: str) -> InputError:
+    return InputError(f"no ruling {ruling_id!r} among the latest {RULINGS_KEPT} (older ones stand as journaled)")
 
 
 class JournalUnavailable(InputError):
@@ -347,19 +351,19 @@ class Game:
     def _ruling(self, ruling_id: str) -> Ruling:
         ruling = self._by_id.get(ruling_id)
         if ruling is None:
-            raise InputError(f"no ruling {ruling_id!r} among the latest {RULINGS_KEPT} (older ones stand as journaled)")
+            raise _no_such_ruling(ruling_id)
         return ruling
 
     # -- views ----------------------------------------------------------------------------------
     def snapshot(self, recent: int | None = None) -> dict[str, Any]:
         """Everything a screen shows.  With ``recent``, only the latest ``recent`` rulings and any
         older one still pending (the referee must see every ruling that waits); the rest are
-        paged with ``rulings_before`` from ``older_before``, and ``older_rulings`` says how many.  The lock
-        is held only to read the state and copy references; the rulings' views are built after,
-        so a late game's long list never holds up the engine or the referee."""
+        paged with ``rulings_before`` from ``older_before``, and ``older_rulings`` says how
+        many.  The lock is held only to read the state and copy references; the rulings' views
+        are built after, so a late game's long list never holds up the engine or the referee."""
         with self._lock:
             state = self._result.ruleset.state_view(self._result.state)
-            rulings = list(self._result.rulings)
+            rulings, confirmed = list(self._result.rulings), self._result.state.confirmed
             head = {
                 "version": self.version,
                 "game": self._result.ruleset.name,
@@ -370,7 +374,6 @@ class Game:
                 "journal": str(self.journal.path),
                 "records": self.journal.written,
             }
-        confirmed = set(state.get("confirmed", ()))
         older, window = (rulings[:-recent], rulings[-recent:]) if recent and len(rulings) > recent else ([], rulings)
         waiting = [r for r in older if ruling_status(r, confirmed) == "pending"]
         return {
@@ -384,11 +387,10 @@ class Game:
         """Up to ``limit`` rulings just before ``ruling_id``, oldest first: a screen scrolling
         back through a long game.  ``more`` says whether older ones remain."""
         with self._lock:
-            rulings = list(self._result.rulings)
-            confirmed = set(self._result.ruleset.state_view(self._result.state).get("confirmed", ()))
+            rulings, confirmed = list(self._result.rulings), self._result.state.confirmed
         end = next((i for i, r in enumerate(rulings) if r.id == ruling_id), None)
         if end is None:
-            raise InputError(f"no ruling {ruling_id!r} among the latest {RULINGS_KEPT} (older ones stand as journaled)")
+            raise _no_such_ruling(ruling_id)
         start = max(0, end - limit)
         return {"rulings": [_ruling_view(r, confirmed) for r in rulings[start:end]], "more": start > 0}
 

@@ -170,11 +170,7 @@ class Journal:
         self._syncer.start()
 
     def _recover(self) -> Recovery:
-        if not self.path.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.touch()
-            self._recovered: list[dict[str, Any]] | None = []
-            return Recovery(0, 0)
+        """Read the file (the lock created it if it was missing) and cut off a torn tail."""
         records, valid = _scan(self.path)
         torn = self.path.stat().st_size - valid
         if torn:
@@ -184,7 +180,7 @@ class Journal:
                 f.flush()
                 os.fsync(f.fileno())
         self._written_seq = self._synced_seq = len(records)
-        self._recovered = records  # what open read, until the first append makes it stale
+        self._recovered: list[dict[str, Any]] | None = records  # what open read, until the first append makes it stale
         return Recovery(len(records), torn)
 
     @property

@@ -20,16 +20,9 @@ class WebLimits:
 
     spectators: int = 200  # dashboard streams of those without the referee's token
     referee_streams: int = 4  # streams kept for the referee's own screens
-    workers: int = 16  # threads for short requests (pages, the API, the referee's controls)
+    workers: int = 16  # threads for short requests (pages, the API, the referee's controls); each open stream adds one
     connections: int = 1000  # open sockets at most
     idle_timeout: int = 10  # seconds a half-sent request or an unused keep-alive may sit
-
-    @property
-    def threads(self) -> int:
-        """Worker threads with no stream open: the short requests' and the referee's streams'.
-        Each open stream adds one for as long as it is open (``Seats.on_change``), so that a
-        crowd's threads, and the memory they used, are gone once it leaves."""
-        return self.workers
 
     def fitted(self) -> WebLimits:
         """These limits, with the connection cap lowered to what the open-file limit allows

@@ -73,12 +73,18 @@ def _who() -> str:
     return request.remote_addr or "unknown"
 
 
+def _given_token() -> str:
+    """The token a request carries in its headers: ``Authorization: Bearer``, else
+    ``X-Referee-Token``; empty if none."""
+    auth = request.headers.get("Authorization", "")
+    return auth[7:] if auth.startswith("Bearer ") else request.headers.get("X-Referee-Token", "")
+
+
 def is_referee() -> bool:
     """Whether this request comes from the referee (a right header token, or the login cookie):
     for what is only counted apart, such as the referee's own dashboard streams.  Controls use
     ``referee_only``, which also checks CSRF and throttles guesses."""
-    auth = request.headers.get("Authorization", "")
-    given = auth[7:] if auth.startswith("Bearer ") else request.headers.get("X-Referee-Token", "")
+    given = _given_token()
     return bool(session.get("referee")) or (bool(given) and _token_ok(given))
 
 
@@ -89,10 +95,7 @@ def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         if _throttle().blocked(_who()):
             return error_response(429, "too many wrong referee tokens; wait a minute")
-        given = request.headers.get("X-Referee-Token", "")
-        auth = request.headers.get("Authorization", "")
-        if auth.startswith("Bearer "):
-            given = auth[7:]
+        given = _given_token()
         if given:
             if not _token_ok(given):
                 _throttle().failed(_who())

@@ -1,13 +1,12 @@
 """Serving the dashboard on a club's network: waitress, with limits that phones cannot exhaust.
 
-Why waitress (bench/club_network.py measures it beside cheroot and werkzeug; docs/performance.md has
-the figures): its one I/O thread reads every request to the end before
-a worker thread sees it, so a connection that sends half a request (a scanner, a phone's
-browser holding a keep-alive) costs a socket and no thread; werkzeug's development server gives
-each such connection a thread and never closes it, and neither it nor cheroot closed one of
-2,000 half-sent connections in 15 s.  It is
-pure Python (nothing to build on a Pi), well kept (the Pylons project), and flushes each write
-at once, which a Server-Sent Events stream needs.
+Why waitress (bench/club_network.py measures it beside cheroot and werkzeug; docs/performance.md
+has the figures): its one I/O thread reads every request to the end before a worker thread sees
+it, so a connection that sends half a request (a scanner, a phone's browser holding a
+keep-alive) costs a socket and no thread; werkzeug's development server gives each such
+connection a thread and never closes it, and neither it nor cheroot closed one of 2,000
+half-sent connections in 15 s.  It is pure Python (nothing to build on a Pi), well kept (the
+Pylons project), and flushes each write at once, which a Server-Sent Events stream needs.
 
 The limits (``WebLimits``, settings of ``run`` and ``serve``):
 
@@ -91,7 +90,7 @@ class ClubServer(TcpWSGIServer):
         self.evicted = self.refused = 0
         dispatcher = ThreadedTaskDispatcher()
         dispatcher.queue = ShortFirst()
-        dispatcher.set_thread_count(limits.threads)
+        dispatcher.set_thread_count(limits.workers)
         super().__init__(
             app,
             dispatcher=dispatcher,
@@ -107,6 +106,11 @@ class ClubServer(TcpWSGIServer):
             ident="station",
             **adjustments,
         )
+
+    def size_pool(self, open_streams: int) -> None:
+        """``workers`` threads for short requests plus one for each open stream: a crowd's
+        threads, and the memory they used, are gone once it leaves (``Seats.on_change``)."""
+        self.task_dispatcher.set_thread_count(self.limits.workers + open_streams)
 
     def handle_accept(self) -> None:
         """Take every connection waiting, not one per turn of the loop: each turn walks every
@@ -168,8 +172,7 @@ class DashboardServer:
         heap.cap_arenas()  # before the web threads start (heap.py says why)
         self.app = app = create_app(station, token, self.limits)
         self._server = ClubServer(app, self.limits, host=host, port=port)
-        workers = self._server.task_dispatcher
-        app.extensions["seats"].on_change = lambda streams: workers.set_thread_count(self.limits.threads + streams)
+        app.extensions["seats"].on_change = self._server.size_pool
         self.host, self.port = host, self._server.effective_port
         self.addresses = urls(host, self.port)  # what a phone opens: never "0.0.0.0"
         app.config["ADDRESSES"] = self.addresses
