@@ -228,3 +228,24 @@ def test_acting_fallen_and_destroyed_models_look_different(phone_station):
         acting_look = next(look for look in looks if " acting" in look[0])
         plain = next(look for look in looks if look[0].split()[:2] == ["base", "up"] and "acting" not in look[0])
         assert acting_look[1] != plain[1]  # the acting unit glows
+
+
+def test_in_russian_every_ruling_reads_in_russian_and_in_english_in_english(phone_station):
+    """The feed says each ruling in the page's language, as the station's own catalog says it:
+    the same words the report prints (station/rules/text.py renders both)."""
+    from station.rules.text import catalog
+
+    station, server = phone_station
+    hit = _hit(station)
+    ruling = station.game.ruling(hit["id"])
+    russian = ruling.text.said(catalog("ru", "bronepekhota"))
+    assert russian != ruling.text and "Попадание" in russian
+    with _page(server.url + "/") as page:
+        page.context.add_cookies([{"name": "lang", "value": "ru", "url": server.url}])
+        page.reload()
+        expect(page.locator(f'#feed li[data-ruling="{hit["id"]}"] .text')).to_have_text(russian)
+        shown = page.locator("#feed li .text").all_text_contents()
+        assert shown and not [t for t in shown if re.search(r"\b(?:the|fired|round|shot|with)\b", t)], shown
+        page.context.clear_cookies()
+        page.reload()
+        expect(page.locator(f'#feed li[data-ruling="{hit["id"]}"] .text')).to_have_text(ruling.text)

@@ -3,15 +3,18 @@ and the post-game report holds the summary, casualties, every ruling, the overri
 notes and the pictures of the disputed rulings."""
 
 import json
+import re
 import shutil
 
 import pytest
+from markupsafe import escape
 
 from station.dice import DiceBook
 from station.fold import dice_of, fold
 from station.journal import read_records
 from station.lobby.lobby import Lobby
 from station.lobby.replay import GameReplay
+from station.rules.text import catalog
 from station.runtime import Station
 from station.web.app import create_app
 from tests.conftest import ROOT
@@ -87,6 +90,19 @@ def test_the_report_holds_everything_a_club_keeps(played, tmp_path):
         e for u in view.ruleset.state_view(view.state)["units"] for e in u["elements"] if e["status"] == "destroyed"
     ]
     assert destroyed and f"Casualties ({len(destroyed)})" in virtual
+
+
+def test_the_report_in_russian_says_every_ruling_in_russian(played):
+    lobby, client = played
+    client.set_cookie("lang", "ru")
+    for name in ("training-day.jsonl", "virtual.jsonl"):
+        html = client.get(f"/games/{name}/report").data.decode()
+        replay = GameReplay(lobby.journals / name)
+        words = catalog("ru", replay.final.ruleset.name)
+        for mark in replay.marks:
+            russian = mark.ruling.text.said(words)
+            assert russian != mark.ruling.text or not re.search(r"[a-z]{4,}", mark.ruling.text), mark.ruling.text
+            assert str(escape(russian)) in html, russian
 
 
 def test_unknown_and_damaged_games_are_named(played):

@@ -29,7 +29,7 @@ def test_a_toy_game_plays_journals_shows_and_replays(tmp_path, monkeypatch):
         "rx", line=p.encode(p.Tilt(1, "T-porthos", "fallen", 80, 1500)).decode().strip(), verdict="event"
     )
     down = game.observe(record)
-    assert [r.text for r in down] == ["porthos is down; athos wins."]
+    assert [r.text for r in down] == ["porthos is down."]
     assert game.postures() == {"athos": "upright", "porthos": "fallen"}
     assert {n.id for n in station.game.ruleset.sensor_nodes(ARMIES)} == {"T-athos", "T-porthos"}
     client = create_app(station, "tok").test_client()

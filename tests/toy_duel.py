@@ -1,5 +1,5 @@
-"""A toy game that proves the Ruleset interface is enough (docs/development.md "Adding a game"): two duellists
-flip a coin for who shoots first, and a tilt node in each says who fell.  Under 100 lines."""
+"""A toy game proving the Ruleset interface is enough (docs/development.md "Adding a game").  Under 100 lines:
+two duellists flip a coin for who shoots first, and a tilt node in each says who fell."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from station.rules.inputs import Inputs
 from station.rules.model_fields import ModelRuleset
 from station.rules.options import OptionSet, declared, integer
 from station.rules.table_snapshot import TableState, table_view
+from station.rules.text import say
 from station.rules.view import StateView, UnitView
 
 INPUTS = Inputs()
@@ -37,7 +38,9 @@ class DuelState(TableState):
 @INPUTS.register("flip", "§1 (toy): the coin decides who shoots first")
 def handle_flip(game: Duel, state: DuelState, seq: int, args: Mapping[str, Any]) -> tuple[DuelState, list[Ruling]]:
     first = state.duellists[0 if game.roller.roll(6, f"{seq}/coin") <= 3 else 1]  # a d6 as the coin
-    return state.evolve(first=first), [Ruling(f"{seq}:flip", seq, RulingKind.INITIATIVE, f"{first} first.", "§1")]
+    return state.evolve(first=first), [
+        Ruling(f"{seq}:flip", seq, RulingKind.INITIATIVE, say("{first} first.", first=first), "§1")
+    ]
 
 
 class Duel(ModelRuleset[DuelState]):
@@ -69,10 +72,8 @@ class Duel(ModelRuleset[DuelState]):
     def apply(self, state: DuelState, event: Event) -> tuple[DuelState, list[Ruling]]:
         body, seq = event.body, event.seq
         if isinstance(body, Tilt) and body.state == "fallen":
-            down = state.down | {body.node.removeprefix("T-")}
-            winners = [d for d in state.duellists if d not in down]
-            text = f"{body.node.removeprefix('T-')} is down" + (f"; {winners[0]} wins." if len(winners) == 1 else ".")
-            return state.evolve(down=down), [Ruling(f"{seq}:down", seq, RulingKind.HIT, text, "§2")]
+            who = body.node.removeprefix("T-")
+            return state.evolve(down=state.down | {who}), [Ruling(f"{seq}:down", seq, RulingKind.HIT, say("{who} is down.", who=who), "§2")]  # fmt: skip
         return INPUTS.dispatch(self, state, seq, body, state.duellists, ()) if isinstance(body, Input) else (state, [])
 
     def postures(self, state: DuelState) -> dict[str, str]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, Self, Typ
 from ..datafile import DataFileError
 from ..events import Message, Node
 from ..measure.units import Convention
+from .text import Text
 
 if TYPE_CHECKING:
     from .options import OptionSet
@@ -94,7 +95,7 @@ class Ruling:
     id: str
     cause: int  # journal seq of the evidence
     kind: RulingKind
-    text: str
+    text: Text  # English as a str; its message lets a page say it in another language (station/rules/text.py)
     section: str  # the rulebook section(s) applied, e.g. "§6.7 Table 4"
     needs_referee: bool = False
     element: str | None = None
@@ -107,6 +108,7 @@ class Ruling:
             "cause": self.cause,
             "kind": self.kind,
             "text": self.text,
+            "message": self.text.message(),
             "section": self.section,
             "needs_referee": self.needs_referee,
             "element": self.element,
@@ -185,7 +187,7 @@ def voided(
     overrides: Mapping[str, Overriding],
     seq: int,
     ruling_id: str,
-    text: str,
+    text: Text,
     kind: RulingKind = RulingKind.WARNING,
     section: str = "",
     element: str | None = None,
@@ -207,8 +209,9 @@ class Refused(Exception):
     """An input the rules do not allow now, with the section that says so: the handler's way of
     answering "no" with a ruling the referee can read (and override)."""
 
-    def __init__(self, text: str, section: str) -> None:
+    def __init__(self, text: Text, section: str) -> None:
         super().__init__(text)
+        self.text = text
         self.section = section
 
 

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from .base import Input, Overriding, Refused, Ruling, RulingKind, voided
 from .table_snapshot import fold_common
+from .text import Text, say
 
 S = TypeVar("S")
 
@@ -51,11 +52,12 @@ ACTOR_ARGS = (
 )
 
 
-def refusal_text(no: Refused, args: Mapping[str, Any]) -> str:
+def refusal_text(no: Refused, args: Mapping[str, Any]) -> Text:
     """ "Refused: …" naming who was refused, when the rule's own words do not already."""
     actor = next((str(args[k]) for k in ACTOR_ARGS if isinstance(args.get(k), str) and args.get(k)), None)
-    said = str(no)
-    return f"Refused ({actor}): {said}." if actor and actor not in said else f"Refused: {said}."
+    if actor and actor not in no.text:
+        return say("Refused ({actor}): {why}.", actor=actor, why=no.text)
+    return say("Refused: {why}.", why=no.text)
 
 
 class Inputs:
@@ -88,7 +90,7 @@ class Inputs:
         ``Refused`` becomes a warning the referee can override), else the shared table inputs
         (snapshot, terrain, confirm, override) for the models ``known`` and ``moving`` now.
         A game whose inputs the referee may void outright passes its overrides as ``voidable``."""
-        void = voided(voidable or {}, seq, f"{seq}:{body.type}", f"{body.type} voided by the referee.")
+        void = voided(voidable or {}, seq, f"{seq}:{body.type}", say("{input} voided by the referee.", input=body.type))
         if void:
             return state, [void]
         handler = self.get(body.type)

@@ -12,6 +12,7 @@ from ..measure.measurement import unit_sigma
 from ..measure.movement import append_position
 from ..measure.terrain import parse_terrain
 from .base import Evolving, Overriding, Ruling, RulingKind
+from .text import say
 
 DEFAULT_RESIDUAL_MM = 0.5  # a snapshot that does not say how well the camera is calibrated (a recorded session)
 Pose = tuple[float, float, float]
@@ -108,7 +109,7 @@ def fold_common(
     folded = table_input(state, seq, kind, args, known, moving)
     if folded is not None:
         return folded, []
-    return state, [Ruling(f"{seq}:input", seq, RulingKind.WARNING, f"Unknown input {kind!r}.", "")]
+    return state, [Ruling(f"{seq}:input", seq, RulingKind.WARNING, say("Unknown input {input}.", input=repr(kind)), "")]
 
 
 class TableView(TypedDict):

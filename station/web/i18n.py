@@ -1,6 +1,12 @@
 """The dashboard's languages: English, in which the pages are written, and Russian, from a
 message catalog (``i18n/ru.json``: English text → Russian text).
 
+The rulings' words are the engines' own: each ruling carries its English and its message (the
+template and values, station/rules/text.py), and each game has its catalog next to its rules.
+A page that shows rulings names its game (``ruling_game``), gets that catalog as
+``#ruling-catalog`` and says each ruling in the page's language; the report, drawn here, does the
+same through the ``said`` filter.
+
 A plain JSON catalog rather than gettext (Babel, flask-babel): the same file serves the Jinja
 templates and the plain-JS pages, which gettext's compiled ``.mo`` files do not reach without a
 build step, and a missing or unused entry is caught by a test that reads every ``_("…")`` in the
@@ -20,6 +26,8 @@ from importlib import resources
 from typing import Any
 
 from flask import Flask, request
+
+from ..rules import text as ruling_text
 
 LANGUAGES = ("en", "ru")
 COOKIE = "lang"
@@ -46,10 +54,28 @@ def translate(text: str, **values: Any) -> str:
     return translated.format(**values) if values else translated
 
 
+def ruling_words(game: str) -> dict[str, str]:
+    """The rulings' catalog of ``game`` in the request's language (empty for English)."""
+    return ruling_text.catalog(language(), game)
+
+
+def said(text: str, game: str) -> str:
+    """A ruling's text in the request's language (its English if it has no message)."""
+    return text.said(ruling_words(game) or None) if isinstance(text, ruling_text.Text) else text
+
+
 def install(app: Flask) -> None:
-    """``_`` and ``lang`` in every template, and the catalog for the page's scripts."""
+    """``_``, ``lang`` and the rulings' catalog in every template, and the catalogs for the page's
+    scripts."""
+    app.add_template_filter(said, "said")
 
     @app.context_processor
     def _i18n() -> dict[str, Any]:
         current = language()
-        return {"_": translate, "lang": current, "catalog": catalog(current), "languages": LANGUAGES}
+        return {
+            "_": translate,
+            "lang": current,
+            "catalog": catalog(current),
+            "languages": LANGUAGES,
+            "ruling_words": ruling_words,
+        }

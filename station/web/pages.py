@@ -38,4 +38,5 @@ def dashboard() -> str | Response:
         summary=station.game.summary(),
         controls=ruleset.controls,
         input_types=ruleset.input_types,
+        ruling_game=ruleset.name,
     )

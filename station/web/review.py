@@ -46,7 +46,8 @@ def _replay(name: str) -> GameReplay:
 
 @review.get("/games/<name>")
 def viewer(name: str) -> str:
-    return render_template("replay.html", game=_played(name).as_dict())
+    played = _played(name)
+    return render_template("replay.html", game=played.as_dict(), ruling_game=played.game)
 
 
 @review.get("/api/games/<name>/timeline")
@@ -108,4 +109,5 @@ def report(name: str) -> str:
         overrides=overrides,
         pictures=pictures,
         end=replay.end,
+        ruling_game=replay.final.ruleset.name,
     )

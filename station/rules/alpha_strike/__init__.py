@@ -17,6 +17,7 @@ from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
+from ..text import say
 from ..view import ElementView, StateView, UnitView
 from . import combat, force, setup, strike, turn
 from .cards import UnitState, skill_pv
@@ -69,13 +70,13 @@ def handle_end_movement(
 
 @INPUTS.register("attack", "§6")
 def handle_attack(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
-    void = voided(state.overrides, seq, f"{seq}:attack", "Attack voided by the referee.", RulingKind.SHOT, "§6")
+    void = voided(state.overrides, seq, f"{seq}:attack", say("Attack voided by the referee."), RulingKind.SHOT, "§6")
     if void:
         return state, [void]
     try:
         state, ruling = strike.attack(state, seq, args, game.roller)
     except Refused as no:
-        text = f"Attack refused: {no}."
+        text = say("Attack refused: {no}.", no=no)
         return state, [Ruling(f"{seq}:attack", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
     return state, [ruling]
 
@@ -85,7 +86,7 @@ def handle_lucky(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]
     try:
         state, ruling = strike.lucky(state, seq, args, game.roller)
     except Refused as no:
-        text = f"No Lucky re-roll: {no}."
+        text = say("No Lucky re-roll: {no}.", no=no)
         return state, [Ruling(f"{seq}:lucky", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
     return state, [ruling]
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...datafile import Fields
+from ..text import Text, say
 from .specials import KNOWN_SPECIALS, SPECIAL, split_abilities
 
 CARD_FORMAT = "alpha-strike-card/1"
@@ -48,13 +49,16 @@ class Card:
         """The quick-start has rules for BattleMechs only (digest, "Scope of the source")."""
         return self.type == "BM"
 
-    def beyond_quick_start(self) -> str | None:
+    def beyond_quick_start(self) -> Text | None:
         """What the referee is told when a rule meets a unit the quick-start has no rules for."""
         if self.quick_start:
             return None
-        return (
-            f"{self.name} is a {self.unit_type} ({self.type}); the quick-start has rules for BattleMechs "
-            "only, so the station rules it as a 'Mech and the referee decides"
+        return say(
+            "{name} is a {unit_type} ({type}); the quick-start has rules for BattleMechs only, so the station "
+            "rules it as a 'Mech and the referee decides",
+            name=self.name,
+            unit_type=self.unit_type,
+            type=self.type,
         )
 
     def has(self, special: str) -> bool:

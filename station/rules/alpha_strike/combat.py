@@ -14,7 +14,8 @@ from ...measure.relations import attack_side, share_in_front
 from ...measure.terrain import line_of_sight
 from ...measure.units import INCHES
 from ..base import Refused
-from .attack import Geometry, target_number
+from ..text import Text, say
+from .attack import WORDS, Geometry, modifiers, target_number
 from .cards import UnitState
 from .formations import benefit
 from .heat import max_overheat
@@ -24,6 +25,14 @@ from .where import height_mm, placed
 
 KINDS = ("weapon", "indirect", "standard", "melee_weapon", "charge", "dfa")
 MELEE_KINDS = ("standard", "melee_weapon", "charge", "dfa")
+ATTACK_KINDS = {  # as the rulings name them
+    "weapon": say("weapon"),
+    "indirect": say("indirect"),
+    "standard": say("standard"),
+    "melee_weapon": say("melee weapon"),
+    "charge": say("charge"),
+    "dfa": say("dfa"),
+}
 SPECIAL_MELEE = ("charge", "dfa")
 CONTACT_MM = 2.0  # bases this close touch (the digest's S13: about 0.1")
 
@@ -31,13 +40,13 @@ CONTACT_MM = 2.0  # bases this close touch (the digest's S13: about 0.1")
 def _placed(state: AlphaState, unit: UnitState) -> Placed:
     found = placed(state, unit.id)
     if found is None:
-        raise Refused(f"the camera has not placed {unit.id}", "§6")
+        raise Refused(say("the camera has not placed {unit}", unit=unit.id), "§6")
     return found
 
 
 def geometry(
     state: AlphaState, attacker: UnitState, target: UnitState, arc: str = "front", touching_forbids: bool = False
-) -> tuple[Geometry, dict[str, Any], list[str]]:
+) -> tuple[Geometry, dict[str, Any], list[Text]]:
     """§6.1-6.3, §6.6 from the measurement layer: edge distance, line of sight, woods, cover, the
     firing arc (A3: more than half the target's base outside the front half: no attack; a REAR
     attack wants the opposite, §10.3), and the attack direction (a corner is the target's
@@ -48,23 +57,50 @@ def geometry(
     doubts = []
     in_front = share_in_front(a, t) >= 0.5
     if arc == "front" and not in_front:
-        raise Refused(f"more than half of {target.id}'s base is outside {attacker.id}'s firing arc", "§6.2 A3")
+        raise Refused(
+            say(
+                "more than half of {target}'s base is outside {attacker}'s firing arc",
+                target=target.id,
+                attacker=attacker.id,
+            ),
+            "§6.2 A3",
+        )
     if arc == "rear" and in_front:
-        raise Refused(f"{target.id} is in {attacker.id}'s firing arc; REAR weapons fire at targets outside it", "§10.3")
+        raise Refused(
+            say(
+                "{target} is in {attacker}'s firing arc; REAR weapons fire at targets outside it",
+                target=target.id,
+                attacker=attacker.id,
+            ),
+            "§10.3",
+        )
     sight = line_of_sight(a, height_mm(state, attacker.id) * 0.9, t, height_mm(state, target.id), list(state.terrain))
     side = attack_side(a, t)
     if side == "vertex":
         doubts.append(
-            "the attack line runs through a corner of the target's base: its controller chooses front or rear"
+            say("the attack line runs through a corner of the target's base: its controller chooses front or rear")
         )
     touching = m.mm <= CONTACT_MM  # §6.1: units in base contact always see each other
     if arc == "front" and touching_forbids:
         # §6.3 «Касание подставками»: no weapon attacks on a target whose base you touch; a touch
         # within the camera's uncertainty either way is the referee's to call
         if m.too_close_to_call(CONTACT_MM / INCH):
-            doubts.append(f"{attacker.id} may be in base contact with {target.id} (no weapon attacks then, §6.3)")
+            doubts.append(
+                say(
+                    "{attacker} may be in base contact with {target} (no weapon attacks then, §6.3)",
+                    attacker=attacker.id,
+                    target=target.id,
+                )
+            )
         elif touching:
-            raise Refused(f"{attacker.id}'s base touches {target.id}'s: only melee attacks (§8)", "§6.3")
+            raise Refused(
+                say(
+                    "{attacker}'s base touches {target}'s: only melee attacks (§8)",
+                    attacker=attacker.id,
+                    target=target.id,
+                ),
+                "§6.3",
+            )
     g = Geometry(
         m.exact,
         0.0 if touching else sight.hidden_fraction,
@@ -75,7 +111,9 @@ def geometry(
     )
     for edge in (6.0, 24.0, 42.0):
         if m.too_close_to_call(edge):
-            doubts.append(f"the distance is within the camera's uncertainty of the {edge:g}\" band edge")
+            doubts.append(
+                say("the distance is within the camera's uncertainty of the {edge}\" band edge", edge=f"{edge:g}")
+            )
     return g, {**m.as_dict(), "table_seq": state.table_seq}, doubts
 
 
@@ -90,10 +128,10 @@ class AttackPlan:
     overheat: int
     geometry: Geometry
     measured: dict[str, Any]
-    doubts: tuple[str, ...]
+    doubts: tuple[Text, ...]
     side: int  # the attacker's place in the initiative order
     tn: int
-    parts: tuple[tuple[str, int], ...]
+    parts: tuple[tuple[Text, int], ...]
     band: str | None  # weapon and indirect attacks
     melee_damage: int = 0  # physical attacks
     rear: bool = False  # fired from REAR weapons (§10.3)
@@ -133,25 +171,32 @@ def _check_declaration(
 ) -> None:
     """§4.3 and the specials' limits (§9.1, §10): everything that refuses an attack before measuring."""
     if attacker.player == target.player:
-        raise Refused("quick-start targets are enemy units", "§4.3")
+        raise Refused(say("quick-start targets are enemy units"), "§4.3")
     if kind not in KINDS or not isinstance(overheat, int) or isinstance(overheat, bool) or overheat < 0:
-        raise Refused(f"kind is one of {', '.join(KINDS)}, and overheat a whole number", "§4.3")
+        raise Refused(say("kind is one of {kinds}, and overheat a whole number", kinds=", ".join(KINDS)), "§4.3")
     if attacker.id in state.attacked:
-        raise Refused(f"{attacker.id} has made its attack this turn", "§4.3")
+        raise Refused(say("{attacker} has made its attack this turn", attacker=attacker.id), "§4.3")
     if rear and (kind != "weapon" or not attacker.card.special_values("REAR")):
-        raise Refused(f"{attacker.id} has no REAR weapons for this", "§10.3")
+        raise Refused(say("{attacker} has no REAR weapons for this", attacker=attacker.id), "§10.3")
     if rear and f"{attacker.id}/rear" in state.attacked:
-        raise Refused(f"{attacker.id} has fired its REAR weapons this turn", "§10.3")
+        raise Refused(say("{attacker} has fired its REAR weapons this turn", attacker=attacker.id), "§10.3")
     if attacker.shutdown:
-        raise Refused(f"{attacker.id} is shut down", "§9.4")
+        raise Refused(say("{attacker} is shut down", attacker=attacker.id), "§9.4")
     if overheat and (kind != "weapon" or rear):
-        raise Refused("only a forward weapon attack may overheat", "§9.1 §10.3")
+        raise Refused(say("only a forward weapon attack may overheat"), "§9.1 §10.3")
     if overheat and attacker.card.special_values("HT"):
-        raise Refused(f"{attacker.id}'s HT attack cannot be overheated", "§10.1")
+        raise Refused(say("{attacker}'s HT attack cannot be overheated", attacker=attacker.id), "§10.1")
     if overheat > max_overheat(attacker):
-        raise Refused(f"{attacker.id} may overheat by at most {max_overheat(attacker)}", "§9.1")
+        raise Refused(
+            say(
+                "{attacker} may overheat by at most {max_overheat}",
+                attacker=attacker.id,
+                max_overheat=max_overheat(attacker),
+            ),
+            "§9.1",
+        )
     if kind == "indirect" and not attacker.card.has("IF"):
-        raise Refused(f"{attacker.id} has no IF special", "§10.4")
+        raise Refused(say("{attacker} has no IF special", attacker=attacker.id), "§10.4")
     if kind in SPECIAL_MELEE:
         _check_special_melee(state, attacker, target)
 
@@ -160,31 +205,43 @@ def _check_special_melee(state: AlphaState, attacker: UnitState, target: UnitSta
     """§8.2 «Особые атаки ближнего боя»: one charge or death from above on a target a turn, and
     the target must already have finished its movement when the attacker moved into contact."""
     if target.id in state.special_targets:
-        raise Refused(f"{target.id} has already been the target of a charge or death from above this turn", "§8.2")
+        raise Refused(
+            say("{target} has already been the target of a charge or death from above this turn", target=target.id),
+            "§8.2",
+        )
     moved = list(state.moves)  # in the order the units declared their moves (§5)
     if attacker.id not in moved or target.id not in moved or moved.index(target.id) > moved.index(attacker.id):
-        raise Refused(f"{target.id} had not finished its movement when {attacker.id} moved into contact", "§8.2")
+        raise Refused(
+            say(
+                "{target} had not finished its movement when {attacker} moved into contact",
+                target=target.id,
+                attacker=attacker.id,
+            ),
+            "§8.2",
+        )
 
 
 def _spotter(state: AlphaState, attacker: UnitState, target: UnitState, spotter_id: Any) -> UnitState:
     """§10.4: a friendly unit with line of sight to the target."""
     spotter = state.units.get(str(spotter_id))
     if spotter is None or spotter.player != attacker.player or spotter.id == attacker.id or spotter.id in state.removed:
-        raise Refused("an indirect attack needs a spotter: another friendly unit in play", "§10.4")
+        raise Refused(say("an indirect attack needs a spotter: another friendly unit in play"), "§10.4")
     s, t = _placed(state, spotter), _placed(state, target)
     sight = line_of_sight(s, height_mm(state, spotter.id) * 0.9, t, height_mm(state, target.id), list(state.terrain))
     if sight.hidden_fraction > 2 / 3 or sight.woods_mm / INCH >= 6.0:
-        raise Refused(f"the spotter {spotter.id} has no line of sight to {target.id}", "§10.4")
+        raise Refused(
+            say("the spotter {spotter} has no line of sight to {target}", spotter=spotter.id, target=target.id), "§10.4"
+        )
     return spotter
 
 
 def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     """§4.3 declaration, §6 steps 1-4, §8.1-8.3 or §10.3-10.4: the attack's legality and TN."""
     if state.phase != "combat":
-        raise Refused(f"it is the {state.phase} phase", "§4.3")
+        raise Refused(say("it is the {phase} phase", phase=WORDS[state.phase]), "§4.3")
     attacker, target = state.units.get(str(args.get("attacker"))), state.units.get(str(args.get("target")))
     if attacker is None or target is None or attacker.id in state.removed or target.id in state.removed:
-        raise Refused("give an attacker and a target in play", "§4.3")
+        raise Refused(say("give an attacker and a target in play"), "§4.3")
     kind, overheat, rear = args.get("kind", "weapon"), args.get("overheat", 0), bool(args.get("rear", False))
     _check_declaration(state, attacker, target, kind, overheat, rear)
     weapon = kind not in MELEE_KINDS
@@ -193,8 +250,11 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     side = state.order.index(attacker.player) if attacker.player in state.order else 0
     if side < state.combat_side:  # §4.3: the loser attacks with all its units, then the winner
         doubts.append(
-            f"the {state.order[state.combat_side]} side has begun its attacks, which ends the "
-            f"{attacker.player} side's (§4.3)"
+            say(
+                "the {order} side has begun its attacks, which ends the {player} side's (§4.3)",
+                order=state.order[state.combat_side],
+                player=attacker.player,
+            )
         )
     # §4.3: damage and critical hits take effect in the End Phase, so both units fight as they
     # were when the Combat Phase began
@@ -205,7 +265,14 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
         contact_mm = CHARGE_CONTACT_IN * INCH
         if kind in SPECIAL_MELEE and contact_mm < measured["mm"] <= contact_mm + CALL_SIGMAS * measured["sigma_mm"]:
             # a gap the camera cannot tell from contact: the charge stands, and the referee decides
-            doubts.append(f'{attacker.id} may not quite touch {target.id} ({edge_in:.2f}"): a charge needs contact')
+            doubts.append(
+                say(
+                    '{attacker} may not quite touch {target} ({edge_in}"): a charge needs contact',
+                    attacker=attacker.id,
+                    target=target.id,
+                    edge_in=f"{edge_in:.2f}",
+                )
+            )
             edge_in = 0.0
         melee = melee_plan(
             shooter,
@@ -218,14 +285,14 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
             attacker_movement=state.options.melee_attacker_movement,
         )
         if melee.why_not or melee.tn is None:
-            raise Refused(melee.why_not or "no attack", "§8")
+            raise Refused(melee.why_not or say("no attack"), "§8")
         return AttackPlan(
             shooter, aimed_at, kind, 0, g, measured, tuple(doubts), side, melee.tn, melee.parts, None, melee.damage
         )
-    extra: list[tuple[str, int]] = []
+    extra: list[tuple[Text, int]] = []
     if rear:
         armed = _armed(shooter, shooter.card.special_values("REAR"))  # type: ignore[arg-type]
-        extra.append(("REAR weapons", 1))
+        extra.append((say("REAR weapons"), 1))
     elif kind == "indirect":
         spotter = _spotter(state, attacker, target, args.get("spotter"))
         value = str(
@@ -235,18 +302,18 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
         armed = _armed(shooter, (value, value, value))
         g = replace(g, hidden_fraction=0.0, woods_in=0.0, target_in_woods=False)  # lobbed: the spotter sees for it
         if state.options.indirect_modifiers == "ascec":
-            extra.append(("indirect", 1))
+            extra.append((say("indirect"), 1))
             if spotter.id in state.attacked:
-                extra.append(("spotter attacked", 1))
+                extra.append((say("spotter attacked"), 1))
     else:
         armed = _armed(shooter, _reduced(shooter.card.damage, state.rear_fired.get(attacker.id, 0)))
     sniper = attacker.id in state.snipers and benefit(state, attacker.player, "fire_support")
     tn = target_number(armed, aimed_at, g, *moves, sniper=sniper)
     if tn.value is None or tn.band is None:
-        raise Refused(tn.why_not or "no attack", "§6")
+        raise Refused(tn.why_not or say("no attack"), "§6")
     band_index = ("short", "medium", "long").index(tn.band)
     if overheat and armed.damage_at(band_index) == "0*" and state.options.minimal_overheat == "forbid":
-        raise Refused("minimal damage 0* cannot be overheated (option minimal_overheat)", "§9.1 A10")
+        raise Refused(say("minimal damage 0* cannot be overheated (option minimal_overheat)"), "§9.1 A10")
     heat_values = shooter.card.special_values("HT") if kind == "weapon" and not rear else None
     heat = int(heat_values[band_index]) if heat_values and heat_values[band_index].isdigit() else 0
     parts = tn.parts + tuple(extra)
@@ -277,11 +344,11 @@ def preview(state: AlphaState, args: Mapping[str, Any]) -> dict[str, Any]:
     g = plan.geometry
     low, high = {"short": (0.0, 6.0), "medium": (6.0, 24.0), "long": (24.0, 42.0)}.get(plan.band or "", (0.0, 0.0))
     margin = [round(g.edge_in - low, 2), round(high - g.edge_in, 2)] if plan.band else None
-    parts = [f"skill {v}" if n == "skill" else f"{n} {v:+d}" for n, v in plan.parts]
     lines = [
-        f'{g.edge_in:.2f}" {plan.band}' + (f' ({margin[0]}" in, {margin[1]}" to spare)' if margin else ""),
-        ", ".join(parts),
-    ] + (["from the rear: +1 damage"] if g.rear else [])
+        f'{g.edge_in:.2f}" {plan.band}'
+        + (say(' ({margin}" in, {margin2}" to spare)', margin=margin[0], margin2=margin[1]) if margin else ""),
+        modifiers(plan.parts),
+    ] + ([say("from the rear: +1 damage")] if g.rear else [])
     return {
         "tn": plan.tn,
         "parts": [list(p) for p in plan.parts],
@@ -294,7 +361,7 @@ def preview(state: AlphaState, args: Mapping[str, Any]) -> dict[str, Any]:
         "hit_chance": round(plan.hit_chance(), 3),
         "doubts": list(plan.doubts),
         "kind": plan.kind,
-        "summary": f"TN {plan.tn} · {round(plan.hit_chance() * 100)} %",
+        "summary": say("TN {tn} · {n} %", tn=plan.tn, n=round(plan.hit_chance() * 100)),
         "lines": lines,
         "input": {
             "type": "attack",

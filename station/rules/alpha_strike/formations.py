@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...datafile import Fields
 from ..base import Ruling, RulingKind
+from ..text import say
 
 if TYPE_CHECKING:  # turn.py imports this module
     from .turn import AlphaState
@@ -35,12 +36,25 @@ def parse_formation(f: Fields, unit_ids: list[str]) -> dict[str, Any] | None:
     kind = g.choice("type", TYPES)
     demons = g.get("speed_demon", list, [])
     if kind != "striker" and demons:
-        g.fail("only a striker lance gives Speed Demon (§11.3)", "speed_demon")
+        g.fail(say("only a striker lance gives Speed Demon (§11.3)"), "speed_demon")
     if kind == "striker" and (len(demons) != SPEED_DEMONS or len(set(demons)) != len(demons)):
-        g.fail(f"a striker lance names {SPEED_DEMONS} different units for Speed Demon (§11.3)", "speed_demon")
+        g.fail(
+            say(
+                "a striker lance names {speed_demons} different units for Speed Demon (§11.3)",
+                speed_demons=SPEED_DEMONS,
+            ),
+            "speed_demon",
+        )
     for k, unit in enumerate(demons):
         if unit not in unit_ids:
-            g.fail(f"{unit!r} is not a unit of this force; units: {', '.join(unit_ids)}", f"speed_demon[{k}]")
+            g.fail(
+                say(
+                    "{unit} is not a unit of this force; units: {unit_ids}",
+                    unit=repr(unit),
+                    unit_ids=", ".join(unit_ids),
+                ),
+                f"speed_demon[{k}]",
+            )
     return {"type": kind, "speed_demon": list(demons)}
 
 
@@ -77,20 +91,25 @@ def choose_snipers(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tupl
     units = args.get("units")
     fail = None
     if state.phase not in ("initiative", "movement"):
-        fail = "Snipers are chosen at the start of the turn"
+        fail = say("Snipers are chosen at the start of the turn")
     elif not isinstance(units, list) or not units or len(units) > SNIPERS_A_TURN:
-        fail = f"name one or {SNIPERS_A_TURN} units"
+        fail = say("name one or {snipers_a_turn} units", snipers_a_turn=SNIPERS_A_TURN)
     else:
         chosen = [state.units.get(str(u)) for u in units]
         players = {u.player for u in chosen if u}
         if None in chosen or len(players) != 1 or any(u.id in state.removed for u in chosen if u):
-            fail = "name units in play of one side"
+            fail = say("name units in play of one side")
         elif not benefit(state, players.pop(), "fire_support"):
-            fail = "only an active Fire Support Lance (three or more units) has Snipers"
+            fail = say("only an active Fire Support Lance (three or more units) has Snipers")
     if fail or not isinstance(units, list):  # (a list whenever nothing failed)
         return state, [
             Ruling(
-                f"{seq}:sniper", seq, RulingKind.WARNING, f"No Snipers: {fail} (§11.2).", "§11.2", needs_referee=True
+                f"{seq}:sniper",
+                seq,
+                RulingKind.WARNING,
+                say("No Snipers: {fail} (§11.2).", fail=fail),
+                "§11.2",
+                needs_referee=True,
             )
         ]
     mine = {u.id for u in state.units.values() if u.player == state.units[str(units[0])].player}
@@ -100,7 +119,7 @@ def choose_snipers(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tupl
             f"{seq}:sniper",
             seq,
             RulingKind.STATUS,
-            f"Snipers this turn: {', '.join(map(str, units))} (medium +1, long +2; §11.2).",
+            say("Snipers this turn: {map} (medium +1, long +2; §11.2).", map=", ".join(map(str, units))),
             "§11.2",
         )
     ]

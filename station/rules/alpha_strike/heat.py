@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..text import joined, say
 from .cards import UnitState
 
 SHUTDOWN = 4  # §9.4: the fourth box, "S"
@@ -48,22 +49,29 @@ def end_phase(unit: UnitState, turn: TurnHeat, deep_water_only: bool = False) ->
     meets).  Then the Engine hit's +1 when it fired, and HT heat up to 2.  At 4 it shuts down."""
     heat, said = unit.heat, []
     if unit.shutdown:
-        heat, said = 0, ["restarts at heat 0"]
+        heat, said = 0, [say("restarts at heat 0")]
     elif turn.overheat_used:
         heat += turn.overheat_used - (1 if turn.in_water else 0)
-        said.append(f"overheat +{turn.overheat_used}" + (" -1 in water" if turn.in_water else ""))
+        said.append(
+            say("overheat +{overheat_used}", overheat_used=turn.overheat_used)
+            + (say(" -1 in water") if turn.in_water else "")
+        )
     elif not turn.fired_weapons:
-        heat, said = 0, ["no weapon attack: cools to 0"]
+        heat, said = 0, [say("no weapon attack: cools to 0")]
     elif turn.in_water and not deep_water_only:
         heat -= 1
-        said.append("fired without overheat, in water: -1")
+        said.append(say("fired without overheat, in water: -1"))
     if unit.engine_hits and turn.fired_weapons:
         heat += 1
-        said.append("engine hit: +1")
+        said.append(say("engine hit: +1"))
     if turn.ht_received:
         heat += min(HT_CAP, turn.ht_received)
-        said.append(f"HT +{min(HT_CAP, turn.ht_received)}")
+        said.append(say("HT +{min}", min=min(HT_CAP, turn.ht_received)))
     heat = max(0, min(SHUTDOWN, heat))
     shutdown = heat >= SHUTDOWN
-    text = f"heat {unit.heat}→{heat}" + (f" ({', '.join(said)})" if said else "") + (": shuts down" if shutdown else "")
+    text = (
+        say("heat {heat}→{heat2}", heat=unit.heat, heat2=heat)
+        + (say(" ({said})", said=joined(said)) if said else "")
+        + (say(": shuts down") if shutdown else "")
+    )
     return replace(unit, heat=heat, shutdown=shutdown), text

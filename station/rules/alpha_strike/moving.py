@@ -15,6 +15,8 @@ from ...measure.bases import MM_PER_INCH as INCH
 from ...measure.movement import level_changes, movement, terrain_crossed
 from ...measure.terrain import Piece
 from ..table_snapshot import Pose
+from ..text import Text, say
+from .attack import WORDS
 from .cards import UnitState
 from .heat import ground_move_in
 
@@ -32,40 +34,56 @@ class CheckedMove:
     inches: float  # the path's length, what a charge counts
     cost_in: float  # what it cost in MV
     allowed_in: float
-    parts: tuple[str, ...]  # how the cost was reached
-    problems: tuple[str, ...]
+    parts: tuple[Text, ...]  # how the cost was reached
+    problems: tuple[Text, ...]
 
 
 def _ground(
     unit: UnitState, path: Sequence[Pose], terrain: Sequence[Piece], inches: float, bonus_in: int
 ) -> CheckedMove:
-    parts, problems, extra = [f'{inches:.1f}" moved'], [], 0.0
+    parts, problems, extra = [say('{inches}" moved', inches=f"{inches:.1f}")], [], 0.0
     for crossing in terrain_crossed(path, terrain):
         if crossing.type in PER_INCH and crossing.inside_mm:
             cost = PER_INCH[crossing.type] * crossing.inside_mm / INCH
             extra += cost
-            parts.append(f'+{cost:.1f}" for {crossing.inside_mm / INCH:.1f}" of {crossing.type} ({crossing.piece})')
+            parts.append(
+                say(
+                    '+{cost}" for {n}" of {type} ({piece})',
+                    cost=f"{cost:.1f}",
+                    n=f"{crossing.inside_mm / INCH:.1f}",
+                    type=WORDS.get(crossing.type, crossing.type),
+                    piece=crossing.piece,
+                )
+            )
         if crossing.type == "building":
-            problems.append(f"it walked through building {crossing.piece}, which the quick-start has no rules for")
+            problems.append(
+                say("it walked through building {piece}, which the quick-start has no rules for", piece=crossing.piece)
+            )
     steps = level_changes(path, terrain, HEIGHT_TYPES)
     if steps:
         climbed = sum(abs(s) for s in steps) / INCH
         extra += LEVEL_COST * climbed
-        parts.append(f'+{LEVEL_COST * climbed:.1f}" for {climbed:.1f}" of level change')
+        parts.append(
+            say('+{n}" for {climbed}" of level change', n=f"{LEVEL_COST * climbed:.1f}", climbed=f"{climbed:.1f}")
+        )
         steepest = max(abs(s) for s in steps) / INCH
         if steepest > STEEPEST_IN + 0.05:
             problems.append(
-                f'it crossed a {steepest:.1f}" step of height; more than {STEEPEST_IN:g}" is impassable (§5.4)'
+                say(
+                    'it crossed a {steepest}" step of height; more than {steepest_in}" is impassable (§5.4)',
+                    steepest=f"{steepest:.1f}",
+                    steepest_in=f"{STEEPEST_IN:g}",
+                )
             )
     allowed = ground_move_in(unit) + (bonus_in if ground_move_in(unit) > 0 else 0)
     cost = inches + extra
     if allowed <= 0 and inches >= STILL_IN:
-        problems.append("it is immobile (§5.3, §9.2)")
+        problems.append(say("it is immobile (§5.3, §9.2)"))
     elif cost > allowed + SLACK_IN and inches > MINIMUM_IN + SLACK_IN:
         problems.append(
-            f'{cost:.1f}" of MV is more than its {allowed}"'
-            + (" after heat" if unit.heat else "")
-            + ' (§5.4, §9.2; the 2" minimum move does not cover it, §5.3)'
+            say('{cost}" of MV is more than its {allowed}"', cost=f"{cost:.1f}", allowed=allowed)
+            + (say(" after heat") if unit.heat else "")
+            + say(' (§5.4, §9.2; the 2" minimum move does not cover it, §5.3)')
         )
     return CheckedMove(inches, cost, allowed, tuple(parts), tuple(problems))
 
@@ -83,27 +101,37 @@ def check_move(
     ``bonus_in`` is Speed Demon's 2" (§11.3)."""
     moved = movement(path)
     inches = moved.path_mm / INCH
-    problems: list[str] = []
+    problems: list[Text] = []
     if unit.shutdown and inches >= STILL_IN:
-        problems.append("it is shut down and cannot move (§9.4)")
+        problems.append(say("it is shut down and cannot move (§9.4)"))
     if mode == "still":
         checked = CheckedMove(inches, 0.0, 0.0, (), ())
         if inches >= STILL_IN:
-            problems.append(f'it moved {inches:.1f}" (standing still is under {STILL_IN:g}", §5.2)')
+            problems.append(
+                say(
+                    'it moved {inches}" (standing still is under {still_in}", §5.2)',
+                    inches=f"{inches:.1f}",
+                    still_in=f"{STILL_IN:g}",
+                )
+            )
     elif mode == "ground":
         checked = _ground(unit, path, terrain, inches, bonus_in)
     else:
         straight = moved.straight_mm / INCH
         jump = unit.jump_in + bonus_in if unit.jump_in else 0
-        checked = CheckedMove(inches, straight, float(jump), (f'{straight:.1f}" straight',), ())
+        checked = CheckedMove(
+            inches, straight, float(jump), (say('{straight}" straight', straight=f"{straight:.1f}"),), ()
+        )
         if not unit.card.jump_in:
-            problems.append("it cannot jump: no jump MV on its card (§5.2)")
+            problems.append(say("it cannot jump: no jump MV on its card (§5.2)"))
         elif straight > jump + SLACK_IN:
-            problems.append(f'a {straight:.1f}" jump is more than its {jump}" (§5.2)')
+            problems.append(
+                say('a {straight}" jump is more than its {jump}" (§5.2)', straight=f"{straight:.1f}", jump=jump)
+            )
         if started_in_water and inches >= STILL_IN:
-            problems.append("a unit may not jump out of water (§5.2)")
+            problems.append(say("a unit may not jump out of water (§5.2)"))
     if overlapping:
-        problems.append(f"its base ends on {', '.join(overlapping)} (§5.5)")
+        problems.append(say("its base ends on {overlapping} (§5.5)", overlapping=", ".join(overlapping)))
     return CheckedMove(
         checked.inches, checked.cost_in, checked.allowed_in, checked.parts, checked.problems + tuple(problems)
     )

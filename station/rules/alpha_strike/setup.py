@@ -9,6 +9,7 @@ from typing import Any
 from ...dice import Roller
 from ...measure.bases import MM_PER_INCH as INCH
 from ..base import Ruling, RulingKind
+from ..text import joined, say
 from .turn import AlphaState, roll_off, shown
 from .where import placed
 
@@ -21,7 +22,9 @@ def setup_roll(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState,
     """§3.2: 2D6 a side, ties again; the winner chooses its army first and then its home edge."""
     if state.turn or state.setup_winner:
         return state, [
-            Ruling(f"{seq}:setup", seq, RulingKind.WARNING, "The setup roll comes once, before the first turn.", "§3")
+            Ruling(
+                f"{seq}:setup", seq, RulingKind.WARNING, say("The setup roll comes once, before the first turn."), "§3"
+            )
         ]
     rolls, order = roll_off(state.players, seq, roller, "setup")
     return state.evolve(setup_winner=order[-1]), [
@@ -29,8 +32,11 @@ def setup_roll(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState,
             f"{seq}:setup",
             seq,
             RulingKind.INITIATIVE,
-            f"Setup roll 2D6 {shown(rolls)}: {order[-1]} chooses its army first and, "
-            "after the terrain is placed, its home edge (§3.2, §3.4).",
+            say(
+                "Setup roll 2D6 {shown}: {order} chooses its army first and, after the terrain is placed, its home edge (§3.2, §3.4).",
+                shown=shown(rolls),
+                order=order[-1],
+            ),
             "§3.2",
             details={"rolls": rolls},
         )
@@ -46,7 +52,10 @@ def choose_home_edge(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tu
                 f"{seq}:home",
                 seq,
                 RulingKind.WARNING,
-                f"After the setup roll and before turn 1, the winner names its home edge: one of {', '.join(EDGES)}.",
+                say(
+                    "After the setup roll and before turn 1, the winner names its home edge: one of {edges}.",
+                    edges=", ".join(EDGES),
+                ),
                 "§3.4",
                 needs_referee=True,
             )
@@ -58,9 +67,9 @@ def choose_home_edge(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tu
             f"{seq}:home",
             seq,
             RulingKind.STATUS,
-            "Home edges: "
+            say("Home edges: ")
             + ", ".join(f"{p} {e}" for p, e in edges.items())
-            + '. Units enter there, or start within 10" of it (§3.4-3.5).',
+            + say('. Units enter there, or start within 10" of it (§3.4-3.5).'),
             "§3.4",
         )
     ]
@@ -91,14 +100,21 @@ def check_deployment(state: AlphaState, seq: int) -> list[Ruling]:
     for unit in sorted(state.in_play(), key=lambda u: u.id):
         far = _from_edge(state, unit.id, state.home_edges[unit.player])
         if far is not None and far > ZONE_IN * INCH + 2 * state.sigmas.get(unit.id, 0.5):
-            outside.append(f'{unit.id} reaches {far / INCH:.1f}" from the {state.home_edges[unit.player]} edge')
+            outside.append(
+                say(
+                    '{unit} reaches {n}" from the {home_edges} edge',
+                    unit=unit.id,
+                    n=f"{far / INCH:.1f}",
+                    home_edges=state.home_edges[unit.player],
+                )
+            )
     if not outside:
         return [
             Ruling(
                 f"{seq}:deployment",
                 seq,
                 RulingKind.STATUS,
-                "Every unit on the table is in its deployment zone (§3.5).",
+                say("Every unit on the table is in its deployment zone (§3.5)."),
                 "§3.5",
             )
         ]
@@ -107,7 +123,7 @@ def check_deployment(state: AlphaState, seq: int) -> list[Ruling]:
             f"{seq}:deployment",
             seq,
             RulingKind.WARNING,
-            'Outside the deployment zone (10" from the home edge, §3.5): ' + "; ".join(outside) + ".",
+            say('Outside the deployment zone (10" from the home edge, §3.5): ') + joined(outside, "; ") + ".",
             "§3.5",
             needs_referee=True,
         )

@@ -10,9 +10,10 @@ from typing import Any
 
 from ...dice import Roller
 from ..base import Refused, Ruling, RulingKind
-from .attack import apply_damage, critical_hit, weapon_damage
+from ..text import NOTHING, Text, joined, say
+from .attack import apply_damage, critical_hit, modifiers, weapon_damage
 from .cards import UnitState
-from .combat import SPECIAL_MELEE, AttackPlan, plan_attack, rear_points
+from .combat import ATTACK_KINDS, SPECIAL_MELEE, AttackPlan, plan_attack, rear_points
 from .formations import lucky_left
 from .heat import TurnHeat
 from .melee import self_damage
@@ -34,55 +35,71 @@ def _to_hit(roller: Roller, key: str) -> list[int]:
     return [roller.roll(6, f"{key}/to-hit/1"), roller.roll(6, f"{key}/to-hit/2")]
 
 
-def _dealt(state: AlphaState, plan: AttackPlan, dice: list[int], roller: Roller, key: str) -> tuple[AlphaState, str]:
+def _dealt(state: AlphaState, plan: AttackPlan, dice: list[int], roller: Roller, key: str) -> tuple[AlphaState, Text]:
     """§6.6 / §8.2 damage, §7 its application and crits, §10.1 HT heat for the End Phase."""
     g, shooter, target = plan.geometry, plan.attacker, state.units[plan.target.id]
     if plan.kind in ("weapon", "indirect"):
         damage, minimal_failed, how = weapon_damage(shooter, plan.band or "short", g.rear, plan.overheat, roller, key)
         if plan.rear:
-            how = "REAR " + how
+            how = say("REAR ") + how
     else:
         damage, minimal_failed = plan.melee_damage + (1 if g.rear else 0), False  # A14: +1 from the rear
-        moved = f', {state.moved_in.get(shooter.id, 0.0):.1f}" moved' if plan.kind in ("charge", "dfa") else ""
-        how = f"{plan.melee_damage} ({plan.kind.replace('_', ' ')}{moved})" + (", +1 from the rear" if g.rear else "")
+        moved = (
+            say(', {get}" moved', get=f"{state.moved_in.get(shooter.id, 0.0):.1f}")
+            if plan.kind in ("charge", "dfa")
+            else ""
+        )
+        how = say("{damage} ({kind}{moved})", damage=plan.melee_damage, kind=ATTACK_KINDS[plan.kind], moved=moved) + (
+            say(", +1 from the rear") if g.rear else ""
+        )
     hurt, marks = apply_damage(target, damage, dice == [6, 6], minimal_failed, roller, f"{key}/{target.id}")
     if plan.kind == "dfa" and not minimal_failed:  # §8.5: a successful DFA always crits once more
         hurt, said = critical_hit(hurt, roller, f"{key}/dfa-crit")
-        marks.append("death from above: " + said)
+        marks.append(say("death from above: ") + said)
     state = state.with_unit(hurt)
     if plan.heat and not minimal_failed:
         turn = state.heat_turn.get(target.id, TurnHeat())
         state = state.evolve(
             heat_turn={**state.heat_turn, target.id: replace(turn, ht_received=turn.ht_received + plan.heat)}
         )
-        marks.append(f"HT: +{plan.heat} heat in the End Phase (at most 2 a turn)")
-    return state, f"{how}: " + ("; ".join(marks) if marks else "no damage")
+        marks.append(say("HT: +{heat} heat in the End Phase (at most 2 a turn)", heat=plan.heat))
+    return state, say("{how}: {marks}", how=how, marks=joined(marks, "; ") if marks else say("no damage"))
 
 
 def _self_damage(
     state: AlphaState, plan: AttackPlan, hit: bool, roller: Roller, key: str
-) -> tuple[AlphaState, str | None]:
+) -> tuple[AlphaState, Text | None]:
     cost = self_damage(plan.attacker, plan.target, plan.kind, hit)
     if not cost:
         return state, None
     hurt, marks = apply_damage(state.units[plan.attacker.id], cost, False, False, roller, f"{key}/self")
-    return state.with_unit(hurt), f"{plan.attacker.id} takes {cost} self-damage: " + "; ".join(marks)
+    return state.with_unit(hurt), say(
+        "{attacker} takes {cost} self-damage: ", attacker=plan.attacker.id, cost=cost
+    ) + joined(marks, "; ")
 
 
-def _headline(plan: AttackPlan, dice: list[int], hit: bool, what: str = "") -> str:
-    kind = ("REAR weapon" if plan.rear else plan.kind.replace("_", " ")) + " attack"
+def _headline(plan: AttackPlan, dice: list[int], hit: bool, what: Text = NOTHING) -> Text:
+    kind = (say("REAR weapon") if plan.rear else ATTACK_KINDS[plan.kind]) + say(" attack")
     return (
-        f"{plan.attacker.card.name} ({plan.attacker.id}) {what}{kind} on {plan.target.id}: TN {plan.tn} ("
-        + ", ".join(f"{n} {v:+d}" if n != "skill" else f"skill {v}" for n, v in plan.parts)
+        say(
+            "{name} ({attacker}) {what}{kind} on {target}: TN {tn} (",
+            name=plan.attacker.card.name,
+            attacker=plan.attacker.id,
+            what=what,
+            kind=kind,
+            target=plan.target.id,
+            tn=plan.tn,
+        )
+        + modifiers(plan.parts)
         + f"), 2D6 {dice[0]}+{dice[1]}"
-        + (": hit" if hit else ": miss")
+        + (say(": hit") if hit else say(": miss"))
     )
 
 
-def _ruling(seq: int, plan: AttackPlan, words: list[str], dice: list[int], hit: bool, rid: str) -> Ruling:
-    text = ". ".join(words) + "."
+def _ruling(seq: int, plan: AttackPlan, words: list[Text], dice: list[int], hit: bool, rid: str) -> Ruling:
+    text = joined(words, ". ") + "."
     if plan.doubts:
-        text += " For the referee: " + "; ".join(plan.doubts) + "."
+        text += say(" For the referee: ") + joined(plan.doubts, "; ") + "."
     section = {"weapon": "§6 §7", "indirect": "§10.4 §6 §7"}.get(plan.kind, "§8 §7")
     return Ruling(
         rid,
@@ -121,7 +138,7 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
     if plan.rear and (hit or state.options.rear_reduction_on_miss):  # §10.3, A21
         cut = rear_points(plan.attacker.card.damage, plan.band or "short")
         state = state.evolve(rear_fired={**state.rear_fired, plan.attacker.id: cut})
-        words.append(f"its forward attack this turn deals {cut} less")
+        words.append(say("its forward attack this turn deals {cut} less", cut=cut))
     if plan.kind in ("weapon", "indirect"):  # §9.1 and A9: overheat heats up, hit or miss
         turn = state.heat_turn.get(plan.attacker.id, TurnHeat())
         state = state.evolve(
@@ -139,7 +156,12 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
         words.append(paid)
     if not hit and lucky_left(state, plan.attacker.player):
         state = state.evolve(last_miss=Missed(seq, plan, key, before))
-        words.append(f"a Lucky re-roll may be spent ({lucky_left(state, plan.attacker.player)} left, §11.1)")
+        words.append(
+            say(
+                "a Lucky re-roll may be spent ({lucky_left} left, §11.1)",
+                lucky_left=lucky_left(state, plan.attacker.player),
+            )
+        )
     return state, _ruling(seq, plan, words, dice, hit, f"{seq}:attack")
 
 
@@ -148,17 +170,23 @@ def lucky(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller) 
     missed: Missed | None = state.last_miss
     unit = str(args.get("unit"))
     if missed is None or missed.plan.attacker.id != unit:
-        raise Refused(f"a Lucky re-roll follows a missed attack straight away; {unit} has none to re-roll", "§11.1")
+        raise Refused(
+            say("a Lucky re-roll follows a missed attack straight away; {unit} has none to re-roll", unit=unit), "§11.1"
+        )
     player = missed.plan.attacker.player
     if not lucky_left(state, player):
         raise Refused(
-            f"the {player} side has no Lucky re-rolls left, or its Battle Lance has fewer than three units", "§11"
+            say(
+                "the {player} side has no Lucky re-rolls left, or its Battle Lance has fewer than three units",
+                player=player,
+            ),
+            "§11",
         )
     plan, key = missed.plan, f"{seq}/lucky"
     dice = _to_hit(roller, key)
     hit = sum(dice) >= plan.tn
     state = state.evolve(lucky_used={**state.lucky_used, player: state.lucky_used.get(player, 0) + 1}, last_miss=None)
-    words = [_headline(plan, dice, hit, "Lucky re-roll of the ")]
+    words = [_headline(plan, dice, hit, say("Lucky re-roll of the "))]
     if hit:
         state = state.with_unit(missed.attacker_before)  # undo a miss's self-damage: the hit's applies
         state, said = _dealt(state, plan, dice, roller, key)
@@ -166,5 +194,5 @@ def lucky(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller) 
         state, paid = _self_damage(state, plan, hit, roller, key)
         if paid:
             words.append(paid)
-    words.append(f"{lucky_left(state, player)} Lucky re-rolls left")
+    words.append(say("{lucky_left} Lucky re-rolls left", lucky_left=lucky_left(state, player)))
     return state, _ruling(seq, plan, words, dice, hit, f"{seq}:lucky")

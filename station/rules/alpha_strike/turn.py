@@ -15,6 +15,8 @@ from ...dice import Roller
 from ...measure.bases import overlapping
 from ..base import Ruling, RulingKind
 from ..table_snapshot import TableState
+from ..text import Text, capitalised, joined, say
+from .attack import WORDS
 from .cards import UnitState
 from .formations import speed_demon
 from .heat import TurnHeat, end_phase
@@ -88,7 +90,11 @@ def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaS
     if state.phase != "initiative" or state.winner:
         return state, [
             Ruling(
-                f"{seq}:initiative", seq, RulingKind.WARNING, f"It is the {state.phase} phase, not initiative.", "§4"
+                f"{seq}:initiative",
+                seq,
+                RulingKind.WARNING,
+                say("It is the {phase} phase, not initiative.", phase=WORDS[state.phase]),
+                "§4",
             )
         ]
     rolls, order = roll_off(state.players, seq, roller, "init")
@@ -110,7 +116,12 @@ def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaS
             f"{seq}:initiative",
             seq,
             RulingKind.INITIATIVE,
-            f"Turn {state.turn}: initiative 2D6 {shown(rolls)}; {order[-1]} wins and moves and fights last (§4.1).",
+            say(
+                "Turn {turn}: initiative 2D6 {shown}; {order} wins and moves and fights last (§4.1).",
+                turn=state.turn,
+                shown=shown(rolls),
+                order=order[-1],
+            ),
             "§4.1",
             details={"rolls": rolls, "order": list(order)},
         )
@@ -118,8 +129,9 @@ def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaS
     others = [f"{u.id} ({u.card.unit_type})" for u in state.units.values() if not u.card.quick_start]
     if state.turn == 1 and others:  # said once, when the game begins
         text = (
-            "The quick-start has rules for BattleMechs only: " + ", ".join(others) + " are ruled as 'Mechs, "
-            "and each of their moves and attacks goes to the referee."
+            say("The quick-start has rules for BattleMechs only: ")
+            + ", ".join(others)
+            + say(" are ruled as 'Mechs, and each of their moves and attacks goes to the referee.")
         )
         rulings.append(Ruling(f"{seq}:unit-types", seq, RulingKind.WARNING, text, "scope", needs_referee=True))
     return state, rulings
@@ -138,12 +150,12 @@ def next_player(state: AlphaState, done: Collection[str]) -> str | None:
     return min(shares)[2] if shares else None
 
 
-def out_of_turn(state: AlphaState, unit: UnitState, done: Collection[str], what: str) -> str | None:
+def out_of_turn(state: AlphaState, unit: UnitState, done: Collection[str], what: Text) -> Text | None:
     """A problem to show when a unit goes out of the alternation (the station does not refuse it:
     the players may have agreed an order)."""
     due = next_player(state, done)
     if due and unit.player != due and unit.id not in done:
-        return f"the {due} side was due to {what} a unit (§4.2, A2)"
+        return say("the {due} side was due to {what} a unit (§4.2, A2)", due=due, what=what)
     return None
 
 
@@ -162,7 +174,12 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
     if state.phase != "movement":
         return state, [
             Ruling(
-                f"{seq}:move", seq, RulingKind.WARNING, f"It is the {state.phase} phase.", "§4.2", needs_referee=True
+                f"{seq}:move",
+                seq,
+                RulingKind.WARNING,
+                say("It is the {phase} phase.", phase=WORDS[state.phase]),
+                "§4.2",
+                needs_referee=True,
             )
         ]
     if unit is None or unit.id in state.removed or mode not in ("still", "ground", "jump"):
@@ -171,7 +188,7 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
                 f"{seq}:move",
                 seq,
                 RulingKind.WARNING,
-                "Give a unit in play and a mode: still, ground or jump.",
+                say("Give a unit in play and a mode: still, ground or jump."),
                 "§5.2",
                 needs_referee=True,
             )
@@ -181,24 +198,29 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
     in_water = start is not None and any(p.type == "water" and p.contains(start[:2]) for p in state.terrain)
     bonus = speed_demon(state, unit.id, unit.player) if mode == "ground" or state.options.speed_demon_jump else 0
     checked = check_move(unit, mode, path, state.terrain, in_water, _overlapping(state, unit.id), bonus)
-    late = out_of_turn(state, unit, state.moves, "move") if state.options.movement_order == "alternate" else None
+    late = out_of_turn(state, unit, state.moves, say("move")) if state.options.movement_order == "alternate" else None
     if late:
         checked = replace(checked, problems=checked.problems + (late,))
     state = state.evolve(moves={**state.moves, unit.id: mode}, moved_in={**state.moved_in, unit.id: checked.inches})
     did = {
-        "still": "stands still",
-        "ground": f'moves {checked.inches:.1f}" on the ground',
-        "jump": f'jumps {checked.cost_in:.1f}"',
+        "still": say("stands still"),
+        "ground": say('moves {inches}" on the ground', inches=f"{checked.inches:.1f}"),
+        "jump": say('jumps {cost_in}"', cost_in=f"{checked.cost_in:.1f}"),
     }[mode]
-    text = f"{unit.card.name} ({unit.id}) {did}"
+    text = say("{name} ({unit}) {did}", name=unit.card.name, unit=unit.id, did=did)
     if mode == "ground" and len(checked.parts) > 1:
-        text += f': {", ".join(checked.parts)} = {checked.cost_in:.1f}" of {checked.allowed_in:g}"'
+        text += say(
+            ': {parts} = {cost_in}" of {allowed_in}"',
+            parts=joined(checked.parts),
+            cost_in=f"{checked.cost_in:.1f}",
+            allowed_in=f"{checked.allowed_in:g}",
+        )
     text += "."
     if checked.problems:
-        text += " " + "; ".join(p[0].upper() + p[1:] for p in checked.problems) + "."
+        text += " " + joined((capitalised(p) for p in checked.problems), "; ") + "."
     beyond = unit.card.beyond_quick_start()
     if beyond:
-        text += f" {beyond[0].upper()}{beyond[1:]}."
+        text += " " + capitalised(beyond) + "."
     return state, [
         Ruling(
             f"{seq}:move",
@@ -221,13 +243,17 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
 
 def end_movement(state: AlphaState, seq: int) -> tuple[AlphaState, list[Ruling]]:
     if state.phase != "movement":
-        return state, [Ruling(f"{seq}:phase", seq, RulingKind.WARNING, f"It is the {state.phase} phase.", "§4")]
+        return state, [
+            Ruling(
+                f"{seq}:phase", seq, RulingKind.WARNING, say("It is the {phase} phase.", phase=WORDS[state.phase]), "§4"
+            )
+        ]
     still = [u.id for u in state.in_play() if u.id not in state.moves]
     moves = {**state.moves, **{u: "still" for u in still}}
     text = (
-        "Combat phase: "
-        + (f"{state.order[0]} attacks first." if state.order else "")
-        + (f" Counted as standing still: {', '.join(still)}." if still else "")
+        say("Combat phase: ")
+        + (say("{order} attacks first.", order=state.order[0]) if state.order else "")
+        + (say(" Counted as standing still: {still}.", still=", ".join(still)) if still else "")
     )
     return state.evolve(phase="combat", moves=moves, combat_side=0, combat_start=dict(state.units), last_miss=None), [
         Ruling(f"{seq}:phase", seq, RulingKind.STATUS, text, "§4.3")
@@ -237,7 +263,11 @@ def end_movement(state: AlphaState, seq: int) -> tuple[AlphaState, list[Ruling]]
 def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, list[Ruling]]:
     """§4.4: heat, shutdown and restart, the destroyed removed, then victory (§4.5, §12)."""
     if state.phase != "combat":
-        return state, [Ruling(f"{seq}:phase", seq, RulingKind.WARNING, f"It is the {state.phase} phase.", "§4")]
+        return state, [
+            Ruling(
+                f"{seq}:phase", seq, RulingKind.WARNING, say("It is the {phase} phase.", phase=WORDS[state.phase]), "§4"
+            )
+        ]
     rulings = []
     for unit in sorted(state.in_play(), key=lambda u: u.id):
         if unit.destroyed:
@@ -247,7 +277,7 @@ def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, lis
                     f"{seq}:removed:{unit.id}",
                     seq,
                     RulingKind.STATUS,
-                    f"{unit.card.name} ({unit.id}) is destroyed and removed (§4.4).",
+                    say("{name} ({unit}) is destroyed and removed (§4.4).", name=unit.card.name, unit=unit.id),
                     "§4.4",
                     element=unit.id,
                 )
@@ -263,7 +293,7 @@ def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, lis
                     f"{seq}:heat:{unit.id}",
                     seq,
                     RulingKind.STATUS,
-                    f"{unit.card.name}: {said} (§9.4).",
+                    say("{unit}: {said} (§9.4).", unit=unit.card.name, said=said),
                     "§9.4",
                     element=unit.id,
                 )
@@ -286,6 +316,14 @@ def check_victory(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState
     if len(alive) == len(state.players):
         return state, []
     winner = alive[0] if len(alive) == 1 else "draw"
-    why = "destroyed the enemy's size-3 'Mech (§12)" if victory == "size3" else "destroyed every enemy unit (§4.5)"
-    text = f"{winner} wins: {why}." if winner != "draw" else "Draw: both sides lost at once."
+    why = (
+        say("destroyed the enemy's size-3 'Mech (§12)")
+        if victory == "size3"
+        else say("destroyed every enemy unit (§4.5)")
+    )
+    text = (
+        say("{winner} wins: {why}.", winner=winner, why=why)
+        if winner != "draw"
+        else say("Draw: both sides lost at once.")
+    )
     return state.evolve(winner=winner), [Ruling(f"{seq}:victory", seq, RulingKind.STATUS, text, "§4.5 §12")]

@@ -16,6 +16,7 @@ from ..hits import HitTracker
 from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
+from ..text import joined, say
 from . import army, melee, repair, rounds, shooting, virtual
 from .army import check_armies
 from .damage import leave_vehicle
@@ -161,7 +162,7 @@ class Bronepekhota(ModelRuleset[GameState]):
                     f"{seq}:overflow",
                     seq,
                     RulingKind.WARNING,
-                    f"The hub lost {body.lost} event(s): its buffer was full. Check the table by hand.",
+                    say("The hub lost {lost} event(s): its buffer was full. Check the table by hand.", lost=body.lost),
                     "hardware.md",
                     needs_referee=True,
                 )
@@ -181,7 +182,11 @@ class Bronepekhota(ModelRuleset[GameState]):
                     f"{seq}:dry",
                     seq,
                     RulingKind.STATUS,
-                    f"Dry fire on {body.node} barrel {body.barrel}: no projectile left the launcher.",
+                    say(
+                        "Dry fire on {node} barrel {barrel}: no projectile left the launcher.",
+                        node=body.node,
+                        barrel=body.barrel,
+                    ),
                     "§6",
                 )
             ]
@@ -206,8 +211,10 @@ class Bronepekhota(ModelRuleset[GameState]):
                         f"{seq}:camera",
                         seq,
                         RulingKind.WARNING,
-                        f"The camera sees {state.setup.names.get(element.id, element.id)} "
-                        "lying, but its tilt node says upright: check the model and its node.",
+                        say(
+                            "The camera sees {get} lying, but its tilt node says upright: check the model and its node.",
+                            get=state.setup.names.get(element.id, element.id),
+                        ),
                         "§6.7",
                         needs_referee=True,
                         element=element.id,
@@ -253,15 +260,17 @@ class Bronepekhota(ModelRuleset[GameState]):
             return []
         parts = []
         if missing:
-            parts.append(f"not connected to the hub: {', '.join(missing)} (watch those models by hand)")
+            parts.append(
+                say("not connected to the hub: {missing} (watch those models by hand)", missing=", ".join(missing))
+            )
         if unknown:
-            parts.append(f"on the hub but in no army file: {', '.join(unknown)}")
+            parts.append(say("on the hub but in no army file: {unknown}", unknown=", ".join(unknown)))
         return [
             Ruling(
                 f"{seq}:inventory",
                 seq,
                 RulingKind.WARNING,
-                "Sensor nodes " + "; ".join(parts) + ".",
+                say("Sensor nodes ") + joined(parts, "; ") + ".",
                 "hardware.md",
                 needs_referee=True,
             )

@@ -14,6 +14,7 @@ from ...measure.measurement import Placed, measure
 from ...measure.relations import in_contact
 from ...measure.units import BRONEPEKHOTA
 from ..base import Refused
+from ..text import say
 from .state import Element, GameState
 
 CONTACT_MM = 2.0  # bases this close count as touching: the camera's uncertainty, not a rule
@@ -101,7 +102,7 @@ def gunner(state: GameState, gun: Element) -> str:
     that there is one before it spends anything; without one the shot is refused."""
     crew = crew_touching(state, gun)
     if not crew:
-        raise Refused(f"no infantryman of rank {gun.rank}+ was seen touching {gun.id}", "§7.5")
+        raise Refused(say("no infantryman of rank {rank}+ was seen touching {gun}", rank=gun.rank, gun=gun.id), "§7.5")
     return crew[0]
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...dice import Roller
 from ..base import Ruling, RulingKind
+from ..text import Text, joined, say
 from .panic import after_survival
 from .roster import dismount, name
 from .state import Element, GameState
@@ -24,20 +25,23 @@ def take_damage(
     if target.kind == "infantry":
         return state.with_element(replace(target, destroyed=True)), {
             "destroyed": True,
-            "text": f"{called} is destroyed (§5.1)",
+            "text": say("{called} is destroyed (§5.1)", called=called),
         }
     left = max(0, target.armour - damage)
     hit = replace(target, armour=left, destroyed=left == 0)
     hit = replace(hit, speed=state.speed_of(hit))
-    words = [f"{called}'s armour {target.armour}→{left}" + (", destroyed (§5.1)" if left == 0 else "")]
+    words = [
+        say("{called}'s armour {armour}→{left}", called=called, armour=target.armour, left=left)
+        + (say(", destroyed (§5.1)") if left == 0 else "")
+    ]
     result: dict[str, Any] = {"armour_before": target.armour, "armour_after": left}
     if hit.pilot and (left > 0 or state.options.pilot_test_on_destruction):
         pilot = state.elements[hit.pilot]
         test = survival_test(roller, pilot.armour, f"{key}/pilot-survival")
         result["pilot_test"] = test.as_dict()
         words.append(
-            f"pilot {name(state, pilot.id)} {test.describe()}"
-            + (", survives" if test.passed else ", dies; the vehicle has no pilot (§9.1)")
+            say("pilot {pilot} {describe}", pilot=name(state, pilot.id), describe=test.describe())
+            + (say(", survives") if test.passed else say(", dies; the vehicle has no pilot (§9.1)"))
             + " (§5.3)"
         )
         if not test.passed:
@@ -55,11 +59,11 @@ def take_damage(
     if hit.destroyed and hit.pilot:
         state, climbed_out = dismount(state, hit)
         words.append(climbed_out)
-    result.update(destroyed=hit.destroyed, text="; ".join(words))
+    result.update(destroyed=hit.destroyed, text=joined(words, "; "))
     return state, result
 
 
-def emergency_landing(state: GameState, vehicle_id: str, roller: Roller, key: str) -> tuple[GameState, list[str]]:
+def emergency_landing(state: GameState, vehicle_id: str, roller: Roller, key: str) -> tuple[GameState, list[Text]]:
     """§4.3: a flyer whose pilot is killed in flight comes down where it was and takes D6 damage."""
     vehicle = state.elements[vehicle_id]
     if state.setup.locomotion.get(vehicle_id) != "flying" or vehicle.destroyed:
@@ -69,8 +73,8 @@ def emergency_landing(state: GameState, vehicle_id: str, roller: Roller, key: st
     landed = replace(vehicle, armour=left, destroyed=left == 0)
     state = state.with_element(replace(landed, speed=state.speed_of(landed)))
     return state, [
-        f"emergency landing: D6 {roll} damage, armour {vehicle.armour}→{left}"
-        + (", destroyed" if left == 0 else "")
+        say("emergency landing: D6 {roll} damage, armour {armour}→{left}", roll=roll, armour=vehicle.armour, left=left)
+        + (say(", destroyed") if left == 0 else "")
         + " (§4.3)"
     ]
 
@@ -82,7 +86,9 @@ def leave_vehicle(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[
     vehicle = state.elements.get(str(args.get("vehicle")))
     if vehicle is None or vehicle.kind != "vehicle" or vehicle.pilot is None or vehicle.destroyed:
         return state, [
-            Ruling(f"{seq}:leave", seq, RulingKind.WARNING, "Give a vehicle with a pilot.", "§4.3", needs_referee=True)
+            Ruling(
+                f"{seq}:leave", seq, RulingKind.WARNING, say("Give a vehicle with a pilot."), "§4.3", needs_referee=True
+            )
         ]
     if vehicle.unit is None or state.active_unit != vehicle.unit:
         return state, [
@@ -90,7 +96,7 @@ def leave_vehicle(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[
                 f"{seq}:leave",
                 seq,
                 RulingKind.WARNING,
-                f"{name(state, vehicle.id)} is not the unit acting.",
+                say("{vehicle} is not the unit acting.", vehicle=name(state, vehicle.id)),
                 "§4.3",
                 needs_referee=True,
             )
@@ -105,9 +111,16 @@ def leave_vehicle(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[
             f"{seq}:leave",
             seq,
             RulingKind.STATUS,
-            f"{name(state, pilot)} leaves {name(state, vehicle.id)}, which "
-            "freezes without a pilot (§4.3)"
-            + ("; he rode it this round, so he may not walk on." if rode else "; he may act on foot later this round."),
+            say(
+                "{pilot} leaves {vehicle}, which freezes without a pilot (§4.3)",
+                pilot=name(state, pilot),
+                vehicle=name(state, vehicle.id),
+            )
+            + (
+                say("; he rode it this round, so he may not walk on.")
+                if rode
+                else say("; he may act on foot later this round.")
+            ),
             "§4.3",
             element=vehicle.id,
         )

@@ -10,6 +10,7 @@ import numpy as np
 from ...measure.bases import Base
 from ...measure.pairwise import edge_distances
 from ..base import Ruling, RulingKind
+from ..text import say
 from .state import GameState
 
 COST_SPREAD = 0.20  # §1.5: "no more than 10-20 %"
@@ -33,7 +34,7 @@ def deployment_rulings(state: GameState, seq: int) -> list[Ruling]:
                 f"{seq}:costs",
                 seq,
                 RulingKind.WARNING,
-                f"Army costs differ by more than 20 % ({shown}).",
+                say("Army costs differ by more than 20 % ({shown}).", shown=shown),
                 "§1.5",
                 needs_referee=True,
             )
@@ -53,7 +54,7 @@ def deployment_rulings(state: GameState, seq: int) -> list[Ruling]:
                     f"{seq}:deploy:{player}",
                     seq,
                     RulingKind.WARNING,
-                    f"{player}'s models are not within one 60 × 20 cm area at a table edge.",
+                    say("{player}'s models are not within one 60 × 20 cm area at a table edge.", player=player),
                     "§1.6",
                     needs_referee=True,
                 )
@@ -68,8 +69,10 @@ def deployment_rulings(state: GameState, seq: int) -> list[Ruling]:
                 f"{seq}:deploy-gap",
                 seq,
                 RulingKind.STATUS,
-                f"The armies deployed {gaps[enemy].min() / 10:.0f} cm "
-                "apart; the rulebook wishes for at least 60-70 cm.",
+                say(
+                    "The armies deployed {n} cm apart; the rulebook wishes for at least 60-70 cm.",
+                    n=f"{gaps[enemy].min() / 10:.0f}",
+                ),
                 "§1.6",
             )
         )

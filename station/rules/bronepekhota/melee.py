@@ -20,6 +20,7 @@ from ...measure.measurement import measure
 from ...measure.relations import bearing_deg
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling, RulingKind, voided
+from ..text import Text, joined, say
 from . import contact
 from .damage import take_damage
 from .moving import AIMED_MARK
@@ -46,7 +47,7 @@ def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
                 rid,
                 seq,
                 RulingKind.MELEE,
-                f"Close combat refused: {problem}.",
+                say("Close combat refused: {problem}.", problem=problem),
                 section,
                 needs_referee=True,
                 element=attacker.id if attacker else None,
@@ -54,37 +55,50 @@ def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
         ]
     attacker = state.elements[attacker.id]
     override = state.overrides.get(rid)
-    head = f"{name(state, attacker.id)} attacks {name(state, defender.id)} in close combat"
-    void = voided(state.overrides, seq, rid, f"{head}: voided by the referee.", RulingKind.MELEE, "§8", attacker.id)
+    head = say(
+        "{attacker} attacks {defender} in close combat",
+        attacker=name(state, attacker.id),
+        defender=name(state, defender.id),
+    )
+    void = voided(
+        state.overrides, seq, rid, say("{head}: voided by the referee.", head=head), RulingKind.MELEE, "§8", attacker.id
+    )
     if void:
         return state, turn_rulings + [void]
     key = f"{override[0] if override else seq}/melee"
     details: dict[str, Any] = {"attacker": attacker.id, "defender": defender.id}
-    doubts: list[str] = []
+    doubts: list[Text] = []
     surprise = _surprise(state, attacker, defender, details, doubts)
     state = state.with_element(replace(attacker, fired=attacker.fired | {MELEE_MARK}))
     attack, attack_words = _strength(state, attacker, roller, f"{key}/attack", attacking=True, surprise=surprise)
     defence, defence_words = _strength(state, defender, roller, f"{key}/defence", attacking=False, surprise=surprise)
     details.update(surprise=surprise, attack=attack, defence=defence)
     words = [
-        f"{head}" + (" from behind (§8.3)" if surprise else "") + f": attack {attack_words} = {attack}, "
-        f"defence {defence_words} = {defence} (Table 6)"
+        f"{head}"
+        + (say(" from behind (§8.3)") if surprise else "")
+        + say(
+            ": attack {attack_words} = {attack}, defence {defence_words} = {defence} (Table 6)",
+            attack_words=attack_words,
+            attack=attack,
+            defence_words=defence_words,
+            defence=defence,
+        )
     ]
     if attack <= defence:
-        words.append("repelled, nobody is hurt (§8.2)")
+        words.append(say("repelled, nobody is hurt (§8.2)"))
         details["won"] = False
     else:
         details["won"] = True
         state, effect = take_damage(state, defender, attack - defence, roller, f"{key}/{defender.id}")
         details["effect"] = effect
         words.append(
-            "the attacker wins (Table 7): "
-            + (f"{attack - defence} damage, " if defender.kind != "infantry" else "")
+            say("the attacker wins (Table 7): ")
+            + (say("{n} damage, ", n=attack - defence) if defender.kind != "infantry" else "")
             + effect["text"]
         )
-    text = "; ".join(words) + "."
+    text = joined(words, "; ") + "."
     if doubts:
-        text += " Too close to call: " + "; ".join(doubts) + "."
+        text += say(" Too close to call: ") + joined(doubts, "; ") + "."
     state, out = _check_players_out(state, seq)
     return state, turn_rulings + [
         Ruling(
@@ -102,49 +116,62 @@ def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
 
 def _problem(state: GameState, attacker: Element | None, defender: Element | None) -> tuple[str | None, str]:
     if attacker is None or defender is None:
-        return "give an attacker and a defender among the armies' models", "§8.1"
+        return say("give an attacker and a defender among the armies' models"), "§8.1"
     if state.round == 0:
-        return "no round has begun", "§3"
+        return say("no round has begun"), "§3"
     if attacker.player == defender.player:
-        return "both models are on the same side", "§8"
+        return say("both models are on the same side"), "§8"
     if attacker.destroyed or defender.destroyed or attacker.aboard or defender.aboard:
-        return "both models must be on the table", "§8"
+        return say("both models must be on the table"), "§8"
     if attacker.kind == "gun" or (attacker.kind == "vehicle" and attacker.pilot is None):
-        return f"{name(state, attacker.id)} does not attack (a gun, or a vehicle without a pilot)", "§8.1 Table 6"
+        return say(
+            "{attacker} does not attack (a gun, or a vehicle without a pilot)", attacker=name(state, attacker.id)
+        ), "§8.1 Table 6"
     if attacker.posture == "fallen" or attacker.needs_repair:
-        return f"{name(state, attacker.id)} is lying on its side", "§6.7"
+        return say("{attacker} is lying on its side", attacker=name(state, attacker.id)), "§6.7"
     for model in (attacker, defender):
         if state.setup.locomotion.get(model.id) == "flying" and model.pilot is not None:
-            return f"{name(state, model.id)} is a flyer, and flyers never fight in close combat", "§3.2 §4.2"
+            return say(
+                "{model} is a flyer, and flyers never fight in close combat", model=name(state, model.id)
+            ), "§3.2 §4.2"
     if PANIC_MARK in attacker.fired:
-        return f"{name(state, attacker.id)} is fleeing in panic until the next round", "§11.2"
+        return say("{attacker} is fleeing in panic until the next round", attacker=name(state, attacker.id)), "§11.2"
     if REPAIR_MARK in attacker.fired:
-        return f"{name(state, attacker.id)} is repairing this round, which takes all its actions", "§9.3"
+        return say(
+            "{attacker} is repairing this round, which takes all its actions", attacker=name(state, attacker.id)
+        ), "§9.3"
     if AIMED_MARK in attacker.fired:
-        return f"{name(state, attacker.id)} took aimed fire this round and may not fight", "§11.1"
+        return say(
+            "{attacker} took aimed fire this round and may not fight", attacker=name(state, attacker.id)
+        ), "§11.1"
     if MELEE_MARK in attacker.fired:
-        return f"{name(state, attacker.id)} has already fought this activation", "§3.2"
+        return say("{attacker} has already fought this activation", attacker=name(state, attacker.id)), "§3.2"
     me, them = contact.placed(state, attacker.id), contact.placed(state, defender.id)
     if me is not None and them is not None and defender.id not in contact.touching_enemies(state, attacker):
         gap = measure(me, them, BRONEPEKHOTA)
         if not gap.too_close_to_call(BRONEPEKHOTA.unit.from_mm(contact.CONTACT_MM)):
-            return f"the camera sees them {gap.mm:.0f} mm apart, not touching", "§8"
+            return say("the camera sees them {mm} mm apart, not touching", mm=f"{gap.mm:.0f}"), "§8"
     return None, ""
 
 
 def _surprise(
-    state: GameState, attacker: Element, defender: Element, details: dict[str, Any], doubts: list[str]
+    state: GameState, attacker: Element, defender: Element, details: dict[str, Any], doubts: list[Text]
 ) -> bool:
     """§8.3: the attacker is outside the defender's field of view (its rear half)."""
     me, them = contact.placed(state, attacker.id), contact.placed(state, defender.id)
     if me is None or them is None:
-        doubts.append("the camera has not placed both models, so whether it came from behind was not measured")
+        doubts.append(say("the camera has not placed both models, so whether it came from behind was not measured"))
         return False
     offset = abs(bearing_deg(them, me))
     details["bearing_from_defender"] = round(offset, 1)
     details["measured"] = {**measure(me, them, BRONEPEKHOTA).as_dict(), "table_seq": state.table_seq}
     if abs(offset - 90.0) < 5.0:
-        doubts.append(f"the attacker is {offset:.0f}° from the defender's front, at the edge of its field of view")
+        doubts.append(
+            say(
+                "the attacker is {offset}° from the defender's front, at the edge of its field of view",
+                offset=f"{offset:.0f}",
+            )
+        )
     return offset > 90.0
 
 
@@ -156,13 +183,15 @@ def _strength(
     if model.kind == "infantry":
         base, label = (skill, f"ББ {skill}") if attacking else (model.armour, f"Бр {model.armour}")
     elif model.kind == "gun" or model.pilot is None:
-        return model.armour, f"armour {model.armour}, no die"  # defends with Armour alone
+        return model.armour, say("armour {armour}, no die", armour=model.armour)  # defends with Armour alone
     elif surprise and not attacking:
-        base, label = model.armour, f"armour {model.armour} (its ББ does not count, §8.3)"
+        base, label = model.armour, say("armour {armour} (its ББ does not count, §8.3)", armour=model.armour)
     else:
-        base, label = model.armour + skill, f"armour {model.armour} + ББ {skill}"
+        base, label = model.armour + skill, say("armour {armour} + ББ {skill}", armour=model.armour, skill=skill)
     if attacking and surprise:
         rolls = [roller.roll(6, f"{key}/1"), roller.roll(6, f"{key}/2")]
-        return max(rolls) + base, f"D6 best of {rolls[0]}, {rolls[1]} + {label}"
+        return max(rolls) + base, say(
+            "D6 best of {rolls}, {rolls2} + {label}", rolls=rolls[0], rolls2=rolls[1], label=label
+        )
     roll = roller.roll(6, key)
     return roll + base, f"D6 {roll} + {label}"

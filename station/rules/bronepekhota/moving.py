@@ -20,6 +20,7 @@ from ...measure.movement import Crossing, Movement, movement, terrain_crossed
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling, RulingKind
 from ..table_snapshot import Pose
+from ..text import Text, capitalised, joined, say
 from . import contact
 from .roster import name
 from .state import Element, GameState
@@ -35,8 +36,8 @@ VEHICLE_SP = {"wheeled": (1, 1, None), "tracked": (1, 1, None), "walking": (1, 2
 @dataclass(frozen=True)
 class Priced:
     sp: float
-    parts: tuple[str, ...]  # what was charged, for the ruling and the unit card
-    problems: tuple[str, ...]  # what the rules forbid or the referee must judge
+    parts: tuple[Text, ...]  # what was charged, for the ruling and the unit card
+    problems: tuple[Text, ...]  # what the rules forbid or the referee must judge
 
 
 def moves_sp(state: GameState, element_id: str) -> int:
@@ -81,11 +82,12 @@ def priced_movement(state: GameState, element_id: str) -> Priced:
         priced = replace(
             priced,
             sp=priced.sp + with_gun,
-            parts=priced.parts + (f"moved a gun {with_gun:.1f} steps: +{with_gun:.1f} SP (Table 1)",),
+            parts=priced.parts
+            + (say("moved a gun {with_gun} steps: +{with_gun} SP (Table 1)", with_gun=f"{with_gun:.1f}"),),
         )
     if AIMED_MARK in element.fired and moved.path_mm > 0:
         priced = replace(
-            priced, problems=priced.problems + ("he took aimed fire, so he may not move this round (§11.1)",)
+            priced, problems=priced.problems + (say("he took aimed fire, so he may not move this round (§11.1)"),)
         )
     return priced
 
@@ -113,17 +115,20 @@ def _gun(state: GameState, gun: Element, moved: Movement) -> Priced:
         return Priced(0.0, (), ())
     problems = []
     if state.setup.mobility.get(gun.id) == "stationary":
-        problems.append(f"{name(state, gun.id)} is a stationary gun and cannot be moved (§2.4)")
+        problems.append(say("{gun} is a stationary gun and cannot be moved (§2.4)", gun=name(state, gun.id)))
     crew = _gun_crew(state, gun)
     if not crew:
-        problems.append(f"{name(state, gun.id)} moved with no crewman of its side touching it (§4.1)")
+        problems.append(say("{gun} moved with no crewman of its side touching it (§4.1)", gun=name(state, gun.id)))
     enemies = [m for m in contact.crew_touching_any(state, gun) if state.elements[m].player != gun.player]
     if enemies:
         problems.append(
-            f"enemy infantry ({', '.join(name(state, m) for m in enemies)}) touch it, so it cannot be moved (§4.1)"
+            say(
+                "enemy infantry ({names}) touch it, so it cannot be moved (§4.1)",
+                names=", ".join(name(state, m) for m in enemies),
+            )
         )
-    by = f" by {name(state, crew[0])}" if crew else ""
-    return Priced(0.0, (f"moved {moved.path_mm / STEP_MM:.1f} steps{by}",), tuple(problems))
+    by = say(" by {crew}", crew=name(state, crew[0])) if crew else ""
+    return Priced(0.0, (say("moved {n} steps{by}", n=f"{moved.path_mm / STEP_MM:.1f}", by=by),), tuple(problems))
 
 
 def announce_jump(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
@@ -131,18 +136,25 @@ def announce_jump(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[
     element = state.elements.get(str(args.get("element")))
     problem = None
     if element is None or element.kind != "infantry" or element.destroyed or element.aboard:
-        problem = "give an infantryman on the table"
+        problem = say("give an infantryman on the table")
     elif jump_range(state, element.id) is None:
-        problem = f"{name(state, element.id)} has no jump pack (ПрN in Св)"
+        problem = say("{element} has no jump pack (ПрN in Св)", element=name(state, element.id))
     elif state.active_unit is None or element.unit != state.active_unit:
-        problem = f"{name(state, element.id)}'s squad is not acting"
+        problem = say("{element}'s squad is not acting", element=name(state, element.id))
     elif JUMP_MARK in element.fired:
-        problem = "one jump a round"
+        problem = say("one jump a round")
     elif len(state.paths.get(element.id, ())) > 1:
-        problem = "he has already moved; a jump replaces the move and is announced before it"
+        problem = say("he has already moved; a jump replaces the move and is announced before it")
     if problem or element is None:
         return state, [
-            Ruling(f"{seq}:jump", seq, RulingKind.WARNING, f"Jump refused: {problem}.", "§9.4", needs_referee=True)
+            Ruling(
+                f"{seq}:jump",
+                seq,
+                RulingKind.WARNING,
+                say("Jump refused: {problem}.", problem=problem),
+                "§9.4",
+                needs_referee=True,
+            )
         ]
     state = state.with_element(replace(element, fired=element.fired | {JUMP_MARK}))
     return state, [
@@ -150,8 +162,11 @@ def announce_jump(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[
             f"{seq}:jump",
             seq,
             RulingKind.STATUS,
-            f"{name(state, element.id)} will jump, up to "
-            f"{jump_range(state, element.id)} steps of length and height together (§9.4, Table 8).",
+            say(
+                "{element} will jump, up to {jump_range} steps of length and height together (§9.4, Table 8).",
+                element=name(state, element.id),
+                jump_range=jump_range(state, element.id),
+            ),
             "§9.4",
             element=element.id,
         )
@@ -168,37 +183,66 @@ def _jump(state: GameState, element_id: str, path: Sequence[Pose], moved: Moveme
     both from the take-off point (downward: the length only, digest §Z.16)."""
     limit = jump_range(state, element_id) or 0
     if len(path) < 2:
-        return Priced(0.0, ("announced a jump, has not jumped",), ())
+        return Priced(0.0, (say("announced a jump, has not jumped"),), ())
     length = moved.straight_mm / STEP_MM
     rise = max(0.0, ground_height(state, path[-1][:2]) - ground_height(state, path[0][:2])) / STEP_MM
-    parts = (f"jumped {length:.1f} steps" + (f" and {rise:.1f} up" if rise else ""),)
+    parts = (
+        say("jumped {length} steps", length=f"{length:.1f}")
+        + (say(" and {rise} up", rise=f"{rise:.1f}") if rise else ""),
+    )
     problems = []
     if length + rise > limit + TOLERANCE_SP:
-        problems.append(f"a jump of {length:.1f} + {rise:.1f} steps is beyond his Пр{limit} (Table 8)")
+        problems.append(
+            say(
+                "a jump of {length} + {rise} steps is beyond his Пр{limit} (Table 8)",
+                length=f"{length:.1f}",
+                rise=f"{rise:.1f}",
+                limit=limit,
+            )
+        )
     if moved.path_mm > 0 and moved.straight_mm / moved.path_mm < STRAIGHT:
-        problems.append("a jump goes in a straight line, with no turn in flight (§9.4)")
+        problems.append(say("a jump goes in a straight line, with no turn in flight (§9.4)"))
     return Priced(0.0, parts, tuple(problems))
 
 
 def _infantry(moved: Movement, crossed: Sequence[Crossing]) -> Priced:
     sp = moved.path_mm / STEP_MM
-    parts, problems = [f"{sp:.1f} steps"], []
+    parts, problems = [say("{sp} steps", sp=f"{sp:.1f}")], []
     for c in crossed:
         if not c.entered or c.type not in ("obstacle", "building"):
             continue
         if c.type == "obstacle" and c.height_mm <= HOP_MM:
-            parts.append(f"hopped {c.piece} ({c.height_mm:g} mm) free")
+            parts.append(say("hopped {piece} ({height_mm} mm) free", piece=c.piece, height_mm=f"{c.height_mm:g}"))
         elif c.type == "obstacle" and c.height_mm <= CLIMB_MM:
             sp += 2 * c.entered
-            parts.append(f"crossed {c.piece} ({c.height_mm:g} mm) {c.entered}x: {2 * c.entered} SP")
+            parts.append(
+                say(
+                    "crossed {piece} ({height_mm} mm) {entered}x: {n} SP",
+                    piece=c.piece,
+                    height_mm=f"{c.height_mm:g}",
+                    entered=c.entered,
+                    n=2 * c.entered,
+                )
+            )
         elif c.climbable:  # up and down again, 2 SP a step of height (Table 1, Рис. 19)
             climb = 2 * 2 * c.height_mm / STEP_MM * c.entered
             sp += climb
-            parts.append(f"climbed over {c.piece} ({c.height_mm:g} mm) {c.entered}x: {climb:.1f} SP")
+            parts.append(
+                say(
+                    "climbed over {piece} ({height_mm} mm) {entered}x: {climb} SP",
+                    piece=c.piece,
+                    height_mm=f"{c.height_mm:g}",
+                    entered=c.entered,
+                    climb=f"{climb:.1f}",
+                )
+            )
         elif c.height_mm > HOP_MM:
             problems.append(
-                f"went over {c.piece}, {c.height_mm:g} mm high: more than a step cannot be crossed "
-                "unless the players agreed it can be climbed (Table 1; mark it climbable)"
+                say(
+                    "went over {piece}, {height_mm} mm high: more than a step cannot be crossed unless the players agreed it can be climbed (Table 1; mark it climbable)",
+                    piece=c.piece,
+                    height_mm=f"{c.height_mm:g}",
+                )
             )
     return Priced(sp, tuple(parts), tuple(problems))
 
@@ -218,35 +262,62 @@ def _vehicle(
             continue
         if price is None:
             problems.append(
-                f"moved {steps[direction]:.1f} steps {direction}, which a {locomotion} vehicle cannot (Table 2)"
+                say(
+                    "moved {steps} steps {direction}, which a {locomotion} vehicle cannot (Table 2)",
+                    steps=f"{steps[direction]:.1f}",
+                    direction=direction,
+                    locomotion=locomotion,
+                )
             )
             continue
         sp += price * steps[direction]
-        parts.append(f"{steps[direction]:.1f} steps {direction}" + (f" at {price} SP" if price != 1 else ""))
+        parts.append(
+            say("{steps} steps {direction}", steps=f"{steps[direction]:.1f}", direction=direction)
+            + (say(" at {price} SP", price=price) if price != 1 else "")
+        )
     turn_sp = sum(math.ceil(abs(t) / 90) if locomotion == "flying" else 1 for t in moved.turns)
     if moved.turns:
         sp += turn_sp
-        parts.append(f"{len(moved.turns)} turn{'s' if len(moved.turns) > 1 else ''}: {turn_sp} SP")
+        parts.append(
+            say("1 turn: {turn_sp} SP", turn_sp=turn_sp)
+            if len(moved.turns) == 1
+            else say("{turns_count} turns: {turn_sp} SP", turns_count=len(moved.turns), turn_sp=turn_sp)
+        )
     for c in crossed:
         if c.type not in ("obstacle", "building") or not c.entered:
             continue
         if clearance_mm is None:
             if locomotion != "flying":
                 problems.append(
-                    f"crossed {c.piece} ({c.height_mm:g} mm): check its height against the "
-                    f"{'wheels' if locomotion == 'wheeled' else 'tracks' if locomotion == 'tracked' else 'cockpit support'} (Table 2)"
+                    say(
+                        "crossed {piece} ({height_mm} mm): check its height against the {what} (Table 2)",
+                        piece=c.piece,
+                        height_mm=f"{c.height_mm:g}",
+                        what=say("wheels")
+                        if locomotion == "wheeled"
+                        else say("tracks")
+                        if locomotion == "tracked"
+                        else say("cockpit support"),
+                    )
                 )
         elif c.height_mm > clearance_mm:
             problems.append(
-                f"crossed {c.piece}, {c.height_mm:g} mm high, over its {clearance_mm:g} mm "
+                say(
+                    "crossed {piece}, {height_mm} mm high, over its {clearance_mm} mm ",
+                    piece=c.piece,
+                    height_mm=f"{c.height_mm:g}",
+                    clearance_mm=f"{clearance_mm:g}",
+                )
                 + (
-                    "flight altitude: it must fly around (Table 2)"
+                    say("flight altitude: it must fly around (Table 2)")
                     if locomotion == "flying"
-                    else "limit: impassable, it must go around (Table 2)"
+                    else say("limit: impassable, it must go around (Table 2)")
                 )
             )
         elif locomotion == "walking" and (moved.backward_mm or moved.sideways_mm):
-            problems.append(f"crossed {c.piece}: a walker crosses obstacles only moving forward (Table 2)")
+            problems.append(
+                say("crossed {piece}: a walker crosses obstacles only moving forward (Table 2)", piece=c.piece)
+            )
     return Priced(sp, tuple(parts), tuple(problems))
 
 
@@ -263,9 +334,11 @@ def movement_view(state: GameState) -> dict[str, Any]:
             "charged": list(priced.parts),
             "problems": list(priced.problems),
             "turned_deg": round(movement(path).turned_deg),
-            "text": (", ".join(priced.parts) or "not moved")
+            "text": (joined(priced.parts) or say("not moved"))
             if state.elements[element].kind == "gun"
-            else f"{round(priced.sp, 2)} of {speed} SP ({', '.join(priced.parts)})",
+            else say(
+                "{value} of {speed} SP ({parts})", value=round(priced.sp, 2), speed=speed, parts=joined(priced.parts)
+            ),
             "over": (priced.sp > speed + TOLERANCE_SP and state.elements[element].kind != "gun")
             or bool(priced.problems),
         }
@@ -283,14 +356,22 @@ def movement_rulings(state: GameState, seq: int) -> list[Ruling]:
         if not over and not priced.problems:
             continue
         name = state.setup.names.get(element, element)
-        said = [f"{name} spent {priced.sp:.1f} SP this activation ({', '.join(priced.parts)}); its speed is {speed}."]
-        said += [p[0].upper() + p[1:] + "." for p in priced.problems]
+        said = [
+            say(
+                "{name} spent {sp} SP this activation ({parts}); its speed is {speed}.",
+                name=name,
+                sp=f"{priced.sp:.1f}",
+                parts=joined(priced.parts),
+                speed=speed,
+            )
+        ]
+        said += [capitalised(p) + "." for p in priced.problems]
         rulings.append(
             Ruling(
                 f"{seq}:moved:{element}",
                 seq,
                 RulingKind.WARNING,
-                " ".join(said),
+                joined(said, " "),
                 "§4.1 §4.2 Tables 1-2",
                 needs_referee=True,
                 element=element,

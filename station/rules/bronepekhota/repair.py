@@ -21,6 +21,7 @@ from typing import Any
 from ...measure.bases import closest_points
 from ...measure.relations import in_contact
 from ..base import Ruling, RulingKind
+from ..text import say
 from . import contact
 from .roster import name
 from .state import REPAIR_MARK, Element, GameState, Unit
@@ -39,7 +40,7 @@ def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSta
                 f"{seq}:repair",
                 seq,
                 RulingKind.WARNING,
-                f"Repair refused: {problem}.",
+                say("Repair refused: {problem}.", problem=problem),
                 section,
                 needs_referee=True,
                 element=target.id if target else None,
@@ -56,11 +57,17 @@ def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSta
     armour = min(top, target.armour + cells)
     fixed = replace(target, armour=armour, needs_repair=False)
     fixed = replace(fixed, speed=state.speed_of(fixed))
-    who = f" by {name(state, by.id)}" if by else ""
-    text = f"{name(state, target.id)} repaired{who}: armour {target.armour}→{armour}"
-    text += " (the top of its scale)." if armour == top else "."
+    who = say(" by {by}", by=name(state, by.id)) if by else ""
+    text = say(
+        "{target} repaired{who}: armour {armour}→{armour2}",
+        target=name(state, target.id),
+        who=who,
+        armour=target.armour,
+        armour2=armour,
+    )
+    text += say(" (the top of its scale).") if armour == top else "."
     if target.needs_repair:
-        text += " It may be set upright and act again (§6.7)."
+        text += say(" It may be set upright and act again (§6.7).")
     section = "§10.1" if by and cells == 2 else "§9.3"
     return state.with_element(fixed), [
         Ruling(
@@ -79,60 +86,73 @@ def _repair_problem(
     state: GameState, target: Element | None, by: Element | None, by_id: Any, cells: Any
 ) -> tuple[str | None, str]:
     if target is None or target.kind == "infantry":
-        return "give a vehicle or gun to repair", "§9.3"
+        return say("give a vehicle or gun to repair"), "§9.3"
     if target.destroyed:
-        return f"{name(state, target.id)} is destroyed; destroyed machines are removed", "§9.3"
+        return say("{target} is destroyed; destroyed machines are removed", target=name(state, target.id)), "§9.3"
     if by_id is None:  # the referee's own entry
         return (
             (None, "")
             if isinstance(cells, int) and not isinstance(cells, bool) and cells >= 1
-            else ("cells must be a whole number of at least 1", "§9.3")
+            else (say("cells must be a whole number of at least 1"), "§9.3")
         )
     if by is None or by.destroyed:
-        return f"no model {by_id!r} to repair with", "§9.3"
+        return say("no model {by_id} to repair with", by_id=repr(by_id)), "§9.3"
     platform = "repair_platform" in state.setup.properties.get(by.id, ())
     if by.kind == "infantry" and "Rm" not in state.setup.properties.get(by.id, ()):
-        return f"{name(state, by.id)} has no Рм (Rm) in his Св column", "§9.3"
+        return say("{by} has no Рм (Rm) in his Св column", by=name(state, by.id)), "§9.3"
     if by.kind != "infantry" and not platform:
-        return f"{name(state, by.id)} has no repair platform", "§10.1"
+        return say("{by} has no repair platform", by=name(state, by.id)), "§10.1"
     if platform and by.pilot is None:
-        return f"{name(state, by.id)} has no pilot in its cabin", "§10.1"
+        return say("{by} has no pilot in its cabin", by=name(state, by.id)), "§10.1"
     acting = state.elements[by.aboard] if by.aboard else by  # a pilot mends his vehicle in its activation
     if by.aboard and by.aboard != target.id:
-        return "a pilot repairs only his own vehicle, without leaving it", "§9.3"
+        return say("a pilot repairs only his own vehicle, without leaving it"), "§9.3"
     if state.round == 0 or state.active_unit is None or acting.unit != state.active_unit:
-        return f"{name(state, acting.id)} is not the unit acting", "§3.2"
+        return say("{acting} is not the unit acting", acting=name(state, acting.id)), "§3.2"
     if REPAIR_MARK in acting.fired or REPAIR_MARK in by.fired:
-        return "only one repair per activation", "§9.3 §10.1"
+        return say("only one repair per activation"), "§9.3 §10.1"
     if by.aboard and (acting.fired or _moved(state, acting.id)):
         return (
-            f"{name(state, acting.id)} has already acted this activation; its pilot's repair replaces "
-            "the machine's whole turn"
+            say(
+                "{acting} has already acted this activation; its pilot's repair replaces the machine's whole turn",
+                acting=name(state, acting.id),
+            )
         ), "§9.3"
     if platform and any(f.startswith("virtual:") or "/" in f for f in by.fired):
-        return f"{name(state, by.id)} has already shot this activation; a repair replaces its shooting", "§10.1"
+        return say(
+            "{by} has already shot this activation; a repair replaces its shooting", by=name(state, by.id)
+        ), "§10.1"
     if not platform and (by.fired or _moved(state, by.id)):
         return (
-            f"{name(state, by.id)} has already acted this activation; repairing takes his whole activation, "
-            "so he must start it in contact"
+            say(
+                "{by} has already acted this activation; repairing takes his whole activation, so he must start it in contact",
+                by=name(state, by.id),
+            )
         ), "§9.3"
     if platform and by.id != target.id:
         edge = _platform_edge(state, by, target)
         if edge is not None and edge != "rear":
             return (
-                f"{name(state, by.id)} touches {name(state, target.id)} with its {edge}, not with the rear edge of "
-                "its platform"
+                say(
+                    "{by} touches {target} with its {edge}, not with the rear edge of its platform",
+                    by=name(state, by.id),
+                    target=name(state, target.id),
+                    edge=edge,
+                )
             ), "§10.1"
     elif by.id != target.id and not by.aboard:
         touching = _touching(state, by, target)
         if touching is False:
-            return f"{name(state, by.id)} is not touching {name(state, target.id)}", "§9.3"
+            return say("{by} is not touching {target}", by=name(state, by.id), target=name(state, target.id)), "§9.3"
     for model in {by.id, target.id}:
         enemies = contact.touching_enemies(state, state.elements[model])
         if enemies:
             return (
-                f"an enemy ({', '.join(name(state, e) for e in enemies)}) touches {name(state, model)}; "
-                "no repair in close combat"
+                say(
+                    "an enemy ({names}) touches {model}; no repair in close combat",
+                    names=", ".join(name(state, e) for e in enemies),
+                    model=name(state, model),
+                )
             ), "§9.3 §10.1"
     return None, ""
 
@@ -175,7 +195,7 @@ def capture(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSt
                 f"{seq}:capture",
                 seq,
                 RulingKind.WARNING,
-                f"Capture refused: {problem}.",
+                say("Capture refused: {problem}.", problem=problem),
                 section,
                 needs_referee=True,
                 element=machine.id if machine else None,
@@ -189,17 +209,23 @@ def capture(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSt
             raise ValueError(f"vehicle {machine.id} belongs to no unit")  # army.py gives every vehicle one
         old = state.units[machine.unit]
         state = state.with_unit(Unit(old.id, player, old.kind, old.members, acted=True))
-        verb = "boards his side's" if machine.player == player else "captures"  # §Z.15: the owner may re-board
-        text = (
-            f"{name(state, soldier.id)} {verb} {name(state, machine.id)} and becomes its pilot; it fights for "
-            f"{player} from the next round (§9.1)."
+        verb = say("boards his side's") if machine.player == player else "captures"  # §Z.15: the owner may re-board
+        text = say(
+            "{soldier} {verb} {machine} and becomes its pilot; it fights for {player} from the next round (§9.1).",
+            soldier=name(state, soldier.id),
+            verb=verb,
+            machine=name(state, machine.id),
+            player=player,
         )
     else:  # §9.2
         state = state.with_element(replace(machine, player=player))
         ready = not machine.fired and not soldier.fired
-        text = f"{name(state, soldier.id)} captures {name(state, machine.id)} for {player}" + (
-            " and may fire it at once (§9.2)." if ready and soldier.rank >= machine.rank else " (§9.2)."
-        )
+        text = say(
+            "{soldier} captures {machine} for {player}",
+            soldier=name(state, soldier.id),
+            machine=name(state, machine.id),
+            player=player,
+        ) + (say(" and may fire it at once (§9.2).") if ready and soldier.rank >= machine.rank else " (§9.2).")
     return state, [
         Ruling(
             f"{seq}:capture",
@@ -215,20 +241,31 @@ def capture(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameSt
 
 def _capture_problem(state: GameState, soldier: Element | None, machine: Element | None) -> tuple[str | None, str]:
     if soldier is None or soldier.kind != "infantry" or soldier.aboard or soldier.destroyed:
-        return "give an infantryman on the table to capture with", "§9.1 §9.2"
+        return say("give an infantryman on the table to capture with"), "§9.1 §9.2"
     if machine is None or machine.kind == "infantry" or machine.destroyed:
-        return "give a vehicle or gun to capture", "§9.1 §9.2"
+        return say("give a vehicle or gun to capture"), "§9.1 §9.2"
     if machine.player == soldier.player and machine.kind == "gun":
-        return f"{name(state, machine.id)} is already {soldier.player}'s", "§9.2"
+        return say("{machine} is already {player}'s", machine=name(state, machine.id), player=soldier.player), "§9.2"
     if machine.kind == "vehicle":
         if machine.pilot is not None:
-            return f"{name(state, machine.id)} has a pilot", "§9.1"
+            return say("{machine} has a pilot", machine=name(state, machine.id)), "§9.1"
         if soldier.rank < machine.rank:
-            return f"{name(state, soldier.id)}'s rank {soldier.rank} is below the vehicle's {machine.rank}", "§9.1"
+            return say(
+                "{soldier}'s rank {rank} is below the vehicle's {rank2}",
+                soldier=name(state, soldier.id),
+                rank=soldier.rank,
+                rank2=machine.rank,
+            ), "§9.1"
     else:
         crew = [e for e in contact.crew_touching_any(state, machine) if state.elements[e].player == machine.player]
         if crew:
-            return f"{', '.join(name(state, c) for c in crew)} still touches {name(state, machine.id)}", "§9.2"
+            return say(
+                "{names} still touches {machine}",
+                names=", ".join(name(state, c) for c in crew),
+                machine=name(state, machine.id),
+            ), "§9.2"
     if _touching(state, soldier, machine) is False:
-        return f"{name(state, soldier.id)} is not touching {name(state, machine.id)}", "§9.1 §9.2"
+        return say(
+            "{soldier} is not touching {machine}", soldier=name(state, soldier.id), machine=name(state, machine.id)
+        ), "§9.1 §9.2"
     return None, ""

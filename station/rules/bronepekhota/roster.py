@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..text import Text, say
 from .state import Element, GameState, Unit
 
 
@@ -11,7 +12,7 @@ def name(state: GameState, element_id: str) -> str:
     return state.setup.names.get(element_id, element_id)
 
 
-def dismount(state: GameState, vehicle: Element) -> tuple[GameState, str]:
+def dismount(state: GameState, vehicle: Element) -> tuple[GameState, Text]:
     """§5.1: the surviving pilot of a destroyed vehicle stands where it stood, as infantry."""
     if vehicle.pilot is None:
         raise ValueError(f"{vehicle.id} has no pilot to dismount")
@@ -23,4 +24,4 @@ def dismount(state: GameState, vehicle: Element) -> tuple[GameState, str]:
     state = state.with_unit(Unit(unit_id, pilot.player, "pilot", (pilot.id,), acted=acted))
     if state.active_unit == vehicle.unit:
         state = state.evolve(active_unit=None, last_player=vehicle.player)
-    return state, f"pilot {name(state, pilot.id)} climbs out and fights on as infantry (§5.1)"
+    return state, say("pilot {pilot} climbs out and fights on as infantry (§5.1)", pilot=name(state, pilot.id))

@@ -8,12 +8,13 @@ from typing import Any
 
 from ...dice import Roller
 from ..base import Ruling, RulingKind
+from ..text import Text, say
 from .state import GameState
 
 _MAX_REROLLS = 50
 
 
-def _warning(seq: int, text: str, section: str) -> Ruling:
+def _warning(seq: int, text: Text, section: str) -> Ruling:
     return Ruling(f"{seq}:warning", seq, RulingKind.WARNING, text, section)
 
 
@@ -35,7 +36,7 @@ def roll_initiative(state: GameState, seq: int, roller: Roller) -> tuple[dict[st
 def begin_round(state: GameState, seq: int, roller: Roller) -> tuple[GameState, list[Ruling]]:
     """§3: a new round; every unit may act again, every barrel may fire again (§6.4)."""
     if len(state.setup.players) - len(state.out) < 2 and state.round > 0:
-        return state, [_warning(seq, "The game is over; no new round.", "§1.1")]
+        return state, [_warning(seq, say("The game is over; no new round."), "§1.1")]
     rolls, winner = roll_initiative(state, seq, roller)
     order = (winner,) + tuple(p for p in state.setup.players if p != winner and p not in state.out)
     elements = {k: replace(e, fired=frozenset()) if e.fired else e for k, e in state.elements.items()}
@@ -50,7 +51,13 @@ def begin_round(state: GameState, seq: int, roller: Roller) -> tuple[GameState, 
         units=units,
     )
     shown = ", ".join(f"{p} {r}" for p, r in rolls.items())
-    text = f"Round {new.round}: initiative D12 {shown}; {winner} wins and acts first. Order: {', '.join(order)}."
+    text = say(
+        "Round {round}: initiative D12 {shown}; {winner} wins and acts first. Order: {order}.",
+        round=new.round,
+        shown=shown,
+        winner=winner,
+        order=", ".join(order),
+    )
     return new, [
         Ruling(
             f"{seq}:initiative",
@@ -67,9 +74,13 @@ def set_order(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[Game
     """§3.2.1: the initiative winner announces the player order."""
     order = tuple(args.get("order", ()))
     if state.round == 0 or sorted(order) != sorted(state.order):
-        return state, [_warning(seq, f"Order {list(order)} must list exactly {list(state.order)}.", "§3.2")]
+        return state, [
+            _warning(
+                seq, say("Order {list} must list exactly {list2}.", list=list(order), list2=list(state.order)), "§3.2"
+            )
+        ]
     return state.evolve(order=order), [
-        Ruling(f"{seq}:order", seq, RulingKind.STATUS, f"Player order: {', '.join(order)}.", "§3.2")
+        Ruling(f"{seq}:order", seq, RulingKind.STATUS, say("Player order: {order}.", order=", ".join(order)), "§3.2")
     ]
 
 
@@ -78,33 +89,45 @@ def activate(state: GameState, seq: int, unit_id: str, implicit: bool = False) -
     unit = state.units.get(unit_id)
     problem = None
     if unit is None:
-        problem = f"No unit {unit_id!r}."
+        problem = say("No unit {unit_id}.", unit_id=repr(unit_id))
     elif state.round == 0:
-        problem = "No round has begun; roll initiative first."
+        problem = say("No round has begun; roll initiative first.")
     elif state.active_unit is not None and state.active_unit != unit_id:
-        problem = f"{state.active_unit} is still acting."
+        problem = say("{active_unit} is still acting.", active_unit=state.active_unit)
     elif unit.acted:
-        problem = f"{unit_id} has already acted this round."
+        problem = say("{unit_id} has already acted this round.", unit_id=unit_id)
     elif not state.can_act(unit):
-        problem = f"{unit_id} cannot act (destroyed, without pilot, or fallen and unrepaired, §1.6 §6.7)."
+        problem = say(
+            "{unit_id} cannot act (destroyed, without pilot, or fallen and unrepaired, §1.6 §6.7).", unit_id=unit_id
+        )
     elif unit.player != state.active_player():
-        problem = f"It is {state.active_player()}'s turn, not {unit.player}'s."
+        problem = say(
+            "It is {active_player}'s turn, not {player}'s.", active_player=state.active_player(), player=unit.player
+        )
     if problem or unit is None:  # (an unknown unit is one of the problems)
-        return state, [_warning(seq, problem or f"No unit {unit_id!r}.", "§3.2")]
+        return state, [_warning(seq, problem or say("No unit {unit_id}.", unit_id=repr(unit_id)), "§3.2")]
     if state.active_unit == unit_id:
         return state, []
-    how = "fires, so it is activated" if implicit else "activated"
+    how = say("fires, so it is activated") if implicit else say("activated")
     return state.evolve(active_unit=unit_id), [
-        Ruling(f"{seq}:activate", seq, RulingKind.STATUS, f"{unit_id} ({unit.player}) {how}.", "§3.2")
+        Ruling(
+            f"{seq}:activate",
+            seq,
+            RulingKind.STATUS,
+            say("{unit} ({player}) {how}.", unit=unit_id, player=unit.player, how=how),
+            "§3.2",
+        )
     ]
 
 
 def end_activation(state: GameState, seq: int) -> tuple[GameState, list[Ruling]]:
     """§3.2.2: the unit's Armlist is turned; play passes to the next player with units left."""
     if state.active_unit is None:
-        return state, [_warning(seq, "No unit is acting.", "§3.2")]
+        return state, [_warning(seq, say("No unit is acting."), "§3.2")]
     unit = state.units[state.active_unit]
     new = state.with_unit(replace(unit, acted=True)).evolve(active_unit=None, last_player=unit.player)
     nxt = new.active_player()
-    text = f"{unit.id} has acted. " + (f"{nxt} to act." if nxt else f"Round {new.round} is over.")
+    text = say("{unit} has acted. ", unit=unit.id) + (
+        say("{nxt} to act.", nxt=nxt) if nxt else say("Round {round} is over.", round=new.round)
+    )
     return new, [Ruling(f"{seq}:end", seq, RulingKind.STATUS, text, "§3.2")]

@@ -14,58 +14,77 @@ from typing import Any
 from ...dice import Roller
 from ...events import Impact, Shot, Tilt
 from ..base import Ruling, RulingKind
+from ..text import Text, joined, say, trimmed
 from . import contact, rounds
 from .damage import emergency_landing
 from .panic import after_survival
 from .roster import dismount, name
 from .state import REPAIR_MARK, Element, GameState, ShotRecord
-from .tables import CHARGE_NAMES, CHARGE_POWER, FELL, LYING, STOOD, TABLE_4, TestResult, armour_test, survival_test
+from .tables import (
+    CHARGE_NAMES,
+    CHARGE_POWER,
+    FELL,
+    LYING,
+    RESULT_WORDS,
+    STOOD,
+    TABLE_4,
+    TestResult,
+    armour_test,
+    survival_test,
+)
 
 
 def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str | None, str]:
     """The first rule this shot breaks, with its section, or (None, "")."""
     launcher = state.setup.launchers[shot.node]
     if shot.barrel > launcher.barrels:
-        return f"launcher {shot.node} has no barrel {shot.barrel}", "§6.4"
+        return say("launcher {node} has no barrel {barrel}", node=shot.node, barrel=shot.barrel), "§6.4"
     if state.round == 0:
-        return "no round has begun", "§3"
+        return say("no round has begun"), "§3"
     if element.destroyed:
-        return "it is destroyed", "§5.1"
+        return say("it is destroyed"), "§5.1"
     if element.posture == "fallen" or element.needs_repair:
-        return "a fallen vehicle or gun cannot fire", "§6.7"
+        return say("a fallen vehicle or gun cannot fire"), "§6.7"
     if REPAIR_MARK in element.fired:
-        return "its pilot is repairing it this round, so it skips its turn", "§9.3"
+        return say("its pilot is repairing it this round, so it skips its turn"), "§9.3"
     if element.kind == "vehicle" and element.pilot is None:
-        return "a vehicle without a pilot cannot shoot", "§1.6"
+        return say("a vehicle without a pilot cannot shoot"), "§1.6"
     if shot.charge == "bomb" and element.kind == "vehicle":
-        return "firing mortar bombs from combat-vehicle launchers is forbidden", "§6"
+        return say("firing mortar bombs from combat-vehicle launchers is forbidden"), "§6"
     if shot.charge not in launcher.charges:
-        return f"a {launcher.kind} launcher cannot fire a {CHARGE_NAMES[shot.charge]}", "§6"
+        return say(
+            "a {kind} launcher cannot fire a {charge}", kind=launcher.kind, charge=CHARGE_NAMES[shot.charge]
+        ), "§6"
     touching = contact.touching_enemy_machines(state, element)
     if touching:
         names = ", ".join(name(state, t) for t in touching)
-        return f"it touches enemy {names}; machines in contact with enemy machines cannot fire", "§6.2"
+        return say("it touches enemy {names}; machines in contact with enemy machines cannot fire", names=names), "§6.2"
     if element.kind == "gun" and len({state.elements[m].player for m in contact.crew_touching_any(state, element)}) > 1:
-        return "infantrymen of both sides touch it", "§6.2"
+        return say("infantrymen of both sides touch it"), "§6.2"
     in_melee = [t for t in contact.touching_enemies(state, element) if state.elements[t].kind == "infantry"]
     if element.kind == "vehicle" and in_melee:  # §8.2: in close combat with enemy infantry
-        return f"it is in close combat with {', '.join(name(state, t) for t in in_melee)}", "§6.2 §8.2"
+        return say("it is in close combat with {names}", names=", ".join(name(state, t) for t in in_melee)), "§6.2 §8.2"
     if f"{shot.node}/{shot.barrel}" in element.fired:
-        return f"barrel {shot.barrel} of {shot.node} has already fired this round", "§6.4"
+        return say("barrel {barrel} of {node} has already fired this round", barrel=shot.barrel, node=shot.node), "§6.4"
     rate = state.setup.rate_of_fire[element.id]
     if len([f for f in element.fired if "/" in f]) >= rate:  # barrels only
-        return (f"rate of fire {rate}: it cannot fire this round" if rate == 0
-                else f"rate of fire {rate} already used this round"), "§6.4"  # fmt: skip
+        return (say("rate of fire {rate}: it cannot fire this round", rate=rate) if rate == 0
+                else say("rate of fire {rate} already used this round", rate=rate)), "§6.4"  # fmt: skip
     if state.options.ammo == "limited":
         if element.ammo == 0:
-            return "its ammunition is exhausted", "§6.5"
+            return say("its ammunition is exhausted"), "§6.5"
         if (
             element.ammo is not None
             and element.ammo < CHARGE_POWER[shot.charge]
             and state.options.ammo_shortfall == "refuse"
         ):
             return (
-                f"{element.ammo} ammunition left, a {CHARGE_NAMES[shot.charge]} costs {CHARGE_POWER[shot.charge]}",
+                say(
+                    "{ammo} ammunition left, a {charge} costs {power}",
+                    ammo=element.ammo,
+                    charge=CHARGE_NAMES[shot.charge],
+                    power=CHARGE_POWER[shot.charge],
+                ),
                 "§6.5 §Z.9",
             )
     return None, ""
@@ -76,15 +95,15 @@ def _whose_turn(state: GameState, seq: int, element: Element) -> tuple[GameState
     by its shot; a gun (not a unit, §2) fires during its owner's turn."""
     if element.kind == "gun":
         ok = state.active_player() == element.player
-        return state, [], None if ok else f"it is {state.active_player()}'s turn"
+        return state, [], None if ok else say("it is {active_player}'s turn", active_player=state.active_player())
     if state.active_unit == element.unit:
         return state, [], None
     if state.active_unit is None and element.unit is not None:
         new, rulings = rounds.activate(state, seq, element.unit, implicit=True)
         if new.active_unit == element.unit:
             return new, rulings, None
-        return state, [], rulings[0].text.rstrip(".") if rulings else "out of turn"
-    return state, [], f"{state.active_unit} is acting, not {element.unit}"
+        return state, [], trimmed(rulings[0].text) if rulings else say("out of turn")
+    return state, [], say("{active_unit} is acting, not {unit}", active_unit=state.active_unit, unit=element.unit)
 
 
 def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[GameState, list[Ruling]]:
@@ -95,7 +114,7 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
                 f"{seq}:shot",
                 seq,
                 RulingKind.WARNING,
-                f"SHOT from unknown launcher {shot.node}; not in any army file.",
+                say("SHOT from unknown launcher {node}; not in any army file.", node=shot.node),
                 "§6",
                 needs_referee=True,
             )
@@ -115,7 +134,13 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
     if verdict in ("allow", "void"):
         legal = verdict == "allow"
     who = name(state, element.id)
-    what = f"{who} fired a {CHARGE_NAMES[shot.charge]} from {shot.node} barrel {shot.barrel}"
+    what = say(
+        "{who} fired a {charge} from {node} barrel {barrel}",
+        who=who,
+        charge=CHARGE_NAMES[shot.charge],
+        node=shot.node,
+        barrel=shot.barrel,
+    )
     details: dict[str, Any] = {
         "shooter": element.id,
         "node": shot.node,
@@ -129,19 +154,23 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
         ammo = element.ammo
         if state.options.ammo == "limited":
             ammo = max(0, (element.ammo or 0) - CHARGE_POWER[shot.charge])
-            what += f": ammunition {element.ammo}→{ammo}"
+            what += say(": ammunition {ammo}→{ammo2}", ammo=element.ammo, ammo2=ammo)
             details.update(ammo_before=element.ammo, ammo_after=ammo)
         state = state.with_element(replace(element, ammo=ammo, fired=element.fired | {f"{shot.node}/{shot.barrel}"}))
         text, section = what + ".", "§6.4 §6.5 Table 3"
     else:
-        reason = problem or "voided by the referee"
-        text = f"{what}, but {reason}: the shot does not count."
+        reason = problem or say("voided by the referee")
+        text = say("{what}, but {reason}: the shot does not count.", what=what, reason=reason)
         details["problem"] = reason
         touching = contact.touching_enemy_machines(state, element) if section == "§6.2" else []
         if touching:
             details["measured"] = contact.contact_measurement(state, element, touching[0])
     if override:
-        text += f" Referee: {override[1].verdict}" + (f" ({override[1].note})" if override[1].note else "") + "."
+        text += (
+            say(" Referee: {verdict}", verdict=override[1].verdict)
+            + (f" ({override[1].note})" if override[1].note else "")
+            + "."
+        )
     record = ShotRecord(
         seq=seq, shooter=element.id, t=shot.t, node=shot.node, barrel=shot.barrel, charge=shot.charge, legal=legal
     )
@@ -172,8 +201,13 @@ def _contact_in_doubt(state: GameState, seq: int, element: Element) -> list[Ruli
             f"{seq}:contact:{m['b']}",
             seq,
             RulingKind.WARNING,
-            f"Too close to call: {name(state, element.id)} is {m['mm']:.1f} mm (±{2 * m['sigma_mm']:.1f}) from "
-            f"{name(state, m['b'])}. If they touch, the shot does not count (§6.2).",
+            say(
+                "Too close to call: {element} is {mm} mm (±{n}) from {b}. If they touch, the shot does not count (§6.2).",
+                element=name(state, element.id),
+                mm=f"{m['mm']:.1f}",
+                n=f"{2 * m['sigma_mm']:.1f}",
+                b=name(state, m["b"]),
+            ),
             "§6.2",
             needs_referee=True,
             element=element.id,
@@ -193,7 +227,11 @@ def _crew_check(state: GameState, seq: int, element: Element) -> list[Ruling]:
             f"{seq}:crew",
             seq,
             RulingKind.WARNING,
-            f"No infantryman of rank {element.rank}+ was seen touching {name(state, element.id)} when it fired.",
+            say(
+                "No infantryman of rank {rank}+ was seen touching {element} when it fired.",
+                rank=element.rank,
+                element=name(state, element.id),
+            ),
             "§6.1",
             needs_referee=True,
             element=element.id,
@@ -207,9 +245,20 @@ def _reconcile_counter(state: GameState, seq: int, shot: Shot) -> list[Ruling]:
     if last is None or shot.count == last + 1:
         return []
     if shot.count > last + 1:
-        text = f"{shot.node} barrel {shot.barrel} counted {shot.count - last - 1} shot(s) the station never received."
+        text = say(
+            "{node} barrel {barrel} counted {n} shot(s) the station never received.",
+            node=shot.node,
+            barrel=shot.barrel,
+            n=shot.count - last - 1,
+        )
     else:
-        text = f"{shot.node} barrel {shot.barrel} counter went from {last} back to {shot.count} (launcher reset?)."
+        text = say(
+            "{node} barrel {barrel} counter went from {last} back to {count} (launcher reset?).",
+            node=shot.node,
+            barrel=shot.barrel,
+            last=last,
+            count=shot.count,
+        )
     return [Ruling(f"{seq}:counter", seq, RulingKind.WARNING, text, "§6.4", needs_referee=True)]
 
 
@@ -221,10 +270,14 @@ def _falls(element: Element, tilt_state: str) -> bool:
 def on_tilt(state: GameState, seq: int, tilt: Tilt, roller: Roller) -> tuple[GameState, list[Ruling]]:
     element_id = state.setup.tilt_nodes.get(tilt.node)
     if element_id is None:
-        return state, [Ruling(f"{seq}:tilt", seq, RulingKind.WARNING, f"TILT from unknown node {tilt.node}.", "§6.7")]
+        return state, [
+            Ruling(
+                f"{seq}:tilt", seq, RulingKind.WARNING, say("TILT from unknown node {node}.", node=tilt.node), "§6.7"
+            )
+        ]
     vehicle = state.elements[element_id].aboard
     if vehicle is not None:  # the pilot figure in the cockpit is part of the machine (§6.7)
-        what = f"{name(state, vehicle)}'s pilot figure was knocked"
+        what = say("{vehicle}'s pilot figure was knocked", vehicle=name(state, vehicle))
         return (
             _struck(state, seq, vehicle, tilt.t, what, roller, PILOT_FIGURE) if tilt.state != "upright" else (state, [])
         )
@@ -255,7 +308,7 @@ def posture_seen(
                 f"{seq}:fall",
                 seq,
                 RulingKind.STATUS,
-                f"{name(state, element_id)} fell with no shot in the hit window: no damage.",
+                say("{element_id} fell with no shot in the hit window: no damage.", element_id=name(state, element_id)),
                 "§6.7",
                 element=element_id,
             )
@@ -268,7 +321,10 @@ def posture_seen(
                     f"{seq}:upright",
                     seq,
                     RulingKind.WARNING,
-                    f"{name(state, element_id)} was set upright before any repair; it still may not act.",
+                    say(
+                        "{element_id} was set upright before any repair; it still may not act.",
+                        element_id=name(state, element_id),
+                    ),
                     "§6.7 §9.3",
                     needs_referee=True,
                     element=element_id,
@@ -291,16 +347,29 @@ def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tup
     element_id = state.setup.tilt_nodes.get(impact.node)
     if element_id is None:
         return state, [
-            Ruling(f"{seq}:impact", seq, RulingKind.WARNING, f"IMPACT from unknown node {impact.node}.", "§6.7")
+            Ruling(
+                f"{seq}:impact",
+                seq,
+                RulingKind.WARNING,
+                say("IMPACT from unknown node {node}.", node=impact.node),
+                "§6.7",
+            )
         ]
     vehicle = state.elements[element_id].aboard
     if vehicle is not None:  # §6.7: «снаряд попал в фигурку пилота … засчитывается как попадание в машину»
-        what = f"{name(state, vehicle)}'s pilot figure was struck ({impact.g:.1f} g)"
+        what = say("{vehicle}'s pilot figure was struck ({g} g)", vehicle=name(state, vehicle), g=f"{impact.g:.1f}")
         return _struck(state, seq, vehicle, impact.t, what, roller, PILOT_FIGURE)
-    return _struck(state, seq, element_id, impact.t, f"{name(state, element_id)} was struck ({impact.g:.1f} g)", roller)
+    return _struck(
+        state,
+        seq,
+        element_id,
+        impact.t,
+        say("{element_id} was struck ({g} g)", element_id=name(state, element_id), g=f"{impact.g:.1f}"),
+        roller,
+    )
 
 
-PILOT_FIGURE = " (on its pilot figure, which counts as the vehicle, §6.7)"
+PILOT_FIGURE = say(" (on its pilot figure, which counts as the vehicle, §6.7)")
 
 
 def _struck(
@@ -313,7 +382,7 @@ def _struck(
         return state, []
     shot, count = state.hits.shot_for(element_id, t, state.options.hit_window_ms)
     if shot is None:
-        text = f"{what} with no shot in the hit window: ignored."
+        text = say("{what} with no shot in the hit window: ignored.", what=what)
         return state, [Ruling(f"{seq}:impact", seq, RulingKind.STATUS, text, "§6.7", element=element_id)]
     if element.posture == "fallen":
         return resolve_hit(state, seq, element_id, shot, LYING, roller, candidates=count, how=how)
@@ -354,7 +423,13 @@ def resolve_hit(
     key = f"{override[0] if override else cause}/{element_id}"
     element = state.elements[element_id]
     target, shooter = name(state, element_id), name(state, shot.shooter)
-    head = f"Hit on {target}{how} by {shooter}'s {CHARGE_NAMES[shot.charge]}"
+    head = say(
+        "Hit on {target}{how} by {shooter}'s {charge}",
+        target=target,
+        how=how,
+        shooter=shooter,
+        charge=CHARGE_NAMES[shot.charge],
+    )
     details: dict[str, Any] = {
         "target": element_id,
         "shooter": shot.shooter,
@@ -367,13 +442,17 @@ def resolve_hit(
         result = verdict if not (verdict == STOOD and result == LYING) else LYING
         details["result"] = result
     if verdict == "void" or (not shot.legal and verdict not in (STOOD, FELL)):
-        why = "voided by the referee" if verdict == "void" else "the shot was illegal, so the hit does not count"
+        why = (
+            say("voided by the referee")
+            if verdict == "void"
+            else say("the shot was illegal, so the hit does not count")
+        )
         return state, [
             Ruling(
                 rid,
                 cause,
                 RulingKind.HIT,
-                f"{head}: {why}.",
+                say("{head}: {why}.", head=head, why=why),
                 "§6.7",
                 needs_referee=True,
                 element=element_id,
@@ -384,11 +463,13 @@ def resolve_hit(
     if element.kind == "infantry" and result == LYING:
         result = FELL
     state, outcome = _apply_table_4(state, element, shot.charge, result, roller, key, details)
-    text = f"{head}, {result}: {outcome}"
+    text = say("{head}, {result}: {outcome}", head=head, result=RESULT_WORDS[result], outcome=outcome)
     if candidates > 1:
-        text += f" ({candidates} shots in the window; the latest was taken.)"
+        text += say(" ({candidates} shots in the window; the latest was taken.)", candidates=candidates)
     if override:
-        text += f" Referee: {verdict}" + (f" ({override[1].note})" if override[1].note else "") + "."
+        text += (
+            say(" Referee: {verdict}", verdict=verdict) + (f" ({override[1].note})" if override[1].note else "") + "."
+        )
     rulings = [
         Ruling(
             rid,
@@ -413,23 +494,29 @@ def _apply_table_4(
     if element.kind == "infantry":
         if row.destroyed:
             details["destroyed"] = True
-            return state.with_element(replace(element, destroyed=True)), "destroyed (§6.7 Table 4)."
+            return state.with_element(replace(element, destroyed=True)), say("destroyed (§6.7 Table 4).")
         test = survival_test(roller, element.armour, f"{key}/survival")
         details["tests"] = [test.as_dict()]
         details["destroyed"] = not test.passed
         if not test.passed:
             state = state.with_element(replace(element, destroyed=True))
         state, panic = after_survival(state, element.id, test)
-        return state, f"{test.describe()}, {'survives' if test.passed else 'destroyed'} (§5.3)" + "".join(
-            f"; {p}" for p in panic
-        ) + "."
+        fate = (
+            say("{test}, survives (§5.3)", test=test.describe())
+            if test.passed
+            else say("{test}, destroyed (§5.3)", test=test.describe())
+        )
+        return state, joined([fate, *panic], "; ") + "."
     damage = row.damage_multiplier * CHARGE_POWER[charge]
     armour = max(0, element.armour - damage)  # §5.1: damage past the last cell clamps to 0
     destroyed = armour == 0
     hit = replace(element, armour=armour, destroyed=destroyed)
     hit = replace(hit, speed=state.speed_of(hit))
     details.update(damage=damage, armour_before=element.armour, armour_after=armour, destroyed=destroyed)
-    words = [f"{damage} damage, armour {element.armour}→{armour}" + (", destroyed (§5.1)" if destroyed else "")]
+    words = [
+        say("{damage} damage, armour {armour}→{armour2}", damage=damage, armour=element.armour, armour2=armour)
+        + (say(", destroyed (§5.1)") if destroyed else "")
+    ]
     tests: list[dict[str, Any]] = []
     if row.armour_test_die and element.pilot and (not destroyed or state.options.pilot_test_on_destruction):
         hit, pilot_words = _pilot_tests(state, hit, row.armour_test_die, roller, key, tests)
@@ -444,32 +531,32 @@ def _apply_table_4(
         state = state.with_element(replace(pilot, destroyed=True, aboard=None))
         state, landing = emergency_landing(state, hit.id, roller, key)
         words += landing
-    survived = [t for t in tests if t["test"] == "survival test" and t["passed"]]
+    survived = [t for t in tests if t["test"] == say("survival test") and t["passed"]]
     if survived and hit.pilot:  # §11.2: a pilot who rolled exactly his Бр panics
         last = survived[-1]
         state, panic = after_survival(
-            state, hit.pilot, TestResult("survival test", 6, last["roll"], last["target"], True)
+            state, hit.pilot, TestResult(say("survival test"), 6, last["roll"], last["target"], True)
         )
         words += panic
-    return state, "; ".join(words) + "."
+    return state, joined(words, "; ") + "."
 
 
 def _pilot_tests(
     state: GameState, vehicle: Element, die: int, roller: Roller, key: str, tests: list[dict[str, Any]]
-) -> tuple[Element, list[str]]:
+) -> tuple[Element, list[Text]]:
     """§6.6: the Armour Test with the armour after this damage; if pierced, the pilot's §5.3
     Survival Test with his own Бр (§Z.8).  Returns the vehicle, with pilot None if he died."""
     armour = armour_test(roller, vehicle.armour, die, f"{key}/armour-test")
     tests.append(armour.as_dict())
-    words = [armour.describe() + (" (§6.6), pilot unhurt" if armour.passed else " (§6.6)")]
+    words = [armour.describe() + (say(" (§6.6), pilot unhurt") if armour.passed else say(" (§6.6)"))]
     if armour.passed or vehicle.pilot is None:  # (a vehicle hit has a pilot: §6.6 tests him)
         return vehicle, words
     pilot = state.elements[vehicle.pilot]
     survival = survival_test(roller, pilot.armour, f"{key}/pilot-survival")
     tests.append(survival.as_dict())
     words.append(
-        f"pilot {name(state, pilot.id)} {survival.describe()}"
-        + (", survives" if survival.passed else ", dies; the vehicle has no pilot (§9.1)")
+        say("pilot {pilot} {describe}", pilot=name(state, pilot.id), describe=survival.describe())
+        + (say(", survives") if survival.passed else say(", dies; the vehicle has no pilot (§9.1)"))
     )
     return (vehicle if survival.passed else replace(vehicle, pilot=None)), words
 
@@ -488,11 +575,13 @@ def _check_players_out(state: GameState, cause: int) -> tuple[GameState, list[Ru
                     f"{cause}:out:{player}",
                     cause,
                     RulingKind.STATUS,
-                    f"{player} has no soldiers left and is out of the game.",
+                    say("{player} has no soldiers left and is out of the game.", player=player),
                     "§1.1",
                 )
             )
     left = [p for p in state.setup.players if p not in state.out]
     if rulings and len(left) == 1:
-        rulings.append(Ruling(f"{cause}:victory", cause, RulingKind.STATUS, f"{left[0]} wins the battle.", "§12.1"))
+        rulings.append(
+            Ruling(f"{cause}:victory", cause, RulingKind.STATUS, say("{left} wins the battle.", left=left[0]), "§12.1")
+        )
     return state, rulings

@@ -6,13 +6,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...dice import Roller
+from ..text import Text, say
 
 # §6.5 Table 3: charge power.  Also the ammunition cost of one charge.
 CHARGE_POWER = {"shell": 2, "bomb": 3, "rocket": 4}
-CHARGE_NAMES = {"shell": "shell", "bomb": "mortar bomb", "rocket": "rocket"}
+CHARGE_NAMES = {"shell": say("shell"), "bomb": say("mortar bomb"), "rocket": say("rocket")}
 
 # Hit results as Table 4 names them.
 STOOD, FELL, LYING = "stood", "fell", "lying"
+RESULT_WORDS = {STOOD: say("stood"), FELL: say("fell"), LYING: say("lying")}  # as the rulings say them
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +52,17 @@ class TestResult:
     target: int
     passed: bool
 
-    def describe(self) -> str:
+    def describe(self) -> Text:
         sign = "≤" if self.passed else ">"
-        return f"{self.name} D{self.sides} rolled {self.roll} {sign} {self.target}: {'pass' if self.passed else 'fail'}"
+        return say(
+            "{name} D{sides} rolled {roll} {sign} {target}: {what}",
+            name=self.name,
+            sides=self.sides,
+            roll=self.roll,
+            sign=sign,
+            target=self.target,
+            what=say("pass") if self.passed else say("fail"),
+        )
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -67,14 +77,14 @@ class TestResult:
 def survival_test(roller: Roller, armour: int, key: str, sides: int = 6) -> TestResult:
     """§5.3 Survival Test: survives when Бр ≥ roll."""
     roll = roller.roll(sides, key)
-    return TestResult("survival test", sides, roll, armour, armour >= roll)
+    return TestResult(say("survival test"), sides, roll, armour, armour >= roll)
 
 
 def armour_test(roller: Roller, armour: int, sides: int, key: str) -> TestResult:
     """§6.6 Armour Test: the pilot is unhurt when the vehicle's current armour ≥ roll.  The
     armour is read after this attack's damage is marked."""
     roll = roller.roll(sides, key)
-    return TestResult("armour test", sides, roll, armour, armour >= roll)
+    return TestResult(say("armour test"), sides, roll, armour, armour >= roll)
 
 
 def speed_for_cell(sectors: list[dict[str, Any]], cell: int) -> int:
@@ -89,9 +99,9 @@ def cover(hidden_fraction: float) -> dict[str, object]:
     """§7.3 Table 5: how much of the target the shooter sees raises its armour.  Exactly half
     visible is not in the table (digest §Z.11); the station rounds it towards more cover."""
     if hidden_fraction >= 1.0:
-        return {"label": "not visible: no shot", "armour": None}
+        return {"label": say("not visible: no shot"), "armour": None}
     if hidden_fraction >= 0.5:
-        return {"label": "less than half visible: armour +3", "armour": 3}
+        return {"label": say("less than half visible: armour +3"), "armour": 3}
     if hidden_fraction > 0.0:
-        return {"label": "more than half visible: armour +1", "armour": 1}
-    return {"label": "fully visible", "armour": 0}
+        return {"label": say("more than half visible: armour +1"), "armour": 1}
+    return {"label": say("fully visible"), "armour": 0}

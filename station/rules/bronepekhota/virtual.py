@@ -25,6 +25,7 @@ from ...measure.templates import blast
 from ...measure.terrain import line_of_sight
 from ...measure.units import BRONEPEKHOTA
 from ..base import Refused, Ruling, RulingKind, voided
+from ..text import Text, joined, say
 from . import contact
 from .damage import take_damage
 from .melee import MELEE_MARK
@@ -57,7 +58,7 @@ def virtual_shot(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
                 rid,
                 seq,
                 RulingKind.SHOT,
-                f"Virtual shot refused: {no}.",
+                say("Virtual shot refused: {no}.", no=no),
                 no.section,
                 needs_referee=True,
                 element=args.get("shooter") if isinstance(args.get("shooter"), str) else None,
@@ -68,7 +69,11 @@ def virtual_shot(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
         state.overrides,
         seq,
         rid,
-        f"{name(state, shooter.id)}'s virtual shot at {name(state, target.id)}: voided by the referee.",
+        say(
+            "{shooter}'s virtual shot at {target}: voided by the referee.",
+            shooter=name(state, shooter.id),
+            target=name(state, target.id),
+        ),
         RulingKind.SHOT,
         "§7.4",
         shooter.id,
@@ -87,20 +92,25 @@ def virtual_shot(state: GameState, seq: int, args: Mapping[str, Any], roller: Ro
 
 def _declared(state: GameState, args: Mapping[str, Any]) -> tuple[Element, Element, Weapon, bool, bool]:
     if state.options.shooting != "virtual":
-        raise Refused("this game is played with real shooting; virtual shots need the option shooting=virtual", "§1.2")
+        raise Refused(
+            say("this game is played with real shooting; virtual shots need the option shooting=virtual"), "§1.2"
+        )
     shooter, target = state.elements.get(str(args.get("shooter"))), state.elements.get(str(args.get("target")))
     if shooter is None or target is None:
         raise Refused(
-            f"give a shooter and a target among the armies' models (got {args.get('shooter')!r}, "
-            f"{args.get('target')!r})",
+            say(
+                "give a shooter and a target among the armies' models (got {get}, {get2})",
+                get=repr(args.get("shooter")),
+                get2=repr(args.get("target")),
+            ),
             "§7.2",
         )
     grenade, aimed = bool(args.get("grenade")), bool(args.get("aimed"))
     if grenade:
         if shooter.kind != "infantry" or not state.options.grenades:
-            raise Refused("only infantry throw grenades, and only when the grenade rule is on", "§7.8")
+            raise Refused(say("only infantry throw grenades, and only when the grenade rule is on"), "§7.8")
         if aimed:
-            raise Refused("aimed fire does not apply to grenades", "§11.1")
+            raise Refused(say("aimed fire does not apply to grenades"), "§11.1")
         return shooter, target, GRENADE, False, True
     weapons = state.setup.weapons.get(shooter.id, ())
     wanted = args.get("weapon")
@@ -110,74 +120,107 @@ def _declared(state: GameState, args: Mapping[str, Any]) -> tuple[Element, Eleme
     if weapon is None:
         have = ", ".join(w.id for w in weapons) or "none"
         raise Refused(
-            f"{name(state, shooter.id)} has no weapon {wanted!r} (its weapons: {have})"
+            say(
+                "{shooter} has no weapon {wanted} (its weapons: {have})",
+                shooter=name(state, shooter.id),
+                wanted=repr(wanted),
+                have=have,
+            )
             if wanted
-            else f"say which weapon {name(state, shooter.id)} fires (its weapons: {have})",
+            else say(
+                "say which weapon {shooter} fires (its weapons: {have})", shooter=name(state, shooter.id), have=have
+            ),
             "§7.1",
         )
     if aimed and (shooter.kind != "infantry" or not state.options.aimed_fire):
-        raise Refused("only infantry aim, with their own weapon, when the aimed-fire rule is on", "§11.1")
+        raise Refused(say("only infantry aim, with their own weapon, when the aimed-fire rule is on"), "§11.1")
     if aimed and (
         len(state.paths.get(shooter.id, ())) > 1 or MELEE_MARK in shooter.fired or JUMP_MARK in shooter.fired
     ):
         raise Refused(
-            f"{name(state, shooter.id)} has moved or fought this round; aimed fire is for one who only shoots", "§11.1"
+            say(
+                "{shooter} has moved or fought this round; aimed fire is for one who only shoots",
+                shooter=name(state, shooter.id),
+            ),
+            "§11.1",
         )
     return shooter, target, weapon, aimed, False
 
 
 def _turn(state: GameState, seq: int, shooter: Element) -> tuple[GameState, list[Ruling]]:
     if state.round == 0:
-        raise Refused("no round has begun", "§3")
+        raise Refused(say("no round has begun"), "§3")
     if shooter.destroyed:
-        raise Refused(f"{name(state, shooter.id)} is destroyed", "§5.1")
+        raise Refused(say("{shooter} is destroyed", shooter=name(state, shooter.id)), "§5.1")
     if shooter.kind == "vehicle" and shooter.pilot is None:
-        raise Refused(f"{name(state, shooter.id)} has no pilot", "§1.6")
+        raise Refused(say("{shooter} has no pilot", shooter=name(state, shooter.id)), "§1.6")
     if shooter.kind == "infantry" and shooter.aboard:
-        raise Refused(f"{name(state, shooter.id)} is piloting a vehicle", "§2.3")
+        raise Refused(say("{shooter} is piloting a vehicle", shooter=name(state, shooter.id)), "§2.3")
     state, rulings, problem = _whose_turn(state, seq, shooter)
     if problem:
-        raise Refused(problem, "§3.2")
+        raise Refused(say("{problem}", problem=problem) if not isinstance(problem, Text) else problem, "§3.2")
     return state, rulings
 
 
 def _check_can_fire(state: GameState, shooter: Element, weapon: Weapon, grenade: bool) -> None:
     if shooter.posture == "fallen" or shooter.needs_repair:
-        raise Refused(f"{name(state, shooter.id)} is lying on its side", "§6.7")
+        raise Refused(say("{shooter} is lying on its side", shooter=name(state, shooter.id)), "§6.7")
     if PANIC_MARK in shooter.fired:
-        raise Refused(f"{name(state, shooter.id)} is fleeing in panic until the next round", "§11.2")
+        raise Refused(
+            say("{shooter} is fleeing in panic until the next round", shooter=name(state, shooter.id)), "§11.2"
+        )
     if REPAIR_MARK in shooter.fired:  # §9.3: a repair takes all the repairer's actions this round
-        whose = "its pilot is repairing it" if shooter.kind == "vehicle" else "he is repairing"
-        raise Refused(f"{name(state, shooter.id)} may not shoot: {whose} this round", "§9.3")
+        whose = say("its pilot is repairing it") if shooter.kind == "vehicle" else say("he is repairing")
+        raise Refused(
+            say("{shooter} may not shoot: {whose} this round", shooter=name(state, shooter.id), whose=whose), "§9.3"
+        )
     used = {f for f in shooter.fired if f.startswith("virtual:")}
     if shooter.kind == "infantry":
         if used:  # §7.6: one shot from his weapon, or one grenade, a round
-            raise Refused(f"{name(state, shooter.id)} has already fired this round", "§7.6")
+            raise Refused(say("{shooter} has already fired this round", shooter=name(state, shooter.id)), "§7.6")
     else:
         # §7.6: each weapon once is a боевая машина's rule; a gun fires up to its rate of fire
         if shooter.kind == "vehicle" and f"virtual:{weapon.id}" in used:
-            raise Refused(f"{weapon.name} of {name(state, shooter.id)} has already fired this round", "§7.6")
+            raise Refused(
+                say(
+                    "{name} of {shooter} has already fired this round",
+                    name=weapon.name,
+                    shooter=name(state, shooter.id),
+                ),
+                "§7.6",
+            )
         rate = state.setup.rate_of_fire[shooter.id]
         if len(used) >= rate:
             why = (
-                "rate of fire 0: it cannot fire this round"
+                say("rate of fire 0: it cannot fire this round")
                 if rate == 0
-                else f"rate of fire {rate} is used up this round"
+                else say("rate of fire {rate} is used up this round", rate=rate)
             )
-            raise Refused(f"{name(state, shooter.id)}: {why}", "§7.6")
+            raise Refused(say("{shooter}: {why}", shooter=name(state, shooter.id), why=why), "§7.6")
         if state.options.ammo == "limited":  # §7.7: infantry ammunition is never tracked
             cost = DiceExpression.parse(weapon.power).count
             if shooter.ammo == 0:  # (machines always count their ammunition: army.py)
-                raise Refused(f"{name(state, shooter.id)}'s ammunition is exhausted for the rest of the game", "§7.7")
+                raise Refused(
+                    say(
+                        "{shooter}'s ammunition is exhausted for the rest of the game", shooter=name(state, shooter.id)
+                    ),
+                    "§7.7",
+                )
             if shooter.ammo is not None and shooter.ammo < cost and state.options.ammo_shortfall == "refuse":
-                raise Refused(f"{shooter.ammo} ammunition left, {weapon.name} costs {cost}", "§7.7 §Z.9")
+                raise Refused(
+                    say("{ammo} ammunition left, {name} costs {cost}", ammo=shooter.ammo, name=weapon.name, cost=cost),
+                    "§7.7 §Z.9",
+                )
     if shooter.kind == "gun":
         crewman_for(state, shooter)
     touching = contact.touching_enemies(state, shooter)
     if touching:
         raise Refused(
-            f"{name(state, shooter.id)} touches {', '.join(name(state, t) for t in touching)}: "
-            "no shooting in close combat",
+            say(
+                "{shooter} touches {names}: no shooting in close combat",
+                shooter=name(state, shooter.id),
+                names=", ".join(name(state, t) for t in touching),
+            ),
             "§7.3",
         )
 
@@ -188,14 +231,20 @@ def crewman_for(state: GameState, gun: Element) -> str:
     gun as often as its rate of fire."""
     crew = contact.crew_touching(state, gun)
     if not crew:
-        raise Refused(f"no infantryman of rank {gun.rank}+ was seen touching {name(state, gun.id)}", "§7.5")
+        raise Refused(
+            say("no infantryman of rank {rank}+ was seen touching {gun}", rank=gun.rank, gun=name(state, gun.id)),
+            "§7.5",
+        )
     serving = f"virtual:gun:{gun.id}"
     free = [c for c in crew if all(f == serving or not (f.startswith("virtual:") or f == REPAIR_MARK)
                                    for f in state.elements[c].fired)]  # fmt: skip
     if not free:
         names = ", ".join(name(state, c) for c in crew)
         raise Refused(
-            f"{names} fired his own weapon or repaired this round; a crewman fires either the gun or his own weapon",
+            say(
+                "{names} fired his own weapon or repaired this round; a crewman fires either the gun or his own weapon",
+                names=names,
+            ),
             "§7.6",
         )
     return next((c for c in free if serving in state.elements[c].fired), free[0])
@@ -224,7 +273,7 @@ class Aim:
     steps: int
     cover: dict[str, Any]
     details: dict[str, Any]
-    doubts: tuple[str, ...]
+    doubts: tuple[Text, ...]
     distance: Measurement | None  # None when the referee measured by hand
     target: Placed | None
 
@@ -246,13 +295,15 @@ def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str,
         ):
             missing = name(state, (shooter if me is None else target).id)
             raise Refused(
-                f"the camera has not placed {missing}: measure by hand and give distance (whole steps, "
-                "rounded up) and hidden (the share of the target hidden, 0 to 1)",
+                say(
+                    "the camera has not placed {missing}: measure by hand and give distance (whole steps, rounded up) and hidden (the share of the target hidden, 0 to 1)",
+                    missing=missing,
+                ),
                 "§7.4",
             )
         shade = cover(_counted_hidden(state, float(hidden)))
         if shade["armour"] is None:
-            raise Refused("the referee sees no line of fire", "§7.3")
+            raise Refused(say("the referee sees no line of fire"), "§7.3")
         details.update(by_hand=True, hidden_fraction=float(hidden), cover=shade)
         return Aim(distance, shade, details, (), None, None)
     viewer, doubts = me, []
@@ -264,12 +315,16 @@ def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str,
     offset = abs(bearing_deg(viewer, them))
     if offset > 90.0:  # §7.3 1: only the front half
         raise Refused(
-            f"{name(state, target.id)} is behind {name(state, shooter.id)}'s field of view "
-            f"({offset:.0f}° from its front)",
+            say(
+                "{target} is behind {shooter}'s field of view ({offset}° from its front)",
+                target=name(state, target.id),
+                shooter=name(state, shooter.id),
+                offset=f"{offset:.0f}",
+            ),
             "§7.3",
         )
     if 90.0 - offset < _angle_sigma(me, them) * 2:
-        doubts.append("the target is at the edge of the field of view")
+        doubts.append(say("the target is at the edge of the field of view"))
     sight = line_of_sight(
         me, state.setup.heights[shooter.id] * EYE, them, state.setup.heights[target.id], list(state.terrain)
     )
@@ -277,7 +332,12 @@ def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str,
     details.update(hidden_fraction=round(sight.hidden_fraction, 3), cover=shade, blockers=list(sight.blockers))
     if shade["armour"] is None:  # §7.3 2 and Table 5
         raise Refused(
-            f"no line of fire: {name(state, target.id)} is hidden by {', '.join(sight.blockers)}", "§7.3 Table 5"
+            say(
+                "no line of fire: {target} is hidden by {blockers}",
+                target=name(state, target.id),
+                blockers=", ".join(sight.blockers),
+            ),
+            "§7.3 Table 5",
         )
     distance = _distance(state, me, them)
     details["measured"] = {**distance.as_dict(), "table_seq": state.table_seq}
@@ -296,7 +356,14 @@ def _aimed_shot(
     key: str,
 ) -> tuple[GameState, Ruling]:
     """§7.4 I-IV, once §7.3 and the dice's costs are settled."""
-    head = f"{name(state, shooter.id)} fires {weapon.name} ({weapon.range}/{weapon.power}) at {name(state, target.id)}"
+    head = say(
+        "{shooter} fires {name} ({range}/{power}) at {target}",
+        shooter=name(state, shooter.id),
+        name=weapon.name,
+        range=weapon.range,
+        power=weapon.power,
+        target=name(state, target.id),
+    )
     details = {**aim.details, "weapon": weapon.id, "aimed": aimed}
     doubts = list(aim.doubts)
     dice = DiceExpression.parse(weapon.range)
@@ -304,22 +371,24 @@ def _aimed_shot(
     aimed_range = (sum(rolls) + dice.modifier) * (2 if aimed else 1)  # §11.1: the modifier is doubled too
     hit = aimed_range >= aim.steps
     if aim.distance is not None and aim.distance.too_close_to_call(aimed_range):  # another step changes it?
-        doubts.append(f"the distance is within the camera's uncertainty of {aimed_range} steps")
+        doubts.append(
+            say("the distance is within the camera's uncertainty of {aimed_range} steps", aimed_range=aimed_range)
+        )
     details.update(range_rolls=rolls, aimed_range=aimed_range, distance_steps=aim.steps, hit=hit)
     measured = (
-        f"{aim.distance.exact:.2f} steps counted {aim.steps}"
+        say("{exact} steps counted {steps}", exact=f"{aim.distance.exact:.2f}", steps=aim.steps)
         if aim.distance is not None
-        else f"{aim.steps} steps measured by hand"
+        else say("{steps} steps measured by hand", steps=aim.steps)
     )
     words = [
-        f"{head}: {measured}; range {weapon.range}"
-        + (" aimed ×2" if aimed else "")
-        + f" rolled {'+'.join(map(str, rolls))} → {aimed_range}: "
+        say("{head}: {measured}; range {range}", head=head, measured=measured, range=weapon.range)
+        + (say(" aimed ×2") if aimed else "")
+        + say(" rolled {map} → {aimed_range}: ", map="+".join(map(str, rolls)), aimed_range=aimed_range)
         + ("hit" if hit else "miss")
         + " (§7.4 I)"
     ]
     if aim.cover["armour"]:
-        words.append(f"cover: {aim.cover['label']} (Table 5)")
+        words.append(say("cover: {label} (Table 5)", label=aim.cover["label"]))
     if hit:
         state, result = attack(state, target, weapon.power, aim.cover["armour"], roller, f"{key}/{target.id}")
         words.append(result["text"])
@@ -327,15 +396,15 @@ def _aimed_shot(
         if "explodes" in weapon.properties and state.options.weapon_properties:
             if aim.target is None:
                 doubts.append(
-                    "the weapon explodes, but the camera has not placed the target: resolve the blast by hand"
+                    say("the weapon explodes, but the camera has not placed the target: resolve the blast by hand")
                 )
             else:
                 state, blasts = _explosion(state, _near_target(state, aim.target, EXPLOSION_STEPS), roller, key)
                 words += blasts
                 details["explosion"] = blasts
-    text = "; ".join(words) + "."
+    text = joined(words, "; ") + "."
     if doubts:
-        text += " Too close to call: " + "; ".join(doubts) + "."
+        text += say(" Too close to call: ") + joined(doubts, "; ") + "."
     return state, Ruling(
         f"{seq}:virtual",
         seq,
@@ -374,24 +443,30 @@ def attack(
     armour = target.armour + cover_bonus
     rolls = [roller.roll(dice.sides, f"{key}/power/{k}") for k in range(dice.count)]
     damage = sum(1 for r in rolls if r + dice.modifier > armour)
-    said = f"power {power} rolled {', '.join(map(str, rolls))} against armour {armour}: {damage} damage"
+    said = say(
+        "power {power} rolled {map} against armour {armour}: {damage} damage",
+        power=power,
+        map=", ".join(map(str, rolls)),
+        armour=armour,
+        damage=damage,
+    )
     result: dict[str, Any] = {"target": target.id, "power_rolls": rolls, "armour": armour, "damage": damage}
     if damage == 0:
-        result["text"] = said + " (§7.4 II)"
+        result["text"] = said + say(" (§7.4 II)")
         return state, result
     state, effect = take_damage(state, target, damage, roller, key)
-    result.update(effect, text=f"{said}: {effect['text']}")
+    result.update(effect, text=say("{power}: {effect}", power=said, effect=effect["text"]))
     return state, result
 
 
-def _explosion(state: GameState, caught: list[str], roller: Roller, key: str) -> tuple[GameState, list[str]]:
+def _explosion(state: GameState, caught: list[str], roller: Roller, key: str) -> tuple[GameState, list[Text]]:
     """Everything the blast reaches, friend or foe, attacked with 1D20 by steps II and III
     (§7.4 IV, §7.8); cover does not apply to blasts here (§Z.11)."""
     words = []
     for element_id in caught:
         state, result = attack(state, state.elements[element_id], BLAST_POWER, 0, roller, f"{key}/blast/{element_id}")
-        words.append(f"blast on {name(state, element_id)}: {result['text']}")
-    return state, words or ["the blast reaches no one else"]
+        words.append(say("blast on {element_id}: {text}", element_id=name(state, element_id), text=result["text"]))
+    return state, words or [say("the blast reaches no one else")]
 
 
 def _standing(state: GameState) -> list[Placed]:
@@ -424,8 +499,10 @@ def _grenade(
             rid,
             seq,
             RulingKind.SHOT,
-            f"{name(state, thrower.id)} throws a grenade, but the camera has "
-            "not placed both models; resolve it by hand.",
+            say(
+                "{thrower} throws a grenade, but the camera has not placed both models; resolve it by hand.",
+                thrower=name(state, thrower.id),
+            ),
             "§7.8",
             needs_referee=True,
             element=thrower.id,
@@ -437,8 +514,14 @@ def _grenade(
     point = (me.base.x + dx / length * reach, me.base.y + dy / length * reach)
     state, words = _explosion(state, blast(point, GRENADE_BLAST_STEPS * STEP_MM, _standing(state)), roller, key)
     text = (
-        f"{name(state, thrower.id)} throws a grenade at {name(state, target.id)}: D6 rolled {roll}, it bursts "
-        f"{roll} steps away (§7.8); " + "; ".join(words) + "."
+        say(
+            "{thrower} throws a grenade at {target}: D6 rolled {roll}, it bursts {roll} steps away (§7.8); ",
+            thrower=name(state, thrower.id),
+            target=name(state, target.id),
+            roll=roll,
+        )
+        + joined(words, "; ")
+        + "."
     )
     return state, Ruling(
         rid,

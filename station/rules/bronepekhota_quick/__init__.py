@@ -19,6 +19,7 @@ from ..inputs import Handler, Inputs, refusal_text
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
+from ..text import say
 from ..view import ElementView, StateView, UnitView
 from . import army, combat, real, turns
 from .army import check_armies
@@ -42,7 +43,7 @@ def _action(act: Callable[[QuickState, int, Mapping[str, Any], Roller], tuple[Qu
 
     def handle(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]) -> tuple[QuickState, list[Ruling]]:
         if state.winner:
-            return state, [Ruling(f"{seq}:over", seq, RulingKind.WARNING, "The game is over.", "§4.1")]
+            return state, [Ruling(f"{seq}:over", seq, RulingKind.WARNING, say("The game is over."), "§4.1")]
         try:
             state, ruling = act(state, seq, args, game.roller)
         except Refused as no:
@@ -110,7 +111,7 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
                     f"{seq}:overflow",
                     seq,
                     RulingKind.WARNING,
-                    f"The hub lost {body.lost} event(s); check the table by hand.",
+                    say("The hub lost {lost} event(s); check the table by hand.", lost=body.lost),
                     "hardware.md",
                     needs_referee=True,
                 )

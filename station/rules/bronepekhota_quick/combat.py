@@ -18,6 +18,7 @@ from ...measure.pairwise import edge_distances
 from ...measure.terrain import line_of_sight
 from ...measure.units import Convention, step
 from ..base import Refused, Ruling, RulingKind
+from ..text import joined, say
 from .state import Fighter, QuickState
 
 EXPLOSION_CAP = 20  # a chain of sixes this long has never been rolled; it keeps a bad roller finite
@@ -42,22 +43,30 @@ def resolve(state: QuickState, target: Fighter, attack: int, armour: int) -> tup
     """§7's table, §13 destruction."""
     name = target.name
     if attack < armour:
-        return state, f"{attack} against Armour {armour}: no effect"
+        return state, say("{attack} against Armour {armour}: no effect", attack=attack, armour=armour)
     if target.soldier:
         if attack > armour:
-            return state.with_fighter(
-                replace(target, dead=True, wounded=False)
-            ), f"{attack} against Armour {armour}: {name} is killed"
-        return state.with_fighter(
-            replace(target, wounded=True)
-        ), f"{attack} against Armour {armour}: {name} is wounded (face down)"
+            return state.with_fighter(replace(target, dead=True, wounded=False)), say(
+                "{attack} against Armour {armour}: {name} is killed", attack=attack, armour=armour, name=name
+            )
+        return state.with_fighter(replace(target, wounded=True)), say(
+            "{attack} against Armour {armour}: {name} is wounded (face down)", attack=attack, armour=armour, name=name
+        )
     damage = attack - armour if attack > armour else 1
     total = target.damage + damage
     dead = target.durability is not None and total > target.durability
     state = state.with_fighter(replace(target, damage=total, dead=dead))
     return state, (
-        f"{attack} against Armour {armour}: {damage} damage to {name} ({total} of durability "
-        f"{target.durability})" + (", destroyed (§13)" if dead else "")
+        say(
+            "{attack} against Armour {armour}: {damage} damage to {name} ({total} of durability {durability})",
+            attack=attack,
+            armour=armour,
+            damage=damage,
+            name=name,
+            total=total,
+            durability=target.durability,
+        )
+        + (say(", destroyed (§13)") if dead else "")
     )
 
 
@@ -101,22 +110,22 @@ def _enemy_within(state: QuickState, fighter: Fighter, steps: float) -> list[str
 
 def _can_act(state: QuickState, fighter: Fighter | None, what: str) -> Fighter:
     if state.turn == 0:
-        raise Refused("roll off first to see who goes first", "§4.2")
+        raise Refused(say("roll off first to see who goes first"), "§4.2")
     if fighter is None or fighter.dead:
-        raise Refused(f"no {what} on the table by that id", "§7")
+        raise Refused(say("no {what} on the table by that id", what=what), "§7")
     if fighter.player != state.active_player:
-        raise Refused(f"it is {state.active_player}'s turn", "§4.2")
+        raise Refused(say("it is {active_player}'s turn", active_player=state.active_player), "§4.2")
     if fighter.wounded:
-        raise Refused(f"{fighter.name} is wounded and cannot attack until healed", "§12")
+        raise Refused(say("{name} is wounded and cannot attack until healed", name=fighter.name), "§12")
     return fighter
 
 
 def _target(state: QuickState, target_id: Any, attacker: Fighter) -> Fighter:
     target = state.fighters.get(str(target_id))
     if target is None or target.dead:
-        raise Refused(f"no target {target_id!r} on the table", "§7")
+        raise Refused(say("no target {target_id} on the table", target_id=repr(target_id)), "§7")
     if target.player == attacker.player:
-        raise Refused(f"{target.name} is on the same side", "§7")
+        raise Refused(say("{name} is on the same side", name=target.name), "§7")
     return target
 
 
@@ -147,10 +156,10 @@ def _clear_shot(state: QuickState, shooter: Fighter, target: Fighter) -> tuple[b
     """§10: nobody shoots or throws within 1 step of an enemy; §7: the target must be seen.
     Returns whether the target is in cover, and what the line of sight found."""
     if _enemy_within(state, shooter, MELEE_STEPS):
-        raise Refused(f"{shooter.name} is within 1 step of an enemy: close combat, no shooting", "§10")
+        raise Refused(say("{name} is within 1 step of an enemy: close combat, no shooting", name=shooter.name), "§10")
     visible, in_cover, sight = _sight(state, shooter, target)
     if not visible:
-        raise Refused(f"{target.name} cannot be seen from {shooter.name}'s position", "§7")
+        raise Refused(say("{name} cannot be seen from {name2}'s position", name=target.name, name2=shooter.name), "§7")
     return in_cover, sight
 
 
@@ -167,12 +176,17 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     )
     if weapon is None:
         raise Refused(
-            f"say which of {shooter.name}'s virtual weapons fires ({', '.join(w.id for w in weapons) or 'none'})", "§6"
+            say(
+                "say which of {name}'s virtual weapons fires ({value})",
+                name=shooter.name,
+                value=", ".join(w.id for w in weapons) or say("none"),
+            ),
+            "§6",
         )
     if weapon.id in shooter.fired:
-        raise Refused(f"{weapon.name} has already fired this turn", "§6.1")
+        raise Refused(say("{name} has already fired this turn", name=weapon.name), "§6.1")
     if shooter.fired_gun:
-        raise Refused(f"{shooter.name} fired a gun this turn, so not his own weapon", "§6.1")
+        raise Refused(say("{name} fired a gun this turn, so not his own weapon", name=shooter.name), "§6.1")
     in_cover, sight = _clear_shot(state, shooter, target)
     steps, measured = _distance_steps(state, shooter, target)
     rolls = exploding_d6(roller, f"{seq}/shot")
@@ -187,15 +201,16 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     state = state.with_fighter(replace(state.fighters[shooter.id], shot=True, fired=shooter.fired | {weapon.id}))
     state, outcome = resolve(state, state.fighters[target.id], attack, armour)
     parts = (
-        [f"d6 {'+'.join(map(str, rolls))}", f"Shooting {shooter.shooting}"]
-        + (["aimed +2"] if aimed else [])
-        + (["close target +2"] if close else [])
+        [say("d6 {rolls}", rolls="+".join(map(str, rolls))), say("Shooting {shooting}", shooting=shooter.shooting)]
+        + ([say("aimed +2")] if aimed else [])
+        + ([say("close target +2")] if close else [])
     )
     text = (
-        f"{shooter.name} shoots {target.name} with {weapon.name}: "
-        + " + ".join(parts)
-        + f" = {outcome}"
-        + (" (cover +2)" if in_cover else "")
+        say("{name} shoots {name2} with {name3}: ", name=shooter.name, name2=target.name, name3=weapon.name)
+        + joined(parts, " + ")
+        + " = "
+        + outcome
+        + (say(" (cover +2)") if in_cover else "")
         + "."
     )
     details = {
@@ -219,26 +234,28 @@ def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller
     thrower = _can_act(state, state.fighters.get(str(args.get("thrower"))), "thrower")
     target = _target(state, args.get("target"), thrower)
     if thrower.kind != "infantry":
-        raise Refused("only infantry throw grenades", "§8")
+        raise Refused(say("only infantry throw grenades"), "§8")
     if state.grenade_used:
-        raise Refused("this side has thrown its grenade this turn", "§6.1")
+        raise Refused(say("this side has thrown its grenade this turn"), "§6.1")
     if thrower.shot and not thrower.fired_gun:
-        raise Refused(f"{thrower.name} has used his shooting action", "§4.3")
+        raise Refused(say("{name} has used his shooting action", name=thrower.name), "§4.3")
     steps, measured = _distance_steps(state, thrower, target)
     if steps is not None and steps > GRENADE_STEPS:
-        raise Refused(f"{target.name} is {steps:.1f} steps away; a grenade reaches 3", "§8")
+        raise Refused(
+            say("{name} is {steps} steps away; a grenade reaches 3", name=target.name, steps=f"{steps:.1f}"), "§8"
+        )
     in_cover, _ = _clear_shot(state, thrower, target)
     state = state.evolve(grenade_used=True).with_fighter(replace(thrower, shot=True))
     state, said = _strike(state, roller, f"{seq}/grenade", target, GRENADE_SHOOTING, effective_armour(target, in_cover))
-    words = [f"{thrower.name} throws a grenade at {target.name}: {said}"]
+    words = [say("{name} throws a grenade at {name2}: {said}", name=thrower.name, name2=target.name, said=said)]
     for victim in _within_of(state, target, BLAST_STEPS):
         state, said = _strike(
             state, roller, f"{seq}/blast/{victim.id}", victim, BLAST_SHOOTING, effective_armour(victim)
         )
-        words.append(f"blast on {victim.name}: {said}")
+        words.append(say("blast on {name}: {said}", name=victim.name, said=said))
     details = {"thrower": thrower.id, "target": target.id, **({"measured": measured} if measured else {})}
     return state, Ruling(
-        f"{seq}:grenade", seq, RulingKind.SHOT, "; ".join(words) + ".", "§8 §9", element=thrower.id, details=details
+        f"{seq}:grenade", seq, RulingKind.SHOT, joined(words, "; ") + ".", "§8 §9", element=thrower.id, details=details
     )
 
 
@@ -263,18 +280,23 @@ def close_combat(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     attacker = _can_act(state, state.fighters.get(str(args.get("attacker"))), "attacker")
     target = _target(state, args.get("target"), attacker)
     if attacker.fought:
-        raise Refused(f"{attacker.name} has already fought this turn", "§4.3")
+        raise Refused(say("{name} has already fought this turn", name=attacker.name), "§4.3")
     if not attacker.soldier:
-        raise Refused("vehicles ram instead (§14)", "§10")
+        raise Refused(say("vehicles ram instead (§14)"), "§10")
     if not target.soldier and not any(w.powerful_melee for w in attacker.weapons):
-        raise Refused(f"{attacker.name} has no powerful close-combat weapon to attack a {target.kind}", "§10")
+        raise Refused(
+            say("{name} has no powerful close-combat weapon to attack a {kind}", name=attacker.name, kind=target.kind),
+            "§10",
+        )
     steps, measured = _distance_steps(state, attacker, target)
     if steps is not None and steps > MELEE_STEPS:
-        raise Refused(f"{target.name} is {steps:.1f} steps away; close combat is within 1", "§10")
+        raise Refused(
+            say("{name} is {steps} steps away; close combat is within 1", name=target.name, steps=f"{steps:.1f}"), "§10"
+        )
     before = state
     state = state.with_fighter(replace(attacker, fought=True))
     state, said = _strike(state, roller, f"{seq}/attack", target, attacker.melee, effective_armour(target))
-    words = [f"{attacker.name} attacks {target.name}: {said}"]
+    words = [say("{name} attacks {name2}: {said}", name=attacker.name, name2=target.name, said=said)]
     striker = before.fighters[target.id] if state.options.simultaneous_return else state.fighters[target.id]
     if target.soldier and not striker.dead and (state.options.simultaneous_return or not striker.wounded):
         state, said = _strike(
@@ -285,10 +307,10 @@ def close_combat(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
             striker.melee,
             effective_armour(before.fighters[attacker.id]),
         )
-        words.append(f"{target.name} strikes back: {said}")
+        words.append(say("{name} strikes back: {said}", name=target.name, said=said))
     details = {"attacker": attacker.id, "target": target.id, **({"measured": measured} if measured else {})}
     return state, Ruling(
-        f"{seq}:melee", seq, RulingKind.MELEE, "; ".join(words) + ".", "§10 §9", element=attacker.id, details=details
+        f"{seq}:melee", seq, RulingKind.MELEE, joined(words, "; ") + ".", "§10 §9", element=attacker.id, details=details
     )
 
 
@@ -298,13 +320,15 @@ def ram(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     rammer = _can_act(state, state.fighters.get(str(args.get("rammer"))), "rammer")
     target = _target(state, args.get("target"), rammer)
     if rammer.kind != "vehicle" or target.kind != "vehicle":
-        raise Refused("only a vehicle rams, and only a vehicle (infantry always dodge)", "§14")
+        raise Refused(say("only a vehicle rams, and only a vehicle (infantry always dodge)"), "§14")
     before = state
     state, said = _strike(state, roller, f"{seq}/ram", target, rammer.armour, target.armour)
     state, back = _strike(
         state, roller, f"{seq}/ram-back", state.fighters[rammer.id], target.armour, before.fighters[rammer.id].armour
     )
-    text = f"{rammer.name} rams {target.name}: {said}; it answers: {back}."
+    text = say(
+        "{name} rams {name2}: {said}; it answers: {back}.", name=rammer.name, name2=target.name, said=said, back=back
+    )
     return state, Ruling(
         f"{seq}:ram",
         seq,

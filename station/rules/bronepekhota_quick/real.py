@@ -18,8 +18,11 @@ from ...events import Impact, Shot, Tilt
 from ...measure.relations import in_contact
 from ..base import Ruling, RulingKind, voided
 from ..hits import Fired
+from ..text import say
 from .combat import exploding_d6, placed
 from .state import Fighter, QuickState
+
+RESULT_WORDS = {"fell": say("fell"), "leaning": say("leaning"), "stood": say("stood")}  # as the rulings say them
 
 CONTACT_MM = 2.0
 
@@ -40,34 +43,39 @@ def on_shot(state: QuickState, seq: int, shot: Shot) -> tuple[QuickState, list[R
                 f"{seq}:shot",
                 seq,
                 RulingKind.WARNING,
-                f"SHOT from {shot.node}, which is in no army file.",
+                say("SHOT from {node}, which is in no army file.", node=shot.node),
                 "§11",
                 needs_referee=True,
             )
         ]
     problem = None
     if state.winner:
-        problem = "the game is over"
+        problem = say("the game is over")
     elif state.turn == 0:
-        problem = "the game has not begun (roll off first)"
+        problem = say("the game has not begun (roll off first)")
     elif shooter.dead:
-        problem = f"{shooter.name} is destroyed"
+        problem = say("{name} is destroyed", name=shooter.name)
     elif shooter.player != state.active_player:
-        problem = f"it is {state.active_player}'s turn"
+        problem = say("it is {active_player}'s turn", active_player=state.active_player)
     elif f"{shot.node}/{shot.barrel}" in shooter.fired:
-        problem = f"{shot.node} barrel {shot.barrel} has already fired this turn (§6.1)"
+        problem = say("{node} barrel {barrel} has already fired this turn (§6.1)", node=shot.node, barrel=shot.barrel)
     operator = None
     if problem is None and shooter.kind == "gun":
         operator = _operator(state, shooter)
         if operator is None:
-            problem = "no friendly fighter was seen next to the gun (§6.1)"
+            problem = say("no friendly fighter was seen next to the gun (§6.1)")
     if problem:
         return state, [
             Ruling(
                 f"{seq}:shot",
                 seq,
                 RulingKind.SHOT,
-                f"{shooter.name} fired {shot.node}, but {problem}: the shot does not count.",
+                say(
+                    "{name} fired {node}, but {problem}: the shot does not count.",
+                    name=shooter.name,
+                    node=shot.node,
+                    problem=problem,
+                ),
                 "§11 §6.1",
                 needs_referee=True,
                 element=shooter.id,
@@ -78,13 +86,13 @@ def on_shot(state: QuickState, seq: int, shot: Shot) -> tuple[QuickState, list[R
     if operator is not None:
         state = state.with_fighter(replace(state.fighters[operator.id], fired_gun=True))
     state = state.evolve(hits=state.hits.fire(Fired(seq=seq, shooter=shooter.id, t=shot.t)))
-    who = f", served by {operator.name}" if operator else ""
+    who = say(", served by {name}", name=operator.name) if operator else ""
     return state, [
         Ruling(
             f"{seq}:shot",
             seq,
             RulingKind.SHOT,
-            f"{shooter.name} fires {shot.node}{who}.",
+            say("{name} fires {node}{who}.", name=shooter.name, node=shot.node, who=who),
             "§11",
             element=shooter.id,
             details={"legal": True},
@@ -121,7 +129,11 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Qu
                 f"{seq}:tilt",
                 seq,
                 RulingKind.STATUS,
-                f"{target.name} went {tilt.state} with no shot in the hit window: not a hit (knocked by hand?).",
+                say(
+                    "{name} went {value} with no shot in the hit window: not a hit (knocked by hand?).",
+                    name=target.name,
+                    value=tilt.state,
+                ),
                 "§11",
                 element=target.id,
             )
@@ -156,19 +168,30 @@ def hit(
     rid = f"{seq}:hit:{target.id}"
     state = state.evolve(hits=state.hits.mark(shot.seq, target.id))
     override = state.overrides.get(rid)
-    head = f"Hit on {target.name} by {state.fighters[shot.shooter].name}, {result}"
+    head = say(
+        "Hit on {name} by {name2}, {result}",
+        name=target.name,
+        name2=state.fighters[shot.shooter].name,
+        result=RESULT_WORDS[result],
+    )
     void = voided(
-        state.overrides, seq, rid, f"{head}: voided by the referee (a ricochet?).", RulingKind.HIT, "§11", target.id
+        state.overrides,
+        seq,
+        rid,
+        say("{head}: voided by the referee (a ricochet?).", head=head),
+        RulingKind.HIT,
+        "§11",
+        target.id,
     )
     if void:
         return state, [void]
     if target.soldier:
         if result == "fell" or (result == "leaning" and target.wounded):
-            state, outcome = state.with_fighter(replace(target, dead=True, wounded=False)), "killed"
+            state, outcome = state.with_fighter(replace(target, dead=True, wounded=False)), say("killed")
         elif result == "leaning":
-            state, outcome = state.with_fighter(replace(target, wounded=True)), "wounded (face down)"
+            state, outcome = state.with_fighter(replace(target, wounded=True)), say("wounded (face down)")
         else:
-            outcome = "minor damage, no effect"
+            outcome = say("minor damage, no effect")
     else:
         rolls = exploding_d6(roller, f"{override[0] if override else seq}/real/{target.id}")
         damage = sum(rolls) + (1 if result == "fell" else 0)
@@ -177,16 +200,21 @@ def hit(
         state = state.with_fighter(replace(target, damage=total, dead=dead))
         outcome = (
             f"d6 {'+'.join(map(str, rolls))}"
-            + (" +1 for falling" if result == "fell" else "")
-            + f" = {damage} damage ({total} of durability {target.durability})"
-            + (", destroyed" if dead else "")
+            + (say(" +1 for falling") if result == "fell" else "")
+            + say(
+                " = {damage} damage ({total} of durability {durability})",
+                damage=damage,
+                total=total,
+                durability=target.durability,
+            )
+            + (say(", destroyed") if dead else "")
         )
     return state, [
         Ruling(
             rid,
             seq,
             RulingKind.HIT,
-            f"{head}: {outcome}.",
+            say("{head}: {outcome}.", head=head, outcome=outcome),
             "§11 §9",
             needs_referee=True,
             element=target.id,

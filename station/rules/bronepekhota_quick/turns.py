@@ -11,6 +11,7 @@ from dataclasses import replace
 from ...dice import Roller
 from ...measure.movement import movement
 from ..base import Ruling, RulingKind
+from ..text import say
 from .state import QuickState
 
 ACTIONS = 3  # §4.3
@@ -21,7 +22,7 @@ def roll_off(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
     """§4.2: each player rolls a die; the higher goes first; ties roll again (§15)."""
     if state.turn:
         return state, [
-            Ruling(f"{seq}:roll-off", seq, RulingKind.WARNING, "The game has begun; no second roll-off.", "§4.2")
+            Ruling(f"{seq}:roll-off", seq, RulingKind.WARNING, say("The game has begun; no second roll-off."), "§4.2")
         ]
     rolls: dict[str, list[int]] = {p: [] for p in state.players}
     contenders = list(state.players)
@@ -42,7 +43,7 @@ def roll_off(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
             f"{seq}:roll-off",
             seq,
             RulingKind.INITIATIVE,
-            f"Roll-off: {shown}; {first} goes first.",
+            say("Roll-off: {shown}; {first} goes first.", shown=shown, first=first),
             "§4.2",
             details={"rolls": rolls, "first": first},
         )
@@ -64,7 +65,11 @@ def end_turn(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
     turn ends, victory (§4.1), then the next player's turn with fresh actions."""
     player = state.active_player
     if player is None:
-        why = f"The game is over: {state.winner}." if state.winner else "Roll off first; no turn is running."
+        why = (
+            say("The game is over: {winner}.", winner=state.winner)
+            if state.winner
+            else say("Roll off first; no turn is running.")
+        )
         return state, [Ruling(f"{seq}:end", seq, RulingKind.WARNING, why, "§4.2")]
     rulings = []
     for fighter in sorted(
@@ -74,17 +79,22 @@ def end_turn(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
         used = moves + fighter.shot + fighter.fought
         if used > ACTIONS or (fighter.wounded and moves):
             why = (
-                "a wounded fighter cannot move (§12)"
+                say("a wounded fighter cannot move (§12)")
                 if fighter.wounded and moves
-                else f"{moves} manoeuvres, {'a shot, ' if fighter.shot else ''}{'a close combat, ' if fighter.fought else ''}"
-                f"more than the {ACTIONS} actions of a turn (§4.3)"
+                else say(
+                    "{moves} manoeuvres, {what}{what2}more than the {actions} actions of a turn (§4.3)",
+                    moves=moves,
+                    what=say("a shot, ") if fighter.shot else "",
+                    what2=say("a close combat, ") if fighter.fought else "",
+                    actions=ACTIONS,
+                )
             )
             rulings.append(
                 Ruling(
                     f"{seq}:actions:{fighter.id}",
                     seq,
                     RulingKind.WARNING,
-                    f"{fighter.name}: {why}.",
+                    say("{fighter}: {why}.", fighter=fighter.name, why=why),
                     "§4.3 §5",
                     needs_referee=True,
                     element=fighter.id,
@@ -98,15 +108,15 @@ def end_turn(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
         if roll <= HEAL_DIES:
             state, outcome = state.with_fighter(replace(fighter, dead=True, wounded=False)), "dies"
         elif roll >= HEAL_RECOVERS:
-            state, outcome = state.with_fighter(replace(fighter, wounded=False)), "is treated and stands up"
+            state, outcome = state.with_fighter(replace(fighter, wounded=False)), say("is treated and stands up")
         else:
-            outcome = "stays wounded"
+            outcome = say("stays wounded")
         rulings.append(
             Ruling(
                 f"{seq}:heal:{fighter.id}",
                 seq,
                 RulingKind.STATUS,
-                f"Treating {fighter.name}: d6 {roll}, {outcome} (§12).",
+                say("Treating {name}: d6 {roll}, {outcome} (§12).", name=fighter.name, roll=roll, outcome=outcome),
                 "§12",
                 element=fighter.id,
                 details={"roll": roll},
@@ -117,9 +127,15 @@ def end_turn(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, l
         k: replace(f, shot=False, fought=False, fired=frozenset(), fired_gun=False) for k, f in state.fighters.items()
     }
     state = state.evolve(fighters=fresh, grenade_used=False, paths={}, turn=state.turn + (0 if state.winner else 1))
-    after = f" {state.active_player} to play." if state.active_player else ""
+    after = say(" {active_player} to play.", active_player=state.active_player) if state.active_player else ""
     return state, rulings + won + [
-        Ruling(f"{seq}:end", seq, RulingKind.STATUS, f"{player}'s turn is over.{after}", "§4.2")
+        Ruling(
+            f"{seq}:end",
+            seq,
+            RulingKind.STATUS,
+            say("{player}'s turn is over.{after}", player=player, after=after),
+            "§4.2",
+        )
     ]
 
 
@@ -137,8 +153,8 @@ def victory(state: QuickState, seq: int) -> tuple[QuickState, list[Ruling]]:
         return state, []
     winner = next(iter(standing)) if len(standing) == 1 else "draw"
     text = (
-        f"{winner} wins: no enemy infantry is left (§4.1)."
+        say("{winner} wins: no enemy infantry is left (§4.1).", winner=winner)
         if winner != "draw"
-        else "Draw: the last infantry of both sides fell together (§15)."
+        else say("Draw: the last infantry of both sides fell together (§15).")
     )
     return state.evolve(winner=winner), [Ruling(f"{seq}:victory", seq, RulingKind.STATUS, text, "§4.1")]

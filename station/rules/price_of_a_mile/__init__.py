@@ -21,6 +21,7 @@ from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
+from ..text import joined, say
 from ..view import ElementView, StateView, UnitView
 from . import army, artillery, blasts, melee, moving, optional, shooting, transport, turns
 from .army import check_armies, rules_data
@@ -261,25 +262,31 @@ def regroup(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
     Disordered squad tests Morale: passing clears the Disorder."""
     act = state.activation
     if act is None or act.squad is None or args.get("squad") != act.squad:
-        raise Refused("only the squad now activated regroups", "§13.4")
+        raise Refused(say("only the squad now activated regroups"), "§13.4")
     squad_id = act.squad
     bases = [f.id for f in state.standing(squad_id)]
     if any(act.actions.get(b, 0) < 2 for b in bases):
-        raise Refused("every base of the squad must still have both actions", "§13.4")
+        raise Refused(say("every base of the squad must still have both actions"), "§13.4")
     state = state.evolve(activation=replace(act, actions={**act.actions, **{b: 0 for b in bases}}))
     fled = [state.fighters[b] for b in state.squads[squad_id].bases if state.fighters[b].status == "fled"]
     words = []
     if fled:
         state = state.with_fighter(replace(fled[0], status="ok"))
-        words.append(f'{fled[0].id} returns (place it within command distance, not within 1" of an enemy)')
+        words.append(
+            say('{fled} returns (place it within command distance, not within 1" of an enemy)', fled=fled[0].id)
+        )
     rulings = []
     if state.squads[squad_id].disordered:
-        state, test = turns.morale_test(state, seq, squad_id, roller, "regroup")
+        state, test = turns.morale_test(state, seq, squad_id, roller, say("regroup"))
         if test.details["total"] >= turns.MORALE_TARGET:
             state = state.with_squad(replace(state.squads[squad_id], disordered=False))
-            words.append("the Disorder is lifted")
+            words.append(say("the Disorder is lifted"))
         rulings.append(test)
-    text = f"Squad {squad_id} regroups (§13.4)" + (": " + "; ".join(words) if words else "") + "."
+    text = (
+        say("Squad {squad_id} regroups (§13.4)", squad_id=squad_id)
+        + (": " + joined(words, "; ") if words else "")
+        + "."
+    )
     return state, [Ruling(f"{seq}:regroup", seq, RulingKind.STATUS, text, "§13.4")] + rulings
 
 
@@ -288,15 +295,18 @@ def carry_body(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[Mil
     end, the referee records it and the side scores (option ``popularity_vp``)."""
     body = state.fighters.get(str(args.get("commander")))
     if body is None or body.id not in state.options.popular or body.status != "out":
-        raise Refused("give a popular commander (option popular) who has been taken out", "§16.10")
+        raise Refused(say("give a popular commander (option popular) who has been taken out"), "§16.10")
     state = state.evolve(carried=state.carried | {body.id})
     return state, [
         Ruling(
             f"{seq}:body",
             seq,
             RulingKind.STATUS,
-            f"{body.id}'s men carry his body: +{state.options.popularity_vp:g} "
-            "victory points if they still have it at the end (§16.10).",
+            say(
+                "{body}'s men carry his body: +{popularity_vp} victory points if they still have it at the end (§16.10).",
+                body=body.id,
+                popularity_vp=f"{state.options.popularity_vp:g}",
+            ),
             "§16.10",
         )
     ]
@@ -306,14 +316,14 @@ def flee(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState
     """§13.3: the referee sends a base off the field (it touched the table edge, or could not fall back)."""
     fighter = state.fighters.get(str(args.get("base")))
     if fighter is None or not fighter.standing:
-        raise Refused("give a standing base", "§13.3")
+        raise Refused(say("give a standing base"), "§13.3")
     state = turns.flee(state, [fighter.id])
     return state, [
         Ruling(
             f"{seq}:flee",
             seq,
             RulingKind.STATUS,
-            f"{fighter.id} flees the field: half victory points (§13.3).",
+            say("{fighter} flees the field: half victory points (§13.3).", fighter=fighter.id),
             "§13.3",
             element=fighter.id,
         )

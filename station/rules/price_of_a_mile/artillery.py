@@ -14,6 +14,7 @@ from ...measure.measurement import Placed
 from ...measure.templates import scatter
 from ...measure.terrain import line_of_sight
 from ..base import Refused, Ruling, RulingKind
+from ..text import Text, joined, say
 from . import vehicles
 from .blasts import blast_area, hit_under
 from .shooting import COVER_TYPES, HIT, visible
@@ -35,10 +36,13 @@ def _crew_actions(state: MileState, gunner_id: str, needed: int) -> MileState:
     gunner = state.fighters[gunner_id]
     crew = [gunner_id] + [f.id for f in (state.standing(gunner.squad) if gunner.squad else []) if f.id != gunner_id]
     if act is None or gunner_id not in act.actions:
-        raise Refused(f"{gunner_id} is not acting in this activation", "§4.3")
+        raise Refused(say("{gunner_id} is not acting in this activation", gunner_id=gunner_id), "§4.3")
     have = sum(act.actions.get(c, 0) for c in crew)
     if have < needed:
-        raise Refused(f"the crew has {have} action(s) left; Load, Lay and Fire need {needed}", "§9.2 §9.3")
+        raise Refused(
+            say("the crew has {have} action(s) left; Load, Lay and Fire need {needed}", have=have, needed=needed),
+            "§9.2 §9.3",
+        )
     left = dict(act.actions)
     for c in crew:
         take = min(left.get(c, 0), needed)
@@ -51,7 +55,7 @@ def _sees_point(state: MileState, who: str, point: tuple[float, float]) -> bool:
     me = placed(state, who)
     if me is None:
         return False
-    mark = Placed("aim point", Base("round", 25.0, 25.0, point[0], point[1]), 0.5)
+    mark = Placed(say("aim point"), Base("round", 25.0, 25.0, point[0], point[1]), 0.5)
     return line_of_sight(me, EYE_MM, mark, EYE_MM, list(state.terrain)).hidden_fraction <= 2 / 3
 
 
@@ -63,18 +67,18 @@ def _circle(state: MileState, centre: tuple[float, float]) -> dict[str, Any]:
 
 def _shell(
     state: MileState, seq: int, centre: tuple[float, float], roller: Roller, key: str
-) -> tuple[MileState, list[str], list[str]]:
+) -> tuple[MileState, list[Text], list[str]]:
     """A 2" blast at Power 1; every squad under it tests Morale, losses or not (§9.2, §13.1)."""
     everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
     under, extra, where = blast_area(state, centre, everyone)
     squads = sorted({s for f in under if (s := state.fighters[f].squad)})
-    words = [where.strip(" ()")] if where else []
+    words = [where] if where else []
     direct = next((p.id for p in everyone if state.fighters[p.id].vehicle and p.base.contains(centre)), None)
     if direct:  # §9.2-9.3, §15.4: Power 8 and at least one point
         state, said = vehicles.damage(
             state, state.fighters[direct], DIRECT_HIT_POWER, False, roller, f"{key}/direct", direct_hit=True
         )
-        words.append("direct hit: " + said)
+        words.append(say("direct hit: ") + said)
         under = [f for f in under if f != direct]
     state, more, _ = hit_under(state, under, roller, key, 1 + extra, centre, True, bool(extra))
     words += more
@@ -86,16 +90,16 @@ def mortar(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) 
     gunner = state.fighters.get(str(args.get("gunner")))
     point, aimed, spotter = args.get("at"), bool(args.get("aimed", False)), args.get("spotter")
     if gunner is None or not gunner.standing or gunner.weapon != "mortar":
-        raise Refused("give a standing mortar crewman", "§9.2")
+        raise Refused(say("give a standing mortar crewman"), "§9.2")
     if not (isinstance(point, list) and len(point) == 2 and all(isinstance(c, (int, float)) for c in point)):
-        raise Refused('give the target point as "at": [x_mm, y_mm]', "§9.2")
+        raise Refused(say('give the target point as "at": [x_mm, y_mm]'), "§9.2")
     me = placed(state, gunner.id)
     if me is None:
-        raise Refused(f"the camera has not placed {gunner.id}", "§9.2")
+        raise Refused(say("the camera has not placed {gunner}", gunner=gunner.id), "§9.2")
     target = (float(point[0]), float(point[1]))
     reach = ((target[0] - me.base.x) ** 2 + (target[1] - me.base.y) ** 2) ** 0.5 / INCH
     if reach < MORTAR_MINIMUM_IN:
-        raise Refused(f'the point is {reach:.1f}" away; a mortar fires at 12" or more', "§9.2")
+        raise Refused(say('the point is {reach}" away; a mortar fires at 12" or more', reach=f"{reach:.1f}"), "§9.2")
     if not _sees_point(state, gunner.id, target):
         friend = state.fighters.get(str(spotter)) if spotter else None
         spot = placed(state, friend.id) if friend and friend.player == gunner.player and friend.standing else None
@@ -104,7 +108,7 @@ def mortar(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) 
             and ((spot.base.x - me.base.x) ** 2 + (spot.base.y - me.base.y) ** 2) ** 0.5 <= SPOTTER_IN * INCH
         )
         if not (near and friend is not None and _sees_point(state, friend.id, target)):
-            raise Refused('the mortar cannot see the point: name a spotter within 8" of it that can', "§9.2")
+            raise Refused(say('the mortar cannot see the point: name a spotter within 8" of it that can'), "§9.2")
     state = _crew_actions(state, gunner.id, 3 if aimed else 2)
     roll = roller.roll(10, f"{seq}/mortar/distance")
     direction = roller.roll(state.options.scatter_sides, f"{seq}/mortar/direction")
@@ -113,7 +117,7 @@ def mortar(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) 
             f"{seq}:mortar",
             seq,
             RulingKind.SHOT,
-            f"{gunner.id}'s mortar bomb: d10 10, a misfire or a dud (§9.2).",
+            say("{gunner}'s mortar bomb: d10 10, a misfire or a dud (§9.2).", gunner=gunner.id),
             "§9.2",
             element=gunner.id,
         )
@@ -121,11 +125,17 @@ def mortar(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) 
     centre = scatter(target, direction, state.options.scatter_sides, distance * INCH)
     state, words, squads = _shell(state, seq, centre, roller, f"{seq}/mortar")
     text = (
-        f'{gunner.id} fires the mortar{" (aimed)" if aimed else ""}: d10 {roll}, scatter {distance}" towards '
-        f"{direction}"
-        + (": " + "; ".join(words) if words else ': nobody within 2"')
+        say(
+            '{gunner} fires the mortar{what}: d10 {roll}, scatter {distance}" towards {direction}',
+            gunner=gunner.id,
+            what=say(" (aimed)") if aimed else "",
+            roll=roll,
+            distance=distance,
+            direction=direction,
+        )
+        + (": " + joined(words, "; ") if words else say(': nobody within 2"'))
         + "."
-        + (f" Squads {', '.join(squads)} test Morale (§9.2)." if squads else "")
+        + (say(" Squads {squads} test Morale (§9.2).", squads=", ".join(squads)) if squads else "")
     )
     return state, Ruling(
         f"{seq}:mortar",
@@ -145,14 +155,14 @@ def field_gun(
     gunner, target = state.fighters.get(str(args.get("gunner"))), state.fighters.get(str(args.get("target")))
     aimed = bool(args.get("aimed", False))
     if gunner is None or not gunner.standing or gunner.weapon != "field_gun":
-        raise Refused("give a standing field-gun crewman", "§9.3")
+        raise Refused(say("give a standing field-gun crewman"), "§9.3")
     if target is None or not target.standing or target.player == gunner.player:
-        raise Refused("give a standing enemy target", "§9.3")
+        raise Refused(say("give a standing enemy target"), "§9.3")
     me, them = placed(state, gunner.id), placed(state, target.id)
     if me is None or them is None:
-        raise Refused("the camera has not placed both bases", "§9.3")
+        raise Refused(say("the camera has not placed both bases"), "§9.3")
     if not _sees_point(state, gunner.id, (them.base.x, them.base.y)):
-        raise Refused(f"the gun cannot see {target.id}", "§9.3")
+        raise Refused(say("the gun cannot see {target}", target=target.id), "§9.3")
     state = _crew_actions(state, gunner.id, 3 if aimed else 2)
     weapon = weapons["field_gun"]
     edge_in = ((them.base.x - me.base.x) ** 2 + (them.base.y - me.base.y) ** 2) ** 0.5 / INCH
@@ -170,30 +180,42 @@ def field_gun(
             f"{seq}:gun",
             seq,
             RulingKind.SHOT,
-            f"{gunner.id}'s field gun: a natural 1, a misfire or a dud (§9.3).",
+            say("{gunner}'s field gun: a natural 1, a misfire or a dud (§9.3).", gunner=gunner.id),
             "§9.3",
             element=gunner.id,
         )
     centre = (them.base.x, them.base.y)
     shown = ", ".join(f"{n} {v:+d}" for n, v in parts)
     words = [
-        f"d10 {roll} ({shown}) → {total} against {need}+{' (in cover)' if cover else ''}: "
-        + ("a hit" if total >= need else "a miss")
+        say(
+            "d10 {roll} ({shown}) → {total} against {need}+{what}: ",
+            roll=roll,
+            shown=shown,
+            total=total,
+            need=need,
+            what=say(" (in cover)") if cover else "",
+        )
+        + (say("a hit") if total >= need else say("a miss"))
     ]
     if total < need:
         drift = roller.roll(6, f"{seq}/gun/drift")
         direction = roller.roll(state.options.scatter_sides, f"{seq}/gun/direction")
         centre = scatter(centre, direction, state.options.scatter_sides, drift * INCH)
-        words.append(f'the shell lands {drift}" off towards {direction}')
+        words.append(say('the shell lands {drift}" off towards {direction}', drift=drift, direction=direction))
     state, hurt, squads = _shell(state, seq, centre, roller, f"{seq}/gun")
-    words += hurt or ['nobody within 2"']
+    words += hurt or [say('nobody within 2"')]
     text = (
-        f"{gunner.id} fires the field gun{' (aimed)' if aimed else ' (unaimed, -2)'} at {target.id}: "
-        + "; ".join(words)
+        say(
+            "{gunner} fires the field gun{what} at {target}: ",
+            gunner=gunner.id,
+            what=say(" (aimed)") if aimed else say(" (unaimed, -2)"),
+            target=target.id,
+        )
+        + joined(words, "; ")
         + "."
     )
     if squads:
-        text += f" Squads {', '.join(squads)} test Morale (§9.3)."
+        text += say(" Squads {squads} test Morale (§9.3).", squads=", ".join(squads))
     return state, Ruling(
         f"{seq}:gun",
         seq,
@@ -219,28 +241,28 @@ def place_support(
     points = args.get("markers")
     if side is None or state.turn or state.support_markers:
         raise Refused(
-            "the option artillery_support names the side; its markers go down once, before the first turn", "§16.4"
+            say("the option artillery_support names the side; its markers go down once, before the first turn"), "§16.4"
         )
     if not (
         isinstance(points, list)
         and len(points) == SUPPORT_MARKERS
         and all(isinstance(p, list) and len(p) == 2 and all(isinstance(c, (int, float)) for c in p) for p in points)
     ):
-        raise Refused('give "markers": three [x_mm, y_mm] points in the enemy deployment zone', "§16.4")
+        raise Refused(say('give "markers": three [x_mm, y_mm] points in the enemy deployment zone'), "§16.4")
     placed_at, words = [], []
     for k, (x, y) in enumerate(points):
         drift = roller.roll(6, f"{seq}/support/{k}/a") + roller.roll(6, f"{seq}/support/{k}/b")
         direction = roller.roll(state.options.scatter_sides, f"{seq}/support/{k}/direction")
         at = scatter((float(x), float(y)), direction, state.options.scatter_sides, drift * INCH)
         placed_at.append((round(at[0], 1), round(at[1], 1)))
-        words.append(f'marker {k + 1} drifts {drift}" towards {direction}')
+        words.append(say('marker {n} drifts {drift}" towards {direction}', n=k + 1, drift=drift, direction=direction))
     state = state.evolve(support_markers=tuple(placed_at))
     return state, [
         Ruling(
             f"{seq}:support",
             seq,
             RulingKind.STATUS,
-            f"Artillery support for {side}: " + "; ".join(words) + " (§16.4).",
+            say("Artillery support for {side}: ", side=side) + joined(words, "; ") + " (§16.4).",
             "§16.4",
             details={"markers": [list(p) for p in placed_at]},
         )
@@ -260,7 +282,7 @@ def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list
         centre = scatter(marker, direction, state.options.scatter_sides, distance * INCH)
         everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
         under, extra, where = blast_area(state, centre, everyone)
-        words = []
+        words: list[Text] = []
         direct = next((p.id for p in everyone if state.fighters[p.id].vehicle and p.base.contains(centre)), None)
         if direct:
             state, said = vehicles.damage(
@@ -272,7 +294,7 @@ def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list
                 f"{seq}/shell/{k}/direct",
                 direct_hit=True,
             )
-            words.append("direct hit: " + said)
+            words.append(say("direct hit: ") + said)
             under = [f for f in under if f != direct]
         shaken |= {s for f in under if (s := state.fighters[f].squad)}
         state, more, _ = hit_under(
@@ -284,14 +306,20 @@ def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list
                 f"{seq}:shell:{k}",
                 seq,
                 RulingKind.SHOT,
-                f'Artillery support shell {k + 1}: {distance}" off towards '
-                f"{direction}" + (": " + "; ".join(words) if words else ': nobody within 2"') + " (§16.4).",
+                say(
+                    'Artillery support shell {n}: {distance}" off towards {direction}',
+                    n=k + 1,
+                    distance=distance,
+                    direction=direction,
+                )
+                + (": " + joined(words, "; ") if words else say(': nobody within 2"'))
+                + " (§16.4).",
                 "§16.4",
                 details={"template": {"circle": [round(centre[0], 1), round(centre[1], 1), round(2.0 * INCH, 1)]}},
             )
         )
     for squad in sorted(s for s in shaken if state.standing(s)):
-        state, test = morale_test(state, seq, squad, roller, "under artillery fire")
+        state, test = morale_test(state, seq, squad, roller, say("under artillery fire"))
         rulings.append(test)
     return state, rulings
 
@@ -300,12 +328,12 @@ def shift_marker(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[M
     """§16.4 step 3: after the bombardment one marker may move 3" in any direction."""
     k, to = args.get("marker"), args.get("to")
     if not isinstance(k, int) or not 0 <= k < len(state.support_markers) or not (isinstance(to, list) and len(to) == 2):
-        raise Refused('give "marker" (0-2) and "to": [x_mm, y_mm]', "§16.4")
+        raise Refused(say('give "marker" (0-2) and "to": [x_mm, y_mm]'), "§16.4")
     old = state.support_markers[k]
     if ((to[0] - old[0]) ** 2 + (to[1] - old[1]) ** 2) ** 0.5 > MARKER_SHIFT_IN * INCH + 1.0:
-        raise Refused('a marker moves at most 3"', "§16.4")
+        raise Refused(say('a marker moves at most 3"'), "§16.4")
     markers = list(state.support_markers)
     markers[k] = (float(to[0]), float(to[1]))
     return state.evolve(support_markers=tuple(markers)), [
-        Ruling(f"{seq}:marker", seq, RulingKind.STATUS, f"Artillery marker {k + 1} moves (§16.4).", "§16.4")
+        Ruling(f"{seq}:marker", seq, RulingKind.STATUS, say("Artillery marker {n} moves (§16.4).", n=k + 1), "§16.4")
     ]

@@ -14,6 +14,7 @@ from ...measure.bases import Base, closest_points
 from ...measure.measurement import CALL_SIGMAS, Placed
 from ...measure.templates import blast, scatter, strip
 from ..base import Refused, Ruling, RulingKind
+from ..text import NOTHING, Text, joined, say
 from .shooting import COVER_TYPES, panic, spend, take_hits
 from .state import COMMAND_IN, INCH, MileState
 from .where import placed, placed_many
@@ -30,14 +31,14 @@ FLAME_LENGTH_IN, FLAME_WIDTH_IN, FLAME_POWER = 8.0, 1.0, 2  # §9.1
 FUEL_OUT = 2  # §9.1: 1-2 on a d10 after each shot
 
 
-def blast_area(state: MileState, centre: tuple[float, float], bases: list[Placed]) -> tuple[list[str], int, str]:
+def blast_area(state: MileState, centre: tuple[float, float], bases: list[Placed]) -> tuple[list[str], int, Text]:
     """§8.2: the bases a blast reaches and its Power bonus.  In a trench it spreads 3" along it,
     +1 Power, and spares everyone outside; elsewhere it is 2"."""
     trench = next((p for p in state.terrain if p.type == "trench" and p.contains(centre)), None)
     if trench is None:
-        return blast(centre, BLAST_IN * INCH, bases), 0, ""
+        return blast(centre, BLAST_IN * INCH, bases), 0, NOTHING
     inside = [b for b in bases if trench.contains((b.base.x, b.base.y))]
-    return blast(centre, TRENCH_BLAST_IN * INCH, inside), 1, f' in {trench.id} (3", +1 Power, §8.2)'
+    return blast(centre, TRENCH_BLAST_IN * INCH, inside), 1, say(' in {trench} (3", +1 Power, §8.2)', trench=trench.id)
 
 
 def hit_under(
@@ -49,23 +50,24 @@ def hit_under(
     source: tuple[float, float],
     cover_save: bool,
     trench_epicentre: bool = False,
-) -> tuple[MileState, list[str], list[str]]:
+) -> tuple[MileState, list[Text], list[str]]:
     """Hit every base listed (each its own target, §8.1); returns the state, what happened, and
     the squads hit (they test Morale if it was flame or artillery).  A blast from outside reaches
     a base in a trench only on a d10 of 8+ (§8.2), one in other cover on 6+ (§8.1)."""
-    words, squads = [], []
+    words: list[Text] = []
+    squads: list[str] = []
     wavered: dict[str | None, int] = {}
     for fid in ids:
         victim = state.fighters[fid]
         if cover_save and not trench_epicentre and state.stands_in(fid, ("trench",)):
             roll = roller.roll(10, f"{key}/{fid}/trench")
             if roll < TRENCH_SAVE:
-                words.append(f"{fid} in its trench escapes (d10 {roll})")
+                words.append(say("{fid} in its trench escapes (d10 {roll})", fid=fid, roll=roll))
                 continue
         elif cover_save and state.stands_in(fid, COVER_TYPES):
             roll = roller.roll(10, f"{key}/{fid}/cover")
             if roll < COVER_SAVE:
-                words.append(f"{fid} in cover escapes (d10 {roll})")
+                words.append(say("{fid} in cover escapes (d10 {roll})", fid=fid, roll=roll))
                 continue
         state, said, w = take_hits(state, 0, 1, power, None, victim, source, roller, f"{key}/{fid}", hand_held=False)
         words += said
@@ -83,22 +85,22 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
     """§8.1: 1 action; the point within 6"; scatter d6 - Shooting along the arrow die."""
     thrower = state.fighters.get(str(args.get("thrower")))
     if thrower is None or not thrower.standing or not thrower.grenades:
-        raise Refused("give a standing base that carries grenades", "§8.1")
+        raise Refused(say("give a standing base that carries grenades"), "§8.1")
     point = args.get("at")
     if not (isinstance(point, list) and len(point) == 2 and all(isinstance(c, (int, float)) for c in point)):
-        raise Refused('give the aim point as "at": [x_mm, y_mm]', "§8.1")
+        raise Refused(say('give the aim point as "at": [x_mm, y_mm]'), "§8.1")
     me = placed(state, thrower.id)
     if me is None:
-        raise Refused(f"the camera has not placed {thrower.id}", "§8.1")
+        raise Refused(say("the camera has not placed {thrower}", thrower=thrower.id), "§8.1")
     reach = _from_edge(me, point)
     doubt = CALL_SIGMAS * me.sigma_mm  # no float noise refuses a throw at 6.0": within it, the referee decides
     if reach > GRENADE_RANGE_IN * INCH + doubt:
-        raise Refused(f'the point is {reach / INCH:.1f}" away; a grenade reaches 6"', "§8.1")
+        raise Refused(say('the point is {n}" away; a grenade reaches 6"', n=f"{reach / INCH:.1f}"), "§8.1")
     borderline = reach > GRENADE_RANGE_IN * INCH
     covered = any(p.type in DIFFICULT and p.contains(point) for p in state.terrain)
     if not state.stands_in(thrower.id, DIFFICULT) and not covered:
         raise Refused(
-            "a thrower in the open may only throw at a target in difficult terrain or behind an obstacle", "§8.1"
+            say("a thrower in the open may only throw at a target in difficult terrain or behind an obstacle"), "§8.1"
         )
     state = spend(state, thrower, 1, "§8.1")
     direction = roller.roll(state.options.scatter_sides, f"{seq}/grenade/direction")
@@ -108,12 +110,21 @@ def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller)
     hit, extra, where = blast_area(state, centre, everyone)
     state, words, _ = hit_under(state, hit, roller, f"{seq}/grenade", GRENADE_POWER + extra, centre, True, bool(extra))
     text = (
-        f'{thrower.id} throws a grenade: scatter {distance}" towards {direction} on the arrow die{where}; '
-        f"{len(hit)} base(s) under it"
-        + (": " + "; ".join(words) if words else "")
-        + ". It may shoot only pistols for the rest of its activation (§8.1)."
+        say(
+            '{thrower} throws a grenade: scatter {distance}" towards {direction} on the arrow die{where}; {hit_count} base(s) under it',
+            thrower=thrower.id,
+            distance=distance,
+            direction=direction,
+            where=where,
+            hit_count=len(hit),
+        )
+        + (": " + joined(words, "; ") if words else "")
+        + say(". It may shoot only pistols for the rest of its activation (§8.1).")
         + (
-            f' The point is {reach / INCH:.2f}" away, within the camera\'s uncertainty of 6": the referee decides.'
+            say(
+                ' The point is {n}" away, within the camera\'s uncertainty of 6": the referee decides.',
+                n=f"{reach / INCH:.2f}",
+            )
             if borderline
             else ""
         )
@@ -147,12 +158,12 @@ def flame(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -
     operator = state.fighters.get(str(args.get("operator")))
     bearing = args.get("bearing_deg")
     if operator is None or not operator.standing or operator.weapon != "flamethrower" or operator.fuel_spent:
-        raise Refused("give a standing flamethrower operator with fuel left", "§9.1")
+        raise Refused(say("give a standing flamethrower operator with fuel left"), "§9.1")
     if not isinstance(bearing, (int, float)) or isinstance(bearing, bool):
-        raise Refused("give the jet's bearing_deg", "§9.1")
+        raise Refused(say("give the jet's bearing_deg"), "§9.1")
     me = placed(state, operator.id)
     if me is None:
-        raise Refused(f"the camera has not placed {operator.id}", "§9.1")
+        raise Refused(say("the camera has not placed {operator}", operator=operator.id), "§9.1")
     state = spend(state, operator, 1, "§9.1")
     others = placed_many(state, [f.id for f in state.fighters.values() if f.standing and f.id != operator.id])
     hit = strip(
@@ -174,13 +185,19 @@ def flame(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -
     if out:
         state = state.with_fighter(replace(state.fighters[operator.id], fuel_spent=True))
     text = (
-        f'{operator.id} fires the flamethrower: {len(hit)} base(s) on the 8" x 1" jet'
-        + (": " + "; ".join(words) if words else "")
-        + f". Fuel d10 {fuel_roll}: "
-        + ("spent (§9.1)." if out else "left.")
+        say(
+            '{operator} fires the flamethrower: {hit_count} base(s) on the 8" x 1" jet',
+            operator=operator.id,
+            hit_count=len(hit),
+        )
+        + (": " + joined(words, "; ") if words else "")
+        + say(". Fuel d10 {fuel_roll}: ", fuel_roll=fuel_roll)
+        + (say("spent (§9.1).") if out else "left.")
     )
     if squads:
-        text += f" Squads {', '.join(squads)} test Morale at the end of the activation (§9.1, §13.1)."
+        text += say(
+            " Squads {squads} test Morale at the end of the activation (§9.1, §13.1).", squads=", ".join(squads)
+        )
     strip_mm = [
         round(me.base.x, 1),
         round(me.base.y, 1),

@@ -12,6 +12,7 @@ from typing import Any
 from ...dice import Roller
 from ...measure.relations import in_contact
 from ..base import Refused, Ruling, RulingKind
+from ..text import Text, joined, say
 from . import vehicles
 from .shooting import panic
 from .state import CONTACT_IN, INCH, Fighter, MileState, Options
@@ -34,21 +35,35 @@ def _in_the_fight(state: MileState, against: Fighter, player: str) -> int:
 
 def _damage(
     state: MileState, loser: Fighter, power: int, critical: bool, roller: Roller, key: str
-) -> tuple[MileState, str, bool]:
+) -> tuple[MileState, Text, bool]:
     """§10.1-10.2, §12.1: the loser's fate; True if it must fall back."""
     if critical and not loser.hero:
         return (
             state.with_fighter(replace(loser, status="out")),
-            f"{loser.id} is taken out by a critical blow (§10.2)",
+            say("{loser} is taken out by a critical blow (§10.2)", loser=loser.id),
             False,
         )
     power += HERO_CRITICAL_POWER if critical else 0
     dice = [roller.roll(10, f"{key}/damage/{k}") for k in range(2 if loser.hero else 1)]  # §12.1: a Hero rolls two
     toughness = state.stat(loser, "toughness")
     if all(d + power >= toughness for d in dice):
-        return state.with_fighter(replace(loser, status="out")), f"{loser.id} out (d10 {dice} + {power})", False
+        return (
+            state.with_fighter(replace(loser, status="out")),
+            say("{loser} out (d10 {dice} + {power})", loser=loser.id, dice=dice, power=power),
+            False,
+        )
     back = 6 if loser.hero else 2
-    return state, f'{loser.id} survives (d10 {dice} + {power}) and falls back {back}" (§10.1)', True
+    return (
+        state,
+        say(
+            '{loser} survives (d10 {dice} + {power}) and falls back {back}" (§10.1)',
+            loser=loser.id,
+            dice=dice,
+            power=power,
+            back=back,
+        ),
+        True,
+    )
 
 
 def melee(
@@ -68,10 +83,13 @@ def melee(
         or not defender.standing
         or attacker.player == defender.player
     ):
-        raise Refused("give two standing enemy bases", "§10")
+        raise Refused(say("give two standing enemy bases"), "§10")
     a, d = placed(state, attacker.id), placed(state, defender.id)
     if a is None or d is None or not in_contact(a, d, CONTACT_IN * INCH):
-        raise Refused(f'{attacker.id} and {defender.id} are not in contact (under 1")', "§5.4")
+        raise Refused(
+            say('{attacker} and {defender} are not in contact (under 1")', attacker=attacker.id, defender=defender.id),
+            "§5.4",
+        )
     if state.activation and attacker.id in state.activation.actions:  # §5.4: contact ends its actions
         act = state.activation
         state = state.evolve(activation=replace(act, actions={**act.actions, attacker.id: 0}))
@@ -110,21 +128,32 @@ def melee(
         state, fate = vehicles.damage(state, lost, VEHICLE_LOSES_POWER, hand_held, roller, f"{seq}/melee")
         falls_back = False
     elif won.vehicle:  # §15.1-15.2: a vehicle that wins does no harm
-        state, fate, falls_back = state, f"{won.id} drives them off without harm (§15)", False
+        state, fate, falls_back = state, say("{won} drives them off without harm (§15)", won=won.id), False
     else:
         state, fate, falls_back = _damage(state, lost, power, margin >= CRITICAL_MARGIN, roller, f"{seq}/melee")
     words = [
-        f"Melee {attacker.id} {totals[attacker.id]} (d10 {rolls[attacker.id]}) against {defender.id} "
-        f"{totals[defender.id]} (d10 {rolls[defender.id]}): {won.id} wins",
+        say(
+            "Melee {attacker} {totals} (d10 {rolls}) against {defender} {totals2} (d10 {rolls2}): {won} wins",
+            attacker=attacker.id,
+            totals=totals[attacker.id],
+            rolls=rolls[attacker.id],
+            defender=defender.id,
+            totals2=totals[defender.id],
+            rolls2=rolls[defender.id],
+            won=won.id,
+        ),
         fate,
     ]
     if holds and won is attacker:  # §10.4: storming a held obstacle or position
         words.append(
-            f"{attacker.id} may take {defender.id}'s place; a new enemy it touches there fights it at once, "
-            "with +1 Melee and +1 Power as the more numerous side (§10.4)"
+            say(
+                "{attacker} may take {defender}'s place; a new enemy it touches there fights it at once, with +1 Melee and +1 Power as the more numerous side (§10.4)",
+                attacker=attacker.id,
+                defender=defender.id,
+            )
         )
     if won.hero or (won.mounted and not lost.mounted and not lost.vehicle):  # §12.1, §12.2
-        words.append(f'{won.id} may move up to 3" and fight a new enemy, as a multi-base fight')
+        words.append(say('{won} may move up to 3" and fight a new enemy, as a multi-base fight', won=won.id))
     if falls_back and (_already_back(args) + 1) % 3 == 0:  # this fall-back makes a third: one base flees
         state, fled = panic(state, lost.squad, 3, state.positions.get(won.id, (0, 0))[:2])
         words.append(fled)
@@ -132,7 +161,7 @@ def melee(
         f"{seq}:melee",
         seq,
         RulingKind.SHOT,
-        ". ".join(words) + ".",
+        joined(words, ". ") + ".",
         "§10",
         element=attacker.id,
         details={"totals": totals, "winner": won.id, "margin": margin},

@@ -17,6 +17,7 @@ from ...measure.relations import coherent, in_contact
 from ...measure.terrain import Piece
 from ..base import Refused, Ruling, RulingKind
 from ..table_snapshot import Pose
+from ..text import capitalised, joined, say
 from . import optional
 from .shooting import spend
 from .state import CONTACT_IN, INCH, Fighter, MileState, Options
@@ -52,9 +53,9 @@ def _trench_moves(state: MileState, path: Sequence[Pose]) -> tuple[list[str], li
 def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
     fighter = state.fighters.get(str(args.get("base")))
     if fighter is None or not fighter.standing:
-        raise Refused("give a standing base", "§5.1")
+        raise Refused(say("give a standing base"), "§5.1")
     if fighter.stuck:
-        raise Refused(f"{fighter.id} is stuck on the wire: free it first (§5.7)", "§5.7")
+        raise Refused(say("{fighter} is stuck on the wire: free it first (§5.7)", fighter=fighter.id), "§5.7")
     before = state
     state = spend(state, fighter, 1, "§5.1")
     path = state.paths.get(fighter.id, ())
@@ -76,29 +77,37 @@ def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     )
     allowed = float(state.stat(fighter, "speed"))
     if fighter.immobilised:
-        problems.append("it is immobilised (§15)")
+        problems.append(say("it is immobilised (§15)"))
     if fighter.vehicle == "vehicle" and any(c.type == "obstacle" for c in crossed):
-        problems.append("a vehicle cannot cross obstacles (§15.1)")
+        problems.append(say("a vehicle cannot cross obstacles (§15.1)"))
     if rough:
         dtm = VEHICLE_DTM_IN.get(fighter.vehicle or "", DTM_IN)
         allowed -= dtm
-        notes.append(f'Difficult-Terrain Mode through {", ".join(rough)} (-{dtm:g}", §5.2)')
+        notes.append(
+            say('Difficult-Terrain Mode through {rough} (-{dtm}", §5.2)', rough=", ".join(rough), dtm=f"{dtm:g}")
+        )
         if fighter.squad and _close_order(before, fighter.squad):
-            problems.append("a squad in close order cannot enter difficult terrain (§5.3)")
+            problems.append(say("a squad in close order cannot enter difficult terrain (§5.3)"))
     climbing = bool(high) and fighter.vehicle != "tank"
     if high and not climbing:  # §15.2: a tank pays 3" of its Speed
         allowed -= TANK_OBSTACLE_IN
-        notes.append(f'crossed {", ".join(high)} for 3" (§15.2)')
+        notes.append(say('crossed {high} for 3" (§15.2)', high=", ".join(high)))
     elif climbing:
         allowed = _high_crossing_in(state, high)
         notes.append(
-            f"crossed {', '.join(high)}: a high obstacle takes the whole Move, begun in contact with it (§5.5)"
+            say(
+                "crossed {high}: a high obstacle takes the whole Move, begun in contact with it (§5.5)",
+                high=", ".join(high),
+            )
         )
     if inches > allowed + SLACK_IN:
         problems.append(
-            f'{inches:.1f}" is more than the crossing: a high obstacle is only climbed over (§5.5)'
+            say(
+                '{inches}" is more than the crossing: a high obstacle is only climbed over (§5.5)',
+                inches=f"{inches:.1f}",
+            )
             if climbing
-            else f'{inches:.1f}" is more than its {max(allowed, 0):g}" (§5.1)'
+            else say('{inches}" is more than its {max}" (§5.1)', inches=f"{inches:.1f}", max=f"{max(allowed, 0):g}")
         )
     state, risk = optional.treacherous(state, seq, fighter.id, [c.piece for c in crossed], roller)
     if risk:
@@ -108,9 +117,16 @@ def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
         total = roll + state.stat(fighter, "resourcefulness")
         if total < WIRE_CROSSING:
             state = state.with_fighter(replace(state.fighters[fighter.id], stuck=True))
-            notes.append(f"d10 {roll} → {total}: stuck on {', '.join(wire)}; put it back on the wire (§5.7)")
+            notes.append(
+                say(
+                    "d10 {roll} → {total}: stuck on {wire}; put it back on the wire (§5.7)",
+                    roll=roll,
+                    total=total,
+                    wire=", ".join(wire),
+                )
+            )
         else:
-            notes.append(f"d10 {roll} → {total}: through the wire (§5.7)")
+            notes.append(say("d10 {roll} → {total}: through the wire (§5.7)", roll=roll, total=total))
     if len(path) >= 2 and _nearest_enemy(state, fighter, path[-1]) < _nearest_enemy(state, fighter, path[0]) - 2.0:
         act = state.acting()
         state = state.evolve(activation=replace(act, advanced=act.advanced | {fighter.id}))
@@ -122,10 +138,19 @@ def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     if enemy:
         act = state.acting()
         state = state.evolve(activation=replace(act, actions={**act.actions, fighter.id: 0}))
-        notes.append(f"in contact with {', '.join(enemy)}: its actions end and a melee follows the activation (§5.4)")
-    text = f'{fighter.id} moves {inches:.1f}"' + (": " + "; ".join(notes) if notes else "") + "."
+        notes.append(
+            say(
+                "in contact with {enemy}: its actions end and a melee follows the activation (§5.4)",
+                enemy=", ".join(enemy),
+            )
+        )
+    text = (
+        say('{fighter} moves {inches}"', fighter=fighter.id, inches=f"{inches:.1f}")
+        + (": " + joined(notes, "; ") if notes else "")
+        + "."
+    )
     if problems:
-        text += " " + "; ".join(p[0].upper() + p[1:] for p in problems) + "."
+        text += " " + joined((capitalised(p) for p in problems), "; ") + "."
     return state, Ruling(
         f"{seq}:move",
         seq,
@@ -169,7 +194,7 @@ def free(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     """§5.7: a base stuck on the wire spends an action and tests again: d10 + Resourcefulness, 6+."""
     fighter = state.fighters.get(str(args.get("base")))
     if fighter is None or not fighter.stuck:
-        raise Refused("give a base stuck on the wire", "§5.7")
+        raise Refused(say("give a base stuck on the wire"), "§5.7")
     state = spend(state, fighter, 1, "§5.7")
     roll = roller.roll(10, f"{seq}/free")
     total = roll + state.stat(fighter, "resourcefulness")
@@ -179,8 +204,8 @@ def free(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
         f"{seq}:free",
         seq,
         RulingKind.STATUS,
-        f"{fighter.id} tries to get off the wire: d10 {roll} → {total}: "
-        + ("free (§5.7)." if total >= WIRE_CROSSING else "still stuck (§5.7)."),
+        say("{fighter} tries to get off the wire: d10 {roll} → {total}: ", fighter=fighter.id, roll=roll, total=total)
+        + (say("free (§5.7).") if total >= WIRE_CROSSING else say("still stuck (§5.7).")),
         "§5.7",
         element=fighter.id,
     )
@@ -192,12 +217,12 @@ def cut_wire(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
     fighter = state.fighters.get(str(args.get("base")))
     piece = next((p for p in state.terrain if p.id == args.get("wire") and p.type == "wire"), None)
     if fighter is None or not fighter.standing or not fighter.wire_cutters:
-        raise Refused("give a standing base with wire cutters", "§5.8")
+        raise Refused(say("give a standing base with wire cutters"), "§5.8")
     me = placed(state, fighter.id)
     if piece is None or me is None:
-        raise Refused("give a wire piece of the terrain, and a base the camera has placed", "§5.8")
+        raise Refused(say("give a wire piece of the terrain, and a base the camera has placed"), "§5.8")
     if piece.distance_mm((me.base.x, me.base.y)) > max(me.base.length, me.base.width) / 2 + CONTACT_IN * INCH:
-        raise Refused(f"{fighter.id} is not in contact with {piece.id}", "§5.8")
+        raise Refused(say("{fighter} is not in contact with {piece}", fighter=fighter.id, piece=piece.id), "§5.8")
     state = spend(state, fighter, 1, "§5.8")
     roll = roller.roll(10, f"{seq}/cut")
     total = roll + state.stat(fighter, "resourcefulness")
@@ -207,8 +232,14 @@ def cut_wire(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
         f"{seq}:cut",
         seq,
         RulingKind.STATUS,
-        f"{fighter.id} cuts at {piece.id}: d10 {roll} → {total}: "
-        + ("a gap is made (§5.8)." if total >= WIRE_CUTTING else "no gap yet (§5.8)."),
+        say(
+            "{fighter} cuts at {piece}: d10 {roll} → {total}: ",
+            fighter=fighter.id,
+            piece=piece.id,
+            roll=roll,
+            total=total,
+        )
+        + (say("a gap is made (§5.8).") if total >= WIRE_CUTTING else say("no gap yet (§5.8).")),
         "§5.8",
         element=fighter.id,
     )

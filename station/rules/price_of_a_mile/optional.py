@@ -11,6 +11,7 @@ from typing import Any
 from ...dice import Roller
 from ...measure.relations import in_contact
 from ..base import Refused, Ruling, RulingKind
+from ..text import NOTHING, Text, joined, say
 from . import vehicles
 from .shooting import spend
 from .state import INCH, MileState
@@ -25,31 +26,32 @@ GAS_TABLE = {
     ("none", "1917"): 4,
 }  # §14: the highest d10 that costs models
 UNRELIABLE = (
-    (1, 1, "Run!", "2 bases flee the field at once"),
+    (1, 1, "Run!", say("2 bases flee the field at once")),
     (
         2,
         3,
-        "Go there yourself!",
-        "the squad does nothing this activation but may shoot once at an enemy within effective range",
+        say("Go there yourself!"),
+        say("the squad does nothing this activation but may shoot once at an enemy within effective range"),
     ),
     (
         4,
         6,
-        "Let's go home!",
-        "the squad spends every action moving towards its own table edge, shooting once at an enemy in its way",
+        say("Let's go home!"),
+        say("the squad spends every action moving towards its own table edge, shooting once at an enemy in its way"),
     ),
     (
         7,
         9,
-        "I'm talking to you!",
-        "the squad turns neutral and does nothing for the rest of the game; "
-        "whoever attacks it sends it over to the other side",
+        say("I'm talking to you!"),
+        say(
+            "the squad turns neutral and does nothing for the rest of the game; whoever attacks it sends it over to the other side"
+        ),
     ),
     (
         10,
         10,
         "Treason!!!",
-        "the squad goes over to the enemy, is no longer Unreliable, and may still activate this turn",
+        say("the squad goes over to the enemy, is no longer Unreliable, and may still activate this turn"),
     ),
 )  # §16.8
 
@@ -60,41 +62,54 @@ def gas_attack(state: MileState, seq: int, args: Mapping[str, Any], roller: Roll
     side, protection, year = state.options.gas_attack, args.get("protection"), str(args.get("year", "1917"))
     if state.turn or side is None or state.gassed:
         raise Refused(
-            "a gas attack comes once, before the first turn, with the option gas_attack naming the defender", "§14"
+            say("a gas attack comes once, before the first turn, with the option gas_attack naming the defender"), "§14"
         )
     if not isinstance(protection, str) or (protection, year) not in GAS_TABLE:
-        raise Refused('give "protection": good, poor or none, and "year": 1915 (1915-1916) or 1917 (from 1917)', "§14")
+        raise Refused(
+            say('give "protection": good, poor or none, and "year": 1915 (1915-1916) or 1917 (from 1917)'), "§14"
+        )
     worst = GAS_TABLE[(protection, year)]
     words = []
     for squad in sorted((s for s in state.squads.values() if s.player == side), key=lambda s: s.id):
         roll = roller.roll(10, f"{seq}/gas/{squad.id}")
         if roll > worst:
-            words.append(f"{squad.id} d10 {roll}: unharmed")
+            words.append(say("{squad} d10 {roll}: unharmed", squad=squad.id, roll=roll))
             continue
         gone = [f.id for f in reversed(state.standing(squad.id))][:roll]
         for fid in gone:
             state = state.with_fighter(replace(state.fighters[fid], status="out"))
         state = state.with_squad(replace(state.squads[squad.id], disordered=True))
-        words.append(f"{squad.id} d10 {roll}: loses {', '.join(gone)} and starts Disordered")
+        words.append(
+            say(
+                "{squad} d10 {roll}: loses {gone} and starts Disordered",
+                squad=squad.id,
+                roll=roll,
+                gone=", ".join(gone),
+            )
+        )
     text = (
-        f"Gas attack on {side} ({protection} protection, {year}): "
-        + "; ".join(words)
-        + ". All its squads fight at -1 Morale (§14)."
+        say("Gas attack on {side} ({protection} protection, {year}): ", side=side, protection=protection, year=year)
+        + joined(words, "; ")
+        + say(". All its squads fight at -1 Morale (§14).")
     )
     return state.evolve(gassed=True), [Ruling(f"{seq}:gas", seq, RulingKind.STATUS, text, "§14")]
 
 
-def actions_for(state: MileState, seq: int, squad_id: str | None, roller: Roller) -> tuple[int | None, list[str]]:
+def actions_for(state: MileState, seq: int, squad_id: str | None, roller: Roller) -> tuple[int | None, list[Text]]:
     """§16.2 Sluggish: a d6 of 1 leaves the squad 1 action a base this activation."""
     if not squad_id or "sluggish" not in state.squads[squad_id].rules:
         return None, []
     roll = roller.roll(6, f"{seq}/sluggish/{squad_id}")
-    return (1, ["Sluggish: d6 1, one action a base (§16.2)"]) if roll == 1 else (None, [f"Sluggish: d6 {roll}"])
+    return (
+        (1, [say("Sluggish: d6 1, one action a base (§16.2)")])
+        if roll == 1
+        else (None, [say("Sluggish: d6 {roll}", roll=roll)])
+    )
 
 
 def unreliable(
     state: MileState, seq: int, squad_id: str | None, near_enemy: bool, roller: Roller
-) -> tuple[MileState, list[str]]:
+) -> tuple[MileState, list[Text]]:
     """§16.8: on activation an Unreliable squad rolls a d10 (2d10 when Disordered or within 8" of
     the enemy); a 1 rolls on the table, and two 1s cost a base as well."""
     if not squad_id or "unreliable" not in state.squads[squad_id].rules:
@@ -102,15 +117,15 @@ def unreliable(
     squad = state.squads[squad_id]
     count = 2 if squad.disordered or near_enemy else 1
     rolls = [roller.roll(10, f"{seq}/unreliable/{k}") for k in range(count)]
-    words = [f"Unreliable: d10 {rolls}"]
+    words = [say("Unreliable: d10 {rolls}", rolls=rolls)]
     if 1 not in rolls:
         return state, words
     if rolls.count(1) == 2:
         state = _flee_last(state, squad_id, 1)
-        words.append("both 1s: a base flees")
+        words.append(say("both 1s: a base flees"))
     result = roller.roll(10, f"{seq}/unreliable/table")
     low, high, name, effect = next(row for row in UNRELIABLE if row[0] <= result <= row[1])
-    words.append(f'table d10 {result}, "{name}": {effect} (§16.8)')
+    words.append(say('table d10 {result}, "{name}": {effect} (§16.8)', result=result, name=name, effect=effect))
     if name == "Run!":
         state = _flee_last(state, squad_id, 2)
     if name == "Treason!!!":
@@ -131,7 +146,9 @@ def game_continues(state: MileState, seq: int, roller: Roller) -> tuple[bool, st
     """§16.1 random length: from the end of turn 3, d10s (one more each turn); any 1 ends it."""
     dice = 1 + (state.turn - 3) + state.options.random_length_wishers
     rolls = [roller.roll(10, f"{seq}/length/{k}") for k in range(dice)]
-    return 1 not in rolls, f"random length: {dice}d10 {rolls}" + (", a 1: the game ends (§16.1)" if 1 in rolls else "")
+    return 1 not in rolls, say("random length: {dice}d10 {rolls}", dice=dice, rolls=rolls) + (
+        say(", a 1: the game ends (§16.1)") if 1 in rolls else ""
+    )
 
 
 def dismount(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
@@ -140,15 +157,19 @@ def dismount(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileS
     bases = args.get("bases")
     act = state.activation
     if act is None or act.squad is None or not isinstance(bases, list) or not bases:
-        raise Refused("name the active squad's mounted bases that dismount", "§12.2")
+        raise Refused(say("name the active squad's mounted bases that dismount"), "§12.2")
     named = [state.fighters.get(str(b)) for b in bases]
     chosen = [f for f in named if f is not None and f.mounted and f.squad == act.squad]
     if len(chosen) < len(named):
-        raise Refused("only mounted bases of the active squad dismount", "§12.2")
+        raise Refused(say("only mounted bases of the active squad dismount"), "§12.2")
     mounted = [f for f in state.standing(act.squad) if f.mounted]
     if len(chosen) < len(mounted) and len(mounted) - len(chosen) < len(mounted) / 2:
         raise Refused(
-            f"a partial dismount keeps at least half mounted: {len(mounted)} mounted, {len(chosen)} getting down",
+            say(
+                "a partial dismount keeps at least half mounted: {mounted_count} mounted, {chosen_count} getting down",
+                mounted_count=len(mounted),
+                chosen_count=len(chosen),
+            ),
             "§12.2",
         )
     for f in chosen:
@@ -160,8 +181,10 @@ def dismount(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileS
             f"{seq}:dismount",
             seq,
             RulingKind.STATUS,
-            f"{', '.join(f.id for f in chosen)} dismount for the rest of "
-            'the battle: Speed -3", no cavalry bonuses (§12.2).',
+            say(
+                '{names} dismount for the rest of the battle: Speed -3", no cavalry bonuses (§12.2).',
+                names=", ".join(f.id for f in chosen),
+            ),
             "§12.2",
         )
     ]
@@ -170,10 +193,10 @@ def dismount(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileS
 WITS_IN = 3.0  # §16.9
 WITS_TARGET = 6
 WITS_EFFECTS = {
-    "outwit": "learns what it wanted from the target (special scenarios)",
-    "deceive": 'moves the target 6" (the players move it)',
-    "insult": "makes the target charge at once: it rolls 2d10 and keeps the worse, +1 Power if it wins",
-    "charm": "wins a neutral character over (special scenarios)",
+    "outwit": say("learns what it wanted from the target (special scenarios)"),
+    "deceive": say('moves the target 6" (the players move it)'),
+    "insult": say("makes the target charge at once: it rolls 2d10 and keeps the worse, +1 Power if it wins"),
+    "charm": say("wins a neutral character over (special scenarios)"),
 }
 
 
@@ -184,14 +207,14 @@ def war_of_wits(state: MileState, seq: int, args: Mapping[str, Any], roller: Rol
     me, target = state.fighters.get(str(args.get("character"))), state.fighters.get(str(args.get("target")))
     choice = args.get("choice")
     if act is None or me is None or act.character != me.id or act.wits_used:
-        raise Refused("the character acting now starts a War of Wits, once an activation", "§16.9")
+        raise Refused(say("the character acting now starts a War of Wits, once an activation"), "§16.9")
     if target is None or not target.standing or target.hero or target.player == me.player:
-        raise Refused("the target is a standing enemy, and never a Hero", "§16.9")
+        raise Refused(say("the target is a standing enemy, and never a Hero"), "§16.9")
     if choice not in WITS_EFFECTS:
-        raise Refused(f"choose one of {', '.join(WITS_EFFECTS)}", "§16.9")
+        raise Refused(say("choose one of {wits_effects}", wits_effects=", ".join(WITS_EFFECTS)), "§16.9")
     a, b = placed(state, me.id), placed(state, target.id)
     if a is None or b is None or not in_contact(a, b, WITS_IN * INCH):
-        raise Refused(f'{me.id} must come within 3" of {target.id}', "§16.9")
+        raise Refused(say('{me} must come within 3" of {target}', me=me.id, target=target.id), "§16.9")
     state = state.evolve(activation=replace(act, wits_used=True))
     roll = roller.roll(10, f"{seq}/wits")
     total = roll + state.stat(me, "resourcefulness") * (2 if me.hero else 1)
@@ -199,9 +222,15 @@ def war_of_wits(state: MileState, seq: int, args: Mapping[str, Any], roller: Rol
     won = total >= need
     if won and choice == "insult":
         state = state.with_fighter(replace(target, insulted=True))
-    text = f"{me.id} tries to {choice} {target.id}: d10 {roll} → {total} against {need}: " + (
-        f"it {WITS_EFFECTS[choice]} (§16.9)." if won else "it fails (§16.9)."
-    )
+    text = say(
+        "{me} tries to {choice} {target}: d10 {roll} → {total} against {need}: ",
+        me=me.id,
+        choice=choice,
+        target=target.id,
+        roll=roll,
+        total=total,
+        need=need,
+    ) + (say("it {wits_effects} (§16.9).", wits_effects=WITS_EFFECTS[choice]) if won else say("it fails (§16.9)."))
     return state, [Ruling(f"{seq}:wits", seq, RulingKind.STATUS, text, "§16.9", element=me.id)]
 
 
@@ -212,10 +241,10 @@ def non_combat(state: MileState, seq: int, args: Mapping[str, Any], roller: Roll
     """§11: a scenario's non-combat order (an action): d10 + Resourcefulness, 8+ succeeds, or the
     umpire's own target number."""
     base = state.fighters.get(str(args.get("base")))
-    what = str(args.get("task") or "a task")
+    what = str(args.get("task") or say("a task"))
     need = args.get("target", TASK_TARGET)
     if base is None or not base.standing or not isinstance(need, int) or isinstance(need, bool):
-        raise Refused("give a standing base, the task, and optionally a whole target number", "§11")
+        raise Refused(say("give a standing base, the task, and optionally a whole target number"), "§11")
     state = spend(state, base, 1, "§11")
     roll = roller.roll(10, f"{seq}/task")
     total = roll + state.stat(base, "resourcefulness")
@@ -224,8 +253,15 @@ def non_combat(state: MileState, seq: int, args: Mapping[str, Any], roller: Roll
             f"{seq}:task",
             seq,
             RulingKind.STATUS,
-            f"{base.id} attempts {what}: d10 {roll} → {total} against {need}: "
-            + ("success (§11)." if total >= need else "failure (§11)."),
+            say(
+                "{base} attempts {what}: d10 {roll} → {total} against {need}: ",
+                base=base.id,
+                what=what,
+                roll=roll,
+                total=total,
+                need=need,
+            )
+            + (say("success (§11).") if total >= need else say("failure (§11).")),
             "§11",
             element=base.id,
             details={"total": total, "success": total >= need},
@@ -235,22 +271,36 @@ def non_combat(state: MileState, seq: int, args: Mapping[str, Any], roller: Roll
 
 def treacherous(
     state: MileState, seq: int, fighter_id: str, pieces: list[str], roller: Roller
-) -> tuple[MileState, str]:
+) -> tuple[MileState, Text]:
     """§16.3: moving through treacherous terrain rolls a d10; a 1 is a Power 0 hit (a vehicle also
     takes a damage point at once)."""
     risky = [p for p in pieces if p in state.options.treacherous]
     if not risky:
-        return state, ""
+        return state, NOTHING
     roll = roller.roll(10, f"{seq}/treacherous")
     if roll != 1:
-        return state, f"treacherous {', '.join(risky)}: d10 {roll}, safe (§16.3)"
+        return state, say("treacherous {risky}: d10 {roll}, safe (§16.3)", risky=", ".join(risky), roll=roll)
     victim = state.fighters[fighter_id]
     if victim.vehicle:
         state = state.with_fighter(replace(victim, damage=victim.damage + 1))
         state, said = vehicles.damage(state, state.fighters[fighter_id], 0, False, roller, f"{seq}/treacherous")
-        return state, f"treacherous {', '.join(risky)}: d10 1, 1 damage point and a Power 0 hit: {said} (§16.3)"
+        return state, say(
+            "treacherous {risky}: d10 1, 1 damage point and a Power 0 hit: {said} (§16.3)",
+            risky=", ".join(risky),
+            said=said,
+        )
     hit = roller.roll(10, f"{seq}/treacherous/damage")
     if hit >= state.stat(victim, "toughness"):
         state = state.with_fighter(replace(victim, status="out"))
-        return state, f"treacherous {', '.join(risky)}: d10 1, then {hit}: {fighter_id} is lost (§16.3)"
-    return state, f"treacherous {', '.join(risky)}: d10 1, then {hit}: {fighter_id} shaken but unhurt (§16.3)"
+        return state, say(
+            "treacherous {risky}: d10 1, then {hit}: {fighter_id} is lost (§16.3)",
+            risky=", ".join(risky),
+            hit=hit,
+            fighter_id=fighter_id,
+        )
+    return state, say(
+        "treacherous {risky}: d10 1, then {hit}: {fighter_id} shaken but unhurt (§16.3)",
+        risky=", ".join(risky),
+        hit=hit,
+        fighter_id=fighter_id,
+    )

@@ -12,6 +12,7 @@ from ...dice import Roller
 from ...measure.relations import nearest
 from ...measure.terrain import line_of_sight
 from ..base import Refused, Ruling, RulingKind
+from ..text import NOTHING, Text, joined, say
 from . import vehicles
 from .state import INCH, Activation, Fighter, MileState
 from .where import placed, placed_many
@@ -33,10 +34,18 @@ def spend(state: MileState, fighter: Fighter, actions: int, section: str) -> Mil
     """Take actions from the fighter's activation budget (§4.4), or refuse."""
     act = state.activation
     if act is None or fighter.id not in act.actions:
-        raise Refused(f"{fighter.id} is not acting in this activation", "§4.3")
+        raise Refused(say("{fighter} is not acting in this activation", fighter=fighter.id), "§4.3")
     left = act.actions[fighter.id]
     if left < actions:
-        raise Refused(f"{fighter.id} has {left} action(s) left; this needs {actions}", section)
+        raise Refused(
+            say(
+                "{fighter} has {left} action(s) left; this needs {actions}",
+                fighter=fighter.id,
+                left=left,
+                actions=actions,
+            ),
+            section,
+        )
     return state.evolve(activation=replace(act, actions={**act.actions, fighter.id: left - actions}))
 
 
@@ -44,7 +53,7 @@ def visible(state: MileState, shooter: Fighter, target: Fighter) -> tuple[bool, 
     """§6.2: true line of sight against solid terrain, and nobody is seen more than 2" inside woods."""
     a, t = placed(state, shooter.id), placed(state, target.id)
     if a is None or t is None:
-        raise Refused("the camera has not placed both bases", "§6")
+        raise Refused(say("the camera has not placed both bases"), "§6")
     for fighter in (shooter, target):
         where = state.positions[fighter.id][:2]
         if any(p.type == "woods" and p.depth_mm(where) > WOODS_SIGHT_IN * INCH for p in state.terrain):
@@ -57,7 +66,7 @@ def legal_targets(state: MileState, shooter: Fighter, aimed: bool) -> list[tuple
     """§6.1: the three nearest enemy bases the shooter can see (four when aiming), nearest first."""
     origin = placed(state, shooter.id)
     if origin is None:
-        raise Refused(f"the camera has not placed {shooter.id}", "§6.1")
+        raise Refused(say("the camera has not placed {shooter}", shooter=shooter.id), "§6.1")
     enemies = placed_many(state, [f.id for f in state.fighters.values() if f.player != shooter.player and f.standing])
     seen = [e for e in enemies if visible(state, shooter, state.fighters[e.id])[0]]
     picks = nearest(origin, seen, AIMED_TARGETS if aimed else TARGETS)
@@ -71,7 +80,7 @@ def legal_targets(state: MileState, shooter: Fighter, aimed: bool) -> list[tuple
 class Volley:
     shots: int
     bonus: int
-    parts: tuple[str, ...]
+    parts: tuple[Text, ...]
 
 
 def volley(
@@ -88,35 +97,35 @@ def volley(
     act = state.activation
     out_of_command = bool(act and act.out_of_command and shooter.squad is not None and shooter.squad == act.squad)
     # the -1 out of command (§3.2) is shown as its own modifier, not hidden in the Shooting
-    parts = [f"Shooting {shooting + 1 if out_of_command else shooting}"] + (
-        ["out of command -1"] if out_of_command else []
+    parts = [say("Shooting {what}", what=shooting + 1 if out_of_command else shooting)] + (
+        [say("out of command -1")] if out_of_command else []
     )
-    parts.append(f"Accuracy {weapon['accuracy']:+d}")
+    parts.append(say("Accuracy {accuracy}", accuracy=f"{weapon['accuracy']:+d}"))
     bonus = shooting + weapon["accuracy"]
     if aimed:
         shots = 1
         bonus += 2
-        parts.append("aimed +2")
+        parts.append(say("aimed +2"))
     else:  # §6.7-6.8: shots per action; an anti-tank rifle's one shot takes both actions
         shots = actions * (1 if weapon.get("actions_per_shot") else weapon["shots"])
         if shooter.vehicle == "tank" and shooter.mounts > 1:  # §15.2: every weapon on board, in one action
             shots *= shooter.mounts
-            parts.append(f"all {shooter.mounts} weapons")
+            parts.append(say("all {mounts} weapons", mounts=shooter.mounts))
         if weapon.get("rapid_fire") and actions >= 2 and "no_rapid_fire" not in rules:
             shots += 1  # §6.6: one free shot; a Hero gets only the one, however many actions
-            parts.append("rapid fire +1 shot")
+            parts.append(say("rapid fire +1 shot"))
     if shooter.mounted:
         bonus -= 1
-        parts.append("mounted -1")
+        parts.append(say("mounted -1"))
     if target.mounted:
         bonus += 1
-        parts.append("cavalry target +1")
+        parts.append(say("cavalry target +1"))
     if target.vehicle:  # §15.4
         bonus += 1
-        parts.append("vehicle +1")
+        parts.append(say("vehicle +1"))
     if target.weapon == "flamethrower" and shooter.weapon in SMALL_ARMS:
         bonus += 1
-        parts.append("flamethrower target +1")
+        parts.append(say("flamethrower target +1"))
     return Volley(shots, bonus, tuple(parts))
 
 
@@ -131,11 +140,12 @@ def take_hits(
     roller: Roller,
     key: str,
     hand_held: bool = True,
-) -> tuple[MileState, list[str], int]:
+) -> tuple[MileState, list[Text], int]:
     """§7.1, §6.1: each hit falls on the squad's standing base nearest the source; d10 + Power >=
     Toughness takes it out, otherwise it Wavers (falls back 2").  Returns the state, what
     happened, and how many wavered."""
-    words, wavered = [], 0
+    words: list[Text] = []
+    wavered = 0
     for k in range(hits):
         pool = (
             state.standing(victim_squad) if victim_squad else ([victim] if state.fighters[victim.id].standing else [])
@@ -153,12 +163,21 @@ def take_hits(
         shown = "/".join(map(str, rolls))
         if all(r + power >= state.stat(target, "toughness") for r in rolls):
             state = state.with_fighter(replace(target, status="out"))
-            words.append(f"{target.id} out (d10 {shown}+{power})")
+            words.append(say("{target} out (d10 {shown}+{power})", target=target.id, shown=shown, power=power))
         elif target.hero:
-            words.append(f'{target.id} falls back 6" unharmed (d10 {shown}+{power}, §12.1)')
+            words.append(
+                say(
+                    '{target} falls back 6" unharmed (d10 {shown}+{power}, §12.1)',
+                    target=target.id,
+                    shown=shown,
+                    power=power,
+                )
+            )
         else:
             wavered += 1
-            words.append(f'{target.id} wavers (d10 {shown}+{power}): falls back 2"')
+            words.append(
+                say('{target} wavers (d10 {shown}+{power}): falls back 2"', target=target.id, shown=shown, power=power)
+            )
     return state, words, wavered
 
 
@@ -175,19 +194,23 @@ def _nearest_to(state: MileState, pool: list[Fighter], source: tuple[float, floa
 
 def panic(
     state: MileState, squad_id: str | None, wavered: int, source: tuple[float, float] | None
-) -> tuple[MileState, str]:
+) -> tuple[MileState, Text]:
     """§7.2, §10.1: for every 3 bases forced back in one fight, one base of the squad flees."""
     count = wavered // PANIC_EVERY
     if not count or squad_id is None:
-        return state, ""
+        return state, NOTHING
     pool = sorted(state.standing(squad_id), key=lambda f: -_distance(state, f, source))[:count]
     for f in pool:
         state = state.with_fighter(replace(f, status="fled"))
     return (
         state,
-        f"panic: {', '.join(f.id for f in pool)} {'flees' if len(pool) == 1 else 'flee'} the field (§7.2)"
+        say(
+            "panic: {names} {what} the field (§7.2)",
+            names=", ".join(f.id for f in pool),
+            what=say("flees") if len(pool) == 1 else say("flee"),
+        )
         if pool
-        else "",
+        else NOTHING,
     )
 
 
@@ -227,27 +250,39 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
         or not target.standing
         or shooter.player == target.player
     ):
-        raise Refused("give a standing shooter and a standing enemy target", "§6")
+        raise Refused(say("give a standing shooter and a standing enemy target"), "§6")
     weapon = weapons[shooter.weapon]
     if shooter.silenced:
         raise Refused(
-            f"{shooter.id}'s {shooter.weapon.replace('_', ' ')} is out of action for the rest of the game", "§6.10"
+            say(
+                "{shooter}'s {replace} is out of action for the rest of the game",
+                shooter=shooter.id,
+                replace=shooter.weapon.replace("_", " "),
+            ),
+            "§6.10",
         )
     if weapon.get("flame") or weapon.get("artillery"):
-        raise Refused(f"a {shooter.weapon.replace('_', ' ')} fires with its own input", "§9")
+        raise Refused(say("a {replace} fires with its own input", replace=shooter.weapon.replace("_", " ")), "§9")
     if actions not in (1, 2) or (aimed and actions != 1):
-        raise Refused("shoot with 1 or 2 actions; aiming takes both and is declared with actions 1", "§4.4")
+        raise Refused(say("shoot with 1 or 2 actions; aiming takes both and is declared with actions 1"), "§4.4")
     if aimed and (not weapon.get("aim") or state.stat(shooter, "shooting") <= 0):
-        raise Refused("only rifles aim, and not with Shooting 0", "§6.5")
+        raise Refused(say("only rifles aim, and not with Shooting 0"), "§6.5")
     if weapon.get("heavy") and state.activation and shooter.id in state.activation.moved:
-        raise Refused(f"{shooter.id}'s heavy machine gun cannot fire after moving this activation", "§6.7")
+        raise Refused(
+            say("{shooter}'s heavy machine gun cannot fire after moving this activation", shooter=shooter.id), "§6.7"
+        )
     if shooter.vehicle == "tank" and (shooter.id in state.tanks_fired or actions != 1):
-        raise Refused(f"{shooter.id} fires all its weapons with one action, once a turn", "§15.2")
+        raise Refused(say("{shooter} fires all its weapons with one action, once a turn", shooter=shooter.id), "§15.2")
     legal = legal_targets(state, shooter, aimed)
     if target.id not in [t for t, _ in legal]:
         raise Refused(
-            f"{target.id} is not among the {AIMED_TARGETS if aimed else TARGETS} nearest enemies "
-            f"{shooter.id} can see ({', '.join(t for t, _ in legal) or 'none'})",
+            say(
+                "{target} is not among the {what} nearest enemies {shooter} can see ({value})",
+                target=target.id,
+                what=AIMED_TARGETS if aimed else TARGETS,
+                shooter=shooter.id,
+                value=", ".join((t for t, _ in legal)) or say("none"),
+            ),
             "§6.1",
         )
     edge_in = dict(legal)[target.id] / INCH
@@ -277,12 +312,26 @@ def preview(
         return {"refused": f"{no} ({no.section})"}
     v = shot.volley
     return {
-        "summary": f"{shot.need}+ · {v.shots}d10 {v.bonus:+d} · {round(shot.chance() * 100)} % a die",
+        "summary": say(
+            "{need}+ · {shots}d10 {bonus} · {n} % a die",
+            need=shot.need,
+            shots=v.shots,
+            bonus=f"{v.bonus:+d}",
+            n=round(shot.chance() * 100),
+        ),
         "lines": [
-            f'{shot.edge_in:.1f}" at {"long" if shot.long else "effective"} range'
-            + (", in cover" if shot.cover else ""),
-            ", ".join(v.parts),
-            f"Power {shot.weapon['power']} against Toughness {state.stat(shot.target, 'toughness')}",
+            say(
+                '{edge_in}" at {what} range',
+                edge_in=f"{shot.edge_in:.1f}",
+                what=say("long") if shot.long else say("effective"),
+            )
+            + (say(", in cover") if shot.cover else ""),
+            joined(v.parts),
+            say(
+                "Power {power} against Toughness {stat}",
+                power=shot.weapon["power"],
+                stat=state.stat(shot.target, "toughness"),
+            ),
         ],
         "doubts": [],
         "need": shot.need,
@@ -299,8 +348,12 @@ def _misfire(state: MileState, shooter: Fighter, rolls: list[int], roller: Rolle
         return ""
     checks = [roller.roll(10, f"{key}/{k}") for k in range(rolls.count(1))]
     if any(c <= 3 for c in checks):
-        return f"Misfire d10 {checks}: the {shooter.weapon.replace('_', ' ')} is out of action for good (§6.10)."
-    return f"Misfire check d10 {checks}: it still works (§6.10)."
+        return say(
+            "Misfire d10 {checks}: the {replace} is out of action for good (§6.10).",
+            checks=checks,
+            replace=shooter.weapon.replace("_", " "),
+        )
+    return say("Misfire check d10 {checks}: it still works (§6.10).", checks=checks)
 
 
 def shoot(
@@ -343,13 +396,24 @@ def shoot(
             act, shaken=shaken, shot_with={**act.shot_with, shooter.id: act.shot_with.get(shooter.id, 0) + shot.cost}
         )
     )
-    text = (
-        f"{shooter.id} {'aims and fires' if shot.aimed else 'fires'} {shooter.weapon.replace('_', ' ')} at "
-        f'{target.squad or target.id} ({target.id} {shot.edge_in:.1f}", {"long" if shot.long else "effective"} range'
-        f"{', in cover' if shot.cover else ''}): {v.shots} d10 {rolls} + {v.bonus} ({', '.join(v.parts)}) against "
-        f"{need}+: {hits} hit(s)"
+    text = say(
+        '{shooter} {what} {replace} at {value} ({target} {edge_in}", {what2} range{what3}): {shots} d10 {rolls} + {bonus} ({parts}) against {need}+: {hits} hit(s)',
+        shooter=shooter.id,
+        what=say("aims and fires") if shot.aimed else say("fires"),
+        replace=shooter.weapon.replace("_", " "),
+        value=target.squad or target.id,
+        target=target.id,
+        edge_in=f"{shot.edge_in:.1f}",
+        what2=say("long") if shot.long else say("effective"),
+        what3=say(", in cover") if shot.cover else "",
+        shots=v.shots,
+        rolls=rolls,
+        bonus=v.bonus,
+        parts=joined(v.parts),
+        need=need,
+        hits=hits,
     )
-    text += (". " + "; ".join(words) if words else "") + (f"; {fled}" if fled else "") + "."
+    text += (". " + joined(words, "; ") if words else "") + ("; " + fled if fled else "") + "."
     if misfire:
         text += f" {misfire}"
     return state, Ruling(

@@ -11,6 +11,7 @@ from ...measure.bases import MM_PER_INCH
 from ..base import Refused
 from ..options import declared, flag, integer, names, number, one_of, side
 from ..table_snapshot import TableState
+from ..text import say
 
 INCH = MM_PER_INCH  # the game's unit, for every module of the ruleset
 COMMAND_IN = 2.0  # §3.2
@@ -130,7 +131,7 @@ class MileState(TableState):
     def acting(self) -> Activation:
         """The activation in progress; an order that needs one and finds none is refused (§4.3)."""
         if self.activation is None:
-            raise Refused("no activation is running", "§4.3")
+            raise Refused(say("no activation is running"), "§4.3")
         return self.activation
 
     def with_fighter(self, fighter: Fighter) -> MileState:

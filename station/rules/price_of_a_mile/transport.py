@@ -8,6 +8,7 @@ from typing import Any
 
 from ...measure.relations import in_contact
 from ..base import Refused, Ruling, RulingKind
+from ..text import say
 from .shooting import spend
 from .state import INCH, MileState
 from .where import placed
@@ -19,7 +20,7 @@ def embark(state: MileState, seq: int, args: Mapping[str, Any], getting_on: bool
     act = state.activation
     truck_id = args.get("truck")
     if act is None or act.squad is None or act.squad != args.get("squad"):
-        raise Refused("the squad acting now gets in or out", "§15.1")
+        raise Refused(say("the squad acting now gets in or out"), "§15.1")
     squad_id = act.squad
     bases = state.standing(squad_id)
     if getting_on:
@@ -30,18 +31,22 @@ def embark(state: MileState, seq: int, args: Mapping[str, Any], getting_on: bool
             or truck.player != state.squads[squad_id].player
             or not truck.standing
         ):
-            raise Refused("give one of your trucks", "§15.1")
+            raise Refused(say("give one of your trucks"), "§15.1")
         lorry = placed(state, truck.id)
         for f in bases:
             mine = placed(state, f.id)
             if lorry is None or mine is None or not in_contact(mine, lorry, INCH):
-                raise Refused(f'{f.id} is not within 1" of {truck.id}', "§15.1")
+                raise Refused(say('{f} is not within 1" of {truck}', f=f.id, truck=truck.id), "§15.1")
     for f in bases:
         state = spend(state, f, 1, "§15.1")
         state = state.with_fighter(replace(state.fighters[f.id], aboard=str(truck_id) if getting_on else None))
     text = (
-        f"Squad {squad_id} gets into {truck_id}: off the table until it gets down (§15.1)."
+        say(
+            "Squad {squad_id} gets into {truck_id}: off the table until it gets down (§15.1).",
+            squad_id=squad_id,
+            truck_id=truck_id,
+        )
         if getting_on
-        else f"Squad {squad_id} gets down: place its bases by the truck (§15.1)."
+        else say("Squad {squad_id} gets down: place its bases by the truck (§15.1).", squad_id=squad_id)
     )
     return state, [Ruling(f"{seq}:{'embark' if getting_on else 'disembark'}", seq, RulingKind.STATUS, text, "§15.1")]

@@ -12,6 +12,7 @@ from ...dice import Roller
 from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
 from ..base import Ruling, RulingKind
+from ..text import Text, joined, say
 from . import optional, vehicles
 from .state import COMMAND_IN, INCH, Activation, Fighter, MileState
 from .where import placed_many
@@ -37,7 +38,7 @@ def roll_initiative(
                 f"{seq}:initiative",
                 seq,
                 RulingKind.WARNING,
-                "Initiative comes when the turn's activations are done.",
+                say("Initiative comes when the turn's activations are done."),
                 "§4.2",
                 needs_referee=True,
             )
@@ -63,11 +64,15 @@ def roll_initiative(
         turn=state.turn + 1, order=order, activated=frozenset(), activations_made=0, tanks_fired=frozenset()
     )
     text = (
-        f"Turn {state.turn}: initiative "
+        say("Turn {turn}: initiative ", turn=state.turn)
         + ", ".join(f"{p} {t}" for p, t in totals.items())
-        + f"; {lead} activates first"
+        + say("; {lead} activates first", lead=lead)
     )
-    text += f" twice, then {other}, alternating (§4.2)." if double else f", then {other}, alternating (§4.2)."
+    text += (
+        say(" twice, then {other}, alternating (§4.2).", other=other)
+        if double
+        else say(", then {other}, alternating (§4.2).", other=other)
+    )
     return state, [Ruling(f"{seq}:initiative", seq, RulingKind.INITIATIVE, text, "§4.2", details={"totals": totals})]
 
 
@@ -115,18 +120,20 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
     player = due(state)
     problem = None
     if state.activation:
-        problem = "end the current activation first"
+        problem = say("end the current activation first")
     elif player is None:
-        problem = "no side has anything left to activate this turn: roll initiative for the next"
+        problem = say("no side has anything left to activate this turn: roll initiative for the next")
     elif squad_id is None and character_id is None:
-        problem = "name a squad, a character, or both"
+        problem = say("name a squad, a character, or both")
     elif squad_id is not None and (
         squad_id not in state.squads
         or state.squads[squad_id].player != player
         or squad_id in state.activated
         or not state.standing(squad_id)
     ):
-        problem = f"{squad_id!r} is not a squad of {player} that may still act this turn"
+        problem = say(
+            "{squad_id} is not a squad of {player} that may still act this turn", squad_id=repr(squad_id), player=player
+        )
     elif character_id is not None and (
         character_id not in state.fighters
         or state.fighters[character_id].squad
@@ -134,14 +141,25 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
         or character_id in state.activated
         or not state.fighters[character_id].standing
     ):
-        problem = f"{character_id!r} is not a character of {player} that may still act this turn"
+        problem = say(
+            "{character_id} is not a character of {player} that may still act this turn",
+            character_id=repr(character_id),
+            player=player,
+        )
     elif squad_id is None and any(
         s.player == player and s.id not in state.activated and state.standing(s.id) for s in state.squads.values()
     ):
-        problem = "a character acts alone only once its side has no squads left to activate (§4.3)"
+        problem = say("a character acts alone only once its side has no squads left to activate (§4.3)")
     if problem or player is None:  # (no side due is one of the problems)
         return state, [
-            Ruling(f"{seq}:activate", seq, RulingKind.WARNING, f"No activation: {problem}.", "§4.3", needs_referee=True)
+            Ruling(
+                f"{seq}:activate",
+                seq,
+                RulingKind.WARNING,
+                say("No activation: {problem}.", problem=problem),
+                "§4.3",
+                needs_referee=True,
+            )
         ]
     state, unsteady = optional.unreliable(state, seq, squad_id, _near_enemy(state, squad_id), roller)
     if squad_id and state.squads[squad_id].player != player:  # §16.8 "Treason!!!": it changed sides, unactivated
@@ -150,7 +168,7 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
                 f"{seq}:activate",
                 seq,
                 RulingKind.WARNING,
-                f"Squad {squad_id}: " + "; ".join(unsteady) + ".",
+                say("Squad {squad_id}: ", squad_id=squad_id) + joined(unsteady, "; ") + ".",
                 "§16.8",
                 needs_referee=True,
             )
@@ -170,15 +188,18 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
     state = state.evolve(
         activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength), paths={}
     )  # the camera's paths count from here (§5.1)
-    named = " and ".join(
-        x for x in (squad_id and f"squad {squad_id} ({len(members) - bool(character_id)} bases)", character_id) if x
-    )
-    text = f"{player} activates {named} (§4.3)."
+    squad_named = say("squad {squad_id} ({n} bases)", squad_id=squad_id, n=len(members) - bool(character_id))
+    if squad_id and character_id:
+        named = say("{squad} and {character}", squad=squad_named, character=character_id)
+    else:
+        named = squad_named if squad_id else say("{character}", character=character_id)
+    text = say("{player} activates {named} (§4.3).", player=player, named=named)
     if unsteady or sluggish:
-        text += " " + "; ".join(unsteady + sluggish) + "."
+        text += " " + joined([*unsteady, *sluggish], "; ") + "."
     if cut_off:
-        text += (
-            f' Command distance is broken ({", ".join(cut_off)} more than 2" from the rest): -1 to every stat (§3.2).'
+        text += say(
+            ' Command distance is broken ({cut_off} more than 2" from the rest): -1 to every stat (§3.2).',
+            cut_off=", ".join(cut_off),
         )
     rulings = [
         Ruling(
@@ -192,7 +213,7 @@ def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
     ]
     tank = vehicles.tank_near(state, squad_id) if squad_id else None
     if tank and squad_id:  # §13.1: an enemy tank within 12" tests the squad at once
-        state, test = morale_test(state, seq, squad_id, roller, f'enemy tank {tank} within 12"')
+        state, test = morale_test(state, seq, squad_id, roller, say('enemy tank {tank} within 12"', tank=tank))
         rulings.append(test)
     return state, rulings
 
@@ -218,7 +239,7 @@ def _cut_off(state: MileState, squad_id: str) -> list[str]:
     return sorted(b for g in groups[1:] for b in g)
 
 
-def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: str) -> tuple[MileState, Ruling]:
+def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: Text) -> tuple[MileState, Ruling]:
     """§13.2: d10 + Morale (+1 close order), 8+ keeps calm; otherwise Disorder, a natural 1 or a
     total of 1 or less costs a base as well, and failing while Disordered costs 8 - total bases."""
     squad = state.squads[squad_id]
@@ -228,32 +249,38 @@ def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: 
             f"{seq}:morale:{squad_id}",
             seq,
             RulingKind.STATUS,
-            f"Squad {squad_id} has a Hero: it passes its Morale test ({why}, §12.1).",
+            say("Squad {squad_id} has a Hero: it passes its Morale test ({why}, §12.1).", squad_id=squad_id, why=why),
             "§13 §12.1",
         )
     close = len(standing) > 1 and len(coherent(placed_many(state, [f.id for f in standing]), 1.0)) == 1
     roll = roller.roll(10, f"{seq}/morale/{squad_id}")
     total = roll + state.stat(standing[0], "morale") + (1 if close else 0)
-    text = f"Squad {squad_id} tests Morale ({why}): d10 {roll}, total {total}" + (
-        " with close order +1" if close else ""
-    )
+    text = say(
+        "Squad {squad_id} tests Morale ({why}): d10 {roll}, total {total}",
+        squad_id=squad_id,
+        why=why,
+        roll=roll,
+        total=total,
+    ) + (say(" with close order +1") if close else "")
     fled = 0
     if total >= MORALE_TARGET:
-        text += ": keeps calm (§13.2)."
+        text += say(": keeps calm (§13.2).")
     elif "defend_homeland" in squad.rules:  # §16.7: no Disorder; one flees, two on a natural 1
         fled = 2 if roll == 1 else 1
-        text += f": fails, but defends its homeland: {fled} base(s) flee and there is no Disorder (§16.7)."
+        text += say(
+            ": fails, but defends its homeland: {fled} base(s) flee and there is no Disorder (§16.7).", fled=fled
+        )
     elif squad.disordered:
         fled = MORALE_TARGET - total
-        text += f": fails again while Disordered, {fled} bases flee (§13.2)."
+        text += say(": fails again while Disordered, {fled} bases flee (§13.2).", fled=fled)
     else:
         fled = 1 if roll == 1 or total <= 1 else 0
         state = state.with_squad(replace(squad, disordered=True))
-        text += ": Disordered (§13.2)" + (", and 1 base flees." if fled else ".")
+        text += say(": Disordered (§13.2)") + (say(", and 1 base flees.") if fled else ".")
     if fled:
         going = [f.id for f in reversed(standing)][:fled]
         state = flee(state, going)
-        text += f" Fled: {', '.join(going)}; the owner may swap them for others."
+        text += say(" Fled: {going}; the owner may swap them for others.", going=", ".join(going))
     return state, Ruling(
         f"{seq}:morale:{squad_id}",
         seq,
@@ -277,18 +304,18 @@ def end_activation(state: MileState, seq: int, roller: Roller) -> tuple[MileStat
     act = state.activation
     if act is None:
         return state, [
-            Ruling(f"{seq}:end", seq, RulingKind.WARNING, "No activation is running.", "§4.3", needs_referee=True)
+            Ruling(f"{seq}:end", seq, RulingKind.WARNING, say("No activation is running."), "§4.3", needs_referee=True)
         ]
     rulings = []
     for squad_id in sorted(state.squads):
         before, now = act.strength.get(squad_id, 0), len(state.standing(squad_id))
         lost = before - now
         if now and ((lost and lost * 3 >= before) or squad_id in act.shaken):
-            why = ", ".join(
+            why = joined(
                 x
                 for x in (
-                    lost and f"lost {lost} of {before}",
-                    squad_id in act.shaken and "under artillery, tank or flame fire",
+                    say("lost {lost} of {before}", lost=lost, before=before) if lost else None,
+                    say("under artillery, tank or flame fire") if squad_id in act.shaken else None,
                 )
                 if x
             )
@@ -304,7 +331,11 @@ def end_activation(state: MileState, seq: int, roller: Roller) -> tuple[MileStat
         state, over = end_turn(state, seq, roller)
         rulings += over
     else:
-        rulings.append(Ruling(f"{seq}:next", seq, RulingKind.STATUS, f"Next to activate: {due(state)} (§4.2).", "§4.2"))
+        rulings.append(
+            Ruling(
+                f"{seq}:next", seq, RulingKind.STATUS, say("Next to activate: {due} (§4.2).", due=due(state)), "§4.2"
+            )
+        )
     return state, rulings
 
 
@@ -324,8 +355,8 @@ def _rally(state: MileState, seq: int, act: Activation, roller: Roller) -> tuple
         f"{seq}:rally:{squad.id}",
         seq,
         RulingKind.STATUS,
-        f"Squad {squad.id} advanced as one: d10 {roll}, "
-        + ("its Disorder is lifted (§17.2)." if roll >= MORALE_TARGET else "still Disordered (§17.2)."),
+        say("Squad {squad} advanced as one: d10 {roll}, ", squad=squad.id, roll=roll)
+        + (say("its Disorder is lifted (§17.2).") if roll >= MORALE_TARGET else say("still Disordered (§17.2).")),
         "§17.2",
     )
 
@@ -360,7 +391,9 @@ def end_turn(state: MileState, seq: int, roller: Roller) -> tuple[MileState, lis
                 f"{seq}:turn",
                 seq,
                 RulingKind.STATUS,
-                f"Turn {state.turn} is over" + (f" ({said})" if said else "") + ": roll initiative (§4.1).",
+                say("Turn {turn} is over", turn=state.turn)
+                + (f" ({said})" if said else "")
+                + say(": roll initiative (§4.1)."),
                 "§4.1",
             )
         ]
@@ -369,11 +402,11 @@ def end_turn(state: MileState, seq: int, roller: Roller) -> tuple[MileState, lis
     leaders = [p for p, v in points.items() if v == best]
     winner = leaders[0] if len(leaders) == 1 else "draw"
     text = (
-        "Game over"
+        say("Game over")
         + (f" ({said})" if said else "")
-        + ": victory points "
+        + say(": victory points ")
         + ", ".join(f"{p} {v:g}" for p, v in points.items())
-        + (f"; {winner} wins (§18)." if winner != "draw" else "; a draw (§18).")
+        + (say("; {winner} wins (§18).", winner=winner) if winner != "draw" else say("; a draw (§18)."))
     )
     return state.evolve(over=True, winner=winner), [
         Ruling(f"{seq}:victory", seq, RulingKind.STATUS, text, "§18", details={"points": points})

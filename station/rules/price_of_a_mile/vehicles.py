@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from ...dice import Roller
 from ...measure.pairwise import edge_distances
+from ..text import Text, say
 from .state import INCH, Fighter, MileState
 from .where import placed, placed_many
 
@@ -23,13 +24,13 @@ HEAVY_DAMAGE = 5  # §15.1: -1 to the vehicle's test
 
 def damage(
     state: MileState, victim: Fighter, power: int, hand_held: bool, roller: Roller, key: str, direct_hit: bool = False
-) -> tuple[MileState, str]:
+) -> tuple[MileState, Text]:
     """§15.4: d10 + Power >= Toughness does d10 points (a tank d6); a direct artillery hit always
     does at least one."""
     roll = roller.roll(10, f"{key}/damage")
     hurt = roll + power >= state.stat(victim, "toughness")
     if not hurt and not direct_hit:
-        return state, f"{victim.id} shrugs it off (d10 {roll}+{power})"
+        return state, say("{victim} shrugs it off (d10 {roll}+{power})", victim=victim.id, roll=roll, power=power)
     points = roller.roll(6 if victim.vehicle == "tank" else 10, f"{key}/points") if hurt else 1
     total = victim.damage + points
     stuck = victim.immobilised or (not hand_held and points <= IMMOBILISED_UP_TO[victim.vehicle or "vehicle"])
@@ -37,22 +38,29 @@ def damage(
     state = state.with_fighter(
         replace(victim, damage=total, immobilised=stuck, status="out" if gone else victim.status)
     )
-    words = f"{victim.id} takes {points} damage point(s) (d10 {roll}+{power}), {total} in all"
+    words = say(
+        "{victim} takes {points} damage point(s) (d10 {roll}+{power}), {total} in all",
+        victim=victim.id,
+        points=points,
+        roll=roll,
+        power=power,
+        total=total,
+    )
     state, riders = _passengers_hit(state, victim.id, points, roller, key)
     if riders:
-        words += "; passengers: " + ", ".join(riders)
+        words += say("; passengers: ") + ", ".join(riders)
     if gone:
-        return state, words + ": destroyed (§15)"
+        return state, words + say(": destroyed (§15)")
     if stuck and not victim.immobilised:
-        words += ", immobilised"
+        words += say(", immobilised")
     if victim.vehicle == "vehicle":  # §15.1: a vehicle tests; a tank never does (§15.2)
         test = roller.roll(10, f"{key}/morale")
         total_test = test + state.stat(state.fighters[victim.id], "morale") - (1 if total >= HEAVY_DAMAGE else 0)
         if total_test < MORALE_TARGET:
             state = state.with_fighter(replace(state.fighters[victim.id], disordered=True))
-            words += f"; Morale d10 {test}: {total_test}, Disordered"
+            words += say("; Morale d10 {test}: {total_test}, Disordered", test=test, total_test=total_test)
         else:
-            words += f"; Morale d10 {test}: {total_test}, holds"
+            words += say("; Morale d10 {test}: {total_test}, holds", test=test, total_test=total_test)
     return state, words
 
 
@@ -89,7 +97,9 @@ def tank_near(state: MileState, squad_id: str) -> str | None:
     return tanks[int(column.argmin())].id if column.min() <= TANK_TERROR_IN * INCH else None
 
 
-def _passengers_hit(state: MileState, truck: str, points: int, roller: Roller, key: str) -> tuple[MileState, list[str]]:
+def _passengers_hit(
+    state: MileState, truck: str, points: int, roller: Roller, key: str
+) -> tuple[MileState, list[Text]]:
     """§15.1: each damage point a truck takes is a Power 0 hit on its passengers."""
     riders = [f for f in state.fighters.values() if f.aboard == truck and f.standing]
     words = []
@@ -101,7 +111,7 @@ def _passengers_hit(state: MileState, truck: str, points: int, roller: Roller, k
         roll = roller.roll(10, f"{key}/passenger/{k}")
         if roll >= state.stat(victim, "toughness"):
             state = state.with_fighter(replace(state.fighters[victim.id], status="out"))
-            words.append(f"{victim.id} out (d10 {roll})")
+            words.append(say("{victim} out (d10 {roll})", victim=victim.id, roll=roll))
         else:
-            words.append(f"{victim.id} unhurt (d10 {roll})")
+            words.append(say("{victim} unhurt (d10 {roll})", victim=victim.id, roll=roll))
     return state, words

@@ -19,9 +19,10 @@ from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
+from ..text import say
 from ..view import ElementView, StateView, UnitView
 from . import actions, army, assault, shooting
-from .army import MORALE, check_armies, rules_data
+from .army import MORALE, MORALE_WORDS, check_armies, rules_data
 from .ladder import LADDER
 from .state import OPTIONS, WarState, build
 
@@ -132,7 +133,10 @@ class SteelWarriors(ModelRuleset[WarState]):
     title: ClassVar[str] = "Steel Warriors"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
     input_types: ClassVar[Sequence[str]] = INPUTS.types
-    controls: ClassVar[Sequence[tuple[str, str]]] = (("begin_turn", "Begin turn"), ("end_activation", "End activation"))
+    controls: ClassVar[Sequence[tuple[str, str]]] = (
+        ("begin_turn", "Begin turn"),
+        ("end_activation", "End activation"),
+    )
     mm_per_unit: ClassVar[float] = MM_PER_INCH
     convention: ClassVar[Convention] = INCHES
     options: ClassVar[OptionSet[Any]] = OPTIONS
@@ -211,9 +215,17 @@ def set_morale(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarS
     squad = state.squads.get(str(args.get("squad")))
     morale = args.get("morale")
     if squad is None or morale not in MORALE:
-        raise Refused(f"give a squad and a morale state: {', '.join(MORALE)}", "§10")
+        raise Refused(say("give a squad and a morale state: {morale}", morale=", ".join(MORALE)), "§10")
     state = state.with_squad(replace(squad, morale=morale))
-    return state, [Ruling(f"{seq}:morale", seq, RulingKind.STATUS, f"{squad.id} is now {morale} (§10).", "§10")]
+    return state, [
+        Ruling(
+            f"{seq}:morale",
+            seq,
+            RulingKind.STATUS,
+            say("{squad} is now {morale} (§10).", squad=squad.id, morale=MORALE_WORDS[morale]),
+            "§10",
+        )
+    ]
 
 
 class WarSquadView(UnitView):

@@ -13,6 +13,7 @@ from ...dice import Roller
 from ...measure.movement import movement
 from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
+from ..text import joined, say
 from .state import Activation, WarState
 from .where import nearest_enemy_mm, placed_many
 
@@ -33,11 +34,15 @@ def begin_turn(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
     """The turn order is lost from the fragment (§12); the station's default: every squad
     activates once a turn with two actions, the players alternating as they agree."""
     if state.activation:
-        raise Refused("end the current activation first", "§5.0")
+        raise Refused(say("end the current activation first"), "§5.0")
     state = state.evolve(turn=state.turn + 1, activated=frozenset(), fired_on={})
     return state, [
         Ruling(
-            f"{seq}:turn", seq, RulingKind.STATUS, f"Turn {state.turn}: every squad may activate once (§5.0).", "§5.0"
+            f"{seq}:turn",
+            seq,
+            RulingKind.STATUS,
+            say("Turn {turn}: every squad may activate once (§5.0).", turn=state.turn),
+            "§5.0",
         )
     ]
 
@@ -45,43 +50,53 @@ def begin_turn(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
 def activate(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
     squad = state.squads.get(str(args.get("squad", args.get("unit"))))  # the dashboard's Activate names a unit
     if state.activation or not state.turn:
-        raise Refused("begin a turn, and end the current activation first", "§5.0")
+        raise Refused(say("begin a turn, and end the current activation first"), "§5.0")
     if squad is None or squad.id in state.activated or not state.fighting(squad.id):
-        raise Refused("give a squad with fighters that has not acted this turn", "§5.0")
+        raise Refused(say("give a squad with fighters that has not acted this turn"), "§5.0")
     state = state.evolve(activation=Activation(squad.id), paths={})
     notes = []
     if squad.suppression:
         notes.append(
-            f"suppressed ({squad.suppression}): only observation, communication, reorganising in cover, "
-            "unsuppressing, and moving away from the enemy (§6.7)"
+            say(
+                "suppressed ({suppression}): only observation, communication, reorganising in cover, unsuppressing, and moving away from the enemy (§6.7)",
+                suppression=squad.suppression,
+            )
         )
     if squad.morale in ("shaken", "broken", "fleeing"):
         notes.append(
             {
-                "shaken": "Shaken: nothing that brings it closer to the enemy (§10)",
-                "broken": "Broken: only towards its own edge or cover, firing only at who fired on it (§10)",
-                "fleeing": 'Fleeing: it must move towards its own edge, and surrenders with an enemy within 12" (§10)',
+                "shaken": say("Shaken: nothing that brings it closer to the enemy (§10)"),
+                "broken": say("Broken: only towards its own edge or cover, firing only at who fired on it (§10)"),
+                "fleeing": say(
+                    'Fleeing: it must move towards its own edge, and surrenders with an enemy within 12" (§10)'
+                ),
             }[squad.morale]
         )
-    text = f"{squad.player} activates {squad.id}: 2 actions" + ("; " + "; ".join(notes) if notes else "") + "."
+    text = (
+        say("{player} activates {squad}: 2 actions", player=squad.player, squad=squad.id)
+        + ("; " + joined(notes, "; ") if notes else "")
+        + "."
+    )
     return state, [Ruling(f"{seq}:activate", seq, RulingKind.STATUS, text, "§5.0")]
 
 
 def spend(state: WarState, squad_id: str, section: str) -> WarState:
     act = state.activation
     if act is None or act.squad != squad_id:
-        raise Refused(f"{squad_id} is not the squad acting now", "§5.0")
+        raise Refused(say("{squad_id} is not the squad acting now", squad_id=squad_id), "§5.0")
     if act.actions < 1:
-        raise Refused(f"{squad_id} has used both its actions", "§5.0")
+        raise Refused(say("{squad_id} has used both its actions", squad_id=squad_id), "§5.0")
     return state.evolve(activation=replace(act, actions=act.actions - 1))
 
 
 def end_activation(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
     act = state.activation
     if act is None:
-        raise Refused("no activation is running", "§5.0")
+        raise Refused(say("no activation is running"), "§5.0")
     state = state.evolve(activation=None, activated=state.activated | {act.squad})
-    return state, [Ruling(f"{seq}:end", seq, RulingKind.STATUS, f"Squad {act.squad} ends its activation.", "§5.0")]
+    return state, [
+        Ruling(f"{seq}:end", seq, RulingKind.STATUS, say("Squad {squad} ends its activation.", squad=act.squad), "§5.0")
+    ]
 
 
 def _rate_in(state: WarState, squad_id: str, data: Mapping[str, Any]) -> int:
@@ -92,7 +107,12 @@ def _rate_in(state: WarState, squad_id: str, data: Mapping[str, Any]) -> int:
     carriers = len(state.fighting(squad_id))
     if burdens > carriers:
         raise Refused(
-            f"{squad_id} has {burdens} wounded to carry and {carriers} to carry them: leave some in a safe place first",
+            say(
+                "{squad_id} has {burdens} wounded to carry and {carriers} to carry them: leave some in a safe place first",
+                squad_id=squad_id,
+                burdens=burdens,
+                carriers=carriers,
+            ),
             "§5.2",
         )
     if squad.towing:  # §5.2: towing speeds
@@ -108,17 +128,17 @@ def leave_wounded(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[W
     for fid in args.get("figures") or []:
         f = state.figures.get(str(fid))
         if f is None or f.status != "stabilised":
-            raise Refused(f"{fid} is not a stabilised casualty", "§9")
+            raise Refused(say("{fid} is not a stabilised casualty", fid=fid), "§9")
         state = state.with_figure(replace(f, status="left"))
         left.append(f.id)
     if not left:
-        raise Refused("name the stabilised wounded to leave", "§9")
+        raise Refused(say("name the stabilised wounded to leave"), "§9")
     return state, [
         Ruling(
             f"{seq}:leave",
             seq,
             RulingKind.STATUS,
-            f"{', '.join(left)} left in a safe place to await evacuation (§9).",
+            say("{left} left in a safe place to await evacuation (§9).", left=", ".join(left)),
             "§9",
         )
     ]
@@ -138,8 +158,14 @@ def dash(
             f"{seq}:dash",
             seq,
             RulingKind.MOVE,
-            f'{squad_id} dashes: 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}". '
-            "Move the figures now, then declare the move (§5.3).",
+            say(
+                '{squad_id} dashes: 2d{faces} {rolls}+{rolls2} = {sum}". Move the figures now, then declare the move (§5.3).',
+                squad_id=squad_id,
+                faces=faces,
+                rolls=rolls[0],
+                rolls2=rolls[1],
+                sum=sum(rolls),
+            ),
             "§5.3",
         )
     ]
@@ -152,9 +178,9 @@ def move(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, 
     act = state.activation
     squad = state.squads.get(squad_id)
     if squad is None or act is None or act.squad != squad_id:
-        raise Refused(f"{squad_id} is not the squad acting now", "§5.0")
+        raise Refused(say("{squad_id} is not the squad acting now", squad_id=squad_id), "§5.0")
     if squad.prone:
-        raise Refused(f"{squad_id} is prone: get up first", "§6.5")
+        raise Refused(say("{squad_id} is prone: get up first", squad_id=squad_id), "§6.5")
     dashed = act.dash_in
     rate = float(_rate_in(state, squad_id, data))  # refuses a squad with more wounded than carriers
     if dashed is None:
@@ -168,11 +194,11 @@ def move(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, 
     for figure in state.fighting(squad_id):
         path = state.paths.get(figure.id, ())
         if figure.immobile and movement(path).path_mm / state.unit_mm >= 0.5:
-            problems.append(f"{figure.id} is an immobilised robot and cannot move")
+            problems.append(say("{figure} is an immobilised robot and cannot move", figure=figure.id))
         inches = movement(path).path_mm / state.unit_mm
         longest = max(longest, inches)
         if inches > allowed + SLACK_IN:
-            problems.append(f'{figure.id} moved {inches:.1f}"')
+            problems.append(say('{figure} moved {inches}"', figure=figure.id, inches=f"{inches:.1f}"))
         if (
             len(path) >= 2
             and nearest_enemy_mm(state, figure.id, path[-1]) < nearest_enemy_mm(state, figure.id, path[0]) - 2
@@ -180,12 +206,17 @@ def move(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, 
             closer = True
     if closer and (squad.suppression or squad.morale in ("shaken", "broken", "fleeing")):
         problems.append(
-            "it came closer to the enemy, which a suppressed, Shaken, Broken or Fleeing squad may not (§6.7, §10)"
+            say("it came closer to the enemy, which a suppressed, Shaken, Broken or Fleeing squad may not (§6.7, §10)")
         )
     state = state.evolve(paths={f: p[-1:] for f, p in state.paths.items()})
-    text = f'{squad_id} moves up to {longest:.1f}" of {allowed:g}"' + (" (combat move)" if dashed is not None else "")
+    text = say(
+        '{squad_id} moves up to {longest}" of {allowed}"',
+        squad_id=squad_id,
+        longest=f"{longest:.1f}",
+        allowed=f"{allowed:g}",
+    ) + (say(" (combat move)") if dashed is not None else "")
     if problems:
-        text += ": " + "; ".join(problems)
+        text += ": " + joined(problems, "; ")
     return state, [
         Ruling(
             f"{seq}:move",
@@ -203,14 +234,14 @@ def go_prone(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarSta
     squad_id = str(args.get("squad"))
     state = spend(state, squad_id, "§6.5")
     if any(state.stands_in(f.id, ("water",)) for f in state.fighting(squad_id)):
-        raise Refused("a squad in water cannot go to ground", "§6.5")
+        raise Refused(say("a squad in water cannot go to ground"), "§6.5")
     state = state.with_squad(replace(state.squads[squad_id], prone=True))
     return state, [
         Ruling(
             f"{seq}:prone",
             seq,
             RulingKind.STATUS,
-            f"Squad {squad_id} goes to ground: +1 step to its Range die (§6.5).",
+            say("Squad {squad_id} goes to ground: +1 step to its Range die (§6.5).", squad_id=squad_id),
             "§6.5",
         )
     ]
@@ -221,10 +252,12 @@ def get_up(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -
     squad_id = str(args.get("squad"))
     state = spend(state, squad_id, "§6.5")
     if not state.squads[squad_id].prone:
-        raise Refused(f"{squad_id} is not prone", "§6.5")
+        raise Refused(say("{squad_id} is not prone", squad_id=squad_id), "§6.5")
     state = state.with_squad(replace(state.squads[squad_id], prone=False))
     if not args.get("test"):
-        return state, [Ruling(f"{seq}:up", seq, RulingKind.STATUS, f"{squad_id} gets up (§6.5).", "§6.5")]
+        return state, [
+            Ruling(f"{seq}:up", seq, RulingKind.STATUS, say("{squad_id} gets up (§6.5).", squad_id=squad_id), "§6.5")
+        ]
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/up")
     if passed:  # §13.14: the test is part of the move: refund the action for the move that follows
         state = state.evolve(activation=replace(state.acting(), actions=state.acting().actions + 1))
@@ -235,9 +268,14 @@ def get_up(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -
             f"{seq}:up",
             seq,
             RulingKind.STATUS,
-            f"{squad_id} tries to get up and go: d{state.squads[squad_id].quality} "
-            f"{roll} against more than {need}: "
-            + ("it moves at once (§6.5)." if passed else "it stays down and the action is lost (§6.5)."),
+            say(
+                "{squad_id} tries to get up and go: d{quality} {roll} against more than {need}: ",
+                squad_id=squad_id,
+                quality=state.squads[squad_id].quality,
+                roll=roll,
+                need=need,
+            )
+            + (say("it moves at once (§6.5).") if passed else say("it stays down and the action is lost (§6.5).")),
             "§6.5",
         )
     ]
@@ -248,9 +286,9 @@ def unsuppress(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
     squad_id = str(args.get("squad"))
     act = state.activation
     if act is None or act.squad != squad_id or not state.squads[squad_id].suppression:
-        raise Refused(f"{squad_id} is not a suppressed squad acting now", "§6.7")
+        raise Refused(say("{squad_id} is not a suppressed squad acting now", squad_id=squad_id), "§6.7")
     if act.unsuppressed >= MAX_UNSUPPRESS:
-        raise Refused("a squad tries to unsuppress at most twice an activation", "§6.7")
+        raise Refused(say("a squad tries to unsuppress at most twice an activation"), "§6.7")
     state = spend(state, squad_id, "§6.7")
     state = state.evolve(activation=replace(state.acting(), unsuppressed=act.unsuppressed + 1))
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/unsuppress")
@@ -263,9 +301,14 @@ def unsuppress(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
             f"{seq}:unsuppress",
             seq,
             RulingKind.STATUS,
-            f"{squad_id} unsuppresses: d{state.squads[squad_id].quality} "
-            f"{roll} against more than {need}: "
-            + (f"a marker comes off ({left} left)" if passed else "no")
+            say(
+                "{squad_id} unsuppresses: d{quality} {roll} against more than {need}: ",
+                squad_id=squad_id,
+                quality=state.squads[squad_id].quality,
+                roll=roll,
+                need=need,
+            )
+            + (say("a marker comes off ({left} left)", left=left) if passed else "no")
             + " (§6.7).",
             "§6.7",
         )
@@ -298,11 +341,11 @@ def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
     squad_id = str(args.get("squad"))
     act = state.activation
     if act is None or act.squad != squad_id or act.reorganised:
-        raise Refused("a squad reorganises once in its activation", "§9")
+        raise Refused(say("a squad reorganises once in its activation"), "§9")
     if state.squads[squad_id].suppression and not all(
         state.stands_in(f.id, ("woods", "building", "trench")) for f in state.fighting(squad_id)
     ):
-        raise Refused("a suppressed squad reorganises only in cover", "§6.7")
+        raise Refused(say("a suppressed squad reorganises only in cover"), "§6.7")
     state = spend(state, squad_id, "§9")
     state = state.evolve(activation=replace(state.acting(), reorganised=True))
     roles = {f.role for f in state.fighting(squad_id)}
@@ -314,7 +357,7 @@ def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
             continue
         android = figure.armour == "robot"
         if android:  # §9: robots are not healed
-            words.append(f"{fid}: a robot, not healed")
+            words.append(say("{fid}: a robot, not healed", fid=fid))
             continue
         roll = roller.roll(6, f"{seq}/reorganise/{fid}")
         total = roll + (0 if figure.android else bonus)  # §9: no point treating androids with medics
@@ -322,18 +365,22 @@ def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
         state = state.with_figure(replace(figure, status=status))
         words.append(
             f"{fid} d6 {roll}{f'+{bonus}' if bonus and not figure.android else ''}"
-            + (" (an android: no medic bonus)" if bonus and figure.android else "")
+            + (say(" (an android: no medic bonus)") if bonus and figure.android else "")
             + ": "
-            + {"killed": "did not survive", "stabilised": "stabilised, to be carried", "ok": "back in the ranks"}[
-                status
-            ]
+            + {
+                "killed": say("did not survive"),
+                "stabilised": say("stabilised, to be carried"),
+                "ok": say("back in the ranks"),
+            }[status]
         )
     return state, [
         Ruling(
             f"{seq}:reorganise",
             seq,
             RulingKind.STATUS,
-            f"{squad_id} reorganises round its commander" + (": " + "; ".join(words) if words else "") + " (§9).",
+            say("{squad_id} reorganises round its commander", squad_id=squad_id)
+            + (": " + joined(words, "; ") if words else "")
+            + " (§9).",
             "§9",
         )
     ]
@@ -346,9 +393,12 @@ def march_order(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[War
     state = spend(state, squad_id, "§5.4")
     state = state.with_squad(replace(state.squads[squad_id], march=on))
     text = (
-        f"Squad {squad_id} forms march order: in column on a road or easy ground, no shooting (§5.4)."
+        say(
+            "Squad {squad_id} forms march order: in column on a road or easy ground, no shooting (§5.4).",
+            squad_id=squad_id,
+        )
         if on
-        else f"Squad {squad_id} leaves march order (§5.4)."
+        else say("Squad {squad_id} leaves march order (§5.4).", squad_id=squad_id)
     )
     return state, [Ruling(f"{seq}:march", seq, RulingKind.STATUS, text, "§5.4")]
 
@@ -360,13 +410,13 @@ def tow(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, A
     squad = state.squads.get(str(args.get("squad")))
     load = args.get("load")
     if squad is None or (load is not None and load not in data["towing"]):
-        raise Refused(f"give a squad and a load: {', '.join(data['towing'])}, or none", "§5.2")
+        raise Refused(say("give a squad and a load: {towing}, or none", towing=", ".join(data["towing"])), "§5.2")
     if load == "manhandled" and squad.march:
-        raise Refused("crews may not manhandle guns in march order", "§5.4")
+        raise Refused(say("crews may not manhandle guns in march order"), "§5.4")
     state = state.with_squad(replace(squad, towing=load))
-    text = f"Squad {squad.id} " + (
-        f'tows ({load.replace("_", " ")}): {data["towing"][load]}" a move (§5.2).'
+    text = say("Squad {squad} ", squad=squad.id) + (
+        say('tows ({replace}): {towing}" a move (§5.2).', replace=load.replace("_", " "), towing=data["towing"][load])
         if load
-        else "lets its load go (§5.2)."
+        else say("lets its load go (§5.2).")
     )
     return state, [Ruling(f"{seq}:tow", seq, RulingKind.STATUS, text, "§5.2")]

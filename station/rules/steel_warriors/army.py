@@ -16,11 +16,19 @@ from ...datafile import Fields, load_bundled
 from ..army_schema import BASE, FLAG, ID, MARKER, Schema, army_file, list_of, one_of, record, whole
 from ..base import ArmyError
 from ..model_fields import ID_CHECK, base, marker, open_army
+from ..text import say
 from .ladder import LADDER
 
 FORMAT = "steel-warriors-army/1"
 DATA_FORMAT = "steel-warriors-data/1"
 MORALE = ("confident", "steady", "shaken", "broken", "fleeing")  # §10: Ув Ст По Ра Бе
+MORALE_WORDS = {  # as the rulings say them
+    "confident": say("confident"),
+    "steady": say("steady"),
+    "shaken": say("shaken"),
+    "broken": say("broken"),
+    "fleeing": say("fleeing"),
+}
 ROLES = ("fighter", "commander", "specialist", "sniper", "medic", "surgeon", "weapon")
 DEFAULT_BASE = "round25"
 DEFAULT_HEIGHT_MM = 30.0

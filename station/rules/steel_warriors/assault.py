@@ -14,7 +14,9 @@ from ...dice import Roller
 from ...measure.measurement import CALL_SIGMAS
 from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
+from ..text import joined, say
 from .actions import command_test, spend
+from .army import MORALE_WORDS
 from .ladder import step
 from .state import WarState
 from .where import placed_many
@@ -33,14 +35,18 @@ def assault(
     squad_id, target_id = str(args.get("squad")), str(args.get("target"))
     squad, target = state.squads.get(squad_id), state.squads.get(target_id)
     if squad is None or target is None or squad.player == target.player:
-        raise Refused("give the acting squad and an enemy squad", "§8.1")
+        raise Refused(say("give the acting squad and an enemy squad"), "§8.1")
     if squad.morale not in ASSAULT_MODIFIER:
-        raise Refused(f"a {squad.morale} squad never assaults", "§8.1")
+        raise Refused(say("a {morale} squad never assaults", morale=MORALE_WORDS[squad.morale]), "§8.1")
     if squad.suppression:
-        raise Refused(f"{squad_id} is suppressed", "§6.7")
+        raise Refused(say("{squad_id} is suppressed", squad_id=squad_id), "§6.7")
     if not melee_capable(state, squad_id):
         raise Refused(
-            f"{squad_id}: robots and bronescafs never fight in close combat, so this squad never assaults", "§8"
+            say(
+                "{squad_id}: robots and bronescafs never fight in close combat, so this squad never assaults",
+                squad_id=squad_id,
+            ),
+            "§8",
         )
     state = spend(state, squad_id, "§8.1")
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/assault", ASSAULT_MODIFIER[squad.morale])
@@ -51,9 +57,14 @@ def assault(
                 f"{seq}:assault",
                 seq,
                 RulingKind.STATUS,
-                f"{squad_id} is ordered to attack {target_id}: "
-                f"d{squad.quality} {roll}, more than {need} needed: the attack fails and the whole activation "
-                "is lost (§8.1).",
+                say(
+                    "{squad_id} is ordered to attack {target_id}: d{quality} {roll}, more than {need} needed: the attack fails and the whole activation is lost (§8.1).",
+                    squad_id=squad_id,
+                    target_id=target_id,
+                    quality=squad.quality,
+                    roll=roll,
+                    need=need,
+                ),
                 "§8.1",
             )
         ]
@@ -65,9 +76,18 @@ def assault(
             f"{seq}:assault",
             seq,
             RulingKind.MOVE,
-            f"{squad_id} attacks {target_id}: d{squad.quality} {roll} beats "
-            f'{need}. Charge 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}" straight at the enemy; within '
-            '2" it arrives (§8.1).',
+            say(
+                '{squad_id} attacks {target_id}: d{quality} {roll} beats {need}. Charge 2d{faces} {rolls}+{rolls2} = {sum}" straight at the enemy; within 2" it arrives (§8.1).',
+                squad_id=squad_id,
+                target_id=target_id,
+                quality=squad.quality,
+                roll=roll,
+                need=need,
+                faces=faces,
+                rolls=rolls[0],
+                rolls2=rolls[1],
+                sum=sum(rolls),
+            ),
             "§8.1",
             details={"charge_in": sum(rolls)},
         )
@@ -78,7 +98,7 @@ def _gap_in(state: WarState, a: list[str], b: list[str]) -> tuple[float, float]:
     """The nearest edge-to-edge gap between two squads, and the camera's uncertainty of it (2σ)."""
     mine, theirs = placed_many(state, a), placed_many(state, b)
     if not mine or not theirs:
-        raise Refused("the camera has not placed both squads", "§8")
+        raise Refused(say("the camera has not placed both squads"), "§8")
     gaps = edge_distances([x.base for x in mine] + [x.base for x in theirs])[: len(mine), len(mine) :]
     i, j = divmod(int(gaps.argmin()), len(theirs))
     sigma = math.hypot(mine[i].sigma_mm, theirs[j].sigma_mm)
@@ -109,7 +129,7 @@ def charge(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState
     with the threat shown; if it fails, it falls back to 6" in front of the attackers."""
     squad_id, target_id = str(args.get("squad")), str(args.get("target"))
     if squad_id not in state.squads or target_id not in state.squads:
-        raise Refused("give the attacking and the defending squad", "§8.1")
+        raise Refused(say("give the attacking and the defending squad"), "§8.1")
     gap, doubt = _gap_in(state, [f.id for f in state.fighting(squad_id)], [f.id for f in state.fighting(target_id)])
     if gap > ARRIVED_IN + doubt:  # within the camera's uncertainty of 2" it arrives, and the referee decides
         return state, [
@@ -117,9 +137,12 @@ def charge(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState
                 f"{seq}:charge",
                 seq,
                 RulingKind.WARNING,
-                f"{squad_id}'s charge stops {gap:.1f}\" short: {target_id} "
-                "may fire once at it, casualties only (shoot with reaction), and then the attackers test at "
-                "+1 a casualty to charge again or fall back suppressed (§8.1).",
+                say(
+                    "{squad_id}'s charge stops {gap}\" short: {target_id} may fire once at it, casualties only (shoot with reaction), and then the attackers test at +1 a casualty to charge again or fall back suppressed (§8.1).",
+                    squad_id=squad_id,
+                    gap=f"{gap:.1f}",
+                    target_id=target_id,
+                ),
                 "§8.1",
                 needs_referee=True,
             )
@@ -130,11 +153,17 @@ def charge(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState
             f"{seq}:charge",
             seq,
             RulingKind.STATUS,
-            f"{squad_id}'s charge arrives ({gap:.1f}\""
-            + (f', within the camera\'s ±{doubt:.1f}" of 2": the referee decides' if gap > ARRIVED_IN else "")
-            + f"). {target_id} tests its "
-            f'morale with threat +{value}; if it fails it falls back to 6" in front of the attackers and loses '
-            "morale; if it stands, resolve close_combat (§8.1).",
+            say("{squad_id}'s charge arrives ({gap}\"", squad_id=squad_id, gap=f"{gap:.1f}")
+            + (
+                say(', within the camera\'s ±{doubt}" of 2": the referee decides', doubt=f"{doubt:.1f}")
+                if gap > ARRIVED_IN
+                else ""
+            )
+            + say(
+                '). {target_id} tests its morale with threat +{value}; if it fails it falls back to 6" in front of the attackers and loses morale; if it stands, resolve close_combat (§8.1).',
+                target_id=target_id,
+                value=value,
+            ),
             "§8.1",
             needs_referee=True,
             details={"threat": value},
@@ -150,14 +179,14 @@ def close_combat(
     casualty rolls a d6: 1-2 killed, 3-4 wounded, 5-6 unhurt."""
     a_id, d_id = str(args.get("squad")), str(args.get("target"))
     if a_id not in state.squads or d_id not in state.squads:
-        raise Refused("give the attacking and the defending squad", "§8")
+        raise Refused(say("give the attacking and the defending squad"), "§8")
     attackers, defenders = [f.id for f in state.fighting(a_id)], [f.id for f in state.fighting(d_id)]
     for side in (a_id, d_id):
         if not melee_capable(state, side):
-            raise Refused(f"{side}: robots and bronescafs do not fight in close combat", "§8")
+            raise Refused(say("{side}: robots and bronescafs do not fight in close combat", side=side), "§8")
     mine, theirs = placed_many(state, attackers), placed_many(state, defenders)
     if not mine or not theirs:
-        raise Refused("the camera has not placed both squads", "§8")
+        raise Refused(say("the camera has not placed both squads"), "§8")
     gaps = edge_distances([x.base for x in mine] + [x.base for x in theirs])[: len(mine), len(mine) :]
     pairs = [
         (mine[i].id, theirs[j].id)
@@ -166,7 +195,7 @@ def close_combat(
         if gaps[i, j] <= CONTACT_IN * state.unit_mm
     ]
     if not pairs:
-        raise Refused("no figures are in base contact: place each fighter against an opponent", "§8.1")
+        raise Refused(say("no figures are in base contact: place each fighter against an opponent"), "§8.1")
     engaged = {x for p in pairs for x in p}
     loose = sorted(set(attackers + defenders) - engaged)
     dice = {}
@@ -180,14 +209,32 @@ def close_combat(
         dice[fid] = step(state.squads[f.squad].quality, steps)
     rolls = {fid: roller.roll(die, f"{seq}/melee/{fid}") for fid, die in dice.items()}
     lost = sorted({a if rolls[a] < rolls[d] else d for a, d in pairs if rolls[a] != rolls[d]})
-    words = [", ".join(f"{a} d{dice[a]} {rolls[a]} v {d} d{dice[d]} {rolls[d]}" for a, d in pairs)]
+    words = [
+        joined(
+            say(
+                "{a} d{a_die} {a_roll} v {d} d{d_die} {d_roll}",
+                a=a,
+                a_die=dice[a],
+                a_roll=rolls[a],
+                d=d,
+                d_die=dice[d],
+                d_roll=rolls[d],
+            )
+            for a, d in pairs
+        )
+    ]
     for fid in lost:
         roll = roller.roll(6, f"{seq}/melee/{fid}/fate")
         status = "killed" if roll <= 2 else "unverified" if roll <= 4 else "ok"
         if status != "ok":
             state = state.with_figure(replace(state.figures[fid], status=status))
         words.append(
-            f"{fid} falls (d6 {roll}: {'killed' if status == 'killed' else 'wounded' if status != 'ok' else 'unhurt'})"
+            say(
+                "{fid} falls (d6 {roll}: {what})",
+                fid=fid,
+                roll=roll,
+                what=say("killed") if status == "killed" else say("wounded") if status != "ok" else say("unhurt"),
+            )
         )
     losses = {side: sum(1 for f in lost if state.figures[f].squad == side) for side in (a_id, d_id)}
     if losses[a_id] != losses[d_id]:
@@ -195,19 +242,25 @@ def close_combat(
         other = d_id if worse == a_id else a_id
         value = losses[worse] * (2 if state.squads[other].terrifying else 1)
         words.append(
-            f"{worse} lost more and tests morale with threat +{value}; if it passes, {other} tests on the same "
-            'terms; whoever fails falls back 6" and loses morale, its unhurt and wounded taken prisoner (§8.1)'
+            say(
+                '{worse} lost more and tests morale with threat +{value}; if it passes, {other} tests on the same terms; whoever fails falls back 6" and loses morale, its unhurt and wounded taken prisoner (§8.1)',
+                worse=worse,
+                value=value,
+                other=other,
+            )
         )
     else:
-        words.append("equal losses: the close combat goes on next turn unless a morale test breaks it (§8.1)")
+        words.append(say("equal losses: the close combat goes on next turn unless a morale test breaks it (§8.1)"))
     if loose:
-        words.append(f"not facing anyone: {', '.join(loose)} (every fighter must face an opponent, §8.1)")
+        words.append(
+            say("not facing anyone: {loose} (every fighter must face an opponent, §8.1)", loose=", ".join(loose))
+        )
     return state, [
         Ruling(
             f"{seq}:melee",
             seq,
             RulingKind.SHOT,
-            "Close combat: " + "; ".join(words) + ".",
+            say("Close combat: ") + joined(words, "; ") + ".",
             "§8",
             needs_referee=True,
             details={"pairs": pairs, "rolls": rolls, "lost": lost},
@@ -224,10 +277,13 @@ def recharge(
     squad_id = str(args.get("squad"))
     act = state.activation
     if act is None or act.squad != squad_id:
-        raise Refused(f"{squad_id} is not the charging squad acting now", "§8.1")
+        raise Refused(say("{squad_id} is not the charging squad acting now", squad_id=squad_id), "§8.1")
     lost = act.free_fire_losses  # counted from the free fire (shoot with reaction), never typed in
     if lost < 1:
-        raise Refused(f"the free fire at {squad_id} caused no casualties, so there is no test to press on", "§8.1")
+        raise Refused(
+            say("the free fire at {squad_id} caused no casualties, so there is no test to press on", squad_id=squad_id),
+            "§8.1",
+        )
     passed, roll, need = command_test(state, squad_id, roller, f"{seq}/recharge", lost)
     if not passed:
         state = state.suppress(squad_id)
@@ -236,9 +292,14 @@ def recharge(
                 f"{seq}:recharge",
                 seq,
                 RulingKind.STATUS,
-                f"{squad_id} wavers under fire ({lost} casualties): d{state.squads[squad_id].quality} "
-                f"{roll}, more than {need} needed: a suppression marker, and back to where the charge began "
-                "(§8.1).",
+                say(
+                    "{squad_id} wavers under fire ({lost} casualties): d{quality} {roll}, more than {need} needed: a suppression marker, and back to where the charge began (§8.1).",
+                    squad_id=squad_id,
+                    lost=lost,
+                    quality=state.squads[squad_id].quality,
+                    roll=roll,
+                    need=need,
+                ),
                 "§8.1",
                 needs_referee=True,
             )
@@ -251,8 +312,18 @@ def recharge(
             f"{seq}:recharge",
             seq,
             RulingKind.MOVE,
-            f"{squad_id} presses on ({lost} casualties): d{state.squads[squad_id].quality} {roll} "
-            f'beats {need}; one more combat move, 2d{faces} {rolls[0]}+{rolls[1]} = {sum(rolls)}" (§8.1).',
+            say(
+                '{squad_id} presses on ({lost} casualties): d{quality} {roll} beats {need}; one more combat move, 2d{faces} {rolls}+{rolls2} = {sum}" (§8.1).',
+                squad_id=squad_id,
+                lost=lost,
+                quality=state.squads[squad_id].quality,
+                roll=roll,
+                need=need,
+                faces=faces,
+                rolls=rolls[0],
+                rolls2=rolls[1],
+                sum=sum(rolls),
+            ),
             "§8.1",
         )
     ]
@@ -265,11 +336,17 @@ def prisoners(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarSt
     for fid in args.get("figures") or []:
         f = state.figures.get(str(fid))
         if f is None or f.status not in ("ok", "unverified"):
-            raise Refused(f"{fid} cannot be taken prisoner", "§8.1")
+            raise Refused(say("{fid} cannot be taken prisoner", fid=fid), "§8.1")
         state = state.with_figure(replace(f, status="prisoner"))
         taken.append(f.id)
     if not taken:
-        raise Refused("name the figures taken prisoner", "§8.1")
+        raise Refused(say("name the figures taken prisoner"), "§8.1")
     return state, [
-        Ruling(f"{seq}:prisoners", seq, RulingKind.STATUS, f"Taken prisoner: {', '.join(taken)} (§8.1).", "§8.1")
+        Ruling(
+            f"{seq}:prisoners",
+            seq,
+            RulingKind.STATUS,
+            say("Taken prisoner: {taken} (§8.1).", taken=", ".join(taken)),
+            "§8.1",
+        )
     ]

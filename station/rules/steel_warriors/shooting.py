@@ -12,20 +12,26 @@ from typing import Any
 from ...dice import Roller
 from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
+from ..text import Text, joined, say
 from .actions import spend
+from .army import MORALE_WORDS
 from .ladder import ZONES, casualties, range_die, rof_die, zone
 from .state import Figure, WarState
 from .where import placed_many
 
 LIGHT_COVER = ("woods",)  # §6.5: forest and bushes
 HARD_COVER = ("building", "trench")  # §6.5: thick walls, trenches
-COMMANDER_TABLE = ((3, 1, "worse"), (5, 0, "the same"), (6, -1, "better"))  # §6.10: d6 -> Leadership change
+COMMANDER_TABLE = (
+    (3, 1, say("worse")),
+    (5, 0, say("the same")),
+    (6, -1, say("better")),
+)  # §6.10: d6 -> Leadership change
 
 
 def _distance_in(state: WarState, firers: list[str], targets: list[str]) -> float:
     mine, theirs = placed_many(state, firers), placed_many(state, targets)
     if not mine or not theirs:
-        raise Refused("the camera has not placed the fire group and the target", "§6.4")
+        raise Refused(say("the camera has not placed the fire group and the target"), "§6.4")
     gaps = edge_distances([b.base for b in mine] + [b.base for b in theirs])[: len(mine), len(mine) :]
     return float(gaps.min()) / state.unit_mm
 
@@ -62,17 +68,17 @@ def _group(
     for fid in ids:
         f = state.figures.get(fid)
         if f is None or f.squad != squad or not f.fighting:
-            raise Refused(f"{fid} is not a fighting figure of {squad}", "§6.3")
+            raise Refused(say("{fid} is not a fighting figure of {squad}", fid=fid, squad=squad), "§6.3")
         w, name = weapons[f.weapon], f.weapon.replace("_", " ")
         why = None
         if not reaction and act is not None and act.fired.get(fid, 0) >= (2 if w.get("emplaced") else 1):
-            why = (f"{fid}'s {name} has fired this activation", "§6.3")
+            why = (say("{fid}'s {name} has fired this activation", fid=fid, name=name), "§6.3")
         elif w["zone1_only"] and zone_number > 1:
-            why = (f"{fid}'s {name} reaches only zone 1", "§6.6")
+            why = (say("{fid}'s {name} reaches only zone 1", fid=fid, name=name), "§6.6")
         elif w.get("range_in") and distance_in > w["range_in"]:
-            why = (f"{fid}'s {name} reaches {w['range_in']}\"", "§6.6")
+            why = (say("{fid}'s {name} reaches {range_in}\"", fid=fid, name=name, range_in=w["range_in"]), "§6.6")
         elif f.ammo is not None and f.ammo <= 0:
-            why = (f"{fid}'s {name} is out of ammunition", "§6.10")
+            why = (say("{fid}'s {name} is out of ammunition", fid=fid, name=name), "§6.10")
         if why and strict:
             raise Refused(*why)
         if not why:
@@ -114,21 +120,35 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
     squad_id, target_id = str(args.get("squad")), str(args.get("target"))
     squad, target = state.squads.get(squad_id), state.squads.get(target_id)
     if squad is None or target is None or squad.player == target.player or not state.fighting(target_id):
-        raise Refused("give the acting squad and an enemy squad with fighters", "§6")
+        raise Refused(say("give the acting squad and an enemy squad with fighters"), "§6")
     if squad.suppression:
-        raise Refused(f"{squad_id} is suppressed and may not shoot", "§6.7")
+        raise Refused(say("{squad_id} is suppressed and may not shoot", squad_id=squad_id), "§6.7")
     if squad.march:
-        raise Refused(f"{squad_id} is in march order and may not shoot", "§5.4")
+        raise Refused(say("{squad_id} is in march order and may not shoot", squad_id=squad_id), "§5.4")
     if squad.morale == "fleeing" or (
         squad.morale == "broken" and target_id not in state.fired_on.get(squad_id, frozenset())
     ):
-        raise Refused(f"{squad_id} is {squad.morale}: it fires only at an enemy that fired on it this turn", "§10")
+        raise Refused(
+            say(
+                "{squad_id} is {morale}: it fires only at an enemy that fired on it this turn",
+                squad_id=squad_id,
+                morale=MORALE_WORDS[squad.morale],
+            ),
+            "§10",
+        )
     named = args.get("figures")
     ids = named or [f.id for f in state.fighting(squad_id)]
     distance = _distance_in(state, ids, [f.id for f in state.fighting(target_id)])
     zone_number = zone(distance, squad.quality)
     if zone_number > ZONES:
-        raise Refused(f'{distance:.1f}" is beyond the fifth zone of a d{squad.quality} squad', "§6.4")
+        raise Refused(
+            say(
+                '{distance}" is beyond the fifth zone of a d{quality} squad',
+                distance=f"{distance:.1f}",
+                quality=squad.quality,
+            ),
+            "§6.4",
+        )
     small, support = _group(
         state, squad_id, ids, weapons, distance, zone_number, bool(args.get("reaction")), bool(named)
     )
@@ -138,7 +158,7 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
         + [weapons[f.weapon]["support_die"] for f in support]
     )
     if len(pool) < 2:
-        raise Refused("the fire group has no weapon", "§6.2")
+        raise Refused(say("the fire group has no weapon"), "§6.2")
     powers = [weapons[f.weapon]["power"] for f in small] or [weapons[f.weapon]["power"] for f in support]
     power = (
         min(powers) if state.options.mixed_power == "lowest" else max(powers)
@@ -168,11 +188,16 @@ def preview(state: WarState, squad: str, target: str, weapons: Mapping[str, Any]
         return {"refused": f"{no} ({no.section})"}
     one, two = v.chances()
     return {
-        "summary": f"{' + '.join(f'd{d}' for d in v.pool)} v d{v.target_die} · {round(two * 100)} % casualties",
+        "summary": say(
+            "{names} v d{target_die} · {n} % casualties",
+            names=" + ".join(f"d{d}" for d in v.pool),
+            target_die=v.target_die,
+            n=round(two * 100),
+        ),
         "lines": [
-            f'{v.distance:.1f}" away, zone {v.zone}',
-            f"suppressed at least: {round(one * 100)} %",
-            f"Power d{v.power}",
+            say('{distance}" away, zone {zone}', distance=f"{v.distance:.1f}", zone=v.zone),
+            say("suppressed at least: {n} %", n=round(one * 100)),
+            say("Power d{power}", power=v.power),
         ],
         "doubts": [],
         "input": {"type": "shoot", "label": "Fire", "args": {"squad": squad, "target": target}},
@@ -208,13 +233,19 @@ def shoot(
         if f.ammo is not None:
             state = state.with_figure(replace(state.figures[f.id], ammo=f.ammo - 1))
     head = (
-        f'{squad_id} fires at {target_id} ({distance:.1f}", zone {zone_number}): '
+        say(
+            '{squad_id} fires at {target_id} ({distance}", zone {zone_number}): ',
+            squad_id=squad_id,
+            target_id=target_id,
+            distance=f"{distance:.1f}",
+            zone_number=zone_number,
+        )
         + " + ".join(f"d{d} {r}" for d, r in zip(pool, rolls))
-        + f" against d{target_die} {against}"
+        + say(" against d{target_die} {against}", target_die=target_die, against=against)
     )
-    outcome = ["no effect", "suppressed", "suppressed, with casualties"][min(beats, 2)]
+    outcome = [say("no effect"), say("suppressed"), say("suppressed, with casualties")][min(beats, 2)]
     if reaction:
-        outcome = "casualties" if beats >= 2 else "no effect (it cannot suppress)"
+        outcome = say("casualties") if beats >= 2 else say("no effect (it cannot suppress)")
     words = [head + ": " + outcome]
     if beats and not reaction:  # §8.1: the free fire at a charge cannot suppress
         state = state.suppress(target_id)
@@ -252,7 +283,7 @@ def shoot(
             f"{seq}:shot",
             seq,
             RulingKind.SHOT,
-            "; ".join(words) + ".",
+            joined(words, "; ") + ".",
             "§6",
             details={
                 "pool": pool,
@@ -298,7 +329,7 @@ def hit(
     key: str,
     flame: bool = False,
     fragmentation: bool = False,
-) -> tuple[WarState, str]:
+) -> tuple[WarState, Text]:
     """§6.8-6.10: Power against Armour: more wounds, three times kills; a flamethrower always at
     least wounds; a man-sized weapon hit is destroyed; a lost commander is replaced (d6)."""
     figure = state.figures[figure_id]
@@ -306,31 +337,42 @@ def hit(
         return explode(state, figure_id, weapons, armour, roller, key)
     armour_die = 6 if figure.flak_vest and fragmentation else armour[figure.armour]
     p, a = roller.roll(power, f"{key}/power"), roller.roll(armour_die, f"{key}/armour")
-    rolled = f"{figure_id}: Power d{power} {p} against Armour d{armour_die} {a}, "
+    rolled = say(
+        "{figure_id}: Power d{power} {p} against Armour d{armour_die} {a}, ",
+        figure_id=figure_id,
+        power=power,
+        p=p,
+        armour_die=armour_die,
+        a=a,
+    )
     if p >= 3 * a:
         outcome = "killed"
     elif p > a or flame:
         outcome = "unverified"
     else:
-        return state, rolled + "no harm"
+        return state, rolled + say("no harm")
     if figure.role == "weapon":
         outcome = "destroyed"
     elif figure.armour == "robot":  # §6.9: a robot's first wound stops it; the next destroys it
         if outcome == "unverified" and not figure.immobile:
-            return state.with_figure(
-                replace(figure, immobile=True)
-            ), rolled + "the robot is immobilised (it can still shoot)"
+            return state.with_figure(replace(figure, immobile=True)), rolled + say(
+                "the robot is immobilised (it can still shoot)"
+            )
         outcome = "destroyed"
     elif outcome == "unverified" and figure.armour == "bronescaf":  # §6.9: the suit is lost, the man is not
-        return state.with_figure(
-            replace(figure, armour="human")
-        ), rolled + "the bronescaf is lost; he fights on as infantry"
+        return state.with_figure(replace(figure, armour="human")), rolled + say(
+            "the bronescaf is lost; he fights on as infantry"
+        )
     elif outcome == "unverified" and state.squads[figure.squad].movement == "cavalry" and not figure.on_foot:
-        return state.with_figure(replace(figure, on_foot=True)), rolled + "his horse is lost; he fights on foot"
+        return state.with_figure(replace(figure, on_foot=True)), rolled + say("his horse is lost; he fights on foot")
     state = state.with_figure(replace(figure, status=outcome))
     said = (
         rolled
-        + {"killed": "killed", "unverified": "wounded (an unverified casualty)", "destroyed": "destroyed"}[outcome]
+        + {
+            "killed": say("killed"),
+            "unverified": say("wounded (an unverified casualty)"),
+            "destroyed": say("destroyed"),
+        }[outcome]
     )
     if figure.role == "commander":
         state, more = new_commander(state, figure.squad, roller, f"{key}/commander")
@@ -338,7 +380,7 @@ def hit(
     return state, said
 
 
-def new_commander(state: WarState, squad_id: str, roller: Roller, key: str) -> tuple[WarState, str]:
+def new_commander(state: WarState, squad_id: str, roller: Roller, key: str) -> tuple[WarState, Text]:
     """§6.10: a subordinate takes over; d6 1-3 one step worse, 4-5 the same, 6 one step better
     (Leadership stays 1..3)."""
     roll = roller.roll(6, key)
@@ -346,7 +388,9 @@ def new_commander(state: WarState, squad_id: str, roller: Roller, key: str) -> t
     squad = state.squads[squad_id]
     leadership = max(1, min(3, squad.leadership + change))
     state = state.with_squad(replace(squad, leadership=leadership))
-    return state, f"a new commander (d6 {roll}: {word}), Leadership {leadership}"
+    return state, say(
+        "a new commander (d6 {roll}: {word}), Leadership {leadership}", roll=roll, word=word, leadership=leadership
+    )
 
 
 EXPLOSION_IN = 4.0  # §6.10
@@ -354,20 +398,20 @@ EXPLOSION_IN = 4.0  # §6.10
 
 def explode(
     state: WarState, figure_id: str, weapons: Mapping[str, Any], armour: Mapping[str, int], roller: Roller, key: str
-) -> tuple[WarState, str]:
+) -> tuple[WarState, Text]:
     """§6.10: the operator dies at once and every fighter within 4" of him, of either side, takes
     a flamethrower hit (another backpack there goes up in turn)."""
     state = state.with_figure(replace(state.figures[figure_id], status="killed"))
     me = placed_many(state, [figure_id])
     others = placed_many(state, [f.id for f in state.figures.values() if f.fighting])
     if not me or not others:
-        return state, f"{figure_id}'s backpack flamethrower explodes: he is killed"
+        return state, say("{figure_id}'s backpack flamethrower explodes: he is killed", figure_id=figure_id)
     gaps = edge_distances([me[0].base] + [o.base for o in others])[0, 1:]
     near = [o.id for o, g in zip(others, gaps) if g <= EXPLOSION_IN * state.unit_mm]
-    words = [f"{figure_id}'s backpack flamethrower explodes: he is killed"]
+    words = [say("{figure_id}'s backpack flamethrower explodes: he is killed", figure_id=figure_id)]
     for k, victim in enumerate(near):
         if state.figures[victim].fighting:
             flame_power = weapons[state.figures[figure_id].weapon]["power"]
             state, said = hit(state, victim, flame_power, weapons, armour, roller, f"{key}/blast/{k}", flame=True)
             words.append(said)
-    return state, "; ".join(words)
+    return state, joined(words, "; ")

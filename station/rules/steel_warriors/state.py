@@ -11,6 +11,7 @@ from ...measure.bases import MM_PER_INCH
 from ..base import Refused
 from ..options import choice, declared
 from ..table_snapshot import TableState
+from ..text import say
 
 ACTIONS = 2  # §5.0
 MAX_SUPPRESSION = 3  # §6.7
@@ -93,7 +94,7 @@ class WarState(TableState):
     def acting(self) -> Activation:
         """The activation in progress; an input that needs one and finds none is refused (§5.0)."""
         if self.activation is None:
-            raise Refused("no activation is running", "§5.0")
+            raise Refused(say("no activation is running"), "§5.0")
         return self.activation
 
     @property

@@ -37,7 +37,7 @@ const SPOKEN_KINDS = ["hit", "shot", "melee", "warning", "status"];
 function speak(rulings) {
   if (localStorage.getItem(SPEAK_KEY) !== "on" || !window.speechSynthesis) return;
   for (const ruling of rulings.filter((r) => SPOKEN_KINDS.includes(r.kind))) {
-    const utterance = new SpeechSynthesisUtterance(ruling.text.replace(/§/g, ""));
+    const utterance = new SpeechSynthesisUtterance(rulingText(ruling).replace(/§/g, ""));
     utterance.lang = document.documentElement.lang || "en";
     window.speechSynthesis.speak(utterance);
   }
@@ -99,7 +99,7 @@ function unitCard(unit) {
 function rulingItem(ruling, withControls) {
   const status = rulingStatus(ruling);
   const item = el("li", { class: `ruling ${ruling.kind} ${status}`, "data-ruling": ruling.id },
-    el("div", { class: "text" }, ruling.text),
+    el("div", { class: "text" }, rulingText(ruling)),
     el("div", { class: "meta" }, `${ruling.section} · #${ruling.cause} · ${t(status)}`));
   if (ruling.details && ruling.details.template) {  // a blast or a flame strip: draw it with what it touched
     item.append(el("button", { class: "show-template", onclick: () => { model.template = ruling.details.template; renderTable(); } },
@@ -108,7 +108,7 @@ function rulingItem(ruling, withControls) {
   if (ruling.details && ruling.details.measured) {  // show what was measured, on the map
     item.append(el("button", { class: "show-measure", onclick: () => {
       model.measurement = ruling.details.measured;
-      $("measure-text").textContent = ruling.text;
+      $("measure-text").textContent = rulingText(ruling);
       renderTable();
     } }, t("show on map")));
     item.append(el("a", { class: "picture", href: `/api/rulings/${encodeURIComponent(ruling.id)}/picture.svg`,

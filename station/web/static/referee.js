@@ -78,6 +78,26 @@ function t(text, values = {}) {
   return translated.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 }
 
+// A ruling in the page's language: its message (the English template and its values, see
+// station/rules/text.py) looked up in this game's catalog, values said the same way in turn.
+const RULING_WORDS = JSON.parse(document.getElementById("ruling-catalog")?.textContent || "{}");
+
+function sayMessage(message) {
+  let said = message.parts
+    ? message.parts.map(sayMessage).join(message.sep || "")
+    : (RULING_WORDS[message.key] || message.key).replace(/\{(\w+)\}/g, (whole, name) => {
+      if (!(name in message.args)) return whole;
+      const value = message.args[name];
+      return value !== null && typeof value === "object" ? sayMessage(value) : String(value);
+    });
+  if (message.trim) said = said.replace(/\.+$/, "");
+  return message.cap ? said.charAt(0).toUpperCase() + said.slice(1) : said;
+}
+
+function rulingText(ruling) {
+  return ruling.message && document.documentElement.lang !== "en" ? sayMessage(ruling.message) : ruling.text;
+}
+
 function setUpLanguage() {
   const select = $("language");
   if (!select) return;

@@ -280,7 +280,7 @@ function fireButton(reach, target) {
       aimed: $("reach-aimed").checked, grenade: $("reach-grenade").checked };
     try {
       const result = await call("/api/input", { type: "virtual_shot", args });
-      $("measure-text").textContent = result.rulings.map((r) => r.text).join(" ");
+      $("measure-text").textContent = result.rulings.map(rulingText).join(" ");
     } catch (error) { $("measure-text").textContent = error.message; }
   } }, t("Fire")));
 }
@@ -291,7 +291,7 @@ function fightButton(reach, target) {
   return el("td", {}, el("button", { class: "fight referee-only", onclick: async () => {
     try {
       const result = await call("/api/input", { type: "close_combat", args: { attacker: reach.element, defender: target.element } });
-      $("measure-text").textContent = result.rulings.map((r) => r.text).join(" ");
+      $("measure-text").textContent = result.rulings.map(rulingText).join(" ");
     } catch (error) { $("measure-text").textContent = error.message; }
   } }, t("Fight")));
 }
@@ -308,7 +308,7 @@ function previewCell(reach, target) {
     el("button", { class: "attack referee-only", onclick: async () => {
       try {
         const result = await call("/api/input", { type: a.input.type, args: { ...a.input.args, ...extra } });
-        $("measure-text").textContent = result.rulings.map((r) => r.text).join(" ");
+        $("measure-text").textContent = result.rulings.map(rulingText).join(" ");
       } catch (error) { $("measure-text").textContent = error.message; }
     } }, a.input.label));
 }

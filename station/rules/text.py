@@ -1,0 +1,188 @@
+"""A ruling's words: finished English, and what another language needs to say the same.
+
+The engines write English, and the players read Russian as often.  A ruling's text is therefore
+a :class:`Text`: a ``str`` holding the English (so the journal, the command line, the API's
+``text`` and every test read it as before) that also keeps its *message*, the English template
+and the values put into it.  A page in another language looks the template up in that
+language's catalog (``station/rules/<game>/ru.json``, English template → translation, shared
+entries in ``station/rules/ru.json``) and fills in the same values, so word order can change in
+translation.  Values are names, numbers already formatted by the engine, or other texts, which
+are translated in their turn: a refusal's reason inside "… refused: {why}" reads in the same
+language as the rest.
+
+Placeholders are ``{name}`` and nothing else (no format specs): the engine formats its numbers
+once, and the page's script and this module fill them in the same way.  Section references stay
+as the rulebooks write them.  ``station.rules.text`` has no catalog of its own and does no I/O
+beyond reading the packaged catalogs on first use.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from functools import cache
+from importlib import resources
+from typing import Any, Union
+
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+Value = Union["Text", str, int]
+
+
+def _fill(template: str, args: Mapping[str, Any], words: Mapping[str, str] | None) -> str:
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in args:
+            return match.group(0)
+        given = args[name]
+        return given.said(words) if isinstance(given, Text) and words is not None else str(given)
+
+    return PLACEHOLDER.sub(value, template)
+
+
+class Text(str):
+    """English text that remembers its template and values (see the module's docstring).
+
+    Made by :func:`say` and :func:`joined`, never directly.  ``+`` joins texts and keeps each
+    translatable; a plain ``str`` added to one is kept as it is (punctuation, a name), and
+    tests/test_ruling_language.py fails if any such piece is English words.
+    """
+
+    key: str
+    args: Mapping[str, Value]
+    parts: tuple[Text, ...] | None
+    sep: str
+    cap: bool = False  # the first letter upper case, in whatever language it is said
+    trim: bool = False  # without its closing full stop (a sentence used inside another)
+
+    def __new__(cls, english: str) -> Text:
+        return super().__new__(cls, english)
+
+    def said(self, words: Mapping[str, str] | None) -> str:
+        """This text in the language of ``words`` (a catalog; ``None`` for English)."""
+        if words is None:
+            return str.__str__(self)
+        if self.parts is not None:
+            said = self.sep.join(part.said(words) for part in self.parts)
+        else:
+            said = _fill(words.get(self.key) or self.key, self.args, words)
+        if self.trim:
+            said = said.rstrip(".")
+        return said[:1].upper() + said[1:] if self.cap else said
+
+    def message(self) -> dict[str, Any]:
+        """The template and values as JSON, for the page's script to render in its language."""
+        said: dict[str, Any]
+        if self.parts is not None:
+            said = {"sep": self.sep, "parts": [part.message() for part in self.parts]}
+        else:
+            args = {name: value.message() if isinstance(value, Text) else value for name, value in self.args.items()}
+            said = {"key": self.key, "args": args}
+        return {**said, **({"cap": True} if self.cap else {}), **({"trim": True} if self.trim else {})}
+
+    def keys(self) -> Iterable[str]:
+        """Every template this text is made of (its own and its values'), for the catalog's tests."""
+        if self.parts is not None:
+            for part in self.parts:
+                yield from part.keys()
+            return
+        yield self.key
+        for value in self.args.values():
+            if isinstance(value, Text):
+                yield from value.keys()
+
+    def __add__(self, other: str) -> Text:
+        return joined((self, _as_text(other)), "")
+
+    def __radd__(self, other: str) -> Text:
+        return joined((_as_text(other), self), "")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (str.__str__(self), self.message()))
+
+
+def say(template: str, /, **args: object) -> Text:
+    """``template`` with its ``{name}`` placeholders filled from ``args``: the engines' one way to
+    put words in a ruling.  ``template`` must be a literal, so the catalog's test finds it.
+    A value other than a text or a whole number is kept as Python writes it (``2.5``, ``[3, 5]``),
+    so the page shows exactly what the English shows."""
+    values: dict[str, Value] = {
+        name: given if isinstance(given, (str, int)) and not isinstance(given, bool) else str(given)
+        for name, given in args.items()
+    }
+    text = Text(_fill(template, values, None))
+    text.key, text.args, text.parts, text.sep = template, values, None, ""
+    return text
+
+
+def joined(parts: Iterable[Text], sep: str = ", ") -> Text:
+    """The parts one after another with ``sep`` between them (punctuation, the same in every
+    language), each part still translatable."""
+    kept = tuple(_as_text(part) for part in parts)
+    text = Text(sep.join(str.__str__(part) for part in kept))
+    text.key, text.args, text.parts, text.sep = "", {}, kept, sep
+    return text
+
+
+def _wrapped(text: Text, english: str, *, cap: bool = False, trim: bool = False) -> Text:
+    made = Text(english)
+    made.key, made.args, made.parts, made.sep, made.cap, made.trim = "", {}, (text,), "", cap, trim
+    return made
+
+
+def capitalised(text: Text) -> Text:
+    """``text`` starting with a capital letter (a reason that begins a sentence), in any language."""
+    english = str.__str__(text)
+    return _wrapped(text, english[:1].upper() + english[1:], cap=True)
+
+
+def trimmed(text: Text) -> Text:
+    """``text`` without its closing full stop, in any language (a ruling quoted as a reason)."""
+    return _wrapped(text, str.__str__(text).rstrip("."), trim=True)
+
+
+def _nothing() -> Text:
+    return joined((), "")
+
+
+NOTHING = _nothing()  # no words: false, like "", where a helper has nothing to say
+
+
+def _as_text(given: str) -> Text:
+    """Punctuation or a name put next to a text: the same in every language."""
+    return given if isinstance(given, Text) else say("{value}", value=given)
+
+
+def _rebuild(english: str, message: Mapping[str, Any]) -> Text:
+    return from_message(message)
+
+
+def from_message(message: Mapping[str, Any]) -> Text:
+    """A Text again from :meth:`Text.message` (a journaled ruling read back)."""
+    if message.get("cap") or message.get("trim"):
+        text = from_message({k: v for k, v in message.items() if k not in ("cap", "trim")})
+        text = trimmed(text) if message.get("trim") else text
+        return capitalised(text) if message.get("cap") else text
+    if "parts" in message:
+        return joined((from_message(part) for part in message["parts"]), str(message.get("sep", "")))
+    args = {
+        name: from_message(value) if isinstance(value, Mapping) else value
+        for name, value in dict(message.get("args", {})).items()
+    }
+    return say(str(message["key"]), **args)
+
+
+@cache
+def catalog(language: str, game: str | None = None) -> dict[str, str]:
+    """The rulings' catalog for ``language``: the entries shared by every game, then the game's
+    own (which win where the same English needs other words in that game).  English: empty."""
+    if language == "en":
+        return {}
+    words: dict[str, str] = {}
+    packages = ["station.rules"] + ([f"station.rules.{game}"] if game else [])
+    for package in packages:
+        found = resources.files(package) / f"{language}.json"
+        if found.is_file():
+            words.update(json.loads(found.read_text(encoding="utf-8")))
+    return words
