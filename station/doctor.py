@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from .rules.text import say
+
 MIN_FREE_MB = 200  # a long game's journal is a few MB; logs and camera stills want room too
 CALIBRATION_STALE_DAYS = 30
 MAX_RESIDUAL_MM = 3.0
@@ -111,8 +113,8 @@ def calibration(path: Path, now: _dt.datetime | None = None) -> Finding:
         return Finding(
             "calibration",
             "warn",
-            f"{path} does not exist",
-            "run `station calibrate lens` and `station calibrate table` (docs/camera.md, Calibration)",
+            say("{path} does not exist", path=str(path)),
+            say("run `station calibrate lens` and `station calibrate table` (docs/camera.md, Calibration)"),
         )
     try:
         data = json.loads(path.read_text())
@@ -122,18 +124,25 @@ def calibration(path: Path, now: _dt.datetime | None = None) -> Finding:
         # anchors the referee left out (calibrate table --without) do not count against the fit
         residuals = [float(v) for k, v in table.get("residuals_mm", {}).items() if k in used]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        return Finding("calibration", "fail", f"{path} is damaged ({exc})", "calibrate again")
+        return Finding(
+            "calibration",
+            "fail",
+            say("{path} is damaged ({why})", path=str(path), why=str(exc)),
+            say("calibrate again"),
+        )
     age = ((now or _dt.datetime.now(_dt.UTC)) - created).days
     worst = max(residuals, default=None)
-    said = f"{path}: {age} days old" + (f", worst anchor {worst:.1f} mm" if worst is not None else ", no table pose")
+    said = say("{path}: {age} days old", path=str(path), age=age) + (
+        say(", worst anchor {worst} mm", worst=f"{worst:.1f}") if worst is not None else say(", no table pose")
+    )
     if worst is None:
-        return Finding("calibration", "warn", said, "run `station calibrate table` with the anchors on the table")
+        return Finding("calibration", "warn", said, say("run `station calibrate table` with the anchors on the table"))
     if worst > MAX_RESIDUAL_MM:
         return Finding(
-            "calibration", "fail", said, "an anchor moved or the camera was knocked: calibrate the table again"
+            "calibration", "fail", said, say("an anchor moved or the camera was knocked: calibrate the table again")
         )
     if age > CALIBRATION_STALE_DAYS:
-        return Finding("calibration", "warn", said, "recalibrate the table if the camera or the table was moved")
+        return Finding("calibration", "warn", said, say("recalibrate the table if the camera or the table was moved"))
     return Finding("calibration", "ok", said)
 
 
@@ -170,10 +179,12 @@ def disk(where: Path) -> Finding:
         return Finding(
             "disk",
             "fail",
-            f"{free_mb:.0f} MB free at {where.resolve()}",
-            "free some space, or give --journal on a bigger disk",
+            say("{free_mb} MB free at {where}", free_mb=f"{free_mb:.0f}", where=str(where.resolve())),
+            say("free some space, or give --journal on a bigger disk"),
         )
-    return Finding("disk", "ok", f"{free_mb:.0f} MB free at {where.resolve()}")
+    return Finding(
+        "disk", "ok", say("{free_mb} MB free at {where}", free_mb=f"{free_mb:.0f}", where=str(where.resolve()))
+    )
 
 
 def versions() -> Finding:

@@ -1,6 +1,7 @@
 """The message catalog: every string the pages show has its Russian, none is left in the catalog
 unused, and the pages render in Russian with no English left in them."""
 
+import ast
 import json
 import re
 from html.parser import HTMLParser
@@ -55,6 +56,11 @@ STATES = [
     "stood",
     "fell",
     "allow",
+    "armies",
+    "hub",
+    "calibration",
+    "deployment",
+    "disk",
 ]
 
 
@@ -68,6 +74,19 @@ def literal_keys() -> set[str]:
     return keys
 
 
+def said_keys() -> set[str]:
+    """The pre-game check's words, said with ``say`` (station/rules/text.py) in the lobby and the
+    doctor's checks it runs, and shown in the page's language from this catalog."""
+    keys = set()
+    for path in [*(ROOT / "station" / "lobby").glob("*.py"), ROOT / "station" / "doctor.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "say":
+                template = node.args[0].value
+                if re.search(r"[A-Za-z]", re.sub(r"\{\w+\}", "", template)):
+                    keys.add(template)
+    return keys
+
+
 def game_keys() -> set[str]:
     """What the rules hand the pages to show as words: the buttons, the verdicts with what each
     does, and every status and action a unit or a model takes in the recorded games."""
@@ -75,6 +94,7 @@ def game_keys() -> set[str]:
     for name in RULESETS:
         ruleset = make_ruleset(name, DiceBook())
         keys.update(label for _, label in ruleset.controls)
+        keys.update(option["help"] for option in ruleset.options.describe())
         for kind in RulingKind:
             for legal in (True, False):
                 ruling = Ruling(f"1:{'shot' if kind == 'shot' else kind}", 1, kind, "", "", details={"legal": legal})
@@ -93,13 +113,13 @@ def game_keys() -> set[str]:
 
 
 def test_every_string_the_pages_show_has_its_russian():
-    wanted = literal_keys() | set(STATES) | game_keys()
+    wanted = literal_keys() | set(STATES) | game_keys() | said_keys()
     missing = sorted(k for k in wanted if not CATALOG.get(k, "").strip())
     assert not missing, f"{len(missing)} strings have no Russian: {missing[:20]}"
 
 
 def test_no_entry_is_left_unused():
-    used = literal_keys() | set(STATES) | game_keys()
+    used = literal_keys() | set(STATES) | game_keys() | said_keys()
     assert sorted(set(CATALOG) - used) == []
 
 

@@ -140,7 +140,8 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport, lang):
             page.click('[data-input="begin_round"]')
             hub.shot("L1")
             expect(page.locator("#feed li").first).to_be_visible(timeout=10000)
-            expect(page.locator("#feed")).to_contain_text("shot", timeout=10000)
+            expect(page.locator("#feed")).to_contain_text("L1", timeout=10000)
+            expect(page.locator("#feed")).to_contain_text("fired" if lang == "en" else "выстрел")  # in its language
 
             # the end: journaled with the note, back to the lobby, in the history with its journal
             page.fill("#end-note", "time called")

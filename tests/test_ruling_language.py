@@ -160,3 +160,11 @@ def test_the_api_carries_the_message_beside_the_english():
         "key": "{who} fired a {charge}",
         "args": {"who": "a", "charge": {"key": "shell", "args": {}}},
     }
+
+
+def test_the_documented_message_is_what_the_station_gives():
+    """docs/journal-and-api.md shows a ruling's message; it is one the demo's journal makes."""
+    doc = (ROOT / "docs" / "journal-and-api.md").read_text(encoding="utf-8")
+    shown = next(json.loads(b) for b in re.findall(r"```json\n(.*?)```", doc, re.S) if '"message"' in b)
+    made = {r.text: r.text.message() for r in fold(read_records(SESSIONS / "demo.jsonl")).rulings}
+    assert made.get(shown["text"]) == shown["message"]

@@ -22,6 +22,7 @@ from ..lobby.lobby import GameRunning
 from ..lobby.network import qr_svg
 from ..lobby.wiring import wiring
 from ..rules.registry import RULESETS, make_ruleset
+from ..rules.text import Text
 from .current import lobby
 from .security import error_response, referee_only
 
@@ -140,8 +141,18 @@ def _new_game(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]], dict[str
     return game, _armies(game, body.get("armies")), options
 
 
-def _checks_view(findings: list[Any]) -> list[dict[str, str]]:
-    return [{"check": f.check, "level": f.level, "said": f.said, "fix": f.fix} for f in findings]
+def _checks_view(findings: list[Any]) -> list[dict[str, Any]]:
+    """Each finding with its words, and their messages for the page to say in its language."""
+    return [
+        {
+            "check": f.check,
+            "level": f.level,
+            "said": f.said,
+            "fix": f.fix,
+            **{f"{k}_message": v.message() for k, v in (("said", f.said), ("fix", f.fix)) if isinstance(v, Text)},
+        }
+        for f in findings
+    ]
 
 
 @lobby_api.post("/games/check")
@@ -154,7 +165,7 @@ def check_game() -> Response:
     return jsonify({"checks": checks, "ready": all(c["level"] != "fail" for c in checks)})
 
 
-def _refuse_unplayable(checks: list[dict[str, str]]) -> None:
+def _refuse_unplayable(checks: list[dict[str, Any]]) -> None:
     """Armies or options the game refuses are bad input (400, naming the field), not a check
     the referee may start past with a note."""
     unplayable = next((c for c in checks if c["check"] == "armies" and c["level"] == "fail"), None)

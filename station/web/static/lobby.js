@@ -96,7 +96,7 @@ function optionInput(option) {
   }
   return el("div", { class: "option", "data-option": option.name },
     el("label", { for: id }, `${option.name} `, input),
-    el("div", { class: "help" }, `${option.help} (${option.section})`));
+    el("div", { class: "help" }, `${t(option.help)} (${option.section})`));
 }
 
 function optionValue(option) {
@@ -158,8 +158,8 @@ function changedOptions() {
 
 function renderChecks(checks) {
   $("checks").replaceChildren(...checks.map((c) => el("li", { class: `check ${c.level}` },
-    `${c.level === "ok" ? "✓" : c.level === "warn" ? "!" : "✗"} ${c.check}: ${c.said}`,
-    c.fix && c.level !== "ok" ? el("div", { class: "help" }, c.fix) : "")));
+    `${c.level === "ok" ? "✓" : c.level === "warn" ? "!" : "✗"} ${t(c.check)}: ${inLanguage(c.said, c.said_message)}`,
+    c.fix && c.level !== "ok" ? el("div", { class: "help" }, inLanguage(c.fix, c.fix_message)) : "")));
 }
 
 async function startGame(event, force = false) {

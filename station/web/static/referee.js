@@ -78,14 +78,15 @@ function t(text, values = {}) {
   return translated.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 }
 
-// A ruling in the page's language: its message (the English template and its values, see
-// station/rules/text.py) looked up in this game's catalog, values said the same way in turn.
+// A ruling (or a pre-game check) in the page's language: its message (the English template and
+// its values, see station/rules/text.py) looked up in this game's catalog, then the page's, its
+// values said the same way in turn.
 const RULING_WORDS = JSON.parse(document.getElementById("ruling-catalog")?.textContent || "{}");
 
 function sayMessage(message) {
   let said = message.parts
     ? message.parts.map(sayMessage).join(message.sep || "")
-    : (RULING_WORDS[message.key] || message.key).replace(/\{(\w+)\}/g, (whole, name) => {
+    : (RULING_WORDS[message.key] || CATALOG[message.key] || message.key).replace(/\{(\w+)\}/g, (whole, name) => {
       if (!(name in message.args)) return whole;
       const value = message.args[name];
       return value !== null && typeof value === "object" ? sayMessage(value) : String(value);
@@ -94,8 +95,12 @@ function sayMessage(message) {
   return message.cap ? said.charAt(0).toUpperCase() + said.slice(1) : said;
 }
 
+function inLanguage(text, message) {
+  return message && document.documentElement.lang !== "en" ? sayMessage(message) : text;
+}
+
 function rulingText(ruling) {
-  return ruling.message && document.documentElement.lang !== "en" ? sayMessage(ruling.message) : ruling.text;
+  return inLanguage(ruling.text, ruling.message);
 }
 
 function setUpLanguage() {
