@@ -240,12 +240,20 @@ def test_in_russian_every_ruling_reads_in_russian_and_in_english_in_english(phon
     ruling = station.game.ruling(hit["id"])
     russian = ruling.text.said(catalog("ru", "bronepekhota"))
     assert russian != ruling.text and "Попадание" in russian
-    with _page(server.url + "/") as page:
+    with _page(server.url + "/", width=390, height=844) as page:
         page.context.add_cookies([{"name": "lang", "value": "ru", "url": server.url}])
         page.reload()
         expect(page.locator(f'#feed li[data-ruling="{hit["id"]}"] .text')).to_have_text(russian)
         shown = page.locator("#feed li .text").all_text_contents()
         assert shown and not [t for t in shown if re.search(r"\b(?:the|fired|round|shot|with)\b", t)], shown
+        # the rules' words about a picked model (its reach and arcs) in Russian as well
+        page.locator("#table-map").scroll_into_view_if_needed()
+        target = page.locator('#table-map circle.tap-target[data-tap="gryphon"]').bounding_box()
+        page.mouse.click(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2)
+        expect(page.locator("#reach-rings li").first).to_be_visible()
+        rings = page.locator("#reach-rings li").all_text_contents()
+        assert rings and all(re.search(r"[А-Яа-я]", r) for r in rings), rings
+        assert not [r for r in rings if re.search(r"\b(?:may|move|steps|field|view|rear)\b", r)], rings
         page.context.clear_cookies()
         page.reload()
         expect(page.locator(f'#feed li[data-ruling="{hit["id"]}"] .text')).to_have_text(ruling.text)

@@ -14,6 +14,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, stream_wit
 
 from ..game import RECENT_RULINGS, InputError, JournalUnavailable
 from .current import station as _station
+from .i18n import with_messages
 from .security import error_response, is_referee, login, logout, referee_only
 from .stream import ENDED, Broadcaster
 
@@ -109,7 +110,7 @@ def reach() -> Response:
     if not element:
         return error_response(400, "give ?element=ELEMENT")
     try:
-        return jsonify(_station().table_view.reach(element))
+        return jsonify(with_messages(_station().table_view.reach(element)))
     except NotPlaced as exc:
         return error_response(404, str(exc))
 

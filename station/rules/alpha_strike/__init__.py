@@ -152,20 +152,20 @@ class AlphaStrike(ModelRuleset[AlphaState]):
         return {
             "attacks": attacks,
             "rings": [
-                {"label": 'short 6" (+0)', "mm": 6 * MM_PER_INCH},
-                {"label": 'medium 24" (+2)', "mm": 24 * MM_PER_INCH},
-                {"label": 'long 42" (+4)', "mm": 42 * MM_PER_INCH},
+                {"label": say('short 6" (+0)'), "mm": 6 * MM_PER_INCH},
+                {"label": say('medium 24" (+2)'), "mm": 24 * MM_PER_INCH},
+                {"label": say('long 42" (+4)'), "mm": 42 * MM_PER_INCH},
             ],
-            "arcs": [{"label": "firing arc (front 180°, A3)", "centre_deg": 0.0, "half_width_deg": 90.0}],
+            "arcs": [{"label": say("firing arc (front 180°, A3)"), "centre_deg": 0.0, "half_width_deg": 90.0}],
         }
 
     def cover(self, hidden_fraction: float) -> dict[str, Any]:
         """§6.1 and A18: more than two thirds hidden blocks; a third or more is partial cover."""
         if hidden_fraction > 2 / 3:
-            return {"label": "less than a third visible: no line of sight", "armour": None}
+            return {"label": say("less than a third visible: no line of sight"), "armour": None}
         if hidden_fraction >= 1 / 3:
-            return {"label": "partial cover: +1 to hit", "armour": 1}
-        return {"label": "clear", "armour": 0}
+            return {"label": say("partial cover: +1 to hit"), "armour": 1}
+        return {"label": say("clear"), "armour": 0}
 
     def state_view(self, state: AlphaState) -> AlphaView:
         return state_view(state)

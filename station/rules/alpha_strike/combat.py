@@ -340,12 +340,12 @@ def preview(state: AlphaState, args: Mapping[str, Any]) -> dict[str, Any]:
     try:
         plan = plan_attack(state, args)
     except Refused as no:
-        return {"refused": f"{no} ({no.section})"}
+        return {"refused": say("{why} ({section})", why=no.text, section=no.section)}
     g = plan.geometry
     low, high = {"short": (0.0, 6.0), "medium": (6.0, 24.0), "long": (24.0, 42.0)}.get(plan.band or "", (0.0, 0.0))
     margin = [round(g.edge_in - low, 2), round(high - g.edge_in, 2)] if plan.band else None
     lines = [
-        f'{g.edge_in:.2f}" {plan.band}'
+        say('{distance}" {band}', distance=f"{g.edge_in:.2f}", band=WORDS[plan.band] if plan.band else "")
         + (say(' ({margin}" in, {margin2}" to spare)', margin=margin[0], margin2=margin[1]) if margin else ""),
         modifiers(plan.parts),
     ] + ([say("from the rear: +1 damage")] if g.rear else [])

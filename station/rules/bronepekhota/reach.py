@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from ...dice import DiceExpression
+from ..text import say
 from .moving import STEP_MM, moves_sp, priced_movement
 from .state import GameState
 
-FIELD_OF_VIEW = {"label": "field of view (§7.3)", "centre_deg": 0.0, "half_width_deg": 90.0}
-TRAVERSE = {"label": "weapon traverse ±90° (§6.3)", "centre_deg": 0.0, "half_width_deg": 90.0}
-REAR = {"label": "rear: a surprise attack (§8)", "centre_deg": 180.0, "half_width_deg": 90.0}
+FIELD_OF_VIEW = {"label": say("field of view (§7.3)"), "centre_deg": 0.0, "half_width_deg": 90.0}
+TRAVERSE = {"label": say("weapon traverse ±90° (§6.3)"), "centre_deg": 0.0, "half_width_deg": 90.0}
+REAR = {"label": say("rear: a surprise attack (§8)"), "centre_deg": 180.0, "half_width_deg": 90.0}
 
 
 def reach(state: GameState, element_id: str) -> dict[str, Any]:
@@ -26,7 +27,11 @@ def reach(state: GameState, element_id: str) -> dict[str, Any]:
         left = max(speed - priced_movement(state, element_id).sp, 0.0) if acting else float(speed)
         rings.append(
             {
-                "label": f"may move {left:.1f} steps{' more' if acting else ''} on flat ground (§4)",
+                "label": say(
+                    "may move {left} steps{what} on flat ground (§4)",
+                    left=f"{left:.1f}",
+                    what=say(" more") if acting else "",
+                ),
                 "mm": round(left * STEP_MM, 1),
             }
         )
@@ -40,12 +45,25 @@ def reach(state: GameState, element_id: str) -> dict[str, Any]:
         if dice.lowest >= 1:
             rings.append(
                 {
-                    "label": f"{weapon.name} {dice}: every shot hits within {dice.lowest} steps (§7.4)",
+                    "label": say(
+                        "{name} {dice}: every shot hits within {lowest} steps (§7.4)",
+                        name=weapon.name,
+                        dice=dice,
+                        lowest=dice.lowest,
+                    ),
                     "mm": dice.lowest * STEP_MM,
                 }
             )
         rings.append(
-            {"label": f"{weapon.name} {dice}: may hit within {dice.highest} steps (§7.4)", "mm": dice.highest * STEP_MM}
+            {
+                "label": say(
+                    "{name} {dice}: may hit within {highest} steps (§7.4)",
+                    name=weapon.name,
+                    dice=dice,
+                    highest=dice.highest,
+                ),
+                "mm": dice.highest * STEP_MM,
+            }
         )
         chance = dice.at_least()
         for steps in range(1, dice.highest + 1):

@@ -136,23 +136,26 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
         """§5 Manoeuvre, §7 close target (2 steps), §8 grenade reach (3 steps), §10 close combat (1 step)."""
         f = state.fighters[element]
         unit = state.step_mm
-        rings = [{"label": f"one Manoeuvre: {f.maneuver} steps (§5)", "mm": f.maneuver * unit}]
+        rings = [{"label": say("one Manoeuvre: {maneuver} steps (§5)", maneuver=f.maneuver), "mm": f.maneuver * unit}]
         if f.soldier:
             rings += [
-                {"label": "close combat within 1 step (§10)", "mm": unit},
-                {"label": "close target +2 within 2 steps (§7)", "mm": 2 * unit},
+                {"label": say("close combat within 1 step (§10)"), "mm": unit},
+                {"label": say("close target +2 within 2 steps (§7)"), "mm": 2 * unit},
             ]
         if f.kind == "infantry":
-            rings.append({"label": "grenade reach 3 steps (§8)", "mm": 3 * unit})
+            rings.append({"label": say("grenade reach 3 steps (§8)"), "mm": 3 * unit})
         return {"rings": rings, "arcs": []}
 
     def cover(self, hidden_fraction: float) -> dict[str, Any]:
         """§7: more than half hidden by an obstacle is cover, Armour +2; none at all hidden: no shot."""
         if hidden_fraction >= 1.0:
-            return {"label": "not visible: no shot", "armour": None}
+            return {"label": say("not visible: no shot"), "armour": None}
         if hidden_fraction > 0.5:
-            return {"label": "more than half hidden: Armour +2", "armour": 2}
-        return {"label": "in the open" if hidden_fraction == 0 else "less than half hidden: no cover", "armour": 0}
+            return {"label": say("more than half hidden: Armour +2"), "armour": 2}
+        return {
+            "label": say("in the open") if hidden_fraction == 0 else say("less than half hidden: no cover"),
+            "armour": 0,
+        }
 
     def state_view(self, state: QuickState) -> QuickView:
         return state_view(state)

@@ -218,11 +218,15 @@ class PriceOfAMile(ModelRuleset[MileState]):
         return {
             "attacks": attacks,
             "rings": [
-                {"label": 'contact 1"', "mm": INCH},
-                {"label": 'command distance 2"', "mm": 2 * INCH},
-                {"label": f'move {f.stats["speed"]}"', "mm": f.stats["speed"] * INCH},
+                {"label": say('contact 1"'), "mm": INCH},
+                {"label": say('command distance 2"'), "mm": 2 * INCH},
+                {"label": say('move {speed}"', speed=f.stats["speed"]), "mm": f.stats["speed"] * INCH},
                 {
-                    "label": f'{f.weapon.replace("_", " ")} effective range {weapon["range_in"]}"',
+                    "label": say(
+                        '{replace} effective range {range_in}"',
+                        replace=f.weapon.replace("_", " "),
+                        range_in=weapon["range_in"],
+                    ),
                     "mm": weapon["range_in"] * INCH,
                 },
             ],
@@ -232,9 +236,9 @@ class PriceOfAMile(ModelRuleset[MileState]):
     def cover(self, hidden_fraction: float) -> dict[str, Any]:
         """§6.4: behind an obstacle on the line of fire is cover; solid terrain hiding most is no sight."""
         if hidden_fraction > 2 / 3:
-            return {"label": "not visible", "armour": None}
+            return {"label": say("not visible"), "armour": None}
         return {
-            "label": "in cover (8+ / 10+)" if hidden_fraction > 0 else "in the open",
+            "label": say("in cover (8+ / 10+)") if hidden_fraction > 0 else say("in the open"),
             "armour": 1 if hidden_fraction else 0,
         }
 

@@ -309,7 +309,7 @@ def preview(
     try:
         shot = plan_shot(state, {"shooter": shooter, "target": target}, weapons, rules_of)
     except Refused as no:
-        return {"refused": f"{no} ({no.section})"}
+        return {"refused": say("{why} ({section})", why=no.text, section=no.section)}
     v = shot.volley
     return {
         "summary": say(

@@ -180,11 +180,12 @@ class SteelWarriors(ModelRuleset[WarState]):
         return {
             "attacks": attacks,
             "rings": [
-                {"label": f"zone {k} (target d{LADDER[k - 1]})", "mm": k * squad.quality * unit} for k in range(1, 6)
+                {"label": say("zone {k} (target d{ladder})", k=k, ladder=LADDER[k - 1]), "mm": k * squad.quality * unit}
+                for k in range(1, 6)
             ]
             + [
                 {
-                    "label": f'move {self.data["movement"][squad.movement]}"',
+                    "label": say('move {movement}"', movement=self.data["movement"][squad.movement]),
                     "mm": self.data["movement"][squad.movement] * unit,
                 }
             ],
@@ -193,7 +194,7 @@ class SteelWarriors(ModelRuleset[WarState]):
 
     def cover(self, hidden_fraction: float) -> dict[str, Any]:
         return {
-            "label": "hidden" if hidden_fraction > 2 / 3 else "in sight",
+            "label": say("hidden") if hidden_fraction > 2 / 3 else say("in sight"),
             "armour": None if hidden_fraction > 2 / 3 else 0,
         }
 

@@ -185,7 +185,7 @@ def preview(state: WarState, squad: str, target: str, weapons: Mapping[str, Any]
     try:
         v = plan_volley(state, {"squad": squad, "target": target}, weapons)
     except Refused as no:
-        return {"refused": f"{no} ({no.section})"}
+        return {"refused": say("{why} ({section})", why=no.text, section=no.section)}
     one, two = v.chances()
     return {
         "summary": say(

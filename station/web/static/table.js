@@ -300,11 +300,12 @@ function fightButton(reach, target) {
 // shooting helper): what it would need and why, and a button that declares it.
 function previewCell(reach, target) {
   const a = target.attack;
-  if (a.refused) return el("td", { class: "refused", title: a.refused }, t("no attack"));
+  if (a.refused) return el("td", { class: "refused", title: inLanguage(a.refused, a.refused_message) }, t("no attack"));
   const extra = typeof attackArgs === "function" ? attackArgs() : {};
   return el("td", { class: "attack" },
-    el("details", {}, el("summary", {}, a.summary), ...a.lines.map((line) => el("div", {}, line)),
-      ...a.doubts.map((d) => el("div", { class: "error" }, d))),
+    el("details", {}, el("summary", {}, inLanguage(a.summary, a.summary_message)),
+      ...a.lines.map((line, k) => el("div", {}, inLanguage(line, (a.lines_messages || [])[k]))),
+      ...a.doubts.map((d, k) => el("div", { class: "error" }, inLanguage(d, (a.doubts_messages || [])[k])))),
     el("button", { class: "attack referee-only", onclick: async () => {
       try {
         const result = await call("/api/input", { type: a.input.type, args: { ...a.input.args, ...extra } });
@@ -323,14 +324,14 @@ function renderReach() {
     el("option", { value: w.id }, `${w.name} ${w.range}/${w.power}`)));
   $("virtual-tools").hidden = !(model.state && model.state.options.shooting === "virtual");
   if ($("attack-tools")) $("attack-tools").hidden = !reach.targets.some((target) => target.attack);
-  $("reach-rings").replaceChildren(...reach.rings.map((r) => el("li", {}, r.label)),
-    ...reach.arcs.map((a) => el("li", { class: "arc-label" }, a.label)));
+  $("reach-rings").replaceChildren(...reach.rings.map((r) => el("li", {}, inLanguage(r.label, r.label_message))),
+    ...reach.arcs.map((a) => el("li", { class: "arc-label" }, inLanguage(a.label, a.label_message))));
   $("reach-targets").replaceChildren(...reach.targets.map((target) => el("tr", { "data-target": target.element },
     el("td", {}, target.element),
     el("td", {}, `${typeof target.value === "number" ? +target.value.toFixed(2) : target.value} ${reach.unit}`),
     el("td", {}, target.in_front ? t("in front") : t("behind")),
     el("td", { class: target.cover.armour === null ? "hidden" : "" },
-      target.cover.label + (target.woods_mm ? " · " + t("woods {mm} mm", { mm: target.woods_mm }) : "")),
+      inLanguage(target.cover.label, target.cover.label_message) + (target.woods_mm ? " · " + t("woods {mm} mm", { mm: target.woods_mm }) : "")),
     el("td", {}, target.hit_chance === undefined ? "" : t("hit {p} %", { p: Math.round(target.hit_chance * 100) })),
     el("td", {}, target.near_ring.length ? t("too close to call") : ""),
     target.attack ? previewCell(reach, target) : fireButton(reach, target.element),
