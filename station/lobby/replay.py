@@ -21,6 +21,7 @@ from ..fold import FoldResult, dice_of, fold, record_event, ruling_status
 from ..game import END_KIND
 from ..journal import read_records
 from ..rules.base import Ruling
+from ..rules.text import Text
 
 DISPUTED = ("pending", "overridden")  # what the viewer jumps between, and the report pictures
 
@@ -107,7 +108,8 @@ class GameReplay:
             "seq": last["seq"],
             "wall": last.get("wall"),
             "state": result.ruleset.state_view(result.state),
-            "summary": result.ruleset.summary(result.state),
+            "summary": (summary := result.ruleset.summary(result.state)),
+            "summary_message": summary.message() if isinstance(summary, Text) else None,
             "rulings": [{**r.as_dict(), "status": ruling_status(r, confirmed)} for r in result.rulings],
             "table": table,
             "terrain": terrain["pieces"] if terrain else [],

@@ -49,10 +49,10 @@ class Text(str):
     tests/test_ruling_language.py fails if any such piece is English words.
     """
 
-    key: str
-    args: Mapping[str, Value]
-    parts: tuple[Text, ...] | None
-    sep: str
+    key: str = ""
+    args: Mapping[str, Value] = {}  # (read only; each say() gives its own)
+    parts: tuple[Text, ...] | None = None
+    sep: str = ""
     cap: bool = False  # the first letter upper case, in whatever language it is said
     trim: bool = False  # without its closing full stop (a sentence used inside another)
 
@@ -106,13 +106,16 @@ def say(template: str, /, **args: object) -> Text:
     """``template`` with its ``{name}`` placeholders filled from ``args``: the engines' one way to
     put words in a ruling.  ``template`` must be a literal, so the catalog's test finds it.
     A value other than a text or a whole number is kept as Python writes it (``2.5``, ``[3, 5]``),
-    so the page shows exactly what the English shows."""
-    values: dict[str, Value] = {
-        name: given if isinstance(given, (str, int)) and not isinstance(given, bool) else str(given)
-        for name, given in args.items()
-    }
-    text = Text(_fill(template, values, None))
-    text.key, text.args, text.parts, text.sep = template, values, None, ""
+    so the page shows exactly what the English shows.
+
+    It runs for most rulings of a fold (a replay makes thousands a second), so the English is
+    filled by ``str.format_map`` and the rest is two attributes."""
+    for name, given in args.items():
+        kind = type(given)
+        if kind is not str and kind is not int and not isinstance(given, Text):
+            args[name] = str(given)
+    text = Text(template.format_map(args))
+    text.key, text.args = template, args  # type: ignore[assignment]
     return text
 
 
@@ -120,14 +123,14 @@ def joined(parts: Iterable[Text], sep: str = ", ") -> Text:
     """The parts one after another with ``sep`` between them (punctuation, the same in every
     language), each part still translatable."""
     kept = tuple(_as_text(part) for part in parts)
-    text = Text(sep.join(str.__str__(part) for part in kept))
-    text.key, text.args, text.parts, text.sep = "", {}, kept, sep
+    text = Text(sep.join(kept))
+    text.parts, text.sep = kept, sep
     return text
 
 
 def _wrapped(text: Text, english: str, *, cap: bool = False, trim: bool = False) -> Text:
     made = Text(english)
-    made.key, made.args, made.parts, made.sep, made.cap, made.trim = "", {}, (text,), "", cap, trim
+    made.parts, made.cap, made.trim = (text,), cap, trim
     return made
 
 

@@ -17,9 +17,10 @@ from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
-from ..text import say
+from ..text import joined, say
 from ..view import ElementView, StateView, UnitView
 from . import combat, force, setup, strike, turn
+from .attack import WORDS
 from .cards import UnitState, skill_pv
 from .force import card_of, check_forces
 from .formations import choose_snipers, lucky_left
@@ -171,15 +172,24 @@ class AlphaStrike(ModelRuleset[AlphaState]):
         return state_view(state)
 
     def summary(self, state: AlphaState) -> str:
-        lines = [f"Alpha Strike: turn {state.turn}, {state.phase} phase"]
+        lines = [say("Alpha Strike: turn {turn}, {phase} phase", turn=state.turn, phase=WORDS[state.phase])]
         for u in sorted(state.units.values(), key=lambda u: u.id):
             lines.append(
-                f"  {u.player:<9} {u.id:<12} A {u.armour}/{u.card.armour} S {u.structure}/{u.card.structure} "
-                f"heat {u.heat}" + (" destroyed" if u.destroyed else "")
+                say(
+                    "  {player} {u} A {armour}/{armour2} S {structure}/{structure2} heat {heat}",
+                    player=f"{u.player:<9}",
+                    u=f"{u.id:<12}",
+                    armour=u.armour,
+                    armour2=u.card.armour,
+                    structure=u.structure,
+                    structure2=u.card.structure,
+                    heat=u.heat,
+                )
+                + (say(" destroyed") if u.destroyed else "")
             )
         if state.winner:
-            lines.append(f"  winner: {state.winner}")
-        return "\n".join(lines)
+            lines.append(say("  winner: {winner}", winner=state.winner))
+        return joined(lines, "\n")
 
 
 class CardView(ElementView):

@@ -295,23 +295,36 @@ class Bronepekhota(ModelRuleset[GameState]):
 
     def summary(self, state: GameState) -> str:
         view = state_view(state)
-        lines = [f"Бронепехота: round {view['round']}, active player {view['active_player'] or '-'}"]
+        lines = [
+            say(
+                "Бронепехота: round {round}, active player {value}",
+                round=view["round"],
+                value=view["active_player"] or "-",
+            )
+        ]
         for player in view["players"]:
             units = [u for u in view["units"] if u["player"] == player]
             alive = [u for u in units if u["status"] != "destroyed"]
             lines.append(
-                f"  {player}: {len(alive)}/{len(units)} units in play"
-                + (" (out of the game)" if player in view["out"] else "")
+                say(
+                    "  {player}: {alive_count}/{units_count} units in play",
+                    player=player,
+                    alive_count=len(alive),
+                    units_count=len(units),
+                )
+                + (say(" (out of the game)") if player in view["out"] else "")
             )
             for u in units:
-                lines.append(
-                    f"    {u['id']:<16} {u['status']:<10} "
-                    + ", ".join(
-                        f"{e['id']} {e['status']}"
-                        + (f" armour {e['armour']}/{e['durability_max']}" if e["durability_max"] else "")
-                        for e in u["elements"]
+                models = joined(
+                    say("{model} {status}", model=e["id"], status=e["status"])
+                    + (
+                        say(" armour {armour}/{durability_max}", armour=e["armour"], durability_max=e["durability_max"])
+                        if e["durability_max"]
+                        else ""
                     )
+                    for e in u["elements"]
                 )
+                lines.append(say("    {unit} {status} ", unit=f"{u['id']:<16}", status=f"{u['status']:<10}") + models)
         if view["winner"]:
-            lines.append(f"  winner: {view['winner']}")
-        return "\n".join(lines)
+            lines.append(say("  winner: {winner}", winner=view["winner"]))
+        return joined(lines, "\n")

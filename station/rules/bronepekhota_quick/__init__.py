@@ -19,7 +19,7 @@ from ..inputs import Handler, Inputs, refusal_text
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
-from ..text import say
+from ..text import joined, say
 from ..view import ElementView, StateView, UnitView
 from . import army, combat, real, turns
 from .army import check_armies
@@ -162,13 +162,19 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
 
     def summary(self, state: QuickState) -> str:
         view = state_view(state)
-        lines = [f"Бронепехота quick rules: turn {view['round']}, {view['active_player'] or '-'} to play"]
+        lines = [
+            say(
+                "Бронепехота quick rules: turn {round}, {value} to play",
+                round=view["round"],
+                value=view["active_player"] or "-",
+            )
+        ]
         for player in view["players"]:
             alive = [u for u in view["units"] if u["player"] == player and u["status"] != "destroyed"]
-            lines.append(f"  {player}: {len(alive)} models on the table")
+            lines.append(say("  {player}: {alive_count} models on the table", player=player, alive_count=len(alive)))
         if view["winner"]:
-            lines.append(f"  winner: {view['winner']}")
-        return "\n".join(lines)
+            lines.append(say("  winner: {winner}", winner=view["winner"]))
+        return joined(lines, "\n")
 
 
 class FighterView(ElementView):

@@ -246,19 +246,25 @@ class PriceOfAMile(ModelRuleset[MileState]):
         return state_view(state)
 
     def summary(self, state: MileState) -> str:
-        lines = [f"The Price of a Mile: turn {state.turn}" + (", game over" if state.over else "")]
+        lines = [say("The Price of a Mile: turn {turn}", turn=state.turn) + (say(", game over") if state.over else "")]
         for p in state.players:
             counts = {
                 s: sum(1 for f in state.fighters.values() if f.player == p and f.status == s)
                 for s in ("ok", "out", "fled")
             }
             lines.append(
-                f"  {p}: {counts['ok']} standing, {counts['out']} out, {counts['fled']} fled; "
-                f"VP {turns.victory_points(state, p):g}"
+                say(
+                    "  {p}: {ok} standing, {out} out, {fled} fled; VP {victory_points}",
+                    p=p,
+                    ok=counts["ok"],
+                    out=counts["out"],
+                    fled=counts["fled"],
+                    victory_points=f"{turns.victory_points(state, p):g}",
+                )
             )
         if state.winner:
-            lines.append(f"  winner: {state.winner}")
-        return "\n".join(lines)
+            lines.append(say("  winner: {winner}", winner=state.winner))
+        return joined(lines, "\n")
 
 
 def regroup(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:

@@ -19,7 +19,7 @@ from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
-from ..text import say
+from ..text import joined, say
 from ..view import ElementView, StateView, UnitView
 from . import actions, army, assault, shooting
 from .army import MORALE, MORALE_WORDS, check_armies, rules_data
@@ -202,13 +202,20 @@ class SteelWarriors(ModelRuleset[WarState]):
         return state_view(state)
 
     def summary(self, state: WarState) -> str:
-        lines = [f"Steel Warriors: turn {state.turn}"]
+        lines = [say("Steel Warriors: turn {turn}", turn=state.turn)]
         for s in sorted(state.squads.values(), key=lambda s: s.id):
             lines.append(
-                f"  {s.player:<8} {s.id:<12} {len(state.fighting(s.id))} fighting, {s.morale}, "
-                f"suppression {s.suppression}" + (", prone" if s.prone else "")
+                say(
+                    "  {player} {value} {fighting_count} fighting, {morale}, suppression {suppression}",
+                    player=f"{s.player:<8}",
+                    value=f"{s.id:<12}",
+                    fighting_count=len(state.fighting(s.id)),
+                    morale=MORALE_WORDS[s.morale],
+                    suppression=s.suppression,
+                )
+                + (say(", prone") if s.prone else "")
             )
-        return "\n".join(lines)
+        return joined(lines, "\n")
 
 
 def set_morale(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:

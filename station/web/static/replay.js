@@ -24,7 +24,7 @@ async function show(index) {
   if (replay.pending !== seq) return;  // scrubbed on meanwhile
   const at = await response.json();
   $("replay-map").src = `/api/games/${encodeURIComponent(replay.name)}/at/${seq}/map.svg`;
-  $("replay-summary").textContent = at.summary;
+  $("replay-summary").textContent = inLanguage(at.summary, at.summary_message);
   $("ruling-count").textContent = at.rulings.length;
   $("replay-rulings").replaceChildren(...at.rulings.slice().reverse().map((r) => el("li",
     { class: `ruling ${r.kind} ${r.status}`, "data-ruling": r.id },
