@@ -135,7 +135,7 @@ class Game:
                 self._by_id.pop(kept[0].id, None)  # the oldest leaves memory; it stays in the journal
             kept.append(ruling)
             self._by_id[ruling.id] = ruling
-            self.journal.append("ruling", ruling=ruling.as_dict())
+            self.journal.append("ruling", ruling=ruling.as_dict(message=False))
         return rulings
 
     def _changed(self, rulings: list[Ruling], reset: bool = False) -> None:

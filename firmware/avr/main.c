@@ -36,18 +36,28 @@ static fw_hub_t hub;
 static fw_barrel_t barrels[N_BARRELS];
 static uint32_t saved_count[N_BARRELS];
 static fw_tilt_t tilts[N_TILTS];
-static char tx_line[FW_LINE_MAX];
-static volatile uint8_t tx_len, tx_pos;
+/* Two line buffers: the interrupt sends one while the main loop formats the next line into the
+ * other, so formatting overlaps the wire instead of waiting for it (issue: 1,000 events/s).  A
+ * buffer is free when its length is 0; the interrupt frees the one it finished and goes on to the
+ * other if a line waits there. */
+static char tx_line[2][FW_LINE_MAX];
+static volatile uint8_t tx_len[2], tx_cur, tx_pos;
 
 ISR(TIMER0_COMPA_vect) { ms_ticks++; }
 ISR(TIMER1_OVF_vect) { t1_overflows++; }
 /* Transmit from the interrupt, so the wire stays busy however long a main-loop pass takes. */
 ISR(USART_UDRE_vect)
 {
-    if (tx_pos < tx_len)
-        UDR0 = (uint8_t)tx_line[tx_pos++];
-    else
-        UCSR0B &= (uint8_t)~_BV(UDRIE0);
+    if (tx_pos >= tx_len[tx_cur]) { /* this line is sent: free its buffer, go on to the other */
+        tx_len[tx_cur] = 0;
+        tx_cur ^= 1;
+        tx_pos = 0;
+        if (!tx_len[tx_cur]) {
+            UCSR0B &= (uint8_t)~_BV(UDRIE0);
+            return;
+        }
+    }
+    UDR0 = (uint8_t)tx_line[tx_cur][tx_pos++];
 }
 
 ISR(USART_RX_vect)
@@ -245,13 +255,15 @@ static void serve_uart(void)
         fw_hub_rx_byte(&hub, rx_buf[rx_tail]);
         rx_tail = (uint8_t)((rx_tail + 1) & 31);
     }
-    if (UCSR0B & _BV(UDRIE0))
-        return; /* the interrupt is still sending the last line */
-    uint8_t len = fw_hub_next_line(&hub, tx_line);
+    /* The buffer being sent if it is free (the wire is idle), else the other one, if free. */
+    uint8_t cur = tx_cur; /* read once: the interrupt may move on meanwhile, which is safe */
+    uint8_t free = tx_len[cur] ? (uint8_t)(cur ^ 1) : cur;
+    if (tx_len[free])
+        return; /* a line is being sent and the next one waits: the wire is the limit now */
+    uint8_t len = fw_hub_next_line(&hub, tx_line[free]);
     if (!len)
         return;
-    tx_pos = 0;
-    tx_len = len;
+    tx_len[free] = len; /* one byte: the interrupt sees all of it or none */
     UCSR0B |= _BV(UDRIE0);
 }
 

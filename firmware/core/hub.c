@@ -5,9 +5,11 @@
 #include <string.h>
 #include "fw_core.h"
 
-static const char *const CHARGE_NAMES[] = {"shell", "bomb", "rocket"};
-static const char *const TILT_NAMES[] = {"upright", "leaning", "fallen"};
-static const char HEX[] = "0123456789ABCDEF";
+/* Tables read-only at run time live in flash (FW_FLASH), leaving the AVR's 2 KB of RAM for the
+ * event ring and the two transmit buffers. */
+static const char *const FW_FLASH CHARGE_NAMES[] = {"shell", "bomb", "rocket"};
+static const char *const FW_FLASH TILT_NAMES[] = {"upright", "leaning", "fallen"};
+static const FW_FLASH char HEX[] = "0123456789ABCDEF";
 
 typedef struct {
     char *buf;
@@ -22,7 +24,7 @@ static void put_str(line_t *l, const char *s)
 
 /* Decimal by subtracting powers of ten: the AVR has no divider, and a 32-bit division by ten
  * costs hundreds of cycles a digit, which at 1 Mbaud was most of the time a line took. */
-static const uint32_t POWERS_OF_TEN[] = {1000000000UL, 100000000UL, 10000000UL, 1000000UL, 100000UL,
+static const FW_FLASH uint32_t POWERS_OF_TEN[] = {1000000000UL, 100000000UL, 10000000UL, 1000000UL, 100000UL,
                                          10000UL, 1000UL, 100UL, 10UL, 1UL};
 
 static void put_u32(line_t *l, uint32_t v)
@@ -233,7 +235,7 @@ void fw_hub_rx_byte(fw_hub_t *hub, uint8_t byte)
 
 static uint8_t format_event(const fw_hub_t *hub, const fw_event_t *ev, uint32_t seq, char *buf)
 {
-    static const char *const TYPES[] = {"", "SHOT", "DRY", "TILT", "IMPACT", "OVF"};
+    static const char *const FW_FLASH TYPES[] = {"", "SHOT", "DRY", "TILT", "IMPACT", "OVF"};
     line_t l;
     start(&l, buf, TYPES[ev->type], seq);
     if (ev->type != FW_EV_OVF) {

@@ -39,6 +39,8 @@ _LINE_START = re.compile(rb"[A-Z]{2,8} \d")  # how every protocol line begins
 STATION_TYPES = (p.Sync, p.Ack, p.Nak)
 NAK_RETRY = 0.5  # seconds before the same gap is NAKed again, in case the NAK was lost
 RECENT_LINES = 256  # accepted lines remembered per boot (4x the hub's ring), to tell resends from a reset
+ACK_INTERVAL = 0.005  # seconds: at most one ACK this often while events flood in (plus one per ACK_EVERY events)
+ACK_EVERY = 8  # events: an ACK at least this often, an eighth of the hub's ring
 
 
 @dataclass
@@ -137,6 +139,7 @@ class HubLink:
         self._batch_upto: int | None = None  # the hub SEQ of the batch's last event
         self._acked = 0  # the last hub SEQ acknowledged (every one up to it is on disk)
         self._ack_due = False
+        self._acked_at, self._acked_sent = 0.0, 0  # when the last ACK went, and up to which seq
 
     # -- lifecycle ------------------------------------------------------------------------------
     def resume(self, records: Sequence[Mapping[str, Any]]) -> None:
@@ -262,6 +265,7 @@ class HubLink:
                 if self._garbled >= GARBLED_BYTES:
                     self._wrong_rate()
             if not data:
+                self._flush()  # an ACK held back by ACK_INTERVAL goes out once the wire is quiet
                 if now - last_rx > self.silence_timeout:
                     self._set(state="silent")
                     self._send(p.Sync(0, p.PROTOCOL_VERSION))  # wake a hub that rebooted quietly
@@ -393,9 +397,16 @@ class HubLink:
         self._deliver_batch()
         if self._batch_upto is not None:
             self._acked, self._batch_upto, self._ack_due = self._batch_upto, None, True
-        if self._ack_due and self._acked:
+        if self._ack_due and self._acked and self._ack_now():
             self._ack_due = False
+            self._acked_at, self._acked_sent = self.clock.monotonic(), self._acked
             self._send(p.Ack(0, self._acked))
+
+    def _ack_now(self) -> bool:
+        """One ACK per read, but not more often than every ACK_INTERVAL unless ACK_EVERY events
+        wait: a hub flooding the wire spends its time sending, not parsing ACKs one a line."""
+        waiting = self._acked - self._acked_sent
+        return waiting >= ACK_EVERY or waiting <= 0 or self.clock.monotonic() - self._acked_at >= ACK_INTERVAL
 
     def _remember(self, seq: int, text: str) -> None:
         self._recent[seq] = text

@@ -102,19 +102,21 @@ class Ruling:
     details: Mapping[str, Any] = field(default_factory=dict)
     overridden: str | None = None  # the override verdict applied instead, if any
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
+    def as_dict(self, message: bool = True) -> dict[str, Any]:
+        """For the API, with the text's ``message`` for a page in another language; the journal
+        keeps the English only (``message=False``): a replay derives the message again."""
+        said = {
             "id": self.id,
             "cause": self.cause,
             "kind": self.kind,
             "text": self.text,
-            "message": self.text.message(),
             "section": self.section,
             "needs_referee": self.needs_referee,
             "element": self.element,
             "details": dict(self.details),
             "overridden": self.overridden,
         }
+        return {**said, "message": self.text.message()} if message else said
 
 
 S = TypeVar("S")

@@ -23,11 +23,9 @@ import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
-from typing import Any, Union
+from typing import Any
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
-
-Value = Union["Text", str, int]
 
 
 def _fill(template: str, args: Mapping[str, Any], words: Mapping[str, str] | None) -> str:
@@ -50,14 +48,11 @@ class Text(str):
     """
 
     key: str = ""
-    args: Mapping[str, Value] = {}  # (read only; each say() gives its own)
+    args: Mapping[str, object] = {}  # (read only; each say() gives its own)
     parts: tuple[Text, ...] | None = None
     sep: str = ""
     cap: bool = False  # the first letter upper case, in whatever language it is said
     trim: bool = False  # without its closing full stop (a sentence used inside another)
-
-    def __new__(cls, english: str) -> Text:
-        return super().__new__(cls, english)
 
     def said(self, words: Mapping[str, str] | None) -> str:
         """This text in the language of ``words`` (a catalog; ``None`` for English)."""
@@ -77,7 +72,7 @@ class Text(str):
         if self.parts is not None:
             said = {"sep": self.sep, "parts": [part.message() for part in self.parts]}
         else:
-            args = {name: value.message() if isinstance(value, Text) else value for name, value in self.args.items()}
+            args = {name: _json_value(value) for name, value in self.args.items()}
             said = {"key": self.key, "args": args}
         return {**said, **({"cap": True} if self.cap else {}), **({"trim": True} if self.trim else {})}
 
@@ -108,21 +103,18 @@ def say(template: str, /, **args: object) -> Text:
     A value other than a text or a whole number is kept as Python writes it (``2.5``, ``[3, 5]``),
     so the page shows exactly what the English shows.
 
-    It runs for most rulings of a fold (a replay makes thousands a second), so the English is
-    filled by ``str.format_map`` and the rest is two attributes."""
-    for name, given in args.items():
-        kind = type(given)
-        if kind is not str and kind is not int and not isinstance(given, Text):
-            args[name] = str(given)
+    It runs for most rulings of a fold (a replay makes thousands a second), so it only fills the
+    English with ``str.format_map`` and keeps the template and values; values become JSON in
+    :meth:`message`."""
     text = Text(template.format_map(args))
-    text.key, text.args = template, args  # type: ignore[assignment]
+    text.key, text.args = template, args
     return text
 
 
 def joined(parts: Iterable[Text], sep: str = ", ") -> Text:
     """The parts one after another with ``sep`` between them (punctuation, the same in every
     language), each part still translatable."""
-    kept = tuple(_as_text(part) for part in parts)
+    kept = tuple([_as_text(part) for part in parts])
     text = Text(sep.join(kept))
     text.parts, text.sep = kept, sep
     return text
@@ -152,9 +144,23 @@ def _nothing() -> Text:
 NOTHING = _nothing()  # no words: false, like "", where a helper has nothing to say
 
 
+def _json_value(value: object) -> Any:
+    """A value as the message carries it: a text's own message, text and whole numbers as they
+    are, anything else as Python writes it (so the page shows what the English shows)."""
+    if isinstance(value, Text):
+        return value.message()
+    if isinstance(value, str) or (type(value) is int):
+        return value
+    return str(value)
+
+
 def _as_text(given: str) -> Text:
     """Punctuation or a name put next to a text: the same in every language."""
-    return given if isinstance(given, Text) else say("{value}", value=given)
+    if isinstance(given, Text):
+        return given
+    text = Text(given)
+    text.key, text.args = "{value}", {"value": given}
+    return text
 
 
 def _rebuild(english: str, message: Mapping[str, Any]) -> Text:
