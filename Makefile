@@ -7,9 +7,10 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the test suite needs, as "command-or-file:package" pairs.
 SYSTEM_DEPS := chromium:chromium avr-gcc:gcc-avr /usr/lib/avr/include/avr/io.h:avr-libc \
-               simavr:simavr /usr/include/simavr/sim_avr.h:libsimavr-dev gcc:gcc
+               simavr:simavr /usr/include/simavr/sim_avr.h:libsimavr-dev gcc:gcc \
+               /usr/sbin/mosquitto:mosquitto
 
-.PHONY: demo test lint system-deps venv bench clean sessions firmware fuzz soak
+.PHONY: demo test lint system-deps venv bench clean sessions firmware fuzz soak tournament-demo
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +25,12 @@ $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-runtime
 	touch $@
 
 venv: $(VENV)/.installed-runtime
+
+# Three simulated tables and the tournament screen on a real Mosquitto (docs/tournament.md):
+# the tables at http://127.0.0.1:8081-8083, the tournament at http://127.0.0.1:8090.
+tournament-demo: system-deps $(VENV)/.installed-runtime
+	$(BIN)/pip install --quiet -e '.[tournament]'
+	$(BIN)/python -m station.tournament.demo
 
 demo: $(VENV)/.installed-runtime
 	$(BIN)/station demo --port 8080
@@ -59,7 +66,7 @@ lint: $(VENV)/.installed-test
 # Every benchmark writes bench/results/<name>.json; docs/performance.md's table is made from
 # them (bench/table.py), and a test keeps the two the same.
 bench: firmware $(VENV)/.installed-runtime
-	$(BIN)/pip install --quiet -e '.[bench]'
+	$(BIN)/pip install --quiet -e '.[bench,tournament]'
 	@command -v sysbench >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq sysbench; }
 	$(BIN)/python bench/replay_throughput.py
 	$(BIN)/python bench/serial_to_sse_latency.py
@@ -68,6 +75,7 @@ bench: firmware $(VENV)/.installed-runtime
 	$(BIN)/python bench/measure_snapshot.py
 	$(BIN)/python bench/pi_budget.py
 	$(BIN)/python bench/club_network.py
+	$(BIN)/python bench/tournament_load.py
 	$(BIN)/python bench/table.py --write docs/performance.md
 
 clean:

@@ -21,6 +21,7 @@ ORDER = (
     "measure_snapshot",
     "pi_budget",
     "club_network",
+    "tournament_load",
 )
 
 

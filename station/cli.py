@@ -177,6 +177,26 @@ def _web_options(command):
     return command
 
 
+def _broker(mqtt: str | None, table: str | None, host: str, port: int) -> tuple[str | None, str | None, str]:
+    """``--mqtt`` and ``--table`` checked at once (a bad URL or table id fails before anything
+    opens), with the address the tournament screen links to."""
+    if not mqtt:
+        if table:
+            _fail("--table names this table on the broker: give --mqtt too")
+        return None, None, ""
+    from .lobby.network import urls
+    from .publish import BrokerUrl, MqttUnavailable, check_table_id, client
+
+    if not table:
+        _fail("--mqtt needs --table, this table's id on the broker (e.g. t7)")
+    try:
+        client("check", BrokerUrl.parse(mqtt))
+        check_table_id(table)
+    except (ValueError, MqttUnavailable) as exc:
+        _fail(str(exc))
+    return mqtt, table, urls(host, port)[0]
+
+
 def _hardware_options(command):
     """The options every command that plays a game on a table shares: the hub, the camera."""
     for option in reversed(
@@ -207,6 +227,11 @@ def _hardware_options(command):
             ),
             click.option("--seed", type=int, help="Seed the dice (for rehearsals); default is unpredictable."),
             click.option("--config", type=click.Path(dir_okay=False), help="Config file (holds the referee token)."),
+            click.option(
+                "--mqtt",
+                help="Publish the game to the club's broker for the tournament screen: mqtt://user:pass@host:1883.",
+            ),
+            click.option("--table", help="This table's id on the broker (with --mqtt), e.g. t7."),
         ]
     ):
         command = option(command)
@@ -280,6 +305,8 @@ def run(
     cal_path,
     seed,
     config,
+    mqtt,
+    table,
     web,
 ) -> None:
     """Referee one game live from the hub and the dashboard (for scripts; `serve` is the lobby)."""
@@ -295,7 +322,7 @@ def run(
     lobby = Lobby(
         path.parent if path else Path("journals"),
         data_dir() / "armies",
-        Hardware(serial_url, camera, camera_fps, Path(cal_path), seed, int(baud)),
+        Hardware(serial_url, camera, camera_fps, Path(cal_path), seed, int(baud), *_broker(mqtt, table, host, port)),
     )
     try:
         loaded = [make_ruleset(game, DiceBook()).load_army(a) for a in armies] if not resuming else []
@@ -330,11 +357,15 @@ def run(
 @click.option("--port", default=8080, show_default=True)
 @_hardware_options
 @_web_options
-def serve(data_path, host, port, serial_url, baud, camera, camera_fps, cal_path, seed, config, web) -> None:
+def serve(
+    data_path, host, port, serial_url, baud, camera, camera_fps, cal_path, seed, config, mqtt, table, web
+) -> None:
     """The always-on station: a lobby in the browser to start, resume, end and review games."""
     data = Path(data_path) if data_path else data_dir()
     os.environ["STATION_DATA"] = str(data)  # the card library and every loader read the same folder
-    hardware = Hardware(serial_url, camera, camera_fps, Path(cal_path), seed, int(baud))
+    hardware = Hardware(
+        serial_url, camera, camera_fps, Path(cal_path), seed, int(baud), *_broker(mqtt, table, host, port)
+    )
     try:
         data.mkdir(parents=True, exist_ok=True)
         owner = FileLock(data, f"data folder {data}")  # one lobby per folder, held till exit
@@ -352,6 +383,48 @@ def serve(data_path, host, port, serial_url, baud, camera, camera_fps, cal_path,
     server.stop()
     lobby.close()
     owner.release()
+
+
+@main.command()
+@click.option("--mqtt", required=True, help="The club's broker the tables publish to: mqtt://user:pass@host:1883.")
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False),
+    default="tournament.sqlite",
+    show_default=True,
+    help="The tournament's own records (SQLite); a restart carries on from it.",
+)
+@click.option("--host", default="0.0.0.0", show_default=True)
+@click.option("--port", default=8090, show_default=True)
+@click.option("--config", type=click.Path(dir_okay=False), help="Config file (its token is the judges' token).")
+def tournament(mqtt, db, host, port, config) -> None:
+    """Every table of a tournament on one screen, with judge calls and Swiss standings."""
+    from waitress import create_server
+
+    from .lobby.network import urls
+    from .publish import BrokerUrl, MqttUnavailable
+    from .tournament.app import create_tournament_app
+    from .tournament.store import Store
+    from .tournament.subscriber import Subscriber
+
+    try:
+        broker = BrokerUrl.parse(mqtt)
+        store = Store(db)
+        subscriber = Subscriber(broker, store).start()
+    except (ValueError, MqttUnavailable, OSError) as exc:
+        _fail(str(exc))
+    token = _token(config)
+    server = create_server(create_tournament_app(store, token, subscriber), host=host, port=port, threads=8)
+    threading.Thread(target=server.run, name="tournament-web", daemon=True).start()
+    click.echo(f"Broker:         {broker}")
+    click.echo(f"Records:        {Path(db).resolve()}")
+    for address in urls(host, port):
+        click.echo(f"Tournament:     {address}")
+    click.echo(f"Judges' token:  {token}")
+    _wait_for_interrupt()
+    server.close()
+    subscriber.stop()
+    store.close()
 
 
 @main.command()
@@ -382,7 +455,9 @@ def token(config, url) -> None:
 @click.option("--seed", default=7, show_default=True, help="Dice seed, so every demo plays the same.")
 @click.option("--exit-when-done", is_flag=True, help="Stop once the session has played (for scripts).")
 @click.option("--config", type=click.Path(dir_okay=False))
-def demo(host, port, speed, session_file, journal, seed, exit_when_done, config) -> None:
+@click.option("--mqtt", help="Publish the demo game to a broker (the tournament demo): mqtt://host:1883.")
+@click.option("--table", help="The demo table's id on the broker (with --mqtt).")
+def demo(host, port, speed, session_file, journal, seed, exit_when_done, config, mqtt, table) -> None:
     """Referee a recorded Бронепехота session live: simulated hub, real link, real dashboard.
 
     The lobby is up too (/lobby): the game can be ended there, found in the history, or another
@@ -397,9 +472,12 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config)
         armies = [ruleset.load_army(str(a)) for a in session.army_paths]
     except (DataFileError, ValueError) as exc:
         _fail(str(exc))
+    broker, table_id, dashboard = _broker(mqtt, table, host, port)
     hub = SimulatedHub(nodes=ruleset.sensor_nodes(armies), boot=session.boot, speed=speed).start()
     lobby = Lobby(
-        Path(journal).parent if journal else Path("journals"), data_dir() / "armies", Hardware(hub.path, seed=seed)
+        Path(journal).parent if journal else Path("journals"),
+        data_dir() / "armies",
+        Hardware(hub.path, seed=seed, mqtt=broker, table=table_id, dashboard_url=dashboard),
     )
     try:
         station = lobby.start(

@@ -292,6 +292,14 @@ class Game:
         with self._lock:
             return self.book.waiting()
 
+    def call_judge(self, note: str = "", by: str = "referee") -> dict[str, Any]:
+        """A table asks for a tournament judge: journaled (so the tournament screen, which reads
+        the journal over MQTT, shows the call until a judge marks it handled); the rules never
+        see it."""
+        if not isinstance(note, str) or len(note) > 500:
+            raise InputError("note: text of at most 500 characters")
+        return self.journal.append("judge", durable=True, note=note, by=by)
+
     def operator_input(self, type_: str, args: Mapping[str, Any] | None = None, by: str = "referee") -> list[Ruling]:
         allowed = self._result.ruleset.input_types
         if type_ not in allowed or type_ in ("confirm", "override"):

@@ -143,6 +143,7 @@ class Journal:
         self._wake = threading.Condition(self._lock)
         self._written_seq = 0
         self._synced_seq = 0
+        self.on_synced: list[Callable[[], None]] = []  # told after each fsync (the MQTT publisher)
         self._closed = False
         # Before reading a byte: a live game's last line is not a torn tail to cut off.
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -199,6 +200,12 @@ class Journal:
         """The seq of the last record written."""
         with self._lock:
             return self._written_seq
+
+    @property
+    def synced(self) -> int:
+        """The seq of the last record on disk (fsync'd): what may be told to anyone else."""
+        with self._lock:
+            return self._synced_seq
 
     # -- reading back -----------------------------------------------------------------------------
     def _pread(self, offset: int, size: int) -> bytes:
@@ -397,6 +404,8 @@ class Journal:
                 if not self._low:
                     self.fault = None
                 self._synced.notify_all()
+            for listener in self.on_synced:  # outside the lock: a listener may read the journal
+                listener()
 
     def close(self) -> None:
         with self._lock:

@@ -21,6 +21,8 @@ from .game import Game
 from .journal import RESERVE_BYTES, Journal
 from .tableview import TableView
 
+RECENT_FOR_TOURNAMENT = 200  # rulings looked at for the tournament screen's summary (every pending one too)
+
 log = logging.getLogger(__name__)
 
 
@@ -55,6 +57,7 @@ class Station:
         self._engine = threading.Thread(target=self._engine_loop, name="engine", daemon=True)
         self.engine_errors = 0
         self.camera = None
+        self.publisher: Any = None  # station.publish.MqttPublisher, when the table is on a broker
         self.calibration_desk = None
         self._grabber = None
         self.table_view = TableView(self.game, self.calibration_residual_mm)
@@ -135,9 +138,40 @@ class Station:
             "engine_backlog": self._inbox.qsize(),
             "camera": self.camera.health() if self.camera else None,
             "journal": self.journal.health(),
+            "mqtt": self.publisher.health() if self.publisher else None,
+        }
+
+    def publish_to(self, broker: str, table: str, dashboard_url: str = "") -> None:
+        """Publish this game for the tournament screen (station/publish.py); it runs beside the
+        game and never holds it up."""
+        from .publish import BrokerUrl, MqttPublisher
+
+        self.publisher = MqttPublisher(
+            BrokerUrl.parse(broker), table, self.journal, self.table_summary, dashboard_url
+        ).start()
+
+    def table_summary(self) -> dict[str, Any]:
+        """What the tournament screen shows of this table: the game, its round and whose turn it
+        is, the rulings waiting for a judge (with their messages, to show in Russian too) and
+        the winner."""
+        snapshot = self.game.snapshot(RECENT_FOR_TOURNAMENT)
+        state = snapshot["state"]
+        waiting = [r for r in snapshot["rulings"] if r["status"] == "pending" and r["needs_referee"]]
+        return {
+            "game": snapshot["game"],
+            "title": snapshot["title"],
+            "round": state.get("round"),
+            "active_player": state.get("active_player"),
+            "players": state.get("players", []),
+            "winner": state.get("winner"),
+            "waiting": len(waiting),
+            "rulings": [{k: r[k] for k in ("id", "text", "message", "section")} for r in waiting[-10:]],
+            "records": snapshot["records"],
         }
 
     def stop(self) -> None:
+        if self.publisher is not None:
+            self.publisher.stop()
         if self.camera:
             self.camera.stop()
         elif self._grabber:

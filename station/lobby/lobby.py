@@ -51,6 +51,9 @@ class Hardware:
     calibration: Path = Path("calibration/table.json")
     seed: int | None = None  # the dice seed (rehearsals); None is unpredictable
     baud: int = BAUD  # the hub's serial rate (firmware/avr/board_config.h)
+    mqtt: str | None = None  # the club's broker, mqtt://user:password@host:1883 (docs/tournament.md)
+    table: str | None = None  # this table's id on the broker
+    dashboard_url: str = ""  # where the tournament screen links to this table
 
 
 def journal_name(game: str, now: _dt.datetime | None = None) -> str:
@@ -156,6 +159,8 @@ class Lobby:
                     station.game.set_terrain(terrain, by="lobby", where=terrain_where)
                 if hw.camera is not None:
                     self._attach_camera(station)
+                if hw.mqtt:
+                    station.publish_to(hw.mqtt, hw.table or "", hw.dashboard_url)
             except Exception as exc:
                 station.stop()
                 if not existed:

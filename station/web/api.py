@@ -193,6 +193,15 @@ def operator_input() -> Response:
     return jsonify({"rulings": [r.as_dict() for r in rulings]})
 
 
+@api.post("/judge")
+@referee_only
+def call_judge() -> Response:
+    """``{"note": ...}``: ask for a tournament judge (docs/tournament.md)."""
+    body = _json_body()
+    record = _station().game.call_judge(body.get("note", ""), by="dashboard")
+    return jsonify({"seq": record["seq"]})
+
+
 @api.post("/dice")
 @referee_only
 def enter_dice() -> Response:

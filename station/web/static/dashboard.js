@@ -308,6 +308,10 @@ document.addEventListener("DOMContentLoaded", () => {
     if (!window.confirm(t("End this game? Its result is journaled and it moves to the history.") + stand)) return;
     await act("/api/game/end", { note: $("end-note").value });
   });
+  $("call-judge").addEventListener("click", async () => {
+    await act("/api/judge", { note: $("judge-note").value });
+    $("judge-note").value = "";
+  });
   setUpMap();
   connect();
 });

@@ -1,0 +1,119 @@
+"""The tournament screen's Flask app: every table, the judge calls and the standings.
+
+Anyone on the network reads (``/``, ``/standings``, the JSON and the CSV); the controls (next
+round, a judge's result, a call handled) need the tournament's token, by header or by the login
+cookie with its CSRF token, exactly as the station's own controls (station/web/security.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, Response, jsonify, render_template, request
+
+from ..web.security import error_response, harden, login, logout, referee_only
+from .standings import as_csv, standings, swiss_pairings
+from .store import Store
+
+
+def create_tournament_app(store: Store, token: str, subscriber: Any = None) -> Flask:
+    app = Flask(__name__, static_folder="../web/static", static_url_path="/static")
+    app.config.update(REFEREE_TOKEN=token)
+    harden(app)
+
+    def _players() -> list[str]:
+        import json
+
+        named = {p for g in store.games() for p in json.loads(g["players"]) if p}
+        named |= {p["a"] for p in store.pairings()} | {p["b"] for p in store.pairings() if p["b"]}
+        return sorted(named)
+
+    def _standings() -> list[dict[str, Any]]:
+        return [s.as_dict() for s in standings(store.results(), _players())]
+
+    @app.get("/")
+    def overview() -> str:
+        return render_template("tournament.html", round=store.current_round())
+
+    @app.get("/standings")
+    def standings_page() -> str:
+        return render_template(
+            "standings.html",
+            round=store.current_round(),
+            ranked=_standings(),
+            pairings=store.pairings(),
+            results=store.results(),
+        )
+
+    @app.get("/api/tables")
+    def tables() -> Response:
+        return jsonify(
+            {
+                "round": store.current_round(),
+                "tables": store.tables(),
+                "counters": store.counters(),
+                "broker": bool(subscriber and subscriber.connected.is_set()),
+            }
+        )
+
+    @app.get("/api/standings")
+    def standings_json() -> Response:
+        return jsonify(
+            {
+                "round": store.current_round(),
+                "standings": _standings(),
+                "pairings": store.pairings(),
+                "results": store.results(),
+            }
+        )
+
+    @app.get("/standings.csv")
+    def standings_csv() -> Response:
+        ranked = standings(store.results(), _players())
+        return Response(
+            as_csv(ranked),
+            mimetype="text/csv",
+            headers={"Content-Disposition": "attachment; filename=standings.csv"},
+        )
+
+    @app.post("/api/login")
+    def _login() -> Any:
+        return login()
+
+    @app.post("/api/logout")
+    def _logout() -> Any:
+        return logout()
+
+    @app.post("/api/rounds")
+    @referee_only
+    def next_round() -> Any:
+        """Pair the next round (Swiss) over the tables known, and open it."""
+        ranked = standings(store.results(), _players())
+        if len(ranked) < 2:
+            return error_response(409, "no players yet: a game's header names them")
+        tables = [t["table"] for t in store.tables()]
+        pairings = swiss_pairings(ranked, tables)
+        number = store.open_round(pairings)
+        return jsonify({"round": number, "pairings": [{"table": t, "a": a, "b": b} for t, a, b in pairings]})
+
+    @app.post("/api/results")
+    @referee_only
+    def set_result() -> Any:
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict):
+            return error_response(400, "give {round, table, a, b, winner}")
+        try:
+            round_number, table, a = int(body["round"]), str(body["table"]), str(body["a"])
+        except (KeyError, TypeError, ValueError):
+            return error_response(400, "round (a number), table and a (a player) are needed")
+        b, winner = body.get("b"), body.get("winner")
+        if winner not in (None, a, b):
+            return error_response(400, f"winner must be {a!r}, {b!r} or null for a draw")
+        store.set_result(round_number, table, a, b, winner)
+        return jsonify({"ok": True})
+
+    @app.post("/api/tables/<table>/handled")
+    @referee_only
+    def handled(table: str) -> Response:
+        return jsonify({"handled": store.handle_call(table)})
+
+    return app

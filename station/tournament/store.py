@@ -1,0 +1,205 @@
+"""The tournament's memory: SQLite (the standard library's sqlite3, one file, WAL), so a restart
+of the tournament screen loses nothing.
+
+Every journal record a table publishes is kept once, keyed by (table, journal, seq): the broker
+may deliver a record twice (QoS 1) and a station sends again what the broker had not
+acknowledged, and both are dropped here.  What a record means for the tournament (a game begun,
+a result, a judge called) is applied in the same transaction as the record is kept, so it is
+applied exactly once too.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
+    body TEXT NOT NULL, received REAL NOT NULL, PRIMARY KEY (table_id, journal, seq));
+CREATE TABLE IF NOT EXISTS tables (
+    table_id TEXT PRIMARY KEY, state TEXT, health TEXT, updated REAL);
+CREATE TABLE IF NOT EXISTS games (
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, round INTEGER NOT NULL, game TEXT, players TEXT NOT NULL,
+    winner TEXT, ended INTEGER NOT NULL DEFAULT 0, started TEXT, PRIMARY KEY (table_id, journal));
+CREATE TABLE IF NOT EXISTS rounds (number INTEGER PRIMARY KEY, opened REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS pairings (
+    round INTEGER NOT NULL, table_id TEXT NOT NULL, a TEXT NOT NULL, b TEXT, PRIMARY KEY (round, table_id));
+CREATE TABLE IF NOT EXISTS results (
+    round INTEGER NOT NULL, table_id TEXT NOT NULL, a TEXT NOT NULL, b TEXT, winner TEXT,
+    source TEXT NOT NULL, PRIMARY KEY (round, table_id));
+CREATE TABLE IF NOT EXISTS judge_calls (
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, note TEXT, at TEXT,
+    handled REAL, PRIMARY KEY (table_id, journal, seq));
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+"""
+
+
+class Store:
+    """One SQLite file behind a lock: the subscriber writes from paho's thread, the pages read
+    from the web server's threads."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")  # a record acknowledged to the broker is on disk
+        self._db.executescript(SCHEMA)
+        self._lock = threading.Lock()
+        if self.current_round() == 0:
+            self.open_round()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _rows(self, sql: str, *args: Any) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(r) for r in self._db.execute(sql, args).fetchall()]
+
+    # -- what the subscriber learns -----------------------------------------------------------------
+    def keep_record(self, table: str, journal: str, record: dict[str, Any]) -> bool:
+        """Keep one record and apply what it means, once; False if it was already kept."""
+        seq, kind = int(record["seq"]), str(record["kind"])
+        with self._transaction() as db:
+            kept = db.execute(
+                "INSERT OR IGNORE INTO records VALUES (?, ?, ?, ?, ?, ?)",
+                (table, journal, seq, kind, json.dumps(record, separators=(",", ":")), time.time()),
+            ).rowcount
+            if not kept:
+                return False
+            self._apply(db, table, journal, record)
+            db.execute("INSERT INTO counters VALUES ('records', 1) ON CONFLICT(name) DO UPDATE SET value = value + 1")
+        return True
+
+    def _apply(self, db: sqlite3.Connection, table: str, journal: str, record: dict[str, Any]) -> None:
+        kind = record["kind"]
+        if kind == "game":  # the journal's header: a game begun at this table, in the round now open
+            players = [a.get("player") for a in record.get("armies", []) if isinstance(a, dict)]
+            round_now = db.execute("SELECT MAX(number) FROM rounds").fetchone()[0] or 1
+            db.execute(
+                "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, NULL, 0, ?)",
+                (table, journal, round_now, record.get("game"), json.dumps(players), record.get("wall")),
+            )
+        elif kind == "end":  # the referee ended the game: its result goes into the standings
+            game = db.execute(
+                "SELECT round, players FROM games WHERE table_id = ? AND journal = ?", (table, journal)
+            ).fetchone()
+            winner = record.get("winner")
+            db.execute(
+                "UPDATE games SET winner = ?, ended = 1 WHERE table_id = ? AND journal = ?", (winner, table, journal)
+            )
+            if game is not None:
+                players = json.loads(game["players"]) + [None, None]
+                db.execute(
+                    "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, 'table')",
+                    (game["round"], table, players[0], players[1], winner),
+                )
+        elif kind == "judge":
+            db.execute(
+                "INSERT OR IGNORE INTO judge_calls VALUES (?, ?, ?, ?, ?, NULL)",
+                (table, journal, record["seq"], record.get("note", ""), record.get("wall")),
+            )
+
+    def keep_state(self, table: str, what: str, body: dict[str, Any]) -> None:
+        """The latest retained ``state`` or ``health`` of a table."""
+        column = {"state": "state", "health": "health"}[what]
+        with self._transaction() as db:
+            db.execute("INSERT OR IGNORE INTO tables (table_id) VALUES (?)", (table,))
+            db.execute(
+                f"UPDATE tables SET {column} = ?, updated = ? WHERE table_id = ?",
+                (json.dumps(body), time.time(), table),
+            )
+
+    def count(self, name: str) -> None:
+        with self._transaction() as db:
+            db.execute("INSERT INTO counters VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET value = value + 1", (name,))
+
+    # -- what the judges do --------------------------------------------------------------------------
+    def current_round(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COALESCE(MAX(number), 0) FROM rounds").fetchone()[0])
+
+    def open_round(self, pairings: Sequence[tuple[str, str, str | None]] = ()) -> int:
+        """The next round, with its pairings (table, player, opponent or None for a bye)."""
+        with self._transaction() as db:
+            number = int(db.execute("SELECT COALESCE(MAX(number), 0) FROM rounds").fetchone()[0]) + 1
+            db.execute("INSERT INTO rounds VALUES (?, ?)", (number, time.time()))
+            for table, a, b in pairings:
+                db.execute("INSERT INTO pairings VALUES (?, ?, ?, ?)", (number, table, a, b))
+                if b is None:  # a bye is a win
+                    db.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?, NULL, ?, 'bye')", (number, table, a, a))
+        return number
+
+    def set_result(self, round_number: int, table: str, a: str, b: str | None, winner: str | None) -> None:
+        """A judge's result, which replaces what the table reported."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, 'judge')", (round_number, table, a, b, winner)
+            )
+
+    def handle_call(self, table: str) -> int:
+        with self._transaction() as db:
+            return int(
+                db.execute(
+                    "UPDATE judge_calls SET handled = ? WHERE table_id = ? AND handled IS NULL", (time.time(), table)
+                ).rowcount
+            )
+
+    # -- what the pages show -------------------------------------------------------------------------
+    def tables(self) -> list[dict[str, Any]]:
+        rows = self._rows("SELECT * FROM tables ORDER BY table_id")
+        calls = self._rows("SELECT * FROM judge_calls WHERE handled IS NULL ORDER BY at")
+        seen = {r["table_id"] for r in rows}
+        rows += [
+            {"table_id": c["table_id"], "state": None, "health": None, "updated": None}
+            for c in calls
+            if c["table_id"] not in seen
+        ]
+        out = []
+        for row in rows:
+            out.append(
+                {
+                    "table": row["table_id"],
+                    "state": json.loads(row["state"]) if row["state"] else None,
+                    "health": json.loads(row["health"]) if row["health"] else None,
+                    "judge_calls": [c for c in calls if c["table_id"] == row["table_id"]],
+                }
+            )
+        return out
+
+    def records_of(self, table: str) -> list[tuple[str, int]]:
+        return [
+            (r["journal"], r["seq"])
+            for r in self._rows("SELECT journal, seq FROM records WHERE table_id = ? ORDER BY journal, seq", table)
+        ]
+
+    def counters(self) -> dict[str, int]:
+        return {r["name"]: r["value"] for r in self._rows("SELECT * FROM counters")}
+
+    def results(self) -> list[dict[str, Any]]:
+        return self._rows("SELECT * FROM results ORDER BY round, table_id")
+
+    def pairings(self) -> list[dict[str, Any]]:
+        return self._rows("SELECT * FROM pairings ORDER BY round, table_id")
+
+    def games(self) -> list[dict[str, Any]]:
+        return self._rows("SELECT * FROM games ORDER BY round, table_id")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
