@@ -75,6 +75,7 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         ("post", "/api/armies/bronepekhota/wiring", {"army": {}}),
         ("post", "/api/games/check", {"game": "bronepekhota", "armies": []}),
         ("post", "/api/alpha-strike/mul", {"mul": []}),
+        ("post", "/api/judge", {"note": "spam"}),
     ):
         assert getattr(client, method)(path, json=body).status_code == 401, path
     assert station.game.snapshot()["records"] == before  # nothing was journaled
@@ -82,6 +83,7 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
     writers = {r for r, methods in routes if set(methods) & {"POST", "PUT", "DELETE", "PATCH"}}
     assert writers == {
         "/api/input",
+        "/api/judge",
         "/api/dice",
         "/api/terrain",
         "/api/rulings/<ruling_id>/confirm",
