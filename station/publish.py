@@ -33,7 +33,6 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -122,7 +121,7 @@ class MqttPublisher:
         self.broker, self.table, self.journal, self.summary = broker, check_table_id(table), journal, summary
         self.dashboard_url = dashboard_url
         self.identity = f"{socket.gethostname()}:{dashboard_url or journal.path.resolve()}"
-        self.mark_path = mark_file(journal.path)
+        self.mark_path = journal.path.with_name(journal.path.name + ".mqtt.json")  # beside it, never inside
         self.acked = self._load_mark()
         self._sent = self.acked  # the last seq handed to the client
         self._in_flight: OrderedDict[int, bool] = OrderedDict()  # seq -> acknowledged, in send order
@@ -133,10 +132,9 @@ class MqttPublisher:
         self._stop = threading.Event()
         self._connected = False
         self.collision: str | None = None
-        self.published = 0
-        self.connects = 0
         self._last_state = ""
         self._state_at = 0.0
+        self._state_records = -1  # the journal's length when the summary was last made
         self._client = client(f"station-{table}-{uuid.uuid4().hex[:8]}", broker)  # unique: a shared id is kicked off
         offline = json.dumps({"state": "offline", "table": table, "station": self.identity})
         self._client.will_set(topic(table, "health"), offline, qos=1, retain=True)
@@ -169,12 +167,11 @@ class MqttPublisher:
             return
         with self._lock:
             self._connected = True
-            self.connects += 1
             self._sent = self.acked  # whatever was in flight is sent again
             self._in_flight.clear()
             self._mids.clear()
             self._early.clear()
-            self._last_state = ""
+            self._last_state, self._state_records = "", -1
             self._checked, self._subscribed_at = False, 0.0
         client.subscribe(topic(self.table, "health"), qos=1)  # whoever holds this table id answers first
 
@@ -290,11 +287,14 @@ class MqttPublisher:
                     self._settle(record["seq"])
                 else:
                     self._mids[info.mid] = record["seq"]
-            self.published += 1
 
     def _send_state(self) -> None:
         if not self._connected or not self._checked or time.monotonic() - self._state_at < STATE_EVERY_S:
             return
+        records = self.journal.written
+        if records == self._state_records:
+            return  # every change to a game is a record: nothing new, no summary to make
+        self._state_records = records
         state = json.dumps(
             {**self.summary(), "table": self.table, "dashboard": self.dashboard_url, "journal": self.journal.path.name}
         )
@@ -333,8 +333,3 @@ class MqttPublisher:
         self._client.disconnect()
         self._client.loop_stop()
         self._save_mark()
-
-
-def mark_file(journal_path: Path) -> Path:
-    """Where a journal's acknowledged mark is kept (beside it, never inside it)."""
-    return journal_path.with_name(journal_path.name + ".mqtt.json")

@@ -137,11 +137,7 @@ def trimmed(text: Text) -> Text:
     return _wrapped(text, str.__str__(text).rstrip("."), trim=True)
 
 
-def _nothing() -> Text:
-    return joined((), "")
-
-
-NOTHING = _nothing()  # no words: false, like "", where a helper has nothing to say
+NOTHING = joined((), "")  # no words: false, like "", where a helper has nothing to say
 
 
 def _json_value(value: object) -> Any:
@@ -168,7 +164,7 @@ def _rebuild(english: str, message: Mapping[str, Any]) -> Text:
 
 
 def from_message(message: Mapping[str, Any]) -> Text:
-    """A Text again from :meth:`Text.message` (a journaled ruling read back)."""
+    """A Text again from :meth:`Text.message` (a pickled ruling, or a client's message read back)."""
     if message.get("cap") or message.get("trim"):
         text = from_message({k: v for k, v in message.items() if k not in ("cap", "trim")})
         text = trimmed(text) if message.get("trim") else text

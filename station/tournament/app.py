@@ -6,12 +6,13 @@ cookie with its CSRF token, exactly as the station's own controls (station/web/s
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
 from ..web.security import error_response, harden, login, logout, referee_only
-from .standings import as_csv, standings, swiss_pairings
+from .standings import Standing, as_csv, standings, swiss_pairings
 from .store import Store
 
 
@@ -20,15 +21,14 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None) -> F
     app.config.update(REFEREE_TOKEN=token)
     harden(app)
 
-    def _players() -> list[str]:
-        import json
-
+    def _ranked() -> list[Standing]:
+        """Every player (named by a game's armies or a pairing), best first."""
         named = {p for g in store.games() for p in json.loads(g["players"]) if p}
-        named |= {p["a"] for p in store.pairings()} | {p["b"] for p in store.pairings() if p["b"]}
-        return sorted(named)
+        named |= {p for pairing in store.pairings() for p in (pairing["a"], pairing["b"]) if p}
+        return standings(store.results(), sorted(named))
 
     def _standings() -> list[dict[str, Any]]:
-        return [s.as_dict() for s in standings(store.results(), _players())]
+        return [s.as_dict() for s in _ranked()]
 
     @app.get("/")
     def overview() -> str:
@@ -68,7 +68,7 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None) -> F
 
     @app.get("/standings.csv")
     def standings_csv() -> Response:
-        ranked = standings(store.results(), _players())
+        ranked = _ranked()
         return Response(
             as_csv(ranked),
             mimetype="text/csv",
@@ -87,7 +87,7 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None) -> F
     @referee_only
     def next_round() -> Any:
         """Pair the next round (Swiss) over the tables known, and open it."""
-        ranked = standings(store.results(), _players())
+        ranked = _ranked()
         if len(ranked) < 2:
             return error_response(409, "no players yet: a game's header names them")
         tables = [t["table"] for t in store.tables()]

@@ -23,6 +23,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def wait_for_port(port: int, seconds: float) -> bool:
+    """Whether something listens on ``port`` on this machine within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+        time.sleep(0.05)
+    return False
+
+
 class LocalBroker:
     def __init__(self, folder: Path, port: int | None = None) -> None:
         self.folder, self.port = folder, port or free_port()
@@ -44,11 +54,8 @@ class LocalBroker:
         if not Path(binary).exists():
             raise FileNotFoundError("mosquitto is not installed: sudo apt-get install mosquitto")
         self.process = subprocess.Popen([binary, "-c", str(self.config)])
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                return self
-            time.sleep(0.05)
+        if wait_for_port(self.port, wait_s):
+            return self
         raise RuntimeError(f"mosquitto did not listen on port {self.port}; see {self.folder}/mosquitto.log")
 
     def stop(self) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -15,22 +14,11 @@ from pathlib import Path
 
 import click
 
-from .broker import LocalBroker
+from .broker import LocalBroker, wait_for_port
 
 BROKER_PORT = 18830
 TABLES = {"t1": 8081, "t2": 8082, "t3": 8083}
 TOURNAMENT_PORT = 8090
-
-
-def _wait_for_port(port: int, what: str, seconds: float = 15.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.3).close()
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise SystemExit(f"{what} did not start on port {port}")
 
 
 def main() -> None:
@@ -62,7 +50,8 @@ def main() -> None:
                 ]
             )
         )
-        _wait_for_port(TOURNAMENT_PORT, "the tournament screen")
+        if not wait_for_port(TOURNAMENT_PORT, 15.0):
+            raise SystemExit(f"the tournament screen did not start on port {TOURNAMENT_PORT}")
         click.echo(f"\nTournament: http://127.0.0.1:{TOURNAMENT_PORT}/   (standings: /standings)")
         for table, port in TABLES.items():
             click.echo(f"Table {table}:   http://127.0.0.1:{port}/")

@@ -41,6 +41,10 @@ CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NU
 """
 
 
+def _bump(db: sqlite3.Connection, counter: str) -> None:
+    db.execute("INSERT INTO counters VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET value = value + 1", (counter,))
+
+
 class Store:
     """One SQLite file behind a lock: the subscriber writes from paho's thread, the pages read
     from the web server's threads."""
@@ -83,7 +87,7 @@ class Store:
             if not kept:
                 return False
             self._apply(db, table, journal, record)
-            db.execute("INSERT INTO counters VALUES ('records', 1) ON CONFLICT(name) DO UPDATE SET value = value + 1")
+            _bump(db, "records")
         return True
 
     def _apply(self, db: sqlite3.Connection, table: str, journal: str, record: dict[str, Any]) -> None:
@@ -127,7 +131,7 @@ class Store:
 
     def count(self, name: str) -> None:
         with self._transaction() as db:
-            db.execute("INSERT INTO counters VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET value = value + 1", (name,))
+            _bump(db, name)
 
     # -- what the judges do --------------------------------------------------------------------------
     def current_round(self) -> int:

@@ -50,7 +50,7 @@ class Subscriber:
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         try:
             self.take(message.topic, message.payload)
-        except Exception:  # a bug here must not stop the subscription; the record comes again
+        except Exception:  # not acknowledged (paho sends PUBACK only after this returns); it stops the loop
             log.exception("tournament: %s", message.topic)
             raise
 

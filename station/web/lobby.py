@@ -22,8 +22,8 @@ from ..lobby.lobby import GameRunning
 from ..lobby.network import qr_svg
 from ..lobby.wiring import wiring
 from ..rules.registry import RULESETS, make_ruleset
-from ..rules.text import Text
 from .current import lobby
+from .i18n import with_messages
 from .security import error_response, referee_only
 
 lobby_pages = Blueprint("lobby_pages", __name__, template_folder="templates")
@@ -143,16 +143,7 @@ def _new_game(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]], dict[str
 
 def _checks_view(findings: list[Any]) -> list[dict[str, Any]]:
     """Each finding with its words, and their messages for the page to say in its language."""
-    return [
-        {
-            "check": f.check,
-            "level": f.level,
-            "said": f.said,
-            "fix": f.fix,
-            **{f"{k}_message": v.message() for k, v in (("said", f.said), ("fix", f.fix)) if isinstance(v, Text)},
-        }
-        for f in findings
-    ]
+    return [with_messages({"check": f.check, "level": f.level, "said": f.said, "fix": f.fix}) for f in findings]
 
 
 @lobby_api.post("/games/check")

@@ -1,16 +1,7 @@
 // The tournament screen: every table, refreshed every two seconds; the judge's controls send the
-// token they logged in with (the login cookie and its CSRF token, as on a station).
-const $ = (id) => document.getElementById(id);
+// token they logged in with (the login cookie and its CSRF token, as on a station).  `$` and `el`
+// are the station's own (referee.js, loaded first).
 let csrf = sessionStorage.getItem("tournament-csrf") || "";
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k.startsWith("on")) node.addEventListener(k.slice(2), v); else node.setAttribute(k, v);
-  }
-  node.append(...children.filter((c) => c !== null && c !== undefined));
-  return node;
-}
 
 function card(t) {
   const s = t.state || {}, h = t.health || {};
@@ -20,12 +11,12 @@ function card(t) {
   return el("section", { class: `table-card${judge ? " judge" : ""}${h.state === "offline" ? " offline" : ""}`, "data-table": t.table },
     el("h2", {}, name, h.state === "offline" ? " (offline)" : ""),
     el("div", {}, `${s.title || s.game || "no game yet"}${s.round ? ` · round ${s.round}` : ""}`),
-    s.active_player ? el("div", {}, `to act: ${s.active_player}`) : null,
-    s.winner ? el("div", {}, `winner: ${s.winner}`) : null,
-    waiting ? el("div", { class: "waiting" }, `${waiting} ruling(s) wait for a judge`) : null,
+    s.active_player ? el("div", {}, `to act: ${s.active_player}`) : "",
+    s.winner ? el("div", {}, `winner: ${s.winner}`) : "",
+    waiting ? el("div", { class: "waiting" }, `${waiting} ruling(s) wait for a judge`) : "",
     ...(s.rulings || []).map((r) => el("div", { class: "ruling" }, `${r.text} (${r.section})`)),
     calls ? el("div", { class: "waiting" }, `judge called${t.judge_calls[0].note ? `: ${t.judge_calls[0].note}` : ""}`,
-      el("button", { class: "handled", onclick: () => handled(t.table) }, "handled")) : null);
+      el("button", { class: "handled", onclick: () => handled(t.table) }, "handled")) : "");
 }
 
 async function refresh() {
