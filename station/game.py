@@ -319,11 +319,15 @@ class Game:
                 log.info("table dice discarded after a refused %s: %s", type_, said)
             return rulings
 
-    def confirm(self, ruling_id: str, by: str = "referee") -> None:
+    def confirm(self, *ruling_ids: str, by: str = "referee") -> None:
+        """Confirm one ruling, or several at once (the dashboard's *Confirm all*): every id is
+        checked before any is journaled, so a stale list confirms nothing rather than a part."""
         with self._recording():
-            self._ruling(ruling_id)
-            record = self.journal.append("confirm", durable=True, ruling=ruling_id, by=by)
-            self.observe(record)
+            for ruling_id in ruling_ids:
+                self._ruling(ruling_id)
+            for k, ruling_id in enumerate(ruling_ids):
+                last = k == len(ruling_ids) - 1
+                self.observe(self.journal.append("confirm", durable=last, ruling=ruling_id, by=by))
 
     def override(self, ruling_id: str, verdict: str, note: str = "", by: str = "referee") -> Ruling:
         verdicts = self._result.ruleset.override_verdicts

@@ -112,6 +112,23 @@ def test_confirm_and_bad_controls(game):
         game.operator_input("fly_away")
 
 
+def test_confirm_all_checks_every_ruling_before_journaling_any(game):
+    """*Confirm all* on a stale screen (one id no longer known) confirms nothing, not a part."""
+    play_a_little(game)
+    pending = [r["id"] for r in game.snapshot()["rulings"] if r["status"] == "pending"]
+    assert len(pending) >= 2
+    records = game.snapshot()["records"]
+    with pytest.raises(InputError, match="no ruling"):
+        game.confirm(*pending, "999:hit:nobody")
+    assert game.snapshot()["records"] == records
+    game.confirm(*pending)
+    statuses = {r["id"]: r["status"] for r in game.snapshot()["rulings"]}
+    assert all(statuses[i] == "confirmed" for i in pending)
+    confirms = [r["ruling"] for r in read_records(game.journal.path) if r["kind"] == "confirm"]
+    assert confirms[-len(pending) :] == pending
+    assert fold(read_records(game.journal.path)).state_json() == game.state_json()
+
+
 def test_replay_without_the_dice_fails_loudly(game):
     play_a_little(game)
     records = [r for r in read_records(game.journal.path) if r["kind"] != "dice"]

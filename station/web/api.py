@@ -217,6 +217,17 @@ def clear_dice() -> Response:
     return jsonify({"waiting": {}})
 
 
+@api.post("/rulings/confirm")
+@referee_only
+def confirm_all() -> Response:
+    """``{"rulings": [id, ...]}``: the referee's *Confirm all* for the rulings on their screen."""
+    ids = _json_body().get("rulings")
+    if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids) or len(ids) > 500:
+        raise InputError('expected {"rulings": [ruling id, ...]} with 1 to 500 ids')
+    _station().game.confirm(*dict.fromkeys(ids), by="dashboard")
+    return jsonify({"confirmed": list(dict.fromkeys(ids))})
+
+
 @api.post("/rulings/<ruling_id>/confirm")
 @referee_only
 def confirm(ruling_id: str) -> Response:

@@ -118,27 +118,45 @@ function rulingItem(ruling, withControls) {
     const form = el("div", { class: "override", hidden: "" });
     item.append(el("div", { class: "referee-only ruling-controls" },
       el("button", { class: "confirm", onclick: () => act(`/api/rulings/${encodeURIComponent(ruling.id)}/confirm`) }, t("Confirm")), " ",
-      el("button", { class: "override-open", onclick: () => openOverride(ruling, form) }, t("Override…"))), form);
+      el("button", { class: "override-open", "aria-expanded": "false", onclick: (event) => toggleOverride(ruling, form, event.currentTarget) },
+        t("Override…"))), form);
   }
   return item;
 }
 
 // Only the verdicts that fit this ruling, each with what it does; none is chosen for the referee.
-async function openOverride(ruling, form) {
+// The note comes first, so it is typed before a verdict is tapped; the verdict then sends both.
+async function toggleOverride(ruling, form, opener) {
+  if (!form.hidden) { form.hidden = true; opener.setAttribute("aria-expanded", "false"); return; }
   try {
     const { verdicts } = await (await fetch(`/api/rulings/${encodeURIComponent(ruling.id)}/verdicts`)).json();
     const note = el("input", { placeholder: t("why (kept in the journal)"), "aria-label": t("override note") });
-    form.replaceChildren(...verdicts.map(({ verdict, why }) => el("button", { class: "verdict", "data-verdict": verdict,
-      onclick: () => act(`/api/rulings/${encodeURIComponent(ruling.id)}/override`, { verdict, note: note.value }) },
-      el("b", {}, t(verdict)), el("span", {}, ` — ${t(why)}`))), note);
+    form.replaceChildren(el("label", { class: "note" }, t("Note, then a verdict:"), note),
+      ...verdicts.map(({ verdict, why }) => el("button", { class: "verdict", "data-verdict": verdict,
+        onclick: () => act(`/api/rulings/${encodeURIComponent(ruling.id)}/override`, { verdict, note: note.value }) },
+      el("b", {}, t(verdict)), el("span", {}, ` — ${t(why)}`))));
     form.hidden = false;
+    opener.setAttribute("aria-expanded", "true");
+    note.focus();
   } catch (error) { showError(error); }
 }
 
+// Refill a menu only when its choices changed: rebuilding it closes a menu open under the finger.
 function fillSelect(select, options) {
+  const wanted = JSON.stringify(options);
+  if (select.dataset.options === wanted) return;
+  select.dataset.options = wanted;
   const keep = select.value;
   select.replaceChildren(...options.map(([value, label]) => el("option", { value }, label)));
   if (options.some(([value]) => value === keep)) select.value = keep;
+}
+
+// What a unit's card shows, as one string: the card is rebuilt only when this changes.
+function unitKey(unit) {
+  const ids = unit.elements.map((e) => e.id);
+  const moved = ids.map((id) => (model.state.moved || {})[id] || null);
+  return JSON.stringify([unit, model.state.active_unit === unit.id, ids.map((id) => modelStatus(id).provisional), moved,
+    model.state.options.ammo]);
 }
 
 function render() {
@@ -152,12 +170,16 @@ function render() {
   $("active-unit").textContent = state.active_unit || "";
   $("initiative").textContent = Object.keys(state.initiative).length
     ? t("Initiative") + " " + Object.entries(state.initiative).map(([p, r]) => `${p} ${r}`).join(", ") : "";
-  $("units").replaceChildren(...state.units.map(state.game === "alpha_strike" ? alphaCard : unitCard));
+  patchList($("units"), state.units, unitKey, state.game === "alpha_strike" ? alphaCard : unitCard);
   if (state.phases) renderPhases();
   const pending = model.rulings.filter((r) => rulingStatus(r) === "pending");
+  const onScreen = pending.slice(-20).reverse();
   $("pending-count").textContent = pending.length;
-  $("pending").replaceChildren(...pending.slice(-20).reverse().map((r) => rulingItem(r, true)));
-  $("feed").replaceChildren(...model.rulings.slice(-model.shown).reverse().map((r) => rulingItem(r, false)));
+  patchList($("pending"), onScreen, (r) => `${r.id}|${r.text}`, (r) => rulingItem(r, true));
+  $("confirm-all").hidden = onScreen.length < 2;
+  $("confirm-all").textContent = t("Confirm all {n}", { n: onScreen.length });
+  patchList($("feed"), model.rulings.slice(-model.shown).reverse(), (r) => `${r.id}|${rulingStatus(r)}|${r.text}`,
+    (r) => rulingItem(r, false));
   $("feed-older").hidden = !model.older;
   $("feed-older").textContent = t("Older rulings ({n})", { n: model.older });
   if ($("activate-unit")) {  // rulesets with activations (Бронепехота): pick the unit and the repair
@@ -224,6 +246,17 @@ async function loadOlderRulings() {
   }
 }
 
+// The map is redrawn only when what it draws changed: a hub's heartbeat is journaled and sent as an
+// update, and redrawing the bases twice a second would swallow a tap that lands between the two.
+let drawnMap = null;
+function redrawMapIfChanged() {
+  const state = model.state || {};
+  const drawn = JSON.stringify([model.table, state.players, state.links, state.cut_off, model.health.camera]);
+  if (drawn === drawnMap) return;
+  drawnMap = drawn;
+  renderTable();
+}
+
 // --- the stream -----------------------------------------------------------------------------
 function connect() {
   const source = new EventSource("/api/stream");
@@ -249,7 +282,7 @@ function connect() {
     followTerrain(data.terrain_seq);
     renderHealth(data.health);
     render();
-    renderTable();
+    redrawMapIfChanged();
   });
   source.addEventListener("health", (event) => renderHealth(JSON.parse(event.data)));
   source.addEventListener("ended", () => {  // the referee ended the game: its record is in the lobby
@@ -301,6 +334,12 @@ document.addEventListener("DOMContentLoaded", () => {
   $("speak").addEventListener("change", (event) => {
     localStorage.setItem(SPEAK_KEY, event.target.checked ? "on" : "off");
     if (!event.target.checked && window.speechSynthesis) window.speechSynthesis.cancel();
+  });
+  $("confirm-all").addEventListener("click", () => {  // the rulings on screen, newest first, as listed
+    const ids = [...$("pending").children].map((item) => item.dataset.ruling);
+    if (ids.length && window.confirm(t("Confirm these {n} rulings as the station ruled them?", { n: ids.length }))) {
+      act("/api/rulings/confirm", { rulings: ids });
+    }
   });
   $("end-game").addEventListener("click", async () => {
     const pending = model.rulings.filter((r) => rulingStatus(r) === "pending").length;

@@ -17,6 +17,24 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// Live updates patch a list rather than rebuild it: an item whose key is unchanged keeps its node,
+// so an open panel, a half-typed note, the focus and the scroll stay where the referee left them.
+// Only new items are made, only gone ones removed, and a kept node moves only if out of place.
+function patchList(container, items, keyOf, make) {
+  const old = new Map([...container.children].map((node) => [node.dataset.key, node]));
+  const nodes = items.map((item) => {
+    const key = keyOf(item);
+    const node = old.get(key) || make(item);
+    node.dataset.key = key;
+    return node;
+  });
+  const keep = new Set(nodes);
+  for (const node of [...container.children]) if (!keep.has(node)) node.remove();
+  nodes.forEach((node, k) => {
+    if (container.children[k] !== node) container.insertBefore(node, container.children[k] || null);
+  });
+}
+
 function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
 
 async function call(path, body, method = "POST") {

@@ -1,0 +1,74 @@
+"""The referee's controls at human speed while the table is live: the hub's heartbeats and events
+keep arriving, and nothing the referee has open is rebuilt under their finger."""
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.test_dashboard_browser import TOKEN, _demo, _page
+
+pytestmark = pytest.mark.browser
+
+
+def _journal(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_an_open_override_survives_five_seconds_of_live_updates_and_keeps_its_note(tmp_path):
+    journal = tmp_path / "demo.jsonl"
+    with _demo(tmp_path, "--speed", "3", "--journal", str(journal)) as url:
+        with _page(url + f"/?token={TOKEN}", width=390, height=844) as page:
+            expect(page.locator("#role")).to_have_text("referee")
+            item = page.locator("#pending li.ruling").last  # the oldest on screen: newer ones arrive above it
+            expect(item).to_be_visible(timeout=45_000)
+            ruling_id = item.get_attribute("data-ruling")
+            item = page.locator(f'#pending li.ruling[data-ruling="{ruling_id}"]')
+            item.locator("button.override-open").click()
+            note = item.locator('input[aria-label="override note"]')
+            expect(note).to_be_visible()
+            expect(note).to_be_focused()  # the note comes first, ready to type
+            page.evaluate(  # mark the open panel's node: a rebuilt panel would be a new node without it
+                "id => { document.querySelector(`#pending li[data-ruling='${id}'] .override`).dataset.mark = 'kept'; }",
+                ruling_id,
+            )
+            records = int(page.locator("#records").inner_text())
+            page.wait_for_timeout(5_000)  # a referee reads the ruling and thinks
+            assert int(page.locator("#records").inner_text()) > records  # the table went on meanwhile
+            expect(item.locator(".override[data-mark='kept']")).to_be_visible()
+            expect(note).to_be_focused()
+            note.press_sequentially("the shell hit the base, not the model", delay=60)  # typed at a phone's pace
+            expect(note).to_have_value("the shell hit the base, not the model")
+            box = item.locator("button.verdict").first.bounding_box()
+            assert box["y"] > note.bounding_box()["y"]  # verdicts after the note, so typing comes first
+            verdict = item.locator("button.verdict").first.get_attribute("data-verdict")
+            item.locator("button.verdict").first.click()
+            expect(page.locator(f'#feed li.ruling[data-ruling="{ruling_id}"] .meta')).to_contain_text("overridden")
+    overrides = [r for r in _journal(journal) if r["kind"] == "override"]
+    assert [(r["ruling"], r["verdict"], r["note"]) for r in overrides] == [
+        (ruling_id, verdict, "the shell hit the base, not the model")
+    ]
+
+
+def test_confirm_all_confirms_the_rulings_on_screen_with_their_count(tmp_path):
+    journal = tmp_path / "demo.jsonl"
+    with _demo(tmp_path, "--speed", "6", "--journal", str(journal)) as url:
+        with _page(url + f"/?token={TOKEN}", width=390, height=844) as page:
+            expect(page.locator("#role")).to_have_text("referee")
+            button = page.locator("#confirm-all")
+            expect(button).to_be_visible(timeout=60_000)  # two rulings or more wait
+            box = button.bounding_box()
+            assert box["height"] >= 44 and box["y"] < 844  # first on the referee's phone
+            page.once("dialog", lambda dialog: dialog.dismiss())  # a slip of the finger asks first
+            button.click()
+            page.wait_for_timeout(300)
+            assert not [r for r in _journal(journal) if r["kind"] == "confirm"]
+            page.evaluate("() => { window.__asked = []; window.confirm = (q) => { window.__asked.push(q); return true; }; }")
+            shown = page.eval_on_selector_all("#pending li.ruling", "items => items.map((i) => i.dataset.ruling)")
+            button.click()
+            asked = page.evaluate("window.__asked")
+            assert len(asked) == 1 and str(len(shown)) in asked[0], asked
+            for ruling_id in shown:
+                expect(page.locator(f'#feed li.ruling[data-ruling="{ruling_id}"] .meta').first).to_contain_text("confirmed")
+    confirmed = [r["ruling"] for r in _journal(journal) if r["kind"] == "confirm"]
+    assert set(shown) <= set(confirmed) and len(confirmed) == len(set(confirmed))
