@@ -212,6 +212,13 @@ class Game:
             allowed = self._result.ruleset.override_verdicts
             return [(v, why) for v, why in self._result.ruleset.verdicts(ruling) if v in allowed]
 
+    def preview(self, type_: str, args: Any) -> dict[str, Any]:
+        """What an input would rule now, without journaling it (``Ruleset.preview``)."""
+        if type_ not in self._result.ruleset.input_types or not isinstance(args, Mapping):
+            raise InputError(f"no input {type_!r} with arguments to preview")
+        with self._lock:
+            return self._result.ruleset.preview(self._result.state, type_, args)
+
     def model_spec(self, element: str) -> Mapping[str, Any]:
         """The army files' word on a model: its unit, player, base and marker."""
         return self._specs.get(element, {})

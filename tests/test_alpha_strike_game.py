@@ -536,3 +536,96 @@ def test_8_2_a_charge_a_hair_short_of_contact_within_the_uncertainty_goes_to_the
     game.state = game.state.evolve(sigmas={"catapult": 1.0, "thunderbolt": 1.0})
     ruling = game.do("attack", 3, 3, attacker="catapult", target="thunderbolt", kind="charge")[0]
     assert ruling.details["hit"] and ruling.needs_referee and "may not quite touch" in ruling.text
+
+
+def _no_camera():
+    """Training Day with no camera: initiative rolled, every unit's move declared, combat begun."""
+    g = Alpha()
+    g.do("roll_initiative", 3, 3, 2, 2)
+    for unit, mode in (("thunderbolt", "still"), ("catapult", "ground"), ("commando", "still"), ("locust", "still")):
+        g.do("move", unit=unit, mode=mode)
+    return in_combat(g)
+
+
+def test_6_without_a_camera_the_referee_declares_the_range_and_cover_by_hand():
+    g = _no_camera()
+    refused = g.do("attack", attacker="locust", target="thunderbolt")[0]
+    assert "camera has not placed" in refused.text  # no positions and no word from the referee
+    # §6.4: skill 3, attacker still -1, target still (no TMM), woods +1, partial cover +1, medium +2
+    ruling = g.do(
+        "attack",
+        3,
+        3,
+        attacker="locust",
+        target="thunderbolt",
+        by_hand={"band": "medium", "woods": True, "partial_cover": True},
+    )[0]
+    assert ruling.details["tn"] == 3 - 1 + 1 + 1 + 2 and ruling.details["hit"]
+    assert ruling.details["by_hand"] == {"band": "medium", "woods": True, "partial_cover": True}
+    assert ruling.details["measured"] == {} and "as the referee measured" in ruling.text
+    assert "woods +1" in ruling.text and "partial cover +1" in ruling.text and "medium range +2" in ruling.text
+
+
+def test_6_a_typed_distance_picks_the_band_and_a_shot_from_behind_deals_one_more():
+    g = _no_camera()
+    # the catapult moved on the ground: skill 3 + 0; thunderbolt stood still; 24.5" is long +4
+    ruling = g.do(
+        "attack", 4, 4, attacker="catapult", target="thunderbolt", by_hand={"distance_in": 24.5, "from_behind": True}
+    )[0]
+    assert ruling.details["tn"] == 3 + 4 and "long range +4" in ruling.text
+    long_damage = int(g.unit("catapult").card.damage[2])
+    assert g.unit("thunderbolt").armour == 7 - (long_damage + 1)  # §6.6: +1 from the rear
+
+
+@pytest.mark.parametrize(
+    "by_hand, problem",
+    [
+        ({}, "give the distance in inches or the range band"),
+        ({"band": "close"}, "one of short, medium, long"),
+        ({"distance_in": -1}, "from 0 to 240"),
+        ({"distance_in": "ten"}, "from 0 to 240"),
+        ({"band": "short", "woods": "yes"}, "by_hand.woods: true or false"),
+        ({"band": "short", "cover": True}, "unknown field cover"),
+        ("short", "an object with distance_in or band"),
+    ],
+)
+def test_a_bad_declaration_by_hand_is_refused_and_names_the_field(by_hand, problem):
+    g = _no_camera()
+    ruling = g.do("attack", attacker="locust", target="thunderbolt", by_hand=by_hand)[0]
+    assert ruling.needs_referee and problem in ruling.text
+    assert "locust" not in g.state.attacked  # nothing was spent
+
+
+def test_8_a_melee_attack_by_hand_is_in_base_contact():
+    g = _no_camera()
+    ruling = g.do("attack", 5, 5, attacker="locust", target="thunderbolt", kind="standard", by_hand={})[0]
+    assert ruling.details["hit"] and ruling.details["kind"] == "standard"
+    far = _no_camera().do(
+        "attack", attacker="locust", target="thunderbolt", kind="standard", by_hand={"distance_in": 3}
+    )
+    assert "reaches" in far[0].text
+
+
+def test_5_a_move_no_camera_saw_says_so_and_a_taped_one_is_checked():
+    g = Alpha()
+    g.do("roll_initiative", 3, 3, 2, 2)
+    unmeasured = g.do("move", unit="thunderbolt", mode="ground")[0]
+    assert "not measured" in unmeasured.text and '0.0"' not in unmeasured.text
+    taped = g.do("move", unit="catapult", mode="ground", inches=9.5)[0]  # MV 8"
+    assert taped.needs_referee and 'more than its 8"' in taped.text and "as the referee measured" in taped.text
+    assert g.state.moved_in["catapult"] == 9.5  # what a charge counts
+    bad = g.do("move", unit="locust", mode="ground", inches="far")[0]
+    assert bad.needs_referee and "inches: the distance moved" in bad.text and "locust" not in g.state.moves
+
+
+def test_the_attack_preview_with_no_camera_shows_the_target_number_before_declaring():
+    g = _no_camera()
+    ruleset = g.rules
+    seen = ruleset.preview(
+        g.state, "attack", {"attacker": "locust", "target": "thunderbolt", "by_hand": {"distance_in": 5.5}}
+    )
+    assert seen["tn"] == 3 - 1 and seen["band"] == "short" and seen["band_margin_in"] == [5.5, 0.5]
+    assert seen["input"]["args"]["by_hand"] == {"distance_in": 5.5}
+    assert "as the referee measured" in seen["lines"][0]
+    assert g.state.attacked == set()  # a preview changes nothing
+    assert "no preview" in ruleset.preview(g.state, "move", {})["refused"]

@@ -63,12 +63,16 @@ def test_confirm_all_confirms_the_rulings_on_screen_with_their_count(tmp_path):
             button.click()
             page.wait_for_timeout(300)
             assert not [r for r in _journal(journal) if r["kind"] == "confirm"]
-            page.evaluate("() => { window.__asked = []; window.confirm = (q) => { window.__asked.push(q); return true; }; }")
+            page.evaluate(
+                "() => { window.__asked = []; window.confirm = (q) => { window.__asked.push(q); return true; }; }"
+            )
             shown = page.eval_on_selector_all("#pending li.ruling", "items => items.map((i) => i.dataset.ruling)")
             button.click()
             asked = page.evaluate("window.__asked")
             assert len(asked) == 1 and str(len(shown)) in asked[0], asked
             for ruling_id in shown:
-                expect(page.locator(f'#feed li.ruling[data-ruling="{ruling_id}"] .meta').first).to_contain_text("confirmed")
+                expect(page.locator(f'#feed li.ruling[data-ruling="{ruling_id}"] .meta').first).to_contain_text(
+                    "confirmed"
+                )
     confirmed = [r["ruling"] for r in _journal(journal) if r["kind"] == "confirm"]
     assert set(shown) <= set(confirmed) and len(confirmed) == len(set(confirmed))

@@ -77,6 +77,7 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         ("post", "/api/games/check", {"game": "bronepekhota", "armies": []}),
         ("post", "/api/alpha-strike/mul", {"mul": []}),
         ("post", "/api/judge", {"note": "spam"}),
+        ("post", "/api/preview", {"type": "begin_round"}),
     ):
         assert getattr(client, method)(path, json=body).status_code == 401, path
     assert station.game.snapshot()["records"] == before  # nothing was journaled
@@ -85,6 +86,7 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
     assert writers == {
         "/api/input",
         "/api/judge",
+        "/api/preview",
         "/api/dice",
         "/api/terrain",
         "/api/rulings/confirm",

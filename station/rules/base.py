@@ -184,6 +184,11 @@ class Ruleset(Protocol[S]):
         """The overrides that fit this ruling, each with one line saying what it does: the
         referee is offered these, not every verdict the game knows."""
 
+    def preview(self, state: S, input_type: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """What an operator input would rule if made now, without making it (Alpha Strike's
+        attack: the target number and why), so a picker can show it before the referee commits;
+        ``{"refused": why}`` when it would be refused or the game has no preview for it."""
+
 
 def voided(
     overrides: Mapping[str, Overriding],

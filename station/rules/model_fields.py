@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from ..datafile import Fields, load_json_file
 from ..events import Node
 from .base import VOID_MEANS, ArmyError, Ruling
+from .text import say
 
 S = TypeVar("S")
 
@@ -134,3 +135,7 @@ class ModelRuleset(Generic[S]):
     def verdicts(self, ruling: Ruling) -> list[tuple[str, str]]:
         """Undoing a ruling is the one override most games know."""
         return [("void", VOID_MEANS)]
+
+    def preview(self, state: S, input_type: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """Most inputs rule at once and need no preview."""
+        return {"refused": say("no preview for {input}", input=input_type)}

@@ -193,6 +193,15 @@ def operator_input() -> Response:
     return jsonify({"rulings": [r.as_dict() for r in rulings]})
 
 
+@api.post("/preview")
+@referee_only
+def preview_input() -> Response:
+    """``{"type": "attack", "args": {...}}``: what the input would rule now, nothing journaled
+    (the attack picker shows it before the referee declares)."""
+    body = _json_body()
+    return jsonify(with_messages(_station().game.preview(body.get("type"), body.get("args", {}))))
+
+
 @api.post("/judge")
 @referee_only
 def call_judge() -> Response:

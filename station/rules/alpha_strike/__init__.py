@@ -160,6 +160,13 @@ class AlphaStrike(ModelRuleset[AlphaState]):
             "arcs": [{"label": say("firing arc (front 180°, A3)"), "centre_deg": 0.0, "half_width_deg": 90.0}],
         }
 
+    def preview(self, state: AlphaState, input_type: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The attack picker's view of an attack before it is declared (§6.4), with the camera's
+        geometry or the referee's own (``by_hand``)."""
+        if input_type != "attack":
+            return super().preview(state, input_type, args)
+        return combat.preview(state, args)
+
     def cover(self, hidden_fraction: float) -> dict[str, Any]:
         """§6.1 and A18: more than two thirds hidden blocks; a third or more is partial cover."""
         if hidden_fraction > 2 / 3:

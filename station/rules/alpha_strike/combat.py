@@ -17,6 +17,7 @@ from ..base import Refused
 from ..text import Text, say
 from .attack import WORDS, Geometry, modifiers, target_number
 from .cards import UnitState
+from .declared import declared_geometry
 from .formations import benefit
 from .heat import max_overheat
 from .melee import CHARGE_CONTACT_IN, melee_plan
@@ -136,6 +137,7 @@ class AttackPlan:
     melee_damage: int = 0  # physical attacks
     rear: bool = False  # fired from REAR weapons (§10.3)
     heat: int = 0  # HT: heat the target gains on a hit (§10.1)
+    declared: dict[str, Any] | None = None  # the referee's range and cover, with no camera (declared.py)
 
     @property
     def done_key(self) -> str:
@@ -221,11 +223,16 @@ def _check_special_melee(state: AlphaState, attacker: UnitState, target: UnitSta
         )
 
 
-def _spotter(state: AlphaState, attacker: UnitState, target: UnitState, spotter_id: Any) -> UnitState:
-    """§10.4: a friendly unit with line of sight to the target."""
+def _spotter(
+    state: AlphaState, attacker: UnitState, target: UnitState, spotter_id: Any, seen_by_referee: bool = False
+) -> UnitState:
+    """§10.4: a friendly unit with line of sight to the target (the referee's word for it, when
+    they declare the attack by hand)."""
     spotter = state.units.get(str(spotter_id))
     if spotter is None or spotter.player != attacker.player or spotter.id == attacker.id or spotter.id in state.removed:
         raise Refused(say("an indirect attack needs a spotter: another friendly unit in play"), "§10.4")
+    if seen_by_referee:
+        return spotter
     s, t = _placed(state, spotter), _placed(state, target)
     sight = line_of_sight(s, height_mm(state, spotter.id) * 0.9, t, height_mm(state, target.id), list(state.terrain))
     if sight.hidden_fraction > 2 / 3 or sight.woods_mm / INCH >= 6.0:
@@ -245,7 +252,12 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     kind, overheat, rear = args.get("kind", "weapon"), args.get("overheat", 0), bool(args.get("rear", False))
     _check_declaration(state, attacker, target, kind, overheat, rear)
     weapon = kind not in MELEE_KINDS
-    g, measured, doubts = geometry(state, attacker, target, "rear" if rear else "front", touching_forbids=weapon)
+    declared: dict[str, Any] | None = None
+    if args.get("by_hand") is not None:  # no camera, or the referee's own tape: their word stands
+        g, declared, doubts = declared_geometry(args["by_hand"], melee=not weapon)
+        measured: dict[str, Any] = {}
+    else:
+        g, measured, doubts = geometry(state, attacker, target, "rear" if rear else "front", touching_forbids=weapon)
     doubts += [why for why in (attacker.card.beyond_quick_start(), target.card.beyond_quick_start()) if why]
     side = state.order.index(attacker.player) if attacker.player in state.order else 0
     if side < state.combat_side:  # §4.3: the loser attacks with all its units, then the winner
@@ -263,7 +275,11 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     if not weapon:
         edge_in = g.edge_in
         contact_mm = CHARGE_CONTACT_IN * INCH
-        if kind in SPECIAL_MELEE and contact_mm < measured["mm"] <= contact_mm + CALL_SIGMAS * measured["sigma_mm"]:
+        if (
+            kind in SPECIAL_MELEE
+            and measured
+            and contact_mm < measured["mm"] <= contact_mm + CALL_SIGMAS * measured["sigma_mm"]
+        ):
             # a gap the camera cannot tell from contact: the charge stands, and the referee decides
             doubts.append(
                 say(
@@ -287,14 +303,26 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
         if melee.why_not or melee.tn is None:
             raise Refused(melee.why_not or say("no attack"), "§8")
         return AttackPlan(
-            shooter, aimed_at, kind, 0, g, measured, tuple(doubts), side, melee.tn, melee.parts, None, melee.damage
+            shooter,
+            aimed_at,
+            kind,
+            0,
+            g,
+            measured,
+            tuple(doubts),
+            side,
+            melee.tn,
+            melee.parts,
+            None,
+            melee.damage,
+            declared=declared,
         )
     extra: list[tuple[Text, int]] = []
     if rear:
         armed = _armed(shooter, shooter.card.special_values("REAR"))  # type: ignore[arg-type]
         extra.append((say("REAR weapons"), 1))
     elif kind == "indirect":
-        spotter = _spotter(state, attacker, target, args.get("spotter"))
+        spotter = _spotter(state, attacker, target, args.get("spotter"), seen_by_referee=declared is not None)
         value = str(
             shooter.card.special_values("IF")
             or next(s[2:].strip() for s in shooter.card.specials if s.startswith("IF"))
@@ -331,6 +359,7 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
         tn.band,
         rear=rear,
         heat=heat,
+        declared=declared,
     )
 
 
@@ -344,9 +373,15 @@ def preview(state: AlphaState, args: Mapping[str, Any]) -> dict[str, Any]:
     g = plan.geometry
     low, high = {"short": (0.0, 6.0), "medium": (6.0, 24.0), "long": (24.0, 42.0)}.get(plan.band or "", (0.0, 0.0))
     margin = [round(g.edge_in - low, 2), round(high - g.edge_in, 2)] if plan.band else None
+    if plan.declared is not None and "distance_in" not in plan.declared:  # a band, or base contact
+        distance = say("{band} range", band=WORDS[plan.band]) if plan.band else say("base contact")
+        margin = None
+    else:
+        distance = say('{distance}" {band}', distance=f"{g.edge_in:.2f}", band=WORDS[plan.band] if plan.band else "")
+    if plan.declared is not None:
+        distance += say(", as the referee measured")
     lines = [
-        say('{distance}" {band}', distance=f"{g.edge_in:.2f}", band=WORDS[plan.band] if plan.band else "")
-        + (say(' ({margin}" in, {margin2}" to spare)', margin=margin[0], margin2=margin[1]) if margin else ""),
+        distance + (say(' ({margin}" in, {margin2}" to spare)', margin=margin[0], margin2=margin[1]) if margin else ""),
         modifiers(plan.parts),
     ] + ([say("from the rear: +1 damage")] if g.rear else [])
     return {
@@ -361,11 +396,16 @@ def preview(state: AlphaState, args: Mapping[str, Any]) -> dict[str, Any]:
         "hit_chance": round(plan.hit_chance(), 3),
         "doubts": list(plan.doubts),
         "kind": plan.kind,
+        "by_hand": plan.declared,
         "summary": say("TN {tn} · {n} %", tn=plan.tn, n=round(plan.hit_chance() * 100)),
         "lines": lines,
         "input": {
             "type": "attack",
             "label": "Attack",
-            "args": {"attacker": plan.attacker.id, "target": plan.target.id},
+            "args": {
+                "attacker": plan.attacker.id,
+                "target": plan.target.id,
+                **({"by_hand": plan.declared} if plan.declared is not None else {}),
+            },
         },
     }

@@ -98,6 +98,8 @@ def _headline(plan: AttackPlan, dice: list[int], hit: bool, what: Text = NOTHING
 
 def _ruling(seq: int, plan: AttackPlan, words: list[Text], dice: list[int], hit: bool, rid: str) -> Ruling:
     text = joined(words, ". ") + "."
+    if plan.declared is not None:
+        text += say(" Range and cover as the referee measured them.")
     if plan.doubts:
         text += say(" For the referee: ") + joined(plan.doubts, "; ") + "."
     section = {"weapon": "§6 §7", "indirect": "§10.4 §6 §7"}.get(plan.kind, "§8 §7")
@@ -116,6 +118,7 @@ def _ruling(seq: int, plan: AttackPlan, words: list[Text], dice: list[int], hit:
             "dice": dice,
             "hit": hit,
             "measured": plan.measured,
+            **({"by_hand": plan.declared} if plan.declared is not None else {}),
             "kind": plan.kind,
             "rear": plan.rear,
             "hit_chance": round(plan.hit_chance(), 3),

@@ -12,12 +12,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...dice import Roller
+from ...measure.bases import MM_PER_INCH as INCH
 from ...measure.bases import overlapping
 from ..base import Ruling, RulingKind
 from ..table_snapshot import TableState
 from ..text import Text, capitalised, joined, say
 from .attack import WORDS
 from .cards import UnitState
+from .declared import LONGEST_TAPE_IN
 from .formations import speed_demon
 from .heat import TurnHeat, end_phase
 from .moving import check_move
@@ -167,6 +169,16 @@ def _overlapping(state: AlphaState, unit_id: str) -> list[str]:
     return sorted(uid for uid, other in others if other is not None and overlapping(mine.base, other.base))
 
 
+def _taped(inches: Any) -> float | Text | None:
+    """A move's length in inches as the referee measured it (``inches``), None when not given,
+    or why it cannot be read."""
+    if inches is None:
+        return None
+    if isinstance(inches, bool) or not isinstance(inches, (int, float)) or not 0 <= inches <= LONGEST_TAPE_IN:
+        return say("inches: the distance moved, from 0 to {most}", most=f"{LONGEST_TAPE_IN:g}")
+    return float(inches)
+
+
 def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
     """§5: the unit's declared move this turn, checked against the path the camera saw."""
     unit = state.units.get(str(args.get("unit")))
@@ -197,7 +209,15 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
     start = path[0] if path else state.positions.get(unit.id)
     in_water = start is not None and any(p.type == "water" and p.contains(start[:2]) for p in state.terrain)
     bonus = speed_demon(state, unit.id, unit.player) if mode == "ground" or state.options.speed_demon_jump else 0
-    checked = check_move(unit, mode, path, state.terrain, in_water, _overlapping(state, unit.id), bonus)
+    unseen = start is None and mode != "still"  # no camera sees it: the referee's tape, or nothing
+    if unseen:
+        taped = _taped(args.get("inches"))
+        if isinstance(taped, Text):
+            return state, [Ruling(f"{seq}:move", seq, RulingKind.WARNING, taped, "§5", needs_referee=True)]
+        path = ((0.0, 0.0, 0.0), (taped * INCH, 0.0, 0.0)) if taped is not None else ()
+    checked = check_move(
+        unit, mode, path, () if unseen else state.terrain, in_water, _overlapping(state, unit.id), bonus
+    )
     late = out_of_turn(state, unit, state.moves, say("move")) if state.options.movement_order == "alternate" else None
     if late:
         checked = replace(checked, problems=checked.problems + (late,))
@@ -207,6 +227,13 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
         "ground": say('moves {inches}" on the ground', inches=f"{checked.inches:.1f}"),
         "jump": say('jumps {cost_in}"', cost_in=f"{checked.cost_in:.1f}"),
     }[mode]
+    if unseen:  # said plainly: a distance nobody measured is not a distance of 0"
+        did = (
+            say("{did}, as the referee measured", did=did)
+            if args.get("inches") is not None
+            else {"ground": say("moves on the ground"), "jump": say("jumps")}[mode]
+            + say(" (not measured: no camera sees it; its distance is the referee's to check)")
+        )
     text = say("{name} ({unit}) {did}", name=unit.card.name, unit=unit.id, did=did)
     if mode == "ground" and len(checked.parts) > 1:
         text += say(

@@ -251,7 +251,9 @@ async function loadOlderRulings() {
 let drawnMap = null;
 function redrawMapIfChanged() {
   const state = model.state || {};
-  const drawn = JSON.stringify([model.table, state.players, state.links, state.cut_off, model.health.camera]);
+  const provisional = model.rulings.filter((r) => r.element && rulingStatus(r) === "pending").map((r) => r.element);
+  const drawn = JSON.stringify([model.table, state.players, state.units, state.active_unit, state.links, state.cut_off,
+    provisional, model.health.camera]);
   if (drawn === drawnMap) return;
   drawnMap = drawn;
   renderTable();
