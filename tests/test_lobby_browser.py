@@ -120,7 +120,7 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport, lang):
             expect(page.locator('#army-form input[data-path="units[0].members[0].tilt_node"]')).to_have_value("T77")
             assert army["units"][1]["launchers"][0]["node"] == "L77"
             page.click("#editor-save")
-            expect(page.locator("#editor-error")).to_contain_text(tr("Saved as {name}.", name="Моя-армия.json"))
+            expect(page.locator("#editor-done")).to_contain_text(tr("Saved as {name}.", name="Моя-армия.json"))
             expect(page.locator("#armies select").nth(1)).to_have_value("saved:Моя-армия.json")
 
             # an option from the game's own declarations: out of its range the server refuses it,

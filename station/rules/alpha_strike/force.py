@@ -78,11 +78,20 @@ _FORMATION = {
 def schema() -> Schema:
     """The force format; a card is named (from the bundled or the imported library), given
     inline, a MUL record, or an imported record's MUL id."""
-    name = {"type": "string", "minLength": 1, "description": f"bundled: {', '.join(sorted(card_library()))}"}
+    imported = CardLibrary().cards()
+    names = sorted({*card_library(), *(card.name for card in imported.values())})
+    name = {
+        "type": "string", "minLength": 1, "title": "a card from the library", "examples": names,
+        "description": f"bundled: {', '.join(sorted(card_library()))}",
+    }
+    mul_id = {
+        **whole(1, 10**7), "examples": sorted(imported), "x-example-labels": [imported[i].name for i in sorted(imported)],
+    }
     unit = {
         **record(
             {"id": ID},
-            {"card": {"anyOf": [name, CARD]}, "skill": whole(0, 8), "tilt_node": ID, "mul_id": whole(1, 10**7),
+            {"card": {"anyOf": [name, {**CARD, "title": "a card written out here"}]}, "skill": {**whole(0, 8), "default": 4},
+             "tilt_node": ID, "mul_id": mul_id,
              "mul": {"type": "object", "description": "A Master Unit List record"}, "marker": MARKER, "base": BASE},
         ),
         "oneOf": [{"required": ["card"]}, {"required": ["mul"]}, {"required": ["mul_id"]}],

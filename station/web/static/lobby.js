@@ -5,7 +5,10 @@
 
 const lobby = { games: [], uploaded: {} };  // uploaded: label -> army document, used without saving
 
-function showError(id, error) { $(id).textContent = error ? error.message || String(error) : ""; }
+function showError(id, error) {
+  $(id).textContent = error ? error.message || String(error) : "";
+  if (error) $("editor-done").textContent = "";  // an old success would contradict the error
+}
 
 function currentGame() { return lobby.games.find((g) => g.name === $("game").value); }
 
@@ -123,6 +126,8 @@ async function importMul() {
       ...result.added.map((name) => el("li", { class: "added" }, t("added: {name}", { name }))),
       ...result.updated.map((name) => el("li", {}, t("updated: {name}", { name }))),
       ...result.skipped.map((why) => el("li", { class: "error" }, t("skipped: {why}", { why }))));
+    delete schemas.alpha_strike;  // the new cards are offered by name and MUL id in the form
+    await drawArmyForm();
   } catch (error) { showError("editor-error", error); }
 }
 
@@ -136,6 +141,17 @@ function renderGameForm() {
   }
   $("options").replaceChildren(...game.options.map(optionInput));
   $("editor-from").replaceChildren(...game.armies.map((a) => el("option", { value: a.id }, `${a.player}: ${a.name}`)));
+  if (lobby.editorGame !== game.name) {  // another game: the editor's army was the other game's
+    lobby.editorGame = game.name;
+    lobby.editorFrom = null;
+    $("editor-text").value = "";
+    $("editor-name").value = "";
+    $("army-form").replaceChildren();
+    $("wiring").replaceChildren();
+    showError("editor-error", null);
+    $("editor-done").textContent = "";
+    if ($("editor").open) loadIntoEditor();
+  }
 }
 
 function chosenArmies() {
@@ -288,6 +304,7 @@ async function loadIntoEditor() {
   const document_ = await (await fetch(`/api/armies/${$("game").value}/${encodeURIComponent(id)}`)).json();
   if (load !== editorLoads) return;
   await setEditorDocument(document_);
+  lobby.editorFrom = id;
   $("editor-name").value = id.split(":")[1].replace(/\.json$/, "") + (id.startsWith("sample:") ? "-copy" : "");
   refreshWiring();
 }
@@ -307,13 +324,21 @@ async function saveArmy() {
     await loadRulesets($("game").value);
     const selects = [...document.querySelectorAll("#armies select")];
     rows.forEach((value, i) => { if (selects[i]) selects[i].value = value; });
-    const target = selects.find((select) => select.value === from) || selects[selects.length - 1];
-    if (target) target.value = result.army.id;  // the army the editor started from is replaced
-    $("editor-error").textContent = t("Saved as {name}.", { name: result.army.id.split(":")[1] });
+    replaceArmyRow(lobby.editorFrom || from, result.army.id);  // the army the editor started from is replaced
+    lobby.editorFrom = result.army.id;
+    showDone(t("Saved as {name}.", { name: result.army.id.split(":")[1] }));
   } catch (error) {
     showError("editor-error", error);
     if (!(error.data && error.data.field && markField($("army-form"), error.data.field))) $("editor-text").classList.add("bad");
   }
+}
+
+// The army the editor started from is replaced by the edited one (the game keeps its two sides);
+// an army that came from nowhere on the list is added.
+function replaceArmyRow(from, id) {
+  const selects = [...document.querySelectorAll("#armies select")];
+  const target = selects.find((select) => select.value === from);
+  if (target) target.value = id; else addArmyRow(id);
 }
 
 function useUnsaved() {
@@ -321,8 +346,20 @@ function useUnsaved() {
     showError("editor-error", null);
     const game = $("game").value, label = $("editor-name").value.trim() || t("uploaded army");
     (lobby.uploaded[game] = lobby.uploaded[game] || {})[label] = editorDocument();
-    addArmyRow(`upload:${label}`);
+    const id = `upload:${label}`, from = lobby.editorFrom;
+    for (const select of document.querySelectorAll("#armies select")) {  // the new choice, in every menu
+      if (![...select.options].some((o) => o.value === id)) select.append(el("option", { value: id }, t("uploaded: {label}", { label })));
+    }
+    replaceArmyRow(from, id);
+    lobby.editorFrom = id;
+    showDone(t("In this game as {label}; not saved to the shelf.", { label }));
   } catch (error) { showError("editor-error", error); }
+}
+
+// A success is said as one, not in the error's red.
+function showDone(text) {
+  $("editor-error").textContent = "";
+  $("editor-done").textContent = text;
 }
 
 async function readUpload(event) {

@@ -1,8 +1,11 @@
-// An army built in a form made from its format's JSON Schema (GET /api/rulesets/GAME/schema):
-// objects become fieldsets, arrays lists with add and remove, enums selects, numbers and text
-// inputs with the schema's limits; a oneOf (a squad, a vehicle or a gun) is chosen by its const.
-// Every input carries the path the server's errors name ("units[0].members[2].armour"), so an
-// error is shown at its field.  Plain JS, no build step; referee.js gives `el` and `t`.
+// An army built in a form made from its format's JSON Schema (GET /api/rulesets/GAME/schema, its
+// titles in the page's language): objects become fieldsets, arrays lists whose items fold, enums
+// selects, numbers and text inputs with the schema's limits and suggestions; a oneOf (a squad, a
+// vehicle or a gun) is chosen by its const, and a oneOf that only says which one field must be
+// given (a card, a MUL record or a MUL id) by that field.  Every input carries the path the
+// server's errors name ("units[0].members[2].armour"), so an error is shown at its field.
+// Typing edits the document in place; only adding, removing or switching a kind redraws, so a tap
+// on the next field is never lost to a redraw.  Plain JS, no build step; referee.js gives `el`, `t`.
 "use strict";
 
 function pathText(path) {
@@ -11,8 +14,15 @@ function pathText(path) {
 
 function variants(schema) { return schema.oneOf || schema.anyOf || null; }
 
+// A oneOf whose options only name the field that must be given ({"required": ["card"]}, ...).
+function exclusive(schema) {
+  const options = variants(schema);
+  const onlyRequired = (o) => o.required && !o.properties && !o.type && !("const" in o);
+  return options && schema.properties && options.every(onlyRequired) ? options : null;
+}
+
 function constants(schema) {  // a variant's const properties: how a value shows which it is
-  return Object.entries(schema.properties || {}).filter(([, s]) => "const" in s).map(([k, s]) => [k, s.const]);
+  return Object.entries(schema.properties || {}).filter(([, s]) => "const" in s).map(([k, s]) => [k, s]);
 }
 
 function typeOf(value) {
@@ -23,7 +33,7 @@ function fits(schema, value) {
   const type = schema.type || (schema.properties ? "object" : null);
   const types = Array.isArray(type) ? type : type ? [type] : null;
   if (types && !types.some((t_) => t_ === typeOf(value) || (t_ === "number" && typeof value === "number"))) return false;
-  if (typeOf(value) === "object") return constants(schema).every(([k, c]) => value[k] === c);
+  if (typeOf(value) === "object") return constants(schema).every(([k, s]) => value[k] === s.const);
   return true;
 }
 
@@ -33,13 +43,24 @@ function chosen(schema, value) {
   return options.find((option) => fits(option, value)) || options[0];
 }
 
+function chosenField(options, value) {
+  return options.find((option) => option.required.every((key) => value && key in value)) || options[0];
+}
+
 function blank(schema) {
   if ("const" in schema) return schema.const;
   if (schema.enum) return schema.enum[0];
+  if (exclusive(schema)) {
+    const first = exclusive(schema)[0];
+    return blank({ ...schema, oneOf: undefined, required: [...(schema.required || []), ...first.required] });
+  }
   if (variants(schema)) return blank(variants(schema)[0]);
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type || (schema.properties ? "object" : "string");
-  if (type === "object") {
-    return Object.fromEntries((schema.required || []).map((key) => [key, blank(schema.properties[key] || {})]));
+  if (type === "object") {  // the required fields, and the optional ones with a default (a unit's skill)
+    const keys = Object.entries(schema.properties || {})
+      .filter(([key, sub]) => (schema.required || []).includes(key) || "default" in sub).map(([key]) => key);
+    return Object.fromEntries(keys.map((key) => [key, "default" in schema.properties[key] ? schema.properties[key].default
+      : blank(schema.properties[key] || {})]));
   }
   if (type === "array") return [];
   if (type === "boolean") return false;
@@ -47,118 +68,202 @@ function blank(schema) {
   return "";
 }
 
+// What a field is called on the page: the schema's title (the server gives it in the page's
+// language), else its key as words.
+function fieldLabel(key, schema) { return (schema && schema.title) || String(key).replace(/_/g, " "); }
+
 function variantLabel(option, k) {
-  const named = constants(option).map(([, c]) => c).join(" ");
+  const named = constants(option).map(([, s]) => s.title || s.const).join(" ");
   return option.title || named || (option.type ? String(option.type) : `${k + 1}`);
 }
 
-// One field: ``value`` at ``path`` under ``schema``; ``set(newValue)`` writes it back.
-function schemaField(schema, value, path, set, label) {
+let datalists = 0;
+function suggestions(schema, input) {  // a card's name from the library, a MUL id: typed or picked
+  if (!schema.examples || !schema.examples.length) return;
+  const id = `suggest-${++datalists}`;
+  const labels = schema["x-example-labels"] || [];
+  input.setAttribute("list", id);
+  input.after(el("datalist", { id }, ...schema.examples.map((v, k) => el("option", { value: String(v) }, labels[k] || String(v)))));
+}
+
+// One field: the value at ``path`` under ``schema``, written back with form.set(path, value, redraw).
+function schemaField(form, schema, path, label) {
+  const value = form.get(path);
+  if (exclusive(schema)) return objectField(form, schema, path, label);
   const options = variants(schema);
   if (options) {
     const current = chosen(schema, value);
     const picker = el("select", { class: "variant", "data-path": `${pathText(path)}#variant`, "aria-label": t("kind") },
       ...options.map((option, k) => el("option", { value: k }, variantLabel(option, k))));
     picker.value = options.indexOf(current);
-    picker.addEventListener("change", () => set(blank(options[Number(picker.value)])));
-    const inner = schemaField({ ...current, oneOf: undefined, anyOf: undefined }, value, path, set, label);
+    picker.addEventListener("change", () => form.set(path, blank(options[Number(picker.value)]), true));
+    const inner = schemaField(form, { ...current, oneOf: undefined, anyOf: undefined }, path, label);
     return el("div", { class: "variant-field" }, picker, inner);
   }
   const where = pathText(path);
   const title = el("span", { class: "field-name", title: schema.description || "" }, label ?? "");
-  if ("const" in schema) return el("label", { class: "field const" }, title, " ", el("code", {}, String(schema.const)));
+  if ("const" in schema) return el("div", { class: "field const" }, title, " ", el("code", {}, schema.title || String(schema.const)));
   if (schema.enum) {
-    const select = el("select", { "data-path": where }, ...schema.enum.map((v) => el("option", { value: JSON.stringify(v) }, String(v))));
+    const names = schema["x-enum-titles"] || [];
+    const select = el("select", { "data-path": where }, ...schema.enum.map((v, k) => el("option", { value: JSON.stringify(v) }, names[k] || String(v))));
     select.value = JSON.stringify(value);
-    select.addEventListener("change", () => set(JSON.parse(select.value)));
+    select.addEventListener("change", () => form.set(path, JSON.parse(select.value)));
     return el("label", { class: "field" }, title, " ", select);
   }
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type || (schema.properties ? "object" : "string");
-  if (type === "object") return objectField(schema, value || {}, path, set, label);
-  if (type === "array") return arrayField(schema, value || [], path, set, label);
+  if (type === "object") return objectField(form, schema, path, label);
+  if (type === "array") return arrayField(form, schema, path, label);
   let input;
   if (type === "boolean") {
     input = el("input", { type: "checkbox", "data-path": where });
     input.checked = Boolean(value);
-    input.addEventListener("change", () => set(input.checked));
-  } else if (type === "integer" || type === "number") {
-    input = el("input", { type: "number", "data-path": where, step: type === "integer" ? 1 : "any" });
+    input.addEventListener("change", () => form.set(path, input.checked));
+    return el("label", { class: "field check" }, input, " ", title);
+  }
+  if (type === "integer" || type === "number") {
+    input = el("input", { type: "number", "data-path": where, step: type === "integer" ? 1 : "any", inputmode: type === "integer" ? "numeric" : "decimal" });
     if (schema.minimum !== undefined) input.min = schema.minimum;
     if (schema.maximum !== undefined) input.max = schema.maximum;
     input.value = value ?? "";
-    input.addEventListener("change", () => set(input.value === "" ? undefined : Number(input.value)));
+    input.addEventListener("change", () => form.set(path, input.value === "" ? undefined : Number(input.value)));
   } else {
     input = el("input", { "data-path": where });
     if (schema.pattern) input.pattern = schema.pattern.replace(/^\^|\$$/g, "");
     input.value = value ?? "";
     input.addEventListener("change", () => {
       const number = Array.isArray(schema.type) && schema.type.includes("integer") && /^\d+$/.test(input.value);
-      set(number ? Number(input.value) : input.value);
+      form.set(path, number ? Number(input.value) : input.value);
     });
   }
-  return el("label", { class: "field" }, title, " ", input);
+  const field = el("label", { class: "field" }, title, " ", input);
+  suggestions(schema, input);
+  return field;
 }
 
-function objectField(schema, value, path, set, label) {
+function removeButton(name, onclick) {
+  return el("button", { type: "button", class: "remove", "aria-label": t("remove {name}", { name }), title: t("remove {name}", { name }), onclick }, "✕");
+}
+
+function objectField(form, schema, path, label) {
+  const value = form.get(path) || {};
   const box = el("fieldset", { class: "object", "data-path": pathText(path) });
   if (label !== undefined) box.append(el("legend", {}, label));
-  const required = schema.required || [];
-  const missing = [];
-  for (const [key, sub] of Object.entries(schema.properties || {})) {
-    if (!(key in value) && !required.includes(key)) { missing.push(key); continue; }
-    const row = el("div", { class: "property" }, schemaField(sub, value[key], [...path, key], (v) => {
+  let required = schema.required || [];
+  let properties = Object.entries(schema.properties || {});
+  const options = exclusive(schema);
+  if (options) {  // which one field is given: the others are not offered
+    const current = chosenField(options, value);
+    const others = options.filter((o) => o !== current).flatMap((o) => o.required);
+    required = [...required, ...current.required];
+    properties = properties.filter(([key]) => !others.includes(key));
+    const picker = el("select", { class: "variant", "data-path": `${pathText(path)}#variant`, "aria-label": t("kind") },
+      ...options.map((o, k) => el("option", { value: k }, o.required.map((key) => fieldLabel(key, schema.properties[key])).join(", "))));
+    picker.value = options.indexOf(current);
+    picker.addEventListener("change", () => {
       const next = { ...value };
-      if (v === undefined) delete next[key]; else next[key] = v;
-      set(next);
-    }, key));
+      for (const key of options.flatMap((o) => o.required)) delete next[key];
+      for (const key of options[Number(picker.value)].required) next[key] = blank(schema.properties[key] || {});
+      form.set(path, next, true);
+    });
+    box.append(el("label", { class: "field" }, el("span", { class: "field-name" }, t("given as")), " ", picker));
+  }
+  const missing = [];
+  for (const [key, sub] of properties) {
+    if (!(key in value) && !required.includes(key)) { missing.push(key); continue; }
+    const row = el("div", { class: "property" }, schemaField(form, sub, [...path, key], fieldLabel(key, sub)));
     if (!required.includes(key)) {
-      row.append(el("button", { type: "button", class: "remove", "aria-label": t("remove {name}", { name: key }),
-        onclick: () => { const next = { ...value }; delete next[key]; set(next); } }, "✕"));
+      row.append(removeButton(fieldLabel(key, sub), () => {
+        const next = { ...value };
+        delete next[key];
+        form.set(path, next, true);
+      }));
     }
     box.append(row);
   }
   if (missing.length) {
     const adder = el("select", { class: "add-property", "aria-label": t("add a field") },
-      el("option", { value: "" }, t("add a field…")), ...missing.map((key) => el("option", { value: key }, key)));
+      el("option", { value: "" }, t("add a field…")),
+      ...missing.map((key) => el("option", { value: key }, fieldLabel(key, schema.properties[key]))));
     adder.addEventListener("change", () => {
-      if (adder.value) set({ ...value, [adder.value]: blank(schema.properties[adder.value]) });
+      if (adder.value) form.set(path, { ...value, [adder.value]: blank(schema.properties[adder.value]) }, true);
     });
     box.append(adder);
   }
   return box;
 }
 
-function arrayField(schema, value, path, set, label) {
+// What a folded item says of itself: its id or name, so a long list can be scanned folded.
+function itemName(item) {
+  return item && typeof item === "object" ? item.id || item.name || item.kind || "" : "";
+}
+
+function arrayField(form, schema, path, label) {
+  const value = form.get(path) || [];
   const box = el("fieldset", { class: "array", "data-path": pathText(path) }, el("legend", {}, label ?? ""));
   const items = schema.items || {};
+  const folds = items.type === "object" || items.properties || variants(items);
+  const one = (k) => `${fieldLabel("", items) || label || ""} ${k + 1}`.trim();
   value.forEach((item, k) => {
-    box.append(el("div", { class: "item" },
-      schemaField(items, item, [...path, k], (v) => set(value.map((old, i) => (i === k ? v : old))), `${label ?? ""} ${k + 1}`),
-      el("button", { type: "button", class: "remove", "aria-label": t("remove {name}", { name: `${label} ${k + 1}` }),
-        onclick: () => set(value.filter((_, i) => i !== k)) }, "✕")));
+    const itemPath = [...path, k];
+    const remove = removeButton(one(k), () => form.set(path, value.filter((_, i) => i !== k), true));
+    const field = schemaField(form, items, itemPath, one(k));
+    if (!folds) {
+      box.append(el("div", { class: "item" }, field, remove));
+      return;
+    }
+    const where = pathText(itemPath);
+    const fold = el("details", { class: "item fold", "data-fold": where },
+      el("summary", {}, [one(k), itemName(item)].filter(Boolean).join(" · ")), field, remove);
+    fold.open = form.open.has(where);
+    fold.addEventListener("toggle", () => (fold.open ? form.open.add(where) : form.open.delete(where)));
+    box.append(fold);
   });
   if (!(schema.maxItems !== undefined && value.length >= schema.maxItems)) {
     box.append(el("button", { type: "button", class: "add-item", "data-path": `${pathText(path)}#add`,
-      onclick: () => set([...value, blank(items)]) }, t("add {name}", { name: label ?? "" })));
+      onclick: () => {
+        form.open.add(pathText([...path, value.length]));  // the new item opens, ready to fill in
+        form.set(path, [...value, blank(items)], true);
+      } }, t("add {name}", { name: label ?? "" })));
   }
   return box;
 }
 
-// The form for a whole document; ``changed(document)`` is told every edit.
+// The form for a whole document; ``changed(document)`` is told every edit.  Folded items stay as
+// the referee left them across redraws.
 function renderSchemaForm(container, schema, document_, changed) {
-  const draw = (doc) => {
-    container.replaceChildren(schemaField(schema, doc, [], (next) => { changed(next); draw(next); }));
+  const form = { doc: document_, open: container.openFolds || new Set() };
+  container.openFolds = form.open;
+  form.get = (path) => path.reduce((node, key) => (node == null ? undefined : node[key]), form.doc);
+  form.set = (path, value, redraw = false) => {
+    if (!path.length) form.doc = value;
+    else {
+      let node = form.doc;
+      for (const [k, key] of path.slice(0, -1).entries()) {
+        if (node[key] == null) node[key] = typeof path[k + 1] === "number" ? [] : {};
+        node = node[key];
+      }
+      if (value === undefined) delete node[path.at(-1)]; else node[path.at(-1)] = value;
+    }
+    changed(form.doc);
+    if (redraw) draw();
   };
-  draw(document_);
+  const draw = () => container.replaceChildren(schemaField(form, schema, []));
+  draw();
 }
 
-// Show the server's error at its field ("units[0].members[2].armour"), or its nearest parent.
+// Show the server's error at its field ("units[0].members[2].armour"), or its nearest parent,
+// unfolding the items it is in.
 function markField(container, where) {
   for (const node of container.querySelectorAll(".bad")) node.classList.remove("bad");
   let path = where;
   while (path) {
     const field = container.querySelector(`[data-path="${CSS.escape(path)}"]`);
-    if (field) { field.classList.add("bad"); field.scrollIntoView({ block: "center" }); return field; }
+    if (field) {
+      for (let fold = field.closest("details"); fold; fold = fold.parentElement.closest("details")) fold.open = true;
+      field.classList.add("bad");
+      field.scrollIntoView({ block: "center" });
+      return field;
+    }
     path = path.replace(/(\.[^.[\]]+|\[\d+\])$/, "");
   }
   return null;
