@@ -134,6 +134,8 @@ class Station:
         link = self.link.snapshot() if self.link else {"state": "none", "url": None}
         return {
             **link,
+            # a game played with no launcher or tilt node (Alpha Strike) needs no hub: no warning for none
+            "hub_needed": bool(self.game.ruleset.sensor_nodes(self.game.header["armies"])),
             "engine_errors": self.engine_errors,
             "engine_backlog": self._inbox.qsize(),
             "camera": self.camera.health() if self.camera else None,

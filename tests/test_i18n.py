@@ -75,10 +75,15 @@ def literal_keys() -> set[str]:
 
 
 def said_keys() -> set[str]:
-    """The pre-game check's words, said with ``say`` (station/rules/text.py) in the lobby and the
-    doctor's checks it runs, and shown in the page's language from this catalog."""
+    """The pre-game check's words and the server's refusals, said with ``say`` (station/rules/text.py)
+    in the lobby, the web layer and the doctor's checks, and shown in the page's language from
+    this catalog."""
     keys = set()
-    for path in [*(ROOT / "station" / "lobby").glob("*.py"), ROOT / "station" / "doctor.py"]:
+    for path in [
+        *(ROOT / "station" / "lobby").glob("*.py"),
+        *(ROOT / "station" / "web").glob("*.py"),
+        ROOT / "station" / "doctor.py",
+    ]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "say":
                 template = node.args[0].value

@@ -428,3 +428,17 @@ def test_the_pre_game_check_names_models_with_markers_the_camera_does_not_see(tm
     partial = deployment([40, 7])
     assert partial.level == "warn" and partial.said == "not seen on the table: clone-2 (marker 41)"
     assert deployment(None).said.startswith("not checked")
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 20])
+def test_the_history_counts_rulings_not_heartbeats_whatever_the_read_size(tmp_path, monkeypatch, chunk):
+    """A referee counts rulings; most records are the hub's heartbeats.  A ruling's mark cut by
+    the edge of a read is counted once."""
+    from station.lobby import history
+
+    source = ROOT / "tests" / "data" / "sessions" / "demo.jsonl"
+    monkeypatch.setattr(history, "CHUNK", chunk)
+    played = history.read_played(source)
+    lines = source.read_text().splitlines()
+    assert played.records == len(lines)
+    assert played.rulings == sum(1 for line in lines if json.loads(line)["kind"] == "ruling") > 0

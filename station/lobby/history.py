@@ -34,6 +34,7 @@ class PlayedGame:
     started: str | None  # wall-clock ISO times of the first and last records
     last: str | None
     records: int
+    rulings: int
     end: dict[str, Any] | None  # the referee's end record, or None while the game is unfinished
 
     @property
@@ -56,6 +57,7 @@ class PlayedGame:
             "last": self.last,
             "seconds": self.seconds,
             "records": self.records,
+            "rulings": self.rulings,
             "finished": self.finished,
             "winner": (self.end or {}).get("winner"),
             "summary": (self.end or {}).get("summary"),
@@ -78,12 +80,22 @@ def _last_record(path: Path, size: int) -> dict[str, Any] | None:
     return None
 
 
-def _count_lines(path: Path) -> int:
-    count = 0
+RULING_MARK = b'"kind":"ruling"'  # how a ruling record begins, after its seq
+CHUNK = 1 << 20
+
+
+def _count(path: Path) -> tuple[int, int]:
+    """(records, rulings): the referee counts rulings, not the hub's heartbeats; counted in the
+    bytes, as a history of long games must list quickly."""
+    records = rulings = 0
+    tail = b""
     with path.open("rb") as f:
-        while chunk := f.read(1 << 20):
-            count += chunk.count(b"\n")
-    return count
+        while chunk := f.read(CHUNK):
+            records += chunk.count(b"\n")
+            joined = tail + chunk  # a mark cut by the chunk's edge is counted once, here
+            rulings += joined.count(RULING_MARK)
+            tail = joined[-(len(RULING_MARK) - 1) :]
+    return records, rulings
 
 
 def read_played(path: Path) -> PlayedGame | None:
@@ -95,7 +107,7 @@ def read_played(path: Path) -> PlayedGame | None:
         if not isinstance(header, dict) or header.get("kind") != HEADER_KIND:
             return None
         last = _last_record(path, size)
-        records = _count_lines(path)
+        records, rulings = _count(path)
     except (OSError, ValueError) as exc:
         log.warning("history: %s is not a readable journal (%s)", path, exc)
         return None
@@ -110,6 +122,7 @@ def read_played(path: Path) -> PlayedGame | None:
         header.get("wall"),
         (last or header).get("wall"),
         records,
+        rulings,
         last if last and last.get("kind") == END_KIND else None,
     )
 

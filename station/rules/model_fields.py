@@ -139,3 +139,16 @@ class ModelRuleset(Generic[S]):
     def preview(self, state: S, input_type: str, args: Mapping[str, Any]) -> dict[str, Any]:
         """Most inputs rule at once and need no preview."""
         return {"refused": say("no preview for {input}", input=input_type)}
+
+
+def one_army_each(armies: Sequence[Mapping[str, Any]]) -> set[str]:
+    """Each player brings one army: a second army of the same player is refused, naming its file.
+    Returns the players."""
+    players: set[str] = set()
+    for army in armies:
+        if army["player"] in players:
+            raise ArmyError(
+                army["source"], "player", say("{player} is used by two armies", player=repr(army["player"]))
+            )
+        players.add(army["player"])
+    return players

@@ -7,6 +7,7 @@ from functools import wraps
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
+from ..rules.text import say
 from ..vision.calibration import CalibrationError, MovedAnchorError
 from .current import lobby
 from .security import error_response, referee_only
@@ -35,7 +36,7 @@ def _with_desk(view):
     @wraps(view)
     def guarded(*args, **kwargs):
         if _desk() is None:
-            return error_response(404, "no camera: start the station with --camera, and a game, to calibrate it")
+            return error_response(404, say("no camera: choose one in the settings, and start a game, to calibrate it"))
         return view(*args, **kwargs)
 
     return guarded

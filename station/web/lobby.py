@@ -21,9 +21,11 @@ from ..lobby.armies import ShelfError
 from ..lobby.lobby import GameRunning
 from ..lobby.network import qr_svg
 from ..lobby.wiring import wiring
+from ..rules.labels import label, titled
 from ..rules.registry import RULESETS, make_ruleset
+from ..rules.text import say
 from .current import lobby
-from .i18n import with_messages
+from .i18n import language, with_messages
 from .security import error_response, referee_only
 
 lobby_pages = Blueprint("lobby_pages", __name__, template_folder="templates")
@@ -34,7 +36,10 @@ MAX_ARMIES = 8
 
 @lobby_api.errorhandler(DataFileError)
 def _bad_army(exc: DataFileError) -> tuple[Response, int]:
-    return jsonify({"error": str(exc), "field": exc.where}), 400
+    """The file and the field as they are, the problem in the page's language where the loader
+    said it with ``say``."""
+    said = say("{path}: {where}: {problem}", path=exc.path, where=exc.where, problem=exc.problem)
+    return jsonify({"error": str(exc), "field": exc.where, "message": said.message()}), 400
 
 
 @lobby_api.errorhandler(InputError)
@@ -83,19 +88,27 @@ def rulesets() -> Response:
         games.append(
             {
                 "name": name,
-                "title": ruleset.title,
-                "options": ruleset.options.describe(),
+                "title": label(name, language(), name),
+                "options": [_labelled(option, name) for option in ruleset.options.describe()],
                 "armies": [a.as_dict() for a in shelf.armies(name)],
             }
         )
     return jsonify({"games": games})
 
 
+def _labelled(option: dict[str, Any], game: str) -> dict[str, Any]:
+    """An option as the form shows it: its name and choices in the page's language beside the keys."""
+    said = {"label": label(option["name"], language(), game)}
+    if option.get("choices"):
+        said["choice_labels"] = [label(c, language(), game) for c in option["choices"]]
+    return {**option, **said}
+
+
 @lobby_api.get("/rulesets/<game>/schema")
 def army_schema(game: str) -> Response:
     if game not in RULESETS:
         return error_response(404, f"unknown game {game!r}")
-    return jsonify(make_ruleset(game, DiceBook()).army_schema())
+    return jsonify(titled(make_ruleset(game, DiceBook()).army_schema(), language(), game))
 
 
 @lobby_api.get("/armies/<game>/<army_id>")
@@ -282,7 +295,8 @@ def resume_game(name: str) -> Response:
 
 @lobby_api.get("/games")
 def games() -> Response:
-    return jsonify({"games": [g.as_dict() for g in lobby().history.games()]})
+    said = language()
+    return jsonify({"games": [{**g.as_dict(), "title": label(g.game, said, g.game)} for g in lobby().history.games()]})
 
 
 @lobby_api.get("/games/<name>/journal")

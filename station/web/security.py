@@ -23,6 +23,8 @@ from typing import Any
 
 from flask import Response, current_app, jsonify, request, session
 
+from ..rules.text import Text
+
 ATTEMPTS = 5
 WINDOW_S = 60.0
 MAX_UPLOAD_BYTES = 1024 * 1024  # army files, terrain and calibration are a few kB; a whole game's inputs far less
@@ -57,8 +59,10 @@ class Throttle:
 
 
 def error_response(status: int, message: str) -> tuple[Response, int]:
-    """Every error the API answers: JSON ``{"error": ...}`` with its status."""
-    return jsonify({"error": message}), status
+    """Every error the API answers: JSON ``{"error": ...}`` with its status; a refusal said with
+    ``say`` (station/rules/text.py) also carries its ``message``, for a page to say in its language."""
+    said = {"message": message.message()} if isinstance(message, Text) else {}
+    return jsonify({"error": message, **said}), status
 
 
 def _token_ok(given: str) -> bool:

@@ -81,11 +81,16 @@ def schema() -> Schema:
     imported = CardLibrary().cards()
     names = sorted({*card_library(), *(card.name for card in imported.values())})
     name = {
-        "type": "string", "minLength": 1, "title": "a card from the library", "examples": names,
+        "type": "string",
+        "minLength": 1,
+        "title": "a card from the library",
+        "examples": names,
         "description": f"bundled: {', '.join(sorted(card_library()))}",
     }
     mul_id = {
-        **whole(1, 10**7), "examples": sorted(imported), "x-example-labels": [imported[i].name for i in sorted(imported)],
+        **whole(1, 10**7),
+        "examples": sorted(imported),
+        "x-example-labels": [imported[i].name for i in sorted(imported)],
     }
     unit = {
         **record(

@@ -15,7 +15,7 @@ from typing import Any
 from ...datafile import Fields
 from ..army_schema import BASE, DICE, ID, MARKER, TEXT, Schema, army_file, list_of, number, one_of, record, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker, open_army
+from ..model_fields import ID_CHECK, base, marker, one_army_each, open_army
 
 FORMAT = "bronepekhota-army/1"
 SQUAD_SIZE = 6  # §2.1: each squad has exactly 6 infantrymen
@@ -325,15 +325,12 @@ def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
     """Checks across armies: distinct players, and ids and sensor nodes used once on the table."""
-    players: set[str] = set()
+    one_army_each(armies)
     ids: dict[str, str] = {}
     nodes: dict[str, str] = {}
     markers: dict[int, str] = {}
     for army in armies:
         src = army["source"]
-        if army["player"] in players:
-            raise ArmyError(src, "player", f"{army['player']!r} is used by two armies")
-        players.add(army["player"])
         for unit in army["units"]:
             elements = unit["members"] if unit["type"] == "squad" else [unit]
             for thing in ([unit] if unit["type"] == "squad" else []) + elements:

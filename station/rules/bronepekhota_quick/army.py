@@ -16,7 +16,7 @@ from typing import Any
 from ...datafile import Fields
 from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, Schema, army_file, list_of, one_of, record, when, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker, open_army
+from ..model_fields import ID_CHECK, base, marker, one_army_each, open_army
 
 FORMAT = "bronepekhota-quick-army/1"
 KINDS = ("infantry", "cyborg", "vehicle", "gun")
@@ -117,11 +117,8 @@ def load_army(path: str | Path) -> dict[str, Any]:
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
     """Across armies: distinct players, and unit ids, launchers and tilt nodes used once."""
     seen: dict[str, str] = {}
-    players: set[str] = set()
+    players = one_army_each(armies)
     for army in armies:
-        if army["player"] in players:
-            raise ArmyError(army["source"], "player", f"{army['player']!r} is used by two armies")
-        players.add(army["player"])
         for k, unit in enumerate(army["units"]):
             names = (
                 [unit["id"]]

@@ -14,7 +14,7 @@ from typing import Any
 from ...datafile import Fields, load_bundled
 from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, Schema, army_file, list_of, one_of, record, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker, open_army
+from ..model_fields import ID_CHECK, base, marker, one_army_each, open_army
 
 FORMAT = "price-of-a-mile-army/1"
 DATA_FORMAT = "price-of-a-mile-data/1"
@@ -166,13 +166,10 @@ def load_army(path: str | Path) -> dict[str, Any]:
 
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
     """Two sides, ids used once, and at most one Hero a side (§12.1: 'usually')."""
-    players: set[str] = set()
+    players = one_army_each(armies)
     ids: set[str] = set()
     for army in armies:
         src = army["source"]
-        if army["player"] in players:
-            raise ArmyError(src, "player", f"{army['player']!r} is used by two armies")
-        players.add(army["player"])
         members = (
             [("squads", s["id"]) for s in army["squads"]]
             + [("bases", b["id"]) for s in army["squads"] for b in s["bases"]]

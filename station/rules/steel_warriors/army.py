@@ -15,7 +15,7 @@ from typing import Any
 from ...datafile import Fields, load_bundled
 from ..army_schema import BASE, FLAG, ID, MARKER, Schema, army_file, list_of, one_of, record, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker, open_army
+from ..model_fields import ID_CHECK, base, marker, one_army_each, open_army
 from ..text import say
 from .ladder import LADDER
 
@@ -109,12 +109,9 @@ def load_army(path: str | Path) -> dict[str, Any]:
 
 
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
-    players: set[str] = set()
+    players = one_army_each(armies)
     ids: set[str] = set()
     for army in armies:
-        if army["player"] in players:
-            raise ArmyError(army["source"], "player", f"{army['player']!r} is used by two armies")
-        players.add(army["player"])
         for item in [s["id"] for s in army["squads"]] + [x["id"] for s in army["squads"] for x in s["figures"]]:
             if item in ids:
                 raise ArmyError(army["source"], "squads", f"id {item!r} is used twice")

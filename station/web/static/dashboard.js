@@ -203,17 +203,16 @@ function renderDice() {
 function renderHealth(health) {
   model.health = health || {};
   const link = $("link");
-  const state = model.health.state || "unknown";
+  const state = model.health.state === "none" && model.health.hub_needed === false ? "not-needed" : model.health.state || "unknown";
   link.className = `link ${state}`;
   const parts = [{ lost: t("hub unplugged or silent"), connecting: t("hub: connecting"), connected: t("hub connected"),
-    silent: t("hub silent"), none: t("no hub"), server: t("station unreachable") }[state] || t("link …")];
-  if (model.health.hub_fw) parts.push(model.health.hub_fw);
-  if (state !== "connected" && model.health.last_error) parts.push(model.health.last_error);
+    silent: t("hub silent"), none: t("no hub"), "not-needed": t("no hub needed"), server: t("station unreachable") }[state] || t("link …")];
+  if (state !== "connected" && model.health.last_error) parts.push(portError(model.health.last_error));
   if (model.health.seen_ago_s !== null && model.health.seen_ago_s !== undefined && model.health.seen_ago_s > 2) {
     parts.push(t("last seen {s} s ago", { s: model.health.seen_ago_s.toFixed(0) }));
   }
-  link.textContent = parts.join(" · ");
-  link.title = ["lines_ok", "events", "checksum_errors", "syntax_errors", "unknown", "out_of_order", "duplicates",
+  link.replaceChildren(parts.join(" · "), ...(model.health.hub_fw ? [" · ", el("code", {}, model.health.hub_fw)] : []));
+  link.title = (model.health.last_error ? model.health.last_error + "\n" : "") + ["lines_ok", "events", "checksum_errors", "syntax_errors", "unknown", "out_of_order", "duplicates",
     "resets_detected", "resends_requested", "reconnects", "overflows", "held"]
     .map((k) => `${k}: ${model.health[k] ?? "–"}`).join("\n")
     + (model.health.resolved_error ? "\n" + t("recovered at {at}: {error}", { at: model.health.resolved_at, error: model.health.resolved_error }) : "");
@@ -290,7 +289,7 @@ function connect() {
   source.addEventListener("ended", () => {  // the referee ended the game: its record is in the lobby
     source.close();
     $("game-ended").hidden = false;
-    setTimeout(() => { window.location.href = "/lobby"; }, 1500);
+    setTimeout(() => { window.location.href = "/lobby?ended=1"; }, 1500);  // the lobby says it was saved
   });
   source.onerror = () => renderHealth({ state: "server", last_error: t("the station is not answering (restarting, or off the network); retrying") });
 }

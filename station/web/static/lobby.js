@@ -40,18 +40,27 @@ async function refreshStatus() {
     el("button", { id: "resume", class: "referee-only", onclick: () => resume(game.name) }, t("Resume it")));
   }
   $("messages").replaceChildren(...status.messages.map((m) => el("li", {}, m)));
-  $("hub").textContent = hubLine(status.hub);
-  $("camera").textContent = status.camera ? t("Camera: {state} ({source})", { state: t(status.camera.state), source: status.camera.source || "" })
-    + (status.camera.error ? ` — ${status.camera.error}` : "") : t("Camera: none (station serve --camera …).");
+  $("hub").replaceChildren(...hubLine(status.hub));
+  $("camera").replaceChildren(...(status.camera ? said(t("Camera: {state} ({source})", { state: t(status.camera.state), source: "\u0000" }),
+    status.camera.source || "").concat(status.camera.error ? [` — ${status.camera.error}`] : []) : [t("Camera: none (station serve --camera …).")]));
   $("start").disabled = Boolean(status.running);
   $("start").title = status.running ? t("A game is running; end it first") : "";
 }
 
+// A sentence with identifiers in it (a port, a firmware): each placed as code, which no language
+// translates.  ``text`` holds a NUL where each identifier goes.
+function said(text, ...identifiers) {
+  return text.split("\u0000").flatMap((part, k) => (k < identifiers.length ? [part, el("code", {}, identifiers[k])] : [part]));
+}
+
 function hubLine(hub) {
-  if (!hub || hub.state === "none") return t("Hub: no port set (station serve --serial …).");
+  if (!hub || hub.state === "none") return [t("Hub: no port set (station serve --serial …).")];
   const nodes = (hub.nodes || []).length;
-  if (hub.state === "connected") return t("Hub: connected on {url}, {fw}, {nodes} nodes.", { url: hub.url, fw: hub.hub_fw || "?", nodes });
-  return t("Hub: {state} on {url}", { state: t(hub.state), url: hub.url }) + (hub.last_error ? ` — ${hub.last_error}` : "") + ".";
+  if (hub.state === "connected") {
+    return said(t("Hub: connected on {url}, {fw}, {nodes} nodes.", { url: "\u0000", fw: "\u0000", nodes }), hub.url, hub.hub_fw || "?");
+  }
+  return said(t("Hub: {state} on {url}", { state: t(hub.state), url: "\u0000" }), hub.url)
+    .concat(hub.last_error ? [` — ${portError(hub.last_error)}`, "."] : ["."]);
 }
 
 async function resume(name) {
@@ -85,7 +94,8 @@ function optionInput(option) {
     input = el("input", { type: "checkbox", id });
     input.checked = Boolean(option.default);
   } else if (option.kind === "choice") {
-    input = el("select", { id }, ...option.choices.map((c) => el("option", { value: JSON.stringify(c) }, String(c))));
+    input = el("select", { id }, ...option.choices.map((c, k) => el("option", { value: JSON.stringify(c) },
+      (option.choice_labels || [])[k] || String(c))));
     input.value = JSON.stringify(option.default);
   } else if (option.kind === "integer" || option.kind === "number") {
     input = el("input", { type: "number", id, min: option.low, max: option.high, step: option.kind === "integer" ? 1 : "any" });
@@ -97,8 +107,9 @@ function optionInput(option) {
     input = el("input", { id, placeholder: option.kind === "side" ? t("a player, or none") : t("names, separated by commas") });
     input.value = Array.isArray(option.default) ? option.default.join(", ") : option.default || "";
   }
-  return el("div", { class: "option", "data-option": option.name },
-    el("label", { for: id }, `${option.name} `, input),
+  const name = option.label || option.name;
+  return el("div", { class: `option ${option.kind}`, "data-option": option.name },
+    option.kind === "flag" ? el("label", { for: id, class: "check" }, input, ` ${name}`) : el("label", { for: id }, `${name} `, input),
     el("div", { class: "help" }, `${t(option.help)} (${option.section})`));
 }
 
@@ -134,7 +145,7 @@ async function importMul() {
 function renderGameForm() {
   const game = currentGame();
   $("mul-paste").hidden = game.name !== "alpha_strike";
-  $("armies").replaceChildren(el("legend", {}, "Armies"));
+  $("armies").replaceChildren(el("legend", {}, t("Armies")));
   const players = [];
   for (const army of game.armies) {  // one army per player to begin with
     if (!players.includes(army.player) && players.length < 2) { players.push(army.player); addArmyRow(army.id); }
@@ -373,16 +384,15 @@ async function readUpload(event) {
 // --- history ------------------------------------------------------------------------------------
 async function refreshHistory() {
   const { games } = await (await fetch("/api/games")).json();
-  $("history").tBodies[0].replaceChildren(...games.map((g) => el("tr", { "data-game": g.name },
-    el("td", {}, (g.started || "").slice(0, 16).replace("T", " ")),
-    el("td", {}, g.game),
-    el("td", {}, g.armies.join(t(" vs "))),
-    el("td", {}, g.finished ? (g.winner ? t("winner: {winner}", g) : t("ended, no winner")) : t("unfinished")),
-    el("td", {}, minutes(g.seconds)),
-    el("td", {}, g.records),
-    el("td", {},
-      el("a", { href: `/games/${encodeURIComponent(g.name)}`, class: "replay" }, t("replay")), " ",
-      el("a", { href: `/games/${encodeURIComponent(g.name)}/report`, class: "report" }, t("report")), " ",
+  // One card a game: when, what, who, how it ended, how long and how many rulings; then its links.
+  $("history").replaceChildren(...games.map((g) => el("li", { class: "game-card", "data-game": g.name },
+    el("div", { class: "when" }, (g.started || "").slice(0, 16).replace("T", " "), " · ", el("b", {}, g.title || g.game)),
+    el("div", { class: "who" }, g.armies.join(t(" vs "))),
+    el("div", { class: "result" }, g.finished ? (g.winner ? t("winner: {winner}", g) : t("ended, no winner")) : t("unfinished"),
+      " · ", minutes(g.seconds), " · ", t("{n} rulings", { n: g.rulings ?? 0 })),
+    el("div", { class: "links" },
+      el("a", { href: `/games/${encodeURIComponent(g.name)}`, class: "replay" }, t("replay")),
+      el("a", { href: `/games/${encodeURIComponent(g.name)}/report`, class: "report" }, t("report")),
       el("a", { href: `/api/games/${encodeURIComponent(g.name)}/journal`, download: g.name, class: "journal" }, t("journal"))))));
 }
 
@@ -394,6 +404,12 @@ async function loadRulesets(keep) {
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
+  const url = new URL(window.location.href);
+  if (url.searchParams.has("ended")) {  // a game was just ended on the dashboard: say where it went
+    $("ended").hidden = false;
+    url.searchParams.delete("ended");
+    history.replaceState(null, "", url.pathname + url.search);
+  }
   setUpLogin();
   setUpLanguage();
   $("game").addEventListener("change", renderGameForm);

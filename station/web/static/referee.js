@@ -35,6 +35,15 @@ function patchList(container, items, keyOf, make) {
   });
 }
 
+// A port's error as pyserial and the OS word it, said plainly for the referee (the raw words stay
+// in the badge's tooltip for whoever fixes it).
+function portError(text) {
+  if (/\[Errno 2\]|No such file/.test(text)) return t("the port is not there: is the hub plugged in?");
+  if (/\[Errno 13\]|Permission denied/.test(text)) return t("no permission to open the port (the station's user needs the dialout group)");
+  if (/in use by|exclusively lock|\[Errno 16\]/.test(text)) return t("another program has the port open");
+  return text;
+}
+
 function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
 
 async function call(path, body, method = "POST") {
@@ -44,7 +53,9 @@ async function call(path, body, method = "POST") {
     body: JSON.stringify(body || {}),
   });
   const data = await response.json().catch(() => ({ error: response.statusText }));
-  if (!response.ok) throw Object.assign(new Error(data.error || response.statusText), { data });  // data.field: where
+  if (!response.ok) {  // data.field: where; data.message: the refusal, to say in the page's language
+    throw Object.assign(new Error(inLanguage(data.error || response.statusText, data.message)), { data });
+  }
   return data;
 }
 

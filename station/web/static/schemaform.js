@@ -73,7 +73,7 @@ function blank(schema) {
 function fieldLabel(key, schema) { return (schema && schema.title) || String(key).replace(/_/g, " "); }
 
 function variantLabel(option, k) {
-  const named = constants(option).map(([, s]) => s.title || s.const).join(" ");
+  const named = constants(option).map(([, s]) => s["x-const-title"] || s.const).join(" ");
   return option.title || named || (option.type ? String(option.type) : `${k + 1}`);
 }
 
@@ -102,7 +102,7 @@ function schemaField(form, schema, path, label) {
   }
   const where = pathText(path);
   const title = el("span", { class: "field-name", title: schema.description || "" }, label ?? "");
-  if ("const" in schema) return el("div", { class: "field const" }, title, " ", el("code", {}, schema.title || String(schema.const)));
+  if ("const" in schema) return el("div", { class: "field const" }, title, " ", el("code", {}, schema["x-const-title"] || String(schema.const)));
   if (schema.enum) {
     const names = schema["x-enum-titles"] || [];
     const select = el("select", { "data-path": where }, ...schema.enum.map((v, k) => el("option", { value: JSON.stringify(v) }, names[k] || String(v))));
@@ -206,13 +206,13 @@ function arrayField(form, schema, path, label) {
   value.forEach((item, k) => {
     const itemPath = [...path, k];
     const remove = removeButton(one(k), () => form.set(path, value.filter((_, i) => i !== k), true));
-    const field = schemaField(form, items, itemPath, one(k));
+    const field = schemaField(form, items, itemPath, folds ? undefined : one(k));  // a fold's summary names it
     if (!folds) {
       box.append(el("div", { class: "item" }, field, remove));
       return;
     }
     const where = pathText(itemPath);
-    const fold = el("details", { class: "item fold", "data-fold": where },
+    const fold = el("details", { class: "fold", "data-fold": where },
       el("summary", {}, [one(k), itemName(item)].filter(Boolean).join(" · ")), field, remove);
     fold.open = form.open.has(where);
     fold.addEventListener("toggle", () => (fold.open ? form.open.add(where) : form.open.delete(where)));
