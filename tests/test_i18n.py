@@ -61,6 +61,26 @@ STATES = [
     "calibration",
     "deployment",
     "disk",
+    # Alpha Strike's cards: the unit type, the roles a MUL record gives, the phases and the moves
+    "BM",
+    "Ambusher",
+    "Attack",
+    "Brawler",
+    "Dogfighter",
+    "Juggernaut",
+    "Missile Boat",
+    "None",
+    "Scout",
+    "Skirmisher",
+    "Sniper",
+    "Striker",
+    "initiative",
+    "movement",
+    "combat",
+    "end",
+    "still",
+    "ground",
+    "jump",
 ]
 
 

@@ -64,6 +64,12 @@ def said(text: str, game: str) -> str:
     return text.said(ruling_words(game) or None) if isinstance(text, ruling_text.Text) else text
 
 
+def spoken(text: ruling_text.Text) -> str:
+    """A sentence of the web layer's own (said with ``say``) in the request's language, from the
+    pages' catalog."""
+    return text.said(catalog(language()) or None)
+
+
 def with_messages(value: Any) -> Any:
     """``value`` for JSON with, beside every text that can be said in another language, its
     message: ``label_message`` next to ``label``, ``lines_messages`` next to a list ``lines``

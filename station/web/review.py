@@ -9,7 +9,10 @@ from flask import Blueprint, Response, current_app, jsonify, render_template
 from ..journal import JournalError
 from ..lobby.history import PlayedGame
 from ..lobby.replay import DISPUTED, GameReplay, Replays
+from ..rules.labels import label
+from ..rules.text import say
 from .current import lobby
+from .i18n import language, spoken
 from .picture import ruling_picture, table_picture
 from .security import error_response
 
@@ -47,7 +50,8 @@ def _replay(name: str) -> GameReplay:
 @review.get("/games/<name>")
 def viewer(name: str) -> str:
     played = _played(name)
-    return render_template("replay.html", game=played.as_dict(), ruling_game=played.game)
+    title = label(played.game, language(), played.game)
+    return render_template("replay.html", game=played.as_dict(), title=title, ruling_game=played.game)
 
 
 @review.get("/api/games/<name>/timeline")
@@ -68,7 +72,7 @@ def frame_map(name: str, seq: int) -> Response:
         at["table"],
         at["terrain"],
         at["state"]["players"],
-        f"record {at['seq']} · round {at['state']['round']}",
+        spoken(say("record {seq} · round {round}", seq=at["seq"], round=at["state"]["round"])),
         (at["wall"] or "")[:19].replace("T", " "),
         fallen=fallen,
     )
@@ -97,11 +101,12 @@ def report(name: str) -> str:
         if mark.status in DISPUTED and table is not None and table["kind"] == "snapshot":
             pieces = next((t["pieces"] for t in reversed(terrains) if t["seq"] <= table["seq"]), [])
             pictures[mark.ruling.id] = ruling_picture(mark.made, table, pieces, view["players"])
-    overrides = [r for r in replay.records if r["kind"] == "override"]
+    texts = {mark.ruling.id: mark.ruling.text for mark in replay.marks}
+    overrides = [{**r, "text": texts.get(r["ruling"], r["ruling"])} for r in replay.records if r["kind"] == "override"]
     return render_template(
         "report.html",
         game=played.as_dict(),
-        title=replay.final.ruleset.title,
+        title=label(played.game, language(), played.game),
         summary=replay.final.ruleset.summary(replay.final.state),
         view=view,
         casualties=casualties,

@@ -9,10 +9,7 @@ function showError(error) { $("control-error").textContent = error ? error.messa
 
 async function refereeFetch(path) {
   const response = await fetch(path, { headers: { "X-Referee-Token": token() } });
-  if (!response.ok) {
-    const data = await response.json().catch(() => ({ error: response.statusText }));
-    throw new Error(data.error || response.statusText);
-  }
+  if (!response.ok) throw await refusal(response);
   return response;
 }
 

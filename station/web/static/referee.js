@@ -52,11 +52,15 @@ async function call(path, body, method = "POST") {
     headers: { "Content-Type": "application/json", "X-Referee-Token": token() },
     body: JSON.stringify(body || {}),
   });
+  if (!response.ok) throw await refusal(response);
+  return response.json();
+}
+
+// The station's refusal as an Error in the page's language (data.message: the refusal's words,
+// data.field: where in a file it is).
+async function refusal(response) {
   const data = await response.json().catch(() => ({ error: response.statusText }));
-  if (!response.ok) {  // data.field: where; data.message: the refusal, to say in the page's language
-    throw Object.assign(new Error(inLanguage(data.error || response.statusText, data.message)), { data });
-  }
-  return data;
+  return Object.assign(new Error(inLanguage(data.error || response.statusText, data.message)), { data });
 }
 
 function adoptTokenFromUrl() {

@@ -16,7 +16,7 @@ async function show(index) {
   const step = replay.steps[replay.index];
   $("scrub-record").value = replay.index;
   if (replay.times.length) $("scrub-time").value = Math.round(1000 * (replay.times[replay.index] - replay.times[0]) / ((replay.times.at(-1) - replay.times[0]) || 1));
-  $("where").textContent = t("record {seq} ({kind}) of {last}", { seq: step.seq, kind: step.kind, last: replay.steps.at(-1).seq })
+  $("where").textContent = t("record {seq} of {last}", { seq: step.seq, last: replay.steps.at(-1).seq })
     + ` · ${(step.wall || "").slice(11, 19)}`;
   const seq = step.seq;
   replay.pending = seq;

@@ -1,0 +1,97 @@
+"""Every page of the station on a phone, in both languages, with a game of each kind running:
+nothing scrolls sideways at 390 or 320 px, every control is finger-sized, and a Russian page says
+nothing in English but names (tests/phone_check.py says exactly what is checked)."""
+
+import json
+import urllib.request
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from station.devices.hubsim import SimulatedHub
+from station.dice import DiceBook
+from station.rules.registry import make_ruleset
+from tests.conftest import ROOT
+from tests.phone_check import army_names, problems
+from tests.test_dashboard_browser import CHROMIUM, FLAGS, station_process
+
+TOKEN = "phone-pages-token"
+DATA = ROOT / "station" / "data"
+GAMES = {
+    "bronepekhota": ["sample:blue-protectorate.json", "sample:red-polaris.json"],
+    "alpha_strike": ["sample:training-day-attacker.json", "sample:training-day-defender.json"],
+}
+SIZES = [(390, 844), (320, 640)]
+NAMES = army_names([*DATA.glob("*/*.json")])
+
+pytestmark = pytest.mark.browser
+
+
+def _call(url, path, body=None, method="POST"):
+    request = urllib.request.Request(
+        url + path,
+        data=json.dumps(body or {}).encode(),
+        method=method,
+        headers={"Content-Type": "application/json", "X-Referee-Token": TOKEN},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.loads(answer.read())
+
+
+def _look(pw, url, path, prepare=lambda page: None):
+    """Every size and language of one page: the problems found, each prefixed with where."""
+    found = []
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+    try:
+        for width, height in SIZES:
+            for lang in ("ru", "en"):
+                context = browser.new_context(viewport={"width": width, "height": height})
+                context.add_cookies([{"name": "lang", "value": lang, "url": url}])
+                page = context.new_page()
+                page.goto(url + path + ("&" if "?" in path else "?") + f"token={TOKEN}")
+                page.wait_for_load_state("networkidle")
+                prepare(page)
+                page.wait_for_timeout(300)
+                found += [f"{path} {width}px {lang}: {p}" for p in problems(page, lang, NAMES)]
+                context.close()
+    finally:
+        browser.close()
+    return found
+
+
+def _open_everything(page):
+    """The lobby with its editor, a folded unit and the options open: the longest it gets."""
+    if page.locator("#editor > summary").is_visible():
+        page.locator("#editor > summary").click()
+        page.locator("#army-form details.fold > summary").first.wait_for()
+        page.locator("#army-form details.fold > summary").first.click()
+        page.locator("#options-box > summary").click()
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_page_fits_a_phone_in_both_languages(tmp_path, game):
+    ruleset = make_ruleset(game, DiceBook())
+    armies = [ruleset.load_army(str(next(DATA.glob(f"*/{name.split(':')[1]}")))) for name in GAMES[game]]
+    hub = SimulatedHub(tmp_path / "hub", nodes=ruleset.sensor_nodes(armies)).start()
+    command = ["serve", "--data", str(tmp_path / "data"), "--host", "127.0.0.1", "--serial", str(tmp_path / "hub")]
+    found = []
+    try:
+        with station_process(tmp_path, [*command, "--seed", "4"], TOKEN, ready="/api/lobby") as url:
+            with sync_playwright() as pw:
+                found += _look(pw, url, "/lobby", _open_everything)
+                started = _call(url, "/api/games", {"game": game, "armies": GAMES[game], "force": True, "note": "test"})
+                first = "begin_round" if game != "alpha_strike" else "roll_initiative"
+                _call(url, "/api/input", {"type": first})
+                launchers = [n.id for n in ruleset.sensor_nodes(armies) if n.kind == "launcher"]
+                if launchers:  # a shot: the rulings and the referee's controls for them are on the page too
+                    hub.shot(launchers[0])
+                for page in ("/", "/lobby", "/calibrate"):
+                    found += _look(pw, url, page, _open_everything if page == "/lobby" else lambda page: None)
+                _call(url, "/api/game/end", {"note": "checked on a phone"})
+                name = started["journal"]
+                found += _look(pw, url, f"/games/{name}")
+                found += _look(pw, url, f"/games/{name}/report")
+                found += _look(pw, url, "/lobby")
+    finally:
+        hub.stop()
+    assert not found, f"{len(found)} problems:\n" + "\n".join(found[:80])
