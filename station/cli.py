@@ -421,6 +421,7 @@ def tournament(mqtt, db, host, port, config) -> None:
     for address in urls(host, port):
         click.echo(f"Tournament:     {address}")
     click.echo(f"Judges' token:  {token}")
+    click.echo(f"Judges' link:   {urls(host, port)[0]}?token={token}  (opens the screen logged in)")
     _wait_for_interrupt()
     server.close()
     subscriber.stop()

@@ -61,6 +61,7 @@ STATES = [
     "calibration",
     "deployment",
     "disk",
+    "judge",  # who set a tournament result (the table's is "table")
     # Alpha Strike's cards: the unit type, the roles a MUL record gives, the phases and the moves
     "BM",
     "Ambusher",
@@ -86,7 +87,7 @@ STATES = [
 
 def literal_keys() -> set[str]:
     keys = set()
-    for path in (WEB / "templates").glob("*.html"):
+    for path in [*(WEB / "templates").glob("*.html"), *(ROOT / "station" / "tournament" / "templates").glob("*.html")]:
         for double, single in TEMPLATE_KEY.findall(path.read_text(encoding="utf-8")):
             keys.add((double or single).replace('\\"', '"').replace("\\'", "'"))
     for path in (WEB / "static").glob("*.js"):

@@ -10,7 +10,13 @@ import json
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
+from jinja2 import ChoiceLoader, PackageLoader
 
+from ..rules.labels import label
+from ..rules.registry import RULESETS
+from ..rules.text import from_message
+from ..web import i18n
+from ..web.i18n import language, ruling_words
 from ..web.security import error_response, harden, login, logout, referee_only
 from .standings import Standing, as_csv, standings, swiss_pairings
 from .store import Store
@@ -20,6 +26,9 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None) -> F
     app = Flask(__name__, static_folder="../web/static", static_url_path="/static")
     app.config.update(REFEREE_TOKEN=token)
     harden(app)
+    # the station's language switch and catalogs: the judges' screen speaks both languages too
+    app.jinja_loader = ChoiceLoader([app.jinja_loader, PackageLoader("station.web", "templates")])  # type: ignore[list-item]
+    i18n.install(app)
 
     def _ranked() -> list[Standing]:
         """Every player (named by a game's armies or a pairing), best first."""
@@ -44,12 +53,28 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None) -> F
             results=store.results(),
         )
 
+    def _said(table: dict[str, Any]) -> dict[str, Any]:
+        """A table as the judge reads it: its game's name and its waiting rulings in the page's
+        language (each game has its own words, so the server says them)."""
+        state = table["state"]
+        if not state:
+            return table
+        game, said = str(state.get("game") or ""), language()
+        known = game in RULESETS  # a table's word over the network is never a path to read
+        words = ruling_words(game) if known else {}
+        rulings = [
+            {**r, "said": from_message(r["message"]).said(words or None) if r.get("message") else r.get("text")}
+            for r in state.get("rulings") or []
+        ]
+        title = label(game, said, game) if known else state.get("title")
+        return {**table, "state": {**state, "title": title, "rulings": rulings}}
+
     @app.get("/api/tables")
     def tables() -> Response:
         return jsonify(
             {
                 "round": store.current_round(),
-                "tables": store.tables(),
+                "tables": [_said(t) for t in store.tables()],
                 "counters": store.counters(),
                 "broker": bool(subscriber and subscriber.connected.is_set()),
             }
@@ -74,6 +99,11 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None) -> F
             mimetype="text/csv",
             headers={"Content-Disposition": "attachment; filename=standings.csv"},
         )
+
+    @app.get("/api/whoami")
+    @referee_only
+    def whoami() -> Response:
+        return jsonify({"judge": True})
 
     @app.post("/api/login")
     def _login() -> Any:

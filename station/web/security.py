@@ -23,7 +23,7 @@ from typing import Any
 
 from flask import Response, current_app, jsonify, request, session
 
-from ..rules.text import Text
+from ..rules.text import Text, say
 
 ATTEMPTS = 5
 WINDOW_S = 60.0
@@ -98,19 +98,19 @@ def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         if _throttle().blocked(_who()):
-            return error_response(429, "too many wrong referee tokens; wait a minute")
+            return error_response(429, say("too many wrong referee tokens; wait a minute"))
         given = _given_token()
         if given:
             if not _token_ok(given):
                 _throttle().failed(_who())
-                return error_response(403, "wrong referee token")
+                return error_response(403, say("wrong referee token"))
             return view(*args, **kwargs)
         if session.get("referee"):
             sent = request.headers.get("X-CSRF-Token", "")
             if not sent or not hmac.compare_digest(sent.encode(), str(session.get("csrf", "")).encode()):
                 return error_response(403, "this control needs the CSRF token the login gave (X-CSRF-Token)")
             return view(*args, **kwargs)
-        return error_response(401, "this control needs the referee token")
+        return error_response(401, say("this control needs the referee token"))
 
     return guarded
 
@@ -118,12 +118,12 @@ def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
 def login() -> Any:
     """``{"token": ...}``: the referee's cookie session and the CSRF token for its requests."""
     if _throttle().blocked(_who()):
-        return error_response(429, "too many wrong referee tokens; wait a minute")
+        return error_response(429, say("too many wrong referee tokens; wait a minute"))
     body = request.get_json(silent=True)
     given = body.get("token") if isinstance(body, dict) else None
     if not isinstance(given, str) or not given or not _token_ok(given):
         _throttle().failed(_who())
-        return error_response(403, "wrong referee token")
+        return error_response(403, say("wrong referee token"))
     session.clear()
     session["referee"] = True
     session["csrf"] = secrets.token_urlsafe(24)

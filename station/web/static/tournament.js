@@ -1,32 +1,36 @@
 // The tournament screen: every table, refreshed every two seconds; the judge's controls send the
-// token they logged in with (the login cookie and its CSRF token, as on a station).  `$` and `el`
-// are the station's own (referee.js, loaded first).
+// login cookie's CSRF token, as on a station.  A link with ?token= logs the judge in at once, and
+// the header says who is looking.  `$`, `el` and `t` are the station's own (referee.js).
+"use strict";
+
 let csrf = sessionStorage.getItem("tournament-csrf") || "";
 
-function card(t) {
-  const s = t.state || {}, h = t.health || {};
-  const waiting = s.waiting || 0, calls = t.judge_calls.length;
-  const name = h.dashboard ? el("a", { href: h.dashboard, target: "_blank" }, t.table) : t.table;
+function card(table) {
+  const s = table.state || {}, h = table.health || {};
+  const waiting = s.waiting || 0, calls = table.judge_calls.length;
+  const name = h.dashboard ? el("a", { href: h.dashboard, target: "_blank" }, table.table) : table.table;
   const judge = waiting > 0 || calls > 0;
-  return el("section", { class: `table-card${judge ? " judge" : ""}${h.state === "offline" ? " offline" : ""}`, "data-table": t.table },
-    el("h2", {}, name, h.state === "offline" ? " (offline)" : ""),
-    el("div", {}, `${s.title || s.game || "no game yet"}${s.round ? ` · round ${s.round}` : ""}`),
-    s.active_player ? el("div", {}, `to act: ${s.active_player}`) : "",
-    s.winner ? el("div", {}, `winner: ${s.winner}`) : "",
-    waiting ? el("div", { class: "waiting" }, `${waiting} ruling(s) wait for a judge`) : "",
-    ...(s.rulings || []).map((r) => el("div", { class: "ruling" }, `${r.text} (${r.section})`)),
-    calls ? el("div", { class: "waiting" }, `judge called${t.judge_calls[0].note ? `: ${t.judge_calls[0].note}` : ""}`,
-      el("button", { class: "handled", onclick: () => handled(t.table) }, "handled")) : "");
+  return el("section", { class: `table-card${judge ? " judge" : ""}${h.state === "offline" ? " offline" : ""}`, "data-table": table.table },
+    el("h2", {}, name, h.state === "offline" ? ` ${t("(offline)")}` : ""),
+    el("div", {}, (s.title || s.game || t("no game yet")) + (s.round ? ` · ${t("round {n}", { n: s.round })}` : "")),
+    s.active_player ? el("div", {}, t("to act: {player}", { player: s.active_player })) : "",
+    s.winner ? el("div", {}, t("winner: {winner}", { winner: s.winner })) : "",
+    waiting ? el("div", { class: "waiting" }, t("{n} ruling(s) wait for a judge", { n: waiting })) : "",
+    ...(s.rulings || []).map((r) => el("div", { class: "ruling" }, `${r.said || r.text} (${r.section})`)),
+    calls ? el("div", { class: "waiting" }, t("judge called") + (table.judge_calls[0].note ? `: ${table.judge_calls[0].note}` : ""),
+      el("button", { class: "handled judge-only", onclick: () => handled(table.table) }, t("handled"))) : "");
 }
 
 async function refresh() {
   try {
     const data = await (await fetch("/api/tables")).json();
     $("round").textContent = data.round;
-    $("broker").textContent = data.broker ? "broker connected" : "broker not connected";
-    $("counts").textContent = `${data.counters.records || 0} records, ${data.counters.malformed || 0} malformed`;
+    $("broker").textContent = data.broker ? t("broker connected") : t("broker not connected");
+    $("counts").textContent = t("{records} records, {malformed} malformed", { records: data.counters.records || 0,
+      malformed: data.counters.malformed || 0 });
+    $("no-tables").hidden = data.tables.length > 0;
     $("tables").replaceChildren(...data.tables.map(card));
-  } catch (error) { $("broker").textContent = "tournament screen unreachable"; }
+  } catch (error) { $("broker").textContent = t("tournament screen unreachable"); }
 }
 
 async function handled(table) {
@@ -34,12 +38,36 @@ async function handled(table) {
   refresh();
 }
 
-$("login").addEventListener("submit", async (event) => {
-  event.preventDefault();
-  const answer = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ token: $("token").value }) });
-  if (answer.ok) { csrf = (await answer.json()).csrf; sessionStorage.setItem("tournament-csrf", csrf); }
-});
+// Whether this browser holds a judge's login (the cookie), said in the header.
+async function showRole() {
+  const judge = (await fetch("/api/whoami", { headers: { "X-CSRF-Token": csrf } })).ok;
+  document.body.classList.toggle("judge", judge);
+  $("role").textContent = judge ? t("judge logged in") : t("spectator");
+  $("role").classList.toggle("judge", judge);
+  $("judge-login").hidden = judge;
+}
 
-refresh();
-setInterval(refresh, 2000);
+async function logIn(given) {
+  const answer = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ token: given }) });
+  $("login-error").textContent = answer.ok ? "" : (await refusal(answer)).message;
+  if (answer.ok) { csrf = (await answer.json()).csrf; sessionStorage.setItem("tournament-csrf", csrf); }
+  await showRole();
+}
+
+$("login").addEventListener("submit", (event) => { event.preventDefault(); logIn($("token").value); });
+
+document.addEventListener("DOMContentLoaded", () => {
+  setUpLanguage();
+  const url = new URL(window.location.href);
+  const given = url.searchParams.get("token");
+  if (given) {  // the printed link: logged in, and the token kept out of the address bar and history
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url.pathname + url.search);
+    logIn(given);
+  } else {
+    showRole();
+  }
+  refresh();
+  setInterval(refresh, 2000);
+});
