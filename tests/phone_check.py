@@ -78,6 +78,22 @@ def army_names(paths: Iterable[Path]) -> set[str]:
     return words
 
 
+def accessibility(page) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is now.  axe-core comes
+    bundled in the axe-playwright-python wheel (a test extra), so the scan needs no network and
+    no npm step in ``make test``."""
+    from importlib.resources import files
+
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate((files("axe_playwright_python") / "axe.min.js").read_text(encoding="utf-8"))
+    found = page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")
+    return [
+        f"{v['impact']}: {v['id']} ({v['help']}) at {[n['target'] for n in v['nodes'][:3]]}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
 def problems(page, lang: str, names: set[str]) -> list[str]:
     found = page.evaluate(SCAN, [TARGET_PX, lang])
     said = []

@@ -1,6 +1,7 @@
 """Every page of the station on a phone, in both languages, with a game of each kind running:
-nothing scrolls sideways at 390 or 320 px, every control is finger-sized, and a Russian page says
-nothing in English but names (tests/phone_check.py says exactly what is checked)."""
+nothing scrolls sideways at 390 or 320 px, every control is finger-sized, a Russian page says
+nothing in English but names, and axe-core finds no serious or critical accessibility violation
+(tests/phone_check.py says exactly what is checked)."""
 
 import json
 import urllib.request
@@ -12,7 +13,7 @@ from station.devices.hubsim import SimulatedHub
 from station.dice import DiceBook
 from station.rules.registry import make_ruleset
 from tests.conftest import ROOT
-from tests.phone_check import army_names, problems
+from tests.phone_check import accessibility, army_names, problems
 from tests.test_dashboard_browser import CHROMIUM, FLAGS, station_process
 
 TOKEN = "phone-pages-token"
@@ -53,6 +54,8 @@ def _look(pw, url, path, prepare=lambda page: None):
                 prepare(page)
                 page.wait_for_timeout(300)
                 found += [f"{path} {width}px {lang}: {p}" for p in problems(page, lang, NAMES)]
+                if (width, lang) == (SIZES[0][0], "ru"):  # axe-core once a page: it does not depend on the size
+                    found += [f"{path} axe: {p}" for p in accessibility(page)]
                 context.close()
     finally:
         browser.close()

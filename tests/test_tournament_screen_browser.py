@@ -10,7 +10,7 @@ from waitress import create_server
 
 from station.tournament.app import create_tournament_app
 from station.tournament.store import Store
-from tests.phone_check import problems
+from tests.phone_check import accessibility, problems
 from tests.test_dashboard_browser import _page
 
 pytestmark = pytest.mark.browser
@@ -86,6 +86,7 @@ def test_the_judges_screen_is_readable_and_a_link_logs_the_judge_in(screen, lang
         judged = page.locator('.table-card[data-table="t2"]')
         expect(judged).to_have_class("table-card judge")
         assert problems(page, lang, {"Clone", "Salamander", "blue", "red"}) == []
+        assert accessibility(page) == []
         if lang == "ru":
             expect(page.locator('.table-card[data-table="t1"]')).to_contain_text("Бронепехота · тур 2")
         judged.locator("button.handled").click()
@@ -93,6 +94,7 @@ def test_the_judges_screen_is_readable_and_a_link_logs_the_judge_in(screen, lang
         page.goto(url + "/standings")
         expect(page.locator("#no-results")).to_be_visible()
         assert problems(page, lang, {"CSV"}) == []
+        assert accessibility(page) == []
 
 
 def test_a_spectator_sees_no_judges_controls_and_a_wrong_link_says_so(screen):
