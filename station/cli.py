@@ -131,13 +131,18 @@ def _token(config: str | None) -> str:
 
 def _serve(lobby, host: str, port: int, config: str | None, web: dict[str, int]):
     """The dashboard and the lobby on ``host:port``; prints the addresses a phone can open."""
+    from .web.claim import Claim
     from .web.server import DashboardServer
 
     token = _token(config)
-    server = DashboardServer(lobby, token, host, port, WebLimits(**web)).start()
+    unclaimed = Claim.of(config_path(config))
+    server = DashboardServer(lobby, token, host, port, WebLimits(**web), unclaimed).start()
     for address in server.addresses:
         click.echo(f"Dashboard:      {address}")
     click.echo(f"Referee token:  {token}   (open {server.addresses[0]}?token={token} to referee)")
+    if unclaimed is not None:  # the service's log (journalctl -u station) keeps it for a phone's first visit
+        log.warning("claim this station: open %ssetup and enter the code %s", server.addresses[0], unclaimed.code)
+        click.echo(f"Claim code:     {unclaimed.code}   (open {server.addresses[0]}setup on a phone and enter it)")
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo("The dashboard is reachable from the network: spectators read, only the token referees.")
     return server

@@ -1,7 +1,8 @@
 """Station configuration: a small JSON file that keeps the referee token between runs.
 
 Looked up at ``--config``, else ``$STATION_CONFIG``, else ``~/.config/station/config.json``.
-A missing file is created with a fresh token (mode 0600); a broken one is an error naming it.
+A missing file is created with a fresh token and a one-time claim code (mode 0600); a broken one
+is an error naming it.  A config with no claim code is a claimed station.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 
 from .datafile import DataFileError, Fields, load_json_file
 
-KNOWN = ("referee_token",)
+KNOWN = ("referee_token", "claim_code")
+CLAIM_DIGITS = 6
 
 
 class ConfigError(ValueError):
@@ -30,8 +32,13 @@ def config_path(explicit: str | None = None) -> Path:
 
 
 def load_config(path: Path) -> dict[str, Any]:
+    """The config; a missing file is created with a fresh token and a one-time claim code (the
+    station is unclaimed until a referee enters that code in the browser, see web/claim.py)."""
     if not path.exists():
-        config = {"referee_token": secrets.token_urlsafe(16)}
+        config = {
+            "referee_token": secrets.token_urlsafe(16),
+            "claim_code": "".join(secrets.choice("0123456789") for _ in range(CLAIM_DIGITS)),
+        }
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
@@ -41,6 +48,18 @@ def load_config(path: Path) -> dict[str, Any]:
         f = Fields(str(path), load_json_file(path))
         f.reject_unknown(KNOWN)
         token = f.get("referee_token", str, check=lambda v: None if len(v) >= 8 else "must be 8 characters or more")
+        code = f.get("claim_code", str, None, check=lambda v: None if v.isdigit() else "must be digits")
     except DataFileError as exc:
         raise ConfigError(str(exc)) from None
-    return {"referee_token": token}
+    return {"referee_token": token, **({"claim_code": code} if code else {})}
+
+
+def save_config(path: Path, config: dict[str, Any]) -> None:
+    """Replace the config whole (mode 0600): a power cut leaves the old file or the new one."""
+    spare = path.with_name(path.name + ".new")
+    fd = os.open(spare, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump(config, f, indent=2)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(spare, path)

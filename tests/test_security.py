@@ -91,6 +91,7 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         "/api/terrain",
         "/api/rulings/confirm",
         "/api/rulings/<ruling_id>/confirm",
+        "/api/claim",  # an unclaimed station only, by its one-time code (tests/test_claim.py)
         "/api/rulings/<ruling_id>/override",
         "/api/login",
         "/api/logout",

@@ -9,6 +9,8 @@ from ..lobby.lobby import Lobby
 from ..runtime import Station
 from .api import api
 from .calibrate import calibrate
+from .claim import Claim
+from .claim import claim as claim_pages
 from .current import NoGame
 from .i18n import install as install_i18n
 from .limits import Seats, WebLimits
@@ -19,10 +21,13 @@ from .security import error_response, harden
 from .stream import Broadcasters
 
 
-def create_app(station: Lobby | Station, referee_token: str, limits: WebLimits | None = None) -> Flask:
+def create_app(
+    station: Lobby | Station, referee_token: str, limits: WebLimits | None = None, claim: Claim | None = None
+) -> Flask:
+    """``claim``: a station not claimed yet (its config's one-time code; web/claim.py)."""
     lobby = station if isinstance(station, Lobby) else Lobby.around(station)
     app = Flask(__name__)
-    app.config.update(LOBBY=lobby, REFEREE_TOKEN=referee_token)
+    app.config.update(LOBBY=lobby, REFEREE_TOKEN=referee_token, CLAIM=claim)
     app.extensions["seats"] = Seats(limits or WebLimits())  # the dashboard streams' caps
     broadcasters = Broadcasters()  # one per game: frames built once for every watcher
     app.extensions["broadcasters"] = broadcasters
@@ -40,4 +45,5 @@ def create_app(station: Lobby | Station, referee_token: str, limits: WebLimits |
     app.register_blueprint(lobby_api, url_prefix="/api")
     app.register_blueprint(calibrate)
     app.register_blueprint(review)
+    app.register_blueprint(claim_pages)
     return app

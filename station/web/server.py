@@ -45,6 +45,7 @@ from ..lobby.network import urls
 from ..runtime import Station
 from . import heap
 from .app import create_app
+from .claim import Claim
 from .limits import WebLimits
 
 log = logging.getLogger(__name__)
@@ -167,10 +168,11 @@ class DashboardServer:
         host: str = "127.0.0.1",
         port: int = 8080,
         limits: WebLimits | None = None,
+        claim: Claim | None = None,
     ) -> None:
         self.limits = (limits or WebLimits()).fitted()
         heap.cap_arenas()  # before the web threads start (heap.py says why)
-        self.app = app = create_app(station, token, self.limits)
+        self.app = app = create_app(station, token, self.limits, claim)
         self._server = ClubServer(app, self.limits, host=host, port=port)
         app.extensions["seats"].on_change = self._server.size_pool
         self.host, self.port = host, self._server.effective_port

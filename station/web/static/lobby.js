@@ -413,6 +413,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   }
   setUpLogin();
   setUpLanguage();
+  fetch("/api/claim").then((r) => r.json()).then((state) => { $("unclaimed").hidden = state.claimed; });
   $("game").addEventListener("change", renderGameForm);
   $("add-army").addEventListener("click", () => addArmyRow());
   $("new-game-form").addEventListener("submit", startGame);

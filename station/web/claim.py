@@ -1,0 +1,104 @@
+"""Claiming a new station from the browser: the first referee sets the referee password (or keeps
+the token the station made) and takes the referee's link as a QR code, with no terminal.
+
+Who may claim, on a club's shared Wi-Fi: whoever shows the one-time code the station printed in
+its log when it first started (``journalctl -u station``, or the terminal), or whoever browses
+from the station's own machine (the Pi's screen and keyboard, where nobody else can be).  A wrong
+code counts against the same throttle as a wrong referee token, and six digits at five tries a
+minute take months to guess.  After the claim the code is gone from the config and the page only
+says the station is claimed.  Behind a reverse proxy every request looks local: use the code.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
+
+from ..config import load_config, save_config
+from ..lobby.network import qr_svg
+from ..rules.text import say
+from .security import _throttle, _who, error_response, referee_only
+
+log = logging.getLogger(__name__)
+claim = Blueprint("claim", __name__, template_folder="templates")
+LOOPBACK = ("127.0.0.1", "::1")
+SHORTEST_PASSWORD = 8
+
+
+@dataclass
+class Claim:
+    """An unclaimed station's config file and its one-time code."""
+
+    path: Path
+    code: str
+    done: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def of(cls, path: Path) -> Claim | None:
+        """The claim still open for the config at ``path``, or None for a claimed station."""
+        code = load_config(path).get("claim_code")
+        return cls(path, code) if code else None
+
+
+def _claim() -> Claim | None:
+    found: Claim | None = current_app.config.get("CLAIM")
+    return None if found is None or found.done else found
+
+
+@claim.get("/setup")
+def setup_page() -> str | Response:
+    if _claim() is None:
+        return redirect("/lobby")
+    return render_template("setup.html", local=request.remote_addr in LOOPBACK)
+
+
+@claim.get("/api/claim")
+def claim_state() -> Response:
+    return jsonify({"claimed": _claim() is None, "local": request.remote_addr in LOOPBACK})
+
+
+@claim.post("/api/claim")
+def claim_station() -> tuple[Response, int] | Response:
+    """``{"code": "123456", "password": "..."}``: the station is the claimer's.  The password
+    (8 characters or more) becomes the referee token; without one the station's token stands."""
+    open_claim = _claim()
+    if open_claim is None:
+        return error_response(409, say("this station is already claimed"))
+    if _throttle().blocked(_who()):
+        return error_response(429, say("too many wrong referee tokens; wait a minute"))
+    body = request.get_json(silent=True)
+    body = body if isinstance(body, dict) else {}
+    code, password = body.get("code", ""), body.get("password") or ""
+    if not isinstance(code, str) or not isinstance(password, str):
+        return error_response(400, say("the code and the password are text"))
+    local = request.remote_addr in LOOPBACK
+    if not local and not hmac.compare_digest(code.strip().encode(), open_claim.code.encode()):
+        _throttle().failed(_who())
+        return error_response(403, say("wrong claim code: it is in the station's log from its first start"))
+    if password and len(password) < SHORTEST_PASSWORD:
+        return error_response(400, say("the password needs 8 characters or more"))
+    with open_claim.lock:
+        if open_claim.done:
+            return error_response(409, say("this station is already claimed"))
+        token = password or current_app.config["REFEREE_TOKEN"]
+        save_config(open_claim.path, {"referee_token": token})
+        current_app.config["REFEREE_TOKEN"] = token
+        open_claim.done = True
+    log.info("station claimed from %s%s", _who(), " (its own machine)" if local else "")
+    return jsonify({"claimed": True, "token": token})
+
+
+@claim.get("/api/referee-qr.svg")
+@referee_only
+def referee_qr() -> Response:
+    """The referee's link, token included, as a QR code: for the referee's own phone only."""
+    from .lobby import addresses
+
+    link = f"{addresses()[0].rstrip('/')}/?token={current_app.config['REFEREE_TOKEN']}"
+    return Response(qr_svg(link), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
