@@ -25,6 +25,7 @@ from .fold import fold, ruling_status
 from .game import InputError
 from .journal import JournalError, read_records
 from .lobby.lobby import Hardware, Lobby
+from .lobby.settings import SettingsError, load_settings
 from .rules.registry import RULESETS, make_ruleset
 from .web.limits import WebLimits
 
@@ -375,8 +376,10 @@ def serve(
         data.mkdir(parents=True, exist_ok=True)
         owner = FileLock(data, f"data folder {data}")  # one lobby per folder, held till exit
         lobby = Lobby(data / "journals", data / "armies", hardware)
+        if serial_url is None and camera is None:  # no hardware flags: what the browser set last time
+            lobby.apply_settings(load_settings(data), save=False)
         lobby.watch(required=True)
-    except InUse as exc:
+    except (InUse, SettingsError) as exc:
         _fail(str(exc))
     click.echo(f"Data:           {data}")
     _warn_missing_port(serial_url)

@@ -78,6 +78,8 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         ("post", "/api/alpha-strike/mul", {"mul": []}),
         ("post", "/api/judge", {"note": "spam"}),
         ("post", "/api/preview", {"type": "begin_round"}),
+        ("put", "/api/settings", {"rehearsal": True}),
+        ("post", "/api/rehearsal", {"node": "L1", "event": "shot"}),
     ):
         assert getattr(client, method)(path, json=body).status_code == 401, path
     assert station.game.snapshot()["records"] == before  # nothing was journaled
@@ -92,6 +94,8 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         "/api/rulings/confirm",
         "/api/rulings/<ruling_id>/confirm",
         "/api/claim",  # an unclaimed station only, by its one-time code (tests/test_claim.py)
+        "/api/settings",
+        "/api/rehearsal",
         "/api/rulings/<ruling_id>/override",
         "/api/login",
         "/api/logout",

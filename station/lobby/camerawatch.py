@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any
 
-from ..vision.cv import UNIT_IDS, MarkerDetector, marker_crop_jpeg
+from ..vision.cv import UNIT_IDS, MarkerDetector, annotated_still, marker_crop_jpeg
 from ..vision.sources import FrameGrabber, SourceError, open_source, replayed
 
 log = logging.getLogger(__name__)
@@ -86,6 +86,12 @@ class CameraWatch:
         with self._lock:
             quad = self._quads.get(marker_id)
             return None if quad is None or self._frame is None else marker_crop_jpeg(self._frame, quad)
+
+    def preview(self) -> bytes | None:
+        """The latest frame as a small JPEG, for the settings page to show what the camera sees."""
+        grabber = self._grabber
+        frame = grabber.latest_frame() if grabber else None
+        return None if frame is None else annotated_still(frame, [], width=640)
 
     def health(self) -> dict[str, Any]:
         grabber = self._grabber

@@ -13,7 +13,7 @@ import datetime as _dt
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,8 @@ from .camerawatch import CameraWatch
 from .history import History, PlayedGame
 from .hubwatch import HubWatch
 from .precheck import pregame_checks
+from .rehearsal import Rehearsal
+from .settings import Settings, save_settings
 
 log = logging.getLogger(__name__)
 
@@ -80,15 +82,76 @@ class Lobby:
         self.hardware = hardware or Hardware()
         self.shelf = ArmyShelf(armies)
         self.history = History(journals)
-        setup = armies.parent / "setup"
-        self.hub = HubWatch(self.hardware.serial_url, setup, self.hardware.baud) if self.hardware.serial_url else None
-        hw = self.hardware
-        self.camera = CameraWatch(hw.camera, hw.camera_fps) if hw.camera is not None else None
+        self.folder = armies.parent  # the data folder: settings.json, the rehearsal hub's link
+        self.settings: Settings | None = None  # what the browser set (None: the command's flags)
+        self.rehearsal: Rehearsal | None = None
+        self.hub: HubWatch | None = None
+        self.camera: CameraWatch | None = None
+        self._watch_hardware()
         self._station: Station | None = None
         self._lock = threading.RLock()
         self.on_start: list[Callable[[Station], None]] = []
         self.on_end: list[Callable[[Station], None]] = []
         self.messages: list[str] = []  # what a start said the referee should know (no calibration, …)
+
+    def _watch_hardware(self) -> None:
+        hw = self.hardware
+        self.hub = HubWatch(hw.serial_url, self.folder / "setup", hw.baud) if hw.serial_url else None
+        self.camera = CameraWatch(hw.camera, hw.camera_fps) if hw.camera is not None else None
+
+    def apply_settings(self, settings: Settings, save: bool = True) -> None:
+        """The hub, the rehearsal hub, the camera and the calibration as the referee set them in
+        the browser: applied at once (between games), and remembered in the data folder."""
+        with self._lock:
+            if self._station is not None:
+                raise GameRunning("end the game first: a game keeps the hub and the camera it started with")
+            for watch in (self.hub, self.camera):
+                if watch is not None:
+                    watch.stop()
+            if self.rehearsal is not None and not settings.rehearsal:
+                self.rehearsal.stop()
+                self.rehearsal = None
+            if settings.rehearsal and self.rehearsal is None:
+                self.rehearsal = Rehearsal(self.folder, self.shelf_nodes()).start()
+            serial = self.rehearsal.path if self.rehearsal is not None else settings.serial
+            self.hardware = replace(
+                self.hardware,
+                serial_url=serial,
+                camera=settings.camera,
+                camera_fps=None,
+                calibration=Path(settings.calibration),
+            )
+            self._watch_hardware()
+            self.settings = settings
+            if save:
+                save_settings(self.folder, settings)
+            self.watch()
+
+    def shelf_nodes(self) -> list[Any]:
+        """Every launcher and tilt node of every army on the shelf, of every game (the rehearsal
+        hub's inventory): an army that does not load is skipped."""
+        from ..dice import DiceBook
+        from ..rules.registry import RULESETS, make_ruleset
+
+        nodes = []
+        for game in RULESETS:
+            ruleset = make_ruleset(game, DiceBook())
+            for army in self.shelf.armies(game):
+                try:
+                    nodes += ruleset.sensor_nodes([self.shelf.load(game, army.id)])
+                except (DataFileError, ValueError):
+                    continue
+        return nodes
+
+    def _wire_rehearsal(self, game: str | None, armies: Sequence[Mapping[str, Any]]) -> None:
+        """The rehearsal hub gets the nodes of the armies about to play (hand-built ones too)."""
+        if self.rehearsal is None or not game:
+            return
+        from ..dice import DiceBook
+        from ..rules.registry import make_ruleset
+
+        nodes = make_ruleset(game, DiceBook()).sensor_nodes(list(armies))
+        self.rehearsal.wire(nodes, lambda: set(self.hub_health().get("nodes") or []))
 
     @classmethod
     def around(cls, station: Station, armies: Path | None = None) -> Lobby:
@@ -134,6 +197,7 @@ class Lobby:
                 path = self.new_journal_path(game)  # type: ignore[arg-type]
             path.parent.mkdir(parents=True, exist_ok=True)
             existed = path.exists() and path.stat().st_size > 0
+            self._wire_rehearsal(game, armies)
             hw = self.hardware
             if self.hub is not None:
                 self.hub.stop()  # the game's link takes the port
@@ -228,6 +292,8 @@ class Lobby:
                 self.hub.stop()
             if self.camera is not None:
                 self.camera.stop()
+            if self.rehearsal is not None:
+                self.rehearsal.stop()
         if station is not None:
             for listener in self.on_end:
                 listener(station)
@@ -269,6 +335,7 @@ class Lobby:
         self, game: str, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None = None
     ) -> list[Any]:
         """The pre-game check for these armies on this station's hub, camera and disk."""
+        self._wire_rehearsal(game, armies)
         hw = self.hardware
         seen = None
         if self.camera is not None and self.camera.running and self.camera.health()["state"] == "running":
@@ -303,7 +370,11 @@ class Lobby:
                 "records": station.journal.written,
             },
             "resumable": unfinished.as_dict() if unfinished else None,
-            "hardware": {"serial": self.hardware.serial_url, "camera": self.hardware.camera},
+            "hardware": {
+                "serial": self.hardware.serial_url,
+                "camera": self.hardware.camera,
+                "rehearsal": self.rehearsal is not None,
+            },
             "hub": self.hub_health(),
             "camera": self.camera_health(),
             "messages": list(self.messages),

@@ -18,6 +18,7 @@ from .lobby import lobby_api, lobby_pages
 from .pages import pages
 from .review import review
 from .security import error_response, harden
+from .settings import settings_pages
 from .stream import Broadcasters
 
 
@@ -46,4 +47,5 @@ def create_app(
     app.register_blueprint(calibrate)
     app.register_blueprint(review)
     app.register_blueprint(claim_pages)
+    app.register_blueprint(settings_pages)
     return app

@@ -353,5 +353,23 @@ document.addEventListener("DOMContentLoaded", () => {
     $("judge-note").value = "";
   });
   setUpMap();
+  setUpRehearsal();
   connect();
 });
+
+// The rehearsal hub's buttons (switched on in the settings): a trigger pulled per barrel, a model
+// leaning, falling, standing up or hit, as the hub would report them.
+async function setUpRehearsal() {
+  const { on, nodes } = await (await fetch("/api/rehearsal")).json();
+  $("rehearsal").hidden = !on;
+  if (!on) return;
+  const fire = (body) => act("/api/rehearsal", body);
+  $("rehearsal-nodes").replaceChildren(...nodes.map((node) => el("li", { "data-node": node.id }, el("code", {}, node.id), " ",
+    ...(node.kind === "launcher"
+      ? Array.from({ length: Math.max(1, node.barrels) }, (_, k) => el("button", { type: "button", class: "pull",
+        onclick: () => fire({ node: node.id, event: "shot", barrel: k + 1, charge: $("rehearsal-charge").value }) },
+      t("pull trigger {barrel}", { barrel: k + 1 })))
+      : [["leaning", t("lean")], ["fallen", t("fall")], ["upright", t("stand up")]].map(([posture, label]) =>
+        el("button", { type: "button", class: `tilt ${posture}`, onclick: () => fire({ node: node.id, event: "tilt", posture }) }, label))
+        .concat([el("button", { type: "button", class: "impact", onclick: () => fire({ node: node.id, event: "impact" }) }, t("hit"))])))));
+}

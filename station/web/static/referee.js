@@ -50,7 +50,7 @@ async function call(path, body, method = "POST") {
   const response = await fetch(path, {
     method,
     headers: { "Content-Type": "application/json", "X-Referee-Token": token() },
-    body: JSON.stringify(body || {}),
+    body: method === "GET" ? undefined : JSON.stringify(body || {}),
   });
   if (!response.ok) throw await refusal(response);
   return response.json();

@@ -1,0 +1,121 @@
+"""The station's hardware as the referee sets it in the browser, remembered across restarts in the
+data folder (``settings.json``), so the systemd unit needs no hardware flags.
+
+What can be chosen: the hub's serial port (from the ports found, each probed for HELLO), the
+rehearsal hub instead of one (a simulated hub driven from the browser), the camera (from the
+cameras found), and the calibration file.  A flag given to ``station serve`` wins for that run and
+is not written here.  The file is replaced whole, so a power cut leaves the old settings or the new.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..datafile import DataFileError, Fields, load_json_file
+
+log = logging.getLogger(__name__)
+
+SETTINGS_FILE = "settings.json"
+DEFAULT_CALIBRATION = "calibration/table.json"
+
+
+class SettingsError(DataFileError):
+    """A settings file or a change to it the station cannot use: names the field."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    serial: str | None = None  # the hub's port; None: no hub
+    rehearsal: bool = False  # a simulated hub the referee drives from the browser, instead of one
+    camera: str | None = None  # a camera index ("0") or a recording; None: no camera
+    calibration: str = DEFAULT_CALIBRATION
+
+    def changed(self, changes: dict[str, Any], where: str = "settings") -> Settings:
+        """These settings with ``changes`` (from the browser) checked: an error names the field."""
+        f = Fields(where, changes, error=SettingsError)
+        f.reject_unknown(["serial", "rehearsal", "camera", "calibration"])
+        text = (str, type(None))
+        values: dict[str, Any] = {}
+        for name in ("serial", "camera"):
+            if name in changes:
+                value = f.get(name, text, check=_one_line)
+                values[name] = value or None
+        if "rehearsal" in changes:
+            values["rehearsal"] = f.get("rehearsal", bool)
+        if "calibration" in changes:
+            values["calibration"] = f.get("calibration", str, check=_one_line) or DEFAULT_CALIBRATION
+        if values.get("serial"):  # a real port chosen: the rehearsal hub steps aside
+            values.setdefault("rehearsal", False)
+        return replace(self, **values)
+
+
+def _one_line(value: str | None) -> str | None:
+    return "must be one line of at most 200 characters" if value and ("\n" in value or len(value) > 200) else None
+
+
+def load_settings(folder: Path) -> Settings:
+    path = folder / SETTINGS_FILE
+    if not path.exists():
+        return Settings()
+    data = load_json_file(path, SettingsError)
+    if not isinstance(data, dict):
+        raise SettingsError(str(path), "settings", "must be a JSON object")
+    return Settings().changed(data, str(path))
+
+
+def save_settings(folder: Path, settings: Settings) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    path, spare = folder / SETTINGS_FILE, folder / (SETTINGS_FILE + ".new")
+    with open(spare, "w", encoding="utf-8") as f:
+        json.dump(asdict(settings), f, indent=2)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(spare, path)
+    log.info("settings saved: %s", asdict(settings))
+
+
+def serial_ports(
+    lister: Callable[[], list[Any]] | None = None, prober: Callable[[str], Any] | None = None, skip: str | None = None
+) -> list[dict[str, Any]]:
+    """Every serial port found, each probed for a hub's HELLO (``skip``: the port the station
+    has open now, which a probe would disturb)."""
+    if lister is None:
+        from serial.tools import list_ports
+
+        lister = list_ports.comports
+    if prober is None:
+        from ..devices.probe import probe_hub
+
+        prober = probe_hub
+    found = []
+    for port in lister():
+        entry: dict[str, Any] = {"device": port.device, "description": getattr(port, "description", "") or ""}
+        if port.device == skip:
+            entry["in_use"] = True
+        else:
+            try:
+                hello = prober(port.device)
+            except OSError as exc:
+                entry["error"] = str(exc)
+            else:
+                if hello is not None:
+                    entry["hub"] = {"fw": hello.fw, "boot": hello.boot, "nodes": len(hello.nodes)}
+        found.append(entry)
+    return found
+
+
+def cameras(devices: Path = Path("/dev")) -> list[dict[str, str]]:
+    """The video devices found (``/dev/video0`` is camera "0"); a USB camera often shows as two,
+    the second its metadata, which offers no frames."""
+    out = []
+    for path in sorted(devices.glob("video*")):
+        number = path.name[len("video") :]
+        if number.isdigit():
+            out.append({"camera": number, "device": str(path)})
+    return out

@@ -1,0 +1,123 @@
+"""The settings page and its API: the hub's port (probed for HELLO), the rehearsal hub, the camera
+(with a preview) and the calibration, changed from the browser between games and remembered
+(station/lobby/settings.py); and the rehearsal hub's buttons, which fire its events.
+
+Reading is open, as everywhere on the station; changing a setting, probing the ports (which
+wakes each device) and firing the rehearsal hub need the referee."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, render_template, request
+
+from ..datafile import DataFileError
+from ..lobby.lobby import LobbyError
+from ..lobby.settings import Settings, cameras, serial_ports
+from ..rules.text import say
+from .current import lobby
+from .security import error_response, referee_only
+
+settings_pages = Blueprint("settings", __name__, template_folder="templates")
+
+
+def _current() -> Settings:
+    """What is in force: the browser's settings, or the command's flags as settings."""
+    the_lobby = lobby()
+    if the_lobby.settings is not None:
+        return the_lobby.settings
+    hw = the_lobby.hardware
+    return Settings(serial=hw.serial_url, camera=hw.camera, calibration=str(hw.calibration))
+
+
+def _body() -> dict[str, Any]:
+    body = request.get_json(silent=True)
+    return body if isinstance(body, dict) else {}
+
+
+@settings_pages.get("/settings")
+def page() -> str:
+    return render_template("settings.html")
+
+
+@settings_pages.get("/api/settings")
+def current() -> Response:
+    the_lobby = lobby()
+    return jsonify(
+        {
+            "settings": asdict(_current()),
+            "from_flags": the_lobby.settings is None,
+            "data": str(the_lobby.folder),
+            "running": the_lobby.station is not None,
+            "hub": the_lobby.hub_health(),
+            "camera": the_lobby.camera_health(),
+        }
+    )
+
+
+@settings_pages.put("/api/settings")
+@referee_only
+def change() -> tuple[Response, int] | Response:
+    """``{"serial": "/dev/ttyACM0"}``, ``{"rehearsal": true}``, ``{"camera": "0"}``,
+    ``{"calibration": "..."}`` (any of them): applied at once and remembered."""
+    try:
+        changed = _current().changed(_body())
+        lobby().apply_settings(changed)
+    except DataFileError as exc:
+        return jsonify({"error": str(exc), "field": exc.where}), 400
+    except LobbyError as exc:
+        return error_response(409, str(exc))
+    return jsonify({"settings": asdict(changed)})
+
+
+@settings_pages.get("/api/settings/ports")
+@referee_only
+def ports() -> Response:
+    """Every serial port, each probed for a hub's HELLO (the one in use is not disturbed)."""
+    the_lobby = lobby()
+    in_use = the_lobby.hardware.serial_url if the_lobby.rehearsal is None else None
+    return jsonify({"ports": serial_ports(skip=in_use)})
+
+
+@settings_pages.get("/api/settings/cameras")
+def camera_list() -> Response:
+    return jsonify({"cameras": cameras()})
+
+
+@settings_pages.get("/api/settings/camera.jpg")
+def preview() -> Response | tuple[Response, int]:
+    watch = lobby().camera
+    jpeg = watch.preview() if watch is not None else None
+    if jpeg is None:
+        return error_response(404, say("no camera picture yet"))
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@settings_pages.get("/api/rehearsal")
+def rehearsal_nodes() -> Response:
+    rehearsal = lobby().rehearsal
+    return jsonify({"on": rehearsal is not None, "nodes": rehearsal.nodes() if rehearsal else []})
+
+
+@settings_pages.post("/api/rehearsal")
+@referee_only
+def rehearsal_event() -> tuple[Response, int] | Response:
+    """``{"node": "L1", "event": "shot", "barrel": 1, "charge": "shell"}``, ``{"node": "T3",
+    "event": "tilt", "posture": "fallen"}`` or ``{"node": "T3", "event": "impact"}``."""
+    rehearsal = lobby().rehearsal
+    if rehearsal is None:
+        return error_response(409, say("the rehearsal hub is off: switch it on in the settings"))
+    body = _body()
+    try:
+        barrel = int(body.get("barrel", 1))
+        seq = rehearsal.fire(
+            str(body.get("node", "")),
+            str(body.get("event", "")),
+            barrel,
+            str(body.get("charge", "shell")),
+            str(body.get("posture", "fallen")),
+        )
+    except (TypeError, ValueError) as exc:
+        return error_response(400, str(exc))
+    return jsonify({"seq": seq})

@@ -1,0 +1,74 @@
+// The settings page: the hub (ports found and probed, the rehearsal hub, none), the camera (those
+// found, with a preview) and the calibration file, applied at once and remembered by the station.
+"use strict";
+
+function said(state) {
+  return state ? t(state) : "–";
+}
+
+async function refresh() {
+  const now = await (await fetch("/api/settings")).json();
+  const s = now.settings;
+  $("running").hidden = !now.running;
+  $("from-flags").hidden = !now.from_flags || !(s.serial || s.camera);
+  $("hub-now").replaceChildren(s.rehearsal ? t("The rehearsal hub: fire its events from the dashboard.")
+    : s.serial ? t("Port {port}: {state}", { port: s.serial, state: said(now.hub.state) }) : t("No hub."),
+  ...(now.hub.state === "connected" && !s.rehearsal ? [" · ", el("code", {}, now.hub.hub_fw || "?")] : []),
+  ...(now.hub.last_error ? [" · ", portError(now.hub.last_error)] : []));
+  $("camera-now").textContent = s.camera !== null ? t("Camera {camera}: {state}", { camera: s.camera,
+    state: said(now.camera && now.camera.state) }) : t("No camera.");
+  $("calibration").value = s.calibration;
+  $("data").textContent = now.data;
+  const preview = $("camera-preview");
+  preview.hidden = s.camera === null;
+  if (!preview.hidden) preview.src = `/api/settings/camera.jpg?t=${Date.now()}`;
+  return now;
+}
+
+async function change(settings, done) {
+  try {
+    $("settings-error").textContent = "";
+    $("settings-done").textContent = "";
+    await call("/api/settings", settings, "PUT");
+    $("settings-done").textContent = done;
+    setTimeout(refresh, 800);  // the hub says HELLO within a moment
+    await refresh();
+  } catch (error) { $("settings-error").textContent = error.message; }
+}
+
+async function findPorts() {
+  $("ports").replaceChildren(el("li", {}, t("Looking…")));
+  try {
+    const { ports } = await call("/api/settings/ports", undefined, "GET");
+    $("ports").replaceChildren(...(ports.length ? ports.map((port) => el("li", { "data-port": port.device },
+      el("code", {}, port.device), " ", port.description || "", " · ",
+      port.hub ? t("a hub: {nodes} nodes", { nodes: port.hub.nodes }) : port.in_use ? t("in use by the station")
+        : port.error ? portError(port.error) : t("no hub answers"),
+      el("button", { type: "button", class: "connect", onclick: () => change({ serial: port.device },
+        t("Connected to {port}.", { port: port.device })) }, t("Connect"))))
+      : [el("li", {}, t("No serial port found: plug the hub in by USB."))]));
+  } catch (error) { $("ports").replaceChildren(el("li", { class: "error" }, error.message)); }
+}
+
+async function listCameras() {
+  const { cameras } = await (await fetch("/api/settings/cameras")).json();
+  $("cameras").replaceChildren(...(cameras.length ? cameras.map((c) => el("li", { "data-camera": c.camera },
+    el("code", {}, c.device), " ",
+    el("button", { type: "button", class: "use-camera", onclick: () => change({ camera: c.camera },
+      t("Camera {camera} chosen.", { camera: c.camera })) }, t("Use this camera"))))
+    : [el("li", {}, t("No camera found: plug a USB camera in."))]));
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  setUpLogin();
+  setUpLanguage();
+  $("find-ports").addEventListener("click", findPorts);
+  $("use-rehearsal").addEventListener("click", () => change({ rehearsal: true, serial: null },
+    t("The rehearsal hub is on: its buttons are on the dashboard during a game.")));
+  $("no-hub").addEventListener("click", () => change({ rehearsal: false, serial: null }, t("No hub.")));
+  $("no-camera").addEventListener("click", () => change({ camera: null }, t("No camera.")));
+  $("save-calibration").addEventListener("click", () => change({ calibration: $("calibration").value },
+    t("Calibration file set.")));
+  await Promise.all([refresh(), listCameras()]);
+  setInterval(refresh, 5000);
+});

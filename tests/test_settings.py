@@ -1,0 +1,114 @@
+"""Settings from the browser (station/lobby/settings.py, web/settings.py): the rehearsal hub, a
+port, a camera and the calibration, applied at once, remembered across a restart, refused with
+the field named, and never changed under a running game."""
+
+import json
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from station.events import Node
+from station.lobby.lobby import Lobby
+from station.lobby.settings import Settings, SettingsError, load_settings, serial_ports
+from station.web.app import create_app
+
+TOKEN = "settings-token"
+REFEREE = {"X-Referee-Token": TOKEN}
+
+
+@pytest.fixture
+def lobby(tmp_path):
+    lobby = Lobby(tmp_path / "data" / "journals", tmp_path / "data" / "armies")
+    yield lobby
+    lobby.close()
+
+
+def _eventually(check, seconds=5.0):
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_the_rehearsal_hub_is_switched_on_remembered_and_fired_from_the_browser(lobby, tmp_path):
+    client = create_app(lobby, TOKEN).test_client()
+    assert client.put("/api/settings", json={"rehearsal": True}).status_code == 401  # the referee's
+    answer = client.put("/api/settings", json={"rehearsal": True}, headers=REFEREE)
+    assert answer.status_code == 200 and answer.get_json()["settings"]["rehearsal"] is True
+    saved = json.loads((tmp_path / "data" / "settings.json").read_text())
+    assert saved == {"serial": None, "rehearsal": True, "camera": None, "calibration": "calibration/table.json"}
+    _eventually(lambda: lobby.hub_health()["state"] == "connected")
+    nodes = client.get("/api/rehearsal").get_json()["nodes"]
+    assert {n["id"] for n in nodes} >= {"L1", "T1"}  # the sample armies' nodes, every game's
+    launcher = next(n["id"] for n in nodes if n["kind"] == "launcher")
+    tilt = next(n["id"] for n in nodes if n["kind"] == "tilt")
+    for body in (
+        {"node": launcher, "event": "shot", "barrel": 1, "charge": "rocket"},
+        {"node": tilt, "event": "tilt", "posture": "leaning"},
+        {"node": tilt, "event": "impact"},
+    ):
+        assert client.post("/api/rehearsal", json=body, headers=REFEREE).status_code == 200
+    _eventually(lambda: len(lobby.hub.events_since(0)) >= 3)
+    seen = [(e["type"], e["node"]) for e in lobby.hub.events_since(0)]
+    assert seen[-3:] == [("SHOT", launcher), ("TILT", tilt), ("IMPACT", tilt)]
+    bad = client.post("/api/rehearsal", json={"node": "L999", "event": "shot"}, headers=REFEREE)
+    assert bad.status_code == 400 and "L999" in bad.get_json()["error"]
+    wrong = client.post("/api/rehearsal", json={"node": launcher, "event": "tilt"}, headers=REFEREE)
+    assert wrong.status_code == 400 and "only a tilt node" in wrong.get_json()["error"]
+
+    lobby.close()  # a restart: the station comes back with the rehearsal hub, no flag needed
+    again = Lobby(tmp_path / "data" / "journals", tmp_path / "data" / "armies")
+    try:
+        again.apply_settings(load_settings(tmp_path / "data"), save=False)
+        assert again.rehearsal is not None
+        _eventually(lambda: again.hub_health()["state"] == "connected")
+    finally:
+        again.close()
+
+
+def test_a_bad_setting_names_its_field_and_a_running_game_keeps_its_hardware(lobby, tmp_path, armies):
+    client = create_app(lobby, TOKEN).test_client()
+    for body, field in (({"serial": 7}, "serial"), ({"rehearsal": "yes"}, "rehearsal"), ({"speed": 1}, "speed")):
+        answer = client.put("/api/settings", json=body, headers=REFEREE)
+        assert answer.status_code == 400 and field in answer.get_json()["error"], answer.get_json()
+    assert not (tmp_path / "data" / "settings.json").exists()  # nothing half-applied
+    lobby.start("bronepekhota", armies)
+    answer = client.put("/api/settings", json={"camera": "0"}, headers=REFEREE)
+    assert answer.status_code == 409 and "end the game first" in answer.get_json()["error"]
+    assert client.get("/api/settings").get_json()["running"] is True
+
+
+def test_a_broken_settings_file_is_an_error_naming_it(tmp_path):
+    (tmp_path / "settings.json").write_text('{"serial": ["/dev/ttyACM0"]}')
+    with pytest.raises(SettingsError, match="settings.json: serial"):
+        load_settings(tmp_path)
+    assert load_settings(tmp_path / "nowhere") == Settings()
+
+
+def test_every_port_is_probed_for_a_hub_but_the_one_in_use():
+    ports = [
+        SimpleNamespace(device=d, description=k)
+        for d, k in (
+            ("/dev/ttyACM0", "hub"),
+            ("/dev/ttyS0", "uart"),
+            ("/dev/ttyUSB0", "busy"),
+            ("/dev/ttyACM1", "open"),
+        )
+    ]
+    probed = []
+
+    def prober(device):
+        probed.append(device)
+        if device == "/dev/ttyUSB0":
+            raise OSError("[Errno 16] Device or resource busy")
+        return (
+            SimpleNamespace(fw="bronehub/1.1", boot="A1", nodes=(Node("L1", "launcher", 3),))
+            if device.endswith("0") and "ACM" in device
+            else None
+        )
+
+    found = {p["device"]: p for p in serial_ports(lambda: ports, prober, skip="/dev/ttyACM1")}
+    assert found["/dev/ttyACM0"]["hub"] == {"fw": "bronehub/1.1", "boot": "A1", "nodes": 1}
+    assert "hub" not in found["/dev/ttyS0"] and "Errno 16" in found["/dev/ttyUSB0"]["error"]
+    assert found["/dev/ttyACM1"]["in_use"] and "/dev/ttyACM1" not in probed
