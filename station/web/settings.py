@@ -15,6 +15,7 @@ from flask import Blueprint, Response, jsonify, render_template, request
 from ..datafile import DataFileError
 from ..lobby.lobby import LobbyError
 from ..lobby.settings import Settings, cameras, serial_ports
+from ..lobby.wiring import wiring
 from ..rules.text import say
 from .current import lobby
 from .security import error_response, referee_only
@@ -96,8 +97,20 @@ def preview() -> Response | tuple[Response, int]:
 
 @settings_pages.get("/api/rehearsal")
 def rehearsal_nodes() -> Response:
-    rehearsal = lobby().rehearsal
-    return jsonify({"on": rehearsal is not None, "nodes": rehearsal.nodes() if rehearsal else []})
+    """The rehearsal hub's nodes; during a game only the game's, each named by what it is wired
+    to in the armies ("Salamander (cannon)"), so the buttons read as the table does."""
+    the_lobby = lobby()
+    rehearsal = the_lobby.rehearsal
+    nodes = rehearsal.nodes() if rehearsal else []
+    station = the_lobby.station
+    if station is not None and nodes:
+        owners: dict[str, list[str]] = {}
+        for army in station.game.header["armies"]:
+            for slot in wiring(army):
+                if slot["kind"] != "marker" and slot["id"]:
+                    owners.setdefault(str(slot["id"]), []).append(slot["owner"])
+        nodes = [{**n, "owners": owners[n["id"]]} for n in nodes if n["id"] in owners]
+    return jsonify({"on": rehearsal is not None, "nodes": nodes})
 
 
 @settings_pages.post("/api/rehearsal")

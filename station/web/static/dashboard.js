@@ -365,6 +365,7 @@ async function setUpRehearsal() {
   if (!on) return;
   const fire = (body) => act("/api/rehearsal", body);
   $("rehearsal-nodes").replaceChildren(...nodes.map((node) => el("li", { "data-node": node.id }, el("code", {}, node.id), " ",
+    (node.owners || []).join(", "), " ",
     ...(node.kind === "launcher"
       ? Array.from({ length: Math.max(1, node.barrels) }, (_, k) => el("button", { type: "button", class: "pull",
         onclick: () => fire({ node: node.id, event: "shot", barrel: k + 1, charge: $("rehearsal-charge").value }) },

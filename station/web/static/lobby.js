@@ -133,13 +133,13 @@ async function importMul() {
     try { pasted = JSON.parse($("mul-text").value); }
     catch (error) { throw new Error(t("the MUL text is not valid JSON: {why}", { why: error.message })); }
     const result = await call("/api/alpha-strike/mul", { mul: pasted });
+    delete schemas.alpha_strike;  // the new cards are offered by name and MUL id in the form
+    await drawArmyForm();  // before saying it is done, so what follows works on the new form
     $("mul-result").replaceChildren(el("li", {}, t("{added} added, {updated} updated, {skipped} skipped; the library holds {cards} cards.",
       { added: result.added.length, updated: result.updated.length, skipped: result.skipped.length, cards: result.cards })),
       ...result.added.map((name) => el("li", { class: "added" }, t("added: {name}", { name }))),
       ...result.updated.map((name) => el("li", {}, t("updated: {name}", { name }))),
       ...result.skipped.map((why) => el("li", { class: "error" }, t("skipped: {why}", { why }))));
-    delete schemas.alpha_strike;  // the new cards are offered by name and MUL id in the form
-    await drawArmyForm();
   } catch (error) { showError("editor-error", error); }
 }
 

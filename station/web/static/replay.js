@@ -23,7 +23,9 @@ async function show(index) {
   const response = await fetch(`/api/games/${encodeURIComponent(replay.name)}/at/${seq}`);
   if (replay.pending !== seq) return;  // scrubbed on meanwhile
   const at = await response.json();
-  $("replay-map").src = `/api/games/${encodeURIComponent(replay.name)}/at/${seq}/map.svg`;
+  $("replay-map").hidden = !at.table;  // a game with no camera has no map to show
+  $("replay-no-map").hidden = Boolean(at.table);
+  if (at.table) $("replay-map").src = `/api/games/${encodeURIComponent(replay.name)}/at/${seq}/map.svg`;
   $("replay-summary").textContent = inLanguage(at.summary, at.summary_message);
   $("ruling-count").textContent = at.rulings.length;
   $("replay-rulings").replaceChildren(...at.rulings.slice().reverse().map((r) => el("li",

@@ -247,7 +247,12 @@ function renderSchemaForm(container, schema, document_, changed) {
     changed(form.doc);
     if (redraw) draw();
   };
-  const draw = () => container.replaceChildren(schemaField(form, schema, []));
+  const draw = () => {
+    for (const fold of container.querySelectorAll("details.fold")) {  // as they are now: a toggle event may still be queued
+      if (fold.open) form.open.add(fold.dataset.fold); else form.open.delete(fold.dataset.fold);
+    }
+    container.replaceChildren(schemaField(form, schema, []));
+  };
   draw();
 }
 

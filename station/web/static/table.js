@@ -92,6 +92,10 @@ function templateShape(template, h) {
 function renderTable() {
   const element = $("table-map");
   const table = model.table;
+  // no camera and nothing drawn by hand: the map, its legend and its tools step aside, and say why
+  const mapless = !table && !model.health.camera && !map.terrain.pieces.length && !map.editing;
+  document.body.classList.toggle("no-camera", mapless);
+  $("no-camera").hidden = !mapless;
   element.classList.toggle("live", Boolean(table) || map.terrain.pieces.length > 0);
   $("still-toggle").classList.toggle("live", Boolean(table));
   const camera = model.health.camera;
