@@ -436,6 +436,34 @@ def tournament(mqtt, db, host, port, config) -> None:
     store.close()
 
 
+def _print_claim_code(user: str, config: Path | None) -> None:
+    """The last terminal step: the code the first phone enters at /setup to claim the station.
+    The service user's config is made here (owned by that user), so the code is known now."""
+    import pwd
+
+    try:
+        owner = pwd.getpwnam(user)
+    except KeyError:
+        click.echo(f"No user {user!r} here: the station prints its claim code in its log when it starts.")
+        return
+    path = config or Path(owner.pw_dir) / ".config" / "station" / "config.json"
+    fresh = not path.exists()
+    try:
+        code = load_config(path).get("claim_code")
+        if fresh and os.geteuid() == 0:  # made by sudo: the service's user must read it and replace it
+            home = Path(owner.pw_dir)
+            for made in (path, path.parent, path.parent.parent):
+                if made in (path, path.parent) or (made.is_relative_to(home) and made != home):
+                    os.chown(made, owner.pw_uid, owner.pw_gid)
+    except (ConfigError, OSError) as exc:
+        click.echo(f"Could not prepare {path} ({exc}): the station prints its claim code in its log.")
+        return
+    if code:
+        click.echo(f"Claim code:     {code}   (open the station on a phone; /setup asks for it once)")
+    else:
+        click.echo("The station is already claimed: its referee token is in " + str(path))
+
+
 @main.command()
 @click.option("--config", type=click.Path(dir_okay=False), help="Config file (holds the referee token).")
 @click.option("--url", help="The station's address (default: this machine's LAN address, port 8080).")
@@ -527,8 +555,17 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config,
 
 
 @main.command("install-service")
-@click.option("--serial", "serial_url", help="Hub port for every game (e.g. /dev/station-hub, see the udev rule).")
-@click.option("--camera", help="Overhead camera index or source for every game.")
+@click.option(
+    "--serial",
+    "serial_url",
+    help="Hub port for every game (e.g. /dev/station-hub); leave it out to choose it in the browser's settings.",
+)
+@click.option("--camera", help="Overhead camera index or source; leave it out to choose it in the browser's settings.")
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False),
+    help="The token's file (default: the service user's ~/.config/station/config.json).",
+)
 @click.option("--port", default=8080, show_default=True)
 @click.option("--data", "data_path", type=click.Path(file_okay=False), help="Data folder (default ./data, absolute).")
 @click.option("--user", help="Run as this user (default: the one who called sudo).")
@@ -540,7 +577,7 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config,
     help="Where to write.",
 )
 @click.option("--no-start", is_flag=True, help="Write the unit only; do not enable and start it.")
-def install_service(serial_url, camera, port, data_path, user, unit_dir, no_start) -> None:
+def install_service(serial_url, camera, config, port, data_path, user, unit_dir, no_start) -> None:
     """Install the systemd unit that runs `station serve` at boot (run with sudo)."""
     import getpass
     import os
@@ -558,6 +595,7 @@ def install_service(serial_url, camera, port, data_path, user, unit_dir, no_star
         serial_url=serial_url,
         camera=camera,
         port=port,
+        config=Path(config).resolve() if config else None,
     )
     path = Path(unit_dir) / UNIT_NAME
     try:
@@ -566,6 +604,7 @@ def install_service(serial_url, camera, port, data_path, user, unit_dir, no_star
     except OSError as exc:
         _fail(f"cannot write {path} ({exc}); run it with sudo")
     click.echo(f"Wrote {path} (runs: {' '.join(spec.command())} as {spec.user})")
+    _print_claim_code(spec.user, spec.config)
     if no_start:
         return
     for command in (["systemctl", "daemon-reload"], ["systemctl", "enable", "--now", UNIT_NAME]):

@@ -22,9 +22,12 @@ class ServiceSpec:
     serial_url: str | None = None
     camera: str | None = None
     port: int = 8080
+    config: Path | None = None  # the token's file, when not the user's own ~/.config/station/config.json
 
     def command(self) -> list[str]:
         command = [str(self.station), "serve", "--data", str(self.data), "--port", str(self.port)]
+        if self.config:
+            command += ["--config", str(self.config)]
         if self.serial_url:
             command += ["--serial", self.serial_url]
         if self.camera:

@@ -230,8 +230,30 @@ def test_install_service_writes_a_unit_that_serves_and_pins_no_journal(tmp_path)
     )
     assert "User=pi" in unit and "SupplementaryGroups=dialout video" in unit and "--journal" not in unit
     assert "LimitNOFILE=8192" in unit  # room for the dashboard's connection cap
+    assert "No user 'pi' here" in result.output  # nothing written for a user this machine lacks
     refused = CliRunner().invoke(main, ["install-service", "--unit-dir", "/proc/nope", "--no-start"])
     assert refused.exit_code == 2 and "run it with sudo" in refused.output
+
+
+def test_install_service_needs_no_hardware_flags_and_prints_the_claim_code(tmp_path):
+    """The last terminal step of a new station: the unit has no hardware flags (the browser's
+    settings choose them) and the code the first phone enters at /setup is printed."""
+    import getpass
+
+    from click.testing import CliRunner
+
+    from station.cli import main
+
+    config = tmp_path / "station" / "config.json"
+    command = ["install-service", "--unit-dir", str(tmp_path), "--no-start", "--user", getpass.getuser()]
+    result = CliRunner().invoke(main, [*command, "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    code = json.loads(config.read_text())["claim_code"]
+    assert f"Claim code:     {code}" in result.output
+    exec_start = next(line for line in (tmp_path / "station.service").read_text().splitlines() if "ExecStart" in line)
+    assert f"--config {config}" in exec_start and "--serial" not in exec_start and "--camera" not in exec_start
+    again = CliRunner().invoke(main, [*command, "--config", str(config)])
+    assert "already claimed" not in again.output and f"Claim code:     {code}" in again.output  # the same code
 
 
 def test_the_referee_link_as_a_qr_code_in_the_terminal(tmp_path):
