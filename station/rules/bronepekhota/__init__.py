@@ -163,7 +163,7 @@ class Bronepekhota(ModelRuleset[GameState]):
                     seq,
                     RulingKind.WARNING,
                     say("The hub lost {lost} event(s): its buffer was full. Check the table by hand.", lost=body.lost),
-                    "hardware.md",
+                    "",  # the hub, not a rulebook: no section to cite
                     needs_referee=True,
                 )
             ]
@@ -271,7 +271,7 @@ class Bronepekhota(ModelRuleset[GameState]):
                 seq,
                 RulingKind.WARNING,
                 say("Sensor nodes ") + joined(parts, "; ") + ".",
-                "hardware.md",
+                "",  # the hub, not a rulebook: no section to cite
                 needs_referee=True,
             )
         ]

@@ -112,7 +112,7 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
                     seq,
                     RulingKind.WARNING,
                     say("The hub lost {lost} event(s); check the table by hand.", lost=body.lost),
-                    "hardware.md",
+                    "",  # the hub, not a rulebook: no section to cite
                     needs_referee=True,
                 )
             ]
