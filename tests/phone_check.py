@@ -16,7 +16,7 @@ TARGET_PX = 44
 # Latin words a Russian page may show: units and codes printed as they are in the rulebooks and
 # on Alpha Strike cards, file formats, and the project's own names.
 CODES = {
-    "mm", "cm", "MUL", "JSON", "QR", "BattleTech", "Alpha", "Strike", "FT", "Mark", "Wi", "Fi", "ChArUco",
+    "mm", "cm", "MUL", "JSON", "QR", "BattleTech", "Alpha", "Strike", "FT", "Mark", "Wi", "Fi", "ChArUco", "USB",
 }  # fmt: skip
 
 SCAN = """([minimum, lang]) => {

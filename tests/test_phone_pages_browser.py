@@ -82,6 +82,7 @@ def test_every_page_fits_a_phone_in_both_languages(tmp_path, game):
         with station_process(tmp_path, [*command, "--seed", "4"], TOKEN, ready="/api/lobby") as url:
             with sync_playwright() as pw:
                 found += _look(pw, url, "/lobby", _open_everything)
+                found += _look(pw, url, "/settings")
                 started = _call(url, "/api/games", {"game": game, "armies": GAMES[game], "force": True, "note": "test"})
                 first = "begin_round" if game != "alpha_strike" else "roll_initiative"
                 _call(url, "/api/input", {"type": first})

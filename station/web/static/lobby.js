@@ -26,7 +26,7 @@ async function refreshStatus() {
   if (status.running) {
     running.append(el("p", { class: "game" }, t("Playing: {title}", { title: status.running.title }), " ",
       el("a", { href: "/", id: "open-dashboard" }, t("open the dashboard"))),
-    el("p", { class: "role" }, ...said(t("journal {journal}, {records} records", { ...status.running, journal: "\u0000" }),
+    el("p", { class: "role" }, ...withCode(t("journal {journal}, {records} records", { ...status.running, journal: "\u0000" }),
       status.running.journal)));
   } else {
     running.append(el("p", { id: "no-game" }, t("No game is running.")));
@@ -42,25 +42,19 @@ async function refreshStatus() {
   }
   $("messages").replaceChildren(...status.messages.map((m) => el("li", {}, m)));
   $("hub").replaceChildren(...hubLine(status.hub));
-  $("camera").replaceChildren(...(status.camera ? said(t("Camera: {state} ({source})", { state: t(status.camera.state), source: "\u0000" }),
+  $("camera").replaceChildren(...(status.camera ? withCode(t("Camera: {state} ({source})", { state: t(status.camera.state), source: "\u0000" }),
     status.camera.source || "").concat(status.camera.error ? [` — ${status.camera.error}`] : []) : [t("Camera: none: no map, no measuring, and the referee's inputs rule alone.")]));
   $("start").disabled = Boolean(status.running);
   $("start").title = status.running ? t("A game is running; end it first") : "";
-}
-
-// A sentence with identifiers in it (a port, a firmware): each placed as code, which no language
-// translates.  ``text`` holds a NUL where each identifier goes.
-function said(text, ...identifiers) {
-  return text.split("\u0000").flatMap((part, k) => (k < identifiers.length ? [part, el("code", {}, identifiers[k])] : [part]));
 }
 
 function hubLine(hub) {
   if (!hub || hub.state === "none") return [t("Hub: none: no launcher or tilt node is read.")];
   const nodes = (hub.nodes || []).length;
   if (hub.state === "connected") {
-    return said(t("Hub: connected on {url}, {fw}, {nodes} nodes.", { url: "\u0000", fw: "\u0000", nodes }), hub.url, hub.hub_fw || "?");
+    return withCode(t("Hub: connected on {url}, {fw}, {nodes} nodes.", { url: "\u0000", fw: "\u0000", nodes }), hub.url, hub.hub_fw || "?");
   }
-  return said(t("Hub: {state} on {url}", { state: t(hub.state), url: "\u0000" }), hub.url)
+  return withCode(t("Hub: {state} on {url}", { state: t(hub.state), url: "\u0000" }), hub.url)
     .concat(hub.last_error ? [` — ${portError(hub.last_error)}`, "."] : ["."]);
 }
 

@@ -44,6 +44,12 @@ function portError(text) {
   return text;
 }
 
+// A sentence with identifiers in it (a port, a firmware, a file): each placed as code, which no
+// language translates.  ``text`` holds a NUL where each identifier goes.
+function withCode(text, ...identifiers) {
+  return text.split("\u0000").flatMap((part, k) => (k < identifiers.length ? [part, el("code", {}, identifiers[k])] : [part]));
+}
+
 function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
 
 async function call(path, body, method = "POST") {

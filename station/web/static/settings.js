@@ -2,7 +2,7 @@
 // found, with a preview) and the calibration file, applied at once and remembered by the station.
 "use strict";
 
-function said(state) {
+function stateWord(state) {
   return state ? t(state) : "–";
 }
 
@@ -11,12 +11,12 @@ async function refresh() {
   const s = now.settings;
   $("running").hidden = !now.running;
   $("from-flags").hidden = !now.from_flags || !(s.serial || s.camera);
-  $("hub-now").replaceChildren(s.rehearsal ? t("The rehearsal hub: fire its events from the dashboard.")
-    : s.serial ? t("Port {port}: {state}", { port: s.serial, state: said(now.hub.state) }) : t("No hub."),
+  $("hub-now").replaceChildren(...[s.rehearsal ? t("The rehearsal hub: fire its events from the dashboard.")
+    : s.serial ? withCode(t("Port {port}: {state}", { port: "\u0000", state: stateWord(now.hub.state) }), s.serial) : t("No hub."),
   ...(now.hub.state === "connected" && !s.rehearsal ? [" · ", el("code", {}, now.hub.hub_fw || "?")] : []),
-  ...(now.hub.last_error ? [" · ", portError(now.hub.last_error)] : []));
+  ...(now.hub.last_error ? [" · ", portError(now.hub.last_error)] : [])].flat());
   $("camera-now").textContent = s.camera !== null ? t("Camera {camera}: {state}", { camera: s.camera,
-    state: said(now.camera && now.camera.state) }) : t("No camera.");
+    state: stateWord(now.camera && now.camera.state) }) : t("No camera.");
   $("calibration").value = s.calibration;
   $("data").textContent = now.data;
   const preview = $("camera-preview");
