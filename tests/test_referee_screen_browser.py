@@ -244,6 +244,8 @@ def test_in_russian_every_ruling_reads_in_russian_and_in_english_in_english(phon
         page.context.add_cookies([{"name": "lang", "value": "ru", "url": server.url}])
         page.reload()
         expect(page.locator(f'#feed li[data-ruling="{hit["id"]}"] .text')).to_have_text(russian)
+        assert hit["section"] == "§6.7 Table 4"  # its section as the Russian rulebook prints it
+        expect(page.locator(f'#feed li[data-ruling="{hit["id"]}"] .meta')).to_contain_text("§6.7 Таблица 4")
         shown = page.locator("#feed li .text").all_text_contents()
         assert shown and not [t for t in shown if re.search(r"\b(?:the|fired|round|shot|with)\b", t)], shown
         # the rules' words about a picked model (its reach and arcs) in Russian as well

@@ -105,6 +105,18 @@ def test_the_report_in_russian_says_every_ruling_in_russian(played):
             assert str(escape(russian)) in html, russian
 
 
+def test_the_russian_report_cites_tables_as_the_russian_rulebook_prints_them(played):
+    lobby, client = played
+    shutil.copy(SESSIONS / "demo.jsonl", lobby.journals / "demo.jsonl")
+    sections = {m.ruling.section for m in GameReplay(lobby.journals / "demo.jsonl").marks}
+    assert "§6.7 Table 4" in sections
+    english = client.get("/games/demo.jsonl/report").data.decode()
+    client.set_cookie("lang", "ru")
+    russian = client.get("/games/demo.jsonl/report").data.decode()
+    assert "<td>§6.7 Table 4</td>" in english and "<td>§6.7 Таблица 4</td>" in russian
+    assert "Table 4" not in re.sub(r"<pre>.*?</pre>", "", russian, flags=re.S)
+
+
 def test_unknown_and_damaged_games_are_named(played):
     lobby, client = played
     assert client.get("/games/nope.jsonl").status_code == 404

@@ -21,6 +21,7 @@ browser's Accept-Language, else English.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -64,6 +65,12 @@ def said(text: str, game: str) -> str:
     return text.said(ruling_words(game) or None) if isinstance(text, ruling_text.Text) else text
 
 
+def section(reference: str) -> str:
+    """A rulebook reference as the request's language's rulebook prints it ("Таблица 4" for
+    "Table 4"); referee.js's ``sectionText`` does the same in the pages."""
+    return re.sub(r"\bTable (\d+)", r"Таблица \1", reference) if language() == "ru" else reference
+
+
 def spoken(text: ruling_text.Text) -> str:
     """A sentence of the web layer's own (said with ``say``) in the request's language, from the
     pages' catalog."""
@@ -93,6 +100,7 @@ def install(app: Flask) -> None:
     """``_``, ``lang`` and the rulings' catalog in every template, and the catalogs for the page's
     scripts."""
     app.add_template_filter(said, "said")
+    app.add_template_filter(section, "section")
 
     @app.context_processor
     def _i18n() -> dict[str, Any]:

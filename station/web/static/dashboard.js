@@ -100,7 +100,7 @@ function rulingItem(ruling, withControls) {
   const status = rulingStatus(ruling);
   const item = el("li", { class: `ruling ${ruling.kind} ${status}`, "data-ruling": ruling.id },
     el("div", { class: "text" }, rulingText(ruling)),
-    el("div", { class: "meta" }, [ruling.section, `#${ruling.cause}`, t(status)].filter(Boolean).join(" · ")));
+    el("div", { class: "meta" }, [sectionText(ruling.section), `#${ruling.cause}`, t(status)].filter(Boolean).join(" · ")));
   if (ruling.details && ruling.details.template) {  // a blast or a flame strip: draw it with what it touched
     item.append(el("button", { class: "show-template", onclick: () => { model.template = ruling.details.template; renderTable(); } },
       t("show on map")));

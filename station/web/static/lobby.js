@@ -169,6 +169,13 @@ function chosenArmies() {
   });
 }
 
+// The player of each chosen army (a shelf's, or one edited and used unsaved); the first named twice.
+function samePlayerTwice(chosen) {
+  const game = currentGame();
+  const players = chosen.map((army) => (typeof army === "string" ? game.armies.find((a) => a.id === army)?.player : army.army.player));
+  return players.find((player, k) => player && players.indexOf(player) !== k) || null;
+}
+
 function changedOptions() {
   const options = {};
   for (const option of currentGame().options) {
@@ -190,6 +197,8 @@ async function startGame(event, force = false) {
   const body = { game: $("game").value, options: changedOptions(), armies: chosenArmies() };
   try {
     showError("lobby-error", null);
+    const twice = samePlayerTwice(body.armies);
+    if (twice) throw new Error(t("Each player brings one army: {player} is chosen twice.", { player: twice }));
     if (!force) {  // the pre-game check first: a failure stops here, with the reasons
       const check = await call("/api/games/check", body);
       renderChecks(check.checks);

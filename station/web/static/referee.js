@@ -138,6 +138,12 @@ function inLanguage(text, message) {
   return message && document.documentElement.lang !== "en" ? sayMessage(message) : text;
 }
 
+// A rulebook reference as that language's rulebook prints it: the Russian rulebooks say "Таблица 4"
+// where the English digests say "Table 4"; section numbers are the same in both.
+function sectionText(section) {
+  return document.documentElement.lang === "ru" ? (section || "").replace(/\bTable (\d+)/g, "Таблица $1") : section || "";
+}
+
 function rulingText(ruling) {
   return inLanguage(ruling.text, ruling.message);
 }

@@ -31,7 +31,7 @@ async function show(index) {
   $("replay-rulings").replaceChildren(...at.rulings.slice().reverse().map((r) => el("li",
     { class: `ruling ${r.kind} ${r.status}`, "data-ruling": r.id },
     el("div", {}, rulingText(r)), el("div", { class: "meta" },
-      [r.section, t(r.status) + (r.overridden ? `: ${t(r.overridden)}` : "")].filter(Boolean).join(" · ")))));
+      [sectionText(r.section), t(r.status) + (r.overridden ? `: ${t(r.overridden)}` : "")].filter(Boolean).join(" · ")))));
 }
 
 function jump(predicate, forward = true) {

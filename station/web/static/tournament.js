@@ -16,7 +16,7 @@ function card(table) {
     s.active_player ? el("div", {}, t("to act: {player}", { player: s.active_player })) : "",
     s.winner ? el("div", {}, t("winner: {winner}", { winner: s.winner })) : "",
     waiting ? el("div", { class: "waiting" }, t("{n} ruling(s) wait for a judge", { n: waiting })) : "",
-    ...(s.rulings || []).map((r) => el("div", { class: "ruling" }, (r.said || r.text) + (r.section ? ` (${r.section})` : ""))),
+    ...(s.rulings || []).map((r) => el("div", { class: "ruling" }, (r.said || r.text) + (r.section ? ` (${sectionText(r.section)})` : ""))),
     calls ? el("div", { class: "waiting" }, t("judge called") + (table.judge_calls[0].note ? `: ${table.judge_calls[0].note}` : ""),
       el("button", { class: "handled judge-only", onclick: () => handled(table.table) }, t("handled"))) : "");
 }
