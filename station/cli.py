@@ -132,6 +132,7 @@ def _token(config: str | None) -> str:
 
 def _serve(lobby, host: str, port: int, config: str | None, web: dict[str, int]):
     """The dashboard and the lobby on ``host:port``; prints the addresses a phone can open."""
+    from .lobby.network import token_link
     from .web.claim import Claim
     from .web.server import DashboardServer
 
@@ -140,7 +141,7 @@ def _serve(lobby, host: str, port: int, config: str | None, web: dict[str, int])
     server = DashboardServer(lobby, token, host, port, WebLimits(**web), unclaimed).start()
     for address in server.addresses:
         click.echo(f"Dashboard:      {address}")
-    click.echo(f"Referee token:  {token}   (open {server.addresses[0]}?token={token} to referee)")
+    click.echo(f"Referee token:  {token}   (open {token_link(server.addresses[0], token)} to referee)")
     if unclaimed is not None:  # the service's log (journalctl -u station) keeps it for a phone's first visit
         log.warning("claim this station: open %ssetup and enter the code %s", server.addresses[0], unclaimed.code)
         click.echo(f"Claim code:     {unclaimed.code}   (open {server.addresses[0]}setup on a phone and enter it)")
@@ -409,7 +410,7 @@ def tournament(mqtt, db, host, port, config) -> None:
     """Every table of a tournament on one screen, with judge calls and Swiss standings."""
     from waitress import create_server
 
-    from .lobby.network import urls
+    from .lobby.network import token_link, urls
     from .publish import BrokerUrl, MqttUnavailable
     from .tournament.app import create_tournament_app
     from .tournament.store import Store
@@ -429,7 +430,7 @@ def tournament(mqtt, db, host, port, config) -> None:
     for address in urls(host, port):
         click.echo(f"Tournament:     {address}")
     click.echo(f"Judges' token:  {token}")
-    click.echo(f"Judges' link:   {urls(host, port)[0]}?token={token}  (opens the screen logged in)")
+    click.echo(f"Judges' link:   {token_link(urls(host, port)[0], token)}  (opens the screen logged in)")
     _wait_for_interrupt()
     server.close()
     subscriber.stop()
@@ -451,10 +452,11 @@ def _print_claim_code(user: str, config: Path | None) -> None:
     try:
         code = load_config(path).get("claim_code")
         if fresh and os.geteuid() == 0:  # made by sudo: the service's user must read it and replace it
-            home = Path(owner.pw_dir)
-            for made in (path, path.parent, path.parent.parent):
-                if made in (path, path.parent) or (made.is_relative_to(home) and made != home):
-                    os.chown(made, owner.pw_uid, owner.pw_gid)
+            made = [path, path.parent]  # the file, and its folder (a claim replaces the file there)
+            if path.parent.parent.is_relative_to(owner.pw_dir) and path.parent.parent != Path(owner.pw_dir):
+                made.append(path.parent.parent)  # ~/.config, if this made it
+            for item in made:
+                os.chown(item, owner.pw_uid, owner.pw_gid)
     except (ConfigError, OSError) as exc:
         click.echo(f"Could not prepare {path} ({exc}): the station prints its claim code in its log.")
         return
@@ -471,9 +473,9 @@ def token(config, url) -> None:
     """Show the referee's link, with its token, as a QR code in this terminal for a phone to scan."""
     import segno
 
-    from .lobby.network import urls
+    from .lobby.network import token_link, urls
 
-    link = f"{url or urls('0.0.0.0', 8080)[0]}?token={_token(config)}"
+    link = token_link(url or urls("0.0.0.0", 8080)[0], _token(config))
     click.echo(link)
     segno.make(link, error="m").terminal(compact=True)
 

@@ -13,7 +13,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from .datafile import DataFileError, Fields, load_json_file
+from .datafile import DataFileError, Fields, load_json_file, write_text_atomic
 
 KNOWN = ("referee_token", "claim_code")
 CLAIM_DIGITS = 6
@@ -55,11 +55,6 @@ def load_config(path: Path) -> dict[str, Any]:
 
 
 def save_config(path: Path, config: dict[str, Any]) -> None:
-    """Replace the config whole (mode 0600): a power cut leaves the old file or the new one."""
-    spare = path.with_name(path.name + ".new")
-    fd = os.open(spare, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        json.dump(config, f, indent=2)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(spare, path)
+    """Replace the config whole: a power cut leaves the old file or the new one, and the new one
+    is the owner's alone (mode 0600, as the temporary file is made)."""
+    write_text_atomic(path, json.dumps(config, indent=2))

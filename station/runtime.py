@@ -54,6 +54,8 @@ class Station:
             raise
         if self.link:
             self.link.resume(self.journal.records)
+        # a game played with no launcher or tilt node (Alpha Strike) needs no hub: "no hub" is no warning
+        self.hub_needed = bool(self.game.ruleset.sensor_nodes(self.game.header["armies"]))
         self._engine = threading.Thread(target=self._engine_loop, name="engine", daemon=True)
         self.engine_errors = 0
         self.camera = None
@@ -134,8 +136,7 @@ class Station:
         link = self.link.snapshot() if self.link else {"state": "none", "url": None}
         return {
             **link,
-            # a game played with no launcher or tilt node (Alpha Strike) needs no hub: no warning for none
-            "hub_needed": bool(self.game.ruleset.sensor_nodes(self.game.header["armies"])),
+            "hub_needed": self.hub_needed,
             "engine_errors": self.engine_errors,
             "engine_backlog": self._inbox.qsize(),
             "camera": self.camera.health() if self.camera else None,

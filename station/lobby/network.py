@@ -52,6 +52,11 @@ def urls(host: str, port: int) -> list[str]:
     return [f"http://{address}:{port}/" for address in lan_addresses(host)]
 
 
+def token_link(address: str, token: str) -> str:
+    """The station's ``address`` with the token that logs its opener in as the referee (or judge)."""
+    return f"{address.rstrip('/')}/?token={token}"
+
+
 def qr_svg(text: str) -> str:
     """``text`` as a QR code in SVG, dark on light with its quiet zone, readable from a screen."""
     out = io.BytesIO()

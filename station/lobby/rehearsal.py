@@ -60,14 +60,11 @@ class Rehearsal:
     def wire(self, nodes: Iterable[Node], seen: Callable[[], set[str]] | None = None, wait_s: float = 3.0) -> bool:
         """Make sure every node in ``nodes`` is on the hub as these armies have it (their barrels
         win over another army's); a change power-cycles it with the new inventory.  ``seen`` (the
-        station's view of the hub's nodes, as HELLO encodes them) is waited for, so a check that follows sees the new
-        HELLO.  True when the hub was rewired."""
-        chosen = {n.id: n for n in nodes}
-        wanted = [chosen.get(n.id, n) for n in self.hub.nodes] + [
-            n for k, n in chosen.items() if k not in {m.id for m in self.hub.nodes}
-        ]
-        wanted = sorted(wanted, key=lambda n: n.id)
-        if {(n.id, n.kind, n.barrels) for n in wanted} == {(n.id, n.kind, n.barrels) for n in self.hub.nodes}:
+        station's view of the hub's nodes, as HELLO encodes them) is waited for, so a check that
+        follows sees the new HELLO.  True when the hub was rewired."""
+        by_id = {**{n.id: n for n in self.hub.nodes}, **{n.id: n for n in nodes}}
+        wanted = [by_id[k] for k in sorted(by_id)]
+        if set(wanted) == set(self.hub.nodes):
             return False
         self.hub.nodes = tuple(wanted)
         self.hub.reset(f"{next(self._boots):02X}{secrets.token_hex(1).upper()}")

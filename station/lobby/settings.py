@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..datafile import DataFileError, Fields, load_json_file
+from ..datafile import DataFileError, Fields, load_json_file, write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -70,13 +69,7 @@ def load_settings(folder: Path) -> Settings:
 
 
 def save_settings(folder: Path, settings: Settings) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    path, spare = folder / SETTINGS_FILE, folder / (SETTINGS_FILE + ".new")
-    with open(spare, "w", encoding="utf-8") as f:
-        json.dump(asdict(settings), f, indent=2)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(spare, path)
+    write_text_atomic(folder / SETTINGS_FILE, json.dumps(asdict(settings), indent=2))
     log.info("settings saved: %s", asdict(settings))
 
 

@@ -12,6 +12,7 @@ the pages, and a label is one word or a short phrase, never a sentence with part
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -38,31 +39,36 @@ def label(key: Any, language: str, game: str | None = None) -> str:
     return labels(language, game).get(text) or labels("en", game).get(text) or text.replace("_", " ")
 
 
-def has_label(key: Any, language: str, game: str | None = None) -> bool:
-    return str(key) in labels(language, game)
+def _schemas(node: Any) -> Iterator[dict[str, Any]]:
+    """Every sub-schema a form is drawn from (properties, items, the variants), each after the
+    ones inside it, so a parent may title its properties once they have been seen to."""
+    if not isinstance(node, dict):
+        return
+    for sub in (node.get("properties") or {}).values():
+        yield from _schemas(sub)
+    yield from _schemas(node.get("items"))
+    for option in node.get("oneOf", []) + node.get("anyOf", []):
+        yield from _schemas(option)
+    yield node
+
+
+def _kind(node: dict[str, Any]) -> str | None:
+    """A variant's constant that names a kind (squad, vehicle, gun), not a format tag."""
+    const = node.get("const")
+    return const if isinstance(const, str) and "/" not in const else None
 
 
 def wanted(schema: Any) -> set[str]:
     """The keys a form made from ``schema`` shows: its properties, their enum values, variant
     constants and titles (the JSON Schema keywords themselves are never shown)."""
     found: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if not isinstance(node, dict):
-            return
+    for node in _schemas(schema):
         if isinstance(node.get("title"), str):
             found.add(node["title"])
         found.update(str(v) for v in node.get("enum", ()) if not str(v).isdigit())
-        if isinstance(node.get("const"), str) and "/" not in node["const"]:  # a kind, not a format tag
+        if _kind(node):
             found.add(node["const"])
-        for key, sub in (node.get("properties") or {}).items():
-            found.add(key)
-            walk(sub)
-        walk(node.get("items"))
-        for option in node.get("oneOf", []) + node.get("anyOf", []):
-            walk(option)
-
-    walk(schema)
+        found.update(node.get("properties") or {})
     return found
 
 
@@ -70,26 +76,16 @@ def titled(schema: dict[str, Any], language: str, game: str | None = None) -> di
     """``schema`` with what the form shows said in ``language``: a ``title`` for every property,
     ``x-enum-titles`` beside every enum, ``x-const-title`` beside a kind's constant, and titles
     translated.  The keys stay as they are."""
-    out: dict[str, Any] = json.loads(
-        json.dumps(schema)
-    )  # not deepcopy: a shared sub-schema (ID, TEXT) needs a title per use
-
-    def walk(node: Any) -> None:
-        if not isinstance(node, dict):
-            return
+    # not deepcopy: a sub-schema shared by several fields (ID, TEXT) needs a title for each
+    out: dict[str, Any] = json.loads(json.dumps(schema))
+    for node in _schemas(out):
         if isinstance(node.get("title"), str):
             node["title"] = label(node["title"], language, game)
         if "enum" in node:
             node["x-enum-titles"] = [label(v, language, game) for v in node["enum"]]
-        if isinstance(node.get("const"), str) and "/" not in node["const"]:  # a kind: squad, vehicle, gun
+        if _kind(node):
             node["x-const-title"] = label(node["const"], language, game)
         for key, sub in (node.get("properties") or {}).items():
-            walk(sub)
             if isinstance(sub, dict):
                 sub.setdefault("title", label(key, language, game))
-        walk(node.get("items"))
-        for option in node.get("oneOf", []) + node.get("anyOf", []):
-            walk(option)
-
-    walk(out)
     return out

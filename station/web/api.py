@@ -233,8 +233,9 @@ def confirm_all() -> Response:
     ids = _json_body().get("rulings")
     if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids) or len(ids) > 500:
         raise InputError('expected {"rulings": [ruling id, ...]} with 1 to 500 ids')
-    _station().game.confirm(*dict.fromkeys(ids), by="dashboard")
-    return jsonify({"confirmed": list(dict.fromkeys(ids))})
+    once = list(dict.fromkeys(ids))  # a repeated id is confirmed once
+    _station().game.confirm(*once, by="dashboard")
+    return jsonify({"confirmed": once})
 
 
 @api.post("/rulings/<ruling_id>/confirm")

@@ -20,9 +20,9 @@ from pathlib import Path
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
 
 from ..config import load_config, save_config
-from ..lobby.network import qr_svg
+from ..lobby.network import qr_svg, token_link
 from ..rules.text import say
-from .security import _throttle, _who, error_response, referee_only
+from .security import error_response, guessed_wrong, referee_only, throttled
 
 log = logging.getLogger(__name__)
 claim = Blueprint("claim", __name__, template_folder="templates")
@@ -46,6 +46,11 @@ class Claim:
         return cls(path, code) if code else None
 
 
+def _local() -> bool:
+    """Browsing from the station's own machine (its screen and keyboard)."""
+    return request.remote_addr in LOOPBACK
+
+
 def _claim() -> Claim | None:
     found: Claim | None = current_app.config.get("CLAIM")
     return None if found is None or found.done else found
@@ -55,12 +60,12 @@ def _claim() -> Claim | None:
 def setup_page() -> str | Response:
     if _claim() is None:
         return redirect("/lobby")
-    return render_template("setup.html", local=request.remote_addr in LOOPBACK)
+    return render_template("setup.html", local=_local())
 
 
 @claim.get("/api/claim")
 def claim_state() -> Response:
-    return jsonify({"claimed": _claim() is None, "local": request.remote_addr in LOOPBACK})
+    return jsonify({"claimed": _claim() is None, "local": _local()})
 
 
 @claim.post("/api/claim")
@@ -70,16 +75,17 @@ def claim_station() -> tuple[Response, int] | Response:
     open_claim = _claim()
     if open_claim is None:
         return error_response(409, say("this station is already claimed"))
-    if _throttle().blocked(_who()):
-        return error_response(429, say("too many wrong referee tokens; wait a minute"))
+    refused = throttled()
+    if refused:
+        return refused
     body = request.get_json(silent=True)
     body = body if isinstance(body, dict) else {}
     code, password = body.get("code", ""), body.get("password") or ""
     if not isinstance(code, str) or not isinstance(password, str):
         return error_response(400, say("the code and the password are text"))
-    local = request.remote_addr in LOOPBACK
+    local = _local()
     if not local and not hmac.compare_digest(code.strip().encode(), open_claim.code.encode()):
-        _throttle().failed(_who())
+        guessed_wrong()
         return error_response(403, say("wrong claim code: it is in the station's log from its first start"))
     if password and len(password) < SHORTEST_PASSWORD:
         return error_response(400, say("the password needs 8 characters or more"))
@@ -90,7 +96,7 @@ def claim_station() -> tuple[Response, int] | Response:
         save_config(open_claim.path, {"referee_token": token})
         current_app.config["REFEREE_TOKEN"] = token
         open_claim.done = True
-    log.info("station claimed from %s%s", _who(), " (its own machine)" if local else "")
+    log.info("station claimed from %s%s", request.remote_addr, " (its own machine)" if local else "")
     return jsonify({"claimed": True, "token": token})
 
 
@@ -100,5 +106,5 @@ def referee_qr() -> Response:
     """The referee's link, token included, as a QR code: for the referee's own phone only."""
     from .lobby import addresses
 
-    link = f"{addresses()[0].rstrip('/')}/?token={current_app.config['REFEREE_TOKEN']}"
+    link = token_link(addresses()[0], current_app.config["REFEREE_TOKEN"])
     return Response(qr_svg(link), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})

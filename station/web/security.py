@@ -92,17 +92,30 @@ def is_referee() -> bool:
     return bool(session.get("referee")) or (bool(given) and _token_ok(given))
 
 
+def throttled() -> tuple[Response, int] | None:
+    """The refusal for an address that has guessed wrong too often this minute, or None."""
+    if _throttle().blocked(_who()):
+        return error_response(429, say("too many wrong referee tokens; wait a minute"))
+    return None
+
+
+def guessed_wrong() -> None:
+    """Count a wrong token (or claim code) against the asking address."""
+    _throttle().failed(_who())
+
+
 def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
     """The referee's controls: a header token, or the login cookie with its CSRF token."""
 
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        if _throttle().blocked(_who()):
-            return error_response(429, say("too many wrong referee tokens; wait a minute"))
+        refused = throttled()
+        if refused:
+            return refused
         given = _given_token()
         if given:
             if not _token_ok(given):
-                _throttle().failed(_who())
+                guessed_wrong()
                 return error_response(403, say("wrong referee token"))
             return view(*args, **kwargs)
         if session.get("referee"):
@@ -117,12 +130,13 @@ def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
 
 def login() -> Any:
     """``{"token": ...}``: the referee's cookie session and the CSRF token for its requests."""
-    if _throttle().blocked(_who()):
-        return error_response(429, say("too many wrong referee tokens; wait a minute"))
+    refused = throttled()
+    if refused:
+        return refused
     body = request.get_json(silent=True)
     given = body.get("token") if isinstance(body, dict) else None
     if not isinstance(given, str) or not given or not _token_ok(given):
-        _throttle().failed(_who())
+        guessed_wrong()
         return error_response(403, say("wrong referee token"))
     session.clear()
     session["referee"] = True

@@ -215,7 +215,6 @@ function arrayField(form, schema, path, label) {
     const fold = el("details", { class: "fold", "data-fold": where },
       el("summary", {}, [one(k), itemName(item)].filter(Boolean).join(" · ")), field, remove);
     fold.open = form.open.has(where);
-    fold.addEventListener("toggle", () => (fold.open ? form.open.add(where) : form.open.delete(where)));
     box.append(fold);
   });
   if (!(schema.maxItems !== undefined && value.length >= schema.maxItems)) {
@@ -229,10 +228,9 @@ function arrayField(form, schema, path, label) {
 }
 
 // The form for a whole document; ``changed(document)`` is told every edit.  Folded items stay as
-// the referee left them across redraws.
+// the referee left them across redraws: each redraw reads which are open from the page itself.
 function renderSchemaForm(container, schema, document_, changed) {
-  const form = { doc: document_, open: container.openFolds || new Set() };
-  container.openFolds = form.open;
+  const form = { doc: document_, open: new Set() };  // and the one just added, opened by add-item
   form.get = (path) => path.reduce((node, key) => (node == null ? undefined : node[key]), form.doc);
   form.set = (path, value, redraw = false) => {
     if (!path.length) form.doc = value;
@@ -248,7 +246,7 @@ function renderSchemaForm(container, schema, document_, changed) {
     if (redraw) draw();
   };
   const draw = () => {
-    for (const fold of container.querySelectorAll("details.fold")) {  // as they are now: a toggle event may still be queued
+    for (const fold of container.querySelectorAll("details.fold")) {  // as they are now, toggle events pending or not
       if (fold.open) form.open.add(fold.dataset.fold); else form.open.delete(fold.dataset.fold);
     }
     container.replaceChildren(schemaField(form, schema, []));
