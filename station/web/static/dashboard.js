@@ -151,11 +151,16 @@ function fillSelect(select, options) {
   if (options.some(([value]) => value === keep)) select.value = keep;
 }
 
+// The models a ruling still waiting for the referee is about (shown as provisional).
+function provisionalElements() {
+  return model.rulings.filter((r) => r.element && rulingStatus(r) === "pending").map((r) => r.element);
+}
+
 // What a unit's card shows, as one string: the card is rebuilt only when this changes.
-function unitKey(unit) {
+function unitKey(unit, provisional) {
   const ids = unit.elements.map((e) => e.id);
   const moved = ids.map((id) => (model.state.moved || {})[id] || null);
-  return JSON.stringify([unit, model.state.active_unit === unit.id, ids.map((id) => modelStatus(id).provisional), moved,
+  return JSON.stringify([unit, model.state.active_unit === unit.id, ids.map((id) => provisional.has(id)), moved,
     model.state.options.ammo]);
 }
 
@@ -170,7 +175,8 @@ function render() {
   $("active-unit").textContent = state.active_unit || "";
   $("initiative").textContent = Object.keys(state.initiative).length
     ? t("Initiative") + " " + Object.entries(state.initiative).map(([p, r]) => `${p} ${r}`).join(", ") : "";
-  patchList($("units"), state.units, unitKey, state.game === "alpha_strike" ? alphaCard : unitCard);
+  const provisional = new Set(provisionalElements());
+  patchList($("units"), state.units, (unit) => unitKey(unit, provisional), state.game === "alpha_strike" ? alphaCard : unitCard);
   if (state.phases) renderPhases();
   const pending = model.rulings.filter((r) => rulingStatus(r) === "pending");
   const onScreen = pending.slice(-20).reverse();
@@ -250,9 +256,8 @@ async function loadOlderRulings() {
 let drawnMap = null;
 function redrawMapIfChanged() {
   const state = model.state || {};
-  const provisional = model.rulings.filter((r) => r.element && rulingStatus(r) === "pending").map((r) => r.element);
   const drawn = JSON.stringify([model.table, state.players, state.units, state.active_unit, state.links, state.cut_off,
-    provisional, model.health.camera]);
+    provisionalElements(), model.health.camera]);
   if (drawn === drawnMap) return;
   drawnMap = drawn;
   renderTable();
