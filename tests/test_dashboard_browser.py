@@ -531,3 +531,17 @@ def test_a_full_disk_shows_an_alert_and_clears_when_space_returns(tmp_path, smal
     finally:
         server.stop()
         station.stop()
+
+
+def test_rulings_name_models_as_the_army_does_in_both_languages(tmp_path):
+    """The journal says "gryphon (blue) activated." (the id); the page says the army's name."""
+    with _demo(tmp_path, "--speed", "3", "--journal", str(tmp_path / "demo.jsonl")) as url:
+        for lang, said in (("ru", "Gryphon (blue) — активация."), ("en", "Gryphon (blue) activated.")):
+            with _page(url) as page:
+                page.context.add_cookies([{"name": "lang", "value": lang, "url": url}])
+                page.reload()
+                expect(page.locator("#feed")).to_contain_text(said, timeout=30_000)
+                texts = page.locator("#feed li.ruling .text").all_inner_texts()
+                assert not [t for t in texts if t.startswith(("gryphon ", "clones ", "varan "))], texts
+        journal = [json.loads(line) for line in (tmp_path / "demo.jsonl").read_text().splitlines()]
+        assert "gryphon (blue) activated." in [r["ruling"]["text"] for r in journal if r["kind"] == "ruling"]

@@ -21,6 +21,16 @@ DATA = ROOT / "station" / "data"
 GAMES = {
     "bronepekhota": ["sample:blue-protectorate.json", "sample:red-polaris.json"],
     "alpha_strike": ["sample:training-day-attacker.json", "sample:training-day-defender.json"],
+    "bronepekhota_quick": ["sample:blue-patrol.json", "sample:red-raiders.json"],
+    "steel_warriors": ["sample:steel.json", "sample:keno.json"],
+    "price_of_a_mile": ["sample:entente.json", "sample:central.json"],
+}
+FIRST_INPUT = {  # what begins play in each game, so the page shows a round under way
+    "bronepekhota": "begin_round",
+    "alpha_strike": "roll_initiative",
+    "bronepekhota_quick": "roll_off",
+    "steel_warriors": "begin_turn",
+    "price_of_a_mile": "roll_initiative",
 }
 SIZES = [(390, 844), (320, 640)]
 NAMES = army_names([*DATA.glob("*/*.json")])
@@ -84,8 +94,7 @@ def test_every_page_fits_a_phone_in_both_languages(tmp_path, game):
                 found += _look(pw, url, "/lobby", _open_everything)
                 found += _look(pw, url, "/settings")
                 started = _call(url, "/api/games", {"game": game, "armies": GAMES[game], "force": True, "note": "test"})
-                first = "begin_round" if game != "alpha_strike" else "roll_initiative"
-                _call(url, "/api/input", {"type": first})
+                _call(url, "/api/input", {"type": FIRST_INPUT[game]})
                 launchers = [n.id for n in ruleset.sensor_nodes(armies) if n.kind == "launcher"]
                 if launchers:  # a shot: the rulings and the referee's controls for them are on the page too
                     hub.shot(launchers[0])

@@ -15,6 +15,7 @@ from station.journal import read_records
 from station.lobby.lobby import Lobby
 from station.lobby.replay import GameReplay
 from station.rules.text import catalog
+from station.rules.view import model_names
 from station.runtime import Station
 from station.web.app import create_app
 from tests.conftest import ROOT
@@ -99,8 +100,9 @@ def test_the_report_in_russian_says_every_ruling_in_russian(played):
         html = client.get(f"/games/{name}/report").data.decode()
         replay = GameReplay(lobby.journals / name)
         words = catalog("ru", replay.final.ruleset.name)
+        names = model_names(replay.final.ruleset.state_view(replay.final.state))
         for mark in replay.marks:
-            russian = mark.ruling.text.said(words)
+            russian = mark.ruling.text.said(words, names)
             assert russian != mark.ruling.text or not re.search(r"[a-z]{4,}", mark.ruling.text), mark.ruling.text
             assert str(escape(russian)) in html, russian
 
@@ -115,6 +117,22 @@ def test_the_russian_report_cites_tables_as_the_russian_rulebook_prints_them(pla
     russian = client.get("/games/demo.jsonl/report").data.decode()
     assert "<td>§6.7 Table 4</td>" in english and "<td>§6.7 Таблица 4</td>" in russian
     assert "Table 4" not in re.sub(r"<pre>.*?</pre>", "", russian, flags=re.S)
+
+
+def test_the_report_names_models_as_the_army_does_where_the_journal_keeps_ids(played):
+    lobby, client = played
+    shutil.copy(SESSIONS / "demo.jsonl", lobby.journals / "demo.jsonl")
+    texts = [m.ruling.text for m in GameReplay(lobby.journals / "demo.jsonl").marks]
+    assert "clones has acted. blue to act." in texts  # the journal's English names the unit by its id
+    said = {
+        "en": "Clone infantry (Тяжёлая клон-пехота) has acted.",
+        "ru": "Clone infantry (Тяжёлая клон-пехота): ход окончен.",
+    }
+    for lang, sentence in said.items():
+        client.set_cookie("lang", lang)
+        report = client.get("/games/demo.jsonl/report").data.decode()
+        assert f"<td>{escape(sentence)}" in report
+        assert "<td>clones" not in report and "<td>varan" not in report
 
 
 def test_unknown_and_damaged_games_are_named(played):

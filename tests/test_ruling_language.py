@@ -16,7 +16,8 @@ from station.fold import fold
 from station.journal import read_records
 from station.rules.base import Ruling
 from station.rules.registry import RULESETS
-from station.rules.text import PLACEHOLDER, Text, catalog, from_message, joined, say
+from station.rules.text import PLACEHOLDER, Text, catalog, from_message, joined, say, word
+from station.rules.view import model_names
 from tests.conftest import ROOT
 
 RULES = ROOT / "station" / "rules"
@@ -79,6 +80,43 @@ def test_a_text_says_itself_in_english_and_in_russian():
     assert from_message(json.loads(json.dumps(refused.message()))).said(words) == refused.said(words)
     assert joined([say("shell"), say("shell")], "; ").said(words) == "снаряд; снаряд"
     assert say("{n} mm", n=2.5) == "2.5 mm" and say("{n} left", n=3).args["n"] == 3
+
+
+def test_a_page_names_models_as_the_army_does_and_the_journal_keeps_ids():
+    words = {
+        "{unit} ({player}) activated.": "{unit} ({player}) — активация.",
+        "{who} fired a {charge}": "{who}: {charge}",
+    }
+    made = say("{unit} ({player}) activated.", unit="salamander", player="red")
+    inner = say("{who} fired a {charge}", who="red", charge="salamander")  # deep inside, too
+    names = {"salamander": "Саламандра"}
+    assert made == "salamander (red) activated."  # the journal's English, with the id
+    assert made.said(None, names) == "Саламандра (red) activated."
+    assert made.said(words, names) == "Саламандра (red) — активация."
+    assert joined([made, inner], " ").said(words, names) == "Саламандра (red) — активация. red: Саламандра"
+    assert made.said(words) == "salamander (red) — активация."  # no names given: the ids
+    tagged = say("{name} ({unit}) moves.", name="Саламандра", unit="salamander")
+    assert tagged.said(None, names) == "Саламандра (salamander) moves."  # named already: the id tells which
+
+
+def test_model_names_come_from_the_view_and_leave_players_and_unnamed_models_alone():
+    view = {
+        "players": ["red", "blue"],
+        "units": [
+            {"id": "red", "name": "Red squad", "elements": [{"id": "r1", "name": "r1"}, {"id": "r2", "name": "Ivan"}]},
+            {"id": "tank", "name": "T-34", "elements": [{"id": "tank-hull", "name": "T-34"}]},  # one model
+            {"id": "lct-1", "name": "Locust", "elements": [{"id": "lct-1", "name": "Locust"}]},
+            {"id": "lct-2", "name": "Locust", "elements": [{"id": "lct-2", "name": "Locust"}]},  # which Locust?
+        ],
+    }
+    assert model_names(view) == {"r2": "Ivan", "tank": "T-34", "tank-hull": "T-34"}
+
+
+def test_an_army_word_is_said_with_its_label_in_each_language():
+    line = joined([word("light_mg", "steel_warriors"), word("human", "steel_warriors"), say("prone")], " · ")
+    assert line == "light mg · human · prone"  # English: the label, underscores as spaces
+    assert line.said(catalog("ru", "steel_warriors")) == "ручной пулемёт · человек · залёг"
+    assert word("trench_broom", "price_of_a_mile").said(catalog("ru", "price_of_a_mile")) == "траншейная метла"
 
 
 def english_pieces(text: Text, names: set[str]) -> Iterator[str]:

@@ -8,6 +8,7 @@ import pytest
 from station.rules.steel_warriors import SteelWarriors
 from station.rules.steel_warriors.army import load_army
 from station.rules.steel_warriors.ladder import casualties, range_die, rof_die, step, zone
+from station.rules.text import catalog
 
 from .conftest import FoldDriver, ScriptedRoller, assert_bad_file
 
@@ -293,7 +294,17 @@ def test_the_dashboard_shows_suppression_prone_and_morale_markers():
     g.do("set_morale", squad="partisans", morale="shaken")
     g.state = g.state.suppress("partisans")
     units = {u["id"]: u for u in g.rules.state_view(g.state)["units"]}
-    assert units["partisans"]["markers"] == ["suppressed 1", "prone", "shaken"] and units["recruits"]["markers"] == []
+    assert units["partisans"]["markers"] == ["d6", "Leadership 1", "suppressed 1", "prone", "shaken"]
+    assert units["recruits"]["markers"] == ["d6", "Leadership 2"]  # quality and leadership always; nothing else
+    assert units["partisans"]["name"] == "partisans"  # the army's name: the state is in the markers
+    words = catalog("ru", "steel_warriors")
+    assert [m.said(words) for m in units["partisans"]["markers"]] == [
+        "d6",
+        "Лидерство 1",
+        "подавлен 1",
+        "залёг",
+        "дрогнул",
+    ]
 
 
 def test_the_fire_helper_gives_the_pool_the_range_die_and_the_odds():

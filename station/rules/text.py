@@ -10,6 +10,11 @@ translation.  Values are names, numbers already formatted by the engine, or othe
 are translated in their turn: a refusal's reason inside "… refused: {why}" reads in the same
 language as the rest.
 
+The engines name a model by its id, which is what the journal, the API and the tests compare and
+which no two models share.  The pages say the army's name for it instead ("Salamander" for
+``salamander``, "Cyber-infantry 1" for ``cyber-1``): a value that is a model's id is replaced
+when the text is said, so the journal keeps ids and the players read names.
+
 Placeholders are ``{name}`` and nothing else (no format specs): the engine formats its numbers
 once, and the page's script and this module fill them in the same way.  Section references stay
 as the rulebooks write them.  ``station.rules.text`` has no catalog of its own and does no I/O
@@ -25,18 +30,29 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from .labels import label, labels
+
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
-def _fill(template: str, args: Mapping[str, Any], words: Mapping[str, str] | None) -> str:
+def _fill(template: str, args: Mapping[str, Any], words: Mapping[str, str], names: Mapping[str, str]) -> str:
     def value(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in args:
             return match.group(0)
         given = args[name]
-        return given.said(words) if isinstance(given, Text) and words is not None else str(given)
+        if isinstance(given, Text):
+            return given.said(words, names)
+        return _named(given, args, names) if isinstance(given, str) else str(given)
 
     return PLACEHOLDER.sub(value, template)
+
+
+def _named(given: str, args: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """The army's name for ``given`` if it is a model's id, unless the sentence already says that
+    name (Alpha Strike's "{name} ({unit})": the id tells two units of one card apart)."""
+    called = names.get(given)
+    return called if called is not None and called not in args.values() else given
 
 
 class Text(str):
@@ -54,14 +70,17 @@ class Text(str):
     cap: bool = False  # the first letter upper case, in whatever language it is said
     trim: bool = False  # without its closing full stop (a sentence used inside another)
 
-    def said(self, words: Mapping[str, str] | None) -> str:
-        """This text in the language of ``words`` (a catalog; ``None`` for English)."""
-        if words is None:
+    def said(self, words: Mapping[str, str] | None, names: Mapping[str, str] | None = None) -> str:
+        """This text in the language of ``words`` (a catalog; ``None`` for English), with each
+        model named as ``names`` says (an id → the army's name for it, see
+        :func:`station.rules.view.model_names`)."""
+        if words is None and not names:
             return str.__str__(self)
+        words, names = words or {}, names or {}
         if self.parts is not None:
-            said = self.sep.join(part.said(words) for part in self.parts)
+            said = self.sep.join(part.said(words, names) for part in self.parts)
         else:
-            said = _fill(words.get(self.key) or self.key, self.args, words)
+            said = _fill(words.get(self.key) or self.key, self.args, words, names)
         if self.trim:
             said = said.rstrip(".")
         return said[:1].upper() + said[1:] if self.cap else said
@@ -108,6 +127,17 @@ def say(template: str, /, **args: object) -> Text:
     :meth:`message`."""
     text = Text(template.format_map(args))
     text.key, text.args = template, args
+    return text
+
+
+def word(key: str, game: str | None = None) -> Text:
+    """A word of an army file or a game's rules data (a weapon, an armour, a role): its English is
+    its label (station/rules/labels.py, "light mg" for ``light_mg``), and another language finds
+    it among the game's labels, which :func:`catalog` includes.  A unit card's line is made of
+    these, so it is said in the page's language as the army form is."""
+    english = label(key, "en", game)
+    text = Text(english)
+    text.key, text.args = english, {}
     return text
 
 
@@ -180,11 +210,12 @@ def from_message(message: Mapping[str, Any]) -> Text:
 
 @cache
 def catalog(language: str, game: str | None = None) -> dict[str, str]:
-    """The rulings' catalog for ``language``: the entries shared by every game, then the game's
-    own (which win where the same English needs other words in that game).  English: empty."""
+    """The rulings' catalog for ``language``: the labels of the game's words (:func:`word`), the
+    entries shared by every game, then the game's own (each later one wins where the same English
+    needs other words).  English: empty."""
     if language == "en":
         return {}
-    words: dict[str, str] = {}
+    words = {label(key, "en", game): said for key, said in labels(language, game).items()}  # see word()
     packages = ["station.rules"] + ([f"station.rules.{game}"] if game else [])
     for package in packages:
         found = resources.files(package) / f"{language}.json"

@@ -7,6 +7,7 @@ subclassing (``class AlphaView(StateView)``); it cannot leave one of these out o
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, NotRequired, TypedDict
 
@@ -40,7 +41,7 @@ class UnitView(TypedDict):
     acted: bool
     can_act: bool
     elements: Sequence[ElementView]
-    markers: NotRequired[list[str]]  # short badges: "Disordered", "prone", "march order"
+    markers: NotRequired[Sequence[str]]  # short badges ("Disordered", "prone"), said as texts (text.py)
 
 
 class StateView(TableView):
@@ -59,3 +60,23 @@ class StateView(TableView):
     units: Sequence[UnitView]
     options: dict[str, Any]
     moved: dict[str, Any]  # model -> how far it moved this activation, against its allowance
+
+
+def model_names(view: StateView) -> dict[str, str]:
+    """The army's name for each unit and model, by id, for saying rulings (station/rules/text.py).
+
+    Left out: an id that is also a player's name, so "red to act" stays the player's; a name
+    that is its id; and a name two models share (two Locusts), which would not say which.  A
+    vehicle and its unit may share one: they are the same model."""
+    players = set(view["players"])
+    shared = Counter(
+        name
+        for unit in view["units"]
+        for name in (unit["name"], *(e["name"] for e in unit["elements"] if e["name"] != unit["name"]))
+    )
+    return {
+        item["id"]: item["name"]
+        for unit in view["units"]
+        for item in (unit, *unit["elements"])
+        if item["name"] and item["name"] != item["id"] and item["id"] not in players and shared[item["name"]] == 1
+    }

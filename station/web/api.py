@@ -57,7 +57,7 @@ def state() -> Response:
     every one kept); ``older_rulings`` counts those left to page with /api/rulings."""
     everything = request.args.get("rulings") == "all"
     snapshot = _station().game.snapshot(None if everything else RECENT_RULINGS)
-    return jsonify({**snapshot, "health": _broadcaster().health()})
+    return jsonify({**snapshot, "state": with_messages(snapshot["state"]), "health": _broadcaster().health()})
 
 
 @api.get("/rulings")

@@ -60,9 +60,10 @@ def ruling_words(game: str) -> dict[str, str]:
     return ruling_text.catalog(language(), game)
 
 
-def said(text: str, game: str) -> str:
-    """A ruling's text in the request's language (its English if it has no message)."""
-    return text.said(ruling_words(game) or None) if isinstance(text, ruling_text.Text) else text
+def said(text: str, game: str, names: dict[str, str] | None = None) -> str:
+    """A ruling's text in the request's language (its English if it has no message), naming
+    models by ``names`` (``model_names`` of the game's view)."""
+    return text.said(ruling_words(game) or None, names) if isinstance(text, ruling_text.Text) else text
 
 
 def section(reference: str) -> str:

@@ -68,7 +68,10 @@ def page() -> str:
 
 @lobby_api.get("/lobby")
 def status() -> Response:
-    return jsonify({**lobby().status(), "addresses": addresses()})
+    said = lobby().status()
+    if said["running"]:  # the game's name in the page's language
+        said["running"]["title"] = label(said["running"]["game"], language(), said["running"]["game"])
+    return jsonify({**said, "addresses": addresses()})
 
 
 @lobby_api.get("/qr.svg")

@@ -7,7 +7,10 @@ from flask import Blueprint, redirect, render_template, request
 from werkzeug.wrappers import Response
 
 from ..game import RECENT_RULINGS
+from ..rules.labels import label
+from ..rules.view import model_names
 from .current import lobby
+from .i18n import language
 
 pages = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
 
@@ -35,7 +38,9 @@ def dashboard() -> str | Response:
     return render_template(
         "dashboard.html",
         snapshot=snapshot,
+        title=label(ruleset.name, language(), ruleset.name),
         summary=station.game.summary(),
+        names=model_names(snapshot["state"]),
         controls=ruleset.controls,
         input_types=ruleset.input_types,
         ruling_game=ruleset.name,

@@ -11,8 +11,9 @@ from ..lobby.history import PlayedGame
 from ..lobby.replay import DISPUTED, GameReplay, Replays
 from ..rules.labels import label
 from ..rules.text import say
+from ..rules.view import model_names
 from .current import lobby
-from .i18n import language, spoken
+from .i18n import language, spoken, with_messages
 from .picture import ruling_picture, table_picture
 from .security import error_response
 
@@ -61,7 +62,8 @@ def timeline(name: str) -> Response:
 
 @review.get("/api/games/<name>/at/<int:seq>")
 def frame(name: str, seq: int) -> Response:
-    return jsonify(_replay(name).at(seq))
+    at = _replay(name).at(seq)
+    return jsonify({**at, "state": with_messages(at["state"])})
 
 
 @review.get("/api/games/<name>/at/<int:seq>/map.svg")
@@ -109,6 +111,7 @@ def report(name: str) -> str:
         title=label(played.game, language(), played.game),
         summary=replay.final.ruleset.summary(replay.final.state),
         view=view,
+        names=model_names(view),
         casualties=casualties,
         marks=replay.marks,
         overrides=overrides,

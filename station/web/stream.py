@@ -26,6 +26,7 @@ from ..bus import Bus, Subscription
 from ..game import RECENT_RULINGS
 from ..runtime import Station
 from . import heap
+from .i18n import with_messages
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,13 @@ class Broadcaster:
                 snapshot["version"],
                 sse(
                     "snapshot",
-                    {**snapshot, "health": self.health(), "table": game.table(), "terrain_seq": game.terrain_seq()},
+                    {
+                        **snapshot,
+                        "state": with_messages(snapshot["state"]),
+                        "health": self.health(),
+                        "table": game.table(),
+                        "terrain_seq": game.terrain_seq(),
+                    },
                     snapshot["version"],
                 ),
             )
@@ -171,7 +178,7 @@ class Broadcaster:
                 "version": messages[-1]["version"],
                 "seq": messages[-1]["seq"],
                 "rulings": [r for m in messages for r in m["rulings"]],
-                "state": game.state_view(),
+                "state": with_messages(game.state_view()),
                 "health": self.health(),
                 "dice_waiting": game.dice_waiting(),
                 "records": game.record_count(),

@@ -21,13 +21,15 @@ from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
-from ..text import joined, say
+from ..text import joined, say, word
 from ..view import ElementView, StateView, UnitView
 from . import army, artillery, blasts, melee, moving, optional, shooting, transport, turns
 from .army import check_armies, rules_data
 from .shooting import RulesOf
 from .state import COMMAND_IN, INCH, OPTIONS, MileState, build
 from .where import placed_many
+
+GAME = "price_of_a_mile"  # the labels of its words (text.word) are this game's
 
 INPUTS = Inputs()
 
@@ -160,7 +162,7 @@ def handle_end_activation(
 
 
 class PriceOfAMile(ModelRuleset[MileState]):
-    name: ClassVar[str] = "price_of_a_mile"
+    name: ClassVar[str] = GAME
     title: ClassVar[str] = "The Price of a Mile"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
     input_types: ClassVar[Sequence[str]] = INPUTS.types
@@ -393,16 +395,19 @@ def state_view(state: MileState) -> MileView:
             elements.append(
                 {
                     "id": f.id,
-                    "name": f.id,
+                    "name": f.name or f.id,
                     "kind": "infantry",
                     "status": {"ok": "in play", "out": "destroyed", "fled": "fled"}[f.status],
                     "armour": f.stats["toughness"],
                     "weapon": f.weapon,
                     "stats": dict(f.stats),
                     "hero": f.hero,
-                    "label": f"{f.weapon.replace('_', ' ')} · T{f.stats['toughness']}"
-                    + (" · Hero" if f.hero else "")
-                    + (" · no fuel" if f.fuel_spent else ""),
+                    "label": joined(
+                        [word(f.weapon, GAME), say("Toughness {n}", n=f.stats["toughness"])]
+                        + ([word("hero", GAME)] if f.hero else [])
+                        + ([say("no fuel")] if f.fuel_spent else []),
+                        " · ",
+                    ),
                     "actions_left": ["action"] * act.actions.get(f.id, 0) if act else [],
                     "fuel_spent": f.fuel_spent,
                     "ammo_max": None,
@@ -413,13 +418,13 @@ def state_view(state: MileState) -> MileView:
         alive = any(e["status"] == "in play" for e in elements)
         lone = state.fighters[uid] if not squad else None
         markers = (
-            (["Disordered"] if (squad and squad.disordered) or (lone and lone.disordered) else [])
-            + (["immobilised"] if lone and lone.immobilised else [])
-            + (["out of command"] if act and act.out_of_command and act.squad == uid else [])
+            ([say("Disordered")] if (squad and squad.disordered) or (lone and lone.disordered) else [])
+            + ([say("immobilised")] if lone and lone.immobilised else [])
+            + ([say("out of command")] if act and act.out_of_command and act.squad == uid else [])
         )
         unit: SquadView = {
             "id": uid,
-            "name": uid,
+            "name": (lone.name or uid) if lone else uid,
             "player": player,
             "kind": "squad" if squad else "character",
             "markers": markers,

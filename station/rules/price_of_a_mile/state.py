@@ -46,6 +46,7 @@ class Fighter:
     aboard: str | None = None  # the truck carrying it (§15.1): off the table until it gets down
     mounts: int = 1  # §15.2-15.3: the weapons on board (a tank fires them all at once)
     wire_cutters: bool = False  # §5.8
+    name: str = ""  # the army's name for it, if it gives one (the pages say it instead of the id)
 
     @property
     def standing(self) -> bool:
@@ -197,4 +198,5 @@ def _fighter(model: Mapping[str, Any], player: str, squad: str | None) -> Fighte
         vehicle=model.get("vehicle"),
         wire_cutters=model["wire_cutters"],
         mounts=model.get("mounts", 1),
+        name=model["name"],
     )

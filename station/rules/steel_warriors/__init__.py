@@ -19,12 +19,14 @@ from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
-from ..text import joined, say
+from ..text import joined, say, word
 from ..view import ElementView, StateView, UnitView
 from . import actions, army, assault, shooting
 from .army import MORALE, MORALE_WORDS, check_armies, rules_data
 from .ladder import LADDER
 from .state import OPTIONS, WarState, build
+
+GAME = "steel_warriors"  # the labels of its words (text.word) are this game's
 
 INPUTS = Inputs()
 
@@ -129,7 +131,7 @@ def handle_set_morale(game: Any, state: WarState, seq: int, args: Mapping[str, A
 
 
 class SteelWarriors(ModelRuleset[WarState]):
-    name: ClassVar[str] = "steel_warriors"
+    name: ClassVar[str] = GAME
     title: ClassVar[str] = "Steel Warriors"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
     input_types: ClassVar[Sequence[str]] = INPUTS.types
@@ -250,6 +252,9 @@ class WarView(StateView):
     actions_left: int | None  # the active squad's actions left (§6)
 
 
+WOUNDED = {"unverified": say("wounded, unverified"), "stabilised": say("wounded, stabilised (carried)")}  # §9
+
+
 def state_view(state: WarState) -> WarView:
     act = state.activation
     units: list[UnitView] = []
@@ -263,11 +268,12 @@ def state_view(state: WarState) -> WarView:
                     f.status, "destroyed"
                 ),
                 "armour": 0,
-                "label": f"{f.weapon.replace('_', ' ')} · {f.armour.replace('_', ' ')}"
-                + (f" · {f.role}" if f.role != "fighter" else "")
-                + (f" · {f.ammo} shots" if f.ammo is not None else "")
-                + {"unverified": " · wounded, unverified", "stabilised": " · wounded, stabilised (carried)"}.get(
-                    f.status, ""
+                "label": joined(
+                    [word(f.weapon, GAME), word(f.armour, GAME)]
+                    + ([word(f.role, GAME)] if f.role != "fighter" else [])
+                    + ([say("{ammo} shots", ammo=f.ammo)] if f.ammo is not None else [])
+                    + ([WOUNDED[f.status]] if f.status in WOUNDED else []),
+                    " · ",
                 ),
                 "ammo_max": None,
                 "fired": [],
@@ -278,17 +284,15 @@ def state_view(state: WarState) -> WarView:
         alive = any(e["status"] == "in play" for e in elements)
         squad: WarSquadView = {
             "id": s.id,
-            "name": f"{s.id} (d{s.quality}, Ldr {s.leadership}, {s.morale}"
-            + (f", suppressed {s.suppression}" if s.suppression else "")
-            + (", prone" if s.prone else "")
-            + ")",
+            "name": s.id,
             "player": s.player,
             "kind": "squad",
             "status": "in play" if alive else "destroyed",
-            "markers": ([f"suppressed {s.suppression}"] if s.suppression else [])
-            + (["prone"] if s.prone else [])
-            + ([s.morale] if s.morale not in ("confident", "steady") else [])
-            + (["march order"] if s.march else []),
+            "markers": [say("d{quality}", quality=s.quality), say("Leadership {n}", n=s.leadership)]
+            + ([say("suppressed {n}", n=s.suppression)] if s.suppression else [])
+            + ([say("prone")] if s.prone else [])
+            + ([MORALE_WORDS[s.morale]] if s.morale not in ("confident", "steady") else [])
+            + ([say("march order")] if s.march else []),
             "acted": s.id in state.activated,
             "can_act": alive and s.id not in state.activated,
             "quality": s.quality,

@@ -57,7 +57,8 @@ function unitCard(unit) {
   const head = el("h3", {}, unit.name,
     el("span", {}, el("span", { class: `badge ${unit.status}` }, t(unit.status)), " ",
       unit.acted ? el("span", { class: "badge acted" }, t("acted")) : "",
-      ...(unit.markers || []).map((m) => el("span", { class: "badge marker", "data-marker": m }, m))));
+      ...(unit.markers || []).map((m, k) => el("span", { class: "badge marker", "data-marker": m },
+        inLanguage(m, (unit.markers_messages || [])[k])))));
   const card = el("article", { class: classes.join(" "), "data-unit": unit.id }, head);
   const machine = unit.elements.find((e) => e.durability_max);
   if (machine) {
@@ -89,7 +90,7 @@ function unitCard(unit) {
     card.append(el("ul", { class: "members" }, ...people.map((e) => {
       const provisional = modelStatus(e.id).provisional;
       return el("li", { class: `${e.status}${provisional ? " provisional" : ""}` },
-        `${e.name} · ${e.label || `Бр ${e.armour}`} · ${t(e.status)}${provisional ? t(" (awaiting the referee)") : ""}`
+        `${e.name} · ${e.label ? inLanguage(e.label, e.label_message) : t("Armour {armour}", e)} · ${t(e.status)}${provisional ? t(" (awaiting the referee)") : ""}`
         + `${unit.kind === "vehicle" ? t(" (pilot)") : ""}`);
     })));
   }
@@ -172,7 +173,7 @@ function render() {
   $("winner").hidden = !state.winner;
   $("winner").textContent = state.winner ? t("Game over: {winner} wins. The referee ends the game to keep its result.", state) : "";
   document.body.classList.toggle("over", Boolean(state.winner));
-  $("active-unit").textContent = state.active_unit || "";
+  $("active-unit").textContent = MODEL_NAMES[state.active_unit] || state.active_unit || "";
   $("initiative").textContent = Object.keys(state.initiative).length
     ? t("Initiative") + " " + Object.entries(state.initiative).map(([p, r]) => `${p} ${r}`).join(", ") : "";
   const provisional = new Set(provisionalElements());
@@ -271,6 +272,7 @@ function connect() {
     Object.assign(model, { state: data.state, rulings: data.rulings, verdicts: data.override_verdicts, records: data.records,
       table: data.table, diceWaiting: data.dice_waiting, older: data.older_rulings, olderBefore: data.older_before,
       shown: data.rulings.length });
+    learnModelNames(data.state);
     followTerrain(data.terrain_seq);
     renderHealth(data.health);
     render();
@@ -279,6 +281,7 @@ function connect() {
   source.addEventListener("update", (event) => {
     const data = JSON.parse(event.data);
     model.state = data.state;
+    learnModelNames(data.state);
     model.rulings.push(...data.rulings);
     model.shown += data.rulings.length;
     speak(data.rulings);

@@ -75,11 +75,27 @@ function armyOptions(game) {
 
 function addArmyRow(selected) {
   const game = currentGame();
-  const select = el("select", { "aria-label": t("army") }, ...armyOptions(game));
+  const select = el("select", { "aria-label": t("army"), onchange: rememberArmies }, ...armyOptions(game));
   if (selected) select.value = selected;
   const row = el("div", { class: "army-row" }, select,
-    el("button", { type: "button", "aria-label": t("remove this army"), onclick: () => row.remove() }, "✕"));
+    el("button", { type: "button", "aria-label": t("remove this army"), onclick: () => { row.remove(); rememberArmies(); } }, "✕"));
   $("armies").append(row);
+}
+
+// The armies chosen for each game are kept in this browser, so a reload (or a saved army, which
+// the shelf lists first) does not put other armies in the menus.  Uploads are not kept.
+const CHOSEN_KEY = (game) => `station.armies.${game}`;
+
+function rememberArmies() {
+  const kept = [...document.querySelectorAll("#armies select")].map((s) => s.value).filter((v) => !v.startsWith("upload:"));
+  localStorage.setItem(CHOSEN_KEY(currentGame().name), JSON.stringify(kept));
+}
+
+function rememberedArmies(game) {
+  let kept;
+  try { kept = JSON.parse(localStorage.getItem(CHOSEN_KEY(game.name)) || "[]"); } catch { kept = []; }
+  const known = new Set(game.armies.map((a) => a.id));
+  return Array.isArray(kept) && kept.length && kept.every((id) => known.has(id)) ? kept : null;
 }
 
 function optionInput(option) {
@@ -141,8 +157,10 @@ function renderGameForm() {
   const game = currentGame();
   $("mul-paste").hidden = game.name !== "alpha_strike";
   $("armies").replaceChildren(el("legend", {}, t("Armies")));
+  const kept = rememberedArmies(game);
+  if (kept) kept.forEach((id) => addArmyRow(id));
   const players = [];
-  for (const army of game.armies) {  // one army per player to begin with
+  for (const army of kept ? [] : game.armies) {  // else one army per player to begin with
     if (!players.includes(army.player) && players.length < 2) { players.push(army.player); addArmyRow(army.id); }
   }
   $("options").replaceChildren(...game.options.map(optionInput));
@@ -354,6 +372,7 @@ function replaceArmyRow(from, id) {
   const selects = [...document.querySelectorAll("#armies select")];
   const target = selects.find((select) => select.value === from);
   if (target) target.value = id; else addArmyRow(id);
+  rememberArmies();
 }
 
 function useUnsaved() {
@@ -418,7 +437,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   setUpLanguage();
   fetch("/api/claim").then((r) => r.json()).then((state) => { $("unclaimed").hidden = state.claimed; });
   $("game").addEventListener("change", renderGameForm);
-  $("add-army").addEventListener("click", () => addArmyRow());
+  $("add-army").addEventListener("click", () => { addArmyRow(); rememberArmies(); });
   $("new-game-form").addEventListener("submit", startGame);
   $("editor-from").addEventListener("change", loadIntoEditor);
   $("editor").addEventListener("toggle", () => { if ($("editor").open && !$("editor-text").value) loadIntoEditor(); });

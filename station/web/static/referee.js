@@ -122,20 +122,47 @@ function t(text, values = {}) {
 // values said the same way in turn.
 const RULING_WORDS = JSON.parse(document.getElementById("ruling-catalog")?.textContent || "{}");
 
+// The engines name models by id (the journal's, unique); the page says the army's name for them,
+// as model_names and _named in station/rules/ do for the report.  learnModelNames(view) runs on
+// every state the page is given.  An id that is also a player's name stays the player's, a name
+// two models share is not used, and a sentence that already says the name keeps the id.
+let MODEL_NAMES = {};
+
+function learnModelNames(view) {
+  const players = new Set(view.players || []);
+  const units = view.units || [];
+  const shared = {};  // a vehicle and its unit may share a name: they are the same model
+  for (const unit of units) {
+    for (const name of [unit.name, ...unit.elements.map((e) => e.name).filter((name) => name !== unit.name)]) {
+      shared[name] = (shared[name] || 0) + 1;
+    }
+  }
+  MODEL_NAMES = Object.fromEntries(units.flatMap((unit) => [unit, ...unit.elements])
+    .filter((item) => item.name && item.name !== item.id && !players.has(item.id) && shared[item.name] === 1)
+    .map((item) => [item.id, item.name]));
+}
+
+function modelName(value, args) {
+  const called = Object.hasOwn(MODEL_NAMES, value) ? MODEL_NAMES[value] : null;
+  return called !== null && !Object.values(args).includes(called) ? called : value;
+}
+
 function sayMessage(message) {
   let said = message.parts
     ? message.parts.map(sayMessage).join(message.sep || "")
     : (RULING_WORDS[message.key] || CATALOG[message.key] || message.key).replace(/\{(\w+)\}/g, (whole, name) => {
       if (!(name in message.args)) return whole;
       const value = message.args[name];
-      return value !== null && typeof value === "object" ? sayMessage(value) : String(value);
+      if (value !== null && typeof value === "object") return sayMessage(value);
+      return typeof value === "string" ? modelName(value, message.args) : String(value);
     });
   if (message.trim) said = said.replace(/\.+$/, "");
   return message.cap ? said.charAt(0).toUpperCase() + said.slice(1) : said;
 }
 
 function inLanguage(text, message) {
-  return message && document.documentElement.lang !== "en" ? sayMessage(message) : text;
+  const named = Object.keys(MODEL_NAMES).length > 0;
+  return message && (named || document.documentElement.lang !== "en") ? sayMessage(message) : text;
 }
 
 // A rulebook reference as that language's rulebook prints it: the Russian rulebooks say "Таблица 4"

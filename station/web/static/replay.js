@@ -23,6 +23,7 @@ async function show(index) {
   const response = await fetch(`/api/games/${encodeURIComponent(replay.name)}/at/${seq}`);
   if (replay.pending !== seq) return;  // scrubbed on meanwhile
   const at = await response.json();
+  learnModelNames(at.state);
   $("replay-map").hidden = !at.table;  // a game with no camera has no map to show
   $("replay-no-map").hidden = Boolean(at.table);
   if (at.table) $("replay-map").src = `/api/games/${encodeURIComponent(replay.name)}/at/${seq}/map.svg`;
