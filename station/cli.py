@@ -377,12 +377,17 @@ def serve(
         data.mkdir(parents=True, exist_ok=True)
         owner = FileLock(data, f"data folder {data}")  # one lobby per folder, held till exit
         lobby = Lobby(data / "journals", data / "armies", hardware)
+        settings = load_settings(data)
         if serial_url is None and camera is None:  # no hardware flags: what the browser set last time
-            lobby.apply_settings(load_settings(data), save=False)
+            lobby.apply_settings(settings, save=False)
+        else:
+            lobby.return_to_data_folder(settings.data)
         lobby.watch(required=True)
     except (InUse, SettingsError) as exc:
         _fail(str(exc))
-    click.echo(f"Data:           {data}")
+    click.echo(f"Data:           {lobby.data}")
+    for message in lobby.messages:
+        click.echo(message)
     _warn_missing_port(serial_url)
     unfinished = lobby.unfinished()
     if unfinished is not None:

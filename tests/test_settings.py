@@ -12,6 +12,7 @@ from station.events import Node
 from station.lobby.lobby import Lobby
 from station.lobby.settings import Settings, SettingsError, load_settings, serial_ports
 from station.web.app import create_app
+from tests.conftest import EXAMPLES
 
 TOKEN = "settings-token"
 REFEREE = {"X-Referee-Token": TOKEN}
@@ -37,7 +38,13 @@ def test_the_rehearsal_hub_is_switched_on_remembered_and_fired_from_the_browser(
     answer = client.put("/api/settings", json={"rehearsal": True}, headers=REFEREE)
     assert answer.status_code == 200 and answer.get_json()["settings"]["rehearsal"] is True
     saved = json.loads((tmp_path / "data" / "settings.json").read_text())
-    assert saved == {"serial": None, "rehearsal": True, "camera": None, "calibration": "calibration/table.json"}
+    assert saved == {
+        "serial": None,
+        "rehearsal": True,
+        "camera": None,
+        "calibration": "calibration/table.json",
+        "data": None,
+    }
     _eventually(lambda: lobby.hub_health()["state"] == "connected")
     nodes = client.get("/api/rehearsal").get_json()["nodes"]
     assert {n["id"] for n in nodes} >= {"L1", "T1"}  # the sample armies' nodes, every game's
@@ -77,6 +84,72 @@ def test_a_bad_setting_names_its_field_and_a_running_game_keeps_its_hardware(lob
     answer = client.put("/api/settings", json={"camera": "0"}, headers=REFEREE)
     assert answer.status_code == 409 and "end the game first" in answer.get_json()["error"]
     assert client.get("/api/settings").get_json()["running"] is True
+
+
+def test_the_data_folder_moves_with_its_history_and_is_remembered_and_missed_without_loss(lobby, tmp_path, armies):
+    client = create_app(lobby, TOKEN).test_client()
+    home, stick = tmp_path / "data", tmp_path / "usb" / "station"
+    stick.parent.mkdir()  # the stick, mounted
+    army = json.loads((EXAMPLES / "blue-protectorate.json").read_text())
+    assert (
+        client.post("/api/armies/bronepekhota", json={"name": "mine", "army": army}, headers=REFEREE).status_code == 200
+    )
+    lobby.start("bronepekhota", armies)
+    played = lobby.end("before the move").name
+    answer = client.put("/api/settings", json={"data": str(stick)}, headers=REFEREE)
+    assert answer.status_code == 200 and answer.get_json()["copied"] == 2, answer.get_json()  # the journal and the army
+    assert client.get("/api/settings").get_json()["data"] == str(stick)
+    assert (stick / "journals" / played).read_bytes() == (home / "journals" / played).read_bytes()  # the old kept
+    assert [g["name"] for g in client.get("/api/games").get_json()["games"]] == [played]  # the history followed
+    games = {g["name"]: g for g in client.get("/api/rulesets").get_json()["games"]}
+    assert "saved:mine.json" in [a["id"] for a in games["bronepekhota"]["armies"]]  # the shelf followed
+    station = lobby.start("bronepekhota", armies)
+    assert station.journal.path.parent == stick / "journals"  # a new game is kept on the stick
+    assert client.put("/api/settings", json={"data": None}, headers=REFEREE).status_code == 409  # not mid-game
+    lobby.end("on the stick")
+
+    lobby.close()  # a restart: the stick is used again, from the home's settings
+    again = Lobby(home / "journals", home / "armies")
+    try:
+        again.apply_settings(load_settings(home), save=False)
+        assert again.data == stick and len(again.history.games()) == 2
+    finally:
+        again.close()
+    moved = stick.rename(tmp_path / "usb" / "away")  # the stick left at the club
+    again = Lobby(home / "journals", home / "armies")
+    try:
+        again.apply_settings(load_settings(home), save=False)
+        assert again.data == home and "until it is back" in again.messages[0]
+        assert load_settings(home).data == str(stick)  # still wanted, for when it is back
+        assert not stick.exists()  # and not made on the SD card in its place
+    finally:
+        again.close()
+    assert len(list((moved / "journals").glob("*.jsonl"))) == 2
+
+
+def test_a_data_folder_that_cannot_be_used_is_refused_naming_why(lobby, tmp_path):
+    client = create_app(lobby, TOKEN).test_client()
+    (tmp_path / "a-file").write_text("")
+    for folder, why in (
+        ("usb/station", "whole path"),
+        (str(tmp_path / "unmounted" / "station"), "no such folder"),
+        (str(tmp_path / "a-file" / "station"), "no such folder"),
+        ("/proc", "cannot write there"),  # (root writes anywhere on a disk, so: not a disk)
+        (str(tmp_path / "data"), None),  # the home itself: nothing to do
+    ):
+        answer = client.put("/api/settings", json={"data": folder}, headers=REFEREE)
+        if why is None:
+            assert answer.status_code == 200 and answer.get_json()["copied"] == 0
+            continue
+        assert answer.status_code == 400 and why in answer.get_json()["error"], answer.get_json()
+        assert answer.get_json()["field"] == "data" and lobby.data == tmp_path / "data"
+    other = Lobby(tmp_path / "other" / "journals", tmp_path / "other" / "armies")
+    try:
+        other.use_data_folder(tmp_path / "shared")  # another station keeps its data there
+        answer = client.put("/api/settings", json={"data": str(tmp_path / "shared")}, headers=REFEREE)
+        assert answer.status_code == 400 and "in use" in answer.get_json()["error"], answer.get_json()
+    finally:
+        other.close()
 
 
 def test_a_broken_settings_file_is_an_error_naming_it(tmp_path):

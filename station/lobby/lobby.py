@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -19,11 +20,12 @@ from typing import Any
 
 from ..datafile import DataFileError, data_dir
 from ..devices.link import BAUD
-from ..exclusive import InUse
+from ..exclusive import FileLock, InUse
 from ..fold import HEADER_KIND
 from ..game import InputError
 from ..journal import JournalError, read_records
 from ..runtime import Station
+from . import datafolder
 from .armies import ArmyShelf
 from .camerawatch import CameraWatch
 from .history import History, PlayedGame
@@ -41,6 +43,10 @@ class LobbyError(InputError):
 
 class GameRunning(LobbyError):
     """A new game, or a resume, asked for while another game runs."""
+
+
+class FolderUnusable(LobbyError):
+    """A data folder the station cannot keep its data in (not writable, another station's)."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +88,9 @@ class Lobby:
         self.hardware = hardware or Hardware()
         self.shelf = ArmyShelf(armies)
         self.history = History(journals)
-        self.folder = armies.parent  # the data folder: settings.json, the rehearsal hub's link
+        self.folder = armies.parent  # the home: settings.json, the rehearsal hub's link
+        self.data = self.folder  # journals/ and armies/: the home's, or where the referee moved them
+        self.data_lock: FileLock | None = None  # held on a data folder other than the home
         self.settings: Settings | None = None  # what the browser set (None: the command's flags)
         self.rehearsal: Rehearsal | None = None
         self.hub: HubWatch | None = None
@@ -99,9 +107,10 @@ class Lobby:
         self.hub = HubWatch(hw.serial_url, self.folder / "setup", hw.baud) if hw.serial_url else None
         self.camera = CameraWatch(hw.camera, hw.camera_fps) if hw.camera is not None else None
 
-    def apply_settings(self, settings: Settings, save: bool = True) -> None:
+    def apply_settings(self, settings: Settings, save: bool = True) -> int:
         """The hub, the rehearsal hub, the camera and the calibration as the referee set them in
-        the browser: applied at once (between games), and remembered in the data folder."""
+        the browser: applied at once (between games), and remembered in the home folder.  The data
+        folder last: returns how many files moving it copied."""
         with self._lock:
             if self._station is not None:
                 raise GameRunning("end the game first: a game keeps the hub and the camera it started with")
@@ -123,9 +132,51 @@ class Lobby:
             )
             self._watch_hardware()
             self.settings = settings
-            if save:
-                save_settings(self.folder, settings)
             self.watch()
+            if not save:  # at start: the settings file's folder, if it is there
+                self.return_to_data_folder(settings.data)
+                return 0
+            moved = self.use_data_folder(Path(settings.data) if settings.data else None)
+            save_settings(self.folder, settings)
+            return moved
+
+    def return_to_data_folder(self, folder: str | None) -> None:
+        """At start, the data folder the settings name; one that is not there (a USB stick left
+        at home) leaves the journals in the home, and the lobby says so."""
+        try:
+            self.use_data_folder(Path(folder) if folder else None, create=False)
+        except LobbyError as exc:
+            said = f"{exc}; until it is back, games are kept in {self.data}"
+            log.warning("%s", said)
+            self.messages.append(said)
+
+    def use_data_folder(self, folder: Path | None, create: bool = True) -> int:
+        """Keep the journals and the armies in ``folder`` (``None``: the home) from now on, with
+        copies of what it lacked (station/lobby/datafolder.py); ``create`` makes the folder (not
+        its parents).  Returns how many files came over."""
+        target = folder or self.folder
+        with self._lock:
+            if target == self.data:
+                return 0
+            if self._station is not None:
+                raise GameRunning("end the game first: a game is journaled where it started")
+            lock = None
+            try:
+                if target != self.folder:
+                    lock, copied = datafolder.take(target, self.data, create)
+                else:
+                    copied = datafolder.copy_missing(self.data, target)
+            except (datafolder.FolderError, OSError) as exc:
+                raise FolderUnusable(f"data folder: {exc}") from None
+            if self.data_lock is not None:
+                self.data_lock.release()
+            self.data, self.data_lock = target, lock
+            self.journals = target / "journals"
+            self.shelf = ArmyShelf(target / "armies")
+            self.history = History(self.journals)
+            os.environ["STATION_DATA"] = str(target)  # the card library follows (datafile.data_dir)
+            log.info("data folder now %s (%d files copied)", target, copied)
+            return copied
 
     def shelf_nodes(self) -> list[Any]:
         """Every launcher and tilt node of every army on the shelf, of every game (the rehearsal
@@ -294,6 +345,8 @@ class Lobby:
                 self.camera.stop()
             if self.rehearsal is not None:
                 self.rehearsal.stop()
+            if self.data_lock is not None:
+                self.data_lock.release()
         if station is not None:
             for listener in self.on_end:
                 listener(station)

@@ -3,7 +3,7 @@ data folder (``settings.json``), so the systemd unit needs no hardware flags.
 
 What can be chosen: the hub's serial port (from the ports found, each probed for HELLO), the
 rehearsal hub instead of one (a simulated hub driven from the browser), the camera (from the
-cameras found), and the calibration file.  A flag given to ``station serve`` wins for that run and
+cameras found), the calibration file, and the data folder in use (station/lobby/datafolder.py).  A flag given to ``station serve`` wins for that run and
 is not written here.  The file is replaced whole, so a power cut leaves the old settings or the new.
 """
 
@@ -34,11 +34,12 @@ class Settings:
     rehearsal: bool = False  # a simulated hub the referee drives from the browser, instead of one
     camera: str | None = None  # a camera index ("0") or a recording; None: no camera
     calibration: str = DEFAULT_CALIBRATION
+    data: str | None = None  # the data folder in use, if not this one (station/lobby/datafolder.py)
 
     def changed(self, changes: dict[str, Any], where: str = "settings") -> Settings:
         """These settings with ``changes`` (from the browser) checked: an error names the field."""
         f = Fields(where, changes, error=SettingsError)
-        f.reject_unknown(["serial", "rehearsal", "camera", "calibration"])
+        f.reject_unknown(["serial", "rehearsal", "camera", "calibration", "data"])
         text = (str, type(None))
         values: dict[str, Any] = {}
         for name in ("serial", "camera"):
@@ -49,6 +50,8 @@ class Settings:
             values["rehearsal"] = f.get("rehearsal", bool)
         if "calibration" in changes:
             values["calibration"] = f.get("calibration", str, check=_one_line) or DEFAULT_CALIBRATION
+        if "data" in changes:
+            values["data"] = f.get("data", text, check=_whole_path) or None
         if values.get("serial"):  # a real port chosen: the rehearsal hub steps aside
             values.setdefault("rehearsal", False)
         return replace(self, **values)
@@ -56,6 +59,12 @@ class Settings:
 
 def _one_line(value: str | None) -> str | None:
     return "must be one line of at most 200 characters" if value and ("\n" in value or len(value) > 200) else None
+
+
+def _whole_path(value: str | None) -> str | None:
+    if value and not value.startswith("/"):
+        return "must be the whole path, from / (for example /media/usb/station)"
+    return _one_line(value)
 
 
 def load_settings(folder: Path) -> Settings:

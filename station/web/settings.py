@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, render_template, request
 
 from ..datafile import DataFileError
-from ..lobby.lobby import LobbyError
+from ..lobby.lobby import FolderUnusable, LobbyError
 from ..lobby.settings import Settings, cameras, serial_ports
 from ..lobby.wiring import wiring
 from ..rules.text import say
@@ -29,7 +29,8 @@ def _current() -> Settings:
     if the_lobby.settings is not None:
         return the_lobby.settings
     hw = the_lobby.hardware
-    return Settings(serial=hw.serial_url, camera=hw.camera, calibration=str(hw.calibration))
+    moved = str(the_lobby.data) if the_lobby.data != the_lobby.folder else None
+    return Settings(serial=hw.serial_url, camera=hw.camera, calibration=str(hw.calibration), data=moved)
 
 
 def _body() -> dict[str, Any]:
@@ -49,7 +50,8 @@ def current() -> Response:
         {
             "settings": asdict(_current()),
             "from_flags": the_lobby.settings is None,
-            "data": str(the_lobby.folder),
+            "data": str(the_lobby.data),
+            "home": str(the_lobby.folder),
             "running": the_lobby.station is not None,
             "hub": the_lobby.hub_health(),
             "camera": the_lobby.camera_health(),
@@ -61,15 +63,19 @@ def current() -> Response:
 @referee_only
 def change() -> tuple[Response, int] | Response:
     """``{"serial": "/dev/ttyACM0"}``, ``{"rehearsal": true}``, ``{"camera": "0"}``,
-    ``{"calibration": "..."}`` (any of them): applied at once and remembered."""
+    ``{"calibration": "..."}``, ``{"data": "/media/usb/station"}`` (any of them; ``"data": null``
+    is the home folder again): applied at once and remembered.  ``copied`` counts the files a
+    new data folder was given."""
     try:
         changed = _current().changed(_body())
-        lobby().apply_settings(changed)
+        copied = lobby().apply_settings(changed)
     except DataFileError as exc:
         return jsonify({"error": str(exc), "field": exc.where}), 400
+    except FolderUnusable as exc:
+        return jsonify({"error": str(exc), "field": "data"}), 400
     except LobbyError as exc:
         return error_response(409, str(exc))
-    return jsonify({"settings": asdict(changed)})
+    return jsonify({"settings": asdict(changed), "copied": copied})
 
 
 @settings_pages.get("/api/settings/ports")

@@ -19,6 +19,7 @@ async function refresh() {
     state: stateWord(now.camera && now.camera.state) }) : t("No camera.");
   $("calibration").value = s.calibration;
   $("data").textContent = now.data;
+  $("home-data").hidden = now.data === now.home;
   const preview = $("camera-preview");
   preview.hidden = s.camera === null;
   if (!preview.hidden) preview.src = `/api/settings/camera.jpg?t=${Date.now()}`;
@@ -29,8 +30,8 @@ async function change(settings, done) {
   try {
     $("settings-error").textContent = "";
     $("settings-done").textContent = "";
-    await call("/api/settings", settings, "PUT");
-    $("settings-done").textContent = done;
+    const result = await call("/api/settings", settings, "PUT");
+    $("settings-done").textContent = typeof done === "function" ? done(result) : done;
     setTimeout(refresh, 800);  // the hub says HELLO within a moment
     await refresh();
   } catch (error) { $("settings-error").textContent = error.message; }
@@ -69,6 +70,9 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("no-camera").addEventListener("click", () => change({ camera: null }, t("No camera.")));
   $("save-calibration").addEventListener("click", () => change({ calibration: $("calibration").value },
     t("Calibration file set.")));
+  const moved = (result) => t("Data folder changed; {n} files copied there.", { n: result.copied });
+  $("move-data").addEventListener("click", () => change({ data: $("data-folder").value.trim() }, moved));
+  $("home-data").addEventListener("click", () => change({ data: null }, moved));
   await Promise.all([refresh(), listCameras()]);
   setInterval(refresh, 5000);
 });
