@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from .config import ConfigError, config_path, load_config
+from .config import ConfigError, config_path, fresh_token, load_config, save_config
 from .datafile import DataFileError, data_dir, load_json_file
 from .dice import DiceBook
 from .exclusive import FileLock, InUse
@@ -138,7 +138,7 @@ def _serve(lobby, host: str, port: int, config: str | None, web: dict[str, int])
 
     token = _token(config)
     unclaimed = Claim.of(config_path(config))
-    server = DashboardServer(lobby, token, host, port, WebLimits(**web), unclaimed).start()
+    server = DashboardServer(lobby, token, host, port, WebLimits(**web), unclaimed, config_path(config)).start()
     for address in server.addresses:
         click.echo(f"Dashboard:      {address}")
     click.echo(f"Referee token:  {token}   (open {token_link(server.addresses[0], token)} to referee)")
@@ -170,11 +170,12 @@ def _web_options(command):
         ("spectators", "--spectators", "Dashboard streams for spectators at once; more get a 503."),
         ("connections", "--max-connections", "Open connections at most; the longest idle is closed first."),
         ("idle_timeout", "--idle-timeout", "Seconds a half-sent request or an unused keep-alive may sit."),
+        ("session_hours", "--session-hours", "Hours a referee's login lasts; logging out ends it sooner."),
     ]:
         command = click.option(
             flag,
             name,
-            type=click.IntRange(min=1),
+            type=click.FloatRange(min=0.01) if name == "session_hours" else click.IntRange(min=1),
             default=defaults[name],
             show_default=True,
             help=text,
@@ -420,6 +421,8 @@ def tournament(mqtt, db, host, port, config) -> None:
     from .tournament.app import create_tournament_app
     from .tournament.store import Store
     from .tournament.subscriber import Subscriber
+    from .web.bodies import ADJUSTMENTS as BODY_ADJUSTMENTS
+    from .web.bodies import gate
 
     try:
         broker = BrokerUrl.parse(mqtt)
@@ -428,7 +431,8 @@ def tournament(mqtt, db, host, port, config) -> None:
     except (ValueError, MqttUnavailable, OSError) as exc:
         _fail(str(exc))
     token = _token(config)
-    server = create_server(create_tournament_app(store, token, subscriber), host=host, port=port, threads=8)
+    app = create_tournament_app(store, token, subscriber, config_path(config))
+    server = gate(create_server(app, host=host, port=port, threads=8, **BODY_ADJUSTMENTS), app)
     threading.Thread(target=server.run, name="tournament-web", daemon=True).start()
     click.echo(f"Broker:         {broker}")
     click.echo(f"Records:        {Path(db).resolve()}")
@@ -474,12 +478,20 @@ def _print_claim_code(user: str, config: Path | None) -> None:
 @main.command()
 @click.option("--config", type=click.Path(dir_okay=False), help="Config file (holds the referee token).")
 @click.option("--url", help="The station's address (default: this machine's LAN address, port 8080).")
-def token(config, url) -> None:
+@click.option("--new", "renew", is_flag=True, help="Make a new token: every referee login ends (a lost phone).")
+def token(config, url, renew) -> None:
     """Show the referee's link, with its token, as a QR code in this terminal for a phone to scan."""
     import segno
 
     from .lobby.network import token_link, urls
 
+    if renew:
+        path = config_path(config)
+        try:
+            save_config(path, {**load_config(path), "referee_token": fresh_token()})
+        except (ConfigError, OSError) as exc:
+            _fail(f"cannot write a new token to {path}: {exc}")
+        click.echo("A new referee token: a running station takes it within a second, and every login ends.")
     link = token_link(url or urls("0.0.0.0", 8080)[0], _token(config))
     click.echo(link)
     segno.make(link, error="m").terminal(compact=True)

@@ -31,12 +31,17 @@ def config_path(explicit: str | None = None) -> Path:
     return Path.home() / ".config" / "station" / "config.json"
 
 
+def fresh_token() -> str:
+    """A new referee token: 16 random bytes, as URL-safe text (22 characters)."""
+    return secrets.token_urlsafe(16)
+
+
 def load_config(path: Path) -> dict[str, Any]:
     """The config; a missing file is created with a fresh token and a one-time claim code (the
     station is unclaimed until a referee enters that code in the browser, see web/claim.py)."""
     if not path.exists():
         config = {
-            "referee_token": secrets.token_urlsafe(16),
+            "referee_token": fresh_token(),
             "claim_code": "".join(secrets.choice("0123456789") for _ in range(CLAIM_DIGITS)),
         }
         path.parent.mkdir(parents=True, exist_ok=True)

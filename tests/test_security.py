@@ -2,9 +2,15 @@
 cross-site request riding on the referee's cookie, an oversized upload, and debug mode."""
 
 import json
+import time
 
+from click.testing import CliRunner
+
+from station.cli import main
 from station.web.app import create_app
+from station.web.limits import WebLimits
 from station.web.security import ATTEMPTS, MAX_UPLOAD_BYTES, Throttle
+from station.web.sessions import CONFIG_CHECK_S, MOST_SESSIONS, Sessions
 
 from .conftest import REFEREE, REFEREE_TOKEN
 
@@ -128,3 +134,65 @@ def test_every_page_has_its_icon(client):
     """The dashboard asked for /favicon.ico on every load and got a 404."""
     icon = client.get("/favicon.ico")
     assert icon.status_code == 200 and icon.mimetype == "image/svg+xml" and b"<svg" in icon.data
+
+
+def _logged_in(app):
+    """A new browser that logs in: its client, the cookie value and the CSRF token."""
+    browser = app.test_client()
+    csrf = browser.post("/api/login", json={"token": REFEREE_TOKEN}).get_json()["csrf"]
+    return browser, browser.get_cookie("session").value, csrf
+
+
+def _replayed(app, cookie, csrf):
+    """The cookie and CSRF token replayed from another phone: its /api/whoami and a control."""
+    other = app.test_client()
+    other.set_cookie("session", cookie)
+    headers = {"X-CSRF-Token": csrf}
+    dice = other.post("/api/dice", json={"sides": 6, "values": [3]}, headers=headers)
+    return other.get("/api/whoami", headers=headers).status_code, dice.status_code
+
+
+def test_a_logout_ends_the_session_on_the_server_so_a_replayed_cookie_is_refused(station):
+    app = create_app(station, REFEREE_TOKEN)
+    browser, cookie, csrf = _logged_in(app)
+    _, kept, kept_csrf = _logged_in(app)  # the referee's other phone
+    assert _replayed(app, cookie, csrf)[0] == 200
+    browser.post("/api/logout")
+    assert _replayed(app, cookie, csrf) == (401, 401)  # the cookie left at the club is worth nothing
+    assert _replayed(app, kept, kept_csrf)[0] == 200  # another login is not touched by this one's logout
+
+
+def test_a_session_expires_after_its_hours(station):
+    now = [1000.0]
+    app = create_app(station, REFEREE_TOKEN, WebLimits(session_hours=2))
+    app.extensions["referee_token"].sessions.clock = lambda: now[0]
+    _, cookie, csrf = _logged_in(app)
+    now[0] += 2 * 3600 - 1
+    assert _replayed(app, cookie, csrf)[0] == 200
+    now[0] += 2
+    assert _replayed(app, cookie, csrf) == (401, 401)
+
+
+def test_a_new_token_in_the_config_file_ends_every_session_within_a_second(station, tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"referee_token": REFEREE_TOKEN}))
+    app = create_app(station, REFEREE_TOKEN, config=config)
+    _, cookie, csrf = _logged_in(app)
+    result = CliRunner().invoke(main, ["token", "--new", "--config", str(config), "--url", "http://station:8080/"])
+    assert result.exit_code == 0, result.output
+    fresh = json.loads(config.read_text())["referee_token"]
+    assert fresh != REFEREE_TOKEN and fresh in result.output
+    time.sleep(CONFIG_CHECK_S + 0.1)
+    assert _replayed(app, cookie, csrf) == (401, 401)
+    client = app.test_client()
+    assert client.get("/api/whoami", headers={"X-Referee-Token": REFEREE_TOKEN}).status_code == 403
+    assert client.get("/api/whoami", headers={"X-Referee-Token": fresh}).status_code == 200
+
+
+def test_the_session_store_stays_bounded_and_forgets_what_closed():
+    sessions = Sessions(hours=1)
+    first = sessions.open()
+    opened = [sessions.open() for _ in range(MOST_SESSIONS)]
+    assert not sessions.valid(first) and all(sessions.valid(s) for s in opened[-10:])
+    sessions.close(opened[-1])
+    assert not sessions.valid(opened[-1]) and not sessions.valid(None) and not sessions.valid(["x"])

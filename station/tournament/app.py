@@ -7,6 +7,7 @@ cookie with its CSRF token, exactly as the station's own controls (station/web/s
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
@@ -22,10 +23,10 @@ from .standings import Standing, as_csv, standings, swiss_pairings
 from .store import Store
 
 
-def create_tournament_app(store: Store, token: str, subscriber: Any = None) -> Flask:
+def create_tournament_app(store: Store, token: str, subscriber: Any = None, config: Path | None = None) -> Flask:
+    """``config``: the file the judges' token came from, followed for a new one."""
     app = Flask(__name__, static_folder="../web/static", static_url_path="/static")
-    app.config.update(REFEREE_TOKEN=token)
-    harden(app)
+    harden(app, token, config)
     # the station's language switch and catalogs: the judges' screen speaks both languages too
     app.jinja_loader = ChoiceLoader([app.jinja_loader, PackageLoader("station.web", "templates")])  # type: ignore[list-item]
     i18n.install(app)

@@ -3,6 +3,8 @@ token)`` builds an app around one lobby (or one running station), with no global
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from flask import Flask, Response
 
 from ..lobby.lobby import Lobby
@@ -23,17 +25,23 @@ from .stream import Broadcasters
 
 
 def create_app(
-    station: Lobby | Station, referee_token: str, limits: WebLimits | None = None, claim: Claim | None = None
+    station: Lobby | Station,
+    referee_token: str,
+    limits: WebLimits | None = None,
+    claim: Claim | None = None,
+    config: Path | None = None,
 ) -> Flask:
-    """``claim``: a station not claimed yet (its config's one-time code; web/claim.py)."""
+    """``claim``: a station not claimed yet (its config's one-time code; web/claim.py);
+    ``config``: the file the token came from, followed for a new one (web/sessions.py)."""
     lobby = station if isinstance(station, Lobby) else Lobby.around(station)
+    limits = limits or WebLimits()
     app = Flask(__name__)
-    app.config.update(LOBBY=lobby, REFEREE_TOKEN=referee_token, CLAIM=claim)
-    app.extensions["seats"] = Seats(limits or WebLimits())  # the dashboard streams' caps
+    app.config.update(LOBBY=lobby, CLAIM=claim)
+    app.extensions["seats"] = Seats(limits)  # the dashboard streams' caps
     broadcasters = Broadcasters()  # one per game: frames built once for every watcher
     app.extensions["broadcasters"] = broadcasters
     lobby.on_end.append(broadcasters.close)
-    harden(app)
+    harden(app, referee_token, config, limits.session_hours)
     install_i18n(app)
 
     @app.errorhandler(NoGame)

@@ -22,7 +22,7 @@ from flask import Blueprint, Response, current_app, jsonify, redirect, render_te
 from ..config import load_config, save_config
 from ..lobby.network import qr_svg, token_link
 from ..rules.text import say
-from .security import error_response, guessed_wrong, referee_only, throttled
+from .security import error_response, guessed_wrong, referee_only, referee_token, throttled
 
 log = logging.getLogger(__name__)
 claim = Blueprint("claim", __name__, template_folder="templates")
@@ -92,9 +92,9 @@ def claim_station() -> tuple[Response, int] | Response:
     with open_claim.lock:
         if open_claim.done:
             return error_response(409, say("this station is already claimed"))
-        token = password or current_app.config["REFEREE_TOKEN"]
+        token = password or referee_token().current()
         save_config(open_claim.path, {"referee_token": token})
-        current_app.config["REFEREE_TOKEN"] = token
+        referee_token().change(token)
         open_claim.done = True
     log.info("station claimed from %s%s", request.remote_addr, " (its own machine)" if local else "")
     return jsonify({"claimed": True, "token": token})
@@ -106,5 +106,5 @@ def referee_qr() -> Response:
     """The referee's link, token included, as a QR code: for the referee's own phone only."""
     from .lobby import addresses
 
-    link = token_link(addresses()[0], current_app.config["REFEREE_TOKEN"])
+    link = token_link(addresses()[0], referee_token().current())
     return Response(qr_svg(link), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})

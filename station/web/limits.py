@@ -23,6 +23,7 @@ class WebLimits:
     workers: int = 16  # threads for short requests (pages, the API, the referee's controls); each open stream adds one
     connections: int = 1000  # open sockets at most
     idle_timeout: int = 10  # seconds a half-sent request or an unused keep-alive may sit
+    session_hours: float = 12.0  # how long a referee's login lasts (web/sessions.py)
 
     def fitted(self) -> WebLimits:
         """These limits, with the connection cap lowered to what the open-file limit allows

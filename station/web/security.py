@@ -2,7 +2,8 @@
 
 * A referee proves himself with the token, either on every request (``X-Referee-Token`` or
   ``Authorization: Bearer``) or once, at ``POST /api/login``, which sets an HttpOnly, SameSite
-  session cookie.
+  session cookie.  The cookie names a session the server keeps (sessions.py): a logout, a new
+  token or the session's age ends it, wherever the cookie is replayed from.
 * A request that rides on the cookie must also carry the CSRF token the login returned
   (``X-CSRF-Token``), so another site's page cannot act through the referee's browser.  A header
   token is never sent by a browser on its own, so it needs no CSRF token.
@@ -19,11 +20,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import Any
 
 from flask import Response, current_app, jsonify, request, session
 
 from ..rules.text import Text, say
+from .sessions import SESSION_HOURS, RefereeToken, Sessions
 
 ATTEMPTS = 5
 WINDOW_S = 60.0
@@ -65,8 +68,24 @@ def error_response(status: int, message: str) -> tuple[Response, int]:
     return jsonify({"error": message, **said}), status
 
 
+def referee_token() -> RefereeToken:
+    return current_app.extensions["referee_token"]
+
+
+def token_matches(given: str, token: str) -> bool:
+    """In constant time, so the answer's timing says nothing of how much of a guess was right."""
+    return hmac.compare_digest(given.encode(), token.encode())
+
+
 def _token_ok(given: str) -> bool:
-    return hmac.compare_digest(given.encode(), current_app.config["REFEREE_TOKEN"].encode())
+    return token_matches(given, referee_token().current())
+
+
+def _logged_in() -> bool:
+    """A login cookie whose session the server still keeps (not logged out, not expired, opened
+    with the token in force)."""
+    referee_token().current()  # a token changed in the config file closes the sessions first
+    return referee_token().sessions.valid(session.get("sid"))
 
 
 def _throttle() -> Throttle:
@@ -89,7 +108,7 @@ def is_referee() -> bool:
     for what is only counted apart, such as the referee's own dashboard streams.  Controls use
     ``referee_only``, which also checks CSRF and throttles guesses."""
     given = _given_token()
-    return bool(session.get("referee")) or (bool(given) and _token_ok(given))
+    return _logged_in() or (bool(given) and _token_ok(given))
 
 
 def throttled() -> tuple[Response, int] | None:
@@ -118,7 +137,7 @@ def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
                 guessed_wrong()
                 return error_response(403, say("wrong referee token"))
             return view(*args, **kwargs)
-        if session.get("referee"):
+        if _logged_in():
             sent = request.headers.get("X-CSRF-Token", "")
             if not sent or not hmac.compare_digest(sent.encode(), str(session.get("csrf", "")).encode()):
                 return error_response(403, "this control needs the CSRF token the login gave (X-CSRF-Token)")
@@ -139,19 +158,22 @@ def login() -> Any:
         guessed_wrong()
         return error_response(403, say("wrong referee token"))
     session.clear()
-    session["referee"] = True
+    session["sid"] = referee_token().sessions.open()
     session["csrf"] = secrets.token_urlsafe(24)
     return jsonify({"referee": True, "csrf": session["csrf"]})
 
 
 def logout() -> Any:
+    """End this session on the server, so its cookie is worth nothing wherever it is replayed."""
+    referee_token().sessions.close(session.get("sid"))
     session.clear()
     return jsonify({"referee": False})
 
 
-def harden(app) -> None:
-    """The app's security settings: a per-start session key, strict cookies, the upload cap,
-    debug off, and JSON errors for oversized bodies."""
+def harden(app, token: str, config: Path | None = None, session_hours: float = SESSION_HOURS) -> None:
+    """The app's security settings: the referee's token (followed in ``config``, if given) and
+    sessions, a per-start session key, strict cookies, the upload cap, debug off, and JSON errors
+    for oversized bodies."""
     app.config.update(
         SECRET_KEY=secrets.token_bytes(32),
         SESSION_COOKIE_HTTPONLY=True,
@@ -159,6 +181,7 @@ def harden(app) -> None:
         MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES,
         THROTTLE=Throttle(),
     )
+    app.extensions["referee_token"] = RefereeToken(token, Sessions(session_hours), config)
     app.debug = False
 
     @app.errorhandler(413)

@@ -36,6 +36,7 @@ import logging
 import sys
 import threading
 from collections import deque
+from pathlib import Path
 
 from waitress.server import TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher
@@ -45,6 +46,8 @@ from ..lobby.network import urls
 from ..runtime import Station
 from . import heap
 from .app import create_app
+from .bodies import ADJUSTMENTS as BODY_ADJUSTMENTS
+from .bodies import gate
 from .claim import Claim
 from .limits import WebLimits
 
@@ -105,8 +108,10 @@ class ClubServer(TcpWSGIServer):
             outbuf_high_watermark=OUTBUF_BYTES,
             outbuf_overflow=OUTBUF_BYTES,
             ident="station",
+            **BODY_ADJUSTMENTS,
             **adjustments,
         )
+        gate(self, app)
 
     def size_pool(self, open_streams: int) -> None:
         """``workers`` threads for short requests plus one for each open stream: a crowd's
@@ -169,10 +174,11 @@ class DashboardServer:
         port: int = 8080,
         limits: WebLimits | None = None,
         claim: Claim | None = None,
+        config: Path | None = None,
     ) -> None:
         self.limits = (limits or WebLimits()).fitted()
         heap.cap_arenas()  # before the web threads start (heap.py says why)
-        self.app = app = create_app(station, token, self.limits, claim)
+        self.app = app = create_app(station, token, self.limits, claim, config)
         self._server = ClubServer(app, self.limits, host=host, port=port)
         app.extensions["seats"].on_change = self._server.size_pool
         self.host, self.port = host, self._server.effective_port
