@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 END_KIND = "end"  # the referee ended the game (not folded: the history and the report read it)
 RULINGS_KEPT = 5000  # rulings a live game keeps in memory (and shows); every one stays in the journal
 RECENT_RULINGS = 200  # rulings a screen is sent when it opens; it pages back through the older ones
+NOTE_CHARS = 2000  # a referee's note (an end, an override, a start past the check): a paragraph
+JUDGE_NOTE_CHARS = 500  # a call to the tournament's judges: a line on their screen
 
 
 def _ruling_view(ruling: Ruling, confirmed: frozenset[str]) -> dict[str, Any]:
@@ -42,6 +44,18 @@ class InputError(ValueError):
 
 def _no_such_ruling(ruling_id: str) -> InputError:
     return InputError(f"no ruling {ruling_id!r} among the latest {RULINGS_KEPT} (older ones stand as journaled)")
+
+
+def checked_note(note: object, most: int = NOTE_CHARS) -> str:
+    """A referee's note as the journal keeps it: text of at most ``most`` characters, refused
+    beyond (a note is never cut: what the referee wrote is what the report shows)."""
+    if not isinstance(note, str) or len(note) > most:
+        raise InputError(f"note: text of at most {most} characters")
+    return note
+
+
+class GameEnded(InputError):
+    """A journal whose game the referee ended, opened to carry on: it can be replayed, not resumed."""
 
 
 class JournalUnavailable(InputError):
@@ -89,6 +103,9 @@ class Game:
             records = [header]
         elif game is not None and header_of(records, str(journal.path))["game"] != game:
             raise InputError(f"{journal.path} holds a {records[0]['game']} game, not {game}")
+        ended = next((r for r in records if r["kind"] == END_KIND), None)
+        if ended is not None:  # however the end was journaled, and whatever follows it
+            raise GameEnded(f"{journal.path.name} ended (record {ended['seq']}); it can be replayed, not resumed")
         self._header = records[0]
         self._order = array("q")  # the seqs of the records applied, in the order they were applied
         self._last_seq = records[-1]["seq"]
@@ -303,9 +320,7 @@ class Game:
         """A table asks for a tournament judge: journaled (so the tournament screen, which reads
         the journal over MQTT, shows the call until a judge marks it handled); the rules never
         see it."""
-        if not isinstance(note, str) or len(note) > 500:
-            raise InputError("note: text of at most 500 characters")
-        return self.journal.append("judge", durable=True, note=note, by=by)
+        return self.journal.append("judge", durable=True, note=checked_note(note, JUDGE_NOTE_CHARS), by=by)
 
     def operator_input(self, type_: str, args: Mapping[str, Any] | None = None, by: str = "referee") -> list[Ruling]:
         allowed = self._result.ruleset.input_types
@@ -340,6 +355,7 @@ class Game:
         verdicts = self._result.ruleset.override_verdicts
         if verdict not in verdicts:
             raise InputError(f"verdict {verdict!r} is not one of {', '.join(verdicts)}")
+        checked_note(note)
         with self._recording():
             self._ruling(ruling_id)
             record = self.journal.append("override", durable=True, ruling=ruling_id, verdict=verdict, note=note, by=by)
@@ -352,7 +368,8 @@ class Game:
     def end(self, note: str = "", by: str = "referee") -> dict[str, Any]:
         """Journal the end of the game with its winner and summary, for the history and the
         report.  Nothing after it is folded differently: the record is kept for the audit trail,
-        and a game that ended is not offered for resuming."""
+        and a game that ended is never resumed."""
+        checked_note(note)
         with self._recording():
             view = self.state_view()
             pending = sum(1 for r in self.snapshot()["rulings"] if r["status"] == "pending")

@@ -59,7 +59,9 @@ class Recovery:
 
 
 def _dumps(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+    """One record as one line of strict JSON: a NaN or an infinity (which no browser reads back)
+    is refused here, where it is made, and never journaled."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=False, allow_nan=False)
 
 
 _RECORD_START = b'{"seq":'

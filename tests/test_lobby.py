@@ -10,9 +10,14 @@ import time
 import urllib.request
 
 import pytest
+from click.testing import CliRunner
 
+from station.cli import main
+from station.game import NOTE_CHARS, GameEnded
+from station.lobby.history import History
 from station.lobby.lobby import Hardware, Lobby
 from station.lobby.network import lan_addresses, qr_svg
+from station.runtime import Station
 from station.web.app import create_app
 from station.web.server import DashboardServer
 from tests.conftest import ROOT
@@ -107,6 +112,40 @@ def test_after_a_power_cut_the_lobby_offers_the_unfinished_game_and_resumes_it(t
         assert client.get("/api/lobby").get_json()["resumable"] is None  # it is the running game now
     finally:
         after.close()
+
+
+def test_an_end_is_an_end_whatever_its_note_and_whatever_follows_it(tmp_path, lobby, client):
+    name = _start(client).get_json()["journal"]
+    too_long = client.post("/api/game/end", json={"note": "x" * (NOTE_CHARS + 1)}, headers=REFEREE)
+    assert too_long.status_code == 400 and f"at most {NOTE_CHARS} characters" in too_long.get_json()["error"]
+    assert lobby.station is not None  # refused: the game goes on, nothing journaled
+    longest = client.post("/api/game/end", json={"note": "y" * NOTE_CHARS}, headers=REFEREE).get_json()["game"]
+    assert longest["finished"] and longest["note"] == "y" * NOTE_CHARS
+    path = lobby.journals / name
+    seq = len(path.read_text().splitlines()) + 1
+    with path.open("a") as f:  # a station that went on writing after the end (a late heartbeat)
+        f.write(json.dumps({"seq": seq, "kind": "link", "mono": 1.0, "wall": "2026-11-26T20:00:00+00:00"}) + "\n")
+    lobby.close()
+    after = Lobby(tmp_path / "journals", tmp_path / "armies")
+    client = create_app(after, TOKEN).test_client()
+    try:
+        assert client.get("/api/games").get_json()["games"][0]["finished"] is True
+        assert client.get("/api/lobby").get_json()["resumable"] is None
+        refused = client.post(f"/api/games/{name}/resume", headers=REFEREE)
+        assert refused.status_code == 400 and "ended" in refused.get_json()["error"]
+    finally:
+        after.close()
+    with pytest.raises(GameEnded, match="replayed, not resumed"):  # and not by another way in
+        Station(path, None, [], {})
+    run = CliRunner().invoke(main, ["run", "--resume", "--journal", str(path), "--port", "0"])
+    assert run.exit_code != 0 and "not resumed" in run.output
+
+
+def test_a_long_last_record_is_still_read_as_the_end(tmp_path, lobby, client, monkeypatch):
+    monkeypatch.setattr("station.lobby.history.TAIL_BYTES", 256)  # the end record is longer than that
+    _start(client)
+    assert client.post("/api/game/end", json={"note": "z" * 1500}, headers=REFEREE).get_json()["game"]["finished"]
+    assert History(lobby.journals).games()[0].end["note"] == "z" * 1500
 
 
 def test_a_start_that_fails_leaves_no_journal_and_names_the_problem(tmp_path, client, lobby):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import binascii
 import dataclasses
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -121,9 +122,12 @@ def _converter(name: str, annotation: object) -> Callable[[str], object]:
 
         def to_float(text: str) -> float:
             try:
-                return float(text)
+                value = float(text)
             except ValueError:
-                raise ProtocolError("field", f"{name}={text!r} is not a number") from None
+                value = math.nan
+            if not math.isfinite(value):  # Python reads "nan" and "inf"; no hub means them
+                raise ProtocolError("field", f"{name}={text!r} is not a number")
+            return value
 
         return to_float
     if name == "nodes":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,36 +67,63 @@ class PlayedGame:
 
 
 def _last_record(path: Path, size: int) -> dict[str, Any] | None:
-    """The last whole record (a torn tail is skipped, as the journal itself would)."""
+    """The last whole record (a torn tail is skipped, as the journal itself would).  Read from
+    the end, TAIL_BYTES at a time and further back while no whole record has been seen: a record
+    longer than that (an end with a long note) is still found."""
+    window = TAIL_BYTES
     with path.open("rb") as f:
-        f.seek(max(0, size - TAIL_BYTES))
-        lines = f.read().splitlines()
-    for line in reversed(lines):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict) and "kind" in record:
-            return record
-    return None
+        while True:
+            start = max(0, size - window)
+            f.seek(start)
+            lines = f.read(size - start).splitlines()
+            whole = lines if start == 0 else lines[1:]  # the first line read may be a record's tail
+            for line in reversed(whole):
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict) and "kind" in record:
+                    return record
+            if start == 0:
+                return None
+            window *= 4
 
 
 RULING_MARK = b'"kind":"ruling"'  # how a ruling record begins, after its seq
+END_MARK = b'"kind":"end","mono"'  # how an end record begins, after its seq
+END_LINE = re.compile(rb'^\{"seq":\d+,"kind":"end",')  # an end record's line (never a value inside one)
 CHUNK = 1 << 20
 
 
-def _count(path: Path) -> tuple[int, int]:
-    """(records, rulings): the referee counts rulings, not the hub's heartbeats; counted in the
-    bytes, as a history of long games must list quickly."""
-    records = rulings = 0
-    tail = b""
+def _count(path: Path) -> tuple[int, int, int]:
+    """(records, rulings, ends): the referee counts rulings, not the hub's heartbeats; counted in
+    the bytes, as a history of long games must list quickly.  ``ends`` counts what looks like an
+    end record (``_end_anywhere`` makes sure)."""
+    records = 0
+    marks = {RULING_MARK: 0, END_MARK: 0}
+    tails = dict.fromkeys(marks, b"")
     with path.open("rb") as f:
         while chunk := f.read(CHUNK):
             records += chunk.count(b"\n")
-            joined = tail + chunk  # a mark cut by the chunk's edge is counted once, here
-            rulings += joined.count(RULING_MARK)
-            tail = joined[-(len(RULING_MARK) - 1) :]
-    return records, rulings
+            for mark in marks:
+                joined = tails[mark] + chunk  # a mark cut by the chunk's edge is counted once, here
+                marks[mark] += joined.count(mark)
+                tails[mark] = joined[-(len(mark) - 1) :]
+    return records, marks[RULING_MARK], marks[END_MARK]
+
+
+def _end_anywhere(path: Path) -> dict[str, Any] | None:
+    """The last end record wherever it is: records journaled after an end (a late heartbeat, a
+    station that went on writing) do not make an ended game unfinished."""
+    found = None
+    with path.open("rb") as f:
+        for line in f:
+            if END_LINE.match(line):
+                try:
+                    found = json.loads(line)
+                except ValueError:
+                    continue
+    return found
 
 
 def read_played(path: Path) -> PlayedGame | None:
@@ -107,7 +135,8 @@ def read_played(path: Path) -> PlayedGame | None:
         if not isinstance(header, dict) or header.get("kind") != HEADER_KIND:
             return None
         last = _last_record(path, size)
-        records, rulings = _count(path)
+        records, rulings, ends = _count(path)
+        end = last if last and last.get("kind") == END_KIND else _end_anywhere(path) if ends else None
     except (OSError, ValueError) as exc:
         log.warning("history: %s is not a readable journal (%s)", path, exc)
         return None
@@ -123,7 +152,7 @@ def read_played(path: Path) -> PlayedGame | None:
         (last or header).get("wall"),
         records,
         rulings,
-        last if last and last.get("kind") == END_KIND else None,
+        end,
     )
 
 

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 from ..datafile import DataFileError
 from ..dice import DiceBook
 from ..exclusive import InUse
-from ..game import InputError
+from ..game import InputError, checked_note
 from ..lobby.armies import ShelfError
 from ..lobby.lobby import GameRunning
 from ..lobby.network import qr_svg
@@ -194,9 +194,7 @@ def start_game() -> Response:
     checks = _checks_view(lobby().check(game, armies, options))
     _refuse_unplayable(checks)
     failed = [c for c in checks if c["level"] == "fail"]
-    force, note = body.get("force") is True, body.get("note", "")
-    if not isinstance(note, str):
-        raise InputError("note: must be text")
+    force, note = body.get("force") is True, checked_note(body.get("note", ""))
     if failed and not force:
         said = "; ".join(f"{c['check']}: {c['said']}" for c in failed)
         return jsonify({"error": f"the pre-game check failed: {said}", "checks": checks}), 412
@@ -283,9 +281,7 @@ def hub_events() -> Response:
 def end_game() -> Response:
     """``{"note": ...}``: journal the end of the running game (its winner, its summary, and how
     many rulings were still unconfirmed: they stand as the station ruled them) and stop it."""
-    note = _body().get("note", "") if request.data else ""
-    if not isinstance(note, str):
-        raise InputError("note: must be text")
+    note = checked_note(_body().get("note", "") if request.data else "")
     return jsonify({"game": lobby().end(note, by="dashboard").as_dict()})
 
 

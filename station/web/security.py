@@ -26,6 +26,7 @@ from typing import Any
 from flask import Response, current_app, jsonify, request, session
 
 from ..rules.text import Text, say
+from . import strict_json
 from .sessions import SESSION_HOURS, RefereeToken, Sessions
 
 ATTEMPTS = 5
@@ -182,6 +183,7 @@ def harden(app, token: str, config: Path | None = None, session_hours: float = S
         THROTTLE=Throttle(),
     )
     app.extensions["referee_token"] = RefereeToken(token, Sessions(session_hours), config)
+    strict_json.install(app)
     app.debug = False
 
     @app.errorhandler(413)

@@ -41,7 +41,7 @@ TRIMS_AFTER_LEAVING = 3  # ticks (about a second apart) on which it is handed ba
 def sse(event: str, data: dict[str, Any], event_id: int | None = None) -> bytes:
     """One SSE frame, encoded once: every watcher is sent the same bytes."""
     head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n".encode()
+    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False, separators=(',', ':'), allow_nan=False)}\n\n".encode()
 
 
 Frame = tuple[int | None, bytes]  # the game version it shows (None for health), and its bytes
