@@ -8,10 +8,12 @@ everything that reads data files; an army's loader raises its own kind, ``ArmyEr
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
@@ -34,6 +36,20 @@ def write_text_atomic(path: Path, text: str) -> None:
         out.flush()
         os.fsync(out.fileno())
     os.replace(out.name, path)
+
+
+@contextmanager
+def one_writer(path: Path) -> Iterator[None]:
+    """Hold the writers' lock of ``path`` (``.<name>.lock`` beside it) for a read, change and
+    write: threads and processes that change the same file (the lobby and ``station
+    import-mul``, ten phones pasting at once) take turns, so none loses another's change."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing lets the lock go
 
 
 class DataFileError(ValueError):

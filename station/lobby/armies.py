@@ -8,16 +8,19 @@ loads; a refused one is reported with the field the loader named, and nothing is
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..datafile import DataFileError, load_json_file, write_text_atomic
+from ..datafile import DataFileError, load_json_file, one_writer, write_text_atomic
 from ..dice import DiceBook
 from ..rules.registry import RULESETS, make_ruleset
 from ..session import load_session
+from .entries import Skipped
 
 SAMPLE, SAVED = "sample", "saved"
 NAME_CHARS = re.compile(r"[^\w.-]+")  # letters (Cyrillic too), digits, "_", "." and "-"
@@ -37,13 +40,15 @@ class Army:
     player: str
     name: str
     path: Path
+    broken: str | None = None  # why a saved file cannot be read: listed, so the referee sees it
 
     @property
     def sample(self) -> bool:
         return self.id.startswith(SAMPLE + ":")
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "game": self.game, "player": self.player, "name": self.name, "sample": self.sample}
+        said = {"id": self.id, "game": self.game, "player": self.player, "name": self.name, "sample": self.sample}
+        return {**said, "broken": self.broken} if self.broken else said
 
 
 def safe_name(name: str) -> str:
@@ -66,7 +71,12 @@ def _bundled_samples() -> dict[str, list[Path]]:
 
 
 def _describe(game: str, id_: str, path: Path) -> Army:
-    data = load_json_file(path)
+    """One army as the menu lists it; a file that does not read is listed as broken, with why,
+    and costs only itself."""
+    try:
+        data = load_json_file(path)
+    except DataFileError as exc:
+        return Army(id_, game, "?", path.stem, path, broken=f"{exc.where}: {exc.problem}")
     data = data if isinstance(data, dict) else {}
     return Army(id_, game, str(data.get("player", "?")), str(data.get("name", path.stem)), path)
 
@@ -74,8 +84,9 @@ def _describe(game: str, id_: str, path: Path) -> Army:
 class ArmyShelf:
     """Sample and saved armies for every game."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, skipped: Skipped | None = None) -> None:
         self.folder = folder
+        self.skipped = skipped or Skipped()
         self._samples = _bundled_samples()
 
     def _game(self, game: str) -> str:
@@ -87,11 +98,10 @@ class ArmyShelf:
         self._game(game)
         samples = [_describe(game, f"{SAMPLE}:{p.name}", p) for p in self._samples.get(game, [])]
         saved_dir = self.folder / game
-        saved = [
-            _describe(game, f"{SAVED}:{p.name}", p)
-            for p in (sorted(saved_dir.glob("*.json")) if saved_dir.is_dir() else [])
-        ]
-        return saved + samples
+        files = self.skipped.regular_files(
+            f"armies/{game}", sorted(saved_dir.glob("*.json")) if saved_dir.is_dir() else []
+        )
+        return [_describe(game, f"{SAVED}:{p.name}", p) for p in files] + samples
 
     def find(self, game: str, army_id: str) -> Army:
         army = next((a for a in self.armies(game) if a.id == army_id), None)
@@ -113,8 +123,10 @@ class ArmyShelf:
         self._game(game)
         scratch = self.folder / ".checking"
         scratch.mkdir(parents=True, exist_ok=True)
-        path = scratch / safe_name(label)
-        write_text_atomic(path, json.dumps(document, ensure_ascii=False, indent=1))
+        fd, name = tempfile.mkstemp(dir=scratch, suffix=".json")  # its own file: checks at once never mix
+        path = Path(name)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(document, out, ensure_ascii=False, indent=1)
         try:
             return make_ruleset(game, DiceBook()).load_army(str(path))
         except DataFileError as exc:
@@ -125,7 +137,8 @@ class ArmyShelf:
     def save(self, game: str, name: str, document: Any) -> Army:
         """Keep an army the loader accepts as ``<name>.json`` (replacing one of that name)."""
         file_name = safe_name(name) + ".json"
-        self.check(game, document, file_name)
         path = self.folder / game / file_name
-        write_text_atomic(path, json.dumps(document, ensure_ascii=False, indent=1))
+        with one_writer(path):  # checked and written in turn: the last valid save is the file
+            self.check(game, document, file_name)
+            write_text_atomic(path, json.dumps(document, ensure_ascii=False, indent=1))
         return _describe(game, f"{SAVED}:{file_name}", path)

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..fold import HEADER_KIND
 from ..game import END_KIND
+from .entries import Skipped
 
 log = logging.getLogger(__name__)
 
@@ -159,17 +160,24 @@ def read_played(path: Path) -> PlayedGame | None:
 class History:
     """The journals in one folder, newest first."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, skipped: Skipped | None = None) -> None:
         self.folder = folder
+        self.skipped = skipped or Skipped()
         self._cache: dict[Path, tuple[tuple[int, int], PlayedGame | None]] = {}
         self._lock = threading.Lock()
 
     def games(self) -> list[PlayedGame]:
-        paths = sorted(self.folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+        """Every journal that is a regular file (entries.py says why), newest first."""
+        stats = {}
+        for path in self.skipped.regular_files("journals", self.folder.glob("*.jsonl")):
+            try:
+                stats[path] = path.stat()
+            except OSError:  # removed meanwhile
+                continue
         found = []
         with self._lock:
-            for path in paths:
-                stat = path.stat()
+            for path in sorted(stats, key=lambda p: stats[p].st_mtime, reverse=True):
+                stat = stats[path]
                 key = (stat.st_size, stat.st_mtime_ns)
                 cached = self._cache.get(path)
                 if cached is None or cached[0] != key:

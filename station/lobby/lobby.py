@@ -28,6 +28,7 @@ from ..runtime import Station
 from . import datafolder
 from .armies import ArmyShelf
 from .camerawatch import CameraWatch
+from .entries import Skipped
 from .history import History, PlayedGame
 from .hubwatch import HubWatch
 from .precheck import pregame_checks
@@ -86,8 +87,9 @@ class Lobby:
     def __init__(self, journals: Path, armies: Path, hardware: Hardware | None = None) -> None:
         self.journals = journals
         self.hardware = hardware or Hardware()
-        self.shelf = ArmyShelf(armies)
-        self.history = History(journals)
+        self.skipped = Skipped()  # the data folder's entries the lobby leaves alone (entries.py)
+        self.shelf = ArmyShelf(armies, self.skipped)
+        self.history = History(journals, self.skipped)
         self.folder = armies.parent  # the home: settings.json, the rehearsal hub's link
         self.data = self.folder  # journals/ and armies/: the home's, or where the referee moved them
         self.data_lock: FileLock | None = None  # held on a data folder other than the home
@@ -172,8 +174,8 @@ class Lobby:
                 self.data_lock.release()
             self.data, self.data_lock = target, lock
             self.journals = target / "journals"
-            self.shelf = ArmyShelf(target / "armies")
-            self.history = History(self.journals)
+            self.shelf = ArmyShelf(target / "armies", self.skipped)
+            self.history = History(self.journals, self.skipped)
             os.environ["STATION_DATA"] = str(target)  # the card library follows (datafile.data_dir)
             log.info("data folder now %s (%d files copied)", target, copied)
             return copied
@@ -430,5 +432,5 @@ class Lobby:
             },
             "hub": self.hub_health(),
             "camera": self.camera_health(),
-            "messages": list(self.messages),
+            "messages": list(self.messages) + self.skipped.said(),
         }

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...datafile import DataFileError, Fields, data_dir, load_json_file, write_text_atomic
+from ...datafile import DataFileError, Fields, data_dir, load_json_file, one_writer, write_text_atomic
 from ..base import ArmyError
 from .cards import Card
 from .mul import parse_mul
@@ -52,12 +52,15 @@ class CardLibrary:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else data_dir() / LIBRARY_FILE
-        self.records: dict[int, dict[str, Any]] = {}
-        if self.path.exists():
-            data = load_json_file(self.path, ArmyError)
-            f = Fields(str(self.path), data, error=ArmyError)
-            f.get("format", str, check=lambda v: None if v == LIBRARY_FORMAT else f"expected {LIBRARY_FORMAT!r}")
-            self.records = {int(r["Id"]): r for r in f.get("records", list)}
+        self.records: dict[int, dict[str, Any]] = self._read()
+
+    def _read(self) -> dict[int, dict[str, Any]]:
+        if not self.path.exists():
+            return {}
+        data = load_json_file(self.path, ArmyError)
+        f = Fields(str(self.path), data, error=ArmyError)
+        f.get("format", str, check=lambda v: None if v == LIBRARY_FORMAT else f"expected {LIBRARY_FORMAT!r}")
+        return {int(r["Id"]): r for r in f.get("records", list)}
 
     def cards(self) -> dict[int, Card]:
         """Every card, by MUL id (a record that no longer parses is left out, and named by ``check``)."""
@@ -78,7 +81,14 @@ class CardLibrary:
         return next((card for card in self.cards().values() if card.name == name), None)
 
     def add(self, records: Iterable[Any], source: str) -> ImportReport:
-        """Import records (each checked; a bad or card-less one is skipped and said why), then save."""
+        """Import records (each checked; a bad or card-less one is skipped and said why), then
+        save: under the file's writers' lock, on the library as it is on disk then, so two imports
+        at once keep both."""
+        with one_writer(self.path):
+            self.records = self._read()
+            return self._add(records, source)
+
+    def _add(self, records: Iterable[Any], source: str) -> ImportReport:
         report = ImportReport()
         for index, record in enumerate(records):
             label = _label(record, index)

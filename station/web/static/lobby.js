@@ -65,8 +65,9 @@ async function resume(name) {
 
 // --- the new-game form --------------------------------------------------------------------------
 function armyOptions(game) {
-  const options = game.armies.map((a) => el("option", { value: a.id },
-    `${a.player}: ${a.name}${a.sample ? t(" (sample)") : ""}`));
+  const options = game.armies.map((a) => a.broken  // listed, so the referee sees why; never chosen
+    ? el("option", { value: a.id, disabled: "" }, t("{name}: cannot be read ({why})", { name: a.name, why: a.broken }))
+    : el("option", { value: a.id }, `${a.player}: ${a.name}${a.sample ? t(" (sample)") : ""}`));
   for (const label of Object.keys(lobby.uploaded[game.name] || {})) {
     options.push(el("option", { value: `upload:${label}` }, t("uploaded: {label}", { label })));
   }
@@ -94,7 +95,7 @@ function rememberArmies() {
 function rememberedArmies(game) {
   let kept;
   try { kept = JSON.parse(localStorage.getItem(CHOSEN_KEY(game.name)) || "[]"); } catch { kept = []; }
-  const known = new Set(game.armies.map((a) => a.id));
+  const known = new Set(game.armies.filter((a) => !a.broken).map((a) => a.id));
   return Array.isArray(kept) && kept.length && kept.every((id) => known.has(id)) ? kept : null;
 }
 
@@ -160,7 +161,7 @@ function renderGameForm() {
   const kept = rememberedArmies(game);
   if (kept) kept.forEach((id) => addArmyRow(id));
   const players = [];
-  for (const army of kept ? [] : game.armies) {  // else one army per player to begin with
+  for (const army of kept ? [] : game.armies.filter((a) => !a.broken)) {  // else one army per player to begin with
     if (!players.includes(army.player) && players.length < 2) { players.push(army.player); addArmyRow(army.id); }
   }
   $("options").replaceChildren(...game.options.map(optionInput));
