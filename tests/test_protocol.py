@@ -1,10 +1,16 @@
 """Protocol v1 codec (hardware.md "Serial protocol v1"): round trips, garbage, truncation."""
 
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from station.devices import protocol as p
+from station.devices.hubsim import SimulatedHub
 
 node_ids = st.from_regex(r"[A-Za-z0-9_-]{1,16}", fullmatch=True)
 seqs = st.integers(0, 2**31 - 1)
@@ -142,3 +148,14 @@ def test_checksum_must_be_upper_case_hex_as_specified():
     line = next(line for line in lines if any(c in b"ABCDEF" for c in line[-4:]))
     with pytest.raises(p.ProtocolError, match="upper-case"):
         p.decode(line[:-4] + line[-4:].lower())
+
+
+def test_a_simulated_hub_leaves_no_folder_behind_and_sweeps_those_of_dead_processes():
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    left = Path(tempfile.gettempdir()) / f"hubsim-{int(gone.stdout)}-crashed"
+    left.mkdir()  # what a killed `station demo` leaves
+    hub = SimulatedHub().start()
+    folder = Path(hub.path).parent
+    assert folder.is_dir() and not left.exists()
+    hub.stop()
+    assert not folder.exists()

@@ -6,6 +6,8 @@ record of every table exactly once (docs/tournament.md)."""
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import json
 import socket
 import threading
@@ -20,7 +22,7 @@ from station.lobby.lobby import Hardware, Lobby
 from station.publish import BrokerUrl, client
 from station.tournament.app import create_tournament_app
 from station.tournament.broker import LocalBroker
-from station.tournament.standings import Standing, standings, swiss_pairings
+from station.tournament.standings import Standing, as_csv, standings, swiss_pairings
 from station.tournament.store import Store
 from station.tournament.subscriber import Subscriber
 
@@ -291,3 +293,11 @@ def test_swiss_pairs_by_standing_without_rematches_and_gives_one_bye():
     byes = [a for _, a, b in pairs if b is None]
     assert len(byes) == 1 and byes[0] != "eve"  # eve had the last bye
     assert Standing("x").points == 0
+
+
+def test_the_standings_csv_keeps_every_name_as_data_not_a_formula():
+    names = ['=HYPERLINK("http://x","win")', "+1+1", "-2", "@SUM(A1)", "\tTab", "Plain", "Ann-Marie"]
+    ranked = standings([], names)
+    rows = list(csv.reader(io.StringIO(as_csv(ranked))))[1:]
+    said = {row[1] for row in rows}
+    assert said == {'\'=HYPERLINK("http://x","win")', "'+1+1", "'-2", "'@SUM(A1)", "'\tTab", "Plain", "Ann-Marie"}

@@ -14,7 +14,6 @@ import fcntl
 import logging
 import os
 import random
-import tempfile
 import threading
 import time
 import tty
@@ -23,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from ..scratch import remove, scratch_folder
 from . import protocol as p
 from .link import BAUD, LineAssembler
 
@@ -89,8 +89,10 @@ class SimulatedHub:
         speed: float = 1.0,
         fault_seed: int = 0,
     ) -> None:
+        self._scratch: Path | None = None  # a folder of its own, removed by stop()
         if link_path is None:
-            link_path = Path(tempfile.mkdtemp(prefix="hubsim-")) / "hub"
+            self._scratch = scratch_folder("hubsim")
+            link_path = self._scratch / "hub"
         self.port = PtyPort(link_path)
         self.nodes = tuple(nodes) or (p.Node("L1", "launcher", 1), p.Node("T1", "tilt"))
         self.boot, self.fw = boot, fw
@@ -138,6 +140,8 @@ class SimulatedHub:
             thread.join(timeout=2)
         with self._lock:
             self.port.unplug()
+        if self._scratch is not None:
+            remove(self._scratch)
 
     def unplug(self) -> None:
         with self._lock:

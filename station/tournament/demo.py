@@ -4,16 +4,14 @@ until Ctrl-C."""
 
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import click
 
+from ..scratch import remove, scratch_folder
 from .broker import LocalBroker, wait_for_port
 
 BROKER_PORT = 18830
@@ -22,7 +20,7 @@ TOURNAMENT_PORT = 8090
 
 
 def main() -> None:
-    folder = Path(tempfile.mkdtemp(prefix="tournament-demo-"))
+    folder = scratch_folder("tournament-demo")
     broker = LocalBroker(folder / "broker", BROKER_PORT).start()
     url = broker.url
     station = [sys.executable, "-m", "station"]
@@ -70,7 +68,7 @@ def main() -> None:
                 process.wait(10)
             except subprocess.TimeoutExpired:
                 process.kill()
-        shutil.rmtree(folder, ignore_errors=True)
+        remove(folder)
 
 
 if __name__ == "__main__":

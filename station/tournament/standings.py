@@ -102,10 +102,19 @@ def _pair(players: list[str], met: Mapping[str, set[str]]) -> list[tuple[str, st
     return None
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
+
+
+def as_data(cell: str) -> str:
+    """A text cell a spreadsheet shows as text, never runs (OWASP's advice on CSV injection): one
+    that begins like a formula gets a leading apostrophe, which the spreadsheet hides."""
+    return "'" + cell if cell.startswith(FORMULA_START) else cell
+
+
 def as_csv(ranked: Sequence[Standing]) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["rank", "player", "points", "buchholz", "played", "wins", "draws", "losses", "byes"])
     for k, s in enumerate(ranked, 1):
-        writer.writerow([k, s.player, s.points, s.buchholz, s.played, s.wins, s.draws, s.losses, s.byes])
+        writer.writerow([k, as_data(s.player), s.points, s.buchholz, s.played, s.wins, s.draws, s.losses, s.byes])
     return out.getvalue()
