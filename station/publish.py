@@ -45,6 +45,7 @@ STATE_EVERY_S = 0.5  # the live summary at most this often
 SAVE_EVERY_S = 0.5  # how often the acknowledged mark is written down
 CHECK_S = 0.5  # after subscribing, how long the broker has to hand over the table's retained health
 TOPIC_ROOT = "station"
+STALLED_S = 10.0  # records waiting this long with none acknowledged: not publishing, whatever the socket says
 
 
 class MqttUnavailable(RuntimeError):
@@ -144,6 +145,8 @@ class MqttPublisher:
         self._client.on_message = self._on_health
         self._client.on_subscribe = self._on_subscribe
         self._checked, self._subscribed_at = False, 0.0
+        self._progress_at = time.monotonic()  # the last acknowledgement, or the last time nothing waited
+        self.last_error: str | None = None  # what last went wrong in publishing, for health()
         self._thread = threading.Thread(target=self._run, name=f"mqtt-{table}", daemon=True)
         journal.on_synced.append(self._wake.set)  # a record on disk goes out at once
 
@@ -220,16 +223,21 @@ class MqttPublisher:
                 break
             del self._in_flight[sent]
             self.acked = sent
+            self._progress_at = time.monotonic()
 
     def _on_health(self, client: Any, userdata: Any, message: Any) -> None:
         """Another station claiming this table id: reported, and this one stops publishing
-        records under it, so the tournament never mixes two games on one table."""
+        records under it, so the tournament never mixes two games on one table.  Anyone can
+        publish here: whatever is not another station's health is ignored, and nothing raises
+        out of paho's callback (that stopped its loop, and so the records)."""
         try:
             said = json.loads(message.payload)
-        except ValueError:
+        except (ValueError, RecursionError):
             return
-        other = said.get("station") if isinstance(said, dict) else None
-        if said.get("state") != "online" or not other or other == self.identity or self.collision:
+        if not isinstance(said, dict):
+            return
+        other = said.get("station")
+        if said.get("state") != "online" or not isinstance(other, str) or other == self.identity or self.collision:
             return
         if message.retain:  # it was there first: this station is the one to rename
             self.collision = f"table id {self.table!r} is also used by {other}; give this station another --table"
@@ -253,8 +261,9 @@ class MqttPublisher:
                 self._check_table_id()
                 self._send_records()
                 self._send_state()
-            except Exception:  # the game goes on whatever happens here; say what it was
+            except Exception as exc:  # the game goes on whatever happens here; say what it was
                 log.exception("MQTT publisher for table %s", self.table)
+                self.last_error = f"{type(exc).__name__}: {exc}"
                 time.sleep(1.0)
             if time.monotonic() - saved_at >= SAVE_EVERY_S:
                 self._save_mark()
@@ -309,14 +318,20 @@ class MqttPublisher:
     def health(self) -> dict[str, Any]:
         """For the station's own health: where it publishes, how far the broker has it."""
         with self._lock:
+            behind = max(0, self.journal.synced - self.acked)
+            if not behind:
+                self._progress_at = time.monotonic()
+            stalled = time.monotonic() - self._progress_at
             return {
                 "broker": str(self.broker),
                 "table": self.table,
                 "connected": self._connected,
-                "publishing": self._connected and self._checked,
+                # records go out and come back acknowledged: not only "the socket is open"
+                "publishing": self._connected and self._checked and stalled < STALLED_S,
                 "acked": self.acked,
                 "behind": max(0, self.journal.written - self.acked),
-                "error": self.collision,
+                "stalled_s": round(stalled, 1) if behind else 0.0,
+                "error": self.collision or self.last_error,
             }
 
     def stop(self) -> None:

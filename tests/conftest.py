@@ -1,3 +1,4 @@
+import contextlib
 import errno
 import itertools
 import os
@@ -147,17 +148,28 @@ def assert_bad_file(loader, good_file, tmp_path, change, where, problem):
     assert str(path) in str(err.value) and where in str(err.value) and problem in str(err.value)
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 1 MB tmpfs (root, or passwordless sudo, as `make test` needs anyway for apt-get)."""
-    mount = tmp_path / "disk"
+@contextlib.contextmanager
+def tmpfs(mount, size="1m"):
+    """A tmpfs of ``size`` at ``mount`` (root, or passwordless sudo, as `make test` needs anyway
+    for apt-get), unmounted after."""
     mount.mkdir()
     sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    done = subprocess.run(sudo + ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True)
+    done = subprocess.run(
+        sudo + ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], capture_output=True
+    )
     if done.returncode:
         pytest.fail(f"the disk-full test mounts a small tmpfs and could not: {done.stderr.decode().strip()}")
-    yield mount
-    subprocess.run(sudo + ["umount", "-l", str(mount)], check=True)
+    try:
+        yield mount
+    finally:
+        subprocess.run(sudo + ["umount", "-l", str(mount)], check=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1 MB tmpfs."""
+    with tmpfs(tmp_path / "disk") as mount:
+        yield mount
 
 
 def fill(folder):

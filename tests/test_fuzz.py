@@ -258,3 +258,103 @@ def test_regressions_calibration(tmp_path, change):
     path.write_text(json.dumps(doc))
     with pytest.raises(CalibrationError, match="damaged calibration"):
         load_calibration(path)
+
+
+# -- what a club's broker can carry (station/tournament/messages.py, subscriber.py) ---------------
+good_record = st.fixed_dictionaries(
+    {
+        "journal": st.just("g.jsonl"),
+        "record": st.fixed_dictionaries(
+            {"seq": st.integers(1, 10**6), "kind": st.sampled_from(["rx", "game", "end", "judge"])},
+            optional={"armies": json_values, "winner": json_values, "note": json_values, "wall": json_values},
+        ),
+    }  # fmt: skip
+)
+payloads = st.one_of(
+    st.binary(max_size=200),
+    json_values.map(lambda v: json.dumps(v).encode()),
+    mutated({"journal": "g.jsonl", "record": {"seq": 3, "kind": "end", "winner": "red"}}).map(
+        lambda v: json.dumps(v).encode()
+    ),
+    good_record.map(lambda v: json.dumps(v).encode()),
+    st.integers(1, 5000).map(lambda n: b"[" * n + b"]" * n),
+)
+topics = st.one_of(
+    st.sampled_from(["station/t1/records", "station/t1/state", "station/t1/health"]),
+    st.text(max_size=30),
+    st.builds(
+        lambda table, what: f"station/{table}/{what}", st.text(max_size=8), st.sampled_from(["records", "health"])
+    ),
+)
+
+
+def test_no_broker_message_raises_out_of_the_tournament(tmp_path):
+    from station.tournament.store import Store
+    from station.tournament.subscriber import Subscriber
+
+    store = Store(tmp_path / "t.sqlite")
+    subscriber = Subscriber.__new__(Subscriber)  # its taking, without a broker
+    subscriber.store = store
+
+    @FAST
+    @given(topics, payloads)
+    def check(topic, payload):
+        subscriber.take(topic, payload)  # kept or set aside; nothing else
+
+    check()
+    kept, aside = store.counters().get("records", 0), store.counters().get("malformed", 0)
+    assert kept + aside > 0 and len(store.rejects()) == min(aside, 1000)
+
+
+# -- a data folder as a club leaves it (station/lobby/entries.py) -----------------------------------
+entries = st.lists(
+    st.tuples(
+        st.sampled_from(["journals", "armies/bronepekhota"]),
+        st.sampled_from(["a.jsonl", "b.jsonl", "a.json", "b.json"]),
+        st.sampled_from(["bytes", "journal", "link-out", "dangling", "loop", "fifo", "folder"]),
+        st.binary(max_size=64),
+    ),
+    max_size=6,
+)
+
+
+def test_no_data_folder_takes_the_lobby_down(tmp_path):
+    from station.lobby.lobby import Lobby
+
+    demo = (ROOT / "tests" / "data" / "sessions" / "demo.jsonl").read_bytes()
+    runs = iter(range(10**9))
+
+    @FAST
+    @given(entries)
+    def check(made):
+        data = tmp_path / f"run-{next(runs)}"
+        for folder, name, kind, content in made:
+            path = data / folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.exists() or path.is_symlink():
+                continue
+            if kind == "bytes":
+                path.write_bytes(content)
+            elif kind == "journal":
+                path.write_bytes(demo[: len(content) * 97] if content else demo)
+            elif kind == "link-out":
+                path.symlink_to("/etc/hostname")
+            elif kind == "dangling":
+                path.symlink_to(data / "nowhere")
+            elif kind == "loop":
+                path.symlink_to(path)
+            elif kind == "fifo":
+                os.mkfifo(path)
+            else:
+                path.mkdir()
+        lobby = Lobby(data / "journals", data / "armies")
+        try:
+            for game in lobby.history.games():
+                assert game.path.is_file() and not game.path.is_symlink()
+            for army in lobby.shelf.armies("bronepekhota"):
+                assert not army.path.is_symlink()
+            lobby.status()
+        finally:
+            lobby.close()
+
+    check()

@@ -78,6 +78,8 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None, conf
                 "tables": [_said(t) for t in store.tables()],
                 "counters": store.counters(),
                 "broker": bool(subscriber and subscriber.connected.is_set()),
+                "taking": bool(subscriber and subscriber.health()["taking"]),
+                "error": subscriber.health()["error"] if subscriber else None,
             }
         )
 

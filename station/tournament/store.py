@@ -38,7 +38,11 @@ CREATE TABLE IF NOT EXISTS judge_calls (
     table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, note TEXT, at TEXT,
     handled REAL, PRIMARY KEY (table_id, journal, seq));
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS rejects (
+    received REAL NOT NULL, topic TEXT NOT NULL, reason TEXT NOT NULL, payload BLOB NOT NULL);
 """
+KEPT_OF_A_REJECT = 1024  # bytes of a rejected message kept, to see what it was
+REJECTS_KEPT = 1000  # the latest rejected messages kept; the counter counts them all
 
 
 def _bump(db: sqlite3.Connection, counter: str) -> None:
@@ -55,6 +59,7 @@ class Store:
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")  # a record acknowledged to the broker is on disk
+        self._db.execute("PRAGMA journal_size_limit=4194304")  # the WAL shrinks back after a checkpoint
         self._db.executescript(SCHEMA)
         self._lock = threading.Lock()
         if self.current_round() == 0:
@@ -132,6 +137,20 @@ class Store:
     def count(self, name: str) -> None:
         with self._transaction() as db:
             _bump(db, name)
+
+    def reject(self, topic: str, reason: str, payload: bytes) -> None:
+        """A message set aside (subscriber.py): counted as malformed, and kept with its reason
+        (its first kilobyte), the latest ``REJECTS_KEPT`` of them."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO rejects VALUES (?, ?, ?, ?)",
+                (time.time(), topic[:200], reason[:500], payload[:KEPT_OF_A_REJECT]),
+            )
+            db.execute("DELETE FROM rejects WHERE rowid <= (SELECT MAX(rowid) FROM rejects) - ?", (REJECTS_KEPT,))
+            _bump(db, "malformed")
+
+    def rejects(self) -> list[dict[str, Any]]:
+        return self._rows("SELECT received, topic, reason FROM rejects ORDER BY rowid")
 
     # -- what the judges do --------------------------------------------------------------------------
     def current_round(self) -> int:

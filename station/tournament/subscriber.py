@@ -1,41 +1,85 @@
 """Everything the tables publish, into the store (station/publish.py says what they publish).
 
 The subscription is a persistent MQTT session (a fixed client id, clean session off), so while
-the tournament screen is down the broker keeps its records; a message is acknowledged to the
-broker only after the store has committed it.  A message that is not what a station sends is
-counted and dropped, never applied."""
+the tournament screen is down the broker keeps its records.  Acknowledgement is manual: paho's
+network thread only queues each message, and one worker takes them in order and acknowledges
+each once its fate is committed:
+
+* a message that is not what a station sends (messages.py) is set aside in the store's rejects
+  with its reason, counted, and acknowledged: seen once, never again;
+* a storage error (the database locked by another program, read-only, its disk full) is not the
+  message's fault: it stays unacknowledged and is tried again with back-off (0.1 s doubling to
+  5 s); the screen and ``health()`` say so, and the tournament goes on by itself once the cause
+  is gone, taking what waited in order.
+
+Nothing a client publishes can raise out of a paho callback, so its loop never stops.
+"""
 
 from __future__ import annotations
 
-import json
 import logging
+import queue
+import sqlite3
 import threading
 from typing import Any
 
 from ..publish import TOPIC_ROOT, BrokerUrl, client
+from .messages import Rejected, check
 from .store import Store
 
 log = logging.getLogger(__name__)
+
+FIRST_RETRY_S, LAST_RETRY_S = 0.1, 5.0
+
+
+class StorageError(RuntimeError):
+    """The store could not commit (locked, read-only, a full disk): not the message's fault."""
+
+
+def _storage_fault(exc: Exception) -> bool:
+    """Locked, read-only, full, or a damaged file; not a message that breaks a constraint or
+    carries what SQLite cannot bind (those are the message's, and go aside)."""
+    return isinstance(exc, sqlite3.OperationalError | OSError) or type(exc) is sqlite3.DatabaseError
 
 
 class Subscriber:
     def __init__(self, broker: BrokerUrl, store: Store, client_id: str = "station-tournament") -> None:
         self.broker, self.store = broker, store
         self.connected = threading.Event()
+        self.failing: str | None = None  # the storage error being waited out, or None
+        self.taken = 0  # messages settled since start (kept or set aside)
+        self._inbox: queue.Queue[tuple[str, bytes, int, int] | None] = queue.Queue()
+        self._worker = threading.Thread(target=self._work, name="tournament-store", daemon=True)
+        self._stopping = threading.Event()
         self._client = client(client_id, broker, clean=False)
+        self._client.manual_ack_set(True)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
 
     def start(self) -> Subscriber:
+        self._worker.start()
         self._client.connect_async(self.broker.host, self.broker.port, keepalive=10)
         self._client.loop_start()
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
+        self._inbox.put(None)
+        self._worker.join(timeout=5)
         self._client.disconnect()
         self._client.loop_stop()
 
+    def health(self) -> dict[str, Any]:
+        """For the screen: the broker's link, and whether records are being taken now."""
+        return {
+            "broker": self.connected.is_set(),
+            "taking": self.connected.is_set() and self.failing is None,
+            "error": self.failing,
+            "waiting": self._inbox.qsize(),
+        }
+
+    # -- paho's network thread: queue, nothing else ----------------------------------------------------
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
             log.error("MQTT %s refused the tournament: %s", self.broker, reason)
@@ -48,27 +92,50 @@ class Subscriber:
         self.connected.clear()
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
-        try:
-            self.take(message.topic, message.payload)
-        except Exception:  # not acknowledged (paho sends PUBACK only after this returns); it stops the loop
-            log.exception("tournament: %s", message.topic)
-            raise
+        self._inbox.put((str(message.topic), bytes(message.payload), int(message.mid), int(message.qos)))
+
+    # -- the worker: one message at a time, in order ---------------------------------------------------
+    def _work(self) -> None:
+        while (item := self._inbox.get()) is not None:
+            topic, payload, mid, qos = item
+            wait = FIRST_RETRY_S
+            while not self._stopping.is_set():
+                try:
+                    self.take(topic, payload)
+                except StorageError as exc:  # not the message's fault: keep it, try again
+                    if self.failing is None:
+                        log.error("tournament: cannot store (%s); retrying, nothing is acknowledged", exc)
+                    self.failing = f"the database: {exc}"
+                    self._stopping.wait(wait)
+                    wait = min(wait * 2, LAST_RETRY_S)
+                    continue
+                if self.failing is not None:
+                    log.info("tournament: storing again")
+                    self.failing = None
+                if qos:
+                    self._client.ack(mid, qos)
+                self.taken += 1
+                break
 
     def take(self, topic: str, payload: bytes) -> None:
-        """One message: kept, or counted as malformed and dropped."""
-        parts = topic.split("/")
-        what = parts[2] if len(parts) == 3 and parts[0] == TOPIC_ROOT else None
+        """One message: kept, or set aside with its reason.  Raises only ``StorageError``."""
         try:
-            body = json.loads(payload)
-            if what == "records":
-                journal, record = body["journal"], body["record"]
-                if not isinstance(journal, str) or not isinstance(record.get("seq"), int) or not record.get("kind"):
-                    raise ValueError("a record needs its journal, seq and kind")
-                self.store.keep_record(parts[1], journal, record)
-            elif what in ("state", "health") and isinstance(body, dict):
-                self.store.keep_state(parts[1], what, body)
+            message = check(topic, payload)
+            if message.what == "records":
+                self.store.keep_record(message.table, message.body["journal"], message.body["record"])
             else:
-                raise ValueError(f"not a station topic: {topic}")
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            self.store.count("malformed")
-            log.warning("tournament: dropped a malformed message on %s: %s", topic, exc)
+                self.store.keep_state(message.table, message.what, message.body)
+        except Rejected as exc:
+            self._set_aside(topic, str(exc), payload)
+        except Exception as exc:  # noqa: BLE001 - whatever a message makes go wrong, it goes aside, named
+            if _storage_fault(exc):
+                raise StorageError(str(exc)) from exc
+            log.exception("tournament: a message on %s could not be applied", topic)
+            self._set_aside(topic, f"could not be applied ({type(exc).__name__}: {exc})", payload)
+
+    def _set_aside(self, topic: str, reason: str, payload: bytes) -> None:
+        log.warning("tournament: set aside a message on %s: %s", topic, reason)
+        try:
+            self.store.reject(topic, reason, payload)
+        except Exception as exc:  # noqa: BLE001 - setting aside is storage too
+            raise StorageError(str(exc)) from exc

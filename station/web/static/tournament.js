@@ -25,7 +25,9 @@ async function refresh() {
   try {
     const data = await (await fetch("/api/tables")).json();
     $("round").textContent = data.round;
-    $("broker").textContent = data.broker ? t("broker connected") : t("broker not connected");
+    $("broker").textContent = !data.broker ? t("broker not connected")
+      : data.taking ? t("broker connected") : t("records not being kept: {why}", { why: data.error || "?" });
+    $("broker").classList.toggle("error", data.broker && !data.taking);
     $("counts").textContent = t("{records} records, {malformed} malformed", { records: data.counters.records || 0,
       malformed: data.counters.malformed || 0 });
     $("no-tables").hidden = data.tables.length > 0;
