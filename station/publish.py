@@ -45,6 +45,7 @@ STATE_EVERY_S = 0.5  # the live summary at most this often
 SAVE_EVERY_S = 0.5  # how often the acknowledged mark is written down
 CHECK_S = 0.5  # after subscribing, how long the broker has to hand over the table's retained health
 TOPIC_ROOT = "station"
+RESEND_AFTER_S = 15.0  # the tournament this long behind what the broker took: send the rest again
 STALLED_S = 10.0  # records waiting this long with none acknowledged: not publishing, whatever the socket says
 
 
@@ -123,8 +124,11 @@ class MqttPublisher:
         self.dashboard_url = dashboard_url
         self.identity = f"{socket.gethostname()}:{dashboard_url or journal.path.resolve()}"
         self.mark_path = journal.path.with_name(journal.path.name + ".mqtt.json")  # beside it, never inside
-        self.acked = self._load_mark()
-        self._sent = self.acked  # the last seq handed to the client
+        self.confirmed = self._load_mark()  # the last record the tournament has committed (in a row)
+        self.acked = self.confirmed  # the last the broker has acknowledged (in a row): flow control only
+        self._sent = self.confirmed  # the last seq handed to the client
+        self._confirmed_at = time.monotonic()
+        self._tournament_seen = False  # a confirmation came: a tournament is there to resend for
         self._in_flight: OrderedDict[int, bool] = OrderedDict()  # seq -> acknowledged, in send order
         self._mids: dict[int, int] = {}  # paho's message id -> seq
         self._early: set[int] = set()  # ids acknowledged before publish() returned
@@ -142,7 +146,7 @@ class MqttPublisher:
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_publish = self._on_publish
-        self._client.on_message = self._on_health
+        self._client.on_message = self._on_message
         self._client.on_subscribe = self._on_subscribe
         self._checked, self._subscribed_at = False, 0.0
         self._progress_at = time.monotonic()  # the last acknowledgement, or the last time nothing waited
@@ -154,13 +158,14 @@ class MqttPublisher:
     def _load_mark(self) -> int:
         try:
             mark = json.loads(self.mark_path.read_text(encoding="utf-8"))
-            return int(mark["acked"]) if mark.get("table") == self.table else 0
+            return int(mark["confirmed"]) if mark.get("table") == self.table else 0
         except (OSError, ValueError, KeyError, TypeError):
             return 0
 
     def _save_mark(self) -> None:
         temporary = self.mark_path.with_name(self.mark_path.name + ".tmp")
-        temporary.write_text(json.dumps({"table": self.table, "acked": self.acked, "broker": str(self.broker)}))
+        said = {"table": self.table, "confirmed": self.confirmed, "broker": str(self.broker)}
+        temporary.write_text(json.dumps(said))
         os.replace(temporary, self.mark_path)
 
     # -- paho's callbacks (its network thread) -----------------------------------------------------
@@ -170,13 +175,14 @@ class MqttPublisher:
             return
         with self._lock:
             self._connected = True
-            self._sent = self.acked  # whatever was in flight is sent again
+            self._sent = self.acked = self.confirmed  # what the tournament has not kept is sent again
             self._in_flight.clear()
             self._mids.clear()
             self._early.clear()
             self._last_state, self._state_records = "", -1
             self._checked, self._subscribed_at = False, 0.0
-        client.subscribe(topic(self.table, "health"), qos=1)  # whoever holds this table id answers first
+        # whoever holds this table id answers first; the tournament says what it has kept
+        client.subscribe([(topic(self.table, "health"), 1), (topic(self.table, "ack"), 1)])
 
     def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any, properties: Any) -> None:
         self._subscribed_at = time.monotonic()
@@ -196,7 +202,7 @@ class MqttPublisher:
             return
         self._checked = True
         self._publish_health("online")
-        log.info("MQTT: table %s publishing to %s from record %d", self.table, self.broker, self.acked + 1)
+        log.info("MQTT: table %s publishing to %s from record %d", self.table, self.broker, self.confirmed + 1)
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         with self._lock:
@@ -224,6 +230,36 @@ class MqttPublisher:
             del self._in_flight[sent]
             self.acked = sent
             self._progress_at = time.monotonic()
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        if message.topic == topic(self.table, "ack"):
+            self._on_ack(message.payload)
+        else:
+            self._on_health(client, userdata, message)
+
+    def _on_ack(self, payload: bytes) -> None:
+        """The tournament's word for what it has committed of this journal (``{"journal",
+        "seq"}``, every few seconds): the mark moves to it, and if it stays behind what the
+        broker took for ``RESEND_AFTER_S`` (a broker that crashed before saving them), the rest is
+        sent again.  Anything else here is ignored."""
+        try:
+            said = json.loads(payload)
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(said, dict) or said.get("journal") != self.journal.path.name:
+            return
+        seq = said.get("seq")
+        if type(seq) is not int or seq < 0 or seq > self.journal.written:
+            return
+        with self._lock:
+            self._tournament_seen = True
+            if seq > self.confirmed:
+                self.confirmed, self._confirmed_at = seq, time.monotonic()
+            elif seq < self._sent and not self._in_flight and time.monotonic() - self._confirmed_at > RESEND_AFTER_S:
+                log.warning("MQTT: the tournament has records to %d of %d; sending the rest again", seq, self._sent)
+                self._sent = self.acked = self.confirmed = seq
+                self._confirmed_at = time.monotonic()
+        self._wake.set()
 
     def _on_health(self, client: Any, userdata: Any, message: Any) -> None:
         """Another station claiming this table id: reported, and this one stops publishing
@@ -329,6 +365,7 @@ class MqttPublisher:
                 # records go out and come back acknowledged: not only "the socket is open"
                 "publishing": self._connected and self._checked and stalled < STALLED_S,
                 "acked": self.acked,
+                "confirmed": self.confirmed if self._tournament_seen else None,
                 "behind": max(0, self.journal.written - self.acked),
                 "stalled_s": round(stalled, 1) if behind else 0.0,
                 "error": self.collision or self.last_error,

@@ -11,6 +11,7 @@ import time
 
 from station.publish import BrokerUrl, client
 from station.tournament.app import create_tournament_app
+from station.tournament.broker import LocalBroker
 from tests import test_tournament
 from tests.conftest import fill, tmpfs
 from tests.test_tournament import Tournament, exactly_once, wait_for
@@ -149,3 +150,32 @@ def test_a_publisher_that_stops_getting_acknowledgements_says_so(broker, tables,
     t.play(5)
     wait_for(lambda: not t.station.publisher.health()["publishing"], 10, "the stall told")
     assert t.station.publisher.health()["connected"] and t.station.publisher.health()["stalled_s"] >= 1.0
+
+
+def test_delivered_means_kept_through_a_broker_crash_while_the_tournament_is_away(tables, tmp_path, monkeypatch):
+    """The tournament killed, then the broker killed (no autosave in between: Mosquitto's
+    default is 30 minutes) and restarted: what the broker had acknowledged and lost is sent again,
+    because a table's mark moves only on the tournament's confirmation."""
+    monkeypatch.setattr("station.publish.RESEND_AFTER_S", 2.0)
+    broker = LocalBroker(tmp_path / "broker", autosave_s=1800).start()
+    try:
+        tournament = Tournament(tmp_path, broker.url)
+        a, b = tables("t1", broker.url), tables("t2", broker.url)
+        a.play(5)
+        b.play(5)
+        exactly_once(tournament, a, b)
+        wait_for(lambda: a.station.publisher.health()["confirmed"] == len(a.journaled()), 20, "t1 confirmed")
+        tournament.kill()
+        a.play(30)
+        b.play(30)
+        wait_for(lambda: a.station.publisher.health()["acked"] == len(a.journaled()), 20, "the broker took them")
+        broker.crash()  # before it ever saved them
+        broker.start()
+        a.play(5)
+        for t in (a, b):  # the tables are back first: what they send again reaches no tournament
+            wait_for(lambda t=t: t.station.publisher.health()["acked"] == len(t.journaled()), 30, "sent again")
+        tournament.start()
+        b.play(5)
+        exactly_once(tournament, a, b)  # nothing lost, nothing doubled: the tournament's word made them resend
+    finally:
+        broker.stop()

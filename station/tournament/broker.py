@@ -34,13 +34,14 @@ def wait_for_port(port: int, seconds: float) -> bool:
 
 
 class LocalBroker:
-    def __init__(self, folder: Path, port: int | None = None) -> None:
+    def __init__(self, folder: Path, port: int | None = None, autosave_s: int = 1) -> None:
+        """``autosave_s``: how often it writes its store down (Mosquitto's default is 1,800 s)."""
         self.folder, self.port = folder, port or free_port()
         folder.mkdir(parents=True, exist_ok=True)
         self.config = folder / "mosquitto.conf"
         self.config.write_text(
             f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
-            f"persistence_location {folder}/\nautosave_interval 1\nmax_queued_messages 0\n"
+            f"persistence_location {folder}/\nautosave_interval {autosave_s}\nmax_queued_messages 0\n"
             f"log_dest file {folder}/mosquitto.log\n" + ("user root\n" if os.geteuid() == 0 else "")
         )
         self.process: subprocess.Popen[bytes] | None = None
@@ -57,6 +58,12 @@ class LocalBroker:
         if wait_for_port(self.port, wait_s):
             return self
         raise RuntimeError(f"mosquitto did not listen on port {self.port}; see {self.folder}/mosquitto.log")
+
+    def crash(self) -> None:
+        """Killed, as a power cut would: nothing is saved on the way out."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

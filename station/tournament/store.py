@@ -38,6 +38,9 @@ CREATE TABLE IF NOT EXISTS judge_calls (
     table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, note TEXT, at TEXT,
     handled REAL, PRIMARY KEY (table_id, journal, seq));
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS marks (
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL,
+    PRIMARY KEY (table_id, journal));
 CREATE TABLE IF NOT EXISTS rejects (
     received REAL NOT NULL, topic TEXT NOT NULL, reason TEXT NOT NULL, payload BLOB NOT NULL);
 """
@@ -92,8 +95,30 @@ class Store:
             if not kept:
                 return False
             self._apply(db, table, journal, record)
+            self._advance_mark(db, table, journal)
             _bump(db, "records")
         return True
+
+    @staticmethod
+    def _advance_mark(db: sqlite3.Connection, table: str, journal: str) -> None:
+        """The journal's mark: the last seq kept with every one before it.  A gap (a record the
+        broker lost) holds it, so the table sends again from there (publish.py)."""
+        row = db.execute("SELECT seq FROM marks WHERE table_id = ? AND journal = ?", (table, journal)).fetchone()
+        mark = row[0] if row else 0
+        found = mark
+        while db.execute(
+            "SELECT 1 FROM records WHERE table_id = ? AND journal = ? AND seq = ?", (table, journal, found + 1)
+        ).fetchone():
+            found += 1
+        if found != mark:
+            db.execute("INSERT OR REPLACE INTO marks VALUES (?, ?, ?, ?)", (table, journal, found, time.time()))
+
+    def marks(self) -> list[dict[str, Any]]:
+        """Each table's newest journal with its mark: what the tournament confirms to the tables."""
+        return self._rows(
+            'SELECT table_id AS "table", journal, seq FROM marks m WHERE at = '
+            "(SELECT MAX(at) FROM marks WHERE table_id = m.table_id) ORDER BY table_id"
+        )
 
     def _apply(self, db: sqlite3.Connection, table: str, journal: str, record: dict[str, Any]) -> None:
         kind = record["kind"]

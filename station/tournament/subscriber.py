@@ -17,10 +17,12 @@ Nothing a client publishes can raise out of a paho callback, so its loop never s
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import sqlite3
 import threading
+import time
 from typing import Any
 
 from ..publish import TOPIC_ROOT, BrokerUrl, client
@@ -30,6 +32,8 @@ from .store import Store
 log = logging.getLogger(__name__)
 
 FIRST_RETRY_S, LAST_RETRY_S = 0.1, 5.0
+CONFIRM_EVERY_S = 2.0  # how often a table is told what is newly kept (sooner when the queue empties)
+CONFIRM_ALL_S = 5.0  # every table's mark again, so a table whose records a broker lost resends them
 
 
 class StorageError(RuntimeError):
@@ -48,7 +52,9 @@ class Subscriber:
         self.connected = threading.Event()
         self.failing: str | None = None  # the storage error being waited out, or None
         self.taken = 0  # messages settled since start (kept or set aside)
-        self._inbox: queue.Queue[tuple[str, bytes, int, int] | None] = queue.Queue()
+        self._confirmed: dict[str, tuple[str, int]] = {}  # what each table was last told
+        self._all_confirmed_at = 0.0
+        self._inbox: queue.Queue[tuple[str, bytes, int, int] | tuple[()] | None] = queue.Queue()
         self._worker = threading.Thread(target=self._work, name="tournament-store", daemon=True)
         self._stopping = threading.Event()
         self._client = client(client_id, broker, clean=False)
@@ -96,7 +102,21 @@ class Subscriber:
 
     # -- the worker: one message at a time, in order ---------------------------------------------------
     def _work(self) -> None:
-        while (item := self._inbox.get()) is not None:
+        confirmed_at = 0.0
+        while not self._stopping.is_set():
+            try:
+                item = self._inbox.get(timeout=CONFIRM_EVERY_S)
+            except queue.Empty:
+                item = ()
+            if item is None:
+                return
+            elapsed = time.monotonic() - confirmed_at
+            quiet = not item or self._inbox.empty()
+            if elapsed >= CONFIRM_EVERY_S or (quiet and elapsed >= CONFIRM_EVERY_S / 4):
+                confirmed_at = time.monotonic()
+                self._confirm()
+            if not item:
+                continue
             topic, payload, mid, qos = item
             wait = FIRST_RETRY_S
             while not self._stopping.is_set():
@@ -116,6 +136,27 @@ class Subscriber:
                     self._client.ack(mid, qos)
                 self.taken += 1
                 break
+
+    def _confirm(self) -> None:
+        """Tell each table what the tournament has committed of its newest journal: a table's
+        mark moves only on this, not on the broker's acknowledgement (a broker that crashes
+        before saving loses what it acknowledged), and it sends again what is missing."""
+        if not self.connected.is_set():
+            return
+        try:
+            marks = self.store.marks()
+        except Exception as exc:  # noqa: BLE001 - a storage error: the next turn tries again
+            log.warning("tournament: cannot read the marks to confirm: %s", exc)
+            return
+        everything = time.monotonic() - self._all_confirmed_at >= CONFIRM_ALL_S
+        for mark in marks:
+            said = (mark["journal"], mark["seq"])
+            if everything or self._confirmed.get(mark["table"]) != said:
+                body = json.dumps({"journal": mark["journal"], "seq": mark["seq"]})
+                self._client.publish(f"{TOPIC_ROOT}/{mark['table']}/ack", body, qos=1, retain=True)
+                self._confirmed[mark["table"]] = said
+        if everything:
+            self._all_confirmed_at = time.monotonic()
 
     def take(self, topic: str, payload: bytes) -> None:
         """One message: kept, or set aside with its reason.  Raises only ``StorageError``."""
