@@ -25,6 +25,7 @@ from results import Figure, save
 from station.journal import Journal, read_records
 from station.publish import BrokerUrl, MqttPublisher
 from station.tournament.broker import LocalBroker
+from station.tournament.messages import Message
 from station.tournament.store import Store
 from station.tournament.subscriber import Subscriber
 
@@ -37,12 +38,15 @@ class TimedStore(Store):
         self.lags: list[float] = []
         self.duplicates = 0
 
-    def keep_record(self, table: str, journal: str, record: dict) -> bool:
-        kept = super().keep_record(table, journal, record)
-        if kept:
-            self.lags.append(time.monotonic() - record["mono"])
-        else:
-            self.duplicates += 1
+    def keep(self, batch):
+        kept = super().keep(batch)
+        now = time.monotonic()  # committed: the whole batch at once
+        for taken, was_kept in zip(batch, kept, strict=True):
+            if isinstance(taken, Message) and taken.what == "records":
+                if was_kept:
+                    self.lags.append(now - taken.body["record"]["mono"])
+                else:
+                    self.duplicates += 1
         return kept
 
 

@@ -14,10 +14,13 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .messages import Message
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -38,9 +41,6 @@ CREATE TABLE IF NOT EXISTS judge_calls (
     table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, note TEXT, at TEXT,
     handled REAL, PRIMARY KEY (table_id, journal, seq));
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS marks (
-    table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL,
-    PRIMARY KEY (table_id, journal));
 CREATE TABLE IF NOT EXISTS rejects (
     received REAL NOT NULL, topic TEXT NOT NULL, reason TEXT NOT NULL, payload BLOB NOT NULL);
 """
@@ -48,8 +48,54 @@ KEPT_OF_A_REJECT = 1024  # bytes of a rejected message kept, to see what it was
 REJECTS_KEPT = 1000  # the latest rejected messages kept; the counter counts them all
 
 
+@dataclass(frozen=True)
+class SetAside:
+    """A message set aside, with why (subscriber.py)."""
+
+    topic: str
+    reason: str
+    payload: bytes
+
+
+Taken = Message | SetAside  # what one delivery comes to
+
+
 def _bump(db: sqlite3.Connection, counter: str) -> None:
     db.execute("INSERT INTO counters VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET value = value + 1", (counter,))
+
+
+class Marks:
+    """Each journal's mark: the last seq kept with every one before it.  A gap (a record a broker
+    lost) holds it, so the table sends again from there (publish.py).  Kept in memory, worked out
+    from the records at start, so a commit costs no more statements for it."""
+
+    def __init__(self, kept: Iterable[tuple[str, str, int]] = ()) -> None:
+        self._mark: dict[tuple[str, str], int] = {}
+        self._ahead: dict[tuple[str, str], set[int]] = {}
+        self._newest: dict[str, str] = {}  # each table's journal last heard of
+        for table, journal, seq in kept:
+            self.kept(table, journal, seq)
+
+    def kept(self, table: str, journal: str, seq: int) -> None:
+        key = (table, journal)
+        self._newest[table] = journal
+        mark = self._mark.get(key, 0)
+        if seq != mark + 1:
+            if seq > mark:
+                self._ahead.setdefault(key, set()).add(seq)
+            return
+        ahead = self._ahead.get(key, set())
+        mark = seq
+        while mark + 1 in ahead:
+            mark += 1
+            ahead.discard(mark)
+        self._mark[key] = mark
+
+    def newest(self) -> list[dict[str, Any]]:
+        return [
+            {"table": table, "journal": journal, "seq": self._mark.get((table, journal), 0)}
+            for table, journal in sorted(self._newest.items())
+        ]
 
 
 class Store:
@@ -65,6 +111,7 @@ class Store:
         self._db.execute("PRAGMA journal_size_limit=4194304")  # the WAL shrinks back after a checkpoint
         self._db.executescript(SCHEMA)
         self._lock = threading.Lock()
+        self._marks = Marks(self._db.execute("SELECT table_id, journal, seq FROM records ORDER BY received"))
         if self.current_round() == 0:
             self.open_round()
 
@@ -84,41 +131,76 @@ class Store:
             return [dict(r) for r in self._db.execute(sql, args).fetchall()]
 
     # -- what the subscriber learns -----------------------------------------------------------------
+    def keep(self, batch: Sequence[Taken]) -> list[bool]:
+        """A batch of what the broker delivered, in one transaction (one synchronous commit for
+        all): each record kept and applied once (False: it was already kept), each state or
+        health the latest, each rejected message set aside.  All of it or none of it."""
+        kept = []
+        with self._transaction() as db:
+            for taken in batch:
+                if isinstance(taken, SetAside):
+                    self._reject(db, taken)
+                    kept.append(False)
+                elif taken.what == "records":
+                    kept.append(self._keep_record(db, taken.table, taken.body["journal"], taken.body["record"]))
+                else:
+                    self._keep_state(db, taken.table, taken.what, taken.body)
+                    kept.append(False)
+        with self._lock:  # committed: only now may the tables hear of it
+            for taken, was_kept in zip(batch, kept, strict=True):
+                if was_kept and isinstance(taken, Message):
+                    self._marks.kept(taken.table, taken.body["journal"], taken.body["record"]["seq"])
+        return kept
+
     def keep_record(self, table: str, journal: str, record: dict[str, Any]) -> bool:
         """Keep one record and apply what it means, once; False if it was already kept."""
+        return self.keep([Message("records", table, {"journal": journal, "record": record})])[0]
+
+    def keep_state(self, table: str, what: str, body: dict[str, Any]) -> None:
+        """The latest retained ``state`` or ``health`` of a table."""
+        self.keep([Message(what, table, body)])
+
+    def reject(self, topic: str, reason: str, payload: bytes) -> None:
+        """A message set aside (subscriber.py): counted as malformed, and kept with its reason
+        (its first kilobyte), the latest ``REJECTS_KEPT`` of them."""
+        self.keep([SetAside(topic, reason, payload)])
+
+    def _keep_record(self, db: sqlite3.Connection, table: str, journal: str, record: dict[str, Any]) -> bool:
         seq, kind = int(record["seq"]), str(record["kind"])
-        with self._transaction() as db:
-            kept = db.execute(
-                "INSERT OR IGNORE INTO records VALUES (?, ?, ?, ?, ?, ?)",
-                (table, journal, seq, kind, json.dumps(record, separators=(",", ":")), time.time()),
-            ).rowcount
-            if not kept:
-                return False
+        kept = db.execute(
+            "INSERT OR IGNORE INTO records VALUES (?, ?, ?, ?, ?, ?)",
+            (table, journal, seq, kind, json.dumps(record, separators=(",", ":")), time.time()),
+        ).rowcount
+        if kept:
             self._apply(db, table, journal, record)
-            self._advance_mark(db, table, journal)
             _bump(db, "records")
-        return True
+        return bool(kept)
 
     @staticmethod
-    def _advance_mark(db: sqlite3.Connection, table: str, journal: str) -> None:
-        """The journal's mark: the last seq kept with every one before it.  A gap (a record the
-        broker lost) holds it, so the table sends again from there (publish.py)."""
-        row = db.execute("SELECT seq FROM marks WHERE table_id = ? AND journal = ?", (table, journal)).fetchone()
-        mark = row[0] if row else 0
-        found = mark
-        while db.execute(
-            "SELECT 1 FROM records WHERE table_id = ? AND journal = ? AND seq = ?", (table, journal, found + 1)
-        ).fetchone():
-            found += 1
-        if found != mark:
-            db.execute("INSERT OR REPLACE INTO marks VALUES (?, ?, ?, ?)", (table, journal, found, time.time()))
+    def _keep_state(db: sqlite3.Connection, table: str, what: str, body: dict[str, Any]) -> None:
+        column = {"state": "state", "health": "health"}[what]
+        db.execute("INSERT OR IGNORE INTO tables (table_id) VALUES (?)", (table,))
+        db.execute(
+            f"UPDATE tables SET {column} = ?, updated = ? WHERE table_id = ?", (json.dumps(body), time.time(), table)
+        )
+
+    @staticmethod
+    def _reject(db: sqlite3.Connection, rejected: SetAside) -> None:
+        db.execute(
+            "INSERT INTO rejects VALUES (?, ?, ?, ?)",
+            (time.time(), rejected.topic[:200], rejected.reason[:500], rejected.payload[:KEPT_OF_A_REJECT]),
+        )
+        db.execute("DELETE FROM rejects WHERE rowid <= (SELECT MAX(rowid) FROM rejects) - ?", (REJECTS_KEPT,))
+        _bump(db, "malformed")
+
+    def count(self, name: str) -> None:
+        with self._transaction() as db:
+            _bump(db, name)
 
     def marks(self) -> list[dict[str, Any]]:
         """Each table's newest journal with its mark: what the tournament confirms to the tables."""
-        return self._rows(
-            'SELECT table_id AS "table", journal, seq FROM marks m WHERE at = '
-            "(SELECT MAX(at) FROM marks WHERE table_id = m.table_id) ORDER BY table_id"
-        )
+        with self._lock:
+            return self._marks.newest()
 
     def _apply(self, db: sqlite3.Connection, table: str, journal: str, record: dict[str, Any]) -> None:
         kind = record["kind"]
@@ -148,31 +230,6 @@ class Store:
                 "INSERT OR IGNORE INTO judge_calls VALUES (?, ?, ?, ?, ?, NULL)",
                 (table, journal, record["seq"], record.get("note", ""), record.get("wall")),
             )
-
-    def keep_state(self, table: str, what: str, body: dict[str, Any]) -> None:
-        """The latest retained ``state`` or ``health`` of a table."""
-        column = {"state": "state", "health": "health"}[what]
-        with self._transaction() as db:
-            db.execute("INSERT OR IGNORE INTO tables (table_id) VALUES (?)", (table,))
-            db.execute(
-                f"UPDATE tables SET {column} = ?, updated = ? WHERE table_id = ?",
-                (json.dumps(body), time.time(), table),
-            )
-
-    def count(self, name: str) -> None:
-        with self._transaction() as db:
-            _bump(db, name)
-
-    def reject(self, topic: str, reason: str, payload: bytes) -> None:
-        """A message set aside (subscriber.py): counted as malformed, and kept with its reason
-        (its first kilobyte), the latest ``REJECTS_KEPT`` of them."""
-        with self._transaction() as db:
-            db.execute(
-                "INSERT INTO rejects VALUES (?, ?, ?, ?)",
-                (time.time(), topic[:200], reason[:500], payload[:KEPT_OF_A_REJECT]),
-            )
-            db.execute("DELETE FROM rejects WHERE rowid <= (SELECT MAX(rowid) FROM rejects) - ?", (REJECTS_KEPT,))
-            _bump(db, "malformed")
 
     def rejects(self) -> list[dict[str, Any]]:
         return self._rows("SELECT received, topic, reason FROM rejects ORDER BY rowid")

@@ -27,12 +27,13 @@ from typing import Any
 
 from ..publish import TOPIC_ROOT, BrokerUrl, client
 from .messages import Rejected, check
-from .store import Store
+from .store import SetAside, Store, Taken
 
 log = logging.getLogger(__name__)
 
 FIRST_RETRY_S, LAST_RETRY_S = 0.1, 5.0
 CONFIRM_EVERY_S = 2.0  # how often a table is told what is newly kept (sooner when the queue empties)
+BATCH = 200  # messages kept in one commit at most (the broker sends about 20 unacknowledged)
 CONFIRM_ALL_S = 5.0  # every table's mark again, so a table whose records a broker lost resends them
 
 
@@ -100,42 +101,55 @@ class Subscriber:
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         self._inbox.put((str(message.topic), bytes(message.payload), int(message.mid), int(message.qos)))
 
-    # -- the worker: one message at a time, in order ---------------------------------------------------
+    # -- the worker: in order, a batch at a time -----------------------------------------------------
     def _work(self) -> None:
         confirmed_at = 0.0
         while not self._stopping.is_set():
             try:
-                item = self._inbox.get(timeout=CONFIRM_EVERY_S)
+                first = self._inbox.get(timeout=CONFIRM_EVERY_S)
             except queue.Empty:
-                item = ()
-            if item is None:
+                first = ()
+            if first is None:
                 return
+            batch: list[Any] = [first] if first else []
+            while first and len(batch) < BATCH:  # whatever else has come meanwhile, in one commit
+                try:
+                    more = self._inbox.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._inbox.put(None)
+                    break
+                batch.append(more)
+            if batch:
+                self._settle(batch)
             elapsed = time.monotonic() - confirmed_at
-            quiet = not item or self._inbox.empty()
-            if elapsed >= CONFIRM_EVERY_S or (quiet and elapsed >= CONFIRM_EVERY_S / 4):
+            if elapsed >= CONFIRM_EVERY_S or (self._inbox.empty() and elapsed >= CONFIRM_EVERY_S / 4):
                 confirmed_at = time.monotonic()
                 self._confirm()
-            if not item:
+
+    def _settle(self, batch: list[Any]) -> None:
+        """Keep a batch (retrying a storage error with back-off until it is gone), then
+        acknowledge every message of it to the broker."""
+        wait = FIRST_RETRY_S
+        while not self._stopping.is_set():
+            try:
+                self.take_all([(topic, payload) for topic, payload, _, _ in batch])
+            except StorageError as exc:  # not the messages' fault: keep them, try again
+                if self.failing is None:
+                    log.error("tournament: cannot store (%s); retrying, nothing is acknowledged", exc)
+                self.failing = f"the database: {exc}"
+                self._stopping.wait(wait)
+                wait = min(wait * 2, LAST_RETRY_S)
                 continue
-            topic, payload, mid, qos = item
-            wait = FIRST_RETRY_S
-            while not self._stopping.is_set():
-                try:
-                    self.take(topic, payload)
-                except StorageError as exc:  # not the message's fault: keep it, try again
-                    if self.failing is None:
-                        log.error("tournament: cannot store (%s); retrying, nothing is acknowledged", exc)
-                    self.failing = f"the database: {exc}"
-                    self._stopping.wait(wait)
-                    wait = min(wait * 2, LAST_RETRY_S)
-                    continue
-                if self.failing is not None:
-                    log.info("tournament: storing again")
-                    self.failing = None
+            if self.failing is not None:
+                log.info("tournament: storing again")
+                self.failing = None
+            for _, _, mid, qos in batch:
                 if qos:
                     self._client.ack(mid, qos)
-                self.taken += 1
-                break
+            self.taken += len(batch)
+            return
 
     def _confirm(self) -> None:
         """Tell each table what the tournament has committed of its newest journal: a table's
@@ -160,17 +174,29 @@ class Subscriber:
 
     def take(self, topic: str, payload: bytes) -> None:
         """One message: kept, or set aside with its reason.  Raises only ``StorageError``."""
+        self.take_all([(topic, payload)])
+
+    def take_all(self, delivered: list[tuple[str, bytes]]) -> None:
+        """Messages in order, in one commit: each kept, or set aside with its reason.  A message
+        that makes the batch fail for its own sake (not storage) is found by taking them one by
+        one.  Raises only ``StorageError``."""
+        batch: list[Taken] = []
+        for topic, payload in delivered:
+            try:
+                batch.append(check(topic, payload))
+            except Rejected as exc:
+                log.warning("tournament: set aside a message on %s: %s", topic, exc)
+                batch.append(SetAside(topic, str(exc), payload))
         try:
-            message = check(topic, payload)
-            if message.what == "records":
-                self.store.keep_record(message.table, message.body["journal"], message.body["record"])
-            else:
-                self.store.keep_state(message.table, message.what, message.body)
-        except Rejected as exc:
-            self._set_aside(topic, str(exc), payload)
-        except Exception as exc:  # noqa: BLE001 - whatever a message makes go wrong, it goes aside, named
+            self.store.keep(batch)
+        except Exception as exc:  # noqa: BLE001 - storage, or a message that cannot be applied
             if _storage_fault(exc):
                 raise StorageError(str(exc)) from exc
+            if len(delivered) > 1:
+                for one in delivered:
+                    self.take_all([one])
+                return
+            topic, payload = delivered[0]
             log.exception("tournament: a message on %s could not be applied", topic)
             self._set_aside(topic, f"could not be applied ({type(exc).__name__}: {exc})", payload)
 
