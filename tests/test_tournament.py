@@ -152,6 +152,9 @@ def tables(tmp_path, armies, broker):
 
 
 def exactly_once(tournament: Tournament, *tables: Table) -> None:
+    for t in tables:  # what was played is on disk first: held is then compared with all of it
+        journal = t.station.journal
+        wait_for(lambda journal=journal: journal.synced >= journal.written, 10, f"table {t.table}'s journal synced")
     for t in tables:
         wait_for(lambda t=t: tournament.holds(t), 60, f"table {t.table}'s records")
         held = tournament.store.records_of(t.table)
