@@ -13,7 +13,9 @@ import pytest
 
 from station.lobby.lobby import Hardware, Lobby
 from station.rules.alpha_strike.library import LIBRARY_FILE, CardLibrary
+from station.rules.text import catalog, from_message
 from station.web.app import create_app
+from station.web.i18n import catalog as web_catalog
 from tests.conftest import ROOT
 from tests.test_dashboard_browser import _free_port
 
@@ -62,6 +64,10 @@ def test_odd_entries_cost_only_themselves_and_the_lobby_answers_at_once(tmp_path
         for name in ("dangling.jsonl", "loop.jsonl", "secret.jsonl", "pipe.jsonl", "passwd.json"):
             assert name in said
         assert "FIFO" in said and "symbolic link" in said
+        status = client.get("/api/lobby").get_json()  # and said in the page's language, by its message
+        words = {**web_catalog("ru"), **catalog("ru")}
+        russian = [from_message(m).said(words) for m in status["messages_messages"] if m]
+        assert any("станция его не трогает" in r and "pipe.jsonl" in r for r in russian), russian
         started = client.post("/api/games", json={"game": "bronepekhota", "armies": ["saved:good.json", "sample:red-polaris.json"], "force": True, "note": "t"}, headers=REFEREE)  # fmt: skip
         assert started.status_code == 201, started.get_json()
     finally:

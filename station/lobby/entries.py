@@ -18,7 +18,12 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..rules.text import Text, say
+
 log = logging.getLogger(__name__)
+
+LINK = say("a symbolic link (not followed)")
+NOT_A_FILE = say("not a regular file (a FIFO, a socket or a device)")
 
 
 class Skipped:
@@ -26,24 +31,25 @@ class Skipped:
     shelf); each is logged once, and said while it is there."""
 
     def __init__(self) -> None:
-        self._now: dict[str, dict[Path, str]] = {}
+        self._now: dict[str, dict[Path, Text]] = {}
         self._told: set[Path] = set()
         self._lock = threading.Lock()
 
     def regular_files(self, listing: str, paths: Iterable[Path]) -> list[Path]:
         """The regular files among ``paths``, looked at without following anything; every other
         entry is what ``listing`` skips now (what it skipped before and is gone is forgotten)."""
-        found, odd = [], {}
+        found: list[Path] = []
+        odd: dict[Path, Text] = {}
         for path in paths:
             try:
                 mode = os.lstat(path).st_mode
             except OSError as exc:  # gone meanwhile, or unreadable
-                odd[path] = f"unreadable ({exc.strerror})"
+                odd[path] = say("unreadable ({why})", why=exc.strerror or "")
                 continue
             if stat.S_ISLNK(mode):
-                odd[path] = "a symbolic link (not followed)"
+                odd[path] = LINK
             elif not stat.S_ISREG(mode):
-                odd[path] = "not a regular file (a FIFO, a socket or a device)"
+                odd[path] = NOT_A_FILE
             else:
                 found.append(path)
         with self._lock:
@@ -54,10 +60,11 @@ class Skipped:
                     log.warning("data folder: %s is %s; left alone", path, why)
         return found
 
-    def said(self) -> list[str]:
+    def said(self) -> list[Text]:
+        """Each entry left alone, as a sentence a page says in its language."""
         with self._lock:
             return [
-                f"{path} is {why}; the station leaves it alone"
+                say("{path} is {why}; the station leaves it alone", path=str(path), why=why)
                 for odd in self._now.values()
                 for path, why in sorted(odd.items())
             ]

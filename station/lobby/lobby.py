@@ -24,6 +24,7 @@ from ..exclusive import FileLock, InUse
 from ..fold import HEADER_KIND
 from ..game import InputError
 from ..journal import JournalError, read_records
+from ..rules.text import say
 from ..runtime import Station
 from . import datafolder
 from .armies import ArmyShelf
@@ -102,7 +103,9 @@ class Lobby:
         self._lock = threading.RLock()
         self.on_start: list[Callable[[Station], None]] = []
         self.on_end: list[Callable[[Station], None]] = []
-        self.messages: list[str] = []  # what a start said the referee should know (no calibration, …)
+        self.messages: list[
+            str
+        ] = []  # (texts: said in the page's language)  # what a start said the referee should know (no calibration, …)
 
     def _watch_hardware(self) -> None:
         hw = self.hardware
@@ -148,7 +151,7 @@ class Lobby:
         try:
             self.use_data_folder(Path(folder) if folder else None, create=False)
         except LobbyError as exc:
-            said = f"{exc}; until it is back, games are kept in {self.data}"
+            said = say("{why}; until it is back, games are kept in {data}", why=str(exc), data=str(self.data))
             log.warning("%s", said)
             self.messages.append(said)
 

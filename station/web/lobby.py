@@ -71,7 +71,7 @@ def status() -> Response:
     said = lobby().status()
     if said["running"]:  # the game's name in the page's language
         said["running"]["title"] = label(said["running"]["game"], language(), said["running"]["game"])
-    return jsonify({**said, "addresses": addresses()})
+    return jsonify({**with_messages(said), "addresses": addresses()})
 
 
 @lobby_api.get("/qr.svg")

@@ -40,7 +40,7 @@ async function refreshStatus() {
       last: (game.last || "").slice(0, 16).replace("T", " ") })),
     el("button", { id: "resume", class: "referee-only", onclick: () => resume(game.name) }, t("Resume it")));
   }
-  $("messages").replaceChildren(...status.messages.map((m) => el("li", {}, m)));
+  $("messages").replaceChildren(...status.messages.map((m, k) => el("li", {}, inLanguage(m, (status.messages_messages || [])[k]))));
   $("hub").replaceChildren(...hubLine(status.hub));
   $("camera").replaceChildren(...(status.camera ? withCode(t("Camera: {state} ({source})", { state: t(status.camera.state), source: "\u0000" }),
     status.camera.source || "").concat(status.camera.error ? [` — ${status.camera.error}`] : []) : [t("Camera: none: no map, no measuring, and the referee's inputs rule alone.")]));
