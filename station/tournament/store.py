@@ -10,6 +10,7 @@ applied exactly once too.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
@@ -42,7 +43,8 @@ CREATE TABLE IF NOT EXISTS judge_calls (
     handled REAL, PRIMARY KEY (table_id, journal, seq));
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS rejects (
-    received REAL NOT NULL, topic TEXT NOT NULL, reason TEXT NOT NULL, payload BLOB NOT NULL);
+    received REAL NOT NULL, topic TEXT NOT NULL, reason TEXT NOT NULL, payload BLOB NOT NULL,
+    digest TEXT NOT NULL UNIQUE);
 """
 KEPT_OF_A_REJECT = 1024  # bytes of a rejected message kept, to see what it was
 REJECTS_KEPT = 1000  # the latest rejected messages kept; the counter counts them all
@@ -186,12 +188,16 @@ class Store:
 
     @staticmethod
     def _reject(db: sqlite3.Connection, rejected: SetAside) -> None:
-        db.execute(
-            "INSERT INTO rejects VALUES (?, ?, ?, ?)",
-            (time.time(), rejected.topic[:200], rejected.reason[:500], rejected.payload[:KEPT_OF_A_REJECT]),
-        )
-        db.execute("DELETE FROM rejects WHERE rowid <= (SELECT MAX(rowid) FROM rejects) - ?", (REJECTS_KEPT,))
-        _bump(db, "malformed")
+        """Kept once by its digest: the same message delivered again (its acknowledgement lost in
+        a restart) is not a second reject."""
+        digest = hashlib.sha256(rejected.topic.encode() + b"\0" + rejected.payload).hexdigest()
+        kept = db.execute(
+            "INSERT OR IGNORE INTO rejects VALUES (?, ?, ?, ?, ?)",
+            (time.time(), rejected.topic[:200], rejected.reason[:500], rejected.payload[:KEPT_OF_A_REJECT], digest),
+        ).rowcount
+        if kept:
+            db.execute("DELETE FROM rejects WHERE rowid <= (SELECT MAX(rowid) FROM rejects) - ?", (REJECTS_KEPT,))
+            _bump(db, "malformed")
 
     def count(self, name: str) -> None:
         with self._transaction() as db:
