@@ -39,6 +39,12 @@ def _spoil(data, outside):
     (shelf / "good.json").write_text(json.dumps(BLUE))
 
 
+@pytest.fixture(autouse=True)
+def _data_folder_env(monkeypatch):
+    """A lobby moving its data folder sets STATION_DATA: put back after each test."""
+    monkeypatch.setenv("STATION_DATA", os.environ.get("STATION_DATA", "data"))
+
+
 def test_odd_entries_cost_only_themselves_and_the_lobby_answers_at_once(tmp_path):
     outside = tmp_path / "outside.jsonl"
     outside.write_text('{"seq":1,"kind":"game","game":"bronepekhota","armies":[]}\n')

@@ -3,6 +3,7 @@ port, a camera and the calibration, applied at once, remembered across a restart
 the field named, and never changed under a running game."""
 
 import json
+import os
 import time
 from types import SimpleNamespace
 
@@ -16,6 +17,13 @@ from tests.conftest import EXAMPLES
 
 TOKEN = "settings-token"
 REFEREE = {"X-Referee-Token": TOKEN}
+
+
+@pytest.fixture(autouse=True)
+def _data_folder_env(monkeypatch):
+    """Moving the data folder sets STATION_DATA for the process (the card library follows it):
+    put back after each test, so no other test reads a folder of this one."""
+    monkeypatch.setenv("STATION_DATA", os.environ.get("STATION_DATA", "data"))
 
 
 @pytest.fixture
