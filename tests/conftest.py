@@ -1,8 +1,10 @@
 import contextlib
 import errno
 import itertools
+import json
 import os
 import subprocess
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -183,3 +185,15 @@ def fill(folder):
             except OSError as exc:
                 assert exc.errno == errno.ENOSPC
     return filler
+
+
+def referee_call(url, path, token, body=None, method="POST"):
+    """A referee's JSON request to a station running in another process; its JSON answer."""
+    request = urllib.request.Request(
+        url + path,
+        data=json.dumps(body or {}).encode(),
+        method=method,
+        headers={"Content-Type": "application/json", "X-Referee-Token": token},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.loads(answer.read())

@@ -3,8 +3,6 @@ FIFOs and broken files cost only themselves, and writers at once never lose or s
 
 import json
 import os
-import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -17,7 +15,7 @@ from station.rules.text import catalog, from_message
 from station.web.app import create_app
 from station.web.i18n import catalog as web_catalog
 from tests.conftest import ROOT
-from tests.test_dashboard_browser import _free_port
+from tests.test_dashboard_browser import station_process
 
 TOKEN = "data-folder-token"
 REFEREE = {"X-Referee-Token": TOKEN}
@@ -84,31 +82,12 @@ def test_station_serve_starts_whatever_the_data_folder_holds(tmp_path):
     outside = tmp_path / "outside.jsonl"
     outside.write_text("")
     _spoil(tmp_path / "data", outside)
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps({"referee_token": TOKEN}))
-    port = _free_port()
-    log = tmp_path / "serve.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "station", "serve", "--data", str(tmp_path / "data"), "--host", "127.0.0.1"]
-            + ["--port", str(port), "--config", str(config)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    status = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/lobby", timeout=1))
-                    break
-                except OSError:
-                    assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-                    time.sleep(0.2)
-            assert any("pipe.jsonl" in m for m in status["messages"])
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
-    assert log.read_text().count("pipe.jsonl is not a regular file") == 1  # named once in the log
+    command = ["serve", "--data", str(tmp_path / "data"), "--host", "127.0.0.1"]
+    with station_process(tmp_path, command, TOKEN, ready="/api/lobby") as url:
+        status = json.load(urllib.request.urlopen(url + "/api/lobby", timeout=5))
+        assert any("pipe.jsonl" in m for m in status["messages"])
+    log = (tmp_path / "serve.log").read_text()
+    assert log.count("pipe.jsonl is not a regular file") == 1  # named once in the log
 
 
 def test_ten_pastes_at_once_keep_ten_cards(tmp_path, monkeypatch):

@@ -4,8 +4,6 @@ journal; the dashboard's stream ends when its game does."""
 
 import http.client
 import json
-import subprocess
-import sys
 import time
 import urllib.request
 
@@ -21,6 +19,7 @@ from station.runtime import Station
 from station.web.app import create_app
 from station.web.server import DashboardServer
 from tests.conftest import ROOT
+from tests.test_dashboard_browser import station_process
 from tests.test_web import _read_events
 
 TOKEN = "lobby-test-token"
@@ -222,33 +221,11 @@ def test_phones_get_real_addresses_and_a_qr_code():
 
 
 def test_station_serve_starts_empty_and_says_where(tmp_path):
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps({"referee_token": TOKEN}))
-    from tests.test_dashboard_browser import _free_port
-
-    port = _free_port()
-    log = tmp_path / "serve.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "station", "serve", "--data", str(tmp_path / "data"), "--host", "127.0.0.1"]
-            + ["--port", str(port), "--config", str(config)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    status = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/lobby", timeout=1))
-                    break
-                except OSError:
-                    assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-                    time.sleep(0.2)
-            assert status["running"] is None and status["addresses"] == [f"http://127.0.0.1:{port}/"]
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
-    assert f"Dashboard:      http://127.0.0.1:{port}/" in log.read_text()
+    command = ["serve", "--data", str(tmp_path / "data"), "--host", "127.0.0.1"]
+    with station_process(tmp_path, command, TOKEN, ready="/api/lobby") as url:
+        status = json.load(urllib.request.urlopen(url + "/api/lobby", timeout=5))
+        assert status["running"] is None and status["addresses"] == [url + "/"]
+    assert f"Dashboard:      {url}/" in (tmp_path / "serve.log").read_text()
 
 
 def test_install_service_writes_a_unit_that_serves_and_pins_no_journal(tmp_path):

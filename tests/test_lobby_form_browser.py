@@ -1,12 +1,11 @@
 """The new-game form stops what the server would refuse, before asking it, in the page's language."""
 
 import json
-import urllib.request
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, referee_call
 from tests.test_dashboard_browser import _page, station_process
 
 pytestmark = pytest.mark.browser
@@ -41,7 +40,9 @@ def test_the_chosen_armies_stay_in_their_menus_after_a_reload_and_a_new_saved_ar
             rows.nth(0).select_option(red)  # the other way round from what the page offers first
             rows.nth(1).select_option(blue)
             army = json.loads((ROOT / "station" / "data" / "demo" / "blue-protectorate.json").read_text())
-            saved = _post(url, "/api/armies/bronepekhota", {"name": "aaa-first-on-the-shelf", "army": army})
+            saved = referee_call(
+                url, "/api/armies/bronepekhota", TOKEN, {"name": "aaa-first-on-the-shelf", "army": army}
+            )
             page.reload()
             page.select_option("#game", "bronepekhota")
             expect(rows).to_have_count(2)
@@ -52,14 +53,3 @@ def test_the_chosen_armies_stay_in_their_menus_after_a_reload_and_a_new_saved_ar
             page.select_option("#game", "bronepekhota")
             expect(rows).to_have_count(1)
             assert rows.nth(0).input_value() == red
-
-
-def _post(url, path, body):
-    request = urllib.request.Request(
-        url + path,
-        data=json.dumps(body).encode(),
-        method="POST",
-        headers={"Content-Type": "application/json", "X-Referee-Token": TOKEN},
-    )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return json.loads(answer.read())

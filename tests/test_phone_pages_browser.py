@@ -3,16 +3,13 @@ nothing scrolls sideways at 390 or 320 px, every control is finger-sized, a Russ
 nothing in English but names, and axe-core finds no serious or critical accessibility violation
 (tests/phone_check.py says exactly what is checked)."""
 
-import json
-import urllib.request
-
 import pytest
 from playwright.sync_api import sync_playwright
 
 from station.devices.hubsim import SimulatedHub
 from station.dice import DiceBook
 from station.rules.registry import make_ruleset
-from tests.conftest import ROOT
+from tests.conftest import ROOT, referee_call
 from tests.phone_check import accessibility, army_names, problems
 from tests.test_dashboard_browser import CHROMIUM, FLAGS, station_process
 
@@ -36,17 +33,6 @@ SIZES = [(390, 844), (320, 640)]
 NAMES = army_names([*DATA.glob("*/*.json")])
 
 pytestmark = pytest.mark.browser
-
-
-def _call(url, path, body=None, method="POST"):
-    request = urllib.request.Request(
-        url + path,
-        data=json.dumps(body or {}).encode(),
-        method=method,
-        headers={"Content-Type": "application/json", "X-Referee-Token": TOKEN},
-    )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return json.loads(answer.read())
 
 
 def _look(pw, url, path, prepare=lambda page: None):
@@ -93,14 +79,16 @@ def test_every_page_fits_a_phone_in_both_languages(tmp_path, game):
             with sync_playwright() as pw:
                 found += _look(pw, url, "/lobby", _open_everything)
                 found += _look(pw, url, "/settings")
-                started = _call(url, "/api/games", {"game": game, "armies": GAMES[game], "force": True, "note": "test"})
-                _call(url, "/api/input", {"type": FIRST_INPUT[game]})
+                started = referee_call(
+                    url, "/api/games", TOKEN, {"game": game, "armies": GAMES[game], "force": True, "note": "test"}
+                )
+                referee_call(url, "/api/input", TOKEN, {"type": FIRST_INPUT[game]})
                 launchers = [n.id for n in ruleset.sensor_nodes(armies) if n.kind == "launcher"]
                 if launchers:  # a shot: the rulings and the referee's controls for them are on the page too
                     hub.shot(launchers[0])
                 for page in ("/", "/lobby", "/calibrate"):
                     found += _look(pw, url, page, _open_everything if page == "/lobby" else lambda page: None)
-                _call(url, "/api/game/end", {"note": "checked on a phone"})
+                referee_call(url, "/api/game/end", TOKEN, {"note": "checked on a phone"})
                 name = started["journal"]
                 found += _look(pw, url, f"/games/{name}")
                 found += _look(pw, url, f"/games/{name}/report")

@@ -31,6 +31,7 @@ from station.journal import read_records
 from station.rules.bronepekhota import Bronepekhota
 from station.rules.bronepekhota.army import load_army
 
+from ..conftest import referee_call
 from .rig import Emitter, applied, ruling_keys, same_event, script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,14 +97,7 @@ class Daemon:
             return json.loads(answer.read())
 
     def post(self, url: str, path: str, body: dict) -> dict:
-        request = urllib.request.Request(
-            url + path,
-            data=json.dumps(body).encode(),
-            method="POST",
-            headers={"Content-Type": "application/json", "X-Referee-Token": TOKEN},
-        )
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return json.loads(answer.read())
+        return referee_call(url, path, TOKEN, body)
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
