@@ -33,7 +33,7 @@ from waitress.parser import HTTPRequestParser
 from waitress.utilities import Error, RequestEntityTooLarge
 from werkzeug.http import parse_cookie
 
-from .security import MAX_UPLOAD_BYTES, token_matches
+from .security import MAX_UPLOAD_BYTES, TOO_MANY_GUESSES, WRONG_TOKEN, larger_than, token_matches
 
 OPEN_BODY_BYTES = 16 * 1024
 
@@ -54,7 +54,7 @@ def too_large(allowed: int) -> Refusal:
     if allowed <= OPEN_BODY_BYTES:
         said = f"a body over {OPEN_BODY_BYTES // 1024} kB needs the referee's token"
     else:
-        said = f"the request is larger than {allowed // 1024} kB"
+        said = larger_than(allowed)
     return Refusal(413, "Content Too Large", said)
 
 
@@ -70,12 +70,12 @@ class BodyGate:
         auth = headers.get("AUTHORIZATION", "")
         token = auth[7:] if auth.startswith("Bearer ") else headers.get("X_REFEREE_TOKEN", "")
         if throttle.blocked(who):
-            return Refusal(429, "Too Many Requests", "too many wrong referee tokens; wait a minute")
+            return Refusal(429, "Too Many Requests", TOO_MANY_GUESSES)
         if token:
             if token_matches(token, referee.current()):
                 return MAX_UPLOAD_BYTES
             throttle.failed(who)
-            return Refusal(403, "Forbidden", "wrong referee token")
+            return Refusal(403, "Forbidden", WRONG_TOKEN)
         return MAX_UPLOAD_BYTES if self._logged_in(headers.get("COOKIE", "")) else OPEN_BODY_BYTES
 
     def _logged_in(self, cookies: str) -> bool:

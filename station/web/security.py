@@ -31,6 +31,8 @@ from .sessions import SESSION_HOURS, RefereeToken, Sessions
 
 ATTEMPTS = 5
 WINDOW_S = 60.0
+WRONG_TOKEN = say("wrong referee token")
+TOO_MANY_GUESSES = say("too many wrong referee tokens; wait a minute")
 MAX_UPLOAD_BYTES = 1024 * 1024  # army files, terrain and calibration are a few kB; a whole game's inputs far less
 
 
@@ -60,6 +62,12 @@ class Throttle:
             self._recent(who).append(self.clock())
             if len(self._failures) > 10_000:  # a flood of addresses must not grow memory without bound
                 self._failures = {k: v for k, v in self._failures.items() if v}
+
+
+def larger_than(allowed: int) -> str:
+    """The refusal of a body over ``allowed`` bytes, the same from the server's parser
+    (bodies.py) and from the application."""
+    return f"the request is larger than {allowed // 1024} kB"
 
 
 def error_response(status: int, message: str) -> tuple[Response, int]:
@@ -115,7 +123,7 @@ def is_referee() -> bool:
 def throttled() -> tuple[Response, int] | None:
     """The refusal for an address that has guessed wrong too often this minute, or None."""
     if _throttle().blocked(_who()):
-        return error_response(429, say("too many wrong referee tokens; wait a minute"))
+        return error_response(429, TOO_MANY_GUESSES)
     return None
 
 
@@ -136,7 +144,7 @@ def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
         if given:
             if not _token_ok(given):
                 guessed_wrong()
-                return error_response(403, say("wrong referee token"))
+                return error_response(403, WRONG_TOKEN)
             return view(*args, **kwargs)
         if _logged_in():
             sent = request.headers.get("X-CSRF-Token", "")
@@ -157,7 +165,7 @@ def login() -> Any:
     given = body.get("token") if isinstance(body, dict) else None
     if not isinstance(given, str) or not given or not _token_ok(given):
         guessed_wrong()
-        return error_response(403, say("wrong referee token"))
+        return error_response(403, WRONG_TOKEN)
     session.clear()
     session["sid"] = referee_token().sessions.open()
     session["csrf"] = secrets.token_urlsafe(24)
@@ -188,7 +196,7 @@ def harden(app, token: str, config: Path | None = None, session_hours: float = S
 
     @app.errorhandler(413)
     def _too_large(_exc) -> tuple[Response, int]:
-        return error_response(413, f"the request is larger than {MAX_UPLOAD_BYTES // 1024} kB")
+        return error_response(413, larger_than(MAX_UPLOAD_BYTES))
 
     @app.errorhandler(RecursionError)
     def _too_deep(_exc) -> tuple[Response, int]:
