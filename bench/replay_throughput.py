@@ -22,6 +22,7 @@ from results import Figure, save
 from station.devices import protocol as p
 from station.fold import fold, record_event
 from station.game import Game
+from station.hubclock import Timeline
 from station.journal import Journal, read_records
 from station.rules.bronepekhota.army import load_army
 
@@ -91,7 +92,8 @@ def main() -> None:
         print(f"building a journal of {args.events:,} events ...", flush=True)
         make_journal(path, args.events)
         records = read_records(path)
-        events = sum(1 for r in records if record_event(r) is not None)
+        timeline = Timeline()
+        events = sum(1 for r in records if record_event(r, timeline) is not None)
         parse_times, replay_times = [], []
         for _ in range(args.repeat):  # interleaved, so both see the same machine load
             start = time.perf_counter()

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 512  # HELLO with a large inventory; every other line stays under 100
@@ -18,6 +19,37 @@ NODE_KINDS = ("launcher", "tilt")
 
 TOKEN = re.compile(r"^[A-Za-z0-9_.:,/+-]{1,480}$")
 _NODE_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
+HUB_ID = re.compile(r"[0-9A-F]{4,8}")  # a hub board's own id (HELLO hub=)
+
+
+NODE_AT = "@"  # a node on a given hub: "T1@3F2A" (node ids are the hub's own; two boards both have T1)
+
+V = TypeVar("V")
+
+
+def wired(table: Mapping[str, V], node: str) -> V | None:
+    """What an army wired to ``node`` ("T1@3F2A" as a hub event names it): the army's own
+    hub-qualified entry, else its bare "T1" (an army written for one hub)."""
+    found = table.get(node)
+    if found is None and NODE_AT in node:
+        found = table.get(node.partition(NODE_AT)[0])
+    return found
+
+
+def bare_node(node: str) -> str:
+    return node.partition(NODE_AT)[0]
+
+
+def sensor_inventory(wired_nodes: set[str], hello: Hello, hub: str) -> tuple[list[str], list[str]]:
+    """The nodes an army wires that this hub should have and has not, and the hub's nodes no army
+    wires.  ``hub`` "" is the one hub of an older journal, where every wired node is its own."""
+    if not hub:
+        present = {node.id for node in hello.nodes}
+        return sorted(wired_nodes - present), sorted(present - wired_nodes)
+    present = {f"{node.id}{NODE_AT}{hub}" for node in hello.nodes}
+    unknown = sorted(n for n in present if n not in wired_nodes and bare_node(n) not in wired_nodes)
+    missing = sorted(n for n in wired_nodes if n.endswith(f"{NODE_AT}{hub}") and n not in present)
+    return missing, unknown
 
 
 class ProtocolError(ValueError):
@@ -92,6 +124,11 @@ class Hello(Message):
     boot: str
     nodes: tuple[Node, ...]
     baud: int = 0  # the serial rate the hub runs at (bronehub/1.1 on); 0 when a hub does not say
+    hub: str = ""  # the board's own id, kept across power cycles (bronehub/1.2 on); "" when not said
+
+    def check(self) -> None:
+        if self.hub and not HUB_ID.fullmatch(self.hub):
+            raise ProtocolError("field", f"hub id {self.hub!r} is not 4-8 upper-case hex digits")
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +203,21 @@ class Overflow(Message):
 
 
 @dataclass(frozen=True, slots=True)
+class ClockReading(Message):
+    """The hub's answer to TIME (bronehub/1.2 on): its clock when it read the question, as
+    ``up`` ms and ``us`` microseconds into that millisecond.  ``seq`` is the last event issued,
+    as in a heartbeat; ``n`` is the question's own SEQ, so the station knows when it asked."""
+
+    TYPE: ClassVar[str] = "CLK"
+    n: int
+    up: int
+    us: int
+
+    def check(self) -> None:
+        _within("us", self.us, 0, 999)
+
+
+@dataclass(frozen=True, slots=True)
 class Sync(Message):
     """Station to hub: introduce yourself (HELLO) and resend every unacknowledged event."""
 
@@ -189,6 +241,41 @@ class Nak(Message):
     start: int
 
 
+@dataclass(frozen=True, slots=True)
+class TimeQuery(Message):
+    """Station to hub: read your clock now and answer with CLK (the clock sync's round trip).
+    A hub older than bronehub/1.2 ignores it, and the station maps its clock from heartbeats."""
+
+    TYPE: ClassVar[str] = "TIME"
+
+
+@dataclass(frozen=True, slots=True)
+class SetHubId(Message):
+    """Station to hub: keep this id (EEPROM) and introduce yourself again with it."""
+
+    TYPE: ClassVar[str] = "ID"
+    hub: str
+
+    def check(self) -> None:
+        if not HUB_ID.fullmatch(self.hub):
+            raise ProtocolError("field", f"hub id {self.hub!r} is not 4-8 upper-case hex digits")
+
+
 MESSAGE_TYPES: dict[str, type[Message]] = {
-    cls.TYPE: cls for cls in (Hello, Heartbeat, Shot, DryFire, Tilt, Impact, Overflow, Sync, Ack, Nak)
+    cls.TYPE: cls
+    for cls in (
+        Hello,
+        Heartbeat,
+        Shot,
+        DryFire,
+        Tilt,
+        Impact,
+        Overflow,
+        ClockReading,
+        Sync,
+        Ack,
+        Nak,
+        TimeQuery,
+        SetHubId,
+    )
 }

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .devices import protocol
 from .dice import DiceBook, Roll
+from .events import NODE_AT
+from .hubclock import Timeline
 from .journal import JournalError
 from .rules.base import Event, Input, Override, Overriding, Ruleset, Ruling, state_json
 from .rules.registry import make_ruleset
@@ -21,16 +23,30 @@ HEADER_KIND = "game"
 APPLIED_RX = ("event", "control")  # rx verdicts the fold applies; the rest are kept for audit
 
 
-def record_event(record: Mapping[str, Any]) -> Event | None:
-    """The fold's view of one journal record, or None for records it does not apply."""
+def record_event(record: Mapping[str, Any], timeline: Timeline) -> Event | None:
+    """The fold's view of one journal record, or None for records it does not apply.  The
+    ``timeline`` learns each hub's clock from the records as they pass, in journal order."""
     kind = record["kind"]
     if kind == "rx":
         if record.get("verdict") not in APPLIED_RX:
             return None
         try:
-            return Event(record["seq"], protocol.decode(record["line"]), record.get("mono"))
+            message = protocol.decode(record["line"])
         except protocol.ProtocolError as exc:
             raise JournalError(f"record {record['seq']}: line marked valid does not decode ({exc})") from None
+        hub = record.get("hub")
+        if hub is None:  # a journal from before several hubs: one hub, its own clock
+            return Event(record["seq"], message, record.get("mono"))
+        if isinstance(message, protocol.Hello):
+            timeline.boot(hub, message.boot)
+        t = message.up if isinstance(message, protocol.Heartbeat) else getattr(message, "t", None)
+        placed = timeline.place(hub, t)
+        if hasattr(message, "node"):  # node ids are the hub's own: T1 on two boards are two nodes
+            message = replace(message, node=f"{message.node}{NODE_AT}{hub}")  # type: ignore[call-arg]
+        return Event(record["seq"], message, record.get("mono"), placed.clock, placed.at, placed.err)
+    if kind == "clock":
+        timeline.learn(record)
+        return None
     if kind == "input":
         return Event(record["seq"], Input(record["type"], record.get("args", {})))
     if kind in ("confirm", "override"):
@@ -59,7 +75,7 @@ def record_event(record: Mapping[str, Any]) -> Event | None:
 
 
 FOLDED_KINDS = frozenset(
-    {HEADER_KIND, "rx", "input", "dice", "dice_entry", "confirm", "override", "snapshot", "camera", "terrain"}
+    {HEADER_KIND, "rx", "input", "dice", "dice_entry", "confirm", "override", "snapshot", "camera", "terrain", "clock"}
 )
 
 
@@ -95,6 +111,7 @@ class FoldResult:
     ruleset: Ruleset[Any]
     state: Any
     rulings: list[Ruling] | deque[Ruling] = field(default_factory=list)
+    timeline: Timeline = field(default_factory=Timeline)  # each hub's clock where the records end
 
     def state_json(self) -> str:
         return state_json(self.ruleset, self.state)
@@ -120,8 +137,10 @@ def fold(
     state = ruleset.initial_state(header["armies"], header.get("options", {}), overrides_of(records))
     result = FoldResult(ruleset, state, deque(maxlen=keep_rulings) if keep_rulings else [])
     for record in records:
-        event = record_event(record)
+        event = record_event(record, result.timeline)
         if event is None:
+            if on_step is not None and record["kind"] == "clock":  # applied: it places later events
+                on_step(record, [])
             continue
         result.state, rulings = ruleset.apply(result.state, event)
         result.rulings.extend(rulings)

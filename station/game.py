@@ -140,7 +140,9 @@ class Game:
 
     def _apply(self, record: dict[str, Any]) -> list[Ruling]:
         self._last_seq = max(self._last_seq, record["seq"])
-        event = record_event(record)
+        event = record_event(record, self._result.timeline)
+        if record["kind"] == "clock":
+            self._order.append(record["seq"])  # re-folded with the rest: it places later events
         if event is None:
             return []
         self._order.append(record["seq"])

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .bus import Bus
-from .devices.link import BAUD, HubLink
+from .devices.link import BAUD, HubLink, hubs_health
 from .game import Game
 from .journal import RESERVE_BYTES, Journal
 from .tableview import TableView
@@ -33,7 +33,7 @@ class Station:
         game: str | None = None,
         armies: Sequence[Mapping[str, Any]] = (),
         options: Mapping[str, Any] | None = None,
-        serial_url: str | None = None,
+        serial_url: str | Sequence[str] | None = None,
         seed: int | None = None,
         group_window: float = 0.0,
         journal_reserve: int = RESERVE_BYTES,
@@ -42,18 +42,25 @@ class Station:
         self.bus = Bus()
         self.journal = Journal(journal_path, group_window=group_window, reserve_bytes=journal_reserve)
         self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
-        self.link = HubLink(serial_url, self.journal, self._inbox.put, baud=baud) if serial_url else None
+        urls = [serial_url] if isinstance(serial_url, str) else list(serial_url or ())
+        if len(set(urls)) != len(urls):
+            raise ValueError(f"a hub port is given twice: {', '.join(urls)}")
+        # Each hub its own link and reader thread: one unplugged, resetting or flooding never
+        # holds up another.  They share the journal (its appends are locked) and the engine's inbox.
+        self.links = [HubLink(url, self.journal, self._inbox.put, baud=baud, only_hub=len(urls) == 1) for url in urls]
         try:
-            if self.link:
-                self.link.claim()  # another station's port: refused before the game's first record
+            for link in self.links:
+                link.claim()  # another station's port: refused before the game's first record
             self.game = Game(self.journal, game, armies, options, rng=random.Random(seed), publish=self.bus.publish)
         except Exception:
-            if self.link:
-                self.link.stop()
+            for link in self.links:
+                link.stop()
             self.journal.close()
             raise
-        if self.link:
-            self.link.resume(self.journal.records)
+        if self.links:
+            heard = [r for r in self.journal.records if r["kind"] == "rx" and r.get("verdict") in ("event", "control")]
+            for link in self.links:
+                link.resume(heard)
         # a game played with no launcher or tilt node (Alpha Strike) needs no hub: "no hub" is no warning
         self.hub_needed = bool(self.game.ruleset.sensor_nodes(self.game.header["armies"]))
         self._engine = threading.Thread(target=self._engine_loop, name="engine", daemon=True)
@@ -106,10 +113,15 @@ class Station:
         anchors = calibration.anchors if calibration is not None and calibration.anchors else default_anchors(table_mm)
         return CalibrationDesk(latest_frame, anchors=anchors, table_mm=table_mm, out_path=Path(path), on_saved=on_saved)
 
+    @property
+    def link(self) -> HubLink | None:
+        """The first hub's link (the only one, on most tables)."""
+        return self.links[0] if self.links else None
+
     def start(self) -> Station:
         self._engine.start()
-        if self.link:
-            self.link.start()
+        for link in self.links:
+            link.start()
         if self.camera:
             self.camera.start()
         elif self._grabber:
@@ -133,9 +145,8 @@ class Station:
         return float(calibration.get("worst_anchor_mm") or 1.0)
 
     def health(self) -> dict[str, Any]:
-        link = self.link.snapshot() if self.link else {"state": "none", "url": None}
         return {
-            **link,
+            **hubs_health([link.snapshot() for link in self.links]),
             "hub_needed": self.hub_needed,
             "engine_errors": self.engine_errors,
             "engine_backlog": self._inbox.qsize(),
@@ -179,8 +190,8 @@ class Station:
             self.camera.stop()
         elif self._grabber:
             self._grabber.hand_over()
-        if self.link:
-            self.link.stop()
+        for link in self.links:
+            link.stop()
         self._inbox.put(None)
         if self._engine.is_alive():
             self._engine.join(timeout=5)

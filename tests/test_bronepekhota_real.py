@@ -197,6 +197,7 @@ def test_no_recorded_game_ever_lists_a_dead_pilot_aboard():
 
     from station.dice import DiceBook
     from station.fold import dice_of, header_of, overrides_of, record_event
+    from station.hubclock import Timeline
     from station.journal import read_records
     from station.rules.bronepekhota import Bronepekhota
 
@@ -204,7 +205,8 @@ def test_no_recorded_game_ever_lists_a_dead_pilot_aboard():
         records = read_records(Path(__file__).parent / "data" / "sessions" / name)
         header, rules = header_of(records), Bronepekhota(DiceBook(dice_of(records)))
         state = rules.initial_state(header["armies"], header.get("options", {}), overrides_of(records))
-        for event in filter(None, map(record_event, records)):
+        timeline = Timeline()
+        for event in filter(None, (record_event(r, timeline) for r in records)):
             state, _ = rules.apply(state, event)
             pilots_consistent(state)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from station.devices import protocol as p
-from station.rules.hits import Fired, HitTracker
+from station.rules.hits import Fired, HitTracker, Stamp
 
 from .conftest import Table, hb, impact, tilt
 from .test_bronepekhota_quick import Quick
@@ -23,35 +23,35 @@ WINDOW, SETTLE = 2500, 1500
 def tracker(*shots: tuple[int, str, int]) -> HitTracker[Fired]:
     found: HitTracker[Fired] = HitTracker()
     for seq, shooter, t in shots:
-        found = found.fire(Fired(seq=seq, shooter=shooter, t=t))
+        found = found.fire(Fired(seq=seq, shooter=shooter, t=Stamp(t)))
     return found
 
 
 def test_the_latest_shot_by_another_model_in_its_window_is_the_one():
     hits = tracker((1, "gun", 1000), (2, "tank", 1800))
-    shot, count = hits.shot_for("clone", 2000, WINDOW)
+    shot, count = hits.shot_for("clone", Stamp(2000), WINDOW)
     assert (shot.seq, count) == (2, 2)
-    assert hits.shot_for("clone", 3600, WINDOW)[0].seq == 2  # only the second is still open
-    assert hits.shot_for("clone", 999, WINDOW) == (None, 0)  # before any shot
-    assert hits.shot_for("tank", 2000, WINDOW)[0].seq == 1  # never its own shot (recoil)
+    assert hits.shot_for("clone", Stamp(3600), WINDOW)[0].seq == 2  # only the second is still open
+    assert hits.shot_for("clone", Stamp(999), WINDOW) == (None, 0)  # before any shot
+    assert hits.shot_for("tank", Stamp(2000), WINDOW)[0].seq == 1  # never its own shot (recoil)
 
 
 def test_an_impact_waits_from_its_own_time_once_per_target():
-    hits = tracker((1, "gun", 1000)).struck(7, "clone", 3400, WINDOW)  # 2.4 s after the shot
-    assert hits.impact_on("clone").t == 3400
-    assert hits.struck(8, "clone", 3450, WINDOW) is hits  # a second impact on the same model: the first stands
-    assert hits.settled(3400 + SETTLE - 1, SETTLE) == []
-    (settled,) = hits.settled(3400 + SETTLE, SETTLE)
+    hits = tracker((1, "gun", 1000)).struck(7, "clone", Stamp(3400), WINDOW)  # 2.4 s after the shot
+    assert hits.impact_on("clone").t == Stamp(3400)
+    assert hits.struck(8, "clone", Stamp(3450), WINDOW) is hits  # a second impact on the same model: the first stands
+    assert hits.settled(Stamp(3400 + SETTLE - 1), SETTLE) == []
+    (settled,) = hits.settled(Stamp(3400 + SETTLE), SETTLE)
     after, shot = hits.take(settled)
     assert shot.seq == 1 and after.waiting == () and "clone" in shot.hit
-    assert after.shot_for("clone", 3500, WINDOW) == (None, 0)  # a shot hits a model once
+    assert after.shot_for("clone", Stamp(3500), WINDOW) == (None, 0)  # a shot hits a model once
 
 
 def test_shots_expire_unless_an_impact_still_waits_on_them():
-    hits = tracker((1, "gun", 1000), (2, "tank", 1100)).struck(5, "clone", 1200, WINDOW)
-    kept = hits.expire(1100 + WINDOW + 1, WINDOW)
+    hits = tracker((1, "gun", 1000), (2, "tank", 1100)).struck(5, "clone", Stamp(1200), WINDOW)
+    kept = hits.expire(Stamp(1100 + WINDOW + 1), WINDOW)
     assert [s.seq for s in kept.shots] == [2]  # shot 1 is gone; shot 2 (the latest) has an impact waiting
-    assert kept.expire(1100 + WINDOW + 2, WINDOW) is kept  # nothing to drop: the same tracker
+    assert kept.expire(Stamp(1100 + WINDOW + 2), WINDOW) is kept  # nothing to drop: the same tracker
 
 
 def test_quick_rules_a_late_hit_that_falls_is_a_kill_not_stood():

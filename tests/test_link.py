@@ -41,7 +41,7 @@ class Harness:
 
     def events(self):
         with self._lock:
-            return [p.decode(r["line"]) for r in self.delivered if r["verdict"] == "event"]
+            return [p.decode(r["line"]) for r in self.delivered if r.get("verdict") == "event"]
 
     def close(self):
         self.link.stop()
@@ -148,7 +148,7 @@ def test_garbage_on_the_wire_is_counted_and_journaled_never_delivered(harness):
     ]
     assert len(rejected) == 3
     assert {r["verdict"] for r in rejected} == {"syntax", "too_long"}
-    assert all(r["verdict"] != "event" for r in harness.delivered if "noise" in r["line"])
+    assert all(r["verdict"] != "event" for r in harness.delivered if "noise" in r.get("line", ""))
 
 
 def test_hub_reboot_restarts_sequence_numbers(tmp_path):
@@ -177,9 +177,9 @@ def test_ring_overflow_is_reported_not_silent(tmp_path):
         got = []
         link = HubLink(hub.path, journal, got.append)
         link.start()
-        wait_for(lambda: hub.pending() == 0 and len([r for r in got if r["verdict"] == "event"]) == 4)
+        wait_for(lambda: hub.pending() == 0 and len([r for r in got if r.get("verdict") == "event"]) == 4)
         hub.shot("L1", t=9)
-        wait_for(lambda: any(r["line"].startswith("OVF") for r in got), what="OVF")
+        wait_for(lambda: any(r.get("line", "").startswith("OVF") for r in got), what="OVF")
         assert link.snapshot()["overflows"] == 1
         link.stop()
         journal.close()
@@ -224,8 +224,8 @@ def test_the_next_game_on_a_hub_that_stayed_on_takes_its_events(harness, tmp_pat
     link.start()
     try:
         harness.hub.shot("L1", t=11)
-        wait_for(lambda: sum(r["verdict"] == "event" for r in delivered) == 2, what="the second game's events")
-        assert [p.decode(r["line"]).seq for r in delivered if r["verdict"] == "event"] == [4, 5]
+        wait_for(lambda: sum(r.get("verdict") == "event" for r in delivered) == 2, what="the second game's events")
+        assert [p.decode(r["line"]).seq for r in delivered if r.get("verdict") == "event"] == [4, 5]
         wait_for(lambda: harness.hub.pending() == 0, what="ACKed")
     finally:
         link.stop()

@@ -88,7 +88,14 @@ class SimulatedHub:
         heartbeat: float = 1.0,
         speed: float = 1.0,
         fault_seed: int = 0,
+        hub_id: str = "",
+        drift_ppm: float = 0.0,
+        uptime_ms: float = 0.0,
+        answers_time: bool = True,
     ) -> None:
+        """``hub_id`` is said in HELLO (as bronehub/1.2 does; "" as an older hub); its crystal
+        runs ``drift_ppm`` fast, and had been up ``uptime_ms`` when started; ``answers_time``
+        False is a hub older than the clock question."""
         self._scratch: Path | None = None  # a folder of its own, removed by stop()
         if link_path is None:
             self._scratch = scratch_folder("hubsim")
@@ -112,6 +119,8 @@ class SimulatedHub:
         self._threads: list[threading.Thread] = []
         self._t0 = time.monotonic()
         self._tx_seq = 0
+        self.hub_id, self.drift_ppm, self.answers_time = hub_id, drift_ppm, answers_time
+        self._uptime0 = uptime_ms
 
     @property
     def path(self) -> str:
@@ -122,12 +131,24 @@ class SimulatedHub:
             self._t0, self.speed = time.monotonic(), speed
 
     def now_ms(self) -> int:
-        return int((time.monotonic() - self._t0) * 1000 * self.speed)
+        return int(self.clock_ms())
+
+    def clock_ms(self) -> float:
+        """The hub's crystal: its uptime in (fractional) milliseconds."""
+        elapsed = (time.monotonic() - self._t0) * 1000 * self.speed
+        return self._uptime0 + elapsed * (1 + self.drift_ppm * 1e-6)
+
+    def station_ms(self, hub_ms: float) -> float:
+        """When, on the station's monotonic clock (ms), this hub's clock read ``hub_ms``."""
+        return self._t0 * 1000 + (hub_ms - self._uptime0) / (1 + self.drift_ppm * 1e-6) / self.speed
+
+    def _hello(self) -> p.Hello:
+        return p.Hello(self.last_seq, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes, BAUD, self.hub_id)
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> SimulatedHub:
         self.port.plug()
-        self._control(p.Hello(0, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes, BAUD))  # power-up
+        self._control(self._hello())  # power-up
         for target, name in ((self._read_loop, "hubsim-read"), (self._heartbeat_loop, "hubsim-hb")):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
@@ -170,9 +191,9 @@ class SimulatedHub:
             self.ring.clear()
             self.counts.clear()
             self._held = None
-            self._t0 = time.monotonic()
+            self._t0, self._uptime0 = time.monotonic(), 0.0
             if not hello_lost:
-                self._control(p.Hello(0, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes, BAUD))
+                self._control(self._hello())
         log.info("hubsim: reset, boot %s", boot)
 
     def inject(self, fault: str, count: int = 1) -> None:
@@ -296,8 +317,14 @@ class SimulatedHub:
             return
         with self._lock:
             if isinstance(message, p.Sync):
-                self._control(p.Hello(self.last_seq, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes, BAUD))
+                self._control(self._hello())
                 self._resend(min(self.ring, default=self.last_seq + 1))
+            elif isinstance(message, p.TimeQuery) and self.answers_time:
+                now = self.clock_ms()
+                self._control(p.ClockReading(self.last_seq, message.seq, int(now), int(now % 1 * 1000)))
+            elif isinstance(message, p.SetHubId):
+                self.hub_id = message.hub
+                self._control(self._hello())
             elif isinstance(message, p.Ack):
                 for seq in [s for s in self.ring if s <= message.upto]:
                     del self.ring[seq]

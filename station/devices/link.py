@@ -27,8 +27,10 @@ import serial
 
 from ..clock import Clock, SystemClock
 from ..exclusive import port_in_use
+from ..hubclock import ClockMap
 from ..journal import Journal, JournalFull
 from . import protocol as p
+from .clocksync import ClockSync, Sample, worth_journaling
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,39 @@ NAK_RETRY = 0.5  # seconds before the same gap is NAKed again, in case the NAK w
 RECENT_LINES = 256  # accepted lines remembered per boot (4x the hub's ring), to tell resends from a reset
 ACK_INTERVAL = 0.005  # seconds: at most one ACK this often while events flood in (plus one per ACK_EVERY events)
 ACK_EVERY = 8  # events: an ACK at least this often, an eighth of the hub's ring
+CLOCK_FAST_S, CLOCK_FAST_EVERY_S, CLOCK_EVERY_S = 60.0, 0.1, 1.0  # TIME questions: quick for a boot's first minute
+CLOCK_ANSWER_S = 2.0  # a CLK later than this after its TIME is not used (nor is one to a lost question)
+
+
+LINK_STATES = ("lost", "wrong baud", "silent", "connecting", "connected")  # worst first
+
+
+def hubs_health(hubs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The station's hub health: with one hub, that hub's (as it always was); with several, the
+    worst state among them, the first one in trouble's error, every node (hub-qualified) and the
+    counters summed, with each hub's own under ``hubs``."""
+    if not hubs:
+        return {"state": "none", "url": None, "hubs": []}
+    if len(hubs) == 1:
+        return {**hubs[0], "hubs": list(hubs)}
+    worst = min(hubs, key=lambda h: LINK_STATES.index(h["state"]) if h["state"] in LINK_STATES else 0)
+    summed = {k: sum(h[k] for h in hubs) for k, v in hubs[0].items() if isinstance(v, int) and k != "hub_baud"}
+    seen = [h["seen_ago_s"] for h in hubs if h["seen_ago_s"] is not None]
+    return {
+        **summed,
+        "state": worst["state"],
+        "url": ", ".join(h["url"] for h in hubs),
+        "last_error": next((f"{h['hub']}: {h['last_error']}" for h in hubs if h["last_error"]), None),
+        "hub_fw": ", ".join(f"{h['hub']} {h['hub_fw']}" for h in hubs if h["hub_fw"]) or None,
+        "nodes": [f"{n.split(':')[0]}@{h['hub']}:{n.split(':', 1)[1]}" for h in hubs for n in h["nodes"]],
+        "seen_ago_s": max(seen) if seen else None,
+        "hubs": list(hubs),
+    }
+
+
+def port_label(url: str) -> str:
+    """What a hub that does not say its id is called: its port's last path part."""
+    return url.rstrip("/").rsplit("/", 1)[-1] or url
 
 
 @dataclass
@@ -54,6 +89,8 @@ class LinkHealth:
     hub_fw: str | None = None
     hub_boot: str | None = None
     hub_baud: int = 0  # the rate the hub says it runs at (0: an older hub that does not say)
+    hub: str = ""  # the hub's id (its HELLO's hub=, else its port's name): what its journal rows are tagged with
+    clock: dict[str, Any] | None = None  # the mapping of its clock onto the station's (hubclock.ClockMap)
     nodes: list[str] = field(default_factory=list)
     lines_ok: int = 0
     events: int = 0
@@ -112,7 +149,10 @@ class HubLink:
         silence_timeout: float = 3.0,
         backoff: Sequence[float] = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0),
         baud: int = BAUD,
+        only_hub: bool = True,
     ) -> None:
+        """``only_hub``: this is the station's one hub, so journal rows from before hubs were
+        tagged (an older journal resumed) are its own."""
         self.url = url
         self.baud = baud
         self.journal = journal
@@ -120,7 +160,17 @@ class HubLink:
         self.clock = clock or SystemClock()
         self.silence_timeout = silence_timeout
         self.backoff = tuple(backoff)
-        self.health = LinkHealth(url)
+        self.health = LinkHealth(url, hub=port_label(url))
+        self.tag = port_label(url)  # the hub's id once its HELLO says it
+        self.only_hub = only_hub
+        self._heard: Sequence[Mapping[str, Any]] = ()  # the journal's hub lines, until this hub is known
+        self._introduced = False  # a HELLO in this run: until then, events wait in the hub
+        self._sync: ClockSync | None = None
+        self._journaled_map: ClockMap | None = None
+        self._asked: OrderedDict[int, float] = OrderedDict()  # TIME seq -> station ms it was sent
+        self._next_question = 0.0  # 0: a new clock, asked quickly from now on
+        self._sync_started = 0.0
+        self._read_at = 0.0  # station ms of the read that brought the line in hand
         self._health_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -143,9 +193,14 @@ class HubLink:
 
     # -- lifecycle ------------------------------------------------------------------------------
     def resume(self, records: Sequence[Mapping[str, Any]]) -> None:
-        """Continue deduplication where a previous run of the station left off."""
-        for record in records:
-            if record["kind"] != "rx" or record.get("verdict") not in ("event", "control"):
+        """Continue deduplication where a previous run of the station left off: from this hub's
+        own lines in ``records`` (the journal's accepted hub lines), once its HELLO says which
+        hub it is."""
+        self._heard = records
+
+    def _resume_as(self, tag: str) -> None:
+        for record in self._heard:
+            if record.get("hub", tag if self.only_hub else None) != tag:
                 continue
             message = p.decode(record["line"])
             if isinstance(message, p.Hello):
@@ -155,6 +210,7 @@ class HubLink:
             elif message.SEQUENCED:
                 self._expected, self._acked = message.seq + 1, message.seq
                 self._remember(message.seq, record["line"])
+        self._heard = ()
 
     def claim(self) -> None:
         """Open the port now, exclusively, in the caller's thread: a port another station holds
@@ -260,10 +316,12 @@ class HubLink:
         while not self._stop.is_set():
             data = port.read(port.in_waiting or 1)
             now = self.clock.monotonic()
+            self._read_at = now * 1000.0
             if data and not self._whole:
                 self._garbled += len(data)
                 if self._garbled >= GARBLED_BYTES:
                     self._wrong_rate()
+            self._ask_the_time(now)
             if not data:
                 self._flush()  # an ACK held back by ACK_INTERVAL goes out once the wire is quiet
                 if now - last_rx > self.silence_timeout:
@@ -279,14 +337,45 @@ class HubLink:
                 self._deliver_batch()
             self._flush()
 
-    def _send(self, message: p.Message) -> None:
+    def _send(self, message: p.Message, audit: bool = True) -> None:
         self._tx_seq += 1
         line = p.encode(replace(message, seq=self._tx_seq))
         self._open_port().write(line)
-        self._audit("tx", line=line.decode("ascii").rstrip("\n"))
+        if audit:
+            self._audit("tx", line=line.decode("ascii").rstrip("\n"))
+
+    # -- the hub's clock ------------------------------------------------------------------------
+    def _ask_the_time(self, now: float) -> None:
+        """A TIME question as the schedule says: ten a second in a boot's first minute (the
+        mapping is good in seconds), then one a second.  Not journaled: the mapping they make is."""
+        if self._sync is None or now < self._next_question:
+            return
+        if not self._next_question:
+            self._sync_started = now
+        fast = now - self._sync_started < CLOCK_FAST_S
+        self._next_question = now + (CLOCK_FAST_EVERY_S if fast else CLOCK_EVERY_S)
+        while self._asked and next(iter(self._asked.values())) < (now - CLOCK_ANSWER_S) * 1000:
+            self._asked.popitem(last=False)
+        self._asked[self._tx_seq + 1] = self.clock.monotonic() * 1000.0
+        self._send(p.TimeQuery(0), audit=False)
+
+    def _on_clock_sample(self, sample: Sample) -> None:
+        """A reading of the hub's clock: re-estimate, and journal the mapping when it moved."""
+        if self._sync is None:
+            return
+        estimate = self._sync.add(sample)
+        if worth_journaling(self._journaled_map, estimate) and self.journal.accepting():
+            try:
+                self._batch.append(self.journal.append("clock", **estimate.record()))
+            except JournalFull:
+                return
+            self._journaled_map = estimate
+            self._set(clock=estimate.record())
 
     def _audit(self, kind: str, **fields: Any) -> None:
         """Journal a record kept for the audit trail only, unless the disk is full."""
+        if kind == "rx":
+            fields["hub"] = self.tag
         if self.journal.accepting():
             try:
                 self.journal.append(kind, **fields)
@@ -330,9 +419,16 @@ class HubLink:
             return
         if isinstance(message, p.Hello):
             self._on_hello(message, text)
+        elif isinstance(message, p.ClockReading):
+            sent = self._asked.pop(message.n, None)
+            if sent is not None:
+                self._on_clock_sample(Sample(message.up + message.us / 1000.0, self._read_at, sent))
+        elif isinstance(message, p.Heartbeat) and not self._introduced:
+            self._audit("rx", line=text, verdict="early", error="before the hub's HELLO")
         elif isinstance(message, p.Heartbeat):
             if self.journal.accepting():
                 self._journal_and_deliver(text, "control")
+            self._on_clock_sample(Sample(float(message.up), self._read_at))
             if self._expected is None:  # a boot met mid-way: its oldest unacknowledged event
                 self._expected = message.seq - message.pend + 1
                 log.info("hub boot %s met at event %d: taking events from %d", self._boot, message.seq, self._expected)
@@ -349,6 +445,9 @@ class HubLink:
             self._audit("rx", line=text, verdict="unsupported", error=f"protocol {hello.proto}")
             log.error("hub speaks protocol %s; this station speaks %s", hello.proto, p.PROTOCOL_VERSION)
             return
+        if not self._introduced:
+            self._introduced = True
+            self._resume_as(hello.hub or port_label(self.url))
         if hello.boot != self._boot:
             if self._boot is not None:
                 log.warning("hub rebooted (boot %s -> %s)", self._boot, hello.boot)
@@ -359,11 +458,26 @@ class HubLink:
             self._boot, self._expected, self._nak_sent_for = hello.boot, 1 if hello.seq == 0 else None, None
             self._acked, self._ack_due = 0, False
             self._recent.clear()
+        self.tag = hello.hub or port_label(self.url)
         self._reset_seen = False
-        self._set(hub_fw=hello.fw, hub_boot=hello.boot, nodes=[n.encode() for n in hello.nodes], hub_baud=hello.baud)
+        self._set(
+            hub_fw=hello.fw,
+            hub_boot=hello.boot,
+            nodes=[n.encode() for n in hello.nodes],
+            hub_baud=hello.baud,
+            hub=self.tag,
+        )
         self._journal_and_deliver(text, "control")
+        if self._sync is None or (self._sync.hub, self._sync.boot) != (self.tag, hello.boot):
+            # a new boot (or a new station run) is a new clock: its mapping starts again, quickly
+            self._sync, self._journaled_map, self._next_question = ClockSync(self.tag, hello.boot), None, 0.0
+            self._asked.clear()
+            self._set(clock=None)
 
     def _on_event(self, message: p.Message, text: str) -> None:
+        if not self._introduced:  # which hub (and which boot) is not known yet: SYNC asks
+            self._audit("rx", line=text, verdict="early", error="before the hub's HELLO")
+            return
         if self._expected is None:
             if message.seq != 1:  # wait for the heartbeat; unacknowledged, the hub resends it
                 self._audit("rx", line=text, verdict="early", error="before the hub's heartbeat said where to start")
@@ -459,7 +573,7 @@ class HubLink:
     def _journal_and_deliver(self, text: str, verdict: str) -> bool:
         """Journal a line the fold applies, to be handed on at the flush; False if refused."""
         try:
-            self._batch.append(self.journal.append("rx", line=text, verdict=verdict))
+            self._batch.append(self.journal.append("rx", line=text, verdict=verdict, hub=self.tag))
         except JournalFull:
             return False
         return True

@@ -19,6 +19,7 @@ from typing import Any
 from ..dice import DiceBook
 from ..fold import FoldResult, dice_of, fold, record_event, ruling_status
 from ..game import END_KIND
+from ..hubclock import Timeline
 from ..journal import read_records
 from ..rules.base import Ruling
 from ..rules.text import Text
@@ -78,10 +79,11 @@ class GameReplay:
 
     def timeline(self) -> dict[str, Any]:
         """The scrubber's stops (the records the fold applies, with their time) and the rulings."""
+        timeline = Timeline()
         steps = [
             {"seq": r["seq"], "wall": r.get("wall"), "kind": r["kind"]}
             for r in self.records
-            if r["kind"] == "game" or record_event(r) is not None
+            if r["kind"] == "game" or record_event(r, timeline) is not None
         ]
         return {
             "game": self.final.ruleset.name,

@@ -19,6 +19,7 @@ Schema = dict[str, Any]
 
 # model_fields.ID_CHECK: 1-32 letters, digits, '-' or '_' (Python's \w is Unicode, as str.isalnum is)
 ID: Schema = {"type": "string", "pattern": r"^[\w-]{1,32}$"}
+NODE: Schema = {"type": "string", "pattern": r"^[\w-]{1,32}(@[0-9A-F]{4,8})?$"}  # "T1", or "T1@3F2A" on that hub
 TEXT: Schema = {"type": "string"}
 FLAG: Schema = {"type": "boolean"}
 BASE: Schema = {

@@ -55,6 +55,12 @@ class Event:
     seq: int
     body: Message | Input
     mono: float | None = None  # the station's monotonic clock when it was journaled, seconds
+    # A hub event's place on the one timeline (station/hubclock.py): whose clock its ``t`` is on
+    # ("hub/boot"; "" in a journal from before several hubs), that time on the station's clock in
+    # ms (None: not mapped yet), and the mapping's uncertainty in ms.
+    clock: str = ""
+    at: float | None = None
+    err: float = 0.0
 
 
 class Evolving:

@@ -12,16 +12,71 @@ from the model's tilt node, an IMPACT and then maybe a fall.  So:
   it had time to fall (the quick rules did so until the two copies were made one);
 - shots expire once no impact can still be theirs.
 
+With several hubs the shot and the impact may come from two boards with two clocks.  Every time
+here is a ``Stamp``: the hub's own ``t`` and its place on the station's one timeline
+(station/hubclock.py).  Two stamps of one hub are compared by ``t``, exactly, as they always were;
+two of different hubs by their mapped times, within the mappings' uncertainty.  An impact whose
+place in a shot's window that uncertainty cannot settle is still attributed, with its doubt
+said, and the referee judges it (every hit waits for the referee) rather than a clock error.
+
 The tracker is part of a game state (immutable, replayed from the journal); the games decide what
 a hit does.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
-from .base import Evolving
+from ..hubclock import STAMP_MS
+from .base import Event, Evolving
+from .text import Text, say
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """When a hub event happened: ``t`` on its hub's own clock (``clock``: "hub/boot"), and
+    ``at`` on the station's timeline, uncertain by ``err`` ms (infinite: not mapped yet)."""
+
+    t: int
+    clock: str = ""
+    at: float = 0.0
+    err: float = 0.0
+
+    def since(self, earlier: Stamp) -> tuple[float, float]:
+        """How many ms after ``earlier`` this came, and how uncertain that is."""
+        if self.clock == earlier.clock:
+            return float(self.t - earlier.t), 0.0
+        return self.at - earlier.at, self.err + earlier.err + STAMP_MS
+
+
+def stamp_of(event: Event, t: int) -> Stamp:
+    """The stamp of a hub event whose own time is ``t``."""
+    if event.at is None:
+        return Stamp(t, event.clock, float(t), math.inf if event.clock else 0.0)
+    return Stamp(t, event.clock, event.at, event.err)
+
+
+def clock_doubt(doubt: float) -> Text:
+    """What a hit ruling adds when the hubs' clocks cannot place the impact in or out of the
+    shot's window."""
+    return say(
+        " The impact came within ±{doubt} ms of the edge of the shot's hit window, closer than the two hubs' clocks can tell: judge it.",
+        doubt=f"{doubt:.1f}",
+    )
+
+
+def in_window(gap: float, doubt: float, window_ms: int) -> bool | None:
+    """Whether ``gap`` ms after a shot is in its window: True, False, or None when ``doubt``
+    cannot tell."""
+    if doubt == 0.0:
+        return 0 <= gap <= window_ms
+    if gap - doubt >= 0 and gap + doubt <= window_ms:
+        return True
+    if gap + doubt < 0 or gap - doubt > window_ms:
+        return False
+    return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -31,7 +86,7 @@ class Fired:
 
     seq: int
     shooter: str
-    t: int
+    t: Stamp
     hit: frozenset[str] = frozenset()
 
 
@@ -42,8 +97,9 @@ class Impact:
     seq: int
     target: str
     shot_seq: int
-    t: int
+    t: Stamp
     how: str = ""  # how the evidence came, when it is not the target's own node ("on its pilot figure")
+    doubt: float = 0.0  # ms: the two hubs' clocks cannot tell whether it fell in the shot's window
 
 
 F = TypeVar("F", bound=Fired)
@@ -63,24 +119,36 @@ class HitTracker(Evolving, Generic[F]):
     def shot(self, seq: int) -> F:
         return next(s for s in self.shots if s.seq == seq)
 
-    def shot_for(self, target: str, t: int, window_ms: int) -> tuple[F | None, int]:
-        """The latest shot by another model whose window holds hub time ``t`` and that has not
-        hit this target yet; and how many qualified (more than one is worth a referee's look)."""
-        found = [s for s in self.shots if s.t <= t <= s.t + window_ms and s.shooter != target and target not in s.hit]
+    def shot_for(self, target: str, t: Stamp, window_ms: int) -> tuple[F | None, int]:
+        """The latest shot by another model whose window may hold ``t`` and that has not hit
+        this target yet; and how many qualified (more than one is worth a referee's look)."""
+        found = [
+            s
+            for s in self.shots
+            if s.shooter != target and target not in s.hit and in_window(*t.since(s.t), window_ms) is not False
+        ]
         return (found[-1] if found else None), len(found)
+
+    @staticmethod
+    def doubt(shot: Fired, t: Stamp, window_ms: int) -> float:
+        """The clocks' uncertainty (ms) when it cannot tell whether ``t`` is in the shot's window;
+        0 when it can."""
+        gap, doubt = t.since(shot.t)
+        return doubt if in_window(gap, doubt, window_ms) is None else 0.0
 
     def impact_on(self, target: str) -> Impact | None:
         return next((i for i in self.waiting if i.target == target), None)
 
-    def struck(self, seq: int, target: str, t: int, window_ms: int, how: str = "") -> HitTracker[F]:
-        """An impact on ``target`` at hub time ``t``: it waits for a fall, if a shot explains it
-        and no earlier impact on the same target is already waiting."""
+    def struck(self, seq: int, target: str, t: Stamp, window_ms: int, how: str = "") -> HitTracker[F]:
+        """An impact on ``target`` at ``t``: it waits for a fall, if a shot explains it and no
+        earlier impact on the same target is already waiting."""
         if self.impact_on(target) is not None:
             return self
         shot, _ = self.shot_for(target, t, window_ms)
         if shot is None:
             return self
-        return self.mark(shot.seq, target).evolve(waiting=self.waiting + (Impact(seq, target, shot.seq, t, how),))
+        impact = Impact(seq, target, shot.seq, t, how, self.doubt(shot, t, window_ms))
+        return self.mark(shot.seq, target).evolve(waiting=self.waiting + (impact,))
 
     def mark(self, shot_seq: int, target: str) -> HitTracker[F]:
         """The shot has hit ``target``: it cannot be that target's hit again."""
@@ -92,16 +160,23 @@ class HitTracker(Evolving, Generic[F]):
         """The impact is ruled on (a fall came, or it settled): stop waiting; its shot."""
         return self.evolve(waiting=tuple(i for i in self.waiting if i is not impact)), self.shot(impact.shot_seq)
 
-    def settled(self, now: int, settle_ms: int) -> list[Impact]:
-        """Impacts whose target has had ``settle_ms`` since the impact to fall, and has not."""
-        return [i for i in self.waiting if i.t + settle_ms <= now] if self.waiting else []
+    def settled(self, now: Stamp, settle_ms: int) -> list[Impact]:
+        """Impacts whose target has had ``settle_ms`` since the impact to fall, and has not (on
+        another hub's clock: surely had, whatever the mapping's error)."""
+        return [i for i in self.waiting if _surely_after(now, i.t, settle_ms)] if self.waiting else []
 
-    def expire(self, now: int, window_ms: int) -> HitTracker[F]:
-        """Drop shots whose window has closed, unless an impact still waits on them."""
-        horizon = now - window_ms
-        if not self.shots or self.shots[0].t >= horizon:  # shots are kept in the order fired
-            return self
+    def expire(self, now: Stamp, window_ms: int) -> HitTracker[F]:
+        """Drop shots whose window has surely closed, unless an impact still waits on them."""
+        if not self.shots or not _surely_after(now, self.shots[0].t, window_ms + 1):
+            return self  # shots are kept in the order fired
         keep = {i.shot_seq for i in self.waiting}
-        if not any(s.t < horizon and s.seq not in keep for s in self.shots):
+        gone = {s.seq for s in self.shots if s.seq not in keep and _surely_after(now, s.t, window_ms + 1)}
+        if not gone:
             return self
-        return self.evolve(shots=tuple(s for s in self.shots if s.t >= horizon or s.seq in keep))
+        return self.evolve(shots=tuple(s for s in self.shots if s.seq not in gone))
+
+
+def _surely_after(now: Stamp, then: Stamp, ms: int) -> bool:
+    """``now`` is at least ``ms`` after ``then``, whatever the clocks' error."""
+    gap, doubt = now.since(then)
+    return gap - doubt >= ms

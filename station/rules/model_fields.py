@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from ..datafile import Fields, load_json_file
-from ..events import Node
+from ..events import HUB_ID, NODE_AT, Node
 from .base import VOID_MEANS, ArmyError, Ruling
 from .text import say
 
@@ -20,6 +20,14 @@ def ID_CHECK(v: str) -> str | None:  # named like the constant it replaces: a fi
         if v and v.replace("-", "").replace("_", "").isalnum() and len(v) <= 32
         else "must be 1-32 letters, digits, '-' or '_'"
     )
+
+
+def NODE_CHECK(v: str) -> str | None:  # a field check, like ID_CHECK
+    """A sensor node as an army wires it: "T1", or "T1@3F2A" on the hub with that id."""
+    node, at, hub = v.partition(NODE_AT)
+    if ID_CHECK(node) is None and (not at or HUB_ID.fullmatch(hub)):
+        return None
+    return "must be a node id (1-32 letters, digits, '-' or '_'), optionally with @ and its hub's id: T1@3F2A"
 
 
 def marker(f: Fields) -> dict[str, Any] | None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...events import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
+from ...events import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt, sensor_inventory
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import VOID_MEANS, Event, Input, Overriding, Ruling, RulingKind
-from ..hits import HitTracker
+from ..hits import HitTracker, Stamp, stamp_of
 from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
@@ -150,12 +150,11 @@ class Bronepekhota(ModelRuleset[GameState]):
                 return self._camera_posture(state, seq, body.args, event.mono)
             return self._input(state, seq, body)
         hub_t = body.up if isinstance(body, Heartbeat) else getattr(body, "t", None)
-        if hub_t is not None and event.mono is not None:  # pairs the hub's clock with the station's
-            state = state.evolve(clock=(hub_t, event.mono))
-        if isinstance(body, Heartbeat):
-            return shooting.advance_time(state, body.up, self.roller)
+        when = stamp_of(event, hub_t) if hub_t is not None else None
+        if when is not None and event.mono is not None:  # pairs the hub's clock with the station's
+            state = state.evolve(clock=(when, event.mono))
         if isinstance(body, Hello):
-            return self._hello(state, seq, body)
+            return self._hello(state, seq, body, event.clock)
         if isinstance(body, Overflow):
             return state, [
                 Ruling(
@@ -167,15 +166,15 @@ class Bronepekhota(ModelRuleset[GameState]):
                     needs_referee=True,
                 )
             ]
-        rulings: list[Ruling] = []
-        if isinstance(body, (Shot, Tilt, Impact, DryFire)):
-            state, rulings = shooting.advance_time(state, body.t, self.roller)
+        if when is None:
+            return state, []
+        state, rulings = shooting.advance_time(state, when, self.roller)
         if isinstance(body, Shot):
-            state, more = shooting.on_shot(state, seq, body, self.roller)
+            state, more = shooting.on_shot(state, seq, body, when, self.roller)
         elif isinstance(body, Tilt):
-            state, more = shooting.on_tilt(state, seq, body, self.roller)
+            state, more = shooting.on_tilt(state, seq, body, when, self.roller)
         elif isinstance(body, Impact):
-            state, more = shooting.on_impact(state, seq, body, self.roller)
+            state, more = shooting.on_impact(state, seq, body, when, self.roller)
         elif isinstance(body, DryFire):
             more = [
                 Ruling(
@@ -222,20 +221,33 @@ class Bronepekhota(ModelRuleset[GameState]):
                 ]
             return state, []
         t = state.now
-        if state.clock is not None and mono is not None:
-            t = max(state.now, int(state.clock[0] + (mono - state.clock[1]) * 1000))
+        if state.clock is not None and mono is not None:  # on the clock of the latest hub event
+            paired, paired_mono = state.clock
+            later = max(0.0, (mono - paired_mono) * 1000)
+            t = Stamp(int(paired.t + later), paired.clock, paired.at + later, paired.err)
+            if t.since(state.now)[0] < 0:
+                t = state.now
         state, rulings = shooting.advance_time(state, t, self.roller)
         state, more = shooting.posture_seen(state, seq, element.id, "fallen" if fallen else "upright", t, self.roller)
         return state, rulings + more
 
-    def _hello(self, state: GameState, seq: int, hello: Hello) -> tuple[GameState, list[Ruling]]:
-        """A hub that rebooted restarts its clock: pending impacts are settled as 'stood' first."""
+    def _hello(self, state: GameState, seq: int, hello: Hello, clock: str) -> tuple[GameState, list[Ruling]]:
+        """A hub introduced itself.  Several hubs (``clock`` "hub/boot"): a new boot is a new
+        clock, which the station maps like any other, so the shots in their windows stay.  One
+        hub of an older journal (``clock`` ""): its reboot restarts the only clock there is, so
+        pending impacts are settled as 'stood' first."""
+        if clock:
+            if clock in state.boots:
+                return state, []
+            hub = clock.partition("/")[0]
+            return state.evolve(boots=state.boots | {clock}), self._inventory_check(state, seq, hello, hub)
         if state.boot == hello.boot:
             return state, []
-        rulings = self._inventory_check(state, seq, hello)
+        rulings = self._inventory_check(state, seq, hello, "")
         if state.boot is not None:
-            state, rulings = shooting.advance_time(state, state.now + state.options.settle_ms + 1, self.roller)
-        return state.evolve(boot=hello.boot, now=0, hits=HitTracker()), rulings
+            later = state.now.t + state.options.settle_ms + 1
+            state, rulings = shooting.advance_time(state, Stamp(later, "", float(later)), self.roller)
+        return state.evolve(boot=hello.boot, now=Stamp(0), hits=HitTracker()), rulings
 
     @staticmethod
     def _moving(state: GameState) -> tuple[str, ...]:
@@ -250,12 +262,12 @@ class Bronepekhota(ModelRuleset[GameState]):
         return unit.members + tuple(guns)
 
     @staticmethod
-    def _inventory_check(state: GameState, seq: int, hello: Hello) -> list[Ruling]:
+    def _inventory_check(state: GameState, seq: int, hello: Hello, hub: str) -> list[Ruling]:
         """The armies' wiring against the hub's node list: a missing node means shots or falls of
-        that model will never be seen, which the referee must know before the first shot."""
-        wired = set(state.setup.tilt_nodes) | set(state.setup.launchers)
-        present = {node.id for node in hello.nodes}
-        missing, unknown = sorted(wired - present), sorted(present - wired)
+        that model will never be seen, which the referee must know before the first shot.  With
+        several hubs, a hub answers for the nodes wired to it by name ("T1@3F2A"); a bare "T1"
+        may be on any of them, which the pre-game check sorts out."""
+        missing, unknown = sensor_inventory(set(state.setup.tilt_nodes) | set(state.setup.launchers), hello, hub)
         if not missing and not unknown:
             return []
         parts = []

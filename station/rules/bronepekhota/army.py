@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ...datafile import Fields
-from ..army_schema import BASE, DICE, ID, MARKER, TEXT, Schema, army_file, list_of, number, one_of, record, whole
+from ..army_schema import BASE, DICE, ID, MARKER, NODE, TEXT, Schema, army_file, list_of, number, one_of, record, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker, one_army_each, open_army
+from ..model_fields import ID_CHECK, NODE_CHECK, base, marker, one_army_each, open_army
 
 FORMAT = "bronepekhota-army/1"
 SQUAD_SIZE = 6  # §2.1: each squad has exactly 6 infantrymen
@@ -114,7 +114,7 @@ def _launchers(f: Fields) -> list[dict[str, Any]]:
         item.reject_unknown(["node", "barrels", "kind"])
         launchers.append(
             {
-                "node": item.get("node", str, check=ID_CHECK),
+                "node": item.get("node", str, check=NODE_CHECK),
                 "barrels": item.integer("barrels", 1, 9),
                 "kind": item.choice("kind", LAUNCHER_KINDS),
             }
@@ -150,7 +150,7 @@ def _member(f: Fields) -> dict[str, Any]:
         "armour": f.integer("armour", 0, 20),
         "close_combat": f.integer("close_combat", 0, 20, 0),
         "properties": f.get("properties", list, []),
-        "tilt_node": f.get("tilt_node", str, None, ID_CHECK),
+        "tilt_node": f.get("tilt_node", str, None, NODE_CHECK),
     }
 
 
@@ -180,7 +180,7 @@ def _unit(f: Fields) -> dict[str, Any]:
         "ammo_max": f.integer("ammo_max", 0, 99),
         "durability": _durability(f.child("durability")),
         "launchers": _launchers(f),
-        "tilt_node": f.get("tilt_node", str, None, ID_CHECK),
+        "tilt_node": f.get("tilt_node", str, None, NODE_CHECK),
         "marker": marker(f),
         "base": base(f, DEFAULT_BASES[kind]),
         "weapons": [_weapon(w, f"weapon-{k + 1}") for k, w in enumerate(f.items("weapons", 0, 9))]
@@ -224,7 +224,7 @@ def _unit(f: Fields) -> dict[str, Any]:
 _WEAPON = record({"range": DICE, "power": DICE}, {"id": ID, "name": TEXT, "properties": list_of(one_of(PROPERTIES))})
 _MEMBER = record(
     {"id": ID, "rank": whole(0, 9), "speed": whole(0, 20), "armour": whole(0, 20)},
-    {"name": TEXT, "close_combat": whole(0, 20), "properties": {"type": "array"}, "tilt_node": ID,
+    {"name": TEXT, "close_combat": whole(0, 20), "properties": {"type": "array"}, "tilt_node": NODE,
      "marker": MARKER, "base": BASE, "range": DICE, "power": DICE},
     dependentRequired={"range": ["power"], "power": ["range"]},  # §2.1: both, or a dash in each
 )  # fmt: skip
@@ -232,10 +232,10 @@ _SECTOR = record({"from": whole(1, 99), "to": whole(1, 99), "speed": whole(0, 99
 _MACHINE_REQUIRED = {
     "id": ID, "rank": whole(0, 9), "rate_of_fire": whole(0, 9), "ammo_max": whole(0, 99),
     "durability": record({"max": whole(1, 99), "sectors": list_of(_SECTOR, 1)}),
-    "launchers": list_of(record({"node": ID, "barrels": whole(1, 9), "kind": one_of(LAUNCHER_KINDS)})),
+    "launchers": list_of(record({"node": NODE, "barrels": whole(1, 9), "kind": one_of(LAUNCHER_KINDS)})),
 }  # fmt: skip
 _MACHINE_OPTIONAL = {
-    "name": TEXT, "cost": whole(0, 10000), "tilt_node": ID, "marker": MARKER, "base": BASE,
+    "name": TEXT, "cost": whole(0, 10000), "tilt_node": NODE, "marker": MARKER, "base": BASE,
     "weapons": list_of(_WEAPON, 0, 9), "melee": list_of(record({"name": TEXT, "power": whole(0, 20)}), 0, 9),
     "properties": list_of(one_of(MACHINE_PROPERTIES)),
 }  # fmt: skip

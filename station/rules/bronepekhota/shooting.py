@@ -12,8 +12,9 @@ from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
-from ...events import Impact, Shot, Tilt
+from ...events import Impact, Shot, Tilt, wired
 from ..base import Ruling, RulingKind
+from ..hits import Stamp, clock_doubt
 from ..text import Text, joined, say, trimmed
 from . import contact, rounds
 from .damage import emergency_landing
@@ -36,7 +37,8 @@ from .tables import (
 
 def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str | None, str]:
     """The first rule this shot breaks, with its section, or (None, "")."""
-    launcher = state.setup.launchers[shot.node]
+    launcher = wired(state.setup.launchers, shot.node)
+    assert launcher is not None  # on_shot refused a shot from a launcher in no army
     if shot.barrel > launcher.barrels:
         return say("launcher {node} has no barrel {barrel}", node=shot.node, barrel=shot.barrel), "§6.4"
     if state.round == 0:
@@ -106,8 +108,8 @@ def _whose_turn(state: GameState, seq: int, element: Element) -> tuple[GameState
     return state, [], say("{active_unit} is acting, not {unit}", active_unit=state.active_unit, unit=element.unit)
 
 
-def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[GameState, list[Ruling]]:
-    launcher = state.setup.launchers.get(shot.node)
+def on_shot(state: GameState, seq: int, shot: Shot, when: Stamp, roller: Roller) -> tuple[GameState, list[Ruling]]:
+    launcher = wired(state.setup.launchers, shot.node)
     if launcher is None:
         return state, [
             Ruling(
@@ -172,7 +174,7 @@ def on_shot(state: GameState, seq: int, shot: Shot, roller: Roller) -> tuple[Gam
             + "."
         )
     record = ShotRecord(
-        seq=seq, shooter=element.id, t=shot.t, node=shot.node, barrel=shot.barrel, charge=shot.charge, legal=legal
+        seq=seq, shooter=element.id, t=when, node=shot.node, barrel=shot.barrel, charge=shot.charge, legal=legal
     )
     state = state.evolve(hits=state.hits.fire(record))
     rulings.append(
@@ -267,8 +269,8 @@ def _falls(element: Element, tilt_state: str) -> bool:
     return tilt_state == "fallen" or (element.kind == "infantry" and tilt_state == "leaning")
 
 
-def on_tilt(state: GameState, seq: int, tilt: Tilt, roller: Roller) -> tuple[GameState, list[Ruling]]:
-    element_id = state.setup.tilt_nodes.get(tilt.node)
+def on_tilt(state: GameState, seq: int, tilt: Tilt, when: Stamp, roller: Roller) -> tuple[GameState, list[Ruling]]:
+    element_id = wired(state.setup.tilt_nodes, tilt.node)
     if element_id is None:
         return state, [
             Ruling(
@@ -279,15 +281,15 @@ def on_tilt(state: GameState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Gam
     if vehicle is not None:  # the pilot figure in the cockpit is part of the machine (§6.7)
         what = say("{vehicle}'s pilot figure was knocked", vehicle=name(state, vehicle))
         return (
-            _struck(state, seq, vehicle, tilt.t, what, roller, PILOT_FIGURE) if tilt.state != "upright" else (state, [])
+            _struck(state, seq, vehicle, when, what, roller, PILOT_FIGURE) if tilt.state != "upright" else (state, [])
         )
-    return posture_seen(state, seq, element_id, tilt.state, tilt.t, roller)
+    return posture_seen(state, seq, element_id, tilt.state, when, roller)
 
 
 def posture_seen(
-    state: GameState, seq: int, element_id: str, posture: str, t: int, roller: Roller
+    state: GameState, seq: int, element_id: str, posture: str, t: Stamp, roller: Roller
 ) -> tuple[GameState, list[Ruling]]:
-    """A model's posture changed at hub time ``t``, by its tilt node or, for a model without one,
+    """A model's posture changed at ``t``, by its tilt node or, for a model without one,
     by the camera: a fall soon after a shot is that shot's hit (§6.7)."""
     element = state.elements[element_id]
     if element.destroyed:
@@ -299,10 +301,13 @@ def posture_seen(
         state = _set_posture(state, element, "fallen")
         if impact is not None:
             hits, fired = state.hits.take(impact)
-            return resolve_hit(state.evolve(hits=hits), impact.seq, element_id, fired, FELL, roller, how=impact.how)
+            return resolve_hit(
+                state.evolve(hits=hits), impact.seq, element_id, fired, FELL, roller, how=impact.how, doubt=impact.doubt
+            )
         found, count = state.hits.shot_for(element_id, t, state.options.hit_window_ms)
         if found is not None:
-            return resolve_hit(state, seq, element_id, found, FELL, roller, candidates=count)
+            doubt = state.hits.doubt(found, t, state.options.hit_window_ms)
+            return resolve_hit(state, seq, element_id, found, FELL, roller, candidates=count, doubt=doubt)
         rulings.append(
             Ruling(
                 f"{seq}:fall",
@@ -343,8 +348,10 @@ def _set_posture(state: GameState, element: Element, posture: str) -> GameState:
     return state.with_element(replace(element, posture=posture, needs_repair=element.needs_repair or fallen_machine))
 
 
-def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tuple[GameState, list[Ruling]]:
-    element_id = state.setup.tilt_nodes.get(impact.node)
+def on_impact(
+    state: GameState, seq: int, impact: Impact, when: Stamp, roller: Roller
+) -> tuple[GameState, list[Ruling]]:
+    element_id = wired(state.setup.tilt_nodes, impact.node)
     if element_id is None:
         return state, [
             Ruling(
@@ -358,12 +365,12 @@ def on_impact(state: GameState, seq: int, impact: Impact, roller: Roller) -> tup
     vehicle = state.elements[element_id].aboard
     if vehicle is not None:  # §6.7: «снаряд попал в фигурку пилота … засчитывается как попадание в машину»
         what = say("{vehicle}'s pilot figure was struck ({g} g)", vehicle=name(state, vehicle), g=f"{impact.g:.1f}")
-        return _struck(state, seq, vehicle, impact.t, what, roller, PILOT_FIGURE)
+        return _struck(state, seq, vehicle, when, what, roller, PILOT_FIGURE)
     return _struck(
         state,
         seq,
         element_id,
-        impact.t,
+        when,
         say("{element_id} was struck ({g} g)", element_id=name(state, element_id), g=f"{impact.g:.1f}"),
         roller,
     )
@@ -373,9 +380,9 @@ PILOT_FIGURE = say(" (on its pilot figure, which counts as the vehicle, §6.7)")
 
 
 def _struck(
-    state: GameState, seq: int, element_id: str, t: int, what: str, roller: Roller, how: str = ""
+    state: GameState, seq: int, element_id: str, t: Stamp, what: str, roller: Roller, how: str = ""
 ) -> tuple[GameState, list[Ruling]]:
-    """Evidence that something hit the model at hub time ``t``: a hit if a shot explains it,
+    """Evidence that something hit the model at ``t``: a hit if a shot explains it,
     ruled at once on a model already lying, else waiting ``settle_ms`` for a fall (hits.py)."""
     element = state.elements[element_id]
     if element.destroyed or state.hits.impact_on(element_id) is not None:
@@ -385,20 +392,21 @@ def _struck(
         text = say("{what} with no shot in the hit window: ignored.", what=what)
         return state, [Ruling(f"{seq}:impact", seq, RulingKind.STATUS, text, "§6.7", element=element_id)]
     if element.posture == "fallen":
-        return resolve_hit(state, seq, element_id, shot, LYING, roller, candidates=count, how=how)
+        doubt = state.hits.doubt(shot, t, state.options.hit_window_ms)
+        return resolve_hit(state, seq, element_id, shot, LYING, roller, candidates=count, how=how, doubt=doubt)
     return state.evolve(hits=state.hits.struck(seq, element_id, t, state.options.hit_window_ms, how)), []
 
 
-def advance_time(state: GameState, now: int, roller: Roller) -> tuple[GameState, list[Ruling]]:
+def advance_time(state: GameState, now: Stamp, roller: Roller) -> tuple[GameState, list[Ruling]]:
     """Hub time moved on: impacts that settled without a fall become 'stood'; old shots expire."""
-    if now <= state.now:
+    if now.since(state.now)[0] <= 0:
         return state, []
     state = state.evolve(now=now)
     rulings: list[Ruling] = []
     for impact in state.hits.settled(now, state.options.settle_ms):  # §6.7: it stood
         hits, shot = state.hits.take(impact)
         state, more = resolve_hit(
-            state.evolve(hits=hits), impact.seq, impact.target, shot, STOOD, roller, how=impact.how
+            state.evolve(hits=hits), impact.seq, impact.target, shot, STOOD, roller, how=impact.how, doubt=impact.doubt
         )
         rulings += more
     hits = state.hits.expire(now, state.options.hit_window_ms)
@@ -414,6 +422,7 @@ def resolve_hit(
     roller: Roller,
     candidates: int = 1,
     how: str = "",
+    doubt: float = 0.0,
 ) -> tuple[GameState, list[Ruling]]:
     """§6.7 Table 4, with §5 damage and the §6.6/§5.3 tests, or the referee's override of it."""
     rid = f"{cause}:hit:{element_id}"
@@ -438,6 +447,8 @@ def resolve_hit(
         "result": result,
         "candidates": candidates,
     }
+    if doubt:
+        details["clock_doubt_ms"] = round(doubt, 2)
     if verdict in (STOOD, FELL):
         result = verdict if not (verdict == STOOD and result == LYING) else LYING
         details["result"] = result
@@ -466,6 +477,8 @@ def resolve_hit(
     text = say("{head}, {result}: {outcome}", head=head, result=RESULT_WORDS[result], outcome=outcome)
     if candidates > 1:
         text += say(" ({candidates} shots in the window; the latest was taken.)", candidates=candidates)
+    if doubt:
+        text += clock_doubt(doubt)
     if override:
         text += (
             say(" Referee: {verdict}", verdict=verdict) + (f" ({override[1].note})" if override[1].note else "") + "."

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from ..hits import Fired, HitTracker
+from ..hits import Fired, HitTracker, Stamp
 from ..options import choice, declared, flag, integer
 from ..table_snapshot import TableState
 from .army import CHARGES_BY_LAUNCHER, model_height
@@ -162,12 +162,13 @@ class GameState(TableState):
     order: tuple[str, ...] = ()
     active_unit: str | None = None
     boot: str | None = None
-    now: int = 0  # hub time, ms
+    now: Stamp = Stamp(0)  # the latest hub event's time
     hits: HitTracker[ShotRecord] = HitTracker()  # real shots in their hit window, impacts waiting to settle
     counters: Mapping[str, int] = field(default_factory=dict)  # "node/barrel" -> last shot count
     out: tuple[str, ...] = ()  # players whose soldiers are all destroyed (§1.1)
     last_player: str | None = None  # who finished the latest activation (§3.2)
-    clock: tuple[int, float] | None = None  # (hub time ms, station monotonic s) of the latest hub event
+    clock: tuple[Stamp, float] | None = None  # the latest hub event's time and the station's monotonic s then
+    boots: frozenset[str] = frozenset()  # every hub clock (hub/boot) introduced so far
 
     def element(self, element_id: str) -> Element:
         return self.elements[element_id]

@@ -131,7 +131,7 @@ def state_view(state: GameState) -> BronepekhotaView:
         "units": units + guns,
         "options": OPTIONS.dump(state.options),
         "pending_hits": len(state.hits.waiting),
-        "hub_time_ms": state.now,
+        "hub_time_ms": state.now.t,
         **table_view(state),
         "moved": movement_view(state),
     }

@@ -15,6 +15,7 @@ from ...dice import Roller
 from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
 from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind
+from ..hits import stamp_of
 from ..inputs import Handler, Inputs, refusal_text
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
@@ -102,7 +103,7 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
         if isinstance(body, Input):
             return self._input(state, seq, body)
         if isinstance(body, Heartbeat):
-            return real.advance_time(state, body.up, self.roller)
+            return real.advance_time(state, stamp_of(event, body.up), self.roller)
         if isinstance(body, (Hello,)):
             return state, []
         if isinstance(body, Overflow):
@@ -118,13 +119,14 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
             ]
         if not isinstance(body, (Shot, Tilt, Impact)):
             return state, []
-        state, rulings = real.advance_time(state, body.t, self.roller)
+        when = stamp_of(event, body.t)
+        state, rulings = real.advance_time(state, when, self.roller)
         if isinstance(body, Shot):
-            state, more = real.on_shot(state, seq, body)
+            state, more = real.on_shot(state, seq, body, when)
         elif isinstance(body, Tilt):
-            state, more = real.on_tilt(state, seq, body, self.roller)
+            state, more = real.on_tilt(state, seq, body, when, self.roller)
         else:
-            state, more = real.on_impact(state, seq, body)
+            state, more = real.on_impact(state, seq, body, when)
         state, won = turns.victory(state, seq)
         return state, rulings + more + won
 
@@ -243,7 +245,7 @@ def state_view(state: QuickState) -> QuickView:
         "units": units,
         "options": OPTIONS.dump(state.options),
         "grenade_used": state.grenade_used,
-        "hub_time_ms": state.now,
+        "hub_time_ms": state.now.t,
         **table_view(state),
         "moved": {f: _moved(state, f) for f in sorted(state.paths)},
     }

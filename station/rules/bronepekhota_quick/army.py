@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from ...datafile import Fields
-from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, Schema, army_file, list_of, one_of, record, when, whole
+from ..army_schema import BASE, FLAG, ID, MARKER, NODE, TEXT, Schema, army_file, list_of, one_of, record, when, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker, one_army_each, open_army
+from ..model_fields import ID_CHECK, NODE_CHECK, base, marker, one_army_each, open_army
 
 FORMAT = "bronepekhota-quick-army/1"
 KINDS = ("infantry", "cyborg", "vehicle", "gun")
@@ -36,7 +36,7 @@ def _weapon(f: Fields, default_id: str) -> dict[str, Any]:
         "barrels": 0,
     }
     if kind == "real":  # §11: a spring launcher the hub reports by node id
-        weapon["launcher"] = f.get("launcher", str, check=ID_CHECK)
+        weapon["launcher"] = f.get("launcher", str, check=NODE_CHECK)
         weapon["barrels"] = f.integer("barrels", 1, 9, 1)
     return weapon
 
@@ -66,7 +66,7 @@ def _unit(f: Fields) -> dict[str, Any]:
         "armour": f.integer("armour", 0, 30),
         "shooting": f.integer("shooting", 0, 20, 0),
         "melee": f.integer("melee", 0, 20, 0),
-        "tilt_node": f.get("tilt_node", str, None, ID_CHECK),
+        "tilt_node": f.get("tilt_node", str, None, NODE_CHECK),
         "base": base(f, DEFAULT_BASES[kind]),
         "marker": marker(f),
         "weapons": [_weapon(w, f"weapon-{k + 1}") for k, w in enumerate(f.items("weapons", 0, 9))]
@@ -86,7 +86,7 @@ def _unit(f: Fields) -> dict[str, Any]:
 
 
 _WEAPON = {
-    **record({}, {"id": ID, "name": TEXT, "kind": one_of(("virtual", "real")), "launcher": ID,
+    **record({}, {"id": ID, "name": TEXT, "kind": one_of(("virtual", "real")), "launcher": NODE,
                   "barrels": whole(1, 9), "powerful_melee": FLAG}),
     **when("kind", ("real",), {"required": ["launcher"]}),  # §11: a spring launcher the hub reports
 }  # fmt: skip
@@ -94,7 +94,7 @@ _UNIT = {
     **record(
         {"id": ID, "kind": one_of(KINDS), "armour": whole(0, 30)},
         {"name": TEXT, "shooting": whole(0, 20), "melee": whole(0, 20), "durability": whole(0, 99),
-         "maneuver": whole(0, 50), "weapons": list_of(_WEAPON, 0, 9), "tilt_node": ID, "base": BASE, "marker": MARKER},
+         "maneuver": whole(0, 50), "weapons": list_of(_WEAPON, 0, 9), "tilt_node": NODE, "base": BASE, "marker": MARKER},
     ),
     "allOf": [
         when("kind", ("vehicle", "gun"), {"required": ["durability"]}),  # §13

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...dice import Roller
-from ...events import Impact, Shot, Tilt
+from ...events import Impact, Shot, Tilt, wired
 from ...measure.relations import in_contact
 from ..base import Ruling, RulingKind, voided
-from ..hits import Fired
+from ..hits import Fired, Stamp, clock_doubt
 from ..text import say
 from .combat import exploding_d6, placed
 from .state import Fighter, QuickState
@@ -28,14 +28,14 @@ CONTACT_MM = 2.0
 
 
 def _owner(state: QuickState, node: str) -> Fighter | None:
-    return next((f for f in state.fighters.values() for w in f.weapons if w.launcher == node), None)
+    return wired({w.launcher: f for f in state.fighters.values() for w in f.weapons if w.launcher}, node)
 
 
 def _by_tilt_node(state: QuickState, node: str) -> Fighter | None:
-    return next((f for f in state.fighters.values() if f.tilt_node == node), None)
+    return wired({f.tilt_node: f for f in state.fighters.values() if f.tilt_node}, node)
 
 
-def on_shot(state: QuickState, seq: int, shot: Shot) -> tuple[QuickState, list[Ruling]]:
+def on_shot(state: QuickState, seq: int, shot: Shot, when: Stamp) -> tuple[QuickState, list[Ruling]]:
     shooter = _owner(state, shot.node)
     if shooter is None:
         return state, [
@@ -85,7 +85,7 @@ def on_shot(state: QuickState, seq: int, shot: Shot) -> tuple[QuickState, list[R
     state = state.with_fighter(replace(shooter, fired=shooter.fired | {f"{shot.node}/{shot.barrel}"}))
     if operator is not None:
         state = state.with_fighter(replace(state.fighters[operator.id], fired_gun=True))
-    state = state.evolve(hits=state.hits.fire(Fired(seq=seq, shooter=shooter.id, t=shot.t)))
+    state = state.evolve(hits=state.hits.fire(Fired(seq=seq, shooter=shooter.id, t=when)))
     who = say(", served by {name}", name=operator.name) if operator else ""
     return state, [
         Ruling(
@@ -112,7 +112,7 @@ def _operator(state: QuickState, gun: Fighter) -> Fighter | None:
     return None
 
 
-def on_tilt(state: QuickState, seq: int, tilt: Tilt, roller: Roller) -> tuple[QuickState, list[Ruling]]:
+def on_tilt(state: QuickState, seq: int, tilt: Tilt, when: Stamp, roller: Roller) -> tuple[QuickState, list[Ruling]]:
     target = _by_tilt_node(state, tilt.node)
     if target is None or target.dead or tilt.state == "upright":
         return state, []
@@ -120,9 +120,10 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Qu
     shot: Fired | None
     if impact is not None:  # the fall that followed an impact is that impact's hit
         hits, shot = state.hits.take(impact)
-        state = state.evolve(hits=hits)
+        state, doubt = state.evolve(hits=hits), impact.doubt
     else:
-        shot, _ = state.hits.shot_for(target.id, tilt.t, state.options.hit_window_ms)
+        shot, _ = state.hits.shot_for(target.id, when, state.options.hit_window_ms)
+        doubt = state.hits.doubt(shot, when, state.options.hit_window_ms) if shot is not None else 0.0
     if shot is None:
         return state, [
             Ruling(
@@ -138,32 +139,33 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, roller: Roller) -> tuple[Qu
                 element=target.id,
             )
         ]
-    return hit(state, seq, target, shot, "fell" if tilt.state == "fallen" else "leaning", roller)
+    return hit(state, seq, target, shot, "fell" if tilt.state == "fallen" else "leaning", roller, doubt)
 
 
-def on_impact(state: QuickState, seq: int, impact: Impact) -> tuple[QuickState, list[Ruling]]:
+def on_impact(state: QuickState, seq: int, impact: Impact, when: Stamp) -> tuple[QuickState, list[Ruling]]:
     target = _by_tilt_node(state, impact.node)
     if target is None or target.dead:
         return state, []
-    return state.evolve(hits=state.hits.struck(seq, target.id, impact.t, state.options.hit_window_ms)), []
+    return state.evolve(hits=state.hits.struck(seq, target.id, when, state.options.hit_window_ms)), []
 
 
-def advance_time(state: QuickState, now: int, roller: Roller) -> tuple[QuickState, list[Ruling]]:
+def advance_time(state: QuickState, now: Stamp, roller: Roller) -> tuple[QuickState, list[Ruling]]:
     """Impacts that settled with no fall: the target stood."""
-    if now <= state.now:
+    if now.since(state.now)[0] <= 0:
         return state, []
     state = state.evolve(now=now)
     rulings: list[Ruling] = []
     for impact in state.hits.settled(now, state.options.settle_ms):
         hits, shot = state.hits.take(impact)
-        state, more = hit(state.evolve(hits=hits), impact.seq, state.fighters[impact.target], shot, "stood", roller)
+        target = state.fighters[impact.target]
+        state, more = hit(state.evolve(hits=hits), impact.seq, target, shot, "stood", roller, impact.doubt)
         rulings += more
     hits = state.hits.expire(now, state.options.hit_window_ms)
     return (state if hits is state.hits else state.evolve(hits=hits)), rulings
 
 
 def hit(
-    state: QuickState, seq: int, target: Fighter, shot: Fired, result: str, roller: Roller
+    state: QuickState, seq: int, target: Fighter, shot: Fired, result: str, roller: Roller, doubt: float = 0.0
 ) -> tuple[QuickState, list[Ruling]]:
     rid = f"{seq}:hit:{target.id}"
     state = state.evolve(hits=state.hits.mark(shot.seq, target.id))
@@ -214,10 +216,10 @@ def hit(
             rid,
             seq,
             RulingKind.HIT,
-            say("{head}: {outcome}.", head=head, outcome=outcome),
+            say("{head}: {outcome}.", head=head, outcome=outcome) + (clock_doubt(doubt) if doubt else ""),
             "§11 §9",
             needs_referee=True,
             element=target.id,
-            details={"shot": shot.seq, "result": result},
+            details={"shot": shot.seq, "result": result, **({"clock_doubt_ms": round(doubt, 2)} if doubt else {})},
         )
     ]

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..hits import Fired, HitTracker
+from ..hits import Fired, HitTracker, Stamp
 from ..options import declared, flag, integer, number, table
 from ..table_snapshot import TableState
 from .army import model_height
@@ -83,7 +83,7 @@ class QuickState(TableState):
     order: tuple[str, ...] = ()
     grenade_used: bool = False  # §6.1: one grenade a player-turn, for the whole side
     winner: str | None = None
-    now: int = 0
+    now: Stamp = Stamp(0)  # the latest hub event's time
     hits: HitTracker[Fired] = HitTracker()  # real shots in their hit window, impacts waiting to settle (§11)
 
     def with_fighter(self, fighter: Fighter) -> QuickState:
