@@ -142,6 +142,10 @@ class SimulatedHub:
         """When, on the station's monotonic clock (ms), this hub's clock read ``hub_ms``."""
         return self._t0 * 1000 + (hub_ms - self._uptime0) / (1 + self.drift_ppm * 1e-6) / self.speed
 
+    def hub_ms_at(self, station_ms: float) -> float:
+        """This hub's clock at the station's monotonic time ``station_ms``."""
+        return self._uptime0 + (station_ms - self._t0 * 1000) * self.speed * (1 + self.drift_ppm * 1e-6)
+
     def _hello(self) -> p.Hello:
         return p.Hello(self.last_seq, self.fw, p.PROTOCOL_VERSION, self.boot, self.nodes, BAUD, self.hub_id)
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from ..hubclock import STAMP_MS
-from .base import Event, Evolving
+from .base import Event, Evolving, Ruling
 from .text import Text, say
 
 
@@ -102,6 +102,23 @@ class Impact:
     doubt: float = 0.0  # ms: the two hubs' clocks cannot tell whether it fell in the shot's window
 
 
+LATE_SHOT_MS = 250  # on the station's clock: how long evidence on one hub waits for another hub's shot line
+
+
+@dataclass(frozen=True, slots=True)
+class Unexplained:
+    """A fall or an impact that no shot explains yet, while a shot from another hub may still be
+    on its way: each hub has its own link, so a shot's line can reach the station after the line
+    of the fall it caused.  ``ruling`` is what is said if none comes (None: nothing is said)."""
+
+    seq: int
+    target: str
+    t: Stamp
+    fell: bool  # a fall (else an impact or a lean)
+    ruling: Ruling | None = None
+    how: str = ""
+
+
 F = TypeVar("F", bound=Fired)
 
 
@@ -112,9 +129,40 @@ class HitTracker(Evolving, Generic[F]):
 
     shots: tuple[F, ...] = ()
     waiting: tuple[Impact, ...] = ()
+    unexplained: tuple[Unexplained, ...] = ()
+    clocks: frozenset[str] = frozenset()  # every hub clock heard ("hub/boot"; "" in an older journal)
 
     def fire(self, shot: F) -> HitTracker[F]:
         return self.evolve(shots=self.shots + (shot,))
+
+    def heard(self, t: Stamp) -> HitTracker[F]:
+        return self if t.clock in self.clocks else self.evolve(clocks=self.clocks | {t.clock})
+
+    def may_be_late(self, t: Stamp) -> bool:
+        """Whether a shot explaining evidence at ``t`` may still come, from another hub."""
+        hub = t.clock.partition("/")[0]
+        return bool(hub) and any(c.partition("/")[0] != hub for c in self.clocks)
+
+    def park(self, evidence: Unexplained) -> HitTracker[F]:
+        return self.evolve(unexplained=self.unexplained + (evidence,))
+
+    def explained_by(self, shot: F, window_ms: int) -> tuple[HitTracker[F], list[Unexplained]]:
+        """The waiting evidence a shot that came late explains: it leaves the waiting list."""
+        found = [
+            u
+            for u in self.unexplained
+            if u.target != shot.shooter and in_window(*u.t.since(shot.t), window_ms) is not False
+        ]
+        if not found:
+            return self, []
+        return self.evolve(unexplained=tuple(u for u in self.unexplained if u not in found)), found
+
+    def unexplained_past(self, now: Stamp) -> tuple[HitTracker[F], list[Unexplained]]:
+        """Evidence no shot can explain any more: ``LATE_SHOT_MS`` surely passed."""
+        past = [u for u in self.unexplained if _surely_after(now, u.t, LATE_SHOT_MS)]
+        if not past:
+            return self, []
+        return self.evolve(unexplained=tuple(u for u in self.unexplained if u not in past)), past
 
     def shot(self, seq: int) -> F:
         return next(s for s in self.shots if s.seq == seq)

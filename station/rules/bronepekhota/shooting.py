@@ -14,7 +14,7 @@ from typing import Any
 from ...dice import Roller
 from ...events import Impact, Shot, Tilt, wired
 from ..base import Ruling, RulingKind
-from ..hits import Stamp, clock_doubt
+from ..hits import Stamp, Unexplained, clock_doubt
 from ..text import Text, joined, say, trimmed
 from . import contact, rounds
 from .damage import emergency_landing
@@ -177,6 +177,7 @@ def on_shot(state: GameState, seq: int, shot: Shot, when: Stamp, roller: Roller)
         seq=seq, shooter=element.id, t=when, node=shot.node, barrel=shot.barrel, charge=shot.charge, legal=legal
     )
     state = state.evolve(hits=state.hits.fire(record))
+    state, explained = _late_shot(state, record, roller)
     rulings.append(
         Ruling(
             rid,
@@ -192,6 +193,28 @@ def on_shot(state: GameState, seq: int, shot: Shot, when: Stamp, roller: Roller)
     )
     if legal:
         rulings += _contact_in_doubt(state, seq, element)
+    return state, rulings + explained
+
+
+def _late_shot(state: GameState, shot: ShotRecord, roller: Roller) -> tuple[GameState, list[Ruling]]:
+    """A shot whose line came after the fall or impact it explains (they were on another hub):
+    that evidence is ruled now as it would have been had the lines come in order."""
+    hits, explained = state.hits.explained_by(shot, state.options.hit_window_ms)
+    state, rulings = state.evolve(hits=hits), []
+    for evidence in explained:
+        element = state.elements[evidence.target]
+        if element.destroyed:
+            continue
+        doubt = hits.doubt(shot, evidence.t, state.options.hit_window_ms)
+        if evidence.fell or element.posture == "fallen":
+            result = FELL if evidence.fell else LYING
+            state, more = resolve_hit(
+                state, evidence.seq, element.id, shot, result, roller, how=evidence.how, doubt=doubt
+            )
+            rulings += more
+        else:
+            window = state.options.hit_window_ms
+            state = state.evolve(hits=state.hits.struck(evidence.seq, element.id, evidence.t, window, evidence.how))
     return state, rulings
 
 
@@ -308,16 +331,17 @@ def posture_seen(
         if found is not None:
             doubt = state.hits.doubt(found, t, state.options.hit_window_ms)
             return resolve_hit(state, seq, element_id, found, FELL, roller, candidates=count, doubt=doubt)
-        rulings.append(
-            Ruling(
-                f"{seq}:fall",
-                seq,
-                RulingKind.STATUS,
-                say("{element_id} fell with no shot in the hit window: no damage.", element_id=name(state, element_id)),
-                "§6.7",
-                element=element_id,
-            )
+        no_shot = Ruling(
+            f"{seq}:fall",
+            seq,
+            RulingKind.STATUS,
+            say("{element_id} fell with no shot in the hit window: no damage.", element_id=name(state, element_id)),
+            "§6.7",
+            element=element_id,
         )
+        if state.hits.may_be_late(t):  # another hub's shot may still be on the wire
+            return state.evolve(hits=state.hits.park(Unexplained(seq, element_id, t, True, no_shot))), rulings
+        rulings.append(no_shot)
     elif not falls and element.posture == "fallen":
         state = _set_posture(state, element, "upright")
         if element.needs_repair:
@@ -390,7 +414,10 @@ def _struck(
     shot, count = state.hits.shot_for(element_id, t, state.options.hit_window_ms)
     if shot is None:
         text = say("{what} with no shot in the hit window: ignored.", what=what)
-        return state, [Ruling(f"{seq}:impact", seq, RulingKind.STATUS, text, "§6.7", element=element_id)]
+        ignored = Ruling(f"{seq}:impact", seq, RulingKind.STATUS, text, "§6.7", element=element_id)
+        if state.hits.may_be_late(t):  # another hub's shot may still be on the wire
+            return state.evolve(hits=state.hits.park(Unexplained(seq, element_id, t, False, ignored, how))), []
+        return state, [ignored]
     if element.posture == "fallen":
         doubt = state.hits.doubt(shot, t, state.options.hit_window_ms)
         return resolve_hit(state, seq, element_id, shot, LYING, roller, candidates=count, how=how, doubt=doubt)
@@ -398,11 +425,18 @@ def _struck(
 
 
 def advance_time(state: GameState, now: Stamp, roller: Roller) -> tuple[GameState, list[Ruling]]:
-    """Hub time moved on: impacts that settled without a fall become 'stood'; old shots expire."""
+    """Hub time moved on: impacts that settled without a fall become 'stood'; old shots expire;
+    evidence no late shot explained is ruled as it stands."""
+    heard = state.hits.heard(now)
+    if heard is not state.hits:
+        state = state.evolve(hits=heard)
     if now.since(state.now)[0] <= 0:
         return state, []
     state = state.evolve(now=now)
-    rulings: list[Ruling] = []
+    hits, past = state.hits.unexplained_past(now)
+    rulings = [u.ruling for u in past if u.ruling is not None]
+    if past:
+        state = state.evolve(hits=hits)
     for impact in state.hits.settled(now, state.options.settle_ms):  # §6.7: it stood
         hits, shot = state.hits.take(impact)
         state, more = resolve_hit(

@@ -122,7 +122,7 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
         when = stamp_of(event, body.t)
         state, rulings = real.advance_time(state, when, self.roller)
         if isinstance(body, Shot):
-            state, more = real.on_shot(state, seq, body, when)
+            state, more = real.on_shot(state, seq, body, when, self.roller)
         elif isinstance(body, Tilt):
             state, more = real.on_tilt(state, seq, body, when, self.roller)
         else:

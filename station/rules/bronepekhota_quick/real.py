@@ -17,7 +17,7 @@ from ...dice import Roller
 from ...events import Impact, Shot, Tilt, wired
 from ...measure.relations import in_contact
 from ..base import Ruling, RulingKind, voided
-from ..hits import Fired, Stamp, clock_doubt
+from ..hits import Fired, Stamp, Unexplained, clock_doubt
 from ..text import say
 from .combat import exploding_d6, placed
 from .state import Fighter, QuickState
@@ -35,7 +35,7 @@ def _by_tilt_node(state: QuickState, node: str) -> Fighter | None:
     return wired({f.tilt_node: f for f in state.fighters.values() if f.tilt_node}, node)
 
 
-def on_shot(state: QuickState, seq: int, shot: Shot, when: Stamp) -> tuple[QuickState, list[Ruling]]:
+def on_shot(state: QuickState, seq: int, shot: Shot, when: Stamp, roller: Roller) -> tuple[QuickState, list[Ruling]]:
     shooter = _owner(state, shot.node)
     if shooter is None:
         return state, [
@@ -85,8 +85,10 @@ def on_shot(state: QuickState, seq: int, shot: Shot, when: Stamp) -> tuple[Quick
     state = state.with_fighter(replace(shooter, fired=shooter.fired | {f"{shot.node}/{shot.barrel}"}))
     if operator is not None:
         state = state.with_fighter(replace(state.fighters[operator.id], fired_gun=True))
-    state = state.evolve(hits=state.hits.fire(Fired(seq=seq, shooter=shooter.id, t=when)))
+    fired = Fired(seq=seq, shooter=shooter.id, t=when)
+    state = state.evolve(hits=state.hits.fire(fired))
     who = say(", served by {name}", name=operator.name) if operator else ""
+    state, explained = _late_shot(state, fired, roller)
     return state, [
         Ruling(
             f"{seq}:shot",
@@ -96,8 +98,29 @@ def on_shot(state: QuickState, seq: int, shot: Shot, when: Stamp) -> tuple[Quick
             "§11",
             element=shooter.id,
             details={"legal": True},
-        )
+        ),
+        *explained,
     ]
+
+
+def _late_shot(state: QuickState, shot: Fired, roller: Roller) -> tuple[QuickState, list[Ruling]]:
+    """A shot whose line came after the fall or impact it explains (they were on another hub):
+    that evidence is ruled now as it would have been had the lines come in order."""
+    hits, explained = state.hits.explained_by(shot, state.options.hit_window_ms)
+    state, rulings = state.evolve(hits=hits), []
+    for evidence in explained:
+        target = state.fighters[evidence.target]
+        if target.dead:
+            continue
+        if evidence.fell:
+            doubt = hits.doubt(shot, evidence.t, state.options.hit_window_ms)
+            result = "fell" if evidence.how == "fallen" else "leaning"  # the tilt node's state
+            state, more = hit(state, evidence.seq, target, shot, result, roller, doubt)
+            rulings += more
+        else:
+            window = state.options.hit_window_ms
+            state = state.evolve(hits=state.hits.struck(evidence.seq, target.id, evidence.t, window))
+    return state, rulings
 
 
 def _operator(state: QuickState, gun: Fighter) -> Fighter | None:
@@ -125,20 +148,21 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, when: Stamp, roller: Roller
         shot, _ = state.hits.shot_for(target.id, when, state.options.hit_window_ms)
         doubt = state.hits.doubt(shot, when, state.options.hit_window_ms) if shot is not None else 0.0
     if shot is None:
-        return state, [
-            Ruling(
-                f"{seq}:tilt",
-                seq,
-                RulingKind.STATUS,
-                say(
-                    "{name} went {value} with no shot in the hit window: not a hit (knocked by hand?).",
-                    name=target.name,
-                    value=tilt.state,
-                ),
-                "§11",
-                element=target.id,
-            )
-        ]
+        no_shot = Ruling(
+            f"{seq}:tilt",
+            seq,
+            RulingKind.STATUS,
+            say(
+                "{name} went {value} with no shot in the hit window: not a hit (knocked by hand?).",
+                name=target.name,
+                value=tilt.state,
+            ),
+            "§11",
+            element=target.id,
+        )
+        if state.hits.may_be_late(when):  # another hub's shot may still be on the wire
+            return state.evolve(hits=state.hits.park(Unexplained(seq, target.id, when, True, no_shot, tilt.state))), []
+        return state, [no_shot]
     return hit(state, seq, target, shot, "fell" if tilt.state == "fallen" else "leaning", roller, doubt)
 
 
@@ -146,15 +170,28 @@ def on_impact(state: QuickState, seq: int, impact: Impact, when: Stamp) -> tuple
     target = _by_tilt_node(state, impact.node)
     if target is None or target.dead:
         return state, []
+    if (
+        state.hits.impact_on(target.id) is None
+        and state.hits.shot_for(target.id, when, state.options.hit_window_ms)[0] is None
+    ):
+        if state.hits.may_be_late(when):  # another hub's shot may still be on the wire
+            return state.evolve(hits=state.hits.park(Unexplained(seq, target.id, when, False))), []
+        return state, []
     return state.evolve(hits=state.hits.struck(seq, target.id, when, state.options.hit_window_ms)), []
 
 
 def advance_time(state: QuickState, now: Stamp, roller: Roller) -> tuple[QuickState, list[Ruling]]:
     """Impacts that settled with no fall: the target stood."""
+    heard = state.hits.heard(now)
+    if heard is not state.hits:
+        state = state.evolve(hits=heard)
     if now.since(state.now)[0] <= 0:
         return state, []
     state = state.evolve(now=now)
-    rulings: list[Ruling] = []
+    hits, past = state.hits.unexplained_past(now)
+    rulings = [u.ruling for u in past if u.ruling is not None]
+    if past:
+        state = state.evolve(hits=hits)
     for impact in state.hits.settled(now, state.options.settle_ms):
         hits, shot = state.hits.take(impact)
         target = state.fighters[impact.target]
