@@ -99,7 +99,7 @@ def main() -> None:
     recording, calibration, blue = camera_recording(folder)
     armies = [load_army(blue), load_army(ARMY_FILES[1])]
     hub = SimulatedHub(folder / "hub", nodes=Bronepekhota(DiceBook()).sensor_nodes(armies), heartbeat=0.5).start()
-    hardware = Hardware(hub.path, str(recording), args.fps, calibration, seed=2)
+    hardware = Hardware((hub.path,), str(recording), args.fps, calibration, seed=2)
     lobby = Lobby(folder / "journals", folder / "armies", hardware)
     station = lobby.start("bronepekhota", armies, {"ammo": "unlimited"})
     server = DashboardServer(lobby, "bench-token-000", port=0).start()

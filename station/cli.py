@@ -150,11 +150,14 @@ def _serve(lobby, host: str, port: int, config: str | None, web: dict[str, int])
     return server
 
 
-def _warn_missing_port(serial_url: str | None) -> None:
+def _warn_missing_port(serial_urls: tuple[str, ...]) -> None:
     """A mistyped device path says so at once, in the terminal (the link keeps retrying, and the
-    dashboard's badge shows the same error)."""
-    if serial_url and serial_url.startswith("/dev/") and not Path(serial_url).exists():
-        click.echo(f"Warning: {serial_url} does not exist (yet); `station doctor` lists the serial ports.", err=True)
+    dashboard's badge shows the same error); so does a port given twice."""
+    if len(set(serial_urls)) != len(serial_urls):
+        _fail(f"a hub port is given twice: {' '.join(serial_urls)}")
+    for url in serial_urls:
+        if url.startswith("/dev/") and not Path(url).exists():
+            click.echo(f"Warning: {url} does not exist (yet); `station doctor` lists the serial ports.", err=True)
 
 
 def _web_options(command):
@@ -210,7 +213,10 @@ def _hardware_options(command):
     for option in reversed(
         [
             click.option(
-                "--serial", "serial_url", help="Hub port: /dev/ttyACM0, a pty path, loop://, socket://HOST:PORT."
+                "--serial",
+                "serial_urls",
+                multiple=True,
+                help="A hub's port: /dev/ttyACM0, a pty path, loop://, socket://HOST:PORT. Repeat it for every hub.",
             ),
             click.option(
                 "--baud",
@@ -306,7 +312,7 @@ def run(
     host,
     port,
     terrain_path,
-    serial_url,
+    serial_urls,
     baud,
     camera,
     camera_fps,
@@ -326,11 +332,11 @@ def run(
         _fail("--resume carries on the journal's own game and armies; leave out --game and --army")
     if not resuming and (not game or len(armies) < 2):
         _fail("a new game needs --game and at least two --army files")
-    _warn_missing_port(serial_url)
+    _warn_missing_port(serial_urls)
     lobby = Lobby(
         path.parent if path else Path("journals"),
         data_dir() / "armies",
-        Hardware(serial_url, camera, camera_fps, Path(cal_path), seed, int(baud), *_broker(mqtt, table, host, port)),
+        Hardware(serial_urls, camera, camera_fps, Path(cal_path), seed, int(baud), *_broker(mqtt, table, host, port)),
     )
     try:
         loaded = [make_ruleset(game, DiceBook()).load_army(a) for a in armies] if not resuming else []
@@ -366,20 +372,20 @@ def run(
 @_hardware_options
 @_web_options
 def serve(
-    data_path, host, port, serial_url, baud, camera, camera_fps, cal_path, seed, config, mqtt, table, web
+    data_path, host, port, serial_urls, baud, camera, camera_fps, cal_path, seed, config, mqtt, table, web
 ) -> None:
     """The always-on station: a lobby in the browser to start, resume, end and review games."""
     data = Path(data_path) if data_path else data_dir()
     os.environ["STATION_DATA"] = str(data)  # the card library and every loader read the same folder
     hardware = Hardware(
-        serial_url, camera, camera_fps, Path(cal_path), seed, int(baud), *_broker(mqtt, table, host, port)
+        serial_urls, camera, camera_fps, Path(cal_path), seed, int(baud), *_broker(mqtt, table, host, port)
     )
     try:
         data.mkdir(parents=True, exist_ok=True)
         owner = FileLock(data, f"data folder {data}")  # one lobby per folder, held till exit
         lobby = Lobby(data / "journals", data / "armies", hardware)
         settings = load_settings(data)
-        if serial_url is None and camera is None:  # no hardware flags: what the browser set last time
+        if not serial_urls and camera is None:  # no hardware flags: what the browser set last time
             lobby.apply_settings(settings, save=False)
         else:
             lobby.return_to_data_folder(settings.data)
@@ -389,7 +395,7 @@ def serve(
     click.echo(f"Data:           {lobby.data}")
     for message in lobby.messages:
         click.echo(message)
-    _warn_missing_port(serial_url)
+    _warn_missing_port(serial_urls)
     unfinished = lobby.unfinished()
     if unfinished is not None:
         click.echo(f"Unfinished game: {unfinished.name} (resume it from the lobby)")
@@ -533,7 +539,7 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config,
     lobby = Lobby(
         Path(journal).parent if journal else Path("journals"),
         data_dir() / "armies",
-        Hardware(hub.path, seed=seed, mqtt=broker, table=table_id, dashboard_url=dashboard),
+        Hardware((hub.path,), seed=seed, mqtt=broker, table=table_id, dashboard_url=dashboard),
     )
     try:
         station = lobby.start(
@@ -576,8 +582,9 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config,
 @main.command("install-service")
 @click.option(
     "--serial",
-    "serial_url",
-    help="Hub port for every game (e.g. /dev/station-hub); leave it out to choose it in the browser's settings.",
+    "serial_urls",
+    multiple=True,
+    help="A hub's port for every game (e.g. /dev/station-hub); repeat it for every hub; leave it out to choose them in the browser's settings.",
 )
 @click.option("--camera", help="Overhead camera index or source; leave it out to choose it in the browser's settings.")
 @click.option(
@@ -596,7 +603,7 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config,
     help="Where to write.",
 )
 @click.option("--no-start", is_flag=True, help="Write the unit only; do not enable and start it.")
-def install_service(serial_url, camera, config, port, data_path, user, unit_dir, no_start) -> None:
+def install_service(serial_urls, camera, config, port, data_path, user, unit_dir, no_start) -> None:
     """Install the systemd unit that runs `station serve` at boot (run with sudo)."""
     import getpass
     import os
@@ -611,7 +618,7 @@ def install_service(serial_url, camera, config, port, data_path, user, unit_dir,
         if Path(sys.argv[0]).name == "station"
         else Path(sys.executable).parent / "station",
         data=Path(data_path).resolve() if data_path else Path.cwd() / "data",
-        serial_url=serial_url,
+        serial_urls=tuple(serial_urls),
         camera=camera,
         port=port,
         config=Path(config).resolve() if config else None,

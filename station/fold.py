@@ -13,7 +13,7 @@ from typing import Any
 
 from .devices import protocol
 from .dice import DiceBook, Roll
-from .events import NODE_AT
+from .events import HUB_ID, NODE_AT
 from .hubclock import Timeline
 from .journal import JournalError
 from .rules.base import Event, Input, Override, Overriding, Ruleset, Ruling, state_json
@@ -41,7 +41,7 @@ def record_event(record: Mapping[str, Any], timeline: Timeline) -> Event | None:
             timeline.boot(hub, message.boot)
         t = message.up if isinstance(message, protocol.Heartbeat) else getattr(message, "t", None)
         placed = timeline.place(hub, t)
-        if hasattr(message, "node"):  # node ids are the hub's own: T1 on two boards are two nodes
+        if hasattr(message, "node") and HUB_ID.fullmatch(hub):  # a board's own ids: T1 on two boards are two nodes
             message = replace(message, node=f"{message.node}{NODE_AT}{hub}")  # type: ignore[call-arg]
         return Event(record["seq"], message, record.get("mono"), placed.clock, placed.at, placed.err)
     if kind == "clock":

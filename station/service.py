@@ -19,7 +19,7 @@ class ServiceSpec:
     working_dir: Path
     station: Path  # the venv's station command
     data: Path
-    serial_url: str | None = None
+    serial_urls: tuple[str, ...] = ()
     camera: str | None = None
     port: int = 8080
     config: Path | None = None  # the token's file, when not the user's own ~/.config/station/config.json
@@ -28,8 +28,8 @@ class ServiceSpec:
         command = [str(self.station), "serve", "--data", str(self.data), "--port", str(self.port)]
         if self.config:
             command += ["--config", str(self.config)]
-        if self.serial_url:
-            command += ["--serial", self.serial_url]
+        for port in self.serial_urls:
+            command += ["--serial", port]
         if self.camera:
             command += ["--camera", self.camera]
         return command

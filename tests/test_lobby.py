@@ -296,7 +296,7 @@ def hub_lobby(tmp_path):
     shelf = Lobby(tmp_path / "j", tmp_path / "a").shelf
     nodes = ruleset.sensor_nodes([shelf.load("bronepekhota", a) for a in SAMPLES])
     hub = SimulatedHub(tmp_path / "hub", nodes=[n for n in nodes if n.id != "T31"], heartbeat=0.2).start()
-    lobby = Lobby(tmp_path / "journals", tmp_path / "armies", Hardware(serial_url=hub.path, seed=2))
+    lobby = Lobby(tmp_path / "journals", tmp_path / "armies", Hardware(serial_urls=(hub.path,), seed=2))
     lobby.watch()
     deadline = time.monotonic() + 10
     while lobby.hub_health().get("state") != "connected" or not lobby.hub_health().get("nodes"):

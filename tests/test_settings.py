@@ -47,7 +47,7 @@ def test_the_rehearsal_hub_is_switched_on_remembered_and_fired_from_the_browser(
     assert answer.status_code == 200 and answer.get_json()["settings"]["rehearsal"] is True
     saved = json.loads((tmp_path / "data" / "settings.json").read_text())
     assert saved == {
-        "serial": None,
+        "serial": [],
         "rehearsal": True,
         "camera": None,
         "calibration": "calibration/table.json",
@@ -161,9 +161,14 @@ def test_a_data_folder_that_cannot_be_used_is_refused_naming_why(lobby, tmp_path
 
 
 def test_a_broken_settings_file_is_an_error_naming_it(tmp_path):
-    (tmp_path / "settings.json").write_text('{"serial": ["/dev/ttyACM0"]}')
+    (tmp_path / "settings.json").write_text('{"serial": [7]}')
     with pytest.raises(SettingsError, match="settings.json: serial"):
         load_settings(tmp_path)
+    (tmp_path / "settings.json").write_text('{"serial": ["/dev/ttyACM0", "/dev/ttyACM0"]}')
+    with pytest.raises(SettingsError, match="settings.json: serial.*different ports"):
+        load_settings(tmp_path)
+    (tmp_path / "settings.json").write_text('{"serial": "/dev/ttyACM0"}')  # as an older station wrote it
+    assert load_settings(tmp_path).serial == ("/dev/ttyACM0",)
     assert load_settings(tmp_path / "nowhere") == Settings()
 
 
@@ -184,12 +189,12 @@ def test_every_port_is_probed_for_a_hub_but_the_one_in_use():
         if device == "/dev/ttyUSB0":
             raise OSError("[Errno 16] Device or resource busy")
         return (
-            SimpleNamespace(fw="bronehub/1.1", boot="A1", nodes=(Node("L1", "launcher", 3),))
+            SimpleNamespace(fw="bronehub/1.1", boot="A1", nodes=(Node("L1", "launcher", 3),), hub="")
             if device.endswith("0") and "ACM" in device
             else None
         )
 
-    found = {p["device"]: p for p in serial_ports(lambda: ports, prober, skip="/dev/ttyACM1")}
-    assert found["/dev/ttyACM0"]["hub"] == {"fw": "bronehub/1.1", "boot": "A1", "nodes": 1}
+    found = {p["device"]: p for p in serial_ports(lambda: ports, prober, skip=("/dev/ttyACM1",))}
+    assert found["/dev/ttyACM0"]["hub"] == {"fw": "bronehub/1.1", "boot": "A1", "nodes": 1, "id": ""}
     assert "hub" not in found["/dev/ttyS0"] and "Errno 16" in found["/dev/ttyUSB0"]["error"]
     assert found["/dev/ttyACM1"]["in_use"] and "/dev/ttyACM1" not in probed

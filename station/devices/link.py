@@ -162,6 +162,7 @@ class HubLink:
         self.backoff = tuple(backoff)
         self.health = LinkHealth(url, hub=port_label(url))
         self.tag = port_label(url)  # the hub's id once its HELLO says it
+        self.hub_id = ""  # the id the hub said in its HELLO ("" for a hub before bronehub/1.2)
         self.only_hub = only_hub
         self._heard: Sequence[Mapping[str, Any]] = ()  # the journal's hub lines, until this hub is known
         self._introduced = False  # a HELLO in this run: until then, events wait in the hub
@@ -458,7 +459,7 @@ class HubLink:
             self._boot, self._expected, self._nak_sent_for = hello.boot, 1 if hello.seq == 0 else None, None
             self._acked, self._ack_due = 0, False
             self._recent.clear()
-        self.tag = hello.hub or port_label(self.url)
+        self.tag, self.hub_id = hello.hub or port_label(self.url), hello.hub
         self._reset_seen = False
         self._set(
             hub_fw=hello.fw,

@@ -1,9 +1,11 @@
-"""The hub between games.  The lobby keeps the hub's link open while no game runs, so its health
-and its inventory (HELLO) always show, and pairing sees a trigger pulled or a model tilted.
+"""The hubs between games.  The lobby keeps every hub's link open while no game runs, so their
+health and inventories (HELLO) always show, and pairing sees a trigger pulled or a model tilted.
 
-It is the game's own link (``HubLink``) over a setup journal of its own (``setup/hub-*.jsonl``):
-every event is journaled and acknowledged there, so a trigger pulled to pair a launcher never
-reaches the next game as a shot.  It is stopped before a game opens the port.
+They are the game's own links (``HubLink``) over a setup journal of their own
+(``setup/hub-*.jsonl``): every event is journaled and acknowledged there, so a trigger pulled to
+pair a launcher never reaches the next game as a shot.  They are stopped before a game opens the
+ports.  A node of a hub that says its id is named with it ("T1@3F2A"), so pairing writes that
+into the army and two boards' default T1s are two nodes.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ import itertools
 import logging
 import threading
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..devices import protocol as p
-from ..devices.link import BAUD, HubLink
+from ..devices.link import BAUD, HubLink, hubs_health
+from ..events import NODE_AT
 from ..exclusive import InUse
 from ..journal import Journal
 
@@ -27,18 +31,21 @@ KEEP_SETUP_JOURNALS = 3
 RECENT_EVENTS = 64
 
 
-def _event_view(number: int, message: p.Message) -> dict[str, Any]:
+def _event_view(number: int, message: p.Message, hub_id: str) -> dict[str, Any]:
     kind = {p.Shot: "launcher", p.DryFire: "launcher", p.Tilt: "tilt", p.Impact: "tilt"}.get(type(message))
-    return {"n": number, "type": message.TYPE, "node": getattr(message, "node", None), "kind": kind}
+    node = getattr(message, "node", None)
+    if node is not None and hub_id:
+        node = f"{node}{NODE_AT}{hub_id}"
+    return {"n": number, "type": message.TYPE, "node": node, "kind": kind, "hub": hub_id}
 
 
 class HubWatch:
-    """A hub link with nowhere to deliver but a list of recent events, for the lobby."""
+    """The hubs' links with nowhere to deliver but a list of recent events, for the lobby."""
 
-    def __init__(self, url: str, folder: Path, baud: int = BAUD) -> None:
-        self.url, self.baud = url, baud
+    def __init__(self, urls: tuple[str, ...], folder: Path, baud: int = BAUD) -> None:
+        self.urls, self.baud = urls, baud
         self.folder = folder
-        self._link: HubLink | None = None
+        self._links: list[HubLink] = []
         self._journal: Journal | None = None
         self._events: deque[dict[str, Any]] = deque(maxlen=RECENT_EVENTS)
         self._numbers = itertools.count(1)
@@ -47,41 +54,50 @@ class HubWatch:
 
     @property
     def running(self) -> bool:
-        return self._link is not None
+        return bool(self._links)
 
     def start(self) -> None:
-        if self._link is not None:
+        if self._links:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         for old in sorted(self.folder.glob("hub-*.jsonl"))[:-KEEP_SETUP_JOURNALS]:
             old.unlink(missing_ok=True)
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
         self._journal = Journal(self.folder / f"hub-{stamp}.jsonl")
-        self._link = HubLink(self.url, self._journal, self._deliver, baud=self.baud)
+        only = len(self.urls) == 1
+        for url in self.urls:
+            link = HubLink(url, self._journal, lambda r: None, baud=self.baud, only_hub=only)
+            link.deliver = self._deliverer(link)
+            self._links.append(link)
         try:
-            self._link.claim()
+            for link in self._links:
+                link.claim()
         except InUse as exc:
             self.refused = str(exc)
             self.stop()
             raise
         self.refused = None
-        self._link.start()
-        log.info("watching the hub on %s between games", self.url)
+        for link in self._links:
+            link.start()
+        log.info("watching the hubs on %s between games", ", ".join(self.urls))
 
     def stop(self) -> None:
-        link, journal = self._link, self._journal
-        self._link = self._journal = None
-        if link is not None:
+        links, journal = self._links, self._journal
+        self._links, self._journal = [], None
+        for link in links:
             link.stop()
         if journal is not None:
             journal.close()
 
-    def _deliver(self, record: dict[str, Any]) -> None:
-        if record.get("verdict") != "event":
-            return
-        message = p.decode(record["line"])
-        with self._lock:
-            self._events.append(_event_view(next(self._numbers), message))
+    def _deliverer(self, link: HubLink) -> Callable[[dict[str, Any]], None]:
+        def deliver(record: dict[str, Any]) -> None:
+            if record.get("verdict") != "event":
+                return
+            message = p.decode(record["line"])
+            with self._lock:
+                self._events.append(_event_view(next(self._numbers), message, link.hub_id))
+
+        return deliver
 
     def events_since(self, number: int) -> list[dict[str, Any]]:
         """The hub's events after ``number`` (each has its ``n``): what pairing waits for."""
@@ -89,8 +105,13 @@ class HubWatch:
             return [e for e in self._events if e["n"] > number]
 
     def health(self) -> dict[str, Any]:
-        if self._link is None:
-            return {"state": "in use" if self.refused else "idle", "url": self.url, "last_error": self.refused}
+        if not self._links:
+            state = {
+                "state": "in use" if self.refused else "idle",
+                "url": ", ".join(self.urls),
+                "last_error": self.refused,
+            }
+            return {**state, "hubs": []}
         with self._lock:
             last = self._events[-1]["n"] if self._events else 0
-        return {**self._link.snapshot(), "last_event": last}
+        return {**hubs_health([link.snapshot() for link in self._links]), "last_event": last}

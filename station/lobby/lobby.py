@@ -55,7 +55,7 @@ class FolderUnusable(LobbyError):
 class Hardware:
     """What every game of this station is played with."""
 
-    serial_url: str | None = None
+    serial_urls: tuple[str, ...] = ()  # the hubs' ports, one per hub board
     camera: str | None = None  # an index, a video file or a folder of frames
     camera_fps: float | None = None  # play a recorded camera at this rate, looping
     calibration: Path = Path("calibration/table.json")
@@ -109,7 +109,7 @@ class Lobby:
 
     def _watch_hardware(self) -> None:
         hw = self.hardware
-        self.hub = HubWatch(hw.serial_url, self.folder / "setup", hw.baud) if hw.serial_url else None
+        self.hub = HubWatch(hw.serial_urls, self.folder / "setup", hw.baud) if hw.serial_urls else None
         self.camera = CameraWatch(hw.camera, hw.camera_fps) if hw.camera is not None else None
 
     def apply_settings(self, settings: Settings, save: bool = True) -> int:
@@ -127,10 +127,10 @@ class Lobby:
                 self.rehearsal = None
             if settings.rehearsal and self.rehearsal is None:
                 self.rehearsal = Rehearsal(self.folder, self.shelf_nodes()).start()
-            serial = self.rehearsal.path if self.rehearsal is not None else settings.serial
+            serial = (self.rehearsal.path,) if self.rehearsal is not None else settings.serial
             self.hardware = replace(
                 self.hardware,
-                serial_url=serial,
+                serial_urls=serial,
                 camera=settings.camera,
                 camera_fps=None,
                 calibration=Path(settings.calibration),
@@ -238,7 +238,7 @@ class Lobby:
         path: Path | None = None,
         terrain: Any = None,
         terrain_where: str = "terrain",
-        serial_url: str | None = None,
+        serial_urls: tuple[str, ...] = (),
     ) -> Station:
         """Open a game (``game`` None resumes ``path``) and start it.  Refused while another runs.
         A failure closes everything it opened and removes a journal that never got past its
@@ -261,7 +261,7 @@ class Lobby:
                 self.camera.stop()  # and the game's tracker the camera
             try:
                 station = Station(
-                    path, game, list(armies), dict(options or {}), serial_url or hw.serial_url, hw.seed, baud=hw.baud
+                    path, game, list(armies), dict(options or {}), serial_urls or hw.serial_urls, hw.seed, baud=hw.baud
                 )
             except InUse:  # another station runs this journal or holds the port
                 if not existed:
@@ -402,7 +402,7 @@ class Lobby:
             game,
             armies,
             options or {},
-            hw.serial_url,
+            hw.serial_urls,
             self.hub_health(),
             hw.camera,
             hw.calibration,
@@ -429,7 +429,7 @@ class Lobby:
             },
             "resumable": unfinished.as_dict() if unfinished else None,
             "hardware": {
-                "serial": self.hardware.serial_url,
+                "serial": list(self.hardware.serial_urls),
                 "camera": self.hardware.camera,
                 "rehearsal": self.rehearsal is not None,
             },

@@ -12,6 +12,7 @@ from typing import Any
 from ..datafile import DataFileError
 from ..dice import DiceBook
 from ..doctor import Finding, calibration, disk
+from ..events import NODE_AT
 from ..rules.registry import make_ruleset
 from ..rules.text import joined, say
 
@@ -24,53 +25,81 @@ def _armies(game: str, armies: Sequence[Mapping[str, Any]], options: Mapping[str
     return Finding("armies", "ok", say("{armies_count} armies load together", armies_count=len(armies)))
 
 
-def _hub(game: str, armies: Sequence[Mapping[str, Any]], serial_url: str | None, health: Mapping[str, Any]) -> Finding:
+def _hub(
+    game: str, armies: Sequence[Mapping[str, Any]], serial_urls: tuple[str, ...], health: Mapping[str, Any]
+) -> Finding:
     try:
         needed = make_ruleset(game, DiceBook()).sensor_nodes(armies)
     except (DataFileError, ValueError):
         return Finding("hub", "warn", say("not checked: the armies do not load"))
     if not needed:
         return Finding("hub", "ok", say("these armies use no hub nodes"))
-    if not serial_url:
+    if not serial_urls:
         return Finding(
             "hub",
             "warn",
             say("no hub port is set; the armies are wired to {needed_count} nodes", needed_count=len(needed)),
             say("start the station with --serial, or play with the referee entering shots"),
         )
-    inventory = {entry.split(":")[0]: entry for entry in health.get("nodes") or []}
-    if health.get("state") != "connected" or not inventory:
-        error = health.get("last_error")
+    hubs = list(health.get("hubs") or [health])
+    silent = next((h for h in hubs if h.get("state") != "connected" or not h.get("nodes")), None)
+    if silent is not None or len(hubs) < len(serial_urls):
+        url = silent.get("url") if silent else ", ".join(serial_urls)
+        error = silent.get("last_error") if silent else None
         return Finding(
             "hub",
             "fail",
-            say("the hub on {serial_url} is not answering", serial_url=serial_url) + (f" ({error})" if error else ""),
+            say("the hub on {serial_url} is not answering", serial_url=url) + (f" ({error})" if error else ""),
             say("check the hub's USB cable and power; `station doctor` lists the ports"),
         )
-    missing = [n.id for n in needed if n.id not in inventory]
+    missing, shared, barrels = [], [], []
+    for node in needed:
+        bare, _, hub_id = node.id.partition(NODE_AT)
+        found = [
+            (hub, entry)
+            for hub in hubs
+            for entry in hub["nodes"]
+            if entry.split(":")[0] == bare and (not hub_id or hub.get("hub") == hub_id)
+        ]
+        if not found:
+            missing.append(node.id)
+        elif len(found) > 1:  # a bare id two boards both have: the army must say which
+            shared.append(
+                say("{node} is on hubs {hubs}", node=node.id, hubs=", ".join(h.get("hub", "?") for h, _ in found))
+            )
+        elif node.kind == "launcher" and found[0][1].count(":") == 2 and found[0][1].split(":")[2] != str(node.barrels):
+            barrels.append(
+                say(
+                    "{node} has {on_hub} barrels on the hub, {barrels} in the army",
+                    node=node.id,
+                    on_hub=found[0][1].split(":")[2],
+                    barrels=node.barrels,
+                )
+            )
     if missing:
+        inventory = sorted(
+            f"{e.split(':')[0]}{NODE_AT}{h.get('hub')}" if len(hubs) > 1 else e.split(":")[0]
+            for h in hubs
+            for e in h["nodes"]
+        )
         return Finding(
             "hub",
             "fail",
             say(
                 "not on the hub: {missing} (the hub has {inventory})",
                 missing=", ".join(missing),
-                inventory=", ".join(sorted(inventory)),
+                inventory=", ".join(inventory),
             ),
             say("pair the models again (Wiring), or plug those nodes in"),
         )
-    barrels = [
-        say(
-            "{node} has {on_hub} barrels on the hub, {barrels} in the army",
-            node=n.id,
-            on_hub=inventory[n.id].split(":")[2],
-            barrels=n.barrels,
+    if shared:
+        return Finding(
+            "hub", "fail", joined(shared, "; "), say("pair those models again, so the army names the hub (T1@3F2A)")
         )
-        for n in needed
-        if n.kind == "launcher" and inventory[n.id].count(":") == 2 and inventory[n.id].split(":")[2] != str(n.barrels)
-    ]
     if barrels:
         return Finding("hub", "warn", joined(barrels, "; "), say("correct the army's launcher barrels"))
+    if len(hubs) > 1:
+        return Finding("hub", "ok", say("all {count} nodes are on the {hubs} hubs", count=len(needed), hubs=len(hubs)))
     return Finding(
         "hub",
         "ok",
@@ -109,14 +138,14 @@ def pregame_checks(
     game: str,
     armies: Sequence[Mapping[str, Any]],
     options: Mapping[str, Any],
-    serial_url: str | None,
+    serial_urls: tuple[str, ...],
     hub_health: Mapping[str, Any],
     camera: str | None,
     calibration_path: Path,
     journals: Path,
     seen_markers: Sequence[int] | None = None,
 ) -> list[Finding]:
-    findings = [_armies(game, armies, options), _hub(game, armies, serial_url, hub_health)]
+    findings = [_armies(game, armies, options), _hub(game, armies, serial_urls, hub_health)]
     if camera is not None:
         findings.append(calibration(calibration_path))
         findings.append(_deployment(game, armies, seen_markers))

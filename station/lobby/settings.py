@@ -21,6 +21,7 @@ from ..datafile import DataFileError, Fields, load_json_file, write_text_atomic
 log = logging.getLogger(__name__)
 
 SETTINGS_FILE = "settings.json"
+MAX_HUBS = 16  # hub boards on one station: the example armies need ten
 DEFAULT_CALIBRATION = "calibration/table.json"
 
 
@@ -30,7 +31,7 @@ class SettingsError(DataFileError):
 
 @dataclass(frozen=True)
 class Settings:
-    serial: str | None = None  # the hub's port; None: no hub
+    serial: tuple[str, ...] = ()  # the hubs' ports, one per hub board; none: no hub
     rehearsal: bool = False  # a simulated hub the referee drives from the browser, instead of one
     camera: str | None = None  # a camera index ("0") or a recording; None: no camera
     calibration: str = DEFAULT_CALIBRATION
@@ -42,10 +43,17 @@ class Settings:
         f.reject_unknown(["serial", "rehearsal", "camera", "calibration", "data"])
         text = (str, type(None))
         values: dict[str, Any] = {}
-        for name in ("serial", "camera"):
-            if name in changes:
-                value = f.get(name, text, check=_one_line)
-                values[name] = value or None
+        if "serial" in changes:  # a list of ports (one port, or null, as older settings files say)
+            ports = changes["serial"]
+            ports = [ports] if isinstance(ports, str) else [] if ports is None else ports
+            if not isinstance(ports, list) or not all(isinstance(p, str) and p for p in ports):
+                raise SettingsError(where, "serial", 'must be a list of serial ports, like ["/dev/ttyACM0"]')
+            bad = next((p for p in ports if _one_line(p)), None)
+            if bad is not None or len(set(ports)) != len(ports) or len(ports) > MAX_HUBS:
+                raise SettingsError(where, "serial", f"must be up to {MAX_HUBS} different ports, each one line")
+            values["serial"] = tuple(ports)
+        if "camera" in changes:
+            values["camera"] = f.get("camera", text, check=_one_line) or None
         if "rehearsal" in changes:
             values["rehearsal"] = f.get("rehearsal", bool)
         if "calibration" in changes:
@@ -83,9 +91,11 @@ def save_settings(folder: Path, settings: Settings) -> None:
 
 
 def serial_ports(
-    lister: Callable[[], list[Any]] | None = None, prober: Callable[[str], Any] | None = None, skip: str | None = None
+    lister: Callable[[], list[Any]] | None = None,
+    prober: Callable[[str], Any] | None = None,
+    skip: tuple[str, ...] = (),
 ) -> list[dict[str, Any]]:
-    """Every serial port found, each probed for a hub's HELLO (``skip``: the port the station
+    """Every serial port found, each probed for a hub's HELLO (``skip``: the ports the station
     has open now, which a probe would disturb)."""
     if lister is None:
         from serial.tools import list_ports
@@ -98,7 +108,7 @@ def serial_ports(
     found = []
     for port in lister():
         entry: dict[str, Any] = {"device": port.device, "description": getattr(port, "description", "") or ""}
-        if port.device == skip:
+        if port.device in skip:
             entry["in_use"] = True
         else:
             try:
@@ -107,7 +117,7 @@ def serial_ports(
                 entry["error"] = str(exc)
             else:
                 if hello is not None:
-                    entry["hub"] = {"fw": hello.fw, "boot": hello.boot, "nodes": len(hello.nodes)}
+                    entry["hub"] = {"fw": hello.fw, "boot": hello.boot, "nodes": len(hello.nodes), "id": hello.hub}
         found.append(entry)
     return found
 

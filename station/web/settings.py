@@ -30,7 +30,7 @@ def _current() -> Settings:
         return the_lobby.settings
     hw = the_lobby.hardware
     moved = str(the_lobby.data) if the_lobby.data != the_lobby.folder else None
-    return Settings(serial=hw.serial_url, camera=hw.camera, calibration=str(hw.calibration), data=moved)
+    return Settings(serial=hw.serial_urls, camera=hw.camera, calibration=str(hw.calibration), data=moved)
 
 
 def _body() -> dict[str, Any]:
@@ -62,7 +62,7 @@ def current() -> Response:
 @settings_pages.put("/api/settings")
 @referee_only
 def change() -> tuple[Response, int] | Response:
-    """``{"serial": "/dev/ttyACM0"}``, ``{"rehearsal": true}``, ``{"camera": "0"}``,
+    """``{"serial": ["/dev/ttyACM0", "/dev/ttyACM1"]}`` (every hub's port), ``{"rehearsal": true}``, ``{"camera": "0"}``,
     ``{"calibration": "..."}``, ``{"data": "/media/usb/station"}`` (any of them; ``"data": null``
     is the home folder again): applied at once and remembered.  ``copied`` counts the files a
     new data folder was given."""
@@ -83,7 +83,7 @@ def change() -> tuple[Response, int] | Response:
 def ports() -> Response:
     """Every serial port, each probed for a hub's HELLO (the one in use is not disturbed)."""
     the_lobby = lobby()
-    in_use = the_lobby.hardware.serial_url if the_lobby.rehearsal is None else None
+    in_use = the_lobby.hardware.serial_urls if the_lobby.rehearsal is None else ()
     return jsonify({"ports": serial_ports(skip=in_use)})
 
 

@@ -214,6 +214,11 @@ function renderHealth(health) {
   link.className = `link ${state}`;
   const parts = [{ lost: t("hub unplugged or silent"), connecting: t("hub: connecting"), connected: t("hub connected"),
     silent: t("hub silent"), none: t("no hub"), "not-needed": t("no hub needed"), server: t("station unreachable") }[state] || t("link …")];
+  const hubs = model.health.hubs || [];
+  if (hubs.length > 1) {  // several hubs: how many answer, and which do not
+    parts[0] = t("{connected} of {count} hubs connected", { connected: hubs.filter((h) => h.state === "connected").length, count: hubs.length });
+    hubs.filter((h) => h.state !== "connected").forEach((h) => parts.push(t("hub {id}: {state}", { id: h.hub, state: t(h.state) })));
+  }
   if (state !== "connected" && model.health.last_error) parts.push(portError(model.health.last_error));
   if (model.health.seen_ago_s !== null && model.health.seen_ago_s !== undefined && model.health.seen_ago_s > 2) {
     parts.push(t("last seen {s} s ago", { s: model.health.seen_ago_s.toFixed(0) }));

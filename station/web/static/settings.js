@@ -10,11 +10,17 @@ async function refresh() {
   const now = await (await fetch("/api/settings")).json();
   const s = now.settings;
   $("running").hidden = !now.running;
-  $("from-flags").hidden = !now.from_flags || !(s.serial || s.camera);
-  $("hub-now").replaceChildren(...[s.rehearsal ? t("The rehearsal hub: fire its events from the dashboard.")
-    : s.serial ? withCode(t("Port {port}: {state}", { port: "\u0000", state: stateWord(now.hub.state) }), s.serial) : t("No hub."),
-  ...(now.hub.state === "connected" && !s.rehearsal ? [" · ", el("code", {}, now.hub.hub_fw || "?")] : []),
-  ...(now.hub.last_error ? [" · ", portError(now.hub.last_error)] : [])].flat());
+  $("from-flags").hidden = !now.from_flags || !(s.serial.length || s.camera);
+  const hubs = now.hub.hubs || [];
+  const hubLine = (port) => {
+    const hub = hubs.find((h) => h.url === port) || (s.serial.length === 1 ? now.hub : {});
+    return el("li", { "data-hub": port }, withCode(t("Port {port}: {state}", { port: "\u0000", state: stateWord(hub.state) }), port),
+      ...(hub.state === "connected" ? [" · ", el("code", {}, hub.hub_fw || "?"), hub.hub ? ` · ${t("hub {id}", { id: hub.hub })}` : ""] : []),
+      ...(hub.last_error ? [" · ", portError(hub.last_error)] : []));
+  };
+  $("hub-now").replaceChildren(s.rehearsal ? t("The rehearsal hub: fire its events from the dashboard.")
+    : s.serial.length ? el("ul", { class: "hubs" }, ...s.serial.map(hubLine)) : t("No hub."));
+  inUse = s.serial;
   $("camera-now").textContent = s.camera !== null ? t("Camera {camera}: {state}", { camera: s.camera,
     state: stateWord(now.camera && now.camera.state) }) : t("No camera.");
   $("calibration").value = s.calibration;
@@ -37,16 +43,30 @@ async function change(settings, done) {
   } catch (error) { $("settings-error").textContent = error.message; }
 }
 
+let inUse = [];  // the ports of the hubs in use
+
+// Each port found: use it alone, add it to the hubs in use, or stop using it.
+function portButtons(device) {
+  if (inUse.includes(device)) {
+    return [el("button", { type: "button", class: "remove-hub", onclick: () => change({ serial: inUse.filter((p) => p !== device) },
+      t("Stopped using {port}.", { port: device })) }, t("Stop using"))];
+  }
+  return [el("button", { type: "button", class: "connect", onclick: () => change({ serial: [device] },
+    t("Connected to {port}.", { port: device })) }, t("Connect")),
+  ...(inUse.length ? [el("button", { type: "button", class: "add-hub", onclick: () => change({ serial: [...inUse, device] },
+    t("Added {port}: {count} hubs.", { port: device, count: inUse.length + 1 })) }, t("Add as another hub"))] : [])];
+}
+
 async function findPorts() {
   $("ports").replaceChildren(el("li", {}, t("Looking…")));
   try {
     const { ports } = await call("/api/settings/ports", undefined, "GET");
     $("ports").replaceChildren(...(ports.length ? ports.map((port) => el("li", { "data-port": port.device },
       el("code", {}, port.device), " ", port.description || "", " · ",
-      port.hub ? t("a hub: {nodes} nodes", { nodes: port.hub.nodes }) : port.in_use ? t("in use by the station")
+      port.hub ? t("a hub: {nodes} nodes", { nodes: port.hub.nodes }) + (port.hub.id ? ` · ${t("hub {id}", { id: port.hub.id })}` : "")
+        : port.in_use ? t("in use by the station")
         : port.error ? portError(port.error) : t("no hub answers"),
-      el("button", { type: "button", class: "connect", onclick: () => change({ serial: port.device },
-        t("Connected to {port}.", { port: port.device })) }, t("Connect"))))
+      ...portButtons(port.device)))
       : [el("li", {}, t("No serial port found: plug the hub in by USB."))]));
   } catch (error) { $("ports").replaceChildren(el("li", { class: "error" }, error.message)); }
 }
@@ -64,9 +84,9 @@ document.addEventListener("DOMContentLoaded", async () => {
   setUpLogin();
   setUpLanguage();
   $("find-ports").addEventListener("click", findPorts);
-  $("use-rehearsal").addEventListener("click", () => change({ rehearsal: true, serial: null },
+  $("use-rehearsal").addEventListener("click", () => change({ rehearsal: true, serial: [] },
     t("The rehearsal hub is on: its buttons are on the dashboard during a game.")));
-  $("no-hub").addEventListener("click", () => change({ rehearsal: false, serial: null }, t("No hub.")));
+  $("no-hub").addEventListener("click", () => change({ rehearsal: false, serial: [] }, t("No hub.")));
   $("no-camera").addEventListener("click", () => change({ camera: null }, t("No camera.")));
   $("save-calibration").addEventListener("click", () => change({ calibration: $("calibration").value },
     t("Calibration file set.")));
