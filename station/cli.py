@@ -281,6 +281,30 @@ def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
         sys.exit(1)
 
 
+@main.command("hub-id")
+@click.argument("port")
+@click.argument("hub_id", required=False)
+@click.option("--baud", type=int, default=1_000_000, show_default=True, help="The hub's serial rate.")
+def hub_id(port, hub_id, baud) -> None:
+    """Give the hub on PORT an id (4-8 hex digits; a random one if left out), kept in its EEPROM.
+    Every board makes its own at first boot; this is for two boards that drew the same."""
+    import secrets
+
+    from .devices.probe import ProbeError, set_hub_id
+    from .events import HUB_ID
+
+    wanted = (hub_id or secrets.token_hex(2)).upper()
+    if not HUB_ID.fullmatch(wanted):
+        _fail(f"hub id {wanted!r}: must be 4-8 hex digits, like 3F2A")
+    try:
+        hello = set_hub_id(port, wanted, baud)
+    except ProbeError as exc:
+        _fail(f"{port}: {exc}")
+    if hello is None:
+        _fail(f"no hub on {port} took the id (a hub older than bronehub/1.2 has none; flash it)")
+    click.echo(f"The hub on {port} is now hub {hello.hub} ({hello.fw}, boot {hello.boot}).")
+
+
 @main.command()
 @click.option("--game", type=click.Choice(sorted(RULESETS)), help="Rules to referee (new journals).")
 @click.option(

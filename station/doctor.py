@@ -55,7 +55,7 @@ def serial_ports(
             "no serial ports found",
             "plug the hub in by USB; `station simulate-hub` stands in for one without a board",
         )
-    hubs, others = [], []
+    hubs, others, ids = [], [], {}
     for port in ports:
         try:
             hello = prober(port)
@@ -67,14 +67,25 @@ def serial_ports(
             others.append(
                 f"{port} (no hub answers)"
                 if rate is None
-                else f"{port} (a hub answers at {rate} baud, not the station's: flash bronehub/1.1, or give --baud {rate})"
+                else f"{port} (a hub answers at {rate} baud, not the station's: flash bronehub/1.2, or give --baud {rate})"
             )
         else:
-            nodes = getattr(hello, "nodes", ())
+            nodes, hub_id = getattr(hello, "nodes", ()), getattr(hello, "hub", "")
+            ids.setdefault(hub_id, []).append(port)
+            named = f"id {hub_id}" if hub_id else "no id (fine alone; beside other hubs, flash bronehub/1.2)"
             hubs.append(
-                f"hub on {port}: {getattr(hello, 'fw', '?')}, boot {getattr(hello, 'boot', '?')}, {len(nodes)} nodes"
+                f"hub on {port}: {getattr(hello, 'fw', '?')}, boot {getattr(hello, 'boot', '?')}, {len(nodes)} nodes, {named}"
             )
     said = "; ".join(hubs + others)
+    twins = {hub_id: where for hub_id, where in ids.items() if hub_id and len(where) > 1}
+    if twins:
+        hub_id, where = next(iter(twins.items()))
+        return Finding(
+            "serial",
+            "fail",
+            said,
+            f"the hubs on {' and '.join(where)} both say id {hub_id}: give one a new id with `station hub-id {where[1]}`",
+        )
     if not hubs:
         return Finding(
             "serial",

@@ -127,3 +127,20 @@ def test_opencv_keeps_its_own_warnings_off_the_terminal(tmp_path):
     )
     assert "camera 7 is not available" in result.stdout
     assert "[ WARN" not in result.stderr + result.stdout
+
+
+def test_two_hubs_saying_one_id_are_named_with_the_fix(tmp_path):
+    """Every board makes its id at first boot; two that drew the same are told apart by hand."""
+    from station.devices.hubsim import SimulatedHub
+
+    hubs = [SimulatedHub(tmp_path / name, hub_id="3F2A").start() for name in ("a", "b")]
+    try:
+        ports = [SimpleNamespace(device=h.path) for h in hubs]
+        found = doctor.serial_ports(lambda: ports, rate_finder=lambda port: None)
+        assert found.level == "fail" and "both say id 3F2A" in found.fix and "station hub-id" in found.fix
+        hubs[1].hub_id = "77C1"
+        found = doctor.serial_ports(lambda: ports, rate_finder=lambda port: None)
+        assert found.level == "ok" and "id 3F2A" in found.said and "id 77C1" in found.said
+    finally:
+        for hub in hubs:
+            hub.stop()

@@ -30,6 +30,10 @@ def lib():
     lib.fw_hub_push_event.restype = ctypes.c_uint8
     lib.fw_hub_next_line.restype = ctypes.c_uint8
     lib.fw_hub_tick.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
+    lib.fw_hub_set_time.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint16]
+    lib.fw_hub_set_id.argtypes = [ctypes.c_void_p, ctypes.c_uint16]
+    lib.fw_hub_new_id.argtypes = [ctypes.c_uint16]
+    lib.fw_hub_new_id.restype = ctypes.c_uint16
     lib.fw_shot_value.restype = ctypes.c_uint32
     lib.fw_shot_value.argtypes = [ctypes.c_uint32, ctypes.c_uint32]
     lib.fw_tilt_angle.restype = ctypes.c_uint8
@@ -93,7 +97,7 @@ class Hub:
     def lines(self):
         out, buf = [], ctypes.create_string_buffer(200)
         while n := self.lib.fw_hub_next_line(self.state, buf):
-            assert n <= 112
+            assert n <= 128
             out.append(p.decode(buf.raw[:n]))
         return out
 
@@ -380,5 +384,38 @@ def test_hello_tells_the_serial_rate_the_board_runs_at(lib):
     n = lib.fw_hub_next_line(hub.state, buf)
     line = buf.raw[:n]
     hello = p.decode(line)
-    assert hello.baud == 1_000_000 and b" baud=1000000*" in line and len(line) <= 112
+    assert hello.baud == 1_000_000 and b" baud=1000000*" in line and len(line) <= 128
     assert Hub(lib).boot_lines[0].baud == 0  # a board that does not set it does not say it
+
+
+def test_hello_says_the_boards_id_and_the_station_can_change_it(lib):
+    """bronehub/1.2: the board's id (EEPROM) in HELLO; ID gives it another, said at once."""
+    hub = Hub(lib)
+    assert hub.boot_lines[0].hub == ""  # no id set: an older board's HELLO
+    lib.fw_hub_set_baud(hub.state, ctypes.c_uint32(1_000_000))
+    lib.fw_hub_set_id(hub.state, ctypes.c_uint16(0x3F2A))
+    hub.send(p.Sync(0, 1))
+    buf = ctypes.create_string_buffer(200)
+    n = lib.fw_hub_next_line(hub.state, buf)
+    assert p.decode(buf.raw[:n]).hub == "3F2A" and n <= 128  # the longest default HELLO still fits
+    hub.send(p.SetHubId(0, "77C1"))
+    (hello,) = hub.lines()
+    assert hello.hub == "77C1"
+    for bad in (b"ID 9 hub=0000", b"ID 9 hub=FFFF", b"ID 9 hub=12"):  # never an erased or short id
+        body = bad
+        for byte in body + b"*%04X\n" % lib.fw_crc16(body, len(body)):
+            lib.fw_hub_rx_byte(hub.state, byte)
+        assert hub.lines() == []
+
+
+def test_a_time_question_is_answered_with_the_clock_it_was_read_at(lib):
+    """TIME: the hub answers CLK with the question's SEQ and its clock (ms and us) when the
+    platform fed the question's bytes, before any waiting event."""
+    hub = Hub(lib)
+    hub.push(EV_DRY, node=1, barrel=1, t=5)
+    lib.fw_hub_set_time(hub.state, ctypes.c_uint32(123456), ctypes.c_uint16(788))
+    hub.send(p.TimeQuery(0))
+    lib.fw_hub_set_time(hub.state, ctypes.c_uint32(123460), ctypes.c_uint16(4))  # later: not what it read
+    answer, event = hub.lines()
+    assert answer == p.ClockReading(1, hub.tx_seq, 123456, 788) and isinstance(event, p.DryFire)  # seq: the last event
+    assert lib.fw_hub_new_id(0) not in (0, 0xFFFF) and lib.fw_hub_new_id(1) != lib.fw_hub_new_id(2)

@@ -45,7 +45,7 @@ def skirmish(tmp_path):
 def test_scripted_skirmish_on_the_real_firmware(skirmish):
     board, station = skirmish
     wait_for(
-        lambda: station.health()["hub_fw"] == "bronehub/1.1" and station.health()["hub_baud"] == 1_000_000,
+        lambda: station.health()["hub_fw"] == "bronehub/1.2" and station.health()["hub_baud"] == 1_000_000,
         timeout=5,
         what="HELLO from the firmware",
     )
@@ -181,3 +181,40 @@ def test_breech_selector_overrides_gate_timing_on_the_real_firmware(tmp_path):
     received = _read_pty_until(board, lambda data: data.count(b"SHOT") >= 3)
     shots = [p.decode(line) for line in received.split(b"\n")[:-1] if line.startswith(b"SHOT")]
     assert [(s.node, s.charge) for s in shots] == [("L2", "bomb"), ("L2", "shell"), ("L2", "bomb")]
+
+
+def test_the_real_firmware_keeps_its_id_and_answers_the_clock_question(tmp_path):
+    """bronehub/1.2 in simavr: an id made at first boot, a new one from `station hub-id` (ID),
+    kept across a reset; TIME answered with CLK, so the station maps the board's clock."""
+    from station.devices.probe import probe_hub, set_hub_id
+    from station.events import HUB_ID
+    from station.hubclock import ClockMap
+
+    script = tmp_path / "s.txt"
+    script.write_text("t=6.0 reset\nt=30 end\n")
+    board = SimulatedBoard(ELF, script, tmp_path / "hub").start()
+    try:
+        first = probe_hub(board.path)
+        assert first is not None and HUB_ID.fullmatch(first.hub) and first.fw == "bronehub/1.2"
+        hello = set_hub_id(board.path, "5A5A")
+        assert hello is not None and hello.hub == "5A5A"
+        armies = [load_army(HIL / "blue.json"), load_army(HIL / "red.json")]
+        station = Station(tmp_path / "game.jsonl", "bronepekhota", armies, {}, board.path, seed=4).start()
+        try:
+            wait_for(lambda: (station.health()["clock"] or {}).get("samples", 0) > 20, timeout=8, what="a mapped clock")
+            health = station.health()
+            assert health["hub"] == "5A5A" and health["hubs"][0]["hub_fw"] == "bronehub/1.2"
+            mapping = ClockMap.from_record(health["clock"])
+            assert mapping.err < 5.0 and abs(mapping.rate - 1.0) < 0.01  # simavr runs in real time, roughly
+            boot = health["hub_boot"]
+            wait_for(lambda: station.health()["hub_boot"] != boot, timeout=10, what="the reset's new boot")
+            assert station.health()["hub"] == "5A5A"  # the id survived the reset (EEPROM)
+            wait_for(
+                lambda: (station.health()["clock"] or {}).get("boot") == station.health()["hub_boot"],
+                timeout=5,
+                what="the new boot's mapping",
+            )
+        finally:
+            station.stop()
+    finally:
+        board.stop()

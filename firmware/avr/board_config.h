@@ -5,7 +5,7 @@
 
 #include "fw_core.h"
 
-#define FW_NAME "bronehub/1.1"
+#define FW_NAME "bronehub/1.2"
 
 /* The serial rate.  It must divide the 16 MHz clock exactly (with U2X: F_CPU / (8 * baud) a whole
  * number): 1000000, 500000 or 250000.  1 Mbaud carries about 1,400 of the hub's lines a second,
@@ -13,7 +13,7 @@
  * carries 166.  The station's --baud must match (hardware.md "The serial link"). */
 #define HUB_BAUD 1000000UL
 
-static const fw_node_t NODES[] = {
+static const FW_FLASH fw_node_t NODES[] = {
     {"L1", FW_NODE_LAUNCHER, 2},
     {"L2", FW_NODE_LAUNCHER, 1},
     {"T1", FW_NODE_TILT, 0},
@@ -27,7 +27,7 @@ static const fw_node_t NODES[] = {
  * neither = not fitted or not set, so gate timing decides. */
 #define NO_BREECH 0xFF
 typedef struct { uint8_t node, barrel, trigger_bit, gate_bit, breech_bit; } barrel_pins_t;
-static const barrel_pins_t BARRELS[] = {
+static const FW_FLASH barrel_pins_t BARRELS[] = {
     {0, 1, 2, 3, NO_BREECH},  /* L1 barrel 1: trigger D2, gate D3 */
     {0, 2, 4, 5, NO_BREECH},  /* L1 barrel 2: trigger D4, gate D5 */
     {1, 1, 6, 7, 0},          /* L2 barrel 1 (the mortar): trigger D6, gate D7, breech D8/D9 */
@@ -36,7 +36,7 @@ static const barrel_pins_t BARRELS[] = {
 
 /* Tilt nodes: node index and the ADC channels of its X, Y and Z outputs. */
 typedef struct { uint8_t node, channel[3]; } tilt_pins_t;
-static const tilt_pins_t TILTS[] = {
+static const FW_FLASH tilt_pins_t TILTS[] = {
     {2, {0, 1, 2}},  /* T1: A0 A1 A2 */
     {3, {3, 4, 5}},  /* T2: A3 A4 A5 */
 };

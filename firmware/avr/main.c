@@ -17,6 +17,7 @@
 #define UBRR_VALUE (F_CPU / (8UL * HUB_BAUD) - 1)  /* with U2X */
 
 #define EE_BOOT ((uint16_t *)0)
+#define EE_HUB_ID ((uint16_t *)2)  /* the board's own id (HELLO hub=): made at first boot, or set by ID */
 #define EE_COUNT(i) ((uint32_t *)(4 + 4 * (i)))
 
 static volatile uint32_t ms_ticks;
@@ -74,6 +75,23 @@ static uint32_t millis(void)
     uint32_t v;
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { v = ms_ticks; }
     return v;
+}
+
+/* The millisecond clock and the microseconds into it (Timer0 counts 4 us steps to 250), read
+ * together: what a CLK answer says. */
+static uint32_t millis_us(uint16_t *us)
+{
+    uint32_t ms;
+    uint8_t count;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        ms = ms_ticks;
+        count = TCNT0;
+        if ((TIFR0 & _BV(OCF0A)) && count < 125)
+            ms++; /* the millisecond ended after interrupts were disabled */
+    }
+    *us = (uint16_t)count * 4;
+    return ms;
 }
 
 static uint32_t micros(void)
@@ -205,6 +223,35 @@ static void poll_tilts(uint32_t now_ms)
     busy = 1;
 }
 
+/* The board's id: kept in EEPROM; at the first boot (erased EEPROM) made from ADC noise and the
+ * two timers' phase, so two boards flashed alike still differ (`station hub-id` sets one). */
+static uint16_t board_id(void)
+{
+    uint16_t id = eeprom_read_word(EE_HUB_ID);
+    if (id != 0xFFFF && id != 0)
+        return id;
+    uint16_t seed = TCNT1;
+    for (uint8_t i = 0; i < 24; i++) {
+        ADMUX = (uint8_t)(i % 6);
+        ADCSRA |= _BV(ADSC);
+        while (ADCSRA & _BV(ADSC))
+            ;
+        seed = (uint16_t)(seed * 31 + ADC + TCNT1);
+    }
+    id = fw_hub_new_id(seed);
+    eeprom_write_word(EE_HUB_ID, id);
+    return id;
+}
+
+/* An id the station gave (ID): kept for the next power-up. */
+static void persist_id(void)
+{
+    if (hub.id_changed && eeprom_is_ready()) {
+        hub.id_changed = 0;
+        eeprom_update_word(EE_HUB_ID, hub.hub_id);
+    }
+}
+
 /* Shot counters survive power-off.  One byte at a time, only while no barrel is mid-shot and the
  * EEPROM is idle, so a 3.4 ms write never blurs a gate measurement. */
 static void persist_counters(void)
@@ -251,6 +298,11 @@ static void stress(uint32_t now_ms)
 
 static void serve_uart(void)
 {
+    if (rx_tail != rx_head) { /* a question read now is answered with the clock of now */
+        uint16_t us;
+        uint32_t ms = millis_us(&us);
+        fw_hub_set_time(&hub, ms, us);
+    }
     while (rx_tail != rx_head) {
         fw_hub_rx_byte(&hub, rx_buf[rx_tail]);
         rx_tail = (uint8_t)((rx_tail + 1) & 31);
@@ -279,8 +331,9 @@ int main(void)
     }
     for (uint8_t i = 0; i < N_TILTS; i++)
         fw_tilt_init(&tilts[i]);
-    fw_hub_init(&hub, NODES, N_NODES, FW_NAME, boot);
+    fw_hub_init(&hub, NODES, N_NODES, FW_STR(FW_NAME), boot);
     fw_hub_set_baud(&hub, HUB_BAUD);
+    fw_hub_set_id(&hub, board_id());
     sei();
     for (;;) {
         uint32_t now = millis();
@@ -292,6 +345,7 @@ int main(void)
 #endif
         serve_uart();
         persist_counters();
+        persist_id();
         wdt_reset();
     }
 }

@@ -9,12 +9,15 @@
 
 #include <stdint.h>
 
-/* Constant tables live in flash on the AVR (GCC's __flash address space, no AVR header needed). */
+/* Constant tables live in flash on the AVR (GCC's __flash address space, no AVR header needed),
+ * and so do the protocol's words: FW_STR("HELLO") is a string in flash, where a plain literal
+ * would be copied to the 2 KB of RAM at start-up. */
 #if defined(__AVR__)
 #define FW_FLASH __flash
 #else
 #define FW_FLASH
 #endif
+#define FW_STR(s) (__extension__({ static const FW_FLASH char fw_str_[] = (s); &fw_str_[0]; }))
 
 /* ---- CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF); check value "123456789" = 0x29B1 ---- */
 uint16_t fw_crc16(const char *data, uint16_t len);
@@ -58,21 +61,28 @@ void fw_ring_ack(fw_ring_t *ring, uint32_t upto);                   /* drop seq 
 uint32_t fw_ring_next_seq(const fw_ring_t *ring);
 
 /* ---- Hub: protocol v1 state machine ------------------------------------------------------- */
-#define FW_LINE_MAX 112  /* HELLO with the default 4-node inventory and baud=1000000 is 108 */
+#define FW_LINE_MAX 128  /* HELLO with the default 4-node inventory, baud=1000000 and hub=ABCD: 128 at most */
 #define FW_RX_MAX 40     /* ACK/NAK with 10-digit numbers is 35 */
 #define FW_HEARTBEAT_MS 1000
 typedef struct {
     fw_ring_t ring;
-    const fw_node_t *nodes;
+    const FW_FLASH fw_node_t *nodes;
     uint8_t n_nodes;
-    const char *fw_name;
+    const FW_FLASH char *fw_name;
     uint32_t baud;       /* the serial rate, told in HELLO (0: not told) */
+    uint16_t hub_id;     /* the board's own id, told in HELLO as 4 hex digits (0: none) */
+    uint8_t id_changed;  /* the station gave a new id (ID): the platform keeps it (EEPROM) */
     char boot[5];
     uint32_t send_seq;   /* next event sequence number to put on the wire */
     uint32_t lost;       /* events discarded because the ring was full, not yet reported */
     uint32_t lost_total;
     uint32_t now_ms;
+    uint16_t now_us;     /* microseconds into now_ms, when the platform says (fw_hub_set_time) */
     uint32_t next_hb_ms;
+    uint32_t clock_n;    /* the station's TIME question (its SEQ) waiting for its CLK answer */
+    uint32_t clock_ms;   /* the hub's clock when it read the question */
+    uint16_t clock_us;
+    uint8_t clock_due;
     uint8_t want_hello;
     uint8_t hb_due;
     char rx[FW_RX_MAX];
@@ -80,8 +90,12 @@ typedef struct {
     uint16_t rx_errors;  /* station lines with a bad CRC or shape */
 } fw_hub_t;
 
-void fw_hub_init(fw_hub_t *hub, const fw_node_t *nodes, uint8_t n_nodes, const char *fw_name, uint16_t boot);
+void fw_hub_init(fw_hub_t *hub, const FW_FLASH fw_node_t *nodes, uint8_t n_nodes, const FW_FLASH char *fw_name,
+                 uint16_t boot);
 void fw_hub_set_baud(fw_hub_t *hub, uint32_t baud);
+void fw_hub_set_id(fw_hub_t *hub, uint16_t id);                         /* the board's id, from EEPROM */
+void fw_hub_set_time(fw_hub_t *hub, uint32_t now_ms, uint16_t now_us); /* before station bytes are fed */
+uint16_t fw_hub_new_id(uint16_t seed);  /* a random-looking nonzero id from the platform's noise */
 uint8_t fw_hub_push(fw_hub_t *hub, const fw_event_t *ev);  /* 1 stored, 0 lost (counted, OVF later) */
 uint8_t fw_hub_push_event(fw_hub_t *hub, uint8_t type, uint8_t node, uint8_t barrel, uint8_t code,
                           uint32_t value, uint32_t t);

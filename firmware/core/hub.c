@@ -1,14 +1,17 @@
 /* Protocol v1, hub side: numbered events kept until ACKed, resent after SYNC or NAK (go-back-N),
- * a heartbeat every second, and OVF when the ring was full.  Pull model: the platform asks for
+ * a heartbeat every second, OVF when the ring was full, the clock's answer (CLK) to the
+ * station's TIME, and the board's id in HELLO (set by ID).  Pull model: the platform asks for
  * the next line whenever its UART is free, so no transmit queue is needed. */
 #include <stddef.h>
 #include <string.h>
 #include "fw_core.h"
 
-/* Tables read-only at run time live in flash (FW_FLASH), leaving the AVR's 2 KB of RAM for the
- * event ring and the two transmit buffers. */
-static const char *const FW_FLASH CHARGE_NAMES[] = {"shell", "bomb", "rocket"};
-static const char *const FW_FLASH TILT_NAMES[] = {"upright", "leaning", "fallen"};
+/* Tables and words read-only at run time live in flash (FW_FLASH, FW_STR), leaving the AVR's
+ * 2 KB of RAM for the event ring, the edge queue and the two transmit buffers. */
+static const FW_FLASH char SHELL[] = "shell", BOMB[] = "bomb", ROCKET[] = "rocket";
+static const FW_FLASH char *const FW_FLASH CHARGE_NAMES[] = {SHELL, BOMB, ROCKET};
+static const FW_FLASH char UPRIGHT[] = "upright", LEANING[] = "leaning", FALLEN[] = "fallen";
+static const FW_FLASH char *const FW_FLASH TILT_NAMES[] = {UPRIGHT, LEANING, FALLEN};
 static const FW_FLASH char HEX[] = "0123456789ABCDEF";
 
 typedef struct {
@@ -16,10 +19,16 @@ typedef struct {
     uint8_t len;
 } line_t;
 
-static void put_str(line_t *l, const char *s)
+static void put_str(line_t *l, const FW_FLASH char *s)
 {
     while (*s && l->len < FW_LINE_MAX - 6)
         l->buf[l->len++] = *s++;
+}
+
+static void put_hex16(line_t *l, uint16_t v)
+{
+    for (int8_t shift = 12; shift >= 0 && l->len < FW_LINE_MAX - 6; shift -= 4)
+        l->buf[l->len++] = HEX[(v >> shift) & 0xF];
 }
 
 /* Decimal by subtracting powers of ten: the AVR has no divider, and a 32-bit division by ten
@@ -44,20 +53,20 @@ static void put_u32(line_t *l, uint32_t v)
     }
 }
 
-static void put_field(line_t *l, const char *key, uint32_t v)
+static void put_field(line_t *l, const FW_FLASH char *key, uint32_t v)
 {
-    put_str(l, " ");
+    put_str(l, FW_STR(" "));
     put_str(l, key);
-    put_str(l, "=");
+    put_str(l, FW_STR("="));
     put_u32(l, v);
 }
 
-static void start(line_t *l, char *buf, const char *type, uint32_t seq)
+static void start(line_t *l, char *buf, const FW_FLASH char *type, uint32_t seq)
 {
     l->buf = buf;
     l->len = 0;
     put_str(l, type);
-    put_str(l, " ");
+    put_str(l, FW_STR(" "));
     put_u32(l, seq);
 }
 
@@ -71,7 +80,8 @@ static uint8_t finish(line_t *l)
     return l->len;
 }
 
-void fw_hub_init(fw_hub_t *hub, const fw_node_t *nodes, uint8_t n_nodes, const char *fw_name, uint16_t boot)
+void fw_hub_init(fw_hub_t *hub, const FW_FLASH fw_node_t *nodes, uint8_t n_nodes, const FW_FLASH char *fw_name,
+                 uint16_t boot)
 {
     memset(hub, 0, sizeof *hub);
     fw_ring_init(&hub->ring, 1); /* event numbers start at 1 after every power-up */
@@ -88,6 +98,26 @@ void fw_hub_init(fw_hub_t *hub, const fw_node_t *nodes, uint8_t n_nodes, const c
 void fw_hub_set_baud(fw_hub_t *hub, uint32_t baud)
 {
     hub->baud = baud;
+}
+
+void fw_hub_set_id(fw_hub_t *hub, uint16_t id)
+{
+    hub->hub_id = id;
+}
+
+void fw_hub_set_time(fw_hub_t *hub, uint32_t now_ms, uint16_t now_us)
+{
+    hub->now_ms = now_ms;
+    hub->now_us = now_us;
+}
+
+/* A 16-bit id from whatever noise the platform gathered (ADC bits, timer phase): CRC-16 spreads
+ * it; 0 and FFFF (an erased EEPROM) are never given. */
+uint16_t fw_hub_new_id(uint16_t seed)
+{
+    char bytes[2] = {(char)(seed >> 8), (char)seed};
+    uint16_t id = fw_crc16(bytes, 2);
+    return id == 0 || id == 0xFFFF ? 0x1D1D : id;
 }
 
 static uint32_t last_issued(const fw_hub_t *hub)
@@ -159,20 +189,44 @@ static uint8_t parse_u32(const char *s, const char *end, uint32_t *out)
     return s == end || *s == ' ';
 }
 
-static const char *find_field(const char *s, const char *end, const char *key)
-{
-    uint8_t n = (uint8_t)strlen(key);
-    for (; s + n <= end; s++)
-        if ((s[-1] == ' ') && memcmp(s, key, n) == 0)
-            return s + n;
-    return NULL;
-}
-
 static uint8_t hex_value(char c)
 {
     if (c >= '0' && c <= '9') return (uint8_t)(c - '0');
     if (c >= 'A' && c <= 'F') return (uint8_t)(c - 'A' + 10);
     return 0xFF;
+}
+
+/* Whether ``s`` begins with the flash word ``word``. */
+static uint8_t begins(const char *s, const char *end, const FW_FLASH char *word)
+{
+    for (; *word; word++, s++)
+        if (s >= end || *s != *word)
+            return 0;
+    return 1;
+}
+
+static const char *find_field(const char *s, const char *end, const FW_FLASH char *key)
+{
+    for (; s < end; s++)
+        if (s[-1] == ' ' && begins(s, end, key)) {
+            while (*key++)
+                s++;
+            return s;
+        }
+    return NULL;
+}
+
+static uint8_t parse_hex16(const char *s, const char *end, uint16_t *out)
+{
+    uint16_t v = 0;
+    for (uint8_t i = 0; i < 4; i++) {
+        uint8_t digit = s + i < end ? hex_value(s[i]) : 0xFF;
+        if (digit == 0xFF)
+            return 0;
+        v = (uint16_t)((v << 4) | digit);
+    }
+    *out = v;
+    return s + 4 == end || s[4] == ' ';
 }
 
 /* One complete line from the station: verify, then act on SYNC, ACK or NAK. */
@@ -197,16 +251,27 @@ static void station_line(fw_hub_t *hub, const char *line, uint8_t len)
         return;
     }
     uint32_t value;
+    uint16_t id;
     const char *field;
-    if (len > 5 && memcmp(line, "SYNC ", 5) == 0) {
+    if (begins(line, end, FW_STR("SYNC "))) {
         hub->want_hello = 1;
         hub->send_seq = hub->ring.first_seq; /* resend everything not yet acknowledged */
-    } else if (memcmp(line, "ACK ", 4) == 0 && (field = find_field(line + 4, end, "upto=")) &&
+    } else if (begins(line, end, FW_STR("TIME ")) && parse_u32(line + 5, end, &value)) {
+        hub->clock_n = value; /* the clock as the question was read: the station knows when it asked */
+        hub->clock_ms = hub->now_ms;
+        hub->clock_us = hub->now_us;
+        hub->clock_due = 1;
+    } else if (begins(line, end, FW_STR("ID ")) && (field = find_field(line + 3, end, FW_STR("hub="))) &&
+               parse_hex16(field, end, &id) && id != 0 && id != 0xFFFF) {
+        hub->hub_id = id;
+        hub->id_changed = 1;
+        hub->want_hello = 1; /* say the new id at once */
+    } else if (begins(line, end, FW_STR("ACK ")) && (field = find_field(line + 4, end, FW_STR("upto="))) &&
                parse_u32(field, end, &value)) {
         fw_ring_ack(&hub->ring, value);
         if (hub->send_seq < hub->ring.first_seq)
             hub->send_seq = hub->ring.first_seq;
-    } else if (memcmp(line, "NAK ", 4) == 0 && (field = find_field(line + 4, end, "start=")) &&
+    } else if (begins(line, end, FW_STR("NAK ")) && (field = find_field(line + 4, end, FW_STR("start="))) &&
                parse_u32(field, end, &value)) {
         if (value < hub->ring.first_seq)
             value = hub->ring.first_seq;
@@ -235,68 +300,75 @@ void fw_hub_rx_byte(fw_hub_t *hub, uint8_t byte)
 
 static uint8_t format_event(const fw_hub_t *hub, const fw_event_t *ev, uint32_t seq, char *buf)
 {
-    static const char *const FW_FLASH TYPES[] = {"", "SHOT", "DRY", "TILT", "IMPACT", "OVF"};
+    static const FW_FLASH char NONE[] = "", SHOT[] = "SHOT", DRY[] = "DRY", TILT[] = "TILT", IMPACT[] = "IMPACT",
+                               OVF[] = "OVF";
+    static const FW_FLASH char *const FW_FLASH TYPES[] = {NONE, SHOT, DRY, TILT, IMPACT, OVF};
     line_t l;
     start(&l, buf, TYPES[ev->type], seq);
     if (ev->type != FW_EV_OVF) {
-        put_str(&l, " node=");
+        put_str(&l, FW_STR(" node="));
         put_str(&l, hub->nodes[ev->node].id);
     }
     switch (ev->type) {
     case FW_EV_SHOT:
-        put_field(&l, "barrel", ev->barrel);
-        put_str(&l, " charge=");
+        put_field(&l, FW_STR("barrel"), ev->barrel);
+        put_str(&l, FW_STR(" charge="));
         put_str(&l, CHARGE_NAMES[ev->code]);
-        put_field(&l, "count", ev->value & 0xFFFFFFUL);
-        put_field(&l, "t", ev->t);
-        put_field(&l, "gate", (ev->value >> 24) / 10); /* informational, for calibrating thresholds */
+        put_field(&l, FW_STR("count"), ev->value & 0xFFFFFFUL);
+        put_field(&l, FW_STR("t"), ev->t);
+        put_field(&l, FW_STR("gate"), (ev->value >> 24) / 10); /* informational, for calibrating thresholds */
         l.buf[l.len++] = '.';
         put_u32(&l, (ev->value >> 24) % 10);
         return finish(&l);
     case FW_EV_DRY:
-        put_field(&l, "barrel", ev->barrel);
+        put_field(&l, FW_STR("barrel"), ev->barrel);
         break;
     case FW_EV_TILT:
-        put_str(&l, " state=");
+        put_str(&l, FW_STR(" state="));
         put_str(&l, TILT_NAMES[ev->code]);
-        put_field(&l, "angle", ev->value);
+        put_field(&l, FW_STR("angle"), ev->value);
         break;
     case FW_EV_IMPACT:
-        put_field(&l, "g", ev->value / 10);
+        put_field(&l, FW_STR("g"), ev->value / 10);
         l.buf[l.len++] = '.';
         put_u32(&l, ev->value % 10);
         break;
     case FW_EV_OVF:
-        put_field(&l, "lost", ev->value);
+        put_field(&l, FW_STR("lost"), ev->value);
         return finish(&l);
     }
-    put_field(&l, "t", ev->t);
+    put_field(&l, FW_STR("t"), ev->t);
     return finish(&l);
 }
 
 static uint8_t format_hello(const fw_hub_t *hub, char *buf)
 {
     line_t l;
-    start(&l, buf, "HELLO", last_issued(hub));
-    put_str(&l, " fw=");
+    start(&l, buf, FW_STR("HELLO"), last_issued(hub));
+    put_str(&l, FW_STR(" fw="));
     put_str(&l, hub->fw_name);
-    put_field(&l, "proto", 1);
-    put_str(&l, " boot=");
-    put_str(&l, hub->boot);
-    put_str(&l, " nodes=");
+    put_field(&l, FW_STR("proto"), 1);
+    put_str(&l, FW_STR(" boot="));
+    for (uint8_t i = 0; i < 4; i++) /* in RAM: made at power-up */
+        l.buf[l.len++] = hub->boot[i];
+    put_str(&l, FW_STR(" nodes="));
     for (uint8_t i = 0; i < hub->n_nodes; i++) {
         if (i)
-            put_str(&l, ",");
+            put_str(&l, FW_STR(","));
         put_str(&l, hub->nodes[i].id);
         if (hub->nodes[i].kind == FW_NODE_LAUNCHER) {
-            put_str(&l, ":launcher:");
+            put_str(&l, FW_STR(":launcher:"));
             put_u32(&l, hub->nodes[i].barrels);
         } else {
-            put_str(&l, ":tilt");
+            put_str(&l, FW_STR(":tilt"));
         }
     }
-    if (hub->baud) /* last: a field added in v1.1 */
-        put_field(&l, "baud", hub->baud);
+    if (hub->baud) /* a field added in v1.1 */
+        put_field(&l, FW_STR("baud"), hub->baud);
+    if (hub->hub_id) { /* added in v1.2: the board's own id */
+        put_str(&l, FW_STR(" hub="));
+        put_hex16(&l, hub->hub_id);
+    }
     return finish(&l);
 }
 
@@ -306,6 +378,15 @@ uint8_t fw_hub_next_line(fw_hub_t *hub, char *buf)
         hub->want_hello = 0;
         return format_hello(hub, buf);
     }
+    if (hub->clock_due) { /* before the events: the sooner it goes, the tighter the station's bound */
+        line_t l;
+        hub->clock_due = 0;
+        start(&l, buf, FW_STR("CLK"), last_issued(hub));
+        put_field(&l, FW_STR("n"), hub->clock_n);
+        put_field(&l, FW_STR("up"), hub->clock_ms);
+        put_field(&l, FW_STR("us"), hub->clock_us);
+        return finish(&l);
+    }
     const fw_event_t *ev = fw_ring_get(&hub->ring, hub->send_seq);
     if (ev) {
         return format_event(hub, ev, hub->send_seq++, buf);
@@ -313,9 +394,9 @@ uint8_t fw_hub_next_line(fw_hub_t *hub, char *buf)
     if (hub->hb_due) {
         line_t l;
         hub->hb_due = 0;
-        start(&l, buf, "HB", last_issued(hub));
-        put_field(&l, "up", hub->now_ms);
-        put_field(&l, "pend", hub->ring.count);
+        start(&l, buf, FW_STR("HB"), last_issued(hub));
+        put_field(&l, FW_STR("up"), hub->now_ms);
+        put_field(&l, FW_STR("pend"), hub->ring.count);
         return finish(&l);
     }
     return 0;
