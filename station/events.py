@@ -138,6 +138,7 @@ class Heartbeat(Message):
     TYPE: ClassVar[str] = "HB"
     up: int  # hub uptime, ms
     pend: int  # events waiting for an ACK
+    drops: int = 0  # pin edges the hub's queue could not hold (bronehub/1.2 on, said when not 0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -419,3 +419,18 @@ def test_a_time_question_is_answered_with_the_clock_it_was_read_at(lib):
     answer, event = hub.lines()
     assert answer == p.ClockReading(1, hub.tx_seq, 123456, 788) and isinstance(event, p.DryFire)  # seq: the last event
     assert lib.fw_hub_new_id(0) not in (0, 0xFFFF) and lib.fw_hub_new_id(1) != lib.fw_hub_new_id(2)
+
+
+def test_an_edge_stamped_after_the_loop_read_its_clock_is_a_shot_not_a_jam(lib):
+    """The shots lost at 270 shots/s (docs/performance.md): the gate's edge, stamped in the
+    interrupt a millisecond after the main loop read its clock, was fed before an update with
+    that older clock; unsigned, "now - block" was a 49-day jam and the shot became a dry fire."""
+    barrel = Barrel(lib)
+    out = BarrelOut()
+    update = lib.fw_barrel_update
+    assert update(barrel.state, barrel.cfg, 0, 1, 0xFF, 1001, 1_001_000, ctypes.byref(out)) == 0  # gate on at 1001 ms
+    assert (
+        update(barrel.state, barrel.cfg, 0, 1, 0xFF, 1000, 1_001_050, ctypes.byref(out)) == 0
+    )  # the loop's older clock
+    assert update(barrel.state, barrel.cfg, 0, 0, 0xFF, 1004, 1_004_000, ctypes.byref(out)) == 1  # gate off: the shot
+    assert (out.kind, out.t_ms, out.block_us) == (1, 1001, 3000)

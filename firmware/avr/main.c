@@ -162,7 +162,8 @@ static uint8_t breech(uint8_t i)
 }
 
 /* Launchers: every stamped edge is fed in order with its own time; then one more update with the
- * current time, for the timeouts (dry fire, jam). */
+ * current time, for the timeouts (dry fire, jam), read after the queue is drained: an edge stamped
+ * after the loop read its clock is later than that clock. */
 static void feed_launchers(uint8_t pins, uint32_t now_ms, uint32_t now_us)
 {
     for (uint8_t i = 0; i < N_BARRELS; i++) {
@@ -177,7 +178,7 @@ static void feed_launchers(uint8_t pins, uint32_t now_ms, uint32_t now_us)
     }
 }
 
-static void poll_launchers(uint32_t now_ms)
+static void poll_launchers(void)
 {
     static uint8_t pins = 0xFC;
     while (edge_tail != edge_head) {
@@ -187,7 +188,7 @@ static void poll_launchers(uint32_t now_ms)
         pins = e.pins;
         feed_launchers(pins, e.ms, e.us);
     }
-    feed_launchers(pins, now_ms, micros());
+    feed_launchers(pins, millis(), micros());
 }
 
 /* Tilt nodes: one ADC conversion in flight at a time, a full sweep every TILT_SAMPLE_MS. */
@@ -337,12 +338,13 @@ int main(void)
     sei();
     for (;;) {
         uint32_t now = millis();
-        poll_launchers(now);
+        poll_launchers();
         poll_tilts(now);
         fw_hub_tick(&hub, now);
 #ifdef STRESS_RATE
         stress(now);
 #endif
+        ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { hub.edge_drops = edges_dropped; }
         serve_uart();
         persist_counters();
         persist_id();

@@ -88,6 +88,7 @@ typedef struct {
     char rx[FW_RX_MAX];
     uint8_t rx_len;
     uint16_t rx_errors;  /* station lines with a bad CRC or shape */
+    uint16_t edge_drops; /* pin edges the platform's queue could not hold, told in HB (0: not said) */
 } fw_hub_t;
 
 void fw_hub_init(fw_hub_t *hub, const FW_FLASH fw_node_t *nodes, uint8_t n_nodes, const FW_FLASH char *fw_name,

@@ -397,6 +397,8 @@ uint8_t fw_hub_next_line(fw_hub_t *hub, char *buf)
         start(&l, buf, FW_STR("HB"), last_issued(hub));
         put_field(&l, FW_STR("up"), hub->now_ms);
         put_field(&l, FW_STR("pend"), hub->ring.count);
+        if (hub->edge_drops) /* added in v1.2: a sign the launchers outran the pin-change queue */
+            put_field(&l, FW_STR("drops"), hub->edge_drops);
         return finish(&l);
     }
     return 0;

@@ -68,7 +68,9 @@ uint8_t fw_barrel_update(fw_barrel_t *b, const fw_launcher_cfg_t *cfg, uint8_t t
             out->block_us = block;
             return FW_BARREL_SHOT;
         }
-        if (now_ms - b->block_ms > cfg->jam_ms) { /* stuck in the muzzle: nothing left the launcher */
+        /* Signed: an edge stamped after the caller read its clock makes now_ms a moment older than
+         * block_ms, which unsigned is a 49-day jam (the shot lost at 270 shots/s was that). */
+        if ((int32_t)(now_ms - b->block_ms) > (int32_t)cfg->jam_ms) { /* stuck in the muzzle: nothing left */
             if (!gate_blocked)
                 b->gate_last = 0;
             b->state = FW_BARREL_IDLE;
@@ -79,7 +81,7 @@ uint8_t fw_barrel_update(fw_barrel_t *b, const fw_launcher_cfg_t *cfg, uint8_t t
         }
         return FW_BARREL_NONE;
     }
-    if (b->state == FW_BARREL_ARMED && now_ms - b->armed_at_ms > cfg->window_ms) {
+    if (b->state == FW_BARREL_ARMED && (int32_t)(now_ms - b->armed_at_ms) > (int32_t)cfg->window_ms) {
         b->state = FW_BARREL_IDLE;
         b->armed = 0;
         out->kind = FW_BARREL_DRY;
