@@ -183,6 +183,11 @@ class Station:
             "records": snapshot["records"],
         }
 
+    def stop_hubs(self) -> None:
+        """Close every hub link (the game takes no more hub lines); the rest runs on."""
+        for link in self.links:
+            link.stop()
+
     def stop(self) -> None:
         if self.publisher is not None:
             self.publisher.stop()
@@ -190,8 +195,7 @@ class Station:
             self.camera.stop()
         elif self._grabber:
             self._grabber.hand_over()
-        for link in self.links:
-            link.stop()
+        self.stop_hubs()
         self._inbox.put(None)
         if self._engine.is_alive():
             self._engine.join(timeout=5)

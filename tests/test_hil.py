@@ -201,7 +201,9 @@ def test_the_real_firmware_keeps_its_id_and_answers_the_clock_question(tmp_path)
         armies = [load_army(HIL / "blue.json"), load_army(HIL / "red.json")]
         station = Station(tmp_path / "game.jsonl", "bronepekhota", armies, {}, board.path, seed=4).start()
         try:
-            wait_for(lambda: (station.health()["clock"] or {}).get("samples", 0) > 20, timeout=8, what="a mapped clock")
+            wait_for(
+                lambda: (station.health()["clock"] or {}).get("rate_err", 1) < 1e-3, timeout=8, what="a mapped clock"
+            )
             health = station.health()
             assert health["hub"] == "5A5A" and health["hubs"][0]["hub_fw"] == "bronehub/1.2"
             mapping = ClockMap.from_record(health["clock"])

@@ -16,7 +16,7 @@ SCENARIOS = Path(__file__).parent / "data" / "scenarios"
 EXPECTED = {
     "bronepekhota-gun-and-pilot.json": [
         # §6.7: the impact on clone-1's node, in the Salamander's cockpit, is a hit on the Salamander
-        "[14:hit:salamander] Hit on Salamander (on its pilot figure, which counts as the vehicle, §6.7)",
+        ":hit:salamander] Hit on Salamander (on its pilot figure, which counts as the vehicle, §6.7)",
         # §6.7 with §9.3: the gun knocked over and stood up by hand still may not fire
         "was set upright before any repair; it still may not act.",
         "fired a shell from L4 barrel 1, but a fallen vehicle or gun cannot fire: the shot does not count.",

@@ -90,6 +90,7 @@ class LinkHealth:
     hub_boot: str | None = None
     hub_baud: int = 0  # the rate the hub says it runs at (0: an older hub that does not say)
     hub: str = ""  # the hub's id (its HELLO's hub=, else its port's name): what its journal rows are tagged with
+    hub_id: str = ""  # the id the hub said ("" for a hub before bronehub/1.2)
     clock: dict[str, Any] | None = None  # the mapping of its clock onto the station's (hubclock.ClockMap)
     nodes: list[str] = field(default_factory=list)
     lines_ok: int = 0
@@ -467,6 +468,7 @@ class HubLink:
             nodes=[n.encode() for n in hello.nodes],
             hub_baud=hello.baud,
             hub=self.tag,
+            hub_id=hello.hub,
         )
         self._journal_and_deliver(text, "control")
         if self._sync is None or (self._sync.hub, self._sync.boot) != (self.tag, hello.boot):

@@ -329,6 +329,7 @@ class Lobby:
             station = self._station
             if station is None:
                 raise LobbyError("no game is running")
+            station.stop_hubs()  # the end is the journal's last record: no heartbeat or clock after it
             station.game.end(note, by)
             self._stop(station)
         for listener in self.on_end:

@@ -14,8 +14,8 @@ async function refresh() {
   const hubs = now.hub.hubs || [];
   const hubLine = (port) => {
     const hub = hubs.find((h) => h.url === port) || (s.serial.length === 1 ? now.hub : {});
-    return el("li", { "data-hub": port }, withCode(t("Port {port}: {state}", { port: "\u0000", state: stateWord(hub.state) }), port),
-      ...(hub.state === "connected" ? [" · ", el("code", {}, hub.hub_fw || "?"), hub.hub ? ` · ${t("hub {id}", { id: hub.hub })}` : ""] : []),
+    return el("li", { "data-hub": port }, ...withCode(t("Port {port}: {state}", { port: "\u0000", state: stateWord(hub.state) }), port),
+      ...(hub.state === "connected" ? [" · ", el("code", {}, hub.hub_fw || "?"), hub.hub_id ? ` · ${t("hub {id}", { id: hub.hub_id })}` : ""] : []),
       ...(hub.last_error ? [" · ", portError(hub.last_error)] : []));
   };
   $("hub-now").replaceChildren(s.rehearsal ? t("The rehearsal hub: fire its events from the dashboard.")

@@ -1,0 +1,344 @@
+"""A whole table on ten hubs: the example armies wired as hardware.md says, board by board.
+
+Ten boards, five a side, each with the default node table (L1: 2 barrels, L2: 1, T1, T2) and its
+own id; "Blue 1" is the real firmware (bronehub/1.2) in simavr, the other nine are simulated hubs
+whose crystals run up to ±150 ppm off and were powered up seconds apart.  The armies name their
+nodes with their boards ("L1@B001").
+
+1. **A game's pace.**  Every launcher barrel fires once, each shot at a model on *another* board
+   that falls 40 ms later; the real board's two tilt nodes fall too, hit by red shots whose lines
+   are sent only after the fall's line arrived (the late-shot path); the remaining tilt nodes fall
+   with no shot.  A single clock would attribute each fall to the shot fired 40 ms before it: so
+   must the station.
+2. **A flood**: 1,000 dry fires a second summed over the nine simulated hubs for ``--seconds``,
+   the real board heart-beating and answering the clock beside them.  Every event must be
+   journaled once, in order per hub; from the hub line's journal record to its ruling's, p50/p99.
+   Side by side, in the same run: the same 1,000 events/s from one hub alone.
+
+    python bench/many_hubs.py [--seconds 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from results import Figure, save  # noqa: E402
+
+from station.devices import protocol as p  # noqa: E402
+from station.devices.board import SimulatedBoard  # noqa: E402
+from station.devices.hubsim import SimulatedHub  # noqa: E402
+from station.devices.probe import set_hub_id  # noqa: E402
+from station.hubclock import ClockMap  # noqa: E402
+from station.journal import read_records  # noqa: E402
+from station.rules.bronepekhota.army import load_army  # noqa: E402
+from station.runtime import Station  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+ELF = ROOT / "firmware" / "build" / "hub.elf"
+DEFAULT_NODES = (p.Node("L1", "launcher", 2), p.Node("L2", "launcher", 1), p.Node("T1", "tilt"), p.Node("T2", "tilt"))
+REAL_BOARD = "B001"
+# hardware.md "Wiring a real table": army node -> (board id, the board's own node)
+WIRING = {
+    "L1": ("B001", "L1"), "L2": ("B001", "L2"), "T1": ("B001", "T1"), "T2": ("B001", "T2"),
+    "L4": ("B002", "L1"), "L3": ("B002", "L2"), "T3": ("B002", "T1"), "T11": ("B002", "T2"),
+    "T12": ("B003", "T1"), "T13": ("B003", "T2"), "T14": ("B004", "T1"), "T15": ("B004", "T2"),
+    "T16": ("B005", "T1"),
+    "L21": ("A001", "L1"), "L23": ("A001", "L2"), "T21": ("A001", "T1"), "T23": ("A001", "T2"),
+    "L22": ("A002", "L1"), "T22": ("A002", "T1"), "T31": ("A002", "T2"),
+    "T32": ("A003", "T1"), "T33": ("A003", "T2"), "T34": ("A004", "T1"), "T35": ("A004", "T2"),
+    "T36": ("A005", "T1"),
+}  # fmt: skip
+BOARDS = sorted({board for board, _ in WIRING.values()})
+# The real board's script (sim seconds from its start): its three barrels, then its two falls.
+REAL_SHOTS = (("L1", 1, "D2", "D3", 6.0), ("L1", 2, "D4", "D5", 9.0), ("L2", 1, "D6", "D7", 12.0))
+REAL_FALLS = (("T1", "A0", 15.0), ("T2", "A3", 18.0))
+# Which model each shot hits (on another board): launcher army node, barrel -> target army node
+TARGETS = {
+    ("L1", 1): "T21", ("L1", 2): "T22", ("L2", 1): "T23", ("L3", 1): "T31", ("L4", 1): "T32", ("L4", 2): "T33",
+    ("L21", 1): "T3", ("L21", 2): "T11", ("L22", 1): "T12", ("L22", 2): "T13", ("L23", 1): "T1",
+}  # fmt: skip
+LATE_SHOT_AT = {"T1": ("L23", 1)}  # the real board's T1 falls first; red's mortar line is sent after it
+NO_SHOT_FALLS = ("T2", "T14", "T15", "T16", "T34", "T35", "T36")
+
+
+def armies() -> list[dict]:
+    """The example armies with every node named with its board."""
+    out = []
+    for name in ("blue-protectorate.json", "red-polaris.json"):
+        army = copy.deepcopy(load_army(ROOT / "examples" / name))
+        for unit in army["units"]:
+            for launcher in unit.get("launchers", []):
+                board, node = WIRING[launcher["node"]]
+                launcher["node"] = f"{node}@{board}"
+            for model in [unit, *unit.get("members", [])]:
+                if model.get("tilt_node"):
+                    board, node = WIRING[model["tilt_node"]]
+                    model["tilt_node"] = f"{node}@{board}"
+        out.append(army)
+    return out
+
+
+def real_board_script(path: Path) -> None:
+    lines = []
+    for _, _, trigger, gate, at in REAL_SHOTS:
+        lines += [f"t={at:.3f} pin {trigger} low 30ms", f"t={at + 0.010:.3f} pin {gate} low 3ms"]
+    for _, adc, at in REAL_FALLS:
+        lines.append(f"t={at:.3f} adc {adc} x=0.95 y=0 z=0.3")
+    lines.append("t=600 end")
+    path.write_text("\n".join(lines) + "\n")
+
+
+class Table:
+    def __init__(self, folder: Path, rng: random.Random) -> None:
+        real_board_script(folder / "real.txt")
+        self.board = SimulatedBoard(ELF, folder / "real.txt", folder / "real").start()
+        if not any(set_hub_id(self.board.path, REAL_BOARD) for _ in range(3)):  # once it has booted
+            raise SystemExit("the real board did not take its id: is firmware/build/hub.elf bronehub/1.2?")
+        self.hubs = {
+            board: SimulatedHub(
+                folder / board,
+                DEFAULT_NODES,
+                boot=f"{i:04X}",
+                hub_id=board,
+                drift_ppm=rng.uniform(-150, 150),
+                uptime_ms=rng.uniform(0, 20_000),
+            ).start()
+            for i, board in enumerate(BOARDS)
+            if board != REAL_BOARD
+        }
+        ports = [self.board.path] + [hub.path for hub in self.hubs.values()]
+        self.station = Station(folder / "game.jsonl", "bronepekhota", armies(), {}, ports, seed=3).start()
+
+    def stop(self) -> None:
+        self.station.stop()
+        for hub in self.hubs.values():
+            hub.stop()
+        self.board.stop()
+
+    def mapped(self) -> bool:
+        hubs = self.station.health()["hubs"]
+        return len(hubs) == len(BOARDS) and all(h["clock"] and h["clock"]["rate_err"] < 1e-4 for h in hubs)
+
+    def station_ms(self, board: str, t: int) -> float:
+        """Where hub time ``t`` of ``board`` is on the station's clock, by its current mapping."""
+        for hub in self.station.health()["hubs"]:
+            if hub["hub"] == board:
+                return ClockMap.from_record(hub["clock"]).at(t)
+        raise KeyError(board)
+
+    def hub_line(self, node: str, type_: str, after_seq: int) -> dict | None:
+        """The first journaled event line of this army node after journal seq ``after_seq``."""
+        board, own = WIRING[node]
+
+        def wanted(record: dict) -> bool:
+            return (
+                record["kind"] == "rx"
+                and record.get("verdict") == "event"
+                and record.get("hub") == board
+                and record["line"].startswith(f"{type_} ")
+                and f" node={own} " in record["line"]
+            )
+
+        found = self.station.journal.read_since(after_seq, limit=1, keep=wanted)
+        return found[0] if found else None
+
+    def fall(self, node: str, t_station_ms: float) -> None:
+        board, own = WIRING[node]
+        hub = self.hubs[board]
+        hub.tilt(own, "fallen", 85, t=int(hub.hub_ms_at(t_station_ms)))
+
+    def shoot(self, launcher: str, barrel: int, t_station_ms: float) -> None:
+        board, own = WIRING[launcher]
+        hub = self.hubs[board]
+        hub.shot(own, barrel, "shell", t=int(hub.hub_ms_at(t_station_ms)))
+
+
+def wait(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = predicate()
+        if found:
+            return found
+        time.sleep(0.01)
+    raise SystemExit(f"timed out waiting for {what}")
+
+
+def game_pace(table: Table) -> dict:
+    """Every barrel fires at a model on another board; every tilt node falls.  Which shot each
+    hit names, against the one a single clock would name."""
+    start = time.monotonic()
+    wait(table.mapped, 30, "every hub's clock mapped")
+    expected: dict[str, tuple[str, int]] = {}  # target army node -> (launcher, barrel)
+    journal = table.station.journal
+    for launcher, barrel, *_ in REAL_SHOTS:  # the real board fires by its script; its targets fall 40 ms on
+        line = wait(lambda launcher=launcher: table.hub_line(launcher, "SHOT", 0), 40, f"{launcher} firing")
+        shot = p.decode(line["line"])
+        while shot.barrel != barrel:
+            line = wait(lambda s=line["seq"], n=launcher: table.hub_line(n, "SHOT", s), 10, f"{launcher}/{barrel}")
+            shot = p.decode(line["line"])
+        target = TARGETS[(launcher, barrel)]
+        table.fall(target, table.station_ms(REAL_BOARD, shot.t) + 40)
+        expected[target] = (launcher, barrel)
+    for (launcher, barrel), target in TARGETS.items():
+        if WIRING[launcher][0] == REAL_BOARD or target in LATE_SHOT_AT:
+            continue
+        now = time.monotonic() * 1000
+        table.shoot(launcher, barrel, now)
+        table.fall(target, now + 40)
+        expected[target] = (launcher, barrel)
+        time.sleep(3.0)  # the window (2.5 s) closes before the next shot
+    for node, (launcher, barrel) in LATE_SHOT_AT.items():  # the real board's T1 falls by its script
+        line = wait(lambda node=node: table.hub_line(node, "TILT", 0), 60, f"{node} falling")
+        fell = table.station_ms(REAL_BOARD, p.decode(line["line"]).t)
+        table.shoot(launcher, barrel, fell - 40)  # sent after the fall's line arrived
+        expected[node] = (launcher, barrel)
+    time.sleep(3.0)
+    for node in NO_SHOT_FALLS:
+        if WIRING[node][0] != REAL_BOARD:
+            table.fall(node, time.monotonic() * 1000)
+    wait(lambda: table.hub_line("T2", "TILT", 0), 30, "the real board's T2 falling")
+    time.sleep(1.5)
+    records = read_records(journal.path)
+    shots = {}
+    for record in records:
+        if record["kind"] == "rx" and record.get("verdict") == "event" and record["line"].startswith("SHOT"):
+            shot = p.decode(record["line"])
+            army_node = next(n for n, (b, own) in WIRING.items() if b == record["hub"] and own == shot.node)
+            shots[record["seq"]] = (army_node, shot.barrel)
+    hits = {}
+    for ruling in (r["ruling"] for r in records if r["kind"] == "ruling" and r["ruling"]["kind"] == "hit"):
+        element = ruling["element"]
+        hits[element] = shots.get(ruling["details"]["shot"])
+    by_node = _elements_by_node()
+    agreed = sum(1 for node, shot in expected.items() if hits.get(by_node[node]) == shot)
+    no_shot = sum(1 for r in records if r["kind"] == "ruling" and r["ruling"]["id"].endswith(":fall"))
+    return {
+        "pairs": len(expected),
+        "agreed": agreed,
+        "no_shot": no_shot,
+        "doubt": sum(1 for r in records if r["kind"] == "ruling" and "clock_doubt_ms" in r["ruling"]["details"]),
+        "seconds": time.monotonic() - start,
+    }
+
+
+def _elements_by_node() -> dict[str, str]:
+    out = {}
+    for army in (load_army(ROOT / "examples" / n) for n in ("blue-protectorate.json", "red-polaris.json")):
+        for unit in army["units"]:
+            for model in [unit, *unit.get("members", [])]:
+                if model.get("tilt_node"):
+                    out[model["tilt_node"]] = model["id"]
+    return out
+
+
+def flood(station: Station, hubs: list[SimulatedHub], rate: float, seconds: float) -> dict:
+    """``rate`` dry fires a second summed over ``hubs``; journaled once, in order, and how soon
+    each line's ruling follows its record."""
+    first = station.journal.written
+    per_hub = rate / len(hubs)
+    made = {hub.hub_id or hub.path: 0 for hub in hubs}
+
+    def run(hub: SimulatedHub) -> None:
+        start = time.monotonic()
+        while (elapsed := time.monotonic() - start) < seconds:
+            while made[hub.hub_id or hub.path] < elapsed * per_hub:
+                hub.dry_fire("L1", 1)
+                made[hub.hub_id or hub.path] += 1
+            time.sleep(0.002)
+
+    threads = [threading.Thread(target=run, args=(hub,)) for hub in hubs]
+    backlog = []
+    for thread in threads:
+        thread.start()
+    while any(thread.is_alive() for thread in threads):
+        backlog.append(station.health()["engine_backlog"])
+        time.sleep(0.1)
+    for thread in threads:
+        thread.join()
+    wait(lambda: all(hub.pending() == 0 for hub in hubs), 60, "every flood event acknowledged")
+    time.sleep(1.0)
+    records = [r for r in read_records(station.journal.path) if r["seq"] > first]
+    lines, in_order, latency = {}, True, []
+    journaled = {}
+    for record in records:
+        if record["kind"] == "rx" and record.get("verdict") == "event":
+            message = p.decode(record["line"])
+            seqs = lines.setdefault(record.get("hub"), [])
+            in_order &= not seqs or message.seq == seqs[-1] + 1
+            seqs.append(message.seq)
+            journaled[record["seq"]] = record["mono"]
+        elif record["kind"] == "ruling" and record["ruling"]["id"].endswith(":dry"):
+            cause = record["ruling"]["cause"]
+            if cause in journaled:
+                latency.append((record["mono"] - journaled[cause]) * 1000)
+    total = sum(len(v) for v in lines.values())
+    latency.sort()
+    return {
+        "made": sum(made.values()),
+        "journaled": total,
+        "once": all(len(v) == len(set(v)) for v in lines.values()),
+        "in_order": in_order,
+        "p50": statistics.median(latency),
+        "p99": latency[int(0.99 * (len(latency) - 1))],
+        "engine_backlog_max": max(backlog, default=0),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--rate", type=float, default=1000.0)
+    args = parser.parse_args()
+    rng = random.Random(33)
+    with tempfile.TemporaryDirectory() as folder:
+        alone = SimulatedHub(Path(folder) / "alone", DEFAULT_NODES, hub_id="C001").start()
+        station = Station(Path(folder) / "alone.jsonl", "bronepekhota", armies(), {}, alone.path, seed=3).start()
+        wait(lambda: station.health()["state"] == "connected", 10, "the single hub")
+        single = flood(station, [alone], args.rate, args.seconds)
+        station.stop()
+        alone.stop()
+        print(f"one hub, {args.rate:,.0f} events/s: {single}")
+        table = Table(Path(folder), rng)
+        try:
+            pace = game_pace(table)
+            print(f"game pace on {len(BOARDS)} hubs: {pace}")
+            many = flood(table.station, list(table.hubs.values()), args.rate, args.seconds)
+            print(f"{len(table.hubs)} simulated hubs and the real board, {args.rate:,.0f} events/s: {many}")
+        finally:
+            table.stop()
+    intact = many["once"] and many["in_order"] and many["journaled"] == many["made"]
+    save(
+        "many_hubs",
+        f"the example armies on {len(BOARDS)} hubs (one the real firmware in simavr), as hardware.md wires them",
+        [
+            Figure(
+                "cross-hub hits attributed as one clock would",
+                pace["agreed"],
+                f"{pace['agreed']}/{pace['pairs']} ({pace['doubt']} said to be in doubt); "
+                f"{pace['no_shot']} falls with no shot, as scripted",
+                "every barrel fires, every tilt node falls",
+            ),
+            Figure(
+                f"{args.rate:,.0f} events/s over {len(table.hubs)} hubs, line to ruling",
+                many["p99"],
+                f"p50 {many['p50']:.1f} ms, p99 {many['p99']:.1f} ms; {many['journaled']:,}/{many['made']:,} "
+                + ("journaled once, in order per hub" if intact else "NOT ALL JOURNALED ONCE IN ORDER"),
+                f"one hub alone: p50 {single['p50']:.1f} ms, p99 {single['p99']:.1f} ms",
+            ),
+        ],
+        "every event once, in order per hub; every cross-hub hit as one clock",
+    )
+
+
+if __name__ == "__main__":
+    main()
