@@ -234,3 +234,55 @@ def test_the_estimator_bounds_a_drifting_clock_from_jittery_round_trips():
         arrive = 10_000 + k * 1000.0
         estimate = heartbeats.add(Sample(float(int(arrive - offset)), arrive + late()))
     assert estimate.err == 1.0 and abs(estimate.at(arrive - offset) - arrive) < 2.0
+
+
+def _only_on_the_boards(armies):
+    """The wired armies with every node that is on neither board taken out."""
+    for army in armies:
+        for unit in army["units"]:
+            unit["launchers"] = [launcher for launcher in unit.get("launchers", []) if "@" in launcher["node"]]
+            for model in [unit, *unit.get("members", [])]:
+                if model.get("tilt_node") and "@" not in model["tilt_node"]:
+                    del model["tilt_node"]
+    return armies
+
+
+def test_pairing_names_a_node_with_its_board_and_the_check_sees_every_board(tmp_path, armies, hubs):
+    """Between games the lobby watches every hub: a trigger pulled on each board's default L1 is
+    two nodes, "L1@A1A1" and "L1@B2B2", which is what pairing writes; the pre-game check finds an
+    army's qualified nodes on their boards and names a bare id two boards share."""
+    from station.lobby.lobby import Hardware, Lobby
+    from station.web.app import create_app
+
+    from .conftest import REFEREE
+    from .conftest import REFEREE_TOKEN as TOKEN
+
+    a, b = hubs
+    lobby = Lobby(tmp_path / "journals", tmp_path / "armies", Hardware(serial_urls=(a.path, b.path), seed=2))
+    try:
+        lobby.watch()
+        wait_for(lambda: lobby.hub_health()["state"] == "connected" and len(lobby.hub_health()["hubs"]) == 2)
+        client = create_app(lobby, TOKEN).test_client()
+        a.shot("L1")
+        wait_for(lambda: len(client.get("/api/hub/events?since=0").get_json()["events"]) == 1, what="A's shot")
+        b.shot("L1")
+        wait_for(lambda: len(client.get("/api/hub/events?since=0").get_json()["events"]) == 2, what="B's shot")
+        events = client.get("/api/hub/events?since=0").get_json()["events"]
+        assert [e["node"] for e in events] == ["L1@A1A1", "L1@B2B2"]
+
+        wired = _only_on_the_boards(_wire(armies))
+        slots = client.post("/api/armies/bronepekhota/wiring", json={"army": wired[1]}, headers=REFEREE).get_json()
+        clone3 = next(s for s in slots["slots"] if s["id"] == "T1@B2B2")
+        assert not clone3["absent"] and not clone3["conflict"]
+        hub_check = next(f for f in lobby.check("bronepekhota", wired) if f.check == "hub")
+        assert hub_check.level == "ok" and "2 hubs" in hub_check.said, hub_check
+        moved = copy.deepcopy(wired)
+        moved[1]["units"][0]["members"][3]["tilt_node"] = "T9@B2B2"  # no such node on that board
+        said = next(f for f in lobby.check("bronepekhota", moved) if f.check == "hub").said
+        assert "not on the hub: T9@B2B2" in said
+        both = copy.deepcopy(wired)
+        both[0]["units"][1]["launchers"][0]["node"] = "L1"  # bare, and both boards have an L1
+        finding = next(f for f in lobby.check("bronepekhota", both) if f.check == "hub")
+        assert finding.level == "fail" and "L1 is on hubs A1A1, B2B2" in finding.said
+    finally:
+        lobby.close()

@@ -9,8 +9,10 @@ are what the lobby shows before a start.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
+
+from ..events import NODE_AT
 
 Path = list[str | int]
 
@@ -43,6 +45,19 @@ def _walk(node: Any, path: Path, owner: str) -> Iterator[dict[str, Any]]:
     for key, value in node.items():
         if key not in ("marker", "launchers") and isinstance(value, (dict, list)):
             yield from _walk(value, [*path, key], here)
+
+
+def inventory_of(health: Mapping[str, Any]) -> list[str]:
+    """Every node the connected hubs have, as an army may name it: bare ("T1", on any hub) and,
+    for a hub that says its id, with it ("T1@77C1")."""
+    names: list[str] = []
+    for hub in health.get("hubs") or [health]:
+        for entry in hub.get("nodes") or []:
+            bare = entry.split(":")[0].partition(NODE_AT)[0]
+            names.append(bare)
+            if hub.get("hub_id"):
+                names.append(f"{bare}{NODE_AT}{hub['hub_id']}")
+    return names
 
 
 def wiring(document: Any, inventory: list[str] | None = None) -> list[dict[str, Any]]:

@@ -169,13 +169,20 @@ class HitTracker(Evolving, Generic[F]):
 
     def shot_for(self, target: str, t: Stamp, window_ms: int) -> tuple[F | None, int]:
         """The latest shot by another model whose window may hold ``t`` and that has not hit
-        this target yet; and how many qualified (more than one is worth a referee's look)."""
+        this target yet; and how many qualified (more than one is worth a referee's look).
+        On one hub, the latest fired (as it always was); across hubs, whose lines reach the
+        journal in either order, the latest on the timeline."""
         found = [
             s
             for s in self.shots
             if s.shooter != target and target not in s.hit and in_window(*t.since(s.t), window_ms) is not False
         ]
-        return (found[-1] if found else None), len(found)
+        if not found:
+            return None, 0
+        if any(s.t.clock != t.clock for s in found):
+            latest = min(range(len(found)), key=lambda k: (t.since(found[k].t)[0], -k))
+            return found[latest], len(found)
+        return found[-1], len(found)
 
     @staticmethod
     def doubt(shot: Fired, t: Stamp, window_ms: int) -> float:

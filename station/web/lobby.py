@@ -20,7 +20,7 @@ from ..game import InputError, checked_note
 from ..lobby.armies import ShelfError
 from ..lobby.lobby import GameRunning
 from ..lobby.network import qr_svg
-from ..lobby.wiring import wiring
+from ..lobby.wiring import inventory_of, wiring
 from ..rules.labels import label, titled
 from ..rules.registry import RULESETS, make_ruleset
 from ..rules.text import say
@@ -238,8 +238,7 @@ def army_wiring(game: str) -> Response:
     if not isinstance(document, dict):
         raise InputError('expected {"army": {...}}')
     hub = lobby().hub_health()
-    inventory = [entry.split(":")[0] for entry in hub.get("nodes") or []]
-    return jsonify({"slots": wiring(document, inventory), "hub": hub})
+    return jsonify({"slots": wiring(document, inventory_of(hub)), "hub": hub})
 
 
 @lobby_api.get("/camera/markers")
