@@ -202,7 +202,7 @@ def main() -> None:
                 f"{r['received']}/{r['expected']} arrived"
                 + (", none lost on the link" if intact else f", {r['lost']} lost")
                 + (" (OVF reported)" if r["overflow"] else "")
-                + (f"; {r['lost']} presses too quick for the trigger's debounce" if intact and r["lost"] else ""),
+                + (f"; {r['lost']} shots the firmware never made" if intact and r["lost"] else ""),
                 f"the wire's own ceiling for these lines: {r['ceiling']:.0f} lines/s",
             )
         )

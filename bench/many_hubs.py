@@ -62,8 +62,10 @@ WIRING = {
 }  # fmt: skip
 BOARDS = sorted({board for board, _ in WIRING.values()})
 # The real board's script (sim seconds from its start): its three barrels, then its two falls.
-REAL_SHOTS = (("L1", 1, "D2", "D3", 6.0), ("L1", 2, "D4", "D5", 9.0), ("L2", 1, "D6", "D7", 12.0))
-REAL_FALLS = (("T1", "A0", 50.0), ("T2", "A3", 56.0))  # once every other shot's window has closed
+# (army node, barrel, trigger pin, gate pin) and (tilt node, its ADC pin): the real board's parts
+REAL_SHOTS = (("L1", 1, "D2", "D3"), ("L1", 2, "D4", "D5"), ("L2", 1, "D6", "D7"))
+REAL_FALLS = (("T1", "A0"), ("T2", "A3"))
+WINDOW_MS = 2500  # the game's hit window (Бронепехота's default)
 # Which model each shot hits, always on another board (models riding in a vehicle are left out:
 # a fall of theirs is a hit on the vehicle's pilot figure): launcher, barrel -> target tilt node
 TARGETS = {
@@ -91,19 +93,29 @@ def armies() -> list[dict]:
     return out
 
 
-def real_board_script(path: Path) -> None:
-    lines = []
-    for _, _, trigger, gate, at in REAL_SHOTS:
+def spacing_s(window_ms: int) -> float:
+    """Time between one shot and the next: its window closes first, so one shot is in any window."""
+    return window_ms / 1000 + 0.5
+
+
+def real_board_script(path: Path, window_ms: int) -> None:
+    """The real board fires its three barrels from 6 s on, one window apart; its two tilt nodes
+    fall once every simulated hub's shot is over (the simulated pairs take one window each)."""
+    gap, lines = spacing_s(window_ms), []
+    for k, (_, _, trigger, gate) in enumerate(REAL_SHOTS):
+        at = 6.0 + k * gap
         lines += [f"t={at:.3f} pin {trigger} low 30ms", f"t={at + 0.010:.3f} pin {gate} low 3ms"]
-    for _, adc, at in REAL_FALLS:
-        lines.append(f"t={at:.3f} adc {adc} x=0.95 y=0 z=0.3")
+    first_fall = 6.0 + (len(REAL_SHOTS) + len(TARGETS) + 4) * gap
+    for k, (_, adc) in enumerate(REAL_FALLS):
+        lines.append(f"t={first_fall + 2 * k * gap:.3f} adc {adc} x=0.95 y=0 z=0.3")
     lines.append("t=600 end")
     path.write_text("\n".join(lines) + "\n")
 
 
 class Table:
-    def __init__(self, folder: Path, rng: random.Random) -> None:
-        real_board_script(folder / "real.txt")
+    def __init__(self, folder: Path, rng: random.Random, window_ms: int = WINDOW_MS) -> None:
+        self.window_ms = window_ms
+        real_board_script(folder / "real.txt", window_ms)
         self.board = SimulatedBoard(ELF, folder / "real.txt", folder / "real").start()
         if not any(set_hub_id(self.board.path, REAL_BOARD) for _ in range(3)):  # once it has booted
             raise SystemExit("the real board did not take its id: is firmware/build/hub.elf bronehub/1.2?")
@@ -120,7 +132,8 @@ class Table:
             if board != REAL_BOARD
         }
         ports = [self.board.path] + [hub.path for hub in self.hubs.values()]
-        self.station = Station(folder / "game.jsonl", "bronepekhota", armies(), {}, ports, seed=3).start()
+        options = {"hit_window_ms": window_ms}
+        self.station = Station(folder / "game.jsonl", "bronepekhota", armies(), options, ports, seed=3).start()
 
     def stop(self) -> None:
         self.station.stop()
@@ -194,6 +207,8 @@ def game_pace(table: Table) -> dict:
         target = TARGETS[(launcher, barrel)]
         table.fall(target, table.station_ms(REAL_BOARD, shot.t) + 40)
         expected[target] = (launcher, barrel)
+    gap = spacing_s(table.window_ms)
+    time.sleep(gap)  # the real board's last window closes: one shot in any window, as on a table
     for (launcher, barrel), target in TARGETS.items():
         if WIRING[launcher][0] == REAL_BOARD or target in LATE_SHOT_AT:
             continue
@@ -201,13 +216,13 @@ def game_pace(table: Table) -> dict:
         table.shoot(launcher, barrel, now)
         table.fall(target, now + 40)
         expected[target] = (launcher, barrel)
-        time.sleep(3.0)  # the window (2.5 s) closes before the next shot
+        time.sleep(gap)  # the window closes before the next shot
     for node, (launcher, barrel) in LATE_SHOT_AT.items():  # the real board's T1 falls by its script
         line = wait(lambda node=node: table.hub_line(node, "TILT", 0), 60, f"{node} falling")
         fell = table.station_ms(REAL_BOARD, p.decode(line["line"]).t)
         table.shoot(launcher, barrel, fell - 40)  # sent after the fall's line arrived
         expected[node] = (launcher, barrel)
-    time.sleep(3.0)
+    time.sleep(gap)
     for node in NO_SHOT_FALLS:
         if WIRING[node][0] != REAL_BOARD:
             table.fall(node, time.monotonic() * 1000)

@@ -286,3 +286,27 @@ def test_pairing_names_a_node_with_its_board_and_the_check_sees_every_board(tmp_
         assert finding.level == "fail" and "L1 is on hubs A1A1, B2B2" in finding.said
     finally:
         lobby.close()
+
+
+def test_the_example_armies_play_on_ten_hubs_with_the_real_firmware_among_them(tmp_path):
+    """hardware.md "Wiring a real table", played: ten boards (Blue 1 the real firmware in simavr),
+    every barrel fires at a model on another board, every tilt node falls, and each hit names the
+    shot a single clock would (bench/many_hubs.py, here with a 600 ms window to be quick)."""
+    import random
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import many_hubs
+
+    table = many_hubs.Table(tmp_path, random.Random(33), window_ms=WINDOW)
+    try:
+        pace = many_hubs.game_pace(table)
+        health = table.station.health()
+    finally:
+        table.stop()
+    assert pace["agreed"] == pace["pairs"] == len(many_hubs.TARGETS), pace
+    assert pace["no_shot"] >= len(many_hubs.NO_SHOT_FALLS) - 1  # an aboard model's fall is its vehicle's "impact"
+    assert len(health["hubs"]) == 10 and {h["hub"] for h in health["hubs"]} == set(many_hubs.BOARDS)
+    assert next(h for h in health["hubs"] if h["hub"] == "B001")["hub_fw"] == "bronehub/1.2"
+    records = read_records(tmp_path / "game.jsonl")
+    assert fold(records).state_json() is not None and all(r.get("hub") for r in records if r["kind"] == "rx")
