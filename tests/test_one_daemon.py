@@ -62,7 +62,8 @@ def test_a_second_daemon_on_a_live_journal_is_refused_and_changes_nothing(tmp_pa
         first.post(url, "/api/input", {"type": "set_order", "args": {"order": ["blue", "red"]}})
         live = first.get(url, "/api/state")["state"]
     finally:
-        assert first.terminate() == 0
+        code = first.terminate()
+        assert code == 0, f"the first daemon exited {code}:\n{(tmp_path / 'log').read_text()[-3000:]}"
     records = read_records(journal)
     assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
     assert replay_state(journal) == live

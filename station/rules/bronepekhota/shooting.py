@@ -199,6 +199,8 @@ def on_shot(state: GameState, seq: int, shot: Shot, when: Stamp, roller: Roller)
 def _late_shot(state: GameState, shot: ShotRecord, roller: Roller) -> tuple[GameState, list[Ruling]]:
     """A shot whose line came after the fall or impact it explains (they were on another hub):
     that evidence is ruled now as it would have been had the lines come in order."""
+    if not state.hits.unexplained:  # the common case: nothing waits for a late shot
+        return state, []
     hits, explained = state.hits.explained_by(shot, state.options.hit_window_ms)
     state, rulings = state.evolve(hits=hits), []
     for evidence in explained:
@@ -427,15 +429,15 @@ def _struck(
 def advance_time(state: GameState, now: Stamp, roller: Roller) -> tuple[GameState, list[Ruling]]:
     """Hub time moved on: impacts that settled without a fall become 'stood'; old shots expire;
     evidence no late shot explained is ruled as it stands."""
-    heard = state.hits.heard(now)
-    if heard is not state.hits:
-        state = state.evolve(hits=heard)
+    if now.clock not in state.hits.clocks:
+        state = state.evolve(hits=state.hits.heard(now))
     if now.since(state.now)[0] <= 0:
         return state, []
     state = state.evolve(now=now)
-    hits, past = state.hits.unexplained_past(now)
-    rulings = [u.ruling for u in past if u.ruling is not None]
-    if past:
+    rulings: list[Ruling] = []
+    if state.hits.unexplained:
+        hits, past = state.hits.unexplained_past(now)
+        rulings = [u.ruling for u in past if u.ruling is not None]
         state = state.evolve(hits=hits)
     for impact in state.hits.settled(now, state.options.settle_ms):  # §6.7: it stood
         hits, shot = state.hits.take(impact)
