@@ -185,7 +185,8 @@ class Game:
             elif record["kind"] == "snapshot":
                 self._table = record
             rulings = self._apply(record)
-            self._changed(rulings)
+            if record["kind"] != "clock":  # a hub's clock mapping changes nothing a screen shows
+                self._changed(rulings)
             return rulings
 
     def observe_camera(self, fields: Mapping[str, Any]) -> dict[str, Any]:
