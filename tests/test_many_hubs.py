@@ -310,3 +310,22 @@ def test_the_example_armies_play_on_ten_hubs_with_the_real_firmware_among_them(t
     assert next(h for h in health["hubs"] if h["hub"] == "B001")["hub_fw"] == "bronehub/1.2"
     records = read_records(tmp_path / "game.jsonl")
     assert fold(records).state_json() is not None and all(r.get("hub") for r in records if r["kind"] == "rx")
+
+
+def test_two_hubs_saying_one_id_are_told_to_the_referee_and_stop_the_game_start(tmp_path, armies):
+    twins = [
+        SimulatedHub(tmp_path / n, NODES, boot=f"0C0{k}", hub_id="3F2A", heartbeat=0.2).start()
+        for k, n in enumerate("ab")
+    ]
+    station = Station(tmp_path / "g.jsonl", "bronepekhota", _wire(armies), {}, [h.path for h in twins], seed=2).start()
+    try:
+        wait_for(lambda: station.health().get("twin_ids") == ["3F2A"], what="the twin ids named")
+        assert "station hub-id" in station.health()["last_error"]
+        from station.lobby.precheck import _hub
+
+        finding = _hub("bronepekhota", _wire(armies), tuple(h.path for h in twins), station.health())
+        assert finding.level == "fail" and "3F2A" in finding.said
+    finally:
+        station.stop()
+        for hub in twins:
+            hub.stop()

@@ -59,13 +59,21 @@ def hubs_health(hubs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if len(hubs) == 1:
         return {**hubs[0], "hubs": list(hubs)}
     worst = min(hubs, key=lambda h: LINK_STATES.index(h["state"]) if h["state"] in LINK_STATES else 0)
+    ids = [h["hub_id"] for h in hubs if h.get("hub_id")]
+    twins = sorted({i for i in ids if ids.count(i) > 1})
     summed = {k: sum(h[k] for h in hubs) for k, v in hubs[0].items() if isinstance(v, int) and k != "hub_baud"}
     seen = [h["seen_ago_s"] for h in hubs if h["seen_ago_s"] is not None]
     return {
         **summed,
         "state": worst["state"],
         "url": ", ".join(h["url"] for h in hubs),
-        "last_error": next((f"{h['hub']}: {h['last_error']}" for h in hubs if h["last_error"]), None),
+        "last_error": (
+            f"two hubs say id {twins[0]}: their nodes and clocks cannot be told apart; "
+            f"give one a new id with `station hub-id PORT`"
+            if twins
+            else next((f"{h['hub']}: {h['last_error']}" for h in hubs if h["last_error"]), None)
+        ),
+        "twin_ids": twins,
         "hub_fw": ", ".join(f"{h['hub']} {h['hub_fw']}" for h in hubs if h["hub_fw"]) or None,
         "nodes": [f"{n.split(':')[0]}@{h['hub']}:{n.split(':', 1)[1]}" for h in hubs for n in h["nodes"]],
         "seen_ago_s": max(seen) if seen else None,

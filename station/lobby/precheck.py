@@ -41,6 +41,13 @@ def _hub(
             say("no hub port is set; the armies are wired to {needed_count} nodes", needed_count=len(needed)),
             say("start the station with --serial, or play with the referee entering shots"),
         )
+    if health.get("twin_ids"):
+        return Finding(
+            "hub",
+            "fail",
+            say("two hubs say id {hub_id}", hub_id=health["twin_ids"][0]),
+            say("give one a new id with `station hub-id PORT` between games, then pair its models again"),
+        )
     hubs = list(health.get("hubs") or [health])
     silent = next((h for h in hubs if h.get("state") != "connected" or not h.get("nodes")), None)
     if silent is not None or len(hubs) < len(serial_urls):
