@@ -262,6 +262,11 @@ class SetHubId(Message):
             raise ProtocolError("field", f"hub id {self.hub!r} is not 4-8 upper-case hex digits")
 
 
+def hub_time(message: Message) -> int | None:
+    """The hub's own time a message carries: a heartbeat's uptime, an event's ``t``."""
+    return message.up if isinstance(message, Heartbeat) else getattr(message, "t", None)
+
+
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.TYPE: cls
     for cls in (

@@ -13,7 +13,7 @@ from typing import Any
 
 from .devices import protocol
 from .dice import DiceBook, Roll
-from .events import HUB_ID, NODE_AT
+from .events import HUB_ID, NODE_AT, hub_time
 from .hubclock import Timeline
 from .journal import JournalError
 from .rules.base import Event, Input, Override, Overriding, Ruleset, Ruling, state_json
@@ -39,8 +39,7 @@ def record_event(record: Mapping[str, Any], timeline: Timeline) -> Event | None:
             return Event(record["seq"], message, record.get("mono"))
         if isinstance(message, protocol.Hello):
             timeline.boot(hub, message.boot)
-        t = message.up if isinstance(message, protocol.Heartbeat) else getattr(message, "t", None)
-        placed = timeline.place(hub, t)
+        placed = timeline.place(hub, hub_time(message))
         if hasattr(message, "node") and HUB_ID.fullmatch(hub):  # a board's own ids: T1 on two boards are two nodes
             message = replace(message, node=f"{message.node}{NODE_AT}{hub}")  # type: ignore[call-arg]
         return Event(record["seq"], message, record.get("mono"), placed.clock, placed.at, placed.err)

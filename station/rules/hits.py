@@ -26,8 +26,9 @@ a hit does.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from ..hubclock import STAMP_MS
 from .base import Event, Evolving, Ruling
@@ -120,6 +121,18 @@ class Unexplained:
 
 
 F = TypeVar("F", bound=Fired)
+
+
+class _Tracking(Protocol):
+    """A game state that keeps a hit tracker (both Бронепехота rulebooks' states)."""
+
+    @property
+    def hits(self) -> HitTracker[Any]: ...
+
+    def evolve(self, **changes: Any) -> Self: ...
+
+
+S = TypeVar("S", bound=_Tracking)
 
 
 @dataclass(frozen=True)
@@ -235,3 +248,29 @@ def _surely_after(now: Stamp, then: Stamp, ms: int) -> bool:
     """``now`` is at least ``ms`` after ``then``, whatever the clocks' error."""
     gap, doubt = now.since(then)
     return gap - doubt >= ms
+
+
+def rule_late_shot(
+    state: S,
+    shot: Fired,
+    window_ms: int,
+    resolve: Callable[[S, Unexplained, float], tuple[S, list[Ruling]] | None],
+) -> tuple[S, list[Ruling]]:
+    """A shot whose line came after the fall or impact it explains (they were on another hub):
+    that evidence is ruled now as it would have been had the lines come in order.  ``resolve``
+    is the game's ruling of one piece of evidence with the clocks' doubt; None when it is an
+    impact on a model still up, which then waits to settle, as in order."""
+    if not state.hits.unexplained:  # the common case: nothing waits for a late shot
+        return state, []
+    hits, explained = state.hits.explained_by(shot, window_ms)
+    state = state.evolve(hits=hits)
+    rulings: list[Ruling] = []
+    for evidence in explained:
+        ruled = resolve(state, evidence, hits.doubt(shot, evidence.t, window_ms))
+        if ruled is None:
+            waiting = state.hits.struck(evidence.seq, evidence.target, evidence.t, window_ms, evidence.how)
+            state = state.evolve(hits=waiting)
+        else:
+            state, more = ruled
+            rulings += more
+    return state, rulings

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...events import DryFire, Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt, sensor_inventory
+from ...events import DryFire, Hello, Impact, Node, Overflow, Shot, Tilt, hub_time, sensor_inventory
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import VOID_MEANS, Event, Input, Overriding, Ruling, RulingKind
 from ..hits import HitTracker, Stamp, stamp_of
@@ -149,7 +149,7 @@ class Bronepekhota(ModelRuleset[GameState]):
             if body.type == "camera_posture":
                 return self._camera_posture(state, seq, body.args, event.mono)
             return self._input(state, seq, body)
-        hub_t = body.up if isinstance(body, Heartbeat) else getattr(body, "t", None)
+        hub_t = hub_time(body)
         when = stamp_of(event, hub_t) if hub_t is not None else None
         if when is not None and event.mono is not None:  # pairs the hub's clock with the station's
             state = state.evolve(clock=(when, event.mono))

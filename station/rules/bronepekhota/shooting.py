@@ -14,7 +14,7 @@ from typing import Any
 from ...dice import Roller
 from ...events import Impact, Shot, Tilt, wired
 from ..base import Ruling, RulingKind
-from ..hits import Stamp, Unexplained, clock_doubt
+from ..hits import Stamp, Unexplained, clock_doubt, rule_late_shot
 from ..text import Text, joined, say, trimmed
 from . import contact, rounds
 from .damage import emergency_landing
@@ -197,27 +197,18 @@ def on_shot(state: GameState, seq: int, shot: Shot, when: Stamp, roller: Roller)
 
 
 def _late_shot(state: GameState, shot: ShotRecord, roller: Roller) -> tuple[GameState, list[Ruling]]:
-    """A shot whose line came after the fall or impact it explains (they were on another hub):
-    that evidence is ruled now as it would have been had the lines come in order."""
-    if not state.hits.unexplained:  # the common case: nothing waits for a late shot
-        return state, []
-    hits, explained = state.hits.explained_by(shot, state.options.hit_window_ms)
-    state, rulings = state.evolve(hits=hits), []
-    for evidence in explained:
+    """Evidence on another hub that this shot, come late, explains (hits.rule_late_shot)."""
+
+    def resolve(state: GameState, evidence: Unexplained, doubt: float) -> tuple[GameState, list[Ruling]] | None:
         element = state.elements[evidence.target]
         if element.destroyed:
-            continue
-        doubt = hits.doubt(shot, evidence.t, state.options.hit_window_ms)
-        if evidence.fell or element.posture == "fallen":
-            result = FELL if evidence.fell else LYING
-            state, more = resolve_hit(
-                state, evidence.seq, element.id, shot, result, roller, how=evidence.how, doubt=doubt
-            )
-            rulings += more
-        else:
-            window = state.options.hit_window_ms
-            state = state.evolve(hits=state.hits.struck(evidence.seq, element.id, evidence.t, window, evidence.how))
-    return state, rulings
+            return state, []
+        if not evidence.fell and element.posture != "fallen":
+            return None
+        result = FELL if evidence.fell else LYING
+        return resolve_hit(state, evidence.seq, element.id, shot, result, roller, how=evidence.how, doubt=doubt)
+
+    return rule_late_shot(state, shot, state.options.hit_window_ms, resolve)
 
 
 def _contact_in_doubt(state: GameState, seq: int, element: Element) -> list[Ruling]:

@@ -17,7 +17,7 @@ from ...dice import Roller
 from ...events import Impact, Shot, Tilt, wired
 from ...measure.relations import in_contact
 from ..base import Ruling, RulingKind, voided
-from ..hits import Fired, Stamp, Unexplained, clock_doubt
+from ..hits import Fired, Stamp, Unexplained, clock_doubt, rule_late_shot
 from ..text import say
 from .combat import exploding_d6, placed
 from .state import Fighter, QuickState
@@ -104,25 +104,18 @@ def on_shot(state: QuickState, seq: int, shot: Shot, when: Stamp, roller: Roller
 
 
 def _late_shot(state: QuickState, shot: Fired, roller: Roller) -> tuple[QuickState, list[Ruling]]:
-    """A shot whose line came after the fall or impact it explains (they were on another hub):
-    that evidence is ruled now as it would have been had the lines come in order."""
-    if not state.hits.unexplained:  # the common case: nothing waits for a late shot
-        return state, []
-    hits, explained = state.hits.explained_by(shot, state.options.hit_window_ms)
-    state, rulings = state.evolve(hits=hits), []
-    for evidence in explained:
+    """Evidence on another hub that this shot, come late, explains (hits.rule_late_shot)."""
+
+    def resolve(state: QuickState, evidence: Unexplained, doubt: float) -> tuple[QuickState, list[Ruling]] | None:
         target = state.fighters[evidence.target]
         if target.dead:
-            continue
-        if evidence.fell:
-            doubt = hits.doubt(shot, evidence.t, state.options.hit_window_ms)
-            result = "fell" if evidence.how == "fallen" else "leaning"  # the tilt node's state
-            state, more = hit(state, evidence.seq, target, shot, result, roller, doubt)
-            rulings += more
-        else:
-            window = state.options.hit_window_ms
-            state = state.evolve(hits=state.hits.struck(evidence.seq, target.id, evidence.t, window))
-    return state, rulings
+            return state, []
+        if not evidence.fell:
+            return None
+        result = "fell" if evidence.how == "fallen" else "leaning"  # the tilt node's state
+        return hit(state, evidence.seq, target, shot, result, roller, doubt)
+
+    return rule_late_shot(state, shot, state.options.hit_window_ms, resolve)
 
 
 def _operator(state: QuickState, gun: Fighter) -> Fighter | None:
