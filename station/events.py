@@ -32,7 +32,7 @@ def wired(table: Mapping[str, V], node: str) -> V | None:
     hub-qualified entry, else its bare "T1" (an army written for one hub)."""
     found = table.get(node)
     if found is None and NODE_AT in node:
-        found = table.get(node.partition(NODE_AT)[0])
+        found = table.get(bare_node(node))
     return found
 
 

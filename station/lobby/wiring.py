@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..events import NODE_AT
+from ..events import NODE_AT, bare_node
 
 Path = list[str | int]
 
@@ -53,7 +53,7 @@ def inventory_of(health: Mapping[str, Any]) -> list[str]:
     names: list[str] = []
     for hub in health.get("hubs") or [health]:
         for entry in hub.get("nodes") or []:
-            bare = entry.split(":")[0].partition(NODE_AT)[0]
+            bare = bare_node(entry.split(":")[0])
             names.append(bare)
             if hub.get("hub_id"):
                 names.append(f"{bare}{NODE_AT}{hub['hub_id']}")
