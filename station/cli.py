@@ -720,13 +720,11 @@ def import_mul(mul_file, library_path) -> None:
     MUL_FILE is a MUL response ({"Units": [...]}), a list of records, or one record.  Force files
     then name a card by "mul_id" or by its full name.  A record with no Alpha Strike values, or
     one the station cannot read, is skipped and said why; the others are added."""
-    from .rules.alpha_strike.library import CardLibrary, records_of
-
+    ruleset = make_ruleset("alpha_strike", DiceBook())  # the Master Unit List is BattleTech's
+    library = Path(library_path) if library_path else data_dir() / str(ruleset.card_library)
+    click.echo(f"Importing {mul_file} into {library} ...")
     try:
-        library = CardLibrary(Path(library_path) if library_path else None)
-        records = records_of(load_json_file(mul_file), mul_file)
-        click.echo(f"Importing {len(records)} records from {mul_file} into {library.path} ...")
-        report = library.add(records, mul_file)
+        report = ruleset.import_cards(load_json_file(mul_file), mul_file, library)
     except (DataFileError, OSError) as exc:
         _fail(str(exc))
     for name in report.added:
@@ -735,7 +733,7 @@ def import_mul(mul_file, library_path) -> None:
         click.echo(f"  updated  {name}")
     for why in report.skipped:
         click.echo(f"  skipped  {why}")
-    click.echo(f"{report.summary()}; the library holds {len(library.records)} records.")
+    click.echo(f"{report.summary()}; the library holds {report.cards} records.")
 
 
 @main.command("simulate-board")

@@ -108,18 +108,20 @@ def test_a_wrong_token_is_a_counted_guess_so_the_size_limit_tests_no_token(serve
 
 def test_the_referees_largest_real_request_gets_through_and_no_more(server):
     records = [dict(r, Id=900_000 + i) for i, r in enumerate(_mul_records() * 40)]
-    body = json.dumps({"mul": {"Units": records}}).encode()
+    body = json.dumps({"cards": {"Units": records}}).encode()
     assert OPEN_BODY_BYTES < len(body) < MAX_UPLOAD_BYTES
     referee = f"X-Referee-Token: {REFEREE_TOKEN}"
-    status, said, _ = _ask(server.port, _head("/api/alpha-strike/mul", len(body), referee), body)
+    status, said, _ = _ask(server.port, _head("/api/rulesets/alpha_strike/cards", len(body), referee), body)
     assert status == 200 and len(said["added"]) == len(records), said
-    status, said, _ = _ask(server.port, _head("/api/alpha-strike/mul", MAX_UPLOAD_BYTES + 1, referee), send_body=False)
+    status, said, _ = _ask(
+        server.port, _head("/api/rulesets/alpha_strike/cards", MAX_UPLOAD_BYTES + 1, referee), send_body=False
+    )
     assert status == 413 and "larger than 1024 kB" in said["error"]
     login = json.dumps({"token": REFEREE_TOKEN}).encode()
     status, said, _ = _ask(server.port, _head("/api/login", len(login)), login)
     assert status == 200  # and a login cookie is as good as the token for the allowance:
     cookie = _login_cookie(server.port)
-    status, said, _ = _ask(server.port, _head("/api/alpha-strike/mul", len(body), f"Cookie: {cookie}"), body)
+    status, said, _ = _ask(server.port, _head("/api/rulesets/alpha_strike/cards", len(body), f"Cookie: {cookie}"), body)
     assert status == 403 and "CSRF" in said["error"]  # read (not 413), then refused by the application
 
 

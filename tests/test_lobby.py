@@ -369,7 +369,7 @@ def test_between_games_the_lobby_sees_the_hub_and_its_events_never_reach_the_nex
 def test_a_pasted_mul_export_builds_the_library_a_force_then_names_by_id(tmp_path, monkeypatch, client, lobby):
     monkeypatch.setenv("STATION_DATA", str(tmp_path))  # where `serve --data` points every loader
     pasted = json.loads((ROOT / "tests" / "data" / "mul" / "quicklist.json").read_text(encoding="utf-8"))
-    response = client.post("/api/alpha-strike/mul", json={"mul": pasted}, headers=REFEREE)
+    response = client.post("/api/rulesets/alpha_strike/cards", json={"cards": pasted}, headers=REFEREE)
     body = response.get_json()
     assert response.status_code == 200 and len(body["added"]) == len(pasted["Units"]) == body["cards"]
     mech = next(r for r in pasted["Units"] if r["Type"]["Name"] == "BattleMech")
@@ -385,9 +385,15 @@ def test_a_pasted_mul_export_builds_the_library_a_force_then_names_by_id(tmp_pat
     assert started.status_code == 201, started.get_json()
     header = json.loads(next(lobby.journals.glob("*.jsonl")).read_text().splitlines()[0])
     assert header["armies"][0]["units"][0]["card"]["name"].startswith(mech["Name"].split()[0])
-    again = client.post("/api/alpha-strike/mul", json={"mul": pasted["Units"][0]}, headers=REFEREE).get_json()
+    again = client.post(
+        "/api/rulesets/alpha_strike/cards", json={"cards": pasted["Units"][0]}, headers=REFEREE
+    ).get_json()
     assert again["updated"] and not again["added"]
-    assert client.post("/api/alpha-strike/mul", json={"mul": {"nope": 1}}, headers=REFEREE).status_code == 400
+    assert (
+        client.post("/api/rulesets/alpha_strike/cards", json={"cards": {"nope": 1}}, headers=REFEREE).status_code == 400
+    )
+    refused = client.post("/api/rulesets/bronepekhota/cards", json={"cards": pasted}, headers=REFEREE)
+    assert refused.status_code == 400 and "keeps no card library" in refused.get_json()["error"]
 
 
 def test_station_schema_prints_the_army_format_the_form_is_made_from():

@@ -81,7 +81,7 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         ("post", "/api/armies/bronepekhota", {"name": "x", "army": {}}),
         ("post", "/api/armies/bronepekhota/wiring", {"army": {}}),
         ("post", "/api/games/check", {"game": "bronepekhota", "armies": []}),
-        ("post", "/api/alpha-strike/mul", {"mul": []}),
+        ("post", "/api/rulesets/alpha_strike/cards", {"cards": []}),
         ("post", "/api/judge", {"note": "spam"}),
         ("post", "/api/preview", {"type": "begin_round"}),
         ("put", "/api/settings", {"rehearsal": True}),
@@ -115,7 +115,7 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         "/api/armies/<game>",
         "/api/armies/<game>/wiring",
         "/api/games/check",
-        "/api/alpha-strike/mul",
+        "/api/rulesets/<game>/cards",
     }
 
 

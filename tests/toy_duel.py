@@ -16,7 +16,7 @@ from station.rules.model_fields import ModelRuleset
 from station.rules.options import OptionSet, declared, integer
 from station.rules.table_snapshot import TableState, table_view
 from station.rules.text import say
-from station.rules.view import StateView, UnitView
+from station.rules.view import StateView, UnitView, status_of
 
 INPUTS = Inputs()
 
@@ -86,7 +86,7 @@ class Duel(ModelRuleset[DuelState]):
         return {"label": "no cover in a duel", "armour": 0}
 
     def state_view(self, state: DuelState) -> StateView:
-        units: list[UnitView] = [{"id": d, "name": d, "player": d, "kind": "duellist", "status": self.postures(state)[d],
+        units: list[UnitView] = [{"id": d, "name": d, "player": d, "kind": "duellist", "status": status_of(self.postures(state)[d]),
                   "acted": False, "can_act": d not in state.down, "elements": []} for d in state.duellists]  # fmt: skip
         return {"game": self.name, "round": 1, "initiative": {}, "order": [], "active_player": state.first,
                 "active_unit": None, "players": list(state.duellists), "out": sorted(state.down), "winner": None,

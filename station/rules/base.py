@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, Self, TypeVar
 
 from ..datafile import DataFileError
@@ -128,6 +129,32 @@ class Ruling:
 S = TypeVar("S")
 
 
+@dataclass(frozen=True)
+class DashboardParts:
+    """What a game adds to the dashboard of its own: the layout of its unit cards (``"unit"``, the
+    common one, or a name its script registers), a script from the station's static folder that
+    draws it, and whether it has an attack wizard (a picker that previews an attack before the
+    referee makes it).  The page asks the ruleset, so the web layer names no game."""
+
+    card: str = "unit"
+    script: str | None = None
+    attack_wizard: bool = False
+
+
+@dataclass
+class ImportReport:
+    """What adding cards to a game's club library did: each card added or updated by name, each
+    record skipped with why, for the referee to read; ``cards`` is the library's size after."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # "<record>: <why>"
+    cards: int = 0
+
+    def summary(self) -> str:
+        return f"{len(self.added)} added, {len(self.updated)} updated, {len(self.skipped)} skipped"
+
+
 VOID_MEANS = "It did not happen: this ruling, and what followed from it, are undone."
 
 
@@ -144,12 +171,18 @@ class Ruleset(Protocol[S]):
     controls: ClassVar[Sequence[tuple[str, str]]]  # (input, label): the dashboard's buttons for the referee
     mm_per_unit: ClassVar[float]  # the game's unit of distance (an inch, a 5 cm step), for the camera's snapshots
     convention: ClassVar[Convention]  # how the game measures: its unit, the points measured from, rounding
+    dashboard: ClassVar[DashboardParts]  # the game's own parts of the dashboard
+    card_library: ClassVar[str | None]  # the file of the club's card library in the data folder, if it keeps one
 
     def load_army(self, path: str) -> dict[str, Any]:
         """Read and validate one army file; errors name the file, the field and the problem."""
 
     def army_schema(self) -> dict[str, Any]:
         """The army file's format as a JSON Schema (for the lobby's upload and editors)."""
+
+    def import_cards(self, pasted: Any, source: str, library_file: Path) -> ImportReport:
+        """Add pasted unit cards (Alpha Strike's Master Unit List records) to the club's library
+        file ``library_file``; a bad record is skipped and said why.  ArmyError for a game without one."""
 
     def marker_specs(self, armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Camera markers: id, size_mm, height_mm, offset_mm, element, unit, player."""

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from ..datafile import Fields, load_json_file
 from ..events import HUB_ID, NODE_AT, Node
-from .base import VOID_MEANS, ArmyError, Ruling
+from .base import VOID_MEANS, ArmyError, DashboardParts, ImportReport, Ruling
 from .text import say
 
 S = TypeVar("S")
@@ -116,9 +116,14 @@ class ModelRuleset(Generic[S]):
     the camera's markers from its ``model_specs``."""
 
     army_format: ClassVar[ArmyFormat]
+    dashboard: ClassVar[DashboardParts] = DashboardParts()
+    card_library: ClassVar[str | None] = None  # most games print their units in the army file
 
     def __init__(self, roller: Any) -> None:
         self.roller = roller
+
+    def import_cards(self, pasted: Any, source: str, library_file: Path) -> ImportReport:
+        raise ArmyError(source, "cards", f"{getattr(self, 'title', 'this game')} keeps no card library")
 
     def load_army(self, path: str) -> dict[str, Any]:
         return self.army_format.load_army(path)

@@ -9,9 +9,28 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, get_args
 
 from .table_snapshot import TableView
+
+# A model's or unit's status, one of a closed set so that the live map, the replay and the report
+# agree on who is still in play.  A posture is the tilt node's word (events.TILT_STATES).
+Status = Literal["in play", "wounded", "shut down", "aboard", "upright", "leaning", "fallen", "fled", "destroyed"]
+STATUSES: tuple[str, ...] = get_args(Status)
+OUT_OF_PLAY = ("destroyed", "fled")  # removed from the table: struck through, faded, a casualty in the report
+
+
+def out_of_play(status: str) -> bool:
+    """Whether a model with this status has left the table (a casualty in the report)."""
+    return status in OUT_OF_PLAY
+
+
+def status_of(word: str) -> Status:
+    """A game's own word (a posture, a figure's state) as a view status; a word outside the set
+    is a programming error, caught here rather than drawn wrongly on a page."""
+    if word not in STATUSES:
+        raise ValueError(f"{word!r} is not a view status ({', '.join(STATUSES)})")
+    return word  # type: ignore[return-value]  # checked against the Literal's values just above
 
 
 class ElementView(TypedDict):
@@ -20,7 +39,7 @@ class ElementView(TypedDict):
     id: str
     name: str
     kind: str
-    status: str  # "in play", "destroyed", "wounded", "fled", "aboard", a posture, "shut down"
+    status: Status
     label: NotRequired[str]  # one line the list prints under the name
     armour: NotRequired[int]
     durability_max: NotRequired[int | None]
@@ -37,7 +56,7 @@ class UnitView(TypedDict):
     name: str
     player: str
     kind: str
-    status: str
+    status: Status
     acted: bool
     can_act: bool
     elements: Sequence[ElementView]

@@ -93,6 +93,7 @@ def rulesets() -> Response:
                 "name": name,
                 "title": label(name, language(), name),
                 "options": [_labelled(option, name) for option in ruleset.options.describe()],
+                "card_library": ruleset.card_library is not None,
                 "armies": [a.as_dict() for a in shelf.armies(name)],
             }
         )
@@ -205,24 +206,26 @@ def start_game() -> Response:
     return jsonify({"journal": station.journal.path.name, "messages": lobby().messages, "checks": checks}), 201
 
 
-@lobby_api.post("/alpha-strike/mul")
+@lobby_api.post("/rulesets/<game>/cards")
 @referee_only
-def import_mul() -> Response:
-    """``{"mul": <a MUL response, a list of records, or one record>}``: added to the club's
-    Alpha Strike card library (as ``station import-mul``); force files then name the cards by
-    ``mul_id`` or full name.  A record the station cannot read is skipped, and said why."""
-    from ..rules.alpha_strike.library import LIBRARY_FILE, CardLibrary, records_of
-
-    pasted = _body().get("mul")
-    library = CardLibrary(lobby().shelf.folder.parent / LIBRARY_FILE)
-    report = library.add(records_of(pasted, "the pasted MUL text"), "the lobby")
+def import_cards(game: str) -> Response:
+    """``{"cards": <pasted cards>}``: added to the game's club card library (Alpha Strike's: a
+    MUL response, a list of records or one record, as ``station import-mul``); army files then
+    name the cards.  A record the station cannot read is skipped, and said why."""
+    if game not in RULESETS:
+        raise InputError(f"unknown game {game!r}")
+    ruleset = make_ruleset(game, DiceBook())
+    if ruleset.card_library is None:
+        raise InputError(f"{game} keeps no card library")
+    library = lobby().shelf.folder.parent / ruleset.card_library
+    report = ruleset.import_cards(_body().get("cards"), "the pasted cards", library)
     return jsonify(
         {
             "added": report.added,
             "updated": report.updated,
             "skipped": report.skipped,
             "summary": report.summary(),
-            "cards": len(library.records),
+            "cards": report.cards,
         }
     )
 

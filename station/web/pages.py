@@ -11,6 +11,7 @@ from ..rules.labels import label
 from ..rules.view import model_names
 from .current import lobby
 from .i18n import language
+from .vocabulary import vocabulary
 
 pages = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
 
@@ -43,5 +44,7 @@ def dashboard() -> str | Response:
         names=model_names(snapshot["state"]),
         controls=ruleset.controls,
         input_types=ruleset.input_types,
+        parts=ruleset.dashboard,
+        vocabulary=vocabulary(),
         ruling_game=ruleset.name,
     )

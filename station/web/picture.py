@@ -9,15 +9,9 @@ from html import escape
 from typing import Any
 
 from ..measure.bases import Base
+from .vocabulary import TERRAIN_COLOURS
 
 COLOURS = ("#4a90e2", "#e2574a", "#3fb950", "#d29922")
-TERRAIN = {
-    "woods": "#3fb95059",
-    "building": "#aaaaaa99",
-    "hill": "#be8c5073",
-    "water": "#4a90e273",
-    "obstacle": "#d2992299",
-}
 
 
 def table_picture(
@@ -41,7 +35,7 @@ def table_picture(
     ]
     for piece in terrain:
         points = " ".join(f"{x},{h - y}" for x, y in piece["polygon"])
-        out.append(f'<polygon points="{points}" fill="{TERRAIN.get(piece["type"], "#888")}" stroke="#000"/>')
+        out.append(f'<polygon points="{points}" fill="{TERRAIN_COLOURS.get(piece["type"], "#888")}" stroke="#000"/>')
     for unit in (table or {}).get("units", []):
         base = Base.named(unit.get("base") or "round25", unit["x_mm"], unit["y_mm"], unit["facing_deg"])
         points = " ".join(f"{x:.1f},{h - y:.1f}" for x, y in base.outline(48))

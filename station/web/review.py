@@ -11,15 +11,13 @@ from ..lobby.history import PlayedGame
 from ..lobby.replay import DISPUTED, GameReplay, Replays
 from ..rules.labels import label
 from ..rules.text import say
-from ..rules.view import model_names
+from ..rules.view import model_names, out_of_play
 from .current import lobby
 from .i18n import language, spoken, with_messages
 from .picture import ruling_picture, table_picture
 from .security import error_response
 
 review = Blueprint("review", __name__, template_folder="templates")
-
-CASUALTY_WORDS = ("destroyed", "dead", "killed", "fled", "routed", "removed")
 
 
 class UnknownGame(LookupError):
@@ -69,7 +67,7 @@ def frame(name: str, seq: int) -> Response:
 @review.get("/api/games/<name>/at/<int:seq>/map.svg")
 def frame_map(name: str, seq: int) -> Response:
     at = _replay(name).at(seq)
-    fallen = [e["id"] for u in at["state"]["units"] for e in u["elements"] if _is_casualty(e["status"])]
+    fallen = [e["id"] for u in at["state"]["units"] for e in u["elements"] if out_of_play(e["status"])]
     svg = table_picture(
         at["table"],
         at["terrain"],
@@ -81,10 +79,6 @@ def frame_map(name: str, seq: int) -> Response:
     return Response(svg, mimetype="image/svg+xml")
 
 
-def _is_casualty(status: str) -> bool:
-    return any(word in status for word in CASUALTY_WORDS)
-
-
 @review.get("/games/<name>/report")
 def report(name: str) -> str:
     """Summary, casualties, every ruling with its section and status, the overrides with the
@@ -92,7 +86,7 @@ def report(name: str) -> str:
     played, replay = _played(name), _replay(name)
     view = replay.final.ruleset.state_view(replay.final.state)
     casualties = [
-        (unit, element) for unit in view["units"] for element in unit["elements"] if _is_casualty(element["status"])
+        (unit, element) for unit in view["units"] for element in unit["elements"] if out_of_play(element["status"])
     ]
     by_seq = {r["seq"]: r for r in replay.records if r["kind"] in ("snapshot", "terrain")}
     terrains = sorted((r for r in by_seq.values() if r["kind"] == "terrain"), key=lambda r: r["seq"])

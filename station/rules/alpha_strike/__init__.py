@@ -8,18 +8,19 @@ injected roller (or the table, see "Dice at the table").
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind, voided
+from ..base import DashboardParts, Event, ImportReport, Input, Overriding, Refused, Ruling, RulingKind, voided
 from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
 from ..text import joined, say
-from ..view import ElementView, StateView, UnitView
-from . import combat, force, setup, strike, turn
+from ..view import ElementView, StateView, Status, UnitView
+from . import combat, force, library, setup, strike, turn
 from .attack import WORDS
 from .cards import UnitState, skill_pv
 from .force import card_of, check_forces
@@ -112,6 +113,13 @@ class AlphaStrike(ModelRuleset[AlphaState]):
     convention: ClassVar[Convention] = INCHES
     options: ClassVar[OptionSet[Any]] = OPTIONS
     army_format: ClassVar[ArmyFormat] = force
+    # The card as printed (§2.1), the phase tracker (§4) and the attack wizard: alpha.js.
+    dashboard: ClassVar[DashboardParts] = DashboardParts(card="alpha", script="alpha.js", attack_wizard=True)
+    card_library: ClassVar[str | None] = library.LIBRARY_FILE
+
+    def import_cards(self, pasted: Any, source: str, library_file: Path) -> ImportReport:
+        """Master Unit List records (a MUL response, a list, or one record) into the club's library."""
+        return library.CardLibrary(library_file).add(library.records_of(pasted, source), source)
 
     def initial_state(
         self,
@@ -244,7 +252,7 @@ class AlphaView(StateView):
 def _card_view(state: AlphaState, u: UnitState) -> CardView:
     """One unit card as players know it (§2.1): the printed values with the damage after Weapon
     hits, the pips left, the heat scale and the critical boxes."""
-    status = "destroyed" if u.destroyed or u.id in state.removed else "shut down" if u.shutdown else "in play"
+    status: Status = "destroyed" if u.destroyed or u.id in state.removed else "shut down" if u.shutdown else "in play"
     return {
         "id": u.id,
         "name": u.card.name,

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...datafile import DataFileError, Fields, data_dir, load_json_file, one_writer, write_text_atomic
-from ..base import ArmyError
+from ..base import ArmyError, ImportReport
 from .cards import Card
 from .mul import parse_mul
 
@@ -35,16 +34,6 @@ def records_of(data: Any, source: str) -> list[Any]:
     raise DataFileError(
         source, "top level", 'expected a MUL response {"Units": [...]}, a list of records or one record'
     )
-
-
-@dataclass
-class ImportReport:
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # "<record>: <why>", for the referee to read
-
-    def summary(self) -> str:
-        return f"{len(self.added)} added, {len(self.updated)} updated, {len(self.skipped)} skipped"
 
 
 class CardLibrary:
@@ -103,6 +92,7 @@ class CardLibrary:
             (report.updated if card.mul_id in self.records else report.added).append(f"{card.mul_id} {card.name}")
             self.records[card.mul_id] = dict(record)
         self.save()
+        report.cards = len(self.records)
         return report
 
     def save(self) -> None:

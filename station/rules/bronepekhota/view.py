@@ -4,7 +4,7 @@ this activation (§3.2), the round and whose turn it is."""
 from __future__ import annotations
 
 from ..table_snapshot import table_view
-from ..view import ElementView, StateView, UnitView
+from ..view import ElementView, StateView, UnitView, status_of
 from .moving import jump_range, movement_view
 from .state import OPTIONS, Element, GameState
 
@@ -53,7 +53,7 @@ def state_view(state: GameState) -> BronepekhotaView:
     def element_view(e_id: str) -> ModelView:
         e = state.elements[e_id]
         scale = state.setup.scales.get(e_id)
-        status = "destroyed" if e.destroyed else ("aboard" if e.aboard else e.posture)
+        status = status_of("destroyed" if e.destroyed else ("aboard" if e.aboard else e.posture))
         return {
             "id": e.id,
             "name": state.setup.names.get(e.id, e.id),
@@ -84,7 +84,7 @@ def state_view(state: GameState) -> BronepekhotaView:
             elements.append(element_view(pilot))
         machine = state.elements[unit.members[0]]
         if unit.kind == "vehicle":
-            status = "destroyed" if machine.destroyed else machine.posture
+            status = status_of("destroyed" if machine.destroyed else machine.posture)
         else:
             status = (
                 "destroyed"
@@ -111,7 +111,7 @@ def state_view(state: GameState) -> BronepekhotaView:
             "kind": "gun",
             "acted": False,
             "can_act": not e.destroyed,
-            "status": "destroyed" if e.destroyed else e.posture,
+            "status": status_of("destroyed" if e.destroyed else e.posture),
             "elements": [element_view(e.id)],
         }
         for e in state.elements.values()

@@ -21,7 +21,7 @@ from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
 from ..text import joined, say
-from ..view import ElementView, StateView, UnitView
+from ..view import ElementView, StateView, Status, UnitView
 from . import army, combat, real, turns
 from .army import check_armies
 from .state import OPTIONS, Fighter, QuickState, build
@@ -198,7 +198,7 @@ class QuickView(StateView):
 def state_view(state: QuickState) -> QuickView:
     """The dashboard's and API's view, shaped like the full rules' so the same page shows it."""
 
-    def status(f: Fighter) -> str:
+    def status(f: Fighter) -> Status:
         return "destroyed" if f.dead else "wounded" if f.wounded else "in play"
 
     units: list[UnitView] = []

@@ -22,7 +22,7 @@ from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
 from ..text import joined, say, word
-from ..view import ElementView, StateView, UnitView
+from ..view import ElementView, StateView, UnitView, status_of
 from . import army, artillery, blasts, melee, moving, optional, shooting, transport, turns
 from .army import check_armies, rules_data
 from .shooting import RulesOf
@@ -397,7 +397,7 @@ def state_view(state: MileState) -> MileView:
                     "id": f.id,
                     "name": f.name or f.id,
                     "kind": "infantry",
-                    "status": {"ok": "in play", "out": "destroyed", "fled": "fled"}[f.status],
+                    "status": status_of({"ok": "in play", "out": "destroyed", "fled": "fled"}[f.status]),
                     "armour": f.stats["toughness"],
                     "weapon": f.weapon,
                     "stats": dict(f.stats),

@@ -20,7 +20,7 @@ from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
 from ..text import joined, say, word
-from ..view import ElementView, StateView, UnitView
+from ..view import ElementView, StateView, UnitView, status_of
 from . import actions, army, assault, shooting
 from .army import MORALE, MORALE_WORDS, check_armies, rules_data
 from .ladder import LADDER
@@ -264,8 +264,8 @@ def state_view(state: WarState) -> WarView:
                 "id": f.id,
                 "name": f.id,
                 "kind": "infantry",
-                "status": {"ok": "in play", "unverified": "wounded", "stabilised": "wounded"}.get(
-                    f.status, "destroyed"
+                "status": status_of(
+                    {"ok": "in play", "unverified": "wounded", "stabilised": "wounded"}.get(f.status, "destroyed")
                 ),
                 "armour": 0,
                 "label": joined(

@@ -31,7 +31,7 @@ function alphaCard(unit) {
   const mv = c.movement || (`${c.move_in}"` + (c.jump_in ? ` / ${c.jump_in}"j` : ""));
   const badges = el("span", {}, el("span", { class: `badge ${status}` }, t(c.status)),
     c.move ? el("span", { class: "badge" }, t(c.move)) : "", c.attacked ? el("span", { class: "badge acted" }, t("attacked")) : "");
-  const card = el("article", { class: `card as-card player-${model.state.players.indexOf(unit.player)} ${status}`,
+  const card = el("article", { class: `card as-card player-${model.state.players.indexOf(unit.player)} ${status}${outOfPlay(c.status) ? " out" : ""}`,
     "data-unit": unit.id }, el("h3", {}, c.name, badges),
   el("div", { class: "row" }, t("{type} · SZ {size} · TMM {tmm} · MV {mv}", { type: t(c.type), size: c.size, tmm: c.tmm, mv }),
     el("span", {}, t("Skill {skill} · PV {pv}", c))),
@@ -48,6 +48,7 @@ function alphaCard(unit) {
   }
   return card;
 }
+CARD_LAYOUTS.alpha = alphaCard;
 
 function renderPhases() {
   const state = model.state;

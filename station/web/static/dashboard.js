@@ -6,6 +6,14 @@
 const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0, table: null, terrainSeq: null,
   picked: null, measurement: null, older: 0, olderBefore: null, shown: 0 };
 const PLAYER_COLOURS = ["#4a90e2", "#e2574a", "#3fb950", "#d29922"];
+// What the server declares once for every page (station/web/vocabulary.py): the terrain types
+// and their colours, the base-name pattern, and which statuses take a model out of play.
+const VOCABULARY = JSON.parse(document.getElementById("vocabulary")?.textContent || "{}");
+const outOfPlay = (status) => (VOCABULARY.out_of_play || []).includes(status);
+// A unit card's layout by the name the game's ruleset gives it (<body data-card>); a game's own
+// script adds its layout here (alpha.js: the card as printed).
+const CARD_LAYOUTS = {};
+const cardLayout = () => CARD_LAYOUTS[document.body.dataset.card] || unitCard;
 
 function rulingStatus(ruling) {
   if (ruling.overridden) return "overridden";
@@ -52,7 +60,7 @@ function bar(value, max, kind) {
 function unitCard(unit) {
   const state = model.state;
   const playerIndex = state.players.indexOf(unit.player);
-  const classes = ["card", `player-${playerIndex}`, unit.status];
+  const classes = ["card", `player-${playerIndex}`, unit.status, ...(outOfPlay(unit.status) ? ["out"] : [])];
   if (state.active_unit === unit.id) classes.push("active");
   const head = el("h3", {}, unit.name,
     el("span", {}, el("span", { class: `badge ${unit.status}` }, t(unit.status)), " ",
@@ -89,7 +97,7 @@ function unitCard(unit) {
   if (people.length) {
     card.append(el("ul", { class: "members" }, ...people.map((e) => {
       const provisional = modelStatus(e.id).provisional;
-      return el("li", { class: `${e.status}${provisional ? " provisional" : ""}` },
+      return el("li", { class: `${e.status}${outOfPlay(e.status) ? " out" : ""}${provisional ? " provisional" : ""}` },
         `${e.name} · ${e.label ? inLanguage(e.label, e.label_message) : t("Armour {armour}", e)} · ${t(e.status)}${provisional ? t(" (awaiting the referee)") : ""}`
         + `${unit.kind === "vehicle" ? t(" (pilot)") : ""}`);
     })));
@@ -177,7 +185,7 @@ function render() {
   $("initiative").textContent = Object.keys(state.initiative).length
     ? t("Initiative") + " " + Object.entries(state.initiative).map(([p, r]) => `${p} ${r}`).join(", ") : "";
   const provisional = new Set(provisionalElements());
-  patchList($("units"), state.units, (unit) => unitKey(unit, provisional), state.game === "alpha_strike" ? alphaCard : unitCard);
+  patchList($("units"), state.units, (unit) => unitKey(unit, provisional), cardLayout());
   if (state.phases) renderPhases();
   const pending = model.rulings.filter((r) => rulingStatus(r) === "pending");
   const onScreen = pending.slice(-20).reverse();
@@ -194,7 +202,7 @@ function render() {
       .map((u) => [u.id, `${u.name} (${u.player})`]));
     if ($("repair-element")) {
       fillSelect($("repair-element"), state.units.flatMap((u) => u.elements)
-        .filter((e) => e.durability_max && e.status !== "destroyed").map((e) => [e.id, e.name]));
+        .filter((e) => e.durability_max && !outOfPlay(e.status)).map((e) => [e.id, e.name]));
     }
   }
   $("records").textContent = model.records;

@@ -143,8 +143,9 @@ async function importMul() {
     let pasted;
     try { pasted = JSON.parse($("mul-text").value); }
     catch (error) { throw new Error(t("the MUL text is not valid JSON: {why}", { why: error.message })); }
-    const result = await call("/api/alpha-strike/mul", { mul: pasted });
-    delete schemas.alpha_strike;  // the new cards are offered by name and MUL id in the form
+    const game = currentGame().name;
+    const result = await call(`/api/rulesets/${encodeURIComponent(game)}/cards`, { cards: pasted });
+    delete schemas[game];  // the new cards are offered by name and MUL id in the form
     await drawArmyForm();  // before saying it is done, so what follows works on the new form
     $("mul-result").replaceChildren(el("li", {}, t("{added} added, {updated} updated, {skipped} skipped; the library holds {cards} cards.",
       { added: result.added.length, updated: result.updated.length, skipped: result.skipped.length, cards: result.cards })),
@@ -156,7 +157,7 @@ async function importMul() {
 
 function renderGameForm() {
   const game = currentGame();
-  $("mul-paste").hidden = game.name !== "alpha_strike";
+  $("mul-paste").hidden = !game.card_library;
   $("armies").replaceChildren(el("legend", {}, t("Armies")));
   const kept = rememberedArmies(game);
   if (kept) kept.forEach((id) => addArmyRow(id));

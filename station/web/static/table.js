@@ -4,7 +4,9 @@
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
-const TERRAIN_TYPES = ["woods", "building", "hill", "water", "obstacle", "trench", "wire"];
+const TERRAIN_TYPES = (VOCABULARY.terrain || []).map(([type]) => type);
+const TERRAIN_COLOURS = Object.fromEntries(VOCABULARY.terrain || []);  // each type's fill, as the replay and report draw it
+const BASE_NAME = new RegExp(VOCABULARY.base_name || "^$");
 const map = { terrain: { pieces: [], seq: null }, reach: null, editing: false, draft: null, selected: null,
   pieces: null, backdrop: false, backdropStamp: 0, errors: null, errorHeight: 0 };
 
@@ -24,9 +26,9 @@ function tableSize() {
 const points = (outline, h) => outline.map(([x, y]) => `${x},${h - y}`).join(" ");
 
 // A base name is its shape and size in mm; an oval or rectangle lies lengthwise along the facing
-// (station/measure/bases.py, parse_base_name).
+// (station/measure/bases.py, parse_base_name, whose pattern the server sends).
 function baseSize(name) {
-  const match = /^(?:(round)(\d+(?:\.\d+)?)|(oval|rect)(\d+(?:\.\d+)?)x(\d+(?:\.\d+)?))$/.exec(name || "");
+  const match = BASE_NAME.exec(name || "");
   if (!match) return ["round", 25, 25];
   if (match[1]) return ["round", Number(match[2]), Number(match[2])];
   const [a, b] = [Number(match[4]), Number(match[5])];
@@ -36,8 +38,8 @@ function baseSize(name) {
 function baseShape(unit, h, colour) {
   const [kind, length, width] = baseSize(unit.base);
   const x = unit.x_mm, y = h - unit.y_mm;
-  const rules = modelStatus(unit.element);  // what the rules say: destroyed, and whether provisionally
-  const ruled = rules.status === "destroyed" ? " destroyed" : "";
+  const rules = modelStatus(unit.element);  // what the rules say: out of play, and whether provisionally
+  const ruled = outOfPlay(rules.status) ? " out" : "";
   const attrs = { class: `base ${unit.status}${ruled}${rules.provisional ? " provisional" : ""}${rules.acting ? " acting" : ""}${model.picked === unit.element ? " picked" : ""}`, fill: colour,
     "data-element": unit.element, transform: `rotate(${-unit.facing_deg} ${x} ${y})` };
   const shape = kind === "round" ? svg("circle", { ...attrs, cx: x, cy: y, r: length / 2 })
@@ -55,7 +57,7 @@ const CHAR_EM = 0.62;  // a generous average glyph width, so the estimate is nev
 const LINE_EM = 1.3;  // and the line's height, descenders and all
 
 function labelText(unit) {
-  const down = unit.status === "fallen" || modelStatus(unit.element).status === "destroyed";
+  const down = unit.status === "fallen" || outOfPlay(modelStatus(unit.element).status);
   return down ? `${unit.element} ✕` : unit.element;
 }
 
@@ -115,7 +117,7 @@ function renderTable() {
   }
   if (map.errors) shapes.push(...errorOverlay(h));
   for (const piece of map.pieces || map.terrain.pieces) {
-    const polygon = svg("polygon", { class: `terrain ${piece.type}${map.selected === piece.id ? " selected" : ""}`,
+    const polygon = svg("polygon", { class: `terrain ${piece.type}${map.selected === piece.id ? " selected" : ""}`, fill: TERRAIN_COLOURS[piece.type] || "#888",
       points: points(piece.polygon, h), "data-piece": piece.id });
     polygon.addEventListener("click", (event) => {
       if (map.editing && !map.draft) { event.stopPropagation(); selectPiece(piece.id); }
@@ -187,7 +189,7 @@ function renderLegend(players) {
     el("li", {}, swatch("facing", ""), t("facing")),
     el("li", {}, swatch("acting", ""), t("acting now")),
     el("li", {}, swatch("fallen", ""), t("fallen")),
-    el("li", {}, swatch("destroyed", ""), t("destroyed")),
+    el("li", {}, swatch("out", ""), t("out of play")),
     el("li", {}, swatch("provisional", ""), t("awaiting the referee")),
     el("li", {}, swatch("ring", ""), t("reach (the selected model)")),
     el("li", {}, swatch("arc", ""), t("firing arc")));
