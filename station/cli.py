@@ -26,6 +26,7 @@ from .game import InputError
 from .journal import JournalError, read_records
 from .lobby.lobby import Hardware, Lobby
 from .lobby.settings import SettingsError, load_settings
+from .lobby.starting import CheckFailed
 from .rules.registry import RULESETS, make_ruleset
 from .web.limits import WebLimits
 
@@ -325,6 +326,8 @@ def hub_id(port, hub_id, baud) -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="Terrain file (station-terrain/1); the dashboard can edit it later.",
 )
+@click.option("--force", is_flag=True, help="Start although the pre-game check failed (needs --note).")
+@click.option("--note", default="", help="Why the game starts despite a failed check; journaled with it.")
 @_hardware_options
 @_web_options
 def run(
@@ -336,6 +339,8 @@ def run(
     host,
     port,
     terrain_path,
+    force,
+    note,
     serial_urls,
     baud,
     camera,
@@ -366,8 +371,19 @@ def run(
         loaded = [make_ruleset(game, DiceBook()).load_army(a) for a in armies] if not resuming else []
         terrain = load_json_file(terrain_path) if terrain_path else None
         station = lobby.start(
-            None if resuming else game, loaded, _parse_options(options), path, terrain, terrain_path or "terrain"
+            None if resuming else game,
+            loaded,
+            _parse_options(options),
+            path,
+            terrain,
+            terrain_path or "terrain",
+            force=force,
+            note=note,
+            by="station run",
         )
+    except CheckFailed as failed:
+        fixes = [f"  {c['check']}: {c['fix']}" for c in failed.checks if c["level"] == "fail" and c["fix"]]
+        _fail("\n".join([str(failed), *fixes, "Start anyway with --force --note WHY."]))
     except (DataFileError, InputError, ValueError, InUse) as exc:
         _fail(str(exc))
     click.echo(f"{'Resuming' if resuming else 'Journal'}: {station.journal.path}")
@@ -573,6 +589,7 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config,
             Path(journal) if journal else lobby.new_journal_path(f"demo-{session.game}"),
             session.terrain,
             f"{session.path}: terrain",
+            by="station demo",
         )
     except (DataFileError, InputError, ValueError, InUse) as exc:
         hub.stop()

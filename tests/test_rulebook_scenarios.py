@@ -64,6 +64,9 @@ def test_the_scenario_plays_live_and_replays_to_the_same_rulings(script, tmp_pat
         "demo", "--session", str(SCENARIOS / script), "--exit-when-done", "--speed", "10",
         "--journal", str(journal), "--port", str(free_port()),
     )  # fmt: skip
+    records = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    precheck = next(r for r in records if r["kind"] == "precheck")  # the lobby's start policy, as every start
+    assert not precheck["forced"] and precheck["by"] == "station demo", precheck["checks"]
     replayed = station("replay", str(journal), "--rulings")
     assert "all match the journal" in replayed
     for words in EXPECTED[script]:

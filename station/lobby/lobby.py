@@ -13,6 +13,7 @@ import datetime as _dt
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,8 +36,11 @@ from .hubwatch import HubWatch
 from .precheck import pregame_checks
 from .rehearsal import Rehearsal
 from .settings import Settings, save_settings
+from .starting import check_army_count, checks_view, judge
 
 log = logging.getLogger(__name__)
+
+HUB_SETTLE_S = 5.0  # how long a new game's check waits for a hub just opened to say hello
 
 
 class LobbyError(InputError):
@@ -82,6 +86,11 @@ def _discard_empty(path: Path) -> None:
         log.debug("removed %s: the game never started", path)
 
 
+def _hubs_answer(health: Mapping[str, Any]) -> bool:
+    hubs = health.get("hubs") or []
+    return bool(hubs) and all(h.get("state") == "connected" and h.get("hub_fw") for h in hubs)  # HELLO heard
+
+
 class Lobby:
     """At most one running ``Station``, the armies on the shelf and the games played."""
 
@@ -103,9 +112,10 @@ class Lobby:
         self._lock = threading.RLock()
         self.on_start: list[Callable[[Station], None]] = []
         self.on_end: list[Callable[[Station], None]] = []
-        self.messages: list[
-            str
-        ] = []  # (texts: said in the page's language)  # what a start said the referee should know (no calibration, …)
+        # What a start said the referee should know (no calibration, …), as texts a page says in
+        # its language, and the pre-game check it started after.
+        self.messages: list[str] = []
+        self.checks: list[dict[str, Any]] = []
 
     def _watch_hardware(self) -> None:
         hw = self.hardware
@@ -239,13 +249,25 @@ class Lobby:
         terrain: Any = None,
         terrain_where: str = "terrain",
         serial_urls: tuple[str, ...] = (),
+        *,
+        force: bool = False,
+        note: str = "",
+        by: str = "lobby",
     ) -> Station:
         """Open a game (``game`` None resumes ``path``) and start it.  Refused while another runs.
-        A failure closes everything it opened and removes a journal that never got past its
-        header; the error says what failed."""
+        A new game starts after the pre-game check (station/lobby/starting.py): a failed check
+        needs ``force`` and a ``note``, and both are journaled.  A failure closes everything it
+        opened and removes a journal that never got past its header; the error says what failed."""
+        forced = False
+        if game is not None:
+            self.refuse_if_running()  # before the check: its answer does not depend on it
+            check_army_count(len(armies))
+            self._settle_hubs()
+            checks = checks_view(self.check(game, armies, options))
+            forced = judge(checks, force, note)
+            self.checks = checks
         with self._lock:
-            if self._station is not None:
-                raise GameRunning(f"a game is already running ({self._station.journal.path.name}); end it first")
+            self.refuse_if_running()
             resuming = game is None
             if path is None:
                 if resuming:
@@ -288,11 +310,28 @@ class Lobby:
                 self.watch()
                 raise LobbyError(str(exc)) from None
             station.start()
+            if not resuming:
+                station.journal.append("precheck", durable=True, checks=self.checks, forced=forced, note=note, by=by)
             self._station = station
             log.info("%s %s", "resumed" if resuming else "started", path)
         for listener in self.on_start:
             listener(station)
         return station
+
+    def refuse_if_running(self) -> None:
+        if self._station is not None:
+            raise GameRunning(f"a game is already running ({self._station.journal.path.name}); end it first")
+
+    def _settle_hubs(self) -> None:
+        """Before a new game's check, the hubs' links open and given a moment to say hello, so
+        the check judges the hubs as they are: ``station serve`` watches them already, ``station
+        run`` and ``station demo`` open them here."""
+        if self.hub is None:
+            return
+        self.watch(required=True)
+        deadline = time.monotonic() + HUB_SETTLE_S
+        while time.monotonic() < deadline and not _hubs_answer(self.hub.health()):
+            time.sleep(0.05)
 
     def _attach_camera(self, station: Station) -> None:
         from ..vision.calibration import CalibrationError, load_calibration

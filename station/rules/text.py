@@ -222,3 +222,22 @@ def catalog(language: str, game: str | None = None) -> dict[str, str]:
         if found.is_file():
             words.update(json.loads(found.read_text(encoding="utf-8")))
     return words
+
+
+def with_messages(value: Any) -> Any:
+    """``value`` for JSON with, beside every text that can be said in another language, its
+    message: ``label_message`` next to ``label``, ``lines_messages`` next to a list ``lines``
+    (``None`` for an item with none).  The rules' words outside rulings (reach rings, cover, an
+    attack's preview) reach the page this way."""
+    if isinstance(value, list):
+        return [with_messages(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, item in value.items():
+        out[key] = with_messages(item)
+        if isinstance(item, Text):
+            out[f"{key}_message"] = item.message()
+        elif isinstance(item, list) and any(isinstance(i, Text) for i in item):
+            out[f"{key}_messages"] = [i.message() if isinstance(i, Text) else None for i in item]
+    return out

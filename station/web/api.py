@@ -13,8 +13,8 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
 from ..game import RECENT_RULINGS, InputError, JournalUnavailable
+from ..rules.text import with_messages
 from .current import station as _station
-from .i18n import with_messages
 from .security import error_response, is_referee, login, logout, referee_only
 from .stream import ENDED, Broadcaster
 

@@ -78,25 +78,6 @@ def spoken(text: ruling_text.Text) -> str:
     return text.said(catalog(language()) or None)
 
 
-def with_messages(value: Any) -> Any:
-    """``value`` for JSON with, beside every text that can be said in another language, its
-    message: ``label_message`` next to ``label``, ``lines_messages`` next to a list ``lines``
-    (``None`` for an item with none).  The rules' words outside rulings (reach rings, cover, an
-    attack's preview) reach the page this way."""
-    if isinstance(value, list):
-        return [with_messages(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    out = {}
-    for key, item in value.items():
-        out[key] = with_messages(item)
-        if isinstance(item, ruling_text.Text):
-            out[f"{key}_message"] = item.message()
-        elif isinstance(item, list) and any(isinstance(i, ruling_text.Text) for i in item):
-            out[f"{key}_messages"] = [i.message() if isinstance(i, ruling_text.Text) else None for i in item]
-    return out
-
-
 def install(app: Flask) -> None:
     """``_``, ``lang`` and the rulings' catalog in every template, and the catalogs for the page's
     scripts."""

@@ -20,18 +20,17 @@ from ..game import InputError, checked_note
 from ..lobby.armies import ShelfError
 from ..lobby.lobby import GameRunning
 from ..lobby.network import qr_svg
+from ..lobby.starting import CheckFailed, check_army_count, checks_view, refuse_unplayable
 from ..lobby.wiring import inventory_of, wiring
 from ..rules.labels import label, titled
 from ..rules.registry import RULESETS, make_ruleset
-from ..rules.text import say
+from ..rules.text import say, with_messages
 from .current import lobby
-from .i18n import language, with_messages
+from .i18n import language
 from .security import error_response, referee_only
 
 lobby_pages = Blueprint("lobby_pages", __name__, template_folder="templates")
 lobby_api = Blueprint("lobby_api", __name__)
-
-MAX_ARMIES = 8
 
 
 @lobby_api.errorhandler(DataFileError)
@@ -136,8 +135,9 @@ def save_army(game: str) -> Response:
 
 def _armies(game: str, chosen: Any) -> list[dict[str, Any]]:
     """The armies a new game is started with: shelf ids, or documents sent whole (uploaded)."""
-    if not isinstance(chosen, list) or not 2 <= len(chosen) <= MAX_ARMIES:
-        raise InputError(f"armies: choose from 2 to {MAX_ARMIES} armies")
+    if not isinstance(chosen, list):
+        raise InputError("armies: expected a list of army ids or documents")
+    check_army_count(len(chosen))
     shelf, loaded = lobby().shelf, []
     for i, army in enumerate(chosen):
         if isinstance(army, str):
@@ -158,27 +158,14 @@ def _new_game(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]], dict[str
     return game, _armies(game, body.get("armies")), options
 
 
-def _checks_view(findings: list[Any]) -> list[dict[str, Any]]:
-    """Each finding with its words, and their messages for the page to say in its language."""
-    return [with_messages({"check": f.check, "level": f.level, "said": f.said, "fix": f.fix}) for f in findings]
-
-
 @lobby_api.post("/games/check")
 @referee_only
 def check_game() -> Response:
     """The pre-game check for a new game's armies: each check ok, a warning, or failed."""
     game, armies, options = _new_game(_body())
-    checks = _checks_view(lobby().check(game, armies, options))
-    _refuse_unplayable(checks)
+    checks = checks_view(lobby().check(game, armies, options))
+    refuse_unplayable(checks)
     return jsonify({"checks": checks, "ready": all(c["level"] != "fail" for c in checks)})
-
-
-def _refuse_unplayable(checks: list[dict[str, Any]]) -> None:
-    """Armies or options the game refuses are bad input (400, naming the field), not a check
-    the referee may start past with a note."""
-    unplayable = next((c for c in checks if c["check"] == "armies" and c["level"] == "fail"), None)
-    if unplayable:
-        raise InputError(unplayable["said"])
 
 
 @lobby_api.post("/games")
@@ -188,22 +175,14 @@ def start_game() -> Response:
     once the pre-game check passes, or with ``"force": true`` and a ``"note"`` saying why; the
     check and the note are journaled with the game."""
     body = _body()
-    running = lobby().station
-    if running is not None:  # before loading anything: the answer does not depend on it
-        raise GameRunning(f"a game is already running ({running.journal.path.name}); end it first")
+    lobby().refuse_if_running()  # before loading anything: the answer does not depend on it
     game, armies, options = _new_game(body)
-    checks = _checks_view(lobby().check(game, armies, options))
-    _refuse_unplayable(checks)
-    failed = [c for c in checks if c["level"] == "fail"]
     force, note = body.get("force") is True, checked_note(body.get("note", ""))
-    if failed and not force:
-        said = "; ".join(f"{c['check']}: {c['said']}" for c in failed)
-        return jsonify({"error": f"the pre-game check failed: {said}", "checks": checks}), 412
-    if failed and not note.strip():
-        raise InputError("note: starting despite a failed check needs a note saying why")
-    station = lobby().start(game, armies, options)
-    station.journal.append("precheck", durable=True, checks=checks, forced=bool(failed), note=note, by="dashboard")
-    return jsonify({"journal": station.journal.path.name, "messages": lobby().messages, "checks": checks}), 201
+    try:
+        station = lobby().start(game, armies, options, force=force, note=note, by="dashboard")
+    except CheckFailed as failed:
+        return jsonify({"error": str(failed), "checks": failed.checks}), 412
+    return jsonify({"journal": station.journal.path.name, "messages": lobby().messages, "checks": lobby().checks}), 201
 
 
 @lobby_api.post("/rulesets/<game>/cards")

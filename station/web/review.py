@@ -10,10 +10,10 @@ from ..journal import JournalError
 from ..lobby.history import PlayedGame
 from ..lobby.replay import DISPUTED, GameReplay, Replays
 from ..rules.labels import label
-from ..rules.text import say
+from ..rules.text import say, with_messages
 from ..rules.view import model_names, out_of_play
 from .current import lobby
-from .i18n import language, spoken, with_messages
+from .i18n import language, spoken
 from .picture import ruling_picture, table_picture
 from .security import error_response
 

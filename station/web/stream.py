@@ -24,9 +24,9 @@ from typing import Any
 
 from ..bus import Bus, Subscription
 from ..game import RECENT_RULINGS
+from ..rules.text import with_messages
 from ..runtime import Station
 from . import heap
-from .i18n import with_messages
 
 log = logging.getLogger(__name__)
 
