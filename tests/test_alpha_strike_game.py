@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from station.rules.alpha_strike import AlphaStrike
-from station.rules.alpha_strike.force import card_library, load_army
+from station.rules.alpha_strike.army import card_library, load_army
 from station.rules.base import ArmyError
 
 from .conftest import FoldDriver, ScriptedRoller, assert_bad_file
@@ -438,7 +438,7 @@ def test_4_2_units_alternate_the_loser_first_and_the_larger_side_in_proportion(g
         assert game.do("move", unit=unit, mode="still")[0].kind == "move"
     game.hurt("commando", destroyed=True)
     game.state = game.state.evolve(removed=frozenset({"commando"}))
-    from station.rules.alpha_strike.turn import next_player
+    from station.rules.alpha_strike.turns import next_player
 
     assert next_player(game.state.evolve(moves={}), set()) == "defender"
     assert next_player(game.state.evolve(moves={}), {"thunderbolt"}) == "attacker"

@@ -7,7 +7,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from station.rules.alpha_strike.force import load_army
+from station.rules.alpha_strike.army import load_army
 from station.runtime import Station
 from station.web.server import DashboardServer
 from tests.test_alpha_strike_game import DATA

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from station.rules.alpha_strike.force import load_army
+from station.rules.alpha_strike.army import load_army
 from station.rules.base import ArmyError
 
 from .test_alpha_strike_game import INCH, RADIUS, Alpha

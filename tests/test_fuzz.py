@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from station.datafile import DataFileError
 from station.measure.terrain import parse_terrain
-from station.rules.alpha_strike.force import load_army
+from station.rules.alpha_strike.army import load_army
 from station.rules.base import ArmyError
 from station.rules.bronepekhota.army import load_army as load_bronepekhota
 from station.rules.bronepekhota_quick.army import load_army as load_quick

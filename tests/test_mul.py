@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from station.datafile import Fields
+from station.rules.alpha_strike.army import load_army
 from station.rules.alpha_strike.cards import Card
-from station.rules.alpha_strike.force import load_army
 from station.rules.alpha_strike.library import CardLibrary, records_of
 from station.rules.alpha_strike.mul import parse_movement, tmm_for_move
 from station.rules.alpha_strike.specials import is_known, split_abilities

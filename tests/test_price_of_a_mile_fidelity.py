@@ -5,6 +5,7 @@ flamethrower's second crewman (§9.1) and a vehicle beaten in melee (§15.1)."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 from station.rules.price_of_a_mile.artillery import field_gun
 from station.rules.price_of_a_mile.blasts import flame, grenade
@@ -39,7 +40,8 @@ def test_9_3_an_unaimed_field_gun_shot_at_a_unit_in_a_wood_needs_8(tmp_path):
             g.do("terrain", **terrain)
         g.do("roll_initiative", 9, 1)
         g.do("activate", squad="gun-crew")
-        _, ruling = field_gun(g.state, 99, {"gunner": "fg1", "target": "l6"}, Dice(gun__hit=8), g.rules.data["weapons"])
+        rules = SimpleNamespace(roller=Dice(gun__hit=8), data=g.rules.data)
+        _, ruling = field_gun(rules, g.state, 99, {"gunner": "fg1", "target": "l6"})
         results[terrain is not None] = ruling
     assert results[False].details["hit"] and "against 7+" in results[False].text
     assert not results[True].details["hit"] and "against 8+ (in cover)" in results[True].text
@@ -61,9 +63,8 @@ def test_15_4_a_field_gun_shot_at_a_tank_gets_plus_1(tmp_path):
     g.seen(fg1=(900, 100, 90), fg2=(960, 100, 90), tank=(900, 500, 270))
     g.do("roll_initiative", 9, 1)
     g.do("activate", squad="gun-crew")
-    _, ruling = field_gun(
-        g.state, 99, {"gunner": "fg1", "target": "tank", "aimed": True}, Dice(gun__hit=5), g.rules.data["weapons"]
-    )
+    rules = SimpleNamespace(roller=Dice(gun__hit=5), data=g.rules.data)
+    _, ruling = field_gun(rules, g.state, 99, {"gunner": "fg1", "target": "tank", "aimed": True})
     assert ruling.details["hit"] and "vehicle +1" in ruling.text
 
 
@@ -76,7 +77,7 @@ def test_8_1_a_grenade_from_the_open_at_a_base_in_a_trench_is_allowed():
     g.do("terrain", **TRENCH)
     g.seen(l6=(620, 600, 270), g1=(620, 470, 90))
     g.do("activate", squad="grenadiers")
-    _, said = grenade(g.state, 99, {"thrower": "g1", "at": [620, 600]}, Dice())
+    _, said = grenade(SimpleNamespace(roller=Dice()), g.state, 99, {"thrower": "g1", "at": [620, 600]})
     assert "in the open" not in said.text and "grenade" in said.text.lower()
 
 
@@ -90,7 +91,9 @@ def test_9_1_the_flamethrower_runs_dry_on_1_to_3_when_its_second_crewman_is_out_
         g.do("end_activation")
         g.seen(s1=(340, 330, 270), s2=(s2_x, 330, 270), s3=(900, 700, 270), s4=(960, 700, 270))
         g.do("activate", squad="sturm")
-        state, said = flame(g.state, 99, {"operator": "s1", "bearing_deg": 270}, Dice(flame__fuel=3))
+        state, said = flame(
+            SimpleNamespace(roller=Dice(flame__fuel=3)), g.state, 99, {"operator": "s1", "bearing_deg": 270}
+        )
         assert state.fighters["s1"].fuel_spent is out, said.text
 
 
@@ -126,5 +129,5 @@ def test_8_1_a_grenade_at_6_inches_within_the_cameras_uncertainty_goes_to_the_re
     g.seen(g1=(620, 600 - 25.0 - 6.05 * INCH, 90))  # the point 6.05" from the front edge of g1's 25x50 base
     g.state = g.state.evolve(sigmas={**g.state.sigmas, "g1": 1.5})
     g.do("activate", squad="grenadiers")
-    _, said = grenade(g.state, 99, {"thrower": "g1", "at": [620, 600]}, Dice())
+    _, said = grenade(SimpleNamespace(roller=Dice()), g.state, 99, {"thrower": "g1", "at": [620, 600]})
     assert said.needs_referee and "within the camera's uncertainty of 6" in said.text

@@ -97,6 +97,8 @@ def test_the_dashboard_tells_a_stabilised_wounded_from_an_unverified_one():
 
 
 def test_8_1_the_recharge_takes_its_casualties_from_the_free_fire_not_a_typed_count():
+    from types import SimpleNamespace
+
     from station.rules.steel_warriors.shooting import shoot
 
     from .test_steel_warriors import ready
@@ -118,7 +120,7 @@ def test_8_1_the_recharge_takes_its_casualties_from_the_free_fire_not_a_typed_co
     before = len(g.state.fighting("recruits"))
     data = g.rules.data
     args = {"squad": "partisans", "target": "recruits", "reaction": True}
-    g.state, _ = shoot(g.state, 99, args, Dice(), data["weapons"], data["armour"])
+    g.state, _ = shoot(SimpleNamespace(roller=Dice(), data=data), g.state, 99, args)
     lost = before - len(g.state.fighting("recruits"))
     assert lost >= 1 and g.state.activation.free_fire_losses == lost
     rolls = (6, 2, 6) if 2 + lost < 6 else (1,)  # Quality d6 against Leadership 2 + 1 a casualty

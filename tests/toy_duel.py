@@ -11,14 +11,12 @@ from station.dice import Roller
 from station.events import Node, Tilt
 from station.measure.units import INCHES, Convention
 from station.rules.base import ArmyError, Event, Input, Ruleset, Ruling, RulingKind
-from station.rules.inputs import Inputs
+from station.rules.inputs import Args, Inputs
 from station.rules.model_fields import ModelRuleset
 from station.rules.options import OptionSet, declared, integer
 from station.rules.table_snapshot import TableState, table_view
 from station.rules.text import say
 from station.rules.view import StateView, UnitView, status_of
-
-INPUTS = Inputs()
 
 
 @dataclass(frozen=True)
@@ -27,17 +25,18 @@ class Options:  # every option is declared with its type, range, default and sec
 
 
 @dataclass(frozen=True, kw_only=True)
-class DuelState(TableState):
-    """Who shoots first and who is down: a frozen dataclass like every game's state."""
-
+class DuelState(TableState):  # who shoots first and who is down: frozen, like every game's state
     first: str | None = None
     down: frozenset[str] = frozenset()
     duellists: tuple[str, ...] = ()
 
 
+INPUTS: Inputs[Duel, DuelState] = Inputs()  # a game's handlers see its ruleset through a protocol; the toy needs none
+
+
 @INPUTS.register("flip", "§1 (toy): the coin decides who shoots first")
-def handle_flip(game: Duel, state: DuelState, seq: int, args: Mapping[str, Any]) -> tuple[DuelState, list[Ruling]]:
-    first = state.duellists[0 if game.roller.roll(6, f"{seq}/coin") <= 3 else 1]  # a d6 as the coin
+def flip(rules: Duel, state: DuelState, seq: int, args: Args) -> tuple[DuelState, list[Ruling]]:
+    first = state.duellists[0 if rules.roller.roll(6, f"{seq}/coin") <= 3 else 1]  # a d6 as the coin
     return state.evolve(first=first), [
         Ruling(f"{seq}:flip", seq, RulingKind.INITIATIVE, say("{first} first.", first=first), "§1")
     ]

@@ -3,37 +3,43 @@ implements, in the manner of Klipper's ``register_command``: one table answers w
 game takes, which section each follows, and who handles it, for ``apply``, the dashboard and
 the lobby's forms alike.
 
-    INPUTS = Inputs()
+Each game keeps its table in its ``state.py`` and registers every handler where the rule lives,
+in the chapter's module, under the section it follows:
 
-    @INPUTS.register("begin_round", "§3.1")
-    def handle_begin_round(game, state, seq, args): ...
+    INPUTS: Inputs[Rules, GameState] = Inputs()          # state.py
 
-A handler is pure like ``apply``: ``(game, state, seq, args) -> (state, rulings)``, where ``game``
-is the ruleset, for its injected roller and its rules data.
+    @INPUTS.register("begin_round", "§3.1")              # turns.py
+    def begin_round(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]: ...
+
+A handler is pure like ``apply``: ``(rules, state, seq, args) -> (state, rulings)``.  ``rules`` is
+the ruleset itself, seen through the game's ``Rules`` protocol: what a handler may use besides
+the state, its injected roller and its rules data.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .base import Input, Overriding, Refused, Ruling, RulingKind, voided
 from .table_snapshot import fold_common
 from .text import Text, say
 
-S = TypeVar("S")
+R = TypeVar("R")  # what a game's handlers may use besides the state (its ``Rules`` protocol)
+S = TypeVar("S")  # the game's state
+Args = Mapping[str, Any]  # an input's fields as the dashboard or the journal gave them: JSON, checked by each handler
 
 # A handler returns the new state and its rulings, or its one ruling.
-Handler = Callable[[Any, Any, int, Mapping[str, Any]], tuple[Any, list[Ruling] | Ruling]]
+Handler = Callable[[R, S, int, Args], tuple[S, list[Ruling] | Ruling]]
 REFEREE_INPUTS = ("confirm", "override")  # every game takes these; the station journals them
 
 
 @dataclass(frozen=True)
-class InputHandler:
+class InputHandler(Generic[R, S]):
     type: str
     section: str
-    handle: Handler
+    handle: Handler[R, S]
 
 
 # The arguments that name who acts, in the order a refusal looks for them.
@@ -60,12 +66,12 @@ def refusal_text(no: Refused, args: Mapping[str, Any]) -> Text:
     return say("Refused: {why}.", why=no.text)
 
 
-class Inputs:
+class Inputs(Generic[R, S]):
     def __init__(self) -> None:
-        self._by_type: dict[str, InputHandler] = {}
+        self._by_type: dict[str, InputHandler[R, S]] = {}
 
-    def register(self, input_type: str, section: str) -> Callable[[Handler], Handler]:
-        def add(handle: Handler) -> Handler:
+    def register(self, input_type: str, section: str) -> Callable[[Handler[R, S]], Handler[R, S]]:
+        def add(handle: Handler[R, S]) -> Handler[R, S]:
             if input_type in self._by_type:
                 raise ValueError(f"input {input_type!r} is registered twice")
             self._by_type[input_type] = InputHandler(input_type, section, handle)
@@ -73,12 +79,12 @@ class Inputs:
 
         return add
 
-    def get(self, input_type: str) -> InputHandler | None:
+    def get(self, input_type: str) -> InputHandler[R, S] | None:
         return self._by_type.get(input_type)
 
     def dispatch(
         self,
-        game: Any,
+        rules: R,
         state: S,
         seq: int,
         body: Input,
@@ -98,7 +104,7 @@ class Inputs:
             folded: tuple[S, list[Ruling]] = fold_common(state, seq, body.type, body.args, known, moving)
             return folded
         try:
-            after, said = handler.handle(game, state, seq, body.args)
+            after, said = handler.handle(rules, state, seq, body.args)
             return after, [said] if isinstance(said, Ruling) else said
         except Refused as no:
             text = refusal_text(no, body.args)

@@ -13,89 +13,20 @@ from typing import Any, ClassVar
 
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
-from ..base import DashboardParts, Event, ImportReport, Input, Overriding, Refused, Ruling, RulingKind, voided
-from ..inputs import Inputs
+from ..base import DashboardParts, Event, ImportReport, Input, Overriding, Ruling
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
 from ..text import joined, say
 from ..view import ElementView, StateView, Status, UnitView
-from . import combat, force, library, setup, strike, turn
+from . import army, combat, formations, library, setup, strike, turns  # noqa: F401  (each chapter registers its inputs)
+from .army import card_of, check_forces
 from .attack import WORDS
 from .cards import UnitState, skill_pv
-from .force import card_of, check_forces
-from .formations import choose_snipers, lucky_left
+from .formations import lucky_left
 from .options import OPTIONS
-from .turn import PHASES, AlphaState, next_player
-
-INPUTS = Inputs()
-
-
-@INPUTS.register("setup_roll", "§3.2")
-def handle_setup_roll(
-    game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]
-) -> tuple[AlphaState, list[Ruling]]:
-    return setup.setup_roll(state, seq, game.roller)
-
-
-@INPUTS.register("home_edge", "§3.4")
-def handle_home_edge(
-    game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]
-) -> tuple[AlphaState, list[Ruling]]:
-    return setup.choose_home_edge(state, seq, args)
-
-
-@INPUTS.register("roll_initiative", "§4.1, §3.5")
-def handle_roll_initiative(
-    game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]
-) -> tuple[AlphaState, list[Ruling]]:
-    state, rulings = turn.roll_initiative(state, seq, game.roller)
-    return state, rulings + setup.check_deployment(state, seq)
-
-
-@INPUTS.register("sniper", "§11.2, A26")
-def handle_sniper(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
-    return choose_snipers(state, seq, args)
-
-
-@INPUTS.register("move", "§5")
-def handle_move(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
-    return turn.declare_move(state, seq, args)
-
-
-@INPUTS.register("end_movement", "§5")
-def handle_end_movement(
-    game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]
-) -> tuple[AlphaState, list[Ruling]]:
-    return turn.end_movement(state, seq)
-
-
-@INPUTS.register("attack", "§6")
-def handle_attack(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
-    void = voided(state.overrides, seq, f"{seq}:attack", say("Attack voided by the referee."), RulingKind.SHOT, "§6")
-    if void:
-        return state, [void]
-    try:
-        state, ruling = strike.attack(state, seq, args, game.roller)
-    except Refused as no:
-        text = say("Attack refused: {no}.", no=no)
-        return state, [Ruling(f"{seq}:attack", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
-    return state, [ruling]
-
-
-@INPUTS.register("lucky", "§11.1")
-def handle_lucky(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
-    try:
-        state, ruling = strike.lucky(state, seq, args, game.roller)
-    except Refused as no:
-        text = say("No Lucky re-roll: {no}.", no=no)
-        return state, [Ruling(f"{seq}:lucky", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
-    return state, [ruling]
-
-
-@INPUTS.register("end_turn", "§4.4, §4.5, §12")
-def handle_end_turn(game: Any, state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
-    return turn.end_turn(state, seq, state.options.victory)
+from .state import INPUTS, PHASES, AlphaState
+from .turns import next_player
 
 
 class AlphaStrike(ModelRuleset[AlphaState]):
@@ -112,7 +43,7 @@ class AlphaStrike(ModelRuleset[AlphaState]):
     mm_per_unit: ClassVar[float] = MM_PER_INCH
     convention: ClassVar[Convention] = INCHES
     options: ClassVar[OptionSet[Any]] = OPTIONS
-    army_format: ClassVar[ArmyFormat] = force
+    army_format: ClassVar[ArmyFormat] = army
     # The card as printed (§2.1), the phase tracker (§4) and the attack wizard: alpha.js.
     dashboard: ClassVar[DashboardParts] = DashboardParts(card="alpha", script="alpha.js", attack_wizard=True)
     card_library: ClassVar[str | None] = library.LIBRARY_FILE

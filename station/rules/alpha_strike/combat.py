@@ -21,7 +21,7 @@ from .declared import declared_geometry
 from .formations import benefit
 from .heat import max_overheat
 from .melee import CHARGE_CONTACT_IN, melee_plan
-from .turn import AlphaState
+from .state import AlphaState
 from .where import height_mm, placed
 
 KINDS = ("weapon", "indirect", "standard", "melee_weapon", "charge", "dfa")

@@ -10,14 +10,13 @@ formation's units are active (§11).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...datafile import Fields
 from ..base import Ruling, RulingKind
+from ..inputs import Args
 from ..text import say
-
-if TYPE_CHECKING:  # turn.py imports this module
-    from .turn import AlphaState
+from .state import INPUTS, AlphaState, Rules
 
 TYPES = ("battle", "fire_support", "striker")
 LUCKY_USES = 6  # §11.1
@@ -85,7 +84,8 @@ def lucky_left(state: AlphaState, player: str) -> int:
     return LUCKY_USES - state.lucky_used.get(player, 0) if benefit(state, player, "battle") else 0
 
 
-def choose_snipers(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
+@INPUTS.register("sniper", "§11.2, A26")
+def choose_snipers(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """§11.2 and A26: before the turn's initiative (or during its movement), a Fire Support Lance
     names up to two of its units that fire as Snipers this turn."""
     units = args.get("units")

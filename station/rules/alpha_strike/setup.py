@@ -3,14 +3,12 @@ deployment zone within 10" of a side's home edge, checked from the camera when t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from ...dice import Roller
 from ...measure.bases import MM_PER_INCH as INCH
 from ..base import Ruling, RulingKind
+from ..inputs import Args
 from ..text import joined, say
-from .turn import AlphaState, roll_off, shown
+from .state import INPUTS, AlphaState, Rules
+from .turns import initiative, roll_off, shown
 from .where import placed
 
 EDGES = ("bottom", "top", "left", "right")  # y = 0, y = table depth, x = 0, x = table width
@@ -18,8 +16,10 @@ OPPOSITE = {"bottom": "top", "top": "bottom", "left": "right", "right": "left"}
 ZONE_IN = 10.0  # §3.5
 
 
-def setup_roll(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState, list[Ruling]]:
+@INPUTS.register("setup_roll", "§3.2")
+def setup_roll(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """§3.2: 2D6 a side, ties again; the winner chooses its army first and then its home edge."""
+    roller = rules.roller
     if state.turn or state.setup_winner:
         return state, [
             Ruling(
@@ -43,7 +43,8 @@ def setup_roll(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState,
     ]
 
 
-def choose_home_edge(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
+@INPUTS.register("home_edge", "§3.4")
+def choose_home_edge(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """§3.4: the setup winner's edge; the opposite edge is the other side's."""
     edge = args.get("edge")
     if not state.setup_winner or state.turn or edge not in EDGES or len(state.players) != 2:
@@ -128,3 +129,10 @@ def check_deployment(state: AlphaState, seq: int) -> list[Ruling]:
             needs_referee=True,
         )
     ]
+
+
+@INPUTS.register("roll_initiative", "§4.1, §3.5")
+def roll_initiative(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
+    """§4.1's initiative, and at the first one the deployment checked (§3.5)."""
+    state, rulings = initiative(state, seq, rules.roller)
+    return state, rulings + check_deployment(state, seq)

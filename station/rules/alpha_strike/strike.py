@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...dice import Roller
-from ..base import Refused, Ruling, RulingKind
+from ..base import Refused, Ruling, RulingKind, voided
+from ..inputs import Args
 from ..text import NOTHING, Text, joined, say
 from .attack import apply_damage, critical_hit, modifiers, weapon_damage
 from .cards import UnitState
@@ -17,7 +18,7 @@ from .combat import ATTACK_KINDS, SPECIAL_MELEE, AttackPlan, plan_attack, rear_p
 from .formations import lucky_left
 from .heat import TurnHeat
 from .melee import self_damage
-from .turn import AlphaState
+from .state import INPUTS, AlphaState, Rules
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,20 @@ def _ruling(seq: int, plan: AttackPlan, words: list[Text], dice: list[int], hit:
     )
 
 
+@INPUTS.register("attack", "§6")
+def attack_input(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
+    """An attack the referee may void outright; a refused one is said as the attack's refusal."""
+    void = voided(state.overrides, seq, f"{seq}:attack", say("Attack voided by the referee."), RulingKind.SHOT, "§6")
+    if void:
+        return state, [void]
+    try:
+        state, ruling = attack(state, seq, args, rules.roller)
+    except Refused as no:
+        text = say("Attack refused: {no}.", no=no)
+        return state, [Ruling(f"{seq}:attack", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
+    return state, [ruling]
+
+
 def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[AlphaState, Ruling]:
     plan = plan_attack(state, args)
     key = f"{state.overrides.get(f'{seq}:attack', (seq,))[0]}/attack"
@@ -166,6 +181,16 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
             )
         )
     return state, _ruling(seq, plan, words, dice, hit, f"{seq}:attack")
+
+
+@INPUTS.register("lucky", "§11.1")
+def lucky_input(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
+    try:
+        state, ruling = lucky(state, seq, args, rules.roller)
+    except Refused as no:
+        text = say("No Lucky re-roll: {no}.", no=no)
+        return state, [Ruling(f"{seq}:lucky", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
+    return state, [ruling]
 
 
 def lucky(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[AlphaState, Ruling]:

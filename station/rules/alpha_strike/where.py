@@ -3,14 +3,13 @@ measurement layer, its height for line of sight, and the terrain it stands in.""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...measure.bases import Base
 from ...measure.measurement import Placed
-from .force import DEFAULT_HEIGHT_MM
+from .state import AlphaState
 
-if TYPE_CHECKING:  # turn.py imports this module
-    from .turn import AlphaState
+DEFAULT_HEIGHT_MM = 60.0  # a 'Mech's marker above the table, where a force file gives none
 
 
 def _unit_spec(state: AlphaState, unit_id: str) -> dict[str, Any]:

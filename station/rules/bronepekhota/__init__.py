@@ -13,85 +13,15 @@ from ...events import DryFire, Hello, Impact, Node, Overflow, Shot, Tilt, hub_ti
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import VOID_MEANS, Event, Input, Overriding, Ruling, RulingKind
 from ..hits import HitTracker, Stamp, stamp_of
-from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..text import joined, say
-from . import army, melee, repair, rounds, shooting, virtual
+from . import army, damage, melee, moving, repair, shooting, turns, virtual  # noqa: F401  (each chapter registers its inputs)
 from .army import check_armies
-from .damage import leave_vehicle
-from .deployment import deployment_rulings
-from .moving import announce_jump, movement_rulings
 from .reach import reach
-from .state import OPTIONS, GameState, build_setup
+from .state import INPUTS, OPTIONS, GameState, build_setup
 from .tables import cover
 from .view import BronepekhotaView, state_view
-
-INPUTS = Inputs()
-
-
-@INPUTS.register("begin_round", "§3, §1.6")
-def handle_begin_round(
-    game: Any, state: GameState, seq: int, args: Mapping[str, Any]
-) -> tuple[GameState, list[Ruling]]:
-    checks = deployment_rulings(state, seq)
-    state, rulings = rounds.begin_round(state, seq, game.roller)
-    return state, checks + rulings
-
-
-@INPUTS.register("set_order", "§3.2.1")
-def handle_set_order(game: Any, state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
-    return rounds.set_order(state, seq, args)
-
-
-@INPUTS.register("activate", "§3.2")
-def handle_activate(game: Any, state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
-    return rounds.activate(state, seq, str(args.get("unit")))
-
-
-@INPUTS.register("end_activation", "§3.2.2, §4")
-def handle_end_activation(
-    game: Any, state: GameState, seq: int, args: Mapping[str, Any]
-) -> tuple[GameState, list[Ruling]]:
-    moved = movement_rulings(state, seq)
-    state, rulings = rounds.end_activation(state, seq)
-    return state.evolve(paths={}), moved + rulings
-
-
-@INPUTS.register("repair", "§9.3, §10.1")
-def handle_repair(game: Any, state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
-    return repair.repair(state, seq, args)
-
-
-@INPUTS.register("capture", "§9.1-9.2")
-def handle_capture(game: Any, state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
-    return repair.capture(state, seq, args)
-
-
-@INPUTS.register("virtual_shot", "§7")
-def handle_virtual_shot(
-    game: Any, state: GameState, seq: int, args: Mapping[str, Any]
-) -> tuple[GameState, list[Ruling]]:
-    return virtual.virtual_shot(state, seq, args, game.roller)
-
-
-@INPUTS.register("close_combat", "§8")
-def handle_close_combat(
-    game: Any, state: GameState, seq: int, args: Mapping[str, Any]
-) -> tuple[GameState, list[Ruling]]:
-    return melee.close_combat(state, seq, args, game.roller)
-
-
-@INPUTS.register("jump", "§9.4")
-def handle_jump(game: Any, state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
-    return announce_jump(state, seq, args)
-
-
-@INPUTS.register("leave_vehicle", "§4.3")
-def handle_leave_vehicle(
-    game: Any, state: GameState, seq: int, args: Mapping[str, Any]
-) -> tuple[GameState, list[Ruling]]:
-    return leave_vehicle(state, seq, args)
 
 
 class Bronepekhota(ModelRuleset[GameState]):

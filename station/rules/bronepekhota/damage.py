@@ -5,16 +5,16 @@ D6 with his own Бр (§5.3, §Z.8), and if the vehicle is destroyed and he live
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
 from ..base import Ruling, RulingKind
+from ..inputs import Args
 from ..text import Text, joined, say
 from .panic import after_survival
 from .roster import dismount, name
-from .state import Element, GameState
+from .state import INPUTS, Element, GameState, Rules
 from .tables import survival_test
 
 
@@ -79,7 +79,8 @@ def emergency_landing(state: GameState, vehicle_id: str, roller: Roller, key: st
     ]
 
 
-def leave_vehicle(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
+@INPUTS.register("leave_vehicle", "§4.3")
+def leave_vehicle(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     """§4.3: the pilot leaves his vehicle and stands beside it; it freezes until someone boards
     (§9.1).  He moves once a round: if the vehicle moved this activation, he may not walk on."""
 

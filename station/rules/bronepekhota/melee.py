@@ -11,7 +11,6 @@ A tie or less is repelled, nobody hurt (§8.2).  Once per activation for each mo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -20,6 +19,7 @@ from ...measure.measurement import measure
 from ...measure.relations import bearing_deg
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling, RulingKind, voided
+from ..inputs import Args
 from ..text import Text, joined, say
 from . import contact
 from .damage import take_damage
@@ -27,12 +27,14 @@ from .moving import AIMED_MARK
 from .panic import PANIC_MARK
 from .roster import name
 from .shooting import _check_players_out, _whose_turn
-from .state import REPAIR_MARK, Element, GameState
+from .state import INPUTS, REPAIR_MARK, Element, GameState, Rules
 
 MELEE_MARK = "melee"  # in Element.fired: this model has fought this activation
 
 
-def close_combat(state: GameState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[GameState, list[Ruling]]:
+@INPUTS.register("close_combat", "§8")
+def close_combat(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
+    roller = rules.roller
     rid = f"{seq}:melee"
     attacker, defender = state.elements.get(str(args.get("attacker"))), state.elements.get(str(args.get("defender")))
     problem, section = _problem(state, attacker, defender)

@@ -12,18 +12,19 @@ The speed is from the Armlist or the durability sector (§2.2).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ...measure.movement import Crossing, Movement, movement, terrain_crossed
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling, RulingKind
+from ..inputs import Args
 from ..table_snapshot import Pose
 from ..text import Text, capitalised, joined, say
 from . import contact
 from .roster import name
-from .state import Element, GameState
+from .state import INPUTS, Element, GameState, Rules
 
 STEP_MM = BRONEPEKHOTA.unit.mm  # §4.1: 1 SP moves 1 step (5 cm) on flat ground
 TOLERANCE_SP = 0.1  # within a camera's error of the allowance (5 mm) is not "too far"
@@ -131,7 +132,8 @@ def _gun(state: GameState, gun: Element, moved: Movement) -> Priced:
     return Priced(0.0, (say("moved {n} steps{by}", n=f"{moved.path_mm / STEP_MM:.1f}", by=by),), tuple(problems))
 
 
-def announce_jump(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
+@INPUTS.register("jump", "§9.4")
+def announce_jump(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     """§9.4: before he moves, the player says the soldier jumps: once a round, instead of walking."""
     element = state.elements.get(str(args.get("element")))
     problem = None

@@ -14,22 +14,23 @@ to the first to touch it (§9.2).  The sliders stay where they are.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from ...measure.bases import closest_points
 from ...measure.relations import in_contact
 from ..base import Ruling, RulingKind
+from ..inputs import Args
 from ..text import say
 from . import contact
 from .roster import name
-from .state import REPAIR_MARK, Element, GameState, Unit
+from .state import INPUTS, REPAIR_MARK, Element, GameState, Rules, Unit
 
 EDGE_MM = 2.0  # a contact this close to the end of the HELIX's length is on that edge
 
 
-def repair(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
+@INPUTS.register("repair", "§9.3, §10.1")
+def repair(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     target = state.elements.get(str(args.get("element")))
     by = state.elements.get(str(args.get("by"))) if args.get("by") is not None else None
     cells = args.get("cells", 1)
@@ -186,7 +187,8 @@ def _touching(state: GameState, a: Element, b: Element) -> bool | None:
     return in_contact(pa, pb, contact.CONTACT_MM)
 
 
-def capture(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
+@INPUTS.register("capture", "§9.1-9.2")
+def capture(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     soldier, machine = state.elements.get(str(args.get("by"))), state.elements.get(str(args.get("element")))
     problem, section = _capture_problem(state, soldier, machine)
     if problem or soldier is None or machine is None:  # (missing models are among the problems)

@@ -16,7 +16,7 @@ from ...events import Impact, Shot, Tilt, wired
 from ..base import Ruling, RulingKind
 from ..hits import Stamp, Unexplained, clock_doubt, rule_late_shot
 from ..text import Text, joined, say, trimmed
-from . import contact, rounds
+from . import contact, turns
 from .damage import emergency_landing
 from .panic import after_survival
 from .roster import dismount, name
@@ -101,7 +101,7 @@ def _whose_turn(state: GameState, seq: int, element: Element) -> tuple[GameState
     if state.active_unit == element.unit:
         return state, [], None
     if state.active_unit is None and element.unit is not None:
-        new, rulings = rounds.activate(state, seq, element.unit, implicit=True)
+        new, rulings = turns.activate(state, seq, element.unit, implicit=True)
         if new.active_unit == element.unit:
             return new, rulings, None
         return state, [], trimmed(rulings[0].text) if rulings else say("out of turn")

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
+from ...dice import Roller
 from ..hits import Fired, HitTracker, Stamp
+from ..inputs import Inputs
 from ..options import choice, declared, flag, integer
 from ..table_snapshot import TableState
 from .army import CHARGES_BY_LAUNCHER, model_height
@@ -306,3 +308,12 @@ def build_setup(armies: Sequence[Mapping[str, Any]]) -> tuple[Setup, dict[str, E
         MappingProxyType(clearance),
     )
     return setup, elements, units
+
+
+class Rules(Protocol):
+    """What Бронепехота's handlers use besides the state: the injected roller."""
+
+    roller: Roller
+
+
+INPUTS: Inputs[Rules, GameState] = Inputs()  # every operator input, registered where its rule lives

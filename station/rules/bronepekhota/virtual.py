@@ -25,6 +25,7 @@ from ...measure.templates import blast
 from ...measure.terrain import line_of_sight
 from ...measure.units import BRONEPEKHOTA
 from ..base import Refused, Ruling, RulingKind, voided
+from ..inputs import Args
 from ..text import Text, joined, say
 from . import contact
 from .damage import take_damage
@@ -33,7 +34,7 @@ from .moving import AIMED_MARK, JUMP_MARK
 from .panic import PANIC_MARK
 from .roster import name
 from .shooting import _check_players_out, _whose_turn
-from .state import REPAIR_MARK, Element, GameState, Weapon
+from .state import INPUTS, REPAIR_MARK, Element, GameState, Rules, Weapon
 from .tables import cover
 
 STEP_MM = BRONEPEKHOTA.unit.mm
@@ -44,7 +45,9 @@ EXPLOSION_STEPS = 2  # §7.4 IV: the heavy rocket attacks everything within 2 st
 GRENADE_BLAST_STEPS = 1
 
 
-def virtual_shot(state: GameState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[GameState, list[Ruling]]:
+@INPUTS.register("virtual_shot", "§7")
+def virtual_shot(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
+    roller = rules.roller
     rid = f"{seq}:virtual"
     try:
         shooter, target, weapon, aimed, grenade = _declared(state, args)

@@ -8,58 +8,21 @@ returns a new state and its rulings, with dice only from the injected roller.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...dice import Roller
 from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
-from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind
+from ..base import Event, Input, Overriding, Ruling, RulingKind
 from ..hits import stamp_of
-from ..inputs import Handler, Inputs, refusal_text
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
 from ..text import joined, say
 from ..view import ElementView, StateView, Status, UnitView
-from . import army, combat, real, turns
+from . import army, combat, real, turns  # noqa: F401  (each chapter registers its inputs)
 from .army import check_armies
-from .state import OPTIONS, Fighter, QuickState, build
-
-INPUTS = Inputs()
-
-
-@INPUTS.register("roll_off", "§4.2")
-def handle_roll_off(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]) -> tuple[QuickState, list[Ruling]]:
-    return turns.roll_off(state, seq, game.roller)
-
-
-@INPUTS.register("end_turn", "§4.2, §12")
-def handle_end_turn(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]) -> tuple[QuickState, list[Ruling]]:
-    return turns.end_turn(state, seq, game.roller)
-
-
-def _action(act: Callable[[QuickState, int, Mapping[str, Any], Roller], tuple[QuickState, Ruling]]) -> Handler:
-    """A fighter's action: refused once the game is over (§4.1) or by the rules, then victory."""
-
-    def handle(game: Any, state: QuickState, seq: int, args: Mapping[str, Any]) -> tuple[QuickState, list[Ruling]]:
-        if state.winner:
-            return state, [Ruling(f"{seq}:over", seq, RulingKind.WARNING, say("The game is over."), "§4.1")]
-        try:
-            state, ruling = act(state, seq, args, game.roller)
-        except Refused as no:
-            text = refusal_text(no, args)
-            return state, [Ruling(f"{seq}:refused", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
-        state, won = turns.victory(state, seq)
-        return state, [ruling] + won
-
-    return handle
-
-
-INPUTS.register("virtual_shot", "§6-7")(_action(combat.virtual_shot))
-INPUTS.register("grenade", "§8")(_action(combat.grenade))
-INPUTS.register("close_combat", "§10")(_action(combat.close_combat))
-INPUTS.register("ram", "§14")(_action(combat.ram))
+from .state import INPUTS, OPTIONS, Fighter, QuickState, build
 
 
 class BronepekhotaQuick(ModelRuleset[QuickState]):

@@ -20,6 +20,7 @@ from ...measure.units import Convention, step
 from ..base import Refused, Ruling, RulingKind
 from ..text import joined, say
 from .state import Fighter, QuickState
+from .turns import fighters_action
 
 EXPLOSION_CAP = 20  # a chain of sixes this long has never been rolled; it keeps a bad roller finite
 AIMED = CLOSE = COVER = WOUNDED = 2  # §7: +2 aimed, +2 close target, +2 Armour in cover, -2 Armour wounded
@@ -163,6 +164,7 @@ def _clear_shot(state: QuickState, shooter: Fighter, target: Fighter) -> tuple[b
     return in_cover, sight
 
 
+@fighters_action("virtual_shot", "§6-7")
 def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
     """§6-7: one shooting action; each weapon once; for infantry, aimed +2 if he has not moved or
     fought, and +2 within 2 steps; the target's Armour +2 in cover, -2 if wounded."""
@@ -228,6 +230,7 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     return state, Ruling(f"{seq}:shot", seq, RulingKind.SHOT, text, "§7 §9", element=shooter.id, details=details)
 
 
+@fighters_action("grenade", "§8")
 def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
     """§8: one grenade a player-turn for the side, within 3 steps; Shooting 5 at the target, then
     Shooting 3 at everyone within 2 steps of it, the thrower too if he is that close."""
@@ -273,6 +276,7 @@ def _within_of(state: QuickState, centre: Fighter, steps: int) -> list[Fighter]:
     return [f for (f, _), mm in zip(others, row) if mm <= steps * state.step_mm]
 
 
+@fighters_action("close_combat", "§10")
 def close_combat(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
     """§10: within 1 step, once a turn; d6 + Close combat against Armour (wounded -2); the target
     strikes back the same way, worked out from the state before the combat.  Infantry need a
@@ -314,6 +318,7 @@ def close_combat(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     )
 
 
+@fighters_action("ram", "§14")
 def ram(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
     """§14: a moving vehicle rams a vehicle: d6 + its Armour against the target's Armour, and the
     target answers the same way.  Infantry always dodge."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from ...dice import Roller
 from ..hits import Fired, HitTracker, Stamp
+from ..inputs import Inputs
 from ..options import declared, flag, integer, number, table
 from ..table_snapshot import TableState
 from .army import model_height
@@ -123,3 +125,12 @@ def build(armies: Sequence[Mapping[str, Any]], options: Options) -> dict[str, Fi
                 u["tilt_node"],
             )
     return fighters
+
+
+class Rules(Protocol):
+    """What the quick rules' handlers use besides the state: the injected roller."""
+
+    roller: Roller
+
+
+INPUTS: Inputs[Rules, QuickState] = Inputs()  # every operator input, registered where its rule lives

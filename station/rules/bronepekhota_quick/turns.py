@@ -6,20 +6,24 @@ camera against Manoeuvre), and victory when a side has no infantry left."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 from ...dice import Roller
 from ...measure.movement import movement
-from ..base import Ruling, RulingKind
+from ..base import Refused, Ruling, RulingKind
+from ..inputs import Args, refusal_text
 from ..text import say
-from .state import QuickState
+from .state import INPUTS, QuickState, Rules
 
 ACTIONS = 3  # §4.3
 HEAL_DIES, HEAL_RECOVERS = 1, 5  # §12: 1 dies, 2-4 stays wounded, 5-6 recovers
 
 
-def roll_off(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, list[Ruling]]:
+@INPUTS.register("roll_off", "§4.2")
+def roll_off(rules: Rules, state: QuickState, seq: int, args: Args) -> tuple[QuickState, list[Ruling]]:
     """§4.2: each player rolls a die; the higher goes first; ties roll again (§15)."""
+    roller = rules.roller
     if state.turn:
         return state, [
             Ruling(f"{seq}:roll-off", seq, RulingKind.WARNING, say("The game has begun; no second roll-off."), "§4.2")
@@ -60,9 +64,11 @@ def moves_used(state: QuickState, fighter_id: str) -> int:
     return math.ceil((length - 5.0) / allowance) if allowance > 0 else ACTIONS + 1
 
 
-def end_turn(state: QuickState, seq: int, roller: Roller) -> tuple[QuickState, list[Ruling]]:
+@INPUTS.register("end_turn", "§4.2, §12")
+def end_turn(rules: Rules, state: QuickState, seq: int, args: Args) -> tuple[QuickState, list[Ruling]]:
     """§4.2, §12: the budget check, the healing roll for each wounded fighter of the player whose
     turn ends, victory (§4.1), then the next player's turn with fresh actions."""
+    roller = rules.roller
     player = state.active_player
     if player is None:
         why = (
@@ -158,3 +164,28 @@ def victory(state: QuickState, seq: int) -> tuple[QuickState, list[Ruling]]:
         else say("Draw: the last infantry of both sides fell together (§15).")
     )
     return state.evolve(winner=winner), [Ruling(f"{seq}:victory", seq, RulingKind.STATUS, text, "§4.1")]
+
+
+Action = Callable[[QuickState, int, Args, Roller], tuple[QuickState, Ruling]]
+
+
+def fighters_action(input_type: str, section: str) -> Callable[[Action], Action]:
+    """Registers a fighter's action (§4.1): refused once the game is over or by its rule, and
+    followed by the victory check (§12)."""
+
+    def register(act: Action) -> Action:
+        @INPUTS.register(input_type, section)
+        def handle(rules: Rules, state: QuickState, seq: int, args: Args) -> tuple[QuickState, list[Ruling]]:
+            if state.winner:
+                return state, [Ruling(f"{seq}:over", seq, RulingKind.WARNING, say("The game is over."), "§4.1")]
+            try:
+                state, ruling = act(state, seq, args, rules.roller)
+            except Refused as no:
+                text = refusal_text(no, args)
+                return state, [Ruling(f"{seq}:refused", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
+            state, won = victory(state, seq)
+            return state, [ruling] + won
+
+        return act
+
+    return register

@@ -9,156 +9,24 @@ comes from the injected roller or the table.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from ...dice import Roller
 from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind
-from ..inputs import Inputs
+from ..base import Event, Input, Overriding, Ruling
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
 from ..text import joined, say, word
 from ..view import ElementView, StateView, UnitView, status_of
-from . import army, artillery, blasts, melee, moving, optional, shooting, transport, turns
+from . import army, artillery, blasts, melee, morale, moving, optional, shooting, transport, turns  # noqa: F401  (each chapter registers its inputs)
 from .army import check_armies, rules_data
-from .shooting import RulesOf
-from .state import COMMAND_IN, INCH, OPTIONS, MileState, build
+from .state import COMMAND_IN, INCH, INPUTS, OPTIONS, MileState, RulesOf, build
 from .where import placed_many
 
 GAME = "price_of_a_mile"  # the labels of its words (text.word) are this game's
-
-INPUTS = Inputs()
-
-
-@INPUTS.register("gas_attack", "§14")
-def handle_gas_attack(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    return optional.gas_attack(state, seq, args, game.roller)
-
-
-@INPUTS.register("artillery_markers", "§16.4 step 1")
-def handle_artillery_markers(
-    game: Any, state: MileState, seq: int, args: Mapping[str, Any]
-) -> tuple[MileState, list[Ruling]]:
-    return artillery.place_support(state, seq, args, game.roller)
-
-
-@INPUTS.register("move_marker", "§16.4 step 3")
-def handle_move_marker(
-    game: Any, state: MileState, seq: int, args: Mapping[str, Any]
-) -> tuple[MileState, list[Ruling]]:
-    return artillery.shift_marker(state, seq, args)
-
-
-@INPUTS.register("roll_initiative", "§4.2, §16.4 step 2")
-def handle_roll_initiative(
-    game: Any, state: MileState, seq: int, args: Mapping[str, Any]
-) -> tuple[MileState, list[Ruling]]:
-    state, rulings = turns.roll_initiative(state, seq, args, game.roller)
-    if state.turn and rulings and rulings[0].kind == RulingKind.INITIATIVE:  # §16.4: the guns open each turn
-        state, shells = artillery.bombard(state, seq, game.roller)
-        rulings += shells
-    return state, rulings
-
-
-@INPUTS.register("activate", "§4.3")
-def handle_activate(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    return turns.activate(state, seq, args, game.roller)
-
-
-@INPUTS.register("move", "§5")
-def handle_move(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
-    return moving.move(state, seq, args, game.roller)
-
-
-@INPUTS.register("free", "§5.7")
-def handle_free(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
-    return moving.free(state, seq, args, game.roller)
-
-
-@INPUTS.register("cut_wire", "§5.8")
-def handle_cut_wire(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
-    return moving.cut_wire(state, seq, args, game.roller)
-
-
-@INPUTS.register("shoot", "§6")
-def handle_shoot(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
-    return shooting.shoot(state, seq, args, game.roller, game.data["weapons"], game.rules_of(state))
-
-
-@INPUTS.register("melee", "§10")
-def handle_melee(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
-    return melee.melee(state, seq, args, game.roller, game.data["melee_weapons"], state.options)
-
-
-@INPUTS.register("grenade", "§8.1")
-def handle_grenade(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
-    return blasts.grenade(state, seq, args, game.roller)
-
-
-@INPUTS.register("flame", "§9.1")
-def handle_flame(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
-    return blasts.flame(state, seq, args, game.roller)
-
-
-@INPUTS.register("mortar", "§9.2")
-def handle_mortar(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
-    return artillery.mortar(state, seq, args, game.roller)
-
-
-@INPUTS.register("field_gun", "§9.3")
-def handle_field_gun(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, Ruling]:
-    return artillery.field_gun(state, seq, args, game.roller, game.data["weapons"])
-
-
-@INPUTS.register("dismount", "§12.2")
-def handle_dismount(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    return optional.dismount(state, seq, args)
-
-
-@INPUTS.register("wits", "§16.9")
-def handle_wits(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    return optional.war_of_wits(state, seq, args, game.roller)
-
-
-@INPUTS.register("embark", "§15.1")
-def handle_embark(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    return transport.embark(state, seq, args, True)
-
-
-@INPUTS.register("disembark", "§15.1")
-def handle_disembark(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    return transport.embark(state, seq, args, False)
-
-
-@INPUTS.register("task", "§11")
-def handle_task(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    return optional.non_combat(state, seq, args, game.roller)
-
-
-@INPUTS.register("carry_body", "§16.10")
-def handle_carry_body(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    return carry_body(state, seq, args)
-
-
-@INPUTS.register("regroup", "§13.4")
-def handle_regroup(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    return regroup(state, seq, args, game.roller)
-
-
-@INPUTS.register("flee", "§13.3")
-def handle_flee(game: Any, state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    return flee(state, seq, args)
-
-
-@INPUTS.register("end_activation", "§13.1")
-def handle_end_activation(
-    game: Any, state: MileState, seq: int, args: Mapping[str, Any]
-) -> tuple[MileState, list[Ruling]]:
-    return turns.end_activation(state, seq, game.roller)
 
 
 class PriceOfAMile(ModelRuleset[MileState]):
@@ -267,79 +135,6 @@ class PriceOfAMile(ModelRuleset[MileState]):
         if state.winner:
             lines.append(say("  winner: {winner}", winner=state.winner))
         return joined(lines, "\n")
-
-
-def regroup(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
-    """§13.4: every base of the active squad spends both actions; one fled base comes back, and a
-    Disordered squad tests Morale: passing clears the Disorder."""
-    act = state.activation
-    if act is None or act.squad is None or args.get("squad") != act.squad:
-        raise Refused(say("only the squad now activated regroups"), "§13.4")
-    squad_id = act.squad
-    bases = [f.id for f in state.standing(squad_id)]
-    if any(act.actions.get(b, 0) < 2 for b in bases):
-        raise Refused(say("every base of the squad must still have both actions"), "§13.4")
-    state = state.evolve(activation=replace(act, actions={**act.actions, **{b: 0 for b in bases}}))
-    fled = [state.fighters[b] for b in state.squads[squad_id].bases if state.fighters[b].status == "fled"]
-    words = []
-    if fled:
-        state = state.with_fighter(replace(fled[0], status="ok"))
-        words.append(
-            say('{fled} returns (place it within command distance, not within 1" of an enemy)', fled=fled[0].id)
-        )
-    rulings = []
-    if state.squads[squad_id].disordered:
-        state, test = turns.morale_test(state, seq, squad_id, roller, say("regroup"))
-        if test.details["total"] >= turns.MORALE_TARGET:
-            state = state.with_squad(replace(state.squads[squad_id], disordered=False))
-            words.append(say("the Disorder is lifted"))
-        rulings.append(test)
-    text = (
-        say("Squad {squad_id} regroups (§13.4)", squad_id=squad_id)
-        + (": " + joined(words, "; ") if words else "")
-        + "."
-    )
-    return state, [Ruling(f"{seq}:regroup", seq, RulingKind.STATUS, text, "§13.4")] + rulings
-
-
-def carry_body(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    """§16.10: a popular commander taken out stays on the table; if his side carries him to the
-    end, the referee records it and the side scores (option ``popularity_vp``)."""
-    body = state.fighters.get(str(args.get("commander")))
-    if body is None or body.id not in state.options.popular or body.status != "out":
-        raise Refused(say("give a popular commander (option popular) who has been taken out"), "§16.10")
-    state = state.evolve(carried=state.carried | {body.id})
-    return state, [
-        Ruling(
-            f"{seq}:body",
-            seq,
-            RulingKind.STATUS,
-            say(
-                "{body}'s men carry his body: +{popularity_vp} victory points if they still have it at the end (§16.10).",
-                body=body.id,
-                popularity_vp=f"{state.options.popularity_vp:g}",
-            ),
-            "§16.10",
-        )
-    ]
-
-
-def flee(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
-    """§13.3: the referee sends a base off the field (it touched the table edge, or could not fall back)."""
-    fighter = state.fighters.get(str(args.get("base")))
-    if fighter is None or not fighter.standing:
-        raise Refused(say("give a standing base"), "§13.3")
-    state = turns.flee(state, [fighter.id])
-    return state, [
-        Ruling(
-            f"{seq}:flee",
-            seq,
-            RulingKind.STATUS,
-            say("{fighter} flees the field: half victory points (§13.3).", fighter=fighter.id),
-            "§13.3",
-            element=fighter.id,
-        )
-    ]
 
 
 def _command_links(state: MileState) -> tuple[list[Any], list[str]]:

@@ -4,7 +4,6 @@ die, the 2" blast at Power 1, and the Morale test for every squad the shell fall
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -14,11 +13,12 @@ from ...measure.measurement import Placed
 from ...measure.templates import scatter
 from ...measure.terrain import line_of_sight
 from ..base import Refused, Ruling, RulingKind
+from ..inputs import Args
 from ..text import Text, joined, say
-from . import vehicles
+from . import turns, vehicles
 from .blasts import blast_area, hit_under
 from .shooting import COVER_TYPES, HIT, visible
-from .state import INCH, MileState
+from .state import INCH, INPUTS, MileState, Rules
 from .turns import morale_test
 from .where import placed, placed_many
 
@@ -86,7 +86,9 @@ def _shell(
     return state.evolve(activation=replace(act, shaken=act.shaken | set(squads))), words, squads
 
 
-def mortar(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
+@INPUTS.register("mortar", "§9.2")
+def mortar(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
+    roller = rules.roller
     gunner = state.fighters.get(str(args.get("gunner")))
     point, aimed, spotter = args.get("at"), bool(args.get("aimed", False)), args.get("spotter")
     if gunner is None or not gunner.standing or gunner.weapon != "mortar":
@@ -148,10 +150,11 @@ def mortar(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) 
     )
 
 
-def field_gun(
-    state: MileState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any]
-) -> tuple[MileState, Ruling]:
+@INPUTS.register("field_gun", "§9.3")
+def field_gun(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§9.3: fired like a small arm (-2 unaimed); a natural 1 misfires; a miss lands d6" off."""
+    roller = rules.roller
+    weapons = rules.data["weapons"]
     gunner, target = state.fighters.get(str(args.get("gunner"))), state.fighters.get(str(args.get("target")))
     aimed = bool(args.get("aimed", False))
     if gunner is None or not gunner.standing or gunner.weapon != "field_gun":
@@ -233,10 +236,10 @@ SUPPORT_DIRECT_POWER = 7
 MARKER_SHIFT_IN = 3.0
 
 
-def place_support(
-    state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
-) -> tuple[MileState, list[Ruling]]:
+@INPUTS.register("artillery_markers", "§16.4 step 1")
+def place_support(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§16.4 step 1: before deployment, three markers in the enemy's zone, each drifting 2d6"."""
+    roller = rules.roller
     side = state.options.artillery_support
     points = args.get("markers")
     if side is None or state.turn or state.support_markers:
@@ -267,6 +270,16 @@ def place_support(
             details={"markers": [list(p) for p in placed_at]},
         )
     ]
+
+
+@INPUTS.register("roll_initiative", "§4.2, §16.4 step 2")
+def roll_initiative(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
+    """§4.2's initiative, then §16.4 step 2: the guns open each turn once its initiative is rolled."""
+    state, rulings = turns.initiative(state, seq, args, rules.roller)
+    if state.turn and rulings and rulings[0].kind == RulingKind.INITIATIVE:
+        state, shells = bombard(state, seq, rules.roller)
+        rulings += shells
+    return state, rulings
 
 
 def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list[Ruling]]:
@@ -324,7 +337,8 @@ def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list
     return state, rulings
 
 
-def shift_marker(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
+@INPUTS.register("move_marker", "§16.4 step 3")
+def shift_marker(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§16.4 step 3: after the bombardment one marker may move 3" in any direction."""
     k, to = args.get("marker"), args.get("to")
     if not isinstance(k, int) or not 0 <= k < len(state.support_markers) or not (isinstance(to, list) and len(to) == 2):

@@ -5,18 +5,18 @@ strip that hits everything on it at Power 2, then the fuel may run out."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from ...dice import Roller
 from ...measure.bases import Base, closest_points
 from ...measure.measurement import CALL_SIGMAS, Placed
 from ...measure.templates import blast, scatter, strip
 from ..base import Refused, Ruling, RulingKind
+from ..inputs import Args
 from ..text import NOTHING, Text, joined, say
 from .shooting import COVER_TYPES, panic, spend, take_hits
-from .state import COMMAND_IN, INCH, MileState
+from .state import COMMAND_IN, INCH, INPUTS, MileState, Rules
 from .where import placed, placed_many
 
 GRENADE_RANGE_IN = 6.0  # §8.1
@@ -81,8 +81,10 @@ def hit_under(
     return state, words, sorted(set(squads))
 
 
-def grenade(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
+@INPUTS.register("grenade", "§8.1")
+def grenade(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§8.1: 1 action; the point within 6"; scatter d6 - Shooting along the arrow die."""
+    roller = rules.roller
     thrower = state.fighters.get(str(args.get("thrower")))
     if thrower is None or not thrower.standing or not thrower.grenades:
         raise Refused(say("give a standing base that carries grenades"), "§8.1")
@@ -152,9 +154,11 @@ def _from_edge(me: Placed, point: Sequence[float]) -> float:
     return closest_points(me.base, Base("round", 0.2, 0.2, float(point[0]), float(point[1])))[0]
 
 
-def flame(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
+@INPUTS.register("flame", "§9.1")
+def flame(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§9.1: an 8" x 1" jet along ``bearing_deg`` from the operator's base; everything on it is hit
     at Power 2 and its squad tests Morale; then d10 1-2 (1-3 without a second crewman) ends the fuel."""
+    roller = rules.roller
     operator = state.fighters.get(str(args.get("operator")))
     bearing = args.get("bearing_deg")
     if operator is None or not operator.standing or operator.weapon != "flamethrower" or operator.fuel_spent:

@@ -12,10 +12,11 @@ from typing import Any
 from ...dice import Roller
 from ...measure.relations import in_contact
 from ..base import Refused, Ruling, RulingKind
+from ..inputs import Args
 from ..text import Text, joined, say
 from . import vehicles
 from .shooting import panic
-from .state import CONTACT_IN, INCH, Fighter, MileState, Options
+from .state import CONTACT_IN, INCH, INPUTS, Fighter, MileState, Rules
 from .where import placed, placed_many
 
 CRITICAL_MARGIN = 4  # §10.2
@@ -66,14 +67,11 @@ def _damage(
     )
 
 
-def melee(
-    state: MileState,
-    seq: int,
-    args: Mapping[str, Any],
-    roller: Roller,
-    melee_weapons: Mapping[str, Any],
-    options: Options,
-) -> tuple[MileState, Ruling]:
+@INPUTS.register("melee", "§10")
+def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
+    roller = rules.roller
+    melee_weapons = rules.data["melee_weapons"]
+    options = state.options
     attacker, defender = state.fighters.get(str(args.get("attacker"))), state.fighters.get(str(args.get("defender")))
     holds = bool(args.get("defender_holds", False))
     if (

@@ -5,22 +5,21 @@ whole Move; coming within 1" of an enemy ends the base's actions and starts a me
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
-from ...dice import Roller
 from ...measure.movement import movement, terrain_crossed
 from ...measure.relations import coherent, in_contact
 from ...measure.terrain import Piece
 from ..base import Refused, Ruling, RulingKind
+from ..inputs import Args
 from ..table_snapshot import Pose
 from ..text import capitalised, joined, say
 from . import optional
 from .shooting import spend
-from .state import CONTACT_IN, INCH, Fighter, MileState, Options
+from .state import CONTACT_IN, INCH, INPUTS, Fighter, MileState, Options, Rules
 from .where import placed, placed_many
 
 DIFFICULT = ("woods", "water")  # §5.2: difficult terrain (a terrain-piece property agreed before the game)
@@ -50,7 +49,9 @@ def _trench_moves(state: MileState, path: Sequence[Pose]) -> tuple[list[str], li
     return entered, left
 
 
-def move(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
+@INPUTS.register("move", "§5")
+def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
+    roller = rules.roller
     fighter = state.fighters.get(str(args.get("base")))
     if fighter is None or not fighter.standing:
         raise Refused(say("give a standing base"), "§5.1")
@@ -190,8 +191,10 @@ def _contact(state: MileState, fighter: Fighter) -> list[str]:
     return [e.id for e in enemies if in_contact(me, e, CONTACT_IN * INCH)]
 
 
-def free(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
+@INPUTS.register("free", "§5.7")
+def free(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§5.7: a base stuck on the wire spends an action and tests again: d10 + Resourcefulness, 6+."""
+    roller = rules.roller
     fighter = state.fighters.get(str(args.get("base")))
     if fighter is None or not fighter.stuck:
         raise Refused(say("give a base stuck on the wire"), "§5.7")
@@ -211,9 +214,11 @@ def free(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     )
 
 
-def cut_wire(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, Ruling]:
+@INPUTS.register("cut_wire", "§5.8")
+def cut_wire(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§5.8: a base with wire cutters in contact with the wire spends a non-combat action:
     d10 + Resourcefulness, 8+ cuts a gap, which is then crossed like difficult terrain."""
+    roller = rules.roller
     fighter = state.fighters.get(str(args.get("base")))
     piece = next((p for p in state.terrain if p.id == args.get("wire") and p.type == "wire"), None)
     if fighter is None or not fighter.standing or not fighter.wire_cutters:

@@ -4,17 +4,16 @@ station makes for them and what they change.  Squad rules are named in the army 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from ...dice import Roller
 from ...measure.relations import in_contact
 from ..base import Refused, Ruling, RulingKind
+from ..inputs import Args
 from ..text import NOTHING, Text, joined, say
 from . import vehicles
 from .shooting import spend
-from .state import INCH, MileState
+from .state import INCH, INPUTS, MileState, Rules
 from .where import placed
 
 GAS_TABLE = {
@@ -56,9 +55,11 @@ UNRELIABLE = (
 )  # §16.8
 
 
-def gas_attack(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
+@INPUTS.register("gas_attack", "§14")
+def gas_attack(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§14: before the first turn, each of the defender's squads rolls a d10; within the range for
     its protection and year it loses that many models and starts Disordered."""
+    roller = rules.roller
     side, protection, year = state.options.gas_attack, args.get("protection"), str(args.get("year", "1917"))
     if state.turn or side is None or state.gassed:
         raise Refused(
@@ -151,7 +152,8 @@ def game_continues(state: MileState, seq: int, roller: Roller) -> tuple[bool, st
     )
 
 
-def dismount(state: MileState, seq: int, args: Mapping[str, Any]) -> tuple[MileState, list[Ruling]]:
+@INPUTS.register("dismount", "§12.2")
+def dismount(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§12.2: cavalry dismount for an action each, for good; a partial dismount keeps at least
     half the squad's troopers mounted."""
     bases = args.get("bases")
@@ -200,9 +202,11 @@ WITS_EFFECTS = {
 }
 
 
-def war_of_wits(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
+@INPUTS.register("wits", "§16.9")
+def war_of_wits(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§16.9: once an activation a character within 3" of a target (never a Hero) rolls d10 +
     Resourcefulness (twice it for a Hero) against 6 + the target's Resourcefulness."""
+    roller = rules.roller
     act = state.activation
     me, target = state.fighters.get(str(args.get("character"))), state.fighters.get(str(args.get("target")))
     choice = args.get("choice")
@@ -237,9 +241,11 @@ def war_of_wits(state: MileState, seq: int, args: Mapping[str, Any], roller: Rol
 TASK_TARGET = 8  # §11
 
 
-def non_combat(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
+@INPUTS.register("task", "§11")
+def non_combat(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§11: a scenario's non-combat order (an action): d10 + Resourcefulness, 8+ succeeds, or the
     umpire's own target number."""
+    roller = rules.roller
     base = state.fighters.get(str(args.get("base")))
     what = str(args.get("task") or say("a task"))
     need = args.get("target", TASK_TARGET)
@@ -304,3 +310,26 @@ def treacherous(
         hit=hit,
         fighter_id=fighter_id,
     )
+
+
+@INPUTS.register("carry_body", "§16.10")
+def carry_body(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
+    """§16.10: a popular commander taken out stays on the table; if his side carries him to the
+    end, the referee records it and the side scores (option ``popularity_vp``)."""
+    body = state.fighters.get(str(args.get("commander")))
+    if body is None or body.id not in state.options.popular or body.status != "out":
+        raise Refused(say("give a popular commander (option popular) who has been taken out"), "§16.10")
+    state = state.evolve(carried=state.carried | {body.id})
+    return state, [
+        Ruling(
+            f"{seq}:body",
+            seq,
+            RulingKind.STATUS,
+            say(
+                "{body}'s men carry his body: +{popularity_vp} victory points if they still have it at the end (§16.10).",
+                body=body.id,
+                popularity_vp=f"{state.options.popularity_vp:g}",
+            ),
+            "§16.10",
+        )
+    ]

@@ -4,7 +4,7 @@ casualties nearest the shooter first, Wavering and the panic it spreads."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -12,12 +12,11 @@ from ...dice import Roller
 from ...measure.relations import nearest
 from ...measure.terrain import line_of_sight
 from ..base import Refused, Ruling, RulingKind
+from ..inputs import Args
 from ..text import NOTHING, Text, joined, say
 from . import vehicles
-from .state import INCH, Activation, Fighter, MileState
+from .state import INCH, INPUTS, Activation, Fighter, MileState, Rules, RulesOf
 from .where import placed, placed_many
-
-RulesOf = Callable[[Fighter], tuple[str, ...]]  # a base's special rules: its troop type's and its squad's
 
 TARGETS = 3  # §6.1
 AIMED_TARGETS = 4  # §6.5
@@ -356,15 +355,12 @@ def _misfire(state: MileState, shooter: Fighter, rolls: list[int], roller: Rolle
     return say("Misfire check d10 {checks}: it still works (§6.10).", checks=checks)
 
 
-def shoot(
-    state: MileState,
-    seq: int,
-    args: Mapping[str, Any],
-    roller: Roller,
-    weapons: Mapping[str, Any],
-    rules_of: RulesOf,
-) -> tuple[MileState, Ruling]:
+@INPUTS.register("shoot", "§6")
+def shoot(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§6: one Shoot (or Aim) order of one base: its dice against 7+/8+/9+/10+, then damage."""
+    roller = rules.roller
+    weapons = rules.data["weapons"]
+    rules_of = rules.rules_of(state)
     shot = plan_shot(state, args, weapons, rules_of)
     shooter, target, weapon, v, need = shot.shooter, shot.target, shot.weapon, shot.volley, shot.need
     state = spend(state, shooter, shot.cost, "§4.4")

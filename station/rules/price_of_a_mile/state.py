@@ -3,12 +3,14 @@ turn's activations, with the camera's evidence.  Frozen dataclasses, changed wit
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from ...dice import Roller
 from ...measure.bases import MM_PER_INCH
 from ..base import Refused
+from ..inputs import Inputs
 from ..options import declared, flag, integer, names, number, one_of, side
 from ..table_snapshot import TableState
 from ..text import say
@@ -200,3 +202,19 @@ def _fighter(model: Mapping[str, Any], player: str, squad: str | None) -> Fighte
         mounts=model.get("mounts", 1),
         name=model["name"],
     )
+
+
+RulesOf = Callable[[Fighter], tuple[str, ...]]  # a base's special rules: its troop type's and its squad's
+
+
+class Rules(Protocol):
+    """What The Price of a Mile's handlers use besides the state: the injected roller, the rules
+    data (army.rules_data: weapons, melee weapons, troop types) and each base's special rules."""
+
+    roller: Roller
+    data: dict[str, Any]
+
+    def rules_of(self, state: MileState) -> RulesOf: ...
+
+
+INPUTS: Inputs[Rules, MileState] = Inputs()  # every operator input, registered where its rule lives

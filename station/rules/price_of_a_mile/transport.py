@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from ...measure.relations import in_contact
 from ..base import Refused, Ruling, RulingKind
+from ..inputs import Args
 from ..text import say
 from .shooting import spend
-from .state import INCH, MileState
+from .state import INCH, INPUTS, MileState, Rules
 from .where import placed
 
 
-def embark(state: MileState, seq: int, args: Mapping[str, Any], getting_on: bool) -> tuple[MileState, list[Ruling]]:
+@INPUTS.register("embark", "§15.1")
+def embark(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
+    return _board(state, seq, args, True)
+
+
+@INPUTS.register("disembark", "§15.1")
+def disembark(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
+    return _board(state, seq, args, False)
+
+
+def _board(state: MileState, seq: int, args: Args, getting_on: bool) -> tuple[MileState, list[Ruling]]:
     """§15.1: a squad gets into (or out of) a truck, an action for each base; getting in needs
     every base within 1" of the truck."""
     act = state.activation

@@ -4,17 +4,16 @@ morale at the end of each activation, and victory points when the last turn ends
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from ...dice import Roller
 from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
 from ..base import Ruling, RulingKind
+from ..inputs import Args
 from ..text import Text, joined, say
 from . import optional, vehicles
-from .state import COMMAND_IN, INCH, Activation, Fighter, MileState
+from .state import COMMAND_IN, INCH, INPUTS, Activation, Fighter, MileState, Rules
 from .where import placed_many
 
 MORALE_TARGET = 8  # §13.2
@@ -27,9 +26,7 @@ def _senior_resourcefulness(state: MileState, player: str) -> int:
     return max((f.stats["resourcefulness"] for f in commanders), default=0)
 
 
-def roll_initiative(
-    state: MileState, seq: int, args: Mapping[str, Any], roller: Roller
-) -> tuple[MileState, list[Ruling]]:
+def initiative(state: MileState, seq: int, args: Args, roller: Roller) -> tuple[MileState, list[Ruling]]:
     """§4.2: d10 + the senior commander's Resourcefulness (+2 Tactical Superiority); ties roll
     again; winning by 4 or more chooses who makes the first two activations."""
     if state.over or state.activation or (state.turn and not _turn_done(state)):
@@ -111,9 +108,11 @@ def _turn_done(state: MileState) -> bool:
     return not any(_can_activate(state, p) for p in state.players)
 
 
-def activate(state: MileState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[MileState, list[Ruling]]:
+@INPUTS.register("activate", "§4.3")
+def activate(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§4.3: one squad and, optionally, one character (or a character alone once a side's squads
     are spent); every base gets 2 actions, a Hero 3 (§4.4, §12.1); §3.2 command distance."""
+    roller = rules.roller
     squad_id, character_id = args.get("squad"), args.get("character")
     if "unit" in args:  # the dashboard's Activate names a squad or a character
         squad_id, character_id = (args["unit"], None) if args["unit"] in state.squads else (None, args["unit"])
@@ -298,9 +297,11 @@ def flee(state: MileState, fighter_ids: list[str]) -> MileState:
     return state
 
 
-def end_activation(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list[Ruling]]:
+@INPUTS.register("end_activation", "§13.1")
+def end_activation(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§13.1: every squad that lost a third of its strength this activation, or came under
     artillery, tank or flame fire, tests Morale; then the next side activates."""
+    roller = rules.roller
     act = state.activation
     if act is None:
         return state, [

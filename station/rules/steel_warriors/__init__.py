@@ -8,126 +8,23 @@ suggested default and leaves morale changes to the referee (``set_morale``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from ...dice import Roller
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Overriding, Refused, Ruling, RulingKind
-from ..inputs import Inputs
+from ..base import Event, Input, Overriding, Ruling
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..table_snapshot import table_view
 from ..text import joined, say, word
 from ..view import ElementView, StateView, UnitView, status_of
-from . import actions, army, assault, shooting
-from .army import MORALE, MORALE_WORDS, check_armies, rules_data
+from . import actions, army, assault, morale, shooting  # noqa: F401  (each chapter registers its inputs)
+from .army import MORALE_WORDS, check_armies, rules_data
 from .ladder import LADDER
-from .state import OPTIONS, WarState, build
+from .state import INPUTS, OPTIONS, WarState, build
 
 GAME = "steel_warriors"  # the labels of its words (text.word) are this game's
-
-INPUTS = Inputs()
-
-
-@INPUTS.register("begin_turn", "§12")
-def handle_begin_turn(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return actions.begin_turn(state, seq)
-
-
-@INPUTS.register("activate", "§5.0")
-def handle_activate(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return actions.activate(state, seq, args)
-
-
-@INPUTS.register("move", "§5.1-5.3")
-def handle_move(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return actions.move(state, seq, args, game.data)
-
-
-@INPUTS.register("dash", "§5.3")
-def handle_dash(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return actions.dash(state, seq, args, game.roller, game.data)
-
-
-@INPUTS.register("prone", "§6.5")
-def handle_prone(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return actions.go_prone(state, seq, args)
-
-
-@INPUTS.register("get_up", "§6.5")
-def handle_get_up(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return actions.get_up(state, seq, args, game.roller)
-
-
-@INPUTS.register("shoot", "§6")
-def handle_shoot(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return shooting.shoot(state, seq, args, game.roller, game.data["weapons"], game.data["armour"])
-
-
-@INPUTS.register("unsuppress", "§6.7")
-def handle_unsuppress(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return actions.unsuppress(state, seq, args, game.roller)
-
-
-@INPUTS.register("reorganise", "§9")
-def handle_reorganise(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return actions.reorganise(state, seq, args, game.roller)
-
-
-@INPUTS.register("assault", "§8.1 steps 1-4")
-def handle_assault(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return assault.assault(state, seq, args, game.roller, game.data)
-
-
-@INPUTS.register("charge", "§8.1 steps 4-7")
-def handle_charge(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return assault.charge(state, seq, args)
-
-
-@INPUTS.register("recharge", "§8.1 step 5")
-def handle_recharge(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return assault.recharge(state, seq, args, game.roller, game.data)
-
-
-@INPUTS.register("close_combat", "§8.1 steps 8-12")
-def handle_close_combat(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return assault.close_combat(state, seq, args, game.roller, game.data["weapons"])
-
-
-@INPUTS.register("prisoners", "§8.1 step 12")
-def handle_prisoners(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return assault.prisoners(state, seq, args)
-
-
-@INPUTS.register("march_order", "§5.4")
-def handle_march_order(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return actions.march_order(state, seq, args)
-
-
-@INPUTS.register("tow", "§5.2")
-def handle_tow(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return actions.tow(state, seq, args, game.data)
-
-
-@INPUTS.register("leave_wounded", "§9")
-def handle_leave_wounded(
-    game: Any, state: WarState, seq: int, args: Mapping[str, Any]
-) -> tuple[WarState, list[Ruling]]:
-    return actions.leave_wounded(state, seq, args)
-
-
-@INPUTS.register("end_activation", "§5.0")
-def handle_end_activation(
-    game: Any, state: WarState, seq: int, args: Mapping[str, Any]
-) -> tuple[WarState, list[Ruling]]:
-    return actions.end_activation(state, seq)
-
-
-@INPUTS.register("set_morale", "§10")
-def handle_set_morale(game: Any, state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    return set_morale(state, seq, args)
 
 
 class SteelWarriors(ModelRuleset[WarState]):
@@ -218,24 +115,6 @@ class SteelWarriors(ModelRuleset[WarState]):
                 + (say(", prone") if s.prone else "")
             )
         return joined(lines, "\n")
-
-
-def set_morale(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
-    """§10: the morale-test procedure is lost (digest §12); the referee records each result."""
-    squad = state.squads.get(str(args.get("squad")))
-    morale = args.get("morale")
-    if squad is None or morale not in MORALE:
-        raise Refused(say("give a squad and a morale state: {morale}", morale=", ".join(MORALE)), "§10")
-    state = state.with_squad(replace(squad, morale=morale))
-    return state, [
-        Ruling(
-            f"{seq}:morale",
-            seq,
-            RulingKind.STATUS,
-            say("{squad} is now {morale} (§10).", squad=squad.id, morale=MORALE_WORDS[morale]),
-            "§10",
-        )
-    ]
 
 
 class WarSquadView(UnitView):

@@ -13,8 +13,9 @@ from ...dice import Roller
 from ...measure.movement import movement
 from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
+from ..inputs import Args
 from ..text import joined, say
-from .state import Activation, WarState
+from .state import INPUTS, Activation, Rules, WarState
 from .where import nearest_enemy_mm, placed_many
 
 MAX_UNSUPPRESS = 2  # §6.7
@@ -30,7 +31,8 @@ def command_test(state: WarState, squad_id: str, roller: Roller, key: str, extra
     return roll > need, roll, need
 
 
-def begin_turn(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("begin_turn", "§12")
+def begin_turn(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """The turn order is lost from the fragment (§12); the station's default: every squad
     activates once a turn with two actions, the players alternating as they agree."""
     if state.activation:
@@ -47,7 +49,8 @@ def begin_turn(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
     ]
 
 
-def activate(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("activate", "§5.0")
+def activate(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     squad = state.squads.get(str(args.get("squad", args.get("unit"))))  # the dashboard's Activate names a unit
     if state.activation or not state.turn:
         raise Refused(say("begin a turn, and end the current activation first"), "§5.0")
@@ -89,7 +92,8 @@ def spend(state: WarState, squad_id: str, section: str) -> WarState:
     return state.evolve(activation=replace(act, actions=act.actions - 1))
 
 
-def end_activation(state: WarState, seq: int) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("end_activation", "§5.0")
+def end_activation(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     act = state.activation
     if act is None:
         raise Refused(say("no activation is running"), "§5.0")
@@ -122,7 +126,8 @@ def _rate_in(state: WarState, squad_id: str, data: Mapping[str, Any]) -> int:
     return int(data["movement"][squad.movement])
 
 
-def leave_wounded(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("leave_wounded", "§9")
+def leave_wounded(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§9: stabilised wounded may be left in a safe place to await evacuation."""
     left = []
     for fid in args.get("figures") or []:
@@ -144,10 +149,11 @@ def leave_wounded(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[W
     ]
 
 
-def dash(
-    state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, data: Mapping[str, Any]
-) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("dash", "§5.3")
+def dash(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§5.3: a combat move is two dice with as many faces as the squad's move in inches."""
+    roller = rules.roller
+    data = rules.data
     squad_id = str(args.get("squad"))
     state = spend(state, squad_id, "§5.3")
     faces = _rate_in(state, squad_id, data)
@@ -171,9 +177,11 @@ def dash(
     ]
 
 
-def move(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("move", "§5.1-5.3")
+def move(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§5.1-5.3: each figure's path since the last move against the allowance; a prone squad
     cannot move (§6.5); suppression and morale allow only some directions (§6.7, §10)."""
+    data = rules.data
     squad_id = str(args.get("squad"))
     act = state.activation
     squad = state.squads.get(squad_id)
@@ -229,7 +237,8 @@ def move(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, 
     ]
 
 
-def go_prone(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("prone", "§6.5")
+def go_prone(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§6.5: an action; +1 step to the Range die; never in water."""
     squad_id = str(args.get("squad"))
     state = spend(state, squad_id, "§6.5")
@@ -247,8 +256,10 @@ def go_prone(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarSta
     ]
 
 
-def get_up(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("get_up", "§6.5")
+def get_up(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§6.5: an action; or, with ``test``, a command test whose success lets that action be the move."""
+    roller = rules.roller
     squad_id = str(args.get("squad"))
     state = spend(state, squad_id, "§6.5")
     if not state.squads[squad_id].prone:
@@ -281,8 +292,10 @@ def get_up(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -
     ]
 
 
-def unsuppress(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("unsuppress", "§6.7")
+def unsuppress(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§6.7: an action, twice an activation at most: a command test removes one marker."""
+    roller = rules.roller
     squad_id = str(args.get("squad"))
     act = state.activation
     if act is None or act.squad != squad_id or not state.squads[squad_id].suppression:
@@ -334,10 +347,12 @@ def _medical_vehicle_near(state: WarState, squad_id: str) -> bool:
     return float(gaps.min()) / state.unit_mm <= MEDICAL_VEHICLE_IN
 
 
-def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("reorganise", "§9")
+def reorganise(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§9: once an activation (suppressed: only in cover), the fighters gather round the commander
     and each unverified casualty rolls a d6, +1 with a medic, +2 with a surgeon: 1-2 dies, 3-5 is
     stabilised (carried), 6 returns."""
+    roller = rules.roller
     squad_id = str(args.get("squad"))
     act = state.activation
     if act is None or act.squad != squad_id or act.reorganised:
@@ -386,7 +401,8 @@ def reorganise(state: WarState, seq: int, args: Mapping[str, Any], roller: Rolle
     ]
 
 
-def march_order(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("march_order", "§5.4")
+def march_order(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§5.4: weapons slung, columns, no cover and no shooting; entering or leaving it takes an
     action (the fragment is silent on the cost; the station's setting)."""
     squad_id, on = str(args.get("squad")), bool(args.get("on", True))
@@ -403,10 +419,12 @@ def march_order(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[War
     return state, [Ruling(f"{seq}:march", seq, RulingKind.STATUS, text, "§5.4")]
 
 
-def tow(state: WarState, seq: int, args: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("tow", "§5.2")
+def tow(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§5.2: hitching up a load (or, with none, letting it go) sets the squad's speed: a trailer
     8", slightly overloaded 6", heavily overloaded 4", a gun manhandled by its crew 4" (never in
     march order)."""
+    data = rules.data
     squad = state.squads.get(str(args.get("squad")))
     load = args.get("load")
     if squad is None or (load is not None and load not in data["towing"]):

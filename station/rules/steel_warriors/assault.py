@@ -6,19 +6,17 @@ and the casualty d6."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
-from ...dice import Roller
 from ...measure.measurement import CALL_SIGMAS
 from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
+from ..inputs import Args
 from ..text import joined, say
 from .actions import command_test, spend
 from .army import MORALE_WORDS
 from .ladder import step
-from .state import WarState
+from .state import INPUTS, Rules, WarState
 from .where import placed_many
 
 ASSAULT_MODIFIER = {"confident": 0, "steady": 1, "shaken": 3}  # §8.1
@@ -27,11 +25,12 @@ CONTACT_IN = 0.5  # figures in base contact, within the camera's noise
 CAVALRY_STEPS = 2  # §8.1 step 9
 
 
-def assault(
-    state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, data: Mapping[str, Any]
-) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("assault", "§8.1 steps 1-4")
+def assault(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 steps 1-4: "Attack!": Quality > Leadership (+1 Steady, +3 Shaken); failing loses the
     whole activation; passing rolls the combat move towards the enemy."""
+    roller = rules.roller
+    data = rules.data
     squad_id, target_id = str(args.get("squad")), str(args.get("target"))
     squad, target = state.squads.get(squad_id), state.squads.get(target_id)
     if squad is None or target is None or squad.player == target.player:
@@ -124,7 +123,8 @@ def threat(state: WarState, attackers: str, defenders: str) -> int:
     return value * (2 if squad.terrifying or squad.blades else 1)
 
 
-def charge(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("charge", "§8.1 steps 4-7")
+def charge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 steps 4-7: after the charge is moved, did it arrive?  If so, the defender tests Morale
     with the threat shown; if it fails, it falls back to 6" in front of the attackers."""
     squad_id, target_id = str(args.get("squad")), str(args.get("target"))
@@ -171,12 +171,13 @@ def charge(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState
     ]
 
 
-def close_combat(
-    state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, weapons: Mapping[str, Any]
-) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("close_combat", "§8.1 steps 8-12")
+def close_combat(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 steps 8-12: every figure in base contact rolls its Quality die, stepped up for its
     weapon and a horse; in each pair the lower roll is a casualty (ties fight on); then each
     casualty rolls a d6: 1-2 killed, 3-4 wounded, 5-6 unhurt."""
+    roller = rules.roller
+    weapons = rules.data["weapons"]
     a_id, d_id = str(args.get("squad")), str(args.get("target"))
     if a_id not in state.squads or d_id not in state.squads:
         raise Refused(say("give the attacking and the defending squad"), "§8")
@@ -268,12 +269,13 @@ def close_combat(
     ]
 
 
-def recharge(
-    state: WarState, seq: int, args: Mapping[str, Any], roller: Roller, data: Mapping[str, Any]
-) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("recharge", "§8.1 step 5")
+def recharge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 step 5: when the defenders' free fire caused casualties, the attackers test Quality >
     Leadership + 1 a casualty: success makes one more combat move, failure puts a suppression
     marker on them and sends them back to where the charge began."""
+    roller = rules.roller
+    data = rules.data
     squad_id = str(args.get("squad"))
     act = state.activation
     if act is None or act.squad != squad_id:
@@ -329,7 +331,8 @@ def recharge(
     ]
 
 
-def prisoners(state: WarState, seq: int, args: Mapping[str, Any]) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("prisoners", "§8.1 step 12")
+def prisoners(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 step 12: the side that fled the close combat loses its unhurt and wounded fallen
     fighters as prisoners (the referee names them)."""
     taken = []

@@ -12,11 +12,12 @@ from typing import Any
 from ...dice import Roller
 from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
+from ..inputs import Args
 from ..text import Text, joined, say
 from .actions import spend
 from .army import MORALE_WORDS
 from .ladder import ZONES, casualties, range_die, rof_die, zone
-from .state import Figure, WarState
+from .state import INPUTS, Figure, Rules, WarState
 from .where import placed_many
 
 LIGHT_COVER = ("woods",)  # §6.5: forest and bushes
@@ -204,14 +205,11 @@ def preview(state: WarState, squad: str, target: str, weapons: Mapping[str, Any]
     }
 
 
-def shoot(
-    state: WarState,
-    seq: int,
-    args: Mapping[str, Any],
-    roller: Roller,
-    weapons: Mapping[str, Any],
-    armour: Mapping[str, int],
-) -> tuple[WarState, list[Ruling]]:
+@INPUTS.register("shoot", "§6")
+def shoot(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
+    roller = rules.roller
+    weapons = rules.data["weapons"]
+    armour = rules.data["armour"]
     reaction = bool(args.get("reaction"))  # §8.1: a defender's free fire at a charge that fell short
     if not reaction:
         state = spend(state, str(args.get("squad")), "§6.3")

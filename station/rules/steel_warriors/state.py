@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
+from ...dice import Roller
 from ...measure.bases import MM_PER_INCH
 from ..base import Refused
+from ..inputs import Inputs
 from ..options import choice, declared
 from ..table_snapshot import TableState
 from ..text import say
@@ -139,3 +141,14 @@ def build(armies: tuple[Mapping[str, Any], ...]) -> tuple[dict[str, Figure], dic
                     melee_weapon=x.get("melee_weapon", False), android=x.get("android", False),
                 )  # fmt: skip
     return figures, squads
+
+
+class Rules(Protocol):
+    """What Steel Warriors' handlers use besides the state: the injected roller and the rules
+    data (army.rules_data: weapons, armour, movement rates, towing)."""
+
+    roller: Roller
+    data: dict[str, Any]
+
+
+INPUTS: Inputs[Rules, WarState] = Inputs()  # every operator input, registered where its rule lives

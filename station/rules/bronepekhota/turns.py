@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from ...dice import Roller
 from ..base import Ruling, RulingKind
+from ..inputs import Args
 from ..text import Text, say
-from .state import GameState
+from .deployment import deployment_rulings
+from .moving import movement_rulings
+from .state import INPUTS, GameState, Rules
 
 _MAX_REROLLS = 50
 
@@ -33,7 +34,15 @@ def roll_initiative(state: GameState, seq: int, roller: Roller) -> tuple[dict[st
     return rolls, contenders[0]  # 50 ties in a row: take the first rather than loop for ever
 
 
-def begin_round(state: GameState, seq: int, roller: Roller) -> tuple[GameState, list[Ruling]]:
+@INPUTS.register("begin_round", "§3, §1.6")
+def begin_round(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
+    """The deployment checked (§1.6), then the round begun."""
+    checks = deployment_rulings(state, seq)
+    state, rulings = new_round(state, seq, rules.roller)
+    return state, checks + rulings
+
+
+def new_round(state: GameState, seq: int, roller: Roller) -> tuple[GameState, list[Ruling]]:
     """§3: a new round; every unit may act again, every barrel may fire again (§6.4)."""
     if len(state.setup.players) - len(state.out) < 2 and state.round > 0:
         return state, [_warning(seq, say("The game is over; no new round."), "§1.1")]
@@ -70,7 +79,8 @@ def begin_round(state: GameState, seq: int, roller: Roller) -> tuple[GameState, 
     ]
 
 
-def set_order(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[GameState, list[Ruling]]:
+@INPUTS.register("set_order", "§3.2.1")
+def set_order(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     """§3.2.1: the initiative winner announces the player order."""
     order = tuple(args.get("order", ()))
     if state.round == 0 or sorted(order) != sorted(state.order):
@@ -82,6 +92,11 @@ def set_order(state: GameState, seq: int, args: Mapping[str, Any]) -> tuple[Game
     return state.evolve(order=order), [
         Ruling(f"{seq}:order", seq, RulingKind.STATUS, say("Player order: {order}.", order=", ".join(order)), "§3.2")
     ]
+
+
+@INPUTS.register("activate", "§3.2")
+def activate_unit(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
+    return activate(state, seq, str(args.get("unit")))
 
 
 def activate(state: GameState, seq: int, unit_id: str, implicit: bool = False) -> tuple[GameState, list[Ruling]]:
@@ -120,7 +135,15 @@ def activate(state: GameState, seq: int, unit_id: str, implicit: bool = False) -
     ]
 
 
-def end_activation(state: GameState, seq: int) -> tuple[GameState, list[Ruling]]:
+@INPUTS.register("end_activation", "§3.2.2, §4")
+def end_activation(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
+    """The activation's moves measured (§4), then the activation ended."""
+    moved = movement_rulings(state, seq)
+    state, rulings = close_activation(state, seq)
+    return state.evolve(paths={}), moved + rulings
+
+
+def close_activation(state: GameState, seq: int) -> tuple[GameState, list[Ruling]]:
     """§3.2.2: the unit's Armlist is turned; play passes to the next player with units left."""
     if state.active_unit is None:
         return state, [_warning(seq, say("No unit is acting."), "§3.2")]

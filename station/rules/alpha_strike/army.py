@@ -18,11 +18,11 @@ from .formations import TYPES, parse_formation
 from .library import CardLibrary
 from .mul import parse_mul
 from .specials import SPECIAL
+from .where import DEFAULT_HEIGHT_MM
 
 FORMAT = "alpha-strike-force/1"
 LIBRARY = "alpha-strike-cards/1"
 DEFAULT_BASE = "round40"  # a 'Mech's hex base, as the circle it sits in (sample)
-DEFAULT_HEIGHT_MM = 60.0
 
 
 def card_library() -> dict[str, Card]:

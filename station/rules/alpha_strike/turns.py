@@ -8,14 +8,14 @@ destroyed, victory).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
 from ...measure.bases import MM_PER_INCH as INCH
 from ...measure.bases import overlapping
 from ..base import Ruling, RulingKind
-from ..table_snapshot import TableState
+from ..inputs import Args
 from ..text import Text, capitalised, joined, say
 from .attack import WORDS
 from .cards import UnitState
@@ -23,44 +23,8 @@ from .declared import LONGEST_TAPE_IN
 from .formations import speed_demon
 from .heat import TurnHeat, end_phase
 from .moving import check_move
-from .options import Options
+from .state import INPUTS, AlphaState, Rules
 from .where import placed
-
-PHASES = ("initiative", "movement", "combat", "end")  # §4
-
-
-@dataclass(frozen=True)
-class AlphaState(TableState):
-    players: tuple[str, ...]
-    forces: tuple[Mapping[str, Any], ...]
-    options: Options
-    units: Mapping[str, UnitState]
-    turn: int = 0
-    setup_winner: str | None = None  # §3.2
-    home_edges: Mapping[str, str] = field(default_factory=dict)  # player -> bottom | top | left | right (§3.4)
-    phase: str = "initiative"  # initiative | movement | combat | end
-    order: tuple[str, ...] = ()  # the initiative loser first (§4.1)
-    moves: Mapping[str, str] = field(default_factory=dict)  # unit -> still | ground | jump, this turn
-    moved_in: Mapping[str, float] = field(default_factory=dict)  # inches travelled, for charges
-    attacked: frozenset[str] = frozenset()  # unit ids, and "id/rear" for REAR attacks (§10.3)
-    special_targets: frozenset[str] = frozenset()  # declared targets of a charge or DFA this turn (§8.2)
-    rear_fired: Mapping[str, int] = field(
-        default_factory=dict
-    )  # unit -> what its REAR attack takes off the forward one
-    snipers: frozenset[str] = frozenset()  # this turn's Snipers (§11.2)
-    lucky_used: Mapping[str, int] = field(default_factory=dict)  # player -> Lucky re-rolls spent (§11.1)
-    last_miss: Any = None  # (seq, AttackPlan) of the attack just missed, which a Lucky use may re-roll
-    combat_side: int = 0  # index in ``order`` of the side attacking now (§4.3)
-    combat_start: Mapping[str, UnitState] = field(default_factory=dict)  # the units as the Combat Phase began
-    heat_turn: Mapping[str, TurnHeat] = field(default_factory=dict)
-    removed: frozenset[str] = frozenset()
-    winner: str | None = None
-
-    def with_unit(self, unit: UnitState) -> AlphaState:
-        return self.evolve(units={**self.units, unit.id: unit})
-
-    def in_play(self, player: str | None = None) -> list[UnitState]:
-        return [u for u in self.units.values() if u.id not in self.removed and (player is None or u.player == player)]
 
 
 def roll_off(
@@ -87,7 +51,7 @@ def shown(rolls: Mapping[str, list[int]]) -> str:
     return ", ".join(f"{p} {'/'.join(map(str, r))}" for p, r in rolls.items())
 
 
-def roll_initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState, list[Ruling]]:
+def initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState, list[Ruling]]:
     """§4.1: the initiative loser moves and fights first."""
     if state.phase != "initiative" or state.winner:
         return state, [
@@ -179,7 +143,8 @@ def _taped(inches: Any) -> float | Text | None:
     return float(inches)
 
 
-def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[AlphaState, list[Ruling]]:
+@INPUTS.register("move", "§5")
+def declare_move(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """§5: the unit's declared move this turn, checked against the path the camera saw."""
     unit = state.units.get(str(args.get("unit")))
     mode = args.get("mode", "ground")
@@ -268,7 +233,8 @@ def declare_move(state: AlphaState, seq: int, args: Mapping[str, Any]) -> tuple[
     ]
 
 
-def end_movement(state: AlphaState, seq: int) -> tuple[AlphaState, list[Ruling]]:
+@INPUTS.register("end_movement", "§5")
+def end_movement(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     if state.phase != "movement":
         return state, [
             Ruling(
@@ -287,8 +253,10 @@ def end_movement(state: AlphaState, seq: int) -> tuple[AlphaState, list[Ruling]]
     ]
 
 
-def end_turn(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, list[Ruling]]:
+@INPUTS.register("end_turn", "§4.4, §4.5, §12")
+def end_turn(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """§4.4: heat, shutdown and restart, the destroyed removed, then victory (§4.5, §12)."""
+    victory = state.options.victory
     if state.phase != "combat":
         return state, [
             Ruling(
