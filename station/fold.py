@@ -16,8 +16,9 @@ from .dice import DiceBook, Roll
 from .events import HUB_ID, NODE_AT, hub_time
 from .hubclock import Timeline
 from .journal import JournalError
-from .rules.base import Event, Input, Override, Overriding, Ruleset, Ruling, state_json
+from .rules.base import Event, Input, Override, Overriding, Ruling
 from .rules.registry import make_ruleset
+from .rules.ruleset import Ruleset, state_json
 
 HEADER_KIND = "game"
 APPLIED_RX = ("event", "control")  # rx verdicts the fold applies; the rest are kept for audit

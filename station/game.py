@@ -22,8 +22,9 @@ from .fold import HEADER_KIND, dice_of, fold, header_of, is_folded, record_event
 from .journal import Journal, JournalFull
 from .measure.terrain import FORMAT as TERRAIN_FORMAT
 from .measure.terrain import parse_terrain, terrain_document
-from .rules.base import Ruleset, Ruling
+from .rules.base import Ruling
 from .rules.registry import make_ruleset
+from .rules.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
 

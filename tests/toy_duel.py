@@ -10,10 +10,11 @@ from typing import Any, ClassVar
 from station.dice import Roller
 from station.events import Node, Tilt
 from station.measure.units import INCHES, Convention
-from station.rules.base import ArmyError, Event, Input, Ruleset, Ruling, RulingKind
+from station.rules.base import ArmyError, Event, Input, Ruling, RulingKind
 from station.rules.inputs import Args, Inputs
 from station.rules.model_fields import ModelRuleset
 from station.rules.options import OptionSet, declared, integer
+from station.rules.ruleset import Ruleset
 from station.rules.table_snapshot import TableState, table_view
 from station.rules.text import say
 from station.rules.view import StateView, UnitView, status_of

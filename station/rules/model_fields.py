@@ -8,7 +8,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from ..datafile import Fields, load_json_file
 from ..events import HUB_ID, NODE_AT, Node
-from .base import VOID_MEANS, ArmyError, DashboardParts, ImportReport, Ruling
+from .base import VOID_MEANS, ArmyError, Ruling
+from .ruleset import DashboardParts, ImportReport
 from .text import say
 
 S = TypeVar("S")

@@ -7,10 +7,10 @@ from typing import Any
 
 from ..dice import Roller
 from .alpha_strike import AlphaStrike
-from .base import Ruleset
 from .bronepekhota import Bronepekhota
 from .bronepekhota_quick import BronepekhotaQuick
 from .price_of_a_mile import PriceOfAMile
+from .ruleset import Ruleset
 from .steel_warriors import SteelWarriors
 
 RULESETS: dict[str, Callable[[Roller], Ruleset[Any]]] = {

@@ -112,7 +112,7 @@ def fold_common(
     return state, [Ruling(f"{seq}:input", seq, RulingKind.WARNING, say("Unknown input {input}.", input=repr(kind)), "")]
 
 
-class TableView(TypedDict):
+class SettledTableView(TypedDict):
     """The keys of every game's ``state_view`` that come from the shared table state, built once
     here: the confirmed and overridden rulings, where the camera put each model (mm, mm, degrees),
     the snapshot that came from, and the terrain in force."""
@@ -124,7 +124,7 @@ class TableView(TypedDict):
     terrain: list[str]
 
 
-def table_view(state: TableState) -> TableView:
+def table_view(state: TableState) -> SettledTableView:
     return {
         "confirmed": sorted(state.confirmed),
         "overridden": sorted(state.overrides),

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal, NotRequired, TypedDict, get_args
 
-from .table_snapshot import TableView
+from .table_snapshot import SettledTableView
 
 # A model's or unit's status, one of a closed set so that the live map, the replay and the report
 # agree on who is still in play.  A posture is the tilt node's word (events.TILT_STATES).
@@ -63,9 +63,9 @@ class UnitView(TypedDict):
     markers: NotRequired[Sequence[str]]  # short badges ("Disordered", "prone"), said as texts (text.py)
 
 
-class StateView(TableView):
+class StateView(SettledTableView):
     """The game as the dashboard shows it: round, whose turn, the units, the options in force,
-    the winner, and (from ``TableView``) what the camera and the referee have settled."""
+    the winner, and (from ``SettledTableView``) what the camera and the referee have settled."""
 
     game: str
     round: int

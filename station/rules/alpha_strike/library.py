@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ...datafile import DataFileError, Fields, data_dir, load_json_file, one_writer, write_text_atomic
-from ..base import ArmyError, ImportReport
+from ..base import ArmyError
+from ..ruleset import ImportReport
 from .cards import Card
 from .mul import parse_mul
 

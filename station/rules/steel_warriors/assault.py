@@ -13,10 +13,10 @@ from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import joined, say
-from .actions import command_test, spend
 from .army import MORALE_WORDS
 from .ladder import step
 from .state import INPUTS, Rules, WarState
+from .turns import command_test, spend
 from .where import placed_many
 
 ASSAULT_MODIFIER = {"confident": 0, "steady": 1, "shaken": 3}  # §8.1

@@ -1,6 +1,6 @@
 """Steel Warriors morale (seed 001 digest §10): the fragment lost the morale test's procedure
 (digest §12), so the referee rolls it and records each result; the station then enforces what
-the morale states forbid (actions.py)."""
+the morale states forbid (turns.py)."""
 
 from __future__ import annotations
 

@@ -14,10 +14,10 @@ from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, joined, say
-from .actions import spend
 from .army import MORALE_WORDS
 from .ladder import ZONES, casualties, range_die, rof_die, zone
 from .state import INPUTS, Figure, Rules, WarState
+from .turns import spend
 from .where import placed_many
 
 LIGHT_COVER = ("woods",)  # §6.5: forest and bushes
