@@ -4,6 +4,7 @@ import itertools
 import json
 import os
 import subprocess
+import time
 import urllib.request
 from pathlib import Path
 
@@ -185,6 +186,16 @@ def fill(folder):
             except OSError as exc:
                 assert exc.errno == errno.ENOSPC
     return filler
+
+
+def wait_for(predicate, timeout=10.0, what="condition", poll=0.01):
+    """Until ``predicate()`` holds, or fail naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(poll)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 def referee_call(url, path, token, body=None, method="POST"):

@@ -14,8 +14,7 @@ from station.journal import read_records
 from station.rules.bronepekhota.army import load_army
 from station.runtime import Station
 
-from .conftest import ROOT
-from .test_link import wait_for
+from .conftest import ROOT, wait_for
 
 HIL = Path(__file__).parent / "data" / "hil"
 ELF = ROOT / "firmware" / "build" / "hub.elf"

@@ -15,14 +15,7 @@ from station.devices.hubsim import SimulatedHub
 from station.devices.link import HubLink, LineAssembler
 from station.journal import Journal, read_records
 
-
-def wait_for(predicate, timeout=10.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+from .conftest import wait_for
 
 
 class Harness:

@@ -23,7 +23,7 @@ from station.hubclock import ClockMap, Timeline
 from station.journal import read_records
 from station.runtime import Station
 
-from .test_link import wait_for
+from .conftest import wait_for
 
 SESSIONS = Path(__file__).parent / "data" / "sessions"
 NODES = (

@@ -9,7 +9,7 @@ from station.journal import read_records
 from station.rules.bronepekhota import Bronepekhota
 from station.runtime import Station
 
-from .test_link import wait_for
+from .conftest import wait_for
 
 
 def _hub(tmp_path, armies):

@@ -26,14 +26,12 @@ from station.tournament.standings import Standing, as_csv, standings, swiss_pair
 from station.tournament.store import Store
 from station.tournament.subscriber import Subscriber
 
+from .conftest import wait_for as wait_till
+
 
 def wait_for(predicate, timeout=30.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    """A broker round trip is slower than a pty's: a longer wait, polled less often."""
+    wait_till(predicate, timeout, what, poll=0.05)
 
 
 class Relay:

@@ -27,6 +27,12 @@ class Placed:
     sigma_mm: float = 0.5
 
 
+def pair_sigma(a: Placed, b: Placed) -> float:
+    """How far anything measured between two bases may be off: their position sigmas combined
+    (1 sigma, mm).  Every distance, gap and bearing between two bases starts from it."""
+    return math.hypot(a.sigma_mm, b.sigma_mm)
+
+
 def position_sigma(calibration_sigma_mm: float, confidence: float) -> float:
     """A base's position uncertainty: the calibration's expected error there, widened as the
     tracker's confidence in the sighting drops."""
@@ -87,7 +93,7 @@ class Measurement:
 
 
 def measure(a: Placed, b: Placed, convention: Convention, kind: str = "edge") -> Measurement:
-    sigma = math.hypot(a.sigma_mm, b.sigma_mm)
+    sigma = pair_sigma(a, b)
     if kind == "centre":
         return Measurement(
             a.id,

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 
 from .bases import closest_points
-from .measurement import Placed
+from .measurement import CALL_SIGMAS, Placed, pair_sigma
 from .pairwise import edge_distances
 
 
@@ -50,6 +50,13 @@ def bearing_deg(origin: Placed, target: Placed) -> float:
     return (angle - origin.base.facing_deg + 180) % 360 - 180
 
 
+def bearing_sigma_deg(origin: Placed, target: Placed, sigmas: float = 1.0) -> float:
+    """How far the bearing between two bases may be off, in degrees: ``sigmas`` times their
+    combined position error, seen across the distance between their centres."""
+    distance = math.hypot(target.base.x - origin.base.x, target.base.y - origin.base.y)
+    return math.degrees(math.atan2(sigmas * pair_sigma(origin, target), max(distance, 1e-9)))
+
+
 def in_arc(origin: Placed, target: Placed, centre_deg: float = 0.0, half_width_deg: float = 90.0) -> bool:
     """Is the target's centre inside an arc of the origin: e.g. the front half is (0, 90), the
     rear (180, 90), a turret allowed to turn 90 degrees from its rest position (rest, 90)."""
@@ -89,8 +96,6 @@ def attack_side(attacker: Placed, target: Placed, rear_half_width_deg: float = 3
     front) for a rear hit.  "vertex" when the line is within the measurement's uncertainty of a
     corner, where the target's controller chooses."""
     offset = abs(abs(bearing_deg(target, attacker)) - 180.0)  # 0: straight behind
-    distance = math.hypot(attacker.base.x - target.base.x, attacker.base.y - target.base.y)
-    slack = math.degrees(math.atan2(2 * math.hypot(attacker.sigma_mm, target.sigma_mm), max(distance, 1e-9)))
-    if abs(offset - rear_half_width_deg) <= slack:
+    if abs(offset - rear_half_width_deg) <= bearing_sigma_deg(attacker, target, CALL_SIGMAS):
         return "vertex"
     return "rear" if offset < rear_half_width_deg else "front"

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, Self, TypeVar
 
 from ..hubclock import STAMP_MS
-from .base import Event, Evolving, Ruling
+from .base import Event, Evolving, Ruling, RulingKind
 from .text import Text, say
 
 
@@ -274,3 +274,16 @@ def rule_late_shot(
             state, more = ruled
             rulings += more
     return state, rulings
+
+
+def hub_overflow(seq: int, lost: int) -> Ruling:
+    """The hub's buffer was full and it says how many events it dropped: no rule can rule on
+    what was never seen, so the referee looks at the table."""
+    text = say("The hub lost {lost} event(s): its buffer was full. Check the table by hand.", lost=lost)
+    return Ruling(f"{seq}:overflow", seq, RulingKind.WARNING, text, "", needs_referee=True)  # the hub's, no section
+
+
+def unknown_launcher(seq: int, node: str, section: str) -> Ruling:
+    """A shot from a launcher no army is wired to: a stray node, or an army file that forgot it."""
+    text = say("SHOT from unknown launcher {node}; not in any army file.", node=node)
+    return Ruling(f"{seq}:shot", seq, RulingKind.WARNING, text, section, needs_referee=True)

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from ...events import DryFire, Hello, Impact, Node, Overflow, Shot, Tilt, hub_time, sensor_inventory
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import VOID_MEANS, Event, Input, Overriding, Ruling, RulingKind
-from ..hits import HitTracker, Stamp, stamp_of
+from ..hits import HitTracker, Stamp, hub_overflow, stamp_of
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..text import joined, say
@@ -86,16 +86,7 @@ class Bronepekhota(ModelRuleset[GameState]):
         if isinstance(body, Hello):
             return self._hello(state, seq, body, event.clock)
         if isinstance(body, Overflow):
-            return state, [
-                Ruling(
-                    f"{seq}:overflow",
-                    seq,
-                    RulingKind.WARNING,
-                    say("The hub lost {lost} event(s): its buffer was full. Check the table by hand.", lost=body.lost),
-                    "",  # the hub, not a rulebook: no section to cite
-                    needs_referee=True,
-                )
-            ]
+            return state, [hub_overflow(seq, body.lost)]
         if when is None:
             return state, []
         state, rulings = shooting.advance_time(state, when, self.roller)

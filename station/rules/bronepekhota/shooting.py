@@ -14,7 +14,7 @@ from typing import Any
 from ...dice import Roller
 from ...events import Impact, Shot, Tilt, wired
 from ..base import Ruling, RulingKind
-from ..hits import Stamp, Unexplained, clock_doubt, rule_late_shot
+from ..hits import Stamp, Unexplained, clock_doubt, rule_late_shot, unknown_launcher
 from ..text import Text, joined, say, trimmed
 from . import contact, turns
 from .damage import emergency_landing
@@ -111,16 +111,7 @@ def _whose_turn(state: GameState, seq: int, element: Element) -> tuple[GameState
 def on_shot(state: GameState, seq: int, shot: Shot, when: Stamp, roller: Roller) -> tuple[GameState, list[Ruling]]:
     launcher = wired(state.setup.launchers, shot.node)
     if launcher is None:
-        return state, [
-            Ruling(
-                f"{seq}:shot",
-                seq,
-                RulingKind.WARNING,
-                say("SHOT from unknown launcher {node}; not in any army file.", node=shot.node),
-                "§6",
-                needs_referee=True,
-            )
-        ]
+        return state, [unknown_launcher(seq, shot.node, "§6")]
     element = state.elements[launcher.element]
     rulings = _reconcile_counter(state, seq, shot) + _crew_check(state, seq, element)
     state = state.evolve(counters={**state.counters, f"{shot.node}/{shot.barrel}": shot.count})

@@ -20,7 +20,7 @@ from typing import Any
 from ...dice import DiceExpression, Roller
 from ...measure.measurement import Measurement, Placed, measure
 from ...measure.pairwise import edge_distances
-from ...measure.relations import bearing_deg
+from ...measure.relations import bearing_deg, bearing_sigma_deg
 from ...measure.templates import blast
 from ...measure.terrain import line_of_sight
 from ...measure.units import BRONEPEKHOTA
@@ -326,7 +326,7 @@ def _aim(state: GameState, shooter: Element, target: Element, args: Mapping[str,
             ),
             "§7.3",
         )
-    if 90.0 - offset < _angle_sigma(me, them) * 2:
+    if 90.0 - offset < bearing_sigma_deg(me, them) * 2:
         doubts.append(say("the target is at the edge of the field of view"))
     sight = line_of_sight(
         me, state.setup.heights[shooter.id] * EYE, them, state.setup.heights[target.id], list(state.terrain)
@@ -425,11 +425,6 @@ def _counted_hidden(state: GameState, hidden: float) -> float:
     if abs(hidden - 0.5) < 1e-9 and state.options.half_visible == "more":
         return 0.49
     return hidden
-
-
-def _angle_sigma(me: Placed, them: Placed) -> float:
-    distance = math.hypot(them.base.x - me.base.x, them.base.y - me.base.y)
-    return math.degrees(math.atan2(math.hypot(me.sigma_mm, them.sigma_mm), max(distance, 1e-9)))
 
 
 def _distance(state: GameState, me: Placed, them: Placed) -> Measurement:

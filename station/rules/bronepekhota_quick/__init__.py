@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
-from ..base import Event, Input, Overriding, Ruling, RulingKind
-from ..hits import stamp_of
+from ..base import Event, Input, Overriding, Ruling
+from ..hits import hub_overflow, stamp_of
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..text import joined, say
@@ -69,16 +69,7 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
         if isinstance(body, (Hello,)):
             return state, []
         if isinstance(body, Overflow):
-            return state, [
-                Ruling(
-                    f"{seq}:overflow",
-                    seq,
-                    RulingKind.WARNING,
-                    say("The hub lost {lost} event(s); check the table by hand.", lost=body.lost),
-                    "",  # the hub, not a rulebook: no section to cite
-                    needs_referee=True,
-                )
-            ]
+            return state, [hub_overflow(seq, body.lost)]
         if not isinstance(body, (Shot, Tilt, Impact)):
             return state, []
         when = stamp_of(event, body.t)

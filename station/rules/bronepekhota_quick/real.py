@@ -17,7 +17,7 @@ from ...dice import Roller
 from ...events import Impact, Shot, Tilt, wired
 from ...measure.relations import in_contact
 from ..base import Ruling, RulingKind, voided
-from ..hits import Fired, Stamp, Unexplained, clock_doubt, rule_late_shot
+from ..hits import Fired, Stamp, Unexplained, clock_doubt, rule_late_shot, unknown_launcher
 from ..text import say
 from .combat import exploding_d6, placed
 from .state import Fighter, QuickState
@@ -38,16 +38,7 @@ def _by_tilt_node(state: QuickState, node: str) -> Fighter | None:
 def on_shot(state: QuickState, seq: int, shot: Shot, when: Stamp, roller: Roller) -> tuple[QuickState, list[Ruling]]:
     shooter = _owner(state, shot.node)
     if shooter is None:
-        return state, [
-            Ruling(
-                f"{seq}:shot",
-                seq,
-                RulingKind.WARNING,
-                say("SHOT from {node}, which is in no army file.", node=shot.node),
-                "§11",
-                needs_referee=True,
-            )
-        ]
+        return state, [unknown_launcher(seq, shot.node, "§11")]
     problem = None
     if state.winner:
         problem = say("the game is over")

@@ -5,17 +5,16 @@ and the casualty d6."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
-from ...measure.measurement import CALL_SIGMAS
+from ...measure.measurement import CALL_SIGMAS, pair_sigma
 from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import joined, say
 from .army import MORALE_WORDS
 from .ladder import step
-from .state import INPUTS, Rules, WarState
+from .state import INPUTS, Rules, WarState, named_become
 from .turns import command_test, spend
 from .where import placed_many
 
@@ -100,8 +99,7 @@ def _gap_in(state: WarState, a: list[str], b: list[str]) -> tuple[float, float]:
         raise Refused(say("the camera has not placed both squads"), "§8")
     gaps = edge_distances([x.base for x in mine] + [x.base for x in theirs])[: len(mine), len(mine) :]
     i, j = divmod(int(gaps.argmin()), len(theirs))
-    sigma = math.hypot(mine[i].sigma_mm, theirs[j].sigma_mm)
-    return float(gaps[i, j]) / state.unit_mm, CALL_SIGMAS * sigma / state.unit_mm
+    return float(gaps[i, j]) / state.unit_mm, CALL_SIGMAS * pair_sigma(mine[i], theirs[j]) / state.unit_mm
 
 
 def melee_capable(state: WarState, squad_id: str) -> bool:
@@ -335,15 +333,15 @@ def recharge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarSt
 def prisoners(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 step 12: the side that fled the close combat loses its unhurt and wounded fallen
     fighters as prisoners (the referee names them)."""
-    taken = []
-    for fid in args.get("figures") or []:
-        f = state.figures.get(str(fid))
-        if f is None or f.status not in ("ok", "unverified"):
-            raise Refused(say("{fid} cannot be taken prisoner", fid=fid), "§8.1")
-        state = state.with_figure(replace(f, status="prisoner"))
-        taken.append(f.id)
-    if not taken:
-        raise Refused(say("name the figures taken prisoner"), "§8.1")
+    state, taken = named_become(
+        state,
+        args.get("figures"),
+        ("ok", "unverified"),
+        "prisoner",
+        lambda fid: say("{fid} cannot be taken prisoner", fid=fid),
+        say("name the figures taken prisoner"),
+        "§8.1",
+    )
     return state, [
         Ruling(
             f"{seq}:prisoners",

@@ -3,7 +3,7 @@ suppression and prone flag, and the activation running (seed 001 digest §4-§5)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -13,7 +13,7 @@ from ..base import Refused
 from ..inputs import Inputs
 from ..options import choice, declared
 from ..table_snapshot import TableState
-from ..text import say
+from ..text import Text, say
 
 ACTIONS = 2  # §5.0
 MAX_SUPPRESSION = 3  # §6.7
@@ -152,3 +152,26 @@ class Rules(Protocol):
 
 
 INPUTS: Inputs[Rules, WarState] = Inputs()  # every operator input, registered where its rule lives
+
+
+def named_become(
+    state: WarState,
+    named: Any,
+    allowed: tuple[str, ...],
+    status: str,
+    not_allowed: Callable[[Any], Text],
+    none_named: Text,
+    section: str,
+) -> tuple[WarState, list[str]]:
+    """The figures the referee names (``named``, a JSON list) take ``status``; each must be in one
+    of the ``allowed`` statuses, else the refusal says ``not_allowed(its id)``."""
+    changed = []
+    for fid in named or []:
+        f = state.figures.get(str(fid))
+        if f is None or f.status not in allowed:
+            raise Refused(not_allowed(fid), section)
+        state = state.with_figure(replace(f, status=status))
+        changed.append(f.id)
+    if not changed:
+        raise Refused(none_named, section)
+    return state, changed

@@ -15,7 +15,7 @@ from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import joined, say
-from .state import INPUTS, Activation, Rules, WarState
+from .state import INPUTS, Activation, Rules, WarState, named_become
 from .where import nearest_enemy_mm, placed_many
 
 MAX_UNSUPPRESS = 2  # §6.7
@@ -129,15 +129,15 @@ def _rate_in(state: WarState, squad_id: str, data: Mapping[str, Any]) -> int:
 @INPUTS.register("leave_wounded", "§9")
 def leave_wounded(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§9: stabilised wounded may be left in a safe place to await evacuation."""
-    left = []
-    for fid in args.get("figures") or []:
-        f = state.figures.get(str(fid))
-        if f is None or f.status != "stabilised":
-            raise Refused(say("{fid} is not a stabilised casualty", fid=fid), "§9")
-        state = state.with_figure(replace(f, status="left"))
-        left.append(f.id)
-    if not left:
-        raise Refused(say("name the stabilised wounded to leave"), "§9")
+    state, left = named_become(
+        state,
+        args.get("figures"),
+        ("stabilised",),
+        "left",
+        lambda fid: say("{fid} is not a stabilised casualty", fid=fid),
+        say("name the stabilised wounded to leave"),
+        "§9",
+    )
     return state, [
         Ruling(
             f"{seq}:leave",

@@ -5,7 +5,6 @@
 
 const desk = { state: null, live: null };
 
-function showError(error) { $("control-error").textContent = error ? error.message || String(error) : ""; }
 
 async function refereeFetch(path) {
   const response = await fetch(path, { headers: { "X-Referee-Token": token() } });

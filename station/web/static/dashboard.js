@@ -21,7 +21,6 @@ function rulingStatus(ruling) {
   return ruling.needs_referee ? "pending" : "applied";
 }
 
-function showError(error) { $("control-error").textContent = error ? error.message || String(error) : ""; }
 
 async function act(path, body) {
   try { showError(null); await call(path, body); } catch (error) { showError(error); }

@@ -5,8 +5,8 @@
 
 const lobby = { games: [], uploaded: {} };  // uploaded: label -> army document, used without saving
 
-function showError(id, error) {
-  $(id).textContent = error ? error.message || String(error) : "";
+function editorError(error) {
+  showError(error, "editor-error");
   if (error) $("editor-done").textContent = "";  // an old success would contradict the error
 }
 
@@ -59,8 +59,8 @@ function hubLine(hub) {
 }
 
 async function resume(name) {
-  try { showError("lobby-error", null); await call(`/api/games/${encodeURIComponent(name)}/resume`); window.location.href = "/"; }
-  catch (error) { showError("lobby-error", error); }
+  try { showError(null, "lobby-error"); await call(`/api/games/${encodeURIComponent(name)}/resume`); window.location.href = "/"; }
+  catch (error) { showError(error, "lobby-error"); }
 }
 
 // --- the new-game form --------------------------------------------------------------------------
@@ -139,7 +139,7 @@ function optionValue(option) {
 
 async function importMul() {
   try {
-    showError("editor-error", null);
+    editorError(null);
     let pasted;
     try { pasted = JSON.parse($("mul-text").value); }
     catch (error) { throw new Error(t("the MUL text is not valid JSON: {why}", { why: error.message })); }
@@ -152,7 +152,7 @@ async function importMul() {
       ...result.added.map((name) => el("li", { class: "added" }, t("added: {name}", { name }))),
       ...result.updated.map((name) => el("li", {}, t("updated: {name}", { name }))),
       ...result.skipped.map((why) => el("li", { class: "error" }, t("skipped: {why}", { why }))));
-  } catch (error) { showError("editor-error", error); }
+  } catch (error) { editorError(error); }
 }
 
 function renderGameForm() {
@@ -174,7 +174,7 @@ function renderGameForm() {
     $("editor-name").value = "";
     $("army-form").replaceChildren();
     $("wiring").replaceChildren();
-    showError("editor-error", null);
+    editorError(null);
     $("editor-done").textContent = "";
     if ($("editor").open) loadIntoEditor();
   }
@@ -216,20 +216,20 @@ async function startGame(event, force = false) {
   for (const node of document.querySelectorAll(".option.bad")) node.classList.remove("bad");
   const body = { game: $("game").value, options: changedOptions(), armies: chosenArmies() };
   try {
-    showError("lobby-error", null);
+    showError(null, "lobby-error");
     const twice = samePlayerTwice(body.armies);
     if (twice) throw new Error(t("Each player brings one army: {player} is chosen twice.", { player: twice }));
     if (!force) {  // the pre-game check first: a failure stops here, with the reasons
       const check = await call("/api/games/check", body);
       renderChecks(check.checks);
       $("force").hidden = check.ready;
-      if (!check.ready) { showError("lobby-error", new Error(t("The pre-game check failed; fix what it says, or start anyway with a note."))); return; }
+      if (!check.ready) { showError(new Error(t("The pre-game check failed; fix what it says, or start anyway with a note.")), "lobby-error"); return; }
     }
     const result = await call("/api/games", force ? { ...body, force: true, note: $("force-note").value } : body);
     if (result.messages.length) window.alert(result.messages.join("\n"));
     window.location.href = "/";
   } catch (error) {
-    showError("lobby-error", error);
+    showError(error, "lobby-error");
     const named = currentGame().options.find((o) => error.message.includes(o.name));
     if (named) { document.querySelector(`[data-option="${named.name}"]`).classList.add("bad"); $("options-box").open = true; }
   }
@@ -246,7 +246,7 @@ function setAt(document_, path, value) {
 
 async function refreshWiring() {
   try {
-    showError("editor-error", null);
+    editorError(null);
     const result = await call(`/api/armies/${$("game").value}/wiring`, { army: editorDocument() });
     $("wiring").replaceChildren(...result.slots.map((slot) => {
       const flags = [slot.conflict && t("used twice"), slot.empty && t("not paired"), slot.absent && t("not on the hub")].filter(Boolean);
@@ -259,7 +259,7 @@ async function refreshWiring() {
           el("img", { src: `${pairing.offer.thumb}?t=${Date.now()}`, alt: t("marker {id} as the camera sees it", pairing.offer), width: 64, height: 64 }),
           el("button", { type: "button", class: "use-marker", onclick: () => useMarker(pairing.offer.id) }, t("Use marker {id}", pairing.offer))) : "");
     }));
-  } catch (error) { showError("editor-error", error); }
+  } catch (error) { editorError(error); }
 }
 
 async function pair(slot) {
@@ -352,7 +352,7 @@ function editorDocument() {
 
 async function saveArmy() {
   try {
-    showError("editor-error", null);
+    editorError(null);
     const result = await call(`/api/armies/${$("game").value}`, { name: $("editor-name").value, army: editorDocument() });
     const from = $("editor-from").value;
     const rows = [...document.querySelectorAll("#armies select")].map((select) => select.value);
@@ -363,7 +363,7 @@ async function saveArmy() {
     lobby.editorFrom = result.army.id;
     showDone(t("Saved as {name}.", { name: result.army.id.split(":")[1] }));
   } catch (error) {
-    showError("editor-error", error);
+    editorError(error);
     if (!(error.data && error.data.field && markField($("army-form"), error.data.field))) $("editor-text").classList.add("bad");
   }
 }
@@ -379,7 +379,7 @@ function replaceArmyRow(from, id) {
 
 function useUnsaved() {
   try {
-    showError("editor-error", null);
+    editorError(null);
     const game = $("game").value, label = $("editor-name").value.trim() || t("uploaded army");
     (lobby.uploaded[game] = lobby.uploaded[game] || {})[label] = editorDocument();
     const id = `upload:${label}`, from = lobby.editorFrom;
@@ -389,7 +389,7 @@ function useUnsaved() {
     replaceArmyRow(from, id);
     lobby.editorFrom = id;
     showDone(t("In this game as {label}; not saved to the shelf.", { label }));
-  } catch (error) { showError("editor-error", error); }
+  } catch (error) { editorError(error); }
 }
 
 // A success is said as one, not in the error's red.

@@ -1,10 +1,15 @@
 // What every page of the station shares: the referee token (kept in this browser, or taken once
-// from a ?token= link), `call` for the referee's requests, and two DOM helpers.
+// from a ?token= link), `call` for the referee's requests, DOM helpers, and where an error is said.
 // Plain JS, no build step; loaded before the page's own script.
 "use strict";
 
 const TOKEN_KEY = "station.referee-token";
 const $ = (id) => document.getElementById(id);
+
+// An error said where the page shows its errors (the controls' line unless told), or cleared.
+function showError(error, where = "control-error") {
+  $(where).textContent = error ? error.message || String(error) : "";
+}
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
