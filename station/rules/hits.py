@@ -129,10 +129,28 @@ class _Tracking(Protocol):
     @property
     def hits(self) -> HitTracker[Any]: ...
 
+    @property
+    def now(self) -> Stamp: ...
+
     def evolve(self, **changes: Any) -> Self: ...
 
 
 S = TypeVar("S", bound=_Tracking)
+
+
+def time_moves_on(state: S, now: Stamp) -> tuple[S, list[Ruling]] | None:
+    """Hub time ``now`` heard (a new clock noted).  None when it is not later than the state's
+    time: nothing more to settle.  Else the state at ``now``, and the evidence no late shot
+    explained in time, ruled as it stands."""
+    if now.clock not in state.hits.clocks:
+        state = state.evolve(hits=state.hits.heard(now))
+    if now.since(state.now)[0] <= 0:
+        return None
+    state = state.evolve(now=now)
+    if not state.hits.unexplained:
+        return state, []
+    hits, past = state.hits.unexplained_past(now)
+    return state.evolve(hits=hits), [u.ruling for u in past if u.ruling is not None]
 
 
 @dataclass(frozen=True)

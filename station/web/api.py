@@ -134,10 +134,7 @@ def set_terrain() -> Response:
 def camera_still() -> Response:
     """A low-rate still of the table with the bases drawn on it (404 without a camera yet)."""
     camera = _station().camera
-    jpeg = camera.still() if camera else None
-    if jpeg is None:
-        return error_response(404, "no camera frame yet")
-    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+    return _jpeg(camera.still() if camera else None, "no camera frame yet")
 
 
 @api.get("/table.jpg")
@@ -145,9 +142,13 @@ def table_still() -> Response:
     """The camera's latest frame seen from straight above, to the table's scale (2 mm a pixel),
     for the map's backdrop (404 without a calibrated camera frame yet)."""
     camera = _station().camera
-    jpeg = camera.table_still() if camera else None
+    return _jpeg(camera.table_still() if camera else None, "no calibrated camera frame yet")
+
+
+def _jpeg(jpeg: bytes | None, missing: str) -> Response:
+    """A still as it is now (never cached), or 404 saying why there is none yet."""
     if jpeg is None:
-        return error_response(404, "no calibrated camera frame yet")
+        return error_response(404, missing)
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from ...dice import Roller
 from ...events import Impact, Shot, Tilt, wired
 from ..base import Ruling, RulingKind
-from ..hits import Stamp, Unexplained, clock_doubt, rule_late_shot, unknown_launcher
+from ..hits import Stamp, Unexplained, clock_doubt, rule_late_shot, time_moves_on, unknown_launcher
 from ..text import Text, joined, say, trimmed
 from . import contact, turns
 from .damage import emergency_landing
@@ -411,16 +411,10 @@ def _struck(
 def advance_time(state: GameState, now: Stamp, roller: Roller) -> tuple[GameState, list[Ruling]]:
     """Hub time moved on: impacts that settled without a fall become 'stood'; old shots expire;
     evidence no late shot explained is ruled as it stands."""
-    if now.clock not in state.hits.clocks:
-        state = state.evolve(hits=state.hits.heard(now))
-    if now.since(state.now)[0] <= 0:
+    moved = time_moves_on(state, now)
+    if moved is None:
         return state, []
-    state = state.evolve(now=now)
-    rulings: list[Ruling] = []
-    if state.hits.unexplained:
-        hits, past = state.hits.unexplained_past(now)
-        rulings = [u.ruling for u in past if u.ruling is not None]
-        state = state.evolve(hits=hits)
+    state, rulings = moved
     for impact in state.hits.settled(now, state.options.settle_ms):  # §6.7: it stood
         hits, shot = state.hits.take(impact)
         state, more = resolve_hit(

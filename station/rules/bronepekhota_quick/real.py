@@ -17,7 +17,7 @@ from ...dice import Roller
 from ...events import Impact, Shot, Tilt, wired
 from ...measure.relations import in_contact
 from ..base import Ruling, RulingKind, voided
-from ..hits import Fired, Stamp, Unexplained, clock_doubt, rule_late_shot, unknown_launcher
+from ..hits import Fired, Stamp, Unexplained, clock_doubt, rule_late_shot, time_moves_on, unknown_launcher
 from ..text import say
 from .combat import exploding_d6, placed
 from .state import Fighter, QuickState
@@ -168,16 +168,10 @@ def on_impact(state: QuickState, seq: int, impact: Impact, when: Stamp) -> tuple
 
 def advance_time(state: QuickState, now: Stamp, roller: Roller) -> tuple[QuickState, list[Ruling]]:
     """Impacts that settled with no fall: the target stood."""
-    if now.clock not in state.hits.clocks:
-        state = state.evolve(hits=state.hits.heard(now))
-    if now.since(state.now)[0] <= 0:
+    moved = time_moves_on(state, now)
+    if moved is None:
         return state, []
-    state = state.evolve(now=now)
-    rulings: list[Ruling] = []
-    if state.hits.unexplained:
-        hits, past = state.hits.unexplained_past(now)
-        rulings = [u.ruling for u in past if u.ruling is not None]
-        state = state.evolve(hits=hits)
+    state, rulings = moved
     for impact in state.hits.settled(now, state.options.settle_ms):
         hits, shot = state.hits.take(impact)
         target = state.fighters[impact.target]
