@@ -717,6 +717,28 @@ def replay(journal, state_json, show_rulings) -> None:
 
 
 @main.command()
+@click.argument("game", type=click.Choice(sorted(RULESETS)), required=False)
+@click.option(
+    "--write-docs",
+    "docs",
+    type=click.Path(file_okay=False, exists=True),
+    help="Rewrite every game's options table in this manual folder (docs/).",
+)
+def options(game: str | None, docs: str | None) -> None:
+    """Print GAME's options: each with its default, the values it takes, its rulebook section and
+    what it does (pass them with --option NAME=VALUE)."""
+    from .optionsdoc import options_table, write_docs
+
+    if docs:
+        changed = write_docs(Path(docs))
+        click.echo(f"{len(changed)} pages rewritten: {', '.join(p.name for p in changed) or 'none needed it'}")
+    elif game:
+        click.echo(options_table(game))
+    else:
+        _fail("name a game (" + ", ".join(sorted(RULESETS)) + "), or give --write-docs")
+
+
+@main.command()
 @click.argument("game", type=click.Choice(sorted(RULESETS)))
 def schema(game) -> None:
     """Print the army file format of GAME as a JSON Schema (the lobby's form is made from it)."""

@@ -37,7 +37,7 @@ def serial_ports(
     prober: Callable[[str], object] | None = None,
     rate_finder: Callable[[str], int | None] | None = None,
 ) -> Finding:
-    """A hub shows up as a USB serial port and answers SYNC with its HELLO (hardware.md); a port
+    """A hub shows up as a USB serial port and answers SYNC with its HELLO (docs/protocol.md); a port
     where nothing answers (a Pi's own /dev/ttyS0) is listed, but it is not a hub."""
     if lister is None:
         from serial.tools import list_ports

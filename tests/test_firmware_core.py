@@ -126,7 +126,7 @@ def test_hub_lines_decode_with_the_station_codec(lib):
 
 
 def test_every_power_up_introduces_itself_so_a_reset_mid_game_is_noticed(lib):
-    """hardware.md "Delivery": a HELLO with a new boot id tells the station SEQ restarts at 1."""
+    """docs/protocol.md "Delivery": a HELLO with a new boot id tells the station SEQ restarts at 1."""
     assert [(type(m).__name__, m.seq, m.boot) for m in Hub(lib, boot=0x0BEE).boot_lines] == [("Hello", 0, "0BEE")]
 
 

@@ -1,5 +1,5 @@
 """The hub link over a real pty with the simulated hub: faults, unplug and replug, and no event
-lost or duplicated (hardware.md "Delivery")."""
+lost or duplicated (docs/protocol.md "Delivery")."""
 
 import contextlib
 import os

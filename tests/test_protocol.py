@@ -1,4 +1,4 @@
-"""Protocol v1 codec (hardware.md "Serial protocol v1"): round trips, garbage, truncation."""
+"""Protocol v1 codec (docs/protocol.md): round trips, garbage, truncation."""
 
 import subprocess
 import sys
@@ -132,11 +132,11 @@ def test_extra_fields_from_a_newer_hub_are_tolerated():
     assert message == p.Impact(4, "T1", 5.5, 10)
 
 
-def test_example_lines_in_hardware_md_are_valid():
+def test_example_lines_in_the_protocol_page_are_valid():
     """The spec's examples are real lines: each decodes and re-encodes to itself."""
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parent.parent / "hardware.md").read_text()
+    text = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
     lines = [line.split("  ")[0] for line in text.splitlines() if line.split(" ")[0] in p.MESSAGE_TYPES and "*" in line]
     assert len(lines) >= 5
     for line in lines:

@@ -2,7 +2,7 @@
  * Portable core of the hub firmware: no AVR headers, so it builds for the ATmega328P and for
  * the host, where pytest drives it through ctypes (firmware/build/libfwcore.so).
  *
- * Protocol v1 is specified in hardware.md; station/devices/protocol.py is its Python twin.
+ * Protocol v1 is specified in docs/protocol.md; station/devices/protocol.py is its Python twin.
  */
 #ifndef FW_CORE_H
 #define FW_CORE_H

@@ -1,6 +1,6 @@
 """A simulated hub that speaks protocol v1 over a pseudo-terminal.
 
-It behaves as hardware.md says the firmware must: numbered events kept in a ring buffer until
+It behaves as docs/protocol.md says the firmware must: numbered events kept in a ring buffer until
 ACKed, resent after SYNC or NAK, a heartbeat, a HELLO at power-up, and an OVF event when the ring
 was full.  Faults can be injected on the wire (see ``FAULTS``), and the hub can be unplugged or
 reset.  The pty's
@@ -28,7 +28,7 @@ from .link import BAUD, LineAssembler
 
 log = logging.getLogger(__name__)
 
-RING_SIZE = 64  # as the firmware's (hardware.md "Ring buffer")
+RING_SIZE = 64  # as the firmware's (docs/protocol.md "Ring buffer and overflow")
 FAULTS = (
     "drop",  # the line never arrives
     "corrupt",  # one bit flipped in the middle

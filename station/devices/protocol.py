@@ -9,7 +9,7 @@ A line is ``TYPE SEQ key=value key=value*CCCC`` followed by ``\\n``:
   bursts up to 16 bits.  It costs the AVR one table-less loop (avr-libc ``_crc_xmodem_update``)
   and Python one C call (``binascii.crc_hqx``).
 
-hardware.md is the normative description; this module is its executable form.
+docs/protocol.md is the normative description; this module is its executable form.
 """
 
 from __future__ import annotations
