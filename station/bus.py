@@ -8,22 +8,24 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import Any
+from typing import Generic, TypeVar
+
+T = TypeVar("T")  # what is published: a game update (a dict), a dashboard frame
 
 
-class Subscription:
+class Subscription(Generic[T]):
     def __init__(self, maxsize: int) -> None:
-        self.queue: queue.Queue[dict[str, Any]] = queue.Queue(maxsize)
+        self.queue: queue.Queue[T] = queue.Queue(maxsize)
         self.lagged = False
 
-    def get(self, timeout: float) -> dict[str, Any] | None:
+    def get(self, timeout: float) -> T | None:
         try:
             return self.queue.get(timeout=timeout)
         except queue.Empty:
             return None
 
-    def drain(self) -> list[dict[str, Any]]:
-        items = []
+    def drain(self) -> list[T]:
+        items: list[T] = []
         while True:
             try:
                 items.append(self.queue.get_nowait())
@@ -31,23 +33,23 @@ class Subscription:
                 return items
 
 
-class Bus:
+class Bus(Generic[T]):
     def __init__(self, maxsize: int = 256) -> None:
         self._maxsize = maxsize
-        self._subscribers: set[Subscription] = set()
+        self._subscribers: set[Subscription[T]] = set()
         self._lock = threading.Lock()
 
-    def subscribe(self, maxsize: int | None = None) -> Subscription:
-        subscription = Subscription(maxsize or self._maxsize)
+    def subscribe(self, maxsize: int | None = None) -> Subscription[T]:
+        subscription: Subscription[T] = Subscription(maxsize or self._maxsize)
         with self._lock:
             self._subscribers.add(subscription)
         return subscription
 
-    def unsubscribe(self, subscription: Subscription) -> None:
+    def unsubscribe(self, subscription: Subscription[T]) -> None:
         with self._lock:
             self._subscribers.discard(subscription)
 
-    def publish(self, message: dict[str, Any]) -> None:
+    def publish(self, message: T) -> None:
         with self._lock:
             subscribers = list(self._subscribers)
         for subscription in subscribers:

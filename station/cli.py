@@ -11,9 +11,10 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -29,6 +30,13 @@ from .lobby.settings import SettingsError, load_settings
 from .lobby.starting import CheckFailed
 from .rules.registry import RULESETS, make_ruleset
 from .web.limits import WebLimits
+
+if TYPE_CHECKING:  # loaded by the commands that use them
+    from .devices.hubsim import SimulatedHub
+    from .session import SessionPlayer
+    from .web.server import DashboardServer
+
+Command = Callable[..., Any]
 
 log = logging.getLogger("station")
 
@@ -86,7 +94,9 @@ def _wait_for_interrupt(until: threading.Event | None = None) -> None:
         pass
 
 
-def _announce_end(player, message: str, stop: bool, before=None) -> threading.Event:
+def _announce_end(
+    player: SessionPlayer, message: str, stop: bool, before: Callable[[], None] | None = None
+) -> threading.Event:
     """An event set when the session player is done (if ``stop``), after printing ``message``."""
     done = threading.Event()
 
@@ -102,14 +112,14 @@ def _announce_end(player, message: str, stop: bool, before=None) -> threading.Ev
     return done
 
 
-def _drain(hub, timeout: float = 10.0) -> None:
+def _drain(hub: SimulatedHub, timeout: float = 10.0) -> None:
     """Give the station time to ACK the last events, so none is left behind in the ring."""
     deadline = time.monotonic() + timeout
     while hub.pending() and time.monotonic() < deadline:
         time.sleep(0.1)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"error: {message}", err=True)
     sys.exit(2)
 
@@ -125,13 +135,13 @@ def main(verbose: bool, log_file: str | None) -> None:
 
 def _token(config: str | None) -> str:
     try:
-        return load_config(config_path(config))["referee_token"]
+        return str(load_config(config_path(config))["referee_token"])
     except ConfigError as exc:
         _fail(str(exc))
         raise  # unreachable: _fail exits
 
 
-def _serve(lobby, host: str, port: int, config: str | None, web: dict[str, int]):
+def _serve(lobby: Lobby, host: str, port: int, config: str | None, web: dict[str, Any]) -> DashboardServer:
     """The dashboard and the lobby on ``host:port``; prints the addresses a phone can open."""
     from .lobby.network import token_link
     from .web.claim import Claim
@@ -161,7 +171,7 @@ def _warn_missing_port(serial_urls: tuple[str, ...]) -> None:
             click.echo(f"Warning: {url} does not exist (yet); `station doctor` lists the serial ports.", err=True)
 
 
-def _web_options(command):
+def _web_options(command: Command) -> Command:
     """The dashboard's limits on a club's network (docs/journal-and-api.md, "On a club's
     network"), gathered into ``web``."""
     defaults = {f.name: f.default for f in dataclasses.fields(WebLimits)}
@@ -209,7 +219,7 @@ def _broker(mqtt: str | None, table: str | None, host: str, port: int) -> tuple[
     return mqtt, table, urls(host, port)[0]
 
 
-def _hardware_options(command):
+def _hardware_options(command: Command) -> Command:
     """The options every command that plays a game on a table shares: the hub, the camera."""
     for option in reversed(
         [
@@ -272,7 +282,7 @@ def _hardware_options(command):
 )
 @click.option("--camera", "camera_index", type=int, default=0, show_default=True, help="Camera index to try.")
 @click.option("--no-camera", is_flag=True, help="Skip the camera check.")
-def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
+def doctor(cal_path: str, journal_dir: str, camera_index: int, no_camera: bool) -> None:
     """Check this machine for a game: ports, permissions, camera, calibration, disk, versions."""
     from .doctor import examine, report
 
@@ -286,7 +296,7 @@ def doctor(cal_path, journal_dir, camera_index, no_camera) -> None:
 @click.argument("port")
 @click.argument("hub_id", required=False)
 @click.option("--baud", type=int, default=1_000_000, show_default=True, help="The hub's serial rate.")
-def hub_id(port, hub_id, baud) -> None:
+def hub_id(port: str, hub_id: str | None, baud: str) -> None:
     """Give the hub on PORT an id (4-8 hex digits; a random one if left out), kept in its EEPROM.
     Every board makes its own at first boot; this is for two boards that drew the same."""
     import secrets
@@ -298,7 +308,7 @@ def hub_id(port, hub_id, baud) -> None:
     if not HUB_ID.fullmatch(wanted):
         _fail(f"hub id {wanted!r}: must be 4-8 hex digits, like 3F2A")
     try:
-        hello = set_hub_id(port, wanted, baud)
+        hello = set_hub_id(port, wanted, int(baud))
     except ProbeError as exc:
         _fail(f"{port}: {exc}")
     if hello is None:
@@ -331,26 +341,26 @@ def hub_id(port, hub_id, baud) -> None:
 @_hardware_options
 @_web_options
 def run(
-    game,
-    armies,
-    journal,
-    resume,
-    options,
-    host,
-    port,
-    terrain_path,
-    force,
-    note,
-    serial_urls,
-    baud,
-    camera,
-    camera_fps,
-    cal_path,
-    seed,
-    config,
-    mqtt,
-    table,
-    web,
+    game: str | None,
+    armies: tuple[str, ...],
+    journal: str | None,
+    resume: bool,
+    options: tuple[str, ...],
+    host: str,
+    port: int,
+    terrain_path: str | None,
+    force: bool,
+    note: str,
+    serial_urls: tuple[str, ...],
+    baud: str,
+    camera: str | None,
+    camera_fps: float | None,
+    cal_path: str,
+    seed: int | None,
+    config: str | None,
+    mqtt: str | None,
+    table: str | None,
+    web: dict[str, Any],
 ) -> None:
     """Referee one game live from the hub and the dashboard (for scripts; `serve` is the lobby)."""
     path = Path(journal) if journal else (_newest_journal() if resume else None)
@@ -368,7 +378,7 @@ def run(
         Hardware(serial_urls, camera, camera_fps, Path(cal_path), seed, int(baud), *_broker(mqtt, table, host, port)),
     )
     try:
-        loaded = [make_ruleset(game, DiceBook()).load_army(a) for a in armies] if not resuming else []
+        loaded = [make_ruleset(game, DiceBook()).load_army(a) for a in armies] if game and not resuming else []
         terrain = load_json_file(terrain_path) if terrain_path else None
         station = lobby.start(
             None if resuming else game,
@@ -412,7 +422,19 @@ def run(
 @_hardware_options
 @_web_options
 def serve(
-    data_path, host, port, serial_urls, baud, camera, camera_fps, cal_path, seed, config, mqtt, table, web
+    data_path: str | None,
+    host: str,
+    port: int,
+    serial_urls: tuple[str, ...],
+    baud: str,
+    camera: str | None,
+    camera_fps: float | None,
+    cal_path: str,
+    seed: int | None,
+    config: str | None,
+    mqtt: str | None,
+    table: str | None,
+    web: dict[str, Any],
 ) -> None:
     """The always-on station: a lobby in the browser to start, resume, end and review games."""
     data = Path(data_path) if data_path else data_dir()
@@ -458,7 +480,7 @@ def serve(
 @click.option("--host", default="0.0.0.0", show_default=True)
 @click.option("--port", default=8090, show_default=True)
 @click.option("--config", type=click.Path(dir_okay=False), help="Config file (its token is the judges' token).")
-def tournament(mqtt, db, host, port, config) -> None:
+def tournament(mqtt: str, db: str, host: str, port: int, config: str | None) -> None:
     """Every table of a tournament on one screen, with judge calls and Swiss standings."""
     from waitress import create_server
 
@@ -525,7 +547,7 @@ def _print_claim_code(user: str, config: Path | None) -> None:
 @click.option("--config", type=click.Path(dir_okay=False), help="Config file (holds the referee token).")
 @click.option("--url", help="The station's address (default: this machine's LAN address, port 8080).")
 @click.option("--new", "renew", is_flag=True, help="Make a new token: every referee login ends (a lost phone).")
-def token(config, url, renew) -> None:
+def token(config: str | None, url: str | None, renew: bool) -> None:
     """Show the referee's link, with its token, as a QR code in this terminal for a phone to scan."""
     import segno
 
@@ -559,7 +581,18 @@ def token(config, url, renew) -> None:
 @click.option("--config", type=click.Path(dir_okay=False))
 @click.option("--mqtt", help="Publish the demo game to a broker (the tournament demo): mqtt://host:1883.")
 @click.option("--table", help="The demo table's id on the broker (with --mqtt).")
-def demo(host, port, speed, session_file, journal, seed, exit_when_done, config, mqtt, table) -> None:
+def demo(
+    host: str,
+    port: int,
+    speed: float,
+    session_file: str | None,
+    journal: str | None,
+    seed: int,
+    exit_when_done: bool,
+    config: str | None,
+    mqtt: str | None,
+    table: str | None,
+) -> None:
     """Referee a recorded Бронепехота session live: simulated hub, real link, real dashboard.
 
     The lobby is up too (/lobby): the game can be ended there, found in the history, or another
@@ -644,7 +677,16 @@ def demo(host, port, speed, session_file, journal, seed, exit_when_done, config,
     help="Where to write.",
 )
 @click.option("--no-start", is_flag=True, help="Write the unit only; do not enable and start it.")
-def install_service(serial_urls, camera, config, port, data_path, user, unit_dir, no_start) -> None:
+def install_service(
+    serial_urls: tuple[str, ...],
+    camera: str | None,
+    config: str | None,
+    port: int,
+    data_path: str | None,
+    user: str | None,
+    unit_dir: str,
+    no_start: bool,
+) -> None:
     """Install the systemd unit that runs `station serve` at boot (run with sudo)."""
     import getpass
     import os
@@ -685,7 +727,7 @@ def install_service(serial_urls, camera, config, port, data_path, user, unit_dir
 @click.argument("journal", type=click.Path(exists=True, dir_okay=False))
 @click.option("--state-json", type=click.Path(dir_okay=False), help="Write the canonical state JSON here.")
 @click.option("--rulings", "show_rulings", is_flag=True, help="Print every ruling.")
-def replay(journal, state_json, show_rulings) -> None:
+def replay(journal: str, state_json: str | None, show_rulings: bool) -> None:
     """Rebuild a game from its journal and print a summary."""
     try:
         records = read_records(journal)
@@ -698,8 +740,8 @@ def replay(journal, state_json, show_rulings) -> None:
         r.id for r in result.rulings if r.id in journaled and journaled[r.id]["text"] != r.text and not r.overridden
     ]
     counts: dict[str, int] = {}
-    for r in records:
-        counts[r["kind"]] = counts.get(r["kind"], 0) + 1
+    for record in records:
+        counts[record["kind"]] = counts.get(record["kind"], 0) + 1
     click.echo(f"{journal}: {len(records)} records ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
     click.echo(result.ruleset.summary(result.state))
     confirmed = set(json.loads(text).get("confirmed", []))
@@ -740,7 +782,7 @@ def options(game: str | None, docs: str | None) -> None:
 
 @main.command()
 @click.argument("game", type=click.Choice(sorted(RULESETS)))
-def schema(game) -> None:
+def schema(game: str) -> None:
     """Print the army file format of GAME as a JSON Schema (the lobby's form is made from it)."""
     click.echo(json.dumps(make_ruleset(game, DiceBook()).army_schema(), ensure_ascii=False, indent=1))
 
@@ -753,7 +795,7 @@ def schema(game) -> None:
     type=click.Path(dir_okay=False),
     help="The card library to add to (default: $STATION_DATA/alpha-strike-library.json, STATION_DATA=./data).",
 )
-def import_mul(mul_file, library_path) -> None:
+def import_mul(mul_file: str, library_path: str | None) -> None:
     """Add Master Unit List records to the club's Alpha Strike card library.
 
     MUL_FILE is a MUL response ({"Units": [...]}), a list of records, or one record.  Force files
@@ -785,7 +827,7 @@ def import_mul(mul_file, library_path) -> None:
 )
 @click.option("--script", type=click.Path(exists=True, dir_okay=False), help="Stimulus script (hardware.md).")
 @click.option("--link", "link_path", type=click.Path(dir_okay=False), help="Stable path for the pty (a symlink).")
-def simulate_board(firmware, script, link_path) -> None:
+def simulate_board(firmware: str, script: str | None, link_path: str | None) -> None:
     """The real hub firmware in simavr, its UART on a pty; connect `station run --serial` to it."""
     from .devices.board import BoardError, SimulatedBoard
 
@@ -822,7 +864,9 @@ def simulate_board(firmware, script, link_path) -> None:
     help="Announce the nodes these armies are wired to (else the script's armies, else the demo's).",
 )
 @click.option("--boot", default=None, help="Boot id the hub announces.")
-def simulate_hub(link_path, script, speed, armies, boot) -> None:
+def simulate_hub(
+    link_path: str | None, script: str | None, speed: float, armies: tuple[str, ...], boot: str | None
+) -> None:
     """A protocol-v1 hub on a pseudo-terminal; point `station run --serial` at the printed path."""
     from .devices.hubsim import SimulatedHub
     from .session import SessionPlayer, load_session

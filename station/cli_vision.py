@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -15,6 +17,9 @@ from .dice import DiceBook
 from .measure.bases import MM_PER_INCH
 from .rules.registry import RULESETS, make_ruleset
 from .vision import DEFAULT_BOARD
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger("station")
 
@@ -37,8 +42,8 @@ def _ids(text: str) -> list[int]:
 
 
 def _frames(
-    fail: Callable[[str], None], image: str | None = None, camera: str | None = None, images_dir: str | None = None
-):
+    fail: Callable[[str], NoReturn], image: str | None = None, camera: str | None = None, images_dir: str | None = None
+) -> Iterable[np.ndarray]:
     from .vision.sources import SourceError, open_source, read_image
 
     try:
@@ -53,7 +58,7 @@ def _frames(
     fail("give an image (or images) or a camera")
 
 
-def uncertainty_report(maps: list[dict]) -> list[str]:
+def uncertainty_report(maps: list[dict[str, Any]]) -> list[str]:
     """The error maps as text: a grid at the table's height (far edge on top), then each height's
     median and worst."""
     if not maps:
@@ -63,14 +68,12 @@ def uncertainty_report(maps: list[dict]) -> list[str]:
         f"expected position error, 1 sigma in mm, at {table['height_mm']:g} mm (far edge on top, "
         f'{table["step_mm"] / MM_PER_INCH:g}" cells):'
     ]
-    for row in reversed(table["sigma_mm"]):
-        lines.append("  " + " ".join(f"{v:4.2f}" for v in row))
-    for m in maps:
-        lines.append(f"at {m['height_mm']:g} mm: median {m['median_mm']:.2f} mm, worst {m['worst_mm']:.2f} mm")
+    lines += ["  " + " ".join(f"{v:4.2f}" for v in row) for row in reversed(table["sigma_mm"])]
+    lines += [f"at {m['height_mm']:g} mm: median {m['median_mm']:.2f} mm, worst {m['worst_mm']:.2f} mm" for m in maps]
     return lines
 
 
-def register(main: click.Group, _fail: Callable[[str], None]) -> None:
+def register(main: click.Group, _fail: Callable[[str], NoReturn]) -> None:
     """Add the camera commands to ``main``; ``_fail`` reports an error and exits, as in station.cli."""
 
     @main.command()
@@ -86,7 +89,7 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
         show_default=True,
         help="The lens board to print: COLSxROWS:SQUARE_MM:MARKER_MM:DICT.",
     )
-    def markers(out, ids, size_mm, table_mm, anchor_mm, dpi, board) -> None:
+    def markers(out: str, ids: str, size_mm: float, table_mm: str, anchor_mm: float, dpi: int, board: str) -> None:
         """Printable A4 sheets at exact scale: unit markers, table anchors, the ChArUco board."""
         from .vision.calibration import default_anchors
         from .vision.markers import write_anchors, write_charuco, write_unit_markers
@@ -124,7 +127,7 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
         "printed by OpenCV before 4.6.",
     )
     @click.option("--out", type=click.Path(dir_okay=False), default="calibration/lens.json", show_default=True)
-    def calibrate_lens_cmd(images_dir, camera, frames, board, out) -> None:
+    def calibrate_lens_cmd(images_dir: str | None, camera: str | None, frames: int, board: str, out: str) -> None:
         """Intrinsics and distortion from ChArUco views; reports the RMS reprojection error."""
         from .vision import cv
         from .vision.calibration import RMS_WARN_PX, CalibrationError, calibrate_lens
@@ -134,7 +137,7 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--board") from None
         source = _frames(_fail, camera=camera, images_dir=images_dir)
-        views = list(source) if images_dir else [next(source) for _ in range(frames)]
+        views = list(source) if images_dir else list(itertools.islice(source, frames))
         try:
             cal = calibrate_lens(views, charuco)
         except CalibrationError as exc:
@@ -158,7 +161,16 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
     @click.option("--max-residual-mm", default=3.0, show_default=True)
     @click.option("--without", default="", help="Anchor ids to leave out, e.g. 3 (one named as moved).")
     @click.option("--out", type=click.Path(dir_okay=False), default="calibration/table.json", show_default=True)
-    def calibrate_table_cmd(image, camera, lens_path, table_mm, anchor_mm, max_residual_mm, without, out) -> None:
+    def calibrate_table_cmd(
+        image: str | None,
+        camera: str | None,
+        lens_path: str,
+        table_mm: str,
+        anchor_mm: float,
+        max_residual_mm: float,
+        without: str,
+        out: str,
+    ) -> None:
         """The camera's pose over the table from the anchors; residual per anchor in mm, and the
         expected position error over the table."""
         from .vision.calibration import CalibrationError, calibrate_table, default_anchors, load_calibration
@@ -197,7 +209,7 @@ def register(main: click.Group, _fail: Callable[[str], None]) -> None:
     @click.option("--army", "armies", multiple=True, required=True, type=click.Path(dir_okay=False))
     @click.option("--game", type=click.Choice(sorted(RULESETS)), default="bronepekhota", show_default=True)
     @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text", show_default=True)
-    def locate(image, cal_path, armies, game, fmt) -> None:
+    def locate(image: str, cal_path: str, armies: tuple[str, ...], game: str, fmt: str) -> None:
         """Every base in one photo: unit, x and y in mm and inches, facing, tipped, confidence."""
         from .vision.calibration import CalibrationError, load_calibration
         from .vision.locate import Locator, specs_from

@@ -50,10 +50,12 @@ def load_config(path: Path) -> dict[str, Any]:
             json.dump(config, f, indent=2)
         return config
     try:
-        f = Fields(str(path), load_json_file(path))
-        f.reject_unknown(KNOWN)
-        token = f.get("referee_token", str, check=lambda v: None if len(v) >= 8 else "must be 8 characters or more")
-        code = f.get("claim_code", str, None, check=lambda v: None if v.isdigit() else "must be digits")
+        fields = Fields(str(path), load_json_file(path))
+        fields.reject_unknown(KNOWN)
+        token = fields.get(
+            "referee_token", str, check=lambda v: None if len(v) >= 8 else "must be 8 characters or more"
+        )
+        code = fields.get("claim_code", str, None, check=lambda v: None if v.isdigit() else "must be digits")
     except DataFileError as exc:
         raise ConfigError(str(exc)) from None
     return {"referee_token": token, **({"claim_code": code} if code else {})}

@@ -13,7 +13,7 @@ import random
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 DIE_SIDES = (4, 6, 8, 10, 12, 20)  # every die the rulebooks use
 
@@ -33,7 +33,7 @@ class Roll:
     value: int
     physical: bool = False  # read off a real die at the table and entered, not rolled by the station
 
-    def as_record(self) -> dict[str, object]:
+    def as_record(self) -> dict[str, Any]:
         return {
             "key": self.key,
             "sides": self.sides,

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from .rules.text import say
 
@@ -33,7 +34,7 @@ class Finding:
 
 
 def serial_ports(
-    lister: Callable[[], list] | None = None,
+    lister: Callable[[], list[Any]] | None = None,
     prober: Callable[[str], object] | None = None,
     rate_finder: Callable[[str], int | None] | None = None,
 ) -> Finding:
@@ -55,7 +56,9 @@ def serial_ports(
             "no serial ports found",
             "plug the hub in by USB; `station simulate-hub` stands in for one without a board",
         )
-    hubs, others, ids = [], [], {}
+    hubs: list[str] = []
+    others: list[str] = []
+    ids: dict[str, list[str]] = {}
     for port in ports:
         try:
             hello = prober(port)
@@ -157,7 +160,7 @@ def calibration(path: Path, now: _dt.datetime | None = None) -> Finding:
     return Finding("calibration", "ok", said)
 
 
-def camera(index: int = 0, opener: Callable[[int], Iterator] | None = None) -> Finding:
+def camera(index: int = 0, opener: Callable[[int], Iterator[Any]] | None = None) -> Finding:
     """The overhead camera answers and gives a frame."""
     if opener is None:
         from .vision.sources import open_source

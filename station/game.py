@@ -11,6 +11,7 @@ import logging
 import random
 import threading
 from array import array
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -25,6 +26,7 @@ from .measure.terrain import parse_terrain, terrain_document
 from .rules.base import Ruling
 from .rules.registry import make_ruleset
 from .rules.ruleset import Ruleset
+from .rules.view import StateView
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +153,7 @@ class Game:
         self._journal_fresh_dice()
         kept = self._result.rulings
         for ruling in rulings:
-            if len(kept) == kept.maxlen:
+            if isinstance(kept, deque) and len(kept) == kept.maxlen:
                 self._by_id.pop(kept[0].id, None)  # the oldest leaves memory; it stays in the journal
             kept.append(ruling)
             self._by_id[ruling.id] = ruling
@@ -261,7 +263,7 @@ class Game:
         return self._header
 
     @property
-    def ruleset(self) -> Ruleset:
+    def ruleset(self) -> Ruleset[Any]:
         return self._result.ruleset
 
     def table(self) -> dict[str, Any] | None:
@@ -450,6 +452,6 @@ class Game:
         with self._lock:
             return self._result.ruleset.summary(self._result.state)
 
-    def state_view(self) -> dict[str, Any]:
+    def state_view(self) -> StateView:
         with self._lock:
             return self._result.ruleset.state_view(self._result.state)

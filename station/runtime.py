@@ -11,15 +11,25 @@ import logging
 import queue
 import random
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from .bus import Bus
 from .devices.link import BAUD, HubLink, hubs_health
 from .game import Game
 from .journal import RESERVE_BYTES, Journal
 from .tableview import TableView
+
+if TYPE_CHECKING:  # the camera's modules load only when a camera is attached
+    from .vision.calibration import Calibration
+    from .vision.guided import CalibrationDesk
+    from .vision.service import CameraService
+    from .vision.sources import FrameGrabber
+
+Frames = Iterator[np.ndarray]
 
 RECENT_FOR_TOURNAMENT = 200  # rulings looked at for the tournament screen's summary (every pending one too)
 
@@ -39,7 +49,7 @@ class Station:
         journal_reserve: int = RESERVE_BYTES,
         baud: int = BAUD,
     ) -> None:
-        self.bus = Bus()
+        self.bus: Bus[dict[str, Any]] = Bus()
         self.journal = Journal(journal_path, group_window=group_window, reserve_bytes=journal_reserve)
         self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         urls = [serial_url] if isinstance(serial_url, str) else list(serial_url or ())
@@ -65,13 +75,19 @@ class Station:
         self.hub_needed = bool(self.game.ruleset.sensor_nodes(self.game.header["armies"]))
         self._engine = threading.Thread(target=self._engine_loop, name="engine", daemon=True)
         self.engine_errors = 0
-        self.camera = None
+        self.camera: CameraService | None = None
         self.publisher: Any = None  # station.publish.MqttPublisher, when the table is on a broker
-        self.calibration_desk = None
-        self._grabber = None
+        self.calibration_desk: CalibrationDesk | None = None
+        self._grabber: FrameGrabber | None = None
         self.table_view = TableView(self.game, self.calibration_residual_mm)
 
-    def attach_camera(self, frames, calibration, reopen=None, calibration_path=None) -> None:
+    def attach_camera(
+        self,
+        frames: Frames,
+        calibration: Calibration,
+        reopen: Callable[[], Frames] | None = None,
+        calibration_path: Path | str | None = None,
+    ) -> None:
         """Track the table from ``frames`` with ``calibration`` (started with the station);
         ``reopen`` gives fresh frames after the camera was lost (a live camera, not a recording).
         The dashboard's guided calibration can calibrate again over the same camera, saving to
@@ -82,13 +98,16 @@ class Station:
         specs = ruleset.marker_specs(self.game.header["armies"])
         if not specs:
             log.warning("no model in the army files has a camera marker; the camera will see only anchors")
-        self.camera = CameraService(frames, calibration, self.game, specs, ruleset.mm_per_unit, reopen=reopen)
+        camera = CameraService(frames, calibration, self.game, specs, ruleset.mm_per_unit, reopen=reopen)
+        self.camera = camera
         if calibration_path is not None:
             self.calibration_desk = self._desk(
-                self.camera.latest_frame, calibration_path, self.camera.set_calibration, calibration
+                camera.latest_frame, calibration_path, camera.set_calibration, calibration
             )
 
-    def attach_uncalibrated_camera(self, frames, calibration_path, reopen=None) -> None:
+    def attach_uncalibrated_camera(
+        self, frames: Frames, calibration_path: Path | str, reopen: Callable[[], Frames] | None = None
+    ) -> None:
         """A camera with no table calibration yet: the dashboard's guided calibration sees its
         frames, and once a calibration is saved the camera starts tracking with it."""
         from .vision.sources import FrameGrabber
@@ -96,20 +115,29 @@ class Station:
         grabber = FrameGrabber(frames)
         self._grabber = grabber
 
-        def start_tracking(calibration) -> None:
+        def start_tracking(calibration: Calibration) -> None:
             self.attach_camera(grabber.hand_over(), calibration, reopen)
-            self.calibration_desk.latest_frame = self.camera.latest_frame
-            self.calibration_desk.on_saved = self.camera.set_calibration
-            self.camera.start()
+            camera, desk = self.camera, self.calibration_desk
+            assert camera is not None and desk is not None  # both made just above, and never unset
+            desk.latest_frame = camera.latest_frame
+            desk.on_saved = camera.set_calibration
+            camera.start()
 
         self.calibration_desk = self._desk(grabber.latest_frame, calibration_path, start_tracking, None)
 
     @staticmethod
-    def _desk(latest_frame, path, on_saved, calibration):
+    def _desk(
+        latest_frame: Callable[[], np.ndarray | None],
+        path: Path | str,
+        on_saved: Callable[[Calibration], None],
+        calibration: Calibration | None,
+    ) -> CalibrationDesk:
         from .vision.calibration import default_anchors
         from .vision.guided import CalibrationDesk
 
-        table_mm = tuple(calibration.table_mm) if calibration is not None and calibration.table_mm else (1219.2, 1219.2)
+        table_mm: tuple[float, float] = (1219.2, 1219.2)
+        if calibration is not None and calibration.table_mm:
+            table_mm = (float(calibration.table_mm[0]), float(calibration.table_mm[1]))
         anchors = calibration.anchors if calibration is not None and calibration.anchors else default_anchors(table_mm)
         return CalibrationDesk(latest_frame, anchors=anchors, table_mm=table_mm, out_path=Path(path), on_saved=on_saved)
 

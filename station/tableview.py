@@ -9,12 +9,12 @@ needs from the journaled snapshots, so a replay does not depend on who looked at
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .game import Game
 from .measure.bases import Base, reach_outline
-from .measure.measurement import CALL_SIGMAS, Placed, unit_sigma
+from .measure.measurement import CALL_SIGMAS, Placed, pair_sigma, unit_sigma
 from .measure.table import Figure, TableGeometry, Terrain
 from .measure.terrain import parse_terrain
 
@@ -98,11 +98,11 @@ class TableView:
             }
             for ring in drawn["rings"]
         ]
-        targets = []
+        targets: list[dict[str, Any]] = []
         for k, other in enumerate(geometry.figures):
             if other.side == figure.side:
                 continue
-            sigma = (figure.placed.sigma_mm**2 + other.placed.sigma_mm**2) ** 0.5
+            sigma = pair_sigma(figure.placed, other.placed)
             edge = float(geometry.edge_mm[me, k])
             sight = geometry.line_of_sight(element, other.id)
             targets.append(
@@ -142,5 +142,5 @@ class TableView:
         }
 
 
-def _points(points) -> list[list[float]]:
+def _points(points: Iterable[Sequence[float]]) -> list[list[float]]:
     return [[round(float(x), 1), round(float(y), 1)] for x, y in points]

@@ -128,11 +128,11 @@ LOADERS = {  # a document's format → the game whose loader reads it
 
 
 def _json_examples() -> list[tuple[str, str]]:
-    found = []
-    for doc in DOCS:
-        for block in re.findall(r"```json\n(.*?)```", doc.read_text(encoding="utf-8"), re.S):
-            found.append((doc.name, block))
-    return found
+    return [
+        (doc.name, block)
+        for doc in DOCS
+        for block in re.findall(r"```json\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
+    ]
 
 
 @pytest.mark.parametrize("where, block", _json_examples(), ids=lambda v: v if len(v) < 40 else "")

@@ -95,8 +95,8 @@ class Base:
         u, v = (p - self.centre) @ forward, (p - self.centre) @ left
         hl, hw = self.length / 2, self.width / 2
         if self.kind == "rect":
-            return abs(u) <= hl and abs(v) <= hw
-        return (u / hl) ** 2 + (v / hw) ** 2 <= 1.0
+            return bool(abs(u) <= hl and abs(v) <= hw)
+        return bool((u / hl) ** 2 + (v / hw) ** 2 <= 1.0)
 
     def outline(self, n: int = 64) -> np.ndarray:
         forward, left = self.axes
@@ -163,8 +163,8 @@ def closest_points(
             a, b, c = simplex[0][0], simplex[1][0], new[0]
             if _triangle_contains_origin(a, b, c):
                 return 0.0, sp, sq
-            candidates = [(simplex[0], new), (simplex[1], new)]
-            simplex = list(min(candidates, key=lambda s: np.linalg.norm(_closest_on_segment(s[0][0], s[1][0])[0])))
+            candidates = [[simplex[0], new], [simplex[1], new]]
+            simplex = min(candidates, key=lambda s: float(np.linalg.norm(_closest_on_segment(s[0][0], s[1][0])[0])))
         else:
             simplex.append(new)
     return best

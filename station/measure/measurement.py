@@ -77,7 +77,7 @@ class Measurement:
             f"(±{u.from_mm(CALL_SIGMAS * self.sigma_mm):.2f}), counted as {self.value:g}"
         )
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "a": self.a,
             "b": self.b,

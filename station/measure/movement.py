@@ -80,9 +80,7 @@ def movement(path: Sequence[tuple[float, float, float]]) -> Movement:
         forward += max(along, 0.0)
         backward += max(-along, 0.0)
         sideways += abs(-dx * math.sin(heading) + dy * math.cos(heading))
-        for turn in (on_the_spot, change):
-            if abs(turn) >= TURN_MIN_DEG:
-                turns.append(turn)
+        turns += [turn for turn in (on_the_spot, change) if abs(turn) >= TURN_MIN_DEG]
         on_the_spot = 0.0
     if abs(on_the_spot) >= TURN_MIN_DEG:
         turns.append(on_the_spot)

@@ -17,7 +17,8 @@ search goes on.  Two round bases are closed-form.  Tests check this against GJK.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -46,7 +47,14 @@ class _Pairs:
     """Pairs being searched, each in its own frame: angle 0 points from A's centre to B's, and
     each base's facing is measured from there."""
 
-    def __init__(self, gap: np.ndarray, alpha_a: np.ndarray, alpha_b: np.ndarray, shape_a: tuple, shape_b: tuple):
+    def __init__(
+        self,
+        gap: np.ndarray,
+        alpha_a: np.ndarray,
+        alpha_b: np.ndarray,
+        shape_a: tuple[np.ndarray, ...],
+        shape_b: tuple[np.ndarray, ...],
+    ) -> None:
         self.columns = {
             "gap": gap,
             "cos_a": np.cos(alpha_a),
@@ -71,10 +79,11 @@ class _Pairs:
         that direction separates the bases, by that many mm."""
         col = self.columns if theta.ndim == 1 else {k: v[:, None] for k, v in self.columns.items()}
         c, s = np.cos(theta), np.sin(theta)
-        return (
+        return cast(
+            np.ndarray,
             col["gap"] * c
             - _support(c, s, col["cos_a"], col["sin_a"], col["la"], col["wa"], col["ra"])
-            - _support(c, s, col["cos_b"], col["sin_b"], col["lb"], col["wb"], col["rb"])
+            - _support(c, s, col["cos_b"], col["sin_b"], col["lb"], col["wb"], col["rb"]),
         )
 
 
@@ -89,11 +98,16 @@ def _support(
 ) -> np.ndarray:
     along = np.abs(c * cos_f + s * sin_f) * half_length
     across = np.abs(s * cos_f - c * sin_f) * half_width
-    return np.where(is_rect, along + across, np.hypot(along, across))
+    return cast(np.ndarray, np.where(is_rect, along + across, np.hypot(along, across)))
 
 
 def _golden(
-    fn, lo: np.ndarray, hi: np.ndarray, mid: np.ndarray, best: np.ndarray, steps: int
+    fn: Callable[[np.ndarray], np.ndarray],
+    lo: np.ndarray,
+    hi: np.ndarray,
+    mid: np.ndarray,
+    best: np.ndarray,
+    steps: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Maximise a unimodal ``fn`` per row over [lo, hi], given an inner point ``mid`` at least as
     good as the ends: each step probes the larger side and keeps the better point inside.
@@ -116,7 +130,7 @@ def _any_separating(pairs: _Pairs) -> tuple[np.ndarray, np.ndarray]:
     over the whole half circle finds its maximum."""
 
     def along_line(theta: np.ndarray) -> np.ndarray:
-        return pairs.separation(theta) / np.cos(theta)
+        return cast(np.ndarray, pairs.separation(theta) / np.cos(theta))
 
     edge = np.pi / 2 - 1e-6
     zero = np.zeros(len(pairs.columns["gap"]))
@@ -132,21 +146,31 @@ def _outside_rect(
     c, s = np.cos(facing)[:, None], np.sin(facing)[:, None]
     along = np.abs(rel[..., 0] * c + rel[..., 1] * s) - half_length[:, None]
     across = np.abs(rel[..., 1] * c - rel[..., 0] * s) - half_width[:, None]
-    return np.hypot(np.maximum(along, 0.0), np.maximum(across, 0.0))
+    return cast(np.ndarray, np.hypot(np.maximum(along, 0.0), np.maximum(across, 0.0)))
 
 
 def _corners(centre: np.ndarray, facing: np.ndarray, half_length: np.ndarray, half_width: np.ndarray) -> np.ndarray:
     signs = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], float)
     forward = np.stack([np.cos(facing), np.sin(facing)], axis=1)
     left = np.stack([-forward[:, 1], forward[:, 0]], axis=1)
-    return (
+    return cast(
+        np.ndarray,
         centre[:, None, :]
         + (signs[None, :, 0, None] * half_length[:, None, None]) * forward[:, None, :]
-        + (signs[None, :, 1, None] * half_width[:, None, None]) * left[:, None, :]
+        + (signs[None, :, 1, None] * half_width[:, None, None]) * left[:, None, :],
     )
 
 
-def _rect_rect(ca, fa, la, wa, cb, fb, lb, wb) -> np.ndarray:
+def _rect_rect(
+    ca: np.ndarray,
+    fa: np.ndarray,
+    la: np.ndarray,
+    wa: np.ndarray,
+    cb: np.ndarray,
+    fb: np.ndarray,
+    lb: np.ndarray,
+    wb: np.ndarray,
+) -> np.ndarray:
     """Two rectangles: overlapping if no face normal separates them (SAT); otherwise the nearest
     corner of either to the other, which for convex polygons is where the gap is."""
     corners_a, corners_b = _corners(ca, fa, la, wa), _corners(cb, fb, lb, wb)

@@ -86,8 +86,9 @@ def share_in_front(origin: Placed, target: Placed) -> float:
     return _area(kept) / _area(list(outline)) if len(kept) >= 3 else 0.0
 
 
-def _area(points: Sequence) -> float:
-    return 0.5 * abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(points, points[1:] + points[:1])))
+def _area(points: Sequence[Sequence[float]]) -> float:
+    ring = list(points)
+    return 0.5 * abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(ring, ring[1:] + ring[:1])))
 
 
 def attack_side(attacker: Placed, target: Placed, rear_half_width_deg: float = 30.0) -> str:

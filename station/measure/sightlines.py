@@ -17,12 +17,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 ACROSS = np.linspace(-0.9, 0.9, 5)  # ray end points across the target, in radii from its centre
 LEVELS = np.linspace(0.15, 0.95, 3)  # ... and up it, in model heights
 SOLID = ("building", "hill", "obstacle")
+
+
+class Outline(Protocol):
+    """A terrain piece as the sight lines need it (measure/terrain.py's Piece)."""
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def height_mm(self) -> float: ...
+
+    @property
+    def polygon(self) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -41,7 +55,7 @@ class Footprints:
     woods: np.ndarray  # (T,) bool
 
     @classmethod
-    def of(cls, pieces: Sequence) -> Footprints:
+    def of(cls, pieces: Sequence[Outline]) -> Footprints:
         count = max((len(p.polygon) for p in pieces), default=3)
         x, y = np.zeros((len(pieces), count + 1)), np.zeros((len(pieces), count + 1))
         orientation, centre, radius = np.ones(len(pieces)), np.zeros((len(pieces), 2)), np.zeros(len(pieces))
@@ -67,7 +81,7 @@ class Footprints:
 
     @property
     def edges(self) -> int:
-        return self.x.shape[1] - 1
+        return int(self.x.shape[1]) - 1
 
     def contains(self, points: np.ndarray) -> np.ndarray:
         """(N, T): is each point over each footprint (crossing number)."""
@@ -76,7 +90,8 @@ class Footprints:
         straddles = (y0 > py) != (y1 > py)
         with np.errstate(divide="ignore", invalid="ignore"):
             at = x0 + (py - y0) * (x1 - x0) / (y1 - y0)
-        return ((straddles & (px < at)).sum(axis=2) % 2).astype(bool)
+        inside: np.ndarray = ((straddles & (px < at)).sum(axis=2) % 2).astype(bool)
+        return inside
 
 
 @dataclass(frozen=True)
@@ -131,8 +146,8 @@ def crossings(
     t = (np.take(wx.ravel(), at) * ey - np.take(wy.ravel(), at) * ex) / denom
     keep = (t >= 0) & (t <= 1)
     leaving = denom * np.take(np.take(fp.orientation, piece), row) > 0
-    first = np.full(count * rays, np.inf)
-    last = np.full(count * rays, -np.inf)
+    first: np.ndarray = np.full(count * rays, np.inf)
+    last: np.ndarray = np.full(count * rays, -np.inf)
     np.fmin.at(first, slot, np.where(keep, t, np.nan))
     np.fmax.at(last, slot, np.where(keep, t, np.nan))
     sign = np.where(keep, np.where(leaving, 1.0, -1.0), 0.0)  # +1 leaving, -1 entering, 0 beyond the segment
@@ -160,7 +175,8 @@ class Sightlines:
         return self.hidden_fraction >= 1.0
 
     def blockers_of(self, pair: int) -> np.ndarray:
-        return self.blocker_piece[self.blocker_pair == pair]
+        pieces: np.ndarray = self.blocker_piece[self.blocker_pair == pair]
+        return pieces
 
 
 def sightlines(
@@ -180,8 +196,8 @@ def sightlines(
     side = np.stack([-direction[:, 1], direction[:, 0]], axis=1) / np.where(length > 0, length, 1.0)[:, None]
     side[length == 0] = (0.0, 1.0)
     pair, piece = _near(fp, shooter_xy, direction, target_radius)
-    hidden = np.zeros(pairs)
-    woods = np.zeros(pairs)
+    hidden: np.ndarray = np.zeros(pairs)
+    woods: np.ndarray = np.zeros(pairs)
     blocker_pair = blocker_piece = np.zeros(0, int)
     solid = np.take(fp.solid, piece)
     p, t = pair[solid], piece[solid]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -150,7 +151,7 @@ def _centres_and_bearings(figures: Sequence[Figure]) -> tuple[np.ndarray, np.nda
 
 def _enemies(figures: Sequence[Figure]) -> np.ndarray:
     side = np.array([f.side for f in figures])
-    return side[:, None] != side[None, :]
+    return cast(np.ndarray, side[:, None] != side[None, :])
 
 
 def _trace(

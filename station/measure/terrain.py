@@ -29,6 +29,9 @@ MAX_PIECES = 200  # a crowded table has 30
 MAX_POINTS = 64  # per outline: enough for a drawn wood, and keeps sight tests fast
 
 
+Point = Sequence[float] | np.ndarray  # (x, y) mm
+
+
 @dataclass(frozen=True)
 class Piece:
     id: str
@@ -40,7 +43,7 @@ class Piece:
     def contains(self, p: np.ndarray) -> bool:
         return bool(Footprints.of([self]).contains(np.asarray(p, float).reshape(1, 2))[0, 0])
 
-    def distance_mm(self, p) -> float:
+    def distance_mm(self, p: Point) -> float:
         """From a point outside the piece to its outline (0 inside)."""
         point = np.asarray(p, float).reshape(2)
         return 0.0 if self.contains(point) else self._to_edge(point)
@@ -51,16 +54,16 @@ class Piece:
         t = np.clip(np.einsum("ij,ij->i", point - a, ab) / np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-12), 0.0, 1.0)
         return float(np.min(np.hypot(*(a + ab * t[:, None] - point).T)))
 
-    def depth_mm(self, p) -> float:
+    def depth_mm(self, p: Point) -> float:
         """How far inside the piece a point is (0 outside): the distance to its nearest edge, for
         rules such as The Price of a Mile's "invisible more than 2" inside woods" (§6.2)."""
         point = np.asarray(p, float).reshape(2)
         return self._to_edge(point) if self.contains(point) else 0.0
 
 
-def _segments_cross(p1, p2, p3, p4) -> bool:
-    def orient(a, b, c) -> float:
-        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+def _segments_cross(p1: np.ndarray, p2: np.ndarray, p3: np.ndarray, p4: np.ndarray) -> bool:
+    def orient(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
+        return float((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
 
     d1, d2, d3, d4 = orient(p3, p4, p1), orient(p3, p4, p2), orient(p1, p2, p3), orient(p1, p2, p4)
     return ((d1 > 0) != (d2 > 0)) and ((d3 > 0) != (d4 > 0)) and 0 not in (d1, d2, d3, d4)

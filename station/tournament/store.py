@@ -281,17 +281,15 @@ class Store:
             for c in calls
             if c["table_id"] not in seen
         ]
-        out = []
-        for row in rows:
-            out.append(
-                {
-                    "table": row["table_id"],
-                    "state": json.loads(row["state"]) if row["state"] else None,
-                    "health": json.loads(row["health"]) if row["health"] else None,
-                    "judge_calls": [c for c in calls if c["table_id"] == row["table_id"]],
-                }
-            )
-        return out
+        return [
+            {
+                "table": row["table_id"],
+                "state": json.loads(row["state"]) if row["state"] else None,
+                "health": json.loads(row["health"]) if row["health"] else None,
+                "judge_calls": [c for c in calls if c["table_id"] == row["table_id"]],
+            }
+            for row in rows
+        ]
 
     def records_of(self, table: str) -> list[tuple[str, int]]:
         return [

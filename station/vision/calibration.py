@@ -80,7 +80,9 @@ class Calibration:
     lens_sensitivity: np.ndarray | None = None  # (6, 9)
     used_anchors: tuple[int, ...] = ()
     view_rms_px: list[float] = field(default_factory=list)  # each lens view's reprojection error, not saved
-    _maps: list[dict] | None = field(default=None, repr=False, compare=False)  # uncertainty_maps, worked out once
+    _maps: list[dict[str, Any]] | None = field(
+        default=None, repr=False, compare=False
+    )  # uncertainty_maps, worked out once
 
     @property
     def has_table(self) -> bool:
@@ -100,7 +102,7 @@ class Calibration:
             self.K, self.dist, cv.rvec_of(self.R), self.t, self.pose_covariance, self.lens_sensitivity, lens
         )
 
-    def uncertainty_maps(self) -> list[dict]:
+    def uncertainty_maps(self) -> list[dict[str, Any]]:
         """The error maps at 0 and 60 mm, worked out once: health() is read every second by every
         dashboard, and the maps change only with the calibration."""
         if self._maps is None:
@@ -148,11 +150,11 @@ class Calibration:
         }
         if self.lens_covariance is not None:
             data["lens"]["covariance"] = self.lens_covariance.tolist()
-        if self.has_table:
+        if self.R is not None and self.t is not None:
             data["table"] = {
                 "R": self.R.tolist(),
                 "t": self.t.tolist(),
-                "size_mm": list(self.table_mm),
+                "size_mm": list(self.table_mm or ()),
                 "anchors": [a.__dict__ for a in self.anchors],
                 "residuals_mm": {str(k): v for k, v in self.residuals_mm.items()},
                 "used_anchors": list(self.used_anchors),
@@ -214,7 +216,7 @@ def load_calibration(path: str | Path) -> Calibration:
     return cal
 
 
-def calibrate_lens(images: Sequence[np.ndarray], board=None, min_views: int = 5) -> Calibration:
+def calibrate_lens(images: Sequence[np.ndarray], board: Any = None, min_views: int = 5) -> Calibration:
     """Intrinsics and distortion from ChArUco photos.  Five views or more fit the full lens; with
     fewer (``min_views`` lowered, as for a single test photo) only the focal length and k1."""
     board = board or cv.charuco_board()
@@ -235,7 +237,7 @@ def calibrate_lens(images: Sequence[np.ndarray], board=None, min_views: int = 5)
 MIN_VIEW_CORNERS = 12
 
 
-def board_view(board, image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def board_view(board: Any, image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The board's corners in one photo (object mm, image px), or None if too few were found."""
     obj, img = cv.detect_charuco(board, image)
     return (obj, img) if len(obj) >= MIN_VIEW_CORNERS else None

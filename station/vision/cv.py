@@ -7,12 +7,14 @@ Marker convention (docs/camera.md "Markers"):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import cv2
 import numpy as np
 
-from . import DEFAULT_BOARD  # noqa: F401  (re-exported: the board spec beside its parser)
+from . import DEFAULT_BOARD as DEFAULT_BOARD  # re-exported: the board spec beside its parser
 
 MARKER_DICT = cv2.aruco.DICT_4X4_250
 CHARUCO_DICT = cv2.aruco.DICT_5X5_100
@@ -93,7 +95,7 @@ def widen_edges(quads: np.ndarray, offset_px: float) -> np.ndarray:
     det = np.where(np.abs(det) < 1e-6, 1e-6, det)
     sx = offset_px * (d - b) / det
     sy = offset_px * (a - c) / det
-    return quads + np.stack([sx, sy], axis=-1)
+    return cast(np.ndarray, quads + np.stack([sx, sy], axis=-1))
 
 
 def charuco_board(
@@ -144,7 +146,7 @@ def detect_charuco(board: cv2.aruco.CharucoBoard, image: np.ndarray) -> tuple[np
     corners, ids, _, _ = cv2.aruco.CharucoDetector(board).detectBoard(gray)
     if ids is None or len(ids) < 6:
         return np.zeros((0, 3)), np.zeros((0, 2))
-    obj, img = board.matchImagePoints(corners, ids)
+    obj, img = board.matchImagePoints(list(corners), ids)
     return np.asarray(obj, float).reshape(-1, 3), np.asarray(img, float).reshape(-1, 2)
 
 
@@ -195,7 +197,14 @@ def calibrate_camera(
     return LensFit(float(rms), K, dist, covariance, per_view.reshape(-1))
 
 
-def _lens_covariance(object_points, image_points, K, dist, rvecs, tvecs) -> np.ndarray:
+def _lens_covariance(
+    object_points: Sequence[np.ndarray],
+    image_points: Sequence[np.ndarray],
+    K: np.ndarray,
+    dist: np.ndarray,
+    rvecs: Sequence[np.ndarray],
+    tvecs: Sequence[np.ndarray],
+) -> np.ndarray:
     """The full covariance of the nine lens parameters, with every view's pose as a nuisance
     parameter: sigma^2 (J^T J)^-1 over all views' corners.  OpenCV reports only its diagonal, and
     the diagonal alone overstates a position error several times, because a focal length error
@@ -211,7 +220,7 @@ def _lens_covariance(object_points, image_points, K, dist, rvecs, tvecs) -> np.n
         residuals.append((projected.reshape(-1, 2) - img.reshape(-1, 2)).ravel())
     J, r = np.vstack(rows), np.concatenate(residuals)
     sigma2 = float(r @ r) / max(len(r) - J.shape[1], 1)
-    return sigma2 * np.linalg.pinv(J.T @ J)[:9, :9]
+    return cast(np.ndarray, sigma2 * np.linalg.pinv(J.T @ J)[:9, :9])
 
 
 def undistort_pixels(points: np.ndarray, K: np.ndarray, dist: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ degrees counter-clockwise from the table's x axis.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -28,20 +29,20 @@ class Camera:
     @property
     def centre(self) -> np.ndarray:
         """The camera's optical centre in table coordinates."""
-        return -self.R.T @ self.t
+        return cast(np.ndarray, -self.R.T @ self.t)
 
     def rays(self, pixels: np.ndarray) -> np.ndarray:
         """Unit directions in table coordinates of the rays through ``pixels`` (N, 2)."""
         normalised = cv.undistort_pixels(pixels, self.K, self.dist)
         directions = np.column_stack([normalised, np.ones(len(normalised))]) @ self.R  # R^T d, row-wise
-        return directions / np.linalg.norm(directions, axis=1, keepdims=True)
+        return cast(np.ndarray, directions / np.linalg.norm(directions, axis=1, keepdims=True))
 
     def on_plane(self, pixels: np.ndarray, height: float | np.ndarray) -> np.ndarray:
         """Where the rays through ``pixels`` meet the plane z = height: (N, 2) table mm."""
         rays = self.rays(pixels)
         c = self.centre
         scale = (np.asarray(height, float) - c[2]) / rays[:, 2]
-        return c[:2] + rays[:, :2] * scale[:, None]
+        return cast(np.ndarray, c[:2] + rays[:, :2] * scale[:, None])
 
     def project(self, points: np.ndarray) -> np.ndarray:
         return cv.project(points, cv.rvec_of(self.R), self.t, self.K, self.dist)
@@ -180,7 +181,7 @@ def lean_degs(camera: Camera, image_corners: np.ndarray, heights: np.ndarray, si
     # A flat marker seen from one side has a second, tilted reading that fits about as well (the
     # two-fold ambiguity of a small square): the smallest lean within the corners' noise wins.
     within = error <= error.min(axis=1, keepdims=True) + LEAN_NOISE_PX2
-    return LEAN_STEPS_DEG[np.argmax(within, axis=1)]
+    return cast(np.ndarray, LEAN_STEPS_DEG[np.argmax(within, axis=1)])
 
 
 def base_centre(pose: PlanarPose, offset_mm: tuple[float, float]) -> tuple[float, float]:

@@ -26,7 +26,7 @@ import numpy as np
 from ..measure.bases import MM_PER_INCH
 from . import cv
 from .calibration import Calibration
-from .geometry import base_centre, lean_degs, marker_poses
+from .geometry import PlanarPose, base_centre, lean_degs, marker_poses
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ class Locator:
             warnings.append("not seen: " + ", ".join(f"marker {m} ({self.specs[m].element})" for m in missing))
         if not known:
             return sightings, warnings
-        heights = [self.specs[ids[k]].height_mm for k in known]
+        heights = np.array([self.specs[ids[k]].height_mm for k in known])
         poses = marker_poses(self.camera, detection.corners[known], heights)  # one undistortion per frame
         kept: list[tuple[int, BaseSighting]] = []
         for k, pose in zip(known, poses):
@@ -145,8 +145,8 @@ class Locator:
         leans = lean_degs(
             self.camera,
             detection.corners[[k for k, _ in doubtful]],
-            [self.specs[s.marker].height_mm for _, s in doubtful],
-            [self.specs[s.marker].size_mm for _, s in doubtful],
+            np.array([self.specs[s.marker].height_mm for _, s in doubtful]),
+            np.array([self.specs[s.marker].size_mm for _, s in doubtful]),
         )
         leaning = {s.marker: float(lean) for (_, s), lean in zip(doubtful, leans)}
         sightings = [replace(s, lean_deg=leaning[s.marker]) if s.marker in leaning else s for _, s in kept]
@@ -162,7 +162,7 @@ class Locator:
         return [replace(s, sigma_mm=float(sigma)) for s, sigma in zip(sightings, sigmas)]
 
     @staticmethod
-    def _sighting(spec: MarkerSpec, pose) -> BaseSighting:
+    def _sighting(spec: MarkerSpec, pose: PlanarPose) -> BaseSighting:
         x, y = base_centre(pose, spec.offset_mm)
         aspect = min(pose.axes_mm) / max(pose.axes_mm)
         ratio = pose.size_mm / spec.size_mm
@@ -182,7 +182,7 @@ class Locator:
             aspect,
         )
 
-    def _implausible(self, spec: MarkerSpec, pose, sighting: BaseSighting) -> str | None:
+    def _implausible(self, spec: MarkerSpec, pose: PlanarPose, sighting: BaseSighting) -> str | None:
         """Why this cannot be the army's marker, or None."""
         longer = max(pose.axes_mm)
         if abs(longer / spec.size_mm - 1) > FALSE_SIZE:

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from ..measure.bases import MM_PER_INCH
-from . import cv
+from . import DEFAULT_BOARD, cv
 from .calibration import Anchor
 
 A4_MM = (210.0, 297.0)
@@ -106,7 +106,7 @@ def write_anchors(out: Path, anchors: Sequence[Anchor], dpi: int = 300) -> list[
     return [s.save(out / f"anchors-{n + 1}.png") for n, s in enumerate(_grid_sheets(items, dpi))]
 
 
-def write_charuco(out: Path, dpi: int = 300, board_spec: str = cv.DEFAULT_BOARD) -> Path:
+def write_charuco(out: Path, dpi: int = 300, board_spec: str = DEFAULT_BOARD) -> Path:
     """The lens board (``--board`` spec) on one landscape A4 sheet; ValueError if it cannot fit."""
     board = cv.parse_board(board_spec)
     cols, rows = board.getChessboardSize()

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from . import cv
-from .calibration import Calibration, CalibrationError, MovedAnchorError, calibrate_table, default_anchors
+from .calibration import Anchor, Calibration, CalibrationError, MovedAnchorError, calibrate_table, default_anchors
 from .geometry import Camera, marker_corners, mounted_camera
 from .locate import Locator, MarkerSpec
 from .synthetic import Occluder, Scene, SceneMarker, ideal_projection, random_scene, render
@@ -128,13 +129,13 @@ def marker_sizes(camera: Camera) -> tuple[float, float]:
     return max(30.0, math.ceil(22 / scale)), max(40.0, math.ceil(28 / scale))
 
 
-def _hand_over(camera: Camera, anchor, table_mm) -> Occluder:
+def _hand_over(camera: Camera, anchor: Anchor, table_mm: tuple[float, float]) -> Occluder:
     """A hand (ellipse) over one anchor, in ideal pixels."""
     px = ideal_projection(camera, np.array([[anchor.x, anchor.y, 0.0]]))[0]
     return Occluder(float(px[0]), float(px[1]), 45 * camera.K[0, 0] / 950, 60 * camera.K[0, 0] / 950)
 
 
-def calibration_frame(mount: Mount, rng: np.random.Generator) -> tuple[Camera, list, np.ndarray]:
+def calibration_frame(mount: Mount, rng: np.random.Generator) -> tuple[Camera, list[Any], np.ndarray]:
     """The mount's camera, the anchors as they should lie, and the frame it sees of them: the
     moved one moved, the covered ones under a hand."""
     camera = framed_camera(mount)
@@ -185,6 +186,8 @@ def _locate(
     sightings, _ = Locator(cal, specs).locate(image)
     by_id = {m["id"]: m for m in bases}
     model = cal.error_model()
+    if model is None:
+        raise ValueError("the calibration has no table pose, so no error model")
     errors, facings, sigmas = [], [], []
     for s in sightings:
         m = by_id[s.marker]

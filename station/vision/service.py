@@ -26,7 +26,7 @@ from . import cv
 from .calibration import Calibration
 from .locate import Locator, specs_from
 from .sources import SourceError
-from .tracker import ModelFell, Tracker
+from .tracker import ModelFell, Tracker, TrackerOutput
 from .watchdog import FrameWatchdog
 
 log = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ class CameraService:
         frames: Iterator[np.ndarray],
         calibration: Calibration,
         game: GameSink,
-        marker_specs: list[dict],
+        marker_specs: list[dict[str, Any]],
         mm_per_unit: float,
         snapshot_interval: float = 0.5,
         reopen: Callable[[], Iterator[np.ndarray]] | None = None,
@@ -75,7 +75,7 @@ class CameraService:
         self.fps = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
-        self._last: tuple[np.ndarray, list] | None = None
+        self._last: tuple[np.ndarray, list[Any]] | None = None
         self._still: tuple[float, bytes] | None = None
         self._table_still: tuple[float, bytes] | None = None
         self._maps: tuple[np.ndarray, np.ndarray] | None = None
@@ -121,7 +121,7 @@ class CameraService:
         self._maps = None
         log.info("camera: tracking with the new calibration")
 
-    def uncertainty_maps(self) -> list[dict]:
+    def uncertainty_maps(self) -> list[dict[str, Any]]:
         """The calibration's error maps (worked out once per calibration)."""
         return self.calibration.uncertainty_maps()
 
@@ -149,14 +149,15 @@ class CameraService:
             now = time.monotonic()
             if self._table_still and now - self._table_still[0] < max_age:
                 return self._table_still[1]
-            if self._last is None or not self.calibration.table_mm:
+            R, t = self.calibration.R, self.calibration.t
+            if self._last is None or not self.calibration.table_mm or R is None or t is None:
                 return None
             if self._maps is None:
                 self._maps = cv.table_maps(
                     self.calibration.K,
                     self.calibration.dist,
-                    cv.rvec_of(self.calibration.R),
-                    self.calibration.t,
+                    cv.rvec_of(R),
+                    t,
                     self.calibration.table_mm,
                     mm_per_px,
                 )
@@ -200,10 +201,11 @@ class CameraService:
         self.fps = self.frames_seen / max(self._last_frame_at - self._started, 1e-6)
         verdict = self.watchdog.judge(frame)
         if not verdict.usable:
-            if self.state != verdict.fault:
-                self.faults[verdict.fault] += 1
-                log.warning("camera %s: holding its frames back from the tracker", verdict.fault)
-            self.state = verdict.fault
+            fault = verdict.fault or "unusable"
+            if self.state != fault:
+                self.faults[fault] += 1
+                log.warning("camera %s: holding its frames back from the tracker", fault)
+            self.state = fault
             self._last = (frame, self._last[1] if self._last else [])
             return
         if self.state != "running":
@@ -215,7 +217,7 @@ class CameraService:
         except JournalFull:
             self.records_skipped += len(out.events) + 1
 
-    def _journal(self, out) -> None:
+    def _journal(self, out: TrackerOutput) -> None:
         for event in out.events:
             fields = {"event": type(event).__name__, "element": event.element, "frame": event.frame}
             if isinstance(event, ModelFell):

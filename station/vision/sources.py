@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import cv2
@@ -90,7 +90,7 @@ def replayed(open_frames: Callable[[], Iterator[np.ndarray]], fps: float, keep: 
     kept; a longer one is read again each time round.  Late frames are not made up for."""
     period, due = 1.0 / fps, time.monotonic()
 
-    def paced(frames):
+    def paced(frames: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
         nonlocal due
         for frame in frames:
             due = max(due + period, time.monotonic() - period)

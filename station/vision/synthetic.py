@@ -9,8 +9,10 @@ drawing with ``cv2.projectPoints``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -80,7 +82,9 @@ def truth_corners(camera: Camera, m: SceneMarker) -> np.ndarray:
 
 
 @lru_cache(maxsize=8)
-def _distortion_maps(K_key: tuple, dist_key: tuple, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def _distortion_maps(
+    K_key: tuple[Any, ...], dist_key: tuple[Any, ...], size: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
     """For every distorted pixel, the ideal pixel it shows (for cv2.remap)."""
     K, dist = np.array(K_key).reshape(3, 3), np.array(dist_key)
     w, h = size
@@ -107,7 +111,7 @@ def _texture(marker_id: int) -> np.ndarray:
 def ideal_projection(camera: Camera, points: np.ndarray) -> np.ndarray:
     cam = points @ camera.R.T + camera.t
     uv = cam[:, :2] / cam[:, 2:3]
-    return uv @ camera.K[:2, :2].T + camera.K[:2, 2]
+    return cast(np.ndarray, uv @ camera.K[:2, :2].T + camera.K[:2, 2])
 
 
 def _paste(canvas: np.ndarray, texture: np.ndarray, dst: np.ndarray) -> None:
@@ -130,7 +134,7 @@ def _paste(canvas: np.ndarray, texture: np.ndarray, dst: np.ndarray) -> None:
     ).astype(np.uint8)
 
 
-def render(scene: Scene, rng: np.random.Generator | None = None) -> tuple[np.ndarray, dict]:
+def render(scene: Scene, rng: np.random.Generator | None = None) -> tuple[np.ndarray, dict[str, Any]]:
     """A BGR frame of the scene and its ground truth."""
     rng = rng or np.random.default_rng(0)
     cam = scene.camera
@@ -173,19 +177,19 @@ def render(scene: Scene, rng: np.random.Generator | None = None) -> tuple[np.nda
 def _finish(canvas: np.ndarray, camera: Camera, rng: np.random.Generator, noise: float, blur: float) -> np.ndarray:
     """Lens distortion, blur and sensor noise applied to an ideal-pinhole canvas."""
     mapx, mapy = _distortion_maps(tuple(camera.K.ravel()), tuple(camera.dist.ravel()), camera.image_size)
-    image = cv2.remap(canvas, mapx, mapy, cv2.INTER_LINEAR, borderValue=FLOOR_BGR).astype(np.float32)
+    image: np.ndarray = cv2.remap(canvas, mapx, mapy, cv2.INTER_LINEAR, borderValue=FLOOR_BGR).astype(np.float32)
     if blur:
-        image = cv2.GaussianBlur(image, (0, 0), blur)
+        image = np.asarray(cv2.GaussianBlur(image, (0, 0), blur))
     if noise:
         grain = np.empty(image.shape, np.float32)
         cv2.setRNGSeed(int(rng.integers(1 << 30)))
-        cv2.randn(grain, (0.0,) * 3, (noise,) * 3)  # per channel; 10x faster than numpy for a frame
+        cv2.randn(grain, np.zeros(3), np.full(3, noise))  # per channel; 10x faster than numpy for a frame
         image += grain
-    return np.clip(image, 0, 255).astype(np.uint8)
+    return cast(np.ndarray, np.clip(image, 0, 255).astype(np.uint8))
 
 
 def render_charuco_view(
-    camera: Camera, board, R: np.ndarray, t: np.ndarray, rng: np.random.Generator, px_per_mm: float = 4.0
+    camera: Camera, board: Any, R: np.ndarray, t: np.ndarray, rng: np.random.Generator, px_per_mm: float = 4.0
 ) -> np.ndarray:
     """The ChArUco board at pose (R, t) (board mm -> camera mm) seen by ``camera``."""
     cols, rows = board.getChessboardSize()
@@ -204,7 +208,7 @@ def render_charuco_view(
 
 def board_views(
     camera: Camera,
-    board,
+    board: Any,
     rng: np.random.Generator,
     count: int,
     reach: tuple[float, float] = (420, 230),
@@ -268,14 +272,11 @@ def random_scene(
                 85.0 if k < fallen else 0.0,
             )
         )
-    occluders = []
     w, h = camera.image_size
-    for _ in range(hands):
-        occluders.append(
-            Occluder(
-                rng.uniform(0, w), rng.uniform(0, h), rng.uniform(60, 110), rng.uniform(120, 260), rng.uniform(0, 180)
-            )
-        )
+    occluders = [
+        Occluder(rng.uniform(0, w), rng.uniform(0, h), rng.uniform(60, 110), rng.uniform(120, 260), rng.uniform(0, 180))
+        for _ in range(hands)
+    ]
     return Scene(camera, markers, table_mm, occluders)
 
 
@@ -294,7 +295,7 @@ def sequence(
     falls: int = 0,
     hands: int = 2,
     table_mm: tuple[float, float] = (1219.2, 1219.2),
-):
+) -> Iterator[tuple[Scene, SequenceFrame]]:
     """A still table that hands sweep across, where ``falls`` models tip over at random frames.
     Yields (the still scene, SequenceFrame) per frame."""
     base = random_scene(camera, rng, units=units, table_mm=table_mm)
@@ -344,7 +345,7 @@ def sequence(
         yield base, SequenceFrame(image, frozenset(fallen), frozenset(hidden))
 
 
-def save_frame(path_stem: str, image: np.ndarray, truth: dict) -> None:
+def save_frame(path_stem: str, image: np.ndarray, truth: dict[str, Any]) -> None:
     """Write a rendered frame as STEM.png with its ground truth beside it as STEM.json."""
     import json
 

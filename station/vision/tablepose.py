@@ -25,6 +25,7 @@ import itertools
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -46,7 +47,7 @@ class SeenAnchor:
 
     @property
     def centre(self) -> np.ndarray:
-        return self.world[:, :2].mean(axis=0)
+        return cast(np.ndarray, self.world[:, :2].mean(axis=0))
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def _fit(anchors: Sequence[SeenAnchor], K: np.ndarray, dist: np.ndarray) -> tupl
 
 
 def _proposals(count: int) -> list[tuple[int, ...]]:
-    triples = list(itertools.combinations(range(count), 3))
+    triples: list[tuple[int, ...]] = list(itertools.combinations(range(count), 3))
     if len(triples) <= MAX_PROPOSALS:
         return triples
     picks = np.random.default_rng(0).choice(len(triples), MAX_PROPOSALS, replace=False)  # fixed: repeatable
@@ -146,6 +147,7 @@ def fit_table_pose(
     used = _consensus(anchors, K, dist, consensus_mm)
     if len(used) < 3:
         raise ValueError("no camera pose puts three anchors where they lie")
+    pose: tuple[np.ndarray, np.ndarray] | None = None
     for _ in range(len(anchors)):
         pose = _fit(used, K, dist)
         if pose is None:
@@ -161,6 +163,7 @@ def fit_table_pose(
         used = used + back  # one the first consensus missed fits after all
     else:  # the last change to ``used`` has not been fitted yet
         pose = _fit(used, K, dist) or pose
+        assert pose is not None  # fitted at least once: there are three anchors or more
         residuals = anchor_residuals(anchors, *pose, K, dist)
     log.debug("table pose from anchors %s", [a.id for a in used])
     rms, covariance, sensitivity = _covariance(used, *pose, K, dist)

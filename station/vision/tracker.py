@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -80,7 +81,7 @@ class TrackerOutput:
     events: list[ModelFell | ModelUp] = field(default_factory=list)
     appeared: list[str] = field(default_factory=list)  # tracks confirmed in this frame
 
-    def snapshot(self, mm_per_unit: float = MM_PER_INCH) -> dict:
+    def snapshot(self, mm_per_unit: float = MM_PER_INCH) -> dict[str, Any]:
         """The TableSnapshot observation: positions in mm and game units, facing, status."""
         return {
             "frame": self.frame,
@@ -127,8 +128,8 @@ class Tracker:
         slowly, wherever nothing changed.  Runs every frame so the background stays current."""
         if self._background is None:
             self._background = small
-        changed = (cv2.absdiff(small, self._background) > CHANGE_LEVEL).astype(np.uint8)
-        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        differs = (cv2.absdiff(small, self._background) > CHANGE_LEVEL).astype(np.uint8)
+        changed = np.asarray(cv2.morphologyEx(differs, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
         # learn fast where nothing changed, slowly elsewhere, so that a start-up with a hand in view
         # or a box set down for good fades out of the background in about a hundred frames
         rate = np.where(changed > 0, 0.01, 0.1).astype(np.float32)
@@ -173,12 +174,12 @@ class Tracker:
             for track in missing:
                 self._missing(occluders, track, events)
         for element, state in (tilt or {}).items():
-            track = self.tracks.get(element)
-            if track and state == "fallen" and track.status != "fallen":
-                track.status = "fallen"
+            tilted = self.tracks.get(element)
+            if tilted and state == "fallen" and tilted.status != "fallen":
+                tilted.status = "fallen"
                 events.append(ModelFell(element, self.frame, "tilt sensor"))
-            elif track and state == "upright" and track.status == "fallen" and element in seen:
-                track.status = "up"
+            elif tilted and state == "upright" and tilted.status == "fallen" and element in seen:
+                tilted.status = "up"
                 events.append(ModelUp(element, self.frame))
         still = not moved and self._scene_still(small)
         self._previous = small
@@ -196,7 +197,7 @@ class Tracker:
         del self.tentative[s.element]
         return True
 
-    def _observe(self, gray: np.ndarray, s: BaseSighting, corners: np.ndarray, events: list) -> bool:
+    def _observe(self, gray: np.ndarray, s: BaseSighting, corners: np.ndarray, events: list[Any]) -> bool:
         track = self.tracks.get(s.element)
         centre = corners.mean(axis=0)
         size = float(np.linalg.norm(corners[0] - corners[1]))
@@ -223,7 +224,7 @@ class Tracker:
         track.status = "up"
         return moved
 
-    def _missing(self, occluders: np.ndarray, track: Track, events: list) -> None:
+    def _missing(self, occluders: np.ndarray, track: Track, events: list[Any]) -> None:
         if track.status == "fallen":
             return
         x = min(int(track.pixel[0] / SCALE), occluders.shape[1] - 1)
@@ -233,7 +234,7 @@ class Tracker:
             return
         self._vote_fall(track, "vanished", events)
 
-    def _vote_fall(self, track: Track, evidence: str, events: list) -> None:
+    def _vote_fall(self, track: Track, evidence: str, events: list[Any]) -> None:
         track.fall_votes += 1
         if track.fall_votes >= self.fall_frames and track.status != "fallen":
             track.status = "fallen"

@@ -20,7 +20,9 @@ a base is and where the station puts it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -66,9 +68,9 @@ class ErrorModel:
             + self.sigma_px**2 * np.eye(2)
         )
         cov = A @ pixel_cov @ A.transpose(0, 2, 1)
-        return np.sqrt(np.trace(cov, axis1=1, axis2=2))
+        return cast(np.ndarray, np.sqrt(np.trace(cov, axis1=1, axis2=2)))
 
-    def grid(self, table_mm: tuple[float, float], height: float, step: float = GRID_STEP_MM) -> dict:
+    def grid(self, table_mm: tuple[float, float], height: float, step: float = GRID_STEP_MM) -> dict[str, Any]:
         """The map at one height: cell centres along x and y, and sigma (rows along y)."""
         xs = np.arange(step / 2, table_mm[0], step)
         ys = np.arange(step / 2, table_mm[1], step)
@@ -84,5 +86,5 @@ class ErrorModel:
             "median_mm": round(float(np.median(sigma)), 3),
         }
 
-    def maps(self, table_mm: tuple[float, float], heights=MAP_HEIGHTS_MM) -> list[dict]:
+    def maps(self, table_mm: tuple[float, float], heights: Sequence[float] = MAP_HEIGHTS_MM) -> list[dict[str, Any]]:
         return [self.grid(table_mm, h) for h in heights]

@@ -8,21 +8,21 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
 from ..game import RECENT_RULINGS, InputError, JournalUnavailable
 from ..rules.text import with_messages
 from .current import station as _station
-from .security import error_response, is_referee, login, logout, referee_only
+from .security import Reply, error_response, is_referee, login, logout, referee_only
 from .stream import ENDED, Broadcaster
 
 api = Blueprint("api", __name__)
 
 
 def _broadcaster() -> Broadcaster:
-    return current_app.extensions["broadcasters"].of(_station())
+    return cast(Broadcaster, current_app.extensions["broadcasters"].of(_station()))
 
 
 def _json_body() -> dict[str, Any]:
@@ -81,7 +81,7 @@ def table() -> Response:
 
 
 @api.get("/measure")
-def measure_bases() -> Response:
+def measure_bases() -> Reply:
     """Edge-to-edge (or ``kind=centre``) distance between two bases on the latest snapshot, in
     the game's units, with the two exact points measured and the uncertainty."""
     from ..measure.snapshot import NotOnTable, measure_on_snapshot
@@ -101,7 +101,7 @@ def measure_bases() -> Response:
 
 
 @api.get("/reach")
-def reach() -> Response:
+def reach() -> Reply:
     """For a selected model on the latest snapshot: the rules' rings (drawn as outlines) and
     arcs, and every enemy base with its distance, arc and line of sight."""
     from ..tableview import NotPlaced
@@ -131,21 +131,21 @@ def set_terrain() -> Response:
 
 
 @api.get("/camera.jpg")
-def camera_still() -> Response:
+def camera_still() -> Reply:
     """A low-rate still of the table with the bases drawn on it (404 without a camera yet)."""
     camera = _station().camera
     return _jpeg(camera.still() if camera else None, "no camera frame yet")
 
 
 @api.get("/table.jpg")
-def table_still() -> Response:
+def table_still() -> Reply:
     """The camera's latest frame seen from straight above, to the table's scale (2 mm a pixel),
     for the map's backdrop (404 without a calibrated camera frame yet)."""
     camera = _station().camera
     return _jpeg(camera.table_still() if camera else None, "no calibrated camera frame yet")
 
 
-def _jpeg(jpeg: bytes | None, missing: str) -> Response:
+def _jpeg(jpeg: bytes | None, missing: str) -> Reply:
     """A still as it is now (never cached), or 404 saying why there is none yet."""
     if jpeg is None:
         return error_response(404, missing)
@@ -153,7 +153,7 @@ def _jpeg(jpeg: bytes | None, missing: str) -> Response:
 
 
 @api.get("/uncertainty")
-def uncertainty() -> Response:
+def uncertainty() -> Reply:
     """The calibration's expected position error over the table (1 sigma, mm) at each mapped
     height, for the map's overlay: 404 without a camera, empty maps for an old calibration."""
     camera = _station().camera
@@ -168,7 +168,7 @@ def health() -> Response:
 
 
 @api.get("/events")
-def events() -> Response:
+def events() -> Reply:
     try:
         since = int(request.args.get("since", 0))
         limit = min(int(request.args.get("limit", 500)), 5000)
@@ -200,7 +200,7 @@ def preview_input() -> Response:
     """``{"type": "attack", "args": {...}}``: what the input would rule now, nothing journaled
     (the attack picker shows it before the referee declares)."""
     body = _json_body()
-    return jsonify(with_messages(_station().game.preview(body.get("type"), body.get("args", {}))))
+    return jsonify(with_messages(_station().game.preview(str(body.get("type")), body.get("args", {}))))
 
 
 @api.post("/judge")
@@ -265,7 +265,7 @@ def verdicts(ruling_id: str) -> Response:
 
 
 @api.get("/rulings/<ruling_id>/picture.svg")
-def ruling_picture(ruling_id: str) -> Response:
+def ruling_picture(ruling_id: str) -> Reply:
     """The picture of what a ruling measured: the table of that moment with the line drawn."""
     from .picture import ruling_picture as draw
 
@@ -322,7 +322,7 @@ def stream() -> Response | tuple[Response, int]:
             if version == ENDED:
                 yield frame
                 return
-            if version is None or version > shown:  # older ones are in the snapshot already
+            if version is None or shown is None or version > shown:  # older ones are in the snapshot already
                 yield frame
 
     response = Response(

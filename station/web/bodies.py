@@ -38,7 +38,7 @@ from .security import MAX_UPLOAD_BYTES, TOO_MANY_GUESSES, WRONG_TOKEN, larger_th
 OPEN_BODY_BYTES = 16 * 1024
 
 
-class Refusal(Error):
+class Refusal(Error):  # type: ignore[misc]  # waitress has no type hints
     """A request refused from its headers, answered as the API answers: JSON ``{"error": ...}``."""
 
     def __init__(self, code: int, reason: str, said: str) -> None:
@@ -90,7 +90,7 @@ class BodyGate:
         return isinstance(data, dict) and self.app.extensions["referee_token"].sessions.valid(data.get("sid"))
 
 
-class GatedParser(HTTPRequestParser):
+class GatedParser(HTTPRequestParser):  # type: ignore[misc]  # waitress has no type hints
     """waitress's request parser, which asks the gate before it reads a body."""
 
     def __init__(self, adj: Any, gate: BodyGate, who: str) -> None:
@@ -102,7 +102,7 @@ class GatedParser(HTTPRequestParser):
         if self.body_rcv is None:  # no body: nothing to decide
             return
         allowed = self.gate.allowance(self.headers, self.who)
-        self.adj = copy.copy(self.adj)
+        self.adj: Any = copy.copy(self.adj)
         if isinstance(allowed, Refusal):
             self.error, self.completed = allowed, True
             self.adj.max_request_body_size = self.content_length + 1  # waitress's own check stays quiet
@@ -114,16 +114,16 @@ class GatedParser(HTTPRequestParser):
         consumed = super().received(data)
         if isinstance(self.error, RequestEntityTooLarge):  # waitress's words, as the API says them
             self.error = too_large(self.allowed)
-        return consumed
+        return int(consumed)
 
 
-class GatedChannel(HTTPChannel):
+class GatedChannel(HTTPChannel):  # type: ignore[misc]  # waitress has no type hints
     """A connection whose requests are parsed by ``GatedParser``, knowing the client's address."""
 
     def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:
         super().__init__(server, sock, addr, adj, map)
         who = addr[0] if isinstance(addr, tuple) else str(addr)
-        self.parser_class = partial(GatedParser, gate=server.body_gate, who=who)  # type: ignore[assignment]
+        self.parser_class = partial(GatedParser, gate=server.body_gate, who=who)
 
 
 ADJUSTMENTS = {

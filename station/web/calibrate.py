@@ -3,21 +3,31 @@ then the table from its anchors, on the command line's code path (station.vision
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import wraps
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
 from ..rules.text import say
 from ..vision.calibration import CalibrationError, MovedAnchorError
+from ..vision.guided import CalibrationDesk
 from .current import lobby
-from .security import error_response, referee_only
+from .security import P, Reply, error_response, referee_only
 
 calibrate = Blueprint("calibrate", __name__, template_folder="templates")
 
 
-def _desk():
+def _any_desk() -> CalibrationDesk | None:
     station = lobby().station
     return station.calibration_desk if station is not None else None
+
+
+def _desk() -> CalibrationDesk:
+    """The station's calibration desk, which ``_with_desk`` made sure of."""
+    desk = _any_desk()
+    if desk is None:
+        raise LookupError("no calibration desk")  # _with_desk answers 404 before a view gets here
+    return desk
 
 
 @calibrate.get("/calibrate")
@@ -30,12 +40,12 @@ def _calibration_error(exc: CalibrationError) -> tuple[Response, int]:
     return error_response(409 if isinstance(exc, MovedAnchorError) else 400, str(exc))
 
 
-def _with_desk(view):
+def _with_desk(view: Callable[P, Reply]) -> Callable[P, Reply]:
     """404 when the station has no camera to calibrate."""
 
     @wraps(view)
-    def guarded(*args, **kwargs):
-        if _desk() is None:
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> Reply:
+        if _any_desk() is None:
             return error_response(404, say("no camera: choose one in the settings, and start a game, to calibrate it"))
         return view(*args, **kwargs)
 
@@ -45,14 +55,14 @@ def _with_desk(view):
 @calibrate.get("/api/calibrate")
 @referee_only
 @_with_desk
-def state() -> Response:
+def state() -> Reply:
     return jsonify(_desk().state())
 
 
 @calibrate.get("/api/calibrate/view.jpg")
 @referee_only
 @_with_desk
-def view() -> Response:
+def view() -> Reply:
     """The camera now, with the board's corners (or the anchors and their residuals) drawn."""
     return Response(_desk().view_jpeg(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
@@ -60,21 +70,21 @@ def view() -> Response:
 @calibrate.post("/api/calibrate/views")
 @referee_only
 @_with_desk
-def accept_view() -> Response:
+def accept_view() -> Reply:
     return jsonify(_desk().accept())
 
 
 @calibrate.delete("/api/calibrate/views/<int:index>")
 @referee_only
 @_with_desk
-def drop_view(index: int) -> Response:
+def drop_view(index: int) -> Reply:
     return jsonify(_desk().drop(index))
 
 
 @calibrate.post("/api/calibrate/table")
 @referee_only
 @_with_desk
-def fit_table() -> Response:
+def fit_table() -> Reply:
     body = request.get_json(silent=True) or {}
     without = body.get("without", []) if isinstance(body, dict) else []
     if not isinstance(without, list) or not all(isinstance(i, int) for i in without):
@@ -88,5 +98,5 @@ def fit_table() -> Response:
 @calibrate.post("/api/calibrate/save")
 @referee_only
 @_with_desk
-def save() -> Response:
+def save() -> Reply:
     return jsonify(_desk().save())

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
+from werkzeug.wrappers import Response as WerkzeugResponse
 
 from ..config import load_config, save_config
 from ..lobby.network import qr_svg, token_link
@@ -57,7 +58,7 @@ def _claim() -> Claim | None:
 
 
 @claim.get("/setup")
-def setup_page() -> str | Response:
+def setup_page() -> str | WerkzeugResponse:
     if _claim() is None:
         return redirect("/lobby")
     return render_template("setup.html", local=_local())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from flask import current_app
 
 from ..lobby.lobby import Lobby
@@ -13,7 +15,7 @@ class NoGame(LookupError):
 
 
 def lobby() -> Lobby:
-    return current_app.config["LOBBY"]
+    return cast(Lobby, current_app.config["LOBBY"])
 
 
 def station() -> Station:

@@ -24,7 +24,7 @@ import json
 import re
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, request
 
@@ -39,7 +39,7 @@ def catalog(language: str) -> dict[str, str]:
     if language == "en":
         return {}
     text = (resources.files("station.web") / "i18n" / f"{language}.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return cast(dict[str, str], json.loads(text))
 
 
 def language() -> str:

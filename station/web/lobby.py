@@ -27,7 +27,7 @@ from ..rules.registry import RULESETS, make_ruleset
 from ..rules.text import say, with_messages
 from .current import lobby
 from .i18n import language
-from .security import error_response, referee_only
+from .security import Reply, error_response, referee_only
 
 lobby_pages = Blueprint("lobby_pages", __name__, template_folder="templates")
 lobby_api = Blueprint("lobby_api", __name__)
@@ -101,14 +101,14 @@ def rulesets() -> Response:
 
 def _labelled(option: dict[str, Any], game: str) -> dict[str, Any]:
     """An option as the form shows it: its name and choices in the page's language beside the keys."""
-    said = {"label": label(option["name"], language(), game)}
+    said: dict[str, Any] = {"label": label(option["name"], language(), game)}
     if option.get("choices"):
         said["choice_labels"] = [label(c, language(), game) for c in option["choices"]]
     return {**option, **said}
 
 
 @lobby_api.get("/rulesets/<game>/schema")
-def army_schema(game: str) -> Response:
+def army_schema(game: str) -> Reply:
     if game not in RULESETS:
         return error_response(404, f"unknown game {game!r}")
     return jsonify(titled(make_ruleset(game, DiceBook()).army_schema(), language(), game))
@@ -170,7 +170,7 @@ def check_game() -> Response:
 
 @lobby_api.post("/games")
 @referee_only
-def start_game() -> Response:
+def start_game() -> Reply:
     """``{"game": ..., "options": {...}, "armies": [id or {"army": {...}}, ...]}``: a new game,
     once the pre-game check passes, or with ``"force": true`` and a ``"note"`` saying why; the
     check and the note are journaled with the game."""
@@ -238,7 +238,7 @@ def camera_markers() -> Response:
 
 
 @lobby_api.get("/camera/markers/<int:marker_id>.jpg")
-def camera_marker_crop(marker_id: int) -> Response:
+def camera_marker_crop(marker_id: int) -> Reply:
     camera = lobby().camera
     jpeg = camera.crop(marker_id) if camera is not None and lobby().station is None else None
     if jpeg is None:
@@ -247,7 +247,7 @@ def camera_marker_crop(marker_id: int) -> Response:
 
 
 @lobby_api.get("/hub/events")
-def hub_events() -> Response:
+def hub_events() -> Reply:
     """The hub's events while no game runs, after ``since``: what pairing waits for."""
     try:
         since = int(request.args.get("since", 0))
@@ -280,7 +280,7 @@ def games() -> Response:
 
 
 @lobby_api.get("/games/<name>/journal")
-def download_journal(name: str) -> Response:
+def download_journal(name: str) -> Reply:
     """A game's whole journal (JSON Lines), as a file: ``station replay`` reads it anywhere."""
     played = lobby().history.find(name)
     if played is None:

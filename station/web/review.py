@@ -4,6 +4,8 @@ Both are open to spectators, like the dashboard."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
 from ..journal import JournalError
@@ -95,7 +97,9 @@ def report(name: str) -> str:
         measured = mark.made["details"].get("measured")
         table = by_seq.get(measured.get("table_seq", -1)) if measured else None
         if mark.status in DISPUTED and table is not None and table["kind"] == "snapshot":
-            pieces = next((t["pieces"] for t in reversed(terrains) if t["seq"] <= table["seq"]), [])
+            pieces: list[dict[str, Any]] = next(
+                (t["pieces"] for t in reversed(terrains) if t["seq"] <= table["seq"]), []
+            )
             pictures[mark.ruling.id] = ruling_picture(mark.made, table, pieces, view["players"])
     texts = {mark.ruling.id: mark.ruling.text for mark in replay.marks}
     overrides = [{**r, "text": texts.get(r["ruling"], r["ruling"])} for r in replay.records if r["kind"] == "override"]

@@ -21,13 +21,16 @@ from collections import deque
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, cast
 
-from flask import Response, current_app, jsonify, request, session
+from flask import Flask, Response, current_app, jsonify, request, session
 
 from ..rules.text import Text, say
 from . import strict_json
 from .sessions import SESSION_HOURS, RefereeToken, Sessions
+
+P = ParamSpec("P")
+Reply = Response | tuple[Response, int]  # what a view answers: a response, or one with its status
 
 ATTEMPTS = 5
 WINDOW_S = 60.0
@@ -78,7 +81,7 @@ def error_response(status: int, message: str) -> tuple[Response, int]:
 
 
 def referee_token() -> RefereeToken:
-    return current_app.extensions["referee_token"]
+    return cast(RefereeToken, current_app.extensions["referee_token"])
 
 
 def token_matches(given: str, token: str) -> bool:
@@ -98,7 +101,7 @@ def _logged_in() -> bool:
 
 
 def _throttle() -> Throttle:
-    return current_app.config["THROTTLE"]
+    return cast(Throttle, current_app.config["THROTTLE"])
 
 
 def _who() -> str:
@@ -132,11 +135,11 @@ def guessed_wrong() -> None:
     _throttle().failed(_who())
 
 
-def referee_only(view: Callable[..., Any]) -> Callable[..., Any]:
+def referee_only(view: Callable[P, Reply]) -> Callable[P, Reply]:
     """The referee's controls: a header token, or the login cookie with its CSRF token."""
 
     @wraps(view)
-    def guarded(*args: Any, **kwargs: Any) -> Any:
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> Reply:
         refused = throttled()
         if refused:
             return refused
@@ -179,7 +182,7 @@ def logout() -> Any:
     return jsonify({"referee": False})
 
 
-def harden(app, token: str, config: Path | None = None, session_hours: float = SESSION_HOURS) -> None:
+def harden(app: Flask, token: str, config: Path | None = None, session_hours: float = SESSION_HOURS) -> None:
     """The app's security settings: the referee's token (followed in ``config``, if given) and
     sessions, a per-start session key, strict cookies, the upload cap, debug off, and JSON errors
     for oversized bodies."""
@@ -195,16 +198,16 @@ def harden(app, token: str, config: Path | None = None, session_hours: float = S
     app.debug = False
 
     @app.errorhandler(413)
-    def _too_large(_exc) -> tuple[Response, int]:
+    def _too_large(_exc: Exception) -> tuple[Response, int]:
         return error_response(413, larger_than(MAX_UPLOAD_BYTES))
 
     @app.errorhandler(RecursionError)
-    def _too_deep(_exc) -> tuple[Response, int]:
+    def _too_deep(_exc: Exception) -> tuple[Response, int]:
         """A body nested thousands of levels deep (a hostile client): refused by name, as JSON."""
         return error_response(400, "the request body is nested too deeply to read")
 
     @app.errorhandler(500)
-    def _failed(exc) -> tuple[Response, int]:
+    def _failed(exc: Exception) -> tuple[Response, int]:
         """Whatever went wrong inside, the client gets JSON naming it, never an HTML page; the
         traceback is in the station's log."""
         original = getattr(exc, "original_exception", None) or exc

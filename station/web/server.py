@@ -37,6 +37,7 @@ import sys
 import threading
 from collections import deque
 from pathlib import Path
+from typing import Any
 
 from waitress.server import TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher
@@ -70,26 +71,26 @@ class ShortFirst:
     referee's next request would wait for every one of them to be handed a thread."""
 
     def __init__(self) -> None:
-        self.short: deque = deque()
-        self.streams: deque = deque()
+        self.short: deque[Any] = deque()
+        self.streams: deque[Any] = deque()
 
-    def append(self, channel) -> None:
+    def append(self, channel: Any) -> None:
         request = channel.requests[0] if channel.requests else None
         streaming = request is not None and request.path in STREAM_PATHS
         (self.streams if streaming else self.short).append(channel)
 
-    def popleft(self):
+    def popleft(self) -> Any:
         return self.short.popleft() if self.short else self.streams.popleft()
 
     def __len__(self) -> int:
         return len(self.short) + len(self.streams)
 
 
-class ClubServer(TcpWSGIServer):
+class ClubServer(TcpWSGIServer):  # type: ignore[misc]  # waitress has no type hints
     """waitress's server, with a connection cap that closes the longest-idle connection first
     and answers 503 only when every connection is busy."""
 
-    def __init__(self, app, limits: WebLimits, **adjustments) -> None:
+    def __init__(self, app: Any, limits: WebLimits, **adjustments: Any) -> None:
         self.limits = limits
         self.evicted = self.refused = 0
         dispatcher = ThreadedTaskDispatcher()
@@ -149,7 +150,7 @@ class ClubServer(TcpWSGIServer):
         self.evicted += 1
         return True
 
-    def _refuse(self, conn) -> None:
+    def _refuse(self, conn: Any) -> None:
         """Answer 503 busy and close: every connection is in use, none idle to close."""
         try:
             conn.setblocking(False)

@@ -60,7 +60,8 @@ class Sessions:
 
     def close(self, sid: object) -> None:
         with self._lock:
-            self._expires.pop(sid, None)  # type: ignore[arg-type]
+            if isinstance(sid, str):
+                self._expires.pop(sid, None)
 
     def close_all(self) -> None:
         with self._lock:

@@ -20,6 +20,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..bus import Bus, Subscription
@@ -52,7 +53,7 @@ class TokenBucket:
     """``rate`` tokens a second, at most ``burst`` saved up; ``wait`` takes one, saying how long
     to sleep first (0 while any is left)."""
 
-    def __init__(self, rate: float, burst: float, clock=time.monotonic) -> None:
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.rate, self.burst, self.clock = rate, burst, clock
         self.tokens, self._at = burst, clock()
 
@@ -69,8 +70,8 @@ class Broadcaster:
 
     def __init__(self, station: Station) -> None:
         self.station = station
-        self.frames = Bus()
-        self._changes: Subscription | None = None
+        self.frames: Bus[Frame] = Bus()
+        self._changes: Subscription[dict[str, Any]] | None = None
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._closed = threading.Event()
@@ -89,7 +90,7 @@ class Broadcaster:
     def closed(self) -> bool:
         return self._closed.is_set()
 
-    def subscribe(self) -> Subscription:
+    def subscribe(self) -> Subscription[Frame]:
         with self._lock:
             if self._thread is None:  # started by the first watcher
                 self._changes = self.station.bus.subscribe(CHANGES_QUEUE)
@@ -97,7 +98,7 @@ class Broadcaster:
                 self._thread.start()
         return self.frames.subscribe()
 
-    def unsubscribe(self, subscription: Subscription) -> None:
+    def unsubscribe(self, subscription: Subscription[Frame]) -> None:
         self.frames.unsubscribe(subscription)
 
     def health(self) -> dict[str, Any]:
@@ -139,6 +140,7 @@ class Broadcaster:
 
     def _run(self) -> None:
         changes, bucket = self._changes, TokenBucket(FRAMES_PER_SECOND, FRAME_BURST)
+        assert changes is not None  # subscribed before this thread starts
         while not self._closed.is_set():
             first = changes.get(timeout=KEEPALIVE_SECONDS)
             if self._closed.is_set():
@@ -167,7 +169,7 @@ class Broadcaster:
             self._trims_due -= 1
             heap.give_back()
 
-    def _frame(self, changes: Subscription, messages: list[dict[str, Any]]) -> Frame:
+    def _frame(self, changes: Subscription[dict[str, Any]], messages: list[dict[str, Any]]) -> Frame:
         if changes.lagged or any(m["reset"] for m in messages):
             changes.lagged = False
             return self.snapshot()

@@ -117,20 +117,20 @@ class AlphaStrike(ModelRuleset[AlphaState]):
 
     def summary(self, state: AlphaState) -> str:
         lines = [say("Alpha Strike: turn {turn}, {phase} phase", turn=state.turn, phase=WORDS[state.phase])]
-        for u in sorted(state.units.values(), key=lambda u: u.id):
-            lines.append(
-                say(
-                    "  {player} {u} A {armour}/{armour2} S {structure}/{structure2} heat {heat}",
-                    player=f"{u.player:<9}",
-                    u=f"{u.id:<12}",
-                    armour=u.armour,
-                    armour2=u.card.armour,
-                    structure=u.structure,
-                    structure2=u.card.structure,
-                    heat=u.heat,
-                )
-                + (say(" destroyed") if u.destroyed else "")
+        lines += [
+            say(
+                "  {player} {u} A {armour}/{armour2} S {structure}/{structure2} heat {heat}",
+                player=f"{u.player:<9}",
+                u=f"{u.id:<12}",
+                armour=u.armour,
+                armour2=u.card.armour,
+                structure=u.structure,
+                structure2=u.card.structure,
+                heat=u.heat,
             )
+            + (say(" destroyed") if u.destroyed else "")
+            for u in sorted(state.units.values(), key=lambda u: u.id)
+        ]
         if state.winner:
             lines.append(say("  winner: {winner}", winner=state.winner))
         return joined(lines, "\n")

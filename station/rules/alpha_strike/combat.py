@@ -110,11 +110,11 @@ def geometry(
         state.stands_in(target.id, ("water",)),
         side == "rear",
     )
-    for edge in (6.0, 24.0, 42.0):
-        if m.too_close_to_call(edge):
-            doubts.append(
-                say("the distance is within the camera's uncertainty of the {edge}\" band edge", edge=f"{edge:g}")
-            )
+    doubts += [
+        say("the distance is within the camera's uncertainty of the {edge}\" band edge", edge=f"{edge:g}")
+        for edge in (6.0, 24.0, 42.0)
+        if m.too_close_to_call(edge)
+    ]
     return g, {**m.as_dict(), "table_seq": state.table_seq}, doubts
 
 

@@ -308,18 +308,18 @@ def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for army in armies:
         for unit in army["units"]:
             kind = "infantry" if unit["type"] == "squad" else unit["type"]
-            for element in unit["members"] if unit["type"] == "squad" else [unit]:
-                out.append(
-                    {
-                        "element": element["id"],
-                        "unit": unit["id"],
-                        "player": army["player"],
-                        "kind": kind,
-                        "base": element["base"],
-                        "height_mm": model_height(element, kind),
-                        "marker": element.get("marker"),
-                    }
-                )
+            out += [
+                {
+                    "element": element["id"],
+                    "unit": unit["id"],
+                    "player": army["player"],
+                    "kind": kind,
+                    "base": element["base"],
+                    "height_mm": model_height(element, kind),
+                    "marker": element.get("marker"),
+                }
+                for element in (unit["members"] if unit["type"] == "squad" else [unit])
+            ]
     return out
 
 

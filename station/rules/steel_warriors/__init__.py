@@ -99,16 +99,16 @@ class SteelWarriors(ModelRuleset[WarState]):
 
     def summary(self, state: WarState) -> str:
         lines = [say("Steel Warriors: turn {turn}", turn=state.turn)]
-        for s in sorted(state.squads.values(), key=lambda s: s.id):
-            lines.append(
-                say(
-                    "  {player} {value} {fighting_count} fighting, {morale}, suppression {suppression}",
-                    player=f"{s.player:<8}",
-                    value=f"{s.id:<12}",
-                    fighting_count=len(state.fighting(s.id)),
-                    morale=MORALE_WORDS[s.morale],
-                    suppression=s.suppression,
-                )
-                + (say(", prone") if s.prone else "")
+        lines += [
+            say(
+                "  {player} {value} {fighting_count} fighting, {morale}, suppression {suppression}",
+                player=f"{s.player:<8}",
+                value=f"{s.id:<12}",
+                fighting_count=len(state.fighting(s.id)),
+                morale=MORALE_WORDS[s.morale],
+                suppression=s.suppression,
             )
+            + (say(", prone") if s.prone else "")
+            for s in sorted(state.squads.values(), key=lambda s: s.id)
+        ]
         return joined(lines, "\n")
