@@ -75,7 +75,12 @@ def uncertainty_report(maps: list[dict[str, Any]]) -> list[str]:
 
 def register(main: click.Group, _fail: Callable[[str], NoReturn]) -> None:
     """Add the camera commands to ``main``; ``_fail`` reports an error and exits, as in station.cli."""
+    _register_markers(main, _fail)
+    _register_calibrate(main, _fail)
+    _register_locate(main, _fail)
 
+
+def _register_markers(main: click.Group, _fail: Callable[[str], NoReturn]) -> None:
     @main.command()
     @click.option("--out", type=click.Path(file_okay=False), default="markers", show_default=True)
     @click.option("--ids", default="16-39", show_default=True, help="Unit marker ids, e.g. 16-39,60.")
@@ -106,6 +111,8 @@ def register(main: click.Group, _fail: Callable[[str], NoReturn]) -> None:
             click.echo(f"wrote {f}")
         click.echo("Print at 100 % (actual size) and check the 100 mm bar with a ruler.")
 
+
+def _register_calibrate(main: click.Group, _fail: Callable[[str], NoReturn]) -> None:
     @main.group()
     def calibrate() -> None:
         """Calibrate the overhead camera: first the lens, then the table."""
@@ -197,6 +204,8 @@ def register(main: click.Group, _fail: Callable[[str], NoReturn]) -> None:
         for line in uncertainty_report(cal.uncertainty_maps()):
             click.echo(line)
 
+
+def _register_locate(main: click.Group, _fail: Callable[[str], NoReturn]) -> None:
     @main.command()
     @click.argument("image", type=click.Path(dir_okay=False))
     @click.option(

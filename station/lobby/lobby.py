@@ -258,21 +258,14 @@ class Lobby:
         A new game starts after the pre-game check (station/lobby/starting.py): a failed check
         needs ``force`` and a ``note``, and both are journaled.  A failure closes everything it
         opened and removes a journal that never got past its header; the error says what failed."""
-        forced = False
-        if game is not None:
-            self.refuse_if_running()  # before the check: its answer does not depend on it
-            check_army_count(len(armies))
-            self._settle_hubs()
-            checks = checks_view(self.check(game, armies, options))
-            forced = judge(checks, force, note)
-            self.checks = checks
+        forced = self._judge_new_game(game, armies, options, force, note) if game is not None else False
         with self._lock:
             self.refuse_if_running()
             resuming = game is None
             if path is None:
-                if resuming:
+                if game is None:
                     raise LobbyError("nothing to resume")
-                path = self.new_journal_path(game)  # type: ignore[arg-type]
+                path = self.new_journal_path(game)
             path.parent.mkdir(parents=True, exist_ok=True)
             existed = path.exists() and path.stat().st_size > 0
             self._wire_rehearsal(game, armies)
@@ -286,14 +279,10 @@ class Lobby:
                     path, game, list(armies), dict(options or {}), serial_urls or hw.serial_urls, hw.seed, baud=hw.baud
                 )
             except InUse:  # another station runs this journal or holds the port
-                if not existed:
-                    _discard_empty(path)
-                self.watch()
+                self._abandon(path, existed)
                 raise
             except (DataFileError, InputError, JournalError, ValueError) as exc:
-                if not existed:
-                    _discard_empty(path)
-                self.watch()
+                self._abandon(path, existed)
                 raise LobbyError(str(exc)) from None
             try:
                 self.messages = []
@@ -305,9 +294,7 @@ class Lobby:
                     station.publish_to(hw.mqtt, hw.table or "", hw.dashboard_url)
             except Exception as exc:
                 station.stop()
-                if not existed:
-                    _discard_empty(path)
-                self.watch()
+                self._abandon(path, existed)
                 raise LobbyError(str(exc)) from None
             station.start()
             if not resuming:
@@ -317,6 +304,25 @@ class Lobby:
         for listener in self.on_start:
             listener(station)
         return station
+
+    def _judge_new_game(
+        self, game: str, armies: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None, force: bool, note: str
+    ) -> bool:
+        """The start policy (starting.py) for a new game: whether it starts despite a failed check."""
+        self.refuse_if_running()  # before the check: its answer does not depend on it
+        check_army_count(len(armies))
+        self._settle_hubs()
+        checks = checks_view(self.check(game, armies, options))
+        forced = judge(checks, force, note)
+        self.checks = checks
+        return forced
+
+    def _abandon(self, path: Path, existed: bool) -> None:
+        """A start that failed: its journal removed if it never got past its header, and the hub
+        and camera watched again."""
+        if not existed:
+            _discard_empty(path)
+        self.watch()
 
     def refuse_if_running(self) -> None:
         if self._station is not None:

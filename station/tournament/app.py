@@ -31,14 +31,37 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None, conf
     app.jinja_loader = ChoiceLoader([app.jinja_loader, PackageLoader("station.web", "templates")])  # type: ignore[list-item]
     i18n.install(app)
 
-    def _ranked() -> list[Standing]:
-        """Every player (named by a game's armies or a pairing), best first."""
-        named = {p for g in store.games() for p in json.loads(g["players"]) if p}
-        named |= {p for pairing in store.pairings() for p in (pairing["a"], pairing["b"]) if p}
-        return standings(store.results(), sorted(named))
+    _screens(app, store, subscriber)
+    _judges(app, store)
+    return app
 
-    def _standings() -> list[dict[str, Any]]:
-        return [s.as_dict() for s in _ranked()]
+
+def _ranked(store: Store) -> list[Standing]:
+    """Every player (named by a game's armies or a pairing), best first."""
+    named = {p for g in store.games() for p in json.loads(g["players"]) if p}
+    named |= {p for pairing in store.pairings() for p in (pairing["a"], pairing["b"]) if p}
+    return standings(store.results(), sorted(named))
+
+
+def _said(table: dict[str, Any]) -> dict[str, Any]:
+    """A table as the judge reads it: its game's name and its waiting rulings in the page's
+    language (each game has its own words, so the server says them)."""
+    state = table["state"]
+    if not state:
+        return table
+    game, said = str(state.get("game") or ""), language()
+    known = game in RULESETS  # a table's word over the network is never a path to read
+    words = ruling_words(game) if known else {}
+    rulings = [
+        {**r, "said": from_message(r["message"]).said(words or None) if r.get("message") else r.get("text")}
+        for r in state.get("rulings") or []
+    ]
+    title = label(game, said, game) if known else state.get("title")
+    return {**table, "state": {**state, "title": title, "rulings": rulings}}
+
+
+def _screens(app: Flask, store: Store, subscriber: Any) -> None:
+    """What everyone reads: the tables, the standings and their CSV."""
 
     @app.get("/")
     def overview() -> str:
@@ -49,26 +72,10 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None, conf
         return render_template(
             "standings.html",
             round=store.current_round(),
-            ranked=_standings(),
+            ranked=[s.as_dict() for s in _ranked(store)],
             pairings=store.pairings(),
             results=store.results(),
         )
-
-    def _said(table: dict[str, Any]) -> dict[str, Any]:
-        """A table as the judge reads it: its game's name and its waiting rulings in the page's
-        language (each game has its own words, so the server says them)."""
-        state = table["state"]
-        if not state:
-            return table
-        game, said = str(state.get("game") or ""), language()
-        known = game in RULESETS  # a table's word over the network is never a path to read
-        words = ruling_words(game) if known else {}
-        rulings = [
-            {**r, "said": from_message(r["message"]).said(words or None) if r.get("message") else r.get("text")}
-            for r in state.get("rulings") or []
-        ]
-        title = label(game, said, game) if known else state.get("title")
-        return {**table, "state": {**state, "title": title, "rulings": rulings}}
 
     @app.get("/api/tables")
     def tables() -> Response:
@@ -88,7 +95,7 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None, conf
         return jsonify(
             {
                 "round": store.current_round(),
-                "standings": _standings(),
+                "standings": [s.as_dict() for s in _ranked(store)],
                 "pairings": store.pairings(),
                 "results": store.results(),
             }
@@ -96,12 +103,16 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None, conf
 
     @app.get("/standings.csv")
     def standings_csv() -> Response:
-        ranked = _ranked()
+        ranked = _ranked(store)
         return Response(
             as_csv(ranked),
             mimetype="text/csv",
             headers={"Content-Disposition": "attachment; filename=standings.csv"},
         )
+
+
+def _judges(app: Flask, store: Store) -> None:
+    """The judges' controls: logging in, pairing a round, results, handled calls."""
 
     @app.get("/api/whoami")
     @referee_only
@@ -120,7 +131,7 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None, conf
     @referee_only
     def next_round() -> Any:
         """Pair the next round (Swiss) over the tables known, and open it."""
-        ranked = _ranked()
+        ranked = _ranked(store)
         if len(ranked) < 2:
             return error_response(409, "no players yet: a game's header names them")
         tables = [t["table"] for t in store.tables()]
@@ -148,5 +159,3 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None, conf
     @referee_only
     def handled(table: str) -> Response:
         return jsonify({"handled": store.handle_call(table)})
-
-    return app

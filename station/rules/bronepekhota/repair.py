@@ -24,7 +24,7 @@ from ..inputs import Args
 from ..text import say
 from . import contact
 from .roster import name
-from .state import INPUTS, REPAIR_MARK, Element, GameState, Rules, Unit
+from .state import INPUTS, REPAIR_MARK, Element, GameState, Problem, Rules, Unit
 
 EDGE_MM = 2.0  # a contact this close to the end of the HELIX's length is on that edge
 
@@ -83,9 +83,7 @@ def repair(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameSt
     ]
 
 
-def _repair_problem(
-    state: GameState, target: Element | None, by: Element | None, by_id: Any, cells: Any
-) -> tuple[str | None, str]:
+def _repair_problem(state: GameState, target: Element | None, by: Element | None, by_id: Any, cells: Any) -> Problem:
     if target is None or target.kind == "infantry":
         return say("give a vehicle or gun to repair"), "§9.3"
     if target.destroyed:
@@ -98,6 +96,16 @@ def _repair_problem(
         )
     if by is None or by.destroyed:
         return say("no model {by_id} to repair with", by_id=repr(by_id)), "§9.3"
+    return (
+        _repairer_problem(state, target, by)
+        or _activation_problem(state, target, by)
+        or _reach_problem(state, target, by)
+        or (None, "")
+    )
+
+
+def _repairer_problem(state: GameState, target: Element, by: Element) -> Problem | None:
+    """§9.3, §10.1: who may repair at all: a soldier with Рм, a machine with a crewed platform."""
     platform = "repair_platform" in state.setup.properties.get(by.id, ())
     if by.kind == "infantry" and "Rm" not in state.setup.properties.get(by.id, ()):
         return say("{by} has no Рм (Rm) in his Св column", by=name(state, by.id)), "§9.3"
@@ -105,9 +113,15 @@ def _repair_problem(
         return say("{by} has no repair platform", by=name(state, by.id)), "§10.1"
     if platform and by.pilot is None:
         return say("{by} has no pilot in its cabin", by=name(state, by.id)), "§10.1"
-    acting = state.elements[by.aboard] if by.aboard else by  # a pilot mends his vehicle in its activation
     if by.aboard and by.aboard != target.id:
         return say("a pilot repairs only his own vehicle, without leaving it"), "§9.3"
+    return None
+
+
+def _activation_problem(state: GameState, target: Element, by: Element) -> Problem | None:
+    """§3.2, §9.3, §10.1: a repair is the acting unit's, once an activation, and costs its turn."""
+    platform = "repair_platform" in state.setup.properties.get(by.id, ())
+    acting = state.elements[by.aboard] if by.aboard else by  # a pilot mends his vehicle in its activation
     if state.round == 0 or state.active_unit is None or acting.unit != state.active_unit:
         return say("{acting} is not the unit acting", acting=name(state, acting.id)), "§3.2"
     if REPAIR_MARK in acting.fired or REPAIR_MARK in by.fired:
@@ -130,6 +144,13 @@ def _repair_problem(
                 by=name(state, by.id),
             )
         ), "§9.3"
+    return None
+
+
+def _reach_problem(state: GameState, target: Element, by: Element) -> Problem | None:
+    """§9.3, §10.1: the repairer touches the machine (a platform with its rear edge), and no enemy
+    touches either."""
+    platform = "repair_platform" in state.setup.properties.get(by.id, ())
     if platform and by.id != target.id:
         edge = _platform_edge(state, by, target)
         if edge is not None and edge != "rear":
@@ -155,7 +176,7 @@ def _repair_problem(
                     model=name(state, model),
                 )
             ), "§9.3 §10.1"
-    return None, ""
+    return None
 
 
 def _moved(state: GameState, element_id: str) -> bool:

@@ -20,7 +20,7 @@ from . import contact, turns
 from .damage import emergency_landing
 from .panic import after_survival
 from .roster import dismount, name
-from .state import REPAIR_MARK, Element, GameState, ShotRecord
+from .state import REPAIR_MARK, Element, GameState, Launcher, Problem, ShotRecord
 from .tables import (
     CHARGE_NAMES,
     CHARGE_POWER,
@@ -35,10 +35,20 @@ from .tables import (
 )
 
 
-def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str | None, str]:
+def _shot_problem(state: GameState, shot: Shot, element: Element) -> Problem:
     """The first rule this shot breaks, with its section, or (None, "")."""
     launcher = wired(state.setup.launchers, shot.node)
     assert launcher is not None  # on_shot refused a shot from a launcher in no army
+    return (
+        _readiness_problem(state, shot, launcher, element)
+        or _contact_problem(state, element)
+        or _fire_rate_problem(state, shot, element)
+        or (None, "")
+    )
+
+
+def _readiness_problem(state: GameState, shot: Shot, launcher: Launcher, element: Element) -> Problem | None:
+    """Whether the model and its launcher can fire this charge at all (§3, §5.1, §6, §6.7, §9.3)."""
     if shot.barrel > launcher.barrels:
         return say("launcher {node} has no barrel {barrel}", node=shot.node, barrel=shot.barrel), "§6.4"
     if state.round == 0:
@@ -57,6 +67,11 @@ def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str |
         return say(
             "a {kind} launcher cannot fire a {charge}", kind=launcher.kind, charge=CHARGE_NAMES[shot.charge]
         ), "§6"
+    return None
+
+
+def _contact_problem(state: GameState, element: Element) -> Problem | None:
+    """§6.2, §8.2: what touches the model forbids it to fire."""
     touching = contact.touching_enemy_machines(state, element)
     if touching:
         names = ", ".join(name(state, t) for t in touching)
@@ -66,6 +81,11 @@ def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str |
     in_melee = [t for t in contact.touching_enemies(state, element) if state.elements[t].kind == "infantry"]
     if element.kind == "vehicle" and in_melee:  # §8.2: in close combat with enemy infantry
         return say("it is in close combat with {names}", names=", ".join(name(state, t) for t in in_melee)), "§6.2 §8.2"
+    return None
+
+
+def _fire_rate_problem(state: GameState, shot: Shot, element: Element) -> Problem | None:
+    """§6.4, §6.5: the barrel, the rate of fire and the ammunition this round."""
     if f"{shot.node}/{shot.barrel}" in element.fired:
         return say("barrel {barrel} of {node} has already fired this round", barrel=shot.barrel, node=shot.node), "§6.4"
     rate = state.setup.rate_of_fire[element.id]
@@ -89,7 +109,7 @@ def _shot_problem(state: GameState, shot: Shot, element: Element) -> tuple[str |
                 ),
                 "§6.5 §Z.9",
             )
-    return None, ""
+    return None
 
 
 def _whose_turn(state: GameState, seq: int, element: Element) -> tuple[GameState, list[Ruling], str | None]:

@@ -317,3 +317,6 @@ class Rules(Protocol):
 
 
 INPUTS: Inputs[Rules, GameState] = Inputs()  # every operator input, registered where its rule lives
+
+
+Problem = tuple[str | None, str]  # a rule an action breaks, said, and its section; (None, "") when none is

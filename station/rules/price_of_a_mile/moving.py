@@ -10,13 +10,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...measure.movement import movement, terrain_crossed
+from ...dice import Roller
+from ...measure.movement import Crossing, movement, terrain_crossed
 from ...measure.relations import coherent, in_contact
 from ...measure.terrain import Piece
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..table_snapshot import Pose
-from ..text import capitalised, joined, say
+from ..text import Text, capitalised, joined, say
 from . import optional
 from .shooting import spend
 from .state import CONTACT_IN, INCH, INPUTS, Fighter, MileState, Options, Rules
@@ -62,7 +63,65 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
     path = state.paths.get(fighter.id, ())
     inches = movement(path).path_mm / INCH
     crossed = terrain_crossed(path, state.terrain)
-    problems, notes = [], []
+    allowed, climbing, wire, problems, notes = _crossing(state, before, fighter, path, crossed)
+    if inches > allowed + SLACK_IN:
+        problems.append(
+            say(
+                '{inches}" is more than the crossing: a high obstacle is only climbed over (§5.5)',
+                inches=f"{inches:.1f}",
+            )
+            if climbing
+            else say('{inches}" is more than its {max}" (§5.1)', inches=f"{inches:.1f}", max=f"{max(allowed, 0):g}")
+        )
+    state, risk = optional.treacherous(state, seq, fighter.id, [c.piece for c in crossed], roller)
+    if risk:
+        notes.append(risk)
+    if wire and not problems:  # §5.7: d10 + Resourcefulness, 6+ crosses
+        state, crossing = _through_wire(state, seq, fighter, wire, roller)
+        notes.append(crossing)
+    if len(path) >= 2 and _nearest_enemy(state, fighter, path[-1]) < _nearest_enemy(state, fighter, path[0]) - 2.0:
+        act = state.acting()
+        state = state.evolve(activation=replace(act, advanced=act.advanced | {fighter.id}))
+    state = state.evolve(paths={**state.paths, fighter.id: path[-1:]})  # the next Move starts here
+    if inches > SLACK_IN:
+        act = state.acting()
+        state = state.evolve(activation=replace(act, moved=act.moved | {fighter.id}))
+    enemy = _contact(state, fighter)
+    if enemy:
+        act = state.acting()
+        state = state.evolve(activation=replace(act, actions={**act.actions, fighter.id: 0}))
+        notes.append(
+            say(
+                "in contact with {enemy}: its actions end and a melee follows the activation (§5.4)",
+                enemy=", ".join(enemy),
+            )
+        )
+    text = (
+        say('{fighter} moves {inches}"', fighter=fighter.id, inches=f"{inches:.1f}")
+        + (": " + joined(notes, "; ") if notes else "")
+        + "."
+    )
+    if problems:
+        text += " " + joined((capitalised(p) for p in problems), "; ") + "."
+    return state, Ruling(
+        f"{seq}:move",
+        seq,
+        RulingKind.WARNING if problems else RulingKind.MOVE,
+        text,
+        "§5",
+        needs_referee=bool(problems),
+        element=fighter.id,
+        details={"inches": round(inches, 2), "allowed": allowed, "contact": enemy},
+    )
+
+
+def _crossing(
+    state: MileState, before: MileState, fighter: Fighter, path: Sequence[Pose], crossed: Sequence[Crossing]
+) -> tuple[float, bool, list[str], list[Text], list[Text]]:
+    """What the terrain the path crossed allows (§5.2-5.6, §15): the inches allowed, whether a
+    high obstacle was climbed, the uncut wire crossed, and the problems and notes so far."""
+    problems: list[Text] = []
+    notes: list[Text] = []
     entered, left = _trench_moves(state, path)
     wire = [c.piece for c in crossed if c.type == "wire" and c.piece not in state.cut_wire]
     rough = [
@@ -101,67 +160,24 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
                 high=", ".join(high),
             )
         )
-    if inches > allowed + SLACK_IN:
-        problems.append(
-            say(
-                '{inches}" is more than the crossing: a high obstacle is only climbed over (§5.5)',
-                inches=f"{inches:.1f}",
-            )
-            if climbing
-            else say('{inches}" is more than its {max}" (§5.1)', inches=f"{inches:.1f}", max=f"{max(allowed, 0):g}")
+    return allowed, climbing, wire, problems, notes
+
+
+def _through_wire(
+    state: MileState, seq: int, fighter: Fighter, wire: list[str], roller: Roller
+) -> tuple[MileState, Text]:
+    """§5.7: d10 + Resourcefulness, 6+ crosses; less leaves the base stuck on the wire."""
+    roll = roller.roll(10, f"{seq}/wire")
+    total = roll + state.stat(fighter, "resourcefulness")
+    if total < WIRE_CROSSING:
+        state = state.with_fighter(replace(state.fighters[fighter.id], stuck=True))
+        return state, say(
+            "d10 {roll} → {total}: stuck on {wire}; put it back on the wire (§5.7)",
+            roll=roll,
+            total=total,
+            wire=", ".join(wire),
         )
-    state, risk = optional.treacherous(state, seq, fighter.id, [c.piece for c in crossed], roller)
-    if risk:
-        notes.append(risk)
-    if wire and not problems:  # §5.7: d10 + Resourcefulness, 6+ crosses
-        roll = roller.roll(10, f"{seq}/wire")
-        total = roll + state.stat(fighter, "resourcefulness")
-        if total < WIRE_CROSSING:
-            state = state.with_fighter(replace(state.fighters[fighter.id], stuck=True))
-            notes.append(
-                say(
-                    "d10 {roll} → {total}: stuck on {wire}; put it back on the wire (§5.7)",
-                    roll=roll,
-                    total=total,
-                    wire=", ".join(wire),
-                )
-            )
-        else:
-            notes.append(say("d10 {roll} → {total}: through the wire (§5.7)", roll=roll, total=total))
-    if len(path) >= 2 and _nearest_enemy(state, fighter, path[-1]) < _nearest_enemy(state, fighter, path[0]) - 2.0:
-        act = state.acting()
-        state = state.evolve(activation=replace(act, advanced=act.advanced | {fighter.id}))
-    state = state.evolve(paths={**state.paths, fighter.id: path[-1:]})  # the next Move starts here
-    if inches > SLACK_IN:
-        act = state.acting()
-        state = state.evolve(activation=replace(act, moved=act.moved | {fighter.id}))
-    enemy = _contact(state, fighter)
-    if enemy:
-        act = state.acting()
-        state = state.evolve(activation=replace(act, actions={**act.actions, fighter.id: 0}))
-        notes.append(
-            say(
-                "in contact with {enemy}: its actions end and a melee follows the activation (§5.4)",
-                enemy=", ".join(enemy),
-            )
-        )
-    text = (
-        say('{fighter} moves {inches}"', fighter=fighter.id, inches=f"{inches:.1f}")
-        + (": " + joined(notes, "; ") if notes else "")
-        + "."
-    )
-    if problems:
-        text += " " + joined((capitalised(p) for p in problems), "; ") + "."
-    return state, Ruling(
-        f"{seq}:move",
-        seq,
-        RulingKind.WARNING if problems else RulingKind.MOVE,
-        text,
-        "§5",
-        needs_referee=bool(problems),
-        element=fighter.id,
-        details={"inches": round(inches, 2), "allowed": allowed, "contact": enemy},
-    )
+    return state, say("d10 {roll} → {total}: through the wire (§5.7)", roll=roll, total=total)
 
 
 def _piece(state: MileState, piece_id: str) -> Piece:
