@@ -40,7 +40,7 @@ class Piece:
     polygon: np.ndarray  # (N, 2) mm
     climbable: bool = False  # the players agreed its walls can be climbed (Бронепехота §4.1, §12.2)
 
-    def contains(self, p: np.ndarray) -> bool:
+    def contains(self, p: Point) -> bool:
         return bool(Footprints.of([self]).contains(np.asarray(p, float).reshape(1, 2))[0, 0])
 
     def distance_mm(self, p: Point) -> float:

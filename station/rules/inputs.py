@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from .base import Input, Overriding, Refused, Ruling, RulingKind, voided
-from .table_snapshot import fold_common
+from .table_snapshot import TableState, fold_common
 from .text import Text, say
 
 R = TypeVar("R")  # what a game's handlers may use besides the state (its ``Rules`` protocol)
-S = TypeVar("S")  # the game's state
+S = TypeVar("S", bound=TableState)  # the game's state, built on the shared table state
 Args = Mapping[str, Any]  # an input's fields as the dashboard or the journal gave them: JSON, checked by each handler
 
 # A handler returns the new state and its rulings, or its one ruling.

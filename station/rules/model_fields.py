@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from ..datafile import Fields, load_json_file
+from ..dice import Roller
 from ..events import HUB_ID, NODE_AT, Node
 from .base import VOID_MEANS, ArmyError, Ruling
 from .ruleset import DashboardParts, ImportReport
@@ -120,7 +121,7 @@ class ModelRuleset(Generic[S]):
     dashboard: ClassVar[DashboardParts] = DashboardParts()
     card_library: ClassVar[str | None] = None  # most games print their units in the army file
 
-    def __init__(self, roller: Any) -> None:
+    def __init__(self, roller: Roller) -> None:
         self.roller = roller
 
     def import_cards(self, pasted: Any, source: str, library_file: Path) -> ImportReport:

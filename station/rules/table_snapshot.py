@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeVar
 
 from ..measure.measurement import unit_sigma
 from ..measure.movement import append_position
-from ..measure.terrain import parse_terrain
+from ..measure.terrain import Piece, parse_terrain
 from .base import Evolving, Overriding, Ruling, RulingKind
 from .text import say
 
@@ -58,9 +58,12 @@ def read_snapshot(
     )
 
 
+T = TypeVar("T", bound="TableState")  # a game's state, built on TableState
+
+
 def table_input(
-    state: Any, seq: int, kind: str, args: Mapping[str, Any], known: Collection[str], moving: Collection[str]
-) -> Any | None:
+    state: T, seq: int, kind: str, args: Mapping[str, Any], known: Collection[str], moving: Collection[str]
+) -> T | None:
     """The inputs every model-spec ruleset folds the same way: a table snapshot (``known``
     models, ``moving`` ones extend their paths), the terrain, a confirmation, and an override
     (which acts retroactively through the state's overrides).  The new state, or None for any
@@ -93,7 +96,7 @@ class TableState(Evolving):
     paths: Mapping[str, tuple[Pose, ...]] = field(default_factory=dict)
     table_seq: int = 0
     table_mm: tuple[float, float] | None = None
-    terrain: tuple[Any, ...] = ()
+    terrain: tuple[Piece, ...] = ()
     confirmed: frozenset[str] = frozenset()
 
     def stands_in(self, model_id: str, kinds: Collection[str]) -> bool:
@@ -103,8 +106,8 @@ class TableState(Evolving):
 
 
 def fold_common(
-    state: Any, seq: int, kind: str, args: Mapping[str, Any], known: Collection[str], moving: Collection[str]
-) -> tuple[Any, list[Ruling]]:
+    state: T, seq: int, kind: str, args: Mapping[str, Any], known: Collection[str], moving: Collection[str]
+) -> tuple[T, list[Ruling]]:
     """The end of a ruleset's ``apply``: the shared table inputs, or a warning for an unknown one."""
     folded = table_input(state, seq, kind, args, known, moving)
     if folded is not None:

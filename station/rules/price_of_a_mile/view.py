@@ -3,8 +3,6 @@ orders, the command links drawn on the map, the turn's activations and victory p
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent
 from ..table_snapshot import table_view
@@ -17,7 +15,7 @@ from .where import placed_many
 GAME = "price_of_a_mile"  # the labels of its words (text.word) are this game's
 
 
-def _command_links(state: MileState) -> tuple[list[Any], list[str]]:
+def _command_links(state: MileState) -> tuple[list[list[str]], list[str]]:
     """§3.2 for the map: each squad's bases within 2" of one another, and those cut off."""
     links, cut = [], []
     for squad in state.squads.values():
@@ -52,7 +50,7 @@ class MileView(StateView):
     over: bool
     victory_points: dict[str, float]
     out_of_command: bool
-    links: list[Any]  # §3.2: pairs of a squad's bases within command distance
+    links: list[list[str]]  # §3.2: pairs of a squad's bases within command distance
     cut_off: list[str]  # bases out of command
 
 
