@@ -182,6 +182,7 @@ def test_12_treating_the_wounded_at_the_end_of_the_turn(game, roll, dead, wounde
 def test_14_rams_are_answered_and_infantry_dodge(game):
     game.seen(("walker", 100, 100), ("crawler", 300, 100))
     assert "infantry always dodge" in game.do("ram", rammer="walker", target="raider-1")[0].text
+    game.seen(("walker", 200, 100))  # it drives up to the crawler: both 100 mm long
     ruling = game.do("ram", 2, 1, rammer="walker", target="crawler")[0]  # 2+9=11>8: 3 damage; 1+8=9=9: 1 damage
     assert "3 damage to Crawler" in ruling.text and "1 damage to Walker" in ruling.text
 
@@ -227,3 +228,63 @@ def test_the_recorded_quick_game_replays_to_blues_victory():
     fighters = {e["id"]: e for u in state["units"] for e in u["elements"]}
     assert fighters["raider-1"]["status"] == fighters["raider-2"]["status"] == "destroyed"
     assert fighters["trooper-1"]["status"] == "wounded"
+
+
+# Issue #35, family A: what the rulebook forbids after, or without, something else.
+
+
+def test_14_a_ram_is_made_while_moving_into_contact(game):
+    """«Техника при передвижении может протаранить другую технику»: 500 mm apart, or standing
+    still, is no ram; a walker that drove up to the crawler's side rams it."""
+    game.seen(("walker", 100, 100), ("crawler", 600, 100))
+    game.seen(("walker", 110, 100))  # it moved, but stopped 440 mm short
+    assert "a ram ends in contact" in game.do("ram", rammer="walker", target="crawler")[0].text
+    still = Quick()
+    still.do("roll_off", 5, 2)
+    still.seen(("walker", 100, 100), ("crawler", 200, 100))  # touching, never moved
+    assert "has not moved this turn" in still.do("ram", rammer="walker", target="crawler")[0].text
+    game.seen(("walker", 500, 100))  # drove on into contact: both 100 mm long
+    ruling = game.do("ram", 2, 1, rammer="walker", target="crawler")[0]
+    assert ruling.kind == "melee" and "rams Crawler" in ruling.text
+
+
+def test_6_1_a_gun_fires_only_with_a_fighter_beside_it_even_a_virtual_one(game):
+    """«Артиллерийское орудие стреляет, только если рядом стоит боец», whatever it fires."""
+    from station.rules.bronepekhota_quick.state import Weapon
+
+    gun = game.f("field-gun")
+    game.state = game.state.with_fighter(replace(gun, weapons=(Weapon("howitzer", "Howitzer", "virtual"),)))
+    game.seen(("field-gun", 600, 100), ("trooper-2", 900, 100), ("raider-1", 600, 700))
+    refused = game.do("virtual_shot", shooter="field-gun", target="raider-1")[0]
+    assert "no friendly fighter was seen next to the gun" in refused.text
+    game.seen(("trooper-2", 600 - 25 - 12.5 - 1, 100))  # now he stands beside it
+    ruling = game.do("virtual_shot", 1, shooter="field-gun", target="raider-1")[0]
+    assert ruling.kind == "shot" and game.f("trooper-2").fired_gun
+
+
+def test_6_1_the_gun_operator_throws_a_grenade_but_does_not_fire_his_own_weapon():
+    """«Если боец-оператор стрелял из орудия, то в этом ходе он не может стрелять из своего
+    личного оружия, но может атаковать гранатой», whether the gun fired a real shell or dice."""
+    from station.rules.bronepekhota_quick.state import Weapon
+
+    for real in (True, False):
+        g = Quick()
+        g.do("roll_off", 5, 2)
+        gun = g.f("field-gun")
+        g.state = g.state.with_fighter(replace(gun, weapons=(*gun.weapons, Weapon("howitzer", "Howitzer", "virtual"))))
+        g.seen(("field-gun", 600, 100), ("trooper-2", 600 - 25 - 12.5 - 1, 100), ("raider-2", 450, 200))
+        if real:
+            g.send(p.Shot(1, "L4", 1, "shell", 1, 1000))
+        else:
+            g.do("virtual_shot", 1, shooter="field-gun", target="raider-2", weapon="howitzer")
+        assert "fired a gun" in g.do("virtual_shot", shooter="trooper-2", target="raider-2")[0].text
+        assert "throws a grenade" in g.do("grenade", 1, thrower="trooper-2", target="raider-2")[0].text
+
+
+def test_12_a_man_wounded_before_the_fight_does_not_strike_back(game):
+    """«Раненые … не атакуют в рукопашном бою», under the default simultaneous return too."""
+    game.seen(("trooper-1", 100, 100), ("raider-1", 100, 100 + 25 + 30))
+    game.state = game.state.with_fighter(replace(game.f("raider-1"), wounded=True))
+    ruling = game.do("close_combat", 1, attacker="trooper-1", target="raider-1")[0]  # 1+2 = 3 < 6-2: no effect
+    assert "does not strike back" in ruling.text and "strikes back:" not in ruling.text
+    assert not game.f("trooper-1").wounded and not game.f("trooper-1").dead

@@ -15,6 +15,7 @@ from typing import Any
 from ...dice import Roller
 from ...measure.measurement import Placed, measure
 from ...measure.pairwise import edge_distances
+from ...measure.relations import in_contact
 from ...measure.terrain import line_of_sight
 from ...measure.units import Convention, step
 from ..base import Refused, Ruling, RulingKind
@@ -25,6 +26,7 @@ from .turns import fighters_action
 EXPLOSION_CAP = 20  # a chain of sixes this long has never been rolled; it keeps a bad roller finite
 AIMED = CLOSE = COVER = WOUNDED = 2  # §7: +2 aimed, +2 close target, +2 Armour in cover, -2 Armour wounded
 CLOSE_STEPS, GRENADE_STEPS, BLAST_STEPS, MELEE_STEPS = 2, 3, 2, 1
+CONTACT_MM = 2.0  # bases this close touch: a gun's operator, a ram
 GRENADE_SHOOTING, BLAST_SHOOTING = 5, 3  # §8
 
 
@@ -109,6 +111,21 @@ def _enemy_within(state: QuickState, fighter: Fighter, steps: float) -> list[str
     return [f.id for (f, _), mm in zip(others, row) if mm <= steps * state.step_mm]
 
 
+def operator_of(state: QuickState, gun: Fighter) -> Fighter | None:
+    """§6.1 «Артиллерийское орудие стреляет, только если рядом стоит боец»: the friendly fighter,
+    able to act, whose base touches the gun's; None if the camera shows nobody there, or has not
+    placed the gun."""
+    me = placed(state, gun)
+    if me is None:
+        return None
+    for f in state.fighters.values():
+        if f.player == gun.player and f.soldier and not f.dead and not f.wounded:
+            them = placed(state, f)
+            if them is not None and in_contact(me, them, CONTACT_MM):
+                return f
+    return None
+
+
 def _can_act(state: QuickState, fighter: Fighter | None, what: str) -> Fighter:
     if state.turn == 0:
         raise Refused(say("roll off first to see who goes first"), "§4.2")
@@ -187,6 +204,9 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
         )
     if weapon.id in shooter.fired:
         raise Refused(say("{name} has already fired this turn", name=weapon.name), "§6.1")
+    operator = operator_of(state, shooter) if shooter.kind == "gun" else None
+    if shooter.kind == "gun" and operator is None:
+        raise Refused(say("no friendly fighter was seen next to the gun"), "§6.1")
     if shooter.fired_gun:
         raise Refused(say("{name} fired a gun this turn, so not his own weapon", name=shooter.name), "§6.1")
     in_cover, sight = _clear_shot(state, shooter, target)
@@ -201,6 +221,8 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     attack = sum(rolls) + shooter.shooting + (AIMED if aimed else 0) + (CLOSE if close else 0)
     armour = effective_armour(target, in_cover)
     state = state.with_fighter(replace(state.fighters[shooter.id], shot=True, fired=shooter.fired | {weapon.id}))
+    if operator is not None:  # §6.1: he served the gun, so not his own weapon this turn
+        state = state.with_fighter(replace(state.fighters[operator.id], fired_gun=True))
     state, outcome = resolve(state, state.fighters[target.id], attack, armour)
     parts = (
         [say("d6 {rolls}", rolls="+".join(map(str, rolls))), say("Shooting {shooting}", shooting=shooter.shooting)]
@@ -302,7 +324,15 @@ def close_combat(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     state, said = _strike(state, roller, f"{seq}/attack", target, attacker.melee, effective_armour(target))
     words = [say("{name} attacks {name2}: {said}", name=attacker.name, name2=target.name, said=said)]
     striker = before.fighters[target.id] if state.options.simultaneous_return else state.fighters[target.id]
-    if target.soldier and not striker.dead and (state.options.simultaneous_return or not striker.wounded):
+    # §12 «Раненые … не атакуют в рукопашном бою»: a man wounded before this fight never strikes
+    # back; one wounded by its first blow does only when both blows are worked out together (§10)
+    wounded_before = before.fighters[target.id].wounded
+    if (
+        target.soldier
+        and not striker.dead
+        and not wounded_before
+        and (state.options.simultaneous_return or not striker.wounded)
+    ):
         state, said = _strike(
             state,
             roller,
@@ -312,10 +342,35 @@ def close_combat(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
             effective_armour(before.fighters[attacker.id]),
         )
         words.append(say("{name} strikes back: {said}", name=target.name, said=said))
+    elif target.soldier and wounded_before:
+        words.append(say("{name} is wounded and does not strike back (§12)", name=target.name))
     details = {"attacker": attacker.id, "target": target.id, **({"measured": measured} if measured else {})}
     return state, Ruling(
         f"{seq}:melee", seq, RulingKind.MELEE, joined(words, "; ") + ".", "§10 §9", element=attacker.id, details=details
     )
+
+
+def _rams_into_contact(state: QuickState, rammer: Fighter, target: Fighter) -> None:
+    """§14 «Техника при передвижении может протаранить другую технику»: a ram is made while
+    moving, and it ends in contact.  Where the camera has placed both: refused unless the rammer
+    moved this turn and its base touches the target's (within the measurement's 2σ, so a ram the
+    camera cannot tell from contact stands)."""
+    a, b = placed(state, rammer), placed(state, target)
+    if a is None or b is None:
+        return  # no camera: the referee's word that it was a ram
+    if len(state.paths.get(rammer.id, ())) <= 1:
+        raise Refused(say("{name} has not moved this turn: a ram is made while moving", name=rammer.name), "§14")
+    gap = measure(a, b, convention(state))
+    if not in_contact(a, b, CONTACT_MM) and not gap.too_close_to_call(CONTACT_MM / state.step_mm):
+        raise Refused(
+            say(
+                "{name} is {steps} steps from {name2}: a ram ends in contact",
+                name=rammer.name,
+                name2=target.name,
+                steps=f"{gap.exact:.1f}",
+            ),
+            "§14",
+        )
 
 
 @fighters_action("ram", "§14")
@@ -326,6 +381,7 @@ def ram(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) ->
     target = _target(state, args.get("target"), rammer)
     if rammer.kind != "vehicle" or target.kind != "vehicle":
         raise Refused(say("only a vehicle rams, and only a vehicle (infantry always dodge)"), "§14")
+    _rams_into_contact(state, rammer, target)
     before = state
     state, said = _strike(state, roller, f"{seq}/ram", target, rammer.armour, target.armour)
     state, back = _strike(

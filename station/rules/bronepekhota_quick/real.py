@@ -15,16 +15,13 @@ from dataclasses import replace
 
 from ...dice import Roller
 from ...events import Impact, Shot, Tilt, wired
-from ...measure.relations import in_contact
 from ..base import Ruling, RulingKind, voided
 from ..hits import Fired, Stamp, Unexplained, clock_doubt, rule_late_shot, time_moves_on, unknown_launcher
 from ..text import say
-from .combat import exploding_d6, placed
+from .combat import exploding_d6, operator_of
 from .state import Fighter, QuickState
 
 RESULT_WORDS = {"fell": say("fell"), "leaning": say("leaning"), "stood": say("stood")}  # as the rulings say them
-
-CONTACT_MM = 2.0
 
 
 def _owner(state: QuickState, node: str) -> Fighter | None:
@@ -52,7 +49,7 @@ def on_shot(state: QuickState, seq: int, shot: Shot, when: Stamp, roller: Roller
         problem = say("{node} barrel {barrel} has already fired this turn (§6.1)", node=shot.node, barrel=shot.barrel)
     operator = None
     if problem is None and shooter.kind == "gun":
-        operator = _operator(state, shooter)
+        operator = operator_of(state, shooter)
         if operator is None:
             problem = say("no friendly fighter was seen next to the gun (§6.1)")
     if problem:
@@ -107,18 +104,6 @@ def _late_shot(state: QuickState, shot: Fired, roller: Roller) -> tuple[QuickSta
         return hit(state, evidence.seq, target, shot, result, roller, doubt)
 
     return rule_late_shot(state, shot, state.options.hit_window_ms, resolve)
-
-
-def _operator(state: QuickState, gun: Fighter) -> Fighter | None:
-    me = placed(state, gun)
-    if me is None:
-        return None
-    for f in state.fighters.values():
-        if f.player == gun.player and f.soldier and not f.dead and not f.wounded:
-            them = placed(state, f)
-            if them is not None and in_contact(me, them, CONTACT_MM):
-                return f
-    return None
 
 
 def on_tilt(state: QuickState, seq: int, tilt: Tilt, when: Stamp, roller: Roller) -> tuple[QuickState, list[Ruling]]:
