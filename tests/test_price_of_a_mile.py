@@ -132,7 +132,7 @@ def test_6_2_nobody_is_seen_more_than_2_inches_inside_woods(game):
 
 def test_6_6_rapid_fire_gives_a_free_shot_for_both_actions_and_6_5_aiming(game):
     game.do("activate", squad="poilus", character="capitaine")
-    ruling = game.do("shoot", 1, 1, 1, shooter="capitaine", target="l5", actions=2)[0]
+    ruling = game.do("shoot", 1, 1, 1, shooter="capitaine", target="l6", actions=2)[0]  # l5 is behind p6 (§6.2)
     assert len(ruling.details["rolls"]) == 3 and "rapid fire" in ruling.text  # pistol: 2 actions, 3 shots
     aimed = game.do("shoot", 5, 1, shooter="p3", target="l4", aimed=True)[0]  # 5 + 1 + 2 = 8 hits; 1 + 1 < 6 wavers
     assert aimed.details["bonus"] == 3 and "aimed +2" in aimed.text and game.state.activation.actions["p3"] == 0

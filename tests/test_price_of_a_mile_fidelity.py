@@ -131,3 +131,35 @@ def test_8_1_a_grenade_at_6_inches_within_the_cameras_uncertainty_goes_to_the_re
     g.do("activate", squad="grenadiers")
     _, said = grenade(SimpleNamespace(roller=Dice()), g.state, 99, {"thrower": "g1", "at": [620, 600]})
     assert said.needs_referee and "within the camera's uncertainty of 6" in said.text
+
+
+# Issue #35, family A: what an earlier action forbids, and what the line of fire may cross.
+
+
+def test_8_1_a_base_that_threw_grenades_shoots_only_pistols_for_the_rest_of_its_activation():
+    """«база, кидающая гранаты, до конца активации может стрелять только из пистолетов»."""
+    g = Mile()
+    g.seen()
+    g.do("roll_initiative", 5, 3)
+    g.do("terrain", **TRENCH)
+    g.seen(g1=(620, 470, 90), l6=(620, 600, 270))
+    g.do("activate", squad="grenadiers")
+    thrown = g.do("grenade", 12, 1, 1, thrower="g1", at=[620, 600])[0]
+    assert "only pistols" in thrown.text
+    refused = g.do("shoot", shooter="g1", target="l6")[0]
+    assert refused.needs_referee and "threw grenades this activation" in refused.text
+    assert refused.section == "§8.1"
+
+
+def test_6_2_no_fire_through_friendly_models_unless_from_high_ground():
+    """«Базы не могут вести огонь сквозь дружественные модели», except from or onto high ground."""
+    g = Mile()
+    g.seen()
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="poilus", character="capitaine")
+    refused = g.do("shoot", shooter="capitaine", target="l5")[0]  # the line from (420, 120) crosses p6
+    assert "would fire through p6" in refused.text and refused.section == "§6.2"
+    hill = {"id": "hill", "type": "hill", "height_mm": 5, "polygon": [[380, 80], [460, 80], [460, 160], [380, 160]]}
+    g.do("terrain", format="station-terrain/1", pieces=[hill])
+    ruling = g.do("shoot", 1, shooter="capitaine", target="l5")[0]
+    assert ruling.kind == "shot"

@@ -105,6 +105,8 @@ def grenade(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileS
             say("a thrower in the open may only throw at a target in difficult terrain or behind an obstacle"), "§8.1"
         )
     state = spend(state, thrower, 1, "§8.1")
+    act = state.acting()
+    state = state.evolve(activation=replace(act, threw=act.threw | {thrower.id}))
     direction = roller.roll(state.options.scatter_sides, f"{seq}/grenade/direction")
     distance = max(0, roller.roll(6, f"{seq}/grenade/distance") - state.stat(thrower, "shooting"))
     centre = scatter((float(point[0]), float(point[1])), direction, state.options.scatter_sides, distance * INCH)

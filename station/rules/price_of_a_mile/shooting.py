@@ -4,9 +4,12 @@ casualties nearest the shooter first, Wavering and the panic it spreads."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from ...dice import Roller
 from ...measure.relations import nearest
@@ -24,6 +27,8 @@ HIT = {(False, False): 7, (False, True): 8, (True, False): 9, (True, True): 10} 
 COVER_TYPES = ("woods", "building", "trench")  # §6.4, §5.6: terrain giving cover (and any obstacle on the line)
 PREPARED_IN = 4.0  # §6.3: firing from a prepared position (a trench)
 WOODS_SIGHT_IN = 2.0  # §6.2
+HIGH_GROUND = ("hill", "building")  # §6.2: from or onto these, fire passes over friendly models
+LINE_STEP_MM = 2.0  # how finely the line of fire is checked against friendly bases
 PANIC_EVERY = 3  # §7.2
 SMALL_ARMS = ("pistol", "rifle", "obsolete_rifle", "carbine")  # §9.1: +1 against flamethrowers
 EYE_MM = 25.0
@@ -59,6 +64,24 @@ def visible(state: MileState, shooter: Fighter, target: Fighter) -> tuple[bool, 
             return False, 1.0, ()
     sight = line_of_sight(a, EYE_MM, t, EYE_MM, list(state.terrain))
     return sight.hidden_fraction <= 2 / 3, sight.hidden_fraction, tuple(sight.blockers)
+
+
+def friends_in_the_way(state: MileState, shooter: Fighter, target: Fighter) -> list[str]:
+    """§6.2 «Базы не могут вести огонь сквозь дружественные модели»: the shooter's friendly bases
+    the line from its centre to the target's crosses.  None when a vehicle fires or is fired at,
+    or when either stands on high ground (a hill, a building), as the rule excepts."""
+    if shooter.vehicle or target.vehicle:
+        return []
+    if any(state.stands_in(f.id, HIGH_GROUND) for f in (shooter, target)):
+        return []
+    a, b = state.positions[shooter.id], state.positions[target.id]
+    steps = max(2, int(math.hypot(b[0] - a[0], b[1] - a[1]) / LINE_STEP_MM))
+    line = [(a[0] + (b[0] - a[0]) * k / steps, a[1] + (b[1] - a[1]) * k / steps) for k in range(steps + 1)]
+    friends = placed_many(
+        state,
+        [f.id for f in state.fighters.values() if f.player == shooter.player and f.standing and f.id != shooter.id],
+    )
+    return sorted(f.id for f in friends if any(f.base.contains(np.array(point)) for point in line))
 
 
 def legal_targets(state: MileState, shooter: Fighter, aimed: bool) -> list[tuple[str, float]]:
@@ -270,6 +293,13 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
         raise Refused(
             say("{shooter}'s heavy machine gun cannot fire after moving this activation", shooter=shooter.id), "§6.7"
         )
+    if state.activation and shooter.id in state.activation.threw and shooter.weapon != "pistol":
+        raise Refused(
+            say(
+                "{shooter} threw grenades this activation: it may shoot only pistols until it ends", shooter=shooter.id
+            ),
+            "§8.1",
+        )
     if shooter.vehicle == "tank" and (shooter.id in state.tanks_fired or actions != 1):
         raise Refused(say("{shooter} fires all its weapons with one action, once a turn", shooter=shooter.id), "§15.2")
     legal = legal_targets(state, shooter, aimed)
@@ -283,6 +313,16 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
                 value=", ".join((t for t, _ in legal)) or say("none"),
             ),
             "§6.1",
+        )
+    friends = friends_in_the_way(state, shooter, target)
+    if friends:
+        raise Refused(
+            say(
+                "{shooter} would fire through {names}: no fire through friendly models",
+                shooter=shooter.id,
+                names=", ".join(friends),
+            ),
+            "§6.2",
         )
     edge_in = dict(legal)[target.id] / INCH
     long = edge_in > weapon["range_in"] + (PREPARED_IN if state.stands_in(shooter.id, ("trench",)) else 0.0)

@@ -109,6 +109,7 @@ class Activation:
     advanced: frozenset[str] = frozenset()  # bases whose moves took them towards the enemy
     moved: frozenset[str] = frozenset()  # bases that made a Move this activation (§6.7: a heavy MG may not fire)
     wits_used: bool = False  # §16.9: a character's War of Wits, once an activation
+    threw: frozenset[str] = frozenset()  # bases that threw grenades: pistols only from then on (§8.1)
 
 
 @dataclass(frozen=True)
