@@ -137,3 +137,29 @@ def test_8_1_a_charge_within_the_cameras_uncertainty_of_2_inches_arrives_for_the
     g.state = g.state.evolve(sigmas={f: 1.5 for f in g.state.positions})  # 2σ of the gap: about 0.17"
     ruling = g.do("charge", squad="recruits", target="partisans")[0]  # 2.05" apart
     assert "arrives (2.0" in ruling.text and "the referee decides" in ruling.text and ruling.needs_referee
+
+
+def _tank_turns_then_drives(options=None):
+    """The recruits as one vehicle: it turns in place, then drives 10", then the squad shoots."""
+    steel = copy.deepcopy(STEEL_ARMY)
+    first = steel["squads"][0]["figures"][0]
+    steel["squads"][0].update(movement="vehicle", figures=[first])
+    g = FoldDriver(SteelWarriors, [steel, KENO_ARMY], options)
+    g.table_mm = (1200, 900)
+    g.snapshot(line_up(100, gap_y(20)))
+    g.do("begin_turn")
+    g.do("activate", squad="recruits")
+    x, y, _ = line_up(100, gap_y(20))[first["id"]]
+    g.snapshot({first["id"]: (x, y, 0)})  # a quarter turn on the spot
+    g.snapshot({first["id"]: (x + 10 * INCH, y, 0)})  # then 10" ahead
+    return g, g.do("move", squad="recruits")[0]
+
+
+def test_5_1_a_vehicle_that_turns_in_place_and_drives_spends_two_actions():
+    """«Любой поворот техники на месте … тоже считается движением, и требует 1 действие»."""
+    g, moved = _tank_turns_then_drives()
+    assert "turned in place: one more action" in moved.text and g.state.activation.actions == 0
+    refused = g.do("shoot", squad="recruits", target="partisans")[0]
+    assert refused.needs_referee and "used both its actions" in refused.text
+    g, moved = _tank_turns_then_drives({"vehicle_pivot": "alone"})  # the digest's other reading
+    assert "turned in place" not in moved.text and g.state.activation.actions == 1

@@ -31,6 +31,7 @@ class Movement:
     backward_mm: float = 0.0
     sideways_mm: float = 0.0
     turns: tuple[float, ...] = ()  # each separate turn, degrees (positive: to the left)
+    pivots: int = 0  # turns made in place, with no travel between the snapshots that saw them
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ def movement(path: Sequence[tuple[float, float, float]]) -> Movement:
     forward = backward = sideways = length = 0.0
     turns: list[float] = []
     on_the_spot = 0.0  # facing changed with no travel between: one turn, however many snapshots saw it
+    pivots = 0
     for (x0, y0, f0), (x1, y1, f1) in zip(path, path[1:]):
         dx, dy = x1 - x0, y1 - y0
         step = math.hypot(dx, dy)
@@ -81,9 +83,11 @@ def movement(path: Sequence[tuple[float, float, float]]) -> Movement:
         backward += max(-along, 0.0)
         sideways += abs(-dx * math.sin(heading) + dy * math.cos(heading))
         turns += [turn for turn in (on_the_spot, change) if abs(turn) >= TURN_MIN_DEG]
+        pivots += abs(on_the_spot) >= TURN_MIN_DEG
         on_the_spot = 0.0
     if abs(on_the_spot) >= TURN_MIN_DEG:
         turns.append(on_the_spot)
+        pivots += 1
     turned = sum(abs(_turn(a[2], b[2])) for a, b in zip(path, path[1:]))
     return Movement(
         length,
@@ -93,6 +97,7 @@ def movement(path: Sequence[tuple[float, float, float]]) -> Movement:
         backward,
         sideways,
         tuple(turns),
+        pivots,
     )
 
 

@@ -76,6 +76,11 @@ class Options:
     distance_unit: str = choice(("inch", "cm"), "§2", "Measure in inches, or in centimetres read as inches")
     cover_rule: str = choice(("all", "majority"), "§13.7", "A squad has cover if every figure has it, or most do")
     mixed_power: str = choice(("lowest", "highest"), "§13.6", "A fire group's Power when its small arms differ")
+    vehicle_pivot: str = choice(
+        ("action", "alone"),
+        "§5.1",
+        "A vehicle's turn in place costs an action of its own, or only when it does not also drive",
+    )
 
 
 OPTIONS = declared(Options, "Steel Warriors")

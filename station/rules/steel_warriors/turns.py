@@ -14,7 +14,7 @@ from ...measure.movement import movement
 from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
-from ..text import joined, say
+from ..text import Text, joined, say
 from .state import INPUTS, Activation, Rules, WarState, named_become
 from .where import nearest_enemy_mm, placed_many
 
@@ -216,13 +216,18 @@ def move(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState,
         problems.append(
             say("it came closer to the enemy, which a suppressed, Shaken, Broken or Fleeing squad may not (§6.7, §10)")
         )
+    state, pivot = _pivot(state, squad_id, longest, problems)
     state = state.evolve(paths={f: p[-1:] for f, p in state.paths.items()})
-    text = say(
-        '{squad_id} moves up to {longest}" of {allowed}"',
-        squad_id=squad_id,
-        longest=f"{longest:.1f}",
-        allowed=f"{allowed:g}",
-    ) + (say(" (combat move)") if dashed is not None else "")
+    text = (
+        say(
+            '{squad_id} moves up to {longest}" of {allowed}"',
+            squad_id=squad_id,
+            longest=f"{longest:.1f}",
+            allowed=f"{allowed:g}",
+        )
+        + (say(" (combat move)") if dashed is not None else "")
+        + pivot
+    )
     if problems:
         text += ": " + joined(problems, "; ")
     return state, [
@@ -235,6 +240,22 @@ def move(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState,
             needs_referee=bool(problems),
         )
     ]
+
+
+def _pivot(state: WarState, squad_id: str, moved_in: float, problems: list[Text]) -> tuple[WarState, Text | str]:
+    """§5.1 «Любой поворот техники на месте … тоже считается движением, и требует 1 действие»: a
+    vehicle that turned in place and also drove spends one more action (option ``vehicle_pivot``
+    "alone": a turn in place costs only when it is the whole move).  Said in the move's ruling."""
+    squad = state.squads[squad_id]
+    if squad.movement != "vehicle" or state.options.vehicle_pivot != "action" or moved_in <= SLACK_IN:
+        return state, ""
+    if not any(movement(state.paths.get(f.id, ())).pivots for f in state.fighting(squad_id)):
+        return state, ""
+    try:
+        return spend(state, squad_id, "§5.1"), say(", and turned in place: one more action (§5.1)")
+    except Refused:
+        problems.append(say("it also turned in place, which needs an action of its own, and none is left (§5.1)"))
+        return state, ""
 
 
 @INPUTS.register("prone", "§6.5")
