@@ -386,6 +386,17 @@ def test_movement_during_an_activation_against_the_allowance(table, steps, flagg
     assert table.rules.state_view(table.state)["moved"] == {}  # the next activation starts afresh
 
 
+def test_4_1_a_move_just_over_the_speed_within_the_cameras_error_goes_to_the_referee(table):
+    """Issue #35 E19: 0.8 mm over 5 steps is within the camera's 2σ of the path (σ 0.5 mm a
+    base): neither passed silently nor called over, but too close to call."""
+    _walk(table, "gryphon", *[(100.0 + (250.8) * k / 5, 100.0, 0.0) for k in range(6)])
+    ruling = next(r for r in table.send(Input("end_activation")) if r.section.startswith("§4.1 §4.2"))
+    assert ruling.needs_referee and "Too close to call" in ruling.text and "5.02 SP" in ruling.text
+    _walk(table, "gryphon", *[(100.0 + 253.0 * k / 5, 300.0, 0.0) for k in range(6)])  # 3 mm over: over
+    over = next(r for r in table.send(Input("end_activation")) if r.section.startswith("§4.1 §4.2"))
+    assert "Too close to call" not in over.text
+
+
 def test_the_rulebook_example_back_turn_forward_costs_four_sp(table):
     """§4.2 Рис. 22: 1 step back (1 SP), a turn on the spot (1 SP), 2 steps forward (2 SP)."""
     view = _walk(

@@ -349,3 +349,15 @@ def test_5_2_towing_sets_the_speed():
     g.do("tow", squad="recruits", load="manhandled")
     assert "2d4" in g.do("dash", 1, 1, squad="recruits")[0].text  # a gun manhandled: 4", so 2d4
     assert "load" in g.do("tow", squad="recruits", load="piano")[0].text
+
+
+def test_6_4_a_zone_edge_within_the_cameras_error_goes_to_the_referee():
+    """Issue #35 E22: 0.5 mm past the 12" edge of a d6 squad's second zone is ruled zone 3, and
+    said to be too close to call; 2 mm past it is zone 3 plainly."""
+    g = ready(12 + 0.5 / INCH)
+    ruling = g.do("shoot", 2, 3, 6, squad="recruits", target="partisans", figures=["u1"])[0]
+    assert ruling.details["zone"] == 3 and ruling.needs_referee
+    assert 'within the camera\'s uncertainty of the 12" zone edge' in ruling.text
+    g = ready(12 + 2.0 / INCH)
+    ruling = g.do("shoot", 2, 3, 6, squad="recruits", target="partisans", figures=["u1"])[0]
+    assert ruling.details["zone"] == 3 and not ruling.needs_referee

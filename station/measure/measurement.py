@@ -15,6 +15,7 @@ import numpy as np
 from .bases import Base, centre_distance, closest_points
 from .units import Convention
 
+DEFAULT_SIGMA_MM = 0.5  # a base the snapshot gave no σ for (older journals, tests)
 CALL_SIGMAS = 2.0  # about 95 % of honest measurements fall within two sigmas
 
 
@@ -24,7 +25,20 @@ class Placed:
 
     id: str
     base: Base
-    sigma_mm: float = 0.5
+    sigma_mm: float = DEFAULT_SIGMA_MM
+
+
+def too_close_to_call(measured: float, threshold: float, sigma: float) -> bool:
+    """The one test every rule applies to a measured value against its limit (in any one unit):
+    within ``CALL_SIGMAS`` of the measurement's σ, the camera cannot tell which side it is on, so
+    the referee decides (docs/measuring.md, "Thresholds")."""
+    return abs(measured - threshold) <= CALL_SIGMAS * sigma
+
+
+def path_sigma(sigma_mm: float) -> float:
+    """How far a path's length may be off, from one base's position σ: its two ends are each that
+    uncertain (the points between add to both the length and the error, and cancel on average)."""
+    return math.sqrt(2.0) * sigma_mm
 
 
 def pair_sigma(a: Placed, b: Placed) -> float:
@@ -68,7 +82,7 @@ class Measurement:
 
     def too_close_to_call(self, threshold: float) -> bool:
         """Is ``threshold`` (game units) within the uncertainty band of this measurement?"""
-        return abs(self.convention.unit.to_mm(threshold) - self.mm) <= CALL_SIGMAS * self.sigma_mm
+        return too_close_to_call(self.mm, self.convention.unit.to_mm(threshold), self.sigma_mm)
 
     def describe(self) -> str:
         u = self.convention.unit

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ...measure.measurement import CALL_SIGMAS, DEFAULT_SIGMA_MM, path_sigma, too_close_to_call
 from ...measure.movement import Crossing, Movement, movement, terrain_crossed
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling, RulingKind
@@ -27,7 +28,6 @@ from .roster import name
 from .state import INPUTS, Element, GameState, Rules
 
 STEP_MM = BRONEPEKHOTA.unit.mm  # §4.1: 1 SP moves 1 step (5 cm) on flat ground
-TOLERANCE_SP = 0.1  # within a camera's error of the allowance (5 mm) is not "too far"
 HOP_MM = STEP_MM / 2  # Table 1: crossed free up to half a step (the prose: "no more than"; digest §Z.5)
 CLIMB_MM = STEP_MM  # Table 1: half a step to a step costs 2 SP; higher cannot be crossed
 # Table 2, SP per step: forward, backward, sideways (None: not allowed)
@@ -193,7 +193,7 @@ def _jump(state: GameState, element_id: str, path: Sequence[Pose], moved: Moveme
         + (say(" and {rise} up", rise=f"{rise:.1f}") if rise else ""),
     )
     problems = []
-    if length + rise > limit + TOLERANCE_SP:
+    if length + rise > limit + CALL_SIGMAS * _path_sigma_sp(state, element_id):
         problems.append(
             say(
                 "a jump of {length} + {rise} steps is beyond his Пр{limit} (Table 8)",
@@ -341,10 +341,23 @@ def movement_view(state: GameState) -> dict[str, Any]:
             else say(
                 "{value} of {speed} SP ({parts})", value=round(priced.sp, 2), speed=speed, parts=joined(priced.parts)
             ),
-            "over": (priced.sp > speed + TOLERANCE_SP and state.elements[element].kind != "gun")
-            or bool(priced.problems),
+            "over": (_speed_call(state, element, priced.sp, speed) == "over") or bool(priced.problems),
         }
     return view
+
+
+def _path_sigma_sp(state: GameState, element: str) -> float:
+    """How far the camera's measure of the model's path may be off, in SP (a step a point)."""
+    return path_sigma(state.sigmas.get(element, DEFAULT_SIGMA_MM)) / STEP_MM
+
+
+def _speed_call(state: GameState, element: str, spent: float, speed: float) -> str:
+    """§4.1's Speed, a limit not to exceed, against what the path cost: "within" at or under it;
+    over it, "doubt" while the camera cannot tell (docs/measuring.md, "Thresholds"), else "over".
+    A gun has no Speed of its own (§4.1)."""
+    if state.elements[element].kind == "gun" or spent <= speed:
+        return "within"
+    return "doubt" if too_close_to_call(spent, speed, _path_sigma_sp(state, element)) else "over"
 
 
 def movement_rulings(state: GameState, seq: int) -> list[Ruling]:
@@ -354,19 +367,26 @@ def movement_rulings(state: GameState, seq: int) -> list[Ruling]:
     for element, path in sorted(state.paths.items()):
         priced = priced_movement(state, element)
         speed = moves_sp(state, element)
-        over = priced.sp > speed + TOLERANCE_SP and state.elements[element].kind != "gun"
-        if not over and not priced.problems:
+        call = _speed_call(state, element, priced.sp, speed)
+        if call == "within" and not priced.problems:
             continue
         name = state.setup.names.get(element, element)
         said = [
             say(
                 "{name} spent {sp} SP this activation ({parts}); its speed is {speed}.",
                 name=name,
-                sp=f"{priced.sp:.1f}",
+                sp=f"{priced.sp:.2f}" if call == "doubt" else f"{priced.sp:.1f}",
                 parts=joined(priced.parts),
                 speed=speed,
             )
         ]
+        if call == "doubt":
+            said.append(
+                say(
+                    "Too close to call: within the camera's uncertainty (±{doubt} SP) of its speed; the referee decides.",
+                    doubt=f"{CALL_SIGMAS * _path_sigma_sp(state, element):.2f}",
+                )
+            )
         said += [capitalised(p) + "." for p in priced.problems]
         rulings.append(
             Ruling(

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...dice import Roller
+from ...measure.measurement import pair_sigma, too_close_to_call
 from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
@@ -29,12 +30,21 @@ COMMANDER_TABLE = (
 )  # §6.10: d6 -> Leadership change
 
 
-def _distance_in(state: WarState, firers: list[str], targets: list[str]) -> float:
+def _distance_in(state: WarState, firers: list[str], targets: list[str]) -> tuple[float, float]:
+    """The nearest gap between the fire group and the target squad, and its σ (both in inches)."""
     mine, theirs = placed_many(state, firers), placed_many(state, targets)
     if not mine or not theirs:
         raise Refused(say("the camera has not placed the fire group and the target"), "§6.4")
     gaps = edge_distances([b.base for b in mine] + [b.base for b in theirs])[: len(mine), len(mine) :]
-    return float(gaps.min()) / state.unit_mm
+    i, j = divmod(int(gaps.argmin()), len(theirs))
+    return float(gaps[i, j]) / state.unit_mm, pair_sigma(mine[i], theirs[j]) / state.unit_mm
+
+
+def _edge_in_doubt(distance: float, sigma: float, quality: int) -> int | None:
+    """§6.4: the zone edge (a multiple of the Quality die's faces, in inches) the measured distance
+    is too close to call against, or None (docs/measuring.md, "Thresholds")."""
+    edge = round(distance / quality) * quality
+    return edge if 0 < edge <= ZONES * quality and too_close_to_call(distance, edge, sigma) else None
 
 
 def _cover_steps(state: WarState, target: list[Figure]) -> tuple[int, list[str]]:
@@ -103,6 +113,7 @@ class Volley:
     open_figures: tuple[str, ...]
     alone: Figure | None  # a support weapon firing on its own keeps its special rules
     sniper: bool
+    edge_in_doubt: int | None = None  # a zone edge (inches) within the camera's uncertainty of the distance
 
     def chances(self) -> tuple[float, float]:
         """The chance that at least one die, and at least two, beat the target's die."""
@@ -139,7 +150,7 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
         )
     named = args.get("figures")
     ids = named or [f.id for f in state.fighting(squad_id)]
-    distance = _distance_in(state, ids, [f.id for f in state.fighting(target_id)])
+    distance, sigma = _distance_in(state, ids, [f.id for f in state.fighting(target_id)])
     zone_number = zone(distance, squad.quality)
     if zone_number > ZONES:
         raise Refused(
@@ -178,6 +189,7 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
         tuple(open_figures),
         None if small or len(support) != 1 else support[0],
         bool(len(small) == 1 and not support and weapons[small[0].weapon].get("sniper")),
+        _edge_in_doubt(distance, sigma, squad.quality),
     )
 
 
@@ -276,6 +288,14 @@ def shoot(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState
     if reaction and charging is not None and charging.squad == target_id:  # remembered for the recharge (§8.1)
         lost = standing_before - len(state.fighting(target_id))
         state = state.evolve(activation=replace(charging, free_fire_losses=charging.free_fire_losses + lost))
+    if v.edge_in_doubt is not None:
+        words.append(
+            say(
+                '{distance}" is within the camera\'s uncertainty of the {edge}" zone edge: too close to call, the referee decides',
+                distance=f"{v.distance:.2f}",
+                edge=v.edge_in_doubt,
+            )
+        )
     return state, [
         Ruling(
             f"{seq}:shot",
@@ -283,6 +303,7 @@ def shoot(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState
             RulingKind.SHOT,
             joined(words, "; ") + ".",
             "§6",
+            needs_referee=v.edge_in_doubt is not None,
             details={
                 "pool": pool,
                 "rolls": rolls,
