@@ -357,7 +357,7 @@ def test_6_4_a_zone_edge_within_the_cameras_error_goes_to_the_referee():
     g = ready(12 + 0.5 / INCH)
     ruling = g.do("shoot", 2, 3, 6, squad="recruits", target="partisans", figures=["u1"])[0]
     assert ruling.details["zone"] == 3 and ruling.needs_referee
-    assert 'within the camera\'s uncertainty of the 12" zone edge' in ruling.text
+    assert "within the camera's uncertainty of the 12\" zone edge" in ruling.text
     g = ready(12 + 2.0 / INCH)
     ruling = g.do("shoot", 2, 3, 6, squad="recruits", target="partisans", figures=["u1"])[0]
     assert ruling.details["zone"] == 3 and not ruling.needs_referee
