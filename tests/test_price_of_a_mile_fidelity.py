@@ -163,3 +163,41 @@ def test_6_2_no_fire_through_friendly_models_unless_from_high_ground():
     g.do("terrain", format="station-terrain/1", pieces=[hill])
     ruling = g.do("shoot", 1, shooter="capitaine", target="l5")[0]
     assert ruling.kind == "shot"
+
+
+# Issue #35, family E: a threshold the camera cannot tell goes to the referee.
+
+
+def test_3_2_command_distance_just_over_2_inches_is_too_close_to_call():
+    """«не более 2 дюймов»: p6 2" + 0.4 mm from p5 is within the camera's 2σ: no −1 applied,
+    and the referee is asked; 2" + 3 mm is out of command as before."""
+    g = Mile()
+    g.seen()
+    g.do("roll_initiative", 5, 3)
+    g.seen(p6=(340 + 25 + 2 * INCH + 0.4, 200, 90))
+    ruling = g.do("activate", squad="poilus")[0]
+    assert ruling.needs_referee and "too close to call" in ruling.text and not g.state.activation.out_of_command
+    assert ruling.details["command_in_doubt"] == ["p6"]
+    g = Mile()
+    g.seen()
+    g.do("roll_initiative", 5, 3)
+    g.seen(p6=(340 + 25 + 2 * INCH + 3.0, 200, 90))
+    ruling = g.do("activate", squad="poilus")[0]
+    assert g.state.activation.out_of_command and "Command distance is broken" in ruling.text
+
+
+def test_5_4_contact_just_over_1_inch_is_too_close_to_call():
+    """Contact is «менее 1 дюйма»: 1" + 0.3 mm apart is fought, and said to be too close to call."""
+    g = Mile()
+    g.seen()
+    g.do("roll_initiative", 5, 3)
+    g.seen(g1=(500, 705 - (INCH + 0.3 - 5), 90))  # 705 is 5 mm from s1
+    g.do("activate", squad="grenadiers")
+    ruling = g.do("melee", 8, 3, attacker="g1", defender="s1")[0]
+    assert ruling.needs_referee and "Contact too close to call" in ruling.text
+    g = Mile()
+    g.seen()
+    g.do("roll_initiative", 5, 3)
+    g.seen(g1=(500, 705 - (INCH + 3.0 - 5), 90))  # 1" + 3 mm: not in contact
+    g.do("activate", squad="grenadiers")
+    assert "not in contact" in g.do("melee", attacker="g1", defender="s1")[0].text

@@ -10,6 +10,8 @@ from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
+from ...measure.bases import closest_points
+from ...measure.measurement import pair_sigma, too_close_to_call
 from ...measure.relations import in_contact
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
@@ -83,7 +85,15 @@ def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
     ):
         raise Refused(say("give two standing enemy bases"), "§10")
     a, d = placed(state, attacker.id), placed(state, defender.id)
-    if a is None or d is None or not in_contact(a, d, CONTACT_IN * INCH):
+    gap = closest_points(a.base, d.base)[0] if a is not None and d is not None else None
+    doubt = (
+        a is not None
+        and d is not None
+        and gap is not None
+        and gap > CONTACT_IN * INCH
+        and too_close_to_call(gap, CONTACT_IN * INCH, pair_sigma(a, d))
+    )
+    if gap is None or (gap > CONTACT_IN * INCH and not doubt):
         raise Refused(
             say('{attacker} and {defender} are not in contact (under 1")', attacker=attacker.id, defender=defender.id),
             "§5.4",
@@ -155,12 +165,20 @@ def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
     if falls_back and (_already_back(args) + 1) % 3 == 0:  # this fall-back makes a third: one base flees
         state, fled = panic(state, lost.squad, 3, state.positions.get(won.id, (0, 0))[:2])
         words.append(fled)
+    if doubt:
+        words.append(
+            say(
+                'Contact too close to call: {gap}" apart, within the camera\'s uncertainty of 1"; the referee decides (override "void" if they were not in contact)',
+                gap=f"{(gap or 0.0) / INCH:.2f}",
+            )
+        )
     return state, Ruling(
         f"{seq}:melee",
         seq,
         RulingKind.SHOT,
         joined(words, ". ") + ".",
         "§10",
+        needs_referee=doubt,
         element=attacker.id,
         details={"totals": totals, "winner": won.id, "margin": margin},
     )
