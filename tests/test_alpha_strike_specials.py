@@ -288,3 +288,15 @@ def test_unknown_options_are_refused():
         Alpha({"victory": "flag"})
     with pytest.raises(ValueError, match="options"):
         Alpha({"lucky": True})
+
+
+def test_11_lucky_refused_for_a_lance_under_three_says_so_not_that_nothing_missed(tmp_path):
+    """Issue #35: a Battle Lance of two units has no Lucky (§11); its refusal says that, rather
+    than "has none to re-roll" after the very miss."""
+    red = force(tmp_path, "red", [("a", "Commando COM-3A"), ("b", "Commando COM-3A")], {"type": "battle"})
+    g = Alpha(forces=[red, force(tmp_path, "blue", [("hawk", "Shadow Hawk SHD-2H")])])
+    start(g, **{k: v for k, v in LANCE_AT.items() if k != "c"})
+    combat(g)
+    g.do("attack", 1, 1, attacker="a", target="hawk")
+    refused = g.do("lucky", unit="a")[0]
+    assert "no Battle Lance of three units or more" in refused.text and "none to re-roll" not in refused.text

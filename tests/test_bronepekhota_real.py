@@ -507,6 +507,7 @@ def test_4_1_a_gun_moved_with_nobody_touching_it_or_a_stationary_gun_goes_to_the
     rulings = table.send(Input("end_activation"))
     moved = next(r for r in rulings if r.id.endswith(":moved:twin-cannon"))
     assert "stationary gun" in moved.text and "no crewman" in moved.text and moved.needs_referee
+    assert "its speed is" not in moved.text and "()" not in moved.text  # issue #35: a gun has no Speed
 
 
 def test_6_7_the_camera_judges_the_fall_of_a_model_without_a_tilt_node(armies):

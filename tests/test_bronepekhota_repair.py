@@ -126,6 +126,7 @@ def test_4_3_a_pilot_leaves_his_vehicle_and_moves_once_a_round(table, rode):
     pilot = "cyber-6"
     assert table.el("gryphon").pilot is None and table.el(pilot).aboard is None and "freezes" in ruling.text
     assert table.state.units["gryphon-pilot"].acted is rode and table.state.units["gryphon"].acted
+    assert "activation ends with this" in ruling.text and table.state.active_unit is None  # issue #35: said, not silent
 
 
 def test_4_3_a_flyer_whose_pilot_dies_comes_down_and_takes_d6(armies):

@@ -127,7 +127,7 @@ def test_6_2_nobody_is_seen_more_than_2_inches_inside_woods(game):
     )
     game.do("activate", squad="poilus")
     refused = game.do("shoot", shooter="p1", target="l1")[0].text  # the landser stand 4.7" deep
-    assert "l1 is not among the 3 nearest enemies p1 can see (s1, s2, s3)" in refused  # the sturm, at the edge
+    assert 'l1 is more than 2" inside forest, where nobody is seen' in refused  # the reason, not "not among the 3"
 
 
 def test_6_6_rapid_fire_gives_a_free_shot_for_both_actions_and_6_5_aiming(game):

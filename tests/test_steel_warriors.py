@@ -361,3 +361,15 @@ def test_6_4_a_zone_edge_within_the_cameras_error_goes_to_the_referee():
     g = ready(12 + 2.0 / INCH)
     ruling = g.do("shoot", 2, 3, 6, squad="recruits", target="partisans", figures=["u1"])[0]
     assert ruling.details["zone"] == 3 and not ruling.needs_referee
+
+
+def test_6_10_a_fire_group_left_with_no_ammunition_says_so():
+    """Issue #35: the fourth grenade-launcher shot is refused as out of ammunition, not as a
+    fire group with no weapon."""
+    from dataclasses import replace as swap
+
+    g = ready(8)
+    for fid in list(g.state.squads["recruits"].figures):
+        g.state = g.state.with_figure(swap(g.state.figures[fid], weapon="grenade_launcher", ammo=0))
+    refused = g.do("shoot", squad="recruits", target="partisans")[0]
+    assert "no weapon that can fire" in refused.text and "out of ammunition" in refused.text

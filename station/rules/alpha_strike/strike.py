@@ -15,7 +15,7 @@ from ..text import NOTHING, Text, joined, say
 from .attack import apply_damage, critical_hit, modifiers, weapon_damage
 from .cards import UnitState
 from .combat import ATTACK_KINDS, SPECIAL_MELEE, AttackPlan, plan_attack, rear_points
-from .formations import lucky_left
+from .formations import benefit, lucky_left
 from .heat import TurnHeat
 from .melee import self_damage
 from .state import INPUTS, AlphaState, Rules
@@ -197,19 +197,19 @@ def lucky(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller) 
     """§11.1: a Battle Lance re-rolls the failed to-hit roll of the attack just made, once."""
     missed: Missed | None = state.last_miss
     unit = str(args.get("unit"))
+    acting = state.units.get(unit)
+    if acting is not None and not benefit(state, acting.player, "battle"):  # the reason first, not a symptom
+        raise Refused(
+            say("the {player} side has no Battle Lance of three units or more, so no Lucky", player=acting.player),
+            "§11",
+        )
     if missed is None or missed.plan.attacker.id != unit:
         raise Refused(
             say("a Lucky re-roll follows a missed attack straight away; {unit} has none to re-roll", unit=unit), "§11.1"
         )
     player = missed.plan.attacker.player
     if not lucky_left(state, player):
-        raise Refused(
-            say(
-                "the {player} side has no Lucky re-rolls left, or its Battle Lance has fewer than three units",
-                player=player,
-            ),
-            "§11",
-        )
+        raise Refused(say("the {player} side has used its Lucky re-rolls", player=player), "§11.1")
     plan, key = missed.plan, f"{seq}/lucky"
     dice = _to_hit(roller, key)
     hit = sum(dice) >= plan.tn

@@ -121,8 +121,12 @@ def leave_vehicle(rules: Rules, state: GameState, seq: int, args: Args) -> tuple
                 say("; he rode it this round, so he may not walk on.")
                 if rode
                 else say("; he may act on foot later this round.")
+            )
+            + say(
+                " {vehicle}'s activation ends with this: the next player acts (§3.2.2).",
+                vehicle=name(state, vehicle.id),
             ),
-            "§4.3",
+            "§4.3 §3.2.2",
             element=vehicle.id,
         )
     ]

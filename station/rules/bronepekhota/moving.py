@@ -346,6 +346,24 @@ def movement_view(state: GameState) -> dict[str, Any]:
     return view
 
 
+def _spent(state: GameState, element: str, priced: Priced, speed: float, call: str) -> Text:
+    """The movement ruling's first sentence: what the activation cost against the Speed; a gun,
+    which has no Speed of its own (§4.1), only named, its problems following."""
+    name = state.setup.names.get(element, element)
+    if state.elements[element].kind == "gun":
+        return say("{name}:", name=name)
+    sp = f"{priced.sp:.2f}" if call == "doubt" else f"{priced.sp:.1f}"
+    if not priced.parts:
+        return say("{name} spent {sp} SP this activation; its speed is {speed}.", name=name, sp=sp, speed=speed)
+    return say(
+        "{name} spent {sp} SP this activation ({parts}); its speed is {speed}.",
+        name=name,
+        sp=sp,
+        parts=joined(priced.parts),
+        speed=speed,
+    )
+
+
 def _path_sigma_sp(state: GameState, element: str) -> float:
     """How far the camera's measure of the model's path may be off, in SP (a step a point)."""
     return path_sigma(state.sigmas.get(element, DEFAULT_SIGMA_MM)) / STEP_MM
@@ -370,16 +388,7 @@ def movement_rulings(state: GameState, seq: int) -> list[Ruling]:
         call = _speed_call(state, element, priced.sp, speed)
         if call == "within" and not priced.problems:
             continue
-        name = state.setup.names.get(element, element)
-        said = [
-            say(
-                "{name} spent {sp} SP this activation ({parts}); its speed is {speed}.",
-                name=name,
-                sp=f"{priced.sp:.2f}" if call == "doubt" else f"{priced.sp:.1f}",
-                parts=joined(priced.parts),
-                speed=speed,
-            )
-        ]
+        said = [_spent(state, element, priced, speed, call)]
         if call == "doubt":
             said.append(
                 say(

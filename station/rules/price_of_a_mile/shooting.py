@@ -58,10 +58,8 @@ def visible(state: MileState, shooter: Fighter, target: Fighter) -> tuple[bool, 
     a, t = placed(state, shooter.id), placed(state, target.id)
     if a is None or t is None:
         raise Refused(say("the camera has not placed both bases"), "§6")
-    for fighter in (shooter, target):
-        where = state.positions[fighter.id][:2]
-        if any(p.type == "woods" and p.depth_mm(where) > WOODS_SIGHT_IN * INCH for p in state.terrain):
-            return False, 1.0, ()
+    if deep_in_woods(state, shooter) or deep_in_woods(state, target):
+        return False, 1.0, ()
     sight = line_of_sight(a, EYE_MM, t, EYE_MM, list(state.terrain))
     return sight.hidden_fraction <= 2 / 3, sight.hidden_fraction, tuple(sight.blockers)
 
@@ -82,6 +80,12 @@ def friends_in_the_way(state: MileState, shooter: Fighter, target: Fighter) -> l
         [f.id for f in state.fighters.values() if f.player == shooter.player and f.standing and f.id != shooter.id],
     )
     return sorted(f.id for f in friends if any(f.base.contains(np.array(point)) for point in line))
+
+
+def deep_in_woods(state: MileState, fighter: Fighter) -> str | None:
+    """§6.2: the wood a base stands more than 2" inside, where nobody sees it or is seen from it."""
+    where = state.positions[fighter.id][:2]
+    return next((p.id for p in state.terrain if p.type == "woods" and p.depth_mm(where) > WOODS_SIGHT_IN * INCH), None)
 
 
 def legal_targets(state: MileState, shooter: Fighter, aimed: bool) -> list[tuple[str, float]]:
@@ -303,6 +307,12 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
     if shooter.vehicle == "tank" and (shooter.id in state.tanks_fired or actions != 1):
         raise Refused(say("{shooter} fires all its weapons with one action, once a turn", shooter=shooter.id), "§15.2")
     legal = legal_targets(state, shooter, aimed)
+    hidden_in = deep_in_woods(state, target) if target.id in state.positions else None
+    if target.id not in [t for t, _ in legal] and hidden_in:
+        raise Refused(
+            say('{target} is more than 2" inside {wood}, where nobody is seen', target=target.id, wood=hidden_in),
+            "§6.2",
+        )
     if target.id not in [t for t, _ in legal]:
         raise Refused(
             say(

@@ -69,11 +69,13 @@ def _group(
     zone_number: int,
     reaction: bool = False,
     strict: bool = True,
-) -> tuple[list[Figure], list[Figure]]:
+) -> tuple[list[Figure], list[Figure], list[Text]]:
     """The fire group's small arms and support weapons, each checked for §6.3's once an activation
     (twice for emplaced heavy weapons), zone-1-only weapons, range limits and ammunition.  A group
-    the players named must all be able to fire (``strict``); the whole squad fires with those that can."""
+    the players named must all be able to fire (``strict``); the whole squad fires with those that
+    can, and the others' reasons are returned, for a group left with none to say why."""
     act = state.activation
+    skipped: list[Text] = []
     small: list[Figure] = []
     support: list[Figure] = []
     for fid in ids:
@@ -92,9 +94,11 @@ def _group(
             why = (say("{fid}'s {name} is out of ammunition", fid=fid, name=name), "§6.10")
         if why and strict:
             raise Refused(*why)
-        if not why:
+        if why:
+            skipped.append(why[0])
+        else:
             (support if w.get("support_die") else small).append(f)
-    return small, support
+    return small, support, skipped
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,7 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
             ),
             "§6.4",
         )
-    small, support = _group(
+    small, support, skipped = _group(
         state, squad_id, ids, weapons, distance, zone_number, bool(args.get("reaction")), bool(named)
     )
     pool = (
@@ -170,6 +174,8 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
         + [weapons[f.weapon]["support_die"] for f in support]
     )
     if len(pool) < 2:
+        if skipped:
+            raise Refused(say("the fire group has no weapon that can fire: {why}", why=joined(skipped, "; ")), "§6.2")
         raise Refused(say("the fire group has no weapon"), "§6.2")
     powers = [weapons[f.weapon]["power"] for f in small] or [weapons[f.weapon]["power"] for f in support]
     power = (
