@@ -629,3 +629,16 @@ def test_the_attack_preview_with_no_camera_shows_the_target_number_before_declar
     assert "as the referee measured" in seen["lines"][0]
     assert g.state.attacked == set()  # a preview changes nothing
     assert "no preview" in ruleset.preview(g.state, "move", {})["refused"]
+
+
+def test_6_a_target_is_in_woods_when_any_part_of_its_base_touches_them(game):
+    """«Цель считается находящейся на элементе ландшафта, если любая часть её подставки касается
+    этого элемента» (issue #35 C16): a wood 8 mm into the thunderbolt's base, behind its centre
+    and off the line of fire, gives the woods +1."""
+    x, y, _ = LINE_UP["thunderbolt"]
+    wood = {"id": "copse", "type": "woods", "height_mm": 40,
+            "polygon": [[x + RADIUS - 8, y - 50], [x + 120, y - 50], [x + 120, y + 50], [x + RADIUS - 8, y + 50]]}  # fmt: skip
+    game.do("terrain", format="station-terrain/1", pieces=[wood])
+    in_combat(game)
+    ruling = game.do("attack", 3, 3, attacker="catapult", target="thunderbolt")[0]
+    assert ruling.details["tn"] == 4 + 1, ruling.text

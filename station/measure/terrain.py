@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..datafile import Fields, load_json_file
+from .bases import Base
 from .measurement import Placed
 from .sightlines import SOLID, Footprints, sightlines
 
@@ -59,6 +60,15 @@ class Piece:
         rules such as The Price of a Mile's "invisible more than 2" inside woods" (§6.2)."""
         point = np.asarray(p, float).reshape(2)
         return self._to_edge(point) if self.contains(point) else 0.0
+
+
+def base_touches(base: Base, piece: Piece) -> bool:
+    """Does any part of the base lie over the piece (Alpha Strike: «если любая часть её подставки
+    касается этого элемента»)?  The base's outline and centre against the piece, and the piece's
+    corners against the base, so a corner of a wood poking into a base counts too."""
+    if any(piece.contains(p) for p in base.outline(48)) or piece.contains((base.x, base.y)):
+        return True
+    return any(base.contains(np.asarray(corner, float)) for corner in piece.polygon)
 
 
 def _segments_cross(p1: np.ndarray, p2: np.ndarray, p3: np.ndarray, p4: np.ndarray) -> bool:

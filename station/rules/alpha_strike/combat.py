@@ -22,7 +22,7 @@ from .formations import benefit
 from .heat import max_overheat
 from .melee import CHARGE_CONTACT_IN, melee_plan
 from .state import AlphaState
-from .where import height_mm, placed
+from .where import height_mm, on_terrain, placed
 
 KINDS = ("weapon", "indirect", "standard", "melee_weapon", "charge", "dfa")
 MELEE_KINDS = ("standard", "melee_weapon", "charge", "dfa")
@@ -106,8 +106,8 @@ def geometry(
         m.exact,
         0.0 if touching else sight.hidden_fraction,
         0.0 if touching else sight.woods_mm / INCH,
-        state.stands_in(target.id, ("woods",)),
-        state.stands_in(target.id, ("water",)),
+        on_terrain(state, target.id, ("woods",)),
+        on_terrain(state, target.id, ("water",)),
         side == "rear",
     )
     doubts += [

@@ -7,6 +7,7 @@ from typing import Any
 
 from ...measure.bases import Base
 from ...measure.measurement import Placed
+from ...measure.terrain import base_touches
 from .state import AlphaState
 
 DEFAULT_HEIGHT_MM = 60.0  # a 'Mech's marker above the table, where a force file gives none
@@ -26,3 +27,12 @@ def placed(state: AlphaState, unit_id: str) -> Placed | None:
 
 def height_mm(state: AlphaState, unit_id: str) -> float:
     return float((_unit_spec(state, unit_id)["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM)
+
+
+def on_terrain(state: AlphaState, unit_id: str, kinds: tuple[str, ...]) -> bool:
+    """Is the unit on terrain of these kinds: any part of its base touching a piece (the
+    quick-start's «любая часть её подставки»), not only its centre."""
+    where = placed(state, unit_id)
+    if where is None:
+        return False
+    return any(piece.type in kinds and base_touches(where.base, piece) for piece in state.terrain)
