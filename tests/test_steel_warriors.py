@@ -373,3 +373,22 @@ def test_6_10_a_fire_group_left_with_no_ammunition_says_so():
         g.state = g.state.with_figure(swap(g.state.figures[fid], weapon="grenade_launcher", ammo=0))
     refused = g.do("shoot", squad="recruits", target="partisans")[0]
     assert "no weapon that can fire" in refused.text and "out of ammunition" in refused.text
+
+
+@pytest.mark.parametrize(
+    "inches, surrenders, doubt", [(10.0, True, False), (15.0, False, False), (12.0 + 0.3 / INCH, False, True)]
+)
+def test_10_a_fleeing_squad_surrenders_with_an_enemy_within_12_inches(inches, surrenders, doubt):
+    """«Бегущий … Если в пределах 12 дюймов есть противник, отделение сдаётся» (issue #35 D18):
+    decided from the camera at its activation, the edge of 12" left to the referee."""
+    g = War()
+    g.seen(line_up(100, gap_y(inches)))
+    g.do("begin_turn")
+    g.do("set_morale", squad="recruits", morale="fleeing")
+    rulings = g.do("activate", squad="recruits")
+    said = [r for r in rulings if r.id.endswith(":surrender")]
+    assert bool(g.state.fighting("recruits")) is not surrenders
+    if surrenders:
+        assert "surrenders, its fighters taken prisoner" in said[0].text
+    assert bool(said and said[0].needs_referee and "referee decides" in said[0].text) is doubt
+    assert (g.state.activation is None) is surrenders

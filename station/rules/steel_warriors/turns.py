@@ -10,17 +10,19 @@ from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
+from ...measure.measurement import too_close_to_call
 from ...measure.movement import movement
 from ...measure.pairwise import edge_distances
-from ..base import Refused, Ruling, RulingKind
+from ..base import Refused, Ruling, RulingKind, voided
 from ..inputs import Args
-from ..text import Text, joined, say
+from ..text import NOTHING, Text, joined, say
 from .state import INPUTS, Activation, Rules, WarState, named_become
-from .where import nearest_enemy_mm, placed_many
+from .where import nearest_enemy_gap, nearest_enemy_mm, placed_many
 
 MAX_UNSUPPRESS = 2  # §6.7
 SLACK_IN = 0.2
-MEDICAL_VEHICLE_IN = 6.0  # §9
+SURRENDER_IN = 12.0  # §10: a fleeing squad with an enemy this close surrenders
+MEDICAL_VEHICLE_IN = 6.0  # §9: a medical vehicle this close gives +1, as a medic does
 
 
 def command_test(state: WarState, squad_id: str, roller: Roller, key: str, extra: int = 0) -> tuple[bool, int, int]:
@@ -80,7 +82,39 @@ def activate(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarSt
         + ("; " + joined(notes, "; ") if notes else "")
         + "."
     )
-    return state, [Ruling(f"{seq}:activate", seq, RulingKind.STATUS, text, "§5.0")]
+    rulings = [Ruling(f"{seq}:activate", seq, RulingKind.STATUS, text, "§5.0")]
+    if squad.morale == "fleeing":
+        state, surrender = _fleeing(state, seq, squad.id)
+        rulings += surrender
+    return state, rulings
+
+
+def _fleeing(state: WarState, seq: int, squad_id: str) -> tuple[WarState, list[Ruling]]:
+    """§10 «Бегущий … Если в пределах 12 дюймов есть противник, отделение сдаётся»: measured at
+    its activation.  Within 12", its fighters are taken prisoner and the activation ends (the
+    referee may void that); within the camera's 2σ of 12", the referee decides; beyond, it flees on."""
+    gap = nearest_enemy_gap(state, squad_id)
+    if gap is None or voided(state.overrides, seq, f"{seq}:surrender", NOTHING):
+        return state, []
+    inches, sigma = gap
+    if too_close_to_call(inches, SURRENDER_IN, sigma):
+        text = say(
+            '{squad} is fleeing with an enemy {inches}" away, within the camera\'s uncertainty of 12": the referee decides whether it surrenders (§10).',
+            squad=squad_id,
+            inches=f"{inches:.2f}",
+        )
+        return state, [Ruling(f"{seq}:surrender", seq, RulingKind.WARNING, text, "§10", needs_referee=True)]
+    if inches > SURRENDER_IN:
+        return state, []
+    for figure in state.fighting(squad_id):
+        state = state.with_figure(replace(figure, status="prisoner"))
+    state = state.evolve(activation=None, activated=state.activated | {squad_id})
+    text = say(
+        '{squad} is fleeing with an enemy {inches}" away, within 12": it surrenders, its fighters taken prisoner (§10).',
+        squad=squad_id,
+        inches=f"{inches:.1f}",
+    )
+    return state, [Ruling(f"{seq}:surrender", seq, RulingKind.STATUS, text, "§10", needs_referee=True)]
 
 
 def spend(state: WarState, squad_id: str, section: str) -> WarState:
@@ -347,9 +381,6 @@ def unsuppress(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[War
             "§6.7",
         )
     ]
-
-
-MEDICAL_VEHICLE_IN = 6.0  # §9: a medical vehicle this close gives +1, as a medic does
 
 
 def _medical_vehicle_near(state: WarState, squad_id: str) -> bool:

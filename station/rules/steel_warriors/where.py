@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ...measure.bases import Base
-from ...measure.measurement import Placed
+from ...measure.measurement import Placed, pair_sigma
+from ...measure.pairwise import edge_distances
 from ..table_snapshot import Pose
 
 if TYPE_CHECKING:  # state.py's module imports would come back here
@@ -37,3 +38,16 @@ def nearest_enemy_mm(state: WarState, figure_id: str, pose: Pose) -> float:
         if f in state.figures and state.figures[f].player != me.player and state.figures[f].fighting
     ]
     return min(gaps, default=float("inf"))
+
+
+def nearest_enemy_gap(state: WarState, squad_id: str) -> tuple[float, float] | None:
+    """The edge-to-edge gap from the squad to the nearest fighting enemy figure, and its σ, both in
+    the game's units; None where the camera has not placed both."""
+    squad = state.squads[squad_id]
+    mine = placed_many(state, [f.id for f in state.fighting(squad_id)])
+    foes = placed_many(state, [f.id for f in state.figures.values() if f.player != squad.player and f.fighting])
+    if not mine or not foes:
+        return None
+    gaps = edge_distances([p.base for p in mine] + [p.base for p in foes])[: len(mine), len(mine) :]
+    i, j = divmod(int(gaps.argmin()), len(foes))
+    return float(gaps[i, j]) / state.unit_mm, pair_sigma(mine[i], foes[j]) / state.unit_mm
