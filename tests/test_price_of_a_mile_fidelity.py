@@ -201,3 +201,22 @@ def test_5_4_contact_just_over_1_inch_is_too_close_to_call():
     g.seen(g1=(500, 705 - (INCH + 3.0 - 5), 90))  # 1" + 3 mm: not in contact
     g.do("activate", squad="grenadiers")
     assert "not in contact" in g.do("melee", attacker="g1", defender="s1")[0].text
+
+
+# Issue #35, family D: the dice a rule rolls on movement.
+
+
+def test_15_1_a_vehicle_through_difficult_terrain_rolls_and_on_a_1_is_bogged_down(tmp_path):
+    """«ТЕХНИКА»: moving through difficult terrain a vehicle rolls a d10; on a 1 it takes a damage
+    point and is immobilised."""
+    for roll, stuck in ((1, True), (7, False)):
+        g = _with_vehicles(tmp_path)
+        g.do("terrain", format="station-terrain/1", pieces=[
+            {"id": "scrub", "type": "woods", "height_mm": 20, "polygon": [[660, 420], [740, 420], [740, 480], [660, 480]]},
+        ])  # fmt: skip
+        g.do("roll_initiative", 5, 3)
+        g.do("activate", squad="grenadiers", character="ac")
+        g.seen(ac=(700, 380 + 4 * INCH, 90))  # 4" straight through the scrub
+        ruling = g.do("move", roll, base="ac")[0]
+        assert g.f("ac").immobilised is stuck and (g.f("ac").damage == 1) is stuck
+        assert ("bogged down" in ruling.text) is stuck and f"d10 {roll}" in ruling.text

@@ -21,6 +21,7 @@ from ..text import Text, capitalised, joined, say
 from . import optional
 from .shooting import spend
 from .state import CONTACT_IN, INCH, INPUTS, Fighter, MileState, Options, Rules
+from .vehicles import DESTROYED_AT
 from .where import placed, placed_many
 
 DIFFICULT = ("woods", "water")  # §5.2: difficult terrain (a terrain-piece property agreed before the game)
@@ -79,6 +80,9 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
     if wire and not problems:  # §5.7: d10 + Resourcefulness, 6+ crosses
         state, crossing = _through_wire(state, seq, fighter, wire, roller)
         notes.append(crossing)
+    if fighter.vehicle and not problems and any(c.type in DIFFICULT for c in crossed):
+        state, bogged = _bogged_down(state, seq, fighter, roller)
+        notes.append(bogged)
     if len(path) >= 2 and _nearest_enemy(state, fighter, path[-1]) < _nearest_enemy(state, fighter, path[0]) - 2.0:
         act = state.acting()
         state = state.evolve(activation=replace(act, advanced=act.advanced | {fighter.id}))
@@ -161,6 +165,23 @@ def _crossing(
             )
         )
     return allowed, climbing, wire, problems, notes
+
+
+def _bogged_down(state: MileState, seq: int, fighter: Fighter, roller: Roller) -> tuple[MileState, Text]:
+    """§15.1, §15.2: a vehicle moving through difficult terrain rolls a d10; on a 1 it is
+    immobilised, and a vehicle (not a tank) takes a damage point as well."""
+    roll = roller.roll(10, f"{seq}/bogged")
+    if roll != 1:
+        return state, say("d10 {roll}: through the difficult terrain (§15)", roll=roll)
+    victim = state.fighters[fighter.id]
+    points = 0 if victim.vehicle == "tank" else 1
+    total = victim.damage + points
+    state = state.with_fighter(
+        replace(victim, damage=total, immobilised=True, status="out" if total >= DESTROYED_AT else victim.status)
+    )
+    if points:
+        return state, say("d10 1: bogged down, immobilised and 1 damage point, {total} in all (§15.1)", total=total)
+    return state, say("d10 1: bogged down and immobilised (§15.2)")
 
 
 def _through_wire(
