@@ -622,3 +622,28 @@ def test_1_5_army_costs_and_1_6_the_wished_distance(armies):
     quiet = Table(armies, {"check_deployment": False})
     quiet.send(_deployed(("cyber-2", 100.0, 60.0), ("clone-3", 100.0, 300.0)))
     assert not [r for r in quiet.begin_round() if r.section in ("§1.5", "§1.6")]
+
+
+def test_4_1_the_path_a_soldier_walked_touching_an_enemy_or_through_a_man(table):
+    """Issue #35 B8, B9: «коснулся пехотинца противника … обязан остановиться» and «не может
+    проходить сквозь … других пехотинцев», judged along the positions the camera journaled."""
+    table.begin_round(10, 3)
+    table.send(_seen(("cyber-1", 100.0, 100.0, 0.0), ("clone-3", 200.0, 100.0 + 25.0 + 1.0, 0.0),
+                     ("cyber-2", 300.0, 100.0, 0.0), ("clone-2", 600.0, 600.0, 0.0)))  # fmt: skip
+    table.send(Input("activate", {"unit": "cyber"}))
+    for x in (150.0, 200.0, 250.0, 300.0, 350.0):  # along y = 100: past clone-1's side, over cyber-2
+        table.send(_seen(("cyber-1", x, 100.0, 0.0)))
+    problems = table.rules.state_view(table.state)["moved"]["cyber-1"]["problems"]
+    assert any("walked through Cyber-infantry 2" in p for p in problems), problems
+    assert any("touched Clone 3 and walked on" in p for p in problems), problems
+    rulings = table.send(Input("end_activation"))
+    assert any(r.id.endswith(":moved:cyber-1") and r.needs_referee for r in rulings)
+
+
+def test_4_1_a_soldier_who_stops_on_touching_an_enemy_is_not_flagged(table):
+    table.begin_round(10, 3)
+    table.send(_seen(("cyber-1", 100.0, 100.0, 0.0), ("clone-3", 200.0 + 25.0 + 0.5, 100.0, 0.0)))
+    table.send(Input("activate", {"unit": "cyber"}))
+    for x in (150.0, 200.0):  # straight at him, stopping in contact
+        table.send(_seen(("cyber-1", x, 100.0, 0.0)))
+    assert table.rules.state_view(table.state)["moved"]["cyber-1"]["problems"] == []

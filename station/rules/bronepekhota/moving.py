@@ -12,11 +12,14 @@ The speed is from the Armlist or the durability sector (§2.2).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ...measure.measurement import CALL_SIGMAS, DEFAULT_SIGMA_MM, path_sigma, too_close_to_call
+import numpy as np
+
+from ...measure.bases import Base, closest_points
+from ...measure.measurement import CALL_SIGMAS, DEFAULT_SIGMA_MM, pair_sigma, path_sigma, too_close_to_call
 from ...measure.movement import Crossing, Movement, movement, terrain_crossed
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling, RulingKind
@@ -28,6 +31,7 @@ from .roster import name
 from .state import INPUTS, Element, GameState, Rules
 
 STEP_MM = BRONEPEKHOTA.unit.mm  # §4.1: 1 SP moves 1 step (5 cm) on flat ground
+PATH_SAMPLE_MM = 5.0  # how finely a path is walked against the other models: a tenth of a step
 HOP_MM = STEP_MM / 2  # Table 1: crossed free up to half a step (the prose: "no more than"; digest §Z.5)
 CLIMB_MM = STEP_MM  # Table 1: half a step to a step costs 2 SP; higher cannot be crossed
 # Table 2, SP per step: forward, backward, sideways (None: not allowed)
@@ -78,6 +82,8 @@ def priced_movement(state: GameState, element_id: str) -> Priced:
             moved, crossed, state.setup.locomotion.get(element_id, "tracked"), state.setup.clearance.get(element_id)
         )
     priced = _infantry(moved, crossed)
+    if element.kind == "infantry":
+        priced = replace(priced, problems=priced.problems + tuple(path_problems(state, element_id, path)))
     with_gun = _gun_movers(state).get(element_id, 0.0) / STEP_MM
     if with_gun:  # Table 1: a step with a mobile gun costs 2 SP, one more than walking it
         priced = replace(
@@ -91,6 +97,60 @@ def priced_movement(state: GameState, element_id: str) -> Priced:
             priced, problems=priced.problems + (say("he took aimed fire, so he may not move this round (§11.1)"),)
         )
     return priced
+
+
+def path_problems(state: GameState, element_id: str, path: Sequence[Pose]) -> list[Text]:
+    """§4.1 along the path the camera saw, not only its ends: a soldier «не может проходить сквозь
+    … других пехотинцев», and one who «коснулся пехотинца противника … обязан остановиться».
+    The path is checked every PATH_SAMPLE_MM against the other soldiers where they stand now;
+    his base touches another within CONTACT_MM plus 2σ of the two positions (a touch the camera
+    cannot rule out counts), and he passed through one if his centre crossed its base.  Walking
+    on means his last position is more than that tolerance beyond the touch."""
+    me = contact.placed(state, element_id)
+    if me is None or len(path) < 2:
+        return []
+    mover = state.elements[element_id]
+    others = [
+        (e, p)
+        for e in state.elements.values()
+        if e.id != element_id and e.kind == "infantry" and not e.destroyed and not e.aboard
+        and (p := contact.placed(state, e.id)) is not None
+    ]  # fmt: skip
+    problems: list[Text] = []
+    through: set[str] = set()
+    touched_at: dict[str, int] = {}
+    samples = list(_along(path))
+    for k, (x, y, facing) in enumerate(samples):
+        base = Base.named(state.setup.bases[element_id], x, y, facing)
+        for other, where in others:
+            if where.base.contains(np.array([x, y])):
+                through.add(other.id)
+            elif other.player != mover.player and other.id not in touched_at:
+                tolerance = contact.CONTACT_MM + CALL_SIGMAS * pair_sigma(me, where)
+                if closest_points(base, where.base)[0] <= tolerance:
+                    touched_at[other.id] = k
+    problems += [say("he walked through {other} (§4.1)", other=name(state, o)) for o in sorted(through)]
+    end = samples[-1]
+    for enemy, k in sorted(touched_at.items(), key=lambda item: item[1]):
+        x, y, _ = samples[k]
+        if math.hypot(end[0] - x, end[1] - y) > contact.CONTACT_MM + CALL_SIGMAS * path_sigma(me.sigma_mm):
+            problems.append(
+                say(
+                    "he touched {enemy} and walked on; touching an enemy soldier he must stop for close combat (§4.1)",
+                    enemy=name(state, enemy),
+                )
+            )
+            break
+    return problems
+
+
+def _along(path: Sequence[Pose]) -> Iterator[Pose]:
+    """The path's positions every PATH_SAMPLE_MM, facing as at each leg's start."""
+    yield path[0]
+    for (x0, y0, f0), (x1, y1, _) in zip(path, path[1:]):
+        n = max(1, math.ceil(math.hypot(x1 - x0, y1 - y0) / PATH_SAMPLE_MM))
+        for k in range(1, n + 1):
+            yield (x0 + (x1 - x0) * k / n, y0 + (y1 - y0) * k / n, f0)
 
 
 def _gun_crew(state: GameState, gun: Element) -> list[str]:
