@@ -647,3 +647,17 @@ def test_4_1_a_soldier_who_stops_on_touching_an_enemy_is_not_flagged(table):
     for x in (150.0, 200.0):  # straight at him, stopping in contact
         table.send(_seen(("cyber-1", x, 100.0, 0.0)))
     assert table.rules.state_view(table.state)["moved"]["cyber-1"]["problems"] == []
+
+
+def test_9_4_he_may_not_jump_while_moving_a_gun(armies):
+    """«С мобильным орудием пехотинец прыгать не может» (issue #35 B11)."""
+    armies[0]["units"][3]["mobility"] = "mobile"
+    armies[0]["units"][0]["members"][1]["properties"] = ["Пр5"]  # cyber-2 with a jump pack
+    table = Table(armies)
+    table.begin_round()
+    table.send(_seen(("twin-cannon", 500.0, 500.0, 90.0), ("cyber-2", 500.0, 500.0 - 25.0 - 12.5 - 1.0, 90.0)))
+    table.send(Input("activate", {"unit": "cyber"}))
+    table.send(Input("jump", {"element": "cyber-2"}))
+    table.send(_seen(("twin-cannon", 500.0, 600.0, 90.0), ("cyber-2", 500.0, 600.0 - 25.0 - 12.5 - 1.0, 90.0)))
+    problems = table.rules.state_view(table.state)["moved"]["cyber-2"]["problems"]
+    assert any("may not jump while moving a gun" in p for p in problems), problems

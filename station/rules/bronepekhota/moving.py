@@ -73,7 +73,10 @@ def priced_movement(state: GameState, element_id: str) -> Priced:
     path = state.paths.get(element_id, ())
     moved = movement(path)
     if JUMP_MARK in element.fired:
-        return _jump(state, element_id, path, moved)
+        jumped = _jump(state, element_id, path, moved)
+        if _gun_movers(state).get(element_id):  # §9.4, said twice: «С мобильным орудием пехотинец прыгать не может»
+            return replace(jumped, problems=jumped.problems + (say("he may not jump while moving a gun (§9.4)"),))
+        return jumped
     if element.kind == "gun":
         return _gun(state, element, moved)
     crossed = terrain_crossed(path, state.terrain)
