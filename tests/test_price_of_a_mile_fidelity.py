@@ -220,3 +220,24 @@ def test_15_1_a_vehicle_through_difficult_terrain_rolls_and_on_a_1_is_bogged_dow
         ruling = g.do("move", roll, base="ac")[0]
         assert g.f("ac").immobilised is stuck and (g.f("ac").damage == 1) is stuck
         assert ("bogged down" in ruling.text) is stuck and f"d10 {roll}" in ruling.text
+
+
+# Issue #35, family B: how a crew with its gun moves.
+
+
+def test_6_7_a_machine_gun_crew_moves_only_in_difficult_terrain_mode():
+    """«Чтобы передвинуть пулемет, расчет должен войти в РСЛ»: 5.5" on Speed 6 is over the 5"
+    left after the 1" it costs; the crewman without the gun walks his 6"."""
+    g = Mile()
+    g.seen()
+    g.do("roll_initiative", 3, 9)  # central first
+    g.do("activate", squad="mg-crew")
+    g.seen(m1=(800, 650 - 5.5 * INCH, 270), m2=(860, 650 - 5.5 * INCH, 270))
+    gun = g.do("move", base="m1")[0]
+    assert (
+        gun.needs_referee
+        and "heavy mg moves only in Difficult-Terrain Mode" in gun.text
+        and 'more than its 5"' in gun.text
+    )
+    crewman = g.do("move", base="m2")[0]
+    assert not crewman.needs_referee

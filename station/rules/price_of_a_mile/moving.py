@@ -26,6 +26,7 @@ from .where import placed, placed_many
 
 DIFFICULT = ("woods", "water")  # §5.2: difficult terrain (a terrain-piece property agreed before the game)
 DTM_IN = 1.0  # §5.2
+DTM_TO_MOVE = ("light_mg", "heavy_mg", "flamethrower")  # crews that move only in Difficult-Terrain Mode (§5.2)
 SLACK_IN = 0.2  # the camera's path may run a few mm long
 WIRE_CROSSING = 6  # §5.7
 WIRE_CUTTING = 8  # §5.8, §11
@@ -152,6 +153,15 @@ def _crossing(
         )
         if fighter.squad and _close_order(before, fighter.squad):
             problems.append(say("a squad in close order cannot enter difficult terrain (§5.3)"))
+    elif fighter.weapon in DTM_TO_MOVE and not fighter.vehicle and movement(path).path_mm / INCH > SLACK_IN:
+        allowed -= DTM_IN  # §5.2, §6.7, §9.1: «расчет должен войти в РСЛ», «Огнеметчик должен перейти в РСЛ»
+        notes.append(
+            say(
+                'a {weapon} moves only in Difficult-Terrain Mode (-{dtm}", §5.2)',
+                weapon=fighter.weapon.replace("_", " "),
+                dtm=f"{DTM_IN:g}",
+            )
+        )
     climbing = bool(high) and fighter.vehicle != "tank"
     if high and not climbing:  # §15.2: a tank pays 3" of its Speed
         allowed -= TANK_OBSTACLE_IN
