@@ -205,7 +205,7 @@ def activate(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
             text,
             "§4.3 §3.2",
             needs_referee=bool(doubtful) and not cut_off,
-            details={"out_of_command": cut_off, "command_in_doubt": doubtful},
+            details={"out_of_command": cut_off, **({"command_in_doubt": doubtful} if doubtful else {})},
         )
     ]
     tank = vehicles.tank_near(state, squad_id) if squad_id else None
