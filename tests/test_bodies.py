@@ -150,3 +150,12 @@ def _login_cookie(port) -> str:
         answer = conn.recv(65536).decode()
     line = next(line for line in answer.split("\r\n") if line.lower().startswith("set-cookie:"))
     return line.split(":", 1)[1].strip().split(";")[0]
+
+
+def test_the_dashboard_server_stops_even_when_its_loop_has_already_closed_its_trigger(station):
+    """A daemon told to stop while waitress's loop is already winding down must not die on a
+    closed trigger (EBADF): it closes what is left itself, and exits 0."""
+    served = DashboardServer(station, REFEREE_TOKEN, port=0).start()
+    served._server.trigger.close()  # as the loop does when it ends first
+    served.stop()
+    assert not served._thread.is_alive()

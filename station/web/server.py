@@ -211,6 +211,10 @@ class DashboardServer:
         """Close every connection and the listening socket from the server's own thread (its
         loop ends when nothing is left to watch), then let the workers go."""
         server = self._server
-        server.trigger.pull_trigger(lambda: [d.close() for d in list(server._map.values())])
+        try:
+            server.trigger.pull_trigger(lambda: [d.close() for d in list(server._map.values())])
+        except OSError:  # its loop had already ended and closed the trigger: nothing runs there now
+            for dispatcher in list(server._map.values()):
+                dispatcher.close()
         self._thread.join(timeout=5)
         server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
