@@ -91,12 +91,17 @@ class Base:
         return self.centre + (hl * hl * u * forward + hw * hw * v * left) / n
 
     def contains(self, p: np.ndarray | tuple[float, float]) -> bool:
+        return bool(self.contains_many(np.asarray(p, float).reshape(1, 2))[0])
+
+    def contains_many(self, points: np.ndarray) -> np.ndarray:
+        """(N,) bool: which of the (N, 2) points lie on the base (its outline included)."""
         forward, left = self.axes
-        u, v = (p - self.centre) @ forward, (p - self.centre) @ left
+        rel = points - self.centre
+        u, v = rel @ forward, rel @ left
         hl, hw = self.length / 2, self.width / 2
         if self.kind == "rect":
-            return bool(abs(u) <= hl and abs(v) <= hw)
-        return bool((u / hl) ** 2 + (v / hw) ** 2 <= 1.0)
+            return np.asarray((np.abs(u) <= hl) & (np.abs(v) <= hw))
+        return np.asarray((u / hl) ** 2 + (v / hw) ** 2 <= 1.0)
 
     def outline(self, n: int = 64) -> np.ndarray:
         forward, left = self.axes

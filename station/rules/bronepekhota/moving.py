@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from ...measure.bases import Base, closest_points
+from ...measure.bases import Base
 from ...measure.measurement import CALL_SIGMAS, DEFAULT_SIGMA_MM, pair_sigma, path_sigma, too_close_to_call
 from ...measure.movement import Crossing, Movement, movement, terrain_crossed
+from ...measure.pairwise import pair_distances
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling, RulingKind
 from ..inputs import Args
@@ -119,20 +120,24 @@ def path_problems(state: GameState, element_id: str, path: Sequence[Pose]) -> li
         if e.id != element_id and e.kind == "infantry" and not e.destroyed and not e.aboard
         and (p := contact.placed(state, e.id)) is not None
     ]  # fmt: skip
-    problems: list[Text] = []
-    through: set[str] = set()
-    touched_at: dict[str, int] = {}
+    if not others:
+        return []
     samples = list(_along(path))
-    for k, (x, y, facing) in enumerate(samples):
-        base = Base.named(state.setup.bases[element_id], x, y, facing)
-        for other, where in others:
-            if where.base.contains(np.array([x, y])):
-                through.add(other.id)
-            elif other.player != mover.player and other.id not in touched_at:
-                tolerance = contact.CONTACT_MM + CALL_SIGMAS * pair_sigma(me, where)
-                if closest_points(base, where.base)[0] <= tolerance:
-                    touched_at[other.id] = k
-    problems += [say("he walked through {other} (§4.1)", other=name(state, o)) for o in sorted(through)]
+    centres = np.array([(x, y) for x, y, _ in samples])
+    inside = np.array([where.base.contains_many(centres) for _, where in others])  # (others, samples)
+    # every sample's base against every other soldier's, in one vectorised call (state_view runs this)
+    bases = [Base.named(state.setup.bases[element_id], *pose) for pose in samples] + [w.base for _, w in others]
+    rows, cols = np.meshgrid(np.arange(len(samples)), np.arange(len(others)), indexing="ij")
+    gaps = pair_distances(bases, rows.ravel(), cols.ravel() + len(samples)).reshape(len(samples), len(others))
+    through = sorted(other.id for n, (other, _) in enumerate(others) if inside[n].any())
+    touched_at: dict[str, int] = {}
+    for n, (other, where) in enumerate(others):
+        if other.player == mover.player:
+            continue
+        touching = (gaps[:, n] <= contact.CONTACT_MM + CALL_SIGMAS * pair_sigma(me, where)) & ~inside[n]
+        if touching.any():
+            touched_at[other.id] = int(touching.argmax())
+    problems = [say("he walked through {other} (§4.1)", other=name(state, o)) for o in through]
     end = samples[-1]
     for enemy, k in sorted(touched_at.items(), key=lambda item: item[1]):
         x, y, _ = samples[k]
