@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...measure.measurement import CALL_SIGMAS, pair_sigma
+from ...measure.measurement import CALL_SIGMAS
 from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
@@ -16,7 +16,7 @@ from .army import MORALE_WORDS
 from .ladder import step
 from .state import INPUTS, Rules, WarState, named_become
 from .turns import command_test, spend
-from .where import placed_many
+from .where import nearest_gap, placed_many
 
 ASSAULT_MODIFIER = {"confident": 0, "steady": 1, "shaken": 3}  # §8.1
 ARRIVED_IN = 2.0  # §8.1
@@ -94,12 +94,10 @@ def assault(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarSta
 
 def _gap_in(state: WarState, a: list[str], b: list[str]) -> tuple[float, float]:
     """The nearest edge-to-edge gap between two squads, and the camera's uncertainty of it (2σ)."""
-    mine, theirs = placed_many(state, a), placed_many(state, b)
-    if not mine or not theirs:
+    gap = nearest_gap(state, a, b)
+    if gap is None:
         raise Refused(say("the camera has not placed both squads"), "§8")
-    gaps = edge_distances([x.base for x in mine] + [x.base for x in theirs])[: len(mine), len(mine) :]
-    i, j = divmod(int(gaps.argmin()), len(theirs))
-    return float(gaps[i, j]) / state.unit_mm, CALL_SIGMAS * pair_sigma(mine[i], theirs[j]) / state.unit_mm
+    return gap[0], CALL_SIGMAS * gap[1]
 
 
 def melee_capable(state: WarState, squad_id: str) -> bool:

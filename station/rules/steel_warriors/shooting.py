@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...dice import Roller
-from ...measure.measurement import pair_sigma, too_close_to_call
+from ...measure.measurement import too_close_to_call
 from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
@@ -19,7 +19,7 @@ from .army import MORALE_WORDS
 from .ladder import ZONES, casualties, range_die, rof_die, zone
 from .state import INPUTS, Figure, Rules, WarState
 from .turns import spend
-from .where import placed_many
+from .where import nearest_gap, placed_many
 
 LIGHT_COVER = ("woods",)  # §6.5: forest and bushes
 HARD_COVER = ("building", "trench")  # §6.5: thick walls, trenches
@@ -32,12 +32,10 @@ COMMANDER_TABLE = (
 
 def _distance_in(state: WarState, firers: list[str], targets: list[str]) -> tuple[float, float]:
     """The nearest gap between the fire group and the target squad, and its σ (both in inches)."""
-    mine, theirs = placed_many(state, firers), placed_many(state, targets)
-    if not mine or not theirs:
+    gap = nearest_gap(state, firers, targets)
+    if gap is None:
         raise Refused(say("the camera has not placed the fire group and the target"), "§6.4")
-    gaps = edge_distances([b.base for b in mine] + [b.base for b in theirs])[: len(mine), len(mine) :]
-    i, j = divmod(int(gaps.argmin()), len(theirs))
-    return float(gaps[i, j]) / state.unit_mm, pair_sigma(mine[i], theirs[j]) / state.unit_mm
+    return gap
 
 
 def _edge_in_doubt(distance: float, sigma: float, quality: int) -> int | None:

@@ -40,14 +40,20 @@ def nearest_enemy_mm(state: WarState, figure_id: str, pose: Pose) -> float:
     return min(gaps, default=float("inf"))
 
 
-def nearest_enemy_gap(state: WarState, squad_id: str) -> tuple[float, float] | None:
-    """The edge-to-edge gap from the squad to the nearest fighting enemy figure, and its σ, both in
-    the game's units; None where the camera has not placed both."""
-    squad = state.squads[squad_id]
-    mine = placed_many(state, [f.id for f in state.fighting(squad_id)])
-    foes = placed_many(state, [f.id for f in state.figures.values() if f.player != squad.player and f.fighting])
+def nearest_gap(state: WarState, ours: Iterable[str], theirs: Iterable[str]) -> tuple[float, float] | None:
+    """The nearest edge-to-edge gap between two groups of figures, and its σ (the two nearest
+    figures' positions combined), both in the game's units; None where the camera has not placed
+    both groups.  Fire zones, charges and a fleeing squad's surrender all measure this."""
+    mine, foes = placed_many(state, ours), placed_many(state, theirs)
     if not mine or not foes:
         return None
     gaps = edge_distances([p.base for p in mine] + [p.base for p in foes])[: len(mine), len(mine) :]
     i, j = divmod(int(gaps.argmin()), len(foes))
     return float(gaps[i, j]) / state.unit_mm, pair_sigma(mine[i], foes[j]) / state.unit_mm
+
+
+def nearest_enemy_gap(state: WarState, squad_id: str) -> tuple[float, float] | None:
+    """The gap from the squad to the nearest fighting enemy figure, and its σ (``nearest_gap``)."""
+    player = state.squads[squad_id].player
+    foes = [f.id for f in state.figures.values() if f.player != player and f.fighting]
+    return nearest_gap(state, [f.id for f in state.fighting(squad_id)], foes)
