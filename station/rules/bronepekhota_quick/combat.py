@@ -361,7 +361,7 @@ def _rams_into_contact(state: QuickState, rammer: Fighter, target: Fighter) -> N
     if len(state.paths.get(rammer.id, ())) <= 1:
         raise Refused(say("{name} has not moved this turn: a ram is made while moving", name=rammer.name), "§14")
     gap = measure(a, b, convention(state))
-    if not in_contact(a, b, CONTACT_MM) and not gap.too_close_to_call(CONTACT_MM / state.step_mm):
+    if gap.mm > CONTACT_MM and not gap.too_close_to_call(CONTACT_MM / state.step_mm):  # the gap measure found
         raise Refused(
             say(
                 "{name} is {steps} steps from {name2}: a ram ends in contact",

@@ -74,12 +74,12 @@ def friends_in_the_way(state: MileState, shooter: Fighter, target: Fighter) -> l
         return []
     a, b = state.positions[shooter.id], state.positions[target.id]
     steps = max(2, int(math.hypot(b[0] - a[0], b[1] - a[1]) / LINE_STEP_MM))
-    line = [(a[0] + (b[0] - a[0]) * k / steps, a[1] + (b[1] - a[1]) * k / steps) for k in range(steps + 1)]
+    line = np.linspace((a[0], a[1]), (b[0], b[1]), steps + 1)
     friends = placed_many(
         state,
         [f.id for f in state.fighters.values() if f.player == shooter.player and f.standing and f.id != shooter.id],
     )
-    return sorted(f.id for f in friends if any(f.base.contains(np.array(point)) for point in line))
+    return sorted(f.id for f in friends if f.base.contains_many(line).any())
 
 
 def deep_in_woods(state: MileState, fighter: Fighter) -> str | None:
