@@ -331,8 +331,9 @@ class Lobby:
     def _settle_hubs(self) -> None:
         """Before a new game's check, the hubs' links open and given a moment to say hello, so
         the check judges the hubs as they are: ``station serve`` watches them already, ``station
-        run`` and ``station demo`` open them here."""
-        if self.hub is None:
+        run`` and ``station demo`` open them here.  A watch already running is judged as it stands
+        (an unplugged hub answers "not answering" at once, not after the wait)."""
+        if self.hub is None or self.hub.running:
             return
         self.watch(required=True)
         deadline = time.monotonic() + HUB_SETTLE_S
