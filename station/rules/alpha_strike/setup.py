@@ -4,6 +4,7 @@ deployment zone within 10" of a side's home edge, checked from the camera when t
 from __future__ import annotations
 
 from ...measure.bases import MM_PER_INCH as INCH
+from ...measure.measurement import DEFAULT_SIGMA_MM
 from ..base import Ruling, RulingKind
 from ..inputs import Args
 from ..text import joined, say
@@ -100,7 +101,7 @@ def check_deployment(state: AlphaState, seq: int) -> list[Ruling]:
     outside = []
     for unit in sorted(state.in_play(), key=lambda u: u.id):
         far = _from_edge(state, unit.id, state.home_edges[unit.player])
-        if far is not None and far > ZONE_IN * INCH + 2 * state.sigmas.get(unit.id, 0.5):
+        if far is not None and far > ZONE_IN * INCH + 2 * state.sigmas.get(unit.id, DEFAULT_SIGMA_MM):
             outside.append(
                 say(
                     '{unit} reaches {n}" from the {home_edges} edge',

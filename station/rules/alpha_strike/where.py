@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...measure.bases import Base
-from ...measure.measurement import Placed
+from ...measure.measurement import DEFAULT_SIGMA_MM, Placed
 from ...measure.terrain import base_touches
 from .state import AlphaState
 
@@ -22,7 +22,9 @@ def placed(state: AlphaState, unit_id: str) -> Placed | None:
     where = state.positions.get(unit_id)
     if where is None:
         return None
-    return Placed(unit_id, Base.named(_unit_spec(state, unit_id)["base"], *where), state.sigmas.get(unit_id, 0.5))
+    return Placed(
+        unit_id, Base.named(_unit_spec(state, unit_id)["base"], *where), state.sigmas.get(unit_id, DEFAULT_SIGMA_MM)
+    )
 
 
 def height_mm(state: AlphaState, unit_id: str) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...measure.bases import Base
-from ...measure.measurement import Placed, measure
+from ...measure.measurement import DEFAULT_SIGMA_MM, Placed, measure
 from ...measure.relations import in_contact
 from ...measure.units import BRONEPEKHOTA
 from ..base import Refused
@@ -24,7 +24,9 @@ def placed(state: GameState, element_id: str) -> Placed | None:
     where = state.positions.get(element_id)
     if where is None:
         return None
-    return Placed(element_id, Base.named(state.setup.bases[element_id], *where), state.sigmas.get(element_id, 0.5))
+    return Placed(
+        element_id, Base.named(state.setup.bases[element_id], *where), state.sigmas.get(element_id, DEFAULT_SIGMA_MM)
+    )
 
 
 def _enemy_machines(state: GameState, shooter: Element) -> list[Placed]:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
-from ...measure.measurement import Placed, measure
+from ...measure.measurement import DEFAULT_SIGMA_MM, Placed, measure
 from ...measure.pairwise import edge_distances
 from ...measure.relations import in_contact
 from ...measure.terrain import line_of_sight
@@ -80,7 +80,7 @@ def placed(state: QuickState, fighter: Fighter) -> Placed | None:
     return (
         None
         if where is None
-        else Placed(fighter.id, Base.named(fighter.base, *where), state.sigmas.get(fighter.id, 0.5))
+        else Placed(fighter.id, Base.named(fighter.base, *where), state.sigmas.get(fighter.id, DEFAULT_SIGMA_MM))
     )
 
 

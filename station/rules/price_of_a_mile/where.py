@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ...measure.bases import Base
-from ...measure.measurement import Placed
+from ...measure.measurement import DEFAULT_SIGMA_MM, Placed
 
 if TYPE_CHECKING:  # state.py's helpers come back here
     from .state import MileState
@@ -29,7 +29,9 @@ def placed(state: MileState, fighter_id: str) -> Placed | None:
     where = state.positions.get(fighter_id)
     if where is None or state.fighters[fighter_id].aboard:
         return None
-    return Placed(fighter_id, Base.named(_base_name(state, fighter_id), *where), state.sigmas.get(fighter_id, 0.5))
+    return Placed(
+        fighter_id, Base.named(_base_name(state, fighter_id), *where), state.sigmas.get(fighter_id, DEFAULT_SIGMA_MM)
+    )
 
 
 def placed_many(state: MileState, fighter_ids: Iterable[str]) -> list[Placed]:

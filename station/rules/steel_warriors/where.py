@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ...measure.bases import Base
-from ...measure.measurement import Placed, pair_sigma
+from ...measure.measurement import DEFAULT_SIGMA_MM, Placed, pair_sigma
 from ...measure.pairwise import edge_distances
 from ..table_snapshot import Pose
 
@@ -22,7 +22,9 @@ def placed(state: WarState, figure_id: str, pose: Pose | None = None) -> Placed 
     where = pose or state.positions.get(figure_id)
     if where is None:
         return None
-    return Placed(figure_id, Base.named(_base_name(state, figure_id), *where), state.sigmas.get(figure_id, 0.5))
+    return Placed(
+        figure_id, Base.named(_base_name(state, figure_id), *where), state.sigmas.get(figure_id, DEFAULT_SIGMA_MM)
+    )
 
 
 def placed_many(state: WarState, figure_ids: Iterable[str]) -> list[Placed]:
