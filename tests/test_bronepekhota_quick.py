@@ -288,3 +288,39 @@ def test_12_a_man_wounded_before_the_fight_does_not_strike_back(game):
     ruling = game.do("close_combat", 1, attacker="trooper-1", target="raider-1")[0]  # 1+2 = 3 < 6-2: no effect
     assert "does not strike back" in ruling.text and "strikes back:" not in ruling.text
     assert not game.f("trooper-1").wounded and not game.f("trooper-1").dead
+
+
+def _with_crate(game, height_mm=100.0):
+    from station.measure.terrain import parse_terrain
+
+    crate = {
+        "id": "crate",
+        "type": "obstacle",
+        "height_mm": height_mm,
+        "polygon": [[300, 0], [400, 0], [400, 900], [300, 900]],
+    }
+    game.state = game.state.evolve(
+        terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [crate]}, "t"))
+    )
+
+
+def test_5_climbing_a_step_of_height_costs_a_step_of_manoeuvre(game):
+    """§5: «1 шаг в высоту = 1 шагу»: trooper-1 (Manoeuvre 4) walks 3.6 steps onto a crate two
+    steps high: 5.6 steps, two manoeuvres where the table alone would count one."""
+    _with_crate(game)
+    game.seen(("trooper-1", 170, 100), ("raider-1", 1100, 800))
+    game.seen(("trooper-1", 350, 100))
+    moved = game.rules.state_view(game.state)["moved"]["trooper-1"]
+    assert moved["moves"] == 2
+
+
+@pytest.mark.parametrize("who, refused", [("trooper-1", False), ("walker", True)])
+def test_5_cyborgs_and_combat_vehicles_cannot_climb_onto_obstacles(game, who, refused):
+    """§5: «Киборги и боевые машины на препятствия залезать не могут»."""
+    _with_crate(game, 40.0)
+    game.seen((who, 250, 100), ("raider-1", 1100, 800))
+    game.seen((who, 350, 100))
+    climbs = [r for r in game.do("end_turn") if ":climb:" in r.id]
+    assert bool(climbs) is refused
+    if refused:
+        assert climbs[0].needs_referee and "cannot climb onto obstacles" in climbs[0].text

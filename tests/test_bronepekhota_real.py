@@ -562,6 +562,30 @@ def test_4_1_climbing_over_a_wall_the_players_agreed_is_climbable(table, climbab
     assert bool(view["problems"]) is problem
 
 
+@pytest.mark.parametrize(
+    "end, climb_sp", [((650.0, 300.0, 0.0), 3.0), ((700.0, 300.0, 0.0), 3.0 + 3.0)], ids=["stays-on-top", "over"]
+)
+def test_4_1_climbing_up_1_5_steps_costs_3_sp_and_coming_down_is_paid_only_if_he_comes_down(table, end, climb_sp):
+    """Table 1, Рис. 19: «подъём на 1,5 шага стоит 3 ОС».  A soldier who climbs onto a 75 mm roof
+    and stays there pays for going up, not for a descent he has not made."""
+    from station.measure.terrain import parse_terrain
+
+    roof = {
+        "id": "roof",
+        "type": "building",
+        "height_mm": 75,
+        "climbable": True,
+        "polygon": [[600, 250], [680, 250], [680, 350], [600, 350]],
+    }
+    table.state = table.state.evolve(
+        terrain=tuple(parse_terrain({"format": "station-terrain/1", "pieces": [roof]}, "t"))
+    )
+    view = _walk(table, "clone-3", (550.0, 300.0, 0.0), end, unit="clones")
+    walked = (end[0] - 550.0) / 50.0
+    assert view["spent_sp"] == pytest.approx(walked + climb_sp, abs=0.01)
+    assert any("steps up" in part for part in view["charged"]) and not view["problems"]
+
+
 @pytest.mark.parametrize("height, problem", [(20.0, None), (40.0, "impassable")])
 def test_4_2_vertical_obstacles_against_the_vehicles_clearance(armies, height, problem):
     """Table 2: a tracked vehicle crosses obstacles up to its track height (here 30 mm)."""

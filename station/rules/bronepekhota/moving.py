@@ -20,8 +20,9 @@ import numpy as np
 
 from ...measure.bases import Base
 from ...measure.measurement import CALL_SIGMAS, DEFAULT_SIGMA_MM, pair_sigma, path_sigma, too_close_to_call
-from ...measure.movement import Crossing, Movement, movement, terrain_crossed
+from ...measure.movement import Crossing, Movement, level_changes, movement, terrain_crossed
 from ...measure.pairwise import pair_distances
+from ...measure.terrain import SOLID_TYPES, Piece
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling, RulingKind
 from ..inputs import Args
@@ -63,8 +64,6 @@ def jump_range(state: GameState, element_id: str) -> int | None:
 
 def ground_height(state: GameState, at: tuple[float, float]) -> float:
     """The top of the solid terrain under a point (a building's roof, a hill), or the table: 0."""
-    from ...measure.terrain import SOLID_TYPES
-
     tops = [p.height_mm for p in state.terrain if p.type in SOLID_TYPES and p.contains(at)]
     return max(tops, default=0.0)
 
@@ -85,7 +84,7 @@ def priced_movement(state: GameState, element_id: str) -> Priced:
         return _vehicle(
             moved, crossed, state.setup.locomotion.get(element_id, "tracked"), state.setup.clearance.get(element_id)
         )
-    priced = _infantry(moved, crossed)
+    priced = _infantry(moved, crossed, path, state.terrain)
     if element.kind == "infantry":
         priced = replace(priced, problems=priced.problems + tuple(path_problems(state, element_id, path)))
     with_gun = _gun_movers(state).get(element_id, 0.0) / STEP_MM
@@ -275,13 +274,18 @@ def _jump(state: GameState, element_id: str, path: Sequence[Pose], moved: Moveme
     return Priced(0.0, parts, tuple(problems))
 
 
-def _infantry(moved: Movement, crossed: Sequence[Crossing]) -> Priced:
+def _infantry(moved: Movement, crossed: Sequence[Crossing], path: Sequence[Pose], terrain: Sequence[Piece]) -> Priced:
     sp = moved.path_mm / STEP_MM
     parts, problems = [say("{sp} steps", sp=f"{sp:.1f}")], []
+    pieces = {p.id: p for p in terrain}
     for c in crossed:
-        if not c.entered or c.type not in ("obstacle", "building"):
+        if c.type not in ("obstacle", "building"):
             continue
-        if c.type == "obstacle" and c.height_mm <= HOP_MM:
+        if c.climbable and c.height_mm > CLIMB_MM:
+            sp += _climbing(pieces[c.piece], path, parts)
+        elif not c.entered:
+            continue
+        elif c.type == "obstacle" and c.height_mm <= HOP_MM:
             parts.append(say("hopped {piece} ({height_mm} mm) free", piece=c.piece, height_mm=f"{c.height_mm:g}"))
         elif c.type == "obstacle" and c.height_mm <= CLIMB_MM:
             sp += 2 * c.entered
@@ -294,18 +298,6 @@ def _infantry(moved: Movement, crossed: Sequence[Crossing]) -> Priced:
                     n=2 * c.entered,
                 )
             )
-        elif c.climbable:  # up and down again, 2 SP a step of height (Table 1, Рис. 19)
-            climb = 2 * 2 * c.height_mm / STEP_MM * c.entered
-            sp += climb
-            parts.append(
-                say(
-                    "climbed over {piece} ({height_mm} mm) {entered}x: {climb} SP",
-                    piece=c.piece,
-                    height_mm=f"{c.height_mm:g}",
-                    entered=c.entered,
-                    climb=f"{climb:.1f}",
-                )
-            )
         elif c.height_mm > HOP_MM:
             problems.append(
                 say(
@@ -315,6 +307,29 @@ def _infantry(moved: Movement, crossed: Sequence[Crossing]) -> Priced:
                 )
             )
     return Priced(sp, tuple(parts), tuple(problems))
+
+
+def _climbing(piece: Piece, path: Sequence[Pose], parts: list[Text]) -> float:
+    """Table 1, Рис. 19: up or down a climbable wall at 2 SP a step of height, each way the path
+    went: «подъём на 1,5 шага стоит 3 ОС», so a soldier who climbs onto a roof and stays there
+    pays for going up only, and one who climbs over pays both ways."""
+    changes = level_changes(path, [piece], (piece.type,), PATH_SAMPLE_MM)
+    up = sum(c for c in changes if c > 0) / STEP_MM
+    down = -sum(c for c in changes if c < 0) / STEP_MM
+    if not up and not down:
+        return 0.0
+    climb = 2 * (up + down)
+    parts.append(
+        say(
+            "climbed {piece} ({height_mm} mm), {up} steps up and {down} down: {climb} SP",
+            piece=piece.id,
+            height_mm=f"{piece.height_mm:g}",
+            up=f"{up:.1f}",
+            down=f"{down:.1f}",
+            climb=f"{climb:.1f}",
+        )
+    )
+    return climb
 
 
 def _vehicle(

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ...dice import Roller
-from ...measure.movement import movement
+from ...measure.movement import level_changes, movement
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args, refusal_text
 from ..text import say
@@ -18,6 +18,8 @@ from .state import INPUTS, QuickState, Rules
 
 ACTIONS = 3  # §4.3
 HEAL_DIES, HEAL_RECOVERS = 1, 5  # §12: 1 dies, 2-4 stays wounded, 5-6 recovers
+CLIMBED_TYPES = ("obstacle", "building")  # §5: what a fighter climbs onto («залезать на препятствия»)
+NO_CLIMBERS = ("cyborg", "vehicle")  # §5: «Киборги и боевые машины на препятствия залезать не могут»
 
 
 @INPUTS.register("roll_off", "§4.2")
@@ -54,14 +56,46 @@ def roll_off(rules: Rules, state: QuickState, seq: int, args: Args) -> tuple[Qui
     ]
 
 
+def climbed_mm(state: QuickState, fighter_id: str) -> tuple[float, float]:
+    """§5: the height gone up and down along the camera's path, from the terrain's heights, for
+    «1 шаг в высоту = 1 шагу»: the path is its length on the table plus its climbs."""
+    changes = level_changes(state.paths.get(fighter_id, ()), state.terrain, CLIMBED_TYPES)
+    return sum(c for c in changes if c > 0), -sum(c for c in changes if c < 0)
+
+
 def moves_used(state: QuickState, fighter_id: str) -> int:
-    """Manoeuvre actions the camera saw this turn: the path over the fighter's Manoeuvre, rounded up."""
+    """Manoeuvre actions the camera saw this turn: the path and its climbs over the fighter's
+    Manoeuvre, rounded up."""
     fighter = state.fighters[fighter_id]
-    length = movement(state.paths.get(fighter_id, ())).path_mm
+    length = movement(state.paths.get(fighter_id, ())).path_mm + sum(climbed_mm(state, fighter_id))
     allowance = fighter.maneuver * state.step_mm
     if length < 2.0:
         return 0
     return math.ceil((length - 5.0) / allowance) if allowance > 0 else ACTIONS + 1
+
+
+def climbing_refused(state: QuickState, fighter_id: str, seq: int) -> list[Ruling]:
+    """§5: a cyborg or a combat vehicle the camera saw go up onto an obstacle."""
+    fighter = state.fighters[fighter_id]
+    up = climbed_mm(state, fighter_id)[0] if fighter.kind in NO_CLIMBERS else 0.0
+    if not up:
+        return []
+    return [
+        Ruling(
+            f"{seq}:climb:{fighter.id}",
+            seq,
+            RulingKind.WARNING,
+            say(
+                "{fighter} went {up} mm up onto an obstacle: cyborgs and combat vehicles cannot climb onto obstacles (§5).",
+                fighter=fighter.name,
+                up=f"{up:.0f}",
+            ),
+            "§5",
+            needs_referee=True,
+            element=fighter.id,
+            details={"up_mm": round(up, 1)},
+        )
+    ]
 
 
 @INPUTS.register("end_turn", "§4.2, §12")
@@ -81,6 +115,7 @@ def end_turn(rules: Rules, state: QuickState, seq: int, args: Args) -> tuple[Qui
     for fighter in sorted(
         (f for f in state.fighters.values() if f.player == player and not f.dead), key=lambda f: f.id
     ):
+        rulings += climbing_refused(state, fighter.id, seq)
         moves = moves_used(state, fighter.id)
         used = moves + fighter.shot + fighter.fought
         if used > ACTIONS or (fighter.wounded and moves):
