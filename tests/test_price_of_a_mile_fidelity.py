@@ -241,3 +241,47 @@ def test_6_7_a_machine_gun_crew_moves_only_in_difficult_terrain_mode():
     )
     crewman = g.do("move", base="m2")[0]
     assert not crewman.needs_referee
+
+
+# Issue #35, family B: what the path crosses.
+
+CUT = {"format": "station-terrain/1", "pieces": [
+    {"id": "sap", "type": "trench", "height_mm": 0, "polygon": [[560, 250], [700, 250], [700, 290], [560, 290]]},
+    {"id": "ditch", "type": "trench", "height_mm": 0, "polygon": [[1050, 370], [1150, 370], [1150, 410], [1050, 410]]},
+]}  # fmt: skip
+
+
+def test_5_6_a_move_across_a_trench_enters_it_and_climbs_out_which_takes_a_move_of_its_own():
+    """«Выход из окопа считается пересечением высокого препятствия»: a 5" move that starts and
+    ends in the open but crosses a trench on the way is Difficult-Terrain Mode going in and a
+    whole Move begun in the trench coming out, so it goes to the referee."""
+    g = Mile()
+    g.seen()
+    g.do("roll_initiative", 5, 3)
+    g.do("terrain", **CUT)
+    g.do("activate", squad="grenadiers")
+    g.seen(g1=(620, 200 + 5 * INCH, 90))
+    ruling = g.do("move", base="g1")[0]
+    assert ruling.needs_referee and "out again in one Move" in ruling.text and "Difficult-Terrain Mode" in ruling.text
+
+
+def test_5_6_climbing_out_of_a_trench_the_move_began_in_is_the_whole_move():
+    g = Mile()
+    g.seen(g1=(620, 270, 90))
+    g.do("roll_initiative", 5, 3)
+    g.do("terrain", **CUT)
+    g.do("activate", squad="grenadiers")
+    g.seen(g1=(620, 270 + 2 * INCH, 90))
+    ruling = g.do("move", base="g1")[0]
+    assert not ruling.needs_referee and "high obstacle takes the whole Move" in ruling.text
+
+
+def test_15_2_a_tank_crosses_a_trench_in_one_action(tmp_path):
+    """«ТАНКИ»: «пересекать препятствия, тратя 3" скорости, или 1 действие, если пересекает окоп»."""
+    g = _with_vehicles(tmp_path)
+    g.do("roll_initiative", 3, 9)  # central first
+    g.do("terrain", **CUT)
+    g.do("activate", squad="landser", character="tank")
+    g.seen(tank=(1100, 450 - 4 * INCH, 270))
+    ruling = g.do("move", base="tank")[0]
+    assert not ruling.needs_referee and "a trench takes the tank 1 action" in ruling.text

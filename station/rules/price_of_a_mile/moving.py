@@ -39,16 +39,21 @@ def _high(piece: Piece, options: Options) -> bool:
     return piece.type == "obstacle" and bool(piece.height_mm > options.high_obstacle_mm)
 
 
-def _trench_moves(state: MileState, path: Sequence[Pose]) -> tuple[list[str], list[str]]:
-    """§5.6: the trenches the path enters (Difficult-Terrain Mode) and leaves (a high obstacle)."""
+def _trench_moves(state: MileState, path: Sequence[Pose], crossed: Sequence[Crossing]) -> tuple[list[str], list[str]]:
+    """§5.6: the trenches the path went into (Difficult-Terrain Mode) and climbed out of (a high
+    obstacle) anywhere along it, not only at its ends: a path that starts and ends in the open
+    may still have crossed one."""
     entered, left = [], []
-    if len(path) >= 2:
-        for piece in (p for p in state.terrain if p.type == "trench"):
-            start, end = piece.contains(path[0][:2]), piece.contains(path[-1][:2])
-            if end and not start:
-                entered.append(piece.id)
-            elif start and not end:
-                left.append(piece.id)
+    trenches = {p.id: p for p in state.terrain if p.type == "trench"}
+    for c in crossed:
+        trench = trenches.get(c.piece)
+        if trench is None:
+            continue
+        exits = c.entered + trench.contains(path[0][:2]) - trench.contains(path[-1][:2])
+        if c.entered:
+            entered.append(c.piece)
+        if exits > 0:
+            left.append(c.piece)
     return entered, left
 
 
@@ -127,24 +132,30 @@ def _crossing(
     high obstacle was climbed, the uncut wire crossed, and the problems and notes so far."""
     problems: list[Text] = []
     notes: list[Text] = []
-    entered, left = _trench_moves(state, path)
+    entered, left = _trench_moves(state, path, crossed)
+    tank = fighter.vehicle == "tank"
     wire = [c.piece for c in crossed if c.type == "wire" and c.piece not in state.cut_wire]
     rough = [
         c.piece
         for c in crossed
         if c.type in DIFFICULT or (c.type == "obstacle" and not _high(_piece(state, c.piece), state.options))
     ]
-    rough += entered + [c.piece for c in crossed if c.type == "wire" and c.piece in state.cut_wire]
-    high = (
-        [c.piece for c in crossed if c.type == "obstacle" and _high(_piece(state, c.piece), state.options)]
-        + left
-        + wire
-    )
+    rough += [t for t in entered if not (tank and t in left)]  # §15.2: a tank crosses a trench in 1 action
+    rough += [c.piece for c in crossed if c.type == "wire" and c.piece in state.cut_wire]
+    high = [c.piece for c in crossed if c.type == "obstacle" and _high(_piece(state, c.piece), state.options)] + wire
     allowed = float(state.stat(fighter, "speed"))
     if fighter.immobilised:
         problems.append(say("it is immobilised (§15)"))
     if fighter.vehicle == "vehicle" and any(c.type == "obstacle" for c in crossed):
         problems.append(say("a vehicle cannot cross obstacles (§15.1)"))
+    through = [t for t in entered if t in left]
+    if through and not tank:
+        problems.append(
+            say(
+                "it went into {through} and out again in one Move: climbing out of a trench takes a whole Move begun in it (§5.6)",
+                through=", ".join(through),
+            )
+        )
     if rough:
         dtm = VEHICLE_DTM_IN.get(fighter.vehicle or "", DTM_IN)
         allowed -= dtm
@@ -162,16 +173,20 @@ def _crossing(
                 dtm=f"{DTM_IN:g}",
             )
         )
-    climbing = bool(high) and fighter.vehicle != "tank"
-    if high and not climbing:  # §15.2: a tank pays 3" of its Speed
+    if tank and high:  # §15.2: a tank pays 3" of its Speed for an obstacle
         allowed -= TANK_OBSTACLE_IN
         notes.append(say('crossed {high} for 3" (§15.2)', high=", ".join(high)))
+    whole_move = left if tank else high + left
+    climbing = bool(whole_move)
+    if tank and left:
+        allowed = _high_crossing_in(state, left)
+        notes.append(say("crossed {trench}: a trench takes the tank 1 action (§15.2)", trench=", ".join(left)))
     elif climbing:
-        allowed = _high_crossing_in(state, high)
+        allowed = _high_crossing_in(state, whole_move)
         notes.append(
             say(
                 "crossed {high}: a high obstacle takes the whole Move, begun in contact with it (§5.5)",
-                high=", ".join(high),
+                high=", ".join(whole_move),
             )
         )
     return allowed, climbing, wire, problems, notes
