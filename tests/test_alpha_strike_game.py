@@ -642,3 +642,24 @@ def test_6_a_target_is_in_woods_when_any_part_of_its_base_touches_them(game):
     in_combat(game)
     ruling = game.do("attack", 3, 3, attacker="catapult", target="thunderbolt")[0]
     assert ruling.details["tn"] == 4 + 1, ruling.text
+
+
+@pytest.mark.parametrize(
+    "mode, route, through",
+    [
+        ("ground", [(0, 0)], True),  # straight through the commando
+        ("ground", [(-60, 100), (0, 100)], False),  # around it
+        ("jump", [(0, 0)], False),  # over it: a jump is at another height
+    ],
+    ids=["through", "around", "jumped-over"],
+)
+def test_5_5_a_ground_move_may_not_pass_through_an_enemy_unit(game, mode, route, through):
+    """«ГРУППИРОВАНИЕ»: a unit «не может миновать таким образом недружественные боевые единицы»
+    at its height; the camera's path says whether it went through or around."""
+    x, y, _ = LINE_UP["commando"]
+    for dx, dy in route:
+        game.seen(locust=(x + dx, y + dy, 0))
+    game.seen(locust=(x + 80, y, 0))
+    ruling = game.do("move", unit="locust", mode=mode)[0]
+    assert ("went through commando" in ruling.text) is through
+    assert "ends on" not in ruling.text

@@ -96,9 +96,10 @@ def check_move(
     started_in_water: bool,
     overlapping: Sequence[str],
     bonus_in: int = 0,
+    passed: Sequence[str] = (),
 ) -> CheckedMove:
-    """The declared move against the measured one; ``overlapping`` lists the bases it ends on;
-    ``bonus_in`` is Speed Demon's 2" (§11.3)."""
+    """The declared move against the measured one; ``overlapping`` lists the bases it ends on,
+    ``passed`` the enemy units its path went through; ``bonus_in`` is Speed Demon's 2" (§11.3)."""
     moved = movement(path)
     inches = moved.path_mm / INCH
     problems: list[Text] = []
@@ -130,6 +131,13 @@ def check_move(
             )
         if started_in_water and inches >= STILL_IN:
             problems.append(say("a unit may not jump out of water (§5.2)"))
+    if passed and mode == "ground":
+        problems.append(
+            say(
+                "it went through {passed}: a unit may not pass through enemy units at its height (§5.5)",
+                passed=", ".join(passed),
+            )
+        )
     if overlapping:
         problems.append(say("its base ends on {overlapping} (§5.5)", overlapping=", ".join(overlapping)))
     return CheckedMove(

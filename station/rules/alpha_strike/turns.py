@@ -24,7 +24,7 @@ from .formations import speed_demon
 from .heat import TurnHeat, end_phase
 from .moving import check_move
 from .state import INPUTS, AlphaState, Rules
-from .where import placed
+from .where import passed_through, placed
 
 
 def roll_off(
@@ -180,8 +180,9 @@ def declare_move(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple
         if isinstance(taped, Text):
             return state, [Ruling(f"{seq}:move", seq, RulingKind.WARNING, taped, "§5", needs_referee=True)]
         path = ((0.0, 0.0, 0.0), (taped * INCH, 0.0, 0.0)) if taped is not None else ()
+    passed = [] if unseen else passed_through(state, unit.id, path)
     checked = check_move(
-        unit, mode, path, () if unseen else state.terrain, in_water, _overlapping(state, unit.id), bonus
+        unit, mode, path, () if unseen else state.terrain, in_water, _overlapping(state, unit.id), bonus, passed
     )
     late = out_of_turn(state, unit, state.moves, say("move")) if state.options.movement_order == "alternate" else None
     if late:

@@ -3,10 +3,12 @@ measurement layer, its height for line of sight, and the terrain it stands in.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ...measure.bases import Base
-from ...measure.measurement import DEFAULT_SIGMA_MM, Placed
+from ...measure.measurement import CALL_SIGMAS, DEFAULT_SIGMA_MM, Placed, pair_sigma
+from ...measure.paths import Pose, went_through
 from ...measure.terrain import base_touches
 from .state import AlphaState
 
@@ -38,3 +40,19 @@ def on_terrain(state: AlphaState, unit_id: str, kinds: tuple[str, ...]) -> bool:
     if where is None:
         return False
     return any(piece.type in kinds and base_touches(where.base, piece) for piece in state.terrain)
+
+
+def passed_through(state: AlphaState, unit_id: str, path: Sequence[Pose]) -> list[str]:
+    """§5.5 «Группирование»: the enemy units a ground move went through.  Friends may be passed
+    («может проходить сквозь дружественные»), and a jump passes over everything, so only a ground
+    move is checked, against every enemy unit where it stands.  A graze within twice the two
+    positions' σ is the camera's doubt, not a pass."""
+    mine = placed(state, unit_id)
+    if mine is None or len(path) < 2:
+        return []
+    player = state.units[unit_id].player
+    enemies = [
+        (u.id, where) for u in state.in_play() if u.player != player and (where := placed(state, u.id)) is not None
+    ]
+    margins = [CALL_SIGMAS * pair_sigma(mine, where) for _, where in enemies]
+    return sorted(enemies[n][0] for n in went_through(mine.base, path, [w.base for _, w in enemies], margins))

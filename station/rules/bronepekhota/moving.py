@@ -12,16 +12,14 @@ The speed is from the Armlist or the durability sector (§2.2).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-
-from ...measure.bases import Base
 from ...measure.measurement import CALL_SIGMAS, DEFAULT_SIGMA_MM, pair_sigma, path_sigma, too_close_to_call
 from ...measure.movement import Crossing, Movement, level_changes, movement, terrain_crossed
-from ...measure.pairwise import pair_distances
+from ...measure.paths import SAMPLE_MM as PATH_SAMPLE_MM
+from ...measure.paths import along, centres_inside, gaps_along
 from ...measure.terrain import SOLID_TYPES, Piece
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling, RulingKind
@@ -33,7 +31,6 @@ from .roster import name
 from .state import INPUTS, Element, GameState, Rules
 
 STEP_MM = BRONEPEKHOTA.unit.mm  # §4.1: 1 SP moves 1 step (5 cm) on flat ground
-PATH_SAMPLE_MM = 5.0  # how finely a path is walked against the other models: a tenth of a step
 HOP_MM = STEP_MM / 2  # Table 1: crossed free up to half a step (the prose: "no more than"; digest §Z.5)
 CLIMB_MM = STEP_MM  # Table 1: half a step to a step costs 2 SP; higher cannot be crossed
 # Table 2, SP per step: forward, backward, sideways (None: not allowed)
@@ -121,13 +118,10 @@ def path_problems(state: GameState, element_id: str, path: Sequence[Pose]) -> li
     ]  # fmt: skip
     if not others:
         return []
-    samples = list(_along(path))
-    centres = np.array([(x, y) for x, y, _ in samples])
-    inside = np.array([where.base.contains_many(centres) for _, where in others])  # (others, samples)
+    samples = along(path, PATH_SAMPLE_MM)
+    inside = centres_inside(samples, [w.base for _, w in others])
     # every sample's base against every other soldier's, in one vectorised call (state_view runs this)
-    bases = [Base.named(state.setup.bases[element_id], *pose) for pose in samples] + [w.base for _, w in others]
-    rows, cols = np.meshgrid(np.arange(len(samples)), np.arange(len(others)), indexing="ij")
-    gaps = pair_distances(bases, rows.ravel(), cols.ravel() + len(samples)).reshape(len(samples), len(others))
+    gaps = gaps_along(me.base, samples, [w.base for _, w in others])
     through = sorted(other.id for n, (other, _) in enumerate(others) if inside[n].any())
     touched_at: dict[str, int] = {}
     for n, (other, where) in enumerate(others):
@@ -149,15 +143,6 @@ def path_problems(state: GameState, element_id: str, path: Sequence[Pose]) -> li
             )
             break
     return problems
-
-
-def _along(path: Sequence[Pose]) -> Iterator[Pose]:
-    """The path's positions every PATH_SAMPLE_MM, facing as at each leg's start."""
-    yield path[0]
-    for (x0, y0, f0), (x1, y1, _) in zip(path, path[1:]):
-        n = max(1, math.ceil(math.hypot(x1 - x0, y1 - y0) / PATH_SAMPLE_MM))
-        for k in range(1, n + 1):
-            yield (x0 + (x1 - x0) * k / n, y0 + (y1 - y0) * k / n, f0)
 
 
 def _gun_crew(state: GameState, gun: Element) -> list[str]:
