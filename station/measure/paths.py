@@ -54,7 +54,7 @@ def went_through(mover: Base, path: Sequence[Pose], others: Sequence[Base], marg
     samples = along(path)
     if len(samples) < 2 or not others:
         return []
-    through = centres_inside(samples, others).any(axis=1)
+    through: np.ndarray = np.asarray(centres_inside(samples, others).any(axis=1))
     for n, (other, margin) in enumerate(zip(others, margins_mm)):
         if through[n]:
             continue
