@@ -383,6 +383,7 @@ class Game:
                 END_KIND,
                 durable=True,
                 winner=view.get("winner"),
+                won_by=view.get("won_by"),
                 round=view.get("round"),
                 summary=self.summary(),
                 pending=pending,

@@ -545,3 +545,46 @@ def test_rulings_name_models_as_the_army_does_in_both_languages(tmp_path):
                 assert not [t for t in texts if t.startswith(("gryphon ", "clones ", "varan "))], texts
         journal = [json.loads(line) for line in (tmp_path / "demo.jsonl").read_text().splitlines()]
         assert "gryphon (blue) activated." in [r["ruling"]["text"] for r in journal if r["kind"] == "ruling"]
+
+
+def test_the_referee_declares_a_mission_and_its_completion_ends_the_game_in_russian(tmp_path):
+    """Бронепехота §1.1, §12.1 on a Russian page: the referee declares blue's mission from the
+    dashboard, then its completion; the banner says who won and by which condition."""
+    from station.rules.bronepekhota.army import load_army
+    from station.runtime import Station
+    from station.web.server import DashboardServer
+
+    from .conftest import EXAMPLES
+
+    station = Station(
+        tmp_path / "g.jsonl",
+        "bronepekhota",
+        [load_army(EXAMPLES / "blue-protectorate.json"), load_army(EXAMPLES / "red-polaris.json")],
+        {},
+        seed=3,
+    ).start()
+    server = DashboardServer(station, TOKEN, port=0).start()
+    try:
+        with _page(server.url + f"/?token={TOKEN}", height=900, width=400) as page:
+            page.context.add_cookies([{"name": "lang", "value": "ru", "url": server.url}])
+            page.reload()
+            expect(page.locator("#mission-picker")).to_be_visible(timeout=20_000)
+            page.select_option("#mission-player", "blue")
+            page.select_option("#mission-objective", "command_vehicle")
+            expect(page.locator("#mission-target-label")).to_be_visible()
+            expect(page.locator("#mission-target")).to_contain_text("Salamander")
+            page.select_option("#mission-target", "varan")
+            page.locator("#mission-declare").click()
+            expect(page.locator("#feed li.ruling").first).to_contain_text("Миссия blue: уничтожить", timeout=10_000)
+            page.locator("#mission-complete").click()
+            expect(page.locator("#winner")).to_contain_text(
+                "Игра окончена: победил blue: выполнил миссию", timeout=10_000
+            )
+            expect(page.locator("#winner")).to_contain_text("уничтожить командную машину противника")
+    finally:
+        server.stop()
+        station.stop()
+    records = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
+    assert [r["args"]["player"] for r in records if r["kind"] == "input" and r["type"] == "mission_complete"] == [
+        "blue"
+    ]

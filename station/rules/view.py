@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Literal, NotRequired, TypedDict, get_args
 
 from .table_snapshot import SettledTableView
+from .text import Text
 
 # A model's or unit's status, one of a closed set so that the live map, the replay and the report
 # agree on who is still in play.  A posture is the tilt node's word (events.TILT_STATES).
@@ -76,6 +77,7 @@ class StateView(SettledTableView):
     players: list[str]
     out: list[str]  # players out of the game
     winner: str | None
+    won_by: Text | None  # the victory condition that won, for the banner and the report
     units: Sequence[UnitView]
     options: dict[str, Any]
     moved: dict[str, Any]  # model -> how far it moved this activation, against its allowance

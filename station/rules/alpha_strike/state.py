@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from ...dice import Roller
 from ..inputs import Inputs
 from ..table_snapshot import TableState
+from ..text import Text
 from .cards import UnitState
 from .heat import TurnHeat
 from .options import Options
@@ -44,6 +45,7 @@ class AlphaState(TableState):
     heat_turn: Mapping[str, TurnHeat] = field(default_factory=dict)
     removed: frozenset[str] = frozenset()
     winner: str | None = None
+    won_by: Text | None = None  # the victory condition that won (§4.5, §12)
 
     def with_unit(self, unit: UnitState) -> AlphaState:
         return self.evolve(units={**self.units, unit.id: unit})

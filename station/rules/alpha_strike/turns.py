@@ -322,4 +322,6 @@ def check_victory(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState
         if winner != "draw"
         else say("Draw: both sides lost at once.")
     )
-    return state.evolve(winner=winner), [Ruling(f"{seq}:victory", seq, RulingKind.STATUS, text, "§4.5 §12")]
+    return state.evolve(winner=winner, won_by=why if winner != "draw" else None), [
+        Ruling(f"{seq}:victory", seq, RulingKind.STATUS, text, "§4.5 §12")
+    ]

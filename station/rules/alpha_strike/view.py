@@ -133,6 +133,7 @@ def state_view(state: AlphaState) -> AlphaView:
         "players": list(state.players),
         "out": [],
         "winner": state.winner,
+        "won_by": state.won_by,
         "units": units,
         "options": OPTIONS.dump(state.options),
         "moves": dict(state.moves),

@@ -16,7 +16,7 @@ from ..hits import HitTracker, Stamp, hub_overflow, stamp_of
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..text import joined, say
-from . import army, damage, melee, moving, repair, shooting, turns, virtual  # noqa: F401  (each chapter registers its inputs)
+from . import army, damage, melee, missions, moving, repair, shooting, turns, virtual  # noqa: F401  (each chapter registers its inputs)
 from .army import check_armies
 from .reach import reach
 from .state import INPUTS, OPTIONS, GameState, build_setup

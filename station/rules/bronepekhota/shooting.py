@@ -16,7 +16,7 @@ from ...events import Impact, Shot, Tilt, wired
 from ..base import Ruling, RulingKind
 from ..hits import Stamp, Unexplained, clock_doubt, rule_late_shot, time_moves_on, unknown_launcher
 from ..text import Text, joined, say, trimmed
-from . import contact, turns
+from . import contact, missions, turns
 from .damage import emergency_landing
 from .panic import after_survival
 from .roster import dismount, name
@@ -607,7 +607,9 @@ def _pilot_tests(
 
 
 def _check_players_out(state: GameState, cause: int) -> tuple[GameState, list[Ruling]]:
-    """§1.1: a player whose soldiers (infantry and pilots) are all destroyed is out."""
+    """§1.1: a player whose soldiers (infantry and pilots) are all destroyed is out; §12.1: a
+    mission to destroy a command vehicle is done when it is destroyed."""
+    state, won = missions.command_vehicles_destroyed(state, cause)
     rulings: list[Ruling] = []
     for player in state.setup.players:
         if player in state.out:
@@ -625,8 +627,8 @@ def _check_players_out(state: GameState, cause: int) -> tuple[GameState, list[Ru
                 )
             )
     left = [p for p in state.setup.players if p not in state.out]
-    if rulings and len(left) == 1:
+    if rulings and len(left) == 1 and not state.mission_won:
         rulings.append(
             Ruling(f"{cause}:victory", cause, RulingKind.STATUS, say("{left} wins the battle.", left=left[0]), "§12.1")
         )
-    return state, rulings
+    return state, won + rulings

@@ -23,6 +23,15 @@ REPAIR_MARK = "repair"  # in Element.fired: it repaired (or its pilot repaired i
 
 
 @dataclass(frozen=True, slots=True)
+class Mission:
+    """§1.1, §12.1: what a player has to do to win besides destroying the enemy's soldiers."""
+
+    objective: str  # capture | command_vehicle | hold_line | other
+    target: str | None = None  # the enemy command vehicle, for command_vehicle
+    note: str = ""  # the scenario's words: which objective, which line, for how long
+
+
+@dataclass(frozen=True, slots=True)
 class Options:
     """Game options agreed before the battle."""
 
@@ -171,6 +180,8 @@ class GameState(TableState):
     last_player: str | None = None  # who finished the latest activation (§3.2)
     clock: tuple[Stamp, float] | None = None  # the latest hub event's time and the station's monotonic s then
     boots: frozenset[str] = frozenset()  # every hub clock (hub/boot) introduced so far
+    missions: Mapping[str, Mission] = field(default_factory=dict)  # player -> mission (§1.1)
+    mission_won: str | None = None  # the player who completed his mission first (§12.1)
 
     def element(self, element_id: str) -> Element:
         return self.elements[element_id]

@@ -3,8 +3,11 @@ this activation (§3.2), the round and whose turn it is."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..table_snapshot import table_view
 from ..view import ElementView, StateView, UnitView, status_of
+from . import missions
 from .moving import jump_range, movement_view
 from .state import OPTIONS, Element, GameState
 
@@ -43,6 +46,7 @@ class ModelView(ElementView):
 
 
 class BronepekhotaView(StateView):
+    missions: dict[str, dict[str, Any]]  # player -> the declared mission (§1.1)
     pending_hits: int  # hits seen by the sensors and not yet attributed to a shot (§6.7)
     hub_time_ms: int
 
@@ -117,7 +121,7 @@ def state_view(state: GameState) -> BronepekhotaView:
         for e in state.elements.values()
         if e.kind == "gun"
     ]
-    left = [p for p in state.setup.players if p not in state.out]
+    winner, won_by = missions.winner(state)
     return {
         "game": "bronepekhota",
         "round": state.round,
@@ -127,7 +131,12 @@ def state_view(state: GameState) -> BronepekhotaView:
         "active_unit": state.active_unit,
         "players": list(state.setup.players),
         "out": list(state.out),
-        "winner": left[0] if len(left) == 1 and state.out else None,
+        "winner": winner,
+        "won_by": won_by,
+        "missions": {
+            player: {"objective": m.objective, "target": m.target, "said": missions.objective_words(m)}
+            for player, m in sorted(state.missions.items())
+        },
         "units": units + guns,
         "options": OPTIONS.dump(state.options),
         "pending_hits": len(state.hits.waiting),

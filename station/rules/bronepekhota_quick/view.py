@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..table_snapshot import table_view
+from ..text import say
 from ..view import ElementView, StateView, Status, UnitView
 from . import turns
 from .state import OPTIONS, Fighter, QuickState
@@ -74,6 +75,7 @@ def state_view(state: QuickState) -> QuickView:
         "players": list(state.players),
         "out": [],
         "winner": state.winner,
+        "won_by": say("no enemy infantry is left (§4.1)") if state.winner and state.winner != "draw" else None,
         "units": units,
         "options": OPTIONS.dump(state.options),
         "grenade_used": state.grenade_used,

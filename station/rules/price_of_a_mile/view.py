@@ -119,6 +119,7 @@ def state_view(state: MileState) -> MileView:
         "players": list(state.players),
         "out": [],
         "winner": state.winner,
+        "won_by": say("the most victory points (§18)") if state.winner and state.winner != "draw" else None,
         "over": state.over,
         "units": units,
         "options": OPTIONS.dump(state.options),

@@ -88,6 +88,7 @@ def state_view(state: WarState) -> WarView:
         "players": list(state.players),
         "out": [],
         "winner": None,
+        "won_by": None,
         "units": units,
         "options": OPTIONS.dump(state.options),
         **table_view(state),

@@ -178,7 +178,10 @@ function render() {
   $("round").textContent = state.round;
   $("active-player").textContent = state.winner ? t("{winner} wins", state) : (state.active_player || "–");
   $("winner").hidden = !state.winner;
-  $("winner").textContent = state.winner ? t("Game over: {winner} wins. The referee ends the game to keep its result.", state) : "";
+  $("winner").textContent = !state.winner ? ""
+    : state.won_by ? t("Game over: {winner} wins: {how}. The referee ends the game to keep its result.",
+      { winner: state.winner, how: inLanguage(state.won_by, state.won_by_message) })
+      : t("Game over: {winner} wins. The referee ends the game to keep its result.", state);
   document.body.classList.toggle("over", Boolean(state.winner));
   $("active-unit").textContent = MODEL_NAMES[state.active_unit] || state.active_unit || "";
   $("initiative").textContent = Object.keys(state.initiative).length
@@ -203,6 +206,13 @@ function render() {
       fillSelect($("repair-element"), state.units.flatMap((u) => u.elements)
         .filter((e) => e.durability_max && !outOfPlay(e.status)).map((e) => [e.id, e.name]));
     }
+  }
+  if ($("mission-picker")) {  // rulesets with missions (Бронепехота §1.1): the player, and an enemy vehicle
+    const player = $("mission-player").value;
+    fillSelect($("mission-player"), state.players.map((p) => [p, p]));
+    fillSelect($("mission-target"), state.units.filter((u) => u.kind === "vehicle" && u.player !== (player || state.players[0]))
+      .map((u) => [u.id, `${u.name} (${u.player})`]));
+    $("mission-target-label").hidden = $("mission-objective").value !== "command_vehicle";
   }
   $("records").textContent = model.records;
   renderDice();
@@ -328,6 +338,16 @@ document.addEventListener("DOMContentLoaded", () => {
     if ($("repair")) {
       $("repair").addEventListener("click", () => act("/api/input", { type: "repair", args: { element: $("repair-element").value, cells: 1 } }));
     }
+  }
+  if ($("mission-picker")) {
+    const mission = () => ({ player: $("mission-player").value, objective: $("mission-objective").value,
+      target: $("mission-objective").value === "command_vehicle" ? $("mission-target").value : undefined,
+      note: $("mission-note").value.trim() });
+    $("mission-objective").addEventListener("change", () => { if (model.state) render(); });
+    $("mission-player").addEventListener("change", () => { if (model.state) render(); });
+    $("mission-declare").addEventListener("click", () => act("/api/input", { type: "mission", args: mission() }));
+    $("mission-complete").addEventListener("click", () => act("/api/input",
+      { type: "mission_complete", args: { player: $("mission-player").value } }));
   }
   let stillTimer = null;
   $("show-still").addEventListener("change", (event) => {
