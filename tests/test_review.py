@@ -145,3 +145,18 @@ def test_unknown_and_damaged_games_are_named(played):
     path.write_text("\n".join(lines) + "\n")
     response = client.get("/api/games/virtual.jsonl/timeline")
     assert response.status_code == 422 and "cannot be replayed" in response.get_json()["error"]
+
+
+def test_the_report_says_which_victory_condition_won_in_both_languages(played):
+    """§12.1: the winner and how: the recorded virtual game ends with red's soldiers all gone."""
+    lobby, client = played
+    station = Station(lobby.journals / "virtual.jsonl")
+    station.game.end("by elimination")
+    station.stop()
+    english = client.get("/games/virtual.jsonl/report").data.decode()
+    assert "Winner: blue: destroyed every enemy soldier (§12.1)" in english
+    client.set_cookie("lang", "ru")
+    russian = client.get("/games/virtual.jsonl/report").data.decode()
+    assert "Победитель: blue: уничтожил всех бойцов противника (§12.1)" in russian
+    end = [r for r in read_records(lobby.journals / "virtual.jsonl") if r["kind"] == "end"]
+    assert end[-1]["won_by"] == "destroyed every enemy soldier (§12.1)"
