@@ -663,3 +663,66 @@ def test_5_5_a_ground_move_may_not_pass_through_an_enemy_unit(game, mode, route,
     ruling = game.do("move", unit="locust", mode=mode)[0]
     assert ("went through commando" in ruling.text) is through
     assert "ends on" not in ruling.text
+
+
+def _with_edges(options):
+    """A game with the attacker's home edge on the left (x = 0) and the defender's on the right."""
+    g = Alpha(options)
+    g.seen(**LINE_UP)
+    g.do("setup_roll", 6, 6, 1, 1)  # attacker 12, defender 2
+    g.do("home_edge", edge="left")
+    return g
+
+
+def test_4_5_breakthrough_a_unit_off_the_enemys_home_edge_wins_and_its_own_edge_is_a_safe_exit():
+    """«прорыв»: a set number of units taken across to the opposite table edge."""
+    g = _with_edges({"victory": "breakthrough", "breakthrough_units": 2})
+    g.seen(catapult=(20 + RADIUS, 600, 180))
+    home = g.do("leave_table", unit="catapult")[0]
+    assert "by the left edge, its own home edge" in home.text and not home.needs_referee
+    g.seen(locust=(1800 - RADIUS - 5, 300, 0))
+    through = g.do("leave_table", unit="locust")
+    assert "the enemy's home edge: it has broken through" in through[0].text and g.state.winner is None  # 1 of 2
+    g = _with_edges({"victory": "breakthrough", "breakthrough_units": 1})
+    g.seen(locust=(1800 - RADIUS - 5, 300, 0))
+    won = g.do("leave_table", unit="locust")
+    assert g.state.winner == "attacker" and "1 units broke through the enemy's home edge, 0 lost" in won[-1].text
+    assert "broke through" in g.rules.state_view(g.state)["won_by"] and "locust" in g.state.removed
+
+
+def test_4_5_leaving_the_table_far_from_any_edge_goes_to_the_referee_and_without_a_camera_needs_the_edge():
+    g = _with_edges({})
+    far = g.do("leave_table", unit="locust")[0]  # locust stands 300 mm in from the left
+    assert far.needs_referee and "from that edge when the camera last saw it" in far.text
+    g.state = g.state.evolve(positions={k: v for k, v in g.state.positions.items() if k != "commando"})
+    refused = g.do("leave_table", unit="commando")[0]
+    assert refused.kind == "warning" and "edge: one of" in refused.text and "commando" not in g.state.removed
+    assert "by the right edge" in g.do("leave_table", unit="commando", edge="right")[0].text
+
+
+def test_4_5_capture_the_flag_held_alone_for_the_set_turns_wins_and_a_contested_flag_counts_again():
+    """«захват флага»: units brought to a pre-agreed point and held for a set number of turns."""
+    g = Alpha({"victory": "flag", "flag_x_mm": 300, "flag_y_mm": 300, "flag_turns": 2})
+    g.seen(**LINE_UP)  # locust (attacker) stands on the point
+
+    def turn():
+        g.do("roll_initiative", 3, 3, 2, 2)
+        g.do("end_movement")
+        return next(r for r in g.do("end_turn") if r.id.endswith(":flag"))
+
+    assert "attacker holds the flag: 1 of 2" in turn().text
+    g.seen(commando=(300 + 2 * RADIUS, 300, 180))  # base to base: contested
+    assert "contested" in turn().text and g.state.flag_held is None
+    g.seen(commando=LINE_UP["commando"])
+    turn()
+    assert "2 of 2" in turn().text and g.state.winner == "attacker"
+    assert "held the flag for 2 turns" in g.rules.state_view(g.state)["won_by"]
+
+
+def test_4_5_a_unit_at_the_flags_radius_within_the_cameras_doubt_goes_to_the_referee():
+    g = Alpha({"victory": "flag", "flag_x_mm": 300 + RADIUS + 2 * INCH, "flag_y_mm": 300, "flag_turns": 3})
+    g.seen(**LINE_UP)  # locust's edge exactly 2" from the point
+    g.do("roll_initiative", 3, 3, 2, 2)
+    g.do("end_movement")
+    flag = next(r for r in g.do("end_turn") if r.id.endswith(":flag"))
+    assert flag.needs_referee and "Too close to call: locust" in flag.text

@@ -285,7 +285,7 @@ def test_a10_minimal_damage_with_overheat_deals_the_overheat_or_by_option_is_ref
 
 def test_unknown_options_are_refused():
     with pytest.raises(ValueError, match="options"):
-        Alpha({"victory": "flag"})
+        Alpha({"victory": "conquest"})
     with pytest.raises(ValueError, match="options"):
         Alpha({"lucky": True})
 

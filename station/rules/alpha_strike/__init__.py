@@ -18,7 +18,7 @@ from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..ruleset import DashboardParts, ImportReport
 from ..text import joined, say
-from . import army, combat, formations, library, setup, strike, turns  # noqa: F401  (each chapter registers its inputs)
+from . import army, combat, formations, library, setup, strike, turns, victory  # noqa: F401  (each chapter registers its inputs)
 from .army import card_of, check_forces
 from .attack import WORDS
 from .cards import UnitState

@@ -5,12 +5,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..options import choice, declared, flag
+from ..options import choice, declared, flag, integer, number
 
 
 @dataclass(frozen=True)
 class Options:
-    victory: str = choice(("all", "size3"), "§4.5, §12", "Win by destroying every enemy unit, or Training Day's size 3")
+    victory: str = choice(
+        ("all", "size3", "breakthrough", "flag"),
+        "§4.5, §12",
+        "Win by destroying every enemy unit, Training Day's size 3, a breakthrough, or capturing the flag",
+    )
+    breakthrough_units: int = integer(
+        2, 1, 50, "§4.5", "Breakthrough: units a side must take off the enemy's home edge"
+    )
+    flag_x_mm: float = number(600, 0, 10000, "§4.5", "Capture the flag: the point's x on the table (mm)")
+    flag_y_mm: float = number(450, 0, 10000, "§4.5", "Capture the flag: the point's y on the table (mm)")
+    flag_radius_in: float = number(2, 0, 12, "§4.5", "Capture the flag: a unit holds the point with its base this near")
+    flag_turns: int = integer(3, 1, 20, "§4.5", "Capture the flag: End Phases the point must be held in a row")
     movement_order: str = choice(
         ("alternate", "free"), "§13 A2", "Proportional alternation of moves, or no order checked"
     )

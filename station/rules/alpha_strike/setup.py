@@ -10,10 +10,8 @@ from ..inputs import Args
 from ..text import joined, say
 from .state import INPUTS, AlphaState, Rules
 from .turns import initiative, roll_off, shown
-from .where import placed
+from .where import EDGES, OPPOSITE, from_edges
 
-EDGES = ("bottom", "top", "left", "right")  # y = 0, y = table depth, x = 0, x = table width
-OPPOSITE = {"bottom": "top", "top": "bottom", "left": "right", "right": "left"}
 ZONE_IN = 10.0  # §3.5
 
 
@@ -77,22 +75,6 @@ def choose_home_edge(rules: Rules, state: AlphaState, seq: int, args: Args) -> t
     ]
 
 
-def _from_edge(state: AlphaState, unit_id: str, edge: str) -> float | None:
-    """How far the farthest point of the unit's base is from an edge, in mm."""
-    where = placed(state, unit_id)
-    if where is None or state.table_mm is None:
-        return None
-    outline = where.base.outline(64)
-    width, depth = state.table_mm
-    far = {
-        "bottom": outline[:, 1].max(),
-        "top": depth - outline[:, 1].min(),
-        "left": outline[:, 0].max(),
-        "right": width - outline[:, 0].min(),
-    }[edge]
-    return float(far)
-
-
 def check_deployment(state: AlphaState, seq: int) -> list[Ruling]:
     """§3.5: a unit that starts on the table stands within 10" of its home edge (units off the
     table are not seen, and enter in turn 1)."""
@@ -100,7 +82,8 @@ def check_deployment(state: AlphaState, seq: int) -> list[Ruling]:
         return []
     outside = []
     for unit in sorted(state.in_play(), key=lambda u: u.id):
-        far = _from_edge(state, unit.id, state.home_edges[unit.player])
+        edges = from_edges(state, unit.id)
+        far = edges[state.home_edges[unit.player]][1] if edges else None
         if far is not None and far > ZONE_IN * INCH + 2 * state.sigmas.get(unit.id, DEFAULT_SIGMA_MM):
             outside.append(
                 say(

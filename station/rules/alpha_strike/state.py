@@ -45,7 +45,11 @@ class AlphaState(TableState):
     heat_turn: Mapping[str, TurnHeat] = field(default_factory=dict)
     removed: frozenset[str] = frozenset()
     winner: str | None = None
-    won_by: Text | None = None  # the victory condition that won (§4.5, §12)
+    won_by: Text | None = None
+    left_by: Mapping[str, str] = field(default_factory=dict)  # unit -> the table edge it left by (§4.5)
+    flag_held: tuple[str, int] | None = (
+        None  # the side holding the flag, End Phases in a row (§4.5)  # the victory condition that won (§4.5, §12)
+    )
 
     def with_unit(self, unit: UnitState) -> AlphaState:
         return self.evolve(units={**self.units, unit.id: unit})

@@ -24,6 +24,7 @@ from .formations import speed_demon
 from .heat import TurnHeat, end_phase
 from .moving import check_move
 from .state import INPUTS, AlphaState, Rules
+from .victory import check_victory, hold_the_flag
 from .where import passed_through, placed
 
 
@@ -257,7 +258,6 @@ def end_movement(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple
 @INPUTS.register("end_turn", "§4.4, §4.5, §12")
 def end_turn(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """§4.4: heat, shutdown and restart, the destroyed removed, then victory (§4.5, §12)."""
-    victory = state.options.victory
     if state.phase != "combat":
         return state, [
             Ruling(
@@ -294,34 +294,6 @@ def end_turn(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[Alp
                     element=unit.id,
                 )
             )
-    state, won = check_victory(state, seq, victory)
-    return state.evolve(phase="initiative", snipers=frozenset(), last_miss=None), rulings + won
-
-
-def check_victory(state: AlphaState, seq: int, victory: str) -> tuple[AlphaState, list[Ruling]]:
-    """§4.5: every enemy unit destroyed; §12 Training Day: the enemy's size-3 'Mech destroyed."""
-    if state.winner:
-        return state, []
-    standing = {}
-    for player in state.players:
-        units = [u for u in state.units.values() if u.player == player]
-        if victory == "size3":
-            units = [u for u in units if u.card.size == 3] or units
-        standing[player] = any(not u.destroyed and u.id not in state.removed for u in units)
-    alive = [p for p, ok in standing.items() if ok]
-    if len(alive) == len(state.players):
-        return state, []
-    winner = alive[0] if len(alive) == 1 else "draw"
-    why = (
-        say("destroyed the enemy's size-3 'Mech (§12)")
-        if victory == "size3"
-        else say("destroyed every enemy unit (§4.5)")
-    )
-    text = (
-        say("{winner} wins: {why}.", winner=winner, why=why)
-        if winner != "draw"
-        else say("Draw: both sides lost at once.")
-    )
-    return state.evolve(winner=winner, won_by=why if winner != "draw" else None), [
-        Ruling(f"{seq}:victory", seq, RulingKind.STATUS, text, "§4.5 §12")
-    ]
+    state, flag = hold_the_flag(state, seq)
+    state, won = check_victory(state, seq)
+    return state.evolve(phase="initiative", snipers=frozenset(), last_miss=None), rulings + flag + won

@@ -12,6 +12,8 @@ from ...measure.paths import Pose, went_through
 from ...measure.terrain import base_touches
 from .state import AlphaState
 
+EDGES = ("bottom", "top", "left", "right")  # y = 0, y = table depth, x = 0, x = table width
+OPPOSITE = {"bottom": "top", "top": "bottom", "left": "right", "right": "left"}
 DEFAULT_HEIGHT_MM = 60.0  # a 'Mech's marker above the table, where a force file gives none
 
 
@@ -56,3 +58,20 @@ def passed_through(state: AlphaState, unit_id: str, path: Sequence[Pose]) -> lis
     ]
     margins = [CALL_SIGMAS * pair_sigma(mine, where) for _, where in enemies]
     return sorted(enemies[n][0] for n in went_through(mine.base, path, [w.base for _, w in enemies], margins))
+
+
+def from_edges(state: AlphaState, unit_id: str) -> dict[str, tuple[float, float]] | None:
+    """How far the nearest and the farthest point of the unit's base are from each table edge,
+    in mm: the deployment zone takes the farthest (§3.5), leaving the table the nearest (§4.5)."""
+    where = placed(state, unit_id)
+    if where is None or state.table_mm is None:
+        return None
+    outline = where.base.outline(64)
+    width, depth = state.table_mm
+    x, y = outline[:, 0], outline[:, 1]
+    return {
+        "bottom": (float(y.min()), float(y.max())),
+        "top": (float(depth - y.max()), float(depth - y.min())),
+        "left": (float(x.min()), float(x.max())),
+        "right": (float(width - x.max()), float(width - x.min())),
+    }

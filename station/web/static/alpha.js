@@ -149,6 +149,8 @@ document.addEventListener("DOMContentLoaded", () => {
     $("pick-inches").value = "";
     $("pick-overheat").value = "0";
   });
+  $("leave-table").addEventListener("click", () => act("/api/input", { type: "leave_table",
+    args: { unit: $("move-unit").value } }));
   $("set-home-edge").addEventListener("click", () => act("/api/input", { type: "home_edge",
     args: { edge: $("home-edge").value } }));
   $("lucky").addEventListener("click", () => act("/api/input", { type: "lucky", args: { unit: model.state.lucky } }));
