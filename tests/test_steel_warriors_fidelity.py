@@ -163,3 +163,93 @@ def test_5_1_a_vehicle_that_turns_in_place_and_drives_spends_two_actions():
     assert refused.needs_referee and "used both its actions" in refused.text
     g, moved = _tank_turns_then_drives({"vehicle_pivot": "alone"})  # the digest's other reading
     assert "turned in place" not in moved.text and g.state.activation.actions == 1
+
+
+# Issue #35, family F: rules the referee could not enter.
+
+
+def _one_figure(movement=None, weapon=None, keno_evasion=None, options=None, inches=20):
+    """The recruits as their first figure alone, with a movement class or weapon of its own."""
+    steel, keno = copy.deepcopy(STEEL_ARMY), copy.deepcopy(KENO_ARMY)
+    first = steel["squads"][0]["figures"][0]
+    if weapon:
+        first["weapon"] = weapon
+    steel["squads"][0].update(figures=[first], **({"movement": movement} if movement else {}))
+    if keno_evasion:
+        keno["squads"][0]["evasion_die"] = keno_evasion
+    g = FoldDriver(SteelWarriors, [steel, keno], options)
+    g.table_mm = (1200, 900)
+    g.snapshot(line_up(100, gap_y(inches)))
+    g.do("begin_turn")
+    g.do("activate", squad="recruits")
+    return g, first["id"], line_up(100, gap_y(inches))[first["id"]]
+
+
+def test_5_1_rail_transport_moves_at_most_24_inches_and_only_along_its_rails():
+    for inches, over in ((20, False), (26, True)):
+        g, fid, (x, y, f) = _one_figure("rail")
+        g.snapshot({fid: (x + inches * INCH, y, f)})
+        moved = g.do("move", squad="recruits")[0]
+        assert "along intact rails only" in moved.text and moved.needs_referee is over
+
+
+def test_5_1_aircraft_near_the_ground_move_at_least_24_inches_and_have_no_combat_move():
+    for inches, short in ((10, True), (30, False)):
+        g, fid, (x, y, f) = _one_figure("aircraft", inches=30)
+        g.snapshot({fid: (x + inches * INCH, y, f)})
+        moved = g.do("move", squad="recruits")[0]
+        assert moved.needs_referee is short and ("moves at least 24" in moved.text) is short
+    g, _, _ = _one_figure("aircraft")
+    assert "there is no d24" in g.do("dash", squad="recruits")[0].text
+
+
+def test_6_2_a_guided_missile_is_quality_plus_guidance_against_the_targets_evasion_die():
+    """«Управляемые ракеты: куб Качества + куб системы наведения против куба уклонения»."""
+    g, fid, _ = _one_figure(weapon="guided_missile", keno_evasion=8)
+    ruling = g.do("shoot", 5, 9, 8, squad="recruits", target="partisans")[0]  # one die beats: suppressed
+    assert "d6 5 + d10 9 against the evasion d8 8" in ruling.text
+    g, _, _ = _one_figure(weapon="guided_missile")
+    refused = g.do("shoot", squad="recruits", target="partisans")[0]
+    assert "no evasion die in its army file" in refused.text
+
+
+def test_6_2_a_heavy_weapon_fires_alone_with_its_guidance_die_against_the_range_die():
+    steel = copy.deepcopy(STEEL_ARMY)
+    steel["squads"][0]["figures"][0]["weapon"] = "heavy_gun"  # u1, beside seven SMGs and a sniper
+    g = FoldDriver(SteelWarriors, [steel, KENO_ARMY])
+    g.table_mm = (1200, 900)
+    g.snapshot(line_up(100, gap_y(4)))
+    g.do("begin_turn")
+    g.do("activate", squad="recruits")
+    mixed = g.do("shoot", squad="recruits", target="partisans", figures=["u1", "s1"])[0]
+    assert "fires on its own" in mixed.text
+    alone = g.do("shoot", 2, 7, 4, squad="recruits", target="partisans", figures=["u1"])[0]
+    assert "d6 2 + d8 7 against d" in alone.text and "evasion" not in alone.text
+
+
+def test_10_a_failed_morale_test_lowers_morale_by_one_or_two_levels_and_a_pass_keeps_it():
+    g = game()
+    passed = g.do("morale_test", squad="partisans", passed=True, cause="losses")[0]
+    assert "passes a morale test (losses): it stays steady" in passed.text
+    failed = g.do("morale_test", squad="partisans", passed=False, levels=2, cause="the commander fell")[0]
+    assert "steady → broken" in failed.text and g.state.squads["partisans"].morale == "broken"
+    bad = g.do("morale_test", squad="partisans", passed=False, levels=3)[0]
+    assert "levels a failure costs: 1 or 2" in bad.text and g.state.squads["partisans"].morale == "broken"
+
+
+def test_10_the_commander_inspires_his_squad_one_level_up_by_the_referees_test_or_the_command_test():
+    """«Успешный тест на воодушевление повышает мораль на один уровень»."""
+    g = game()
+    g.do("morale_test", squad="recruits", passed=False, levels=2)  # steady → broken
+    assert "fails to inspire" in g.do("inspire", squad="recruits", passed=False)[0].text
+    inspired = g.do("inspire", squad="recruits", passed=True)[0]
+    assert "s1 inspires recruits (the referee's test): broken → shaken" in inspired.text
+    g = FoldDriver(SteelWarriors, [STEEL_ARMY, KENO_ARMY], {"inspiration_test": "command"})
+    g.table_mm = (1200, 900)
+    g.snapshot(line_up(100, gap_y(8)))
+    g.do("begin_turn")
+    g.do("morale_test", squad="recruits", passed=False)  # steady → shaken
+    rolled = g.do("inspire", 5, squad="recruits")[0]  # d6 5 > Leadership 2
+    assert "d6 5 against Leadership 2" in rolled.text and g.state.squads["recruits"].morale == "steady"
+    g.do("inspire", 6, squad="recruits")
+    assert "already confident" in g.do("inspire", squad="recruits")[0].text

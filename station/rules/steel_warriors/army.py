@@ -67,7 +67,7 @@ def schema() -> Schema:
     squad = record(
         {"id": ID, "quality": {"enum": sorted(LADDER)}, "figures": list_of(figure, 1)},
         {"leadership": whole(1, 3), "morale": one_of(MORALE), "movement": one_of(sorted(data["movement"])),
-         "terrifying": FLAG, "blades": FLAG, "medical_vehicle": FLAG},
+         "terrifying": FLAG, "blades": FLAG, "medical_vehicle": FLAG, "evasion_die": {"enum": sorted(LADDER)}},
     )  # fmt: skip
     return army_file(FORMAT, "Steel Warriors army", {"squads": list_of(squad, 1)}, {})
 
@@ -78,7 +78,18 @@ def load_army(path: str | Path) -> dict[str, Any]:
     squads = []
     for s in f.items("squads", min_len=1):
         s.reject_unknown(
-            ["id", "quality", "leadership", "morale", "movement", "terrifying", "blades", "medical_vehicle", "figures"]
+            [
+                "id",
+                "quality",
+                "leadership",
+                "morale",
+                "movement",
+                "terrifying",
+                "blades",
+                "medical_vehicle",
+                "evasion_die",
+                "figures",
+            ]  # fmt: skip
         )
         figures = [_figure(x, data) for x in s.items("figures", min_len=1)]
         commanders = [x for x in figures if x["role"] == "commander"]
@@ -102,6 +113,10 @@ def load_army(path: str | Path) -> dict[str, Any]:
                 "terrifying": s.get("terrifying", bool, False),
                 "blades": blades,
                 "medical_vehicle": medical,
+                # §6.2: the die rolled against guided missiles; the fragment names it and gives no value
+                "evasion_die": s.get(
+                    "evasion_die", int, None, check=lambda v: None if v in LADDER else "must be 4, 6, 8, 10 or 12"
+                ),
                 "figures": figures,
             }
         )

@@ -95,8 +95,34 @@ def _group(
         if why:
             skipped.append(why[0])
         else:
-            (support if w.get("support_die") else small).append(f)
+            (support if _own_die(w) else small).append(f)
     return small, support, skipped
+
+
+def _own_die(weapon: Mapping[str, Any]) -> int | None:
+    """§6.2: the die a weapon adds by itself: a support weapon's, or a heavy weapon's or guided
+    missile's guidance-system die; small arms add to the squad's ROF die instead."""
+    die = weapon.get("support_die") or weapon.get("guidance_die")
+    return int(die) if die else None
+
+
+def _heavy_alone(
+    small: list[Figure], support: list[Figure], weapons: Mapping[str, Any], named: bool
+) -> tuple[list[Figure], list[Figure], list[Text]]:
+    """§6.2: a heavy weapon or a guided missile is its own fire type, Quality + its guidance die,
+    so it fires alone: named with others it is refused; in a squad firing together it stays out."""
+    heavy = [f for f in support if weapons[f.weapon].get("guidance_die")]
+    if not heavy or len(small) + len(support) == 1:
+        return small, support, []
+    if named:
+        raise Refused(
+            say("a heavy weapon or guided missile fires on its own: Quality + its guidance-system die"), "§6.2"
+        )
+    return (
+        small,
+        [f for f in support if f not in heavy],
+        [say("{fid}'s {name} fires on its own", fid=f.id, name=f.weapon.replace("_", " ")) for f in heavy],
+    )
 
 
 @dataclass(frozen=True)
@@ -116,6 +142,7 @@ class Volley:
     alone: Figure | None  # a support weapon firing on its own keeps its special rules
     sniper: bool
     edge_in_doubt: int | None = None  # a zone edge (inches) within the camera's uncertainty of the distance
+    evasion: bool = False  # a guided missile: the target rolls its Evasion die, not the Range die (§6.2)
 
     def chances(self) -> tuple[float, float]:
         """The chance that at least one die, and at least two, beat the target's die."""
@@ -166,10 +193,12 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
     small, support, skipped = _group(
         state, squad_id, ids, weapons, distance, zone_number, bool(args.get("reaction")), bool(named)
     )
+    small, support, alone_heavy = _heavy_alone(small, support, weapons, bool(named))
+    skipped += alone_heavy
     pool = (
         [squad.quality]
         + ([rof_die(sum(weapons[f.weapon]["rof"] for f in small))] if small else [])
-        + [weapons[f.weapon]["support_die"] for f in support]
+        + [_own_die(weapons[f.weapon]) or 0 for f in support]
     )
     if len(pool) < 2:
         if skipped:
@@ -180,6 +209,15 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
         min(powers) if state.options.mixed_power == "lowest" else max(powers)
     )  # §6.10: support takes the rifles' Power
     steps, open_figures = _cover_steps(state, state.fighting(target_id))
+    guided = bool(len(support) == 1 and not small and weapons[support[0].weapon].get("guided"))
+    if guided and target.evasion_die is None:
+        raise Refused(
+            say(
+                "{target_id} has no evasion die in its army file, which a guided missile is rolled against (the fragment gives no values)",
+                target_id=target_id,
+            ),
+            "§6.2",
+        )
     return Volley(
         squad_id,
         target_id,
@@ -188,12 +226,15 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
         distance,
         zone_number,
         tuple(pool),
-        range_die(zone_number, steps + (1 if target.prone else 0)),
+        target.evasion_die
+        if guided and target.evasion_die
+        else range_die(zone_number, steps + (1 if target.prone else 0)),
         power,
         tuple(open_figures),
         None if small or len(support) != 1 else support[0],
         bool(len(small) == 1 and not support and weapons[small[0].weapon].get("sniper")),
         _edge_in_doubt(distance, sigma, squad.quality),
+        guided,
     )
 
 
@@ -255,7 +296,11 @@ def shoot(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState
             zone_number=zone_number,
         )
         + " + ".join(f"d{d} {r}" for d, r in zip(pool, rolls))
-        + say(" against d{target_die} {against}", target_die=target_die, against=against)
+        + (
+            say(" against the evasion d{target_die} {against}", target_die=target_die, against=against)
+            if v.evasion
+            else say(" against d{target_die} {against}", target_die=target_die, against=against)
+        )
     )
     outcome = [say("no effect"), say("suppressed"), say("suppressed, with casualties")][min(beats, 2)]
     if reaction:

@@ -54,6 +54,7 @@ class Squad:
     terrifying: bool = False
     blades: bool = False  # cavalry charging «в клинки» (§8.1 step 6)
     medical_vehicle: bool = False  # +1 at reorganisation within 6" (§9)
+    evasion_die: int | None = None  # §6.2: the die it rolls against guided missiles (the army file's)
     suppression: int = 0
     prone: bool = False
     march: bool = False  # §5.4: march order
@@ -80,6 +81,11 @@ class Options:
         ("action", "alone"),
         "§5.1",
         "A vehicle's turn in place costs an action of its own, or only when it does not also drive",
+    )
+    inspiration_test: str = choice(
+        ("referee", "command"),
+        "§10",
+        "The inspiration test, whose procedure is lost: the referee's result, or the command test (Quality > Leadership)",
     )
 
 
@@ -139,6 +145,7 @@ def build(armies: tuple[Mapping[str, Any], ...]) -> tuple[dict[str, Figure], dic
                 s["terrifying"],
                 s.get("blades", False),
                 s.get("medical_vehicle", False),
+                s.get("evasion_die"),
             )
             for x in s["figures"]:
                 figures[x["id"]] = Figure(

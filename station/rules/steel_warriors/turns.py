@@ -22,6 +22,7 @@ from .where import nearest_enemy_gap, nearest_enemy_mm, placed_many
 MAX_UNSUPPRESS = 2  # §6.7
 SLACK_IN = 0.2
 SURRENDER_IN = 12.0  # §10: a fleeing squad with an enemy this close surrenders
+NO_DASH = ("rail", "aircraft")  # §5.3: their move is 24", and there is no d24
 MEDICAL_VEHICLE_IN = 6.0  # §9: a medical vehicle this close gives +1, as a medic does
 
 
@@ -189,6 +190,15 @@ def dash(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState,
     roller = rules.roller
     data = rules.data
     squad_id = str(args.get("squad"))
+    squad = state.squads.get(squad_id)
+    if squad is not None and squad.movement in NO_DASH:
+        raise Refused(
+            say(
+                "a combat move is two dice of the squad's move, and there is no d24 for {movement}",
+                movement=squad.movement,
+            ),
+            "§5.3",
+        )
     state = spend(state, squad_id, "§5.3")
     faces = _rate_in(state, squad_id, data)
     rolls = [roller.roll(faces, f"{seq}/dash/{k}") for k in range(2)]
@@ -233,14 +243,24 @@ def move(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState,
         state = state.evolve(activation=replace(state.acting(), dash_in=None))
     problems, longest = [], 0.0
     closer = False
+    least = squad.movement in data.get("movement_minimum", ()) and dashed is None  # §5.1: aircraft
     for figure in state.fighting(squad_id):
         path = state.paths.get(figure.id, ())
         if figure.immobile and movement(path).path_mm / state.unit_mm >= 0.5:
             problems.append(say("{figure} is an immobilised robot and cannot move", figure=figure.id))
         inches = movement(path).path_mm / state.unit_mm
         longest = max(longest, inches)
-        if inches > allowed + SLACK_IN:
+        if inches > allowed + SLACK_IN and not least:
             problems.append(say('{figure} moved {inches}"', figure=figure.id, inches=f"{inches:.1f}"))
+        elif least and inches < allowed - SLACK_IN:
+            problems.append(
+                say(
+                    '{figure} moved {inches}": an aircraft near the ground moves at least {allowed}"',
+                    figure=figure.id,
+                    inches=f"{inches:.1f}",
+                    allowed=f"{allowed:g}",
+                )
+            )
         if (
             len(path) >= 2
             and nearest_enemy_mm(state, figure.id, path[-1]) < nearest_enemy_mm(state, figure.id, path[0]) - 2
@@ -252,14 +272,15 @@ def move(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState,
         )
     state, pivot = _pivot(state, squad_id, longest, problems)
     state = state.evolve(paths={f: p[-1:] for f, p in state.paths.items()})
+    moved = dict(squad_id=squad_id, longest=f"{longest:.1f}", allowed=f"{allowed:g}")
     text = (
-        say(
-            '{squad_id} moves up to {longest}" of {allowed}"',
-            squad_id=squad_id,
-            longest=f"{longest:.1f}",
-            allowed=f"{allowed:g}",
+        (
+            say('{squad_id} moves {longest}", at least {allowed}"', **moved)
+            if least
+            else say('{squad_id} moves up to {longest}" of {allowed}"', **moved)
         )
         + (say(" (combat move)") if dashed is not None else "")
+        + (say(", along intact rails only (§5.1)") if squad.movement == "rail" else "")
         + pivot
     )
     if problems:
