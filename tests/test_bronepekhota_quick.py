@@ -324,3 +324,47 @@ def test_5_cyborgs_and_combat_vehicles_cannot_climb_onto_obstacles(game, who, re
     assert bool(climbs) is refused
     if refused:
         assert climbs[0].needs_referee and "cannot climb onto obstacles" in climbs[0].text
+
+
+# Issue #35, family E: every reach within the camera's doubt goes to the referee.
+
+
+@pytest.mark.parametrize("offset, doubt", [(0.5, True), (-0.5, True), (6.0, False), (-6.0, False)])
+def test_7_a_close_target_within_the_cameras_uncertainty_of_2_steps_is_ruled_as_measured_for_the_referee(
+    game, offset, doubt
+):
+    game.seen(("trooper-1", 100, 100), ("raider-1", 100, 100 + 25 + 2 * STEP + offset))
+    ruling = game.do("virtual_shot", 1, shooter="trooper-1", target="raider-1")[0]
+    assert ruling.needs_referee is doubt and ("Too close to call" in ruling.text) is doubt
+    assert ruling.details["close"] is (offset < 0)
+
+
+@pytest.mark.parametrize("offset, allowed, doubt", [(0.5, True, True), (6.0, False, False), (-6.0, True, False)])
+def test_8_a_grenade_at_3_steps_within_the_cameras_uncertainty_is_thrown_for_the_referee(game, offset, allowed, doubt):
+    game.seen(("trooper-1", 100, 100), ("raider-1", 100, 100 + 25 + 3 * STEP + offset))
+    ruling = game.do("grenade", *((1,) if allowed else ()), thrower="trooper-1", target="raider-1")[0]
+    assert ("throws a grenade" in ruling.text) is allowed and ("Too close to call" in ruling.text) is doubt
+    assert ruling.needs_referee is (doubt or not allowed)  # a refusal is always the referee's to see
+
+
+@pytest.mark.parametrize("offset, allowed, doubt", [(0.5, True, True), (6.0, False, False)])
+def test_10_close_combat_at_1_step_within_the_cameras_uncertainty_is_fought_for_the_referee(
+    game, offset, allowed, doubt
+):
+    game.seen(("trooper-1", 100, 100), ("raider-1", 100, 100 + 25 + STEP + offset))
+    ruling = game.do("close_combat", *((4, 3) if allowed else ()), attacker="trooper-1", target="raider-1")[0]
+    assert ("attacks Raider 1" in ruling.text) is allowed and ("Too close to call" in ruling.text) is doubt
+
+
+@pytest.mark.parametrize("offset, refused", [(-0.5, True), (0.5, False)])
+def test_10_an_enemy_at_1_step_within_the_cameras_uncertainty_is_said_when_shooting(game, offset, refused):
+    game.seen(("trooper-1", 100, 100), ("raider-1", 100, 600), ("raider-2", 100 + 25 + STEP + offset, 100))
+    ruling = game.do("virtual_shot", *(() if refused else (1,)), shooter="trooper-1", target="raider-1")[0]
+    assert ("no shooting" in ruling.text) is refused and "within the camera's uncertainty of 1 step" in ruling.text
+    assert refused or ruling.needs_referee
+
+
+def test_8_a_model_at_the_blasts_2_steps_within_the_cameras_uncertainty_goes_to_the_referee(game):
+    game.seen(("trooper-1", 100, 100), ("raider-1", 100, 100 + 25 + 80), ("raider-2", 100 + 25 + 2 * STEP + 0.5, 205))
+    ruling = game.do("grenade", 1, 1, thrower="trooper-1", target="raider-1")[0]
+    assert ruling.needs_referee and "Raider 2 within the camera's uncertainty of the blast's 2 steps" in ruling.text

@@ -13,20 +13,17 @@ from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
-from ...measure.measurement import DEFAULT_SIGMA_MM, Placed, measure
-from ...measure.pairwise import edge_distances
-from ...measure.relations import in_contact
+from ...measure.measurement import measure
 from ...measure.terrain import line_of_sight
-from ...measure.units import Convention, step
 from ..base import Refused, Ruling, RulingKind
-from ..text import joined, say
+from ..text import Text, joined, say
 from .state import Fighter, QuickState
 from .turns import fighters_action
+from .where import CONTACT_MM, convention, distance, operator_of, placed, within
 
 EXPLOSION_CAP = 20  # a chain of sixes this long has never been rolled; it keeps a bad roller finite
 AIMED = CLOSE = COVER = WOUNDED = 2  # §7: +2 aimed, +2 close target, +2 Armour in cover, -2 Armour wounded
 CLOSE_STEPS, GRENADE_STEPS, BLAST_STEPS, MELEE_STEPS = 2, 3, 2, 1
-CONTACT_MM = 2.0  # bases this close touch: a gun's operator, a ram
 GRENADE_SHOOTING, BLAST_SHOOTING = 5, 3  # §8
 
 
@@ -73,59 +70,6 @@ def resolve(state: QuickState, target: Fighter, attack: int, armour: int) -> tup
     )
 
 
-def placed(state: QuickState, fighter: Fighter) -> Placed | None:
-    from ...measure.bases import Base
-
-    where = state.positions.get(fighter.id)
-    return (
-        None
-        if where is None
-        else Placed(fighter.id, Base.named(fighter.base, *where), state.sigmas.get(fighter.id, DEFAULT_SIGMA_MM))
-    )
-
-
-def convention(state: QuickState) -> Convention:
-    return Convention(step(state.options.step_cm), "none")
-
-
-def _distance_steps(state: QuickState, a: Fighter, b: Fighter) -> tuple[float | None, dict[str, Any] | None]:
-    pa, pb = placed(state, a), placed(state, b)
-    if pa is None or pb is None:
-        return None, None
-    m = measure(pa, pb, convention(state))
-    return m.value, {**m.as_dict(), "table_seq": state.table_seq}
-
-
-def _enemy_within(state: QuickState, fighter: Fighter, steps: float) -> list[str]:
-    me = placed(state, fighter)
-    if me is None:
-        return []
-    others = [
-        (f, p)
-        for f in state.fighters.values()
-        if f.player != fighter.player and not f.dead and (p := placed(state, f)) is not None
-    ]
-    if not others:
-        return []
-    row = edge_distances([me.base] + [p.base for _, p in others])[0, 1:]
-    return [f.id for (f, _), mm in zip(others, row) if mm <= steps * state.step_mm]
-
-
-def operator_of(state: QuickState, gun: Fighter) -> Fighter | None:
-    """§6.1 «Артиллерийское орудие стреляет, только если рядом стоит боец»: the friendly fighter,
-    able to act, whose base touches the gun's; None if the camera shows nobody there, or has not
-    placed the gun."""
-    me = placed(state, gun)
-    if me is None:
-        return None
-    for f in state.fighters.values():
-        if f.player == gun.player and f.soldier and not f.dead and not f.wounded:
-            them = placed(state, f)
-            if them is not None and in_contact(me, them, CONTACT_MM):
-                return f
-    return None
-
-
 def _can_act(state: QuickState, fighter: Fighter | None, what: str) -> Fighter:
     if state.turn == 0:
         raise Refused(say("roll off first to see who goes first"), "§4.2")
@@ -170,15 +114,27 @@ def _strike(
     return state, f"d6 {'+'.join(map(str, rolls))} + {bonus} = {outcome}"
 
 
-def _clear_shot(state: QuickState, shooter: Fighter, target: Fighter) -> tuple[bool, dict[str, Any]]:
+def _clear_shot(state: QuickState, shooter: Fighter, target: Fighter) -> tuple[bool, dict[str, Any], list[Text]]:
     """§10: nobody shoots or throws within 1 step of an enemy; §7: the target must be seen.
-    Returns whether the target is in cover, and what the line of sight found."""
-    if _enemy_within(state, shooter, MELEE_STEPS):
-        raise Refused(say("{name} is within 1 step of an enemy: close combat, no shooting", name=shooter.name), "§10")
+    Returns whether the target is in cover, what the line of sight found, and an enemy the
+    camera cannot place on either side of that 1 step (ruled as measured, for the referee)."""
+    close, doubtful = within(state, shooter, MELEE_STEPS, enemies=True)
+    doubt = (
+        say(
+            "{name} stands within the camera's uncertainty of 1 step from {enemy}",
+            name=shooter.name,
+            enemy=", ".join(f.name for f in doubtful),
+        )
+        if doubtful
+        else None
+    )
+    if close:
+        why = say("{name} is within 1 step of an enemy: close combat, no shooting", name=shooter.name)
+        raise Refused(why + (say(" ({doubt}: the referee decides)", doubt=doubt) if doubt else ""), "§10")
     visible, in_cover, sight = _sight(state, shooter, target)
     if not visible:
         raise Refused(say("{name} cannot be seen from {name2}'s position", name=target.name, name2=shooter.name), "§7")
-    return in_cover, sight
+    return in_cover, sight, [say("Too close to call: {doubt}; the referee decides.", doubt=doubt)] if doubt else []
 
 
 @fighters_action("virtual_shot", "§6-7")
@@ -209,8 +165,9 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
         raise Refused(say("no friendly fighter was seen next to the gun"), "§6.1")
     if shooter.fired_gun:
         raise Refused(say("{name} fired a gun this turn, so not his own weapon", name=shooter.name), "§6.1")
-    in_cover, sight = _clear_shot(state, shooter, target)
-    steps, measured = _distance_steps(state, shooter, target)
+    in_cover, sight, doubts = _clear_shot(state, shooter, target)
+    gap = distance(state, shooter, target)
+    steps, measured = gap.steps, gap.measured
     rolls = exploding_d6(roller, f"{seq}/shot")
     moved = len(state.paths.get(shooter.id, ())) > 1
     # «Прицельная стрельба пехотинцев», «Близкая цель (только для пехотинцев …)»: infantrymen only;
@@ -218,6 +175,8 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     infantry = shooter.kind == "infantry"
     aimed = infantry and not moved and not shooter.fought
     close = infantry and steps is not None and steps <= CLOSE_STEPS
+    if infantry and (doubt := gap.close_call(CLOSE_STEPS, target.name)):
+        doubts.append(doubt)
     attack = sum(rolls) + shooter.shooting + (AIMED if aimed else 0) + (CLOSE if close else 0)
     armour = effective_armour(target, in_cover)
     state = state.with_fighter(replace(state.fighters[shooter.id], shot=True, fired=shooter.fired | {weapon.id}))
@@ -236,6 +195,7 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
         + outcome
         + (say(" (cover +2)") if in_cover else "")
         + "."
+        + (" " + joined(doubts, " ") if doubts else "")
     )
     details = {
         "shooter": shooter.id,
@@ -249,7 +209,16 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     }
     if measured:
         details["measured"] = measured
-    return state, Ruling(f"{seq}:shot", seq, RulingKind.SHOT, text, "§7 §9", element=shooter.id, details=details)
+    return state, Ruling(
+        f"{seq}:shot",
+        seq,
+        RulingKind.SHOT,
+        text,
+        "§7 §9",
+        needs_referee=bool(doubts),
+        element=shooter.id,
+        details=details,
+    )
 
 
 @fighters_action("grenade", "§8")
@@ -264,38 +233,43 @@ def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller
         raise Refused(say("this side has thrown its grenade this turn"), "§6.1")
     if thrower.shot and not thrower.fired_gun:
         raise Refused(say("{name} has used his shooting action", name=thrower.name), "§4.3")
-    steps, measured = _distance_steps(state, thrower, target)
-    if steps is not None and steps > GRENADE_STEPS:
+    gap = distance(state, thrower, target)
+    steps, measured = gap.steps, gap.measured
+    reach_doubt = gap.close_call(GRENADE_STEPS, target.name)
+    if steps is not None and steps > GRENADE_STEPS and not reach_doubt:
         raise Refused(
             say("{name} is {steps} steps away; a grenade reaches 3", name=target.name, steps=f"{steps:.1f}"), "§8"
         )
-    in_cover, _ = _clear_shot(state, thrower, target)
+    in_cover, _, doubts = _clear_shot(state, thrower, target)
+    doubts += [reach_doubt] if reach_doubt else []
     state = state.evolve(grenade_used=True).with_fighter(replace(thrower, shot=True))
     state, said = _strike(state, roller, f"{seq}/grenade", target, GRENADE_SHOOTING, effective_armour(target, in_cover))
     words = [say("{name} throws a grenade at {name2}: {said}", name=thrower.name, name2=target.name, said=said)]
-    for victim in _within_of(state, target, BLAST_STEPS):
+    caught, edge = within(state, target, BLAST_STEPS, enemies=False)
+    if edge:
+        doubts.append(
+            say(
+                "Too close to call: {names} within the camera's uncertainty of the blast's 2 steps; ruled as measured.",
+                names=", ".join(f.name for f in edge),
+            )
+        )
+    for victim in caught:
         state, said = _strike(
             state, roller, f"{seq}/blast/{victim.id}", victim, BLAST_SHOOTING, effective_armour(victim)
         )
         words.append(say("blast on {name}: {said}", name=victim.name, said=said))
     details = {"thrower": thrower.id, "target": target.id, **({"measured": measured} if measured else {})}
+    text = joined(words, "; ") + "." + (" " + joined(doubts, " ") if doubts else "")
     return state, Ruling(
-        f"{seq}:grenade", seq, RulingKind.SHOT, joined(words, "; ") + ".", "§8 §9", element=thrower.id, details=details
+        f"{seq}:grenade",
+        seq,
+        RulingKind.SHOT,
+        text,
+        "§8 §9",
+        needs_referee=bool(doubts),
+        element=thrower.id,
+        details=details,
     )
-
-
-def _within_of(state: QuickState, centre: Fighter, steps: int) -> list[Fighter]:
-    """Every other model, friend or foe, within ``steps`` of ``centre``'s base edge."""
-    me = placed(state, centre)
-    others = [
-        (f, p)
-        for f in state.fighters.values()
-        if f.id != centre.id and not f.dead and (p := placed(state, f)) is not None
-    ]
-    if me is None or not others:
-        return []
-    row = edge_distances([me.base] + [p.base for _, p in others])[0, 1:]
-    return [f for (f, _), mm in zip(others, row) if mm <= steps * state.step_mm]
 
 
 @fighters_action("close_combat", "§10")
@@ -314,8 +288,10 @@ def close_combat(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
             say("{name} has no powerful close-combat weapon to attack a {kind}", name=attacker.name, kind=target.kind),
             "§10",
         )
-    steps, measured = _distance_steps(state, attacker, target)
-    if steps is not None and steps > MELEE_STEPS:
+    gap = distance(state, attacker, target)
+    steps, measured = gap.steps, gap.measured
+    doubt = gap.close_call(MELEE_STEPS, target.name)
+    if steps is not None and steps > MELEE_STEPS and not doubt:
         raise Refused(
             say("{name} is {steps} steps away; close combat is within 1", name=target.name, steps=f"{steps:.1f}"), "§10"
         )
@@ -345,8 +321,16 @@ def close_combat(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     elif target.soldier and wounded_before:
         words.append(say("{name} is wounded and does not strike back (§12)", name=target.name))
     details = {"attacker": attacker.id, "target": target.id, **({"measured": measured} if measured else {})}
+    text = joined(words, "; ") + "." + (" " + doubt if doubt else "")
     return state, Ruling(
-        f"{seq}:melee", seq, RulingKind.MELEE, joined(words, "; ") + ".", "§10 §9", element=attacker.id, details=details
+        f"{seq}:melee",
+        seq,
+        RulingKind.MELEE,
+        text,
+        "§10 §9",
+        needs_referee=bool(doubt),
+        element=attacker.id,
+        details=details,
     )
 
 

@@ -18,8 +18,9 @@ from ...events import Impact, Shot, Tilt, wired
 from ..base import Ruling, RulingKind, voided
 from ..hits import Fired, Stamp, Unexplained, clock_doubt, rule_late_shot, time_moves_on, unknown_launcher
 from ..text import say
-from .combat import exploding_d6, operator_of
+from .combat import exploding_d6
 from .state import Fighter, QuickState
+from .where import operator_of
 
 RESULT_WORDS = {"fell": say("fell"), "leaning": say("leaning"), "stood": say("stood")}  # as the rulings say them
 
