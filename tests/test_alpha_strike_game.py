@@ -726,3 +726,18 @@ def test_4_5_a_unit_at_the_flags_radius_within_the_cameras_doubt_goes_to_the_ref
     g.do("end_movement")
     flag = next(r for r in g.do("end_turn") if r.id.endswith(":flag"))
     assert flag.needs_referee and "Too close to call: locust" in flag.text
+
+
+@pytest.mark.parametrize("offset, blocked, doubt", [(-0.5, False, True), (0.5, True, True), (-8.0, False, False)])
+def test_6_1_woods_within_the_cameras_uncertainty_of_6_inches_go_to_the_referee(game, offset, blocked, doubt):
+    """A19: 6" or more of woods along the line block it; a length within 2σ of 6" is ruled as
+    measured and put to the referee, whichever side it falls."""
+    in_combat(game)
+    _terrain(
+        game,
+        ("wood", "woods", 80, [[400, 560], [400 + 6 * INCH + offset, 560], [400 + 6 * INCH + offset, 640], [400, 640]]),
+    )
+    ruling = game.do("attack", *(() if blocked else (1, 1)), attacker="catapult", target="thunderbolt")[0]
+    assert ("woods block" in ruling.text) is blocked
+    assert ("within the camera's uncertainty of the 6\" that blocks it" in ruling.text) is doubt
+    assert ruling.needs_referee is (doubt or blocked)

@@ -9,13 +9,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...measure.bases import MM_PER_INCH as INCH
-from ...measure.measurement import CALL_SIGMAS, Placed, measure
+from ...measure.measurement import CALL_SIGMAS, Placed, measure, too_close_to_call
 from ...measure.relations import attack_side, share_in_front
 from ...measure.terrain import line_of_sight
 from ...measure.units import INCHES
 from ..base import Refused
-from ..text import Text, say
-from .attack import WORDS, Geometry, modifiers, target_number
+from ..text import Text, joined, say
+from .attack import WOODS_BLOCK_IN, WORDS, Geometry, modifiers, target_number
 from .cards import UnitState
 from .declared import declared_geometry
 from .formations import benefit
@@ -115,6 +115,14 @@ def geometry(
         for edge in (6.0, 24.0, 42.0)
         if m.too_close_to_call(edge)
     ]
+    # §6.1 A19: the woods the line crosses move with its two ends, so they are as uncertain as the distance
+    if g.woods_in and too_close_to_call(g.woods_in * INCH, WOODS_BLOCK_IN * INCH, m.sigma_mm):
+        doubts.append(
+            say(
+                'the woods along the line ({woods_in}") are within the camera\'s uncertainty of the 6" that blocks it',
+                woods_in=f"{g.woods_in:.2f}",
+            )
+        )
     return g, {**m.as_dict(), "table_seq": state.table_seq}, doubts
 
 
@@ -235,7 +243,7 @@ def _spotter(
         return spotter
     s, t = _placed(state, spotter), _placed(state, target)
     sight = line_of_sight(s, height_mm(state, spotter.id) * 0.9, t, height_mm(state, target.id), list(state.terrain))
-    if sight.hidden_fraction > 2 / 3 or sight.woods_mm / INCH >= 6.0:
+    if sight.hidden_fraction > 2 / 3 or sight.woods_mm / INCH >= WOODS_BLOCK_IN:
         raise Refused(
             say("the spotter {spotter} has no line of sight to {target}", spotter=spotter.id, target=target.id), "§10.4"
         )
@@ -338,7 +346,10 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     sniper = attacker.id in state.snipers and benefit(state, attacker.player, "fire_support")
     tn = target_number(armed, aimed_at, g, *moves, sniper=sniper)
     if tn.value is None or tn.band is None:
-        raise Refused(tn.why_not or say("no attack"), "§6")
+        why = tn.why_not or say("no attack")
+        if doubts:  # refused as measured, and said to be within the camera's doubt
+            why += say(" (too close to call: {doubts}; the referee decides)", doubts=joined(doubts, "; "))
+        raise Refused(why, "§6")
     band_index = ("short", "medium", "long").index(tn.band)
     if overheat and armed.damage_at(band_index) == "0*" and state.options.minimal_overheat == "forbid":
         raise Refused(say("minimal damage 0* cannot be overheated (option minimal_overheat)"), "§9.1 A10")
