@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+import pytest
+
 from station.rules.price_of_a_mile.artillery import field_gun
 from station.rules.price_of_a_mile.blasts import flame, grenade
 
@@ -285,3 +287,59 @@ def test_15_2_a_tank_crosses_a_trench_in_one_action(tmp_path):
     g.seen(tank=(1100, 450 - 4 * INCH, 270))
     ruling = g.do("move", base="tank")[0]
     assert not ruling.needs_referee and "a trench takes the tank 1 action" in ruling.text
+
+
+# Issue #35, family E: the remaining reaches, too close to call within 2σ.
+
+
+def _gap_in(g, ours, theirs):
+    from station.measure.relations import nearest_gap
+    from station.rules.price_of_a_mile.where import placed_many
+
+    return nearest_gap(placed_many(g.state, ours), placed_many(g.state, theirs))[0] / INCH
+
+
+def _place_at_gap(g, mover, x, y0, ours, inches, away=1):
+    """Put ``mover`` on the line x so its nearest gap to ``ours`` is ``inches``; ``away`` is the
+    direction of y that takes it further from them."""
+    g.seen(**{mover: (x, y0, 270)})
+    y = y0 + away * (inches - _gap_in(g, ours, [mover])) * INCH
+    g.seen(**{mover: (x, y, 270)})
+    assert abs(_gap_in(g, ours, [mover]) - inches) < 1e-3
+
+
+@pytest.mark.parametrize("off_mm, tested, doubt", [(-0.5, True, True), (0.5, False, True), (-20, True, False)])
+def test_13_1_a_tank_within_the_cameras_uncertainty_of_12_inches_goes_to_the_referee(tmp_path, off_mm, tested, doubt):
+    g = _with_vehicles(tmp_path, tank_at=(340, 700, 270))
+    poilus = [f"p{k}" for k in range(1, 7)]
+    _place_at_gap(g, "tank", 340, 700, poilus, 12 + off_mm / INCH)
+    g.do("roll_initiative", 5, 3)
+    rulings = g.do("activate", *((9,) if tested else ()), squad="poilus")
+    assert any('enemy tank tank within 12"' in r.text for r in rulings) is tested
+    flagged = [r for r in rulings if "within the camera's uncertainty of 12" in r.text]
+    assert bool(flagged) is doubt and all(r.needs_referee for r in flagged)
+
+
+@pytest.mark.parametrize("off_mm, contact, doubt", [(-0.5, True, True), (0.5, False, True), (10, False, False)])
+def test_5_4_a_move_ending_within_the_cameras_uncertainty_of_contact_goes_to_the_referee(off_mm, contact, doubt):
+    g = Mile()
+    g.seen(g1=(280, 540, 90))  # l4 stands at (280, 600): g1 comes down to it
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="grenadiers")
+    _place_at_gap(g, "g1", 280, 545, ["l4"], 1 + off_mm / INCH, away=-1)
+    ruling = g.do("move", base="g1")[0]
+    assert bool(ruling.details["contact"]) is contact and ruling.needs_referee is doubt
+    assert ("contact with l" in ruling.text and "within the camera's uncertainty of 1" in ruling.text) is doubt
+
+
+@pytest.mark.parametrize("off_mm, fired, doubt", [(-0.5, True, True), (-10, False, False), (0.5, True, True)])
+def test_9_2_a_mortar_point_within_the_cameras_uncertainty_of_12_inches_is_fired_for_the_referee(
+    tmp_path, off_mm, fired, doubt
+):
+    g = _with_artillery(tmp_path)
+    g.do("roll_initiative", 1, 9)
+    g.do("activate", squad="mortar-crew")
+    at = [600, 850 - 12 * INCH - off_mm]  # straight up the table from mo1 at (600, 850)
+    ruling = g.do("mortar", *((10, 1) if fired else ()), gunner="mo1", at=at)[0]  # d10 10: a dud
+    assert ('12" or more' in ruling.text) is not fired
+    assert ("within the camera's uncertainty of 12" in ruling.text) is doubt and (ruling.needs_referee or not fired)

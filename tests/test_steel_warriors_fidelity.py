@@ -7,6 +7,8 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
+import pytest
+
 from station.rules.steel_warriors import SteelWarriors
 from station.rules.steel_warriors.army import load_army
 
@@ -253,3 +255,19 @@ def test_10_the_commander_inspires_his_squad_one_level_up_by_the_referees_test_o
     assert "d6 5 against Leadership 2" in rolled.text and g.state.squads["recruits"].morale == "steady"
     g.do("inspire", 6, squad="recruits")
     assert "already confident" in g.do("inspire", squad="recruits")[0].text
+
+
+@pytest.mark.parametrize("off_mm, bonus, doubt", [(-0.5, True, True), (0.5, False, True), (-10, True, False)])
+def test_9_a_medical_vehicle_within_the_cameras_uncertainty_of_6_inches_goes_to_the_referee(off_mm, bonus, doubt):
+    keno = copy.deepcopy(KENO_ARMY)
+    figures = keno["squads"][0]["figures"]
+    keno["squads"].append({**copy.deepcopy(keno["squads"][0]), "id": "ambulance", "movement": "vehicle",
+                           "medical_vehicle": True, "figures": [{**figures[2], "id": "amb", "role": "fighter"}]})  # fmt: skip
+    g = game(keno=keno, inches=13)
+    where = line_up(100, gap_y(13))
+    g.snapshot({"amb": (where["k1"][0], where["k1"][1] + 25 + 6 * INCH + off_mm, 270)})
+    g.do("activate", squad="partisans")
+    g.state = g.state.with_figure(replace(g.state.figures["k3"], status="unverified"))
+    ruling = g.do("reorganise", 5, squad="partisans")[0]  # d6 5, +1 from the vehicle: back in the ranks
+    assert ("d6 5+1" in ruling.text) is bonus and ruling.needs_referee is doubt
+    assert ("medical vehicle is within the camera's uncertainty of 6" in ruling.text) is doubt

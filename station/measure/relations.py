@@ -10,9 +10,14 @@ from .measurement import CALL_SIGMAS, Placed, pair_sigma
 from .pairwise import edge_distances
 
 
+def gap_mm(a: Placed, b: Placed) -> float:
+    """The edge-to-edge gap between two bases, in mm (0 where they touch or overlap)."""
+    return float(closest_points(a.base, b.base)[0])
+
+
 def in_contact(a: Placed, b: Placed, tolerance_mm: float = 1.0) -> bool:
     """Bases touch when their outlines are within ``tolerance_mm`` (a camera never sees 0.0)."""
-    return closest_points(a.base, b.base)[0] <= tolerance_mm
+    return gap_mm(a, b) <= tolerance_mm
 
 
 def coherent(squad: Sequence[Placed], command_mm: float) -> list[list[str]]:
@@ -35,6 +40,17 @@ def coherent(squad: Sequence[Placed], command_mm: float) -> list[list[str]]:
     for i, member in enumerate(squad):
         groups.setdefault(root(i), []).append(member.id)
     return sorted(groups.values(), key=len, reverse=True)
+
+
+def nearest_gap(ours: Sequence[Placed], theirs: Sequence[Placed]) -> tuple[float, float, str, str] | None:
+    """The nearest edge-to-edge gap (mm) between two groups of bases, its σ (the two nearest
+    bases' positions combined), and which two they are; None if either group is empty.  A rule
+    with a reach between groups (a fire zone, a tank's terror, a surrender) compares this."""
+    if not ours or not theirs:
+        return None
+    gaps = edge_distances([p.base for p in ours] + [p.base for p in theirs])[: len(ours), len(ours) :]
+    i, j = divmod(int(gaps.argmin()), len(theirs))
+    return float(gaps[i, j]), pair_sigma(ours[i], theirs[j]), ours[i].id, theirs[j].id
 
 
 def nearest(origin: Placed, candidates: Sequence[Placed], n: int = 3) -> list[tuple[str, float]]:

@@ -4,12 +4,13 @@ die, the 2" blast at Power 1, and the Morale test for every squad the shell fall
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
 from ...measure.bases import Base
-from ...measure.measurement import Placed
+from ...measure.measurement import Placed, pair_sigma, too_close_to_call
 from ...measure.templates import scatter
 from ...measure.terrain import line_of_sight
 from ..base import Refused, Ruling, RulingKind
@@ -100,27 +101,35 @@ def mortar(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSt
         raise Refused(say("the camera has not placed {gunner}", gunner=gunner.id), "§9.2")
     target = (float(point[0]), float(point[1]))
     reach = ((target[0] - me.base.x) ** 2 + (target[1] - me.base.y) ** 2) ** 0.5 / INCH
-    if reach < MORTAR_MINIMUM_IN:
+    doubts = []  # limits the camera cannot place the bases on one side of: ruled as measured, for the referee
+    if too_close_to_call(reach * INCH, MORTAR_MINIMUM_IN * INCH, me.sigma_mm):
+        doubts.append(say('the point is {reach}" away, within the camera\'s uncertainty of 12"', reach=f"{reach:.2f}"))
+    elif reach < MORTAR_MINIMUM_IN:
         raise Refused(say('the point is {reach}" away; a mortar fires at 12" or more', reach=f"{reach:.1f}"), "§9.2")
     if not _sees_point(state, gunner.id, target):
         friend = state.fighters.get(str(spotter)) if spotter else None
         spot = placed(state, friend.id) if friend and friend.player == gunner.player and friend.standing else None
-        near = (
-            spot is not None
-            and ((spot.base.x - me.base.x) ** 2 + (spot.base.y - me.base.y) ** 2) ** 0.5 <= SPOTTER_IN * INCH
-        )
+        apart = math.hypot(spot.base.x - me.base.x, spot.base.y - me.base.y) if spot is not None else math.inf
+        borderline = spot is not None and too_close_to_call(apart, SPOTTER_IN * INCH, pair_sigma(me, spot))
+        if borderline:
+            doubts.append(say("the spotter is within the camera's uncertainty of 8\" of the mortar"))
+        near = apart <= SPOTTER_IN * INCH or borderline
         if not (near and friend is not None and _sees_point(state, friend.id, target)):
             raise Refused(say('the mortar cannot see the point: name a spotter within 8" of it that can'), "§9.2")
     state = _crew_actions(state, gunner.id, 3 if aimed else 2)
     roll = roller.roll(10, f"{seq}/mortar/distance")
     direction = roller.roll(state.options.scatter_sides, f"{seq}/mortar/direction")
+    doubted = (
+        " " + say("Too close to call: {doubts}; the referee decides.", doubts=joined(doubts, "; ")) if doubts else ""
+    )
     if roll == 10:
         return state, Ruling(
             f"{seq}:mortar",
             seq,
             RulingKind.SHOT,
-            say("{gunner}'s mortar bomb: d10 10, a misfire or a dud (§9.2).", gunner=gunner.id),
+            say("{gunner}'s mortar bomb: d10 10, a misfire or a dud (§9.2).", gunner=gunner.id) + doubted,
             "§9.2",
+            needs_referee=bool(doubts),
             element=gunner.id,
         )
     distance = max(0, roll - (AIMED_SCATTER + state.stat(gunner, "shooting") if aimed else 0))
@@ -138,6 +147,7 @@ def mortar(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSt
         + (": " + joined(words, "; ") if words else say(': nobody within 2"'))
         + "."
         + (say(" Squads {squads} test Morale (§9.2).", squads=", ".join(squads)) if squads else "")
+        + doubted
     )
     return state, Ruling(
         f"{seq}:mortar",
@@ -145,6 +155,7 @@ def mortar(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSt
         RulingKind.SHOT,
         text,
         "§9.2",
+        needs_referee=bool(doubts),
         element=gunner.id,
         details={"centre": [round(c, 1) for c in centre], "template": _circle(state, centre)},
     )

@@ -11,8 +11,9 @@ from dataclasses import replace
 import numpy as np
 
 from ...dice import Roller
+from ...measure.measurement import pair_sigma, too_close_to_call
 from ...measure.movement import Crossing, movement, terrain_crossed
-from ...measure.relations import coherent, in_contact
+from ...measure.relations import coherent, gap_mm
 from ...measure.terrain import Piece
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
@@ -96,7 +97,14 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
     if inches > SLACK_IN:
         act = state.acting()
         state = state.evolve(activation=replace(act, moved=act.moved | {fighter.id}))
-    enemy = _contact(state, fighter)
+    enemy, near = _contact(state, fighter)
+    if near:
+        notes.append(
+            say(
+                "too close to call: contact with {near} is within the camera's uncertainty of 1\" (§5.4), ruled as measured",
+                near=", ".join(near),
+            )
+        )
     if enemy:
         act = state.acting()
         state = state.evolve(activation=replace(act, actions={**act.actions, fighter.id: 0}))
@@ -119,9 +127,14 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
         RulingKind.WARNING if problems else RulingKind.MOVE,
         text,
         "§5",
-        needs_referee=bool(problems),
+        needs_referee=bool(problems or near),
         element=fighter.id,
-        details={"inches": round(inches, 2), "allowed": allowed, "contact": enemy},
+        details={
+            "inches": round(inches, 2),
+            "allowed": allowed,
+            "contact": enemy,
+            **({"contact_in_doubt": near} if near else {}),
+        },
     )
 
 
@@ -245,12 +258,19 @@ def _close_order(state: MileState, squad: str) -> bool:
     return len(bases) > 1 and len(coherent(bases, 1.0)) == 1
 
 
-def _contact(state: MileState, fighter: Fighter) -> list[str]:
+def _contact(state: MileState, fighter: Fighter) -> tuple[list[str], list[str]]:
+    """§5.4: the enemy bases within 1" of the base (contact), and those the camera cannot place
+    on either side of that inch."""
     me = placed(state, fighter.id)
     if me is None:
-        return []
+        return [], []
     enemies = placed_many(state, [f.id for f in state.fighters.values() if f.player != fighter.player and f.standing])
-    return [e.id for e in enemies if in_contact(me, e, CONTACT_IN * INCH)]
+    reach = CONTACT_IN * INCH
+    gaps = [(e, gap_mm(me, e)) for e in enemies]
+    return (
+        [e.id for e, gap in gaps if gap <= reach],
+        [e.id for e, gap in gaps if too_close_to_call(gap, reach, pair_sigma(me, e))],
+    )
 
 
 @INPUTS.register("free", "§5.7")

@@ -9,7 +9,7 @@ from dataclasses import replace
 from ...dice import Roller
 from ...measure.measurement import pair_sigma, too_close_to_call
 from ...measure.pairwise import edge_distances
-from ...measure.relations import coherent
+from ...measure.relations import coherent, nearest_gap
 from ..base import Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, joined, say
@@ -161,7 +161,13 @@ def activate(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
                 needs_referee=True,
             )
         ]
-    state, unsteady = optional.unreliable(state, seq, squad_id, _near_enemy(state, squad_id), roller)
+    near, near_doubt = _near_enemy(state, squad_id)
+    state, unsteady = optional.unreliable(state, seq, squad_id, near, roller)
+    near_doubt = near_doubt and bool(unsteady)  # only an Unreliable squad counts its dice by it
+    if near_doubt:
+        unsteady.append(
+            say("the enemy is within the camera's uncertainty of 8\", so the dice were counted as measured")
+        )
     if squad_id and state.squads[squad_id].player != player:  # §16.8 "Treason!!!": it changed sides, unactivated
         return state, [
             Ruling(
@@ -204,29 +210,41 @@ def activate(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
             RulingKind.STATUS if not cut_off and not doubtful else RulingKind.WARNING,
             text,
             "§4.3 §3.2",
-            needs_referee=bool(doubtful) and not cut_off,
+            needs_referee=(bool(doubtful) and not cut_off) or near_doubt,
             details={"out_of_command": cut_off, **({"command_in_doubt": doubtful} if doubtful else {})},
         )
     ]
-    tank = vehicles.tank_near(state, squad_id) if squad_id else None
+    tank, tank_doubt = vehicles.tank_near(state, squad_id) if squad_id else (None, None)
+    doubt = (
+        say(
+            "Too close to call: enemy tank {tank} is within the camera's uncertainty of 12\"; the referee decides (§13.1).",
+            tank=tank_doubt,
+        )
+        if tank_doubt
+        else None
+    )
     if tank and squad_id:  # §13.1: an enemy tank within 12" tests the squad at once
         state, test = morale_test(state, seq, squad_id, roller, say('enemy tank {tank} within 12"', tank=tank))
-        rulings.append(test)
+        rulings.append(replace(test, text=test.text + " " + doubt, needs_referee=True) if doubt else test)
+    elif doubt:
+        rulings.append(Ruling(f"{seq}:tank", seq, RulingKind.WARNING, doubt, "§13.1", needs_referee=True))
     return state, rulings
 
 
-def _near_enemy(state: MileState, squad_id: str | None, inches: float = 8.0) -> bool:
-    """§16.8: is any base of the squad within 8" of an enemy?"""
+def _near_enemy(state: MileState, squad_id: str | None, inches: float = 8.0) -> tuple[bool, bool]:
+    """§16.8: is any base of the squad within 8" of an enemy, and is the nearest within the
+    camera's uncertainty of those 8"?"""
     if not squad_id:
-        return False
+        return False, False
     mine = placed_many(state, [f.id for f in state.standing(squad_id)])
     foes = placed_many(
         state, [f.id for f in state.fighters.values() if f.player != state.squads[squad_id].player and f.standing]
     )
-    if not mine or not foes:
-        return False
-    gaps = edge_distances([b.base for b in mine] + [b.base for b in foes])[: len(mine), len(mine) :]
-    return bool((gaps <= inches * INCH).any())
+    found = nearest_gap(mine, foes)
+    if found is None:
+        return False, False
+    gap, sigma, _, _ = found
+    return gap <= inches * INCH, too_close_to_call(gap, inches * INCH, sigma)
 
 
 def _cut_off(state: MileState, squad_id: str) -> tuple[list[str], list[str]]:

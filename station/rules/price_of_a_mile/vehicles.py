@@ -10,7 +10,9 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from ...dice import Roller
+from ...measure.measurement import too_close_to_call
 from ...measure.pairwise import edge_distances
+from ...measure.relations import nearest_gap
 from ..text import Text, say
 from .state import INCH, Fighter, MileState
 from .where import placed, placed_many
@@ -79,8 +81,9 @@ def nearest_vehicle(state: MileState, shooter: Fighter, seen: Collection[str]) -
     return others[int(gaps.argmin())].id
 
 
-def tank_near(state: MileState, squad_id: str) -> str | None:
-    """§13.1: an enemy tank, not immobilised, within 12" of the squad."""
+def tank_near(state: MileState, squad_id: str) -> tuple[str | None, str | None]:
+    """§13.1: an enemy tank, not immobilised, within 12" of the squad; and the nearest such
+    tank when the camera cannot place it on either side of 12" (the referee's to call)."""
     mine = placed_many(state, [f.id for f in state.standing(squad_id)])
     tanks = placed_many(
         state,
@@ -90,11 +93,12 @@ def tank_near(state: MileState, squad_id: str) -> str | None:
             if f.vehicle == "tank" and f.standing and not f.immobilised and f.player != state.squads[squad_id].player
         ],
     )
-    if not mine or not tanks:
-        return None
-    gaps = edge_distances([b.base for b in mine] + [t.base for t in tanks])[: len(mine), len(mine) :]
-    column = gaps.min(axis=0)
-    return tanks[int(column.argmin())].id if column.min() <= TANK_TERROR_IN * INCH else None
+    found = nearest_gap(mine, tanks)
+    if found is None:
+        return None, None
+    gap, sigma, _, tank = found
+    terror = TANK_TERROR_IN * INCH
+    return (tank if gap <= terror else None), (tank if too_close_to_call(gap, terror, sigma) else None)
 
 
 def _passengers_hit(

@@ -12,12 +12,11 @@ from typing import Any
 from ...dice import Roller
 from ...measure.measurement import too_close_to_call
 from ...measure.movement import movement
-from ...measure.pairwise import edge_distances
 from ..base import Refused, Ruling, RulingKind, voided
 from ..inputs import Args
 from ..text import NOTHING, Text, joined, say
 from .state import INPUTS, Activation, Rules, WarState, named_become
-from .where import nearest_enemy_gap, nearest_enemy_mm, placed_many
+from .where import nearest_enemy_gap, nearest_enemy_mm, nearest_gap
 
 MAX_UNSUPPRESS = 2  # §6.7
 SLACK_IN = 0.2
@@ -404,20 +403,20 @@ def unsuppress(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[War
     ]
 
 
-def _medical_vehicle_near(state: WarState, squad_id: str) -> bool:
-    """§9: a friendly medical vehicle within 6" of the squad (where the camera placed them)."""
-    mine = placed_many(state, [f.id for f in state.fighting(squad_id)])
+def _medical_vehicle_near(state: WarState, squad_id: str) -> tuple[bool, bool]:
+    """§9: a friendly medical vehicle within 6" of the squad (where the camera placed them), and
+    whether the nearest lies within the camera's uncertainty of those 6"."""
     vehicles = [
         f.id
         for s in state.squads.values()
         if s.medical_vehicle and s.player == state.squads[squad_id].player and s.id != squad_id
         for f in state.fighting(s.id)
     ]
-    theirs = placed_many(state, vehicles)
-    if not mine or not theirs:
-        return False
-    gaps = edge_distances([x.base for x in mine] + [x.base for x in theirs])[: len(mine), len(mine) :]
-    return float(gaps.min()) / state.unit_mm <= MEDICAL_VEHICLE_IN
+    found = nearest_gap(state, [f.id for f in state.fighting(squad_id)], vehicles)
+    if found is None:
+        return False, False
+    gap, sigma = found
+    return gap <= MEDICAL_VEHICLE_IN, too_close_to_call(gap, MEDICAL_VEHICLE_IN, sigma)
 
 
 @INPUTS.register("reorganise", "§9")
@@ -437,7 +436,9 @@ def reorganise(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[War
     state = spend(state, squad_id, "§9")
     state = state.evolve(activation=replace(state.acting(), reorganised=True))
     roles = {f.role for f in state.fighting(squad_id)}
-    bonus = 2 if "surgeon" in roles else 1 if "medic" in roles or _medical_vehicle_near(state, squad_id) else 0
+    vehicle, vehicle_doubt = _medical_vehicle_near(state, squad_id)
+    vehicle_doubt = vehicle_doubt and not roles & {"surgeon", "medic"}  # only the vehicle's +1 hangs on it
+    bonus = 2 if "surgeon" in roles else 1 if "medic" in roles or vehicle else 0
     words = []
     for fid in state.squads[squad_id].figures:
         figure = state.figures[fid]
@@ -468,8 +469,17 @@ def reorganise(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[War
             RulingKind.STATUS,
             say("{squad_id} reorganises round its commander", squad_id=squad_id)
             + (": " + joined(words, "; ") if words else "")
-            + " (§9).",
+            + " (§9)."
+            + (
+                " "
+                + say(
+                    "Too close to call: the medical vehicle is within the camera's uncertainty of 6\"; the referee decides its +1."
+                )
+                if vehicle_doubt
+                else ""
+            ),
             "§9",
+            needs_referee=vehicle_doubt,
         )
     ]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ...measure import relations
 from ...measure.bases import Base
-from ...measure.measurement import DEFAULT_SIGMA_MM, Placed, pair_sigma
-from ...measure.pairwise import edge_distances
+from ...measure.measurement import DEFAULT_SIGMA_MM, Placed
 from ..table_snapshot import Pose
 
 if TYPE_CHECKING:  # state.py's module imports would come back here
@@ -43,15 +43,11 @@ def nearest_enemy_mm(state: WarState, figure_id: str, pose: Pose) -> float:
 
 
 def nearest_gap(state: WarState, ours: Iterable[str], theirs: Iterable[str]) -> tuple[float, float] | None:
-    """The nearest edge-to-edge gap between two groups of figures, and its σ (the two nearest
-    figures' positions combined), both in the game's units; None where the camera has not placed
-    both groups.  Fire zones, charges and a fleeing squad's surrender all measure this."""
-    mine, foes = placed_many(state, ours), placed_many(state, theirs)
-    if not mine or not foes:
-        return None
-    gaps = edge_distances([p.base for p in mine] + [p.base for p in foes])[: len(mine), len(mine) :]
-    i, j = divmod(int(gaps.argmin()), len(foes))
-    return float(gaps[i, j]) / state.unit_mm, pair_sigma(mine[i], foes[j]) / state.unit_mm
+    """The nearest edge-to-edge gap between two groups of figures, and its σ, both in the game's
+    units; None where the camera has not placed both groups.  Fire zones, charges and a fleeing
+    squad's surrender all measure this."""
+    found = relations.nearest_gap(placed_many(state, ours), placed_many(state, theirs))
+    return None if found is None else (found[0] / state.unit_mm, found[1] / state.unit_mm)
 
 
 def nearest_enemy_gap(state: WarState, squad_id: str) -> tuple[float, float] | None:
