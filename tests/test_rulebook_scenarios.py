@@ -45,11 +45,11 @@ EXPECTED = {
     # Issue #35, family B: the rules of the path a model took, from the positions the camera journaled
     "alpha-strike-paths.json": [
         "It went through commando: a unit may not pass through enemy units at its height (§5.5).",
-        "Catapult CPLT-K2 (catapult) jumps 7.1\".\n",  # over thunderbolt: nothing said
+        'Catapult CPLT-K2 (catapult) jumps 7.1".\n',  # over thunderbolt: nothing said
     ],
     "price-of-a-mile-trench.json": [
         "It went into sap and out again in one Move: climbing out of a trench takes a whole Move begun in it (§5.6)",
-        "g2 moves 2.8\": Difficult-Terrain Mode through sap (-1\", §5.2).",
+        'g2 moves 2.8": Difficult-Terrain Mode through sap (-1", §5.2).',
     ],
     "bronepekhota-paths.json": [
         "He walked through Cyber-infantry 2 (§4.1).",

@@ -89,7 +89,7 @@ class Duel(ModelRuleset[DuelState]):
         units: list[UnitView] = [{"id": d, "name": d, "player": d, "kind": "duellist", "status": status_of(self.postures(state)[d]),
                   "acted": False, "can_act": d not in state.down, "elements": []} for d in state.duellists]  # fmt: skip
         return {"game": self.name, "round": 1, "initiative": {}, "order": [], "active_player": state.first,
-                "active_unit": None, "players": list(state.duellists), "out": sorted(state.down), "winner": None,
+                "active_unit": None, "players": list(state.duellists), "out": sorted(state.down), "winner": None, "won_by": None,
                 "units": units, "options": {}, "moved": {}, **table_view(state)}  # fmt: skip
 
     def summary(self, state: DuelState) -> str:
