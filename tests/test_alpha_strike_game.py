@@ -741,3 +741,14 @@ def test_6_1_woods_within_the_cameras_uncertainty_of_6_inches_go_to_the_referee(
     assert ("woods block" in ruling.text) is blocked
     assert ("within the camera's uncertainty of the 6\" that blocks it" in ruling.text) is doubt
     assert ruling.needs_referee is (doubt or blocked)
+
+
+def test_5_2_and_9_a_unit_is_in_water_when_any_part_of_its_base_is():
+    """«Цель считается находящейся на элементе ландшафта, если любая часть её подставки касается
+    этого элемента»: a base 5 mm into a pond, its centre on the bank, may not jump out of it."""
+    g = Alpha()
+    g.seen(**{**LINE_UP, "catapult": (350 + RADIUS - 5, 600, 0)})
+    g.do("roll_initiative", 3, 3, 2, 2)
+    _terrain(g, ("pond", "water", 0, [[250, 550], [350, 550], [350, 650], [250, 650]]))
+    g.seen(catapult=(350 + RADIUS - 5 + 5 * INCH, 600, 0))
+    assert "out of water" in g.do("move", unit="catapult", mode="jump")[0].text

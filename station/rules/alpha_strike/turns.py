@@ -25,7 +25,7 @@ from .heat import TurnHeat, end_phase
 from .moving import check_move
 from .state import INPUTS, AlphaState, Rules
 from .victory import check_victory, hold_the_flag
-from .where import passed_through, placed
+from .where import on_terrain, passed_through, placed
 
 
 def roll_off(
@@ -173,7 +173,7 @@ def declare_move(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple
         ]
     path = state.paths.get(unit.id, ())
     start = path[0] if path else state.positions.get(unit.id)
-    in_water = start is not None and any(p.type == "water" and p.contains(start[:2]) for p in state.terrain)
+    in_water = start is not None and on_terrain(state, unit.id, ("water",), at=start)
     bonus = speed_demon(state, unit.id, unit.player) if mode == "ground" or state.options.speed_demon_jump else 0
     unseen = start is None and mode != "still"  # no camera sees it: the referee's tape, or nothing
     if unseen:
@@ -280,7 +280,7 @@ def end_turn(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[Alp
             )
             continue
         turn = state.heat_turn.get(unit.id, TurnHeat())
-        turn = replace(turn, in_water=state.stands_in(unit.id, ("water",)))
+        turn = replace(turn, in_water=on_terrain(state, unit.id, ("water",)))
         hot, said = end_phase(unit, turn, state.options.deep_water_only)
         state = state.with_unit(hot)
         if hot.heat != unit.heat or hot.shutdown != unit.shutdown:

@@ -35,13 +35,15 @@ def height_mm(state: AlphaState, unit_id: str) -> float:
     return float((_unit_spec(state, unit_id)["marker"] or {}).get("height_mm") or DEFAULT_HEIGHT_MM)
 
 
-def on_terrain(state: AlphaState, unit_id: str, kinds: tuple[str, ...]) -> bool:
+def on_terrain(state: AlphaState, unit_id: str, kinds: tuple[str, ...], at: Pose | None = None) -> bool:
     """Is the unit on terrain of these kinds: any part of its base touching a piece (the
-    quick-start's «любая часть её подставки»), not only its centre."""
+    quick-start's «любая часть её подставки»), not only its centre; where it stands, or ``at``
+    a pose of its path."""
     where = placed(state, unit_id)
     if where is None:
         return False
-    return any(piece.type in kinds and base_touches(where.base, piece) for piece in state.terrain)
+    base = where.base if at is None else where.base.at(*at)
+    return any(piece.type in kinds and base_touches(base, piece) for piece in state.terrain)
 
 
 def passed_through(state: AlphaState, unit_id: str, path: Sequence[Pose]) -> list[str]:
