@@ -14,7 +14,7 @@ from station.fold import dice_of, fold
 from station.journal import read_records
 from station.lobby.lobby import Lobby
 from station.lobby.replay import GameReplay
-from station.rules.text import catalog
+from station.rules.text import catalog, with_messages
 from station.rules.view import model_names
 from station.runtime import Station
 from station.web.app import create_app
@@ -45,7 +45,7 @@ def test_every_frame_is_the_fold_of_the_journal_up_to_it(played):
         upto = [r for r in records if r["seq"] <= step["seq"]]
         expected = fold(upto, DiceBook(dice_of(records)))
         assert at["seq"] == step["seq"] and len(at["rulings"]) == len(expected.rulings)
-        assert at["state"] == json.loads(json.dumps(expected.ruleset.state_view(expected.state)))
+        assert at["state"] == json.loads(json.dumps(with_messages(expected.ruleset.state_view(expected.state))))
     first = timeline["rulings"][0]
     at_first = client.get(f"/api/games/virtual.jsonl/at/{first['seq']}").get_json()
     assert at_first["rulings"][-1]["id"] == first["id"]
