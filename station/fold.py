@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from .devices import protocol
 from .dice import DiceBook, Roll
 from .events import HUB_ID, NODE_AT, hub_time
+from .gcpause import without_cycle_collection
 from .hubclock import Timeline
 from .journal import JournalError
 from .rules.base import Event, Input, Override, Overriding, Ruling
@@ -24,6 +26,12 @@ HEADER_KIND = "game"
 APPLIED_RX = ("event", "control")  # rx verdicts the fold applies; the rest are kept for audit
 
 
+@cache
+def _node_suffix(hub: str | None) -> str:
+    """What a node id of this hub is qualified with: ``@A1B2`` for a board that names itself."""
+    return f"{NODE_AT}{hub}" if hub is not None and HUB_ID.fullmatch(hub) else ""
+
+
 def record_event(record: Mapping[str, Any], timeline: Timeline) -> Event | None:
     """The fold's view of one journal record, or None for records it does not apply.  The
     ``timeline`` learns each hub's clock from the records as they pass, in journal order."""
@@ -31,18 +39,16 @@ def record_event(record: Mapping[str, Any], timeline: Timeline) -> Event | None:
     if kind == "rx":
         if record.get("verdict") not in APPLIED_RX:
             return None
-        try:
-            message = protocol.decode(record["line"])
+        hub = record.get("hub")
+        try:  # a board's own ids: T1 on two boards are two nodes
+            message = protocol.decode_verified(record["line"], _node_suffix(hub))
         except protocol.ProtocolError as exc:
             raise JournalError(f"record {record['seq']}: line marked valid does not decode ({exc})") from None
-        hub = record.get("hub")
         if hub is None:  # a journal from before several hubs: one hub, its own clock
             return Event(record["seq"], message, record.get("mono"))
         if isinstance(message, protocol.Hello):
             timeline.boot(hub, message.boot)
         placed = timeline.place(hub, hub_time(message))
-        if hasattr(message, "node") and HUB_ID.fullmatch(hub):  # a board's own ids: T1 on two boards are two nodes
-            message = replace(message, node=f"{message.node}{NODE_AT}{hub}")  # type: ignore[call-arg]
         return Event(record["seq"], message, record.get("mono"), placed.clock, placed.at, placed.err)
     if kind == "clock":
         timeline.learn(record)
@@ -136,14 +142,18 @@ def fold(
     ruleset = make_ruleset(header["game"], book)
     state = ruleset.initial_state(header["armies"], header.get("options", {}), overrides_of(records))
     result = FoldResult(ruleset, state, deque(maxlen=keep_rulings) if keep_rulings else [])
-    for record in records:
-        event = record_event(record, result.timeline)
-        if event is None:
-            if on_step is not None and record["kind"] == "clock":  # applied: it places later events
-                on_step(record, [])
-            continue
-        result.state, rulings = ruleset.apply(result.state, event)
-        result.rulings.extend(rulings)
-        if on_step is not None:
-            on_step(record, rulings)
+    apply, timeline, made = ruleset.apply, result.timeline, result.rulings.extend  # the loop's names, looked up once
+    with without_cycle_collection():
+        for record in records:
+            event = record_event(record, timeline)
+            if event is None:
+                if on_step is not None and record["kind"] == "clock":  # applied: it places later events
+                    on_step(record, [])
+                continue
+            state, rulings = apply(state, event)
+            if rulings:
+                made(rulings)
+            if on_step is not None:
+                on_step(record, rulings)
+    result.state = state
     return result

@@ -32,6 +32,7 @@ from typing import Any
 
 from .clock import Clock, SystemClock
 from .exclusive import FileLock
+from .gcpause import without_cycle_collection
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +91,8 @@ def _scan_bytes(path: Path, data: bytes) -> tuple[list[dict[str, Any]], int]:
     if not _looks_torn(data[end:]):
         raise JournalError(f"{path}: does not end like a journal; is it one? (left untouched)")
     try:  # fast path: the whole complete part as one JSON array, parsed in one C call
-        records = json.loads(b"[" + data[:end].rstrip(b"\n").replace(b"\n", b",") + b"]") if end else []
+        with without_cycle_collection():  # a long journal is a great many dicts, and no cycles
+            records = json.loads(b"[" + data[:end].rstrip(b"\n").replace(b"\n", b",") + b"]") if end else []
         if all(isinstance(r, dict) and r.get("seq") == i for i, r in enumerate(records, start=1)) and all(
             "kind" in r for r in records
         ):

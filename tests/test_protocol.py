@@ -61,6 +61,23 @@ def test_every_message_round_trips(message):
     assert p.decode(line) == message
 
 
+@given(messages)
+def test_a_verified_line_reads_back_the_same_without_its_checks(message):
+    """The fold's reading of a journaled line (decode_verified) gives what decode gave the link,
+    and a node field takes its board's name when asked."""
+    line = p.encode(message).decode().strip()
+    assert p.decode_verified(line) == p.decode(line)
+    if hasattr(message, "node"):
+        assert p.decode_verified(line, "@A1B2").node == message.node + "@A1B2"
+
+
+@pytest.mark.parametrize("line", ["", "SHOT 1*0000", "SHOT x node=L1 barrel=1 charge=shell count=1 t=5*0000",
+                                  "NOPE 1 a=b*0000", "SHOT 1 node=L1 barrel=one charge=shell count=1 t=5*0000"])  # fmt: skip
+def test_a_line_that_is_not_a_verified_one_still_fails(line):
+    with pytest.raises(p.ProtocolError):
+        p.decode_verified(line)
+
+
 @given(messages, st.data())
 def test_any_single_byte_change_is_caught(message, data):
     line = bytearray(p.encode(message).rstrip(b"\n"))

@@ -138,15 +138,16 @@ class _Tracking(Protocol):
 S = TypeVar("S", bound=_Tracking)
 
 
-def time_moves_on(state: S, now: Stamp) -> tuple[S, list[Ruling]] | None:
+def time_moves_on(state: S, now: Stamp, **also: Any) -> tuple[S, list[Ruling]] | None:
     """Hub time ``now`` heard (a new clock noted).  None when it is not later than the state's
-    time: nothing more to settle.  Else the state at ``now``, and the evidence no late shot
+    time: nothing more to settle.  Else the state at ``now`` (with ``also``, the caller's other
+    changes, in the same copy: this runs for every hub event), and the evidence no late shot
     explained in time, ruled as it stands."""
     if now.clock not in state.hits.clocks:
         state = state.evolve(hits=state.hits.heard(now))
     if now.since(state.now)[0] <= 0:
         return None
-    state = state.evolve(now=now)
+    state = state.evolve(now=now, **also)
     if not state.hits.unexplained:
         return state, []
     hits, past = state.hits.unexplained_past(now)
@@ -255,11 +256,9 @@ class HitTracker(Evolving, Generic[F]):
         """Drop shots whose window has surely closed, unless an impact still waits on them."""
         if not self.shots or not _surely_after(now, self.shots[0].t, window_ms + 1):
             return self  # shots are kept in the order fired
-        keep = {i.shot_seq for i in self.waiting}
-        gone = {s.seq for s in self.shots if s.seq not in keep and _surely_after(now, s.t, window_ms + 1)}
-        if not gone:
-            return self
-        return self.evolve(shots=tuple(s for s in self.shots if s.seq not in gone))
+        keep = {i.shot_seq for i in self.waiting} if self.waiting else ()
+        kept = tuple(s for s in self.shots if s.seq in keep or not _surely_after(now, s.t, window_ms + 1))
+        return self if len(kept) == len(self.shots) else self.evolve(shots=kept)
 
 
 def _surely_after(now: Stamp, then: Stamp, ms: int) -> bool:

@@ -81,15 +81,15 @@ class Bronepekhota(ModelRuleset[GameState]):
             return self._input(state, seq, body)
         hub_t = hub_time(body)
         when = stamp_of(event, hub_t) if hub_t is not None else None
-        if when is not None and event.mono is not None:  # pairs the hub's clock with the station's
-            state = state.evolve(clock=(when, event.mono))
-        if isinstance(body, Hello):
-            return self._hello(state, seq, body, event.clock)
-        if isinstance(body, Overflow):
-            return state, [hub_overflow(seq, body.lost)]
-        if when is None:
+        clock = (when, event.mono) if when is not None and event.mono is not None else None  # hub and station
+        if isinstance(body, (Hello, Overflow)) or when is None:
+            state = state.evolve(clock=clock) if clock else state
+            if isinstance(body, Hello):
+                return self._hello(state, seq, body, event.clock)
+            if isinstance(body, Overflow):
+                return state, [hub_overflow(seq, body.lost)]
             return state, []
-        state, rulings = shooting.advance_time(state, when, self.roller)
+        state, rulings = shooting.advance_time(state, when, self.roller, clock)
         if isinstance(body, Shot):
             state, more = shooting.on_shot(state, seq, body, when, self.roller)
         elif isinstance(body, Tilt):

@@ -428,12 +428,26 @@ def _struck(
     return state.evolve(hits=state.hits.struck(seq, element_id, t, state.options.hit_window_ms, how)), []
 
 
-def advance_time(state: GameState, now: Stamp, roller: Roller) -> tuple[GameState, list[Ruling]]:
+def advance_time(
+    state: GameState, now: Stamp, roller: Roller, clock: tuple[Stamp, float] | None = None
+) -> tuple[GameState, list[Ruling]]:
     """Hub time moved on: impacts that settled without a fall become 'stood'; old shots expire;
-    evidence no late shot explained is ruled as it stands."""
-    moved = time_moves_on(state, now)
+    evidence no late shot explained is ruled as it stands.  ``clock``: the hub time paired with
+    the station's, noted in the same step."""
+    hits = state.hits
+    if not (hits.waiting or hits.unexplained) and now.clock in hits.clocks:
+        # no impact waits to settle and no evidence for a late shot (most events): the clocks
+        # move and old shots expire, in one copy of the state
+        if now.since(state.now)[0] <= 0:
+            return (state.evolve(clock=clock) if clock else state), []
+        changes: dict[str, Any] = {"now": now, **({"clock": clock} if clock else {})}
+        expired = hits.expire(now, state.options.hit_window_ms)
+        if expired is not hits:
+            changes["hits"] = expired
+        return state.evolve(**changes), []
+    moved = time_moves_on(state, now, **({"clock": clock} if clock else {}))
     if moved is None:
-        return state, []
+        return (state.evolve(clock=clock) if clock else state), []
     state, rulings = moved
     for impact in state.hits.settled(now, state.options.settle_ms):  # §6.7: it stood
         hits, shot = state.hits.take(impact)
