@@ -198,12 +198,14 @@ def decode(raw: bytes | str) -> Message:
     return message
 
 
-# The plain converters for lines already verified: int() and float() where decode checks the text first.
+# The plain converters for lines already verified: int() and float() where decode checks the text
+# first; per type, by field name, with the fields a line must have.
 _TRUSTED = {
-    name: [(n, int if f.type in (int, "int") else float if f.type in (float, "float") else convert)
-           for (n, convert), f in zip(_CONVERTERS[name], fs)]
+    name: {n: int if f.type in (int, "int") else float if f.type in (float, "float") else convert
+           for (n, convert), f in zip(_CONVERTERS[name], fs)}
     for name, fs in _FIELDS.items()
 }  # fmt: skip
+_REQUIRED = {name: {n for n in converters if n not in _OPTIONAL[name]} for name, converters in _TRUSTED.items()}
 
 
 def decode_verified(line: str, node_suffix: str = "") -> Message:
@@ -214,16 +216,17 @@ def decode_verified(line: str, node_suffix: str = "") -> Message:
     that is not what it claims still fails, with ProtocolError."""
     try:
         kind, seq, *words = line[: line.rindex("*")].split(" ")
-        values = dict([word.split("=", 1) for word in words])
-        if node_suffix and "node" in values:
-            values["node"] += node_suffix
+        converters = _TRUSTED[kind]
         kwargs: dict[str, Any] = {"seq": int(seq)}
-        optional = _OPTIONAL[kind]
-        for name, convert in _TRUSTED[kind]:
-            if name in values:
-                kwargs[name] = convert(values[name])
-            elif name not in optional:
-                raise ProtocolError("field", f"{kind} lacks {name}")
+        for word in words:
+            name, _, value = word.partition("=")
+            convert = converters.get(name)
+            if convert is not None:  # extra fields from a newer hub are tolerated, as decode does
+                kwargs[name] = convert(value)
+        if node_suffix and "node" in kwargs:
+            kwargs["node"] += node_suffix
+        if not _REQUIRED[kind] <= kwargs.keys():
+            raise ProtocolError("field", f"{kind} lacks {', '.join(sorted(_REQUIRED[kind] - kwargs.keys()))}")
         message: Message = MESSAGE_TYPES[kind](**kwargs)
     except (ValueError, KeyError, TypeError) as exc:
         raise ProtocolError("syntax", f"not a verified line: {exc}") from None
