@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 STAMP_MS = 1.0  # a hub stamps whole milliseconds: two stamps' gap is within ±1 ms of the true one
 UNMAPPED_ERR_MS = math.inf  # a hub whose clock is not mapped yet cannot be compared with another
@@ -70,8 +70,7 @@ class ClockMap:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Placed:
+class Placed(NamedTuple):
     """Where one hub event sits: its hub's clock (hub/boot, ``""`` in an older journal) and its
     time on the station's timeline with the mapping's uncertainty (``at`` None: not mapped)."""
 

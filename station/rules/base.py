@@ -42,9 +42,9 @@ class Overriding(NamedTuple):
     override: Override
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One input of the fold, stamped with the journal record it came from."""
+class Event(NamedTuple):
+    """One input of the fold, stamped with the journal record it came from.  A named tuple, not
+    a frozen dataclass: the fold makes one per hub event, and a tuple is built in one C call."""
 
     seq: int
     body: Message | Input

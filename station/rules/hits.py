@@ -28,17 +28,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, Self, TypeVar
 
 from ..hubclock import STAMP_MS
 from .base import Event, Evolving, Ruling, RulingKind
 from .text import Text, say
 
 
-@dataclass(frozen=True, slots=True)
-class Stamp:
+class Stamp(NamedTuple):
     """When a hub event happened: ``t`` on its hub's own clock (``clock``: "hub/boot"), and
-    ``at`` on the station's timeline, uncertain by ``err`` ms (infinite: not mapped yet)."""
+    ``at`` on the station's timeline, uncertain by ``err`` ms (infinite: not mapped yet).  A
+    named tuple: every hub event makes one."""
 
     t: int
     clock: str = ""
