@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 END_KIND = "end"  # the referee ended the game (not folded: the history and the report read it)
 RULINGS_KEPT = 5000  # rulings a live game keeps in memory (and shows); every one stays in the journal
 RECENT_RULINGS = 200  # rulings a screen is sent when it opens; it pages back through the older ones
+RECENT_PENDING = 50  # older rulings still pending sent with them; the rest are counted, and paged
 NOTE_CHARS = 2000  # a referee's note (an end, an override, a start past the check): a paragraph
 JUDGE_NOTE_CHARS = 500  # a call to the tournament's judges: a line on their screen
 
@@ -398,12 +399,15 @@ class Game:
         return ruling
 
     # -- views ----------------------------------------------------------------------------------
-    def snapshot(self, recent: int | None = None) -> dict[str, Any]:
-        """Everything a screen shows.  With ``recent``, only the latest ``recent`` rulings and any
-        older one still pending (the referee must see every ruling that waits); the rest are
-        paged with ``rulings_before`` from ``older_before``, and ``older_rulings`` says how
-        many.  The lock is held only to read the state and copy references; the rulings' views
-        are built after, so a late game's long list never holds up the engine or the referee."""
+    def snapshot(self, recent: int | None = None, pending: int = RECENT_PENDING) -> dict[str, Any]:
+        """Everything a screen shows.  With ``recent``, only the latest ``recent`` rulings
+        (``rulings``) and, apart, the latest ``pending`` older ones still pending (``waiting``);
+        the rest are paged with ``rulings_before`` from ``older_before`` (``older_rulings`` says
+        how many), and the older pending ones with ``pending_before`` from ``pending_before``
+        (``older_pending`` says how many wait there).
+        A neglected table's thousands of unconfirmed rulings so never make a screen's first
+        message large.  The lock is held only to read the state and copy references; the
+        rulings' views are built after, so a long list never holds up the engine or the referee."""
         with self._lock:
             state = self._result.ruleset.state_view(self._result.state)
             rulings, confirmed = list(self._result.rulings), self._result.state.confirmed
@@ -419,12 +423,29 @@ class Game:
             }
         older, window = (rulings[:-recent], rulings[-recent:]) if recent and len(rulings) > recent else ([], rulings)
         waiting = [r for r in older if ruling_status(r, confirmed) == "pending"]
+        sent = waiting[-pending:] if pending else []
         return {
             **head,
-            "rulings": [_ruling_view(r, confirmed) for r in waiting + window],
+            "rulings": [_ruling_view(r, confirmed) for r in window],
+            "waiting": [_ruling_view(r, confirmed) for r in sent],
             "older_rulings": len(older),
             "older_before": window[0].id if older else None,  # page back from here
+            "older_pending": len(waiting) - len(sent),
+            "pending_before": (sent[0].id if sent else window[0].id) if len(waiting) > len(sent) else None,
         }
+
+    def pending_before(self, ruling_id: str, limit: int) -> dict[str, Any]:
+        """Up to ``limit`` rulings still pending just before ``ruling_id``, oldest first, and how
+        many pending ones are older still (``more``): the referee working back through what a
+        screen did not open with."""
+        with self._lock:
+            rulings, confirmed = list(self._result.rulings), self._result.state.confirmed
+        end = next((i for i, r in enumerate(rulings) if r.id == ruling_id), None)
+        if end is None:
+            raise _no_such_ruling(ruling_id)
+        waiting = [r for r in rulings[:end] if ruling_status(r, confirmed) == "pending"]
+        page = waiting[-limit:]
+        return {"rulings": [_ruling_view(r, confirmed) for r in page], "more": len(waiting) - len(page)}
 
     def rulings_before(self, ruling_id: str, limit: int) -> dict[str, Any]:
         """Up to ``limit`` rulings just before ``ruling_id``, oldest first: a screen scrolling

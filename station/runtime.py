@@ -31,7 +31,9 @@ if TYPE_CHECKING:  # the camera's modules load only when a camera is attached
 
 Frames = Iterator[np.ndarray]
 
-RECENT_FOR_TOURNAMENT = 200  # rulings looked at for the tournament screen's summary (every pending one too)
+RECENT_FOR_TOURNAMENT = (
+    200  # rulings looked at for the tournament screen's summary (and the count of every pending one)
+)
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +200,7 @@ class Station:
         the winner."""
         snapshot = self.game.snapshot(RECENT_FOR_TOURNAMENT)
         state = snapshot["state"]
-        waiting = [r for r in snapshot["rulings"] if r["status"] == "pending" and r["needs_referee"]]
+        waiting = [r for r in snapshot["waiting"] + snapshot["rulings"] if r["status"] == "pending"]
         return {
             "game": snapshot["game"],
             "title": snapshot["title"],
@@ -206,7 +208,7 @@ class Station:
             "active_player": state.get("active_player"),
             "players": state.get("players", []),
             "winner": state.get("winner"),
-            "waiting": len(waiting),
+            "waiting": len(waiting) + snapshot["older_pending"],
             "rulings": [{k: r[k] for k in ("id", "text", "message", "section")} for r in waiting[-10:]],
             "records": snapshot["records"],
         }

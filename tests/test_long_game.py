@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from station.game import RECENT_RULINGS
+from station.game import RECENT_PENDING, RECENT_RULINGS
 from station.rules.bronepekhota.army import load_army
 from station.runtime import Station
 from station.web.app import create_app
@@ -30,22 +30,28 @@ def long_game(tmp_path_factory):
     ).start()
     game = station.game
     game.operator_input("begin_round", {})
-    for _ in range(RULINGS):
-        game.operator_input("activate", {"unit": "nobody"})  # a warning ruling each (§ who may act)
+    for k in range(RULINGS):  # a warning ruling each; every other one waits for the referee
+        game.operator_input(*(("activate", {"unit": "nobody"}) if k % 2 else ("jump", {"element": "nobody"})))
     yield station
     station.stop()
 
 
-def test_a_new_screen_gets_the_recent_rulings_and_every_pending_one(long_game):
+def test_a_new_screen_gets_the_recent_rulings_the_latest_pending_ones_and_the_count_of_the_rest(long_game):
+    """A neglected table: 4,500 rulings, none confirmed.  The screen opens with the latest 200,
+    the latest 50 older ones still pending, and how many more wait (issue 36: at most 150 kB)."""
     game = long_game.game
     everything = game.snapshot()
     assert len(json.dumps(everything)) > 900_000  # the size that stalled the referee
     recent = game.snapshot(RECENT_RULINGS)
     pending_before_window = [r for r in everything["rulings"][:-RECENT_RULINGS] if r["status"] == "pending"]
-    assert recent["rulings"][len(pending_before_window) :] == everything["rulings"][-RECENT_RULINGS:]
+    assert len(pending_before_window) > 2000
+    assert recent["rulings"] == everything["rulings"][-RECENT_RULINGS:]
+    assert recent["waiting"] == pending_before_window[-RECENT_PENDING:]
+    assert recent["older_pending"] == len(pending_before_window) - RECENT_PENDING
+    assert recent["pending_before"] == pending_before_window[-RECENT_PENDING]["id"]
     assert recent["older_rulings"] == len(everything["rulings"]) - RECENT_RULINGS
     assert recent["older_before"] == everything["rulings"][-RECENT_RULINGS]["id"]
-    assert len(json.dumps(recent)) < 100_000
+    assert len(json.dumps(recent)) < 150_000
     # Paging back from the window's first ruling walks through every older one, in order.
     seen, before, more = [], recent["older_before"], True
     while more:
@@ -143,3 +149,53 @@ def test_the_feed_pages_back_when_scrolled_to_its_end(long_game):
             assert grown >= shown + 100
     finally:
         server.stop()
+
+
+def test_the_referee_sees_how_many_older_rulings_wait_and_loads_them(long_game):
+    """The pending panel counts every ruling waiting, offers the older ones ("N older rulings
+    still wait") and loads them a page at a time."""
+    from playwright.sync_api import expect
+
+    from tests.test_dashboard_browser import _page
+
+    waiting = sum(1 for r in long_game.game.snapshot()["rulings"] if r["status"] == "pending")
+    older = long_game.game.snapshot(RECENT_RULINGS)["older_pending"]
+    server = DashboardServer(long_game, TOKEN, port=0).start()
+    try:
+        with _page(server.url + f"/?token={TOKEN}") as page:
+            button = page.locator("#pending-older")
+            expect(button).to_have_text(f"{older} older rulings still wait", timeout=20_000)
+            expect(page.locator("#pending-count")).to_have_text(str(waiting))
+            button.click()
+            expect(button).to_have_text(f"{older - 50} older rulings still wait")
+            expect(page.locator("#pending-count")).to_have_text(str(waiting))  # the same rulings, now loaded
+    finally:
+        server.stop()
+
+
+def test_walking_back_through_the_pending_rulings_a_page_at_a_time(long_game):
+    game = long_game.game
+    everything = game.snapshot()["rulings"]
+    recent = game.snapshot(RECENT_RULINGS)
+    pending = [r for r in everything[:-RECENT_RULINGS] if r["status"] == "pending"]
+    seen, before, more = [], recent["pending_before"], recent["older_pending"]
+    while more:
+        page = game.pending_before(before, 500)
+        assert page["more"] == more - len(page["rulings"])  # the count falls by each page
+        seen[:0] = page["rulings"]
+        before, more = page["rulings"][0]["id"], page["more"]
+    assert seen == pending[:-RECENT_PENDING]
+    client = create_app(long_game, TOKEN).test_client()
+    api = client.get(f"/api/rulings?before={recent['pending_before']}&limit=30&pending=1").get_json()
+    assert api["rulings"] == pending[-RECENT_PENDING - 30 : -RECENT_PENDING] and api["more"] == len(pending) - 80
+
+
+def test_a_pending_ruling_confirmed_while_the_screen_pages_drops_out_of_the_pages_and_the_count(long_game):
+    game = long_game.game
+    recent = game.snapshot(RECENT_RULINGS)
+    first_page = game.pending_before(recent["pending_before"], 10)
+    target = first_page["rulings"][4]["id"]
+    game.confirm(target)
+    again = game.pending_before(recent["pending_before"], 10)
+    assert target not in [r["id"] for r in again["rulings"]] and again["more"] == first_page["more"] - 1
+    assert game.snapshot(RECENT_RULINGS)["older_pending"] == recent["older_pending"] - 1

@@ -63,7 +63,8 @@ def state() -> Response:
 @api.get("/rulings")
 def older_rulings() -> Response | tuple[Response, int]:
     """``?before=<ruling id>&limit=N`` (N up to 500, default 100): the rulings just before that
-    one, oldest first, and whether there are ``more``; a screen scrolling back loads these."""
+    one, oldest first, and whether there are ``more``; a screen scrolling back loads these.
+    With ``&pending=1`` only those still pending, and ``more`` counts the older ones waiting."""
     before = request.args.get("before", "")
     try:
         limit = int(request.args.get("limit", "100"))
@@ -71,7 +72,10 @@ def older_rulings() -> Response | tuple[Response, int]:
         return error_response(400, "limit: a whole number of rulings, 1 to 500")
     if not before or not 1 <= limit <= 500:
         return error_response(400, "give before=<ruling id> and limit=1..500")
-    return jsonify(_station().game.rulings_before(before, limit))
+    game = _station().game
+    if request.args.get("pending") == "1":
+        return jsonify(game.pending_before(before, limit))
+    return jsonify(game.rulings_before(before, limit))
 
 
 @api.get("/table")

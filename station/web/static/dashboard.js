@@ -4,7 +4,7 @@
 "use strict";
 
 const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0, table: null, terrainSeq: null,
-  picked: null, measurement: null, older: 0, olderBefore: null, shown: 0 };
+  picked: null, measurement: null, older: 0, olderBefore: null, waiting: [], olderPending: 0, pendingBefore: null, shown: 0 };
 const PLAYER_COLOURS = ["#4a90e2", "#e2574a", "#3fb950", "#d29922"];
 // What the server declares once for every page (station/web/vocabulary.py): the terrain types
 // and their colours, the base-name pattern, and which statuses take a model out of play.
@@ -189,9 +189,14 @@ function render() {
   const provisional = new Set(provisionalElements());
   patchList($("units"), state.units, (unit) => unitKey(unit, provisional), cardLayout());
   if (state.phases) renderPhases();
-  const pending = model.rulings.filter((r) => rulingStatus(r) === "pending");
+  const inFeed = new Set(model.rulings.map((r) => r.id));
+  const pending = model.waiting.filter((r) => !inFeed.has(r.id)).concat(model.rulings)
+    .filter((r) => rulingStatus(r) === "pending");
   const onScreen = pending.slice(-20).reverse();
-  $("pending-count").textContent = pending.length;
+  $("pending-count").textContent = pending.length + model.olderPending;
+  $("pending-older").hidden = !model.olderPending;
+  $("pending-older").textContent = t("{n} older rulings still wait", { n: model.olderPending });
+  if (model.olderPending && pending.length < 20) loadOlderPending();  // the referee worked down to them
   patchList($("pending"), onScreen, (r) => `${r.id}|${r.text}`, (r) => rulingItem(r, true));
   $("confirm-all").hidden = onScreen.length < 2;
   $("confirm-all").textContent = t("Confirm all {n}", { n: onScreen.length });
@@ -255,6 +260,25 @@ function renderHealth(health) {
 // A long game's screen opens with the recent rulings; scrolling to the end of the feed (or its
 // button) loads older ones a page at a time.
 let loadingOlder = false;
+let loadingPending = false;
+
+// Older rulings still pending, a page at a time: a screen opens with the latest of them only.
+async function loadOlderPending() {
+  if (loadingPending || !model.olderPending || !model.pendingBefore) return;
+  loadingPending = true;
+  try {
+    const answer = await fetch(`/api/rulings?before=${encodeURIComponent(model.pendingBefore)}&limit=50&pending=1`);
+    if (!answer.ok) return;
+    const page = await answer.json();
+    const known = new Set(model.waiting.map((r) => r.id));
+    model.waiting.unshift(...page.rulings.filter((r) => !known.has(r.id)));
+    model.olderPending = page.more;
+    model.pendingBefore = page.rulings.length ? page.rulings[0].id : null;
+    render();
+  } finally {
+    loadingPending = false;
+  }
+}
 async function loadOlderRulings() {
   if (loadingOlder || !model.older || !model.olderBefore) return;
   loadingOlder = true;
@@ -293,6 +317,7 @@ function connect() {
     const data = JSON.parse(event.data);
     Object.assign(model, { state: data.state, rulings: data.rulings, verdicts: data.override_verdicts, records: data.records,
       table: data.table, diceWaiting: data.dice_waiting, older: data.older_rulings, olderBefore: data.older_before,
+      waiting: data.waiting || [], olderPending: data.older_pending || 0, pendingBefore: data.pending_before,
       shown: data.rulings.length });
     learnModelNames(data.state);
     followTerrain(data.terrain_seq);
@@ -328,6 +353,7 @@ document.addEventListener("DOMContentLoaded", () => {
   setUpLogin();
   setUpLanguage();
   $("feed-older").addEventListener("click", loadOlderRulings);
+  $("pending-older").addEventListener("click", loadOlderPending);
   new IntersectionObserver((seen) => { if (seen.some((e) => e.isIntersecting)) loadOlderRulings(); })
     .observe($("feed-older"));
   for (const button of document.querySelectorAll("[data-input]")) {
