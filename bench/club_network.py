@@ -9,6 +9,8 @@ cheroot and werkzeug's development server, each serving the same app in its own 
    systemd unit's open-file limit (LimitNOFILE=8192).  How long a fresh client waits for its
    answer, and how many of the 2,000 the server has closed 15 s later (the header timeout).
    Target: answered within 1 s; every idle one closed.
+   The same with a neglected table, every ruling pending: the size of a screen's first snapshot
+   too (target ≤ 150 kB).
 3. **A second daemon** on the live journal: how long until it is refused, and whether the
    journal's bytes changed.  Target: under 2 s, unchanged.
 
@@ -265,17 +267,28 @@ def second_daemon(journal: Path) -> dict[str, float]:
     return {"seconds": took, "exit": second.returncode, "unchanged": unchanged}
 
 
-def make_game(folder: Path) -> Path:
+def make_game(folder: Path, pending: bool = False) -> Path:
+    """A game of RULINGS rulings: warnings the referee need not confirm, or (``pending``) ones
+    that each wait for him and that he never confirms: a neglected table."""
     from station.rules.bronepekhota.army import load_army
     from station.runtime import Station
 
-    journal = folder / "long-game.jsonl"
+    journal = folder / ("neglected-game.jsonl" if pending else "long-game.jsonl")
     station = Station(journal, "bronepekhota", [load_army(str(a)) for a in ARMIES]).start()
     station.game.operator_input("begin_round", {})
     for _ in range(RULINGS - 1):
-        station.game.operator_input("activate", {"unit": "nobody"})
+        if pending:
+            station.game.operator_input("jump", {"element": "nobody"})  # refused: for the referee
+        else:
+            station.game.operator_input("activate", {"unit": "nobody"})
     station.stop()
     return journal
+
+
+def first_snapshot_bytes(server: Server) -> int:
+    """What a screen opening the game is sent: the size of /api/state's answer."""
+    with urllib.request.urlopen(server.url + "/api/state", timeout=REFEREE_TIMEOUT) as answer:
+        return len(answer.read())
 
 
 def main() -> None:
@@ -317,6 +330,20 @@ def main() -> None:
             results[kind] = {**{f"watch_{k}": v for k, v in watch.items()}, **{f"idle_{k}": v for k, v in idle.items()}}
         finally:
             server.stop()
+    neglected = make_game(folder, pending=True)
+    server = Server("waitress", neglected, args.spectators)
+    try:
+        snapshot_bytes = first_snapshot_bytes(server)
+        all_pending = spectators(server, args.spectators)
+    finally:
+        server.stop()
+    print(
+        f"all {RULINGS} pending: a screen's first snapshot {snapshot_bytes / 1000:.0f} kB; "
+        f"{all_pending['joined']}/{args.spectators} joined; referee /api/state p50 {all_pending['p50']:.1f} ms, "
+        f"p99 {all_pending['p99']:.1f} ms; RSS {all_pending['rss_before']:.0f} → peak {all_pending['rss_peak']:.0f} "
+        f"→ {all_pending['rss_after']:.0f} MB",
+        flush=True,
+    )
     second = second_daemon(journal)
     print(
         f"a second daemon on the live journal: exit {second['exit']} after {second['seconds']:.2f} s; "
@@ -351,6 +378,14 @@ def main() -> None:
                 "peak: " + compare("watch_rss_peak", "MB"),
             ),
             Figure(
+                f"the same game with all {RULINGS} rulings pending (nobody confirms): a screen's first snapshot",
+                snapshot_bytes / 1000,
+                f"{snapshot_bytes / 1000:.0f} kB; referee /api/state p50 {all_pending['p50']:.1f} ms, "
+                f"p99 {all_pending['p99']:.1f} ms; RSS {all_pending['rss_before']:.0f} → "
+                f"{all_pending['rss_peak']:.0f} → {all_pending['rss_after']:.0f} MB",
+                f"{all_pending['joined']} of {args.spectators} joined",
+            ),
+            Figure(
                 f"a fresh client, {args.idle} half-sent connections held open",
                 ours["idle_fresh_ms"],
                 f"answered in {ours['idle_fresh_ms']:.0f} ms; {ours['idle_closed']} of {ours['idle_held']} closed 15 s later",
@@ -365,7 +400,7 @@ def main() -> None:
                 + ("unchanged" if second["unchanged"] else "CHANGED"),
             ),
         ],
-        "p99 ≤ 100 ms; RSS +≤ 100 MB and back within 20 MB; answered ≤ 1 s; refused ≤ 2 s",
+        "p99 ≤ 100 ms; RSS +≤ 100 MB and back within 20 MB; first snapshot ≤ 150 kB; answered ≤ 1 s; refused ≤ 2 s",
     )
 
 
