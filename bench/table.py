@@ -22,6 +22,7 @@ ORDER = (
     "pi_budget",
     "club_network",
     "tournament_load",
+    "tournament_subscriber",
 )
 
 
