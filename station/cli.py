@@ -745,7 +745,7 @@ def replay(journal: str, state_json: str | None, show_rulings: bool) -> None:
     click.echo(f"{journal}: {len(records)} records ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
     click.echo(result.ruleset.summary(result.state))
     confirmed = set(json.loads(text).get("confirmed", []))
-    pending = sum(1 for r in result.rulings if ruling_status(r, confirmed) == "pending")
+    pending = sum(1 for r in result.rulings if ruling_status(r, confirmed, result.standing_from()) == "pending")
     click.echo(
         f"rulings: {len(result.rulings)} ({pending} awaiting the referee); "
         f"{'all match the journal' if not differing else f'{len(differing)} differ from the journal: ' + ', '.join(differing[:5])}"

@@ -19,6 +19,7 @@ from .gcpause import without_cycle_collection
 from .hubclock import Timeline
 from .journal import JournalError
 from .rules.base import Event, Input, Override, Overriding, Ruling
+from .rules.options import UNCONFIRMED
 from .rules.registry import make_ruleset
 from .rules.ruleset import Ruleset, state_json
 
@@ -103,13 +104,18 @@ def dice_of(records: Iterable[Mapping[str, Any]]) -> list[Roll]:
     return [Roll(r["key"], r["sides"], r["value"], bool(r.get("physical"))) for r in records if r["kind"] == "dice"]
 
 
-def ruling_status(ruling: Ruling, confirmed: set[str] | frozenset[str]) -> str:
-    """Where a ruling stands for the referee: overridden, confirmed, pending or simply applied."""
+def ruling_status(ruling: Ruling, confirmed: set[str] | frozenset[str], round_began: int | None = None) -> str:
+    """Where a ruling stands for the referee: overridden, confirmed, pending or simply applied;
+    or ``unchallenged``, a ruling that waited for him until its round ended, when the game's
+    option ``unconfirmed`` lets it stand (``round_began``: the seq that began the round now
+    played, None when it waits)."""
     if ruling.overridden:
         return "overridden"
     if ruling.id in confirmed:
         return "confirmed"
-    return "pending" if ruling.needs_referee else "applied"
+    if not ruling.needs_referee:
+        return "applied"
+    return "unchallenged" if round_began is not None and ruling.cause < round_began else "pending"
 
 
 @dataclass
@@ -118,6 +124,24 @@ class FoldResult:
     state: Any
     rulings: list[Ruling] | deque[Ruling] = field(default_factory=list)
     timeline: Timeline = field(default_factory=Timeline)  # each hub's clock where the records end
+    round_began: int = 0  # the seq of the event that began the round now played
+
+    def apply(self, event: Event) -> list[Ruling]:
+        """One event folded in: the new state, its rulings kept, and the round noted if it began."""
+        ruleset, before = self.ruleset, self.state
+        self.state, rulings = ruleset.apply(before, event)
+        if ruleset.round_of(self.state) != ruleset.round_of(before):
+            self.round_began = event.seq
+        return rulings
+
+    def standing_from(self) -> int | None:
+        """What ``ruling_status`` needs to say a ruling stood unchallenged: the seq that began
+        this round when the game lets unconfirmed rulings stand, None when they wait."""
+        option = getattr(self.state.options, "unconfirmed", UNCONFIRMED[0])
+        return self.round_began if option == UNCONFIRMED[0] else None
+
+    def status(self, ruling: Ruling) -> str:
+        return ruling_status(ruling, self.state.confirmed, self.standing_from())
 
     def state_json(self) -> str:
         return state_json(self.ruleset, self.state)
@@ -142,7 +166,7 @@ def fold(
     ruleset = make_ruleset(header["game"], book)
     state = ruleset.initial_state(header["armies"], header.get("options", {}), overrides_of(records))
     result = FoldResult(ruleset, state, deque(maxlen=keep_rulings) if keep_rulings else [])
-    apply, timeline, made = ruleset.apply, result.timeline, result.rulings.extend  # the loop's names, looked up once
+    apply, timeline, made = result.apply, result.timeline, result.rulings.extend  # the loop's names, looked up once
     with without_cycle_collection():
         for record in records:
             event = record_event(record, timeline)
@@ -150,10 +174,9 @@ def fold(
                 if on_step is not None and record["kind"] == "clock":  # applied: it places later events
                     on_step(record, [])
                 continue
-            state, rulings = apply(state, event)
+            rulings = apply(event)
             if rulings:
                 made(rulings)
             if on_step is not None:
                 on_step(record, rulings)
-    result.state = state
     return result

@@ -38,8 +38,8 @@ NOTE_CHARS = 2000  # a referee's note (an end, an override, a start past the che
 JUDGE_NOTE_CHARS = 500  # a call to the tournament's judges: a line on their screen
 
 
-def _ruling_view(ruling: Ruling, confirmed: frozenset[str]) -> dict[str, Any]:
-    return {**ruling.as_dict(), "status": ruling_status(ruling, confirmed)}
+def _ruling_view(ruling: Ruling, confirmed: frozenset[str], standing_from: int | None) -> dict[str, Any]:
+    return {**ruling.as_dict(), "status": ruling_status(ruling, confirmed, standing_from)}
 
 
 class InputError(ValueError):
@@ -150,7 +150,7 @@ class Game:
         if event is None:
             return []
         self._order.append(record["seq"])
-        self._result.state, rulings = self._result.ruleset.apply(self._result.state, event)
+        rulings = self._result.apply(event)
         self._journal_fresh_dice()
         kept = self._result.rulings
         for ruling in rulings:
@@ -164,7 +164,13 @@ class Game:
     def _changed(self, rulings: list[Ruling], reset: bool = False) -> None:
         self.version += 1
         self._publish(
-            {"version": self.version, "reset": reset, "rulings": [r.as_dict() for r in rulings], "seq": self._last_seq}
+            {
+                "version": self.version,
+                "reset": reset,
+                "rulings": [r.as_dict() for r in rulings],
+                "seq": self._last_seq,
+                "round_began": self._result.round_began,
+            }
         )
 
     # -- inputs ---------------------------------------------------------------------------------
@@ -411,6 +417,7 @@ class Game:
         with self._lock:
             state = self._result.ruleset.state_view(self._result.state)
             rulings, confirmed = list(self._result.rulings), self._result.state.confirmed
+            standing = self._result.standing_from()
             head = {
                 "version": self.version,
                 "game": self._result.ruleset.name,
@@ -420,14 +427,15 @@ class Game:
                 "override_verdicts": list(self._result.ruleset.override_verdicts),
                 "journal": str(self.journal.path),
                 "records": self.journal.written,
+                "round_began": self._result.round_began,  # a ruling caused before it stood unchallenged
             }
         older, window = (rulings[:-recent], rulings[-recent:]) if recent and len(rulings) > recent else ([], rulings)
-        waiting = [r for r in older if ruling_status(r, confirmed) == "pending"]
+        waiting = [r for r in older if ruling_status(r, confirmed, standing) == "pending"]
         sent = waiting[-pending:] if pending else []
         return {
             **head,
-            "rulings": [_ruling_view(r, confirmed) for r in window],
-            "waiting": [_ruling_view(r, confirmed) for r in sent],
+            "rulings": [_ruling_view(r, confirmed, standing) for r in window],
+            "waiting": [_ruling_view(r, confirmed, standing) for r in sent],
             "older_rulings": len(older),
             "older_before": window[0].id if older else None,  # page back from here
             "older_pending": len(waiting) - len(sent),
@@ -440,23 +448,25 @@ class Game:
         screen did not open with."""
         with self._lock:
             rulings, confirmed = list(self._result.rulings), self._result.state.confirmed
+            standing = self._result.standing_from()
         end = next((i for i, r in enumerate(rulings) if r.id == ruling_id), None)
         if end is None:
             raise _no_such_ruling(ruling_id)
-        waiting = [r for r in rulings[:end] if ruling_status(r, confirmed) == "pending"]
+        waiting = [r for r in rulings[:end] if ruling_status(r, confirmed, standing) == "pending"]
         page = waiting[-limit:]
-        return {"rulings": [_ruling_view(r, confirmed) for r in page], "more": len(waiting) - len(page)}
+        return {"rulings": [_ruling_view(r, confirmed, standing) for r in page], "more": len(waiting) - len(page)}
 
     def rulings_before(self, ruling_id: str, limit: int) -> dict[str, Any]:
         """Up to ``limit`` rulings just before ``ruling_id``, oldest first: a screen scrolling
         back through a long game.  ``more`` says whether older ones remain."""
         with self._lock:
             rulings, confirmed = list(self._result.rulings), self._result.state.confirmed
+            standing = self._result.standing_from()
         end = next((i for i, r in enumerate(rulings) if r.id == ruling_id), None)
         if end is None:
             raise _no_such_ruling(ruling_id)
         start = max(0, end - limit)
-        return {"rulings": [_ruling_view(r, confirmed) for r in rulings[start:end]], "more": start > 0}
+        return {"rulings": [_ruling_view(r, confirmed, standing) for r in rulings[start:end]], "more": start > 0}
 
     def records_since(self, seq: int, limit: int = 500) -> list[dict[str, Any]]:
         """The records the game is folded from (the header, applied serial lines, inputs, dice,

@@ -29,6 +29,7 @@ STATES = [
     "confirmed",
     "pending",
     "overridden",
+    "unchallenged",
     "connected",
     "connecting",
     "lost",

@@ -71,7 +71,7 @@ class GameReplay:
                 final_by_id.get(r.id, r),
                 journaled.get(r.id) or r.as_dict(),
                 seq,
-                ruling_status(final_by_id.get(r.id, r), confirmed),
+                ruling_status(final_by_id.get(r.id, r), confirmed, self.final.standing_from()),
             )
             for r, seq in marks
         ]
@@ -112,7 +112,9 @@ class GameReplay:
             "state": result.ruleset.state_view(result.state),
             "summary": (summary := result.ruleset.summary(result.state)),
             "summary_message": summary.message() if isinstance(summary, Text) else None,
-            "rulings": [{**r.as_dict(), "status": ruling_status(r, confirmed)} for r in result.rulings],
+            "rulings": [
+                {**r.as_dict(), "status": ruling_status(r, confirmed, result.standing_from())} for r in result.rulings
+            ],
             "table": table,
             "terrain": terrain["pieces"] if terrain else [],
         }

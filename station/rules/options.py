@@ -160,6 +160,18 @@ def number(default: float, low: float, high: float, section: str, help: str) -> 
     return _declare(Option("", "number", float(default), section, help, low=low, high=high))
 
 
+UNCONFIRMED = ("stand", "wait")  # what a ruling still pending when its round ends does (station/fold.py)
+
+
+def unconfirmed_rulings(section: str) -> Any:
+    """Every game's option for a ruling left pending past the end of its round: it stands as ruled
+    (a dispute is settled when it arises: Бронепехота §12.2; no rulebook waits for one), or it
+    keeps waiting for the referee."""
+    return choice(
+        UNCONFIRMED, section, "A ruling left unconfirmed when its round ends stands as ruled, or keeps waiting"
+    )
+
+
 def side(section: str, help: str) -> Any:
     """A player (side) named in the armies, or none: the default."""
     return _declare(Option("", "side", None, section, help))

@@ -106,6 +106,10 @@ class Ruleset(Protocol[S]):
 
     def summary(self, state: S) -> str: ...
 
+    def round_of(self, state: S) -> int:
+        """The round (or turn) being played: a ruling still pending from an earlier one stands
+        unchallenged unless the game's option ``unconfirmed`` says it waits (station/fold.py)."""
+
     def postures(self, state: S) -> dict[str, str]:
         """Each model's posture as the hub's tilt nodes last reported it (the camera defers to it)."""
 

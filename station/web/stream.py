@@ -180,6 +180,7 @@ class Broadcaster:
                 "version": messages[-1]["version"],
                 "seq": messages[-1]["seq"],
                 "rulings": [r for m in messages for r in m["rulings"]],
+                "round_began": messages[-1]["round_began"],
                 "state": with_messages(game.state_view()),
                 "health": self.health(),
                 "dice_waiting": game.dice_waiting(),

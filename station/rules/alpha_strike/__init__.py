@@ -115,6 +115,9 @@ class AlphaStrike(ModelRuleset[AlphaState]):
     def state_view(self, state: AlphaState) -> AlphaView:
         return state_view(state)
 
+    def round_of(self, state: AlphaState) -> int:
+        return state.turn
+
     def summary(self, state: AlphaState) -> str:
         lines = [say("Alpha Strike: turn {turn}, {phase} phase", turn=state.turn, phase=WORDS[state.phase])]
         lines += [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..options import choice, declared, flag, integer, number
+from ..options import choice, declared, flag, integer, number, unconfirmed_rulings
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,7 @@ class Options:
     flag_y_mm: float = number(450, 0, 10000, "§4.5", "Capture the flag: the point's y on the table (mm)")
     flag_radius_in: float = number(2, 0, 12, "§4.5", "Capture the flag: a unit holds the point with its base this near")
     flag_turns: int = integer(3, 1, 20, "§4.5", "Capture the flag: End Phases the point must be held in a row")
+    unconfirmed: str = unconfirmed_rulings("§13")
     movement_order: str = choice(
         ("alternate", "free"), "§13 A2", "Proportional alternation of moves, or no order checked"
     )

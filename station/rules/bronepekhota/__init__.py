@@ -226,6 +226,9 @@ class Bronepekhota(ModelRuleset[GameState]):
     def state_view(self, state: GameState) -> BronepekhotaView:
         return state_view(state)
 
+    def round_of(self, state: GameState) -> int:
+        return state.round
+
     def summary(self, state: GameState) -> str:
         view = state_view(state)
         lines = [

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from ...dice import Roller
 from ..hits import Fired, HitTracker, Stamp
 from ..inputs import Inputs
-from ..options import choice, declared, flag, integer
+from ..options import choice, declared, flag, integer, unconfirmed_rulings
 from ..table_snapshot import TableState
 from .army import CHARGES_BY_LAUNCHER, model_height
 from .tables import speed_for_cell
@@ -36,6 +36,7 @@ class Options:
     """Game options agreed before the battle."""
 
     ammo: str = choice(("limited", "unlimited"), "§6.5", "Limited or unlimited ammunition")
+    unconfirmed: str = unconfirmed_rulings("§12.2")
     hit_window_ms: int = integer(2500, 100, 60000, "§6.7", "A fall or impact this soon after a shot is its hit (ms)")
     settle_ms: int = integer(1500, 0, 60000, "§6.7", "An impact with no fall this long after it: the target stood (ms)")
     ammo_shortfall: str = choice(("refuse", "allow"), "§Z.9", "A shot costing more than the ammunition left")

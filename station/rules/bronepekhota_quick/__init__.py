@@ -115,6 +115,9 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
     def state_view(self, state: QuickState) -> QuickView:
         return state_view(state)
 
+    def round_of(self, state: QuickState) -> int:
+        return state.turn
+
     def summary(self, state: QuickState) -> str:
         view = state_view(state)
         lines = [

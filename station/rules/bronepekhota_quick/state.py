@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from ...dice import Roller
 from ..hits import Fired, HitTracker, Stamp
 from ..inputs import Inputs
-from ..options import declared, flag, integer, number, table
+from ..options import declared, flag, integer, number, table, unconfirmed_rulings
 from ..table_snapshot import TableState
 from .army import model_height
 
@@ -21,6 +21,7 @@ class Options:
     maneuver_by_armour: tuple[tuple[int, int], ...] = table(
         {5: 4, 7: 3, 9: 2}, 0, 50, "§5", "Infantry Manoeuvre in steps by lowest Armour (sample: the source lost it)"
     )
+    unconfirmed: str = unconfirmed_rulings("§15")
     step_cm: float = number(5.0, 1, 20, "§1", "The length of a step in cm (not in the surviving text)")
     simultaneous_return: bool = flag(True, "§10, §15", "The return strike is worked out from the state before combat")
     hit_window_ms: int = integer(2500, 100, 60000, "§11", "A fall this soon after a real shot is its hit (ms)")

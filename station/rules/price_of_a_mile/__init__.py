@@ -109,6 +109,9 @@ class PriceOfAMile(ModelRuleset[MileState]):
     def state_view(self, state: MileState) -> MileView:
         return state_view(state)
 
+    def round_of(self, state: MileState) -> int:
+        return state.turn
+
     def summary(self, state: MileState) -> str:
         lines = [say("The Price of a Mile: turn {turn}", turn=state.turn) + (say(", game over") if state.over else "")]
         for p in state.players:

@@ -11,7 +11,7 @@ from ...dice import Roller
 from ...measure.bases import MM_PER_INCH
 from ..base import Refused
 from ..inputs import Inputs
-from ..options import declared, flag, integer, names, number, one_of, side
+from ..options import declared, flag, integer, names, number, one_of, side, unconfirmed_rulings
 from ..table_snapshot import TableState
 from ..text import say
 
@@ -68,6 +68,7 @@ class Squad:
 @dataclass(frozen=True)
 class Options:
     turns: int = integer(5, 1, 30, "§4.1", "How many turns the game lasts")
+    unconfirmed: str = unconfirmed_rulings("§19")
     tactical_superiority: str | None = side("§4.2", "The side with tactical superiority (+2 initiative)")
     melee_weapon_power: bool = flag(True, "§19", "The loser's damage Power is 1 + the winner's melee weapon Power")
     scatter_sides: int = one_of(

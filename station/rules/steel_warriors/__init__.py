@@ -97,6 +97,9 @@ class SteelWarriors(ModelRuleset[WarState]):
     def state_view(self, state: WarState) -> WarView:
         return state_view(state)
 
+    def round_of(self, state: WarState) -> int:
+        return state.turn
+
     def summary(self, state: WarState) -> str:
         lines = [say("Steel Warriors: turn {turn}", turn=state.turn)]
         lines += [

@@ -11,7 +11,7 @@ from ...dice import Roller
 from ...measure.bases import MM_PER_INCH
 from ..base import Refused
 from ..inputs import Inputs
-from ..options import choice, declared
+from ..options import choice, declared, unconfirmed_rulings
 from ..table_snapshot import TableState
 from ..text import Text, say
 
@@ -75,6 +75,7 @@ class Activation:
 @dataclass(frozen=True)
 class Options:
     distance_unit: str = choice(("inch", "cm"), "§2", "Measure in inches, or in centimetres read as inches")
+    unconfirmed: str = unconfirmed_rulings("§13")
     cover_rule: str = choice(("all", "majority"), "§13.7", "A squad has cover if every figure has it, or most do")
     mixed_power: str = choice(("lowest", "highest"), "§13.6", "A fire group's Power when its small arms differ")
     vehicle_pivot: str = choice(

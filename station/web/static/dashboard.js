@@ -4,7 +4,7 @@
 "use strict";
 
 const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0, table: null, terrainSeq: null,
-  picked: null, measurement: null, older: 0, olderBefore: null, waiting: [], olderPending: 0, pendingBefore: null, shown: 0 };
+  picked: null, measurement: null, older: 0, olderBefore: null, waiting: [], olderPending: 0, pendingBefore: null, roundBegan: 0, shown: 0 };
 const PLAYER_COLOURS = ["#4a90e2", "#e2574a", "#3fb950", "#d29922"];
 // What the server declares once for every page (station/web/vocabulary.py): the terrain types
 // and their colours, the base-name pattern, and which statuses take a model out of play.
@@ -15,10 +15,15 @@ const outOfPlay = (status) => (VOCABULARY.out_of_play || []).includes(status);
 const CARD_LAYOUTS = {};
 const cardLayout = () => CARD_LAYOUTS[document.body.dataset.card] || unitCard;
 
+function unconfirmedStand() {  // the game's option: a ruling left pending when its round ends stands
+  return ((model.state && model.state.options && model.state.options.unconfirmed) || "stand") === "stand";
+}
+
 function rulingStatus(ruling) {
   if (ruling.overridden) return "overridden";
   if (model.state && model.state.confirmed.includes(ruling.id)) return "confirmed";
-  return ruling.needs_referee ? "pending" : "applied";
+  if (!ruling.needs_referee) return "applied";
+  return unconfirmedStand() && ruling.cause < model.roundBegan ? "unchallenged" : "pending";
 }
 
 
@@ -194,6 +199,9 @@ function render() {
     .filter((r) => rulingStatus(r) === "pending");
   const onScreen = pending.slice(-20).reverse();
   $("pending-count").textContent = pending.length + model.olderPending;
+  $("unconfirmed-rule").textContent = unconfirmedStand()
+    ? t("A ruling not confirmed by the end of its round stands as ruled (option unconfirmed).")
+    : t("A ruling not confirmed keeps waiting after its round ends (option unconfirmed).");
   $("pending-older").hidden = !model.olderPending;
   $("pending-older").textContent = t("{n} older rulings still wait", { n: model.olderPending });
   if (model.olderPending && pending.length < 20) loadOlderPending();  // the referee worked down to them
@@ -318,6 +326,7 @@ function connect() {
     Object.assign(model, { state: data.state, rulings: data.rulings, verdicts: data.override_verdicts, records: data.records,
       table: data.table, diceWaiting: data.dice_waiting, older: data.older_rulings, olderBefore: data.older_before,
       waiting: data.waiting || [], olderPending: data.older_pending || 0, pendingBefore: data.pending_before,
+      roundBegan: data.round_began || 0,
       shown: data.rulings.length });
     learnModelNames(data.state);
     followTerrain(data.terrain_seq);
@@ -328,6 +337,7 @@ function connect() {
   source.addEventListener("update", (event) => {
     const data = JSON.parse(event.data);
     model.state = data.state;
+    model.roundBegan = data.round_began || 0;
     learnModelNames(data.state);
     model.rulings.push(...data.rulings);
     model.shown += data.rulings.length;

@@ -1,0 +1,52 @@
+"""A ruling left pending when its round ends (issue 36): by default it stands unchallenged, as a
+dispute is settled when it arises (Бронепехота §12.2); the option ``unconfirmed`` keeps it
+waiting.  Either way the statuses say so, and nothing journaled changes."""
+
+from __future__ import annotations
+
+import pytest
+
+from station.fold import fold
+from station.journal import read_records
+from station.rules.bronepekhota.army import load_army
+from station.runtime import Station
+from tests.faults.crash import ARMY_FILES
+
+
+def _two_rounds(tmp_path, options):
+    station = Station(tmp_path / "game.jsonl", "bronepekhota", [load_army(p) for p in ARMY_FILES], options).start()
+    game = station.game
+    game.operator_input("begin_round", {})
+    game.operator_input("jump", {"element": "nobody"})  # refused: waits for the referee
+    first = [r for r in game.snapshot()["rulings"] if r["status"] == "pending"]
+    game.operator_input("begin_round", {})
+    game.operator_input("repair", {"element": "nobody"})  # refused in round 2
+    return station, first
+
+
+@pytest.mark.parametrize("options, then", [({}, "unchallenged"), ({"unconfirmed": "wait"}, "pending")])
+def test_a_ruling_pending_when_its_round_ends_stands_or_waits(tmp_path, options, then):
+    station, first = _two_rounds(tmp_path, options)
+    try:
+        assert len(first) == 1
+        statuses = {r["id"]: r["status"] for r in station.game.snapshot()["rulings"]}
+        assert statuses[first[0]["id"]] == then
+        assert [s for i, s in statuses.items() if i.endswith(":repair")] == ["pending"]  # this round's still waits
+        snapshot = station.game.snapshot()
+        assert snapshot["round_began"] > first[0]["cause"]
+        station.game.confirm(first[0]["id"])  # confirming it later is still allowed
+        assert {r["id"]: r["status"] for r in station.game.snapshot()["rulings"]}[first[0]["id"]] == "confirmed"
+    finally:
+        station.stop()
+    replayed = fold(read_records(tmp_path / "game.jsonl"))  # a replay says the same
+    assert replayed.status(next(r for r in replayed.rulings if r.id == first[0]["id"])) == "confirmed"
+
+
+def test_an_unchallenged_ruling_is_not_counted_as_waiting(tmp_path):
+    station, first = _two_rounds(tmp_path, {})
+    try:
+        assert station.table_summary()["waiting"] == 1  # only round 2's
+        end = station.game.end("done")
+        assert end["pending"] == 1
+    finally:
+        station.stop()
