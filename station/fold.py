@@ -137,7 +137,7 @@ class FoldResult:
     def standing_from(self) -> int | None:
         """What ``ruling_status`` needs to say a ruling stood unchallenged: the seq that began
         this round when the game lets unconfirmed rulings stand, None when they wait."""
-        option = getattr(self.state.options, "unconfirmed", UNCONFIRMED[0])
+        option = getattr(getattr(self.state, "options", None), "unconfirmed", UNCONFIRMED[0])
         return self.round_began if option == UNCONFIRMED[0] else None
 
     def status(self, ruling: Ruling) -> str:

@@ -92,9 +92,6 @@ class Duel(ModelRuleset[DuelState]):
                 "active_unit": None, "players": list(state.duellists), "out": sorted(state.down), "winner": None, "won_by": None,
                 "units": units, "options": {}, "moved": {}, **table_view(state)}  # fmt: skip
 
-    def round_of(self, state: DuelState) -> int:
-        return 1
-
     def summary(self, state: DuelState) -> str:
         return f"Duel: {', '.join(state.duellists)}; down: {', '.join(sorted(state.down)) or 'nobody'}"
 

@@ -127,6 +127,10 @@ class ModelRuleset(Generic[S]):
     def import_cards(self, pasted: Any, source: str, library_file: Path) -> ImportReport:
         raise ArmyError(source, "cards", f"{getattr(self, 'title', 'this game')} keeps no card library")
 
+    def round_of(self, state: S) -> int:
+        """A game with no rounds is always in its first: nothing pending ever stands unchallenged."""
+        return 1
+
     def load_army(self, path: str) -> dict[str, Any]:
         return self.army_format.load_army(path)
 

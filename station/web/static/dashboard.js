@@ -200,8 +200,8 @@ function render() {
   const onScreen = pending.slice(-20).reverse();
   $("pending-count").textContent = pending.length + model.olderPending;
   $("unconfirmed-rule").textContent = unconfirmedStand()
-    ? t("A ruling not confirmed by the end of its round stands as ruled (option unconfirmed).")
-    : t("A ruling not confirmed keeps waiting after its round ends (option unconfirmed).");
+    ? t("A ruling not confirmed by the end of its round stands as ruled.")
+    : t("A ruling not confirmed keeps waiting after its round ends.");
   $("pending-older").hidden = !model.olderPending;
   $("pending-older").textContent = t("{n} older rulings still wait", { n: model.olderPending });
   if (model.olderPending && pending.length < 20) loadOlderPending();  // the referee worked down to them
