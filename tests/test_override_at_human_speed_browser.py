@@ -63,13 +63,15 @@ def test_confirm_all_confirms_the_rulings_on_screen_with_their_count(tmp_path):
             button.click()
             page.wait_for_timeout(300)
             assert not [r for r in _journal(journal) if r["kind"] == "confirm"]
-            page.evaluate(
-                "() => { window.__asked = []; window.confirm = (q) => { window.__asked.push(q); return true; }; }"
+            page.evaluate(  # what was on screen when the question was asked: the live game goes on meanwhile
+                """() => { window.__asked = []; window.confirm = (q) => { window.__asked.push([q,
+                  [...document.querySelectorAll("#pending li.ruling")].map((i) => i.dataset.ruling)]); return true; }; }"""
             )
-            shown = page.eval_on_selector_all("#pending li.ruling", "items => items.map((i) => i.dataset.ruling)")
             button.click()
             asked = page.evaluate("window.__asked")
-            assert len(asked) == 1 and str(len(shown)) in asked[0], asked
+            assert len(asked) == 1, asked
+            question, shown = asked[0]
+            assert str(len(shown)) in question, asked
             for ruling_id in shown:
                 expect(page.locator(f'#feed li.ruling[data-ruling="{ruling_id}"] .meta').first).to_contain_text(
                     "confirmed"
