@@ -446,27 +446,28 @@ class Game:
         """Up to ``limit`` rulings still pending just before ``ruling_id``, oldest first, and how
         many pending ones are older still (``more``): the referee working back through what a
         screen did not open with."""
-        with self._lock:
-            rulings, confirmed = list(self._result.rulings), self._result.state.confirmed
-            standing = self._result.standing_from()
-        end = next((i for i, r in enumerate(rulings) if r.id == ruling_id), None)
-        if end is None:
-            raise _no_such_ruling(ruling_id)
-        waiting = [r for r in rulings[:end] if ruling_status(r, confirmed, standing) == "pending"]
+        earlier, confirmed, standing = self._earlier(ruling_id)
+        waiting = [r for r in earlier if ruling_status(r, confirmed, standing) == "pending"]
         page = waiting[-limit:]
         return {"rulings": [_ruling_view(r, confirmed, standing) for r in page], "more": len(waiting) - len(page)}
 
     def rulings_before(self, ruling_id: str, limit: int) -> dict[str, Any]:
         """Up to ``limit`` rulings just before ``ruling_id``, oldest first: a screen scrolling
         back through a long game.  ``more`` says whether older ones remain."""
+        earlier, confirmed, standing = self._earlier(ruling_id)
+        page = earlier[-limit:]
+        return {"rulings": [_ruling_view(r, confirmed, standing) for r in page], "more": len(earlier) > len(page)}
+
+    def _earlier(self, ruling_id: str) -> tuple[list[Ruling], frozenset[str], int | None]:
+        """The rulings kept before ``ruling_id``, oldest first, with what their statuses need;
+        the lock is held only to copy the references."""
         with self._lock:
             rulings, confirmed = list(self._result.rulings), self._result.state.confirmed
             standing = self._result.standing_from()
         end = next((i for i, r in enumerate(rulings) if r.id == ruling_id), None)
         if end is None:
             raise _no_such_ruling(ruling_id)
-        start = max(0, end - limit)
-        return {"rulings": [_ruling_view(r, confirmed, standing) for r in rulings[start:end]], "more": start > 0}
+        return rulings[:end], confirmed, standing
 
     def records_since(self, seq: int, limit: int = 500) -> list[dict[str, Any]]:
         """The records the game is folded from (the header, applied serial lines, inputs, dice,
