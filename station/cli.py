@@ -22,7 +22,7 @@ from .config import ConfigError, config_path, fresh_token, load_config, save_con
 from .datafile import DataFileError, data_dir, load_json_file
 from .dice import DiceBook
 from .exclusive import FileLock, InUse
-from .fold import fold, ruling_status
+from .fold import fold
 from .game import InputError
 from .journal import JournalError, read_records
 from .lobby.lobby import Hardware, Lobby
@@ -744,8 +744,7 @@ def replay(journal: str, state_json: str | None, show_rulings: bool) -> None:
         counts[record["kind"]] = counts.get(record["kind"], 0) + 1
     click.echo(f"{journal}: {len(records)} records ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
     click.echo(result.ruleset.summary(result.state))
-    confirmed = set(json.loads(text).get("confirmed", []))
-    pending = sum(1 for r in result.rulings if ruling_status(r, confirmed, result.standing_from()) == "pending")
+    pending = sum(1 for r in result.rulings if result.status(r) == "pending")
     click.echo(
         f"rulings: {len(result.rulings)} ({pending} awaiting the referee); "
         f"{'all match the journal' if not differing else f'{len(differing)} differ from the journal: ' + ', '.join(differing[:5])}"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..dice import DiceBook
-from ..fold import FoldResult, dice_of, fold, record_event, ruling_status
+from ..fold import dice_of, fold, record_event
 from ..game import END_KIND
 from ..hubclock import Timeline
 from ..journal import read_records
@@ -42,11 +42,6 @@ class RulingMark:
         return {**self.ruling.as_dict(), "seq": self.seq, "status": self.status}
 
 
-def _confirmed(result: FoldResult) -> set[str]:
-    view = result.ruleset.state_view(result.state)
-    return set(view.get("confirmed", ()))
-
-
 class GameReplay:
     """One journal, read once, folded on demand."""
 
@@ -60,7 +55,6 @@ class GameReplay:
         self.final = fold(
             self.records, on_step=lambda record, rulings: marks.extend((r, record["seq"]) for r in rulings)
         )
-        confirmed = _confirmed(self.final)
         final_by_id = {r.id: r for r in self.final.rulings}
         journaled: dict[str, Mapping[str, Any]] = {}
         for record in self.records:
@@ -71,7 +65,7 @@ class GameReplay:
                 final_by_id.get(r.id, r),
                 journaled.get(r.id) or r.as_dict(),
                 seq,
-                ruling_status(final_by_id.get(r.id, r), confirmed, self.final.standing_from()),
+                self.final.status(final_by_id.get(r.id, r)),
             )
             for r, seq in marks
         ]
@@ -102,7 +96,6 @@ class GameReplay:
         prefix = self._prefix(seq)
         with self._lock:
             result = fold(prefix, DiceBook(list(self._book_records)))
-        confirmed = _confirmed(result)
         table = next((r for r in reversed(prefix) if r["kind"] == "snapshot"), None)
         terrain = next((r for r in reversed(prefix) if r["kind"] == "terrain"), None)
         last = prefix[-1] if prefix else self.records[0]
@@ -112,9 +105,7 @@ class GameReplay:
             "state": result.ruleset.state_view(result.state),
             "summary": (summary := result.ruleset.summary(result.state)),
             "summary_message": summary.message() if isinstance(summary, Text) else None,
-            "rulings": [
-                {**r.as_dict(), "status": ruling_status(r, confirmed, result.standing_from())} for r in result.rulings
-            ],
+            "rulings": [{**r.as_dict(), "status": result.status(r)} for r in result.rulings],
             "table": table,
             "terrain": terrain["pieces"] if terrain else [],
         }
