@@ -10,12 +10,12 @@ from typing import Any, TypedDict, TypeVar
 
 from ..measure.measurement import unit_sigma
 from ..measure.movement import append_position
+from ..measure.paths import Pose
 from ..measure.terrain import Piece, parse_terrain
 from .base import Evolving, Overriding, Ruling, RulingKind
 from .text import say
 
 DEFAULT_RESIDUAL_MM = 0.5  # a snapshot that does not say how well the camera is calibrated (a recorded session)
-Pose = tuple[float, float, float]
 
 
 @dataclass(frozen=True)

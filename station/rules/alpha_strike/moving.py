@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from ...measure.bases import MM_PER_INCH as INCH
 from ...measure.movement import level_changes, movement, terrain_crossed
+from ...measure.paths import Pose
 from ...measure.terrain import Piece
-from ..table_snapshot import Pose
 from ..text import Text, say
 from .attack import WORDS
 from .cards import UnitState

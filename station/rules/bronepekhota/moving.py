@@ -19,12 +19,11 @@ from typing import Any
 from ...measure.measurement import CALL_SIGMAS, DEFAULT_SIGMA_MM, pair_sigma, path_sigma, too_close_to_call
 from ...measure.movement import Crossing, Movement, level_changes, movement, terrain_crossed
 from ...measure.paths import SAMPLE_MM as PATH_SAMPLE_MM
-from ...measure.paths import along, centres_inside, gaps_along
+from ...measure.paths import Pose, along, centres_inside, gaps_along
 from ...measure.terrain import SOLID_TYPES, Piece
 from ...measure.units import BRONEPEKHOTA
 from ..base import Ruling, RulingKind
 from ..inputs import Args
-from ..table_snapshot import Pose
 from ..text import Text, capitalised, joined, say
 from . import contact
 from .roster import name

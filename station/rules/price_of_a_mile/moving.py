@@ -13,11 +13,11 @@ import numpy as np
 from ...dice import Roller
 from ...measure.measurement import pair_sigma, too_close_to_call
 from ...measure.movement import Crossing, movement, terrain_crossed
+from ...measure.paths import Pose
 from ...measure.relations import coherent, gap_mm
 from ...measure.terrain import Piece
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
-from ..table_snapshot import Pose
 from ..text import Text, capitalised, joined, say
 from . import optional
 from .shooting import spend

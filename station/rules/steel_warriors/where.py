@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ...measure import relations
 from ...measure.bases import Base
 from ...measure.measurement import DEFAULT_SIGMA_MM, Placed
-from ..table_snapshot import Pose
+from ...measure.paths import Pose
 
 if TYPE_CHECKING:  # state.py's module imports would come back here
     from .state import WarState
