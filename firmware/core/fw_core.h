@@ -23,7 +23,7 @@
 uint16_t fw_crc16(const char *data, uint16_t len);
 
 /* ---- Events ------------------------------------------------------------------------------ */
-enum { FW_EV_SHOT = 1, FW_EV_DRY, FW_EV_TILT, FW_EV_IMPACT, FW_EV_OVF };
+enum { FW_EV_SHOT = 1, FW_EV_DRY, FW_EV_TILT, FW_EV_IMPACT, FW_EV_OVF, FW_EV_JOIN /* radio hubs */ };
 enum { FW_CHARGE_SHELL = 0, FW_CHARGE_BOMB, FW_CHARGE_ROCKET };
 enum { FW_TILT_UPRIGHT = 0, FW_TILT_LEANING, FW_TILT_FALLEN };
 
@@ -46,7 +46,9 @@ typedef struct {
 } fw_node_t;
 
 /* ---- Ring buffer of unacknowledged events ---------------------------------------------- */
+#ifndef FW_RING_SIZE /* the radio hub's build takes fewer, for its node table (firmware/Makefile) */
 #define FW_RING_SIZE 64
+#endif
 typedef struct {
     fw_event_t slot[FW_RING_SIZE];
     uint8_t head;        /* index of the oldest event */
@@ -61,12 +63,15 @@ void fw_ring_ack(fw_ring_t *ring, uint32_t upto);                   /* drop seq 
 uint32_t fw_ring_next_seq(const fw_ring_t *ring);
 
 /* ---- Hub: protocol v1 state machine ------------------------------------------------------- */
-#define FW_LINE_MAX 128  /* HELLO with the default 4-node inventory, baud=1000000 and hub=ABCD: 128 at most */
+#ifndef FW_LINE_MAX /* HELLO with the default 4-node inventory, baud=1000000 and hub=ABCD: 128 at most */
+#define FW_LINE_MAX 128
+#endif
 #define FW_RX_MAX 40     /* ACK/NAK with 10-digit numbers is 35 */
 #define FW_HEARTBEAT_MS 1000
 typedef struct {
     fw_ring_t ring;
     const FW_FLASH fw_node_t *nodes;
+    const fw_node_t *ram_nodes; /* a radio hub's table, learnt over the air (NULL: use nodes) */
     uint8_t n_nodes;
     const FW_FLASH char *fw_name;
     uint32_t baud;       /* the serial rate, told in HELLO (0: not told) */
@@ -98,6 +103,7 @@ void fw_hub_set_id(fw_hub_t *hub, uint16_t id);                         /* the b
 void fw_hub_set_time(fw_hub_t *hub, uint32_t now_ms, uint16_t now_us); /* before station bytes are fed */
 uint16_t fw_hub_new_id(uint16_t seed);  /* a random-looking nonzero id from the platform's noise */
 uint8_t fw_hub_push(fw_hub_t *hub, const fw_event_t *ev);  /* 1 stored, 0 lost (counted, OVF later) */
+uint8_t fw_hub_room(const fw_hub_t *hub);  /* events the ring can take now, an OVF's slot kept */
 uint8_t fw_hub_push_event(fw_hub_t *hub, uint8_t type, uint8_t node, uint8_t barrel, uint8_t code,
                           uint32_t value, uint32_t t);
 uint32_t fw_shot_value(uint32_t count, uint32_t block_us); /* count (24 bits) + gate time (0.1 ms) */
@@ -107,6 +113,19 @@ uint16_t fw_sizeof_tilt(void);
 void fw_hub_rx_byte(fw_hub_t *hub, uint8_t byte);
 void fw_hub_tick(fw_hub_t *hub, uint32_t now_ms);
 uint8_t fw_hub_next_line(fw_hub_t *hub, char *buf);  /* fills buf (FW_LINE_MAX), returns length or 0 */
+
+/* ---- Building a protocol line (hub.c): fields, numbers and the CRC at the end ------------------ */
+typedef struct {
+    char *buf;
+    uint8_t len;
+} fw_line_t;
+void fw_line_start(fw_line_t *l, char *buf, const FW_FLASH char *type, uint32_t seq);
+void fw_line_str(fw_line_t *l, const FW_FLASH char *s);
+void fw_line_ram_str(fw_line_t *l, const char *s, uint8_t max);
+void fw_line_hex16(fw_line_t *l, uint16_t v);
+void fw_line_u32(fw_line_t *l, uint32_t v);
+void fw_line_field(fw_line_t *l, const FW_FLASH char *key, uint32_t v);
+uint8_t fw_line_finish(fw_line_t *l);
 
 /* ---- Debounce ---------------------------------------------------------------------------- */
 typedef struct {

@@ -14,18 +14,39 @@ static const FW_FLASH char UPRIGHT[] = "upright", LEANING[] = "leaning", FALLEN[
 static const FW_FLASH char *const FW_FLASH TILT_NAMES[] = {UPRIGHT, LEANING, FALLEN};
 static const FW_FLASH char HEX[] = "0123456789ABCDEF";
 
-typedef struct {
-    char *buf;
-    uint8_t len;
-} line_t;
-
-static void put_str(line_t *l, const FW_FLASH char *s)
+void fw_line_str(fw_line_t *l, const FW_FLASH char *s)
 {
     while (*s && l->len < FW_LINE_MAX - 6)
         l->buf[l->len++] = *s++;
 }
 
-static void put_hex16(line_t *l, uint16_t v)
+/* A string in RAM (a radio node's name, learnt over the air). */
+void fw_line_ram_str(fw_line_t *l, const char *s, uint8_t max)
+{
+    for (uint8_t i = 0; i < max && s[i] && l->len < FW_LINE_MAX - 6; i++)
+        l->buf[l->len++] = s[i];
+}
+
+/* A node's id, from the flash table of a wired hub or the RAM table of a radio hub. */
+static void put_node_id(fw_line_t *l, const fw_hub_t *hub, uint8_t node)
+{
+    if (hub->ram_nodes)
+        fw_line_ram_str(l, hub->ram_nodes[node].id, sizeof hub->ram_nodes[node].id);
+    else
+        fw_line_str(l, hub->nodes[node].id);
+}
+
+static uint8_t node_kind(const fw_hub_t *hub, uint8_t node, uint8_t *barrels)
+{
+    if (hub->ram_nodes) {
+        *barrels = hub->ram_nodes[node].barrels;
+        return hub->ram_nodes[node].kind;
+    }
+    *barrels = hub->nodes[node].barrels;
+    return hub->nodes[node].kind;
+}
+
+void fw_line_hex16(fw_line_t *l, uint16_t v)
 {
     for (int8_t shift = 12; shift >= 0 && l->len < FW_LINE_MAX - 6; shift -= 4)
         l->buf[l->len++] = HEX[(v >> shift) & 0xF];
@@ -36,7 +57,7 @@ static void put_hex16(line_t *l, uint16_t v)
 static const FW_FLASH uint32_t POWERS_OF_TEN[] = {1000000000UL, 100000000UL, 10000000UL, 1000000UL, 100000UL,
                                          10000UL, 1000UL, 100UL, 10UL, 1UL};
 
-static void put_u32(line_t *l, uint32_t v)
+void fw_line_u32(fw_line_t *l, uint32_t v)
 {
     uint8_t leading = 1;
     for (uint8_t i = 0; i < 10; i++) {
@@ -53,24 +74,24 @@ static void put_u32(line_t *l, uint32_t v)
     }
 }
 
-static void put_field(line_t *l, const FW_FLASH char *key, uint32_t v)
+void fw_line_field(fw_line_t *l, const FW_FLASH char *key, uint32_t v)
 {
-    put_str(l, FW_STR(" "));
-    put_str(l, key);
-    put_str(l, FW_STR("="));
-    put_u32(l, v);
+    fw_line_str(l, FW_STR(" "));
+    fw_line_str(l, key);
+    fw_line_str(l, FW_STR("="));
+    fw_line_u32(l, v);
 }
 
-static void start(line_t *l, char *buf, const FW_FLASH char *type, uint32_t seq)
+void fw_line_start(fw_line_t *l, char *buf, const FW_FLASH char *type, uint32_t seq)
 {
     l->buf = buf;
     l->len = 0;
-    put_str(l, type);
-    put_str(l, FW_STR(" "));
-    put_u32(l, seq);
+    fw_line_str(l, type);
+    fw_line_str(l, FW_STR(" "));
+    fw_line_u32(l, seq);
 }
 
-static uint8_t finish(line_t *l)
+uint8_t fw_line_finish(fw_line_t *l)
 {
     uint16_t crc = fw_crc16(l->buf, l->len);
     l->buf[l->len++] = '*';
@@ -156,6 +177,11 @@ uint8_t fw_hub_push_event(fw_hub_t *hub, uint8_t type, uint8_t node, uint8_t bar
     ev.barrel = barrel & 15;
     ev.code = code & 15;
     return fw_hub_push(hub, &ev);
+}
+
+uint8_t fw_hub_room(const fw_hub_t *hub)
+{
+    return (uint8_t)(FW_RING_SIZE - 1 - hub->ring.count); /* one slot kept for an OVF */
 }
 
 uint8_t fw_hub_push(fw_hub_t *hub, const fw_event_t *ev)
@@ -301,75 +327,82 @@ void fw_hub_rx_byte(fw_hub_t *hub, uint8_t byte)
 static uint8_t format_event(const fw_hub_t *hub, const fw_event_t *ev, uint32_t seq, char *buf)
 {
     static const FW_FLASH char NONE[] = "", SHOT[] = "SHOT", DRY[] = "DRY", TILT[] = "TILT", IMPACT[] = "IMPACT",
-                               OVF[] = "OVF";
-    static const FW_FLASH char *const FW_FLASH TYPES[] = {NONE, SHOT, DRY, TILT, IMPACT, OVF};
-    line_t l;
-    start(&l, buf, TYPES[ev->type], seq);
+                               OVF[] = "OVF", JOIN[] = "JOIN";
+    static const FW_FLASH char *const FW_FLASH TYPES[] = {NONE, SHOT, DRY, TILT, IMPACT, OVF, JOIN};
+    fw_line_t l;
+    fw_line_start(&l, buf, TYPES[ev->type], seq);
     if (ev->type != FW_EV_OVF) {
-        put_str(&l, FW_STR(" node="));
-        put_str(&l, hub->nodes[ev->node].id);
+        fw_line_str(&l, FW_STR(" node="));
+        put_node_id(&l, hub, ev->node);
     }
     switch (ev->type) {
     case FW_EV_SHOT:
-        put_field(&l, FW_STR("barrel"), ev->barrel);
-        put_str(&l, FW_STR(" charge="));
-        put_str(&l, CHARGE_NAMES[ev->code]);
-        put_field(&l, FW_STR("count"), ev->value & 0xFFFFFFUL);
-        put_field(&l, FW_STR("t"), ev->t);
-        put_field(&l, FW_STR("gate"), (ev->value >> 24) / 10); /* informational, for calibrating thresholds */
+        fw_line_field(&l, FW_STR("barrel"), ev->barrel);
+        fw_line_str(&l, FW_STR(" charge="));
+        fw_line_str(&l, CHARGE_NAMES[ev->code]);
+        fw_line_field(&l, FW_STR("count"), ev->value & 0xFFFFFFUL);
+        fw_line_field(&l, FW_STR("t"), ev->t);
+        fw_line_field(&l, FW_STR("gate"), (ev->value >> 24) / 10); /* informational, for calibrating thresholds */
         l.buf[l.len++] = '.';
-        put_u32(&l, (ev->value >> 24) % 10);
-        return finish(&l);
+        fw_line_u32(&l, (ev->value >> 24) % 10);
+        return fw_line_finish(&l);
     case FW_EV_DRY:
-        put_field(&l, FW_STR("barrel"), ev->barrel);
+        fw_line_field(&l, FW_STR("barrel"), ev->barrel);
         break;
     case FW_EV_TILT:
-        put_str(&l, FW_STR(" state="));
-        put_str(&l, TILT_NAMES[ev->code]);
-        put_field(&l, FW_STR("angle"), ev->value);
+        fw_line_str(&l, FW_STR(" state="));
+        fw_line_str(&l, TILT_NAMES[ev->code]);
+        fw_line_field(&l, FW_STR("angle"), ev->value);
         break;
     case FW_EV_IMPACT:
-        put_field(&l, FW_STR("g"), ev->value / 10);
+        fw_line_field(&l, FW_STR("g"), ev->value / 10);
         l.buf[l.len++] = '.';
-        put_u32(&l, ev->value % 10);
+        fw_line_u32(&l, ev->value % 10);
         break;
     case FW_EV_OVF:
-        put_field(&l, FW_STR("lost"), ev->value);
-        return finish(&l);
+        fw_line_field(&l, FW_STR("lost"), ev->value);
+        return fw_line_finish(&l);
+    case FW_EV_JOIN: /* a radio node's new boot (fw_radio.h): its boot id, as HELLO says a hub's */
+        fw_line_str(&l, FW_STR(" boot="));
+        fw_line_hex16(&l, (uint16_t)ev->value);
+        break;
     }
-    put_field(&l, FW_STR("t"), ev->t);
-    return finish(&l);
+    fw_line_field(&l, FW_STR("t"), ev->t);
+    return fw_line_finish(&l);
 }
 
 static uint8_t format_hello(const fw_hub_t *hub, char *buf)
 {
-    line_t l;
-    start(&l, buf, FW_STR("HELLO"), last_issued(hub));
-    put_str(&l, FW_STR(" fw="));
-    put_str(&l, hub->fw_name);
-    put_field(&l, FW_STR("proto"), 1);
-    put_str(&l, FW_STR(" boot="));
+    fw_line_t l;
+    fw_line_start(&l, buf, FW_STR("HELLO"), last_issued(hub));
+    fw_line_str(&l, FW_STR(" fw="));
+    fw_line_str(&l, hub->fw_name);
+    fw_line_field(&l, FW_STR("proto"), 1);
+    fw_line_str(&l, FW_STR(" boot="));
     for (uint8_t i = 0; i < 4; i++) /* in RAM: made at power-up */
         l.buf[l.len++] = hub->boot[i];
-    put_str(&l, FW_STR(" nodes="));
-    for (uint8_t i = 0; i < hub->n_nodes; i++) {
-        if (i)
-            put_str(&l, FW_STR(","));
-        put_str(&l, hub->nodes[i].id);
-        if (hub->nodes[i].kind == FW_NODE_LAUNCHER) {
-            put_str(&l, FW_STR(":launcher:"));
-            put_u32(&l, hub->nodes[i].barrels);
+    fw_line_str(&l, FW_STR(" nodes="));
+    for (uint8_t i = 0, listed = 0; i < hub->n_nodes; i++) {
+        if (hub->ram_nodes && !hub->ram_nodes[i].id[0])
+            continue; /* a radio node heard, but not yet introduced by its beacon */
+        if (listed++)
+            fw_line_str(&l, FW_STR(","));
+        uint8_t barrels;
+        put_node_id(&l, hub, i);
+        if (node_kind(hub, i, &barrels) == FW_NODE_LAUNCHER) {
+            fw_line_str(&l, FW_STR(":launcher:"));
+            fw_line_u32(&l, barrels);
         } else {
-            put_str(&l, FW_STR(":tilt"));
+            fw_line_str(&l, FW_STR(":tilt"));
         }
     }
     if (hub->baud) /* a field added in v1.1 */
-        put_field(&l, FW_STR("baud"), hub->baud);
+        fw_line_field(&l, FW_STR("baud"), hub->baud);
     if (hub->hub_id) { /* added in v1.2: the board's own id */
-        put_str(&l, FW_STR(" hub="));
-        put_hex16(&l, hub->hub_id);
+        fw_line_str(&l, FW_STR(" hub="));
+        fw_line_hex16(&l, hub->hub_id);
     }
-    return finish(&l);
+    return fw_line_finish(&l);
 }
 
 uint8_t fw_hub_next_line(fw_hub_t *hub, char *buf)
@@ -379,27 +412,27 @@ uint8_t fw_hub_next_line(fw_hub_t *hub, char *buf)
         return format_hello(hub, buf);
     }
     if (hub->clock_due) { /* before the events: the sooner it goes, the tighter the station's bound */
-        line_t l;
+        fw_line_t l;
         hub->clock_due = 0;
-        start(&l, buf, FW_STR("CLK"), last_issued(hub));
-        put_field(&l, FW_STR("n"), hub->clock_n);
-        put_field(&l, FW_STR("up"), hub->clock_ms);
-        put_field(&l, FW_STR("us"), hub->clock_us);
-        return finish(&l);
+        fw_line_start(&l, buf, FW_STR("CLK"), last_issued(hub));
+        fw_line_field(&l, FW_STR("n"), hub->clock_n);
+        fw_line_field(&l, FW_STR("up"), hub->clock_ms);
+        fw_line_field(&l, FW_STR("us"), hub->clock_us);
+        return fw_line_finish(&l);
     }
     const fw_event_t *ev = fw_ring_get(&hub->ring, hub->send_seq);
     if (ev) {
         return format_event(hub, ev, hub->send_seq++, buf);
     }
     if (hub->hb_due) {
-        line_t l;
+        fw_line_t l;
         hub->hb_due = 0;
-        start(&l, buf, FW_STR("HB"), last_issued(hub));
-        put_field(&l, FW_STR("up"), hub->now_ms);
-        put_field(&l, FW_STR("pend"), hub->ring.count);
+        fw_line_start(&l, buf, FW_STR("HB"), last_issued(hub));
+        fw_line_field(&l, FW_STR("up"), hub->now_ms);
+        fw_line_field(&l, FW_STR("pend"), hub->ring.count);
         if (hub->edge_drops) /* added in v1.2: a sign the launchers outran the pin-change queue */
-            put_field(&l, FW_STR("drops"), hub->edge_drops);
-        return finish(&l);
+            fw_line_field(&l, FW_STR("drops"), hub->edge_drops);
+        return fw_line_finish(&l);
     }
     return 0;
 }
