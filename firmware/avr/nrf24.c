@@ -132,6 +132,11 @@ void nrf_flush_tx(void)
     command(FLUSH_TX, 0, 0, 0);
 }
 
+uint8_t nrf_tx_empty(void)
+{
+    return (read_reg(FIFO_STATUS) & 0x10) != 0;
+}
+
 uint8_t nrf_retries(void)
 {
     return read_reg(OBSERVE_TX) & 0x0F;

@@ -24,6 +24,7 @@ uint8_t nrf_read(uint8_t *buf);                 /* the oldest RX payload, its le
 void nrf_send(const uint8_t *buf, uint8_t len); /* PTX: load and pulse CE [6.1.5] */
 void nrf_ack_payload(const uint8_t *buf, uint8_t len); /* PRX: the payload of the next ACK on pipe 0 */
 void nrf_flush_tx(void);
+uint8_t nrf_tx_empty(void);                     /* no payload waits in the TX FIFO [9.1 FIFO_STATUS] */
 uint8_t nrf_retries(void);                      /* ARC_CNT of the last packet [9.1 OBSERVE_TX] */
 
 #endif

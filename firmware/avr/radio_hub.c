@@ -24,11 +24,13 @@ static uint8_t radio_lines(char *buf)
     return fw_radio_hub_next_line(&radio, &hub, millis(), buf);
 }
 
-/* The next ACK carries the hub's table as it is now (one payload in the FIFO, never a stale one). */
+/* The hub's table rides on the next ACK.  Every ACK takes the payload waiting in the FIFO (TX_DS
+ * says so), and a new one is written once the packets have been read, so each ACK carries the table
+ * as it stood after the packet before.  Never flushed: a flush while the radio is turning round to
+ * send an ACK would send that ACK empty. */
 static void load_table(void)
 {
     uint8_t table[FW_RADIO_PAYLOAD];
-    nrf_flush_tx();
     nrf_ack_payload(table, fw_radio_hub_acks(&radio, table));
 }
 
@@ -38,12 +40,13 @@ static void listen(uint32_t now)
         return;
     uint8_t status = nrf_status();
     nrf_clear(status & (NRF_RX_DR | NRF_TX_DS | NRF_MAX_RT)); /* before reading: a packet landing now sets it again */
-    if (!(status & NRF_RX_DR))
-        return;
-    uint8_t pkt[FW_RADIO_PAYLOAD], len;
-    while ((len = nrf_read(pkt)))
-        fw_radio_hub_packet(&radio, &hub, pkt, len, now);
-    load_table();
+    if (status & NRF_RX_DR) {
+        uint8_t pkt[FW_RADIO_PAYLOAD], len;
+        while ((len = nrf_read(pkt)))
+            fw_radio_hub_packet(&radio, &hub, pkt, len, now);
+    }
+    if (nrf_tx_empty())
+        load_table();
 }
 
 int main(void)

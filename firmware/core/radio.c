@@ -86,13 +86,23 @@ static uint8_t header(const fw_radio_node_t *n, uint8_t *pkt, uint8_t kind, uint
     return HEADER;
 }
 
+static uint32_t next_random(fw_radio_node_t *n)
+{
+    n->rand ^= n->rand << 13;
+    n->rand ^= n->rand >> 17;
+    n->rand ^= n->rand << 5;
+    return n->rand;
+}
+
 uint8_t fw_radio_node_next(fw_radio_node_t *n, uint32_t now_ms, uint8_t *pkt)
 {
     if (n->in_flight || (int32_t)(now_ms - n->quiet_until) < 0)
         return 0;
     report_overflow(n, now_ms);
     if ((int32_t)(now_ms - n->next_beacon_ms) >= 0) {
-        n->next_beacon_ms = now_ms + FW_RADIO_BEACON_MS;
+        /* A second, give or take 32 ms at random: two nodes switched on together would otherwise
+         * beacon in step, collide every time, and one could take the other's ACK for its own. */
+        n->next_beacon_ms = now_ms + FW_RADIO_BEACON_MS - 32 + next_random(n) % 64;
         header(n, pkt, FW_PKT_BEACON, n->send_seq - 1, now_ms);
         put16(pkt + HEADER, n->bat_mv);
         put16(pkt + HEADER + 2, n->retries);
@@ -124,14 +134,6 @@ uint8_t fw_radio_node_next(fw_radio_node_t *n, uint32_t now_ms, uint8_t *pkt)
         return header(n, pkt, FW_PKT_POLL, n->send_seq - 1, now_ms);
     }
     return 0;
-}
-
-static uint32_t next_random(fw_radio_node_t *n)
-{
-    n->rand ^= n->rand << 13;
-    n->rand ^= n->rand >> 17;
-    n->rand ^= n->rand << 5;
-    return n->rand;
 }
 
 void fw_radio_node_sent(fw_radio_node_t *n, uint8_t delivered, uint8_t retries, uint32_t now_ms)
@@ -324,7 +326,7 @@ void fw_radio_hub_tick(fw_radio_hub_t *r, fw_hub_t *hub, uint32_t now_ms)
     (void)now_ms;
 }
 
-/* RADIO SEQ node=ID boot=HHHH bat=MV age=MS retries=N failed=N dups=N (SEQ: the last event issued,
+/* RADIO SEQ node=ID boot=HHHH bat=MV age=MS taken=N retries=N failed=N dups=N (SEQ: the last event issued,
  * as in HB).  Not sequenced: a lost one is followed by the next a second later. */
 uint8_t fw_radio_hub_next_line(fw_radio_hub_t *r, const fw_hub_t *hub, uint32_t now_ms, char *buf)
 {
@@ -341,6 +343,7 @@ uint8_t fw_radio_hub_next_line(fw_radio_hub_t *r, const fw_hub_t *hub, uint32_t 
         fw_line_hex16(&l, p->boot);
         fw_line_field(&l, FW_STR("bat"), p->bat_mv);
         fw_line_field(&l, FW_STR("age"), now_ms - p->heard_ms);
+        fw_line_field(&l, FW_STR("taken"), p->expected - 1);
         fw_line_field(&l, FW_STR("retries"), p->retries);
         fw_line_field(&l, FW_STR("failed"), p->failed);
         fw_line_field(&l, FW_STR("dups"), p->dups);
