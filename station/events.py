@@ -204,6 +204,39 @@ class Overflow(Message):
 
 
 @dataclass(frozen=True, slots=True)
+class Join(Message):
+    """A radio hub heard a radio node's boot for the first time (bronehub-radio/1.0): the node
+    joined, or it restarted and numbers its events from 1 again.  Sequenced, so it comes in order
+    before that boot's events; ``boot`` is the node's own boot id."""
+
+    TYPE: ClassVar[str] = "JOIN"
+    SEQUENCED: ClassVar[bool] = True
+    node: str
+    boot: str
+    t: int
+
+    def check(self) -> None:
+        if not HUB_ID.fullmatch(self.boot):
+            raise ProtocolError("field", f"boot {self.boot!r} is not 4-8 upper-case hex digits")
+
+
+@dataclass(frozen=True, slots=True)
+class RadioStatus(Message):
+    """A radio hub's word on one radio node, every second (bronehub-radio/1.0); ``seq`` is the last
+    event issued, as in a heartbeat.  Not sequenced: a lost one is followed by the next."""
+
+    TYPE: ClassVar[str] = "RADIO"
+    node: str
+    boot: str
+    bat: int  # the node's cell, mV
+    age: int  # ms since the hub last heard the node
+    taken: int  # the node's events the hub has taken in this boot of the node
+    retries: int  # the node's Enhanced ShockBurst retransmissions, summed (16 bits, wraps)
+    failed: int  # packets the node's radio gave up on after its retransmissions (16 bits, wraps)
+    dups: int  # events the hub got twice (their acknowledgement was lost), dropped
+
+
+@dataclass(frozen=True, slots=True)
 class ClockReading(Message):
     """The hub's answer to TIME (bronehub/1.2 on): its clock when it read the question, as
     ``up`` ms and ``us`` microseconds into that millisecond.  ``seq`` is the last event issued,
@@ -277,6 +310,8 @@ MESSAGE_TYPES: dict[str, type[Message]] = {
         Tilt,
         Impact,
         Overflow,
+        Join,
+        RadioStatus,
         ClockReading,
         Sync,
         Ack,

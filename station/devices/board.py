@@ -1,12 +1,15 @@
-"""The real hub firmware running in simavr (``firmware/build/board-sim``), seen as a serial port.
+"""The real hub firmware running in simavr (``firmware/build/board-sim``), seen as a serial port;
+and a radio table, a radio hub with its radio nodes on one simulated air
+(``firmware/build/radio-sim``).
 
 The harness bridges the simulated UART0 to a pty behind a stable symlink, so the station opens
 it exactly as it would open /dev/ttyACM0, and it plays a stimulus script (pins, accelerometer
-voltages, cable pulls) in real time.  Build it with ``make firmware``.
+voltages, cable pulls, a node out of range) in real time.  Build it with ``make firmware``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import subprocess
 import tempfile
@@ -47,18 +50,20 @@ class SimulatedBoard:
     def path(self) -> str:
         return str(self.link_path)
 
-    def start(self, timeout: float = 10.0) -> SimulatedBoard:
+    def _command(self) -> list[str]:
         command = [str(self.harness), str(self.firmware), "--link", str(self.link_path)]
-        if self.script:
-            command += ["--script", str(self.script)]
-        self._proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return command + (["--script", str(self.script)] if self.script else [])
+
+    def start(self, timeout: float = 10.0) -> SimulatedBoard:
+        self._proc = subprocess.Popen(self._command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         threading.Thread(target=self._follow, name="board-sim-out", daemon=True).start()
         if not self._ready.wait(timeout):
             self.stop()
-            raise BoardError(f"board-sim did not start within {timeout:.0f} s")
+            raise BoardError(f"{self.harness.name} did not start within {timeout:.0f} s")
         if not self.ptys:  # it exited before plugging in: a bad script or ELF
             self._proc.wait(5)
-            raise BoardError(f"board-sim failed: {self._proc.stderr.read().strip() if self._proc.stderr else ''}")
+            error = self._proc.stderr.read().strip() if self._proc.stderr else ""
+            raise BoardError(f"{self.harness.name} failed: {error}")
         return self
 
     def _follow(self) -> None:
@@ -82,7 +87,7 @@ class SimulatedBoard:
         code = self._proc.wait(timeout)
         self.report = self._proc.stderr.read().strip() if self._proc.stderr else ""
         if code != 0:
-            raise BoardError(f"board-sim exited with {code}: {self.report}")
+            raise BoardError(f"{self.harness.name} exited with {code}: {self.report}")
         return code
 
     report = ""
@@ -94,3 +99,46 @@ class SimulatedBoard:
                 self._proc.wait(5)
             except subprocess.TimeoutExpired:
                 self._proc.kill()
+
+
+class SimulatedRadioTable(SimulatedBoard):
+    """A radio hub (``radio-hub.elf``) and its radio nodes (``node-NAME.elf``), the real firmware on
+    every board, on one simulated air that loses ``loss`` of the packets (firmware/sim/air.c).  The
+    hub's serial link is ``path``, as a wired board's.  With ``stats``, the harness writes at the
+    end each board's time awake and asleep and its radio's time in each mode (``stats()``)."""
+
+    def __init__(
+        self,
+        hub: str | Path,
+        nodes: list[str | Path],
+        script: str | Path | None = None,
+        link_path: str | Path | None = None,
+        loss: float = 0.0,
+        seed: int = 1,
+        stats: str | Path | None = None,
+    ) -> None:
+        super().__init__(hub, script, link_path, harness=Path(hub).parent / "radio-sim")
+        self.nodes = [Path(node) for node in nodes]
+        for node in self.nodes:
+            if not node.exists():
+                raise BoardError(f"{node}: no radio node firmware; build it with `make firmware`")
+        if not 0.0 <= loss <= 1.0:
+            raise BoardError(f"loss {loss} is not a fraction from 0 to 1")
+        self.loss, self.seed = loss, seed
+        self.stats_path = Path(stats) if stats else None
+
+    def _command(self) -> list[str]:
+        command = [str(self.harness), "--link", str(self.link_path), "--hub", str(self.firmware)]
+        for node in self.nodes:
+            command += ["--node", str(node)]
+        command += ["--loss", str(self.loss), "--seed", str(self.seed)]
+        if self.stats_path:
+            command += ["--stats", str(self.stats_path)]
+        return command + (["--script", str(self.script)] if self.script else [])
+
+    def stats(self) -> dict[str, object]:
+        """What the harness wrote at the end (after ``wait``)."""
+        if self.stats_path is None or not self.stats_path.exists():
+            raise BoardError("no stats: start the table with stats=PATH and wait for its end")
+        loaded: dict[str, object] = json.loads(self.stats_path.read_text())
+        return loaded

@@ -31,6 +31,7 @@ from ..hubclock import ClockMap
 from ..journal import Journal, JournalFull
 from . import protocol as p
 from .clocksync import ClockSync, Sample, worth_journaling
+from .radio import RadioNodes
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,7 @@ def hubs_health(hubs: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "twin_ids": twins,
         "hub_fw": ", ".join(f"{h['hub']} {h['hub_fw']}" for h in hubs if h["hub_fw"]) or None,
         "nodes": [f"{n.split(':')[0]}@{h['hub']}:{n.split(':', 1)[1]}" for h in hubs for n in h["nodes"]],
+        "radio": {f"{name}@{h['hub']}": node for h in hubs for name, node in h.get("radio", {}).items()},
         "seen_ago_s": max(seen) if seen else None,
         "hubs": list(hubs),
     }
@@ -101,6 +103,7 @@ class LinkHealth:
     hub_id: str = ""  # the id the hub said ("" for a hub before bronehub/1.2)
     clock: dict[str, Any] | None = None  # the mapping of its clock onto the station's (hubclock.ClockMap)
     nodes: list[str] = field(default_factory=list)
+    radio: dict[str, dict[str, Any]] = field(default_factory=dict)  # a radio hub's nodes (devices/radio.py)
     lines_ok: int = 0
     events: int = 0
     checksum_errors: int = 0
@@ -200,6 +203,7 @@ class HubLink:
         self._acked = 0  # the last hub SEQ acknowledged (every one up to it is on disk)
         self._ack_due = False
         self._acked_at, self._acked_sent = 0.0, 0  # when the last ACK went, and up to which seq
+        self._radio = RadioNodes()  # a radio hub's nodes, from its RADIO and JOIN lines
 
     # -- lifecycle ------------------------------------------------------------------------------
     def resume(self, records: Sequence[Mapping[str, Any]]) -> None:
@@ -433,6 +437,8 @@ class HubLink:
             sent = self._asked.pop(message.n, None)
             if sent is not None:
                 self._on_clock_sample(Sample(message.up + message.us / 1000.0, self._read_at, sent))
+        elif isinstance(message, p.RadioStatus):
+            self._on_radio(message)
         elif isinstance(message, p.Heartbeat) and not self._introduced:
             self._audit("rx", line=text, verdict="early", error="before the hub's HELLO")
         elif isinstance(message, p.Heartbeat):
@@ -485,6 +491,19 @@ class HubLink:
             self._asked.clear()
             self._set(clock=None)
 
+    def _on_radio(self, status: p.RadioStatus) -> None:
+        """A radio hub's word on one of its nodes: kept for the dashboard; a change (silent, heard
+        again, low battery) is logged and journaled for the audit trail."""
+        change = self._radio.update(status, self.clock.wall_iso())
+        with self._health_lock:
+            self.health.radio = self._radio.as_dict()
+        if change is not None:
+            level = logging.INFO if change in ("heard", "heard again") else logging.WARNING
+            log.log(level, "radio node %s: %s", status.node, change)
+            self._audit(
+                "radio", hub=self.tag, node=status.node, change=change, battery_mv=status.bat, age_ms=status.age
+            )
+
     def _on_event(self, message: p.Message, text: str) -> None:
         if not self._introduced:  # which hub (and which boot) is not known yet: SYNC asks
             self._audit("rx", line=text, verdict="early", error="before the hub's HELLO")
@@ -515,6 +534,10 @@ class HubLink:
         self._count("events")
         if isinstance(message, p.Overflow):
             self._count("overflows")
+        elif isinstance(message, p.Join) and self._radio.joined(message):
+            log.warning("radio node %s restarted (boot %s)", message.node, message.boot)
+            with self._health_lock:
+                self.health.radio = self._radio.as_dict()
         self._batch_upto = message.seq
 
     def _flush(self) -> None:

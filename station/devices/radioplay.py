@@ -1,0 +1,125 @@
+"""Play a radio table in simulation (``station simulate-radio``, tests/test_radio.py,
+bench/radio_in_the_loop.py): a stimulus script of shots and falls on the radio nodes, and the
+check that every one of them reached the journal exactly once, in order per node.
+
+The nodes are the images ``make firmware`` builds (firmware/Makefile RADIO_NODES).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import protocol as p
+
+# name: barrels (a launcher) or 0 (a tilt node), as firmware/Makefile builds them
+RADIO_NODES: dict[str, int] = {"RL1": 2, "RL2": 1, "RL3": 1, "RT1": 0, "RT2": 0, "RT3": 0}
+# a barrel's trigger and gate on a radio node (firmware/avr/node_config.h)
+_PINS = {1: ("D2", "D3"), 2: ("D4", "D5")}
+_FALLEN, _UPRIGHT = "x=1.0 y=0.0 z=0.1", "x=0.0 y=0.0 z=1.0"
+SETTLE_S = 0.4  # a tilt state holds this long before the node reports it (core/tilt.c 300 ms, with margin)
+
+
+@dataclass
+class Expected:
+    """What the script makes each node report, in order."""
+
+    events: dict[str, list[tuple[str, int, str]]] = field(default_factory=dict)
+
+    def add(self, node: str, what: tuple[str, int, str]) -> None:
+        self.events.setdefault(node, []).append(what)
+
+    @property
+    def total(self) -> int:
+        return sum(len(v) for v in self.events.values())
+
+
+def firmware_images(build: Path, nodes: Iterable[str] = RADIO_NODES) -> tuple[Path, list[Path]]:
+    """The radio hub's image and the nodes' images in ``build``."""
+    return build / "radio-hub.elf", [build / f"node-{name}.elf" for name in nodes]
+
+
+def play_script(
+    nodes: Mapping[str, int], start: float, seconds: float, per_node_s: float, seed: int = 1
+) -> tuple[list[str], Expected]:
+    """Script lines for ``seconds`` of play from ``start``: every node acts about every
+    ``per_node_s`` (a launcher fires one of its barrels, a tilt node falls or gets up), at random
+    moments, and what each should report."""
+    rng = random.Random(seed)
+    lines: list[str] = []
+    expected = Expected()
+    for name, barrels in nodes.items():
+        t, shots, fallen = start + rng.uniform(0, per_node_s), {1: 0, 2: 0}, False
+        gap = max(per_node_s, 0.45 if barrels else SETTLE_S + 0.2)
+        while t < start + seconds:
+            if barrels:
+                barrel = rng.randint(1, barrels)
+                trigger, gate = _PINS[barrel]
+                lines.append(f"t={t:.3f} {name} pin {trigger} low 30ms")
+                lines.append(f"t={t + 0.02:.3f} {name} pin {gate} low 4ms")
+                shots[barrel] += 1
+                expected.add(name, ("SHOT", barrel, str(shots[barrel])))
+            else:
+                fallen = not fallen
+                lines.append(f"t={t:.3f} {name} adc A0 {_FALLEN if fallen else _UPRIGHT}")
+                expected.add(name, ("TILT", 0, "fallen" if fallen else "upright"))
+            t += gap * rng.uniform(1.0, 2.0)
+    return lines, expected
+
+
+@dataclass
+class Delivery:
+    """What reached the journal, against what the script made."""
+
+    delivered: dict[str, list[tuple[str, int, str]]]
+    doubled: int
+    missing: int
+    out_of_order: int
+    overflows: int  # OVF events: what a ring could not keep, reported
+    joins: list[str]
+
+    @property
+    def exactly_once(self) -> bool:
+        return not (self.doubled or self.missing or self.out_of_order)
+
+
+def journaled_events(records: Sequence[Mapping[str, Any]]) -> list[tuple[p.Message, Mapping[str, Any]]]:
+    """Every hub event the station took (journaled with the verdict ``event``), with its record."""
+    return [(p.decode(r["line"]), r) for r in records if r.get("kind") == "rx" and r.get("verdict") == "event"]
+
+
+def check_delivery(records: Sequence[Mapping[str, Any]], expected: Expected) -> Delivery:
+    delivered: dict[str, list[tuple[str, int, str]]] = {}
+    overflows, joins = 0, []
+    for message, _ in journaled_events(records):
+        if isinstance(message, p.Shot):
+            delivered.setdefault(message.node, []).append(("SHOT", message.barrel, str(message.count)))
+        elif isinstance(message, p.Tilt):
+            delivered.setdefault(message.node, []).append(("TILT", 0, message.state))
+        elif isinstance(message, p.Overflow):
+            overflows += 1
+        elif isinstance(message, p.Join):
+            joins.append(message.node)
+    doubled = missing = out_of_order = 0
+    for node, want in expected.events.items():
+        got = delivered.get(node, [])
+        once = _once(got)
+        doubled += len(got) - len(once)
+        if want[0][0] == "SHOT":  # each shot is its own, by its count
+            missing += len(set(want) - set(once))
+            once, want = [g for g in once if g in want], [w for w in want if w in once]
+        else:  # a tilt node's states are told apart only by where they come
+            missing += max(0, len(want) - len(once))
+        out_of_order += sum(1 for a, b in zip(once, want, strict=False) if a != b)
+    return Delivery(delivered, doubled, missing, out_of_order, overflows, joins)
+
+
+def _once(events: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
+    """A node's events with the repeats taken out: a shot counted twice (its count says which), or a
+    tilt node's same state twice running (it alternates between fallen and upright)."""
+    if events and events[0][0] == "SHOT":
+        return list(dict.fromkeys(events))
+    return [e for i, e in enumerate(events) if i == 0 or events[i - 1] != e]
