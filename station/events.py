@@ -74,6 +74,8 @@ class Node:
 
 
 def parse_nodes(text: str) -> tuple[Node, ...]:
+    if not text:  # a radio hub that has heard none of its nodes yet
+        return ()
     nodes = []
     for item in text.split(","):
         parts = item.split(":")

@@ -109,7 +109,7 @@ def encode(message: Message) -> bytes:
         if name in _OPTIONAL.get(message.TYPE, {}) and value == _OPTIONAL[message.TYPE][name]:
             continue  # a field added in v1.x is left out at its default, as a v1.0 hub would
         text = _format_value(value)
-        if not TOKEN.match(text):
+        if not TOKEN.match(text) and not (name == "nodes" and not text):  # a radio hub yet to hear a node
             raise ProtocolError("field", f"{name}={text!r} is not a protocol token")
         parts.append(f"{name}={text}")
     body = " ".join(parts).encode("ascii")
@@ -153,7 +153,8 @@ _OPTIONAL = {
 }
 _INT = re.compile(r"-?\d{1,10}")
 _CRC_HEX = re.compile(rb"[0-9A-F]{4}")
-_LINE = re.compile(r"([A-Z]{2,8}) (\d{1,10})((?: [a-z_]{1,16}=[A-Za-z0-9_.:,/+-]{1,480})*)")
+# A value may be empty only for ``nodes``: a radio hub that has heard no node yet lists none.
+_LINE = re.compile(r"([A-Z]{2,8}) (\d{1,10})((?: [a-z_]{1,16}=[A-Za-z0-9_.:,/+-]{0,480})*)")
 
 
 def decode(raw: bytes | str) -> Message:
@@ -188,6 +189,8 @@ def decode(raw: bytes | str) -> Message:
         key, _, value = word.partition("=")
         if key in values:
             raise ProtocolError("syntax", f"field {key} twice")
+        if not value and key != "nodes":
+            raise ProtocolError("syntax", f"field {key} is empty")
         values[key] = value
     kwargs: dict[str, Any] = {"seq": int(seq)}
     for name, convert in _CONVERTERS[kind]:

@@ -42,6 +42,17 @@ def firmware_images(build: Path, nodes: Iterable[str] = RADIO_NODES) -> tuple[Pa
     return build / "radio-hub.elf", [build / f"node-{name}.elf" for name in nodes]
 
 
+def shot_lines(node: str, t: float, barrel: int = 1, gate_ms: float = 4.0) -> list[str]:
+    """A shot from a radio launcher: the trigger pressed for 30 ms, the gate blocked 20 ms in."""
+    trigger, gate = _PINS[barrel]
+    return [f"t={t:.3f} {node} pin {trigger} low 30ms", f"t={t + 0.02:.3f} {node} pin {gate} low {gate_ms:g}ms"]
+
+
+def tilt_line(node: str, t: float, fallen: bool) -> str:
+    """A radio tilt node's model falling over (or set upright)."""
+    return f"t={t:.3f} {node} adc A0 {_FALLEN if fallen else _UPRIGHT}"
+
+
 def play_script(
     nodes: Mapping[str, int], start: float, seconds: float, per_node_s: float, seed: int = 1
 ) -> tuple[list[str], Expected]:
@@ -57,14 +68,12 @@ def play_script(
         while t < start + seconds:
             if barrels:
                 barrel = rng.randint(1, barrels)
-                trigger, gate = _PINS[barrel]
-                lines.append(f"t={t:.3f} {name} pin {trigger} low 30ms")
-                lines.append(f"t={t + 0.02:.3f} {name} pin {gate} low 4ms")
+                lines += shot_lines(name, t, barrel)
                 shots[barrel] += 1
                 expected.add(name, ("SHOT", barrel, str(shots[barrel])))
             else:
                 fallen = not fallen
-                lines.append(f"t={t:.3f} {name} adc A0 {_FALLEN if fallen else _UPRIGHT}")
+                lines.append(tilt_line(name, t, fallen))
                 expected.add(name, ("TILT", 0, "fallen" if fallen else "upright"))
             t += gap * rng.uniform(1.0, 2.0)
     return lines, expected

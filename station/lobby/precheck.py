@@ -5,6 +5,7 @@ start anyway with a note, and the check and the note are journaled."""
 
 from __future__ import annotations
 
+import datetime as _dt
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,47 @@ def _hub(
     )
 
 
+def clock_time(wall_iso: str) -> str:
+    """A journal's UTC time as the club's clock shows it: 21:04:13."""
+    return _dt.datetime.fromisoformat(wall_iso).astimezone().strftime("%H:%M:%S")
+
+
+def _radio(health: Mapping[str, Any]) -> Finding | None:
+    """Radio nodes (hardware.md "Radio option"): each one heard lately, and its cell not low.
+    None when no hub has radio nodes."""
+    nodes = health.get("radio") or {}
+    if not nodes:
+        return None
+    silent = [
+        say("{node} silent since {time}", node=name, time=clock_time(n["heard_at"]))
+        for name, n in nodes.items()
+        if n["silent"]
+    ]
+    low = [say("{node} at {volts} V", node=name, volts=n["battery_v"]) for name, n in nodes.items() if n["low_battery"]]
+    if silent:
+        return Finding(
+            "radio",
+            "warn",
+            joined(silent + low, "; "),
+            say("switch the node on or bring it nearer the hub; a silent node's shots and falls wait in it"),
+        )
+    if low:
+        return Finding(
+            "radio", "warn", say("low battery: {nodes}", nodes=joined(low)), say("charge those cells before the game")
+        )
+    weakest = min(nodes.items(), key=lambda item: item[1]["battery_v"])
+    return Finding(
+        "radio",
+        "ok",
+        say(
+            "{count} radio nodes heard; the lowest cell is {node} at {volts} V",
+            count=len(nodes),
+            node=weakest[0],
+            volts=weakest[1]["battery_v"],
+        ),
+    )
+
+
 def _deployment(game: str, armies: Sequence[Mapping[str, Any]], seen: Sequence[int] | None) -> Finding:
     """Every model with a marker is on the table, as far as the camera can tell before the game."""
     try:
@@ -153,6 +195,9 @@ def pregame_checks(
     seen_markers: Sequence[int] | None = None,
 ) -> list[Finding]:
     findings = [_armies(game, armies, options), _hub(game, armies, serial_urls, hub_health)]
+    radio = _radio(hub_health)
+    if radio is not None:
+        findings.append(radio)
     if camera is not None:
         findings.append(calibration(calibration_path))
         findings.append(_deployment(game, armies, seen_markers))

@@ -258,11 +258,31 @@ function renderHealth(health) {
     "resets_detected", "resends_requested", "reconnects", "overflows", "held"]
     .map((k) => `${k}: ${model.health[k] ?? "–"}`).join("\n")
     + (model.health.resolved_error ? "\n" + t("recovered at {at}: {error}", { at: model.health.resolved_at, error: model.health.resolved_error }) : "");
+  renderRadio(model.health.radio);
   // A journal that cannot write takes no inputs; everyone at the table should know why.
   const journal = model.health.journal;
   const alert = $("journal-alert");
   alert.hidden = !journal || journal.state === "ok";
   alert.textContent = alert.hidden ? "" : t("journal {state}: {error} · inputs refused, hub events wait", { state: journal.state, error: journal.error || "" });
+}
+
+// Radio nodes (hardware.md "Radio option"): each one's cell and link, and an alert for a node that
+// fell silent or whose cell runs low.  No controls here, so redrawing it never moves a finger's target.
+function clockTime(iso) {
+  return new Date(iso).toLocaleTimeString(document.documentElement.lang || undefined, { hour12: false });
+}
+function renderRadio(radio) {
+  const nodes = Object.entries(radio || {});
+  const list = $("radio-nodes");
+  list.hidden = !nodes.length;
+  list.replaceChildren(...nodes.map(([name, n]) => el("li", { "data-node": name, class: n.silent ? "silent" : n.low_battery ? "low" : "" },
+    el("code", {}, name), " ", t("{volts} V", { volts: n.battery_v.toFixed(2) }), " · ",
+    t("{retries} resends, {failed} given up", { retries: n.retries, failed: n.failed }))));
+  const alerts = nodes.filter(([, n]) => n.silent).map(([name, n]) => t("node {node} silent since {time}", { node: name, time: clockTime(n.heard_at) }))
+    .concat(nodes.filter(([, n]) => n.low_battery && !n.silent).map(([name, n]) => t("node {node}: battery low ({volts} V)", { node: name, volts: n.battery_v.toFixed(2) })));
+  const alert = $("radio-alert");
+  alert.hidden = !alerts.length;
+  alert.textContent = alerts.join(" · ");
 }
 
 // A long game's screen opens with the recent rulings; scrolling to the end of the feed (or its
