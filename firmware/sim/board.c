@@ -3,7 +3,9 @@
  * to a pseudo-terminal reachable at a stable symlink (cable.c), and plays timed stimuli from a
  * script (script.h says the steps: pin, adc, unplug, reset, end).
  *
- * Usage: board-sim FIRMWARE.elf --link PATH [--script FILE]
+ * Usage: board-sim FIRMWARE.elf --link PATH [--script FILE] [--hub-id HHHH]
+ * --hub-id writes the board's id into its EEPROM, as `station hub-id` would have, so several
+ * simulated boards (whose first-boot "noise" is alike) say different ids.
  * It prints "pty /dev/pts/N" each time the cable is (re)plugged, and "ready" once running.
  */
 #include <signal.h>
@@ -13,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "avr_eeprom.h"
 #include "cable.h"
 #include "script.h"
 #include "sim_avr.h"
@@ -79,10 +82,17 @@ static void on_signal(int sig)
 int main(int argc, char **argv)
 {
     elf_firmware_t fw;
-    if (argc < 4 || strcmp(argv[2], "--link"))
-        sim_fail(PROG, "usage: board-sim FIRMWARE.elf --link PATH [--script FILE]");
-    if (argc >= 6 && !strcmp(argv[4], "--script"))
-        script_load(&script, PROG, argv[5], 0);
+    unsigned hub_id = 0;
+    if (argc < 4 || argc % 2 || strcmp(argv[2], "--link"))
+        sim_fail(PROG, "usage: board-sim FIRMWARE.elf --link PATH [--script FILE] [--hub-id HHHH]");
+    for (int i = 4; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--script"))
+            script_load(&script, PROG, argv[i + 1], 0);
+        else if (!strcmp(argv[i], "--hub-id") && sscanf(argv[i + 1], "%4x", &hub_id) == 1 && hub_id && hub_id != 0xFFFF)
+            continue;
+        else
+            sim_fail(PROG, "usage: board-sim FIRMWARE.elf --link PATH [--script FILE] [--hub-id HHHH]");
+    }
     memset(&fw, 0, sizeof fw);
     if (elf_read_firmware(argv[1], &fw) != 0)
         sim_fail(PROG, "cannot read the firmware ELF");
@@ -95,6 +105,11 @@ int main(int argc, char **argv)
     avr->aref = 3300; /* the board wires 3.3 V to AREF, as the accelerometers run at 3.3 V */
     avr->log = LOG_ERROR;
     avr_load_firmware(avr, &fw);
+    if (hub_id) { /* EEPROM word 2 (firmware/avr/sensors.h EE_HUB_ID), little-endian */
+        uint8_t bytes[2] = {(uint8_t)hub_id, (uint8_t)(hub_id >> 8)};
+        avr_eeprom_desc_t desc = {bytes, 2, 2};
+        avr_ioctl(avr, AVR_IOCTL_EEPROM_SET, &desc);
+    }
     script_idle_inputs(avr, "BCD", 6);
 
     signal(SIGTERM, on_signal);

@@ -30,8 +30,11 @@ class SimulatedBoard:
         script: str | Path | None = None,
         link_path: str | Path | None = None,
         harness: str | Path | None = None,
+        hub_id: str = "",
     ) -> None:
+        """``hub_id``: the board's id put in its EEPROM (4 hex digits), for several boards at once."""
         self.firmware = Path(firmware)
+        self.hub_id = hub_id
         self.harness = Path(harness) if harness else self.firmware.parent / "board-sim"
         for path, what in ((self.firmware, "firmware ELF"), (self.harness, "board-sim harness")):
             if not path.exists():
@@ -52,6 +55,7 @@ class SimulatedBoard:
 
     def _command(self) -> list[str]:
         command = [str(self.harness), str(self.firmware), "--link", str(self.link_path)]
+        command += ["--hub-id", self.hub_id] if self.hub_id else []
         return command + (["--script", str(self.script)] if self.script else [])
 
     def start(self, timeout: float = 10.0) -> SimulatedBoard:
