@@ -71,6 +71,7 @@ bench: firmware $(VENV)/.installed-runtime
 	$(BIN)/python bench/replay_throughput.py
 	$(BIN)/python bench/serial_to_sse_latency.py
 	$(BIN)/python bench/firmware_in_the_loop.py
+	$(BIN)/python bench/radio_in_the_loop.py
 	$(BIN)/python bench/vision_accuracy_speed.py
 	$(BIN)/python bench/measure_snapshot.py
 	$(BIN)/python bench/pi_budget.py

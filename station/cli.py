@@ -32,6 +32,7 @@ from .rules.registry import RULESETS, make_ruleset
 from .web.limits import WebLimits
 
 if TYPE_CHECKING:  # loaded by the commands that use them
+    from .devices.board import SimulatedBoard
     from .devices.hubsim import SimulatedHub
     from .session import SessionPlayer
     from .web.server import DashboardServer
@@ -234,7 +235,7 @@ def _hardware_options(command: Command) -> Command:
                 type=click.Choice(["1000000", "500000", "250000", "115200"]),
                 default="1000000",
                 show_default=True,
-                help="The hub's serial rate (firmware/avr/board_config.h); 115200 for bronehub/1.0.",
+                help="The hub's serial rate (firmware/avr/uart.h); 115200 for bronehub/1.0.",
             ),
             click.option("--camera", help="Overhead camera: an index (0), a video file or a folder of frames."),
             click.option(
@@ -835,6 +836,13 @@ def simulate_board(firmware: str, script: str | None, link_path: str | None) -> 
     except BoardError as exc:
         _fail(str(exc))
     click.echo(f"Firmware {firmware} running in simavr; UART0 on {board.path}")
+    _run_simulated(board)
+
+
+def _run_simulated(board: SimulatedBoard) -> None:
+    """Say how to connect, and run the simulated board until its script ends or Ctrl-C."""
+    from .devices.board import BoardError
+
     click.echo(f"Connect with:   station run --serial {board.path} ...")
     done = threading.Event()
 
@@ -849,6 +857,32 @@ def simulate_board(firmware: str, script: str | None, link_path: str | None) -> 
     threading.Thread(target=watch, name="board-watch", daemon=True).start()
     _wait_for_interrupt(done)
     board.stop()
+
+
+@main.command("simulate-radio")
+@click.option("--build", type=click.Path(file_okay=False), default="firmware/build", show_default=True,
+              help="Where make firmware put radio-hub.elf and the node images.")  # fmt: skip
+@click.option(
+    "--node", "nodes", multiple=True, help="A radio node by name (firmware/Makefile RADIO_NODES); all by default."
+)
+@click.option("--script", type=click.Path(exists=True, dir_okay=False), help="Stimulus script (hardware.md).")
+@click.option("--link", "link_path", type=click.Path(dir_okay=False), help="Stable path for the hub's pty (a symlink).")
+@click.option("--loss", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Packets the air loses.")
+def simulate_radio(build: str, nodes: tuple[str, ...], script: str | None, link_path: str | None, loss: float) -> None:
+    """A radio hub and its radio nodes in simavr on one simulated air; the hub's UART on a pty."""
+    from .devices.board import BoardError, SimulatedRadioTable
+    from .devices.radioplay import RADIO_NODES, firmware_images
+
+    unknown = sorted(set(nodes) - RADIO_NODES.keys())
+    if unknown:
+        _fail(f"no radio node {', '.join(unknown)}: the images are {', '.join(RADIO_NODES)} (firmware/Makefile)")
+    hub, images = firmware_images(Path(build), nodes or RADIO_NODES)
+    try:
+        table = SimulatedRadioTable(hub, list(images), script, link_path, loss).start()
+    except BoardError as exc:
+        _fail(str(exc))
+    click.echo(f"Radio hub and {len(images)} radio nodes running in simavr; the hub's UART0 on {table.path}")
+    _run_simulated(table)
 
 
 @main.command("simulate-hub")

@@ -64,8 +64,8 @@ uint8_t fw_radio_node_pending(const fw_radio_node_t *n);
 typedef struct {
     uint32_t expected;    /* next event number taken from this node's boot */
     uint32_t heard_ms;    /* hub clock at its last packet */
-    int32_t offset;       /* hub ms - node ms, the smallest seen (less a drift allowance) */
-    uint32_t offset_at;
+    int32_t offset;       /* hub ms - node ms: the smallest seen lately (radio.c clock_offset) */
+    uint32_t offset_at;   /* when it was seen */
     uint16_t boot;
     uint16_t bat_mv, retries, failed, dups;
     uint8_t nid, known, join_due, status_due;

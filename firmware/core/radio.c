@@ -153,6 +153,8 @@ void fw_radio_node_sent(fw_radio_node_t *n, uint8_t delivered, uint8_t retries, 
         n->quiet_until = now_ms + 1 + next_random(n) % span;
         if (kind == FW_PKT_POLL)
             n->poll_at = n->quiet_until;
+        else if (kind == FW_PKT_BEACON) /* the hub names a node's events from it: again soon, not in a second */
+            n->next_beacon_ms = n->quiet_until;
         return;
     }
     n->fails_in_row = 0;
@@ -216,21 +218,25 @@ static fw_radio_peer_t *peer_of(fw_radio_hub_t *r, uint8_t nid, uint8_t *index)
 
 /* The node's clock onto the hub's.  Every packet carries the node's clock as it was written, and
  * the hub reads it a little later: the air time, the retransmissions, the hub's loop.  So the
- * smallest (hub - node) seen is the best offset, as in NTP's minimum filter.  The estimate may
- * rise by 1 ms every 256 ms (0.4 %, more than a ceramic resonator's drift), so a node whose clock
- * runs slow is followed. */
+ * smallest (hub - node) seen is the best offset, as in NTP's minimum filter.  Between two such
+ * minima the estimate rises by 1 ms every 256 ms (0.4 %, more than a ceramic resonator's drift),
+ * so a node whose clock runs slow is followed; one that runs fast gives lower samples, taken at once. */
+static int32_t clock_offset(const fw_radio_peer_t *p, uint32_t now_ms)
+{
+    return p->offset + (int32_t)((now_ms - p->offset_at) >> 8);
+}
+
 static void clock_sample(fw_radio_peer_t *p, uint32_t node_ms, uint32_t now_ms, uint8_t fresh)
 {
     int32_t sample = (int32_t)(now_ms - node_ms);
-    int32_t allowed = p->offset + (int32_t)((now_ms - p->offset_at) >> 8);
-    if (fresh || sample < allowed)
+    if (fresh || sample <= clock_offset(p, now_ms)) {
         p->offset = sample;
-    else
-        p->offset = allowed;
-    p->offset_at = now_ms;
+        p->offset_at = now_ms;
+    }
 }
 
-static void take_event(fw_radio_peer_t *p, uint8_t index, fw_hub_t *hub, const uint8_t *pkt, uint32_t seq)
+static void take_event(fw_radio_peer_t *p, uint8_t index, fw_hub_t *hub, const uint8_t *pkt, uint32_t seq,
+                       uint32_t now_ms)
 {
     if (seq < p->expected) {
         p->dups++; /* its acknowledgement was lost: the table says so again */
@@ -240,10 +246,7 @@ static void take_event(fw_radio_peer_t *p, uint8_t index, fw_hub_t *hub, const u
         return; /* a gap, a node not introduced yet, or no room: left with the node, which resends */
     uint8_t type = pkt[HEADER + 8];
     uint32_t t = get32(pkt + HEADER), value = get32(pkt + HEADER + 4);
-    if (type != FW_EV_OVF)
-        t = (uint32_t)((int32_t)t + p->offset);
-    else
-        t = hub->now_ms;
+    t = type == FW_EV_OVF ? now_ms : (uint32_t)((int32_t)t + clock_offset(p, now_ms));
     if (fw_hub_push_event(hub, type, index, pkt[HEADER + 9], pkt[HEADER + 10], value, t))
         p->expected++;
 }
@@ -299,7 +302,7 @@ void fw_radio_hub_packet(fw_radio_hub_t *r, fw_hub_t *hub, const uint8_t *pkt, u
         }
     }
     if (kind == FW_PKT_EVENT)
-        take_event(p, index, hub, pkt, get32(pkt + 4));
+        take_event(p, index, hub, pkt, get32(pkt + 4), now_ms);
 }
 
 uint8_t fw_radio_hub_acks(const fw_radio_hub_t *r, uint8_t *pkt)

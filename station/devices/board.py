@@ -14,6 +14,7 @@ import logging
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ class SimulatedBoard:
         self.ptys: list[str] = []
         self.unplugs = 0
         self.resets = 0
+        self.ready_at = 0.0  # time.monotonic() at simulated time 0
         self._ready = threading.Event()
         self._proc: subprocess.Popen[str] | None = None
 
@@ -80,7 +82,8 @@ class SimulatedBoard:
                 self.unplugs += 1
             elif word == "reset":
                 self.resets += 1
-            elif word == "ready":
+            elif word == "ready":  # simulated time 0 is now: the harness keeps real time from here
+                self.ready_at = time.monotonic()
                 self._ready.set()
         self._ready.set()
 

@@ -35,7 +35,7 @@ from .radio import RadioNodes
 
 log = logging.getLogger(__name__)
 
-BAUD = 1_000_000  # bronehub/1.1's rate, exact at 16 MHz (firmware/avr/board_config.h, hardware.md)
+BAUD = 1_000_000  # bronehub/1.1's rate, exact at 16 MHz (firmware/avr/uart.h HUB_BAUD, hardware.md)
 OTHER_BAUDS = (1_000_000, 500_000, 250_000, 115_200)  # what `doctor` tries when nothing answers
 GARBLED_BYTES = 400  # bytes without one whole line since the port opened: the rate is wrong
 _LINE_START = re.compile(rb"[A-Z]{2,8} \d")  # how every protocol line begins

@@ -21,6 +21,8 @@ RADIO_NODES: dict[str, int] = {"RL1": 2, "RL2": 1, "RL3": 1, "RT1": 0, "RT2": 0,
 _PINS = {1: ("D2", "D3"), 2: ("D4", "D5")}
 _FALLEN, _UPRIGHT = "x=1.0 y=0.0 z=0.1", "x=0.0 y=0.0 z=1.0"
 SETTLE_S = 0.4  # a tilt state holds this long before the node reports it (core/tilt.c 300 ms, with margin)
+SHOT_MADE_S = 0.024  # after the trigger: the gate blocked 20 ms in, for 4 ms (shot_lines)
+TILT_MADE_S = 0.300  # after the fall: core/tilt.c settle_ms
 
 
 @dataclass
@@ -28,9 +30,14 @@ class Expected:
     """What the script makes each node report, in order."""
 
     events: dict[str, list[tuple[str, int, str]]] = field(default_factory=dict)
+    made_at: dict[tuple[str, tuple[str, int, str], int], float] = field(default_factory=dict)
 
-    def add(self, node: str, what: tuple[str, int, str]) -> None:
-        self.events.setdefault(node, []).append(what)
+    def add(self, node: str, what: tuple[str, int, str], at: float = 0.0) -> None:
+        """``at``: the simulated second the node makes the event (its gate opens again, or its
+        tilt has held long enough to be reported); keyed by the event and how many came before it."""
+        done = self.events.setdefault(node, [])
+        self.made_at[(node, what, done.count(what))] = at
+        done.append(what)
 
     @property
     def total(self) -> int:
@@ -54,27 +61,38 @@ def tilt_line(node: str, t: float, fallen: bool) -> str:
 
 
 def play_script(
-    nodes: Mapping[str, int], start: float, seconds: float, per_node_s: float, seed: int = 1
+    nodes: Mapping[str, int],
+    start: float,
+    seconds: float,
+    per_node_s: float,
+    seed: int = 1,
+    shot_gap_s: float = 0.45,
+    after: Expected | None = None,
 ) -> tuple[list[str], Expected]:
     """Script lines for ``seconds`` of play from ``start``: every node acts about every
-    ``per_node_s`` (a launcher fires one of its barrels, a tilt node falls or gets up), at random
-    moments, and what each should report."""
+    ``per_node_s`` (a launcher fires one of its barrels, no sooner than ``shot_gap_s`` after its
+    last shot; a tilt node falls or gets up), at random moments, and what each should report.
+    ``after``: the Expected of the script's earlier part, which this one goes on from (the shot
+    counters, a model still down)."""
     rng = random.Random(seed)
     lines: list[str] = []
-    expected = Expected()
+    expected = after or Expected()
     for name, barrels in nodes.items():
-        t, shots, fallen = start + rng.uniform(0, per_node_s), {1: 0, 2: 0}, False
-        gap = max(per_node_s, 0.45 if barrels else SETTLE_S + 0.2)
+        done = expected.events.get(name, [])
+        shots = {b: sum(1 for e in done if e[:2] == ("SHOT", b)) for b in (1, 2)}
+        fallen = bool(done) and done[-1] == ("TILT", 0, "fallen")
+        t = start + rng.uniform(0, per_node_s)
+        gap = max(per_node_s, shot_gap_s if barrels else SETTLE_S + 0.2)
         while t < start + seconds:
             if barrels:
                 barrel = rng.randint(1, barrels)
                 lines += shot_lines(name, t, barrel)
                 shots[barrel] += 1
-                expected.add(name, ("SHOT", barrel, str(shots[barrel])))
+                expected.add(name, ("SHOT", barrel, str(shots[barrel])), t + SHOT_MADE_S)
             else:
                 fallen = not fallen
                 lines.append(tilt_line(name, t, fallen))
-                expected.add(name, ("TILT", 0, "fallen" if fallen else "upright"))
+                expected.add(name, ("TILT", 0, "fallen" if fallen else "upright"), t + TILT_MADE_S)
             t += gap * rng.uniform(1.0, 2.0)
     return lines, expected
 
@@ -95,15 +113,44 @@ class Delivery:
         return not (self.doubled or self.missing or self.out_of_order)
 
 
-def journaled_events(records: Sequence[Mapping[str, Any]]) -> list[tuple[p.Message, Mapping[str, Any]]]:
-    """Every hub event the station took (journaled with the verdict ``event``), with its record."""
-    return [(p.decode(r["line"]), r) for r in records if r.get("kind") == "rx" and r.get("verdict") == "event"]
+def journaled_events(
+    records: Sequence[Mapping[str, Any]], hub: str | None = None
+) -> list[tuple[p.Message, Mapping[str, Any]]]:
+    """Every hub event the station took (journaled with the verdict ``event``), with its record;
+    with ``hub``, that hub's only (a record's ``hub`` is the id its HELLO said)."""
+    return [
+        (p.decode(r["line"]), r)
+        for r in records
+        if r.get("kind") == "rx" and r.get("verdict") == "event" and hub in (None, r.get("hub"))
+    ]
 
 
-def check_delivery(records: Sequence[Mapping[str, Any]], expected: Expected) -> Delivery:
+def delays(
+    records: Sequence[Mapping[str, Any]], expected: Expected, ready_at: float, hub: str | None = None
+) -> list[float]:
+    """Seconds from each event's making in the simulation to its journal record (its ``mono``,
+    the station's monotonic clock, which ``ready_at`` ties to simulated time 0)."""
+    seen: dict[tuple[str, tuple[str, int, str]], int] = {}
+    out = []
+    for message, record in journaled_events(records, hub):
+        if isinstance(message, p.Shot):
+            what = ("SHOT", message.barrel, str(message.count))
+        elif isinstance(message, p.Tilt):
+            what = ("TILT", 0, message.state)
+        else:
+            continue
+        key = (message.node, what)
+        made = expected.made_at.get((message.node, what, seen.get(key, 0)))
+        seen[key] = seen.get(key, 0) + 1
+        if made is not None:
+            out.append(record["mono"] - ready_at - made)
+    return out
+
+
+def check_delivery(records: Sequence[Mapping[str, Any]], expected: Expected, hub: str | None = None) -> Delivery:
     delivered: dict[str, list[tuple[str, int, str]]] = {}
     overflows, joins = 0, []
-    for message, _ in journaled_events(records):
+    for message, _ in journaled_events(records, hub):
         if isinstance(message, p.Shot):
             delivered.setdefault(message.node, []).append(("SHOT", message.barrel, str(message.count)))
         elif isinstance(message, p.Tilt):

@@ -64,7 +64,7 @@ class Hardware:
     camera_fps: float | None = None  # play a recorded camera at this rate, looping
     calibration: Path = Path("calibration/table.json")
     seed: int | None = None  # the dice seed (rehearsals); None is unpredictable
-    baud: int = BAUD  # the hub's serial rate (firmware/avr/board_config.h)
+    baud: int = BAUD  # the hub's serial rate (firmware/avr/uart.h)
     mqtt: str | None = None  # the club's broker, mqtt://user:password@host:1883 (docs/tournament.md)
     table: str | None = None  # this table's id on the broker
     dashboard_url: str = ""  # where the tournament screen links to this table
