@@ -52,6 +52,7 @@ GATE_MA = 4.5  # one barrel's IR gate on a node: LED through 470 ohm from 3.3 V,
 CELL_MAH = {"launcher": 500, "tilt": 250}  # the cells hardware.md names for a radio node
 USABLE = 0.85  # of the cell above the 3.5 V low-battery warning
 HOURS_A_DAY = 6  # a day of play: the nodes switched on for six hours
+TARGET = "every event exactly once, in order per node, at every loss; a day of play on a charge"
 
 
 def wired_script(path: Path, every: float, pace: float, flood: float, start: float) -> Expected:
@@ -219,6 +220,7 @@ def main() -> None:
         "radio_in_the_loop",
         "a radio hub, 6 radio nodes and 2 wired boards in simavr, a game's pace then a flood, at 0/10/30 % loss",
         figures,
+        TARGET,
     )
 
 

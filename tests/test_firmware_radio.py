@@ -250,3 +250,11 @@ def test_hardware_md_gives_the_images_sizes_the_build_makes():
     for elf in ("hub.elf", "radio-hub.elf", "node-RL1.elf", "node-RT1.elf"):
         flash, ram = sizes[elf]
         assert f"| `{elf}` | {flash:,} | {ram:,} |" in manual, f"hardware.md's size of {elf}"
+
+
+def test_a_radio_hub_that_has_heard_no_node_says_so_in_a_valid_hello(lib):
+    air = Air(lib, ())
+    hello = air.drain()[0]
+    assert isinstance(hello, p.Hello) and hello.nodes == () and hello.fw == "test"
+    with pytest.raises(p.ProtocolError, match="empty"):  # only the inventory may be empty
+        p.decode(p.encode(hello).replace(b"fw=test", b"fw=")[:-6] + b"*0000\n")

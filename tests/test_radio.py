@@ -151,3 +151,13 @@ def test_a_low_battery_and_a_silent_node_are_named_before_the_game(tmp_path):
         assert re.search(r"RT1 at 3\.(29|3|31) V", radio.said)  # 3.30 V read by a 10-bit ADC
     finally:
         station.stop(), table.stop()
+
+
+def test_simulate_radio_names_the_images_it_has_when_asked_for_another():
+    from click.testing import CliRunner
+
+    from station.cli import main
+
+    result = CliRunner().invoke(main, ["simulate-radio", "--node", "RL9"])
+    assert result.exit_code != 0
+    assert "no radio node RL9: the images are RL1, RL2, RL3, RT1, RT2, RT3" in result.output
