@@ -174,9 +174,9 @@ def main() -> None:
             f"loss {loss:.0%}: {result['once']}/{result['expected']} radio events exactly once "
             f"(doubled {d.doubled}, missing {d.missing}, out of order {d.out_of_order}, OVF {d.overflows}); "
             f"wired {result['wired_once']}/{result['wired_total']}; "
-            f"delay p50/p99 pace {percentile(result['pace'], .5) * 1000:.0f}/{percentile(result['pace'], .99) * 1000:.0f} ms, "
-            f"all {percentile(result['all'], .5) * 1000:.0f}/{percentile(result['all'], .99) * 1000:.0f} ms, "
-            f"wired {percentile(result['wired'], .5) * 1000:.0f}/{percentile(result['wired'], .99) * 1000:.0f} ms; "
+            f"delay p50/p99 pace {percentile(result['pace'], 0.5) * 1000:.0f}/{percentile(result['pace'], 0.99) * 1000:.0f} ms, "
+            f"all {percentile(result['all'], 0.5) * 1000:.0f}/{percentile(result['all'], 0.99) * 1000:.0f} ms, "
+            f"wired {percentile(result['wired'], 0.5) * 1000:.0f}/{percentile(result['wired'], 0.99) * 1000:.0f} ms; "
             f"{retransmits} retransmissions, {given_up} packets given up; air {result['stats']['air']}"
         )
         figures.append(
@@ -191,10 +191,10 @@ def main() -> None:
             Figure(
                 f"radio at {loss:.0%} loss: sensor to journal p50 / p99",
                 percentile(result["all"], 0.99) * 1000,
-                f"pace {percentile(result['pace'], .5) * 1000:.0f} / {percentile(result['pace'], .99) * 1000:.0f} ms, "
-                f"with the flood {percentile(result['all'], .5) * 1000:.0f} / {percentile(result['all'], .99) * 1000:.0f} ms; "
+                f"pace {percentile(result['pace'], 0.5) * 1000:.0f} / {percentile(result['pace'], 0.99) * 1000:.0f} ms, "
+                f"with the flood {percentile(result['all'], 0.5) * 1000:.0f} / {percentile(result['all'], 0.99) * 1000:.0f} ms; "
                 f"{retransmits} retransmissions, {given_up} given up",
-                f"wired, same run: {percentile(result['wired'], .5) * 1000:.0f} / {percentile(result['wired'], .99) * 1000:.0f} ms",
+                f"wired, same run: {percentile(result['wired'], 0.5) * 1000:.0f} / {percentile(result['wired'], 0.99) * 1000:.0f} ms",
             )
         )
     clean = runs[0]
