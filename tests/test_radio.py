@@ -161,3 +161,26 @@ def test_simulate_radio_names_the_images_it_has_when_asked_for_another():
     result = CliRunner().invoke(main, ["simulate-radio", "--node", "RL9"])
     assert result.exit_code != 0
     assert "no radio node RL9: the images are RL1, RL2, RL3, RT1, RT2, RT3" in result.output
+
+
+def test_radio_nodes_pair_as_wired_ones_do(tmp_path):
+    """Between games the lobby watches the hubs; pulling a radio launcher's trigger or tilting a
+    radio tilt node's model is seen as it is on a wired board, named with the hub's id."""
+    from station.lobby.hubwatch import HubWatch
+
+    lines = [*shot_lines("RL1", 2.0, barrel=2), tilt_line("RT1", 2.5, True), "t=8.000 end"]
+    script = tmp_path / "pairing.txt"
+    script.write_text("\n".join(lines) + "\n")
+    hub, images = firmware_images(BUILD, ("RL1", "RT1"))
+    table = SimulatedRadioTable(hub, images, script, tmp_path / "radio-hub").start()
+    watch = HubWatch((table.path,), tmp_path / "setup")
+    watch.start()
+    try:
+        wait_for(lambda: len([e for e in watch.events_since(0) if e["kind"]]) == 2, timeout=10, what="both seen")
+        hub_id = watch.health()["hub_id"]
+        seen = [(e["type"], e["node"], e["kind"]) for e in watch.events_since(0) if e["kind"]]
+        assert seen == [("SHOT", f"RL1@{hub_id}", "launcher"), ("TILT", f"RT1@{hub_id}", "tilt")]
+        assert sorted(watch.health()["radio"]) == ["RL1", "RT1"]  # the lobby shows their cells too
+    finally:
+        watch.stop()
+        table.stop()
