@@ -63,14 +63,20 @@ class MarkerDetector:
 
     def detect(self, image: np.ndarray) -> Detection:
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        corners, ids, _ = self._detector.detectMarkers(gray)
+        # A white frame around the picture, as the printed margin would be: without it a marker
+        # whose border lies 3-20 px from the frame's edge is missed (its quiet zone is cut off, and
+        # the detector drops contours near the border), even at 56 px across.  With it every marker
+        # 0-30 px from any edge is found (tests/test_camera_mounts.py); it costs one copy a frame.
+        padded = cv2.copyMakeBorder(gray, *(EDGE_PAD_PX,) * 4, cv2.BORDER_CONSTANT, value=255)
+        corners, ids, _ = self._detector.detectMarkers(padded)
         if ids is None or not len(ids):
             return Detection(np.zeros(0, int), np.zeros((0, 4, 2)))
-        quads = np.asarray(corners, float).reshape(-1, 4, 2)
+        quads = np.asarray(corners, float).reshape(-1, 4, 2) - EDGE_PAD_PX
         return Detection(ids.reshape(-1).astype(int), widen_edges(quads, EDGE_BIAS_PX))
 
 
 BORDER_ERROR_RATE = 0.1
+EDGE_PAD_PX = 40  # white added around the frame before detecting (MarkerDetector.detect)
 EDGE_BIAS_PX = 0.5  # measured on the renderer: corners sat 0.64-0.78 px inside along the diagonal
 
 
