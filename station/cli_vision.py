@@ -180,7 +180,13 @@ def _register_calibrate(main: click.Group, _fail: Callable[[str], NoReturn]) -> 
     ) -> None:
         """The camera's pose over the table from the anchors; residual per anchor in mm, and the
         expected position error over the table."""
-        from .vision.calibration import CalibrationError, calibrate_table, default_anchors, load_calibration
+        from .vision.calibration import (
+            CalibrationError,
+            calibrate_table,
+            default_anchors,
+            load_calibration,
+            missing_anchors,
+        )
 
         frame = next(iter(_frames(_fail, image=image, camera=camera)))
         size = _pair(table_mm, "--table-mm")
@@ -199,8 +205,10 @@ def _register_calibrate(main: click.Group, _fail: Callable[[str], NoReturn]) -> 
         cal.save(out)
         for anchor_id, residual in sorted(cal.residuals_mm.items()):
             click.echo(f"  anchor {anchor_id}: {residual:.2f} mm")
+        for missing in missing_anchors(cal):
+            click.echo(f"  anchor {missing.id}: {missing.said()}")
         used = [cal.residuals_mm[k] for k in cal.used_anchors]
-        click.echo(f"table pose from {len(used)} anchors, worst {max(used):.2f} mm -> {out}")
+        click.echo(f"table pose from {len(used)} of {len(cal.anchors)} anchors, worst {max(used):.2f} mm -> {out}")
         for line in uncertainty_report(cal.uncertainty_maps()):
             click.echo(line)
 

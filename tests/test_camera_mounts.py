@@ -23,7 +23,7 @@ from station.vision.calibration import (
     load_calibration,
 )
 from station.vision.geometry import mounted_camera
-from station.vision.mounts import MOUNTS, TABLE, Mount, MountResult, framed_camera, run_mount
+from station.vision.mounts import MOUNTS, TABLE, Mount, MountResult, calibration_frame, framed_camera, run_mount
 from station.vision.synthetic import Scene, SceneMarker, anchor_markers, board_views, random_scene, render, save_frame
 
 
@@ -264,3 +264,121 @@ def test_a_marker_is_found_however_near_the_frames_edge(side_px):
             along = centre[0] if edge in ("left", "right") else centre[1]
             assert abs(along - (expected + side_px / 2)) < 1.0  # the frame's offset taken back out
     assert not missed
+
+
+# ---- markers too small for the mount: said with their size and the fix (issue 38) --------------
+
+
+def _anchors_at(focal_px: float):
+    """A 720p camera 2 m up with a wide lens: 40 mm anchors about 10.5 px (550) or 12 px (600)."""
+    camera = mounted_camera((1280, 720), focal_px, TABLE, 2000.0, 0.0, 0.0, 0.0)
+    anchors = default_anchors(TABLE, 40.0)
+    scene = Scene(camera, [SceneMarker(a.id, a.x, a.y, 0.0, a.facing_deg, a.size_mm) for a in anchors], TABLE)
+    image, _ = render(scene, np.random.default_rng(3))
+    return image, Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10), anchors
+
+
+def test_a_pose_refused_for_too_few_anchors_says_they_are_too_small_and_what_to_print():
+    from station.vision.readable import RELIABLE_PX
+
+    image, lens, anchors = _anchors_at(550.0)
+    with pytest.raises(CalibrationError) as refused:
+        calibrate_table(image, lens, anchors, TABLE)
+    said = str(refused.value)
+    assert "only 1 of 8 anchors were found" in said
+    assert f"The anchors found measure 10.5-10.5 px across, under the {RELIABLE_PX:g} px" in said
+    assert "print them at ≥ 69 mm, or mount the camera lower" in said
+
+
+def test_a_pose_from_the_few_anchors_big_enough_names_the_others_as_too_small():
+    """The issue's 720p at 2 m: a pose "from 4 anchors", and now the four others named, with why."""
+    from station.vision.calibration import missing_anchors
+
+    image, lens, anchors = _anchors_at(600.0)
+    cal = calibrate_table(image, lens, anchors, TABLE)
+    missing = missing_anchors(cal)
+    assert len(cal.used_anchors) + len(missing) == 8 and missing
+    for m in missing:
+        assert m.kind == "small" and 10 < m.px < 14
+        assert m.said() == (
+            f"anchor {m.id} would be {m.px:.1f} px here, under the 18 px the detector reads reliably; "
+            f"print it at ≥ {m.as_dict()['print_mm']} mm, or mount the camera lower"
+        )
+
+
+def test_locate_names_the_markers_too_small_for_the_mount_with_their_size_and_the_fix():
+    from station.vision.locate import Locator, MarkerSpec
+    from station.vision.readable import RELIABLE_PX
+    from station.vision.synthetic import ideal_calibration
+
+    camera = mounted_camera((1280, 720), 600.0, TABLE, 2000.0, 0.0, 0.0, 0.0)
+    cal = ideal_calibration(camera, TABLE)
+    specs = {
+        28: MarkerSpec(28, "scout", "recon", "blue", 30.0, 0.0),  # about 9 px here
+        29: MarkerSpec(29, "tank", "armour", "blue", 70.0, 40.0),  # about 20 px: readable
+    }
+    _, warnings = Locator(cal, specs).locate(np.full((720, 1280, 3), 90, np.uint8))
+    small = [w for w in warnings if "would be" in w]
+    assert len(small) == 1 and small[0].startswith("marker 28 (scout) would be ")
+    px = float(small[0].split("would be ")[1].split(" px")[0])
+    assert 8.0 < px < RELIABLE_PX
+    needed = int(small[0].split("print it at ≥ ")[1].split(" mm")[0])
+    assert needed * px / 30.0 >= RELIABLE_PX > (needed - 1) * px / 30.0  # just enough, in whole mm
+    assert "not seen: marker 28 (scout), marker 29 (tank)" in warnings
+
+
+def test_a_pose_from_fewer_anchors_than_were_laid_names_the_missing_ones_and_why():
+    from station.vision.calibration import missing_anchors
+
+    mount = next(m for m in MOUNTS if m.name == "4 anchors seen, tilt 3°")
+    rng = np.random.default_rng(0)
+    camera, anchors, image = calibration_frame(mount, rng)
+    lens = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10)
+    cal = calibrate_table(image, lens, anchors, TABLE)
+    missing = missing_anchors(cal)
+    assert [m.id for m in missing] == list(mount.covered)
+    assert all(m.kind == "hidden" and "covered, in shadow" in m.said() for m in missing)
+
+
+def test_a_marker_read_too_small_to_trust_its_id_is_never_a_unit():
+    """The issue's misread: marker 28 at 12.8 px read as 116.  Had 116 been in an army, it would
+    have become a phantom base; read under TRUSTED_PX it is said and ignored."""
+    from station.vision.locate import Locator, MarkerSpec
+    from station.vision.readable import TRUSTED_PX
+    from station.vision.synthetic import ideal_calibration
+
+    camera = mounted_camera((1920, 1080), 950.0, TABLE, 1200.0, 0.0, 0.0, 0.0)
+    cal = ideal_calibration(camera, TABLE)
+    spec = MarkerSpec(116, "phantom", "ghosts", "red", 12.0, 0.0)  # printed small: 12.8 px reads right for its size
+    centre = camera.project(np.array([[600.0, 600.0, 0.0]]))[0]
+    half = 6.4
+    quad = centre + np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    sightings, warnings = Locator(cal, {116: spec}).locate_detection(V.Detection(np.array([116]), quad[None]))
+    assert sightings == []
+    assert any(
+        w.startswith("marker 116 (phantom) read at 12.8 px") and f"under the {TRUSTED_PX:g} px" in w for w in warnings
+    )
+
+
+def test_the_pre_game_check_names_the_army_markers_too_small_for_the_mount(tmp_path, armies):
+    import copy
+
+    from station.lobby.precheck import pregame_checks
+    from station.vision.synthetic import ideal_calibration
+
+    armies = copy.deepcopy(armies)
+    armies[0]["units"][0]["members"][0]["marker"] = {"id": 28, "size_mm": 30, "height_mm": 25}  # about 9 px here
+    armies[0]["units"][1]["marker"] = {"id": 29, "size_mm": 80, "height_mm": 40}  # about 23 px
+    path = tmp_path / "table.json"
+    ideal_calibration(mounted_camera((1280, 720), 600.0, TABLE, 2000.0, 0.0, 0.0, 0.0), TABLE).save(path)
+    checks = pregame_checks("bronepekhota", armies, {}, (), {}, "0", path, tmp_path)
+    sizes = next(c for c in checks if c.check == "markers")
+    assert sizes.level == "warn"
+    element = armies[0]["units"][0]["members"][0]["id"]
+    assert sizes.said.startswith(f"28 ({element}) would be ") and "print at ≥ 6" in sizes.said
+    assert "29 (" not in sizes.said
+    del armies[0]["units"][0]["members"][0]["marker"]
+    sizes = next(
+        c for c in pregame_checks("bronepekhota", armies, {}, (), {}, "0", path, tmp_path) if c.check == "markers"
+    )
+    assert sizes.level == "ok"

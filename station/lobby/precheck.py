@@ -183,6 +183,47 @@ def _deployment(game: str, armies: Sequence[Mapping[str, Any]], seen: Sequence[i
     )
 
 
+def _marker_sizes(game: str, armies: Sequence[Mapping[str, Any]], calibration_path: Path) -> Finding | None:
+    """Every army marker big enough for this mount to be read anywhere on the table, from the
+    calibration's pose and each marker's printed size and height.  None when it cannot be told
+    (no calibration with a table pose, or armies that do not load)."""
+    from ..vision.calibration import CalibrationError, load_calibration
+    from ..vision.locate import Locator, specs_from
+    from ..vision.readable import RELIABLE_PX
+
+    try:
+        cal = load_calibration(calibration_path)
+        specs = specs_from(make_ruleset(game, DiceBook()).marker_specs(armies))
+    except (CalibrationError, DataFileError, ValueError, OSError):
+        return None
+    if cal.R is None or not specs:
+        return None
+    small = Locator(cal, specs).too_small(specs)
+    if not small:
+        return Finding(
+            "markers", "ok", say("every marker is at least {px} px across at this mount", px=int(RELIABLE_PX))
+        )
+    return Finding(
+        "markers",
+        "warn",
+        joined(
+            [
+                say(
+                    "{markers} would be {px} px here, under the {reliable} px the detector reads reliably; "
+                    "print at ≥ {print_mm} mm, or mount the camera lower",
+                    markers=group.names,
+                    px=group.px,
+                    reliable=int(RELIABLE_PX),
+                    print_mm=group.print_mm,
+                )
+                for group in small
+            ],
+            "; ",
+        ),
+        say("reprint those markers larger, or mount the camera lower, then calibrate the table again"),
+    )
+
+
 def pregame_checks(
     game: str,
     armies: Sequence[Mapping[str, Any]],
@@ -200,6 +241,9 @@ def pregame_checks(
         findings.append(radio)
     if camera is not None:
         findings.append(calibration(calibration_path))
+        sizes = _marker_sizes(game, armies, calibration_path)
+        if sizes is not None:
+            findings.append(sizes)
         findings.append(_deployment(game, armies, seen_markers))
     findings.append(disk(journals))
     return findings

@@ -23,6 +23,7 @@ import numpy as np
 from . import cv
 from .geometry import Camera, marker_corners
 from .quality import image_problems
+from .readable import RELIABLE_PX, expected_px, print_at_least_mm, side_px, too_small
 from .tablepose import MIN_ANCHORS, SeenAnchor, TablePose, fit_table_pose
 from .uncertainty import ErrorModel
 
@@ -287,6 +288,7 @@ def calibrate_table(
         raise CalibrationError(
             f"{why}only {len(seen)} of {len(in_use)} anchors were found (ids "
             f"{sorted(a.id for a in seen)}); at least {MIN_ANCHORS} are needed, better all"
+            + _small_anchors(seen, in_use)
         )
     try:
         pose = fit_table_pose(seen, lens.K, lens.dist, max_residual_mm)
@@ -303,6 +305,62 @@ def calibrate_table(
             cal,
         )
     return cal
+
+
+def _small_anchors(seen: Sequence[SeenAnchor], anchors: Sequence[Anchor]) -> str:
+    """Why the others may be missing, when the ones found are small: their size in pixels and the fix."""
+    if not seen:
+        return ""
+    sizes = side_px(np.array([a.pixels for a in seen]))
+    if float(np.median(sizes)) >= RELIABLE_PX:
+        return ""
+    printed = max(a.size_mm for a in anchors)
+    return (
+        f". The anchors found measure {sizes.min():.1f}-{sizes.max():.1f} px across, under the {RELIABLE_PX:g} px "
+        f"the detector reads reliably: print them at ≥ {print_at_least_mm(printed, float(sizes.min()))} mm, "
+        "or mount the camera lower"
+    )
+
+
+@dataclass(frozen=True)
+class MissingAnchor:
+    """An anchor laid but not found in the picture the pose came from, and why (``kind``):
+    ``outside`` the picture, ``small`` for this mount (``px`` across, under RELIABLE_PX), or
+    ``hidden``: inside the picture and big enough, yet not found (covered, in shadow, not laid)."""
+
+    id: int
+    kind: str
+    px: float
+    size_mm: float
+
+    def said(self) -> str:
+        if self.kind == "outside":
+            return "outside the picture"
+        if self.kind == "small":
+            return too_small(f"anchor {self.id}", self.px, self.size_mm)
+        return f"not found where it would be {self.px:.0f} px across: covered, in shadow, or not laid?"
+
+    def as_dict(self) -> dict[str, Any]:
+        """For the calibration page, which words it in the page's language."""
+        return {"kind": self.kind, "px": round(self.px, 1), "print_mm": print_at_least_mm(self.size_mm, self.px)}
+
+
+def missing_anchors(cal: Calibration) -> list[MissingAnchor]:
+    """Each anchor laid but not found in the picture the pose came from, and why."""
+    if cal.R is None:
+        return []
+    camera = cal.camera()
+    width, height = cal.image_size
+    said = []
+    for anchor in cal.anchors:
+        if anchor.id in cal.residuals_mm:
+            continue  # seen: used, or named as moved
+        pixel = camera.project(np.array([[anchor.x, anchor.y, 0.0]]))[0]
+        px = expected_px(camera, (anchor.x, anchor.y), 0.0, anchor.size_mm, anchor.facing_deg)
+        inside = 0 <= pixel[0] < width and 0 <= pixel[1] < height
+        kind = "outside" if not inside else "small" if px < RELIABLE_PX else "hidden"
+        said.append(MissingAnchor(anchor.id, kind, px, anchor.size_mm))
+    return said
 
 
 def _with_pose(

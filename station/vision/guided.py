@@ -31,6 +31,7 @@ from .calibration import (
     board_view,
     calibrate_table,
     lens_from_views,
+    missing_anchors,
 )
 from .quality import image_problems
 
@@ -142,6 +143,7 @@ class CalibrationDesk:
 
     def _report(self, cal: Calibration, frame: np.ndarray, refused: str | None) -> dict[str, Any]:
         camera = cal.camera()
+        missing = {m.id: m.as_dict() for m in missing_anchors(cal)}
         anchors = []
         for anchor in self.anchors:
             pixel = camera.project(np.array([[anchor.x, anchor.y, 0.0]]))[0]
@@ -151,6 +153,7 @@ class CalibrationDesk:
                     "pixel": [round(float(pixel[0]), 1), round(float(pixel[1]), 1)],
                     "residual_mm": None if anchor.id not in cal.residuals_mm else round(cal.residuals_mm[anchor.id], 2),
                     "used": anchor.id in cal.used_anchors,
+                    "why": missing.get(anchor.id),
                 }
             )
         return {

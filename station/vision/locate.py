@@ -27,6 +27,7 @@ from ..measure.bases import MM_PER_INCH
 from . import cv
 from .calibration import Calibration
 from .geometry import PlanarPose, base_centre, lean_degs, marker_poses
+from .readable import RELIABLE_PX, TRUSTED_PX, print_at_least_mm, side_px, smallest_px, too_small
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,26 @@ class BaseSighting:
         return view
 
 
+@dataclass(frozen=True)
+class SmallMarkers:
+    """Markers too small for the mount: the smallest they can be in the picture, and the fix."""
+
+    markers: tuple[tuple[int, str], ...]  # (id, element)
+    px: float
+    size_mm: float
+
+    @property
+    def names(self) -> str:
+        return ", ".join(f"{m} ({element})" for m, element in self.markers)
+
+    @property
+    def print_mm(self) -> int:
+        return print_at_least_mm(self.size_mm, self.px)
+
+    def said(self) -> str:
+        return too_small(f"marker{'s' if len(self.markers) > 1 else ''} {self.names}", self.px, self.size_mm)
+
+
 def specs_from(raw: Iterable[Mapping[str, Any]]) -> dict[int, MarkerSpec]:
     return {
         int(s["id"]): MarkerSpec(
@@ -102,6 +123,7 @@ class Locator:
         self.anchor_ids = {a.id for a in calibration.anchors}
         self.detector = detector or cv.MarkerDetector()
         self.error_model = calibration.error_model()
+        self._smallest: dict[int, float] = {}  # per marker: its smallest size in pixels on this table
         # a calibration made before the error budget was kept: its worst anchor residual, as before
         self.fallback_sigma_mm = float(calibration.health().get("worst_anchor_mm") or 1.0)
 
@@ -123,9 +145,18 @@ class Locator:
                     "frame: a copied marker? None of them is used"
                 )
         known = [k for k, marker_id in enumerate(ids) if marker_id in self.specs and counts[marker_id] == 1]
+        read_px = side_px(detection.corners)
+        for k in [k for k in known if read_px[k] < TRUSTED_PX]:
+            spec = self.specs[ids[k]]
+            warnings.append(
+                f"marker {spec.id} ({spec.element}) read at {read_px[k]:.1f} px, under the {TRUSTED_PX:g} px "
+                "at which ids are trusted (smaller ones get misread as others); ignored"
+            )
+        known = [k for k in known if read_px[k] >= TRUSTED_PX]
         missing = [m for m in sorted(self.specs) if m not in counts]
         if missing:
             warnings.append("not seen: " + ", ".join(f"marker {m} ({self.specs[m].element})" for m in missing))
+            warnings += [small.said() for small in self.too_small(missing)]
         if not known:
             return sightings, warnings
         heights = np.array([self.specs[ids[k]].height_mm for k in known])
@@ -151,6 +182,27 @@ class Locator:
         leaning = {s.marker: float(lean) for (_, s), lean in zip(doubtful, leans)}
         sightings = [replace(s, lean_deg=leaning[s.marker]) if s.marker in leaning else s for _, s in kept]
         return self._with_sigmas(sightings), warnings
+
+    def smallest_px(self, marker: int) -> float:
+        """The smallest marker ``marker`` can be in this camera's picture, anywhere on the table."""
+        if marker not in self._smallest:
+            spec = self.specs[marker]
+            table = self.calibration.table_mm or (1219.2, 1219.2)
+            self._smallest[marker] = smallest_px(self.camera, table, spec.height_mm, spec.size_mm)
+        return self._smallest[marker]
+
+    def too_small(self, markers: Iterable[int]) -> list[SmallMarkers]:
+        """The markers too small for this mount to be read everywhere on the table, grouped where
+        they are alike (the same size in pixels and printed size)."""
+        alike: dict[tuple[float, float], list[int]] = {}
+        for m in markers:
+            px = self.smallest_px(m)
+            if px < RELIABLE_PX:
+                alike.setdefault((round(px, 1), self.specs[m].size_mm), []).append(m)
+        return [
+            SmallMarkers(tuple((m, self.specs[m].element) for m in group), px, size)
+            for (px, size), group in sorted(alike.items())
+        ]
 
     def _with_sigmas(self, sightings: list[BaseSighting]) -> list[BaseSighting]:
         if not sightings:

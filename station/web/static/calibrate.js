@@ -18,6 +18,13 @@ function renderCoverage(state) {
     el("td", { class: n ? "covered" : "empty", style: `opacity:${0.25 + 0.75 * n / most}`, title: `${n} corners` }, n || "")))));
 }
 
+// Why an anchor laid was not found (station/vision/calibration.py MissingAnchor), in the page's language.
+function missingWhy(why) {
+  if (why.kind === "outside") return t("outside the picture");
+  if (why.kind === "small") return t("{px} px here, too small to read: print it at ≥ {mm} mm, or mount the camera lower", { px: why.px, mm: why.print_mm });
+  return t("not found where it would be {px} px across: covered, in shadow, or not laid?", { px: Math.round(why.px) });
+}
+
 function render(state) {
   desk.state = state;
   const board = state.board;
@@ -36,7 +43,7 @@ function render(state) {
   $("save").disabled = !table || Boolean(table.refused);
   $("anchors").replaceChildren(...(table ? table.anchors : []).map((a) => el("tr", { class: a.used ? "used" : "moved" },
     el("td", {}, t("anchor {id}", a)), el("td", {}, a.residual_mm === null ? t("not seen") : `${a.residual_mm} mm`),
-    el("td", {}, a.used ? "" : t("left out")))));
+    el("td", {}, a.used ? "" : a.why ? missingWhy(a.why) : t("left out")))));
   if (table && table.maps.length) {
     const [flat, high] = table.maps;
     $("table-result").textContent = t("expected position error (1σ): median {median} mm, worst {worst} mm at {height} mm",
