@@ -205,10 +205,12 @@ def _register_calibrate(main: click.Group, _fail: Callable[[str], NoReturn]) -> 
         cal.save(out)
         for anchor_id, residual in sorted(cal.residuals_mm.items()):
             click.echo(f"  anchor {anchor_id}: {residual:.2f} mm")
-        for missing in missing_anchors(cal):
+        for missing in missing_anchors(cal, left_out):
             click.echo(f"  anchor {missing.id}: {missing.said()}")
         used = [cal.residuals_mm[k] for k in cal.used_anchors]
-        click.echo(f"table pose from {len(used)} of {len(cal.anchors)} anchors, worst {max(used):.2f} mm -> {out}")
+        laid_count = len(cal.anchors) - len(set(left_out))
+        laid = f" of {laid_count}" if len(used) < laid_count else ""
+        click.echo(f"table pose from {len(used)}{laid} anchors, worst {max(used):.2f} mm -> {out}")
         for line in uncertainty_report(cal.uncertainty_maps()):
             click.echo(line)
 

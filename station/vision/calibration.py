@@ -345,16 +345,17 @@ class MissingAnchor:
         return {"kind": self.kind, "px": round(self.px, 1), "print_mm": print_at_least_mm(self.size_mm, self.px)}
 
 
-def missing_anchors(cal: Calibration) -> list[MissingAnchor]:
-    """Each anchor laid but not found in the picture the pose came from, and why."""
+def missing_anchors(cal: Calibration, without: Sequence[int] = ()) -> list[MissingAnchor]:
+    """Each anchor laid but not found in the picture the pose came from, and why; ``without``: the
+    anchors the referee left out (calibrate table --without), which are not missing."""
     if cal.R is None:
         return []
     camera = cal.camera()
     width, height = cal.image_size
     said = []
     for anchor in cal.anchors:
-        if anchor.id in cal.residuals_mm:
-            continue  # seen: used, or named as moved
+        if anchor.id in cal.residuals_mm or anchor.id in without:
+            continue  # seen (used, or named as moved), or left out on purpose
         pixel = camera.project(np.array([[anchor.x, anchor.y, 0.0]]))[0]
         px = expected_px(camera, (anchor.x, anchor.y), 0.0, anchor.size_mm, anchor.facing_deg)
         inside = 0 <= pixel[0] < width and 0 <= pixel[1] < height

@@ -136,14 +136,16 @@ class CalibrationDesk:
                 refused = None
             except MovedAnchorError as exc:
                 self.table, refused = None, str(exc)
-                self.table_report = self._report(exc.calibration, frame, refused)
+                self.table_report = self._report(exc.calibration, frame, refused, without)
                 raise
-            self.table_report = self._report(self.table, frame, refused)
+            self.table_report = self._report(self.table, frame, refused, without)
             return self.state()
 
-    def _report(self, cal: Calibration, frame: np.ndarray, refused: str | None) -> dict[str, Any]:
+    def _report(
+        self, cal: Calibration, frame: np.ndarray, refused: str | None, without: Sequence[int] = ()
+    ) -> dict[str, Any]:
         camera = cal.camera()
-        missing = {m.id: m.as_dict() for m in missing_anchors(cal)}
+        missing = {m.id: m.as_dict() for m in missing_anchors(cal, without)}
         anchors = []
         for anchor in self.anchors:
             pixel = camera.project(np.array([[anchor.x, anchor.y, 0.0]]))[0]
