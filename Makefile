@@ -73,6 +73,7 @@ bench: firmware $(VENV)/.installed-runtime
 	$(BIN)/python bench/firmware_in_the_loop.py
 	$(BIN)/python bench/radio_in_the_loop.py
 	$(BIN)/python bench/vision_accuracy_speed.py
+	$(BIN)/python bench/camera_marker_sizes.py
 	$(BIN)/python bench/measure_snapshot.py
 	$(BIN)/python bench/pi_budget.py
 	$(BIN)/python bench/club_network.py

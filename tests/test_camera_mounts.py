@@ -382,3 +382,16 @@ def test_the_pre_game_check_names_the_army_markers_too_small_for_the_mount(tmp_p
         c for c in pregame_checks("bronepekhota", armies, {}, (), {}, "0", path, tmp_path) if c.check == "markers"
     )
     assert sizes.level == "ok"
+
+
+def test_no_misread_id_becomes_a_base_over_marker_sizes_8_to_30_px():
+    """Every unit id is in the army here, so any misread is some unit's: the worst case.  Below
+    14 px a few ids are misread (it happens: the sweep finds some), and none becomes a base."""
+    from station.vision.mounts import marker_size_sweep
+
+    small = marker_size_sweep([9, 10, 11, 12], frames=30)
+    assert sum(r.misread for r in small) > 0
+    assert all(r.phantom == 0 for r in small)
+    larger = marker_size_sweep(list(range(14, 31, 4)), frames=2)
+    assert all(r.misread == 0 and r.phantom == 0 for r in larger)
+    assert all(r.found >= 0.98 * r.placed for r in larger if r.px >= 18)
