@@ -46,12 +46,23 @@ def test_every_mount_gives_a_right_pose_and_right_bases(matrix, mount):
     assert result.facing_rms_deg <= 1.0
 
 
-def test_the_uncertainty_map_agrees_with_the_errors_it_predicts(matrix):
+# Rows where sigma is still about twice the error (docs/camera.md "Camera mounts"): the pose's
+# covariance from four anchors' corners, and the 2-degree tilt, are wider than the pose turns out.
+CAUTIOUS_ROWS = {"tilt 2°", "4 anchors seen, tilt 3°", "4 anchors seen, anchor 0 moved 25 mm, tilt 3°"}
+
+
+def test_the_uncertainty_map_is_honest_in_both_directions(matrix):
+    """About 95 % of bases within 2 sigma, not all of them; and the error near sigma on each mount."""
     errors = np.concatenate([r.errors_mm for r in matrix.values()])
     sigmas = np.concatenate([r.sigmas_mm for r in matrix.values()])
     assert len(errors) > 300
-    assert np.mean(errors <= 2 * sigmas) >= 0.95  # not too narrow
-    assert np.median(sigmas) <= 3 * np.sqrt(np.mean(errors**2))  # and not uselessly wide
+    assert 0.93 <= np.mean(errors <= 2 * sigmas) <= 0.985  # neither too narrow nor too wide
+    assert 0.7 <= np.median(sigmas) / np.sqrt(np.mean(errors**2)) <= 1.3
+    for name, r in matrix.items():
+        ratio = np.sqrt(np.mean(np.square(r.errors_mm))) / np.sqrt(np.mean(np.square(r.sigmas_mm)))
+        assert ratio <= 1.5, name  # sigma is never too narrow
+        if name not in CAUTIOUS_ROWS:
+            assert ratio >= 0.7, name  # nor, on these rows, wider than it needs to be
 
 
 def test_the_renderer_tilts_toward_the_table_and_fits_it_in_the_frame():
