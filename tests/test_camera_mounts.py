@@ -406,3 +406,28 @@ def test_no_misread_id_becomes_a_base_over_marker_sizes_8_to_30_px():
     larger = marker_size_sweep(list(range(14, 31, 4)), frames=2)
     assert all(r.misread == 0 and r.phantom == 0 for r in larger)
     assert all(r.found >= 0.98 * r.placed for r in larger if r.px >= 18)
+
+
+def test_a_misread_that_persists_frame_after_frame_never_becomes_a_track():
+    """The same small marker misread as another army's id in every frame: the tracker's
+    three-frame confirmation alone would take it; read under TRUSTED_PX it never starts a track."""
+    from station.vision.locate import Locator, MarkerSpec
+    from station.vision.synthetic import ideal_calibration
+    from station.vision.tracker import Tracker
+
+    camera = mounted_camera((1920, 1080), 950.0, TABLE, 1200.0, 0.0, 0.0, 0.0)
+    specs = {
+        116: MarkerSpec(116, "phantom", "ghosts", "red", 12.0, 0.0),
+        40: MarkerSpec(40, "tank", "t", "blue", 30.0, 0.0),
+    }
+    locator = Locator(ideal_calibration(camera, TABLE), specs)
+
+    def quad(x_mm: float, half_px: float) -> np.ndarray:
+        centre = camera.project(np.array([[x_mm, 600.0, 0.0]]))[0]
+        return centre + np.array([[-half_px, -half_px], [half_px, -half_px], [half_px, half_px], [-half_px, half_px]])
+
+    misread = V.Detection(np.array([116, 40]), np.stack([quad(500.0, 6.4), quad(800.0, 12.0)]))
+    locator.detector.detect = lambda image: misread  # the detector reads the same every frame
+    tracker = Tracker(locator)
+    outputs = [tracker.update(np.full((1080, 1920), 90, np.uint8)) for _ in range(10)]
+    assert {t.element for t in outputs[-1].tracks} == {"tank"}  # the real one, 24 px, confirmed
