@@ -360,7 +360,7 @@ def test_a_marker_read_too_small_to_trust_its_id_is_never_a_unit():
 
     camera = mounted_camera((1920, 1080), 950.0, TABLE, 1200.0, 0.0, 0.0, 0.0)
     cal = ideal_calibration(camera, TABLE)
-    spec = MarkerSpec(116, "phantom", "ghosts", "red", 12.0, 0.0)  # printed small: 12.8 px reads right for its size
+    spec = MarkerSpec(116, "phantom", "ghosts", "red", 16.0, 0.0)  # printed small: 12.8 px reads right for its size
     centre = camera.project(np.array([[600.0, 600.0, 0.0]]))[0]
     half = 6.4
     quad = centre + np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
@@ -417,7 +417,7 @@ def test_a_misread_that_persists_frame_after_frame_never_becomes_a_track():
 
     camera = mounted_camera((1920, 1080), 950.0, TABLE, 1200.0, 0.0, 0.0, 0.0)
     specs = {
-        116: MarkerSpec(116, "phantom", "ghosts", "red", 12.0, 0.0),
+        116: MarkerSpec(116, "phantom", "ghosts", "red", 16.0, 0.0),
         40: MarkerSpec(40, "tank", "t", "blue", 30.0, 0.0),
     }
     locator = Locator(ideal_calibration(camera, TABLE), specs)
