@@ -12,11 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "avr_eeprom.h"
 #include "cable.h"
+#include "pace.h"
 #include "script.h"
 #include "sim_avr.h"
 #include "sim_elf.h"
@@ -27,20 +26,11 @@ static avr_t *avr;
 static cable_t cable;
 static script_t script;
 static volatile sig_atomic_t running = 1;
-static double replug_at = -1;
 static double clock_offset; /* simulated seconds before the last MCU reset (which zeroes the cycle count) */
-static double max_lag;      /* how far simulated time ever fell behind wall time, s */
 
 static double sim_now(void)
 {
     return clock_offset + (double)avr->cycle / avr->frequency;
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void apply(const step_t *s, double sim_t)
@@ -53,10 +43,7 @@ static void apply(const step_t *s, double sim_t)
         script_drive_adc(avr, s);
         break;
     case STEP_UNPLUG:
-        if (cable_plugged(&cable)) {
-            cable_unplug(&cable);
-            replug_at = sim_t + s->value;
-        }
+        cable_pull(&cable, sim_t, s->value);
         break;
     case STEP_RESET: /* RAM and registers start over; EEPROM (the boot counter) stays */
         avr_reset(avr);
@@ -118,7 +105,8 @@ int main(int argc, char **argv)
     cable_attach(&cable, avr, argv[3]);
     printf("ready\n");
     fflush(stdout);
-    double start = wall_now();
+    pace_t pace;
+    pace_start(&pace);
     while (running) {
         for (int i = 0; i < 400; i++) { /* about 25 us of AVR time per pass */
             int state = avr_run(avr);
@@ -132,19 +120,11 @@ int main(int argc, char **argv)
         const step_t *step;
         while ((step = script_due(&script, sim_t)))
             apply(step, sim_t);
-        if (replug_at >= 0 && sim_t >= replug_at) {
-            replug_at = -1;
-            cable_plug(&cable);
-        }
+        cable_replug_due(&cable, sim_t);
         cable_pump(&cable);
-        double ahead = sim_t - (wall_now() - start);
-        if (ahead > 0.001)
-            usleep((useconds_t)(ahead * 1e6));
-        else if (-ahead > max_lag)
-            max_lag = -ahead;
+        pace_keep(&pace, sim_t);
     }
-    fprintf(stderr, PROG ": stopped at %.3f s simulated, %lu bytes out, %lu in, max lag %.1f ms\n", sim_now(),
-            cable.bytes_out, cable.bytes_in, max_lag * 1000);
+    pace_report(&pace, PROG, sim_now(), &cable);
     cable_remove_link(&cable);
     return 0;
 }

@@ -45,6 +45,22 @@ int cable_plugged(const cable_t *c)
     return c->master >= 0;
 }
 
+void cable_pull(cable_t *c, double now, double seconds)
+{
+    if (!cable_plugged(c))
+        return;
+    cable_unplug(c);
+    c->replug_at = now + seconds;
+}
+
+void cable_replug_due(cable_t *c, double now)
+{
+    if (c->replug_at >= 0 && now >= c->replug_at) {
+        c->replug_at = -1;
+        cable_plug(c);
+    }
+}
+
 void cable_remove_link(const cable_t *c)
 {
     unlink(c->link_path);
@@ -79,6 +95,7 @@ void cable_attach(cable_t *c, avr_t *avr, const char *link_path)
     c->link_path = link_path;
     c->master = c->slave = -1;
     c->xon = 1;
+    c->replug_at = -1;
     uint32_t flags = 0;
     avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
     flags &= ~(uint32_t)(AVR_UART_FLAG_STDIO | AVR_UART_FLAG_POLL_SLEEP);

@@ -12,6 +12,7 @@ typedef struct {
     uint8_t fifo[8192];
     unsigned head, tail;
     int xon;
+    double replug_at; /* simulated time the pulled cable goes back in (-1: not pulled) */
     unsigned long bytes_out, bytes_in;
 } cable_t;
 
@@ -19,6 +20,8 @@ void cable_attach(cable_t *c, avr_t *avr, const char *link_path); /* and plug it
 void cable_plug(cable_t *c);
 void cable_unplug(cable_t *c);
 int cable_plugged(const cable_t *c);
+void cable_pull(cable_t *c, double now, double seconds); /* unplugged for a while (a script's unplug) */
+void cable_replug_due(cable_t *c, double now);          /* plugged back once its time has come */
 void cable_pump(cable_t *c); /* the station's bytes into the UART, as fast as the UART takes them */
 void cable_remove_link(const cable_t *c);
 

@@ -14,12 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "air.h"
 #include "cable.h"
 #include "nrf24_model.h"
+#include "pace.h"
 #include "script.h"
 #include "sim_avr.h"
 #include "sim_elf.h"
@@ -43,19 +42,11 @@ static air_t *air;
 static cable_t cable;
 static script_t script;
 static volatile sig_atomic_t running = 1;
-static double replug_at = -1;
 
 static double board_now(void *ctx)
 {
     board_t *b = ctx;
     return b->clock_offset + (double)b->avr->cycle / b->avr->frequency;
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void on_signal(int sig)
@@ -144,10 +135,8 @@ static void apply(const step_t *s, double now)
         fflush(stdout);
         break;
     case STEP_UNPLUG:
-        if (b->is_hub && cable_plugged(&cable)) {
-            cable_unplug(&cable);
-            replug_at = now + s->value;
-        }
+        if (b->is_hub)
+            cable_pull(&cable, now, s->value);
         break;
     case STEP_RESET: /* the MCU and its radio power-cycle (a cell reconnected); EEPROM stays */
         avr_reset(b->avr);
@@ -248,7 +237,9 @@ int main(int argc, char **argv)
     cable_attach(&cable, hub_board->avr, link);
     printf("ready\n");
     fflush(stdout);
-    double start = wall_now(), now = 0, max_lag = 0;
+    pace_t pace;
+    double now = 0;
+    pace_start(&pace);
     while (running) {
         now += QUANTUM;
         for (int i = 0; i < n_boards; i++)
@@ -259,23 +250,15 @@ int main(int argc, char **argv)
         const step_t *step;
         while ((step = script_due(&script, now)))
             apply(step, now);
-        if (replug_at >= 0 && now >= replug_at) {
-            replug_at = -1;
-            cable_plug(&cable);
-        }
+        cable_replug_due(&cable, now);
         if (((long)(now / QUANTUM)) % 20 == 0) { /* every 200 us: the station's bytes, the pace */
             cable_pump(&cable);
-            double ahead = now - (wall_now() - start);
-            if (ahead > 0.001)
-                usleep((useconds_t)(ahead * 1e6));
-            else if (-ahead > max_lag)
-                max_lag = -ahead;
+            pace_keep(&pace, now);
         }
     }
     if (stats)
         write_stats(stats, now);
-    fprintf(stderr, PROG ": stopped at %.3f s simulated, %lu bytes out, %lu in, max lag %.1f ms\n", now,
-            cable.bytes_out, cable.bytes_in, max_lag * 1000);
+    pace_report(&pace, PROG, now, &cable);
     cable_remove_link(&cable);
     return 0;
 }
