@@ -39,7 +39,7 @@ def lib():
     lib.fw_radio_hub_acks.restype = ctypes.c_uint8
     lib.fw_radio_hub_next_line.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_char_p]
     lib.fw_radio_hub_next_line.restype = ctypes.c_uint8
-    lib.fw_radio_hub_tick.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32]
+    lib.fw_radio_hub_tick.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     lib.fw_hub_tick.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
     lib.fw_hub_next_line.restype = ctypes.c_uint8
     return lib
@@ -126,7 +126,7 @@ def test_a_lost_acknowledgement_is_a_duplicate_dropped_not_a_second_event(lib):
     assert _shots(air.events()) == [("RL1", 1)]
     status = ctypes.create_string_buffer(256)
     lib.fw_hub_tick(air.hub, 1000)
-    lib.fw_radio_hub_tick(air.radio, air.hub, 1000)
+    lib.fw_radio_hub_tick(air.radio, air.hub)
     air.drain()
     n = lib.fw_radio_hub_next_line(air.radio, air.hub, 1000, status)
     radio = p.decode(status.raw[:n])
@@ -230,7 +230,7 @@ def test_the_hub_says_each_nodes_state_once_a_second(lib):
     air.step("RL1", 0)
     air.step("RT1", 2)
     lib.fw_hub_tick(air.hub, 1000)
-    lib.fw_radio_hub_tick(air.radio, air.hub, 1000)
+    lib.fw_radio_hub_tick(air.radio, air.hub)
     air.drain()
     buf, said = ctypes.create_string_buffer(256), []
     while n := lib.fw_radio_hub_next_line(air.radio, air.hub, 3500, buf):

@@ -69,7 +69,7 @@ int main(void)
         uint32_t now = millis();
         listen(now);
         fw_hub_tick(&hub, now);
-        fw_radio_hub_tick(&radio, &hub, now);
+        fw_radio_hub_tick(&radio, &hub);
         uart_serve(&hub, radio_lines);
         board_id_persist(&hub);
         wdt_reset();

@@ -61,6 +61,9 @@ uint8_t fw_ring_push(fw_ring_t *ring, const fw_event_t *ev);       /* 0 when ful
 const fw_event_t *fw_ring_get(const fw_ring_t *ring, uint32_t seq); /* NULL if not held */
 void fw_ring_ack(fw_ring_t *ring, uint32_t upto);                   /* drop seq <= upto */
 uint32_t fw_ring_next_seq(const fw_ring_t *ring);
+/* Events that could not be kept, reported as one OVF event as soon as the ring has room for it
+ * with ``spare`` slots still free; ``*lost`` goes back to 0 once it is. */
+void fw_ring_report_lost(fw_ring_t *ring, uint32_t *lost, uint32_t now_ms, uint8_t spare);
 
 /* ---- Hub: protocol v1 state machine ------------------------------------------------------- */
 #ifndef FW_LINE_MAX /* HELLO with the default 4-node inventory, baud=1000000 and hub=ABCD: 128 at most */

@@ -82,7 +82,7 @@ typedef struct {
 void fw_radio_hub_init(fw_radio_hub_t *r, fw_hub_t *hub);
 void fw_radio_hub_packet(fw_radio_hub_t *r, fw_hub_t *hub, const uint8_t *pkt, uint8_t len, uint32_t now_ms);
 uint8_t fw_radio_hub_acks(const fw_radio_hub_t *r, uint8_t *pkt);  /* the ESB ACK payload; its length */
-void fw_radio_hub_tick(fw_radio_hub_t *r, fw_hub_t *hub, uint32_t now_ms);
+void fw_radio_hub_tick(fw_radio_hub_t *r, const fw_hub_t *hub); /* with the hub's heartbeat */
 uint8_t fw_radio_hub_next_line(fw_radio_hub_t *r, const fw_hub_t *hub, uint32_t now_ms, char *buf);
 uint16_t fw_sizeof_radio_node(void);
 uint16_t fw_sizeof_radio_hub(void);

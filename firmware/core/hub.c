@@ -149,11 +149,7 @@ static uint32_t last_issued(const fw_hub_t *hub)
 static void report_overflow(fw_hub_t *hub)
 {
     /* OVF needs a slot of its own; leave one more for the event that triggered the check */
-    if (hub->lost && hub->ring.count < FW_RING_SIZE - 1) {
-        fw_event_t ovf = {hub->now_ms, hub->lost, FW_EV_OVF, 0, 0, 0};
-        if (fw_ring_push(&hub->ring, &ovf))
-            hub->lost = 0;
-    }
+    fw_ring_report_lost(&hub->ring, &hub->lost, hub->now_ms, 1);
 }
 
 uint32_t fw_shot_value(uint32_t count, uint32_t block_us)

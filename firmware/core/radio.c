@@ -49,15 +49,6 @@ void fw_radio_node_init(fw_radio_node_t *n, uint8_t nid, const char *name, uint8
     n->progress_ms = now_ms;
 }
 
-static void report_overflow(fw_radio_node_t *n, uint32_t now_ms)
-{
-    if (n->lost && n->ring.count < FW_RING_SIZE) {
-        fw_event_t ovf = {now_ms, n->lost, FW_EV_OVF, 0, 0, 0};
-        if (fw_ring_push(&n->ring, &ovf))
-            n->lost = 0;
-    }
-}
-
 uint8_t fw_radio_node_push(fw_radio_node_t *n, uint8_t type, uint8_t barrel, uint8_t code, uint32_t value,
                            uint32_t t)
 {
@@ -98,7 +89,7 @@ uint8_t fw_radio_node_next(fw_radio_node_t *n, uint32_t now_ms, uint8_t *pkt)
 {
     if (n->in_flight || (int32_t)(now_ms - n->quiet_until) < 0)
         return 0;
-    report_overflow(n, now_ms);
+    fw_ring_report_lost(&n->ring, &n->lost, now_ms, 0); /* push keeps the last slot for this */
     if ((int32_t)(now_ms - n->next_beacon_ms) >= 0) {
         /* A second, give or take 32 ms at random: two nodes switched on together would otherwise
          * beacon in step, collide every time, and one could take the other's ACK for its own. */
@@ -320,13 +311,12 @@ uint8_t fw_radio_hub_acks(const fw_radio_hub_t *r, uint8_t *pkt)
     return len;
 }
 
-void fw_radio_hub_tick(fw_radio_hub_t *r, fw_hub_t *hub, uint32_t now_ms)
+void fw_radio_hub_tick(fw_radio_hub_t *r, const fw_hub_t *hub)
 {
     if (!hub->hb_due)
         return;
     for (uint8_t i = 0; i < r->n_peers; i++) /* each node's state, once a second with the heartbeat */
         r->peer[i].status_due = r->peer[i].known;
-    (void)now_ms;
 }
 
 /* RADIO SEQ node=ID boot=HHHH bat=MV age=MS taken=N retries=N failed=N dups=N (SEQ: the last event issued,

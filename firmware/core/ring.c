@@ -37,3 +37,12 @@ void fw_ring_ack(fw_ring_t *ring, uint32_t upto)
         ring->first_seq++;
     }
 }
+
+void fw_ring_report_lost(fw_ring_t *ring, uint32_t *lost, uint32_t now_ms, uint8_t spare)
+{
+    if (*lost && ring->count + spare < FW_RING_SIZE) {
+        fw_event_t ovf = {now_ms, *lost, FW_EV_OVF, 0, 0, 0};
+        if (fw_ring_push(ring, &ovf))
+            *lost = 0;
+    }
+}
