@@ -22,7 +22,18 @@ from pathlib import Path
 from results import Figure, save
 
 from station.devices.board import SimulatedBoard, SimulatedRadioTable
-from station.devices.radioplay import RADIO_NODES, Expected, check_delivery, delays, firmware_images, play_script
+from station.devices.radioplay import (
+    RADIO_NODES,
+    SHOT_MADE_S,
+    TILT_MADE_S,
+    Expected,
+    check_delivery,
+    delays,
+    firmware_images,
+    play_script,
+    shot_lines,
+    tilt_line,
+)
 from station.journal import read_records
 from station.runtime import Station
 
@@ -56,20 +67,21 @@ TARGET = "every event exactly once, in order per node, at every loss; a day of p
 
 
 def wired_script(path: Path, every: float, pace: float, flood: float, start: float) -> Expected:
-    """A wired board: L1's first barrel and T1, at a game's pace and then flooding (L1 every 0.1 s)."""
+    """A wired board: L1's first barrel and T1, at a game's pace and then flooding (L1 every 0.1 s).
+    Its first barrel and first accelerometer have a radio node's pins, so radioplay's steps serve."""
     lines, expected, shots, fallen = [], Expected(), 0, False
     for first, seconds, gap in ((start, pace, every), (start + pace + 1, flood, 0.1)):
         t = first
         while t < first + seconds:
-            lines += [f"t={t:.3f} pin D2 low 30ms", f"t={t + 0.02:.3f} pin D3 low 4ms"]
+            lines += shot_lines("", t)
             shots += 1
-            expected.add("L1", ("SHOT", 1, str(shots)), t + 0.024)
+            expected.add("L1", ("SHOT", 1, str(shots)), t + SHOT_MADE_S)
             t += gap
     t = start + 0.5
     while t < start + pace + flood:
         fallen = not fallen
-        lines.append(f"t={t:.3f} adc A0 {'x=1.0 y=0.0 z=0.1' if fallen else 'x=0.0 y=0.0 z=1.0'}")
-        expected.add("T1", ("TILT", 0, "fallen" if fallen else "upright"), t + 0.3)
+        lines.append(tilt_line("", t, fallen))
+        expected.add("T1", ("TILT", 0, "fallen" if fallen else "upright"), t + TILT_MADE_S)
         t += 2.0
     lines.append(f"t={start + pace + flood + 6:.3f} end")
     path.write_text("\n".join(lines) + "\n")

@@ -42,6 +42,7 @@ def lib():
     lib.fw_radio_hub_tick.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     lib.fw_hub_tick.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
     lib.fw_hub_next_line.restype = ctypes.c_uint8
+    lib.fw_hub_rx_byte.argtypes = [ctypes.c_void_p, ctypes.c_uint8]
     return lib
 
 
@@ -61,7 +62,6 @@ class Air:
             lib.fw_radio_node_init(node, nid, name.encode(), kind, barrels, 0x1D00 + nid, 0)
             self.nodes[name] = node
         self.lines: list[p.Message] = []
-        lib.fw_hub_rx_byte.argtypes = [ctypes.c_void_p, ctypes.c_uint8]
 
     def step(self, name, now, hub_now=None, lost=False, ack_lost=False):
         """The node's next packet, if it has one: to the hub (unless lost), then the ACK with the

@@ -50,14 +50,26 @@ def firmware_images(build: Path, nodes: Iterable[str] = RADIO_NODES) -> tuple[Pa
 
 
 def shot_lines(node: str, t: float, barrel: int = 1, gate_ms: float = 4.0) -> list[str]:
-    """A shot from a radio launcher: the trigger pressed for 30 ms, the gate blocked 20 ms in."""
+    """A shot from a launcher: the trigger pressed for 30 ms, the gate blocked 20 ms in.  ``node``
+    names a radio node's board; "" is a wired board's script, whose first barrel has the same pins."""
     trigger, gate = _PINS[barrel]
-    return [f"t={t:.3f} {node} pin {trigger} low 30ms", f"t={t + 0.02:.3f} {node} pin {gate} low {gate_ms:g}ms"]
+    board = f"{node} " if node else ""
+    return [f"t={t:.3f} {board}pin {trigger} low 30ms", f"t={t + 0.02:.3f} {board}pin {gate} low {gate_ms:g}ms"]
 
 
 def tilt_line(node: str, t: float, fallen: bool) -> str:
-    """A radio tilt node's model falling over (or set upright)."""
-    return f"t={t:.3f} {node} adc A0 {_FALLEN if fallen else _UPRIGHT}"
+    """A tilt node's model falling over (or set upright), its accelerometer on A0-A2 ("" as above)."""
+    board = f"{node} " if node else ""
+    return f"t={t:.3f} {board}adc A0 {_FALLEN if fallen else _UPRIGHT}"
+
+
+def reported(message: p.Message) -> tuple[str, int, str] | None:
+    """What Expected calls an event: a shot by its barrel and count, a tilt by its state."""
+    if isinstance(message, p.Shot):
+        return ("SHOT", message.barrel, str(message.count))
+    if isinstance(message, p.Tilt):
+        return ("TILT", 0, message.state)
+    return None
 
 
 def play_script(
@@ -133,14 +145,11 @@ def delays(
     seen: dict[tuple[str, tuple[str, int, str]], int] = {}
     out = []
     for message, record in journaled_events(records, hub):
-        if isinstance(message, p.Shot):
-            what = ("SHOT", message.barrel, str(message.count))
-        elif isinstance(message, p.Tilt):
-            what = ("TILT", 0, message.state)
-        else:
+        what = reported(message)
+        if what is None:
             continue
-        key = (message.node, what)
-        made = expected.made_at.get((message.node, what, seen.get(key, 0)))
+        key = (getattr(message, "node", ""), what)
+        made = expected.made_at.get((key[0], what, seen.get(key, 0)))
         seen[key] = seen.get(key, 0) + 1
         if made is not None:
             out.append(record["mono"] - ready_at - made)
@@ -151,10 +160,9 @@ def check_delivery(records: Sequence[Mapping[str, Any]], expected: Expected, hub
     delivered: dict[str, list[tuple[str, int, str]]] = {}
     overflows, joins = 0, []
     for message, _ in journaled_events(records, hub):
-        if isinstance(message, p.Shot):
-            delivered.setdefault(message.node, []).append(("SHOT", message.barrel, str(message.count)))
-        elif isinstance(message, p.Tilt):
-            delivered.setdefault(message.node, []).append(("TILT", 0, message.state))
+        what = reported(message)
+        if what is not None:
+            delivered.setdefault(getattr(message, "node", ""), []).append(what)
         elif isinstance(message, p.Overflow):
             overflows += 1
         elif isinstance(message, p.Join):

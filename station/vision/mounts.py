@@ -244,7 +244,7 @@ def marker_size_sweep(sizes_px: Sequence[int], frames: int, seed: int = 7) -> li
                 for k, i in enumerate(ids)
             ]
             image, _ = render(Scene(camera, markers, TABLE), rng)
-            detection = cv.MarkerDetector().detect(image)
+            detection = locator.detector.detect(image)
             where = {m.id: camera.project(np.array([[m.x, m.y, m.height]]))[0] for m in markers}
             for marker_id, quad in zip(detection.ids, detection.corners):
                 nearest = min(where, key=lambda m: float(np.sum((where[m] - quad.mean(axis=0)) ** 2)))
