@@ -23,46 +23,93 @@ from station.vision.calibration import (
     load_calibration,
 )
 from station.vision.geometry import mounted_camera
-from station.vision.mounts import MOUNTS, TABLE, Mount, MountResult, calibration_frame, framed_camera, run_mount
+from station.vision.mounts import (
+    MOUNTS,
+    TABLE,
+    Mount,
+    MountResult,
+    calibration_frame,
+    framed_camera,
+    locate_and_score,
+    remounted,
+    run_mount,
+)
 from station.vision.synthetic import Scene, SceneMarker, anchor_markers, board_views, random_scene, render, save_frame
+
+FRAMES = 8  # a row's frames, each with the camera hung again (mounts.remounted): 8 draws of its error
 
 
 @pytest.fixture(scope="module")
-def matrix() -> dict[str, MountResult]:
-    return {m.name: run_mount(m) for m in MOUNTS}
+def matrix() -> dict[str, list[MountResult]]:
+    return {m.name: [run_mount(m, seed) for seed in range(FRAMES)] for m in MOUNTS}
 
 
 @pytest.mark.parametrize("mount", MOUNTS, ids=[m.name for m in MOUNTS])
 def test_every_mount_gives_a_right_pose_and_right_bases(matrix, mount):
-    result = matrix[mount.name]
-    if mount.moved[0] >= 0:
-        assert not result.accepted and result.named_moved == (mount.moved[0],), result.message
-        assert f"anchor {mount.moved[0]} is" in result.message and f"--without {mount.moved[0]}" in result.message
-    else:
-        assert result.accepted, result.message
-    assert result.centre_error_mm < 2.0  # with a moved anchor: the pose from the others
-    assert result.bases >= 20  # of 24: a few fall under the frame's edge or a foreshortened view
-    assert result.base_rms_mm <= 0.5 and result.base_worst_mm <= 1.5
-    assert result.facing_rms_deg <= 1.0
+    for seed, result in enumerate(matrix[mount.name]):
+        if mount.moved[0] >= 0:
+            assert not result.accepted and result.named_moved == (mount.moved[0],), (seed, result.message)
+            assert f"anchor {mount.moved[0]} is" in result.message and f"--without {mount.moved[0]}" in result.message
+        else:
+            assert result.accepted, (seed, result.message)
+        assert result.centre_error_mm < 2.0, seed  # with a moved anchor: the pose from the others
+        assert result.bases >= 20, seed  # of 24: a few fall under the frame's edge or a foreshortened view
+        assert result.base_rms_mm <= 0.5 and result.base_worst_mm <= 1.5, seed
+        assert result.facing_rms_deg <= 1.0, seed
 
 
-# Rows where sigma is still about twice the error (docs/camera.md "Camera mounts"): the pose's
-# covariance from four anchors' corners, and the 2-degree tilt, are wider than the pose turns out.
-CAUTIOUS_ROWS = {"tilt 2°", "4 anchors seen, tilt 3°", "4 anchors seen, anchor 0 moved 25 mm, tilt 3°"}
+def _honesty(errors_mm, sigmas_mm) -> float:
+    """The RMS error over the RMS predicted sigma: 1 when sigma is honest."""
+    return float(np.sqrt(np.mean(np.square(errors_mm)) / np.mean(np.square(sigmas_mm))))
 
 
 def test_the_uncertainty_map_is_honest_in_both_directions(matrix):
-    """About 95 % of bases within 2 sigma, not all of them; and the error near sigma on each mount."""
-    errors = np.concatenate([r.errors_mm for r in matrix.values()])
-    sigmas = np.concatenate([r.sigmas_mm for r in matrix.values()])
-    assert len(errors) > 300
-    assert 0.93 <= np.mean(errors <= 2 * sigmas) <= 0.985  # neither too narrow nor too wide
-    assert 0.7 <= np.median(sigmas) / np.sqrt(np.mean(errors**2)) <= 1.3
-    for name, r in matrix.items():
-        ratio = np.sqrt(np.mean(np.square(r.errors_mm))) / np.sqrt(np.mean(np.square(r.sigmas_mm)))
-        assert ratio <= 1.5, name  # sigma is never too narrow
-        if name not in CAUTIOUS_ROWS:
-            assert ratio >= 0.7, name  # nor, on these rows, wider than it needs to be
+    """About 95 % of bases within 2 sigma, not all of them; and on every mount the error at
+    0.8-1.5 sigma.  Fails with corners counted as independent (sigma 2x the error with 4 anchors)."""
+    results = [r for frames in matrix.values() for r in frames]
+    errors = np.concatenate([r.errors_mm for r in results])
+    sigmas = np.concatenate([r.sigmas_mm for r in results])
+    assert len(errors) > 3000
+    assert 0.94 <= np.mean(errors <= 2 * sigmas) <= 0.985  # neither too narrow nor too wide
+    assert 0.8 <= np.median(sigmas) / np.sqrt(np.mean(errors**2)) <= 1.2
+    for name, frames in matrix.items():
+        ratio = _honesty(np.concatenate([r.errors_mm for r in frames]), np.concatenate([r.sigmas_mm for r in frames]))
+        assert 0.8 <= ratio <= 1.5, (name, ratio)
+
+
+def test_the_budgets_marker_scatter_is_the_one_the_detector_has():
+    """MARKER_CENTRE_SIGMA_PX, measured: bases located with the true pose carry the detector's
+    scatter alone."""
+    from station.vision.mounts import detection_scatter_px
+    from station.vision.uncertainty import MARKER_CENTRE_SIGMA_PX
+
+    assert detection_scatter_px() == pytest.approx(MARKER_CENTRE_SIGMA_PX, rel=0.15)
+
+
+def test_anchors_laid_off_their_marks_widen_sigma_so_it_still_covers_the_error():
+    """Anchors laid by hand, each up to a millimetre off: under the moved-anchor limit, so the pose
+    is accepted, but its error grows.  The anchors' own scatter says so and sigma grows with it."""
+    mount = next(m for m in MOUNTS if m.name == "tilt 3°")
+    laid, exact = [], []
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        camera = framed_camera(remounted(mount, seed))
+        anchors = default_anchors(TABLE, 40.0, inset=40.0)
+        for off_by in (1.0, 0.0):
+            slips = rng.uniform(-off_by, off_by, (len(anchors), 2))
+            placed = [
+                SceneMarker(a.id, a.x + dx, a.y + dy, 0.0, a.facing_deg, a.size_mm)
+                for a, (dx, dy) in zip(anchors, slips)
+            ]
+            image, _ = render(Scene(camera, placed, TABLE), rng)
+            cal = calibrate_table(image, Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10), anchors, TABLE)
+            result = MountResult(mount, True)
+            locate_and_score(result, cal, camera, rng, 24, 30.0)
+            (laid if off_by else exact).append(result)
+    laid_sigma = np.median(np.concatenate([r.sigmas_mm for r in laid]))
+    assert laid_sigma > 1.5 * np.median(np.concatenate([r.sigmas_mm for r in exact]))
+    ratio = _honesty(np.concatenate([r.errors_mm for r in laid]), np.concatenate([r.sigmas_mm for r in laid]))
+    assert 0.6 <= ratio <= 1.5, ratio
 
 
 def test_the_renderer_tilts_toward_the_table_and_fits_it_in_the_frame():
@@ -86,10 +133,8 @@ def test_a_real_mount_with_a_lens_calibrated_from_rendered_board_photos():
     assert len(cal.used_anchors) == 8
     # the lens's own focal error (a few tenths of a percent) moves the camera along its axis
     assert np.linalg.norm(cal.camera().centre - camera.centre) < 5.0
-    from station.vision.mounts import _locate
-
     result = MountResult(Mount("lens"), True)
-    _locate(result, cal, camera, rng, 48, 30.0)
+    locate_and_score(result, cal, camera, rng, 48, 30.0)
     assert result.bases >= 40 and result.base_rms_mm <= 0.5 and result.base_worst_mm <= 1.5
     assert result.within_2_sigma >= 0.95
     worst = max(m["worst_mm"] for m in cal.uncertainty_maps())

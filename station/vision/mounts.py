@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from . import cv
 from .calibration import Anchor, Calibration, CalibrationError, MovedAnchorError, calibrate_table, default_anchors
-from .geometry import Camera, marker_corners, mounted_camera
+from .geometry import Camera, mounted_camera
 from .locate import Locator, MarkerSpec
+from .readable import smallest_px
 from .synthetic import Occluder, Scene, SceneMarker, ideal_calibration, ideal_projection, random_scene, render
+from .uncertainty import MARKER_CENTRE_SIGMA_PX
 
 TABLE = (1219.2, 1219.2)
 RESOLUTIONS = {"720p": (1280, 720), "1080p": (1920, 1080), "4K": (3840, 2160)}
@@ -110,23 +112,15 @@ class MountResult:
     sigmas_mm: list[float] = field(default_factory=list)
 
 
-def smallest_px_per_mm(camera: Camera, table_mm: tuple[float, float] = TABLE) -> float:
-    """Pixels per mm where the table is seen smallest (its far corners for a tilted camera), along
-    a marker's shorter side."""
-    spots = [
-        np.array([x, y])
-        for x in (40, table_mm[0] / 2, table_mm[0] - 40)
-        for y in (40, table_mm[1] / 2, table_mm[1] - 40)
-    ]
-    quads = [camera.project(marker_corners(p, 90, 10.0, 0.0)) for p in spots]
-    # the shorter side: an oblique camera foreshortens markers along its line of sight
-    return float(min(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).min() for q in quads)) / 10
+def px_per_mm(camera: Camera) -> float:
+    """Pixels per mm of a marker's side where the camera sees the table smallest."""
+    return smallest_px(camera, TABLE, 0.0, 10.0) / 10
 
 
 def marker_sizes(camera: Camera) -> tuple[float, float]:
     """Unit and anchor marker sizes (mm) for this mount: 30 and 40 mm, larger where the camera sees
     the table so small that they would fall under 22 and 28 px, as docs/camera.md tells users to print."""
-    scale = smallest_px_per_mm(camera)
+    scale = px_per_mm(camera)
     return max(30.0, math.ceil(22 / scale)), max(40.0, math.ceil(28 / scale))
 
 
@@ -151,14 +145,32 @@ def calibration_frame(mount: Mount, rng: np.random.Generator) -> tuple[Camera, l
     return camera, anchors, image
 
 
+def remounted(mount: Mount, seed: int) -> Mount:
+    """The mount as hung again for frame ``seed``: within 5 mm and a few tenths of a degree of its
+    numbers.  A marker's detection error depends on where its edges fall between pixels, which is
+    fixed for one exact camera placement; so the frames of one row must place the camera afresh,
+    or the row measures one draw of that error however many frames it renders."""
+    jitter = np.random.default_rng(1000 + seed)
+    dx, dy, dh = jitter.uniform(-5, 5, 3)
+    return replace(
+        mount,
+        offset_mm=(mount.offset_mm[0] + dx, mount.offset_mm[1] + dy),
+        height_mm=mount.height_mm + dh,
+        rotation_deg=mount.rotation_deg + jitter.uniform(-0.3, 0.3),
+        tilt_deg=mount.tilt_deg + jitter.uniform(-0.1, 0.1),
+    )
+
+
 def run_mount(mount: Mount, seed: int = 0, units: int = 24) -> MountResult:
     """Calibrate the table from a rendered frame with the true lens, then locate every base of
-    a second frame with the result and compare with ground truth."""
+    a second frame with the result and compare with ground truth.  The row's mount is hung again
+    for each seed (``remounted``); the result keeps the row's own mount."""
     rng = np.random.default_rng(seed)
+    row, mount = mount, remounted(mount, seed)
     camera, anchors, image = calibration_frame(mount, rng)
     unit_mm, _ = marker_sizes(camera)
     lens = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10)
-    result = MountResult(mount, True)
+    result = MountResult(row, True)
     try:
         cal = calibrate_table(image, lens, anchors, TABLE)
     except MovedAnchorError as exc:
@@ -170,13 +182,15 @@ def run_mount(mount: Mount, seed: int = 0, units: int = 24) -> MountResult:
         return result
     result.centre_error_mm = float(np.linalg.norm(cal.camera().centre - camera.centre))
     result.unit_mm = unit_mm
-    _locate(result, cal, camera, rng, units, unit_mm)
+    locate_and_score(result, cal, camera, rng, units, unit_mm)
     return result
 
 
-def _locate(
+def locate_and_score(
     result: MountResult, cal: Calibration, camera: Camera, rng: np.random.Generator, units: int, unit_mm: float
 ) -> None:
+    """Locate ``units`` bases of a fresh frame with ``cal`` and score them against ground truth:
+    each base's error and its predicted sigma go into ``result``."""
     scene = random_scene(camera, rng, units=units, table_mm=TABLE, size=unit_mm)
     scene.markers = [m for m in scene.markers if m.id in cv.UNIT_IDS] + [
         SceneMarker(a.id, a.x, a.y, 0.0, a.facing_deg, a.size_mm) for a in cal.anchors
@@ -205,6 +219,23 @@ def _locate(
     result.errors_mm, result.sigmas_mm = errors, sigmas
 
 
+def detection_scatter_px(seeds: Sequence[int] = (0,)) -> float:
+    """The detector's own centre scatter (px per axis), measured: every row's bases located with
+    the true pose, so that no pose error is in them.  ``MARKER_CENTRE_SIGMA_PX`` should be this."""
+    errors: list[float] = []
+    sigmas: list[float] = []
+    for row in MOUNTS:
+        for seed in seeds:
+            camera = framed_camera(remounted(row, seed))
+            cal = ideal_calibration(camera, TABLE)
+            cal.pose_covariance, cal.lens_sensitivity = np.zeros((6, 6)), np.zeros((6, 9))
+            result = MountResult(row, True)
+            locate_and_score(result, cal, camera, np.random.default_rng(seed), 24, marker_sizes(camera)[0])
+            errors += result.errors_mm
+            sigmas += result.sigmas_mm  # the detector's term alone, at MARKER_CENTRE_SIGMA_PX
+    return MARKER_CENTRE_SIGMA_PX * float(np.sqrt(np.mean(np.square(errors)) / np.mean(np.square(sigmas))))
+
+
 @dataclass(frozen=True)
 class SizeRow:
     """One marker size of the sweep: markers placed, read as themselves, read as another id (a
@@ -223,7 +254,7 @@ def marker_size_sweep(sizes_px: Sequence[int], frames: int, seed: int = 7) -> li
     id always belongs to some unit, the worst case."""
     rng = np.random.default_rng(seed)
     camera = framed_camera(Mount("sweep"))
-    scale = smallest_px_per_mm(camera)
+    scale = px_per_mm(camera)
     rows = []
     for px in sizes_px:
         size = px / scale

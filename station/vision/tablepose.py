@@ -14,8 +14,8 @@ Why this design holds (docs/camera.md "How the table pose is found"):
   every corner of every agreeing anchor.  An anchor still off by more than ``max_residual_mm`` is
   dropped and named, and the pose refitted from the others, so one moved anchor neither spoils the
   pose nor goes unnoticed.
-* **Its own uncertainty.**  The fit's Jacobian gives the pose covariance (from the corners'
-  reprojection scatter) and how the pose would shift if the lens were off, which
+* **Its own uncertainty.**  The fit's Jacobian gives the pose covariance (from the anchor
+  centres' scatter, see ``_covariance``) and how the pose would shift if the lens were off, which
   ``uncertainty.py`` turns into a position error map.
 """
 
@@ -31,12 +31,13 @@ import numpy as np
 
 from . import cv
 from .geometry import Camera
+from .uncertainty import MARKER_CENTRE_SIGMA_PX
 
 log = logging.getLogger(__name__)
 
 MIN_ANCHORS = 4
 MAX_PROPOSALS = 600  # three-anchor proposals tried at most (all of them for up to 16 anchors)
-CORNER_SIGMA_FLOOR_PX = 0.05  # a reprojection scatter below this is luck, not precision
+ANCHOR_PRIOR_DOF = 1  # how many observations the detector's known scatter is worth against the anchors' own
 
 
 @dataclass(frozen=True)
@@ -119,16 +120,31 @@ def _consensus(anchors: Sequence[SeenAnchor], K: np.ndarray, dist: np.ndarray, c
 def _covariance(
     anchors: Sequence[SeenAnchor], rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray, dist: np.ndarray
 ) -> tuple[float, np.ndarray, np.ndarray]:
-    """RMS reprojection (px), pose covariance (6, 6) and the pose's response to the lens (6, 9)."""
+    """RMS reprojection (px), pose covariance (6, 6) and the pose's response to the lens (6, 9).
+
+    The anchor, not the corner, is the unit of error.  A detected square's corners err together
+    in shape (drawn a little large or skewed, 0.3 px RMS on the renderer), and that cancels in the
+    square's centre, which errs by about 0.1 px: counting the corners as independent made the pose
+    look 3-9 times less certain (in variance) than it was.  So each anchor's four corners are taken
+    to share one offset of ``scatter`` px per axis, propagated through the fit's normal equations.
+    The scatter pools the prior (the detector's own, worth ``ANCHOR_PRIOR_DOF`` observations) with
+    the anchor centres' residuals on their 2n - 6 degrees of freedom, so anchors laid a little off
+    their marks widen it and four anchors (two degrees of freedom) cannot narrow it by luck."""
     world = np.vstack([a.world for a in anchors])
     pixels = np.vstack([a.pixels for a in anchors])
     projected, J_pose, J_lens = cv.projection_jacobian(world, rvec, tvec, K, dist)
-    residual = (projected - pixels).ravel()
+    residual = projected - pixels
     rms = float(np.sqrt(np.mean(residual**2) * 2))
-    dof = max(residual.size - 6, 1)
-    sigma2 = max(float(residual @ residual) / dof, CORNER_SIGMA_FLOOR_PX**2)
+    count = len(anchors)
+    centre_residual = residual.reshape(count, 4, 2).mean(axis=1)
+    dof = max(2 * count - 6, 0)
+    scatter2 = (ANCHOR_PRIOR_DOF * MARKER_CENTRE_SIGMA_PX**2 + float(np.sum(centre_residual**2))) / (
+        ANCHOR_PRIOR_DOF + dof
+    )
+    per_anchor = J_pose.reshape(count, 4, 2, 6).sum(axis=1)  # (n, 2, 6): the pose's pull by each anchor's offset
+    spread = np.einsum("nik,nil->kl", per_anchor, per_anchor)
     normal = np.linalg.pinv(J_pose.T @ J_pose)
-    return rms, sigma2 * normal, -normal @ J_pose.T @ J_lens
+    return rms, scatter2 * normal @ spread @ normal, -normal @ J_pose.T @ J_lens
 
 
 def fit_table_pose(
