@@ -14,12 +14,30 @@ from typing import Any
 import numpy as np
 
 from . import cv
-from .calibration import Anchor, Calibration, CalibrationError, MovedAnchorError, calibrate_table, default_anchors
-from .geometry import Camera, mounted_camera
+from .calibration import (
+    Anchor,
+    Calibration,
+    CalibrationError,
+    MovedAnchorError,
+    calibrate_lens,
+    calibrate_table,
+    default_anchors,
+)
+from .geometry import Camera, marker_corners, mounted_camera
 from .locate import Locator, MarkerSpec
 from .readable import smallest_px
-from .synthetic import Occluder, Scene, SceneMarker, ideal_calibration, ideal_projection, random_scene, render
-from .uncertainty import MARKER_CENTRE_SIGMA_PX
+from .synthetic import (
+    Occluder,
+    Scene,
+    SceneMarker,
+    board_views,
+    ideal_calibration,
+    ideal_projection,
+    random_scene,
+    render,
+)
+from .tablepose import SeenAnchor, fit_table_pose
+from .uncertainty import MAP_HEIGHTS_MM, MARKER_CENTRE_SIGMA_PX, ErrorModel
 
 TABLE = (1219.2, 1219.2)
 RESOLUTIONS = {"720p": (1280, 720), "1080p": (1920, 1080), "4K": (3840, 2160)}
@@ -161,29 +179,101 @@ def remounted(mount: Mount, seed: int) -> Mount:
     )
 
 
-def run_mount(mount: Mount, seed: int = 0, units: int = 24) -> MountResult:
-    """Calibrate the table from a rendered frame with the true lens, then locate every base of
-    a second frame with the result and compare with ground truth.  The row's mount is hung again
-    for each seed (``remounted``); the result keeps the row's own mount."""
+def board_lens(camera: Camera, rng: np.random.Generator, views: int) -> Calibration:
+    """The lens as a user calibrates it: ``views`` photos of the ChArUco board, held as far from
+    the camera in mm as 0.47-0.78 of its focal length in px (450-750 mm at 960 px), so the board
+    fills the same share of the frame at any zoom."""
+    board = cv.charuco_board()
+    f = float(camera.K[0, 0])
+    photos = board_views(camera, board, rng, views, reach=(0.44 * f, 0.24 * f), depth=(0.47 * f, 0.78 * f))
+    return calibrate_lens(photos, board)
+
+
+def _table_with_verdict(
+    result: MountResult, image: np.ndarray, lens: Calibration, anchors: Sequence[Anchor]
+) -> Calibration | None:
+    """The table calibration, its refusal noted in ``result``: with a moved anchor named, the pose
+    from the others (it must still be right); with no pose at all, None."""
+    try:
+        return calibrate_table(image, lens, anchors, TABLE)
+    except MovedAnchorError as exc:
+        result.accepted, result.message = False, str(exc)
+        result.named_moved = tuple(sorted(set(exc.calibration.residuals_mm) - set(exc.calibration.used_anchors)))
+        return exc.calibration
+    except CalibrationError as exc:
+        result.accepted, result.message = False, str(exc)
+        return None
+
+
+def run_mount(mount: Mount, seed: int = 0, units: int = 24, lens_views: int = 0) -> MountResult:
+    """Calibrate the table from a rendered frame, then locate every base of a second frame with
+    the result and compare with ground truth.  The lens is the true one, or with ``lens_views``
+    calibrated from that many board photos.  The row's mount is hung again for each seed
+    (``remounted``); the result keeps the row's own mount."""
     rng = np.random.default_rng(seed)
     row, mount = mount, remounted(mount, seed)
     camera, anchors, image = calibration_frame(mount, rng)
     unit_mm, _ = marker_sizes(camera)
-    lens = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10)
+    if lens_views:
+        lens = board_lens(camera, rng, lens_views)
+    else:
+        lens = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10)
     result = MountResult(row, True)
-    try:
-        cal = calibrate_table(image, lens, anchors, TABLE)
-    except MovedAnchorError as exc:
-        result.accepted, result.message = False, str(exc)
-        result.named_moved = tuple(sorted(set(exc.calibration.residuals_mm) - set(exc.calibration.used_anchors)))
-        cal = exc.calibration  # the pose from the others: it must still be right
-    except CalibrationError as exc:
-        result.accepted, result.message = False, str(exc)
+    cal = _table_with_verdict(result, image, lens, anchors)
+    if cal is None:
         return result
     result.centre_error_mm = float(np.linalg.norm(cal.camera().centre - camera.centre))
     result.unit_mm = unit_mm
     locate_and_score(result, cal, camera, rng, units, unit_mm)
     return result
+
+
+def laid_off(mount: Mount, off_by_mm: float, seed: int) -> MountResult:
+    """The mount calibrated from anchors laid by hand, each up to ``off_by_mm`` off its mark in
+    x and y (the true lens), then 24 bases located with it: what careless anchors cost, and
+    whether sigma says so.  An anchor slipped far enough is named as moved (``accepted`` False),
+    and the bases are located with the pose from the others, as a referee would go on."""
+    rng = np.random.default_rng(seed)
+    camera = framed_camera(remounted(mount, seed))
+    anchors = default_anchors(TABLE, 40.0, inset=40.0)
+    slips = rng.uniform(-off_by_mm, off_by_mm, (len(anchors), 2))
+    placed = [
+        SceneMarker(a.id, a.x + dx, a.y + dy, 0.0, a.facing_deg, a.size_mm) for a, (dx, dy) in zip(anchors, slips)
+    ]
+    image, _ = render(Scene(camera, placed, TABLE), rng)
+    result = MountResult(mount, True)
+    cal = _table_with_verdict(result, image, Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10), anchors)
+    if cal is not None:
+        locate_and_score(result, cal, camera, rng, 24, 30.0)
+    return result
+
+
+def lens_share(mount: Mount, draws: int, views: int = 18) -> tuple[float, float]:
+    """The error a board-calibrated lens leaves on the table once the table fit has made up what it
+    can, against the share of sigma the station gives the lens (RMS over ``draws`` calibrations
+    of ``views`` photos each, bases on a grid at 0 and 60 mm).  The anchors' corners are given
+    exactly, so the lens is the only error in it: whether its covariance is honest."""
+    camera = framed_camera(mount)
+    _, anchor_mm = marker_sizes(camera)
+    seen = []
+    for a in default_anchors(TABLE, anchor_mm, inset=anchor_mm):
+        corners = marker_corners(np.array([a.x, a.y]), a.facing_deg, a.size_mm, 0.0)
+        seen.append(SeenAnchor(a.id, corners, camera.project(corners)))
+    grid = np.linspace(60.0, TABLE[0] - 60.0, 8)
+    xy = np.column_stack([np.repeat(grid, len(grid)), np.tile(grid, len(grid))])
+    actual, predicted = [], []
+    for draw in range(draws):
+        lens = board_lens(camera, np.random.default_rng(500 + draw), views)
+        pose = fit_table_pose(seen, lens.K, lens.dist)
+        fitted = Camera(lens.K, lens.dist, pose.R, pose.tvec, camera.image_size)
+        model = ErrorModel(
+            lens.K, lens.dist, pose.rvec, pose.tvec, np.zeros((6, 6)), pose.lens_sensitivity, lens.lens_covariance, 0.0
+        )
+        for height in MAP_HEIGHTS_MM:
+            points = np.column_stack([xy, np.full(len(xy), height)])
+            actual += list(np.sum((fitted.on_plane(camera.project(points), height) - xy) ** 2, axis=1))
+            predicted += list(model.sigma_mm(xy, height) ** 2)
+    return float(np.sqrt(np.mean(actual))), float(np.sqrt(np.mean(predicted)))
 
 
 def locate_and_score(

@@ -6,8 +6,8 @@ that is too small for the mount is said with its size in pixels and the fix, ins
 "not seen".  And a marker read smaller than ids can be trusted at is never taken for a unit.
 
 The two limits come from the misread sweep (``bench/camera_marker_sizes.py``, docs/camera.md,
-1,260 markers a size on the project's renderer): from 18 px on 99.4-100 % were found; at 8-10 px
-a few ids were misread as other valid ids (4 of 555 reads), and none from 11 px on.  The trust
+1,260 markers a size on the project's renderer): from 18 px on 99.3-100 % were found; at 8-10 px
+a few ids were misread as other valid ids (6 of 585 reads), and none from 11 px on.  The trust
 limit keeps a margin over that, since real prints and sensors are rougher than the renderer.
 """
 

@@ -59,7 +59,7 @@ class TablePose:
     residuals_mm: dict[int, float]  # every anchor seen: how far the pose puts it from its place
     moved: dict[int, float]  # anchors left out of the fit, with their residuals
     reprojection_px: float  # RMS over the used corners
-    covariance: np.ndarray  # (6, 6) of rvec and tvec, from the corners' scatter
+    covariance: np.ndarray  # (6, 6) of rvec and tvec, from the anchor centres' scatter
     lens_sensitivity: np.ndarray  # (6, 9): d(pose)/d(fx fy cx cy k1 k2 p1 p2 k3) as the refit responds
 
     @property
