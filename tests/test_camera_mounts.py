@@ -31,6 +31,7 @@ from station.vision.mounts import (
     calibration_frame,
     framed_camera,
     locate_and_score,
+    remounted,
     run_mount,
 )
 from station.vision.synthetic import Scene, SceneMarker, anchor_markers, board_views, random_scene, render, save_frame
@@ -214,6 +215,46 @@ def test_calibrate_table_from_the_command_line_names_a_moved_anchor_and_reports_
     saved = load_calibration(tmp_path / "cal.json")
     assert saved.pose_covariance.shape == (6, 6) and saved.used_anchors == (0, 1, 3, 4, 5, 6, 7)
     assert saved.health()["worst_sigma_mm"] == pytest.approx(max(m["worst_mm"] for m in saved.uncertainty_maps()))
+
+
+def _calibrated(mount_name: str, seed: int = 0) -> Calibration:
+    mount = remounted(next(m for m in MOUNTS if m.name == mount_name), seed)
+    camera, anchors, image = calibration_frame(mount, np.random.default_rng(seed))
+    return calibrate_table(image, Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10), anchors, TABLE)
+
+
+def test_sigma_is_the_same_however_the_camera_rotation_is_written():
+    """A camera looking straight down is turned about 180 degrees, which has two rvecs; the fit
+    may return one and the saved R give back the other.  A covariance in rvec's own coordinates
+    then gave two sigma maps for one calibration, up to 70 % apart."""
+    from dataclasses import replace
+
+    cal = _calibrated("vertical")
+    model = cal.error_model()
+    angle = np.linalg.norm(model.rvec)
+    assert abs(angle - np.pi) < 0.01
+    other = replace(model, rvec=model.rvec * (1 - 2 * np.pi / angle))  # the same rotation, written the other way
+    assert np.allclose(V.rodrigues(other.rvec), V.rodrigues(model.rvec), atol=1e-9)
+    points = np.array([[600.0, 600.0], [100.0, 1100.0], [1100.0, 100.0]])
+    for height in (0.0, 60.0):
+        assert other.sigma_mm(points, height) == pytest.approx(model.sigma_mm(points, height), rel=1e-6)
+
+
+def test_a_calibration_saved_with_the_covariance_in_rvec_coordinates_loads_to_the_same_map(tmp_path):
+    """Files written before the covariance was kept per small turn hold it in rvec's coordinates;
+    they load to the map they always meant."""
+    from station.vision.tablepose import from_rvec_coordinates
+
+    cal = _calibrated("tilt 10°, turned 37°, 0.7 m")
+    data = cal.to_json()
+    assert data["table"].pop("pose_parameters") == "turn, tvec"
+    back = np.linalg.inv(from_rvec_coordinates(V.rvec_of(cal.R)))
+    data["table"]["pose_covariance"] = (back @ cal.pose_covariance @ back.T).tolist()
+    data["table"]["lens_sensitivity"] = (back @ cal.lens_sensitivity).tolist()
+    (tmp_path / "rvec.json").write_text(json.dumps(data))
+    old = load_calibration(tmp_path / "rvec.json")
+    for then, now in zip(old.uncertainty_maps(), cal.uncertainty_maps()):
+        assert np.allclose(then["sigma_mm"], now["sigma_mm"], rtol=1e-4, atol=2e-3)
 
 
 def test_an_old_calibration_without_an_error_budget_still_loads_and_locates(tmp_path):

@@ -24,7 +24,7 @@ from . import cv
 from .geometry import Camera, marker_corners
 from .quality import image_problems
 from .readable import RELIABLE_PX, expected_px, print_at_least_mm, side_px, too_small
-from .tablepose import MIN_ANCHORS, SeenAnchor, TablePose, fit_table_pose
+from .tablepose import MIN_ANCHORS, POSE_PARAMETERS, SeenAnchor, TablePose, fit_table_pose, from_rvec_coordinates
 from .uncertainty import ErrorModel
 
 log = logging.getLogger(__name__)
@@ -77,7 +77,7 @@ class Calibration:
     anchors: list[Anchor] = field(default_factory=list)
     residuals_mm: dict[int, float] = field(default_factory=dict)
     lens_covariance: np.ndarray | None = None  # (9, 9) of fx fy cx cy k1 k2 p1 p2 k3, from the lens fit
-    pose_covariance: np.ndarray | None = None  # (6, 6) rvec, tvec
+    pose_covariance: np.ndarray | None = None  # (6, 6) the camera's turn and tvec (tablepose.POSE_PARAMETERS)
     lens_sensitivity: np.ndarray | None = None  # (6, 9)
     used_anchors: tuple[int, ...] = ()
     view_rms_px: list[float] = field(default_factory=list)  # each lens view's reprojection error, not saved
@@ -161,6 +161,7 @@ class Calibration:
                 "used_anchors": list(self.used_anchors),
             }
             if self.pose_covariance is not None and self.lens_sensitivity is not None:
+                data["table"]["pose_parameters"] = POSE_PARAMETERS
                 data["table"]["pose_covariance"] = self.pose_covariance.tolist()
                 data["table"]["lens_sensitivity"] = self.lens_sensitivity.tolist()
         return data
@@ -212,6 +213,9 @@ def load_calibration(path: str | Path) -> Calibration:
             if "pose_covariance" in table:
                 cal.pose_covariance = _array(table["pose_covariance"], (6, 6), "table pose_covariance")
                 cal.lens_sensitivity = _array(table["lens_sensitivity"], (6, 9), "table lens_sensitivity")
+                if table.get("pose_parameters") != POSE_PARAMETERS:  # written in rvec's coordinates
+                    G = from_rvec_coordinates(cv.rvec_of(cal.R))
+                    cal.pose_covariance, cal.lens_sensitivity = G @ cal.pose_covariance @ G.T, G @ cal.lens_sensitivity
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a field of the wrong kind (found by fuzzing)
         raise CalibrationError(f"{path}: damaged calibration ({exc})") from None
     return cal

@@ -270,11 +270,22 @@ def projection_jacobian(
     points: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray, dist: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pixels (N, 2) of ``points`` and the derivatives of the 2N pixel coordinates (x0 y0 x1 ...)
-    with respect to the pose (2N, 6: rvec, tvec) and to the lens (2N, 9: fx fy cx cy k1 k2 p1 p2 k3)."""
+    with respect to the pose (2N, 6) and to the lens (2N, 9: fx fy cx cy k1 k2 p1 p2 k3).
+
+    The pose's six are a small turn d of the camera (R becomes exp([d]x) R) and tvec, not rvec's own
+    coordinates: a rotation near 180 degrees, which is a camera looking straight down, has two
+    rvecs, and a covariance worked out for one of them is wrong for the other (the fit may return
+    either, and ``rvec_of`` the other).  The small turn is the same however the rotation is written."""
     dist5 = np.zeros(5)
     dist5[: min(len(dist), 5)] = np.asarray(dist, float)[:5]
-    pixels, jac = cv2.projectPoints(points.reshape(-1, 1, 3).astype(np.float64), rvec, tvec, K, dist5)
-    return pixels.reshape(-1, 2), jac[:, :6], jac[:, 6:15]
+    points = points.reshape(-1, 3).astype(np.float64)
+    pixels, jac = cv2.projectPoints(points.reshape(-1, 1, 3), rvec, tvec, K, dist5)
+    J_camera = jac[:, 3:6].reshape(-1, 2, 3)  # d pixel / d camera-frame point (as d pixel / d tvec)
+    x, y, z = (points @ rodrigues(rvec).T).T  # each point turned into the camera's axes
+    zero = np.zeros_like(x)
+    turn = np.stack([np.stack([zero, z, -y], -1), np.stack([-z, zero, x], -1), np.stack([y, -x, zero], -1)], 1)
+    J_turn = (J_camera @ turn).reshape(-1, 3)  # d (R X) / d d = -[R X]x
+    return pixels.reshape(-1, 2), np.hstack([J_turn, jac[:, 3:6]]), jac[:, 6:15]
 
 
 def rodrigues(rvec: np.ndarray) -> np.ndarray:

@@ -59,7 +59,7 @@ class TablePose:
     residuals_mm: dict[int, float]  # every anchor seen: how far the pose puts it from its place
     moved: dict[int, float]  # anchors left out of the fit, with their residuals
     reprojection_px: float  # RMS over the used corners
-    covariance: np.ndarray  # (6, 6) of rvec and tvec, from the anchor centres' scatter
+    covariance: np.ndarray  # (6, 6) of the camera's turn and tvec (cv.projection_jacobian), from the anchors' scatter
     lens_sensitivity: np.ndarray  # (6, 9): d(pose)/d(fx fy cx cy k1 k2 p1 p2 k3) as the refit responds
 
     @property
@@ -145,6 +145,25 @@ def _covariance(
     spread = np.einsum("nik,nil->kl", per_anchor, per_anchor)
     normal = np.linalg.pinv(J_pose.T @ J_pose)
     return rms, scatter2 * normal @ spread @ normal, -normal @ J_pose.T @ J_lens
+
+
+# The pose's six parameters of a covariance, as calibration files name them: earlier files, with
+# none named, hold rvec's own coordinates (see ``from_rvec_coordinates``).
+POSE_PARAMETERS = "turn, tvec"
+
+
+def from_rvec_coordinates(rvec: np.ndarray) -> np.ndarray:
+    """The (6, 6) map from a change of (rvec, tvec) to a change of (turn, tvec) at ``rvec``, to
+    carry a covariance saved in rvec's coordinates over: C_turn = G C G^T."""
+    step = 1e-6
+    R = cv.rodrigues(rvec)
+    G = np.eye(6)
+    for k in range(3):
+        nudged = np.array(rvec, float)
+        nudged[k] += step
+        turn = cv.rodrigues(nudged) @ R.T  # a small turn, so its skew part is the turn itself
+        G[:3, k] = np.array([turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0], turn[1, 0] - turn[0, 1]]) / (2 * step)
+    return G
 
 
 def fit_table_pose(
