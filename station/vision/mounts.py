@@ -264,6 +264,8 @@ def lens_share(mount: Mount, draws: int, views: int = 18) -> tuple[float, float]
     actual, predicted = [], []
     for draw in range(draws):
         lens = board_lens(camera, np.random.default_rng(500 + draw), views)
+        if lens.lens_covariance is None:
+            raise ValueError("the board calibration gave no lens covariance")
         pose = fit_table_pose(seen, lens.K, lens.dist)
         fitted = Camera(lens.K, lens.dist, pose.R, pose.tvec, camera.image_size)
         model = ErrorModel(
