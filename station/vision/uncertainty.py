@@ -7,7 +7,8 @@ at X + dX with
 
     J_X dX = -(J_pose d_pose + J_lens d_lens),   d_pose = noise + S d_lens,
 
-where J_* are derivatives of the projection at X, and S is how the table fit's pose responds to a
+where J_* are derivatives of the projection at X (the pose as a small turn of the camera and its
+translation, ``cv.projection_jacobian``), and S is how the table fit's pose responds to a
 lens error (the refit compensates it where the anchors are, so errors between anchors are small and
 those away from them larger).  Add the marker's own detection noise (a pixel scatter ``sigma_px``
 through J_X) and the position covariance is
