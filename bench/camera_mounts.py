@@ -29,6 +29,7 @@ from station.vision.mounts import (
     MOUNTS,
     calibration_frame,
     detection_scatter_px,
+    honesty,
     laid_off,
     lens_share,
     remounted,
@@ -86,11 +87,10 @@ def main() -> None:
         verdict = "accepted" if r.accepted else f"refused, names anchor {', '.join(map(str, r.named_moved))}"
         pooled_e = np.concatenate([each.errors_mm for each in results])
         pooled_s = np.concatenate([each.sigmas_mm for each in results])
-        honesty = np.sqrt(np.mean(pooled_e**2)) / np.sqrt(np.mean(pooled_s**2))
         print(
             f"| {mount.name} | {mount.resolution} | {verdict} | {r.centre_error_mm:.2f} mm | "
             f"{r.base_rms_mm:.2f} / {r.base_worst_mm:.2f} mm | {r.facing_rms_deg:.2f}° | {r.bases}/24 | "
-            f"{r.within_2_sigma:.0%} | {r.sigma_median_mm:.2f} mm | {honesty:.2f} |"
+            f"{r.within_2_sigma:.0%} | {r.sigma_median_mm:.2f} mm | {honesty(pooled_e, pooled_s):.2f} |"
         )
     e, s = np.array(errors), np.array(sigmas)
     print(
@@ -119,7 +119,8 @@ def main() -> None:
         refused = sum(not r.accepted for r in laid)
         print(
             f"  {off_by} mm: {len(laid) - refused} of {len(laid)} poses accepted, bases "
-            f"{np.sqrt(np.mean(err**2)):.2f} mm RMS, σ median {np.median(sig):.2f} mm, RMS error / RMS σ {np.sqrt(np.mean(err**2) / np.mean(sig**2)):.2f}, {np.mean(err <= 2 * sig):.0%} within 2σ"
+            f"{np.sqrt(np.mean(err**2)):.2f} mm RMS, σ median {np.median(sig):.2f} mm, "
+            f"RMS error / RMS σ {honesty(err, sig):.2f}, {np.mean(err <= 2 * sig):.0%} within 2σ"
         )
     print("\nthe fit this replaced (corner-level RANSAC), camera-centre error on each row's first frame:")
     for mount in MOUNTS:

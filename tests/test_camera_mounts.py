@@ -30,11 +30,21 @@ from station.vision.mounts import (
     MountResult,
     calibration_frame,
     framed_camera,
+    honesty,
     locate_and_score,
     remounted,
     run_mount,
 )
-from station.vision.synthetic import Scene, SceneMarker, anchor_markers, board_views, random_scene, render, save_frame
+from station.vision.synthetic import (
+    Scene,
+    SceneMarker,
+    anchor_markers,
+    board_views,
+    ideal_lens,
+    random_scene,
+    render,
+    save_frame,
+)
 
 FRAMES = 8  # a row's frames, each with the camera hung again (mounts.remounted): 8 draws of its error
 
@@ -58,11 +68,6 @@ def test_every_mount_gives_a_right_pose_and_right_bases(matrix, mount):
         assert result.facing_rms_deg <= 1.0, seed
 
 
-def _honesty(errors_mm, sigmas_mm) -> float:
-    """The RMS error over the RMS predicted sigma: 1 when sigma is honest."""
-    return float(np.sqrt(np.mean(np.square(errors_mm)) / np.mean(np.square(sigmas_mm))))
-
-
 def test_the_uncertainty_map_is_honest_in_both_directions(matrix):
     """About 95 % of bases within 2 sigma, not all of them; and on every mount the error at
     0.8-1.5 sigma.  Fails with corners counted as independent (sigma 2x the error with 4 anchors)."""
@@ -73,7 +78,7 @@ def test_the_uncertainty_map_is_honest_in_both_directions(matrix):
     assert 0.94 <= np.mean(errors <= 2 * sigmas) <= 0.985  # neither too narrow nor too wide
     assert 0.8 <= np.median(sigmas) / np.sqrt(np.mean(errors**2)) <= 1.2
     for name, frames in matrix.items():
-        ratio = _honesty(np.concatenate([r.errors_mm for r in frames]), np.concatenate([r.sigmas_mm for r in frames]))
+        ratio = honesty(np.concatenate([r.errors_mm for r in frames]), np.concatenate([r.sigmas_mm for r in frames]))
         assert 0.8 <= ratio <= 1.5, (name, ratio)
 
 
@@ -96,7 +101,7 @@ def test_anchors_laid_off_their_marks_widen_sigma_so_it_still_covers_the_error()
     exact = [laid_off(mount, 0.0, seed) for seed in range(4)]
     laid_sigma = np.median(np.concatenate([r.sigmas_mm for r in laid]))
     assert laid_sigma > 1.5 * np.median(np.concatenate([r.sigmas_mm for r in exact]))
-    ratio = _honesty(np.concatenate([r.errors_mm for r in laid]), np.concatenate([r.sigmas_mm for r in laid]))
+    ratio = honesty(np.concatenate([r.errors_mm for r in laid]), np.concatenate([r.sigmas_mm for r in laid]))
     assert 0.6 <= ratio <= 1.5, ratio
 
 
@@ -139,16 +144,12 @@ def test_a_real_mount_with_a_lens_calibrated_from_rendered_board_photos():
     assert worst > max(m["median_mm"] for m in cal.uncertainty_maps())  # the corners are worse than the middle
 
 
-def _lens(camera):
-    return Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10)
-
-
 def test_fewer_than_four_anchors_is_an_error_with_the_ids_seen():
     camera = framed_camera(Mount("x", tilt_deg=3))
     markers = [m for m in anchor_markers(TABLE) if m.id in (0, 4, 7)]
     image, _ = render(Scene(camera, markers, TABLE), np.random.default_rng(1))
     with pytest.raises(CalibrationError, match=r"only 3 of 8 anchors were found \(ids \[0, 4, 7\]\); at least 4"):
-        calibrate_table(image, _lens(camera), default_anchors(TABLE), TABLE)
+        calibrate_table(image, ideal_lens(camera), default_anchors(TABLE), TABLE)
 
 
 @pytest.mark.parametrize(
@@ -163,7 +164,7 @@ def test_a_bad_picture_is_named_as_such_not_as_a_failed_fit(spoil, words):
     camera = framed_camera(Mount("x"))
     image, _ = render(Scene(camera, anchor_markers(TABLE), TABLE), np.random.default_rng(2))
     with pytest.raises(CalibrationError, match=f"the image is {words}"):
-        calibrate_table(spoil(image), _lens(camera), default_anchors(TABLE), TABLE)
+        calibrate_table(spoil(image), ideal_lens(camera), default_anchors(TABLE), TABLE)
 
 
 def test_a_good_picture_has_no_problems():
@@ -180,10 +181,10 @@ def test_a_moved_anchor_is_named_and_the_pose_from_the_others_is_kept():
     placed = [SceneMarker(a.id, a.x, a.y + (12 if a.id == 5 else 0), 0.0, a.facing_deg, a.size_mm) for a in anchors]
     image, _ = render(Scene(camera, placed, TABLE), np.random.default_rng(4))
     with pytest.raises(MovedAnchorError, match=r"anchor 5 is 1\d\.\d mm from where the others put it") as refused:
-        calibrate_table(image, _lens(camera), anchors, TABLE)
+        calibrate_table(image, ideal_lens(camera), anchors, TABLE)
     assert 5 not in refused.value.calibration.used_anchors
     assert np.linalg.norm(refused.value.calibration.camera().centre - camera.centre) < 2.0
-    kept = calibrate_table(image, _lens(camera), anchors, TABLE, without=[5])
+    kept = calibrate_table(image, ideal_lens(camera), anchors, TABLE, without=[5])
     assert kept.used_anchors == (0, 1, 2, 3, 4, 6, 7)
 
 
@@ -193,7 +194,7 @@ def test_calibrate_table_from_the_command_line_names_a_moved_anchor_and_reports_
     placed = [SceneMarker(a.id, a.x + (20 if a.id == 2 else 0), a.y, 0.0, a.facing_deg, a.size_mm) for a in anchors]
     image, truth = render(Scene(camera, placed, TABLE), np.random.default_rng(5))
     save_frame(str(tmp_path / "table"), image, truth)
-    _lens(camera).save(tmp_path / "lens.json")
+    ideal_lens(camera).save(tmp_path / "lens.json")
     runner = CliRunner()
     args = [
         "calibrate",
@@ -220,7 +221,7 @@ def test_calibrate_table_from_the_command_line_names_a_moved_anchor_and_reports_
 def _calibrated(mount_name: str, seed: int = 0) -> Calibration:
     mount = remounted(next(m for m in MOUNTS if m.name == mount_name), seed)
     camera, anchors, image = calibration_frame(mount, np.random.default_rng(seed))
-    return calibrate_table(image, Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10), anchors, TABLE)
+    return calibrate_table(image, ideal_lens(camera), anchors, TABLE)
 
 
 def test_sigma_is_the_same_however_the_camera_rotation_is_written():
@@ -369,7 +370,7 @@ def _anchors_at(focal_px: float):
     anchors = default_anchors(TABLE, 40.0)
     scene = Scene(camera, [SceneMarker(a.id, a.x, a.y, 0.0, a.facing_deg, a.size_mm) for a in anchors], TABLE)
     image, _ = render(scene, np.random.default_rng(3))
-    return image, Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10), anchors
+    return image, ideal_lens(camera), anchors
 
 
 def test_a_pose_refused_for_too_few_anchors_says_they_are_too_small_and_what_to_print():
@@ -427,7 +428,7 @@ def test_a_pose_from_fewer_anchors_than_were_laid_names_the_missing_ones_and_why
     mount = next(m for m in MOUNTS if m.name == "4 anchors seen, tilt 3°")
     rng = np.random.default_rng(0)
     camera, anchors, image = calibration_frame(mount, rng)
-    lens = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10)
+    lens = ideal_lens(camera)
     cal = calibrate_table(image, lens, anchors, TABLE)
     missing = missing_anchors(cal)
     assert [m.id for m in missing] == list(mount.covered)

@@ -13,7 +13,7 @@ from station.vision import cv as V
 from station.vision.calibration import CalibrationError, MovedAnchorError, default_anchors, load_calibration
 from station.vision.guided import COVERAGE_GRID, CalibrationDesk
 from station.vision.mounts import TABLE, Mount, framed_camera
-from station.vision.synthetic import Scene, SceneMarker, board_views, render
+from station.vision.synthetic import Scene, SceneMarker, board_views, ideal_lens, render
 
 CAMERA = framed_camera(Mount("guided", tilt_deg=3, offset_mm=(20, 0)))
 
@@ -191,14 +191,14 @@ def test_the_error_map_is_an_overlay_on_the_table_map(tmp_path, armies):
     from playwright.sync_api import expect
 
     from station.runtime import Station
-    from station.vision.calibration import Calibration, calibrate_table
+    from station.vision.calibration import calibrate_table
     from station.vision.sources import open_source
     from station.web.server import DashboardServer
 
     from .test_dashboard_browser import TOKEN, _page
 
     frame = _table_frame()
-    lens = Calibration(CAMERA.image_size, CAMERA.K, CAMERA.dist, 0.2, 10)
+    lens = ideal_lens(CAMERA)
     calibration = calibrate_table(frame, lens, default_anchors(TABLE), TABLE)
     frames = tmp_path / "frames"
     frames.mkdir()

@@ -11,7 +11,6 @@ from click.testing import CliRunner
 from station.cli import main
 from station.vision import cv as V
 from station.vision.calibration import (
-    Calibration,
     CalibrationError,
     calibrate_lens,
     calibrate_table,
@@ -27,6 +26,7 @@ from station.vision.synthetic import (
     anchor_markers,
     board_views,
     ideal_calibration,
+    ideal_lens,
     random_scene,
     render,
 )
@@ -76,7 +76,7 @@ def test_lens_calibration_without_enough_views_says_so():
 def test_table_calibration_recovers_the_pose_and_reports_each_anchor():
     rng = np.random.default_rng(2)
     image, _ = render(random_scene(CAM, rng, units=6), rng)
-    lens = Calibration(CAM.image_size, CAM.K, CAM.dist, 0.2, 10)
+    lens = ideal_lens(CAM)
     cal = calibrate_table(image, lens, default_anchors(TABLE), TABLE)
     assert np.abs(cal.camera().centre - CAM.centre).max() < 1.0
     assert sorted(cal.residuals_mm) == list(range(8)) and max(cal.residuals_mm.values()) < 1.0
@@ -86,7 +86,7 @@ def test_a_moved_anchor_is_refused_by_name():
     anchors = default_anchors(TABLE)
     moved = [SceneMarker(a.id, a.x + (25 if a.id == 3 else 0), a.y, 0.0, a.facing_deg, a.size_mm) for a in anchors]
     image, _ = render(Scene(CAM, moved, TABLE), np.random.default_rng(1))
-    lens = Calibration(CAM.image_size, CAM.K, CAM.dist, 0.2, 10)
+    lens = ideal_lens(CAM)
     with pytest.raises(CalibrationError, match=r"anchor 3 is \d+\.\d mm from where the others put it"):
         calibrate_table(image, lens, anchors, TABLE)
 

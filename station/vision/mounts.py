@@ -32,6 +32,7 @@ from .synthetic import (
     SceneMarker,
     board_views,
     ideal_calibration,
+    ideal_lens,
     ideal_projection,
     random_scene,
     render,
@@ -217,7 +218,7 @@ def run_mount(mount: Mount, seed: int = 0, units: int = 24, lens_views: int = 0)
     if lens_views:
         lens = board_lens(camera, rng, lens_views)
     else:
-        lens = Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10)
+        lens = ideal_lens(camera)
     result = MountResult(row, True)
     cal = _table_with_verdict(result, image, lens, anchors)
     if cal is None:
@@ -242,7 +243,7 @@ def laid_off(mount: Mount, off_by_mm: float, seed: int) -> MountResult:
     ]
     image, _ = render(Scene(camera, placed, TABLE), rng)
     result = MountResult(mount, True)
-    cal = _table_with_verdict(result, image, Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10), anchors)
+    cal = _table_with_verdict(result, image, ideal_lens(camera), anchors)
     if cal is not None:
         locate_and_score(result, cal, camera, rng, 24, 30.0)
     return result
@@ -311,6 +312,11 @@ def locate_and_score(
     result.errors_mm, result.sigmas_mm = errors, sigmas
 
 
+def honesty(errors_mm: Sequence[float], sigmas_mm: Sequence[float]) -> float:
+    """The RMS error over the RMS predicted sigma: 1 when sigma is honest."""
+    return float(np.sqrt(np.mean(np.square(errors_mm)) / np.mean(np.square(sigmas_mm))))
+
+
 def detection_scatter_px(seeds: Sequence[int] = (0,)) -> float:
     """The detector's own centre scatter (px per axis), measured: every row's bases located with
     the true pose, so that no pose error is in them.  ``MARKER_CENTRE_SIGMA_PX`` should be this."""
@@ -325,7 +331,7 @@ def detection_scatter_px(seeds: Sequence[int] = (0,)) -> float:
             locate_and_score(result, cal, camera, np.random.default_rng(seed), 24, marker_sizes(camera)[0])
             errors += result.errors_mm
             sigmas += result.sigmas_mm  # the detector's term alone, at MARKER_CENTRE_SIGMA_PX
-    return MARKER_CENTRE_SIGMA_PX * float(np.sqrt(np.mean(np.square(errors)) / np.mean(np.square(sigmas))))
+    return MARKER_CENTRE_SIGMA_PX * honesty(errors, sigmas)
 
 
 @dataclass(frozen=True)

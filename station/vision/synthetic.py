@@ -235,6 +235,11 @@ def anchor_markers(table_mm: tuple[float, float] = (1219.2, 1219.2)) -> list[Sce
     return [SceneMarker(a.id, a.x, a.y, 0.0, a.facing_deg, a.size_mm) for a in default_anchors(table_mm)]
 
 
+def ideal_lens(camera: Camera) -> Calibration:
+    """The lens calibration a perfect job would give for a synthetic camera, with no table pose."""
+    return Calibration(camera.image_size, camera.K, camera.dist, 0.2, 10)
+
+
 def ideal_calibration(camera: Camera, table_mm: tuple[float, float] = (1219.2, 1219.2)) -> Calibration:
     """The calibration a perfect job would give for a synthetic camera: its true lens and pose."""
     return Calibration(
