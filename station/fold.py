@@ -84,11 +84,19 @@ def record_event(record: Mapping[str, Any], timeline: Timeline) -> Event | None:
 FOLDED_KINDS = frozenset(
     {HEADER_KIND, "rx", "input", "dice", "dice_entry", "confirm", "override", "snapshot", "camera", "terrain", "clock"}
 )
+# What is applied one record at a time, in journal order (the header starts the fold, and dice
+# are drawn by key from the journal's whole book)
+STEP_KINDS = FOLDED_KINDS - {HEADER_KIND, "dice", "dice_entry"}
 
 
 def is_folded(record: Mapping[str, Any]) -> bool:
     """Whether the fold reads this record (the rest are kept for the audit trail)."""
     return record["kind"] in FOLDED_KINDS and (record["kind"] != "rx" or record.get("verdict") in APPLIED_RX)
+
+
+def is_step(record: Mapping[str, Any]) -> bool:
+    """Whether the fold applies this record as a step of its own, in journal order."""
+    return record["kind"] in STEP_KINDS and (record["kind"] != "rx" or record.get("verdict") in APPLIED_RX)
 
 
 def overrides_of(records: Iterable[Mapping[str, Any]]) -> dict[str, Overriding]:
@@ -171,8 +179,6 @@ def fold(
         for record in records:
             event = record_event(record, timeline)
             if event is None:
-                if on_step is not None and record["kind"] == "clock":  # applied: it places later events
-                    on_step(record, [])
                 continue
             rulings = apply(event)
             if rulings:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import random
 import threading
-from array import array
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -19,7 +18,7 @@ from typing import Any
 from . import __version__
 from .datafile import DataFileError
 from .dice import DiceBook
-from .fold import HEADER_KIND, dice_of, fold, header_of, is_folded, record_event, ruling_status
+from .fold import HEADER_KIND, dice_of, fold, header_of, is_folded, is_step, record_event, ruling_status
 from .journal import Journal, JournalFull
 from .measure.terrain import FORMAT as TERRAIN_FORMAT
 from .measure.terrain import parse_terrain, terrain_document
@@ -91,6 +90,11 @@ class Game:
         self.journal = journal
         self._lock = threading.RLock()
         self._publish = publish or (lambda message: None)
+        # One order: every record the fold steps through, whichever thread wrote it, is queued
+        # here as the journal writes it (in seq order) and applied from here in that order.
+        self._unapplied: deque[dict[str, Any]] = deque()
+        self.errors = 0  # records the rules failed on (a bug): logged, skipped, the game goes on
+        journal.on_written.append(self._written)
         records = journal.records
         if not records:
             if game is None:
@@ -111,25 +115,31 @@ class Game:
         if ended is not None:  # however the end was journaled, and whatever follows it
             raise GameEnded(f"{journal.path.name} ended (record {ended['seq']}); it can be replayed, not resumed")
         self._header = records[0]
-        self._order = array("q")  # the seqs of the records applied, in the order they were applied
         self._last_seq = records[-1]["seq"]
+        while self._unapplied and self._unapplied[0]["seq"] <= self._last_seq:
+            self._unapplied.popleft()  # written before the fold below read the file: folded there
         self.book = DiceBook(dice_of(records), source=rng or random.Random())
         self._table = next((r for r in reversed(records) if r["kind"] == "snapshot"), None)
         self._terrains = [r for r in records if r["kind"] == "terrain"]
         self.version = 0
-        self._result = fold(
-            records, self.book, on_step=lambda record, _: self._order.append(record["seq"]), keep_rulings=RULINGS_KEPT
-        )
+        self._result = fold(records, self.book, keep_rulings=RULINGS_KEPT)
         self._after_derive()
         del records
         self._specs = {s["element"]: s for s in self.ruleset.model_specs(self.header["armies"])}
 
     # -- derivation -----------------------------------------------------------------------------
-    def _derive(self) -> None:
-        """Fold again, from the file, the records this game applied, in the order it applied them."""
-        by_seq = {r["seq"]: r for r in self.journal.records}
-        self._result = fold([self._header, *(by_seq[seq] for seq in self._order)], self.book, keep_rulings=RULINGS_KEPT)
+    def _derive(self, upto: int) -> None:
+        """Fold again, from the file, every record up to ``upto`` (an override: it acts from the
+        start, where the ruling was made)."""
+        records = [r for r in self.journal.records if r["seq"] <= upto]
+        shown = self._by_id
+        self._result = fold(records, self.book, keep_rulings=RULINGS_KEPT)
         self._after_derive()
+        for ruling in self._result.rulings:  # what the override changed, journaled as it now stands
+            said = ruling.as_dict(message=False)
+            before = shown.get(ruling.id)
+            if before is None or before.as_dict(message=False) != said:
+                self.journal.append("ruling", ruling=said)
 
     def _after_derive(self) -> None:
         self._journal_fresh_dice()
@@ -142,14 +152,45 @@ class Game:
             self.journal.wait_durable(records[-1]["seq"])
             self._last_seq = max(self._last_seq, records[-1]["seq"])
 
+    def _written(self, record: dict[str, Any]) -> None:
+        """The journal's listener, on the writing thread under the journal's lock: queue what
+        the fold steps through (a deque append: it never blocks a hub's reader)."""
+        if is_step(record):
+            self._unapplied.append(record)
+
+    def _catch_up(self, upto: int) -> tuple[list[Ruling], bool, bool]:
+        """Apply, in journal order, every record written up to seq ``upto`` and not applied yet,
+        by whichever thread wrote it: the live game is the fold of the journal as written.
+        Returns the rulings made, whether a screen has anything new, and whether the game was
+        derived again (an override).  Called with the lock held."""
+        made: list[Ruling] = []
+        shown = reset = False
+        while self._unapplied and self._unapplied[0]["seq"] <= upto:
+            record = self._unapplied.popleft()
+            kind = record["kind"]
+            shown = shown or kind != "clock"  # a hub's clock mapping changes nothing a screen shows
+            try:
+                if kind == "override":  # it acts where the ruling was made: fold again to here
+                    self._derive(record["seq"])
+                    reset = True
+                    continue
+                if kind == "terrain":
+                    self._terrains.append(record)
+                elif kind == "snapshot":
+                    self._table = record
+                made += self._apply(record)
+            except JournalFull:
+                raise
+            except Exception:  # a rules bug must not stop the game or the records after it
+                self.errors += 1
+                log.exception("the rules failed on journal record %s", record["seq"])
+        return made, shown, reset
+
     def _apply(self, record: dict[str, Any]) -> list[Ruling]:
         self._last_seq = max(self._last_seq, record["seq"])
         event = record_event(record, self._result.timeline)
-        if record["kind"] == "clock":
-            self._order.append(record["seq"])  # re-folded with the rest: it places later events
         if event is None:
             return []
-        self._order.append(record["seq"])
         rulings = self._result.apply(event)
         self._journal_fresh_dice()
         kept = self._result.rulings
@@ -186,18 +227,22 @@ class Game:
         except JournalFull as exc:
             raise JournalUnavailable(str(exc)) from None
 
-    def observe(self, record: dict[str, Any]) -> list[Ruling]:
-        """Apply a record the caller already journaled (the serial link journals its own lines).
-        A table snapshot is also what the dashboard's map draws; terrain is kept by version."""
+    def observe(self, record: Mapping[str, Any]) -> list[Ruling]:
+        """Bring the game up to a record already journaled (the serial link journals its own
+        lines): it and every record before it are applied, in journal order, if no other thread
+        has applied them yet.  Returns the rulings this call made (none when another thread
+        got there first).  A table snapshot is also what the dashboard's map draws; terrain is
+        kept by version."""
         with self._lock:
-            if record["kind"] == "terrain":
-                self._terrains.append(record)
-            elif record["kind"] == "snapshot":
-                self._table = record
-            rulings = self._apply(record)
-            if record["kind"] != "clock":  # a hub's clock mapping changes nothing a screen shows
-                self._changed(rulings)
+            rulings, shown, reset = self._catch_up(record["seq"])
+            if shown or reset:
+                self._changed(rulings, reset=reset)
             return rulings
+
+    @property
+    def backlog(self) -> int:
+        """Records journaled and not applied yet (the engine is behind the hubs)."""
+        return len(self._unapplied)
 
     def observe_camera(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """Journal what the camera saw a model do (ModelFell, ModelUp) and fold it."""
@@ -371,11 +416,9 @@ class Game:
         checked_note(note)
         with self._recording():
             self._ruling(ruling_id)
-            record = self.journal.append("override", durable=True, ruling=ruling_id, verdict=verdict, note=note, by=by)
-            self._order.append(record["seq"])
-            self._last_seq = record["seq"]
-            self._derive()
-            self._changed([], reset=True)
+            self.observe(
+                self.journal.append("override", durable=True, ruling=ruling_id, verdict=verdict, note=note, by=by)
+            )
             return self._ruling(ruling_id)
 
     def end(self, note: str = "", by: str = "referee") -> dict[str, Any]:

@@ -148,6 +148,9 @@ class Journal:
         self._written_seq = 0
         self._synced_seq = 0
         self.on_synced: list[Callable[[], None]] = []  # told after each fsync (the MQTT publisher)
+        # told of each record as it is written, under the journal's lock and so in seq order,
+        # whichever thread wrote it (the live game queues what it must apply); must not block
+        self.on_written: list[Callable[[dict[str, Any]], None]] = []
         self._closed = False
         # Before reading a byte: a live game's last line is not a torn tail to cut off.
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -288,6 +291,8 @@ class Journal:
             self._write_line((_dumps(record) + "\n").encode("utf-8"))
             self._written_seq, self._recovered = seq, None
             self._wake.notify()
+            for listener in self.on_written:
+                listener(record)
             if durable:
                 while self._synced_seq < seq and not self._closed:
                     self._synced.wait()

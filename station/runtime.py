@@ -1,8 +1,10 @@
 """The running station: journal, game, hub link and the engine thread between them.
 
 The link's reader thread journals and acknowledges lines, then drops them on a queue; the
-engine thread applies them to the game, which publishes to the bus the dashboard streams from.
-No thread on that path waits for a web client.
+engine thread brings the game up to each (``Game.observe``), which publishes to the bus the
+dashboard streams from.  No thread on that path waits for a web client.  Whichever thread gets
+to the game first (the engine, a referee's tap, the camera) applies every record journaled
+before its own, in journal order: the live game is always the fold of the journal as written.
 """
 
 from __future__ import annotations
@@ -165,7 +167,7 @@ class Station:
                 return
             try:
                 self.game.observe(record)
-            except Exception:  # a rules bug must not stop the station or lose the journal
+            except Exception:  # a full disk or a bug must not stop the station or lose the journal
                 self.engine_errors += 1
                 log.exception("engine failed on journal record %s", record.get("seq"))
 
@@ -178,8 +180,8 @@ class Station:
         return {
             **hubs_health([link.snapshot() for link in self.links]),
             "hub_needed": self.hub_needed,
-            "engine_errors": self.engine_errors,
-            "engine_backlog": self._inbox.qsize(),
+            "engine_errors": self.engine_errors + self.game.errors,
+            "engine_backlog": self.game.backlog,
             "camera": self.camera.health() if self.camera else None,
             "journal": self.journal.health(),
             "mqtt": self.publisher.health() if self.publisher else None,

@@ -59,12 +59,49 @@ def stamp_of(event: Event, t: int) -> Stamp:
     return Stamp(t, event.clock, event.at, event.err)
 
 
-def clock_doubt(doubt: float) -> Text:
+@dataclass(frozen=True, slots=True)
+class ClockDoubt:
+    """Why the hubs' clocks cannot place a hit in or out of its shot's window: ``ms`` either
+    side of the window's edge, or ``unmapped``, the hub whose clock is not mapped yet (no bound
+    at all: said in words, never as an infinite number a ruling could not be journaled with).
+    False when the clocks can tell."""
+
+    ms: float = 0.0
+    unmapped: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.ms or self.unmapped)
+
+    @classmethod
+    def between(cls, gap: float, doubt: float, window_ms: int, shot: Stamp, t: Stamp) -> ClockDoubt:
+        if in_window(gap, doubt, window_ms) is not None:
+            return NO_DOUBT
+        if math.isfinite(doubt):
+            return cls(doubt)
+        unmapped = t if not math.isfinite(t.err) else shot
+        return cls(unmapped=unmapped.clock.partition("/")[0])
+
+    def details(self) -> dict[str, Any]:
+        """What a hit ruling's details say of it (nothing when the clocks can tell)."""
+        if self.unmapped:
+            return {"clock_unmapped": self.unmapped}
+        return {"clock_doubt_ms": round(self.ms, 2)} if self.ms else {}
+
+
+NO_DOUBT = ClockDoubt()
+
+
+def clock_doubt(doubt: ClockDoubt) -> Text:
     """What a hit ruling adds when the hubs' clocks cannot place the impact in or out of the
     shot's window."""
+    if doubt.unmapped:
+        return say(
+            " The clock of hub {hub} is not mapped yet, so nothing can tell whether the impact came in the shot's hit window: judge it.",
+            hub=doubt.unmapped,
+        )
     return say(
         " The impact came within ±{doubt} ms of the edge of the shot's hit window, closer than the two hubs' clocks can tell: judge it.",
-        doubt=f"{doubt:.1f}",
+        doubt=f"{doubt.ms:.1f}",
     )
 
 
@@ -100,7 +137,7 @@ class Impact:
     shot_seq: int
     t: Stamp
     how: str = ""  # how the evidence came, when it is not the target's own node ("on its pilot figure")
-    doubt: float = 0.0  # ms: the two hubs' clocks cannot tell whether it fell in the shot's window
+    doubt: ClockDoubt = ClockDoubt()  # the two hubs' clocks cannot tell whether it fell in the shot's window
 
 
 LATE_SHOT_MS = 250  # on the station's clock: how long evidence on one hub waits for another hub's shot line
@@ -217,11 +254,10 @@ class HitTracker(Evolving, Generic[F]):
         return found[-1], len(found)
 
     @staticmethod
-    def doubt(shot: Fired, t: Stamp, window_ms: int) -> float:
-        """The clocks' uncertainty (ms) when it cannot tell whether ``t`` is in the shot's window;
-        0 when it can."""
-        gap, doubt = t.since(shot.t)
-        return doubt if in_window(gap, doubt, window_ms) is None else 0.0
+    def doubt(shot: Fired, t: Stamp, window_ms: int) -> ClockDoubt:
+        """The clocks' doubt when they cannot tell whether ``t`` is in the shot's window; false
+        when they can."""
+        return ClockDoubt.between(*t.since(shot.t), window_ms, shot.t, t)
 
     def impact_on(self, target: str) -> Impact | None:
         return next((i for i in self.waiting if i.target == target), None)
@@ -271,7 +307,7 @@ def rule_late_shot(
     state: S,
     shot: Fired,
     window_ms: int,
-    resolve: Callable[[S, Unexplained, float], tuple[S, list[Ruling]] | None],
+    resolve: Callable[[S, Unexplained, ClockDoubt], tuple[S, list[Ruling]] | None],
 ) -> tuple[S, list[Ruling]]:
     """A shot whose line came after the fall or impact it explains (they were on another hub):
     that evidence is ruled now as it would have been had the lines come in order.  ``resolve``

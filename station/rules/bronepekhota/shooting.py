@@ -14,7 +14,16 @@ from typing import Any
 from ...dice import Roller
 from ...events import Impact, Shot, Tilt, wired
 from ..base import Ruling, RulingKind
-from ..hits import Stamp, Unexplained, clock_doubt, rule_late_shot, time_moves_on, unknown_launcher
+from ..hits import (
+    NO_DOUBT,
+    ClockDoubt,
+    Stamp,
+    Unexplained,
+    clock_doubt,
+    rule_late_shot,
+    time_moves_on,
+    unknown_launcher,
+)
 from ..text import Text, joined, say, trimmed
 from . import contact, missions, turns
 from .damage import emergency_landing
@@ -210,7 +219,7 @@ def on_shot(state: GameState, seq: int, shot: Shot, when: Stamp, roller: Roller)
 def _late_shot(state: GameState, shot: ShotRecord, roller: Roller) -> tuple[GameState, list[Ruling]]:
     """Evidence on another hub that this shot, come late, explains (hits.rule_late_shot)."""
 
-    def resolve(state: GameState, evidence: Unexplained, doubt: float) -> tuple[GameState, list[Ruling]] | None:
+    def resolve(state: GameState, evidence: Unexplained, doubt: ClockDoubt) -> tuple[GameState, list[Ruling]] | None:
         element = state.elements[evidence.target]
         if element.destroyed:
             return state, []
@@ -468,7 +477,7 @@ def resolve_hit(
     roller: Roller,
     candidates: int = 1,
     how: str = "",
-    doubt: float = 0.0,
+    doubt: ClockDoubt = NO_DOUBT,
 ) -> tuple[GameState, list[Ruling]]:
     """§6.7 Table 4, with §5 damage and the §6.6/§5.3 tests, or the referee's override of it."""
     rid = f"{cause}:hit:{element_id}"
@@ -492,9 +501,8 @@ def resolve_hit(
         "charge": shot.charge,
         "result": result,
         "candidates": candidates,
+        **doubt.details(),
     }
-    if doubt:
-        details["clock_doubt_ms"] = round(doubt, 2)
     if verdict in (STOOD, FELL):
         result = verdict if not (verdict == STOOD and result == LYING) else LYING
         details["result"] = result

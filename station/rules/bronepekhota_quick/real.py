@@ -16,7 +16,17 @@ from dataclasses import replace
 from ...dice import Roller
 from ...events import Impact, Shot, Tilt, wired
 from ..base import Ruling, RulingKind, voided
-from ..hits import Fired, Stamp, Unexplained, clock_doubt, rule_late_shot, time_moves_on, unknown_launcher
+from ..hits import (
+    NO_DOUBT,
+    ClockDoubt,
+    Fired,
+    Stamp,
+    Unexplained,
+    clock_doubt,
+    rule_late_shot,
+    time_moves_on,
+    unknown_launcher,
+)
 from ..text import say
 from .combat import exploding_d6
 from .state import Fighter, QuickState
@@ -95,7 +105,7 @@ def on_shot(state: QuickState, seq: int, shot: Shot, when: Stamp, roller: Roller
 def _late_shot(state: QuickState, shot: Fired, roller: Roller) -> tuple[QuickState, list[Ruling]]:
     """Evidence on another hub that this shot, come late, explains (hits.rule_late_shot)."""
 
-    def resolve(state: QuickState, evidence: Unexplained, doubt: float) -> tuple[QuickState, list[Ruling]] | None:
+    def resolve(state: QuickState, evidence: Unexplained, doubt: ClockDoubt) -> tuple[QuickState, list[Ruling]] | None:
         target = state.fighters[evidence.target]
         if target.dead:
             return state, []
@@ -118,7 +128,7 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, when: Stamp, roller: Roller
         state, doubt = state.evolve(hits=hits), impact.doubt
     else:
         shot, _ = state.hits.shot_for(target.id, when, state.options.hit_window_ms)
-        doubt = state.hits.doubt(shot, when, state.options.hit_window_ms) if shot is not None else 0.0
+        doubt = state.hits.doubt(shot, when, state.options.hit_window_ms) if shot is not None else NO_DOUBT
     if shot is None:
         no_shot = Ruling(
             f"{seq}:tilt",
@@ -168,7 +178,7 @@ def advance_time(state: QuickState, now: Stamp, roller: Roller) -> tuple[QuickSt
 
 
 def hit(
-    state: QuickState, seq: int, target: Fighter, shot: Fired, result: str, roller: Roller, doubt: float = 0.0
+    state: QuickState, seq: int, target: Fighter, shot: Fired, result: str, roller: Roller, doubt: ClockDoubt = NO_DOUBT
 ) -> tuple[QuickState, list[Ruling]]:
     rid = f"{seq}:hit:{target.id}"
     state = state.evolve(hits=state.hits.mark(shot.seq, target.id))
@@ -223,6 +233,6 @@ def hit(
             "§11 §9",
             needs_referee=True,
             element=target.id,
-            details={"shot": shot.seq, "result": result, **({"clock_doubt_ms": round(doubt, 2)} if doubt else {})},
+            details={"shot": shot.seq, "result": result, **doubt.details()},
         )
     ]
