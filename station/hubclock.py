@@ -91,7 +91,12 @@ class Timeline:
         self._maps: dict[str, ClockMap] = {}
 
     def learn(self, record: Mapping[str, Any]) -> None:
-        """A ``clock`` record: the hub's mapping from here on."""
+        """A ``clock`` record: the hub's mapping from here on; or, marked ``unmapped``, none (the
+        link found its clock beyond what can be mapped: its events are placed nowhere)."""
+        if record.get("unmapped"):
+            if self._boots.get(str(record["hub"])) == str(record["boot"]):
+                self._maps.pop(str(record["hub"]), None)
+            return
         clock_map = ClockMap.from_record(record)
         if self._boots.get(clock_map.hub) == clock_map.boot:
             self._maps[clock_map.hub] = clock_map

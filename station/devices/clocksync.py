@@ -21,7 +21,13 @@ step further, to bounds instead of averages:
   (about twenty samples), and an estimate takes a tenth of a millisecond.
 
 The window is ``WINDOW_S`` of station time, so a crystal that warms up through a game is
-followed.  A hub that does not answer TIME (before bronehub/1.2) is mapped from its heartbeats:
+followed.  When no straight line fits every interval of the window (a resonator warming faster
+than a line can follow, or a clock that jumped), the oldest samples are let go until one does:
+the bound widens, honestly, and ``unsteady`` says so for the hub's health.  An answer that the
+hulls say is impossible by more than ``GARBAGE_MS`` (a garbled or stale CLK) is rejected and
+counted, once the mapping rests on ``TRUSTED_ANSWERS``; ``GARBAGE_RUN`` such answers in a row mean
+the clock itself jumped, and the mapping starts again from them.  A rate beyond the ±1 % searched
+(``MAX_RATE_ERR``) cannot be mapped: ``unmappable`` says so, and the link journals no mapping.  A hub that does not answer TIME (before bronehub/1.2) is mapped from its heartbeats:
 the upper bounds only, lowered by half of ``HEARTBEAT_FLOOR_MS`` and stated with that as its
 error, because nothing says how quick its quickest heartbeat was.
 """
@@ -43,6 +49,9 @@ MAX_RATE_ERR = 0.01  # no crystal or resonator is further from its nominal rate
 RATE_ERR_FLOOR = 2e-6  # a least-squares slope's bound is never tighter than this
 HEARTBEAT_FLOOR_MS = 2.0  # a heartbeat's quickest trip over USB is somewhere in 0-2 ms
 RATE_SIGMAS = 4.0  # a heartbeat-only slope's bound: this many standard errors
+GARBAGE_MS = 5.0  # an answer this far outside what the mapping allows is not a clock reading
+TRUSTED_ANSWERS = 3  # answers kept before one that contradicts them is rejected rather than believed
+GARBAGE_RUN = 5  # rejected answers in a row: the clock jumped, start again from them
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,13 +72,39 @@ class ClockSync:
         self.window_ms = window_s * 1000.0
         self._samples: deque[Sample] = deque()
         self.answers = 0  # CLK samples kept: 0 means heartbeats only
+        self.rejected = 0  # answers that contradicted the mapping (garbled or stale CLK lines)
+        self.unsteady = False  # the latest estimate had to let old samples go: no line fit them all
+        self.unmappable = False  # the rate is beyond the ±1 % searched: no mapping can be trusted
+        self._last: ClockMap | None = None
+        self._trusted: ClockMap | None = None  # the latest steady mapping from enough answers
+        self._refused: list[Sample] = []  # the rejected answers in a row
 
     def add(self, sample: Sample) -> ClockMap:
+        if self._contradicts(sample):
+            self.rejected += 1
+            self._refused.append(sample)
+            if len(self._refused) < GARBAGE_RUN:
+                assert self._last is not None  # only a mapping can be contradicted
+                return self._last
+            self._samples, self._trusted = deque(self._refused[:-1]), None  # a run of them: the clock jumped
+        self._refused.clear()
         self._samples.append(sample)
         while self._samples[0].received < sample.received - self.window_ms:
             self._samples.popleft()
         self.answers = sum(s.sent is not None for s in self._samples)
-        return self.estimate()
+        self._last = self.estimate()
+        if self.answers >= TRUSTED_ANSWERS and not self.unmappable and not self.unsteady:
+            self._trusted = self._last  # what a later answer is checked against
+        return self._last
+
+    def _contradicts(self, sample: Sample) -> bool:
+        """An answer the trusted mapping says cannot be: its interval misses the mapped time by
+        more than ``GARBAGE_MS`` beyond the mapping's own bound."""
+        last = self._trusted
+        if sample.sent is None or last is None:
+            return False
+        at, err = last.at(sample.hub), last.err_at(sample.hub) + GARBAGE_MS
+        return at + err < sample.sent or at - err > sample.received
 
     def estimate(self) -> ClockMap:
         h0 = self._samples[-1].hub
@@ -78,23 +113,48 @@ class ClockSync:
             high = min(s.received - rate * (s.hub - h0) + rate_err * abs(s.hub - h0) for s in self._samples)
             s0, err = high - HEARTBEAT_FLOOR_MS / 2, HEARTBEAT_FLOOR_MS / 2
             return ClockMap(self.hub, self.boot, h0, s0, rate, err, rate_err, len(self._samples))
-        below = _hull([(s.hub - h0, s.received, s) for s in self._samples], lower=True)
-        above = _hull([(s.hub - h0, s.sent, s) for s in self._samples if s.sent is not None], lower=False)
+        self.unsteady = False
+        while True:
+            below, above, (fits, rate, rate_low, rate_high) = _fit(self._samples, h0)
+            beyond = self._samples[-1].hub - self._samples[0].hub >= MIN_RATE_SPAN_MS and _at_edge(rate)
+            if fits or beyond or len(self._samples) <= 2 or sum(s.sent is not None for s in self._samples) <= 1:
+                break
+            self._samples.popleft()  # no line fits the whole window: the rate changed in it
+            self.unsteady = True
         # Only the hulls' corners bound any line: the rest can go (a sample hidden now stays hidden
         # as newer ones come; one the window uncovers later would only have tightened the bound).
         kept = {id(c[2]) for c in below} | {id(c[2]) for c in above} | {id(self._samples[-1])}
         self._samples = deque(s for s in self._samples if id(s) in kept)
-        rate, rate_low, rate_high = _rates(below, above)
+        self.answers = sum(s.sent is not None for s in self._samples)
+        self.unmappable = beyond  # the best rate is the search's edge: the truth may lie beyond
         high, low = _bounds(rate, below, above)
         s0 = (high + low) / 2
         err = abs(high - low) / 2
         for r in _breaks(below, above, rate_low, rate_high):
             high, low = _bounds(r, below, above)
             err = max(err, high - s0, s0 - low)
-        return ClockMap(self.hub, self.boot, h0, s0, rate, err, (rate_high - rate_low) / 2, len(self._samples))
+        rate_err = max(rate - rate_low, rate_high - rate)  # from the rate taken to the farther end
+        return ClockMap(self.hub, self.boot, h0, s0, rate, err, rate_err, len(self._samples))
+
+    def state(self) -> str:
+        """The clock as the hub's health shows it: ``steady``, ``unsteady`` (its mapping had to
+        let old samples go, so it is wider) or ``unmappable`` (a rate beyond the ±1 % searched)."""
+        return "unmappable" if self.unmappable else "unsteady" if self.unsteady else "steady"
 
 
 Corner = tuple[float, float, Sample]  # (hub ms from h0, a station-time bound, the sample)
+
+
+def _at_edge(rate: float) -> bool:
+    """The rate is the edge of the ±1 % searched: the true one may lie beyond."""
+    return abs(rate - 1.0) >= MAX_RATE_ERR * (1 - 1e-9)
+
+
+def _fit(samples: deque[Sample], h0: float) -> tuple[list[Corner], list[Corner], tuple[bool, float, float, float]]:
+    """The samples' hulls, and what rates fit them (``_rates``)."""
+    below = _hull([(s.hub - h0, s.received, s) for s in samples], lower=True)
+    above = _hull([(s.hub - h0, s.sent, s) for s in samples if s.sent is not None], lower=False)
+    return below, above, _rates(below, above)
 
 
 def _bounds(rate: float, below: list[Corner], above: list[Corner]) -> tuple[float, float]:
@@ -109,14 +169,15 @@ def _breaks(below: list[Corner], above: list[Corner], low: float, high: float) -
     return sorted({low, high, *(r for r in slopes if low < r < high)})
 
 
-def _rates(below: list[Corner], above: list[Corner]) -> tuple[float, float, float]:
-    """The rate that leaves the widest room between the bounds, and the range of rates that
-    leave any (the room is concave in the rate, so that range is one interval)."""
+def _rates(below: list[Corner], above: list[Corner]) -> tuple[bool, float, float, float]:
+    """Whether any line fits every interval; the rate that leaves the widest room between the
+    bounds, and the range of rates that leave any (the room is concave in the rate, so that
+    range is one interval)."""
     rates = _breaks(below, above, 1.0 - MAX_RATE_ERR, 1.0 + MAX_RATE_ERR)
     rooms = [h - lo for h, lo in (_bounds(r, below, above) for r in rates)]
     best = max(range(len(rates)), key=rooms.__getitem__)
     if rooms[best] < 0:  # no line fits every interval (the rate changed in the window)
-        return rates[best], rates[best], rates[best]
+        return False, rates[best], rates[best], rates[best]
 
     def edge(step: int) -> float:
         k = best
@@ -128,7 +189,7 @@ def _rates(below: list[Corner], above: list[Corner]) -> tuple[float, float, floa
         room_in, room_out = rooms[k], rooms[k + step]
         return inside + (outside - inside) * room_in / (room_in - room_out)
 
-    return rates[best], edge(-1), edge(+1)
+    return True, rates[best], edge(-1), edge(+1)
 
 
 def _hull(points: list[Corner], lower: bool) -> list[Corner]:

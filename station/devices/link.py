@@ -102,6 +102,8 @@ class LinkHealth:
     hub: str = ""  # the hub's id (its HELLO's hub=, else its port's name): what its journal rows are tagged with
     hub_id: str = ""  # the id the hub said ("" for a hub before bronehub/1.2)
     clock: dict[str, Any] | None = None  # the mapping of its clock onto the station's (hubclock.ClockMap)
+    clock_state: str | None = None  # steady, unsteady or unmappable (clocksync.ClockSync.state); None: no answer yet
+    clock_rejected: int = 0  # clock answers rejected as impossible (garbled or stale CLK lines)
     nodes: list[str] = field(default_factory=list)
     radio: dict[str, dict[str, Any]] = field(default_factory=dict)  # a radio hub's nodes (devices/radio.py)
     lines_ok: int = 0
@@ -378,6 +380,20 @@ class HubLink:
         if self._sync is None:
             return
         estimate = self._sync.add(sample)
+        state, rejected = self._sync.state(), self._sync.rejected
+        if state != self.health.clock_state or rejected != self.health.clock_rejected:
+            if state != self.health.clock_state and state != "steady":
+                log.warning("hub %s: its clock is %s (%d answers rejected)", self.tag, state, rejected)
+            self._set(clock_state=state, clock_rejected=rejected)
+        if self._sync.unmappable:  # its events are placed nowhere, and their hits are judged by hand
+            if self._journaled_map is not None and self.journal.accepting():
+                try:
+                    self._batch.append(self.journal.append("clock", hub=self.tag, boot=self._sync.boot, unmapped=True))
+                except JournalFull:
+                    return
+                self._journaled_map = None
+                self._set(clock=None)
+            return
         if worth_journaling(self._journaled_map, estimate) and self.journal.accepting():
             try:
                 self._batch.append(self.journal.append("clock", **estimate.record()))
@@ -489,6 +505,7 @@ class HubLink:
             # a new boot (or a new station run) is a new clock: its mapping starts again, quickly
             self._sync, self._journaled_map, self._next_question = ClockSync(self.tag, hello.boot), None, 0.0
             self._asked.clear()
+            self._set(clock_state=None)
             self._set(clock=None)
 
     def _on_radio(self, status: p.RadioStatus) -> None:

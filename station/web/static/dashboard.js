@@ -249,6 +249,9 @@ function renderHealth(health) {
     parts[0] = t("{connected} of {count} hubs connected", { connected: hubs.filter((h) => h.state === "connected").length, count: hubs.length });
     hubs.filter((h) => h.state !== "connected").forEach((h) => parts.push(t("hub {id}: {state}", { id: h.hub, state: t(h.state) })));
   }
+  hubs.filter((h) => h.clock_state === "unsteady" || h.clock_state === "unmappable").forEach((h) => parts.push(h.clock_state === "unsteady"
+    ? t("hub {id}: its clock is unsteady, its times are less sure", { id: h.hub })
+    : t("hub {id}: its clock cannot be mapped; judge its hits by hand", { id: h.hub })));
   if (state !== "connected" && model.health.last_error) parts.push(portError(model.health.last_error));
   if (model.health.seen_ago_s !== null && model.health.seen_ago_s !== undefined && model.health.seen_ago_s > 2) {
     parts.push(t("last seen {s} s ago", { s: model.health.seen_ago_s.toFixed(0) }));
