@@ -273,14 +273,16 @@ def test_8_2_physical_attacks_their_reach_damage_and_self_damage():
 def test_10_3_battlemaster_rear_example():
     """BattleMaster BLR-1G, 3/3/1, OV 1, REAR 1/1/-: REAR hits the Commando behind at short for 1,
     so the forward shot on the Shadow Hawk at medium deals 2, or 3 with its 1 overheat."""
-    from station.rules.alpha_strike.melee import rear_reduction
+    from station.rules.alpha_strike.combat import rear_points
 
     blr = unit(card("BattleMaster BLR-1G", damage=("3", "3", "1"), ov=1, specials=["REAR 1/1/-"]))
-    cut = rear_reduction(blr, 0)
+    rear = tuple(blr.card.special_values("REAR"))
+    cut = rear_points(rear, "short")
     forward, _, _ = weapon_damage(blr, "medium", False, 0, ScriptedRoller(), "k")
     boosted, _, _ = weapon_damage(blr, "medium", False, 1, ScriptedRoller(), "k")
     assert cut == 1 and forward - cut == 2 and boosted - cut == 3
-    assert rear_reduction(blr, 2) == 0  # no REAR at long
+    assert rear_points(rear, "long") == 0  # no REAR at long
+    assert rear_points(("0*", "0*", "-"), "short") == 1  # a 0* REAR still takes 1 (A21)
 
 
 def test_a13_a_critical_on_a_full_track_deals_one_damage_instead():

@@ -67,8 +67,7 @@ def _head(path: str, length: int | None, *headers: str, method: str = "POST") ->
     return "\r\n".join(lines) + "\r\n"
 
 
-def _temporary_bytes() -> int:
-    folder = Path(tempfile.gettempdir())
+def _temporary_bytes(folder: Path) -> int:
     total = 0
     for path in folder.rglob("*"):
         try:
@@ -78,14 +77,19 @@ def _temporary_bytes() -> int:
     return total
 
 
-def test_a_spectators_large_body_is_refused_from_its_headers_and_nothing_reaches_the_disk(server):
-    before = _temporary_bytes()
+def test_a_spectators_large_body_is_refused_from_its_headers_and_nothing_reaches_the_disk(
+    server, tmp_path, monkeypatch
+):
+    spool = tmp_path / "spool"  # the server's temporary files, apart from any other process's
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))
+    before = _temporary_bytes(spool)
     status, said, took = _ask(server.port, _head("/api/dice", 50 * MB), send_body=False)
     assert status == 413 and "needs the referee's token" in said["error"]
     assert took < 1.0  # answered without waiting for a byte of the 50 MB
     status, said, _ = _ask(server.port, _head("/api/dice", 50 * MB), b"x" * (4 * MB))  # sent anyway
     assert status == 413
-    assert _temporary_bytes() - before < 5 * MB
+    assert _temporary_bytes(spool) - before < 5 * MB
 
 
 def test_a_chunked_body_is_stopped_at_its_allowance(server):

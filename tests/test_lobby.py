@@ -492,3 +492,14 @@ def test_the_history_counts_rulings_not_heartbeats_whatever_the_read_size(tmp_pa
     lines = source.read_text().splitlines()
     assert played.records == len(lines)
     assert played.rulings == sum(1 for line in lines if json.loads(line)["kind"] == "ruling") > 0
+
+
+@pytest.mark.parametrize("game", ["..", "bronepekhota_quick%00", "%00", "nope"])
+def test_a_bad_game_name_is_refused_before_anything_touches_the_disk(client, lobby, tmp_path, game):
+    """A game name of ``..`` made the army save lock a file outside the armies folder before
+    refusing it; one with a NUL answered 500."""
+    army = client.get("/api/armies/bronepekhota/sample:red-polaris.json").get_json()
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    response = client.post(f"/api/armies/{game}", json={"name": "x", "army": army}, headers=REFEREE)
+    assert response.status_code in (400, 404) and "unknown game" in response.get_json()["error"]
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before

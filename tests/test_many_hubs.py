@@ -302,6 +302,7 @@ def test_the_example_armies_play_on_ten_hubs_with_the_real_firmware_among_them(t
     try:
         pace = many_hubs.game_pace(table)
         health = table.station.health()
+        _replays_as_played(table.station)  # the replay rules as the live game did
     finally:
         table.stop()
     assert pace["agreed"] == pace["pairs"] == len(many_hubs.TARGETS), pace
@@ -309,7 +310,7 @@ def test_the_example_armies_play_on_ten_hubs_with_the_real_firmware_among_them(t
     assert len(health["hubs"]) == 10 and {h["hub"] for h in health["hubs"]} == set(many_hubs.BOARDS)
     assert next(h for h in health["hubs"] if h["hub"] == "B001")["hub_fw"] == "bronehub/1.2"
     records = read_records(tmp_path / "game.jsonl")
-    assert fold(records).state_json() is not None and all(r.get("hub") for r in records if r["kind"] == "rx")
+    assert all(r.get("hub") for r in records if r["kind"] == "rx")
 
 
 def test_two_hubs_saying_one_id_are_told_to_the_referee_and_stop_the_game_start(tmp_path, armies):

@@ -160,3 +160,21 @@ def test_the_report_says_which_victory_condition_won_in_both_languages(played):
     assert "Победитель: blue: уничтожил всех бойцов противника (§12.1)" in russian
     end = [r for r in read_records(lobby.journals / "virtual.jsonl") if r["kind"] == "end"]
     assert end[-1]["won_by"] == "destroyed every enemy soldier (§12.1)"
+
+
+def test_the_replay_cache_lets_the_least_recently_used_go(tmp_path):
+    """Eight replays kept: a ninth lets the least recently used go, not the newest (after A-H,
+    inserting I kept the first seven for ever and read the recent ones again each time)."""
+    from station.lobby.replay import Replays
+
+    paths = []
+    for name in "ABCDEFGHI":
+        path = tmp_path / f"{name}.jsonl"
+        shutil.copy(SESSIONS / "quick.jsonl", path)
+        paths.append(path)
+    replays = Replays()
+    first = {p.name: replays.of(p) for p in paths[:8]}
+    assert replays.of(paths[0]) is first["A.jsonl"]  # A used again: the least recent is now B
+    replays.of(paths[8])  # I
+    assert replays.of(paths[7]) is first["H.jsonl"] and replays.of(paths[0]) is first["A.jsonl"]
+    assert replays.of(paths[1]) is not first["B.jsonl"]  # B left, and is read again

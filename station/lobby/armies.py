@@ -137,7 +137,7 @@ class ArmyShelf:
     def save(self, game: str, name: str, document: Any) -> Army:
         """Keep an army the loader accepts as ``<name>.json`` (replacing one of that name)."""
         file_name = safe_name(name) + ".json"
-        path = self.folder / game / file_name
+        path = self.folder / self._game(game) / file_name  # checked before anything touches the disk
         with one_writer(path):  # checked and written in turn: the last valid save is the file
             self.check(game, document, file_name)
             write_text_atomic(path, json.dumps(document, ensure_ascii=False, indent=1))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,10 +113,12 @@ class GameReplay:
 
 
 class Replays:
-    """Replays kept by journal and file size, so scrubbing a finished game reads it once."""
+    """Replays kept by journal and file size, so scrubbing a finished game reads it once: the
+    ``kept`` most recently used, the least recently used leaving first."""
 
-    def __init__(self) -> None:
-        self._cache: dict[Path, tuple[int, GameReplay]] = {}
+    def __init__(self, kept: int = 8) -> None:
+        self._cache: OrderedDict[Path, tuple[int, GameReplay]] = OrderedDict()
+        self._kept = kept
         self._lock = threading.Lock()
 
     def of(self, path: Path) -> GameReplay:
@@ -124,5 +127,8 @@ class Replays:
             cached = self._cache.get(path)
             if cached is None or cached[0] != size:
                 cached = (size, GameReplay(path))
-                self._cache = {path: cached, **{k: v for k, v in list(self._cache.items())[-7:] if k != path}}
+            self._cache[path] = cached
+            self._cache.move_to_end(path)
+            while len(self._cache) > self._kept:
+                self._cache.popitem(last=False)
             return cached[1]

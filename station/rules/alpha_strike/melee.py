@@ -100,12 +100,3 @@ def self_damage(attacker: UnitState, target: UnitState, kind: str, hit: bool) ->
     if kind == "dfa":
         return attacker.card.size if hit else 1 + (1 if target.card.size >= 3 else 0)
     return 0
-
-
-def rear_reduction(attacker: UnitState, rear_band: int) -> int:
-    """§10.3: the forward attack loses 1 damage for each point the REAR attack could deal at its
-    target's band, whether or not it hits (A21)."""
-    values = attacker.card.special_values("REAR")
-    if not values or values[rear_band] in ("-", "—"):
-        return 0
-    return int(values[rear_band]) if values[rear_band].isdigit() else 0
