@@ -96,6 +96,8 @@ def test_a_hit_on_a_hub_whose_clock_is_not_mapped_is_judged_in_words(tmp_path):
     )
     game.observe(journal.append("rx", line=_line(p.Shot(2, "L1", 1, "shell", 1, 5000)), verdict="event", hub="A1A1"))
     game.observe(journal.append("rx", line=_line(p.Tilt(2, "T21", "fallen", 80, 40)), verdict="event", hub="B2B2"))
+    heartbeat = _line(p.Heartbeat(0, 600, 0))  # its own clock moves past the wait for late shots
+    game.observe(journal.append("rx", line=heartbeat, verdict="control", hub="B2B2"))
     (hit,) = [r for r in game.snapshot()["rulings"] if r["kind"] == "hit"]
     assert hit["details"]["clock_unmapped"] == "B2B2" and "not mapped yet" in hit["text"] and "judge it" in hit["text"]
     assert "inf" not in hit["text"] and all(
@@ -109,3 +111,79 @@ def test_a_hit_on_a_hub_whose_clock_is_not_mapped_is_judged_in_words(tmp_path):
     assert json.dumps(fold(records).ruleset.state_view(fold(records).state), allow_nan=False)
     replayed = next(r for r in fold(records).rulings if r.id == hit["id"])
     assert replayed.text == hit["text"]
+
+
+class ThreeHubs:
+    """A game on the game night's three wired hubs, each clock mapped 1:1 onto the station's
+    (hub time t is station ms t), lines journaled in the order the test gives."""
+
+    NODES = (p.Node("L1", "launcher", 2), p.Node("L21", "launcher", 2), p.Node("T33", "tilt"), p.Node("T21", "tilt"))
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.journal = Journal(tmp_path / "g.jsonl")
+        options = {"hit_window_ms": WINDOW_MS}
+        self.game = Game(self.journal, "bronepekhota", wired_armies(), options, rng=random.Random(1))
+        for hub in ("A1A1", "B2B2", "C3C3"):
+            self.line(hub, p.Hello(1, "sim", 1, "0001", self.NODES, hub=hub), "control")
+            self.game.observe(self.journal.append("clock", **_clock(hub, "0001")))
+            self.line(hub, p.Heartbeat(0, 1_000, 0), "control")  # every hub heard
+        self.game.operator_input("begin_round")
+        self.game.operator_input("set_order", {"order": ["blue", "red"]})
+
+    def line(self, hub: str, message: p.Message, verdict: str = "event") -> list:
+        record = self.journal.append("rx", line=_line(message), verdict=verdict, hub=hub)
+        return self.game.observe(record)
+
+    def hits(self) -> list[dict]:
+        return [r for r in self.game.snapshot()["rulings"] if r["kind"] == "hit"]
+
+
+def test_crossing_lines_name_the_latest_shot_on_the_timeline(tmp_path):
+    """Two shots on two hubs in one window, the model falls 40 ms after the later one, and the
+    later shot's line arrives after the fall's: the later shot is the hit's, whatever the order
+    the lines came in (it named the earlier one, with no doubt)."""
+    table = ThreeHubs(tmp_path)
+    table.line("A1A1", p.Shot(2, "L1", 1, "shell", 1, 10_000))  # gryphon (blue), hub A
+    table.line("C3C3", p.Tilt(2, "T33", "fallen", 80, 10_140))  # clone-3 falls, hub C
+    assert table.hits() == []  # another hub's shot may still be on the wire: the fall waits
+    table.line("B2B2", p.Shot(2, "L21", 1, "shell", 1, 10_100))  # salamander (red), hub B, late
+    table.line("A1A1", p.Heartbeat(0, 10_500, 0), "control")  # the timeline moves past the wait
+    (hit,) = table.hits()
+    assert hit["details"]["shooter"] == "salamander" and hit["details"]["candidates"] == 2, hit
+    table.journal.close()
+    assert fold(read_records(table.journal.path)).state_json() == table.game.state_json()
+
+
+def test_a_shot_from_a_hub_unplugged_at_the_shot_rules_the_fall_again_when_it_comes(tmp_path):
+    """The shooter's hub is unplugged for 5 s at the shot: the fall is ruled with no shot once
+    the wait is over, and the shot's line, resent after the replug, rules it again in a new
+    ruling that supersedes the first; both are journaled (nothing was re-ruled before)."""
+    table = ThreeHubs(tmp_path)
+    table.line("C3C3", p.Tilt(2, "T33", "fallen", 80, 10_140))  # clone-3 falls
+    for up in range(10_500, 15_500, 1000):  # hubs B and C go on; A is unplugged
+        table.line("B2B2", p.Heartbeat(0, up, 0), "control")
+    alone = [r for r in table.game.snapshot()["rulings"] if r["id"].endswith(":fall")]
+    assert len(alone) == 1 and "no shot" in alone[0]["text"] and table.hits() == []
+    table.line("A1A1", p.Shot(2, "L1", 1, "shell", 1, 10_100))  # resent after the replug
+    (hit,) = table.hits()
+    assert hit["details"]["supersedes"] == alone[0]["id"] and hit["details"]["shooter"] == "gryphon"
+    assert "supersedes" in hit["text"] and hit["needs_referee"]
+    table.journal.close()
+    records = read_records(table.journal.path)
+    journaled = {r["ruling"]["id"] for r in records if r["kind"] == "ruling"}
+    assert {alone[0]["id"], hit["id"]} <= journaled
+    assert fold(records).state_json() == table.game.state_json()
+
+
+def test_a_fall_from_a_hub_unplugged_at_the_fall_is_still_the_shots_hit(tmp_path):
+    """The target's hub is unplugged for 5 s at the fall: its line, resent after the replug,
+    is still the shot's hit (it was "fell with no shot in the hit window: no damage")."""
+    table = ThreeHubs(tmp_path)
+    table.line("A1A1", p.Shot(2, "L1", 1, "shell", 1, 10_100))
+    for up in range(10_500, 15_500, 1000):  # A and B go on; C is unplugged
+        table.line("B2B2", p.Heartbeat(0, up, 0), "control")
+    table.line("C3C3", p.Tilt(2, "T33", "fallen", 80, 10_140))  # resent after the replug
+    table.line("C3C3", p.Heartbeat(0, 15_600, 0), "control")
+    (hit,) = table.hits()
+    assert hit["details"]["shooter"] == "gryphon" and hit["element"] == "clone-3"
+    assert not [r for r in table.game.snapshot()["rulings"] if r["id"].endswith(":fall")]

@@ -12,6 +12,14 @@ from the model's tilt node, an IMPACT and then maybe a fall.  So:
   it had time to fall (the quick rules did so until the two copies were made one);
 - shots expire once no impact can still be theirs.
 
+With several hubs the shot and the impact may come from two boards with two clocks, and each
+board has its own link, so their lines reach the journal in either order.  Attribution depends
+on the timeline alone, never on which line came first: evidence (a fall, an impact, a lean) waits
+``LATE_SHOT_MS`` of the timeline for every shot that another hub may still be sending, and is
+then ruled with the latest shot on the timeline whose window holds it.  Evidence ruled with no
+shot is kept ``ALONE_MS`` more: a shot whose line comes later still (its hub was unplugged, say)
+rules it again, in a new ruling that says which one it supersedes.
+
 With several hubs the shot and the impact may come from two boards with two clocks.  Every time
 here is a ``Stamp``: the hub's own ``t`` and its place on the station's one timeline
 (station/hubclock.py).  Two stamps of one hub are compared by ``t``, exactly, as they always were;
@@ -141,13 +149,15 @@ class Impact:
 
 
 LATE_SHOT_MS = 250  # on the station's clock: how long evidence on one hub waits for another hub's shot line
+ALONE_MS = 30_000  # on the station's clock: how long evidence ruled with no shot may still be ruled again
 
 
 @dataclass(frozen=True, slots=True)
 class Unexplained:
-    """A fall or an impact that no shot explains yet, while a shot from another hub may still be
-    on its way: each hub has its own link, so a shot's line can reach the station after the line
-    of the fall it caused.  ``ruling`` is what is said if none comes (None: nothing is said)."""
+    """A fall, an impact or a lean waiting on the timeline, while a shot from another hub may
+    still be on its way: each hub has its own link, so a shot's line can reach the station after
+    the line of the fall it caused.  ``ruling`` is what is said if no shot explains it (None:
+    nothing is said)."""
 
     seq: int
     target: str
@@ -175,20 +185,83 @@ class _Tracking(Protocol):
 S = TypeVar("S", bound=_Tracking)
 
 
-def time_moves_on(state: S, now: Stamp, **also: Any) -> tuple[S, list[Ruling]] | None:
+Resolve = Callable[[S, Unexplained, Any, ClockDoubt, int], "tuple[S, list[Ruling]] | None"]
+"""A game's ruling of one piece of evidence with the shot found for it, the clocks' doubt and how
+many shots qualified; None when it is an impact on a model still up, which then waits to settle."""
+
+
+def time_moves_on(
+    state: S, now: Stamp, window_ms: int, resolve: Resolve[S], **also: Any
+) -> tuple[S, list[Ruling]] | None:
     """Hub time ``now`` heard (a new clock noted).  None when it is not later than the state's
     time: nothing more to settle.  Else the state at ``now`` (with ``also``, the caller's other
-    changes, in the same copy: this runs for every hub event), and the evidence no late shot
-    explained in time, ruled as it stands."""
+    changes, in the same copy: this runs for every hub event), and the evidence whose wait for a
+    late shot is over, ruled with the latest shot on the timeline that explains it."""
     if now.clock not in state.hits.clocks:
         state = state.evolve(hits=state.hits.heard(now))
-    if now.since(state.now)[0] <= 0:
+    advances = now.since(state.now)[0] > 0
+    if not advances and not state.hits.unexplained:
         return None
-    state = state.evolve(now=now, **also)
-    if not state.hits.unexplained:
-        return state, []
+    # evidence on a hub whose clock is not mapped waits by that hub's own clock: its lines
+    # cannot move the one timeline, but they do tell when its own wait is over
     hits, past = state.hits.unexplained_past(now)
-    return state.evolve(hits=hits), [u.ruling for u in past if u.ruling is not None]
+    if not advances and not past:
+        return None
+    state = state.evolve(**({"now": now} if advances else {}), **also)
+    if not (past or state.hits.alone):
+        return state, []
+    state = state.evolve(hits=hits.forget_alone(now))
+    rulings: list[Ruling] = []
+    for evidence in past:
+        shot, count = state.hits.shot_for(evidence.target, evidence.t, window_ms)
+        if shot is None:  # ruled as it stands, and kept a while for a shot later still
+            state = state.evolve(hits=state.hits.evolve(alone=state.hits.alone + (evidence,)))
+            rulings += [evidence.ruling] if evidence.ruling is not None else []
+            continue
+        state, more = _rule_with(state, evidence, shot, count, window_ms, resolve)
+        rulings += more
+    return state, rulings
+
+
+def _rule_with(
+    state: S, evidence: Unexplained, shot: Fired, count: int, window_ms: int, resolve: Resolve[S]
+) -> tuple[S, list[Ruling]]:
+    ruled = resolve(state, evidence, shot, state.hits.doubt(shot, evidence.t, window_ms), count)
+    if ruled is None:  # an impact on a model still up: it waits to settle, as in order
+        hits = state.hits.struck(evidence.seq, evidence.target, evidence.t, window_ms, evidence.how)
+        return state.evolve(hits=hits), []
+    return ruled
+
+
+def rule_late_shot(state: S, shot: Fired, window_ms: int, resolve: Resolve[S]) -> tuple[S, list[Ruling]]:
+    """A shot whose line came after evidence it explains had been ruled with no shot (its hub
+    was unplugged, or its line slower than ``LATE_SHOT_MS``): the evidence is ruled again with
+    it, in a new ruling that names the one it supersedes (both stay in the journal)."""
+    if not state.hits.alone:  # the common case: nothing was ruled alone
+        return state, []
+    found = [
+        u
+        for u in state.hits.alone
+        if u.target != shot.shooter and in_window(*u.t.since(shot.t), window_ms) is not False
+    ]
+    rulings: list[Ruling] = []
+    for evidence in found:
+        best, count = state.hits.shot_for(evidence.target, evidence.t, window_ms)
+        if best is None:
+            continue
+        alone = tuple(u for u in state.hits.alone if u is not evidence)
+        state, more = _rule_with(
+            state.evolve(hits=state.hits.evolve(alone=alone)), evidence, best, count, window_ms, resolve
+        )
+        rulings += [_superseding(r, evidence.ruling) for r in more]
+    return state, rulings
+
+
+def _superseding(ruling: Ruling, old: Ruling | None) -> Ruling:
+    if old is None:
+        return ruling
+    text = ruling.text + say(" It supersedes {old}, ruled before this shot's line came.", old=old.id)
+    return replace(ruling, text=text, details={**ruling.details, "supersedes": old.id}, needs_referee=True)
 
 
 @dataclass(frozen=True)
@@ -199,6 +272,7 @@ class HitTracker(Evolving, Generic[F]):
     shots: tuple[F, ...] = ()
     waiting: tuple[Impact, ...] = ()
     unexplained: tuple[Unexplained, ...] = ()
+    alone: tuple[Unexplained, ...] = ()  # evidence ruled with no shot, for ``ALONE_MS``: a later line may explain it
     clocks: frozenset[str] = frozenset()  # every hub clock heard ("hub/boot"; "" in an older journal)
 
     def fire(self, shot: F) -> HitTracker[F]:
@@ -213,18 +287,24 @@ class HitTracker(Evolving, Generic[F]):
         return bool(hub) and any(c.partition("/")[0] != hub for c in self.clocks)
 
     def park(self, evidence: Unexplained) -> HitTracker[F]:
-        return self.evolve(unexplained=self.unexplained + (evidence,))
+        """Evidence waits for the shots another hub may still send.  A fall of a model whose
+        impact already waits is that impact's outcome: the impact waits on, as a fall."""
+        earlier = next((u for u in self.unexplained if u.target == evidence.target), None)
+        if earlier is None:
+            return self.evolve(unexplained=self.unexplained + (evidence,))
+        if not evidence.fell or earlier.fell:
+            return self  # the model was already struck: one hit per shot
+        fell = replace(earlier, fell=True, ruling=evidence.ruling, how=earlier.how or evidence.how)
+        return self.evolve(unexplained=tuple(fell if u is earlier else u for u in self.unexplained))
 
-    def explained_by(self, shot: F, window_ms: int) -> tuple[HitTracker[F], list[Unexplained]]:
-        """The waiting evidence a shot that came late explains: it leaves the waiting list."""
-        found = [
-            u
-            for u in self.unexplained
-            if u.target != shot.shooter and in_window(*u.t.since(shot.t), window_ms) is not False
-        ]
-        if not found:
-            return self, []
-        return self.evolve(unexplained=tuple(u for u in self.unexplained if u not in found)), found
+    def parked(self, target: str) -> bool:
+        return any(u.target == target for u in self.unexplained)
+
+    def forget_alone(self, now: Stamp) -> HitTracker[F]:
+        if not self.alone:
+            return self
+        kept = tuple(u for u in self.alone if not _surely_after(now, u.t, ALONE_MS))
+        return self if len(kept) == len(self.alone) else self.evolve(alone=kept)
 
     def unexplained_past(self, now: Stamp) -> tuple[HitTracker[F], list[Unexplained]]:
         """Evidence no shot can explain any more: ``LATE_SHOT_MS`` surely passed."""
@@ -289,11 +369,17 @@ class HitTracker(Evolving, Generic[F]):
         return [i for i in self.waiting if _surely_after(now, i.t, settle_ms)] if self.waiting else []
 
     def expire(self, now: Stamp, window_ms: int) -> HitTracker[F]:
-        """Drop shots whose window has surely closed, unless an impact still waits on them."""
-        if not self.shots or not _surely_after(now, self.shots[0].t, window_ms + 1):
+        """Drop shots whose window has surely closed, unless an impact still waits on them, or
+        evidence waiting (or ruled alone) may still be theirs.  With several hubs a shot is kept
+        ``ALONE_MS`` longer: the line of the fall it caused may come that late from an unplugged
+        hub, and is still that shot's hit."""
+        horizon = window_ms + 1 + (ALONE_MS if len({c.partition("/")[0] for c in self.clocks}) > 1 else 0)
+        if not self.shots or not _surely_after(now, self.shots[0].t, horizon):
             return self  # shots are kept in the order fired
-        keep = {i.shot_seq for i in self.waiting} if self.waiting else ()
-        kept = tuple(s for s in self.shots if s.seq in keep or not _surely_after(now, s.t, window_ms + 1))
+        keep = {i.shot_seq for i in self.waiting} if self.waiting else set()
+        for u in self.unexplained + self.alone:
+            keep |= {s.seq for s in self.shots if in_window(*u.t.since(s.t), window_ms) is not False}
+        kept = tuple(s for s in self.shots if s.seq in keep or not _surely_after(now, s.t, horizon))
         return self if len(kept) == len(self.shots) else self.evolve(shots=kept)
 
 
@@ -301,32 +387,6 @@ def _surely_after(now: Stamp, then: Stamp, ms: int) -> bool:
     """``now`` is at least ``ms`` after ``then``, whatever the clocks' error."""
     gap, doubt = now.since(then)
     return gap - doubt >= ms
-
-
-def rule_late_shot(
-    state: S,
-    shot: Fired,
-    window_ms: int,
-    resolve: Callable[[S, Unexplained, ClockDoubt], tuple[S, list[Ruling]] | None],
-) -> tuple[S, list[Ruling]]:
-    """A shot whose line came after the fall or impact it explains (they were on another hub):
-    that evidence is ruled now as it would have been had the lines come in order.  ``resolve``
-    is the game's ruling of one piece of evidence with the clocks' doubt; None when it is an
-    impact on a model still up, which then waits to settle, as in order."""
-    if not state.hits.unexplained:  # the common case: nothing waits for a late shot
-        return state, []
-    hits, explained = state.hits.explained_by(shot, window_ms)
-    state = state.evolve(hits=hits)
-    rulings: list[Ruling] = []
-    for evidence in explained:
-        ruled = resolve(state, evidence, hits.doubt(shot, evidence.t, window_ms))
-        if ruled is None:
-            waiting = state.hits.struck(evidence.seq, evidence.target, evidence.t, window_ms, evidence.how)
-            state = state.evolve(hits=waiting)
-        else:
-            state, more = ruled
-            rulings += more
-    return state, rulings
 
 
 def hub_overflow(seq: int, lost: int) -> Ruling:

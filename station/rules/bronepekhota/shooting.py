@@ -17,6 +17,7 @@ from ..base import Ruling, RulingKind
 from ..hits import (
     NO_DOUBT,
     ClockDoubt,
+    Resolve,
     Stamp,
     Unexplained,
     clock_doubt,
@@ -216,19 +217,29 @@ def on_shot(state: GameState, seq: int, shot: Shot, when: Stamp, roller: Roller)
     return state, rulings + explained
 
 
-def _late_shot(state: GameState, shot: ShotRecord, roller: Roller) -> tuple[GameState, list[Ruling]]:
-    """Evidence on another hub that this shot, come late, explains (hits.rule_late_shot)."""
+def _resolver(roller: Roller) -> Resolve[GameState]:
+    """How a piece of evidence that waited for late shots is ruled, once a shot is found for it
+    (hits.time_moves_on, hits.rule_late_shot): as it would have been had the lines come in order."""
 
-    def resolve(state: GameState, evidence: Unexplained, doubt: ClockDoubt) -> tuple[GameState, list[Ruling]] | None:
+    def resolve(
+        state: GameState, evidence: Unexplained, shot: ShotRecord, doubt: ClockDoubt, count: int
+    ) -> tuple[GameState, list[Ruling]] | None:
         element = state.elements[evidence.target]
         if element.destroyed:
             return state, []
         if not evidence.fell and element.posture != "fallen":
             return None
         result = FELL if evidence.fell else LYING
-        return resolve_hit(state, evidence.seq, element.id, shot, result, roller, how=evidence.how, doubt=doubt)
+        return resolve_hit(
+            state, evidence.seq, element.id, shot, result, roller, candidates=count, how=evidence.how, doubt=doubt
+        )
 
-    return rule_late_shot(state, shot, state.options.hit_window_ms, resolve)
+    return resolve
+
+
+def _late_shot(state: GameState, shot: ShotRecord, roller: Roller) -> tuple[GameState, list[Ruling]]:
+    """Evidence ruled with no shot that this shot, come later still, explains (hits.rule_late_shot)."""
+    return rule_late_shot(state, shot, state.options.hit_window_ms, _resolver(roller))
 
 
 def _contact_in_doubt(state: GameState, seq: int, element: Element) -> list[Ruling]:
@@ -335,6 +346,16 @@ def posture_seen(
     if falls and element.posture == "upright":
         impact = state.hits.impact_on(element_id)
         state = _set_posture(state, element, "fallen")
+        no_shot = Ruling(
+            f"{seq}:fall",
+            seq,
+            RulingKind.STATUS,
+            say("{element_id} fell with no shot in the hit window: no damage.", element_id=name(state, element_id)),
+            "§6.7",
+            element=element_id,
+        )
+        if impact is None and state.hits.may_be_late(t):  # another hub's shot may still be on the wire
+            return state.evolve(hits=state.hits.park(Unexplained(seq, element_id, t, True, no_shot))), rulings
         if impact is not None:
             hits, fired = state.hits.take(impact)
             return resolve_hit(
@@ -344,16 +365,6 @@ def posture_seen(
         if found is not None:
             doubt = state.hits.doubt(found, t, state.options.hit_window_ms)
             return resolve_hit(state, seq, element_id, found, FELL, roller, candidates=count, doubt=doubt)
-        no_shot = Ruling(
-            f"{seq}:fall",
-            seq,
-            RulingKind.STATUS,
-            say("{element_id} fell with no shot in the hit window: no damage.", element_id=name(state, element_id)),
-            "§6.7",
-            element=element_id,
-        )
-        if state.hits.may_be_late(t):  # another hub's shot may still be on the wire
-            return state.evolve(hits=state.hits.park(Unexplained(seq, element_id, t, True, no_shot))), rulings
         rulings.append(no_shot)
     elif not falls and element.posture == "fallen":
         state = _set_posture(state, element, "upright")
@@ -373,7 +384,10 @@ def posture_seen(
                 )
             )
     elif not falls and posture == "leaning":
-        state = state.evolve(hits=state.hits.struck(seq, element_id, t, state.options.hit_window_ms))
+        if state.hits.may_be_late(t):
+            state = state.evolve(hits=state.hits.park(Unexplained(seq, element_id, t, False)))
+        else:
+            state = state.evolve(hits=state.hits.struck(seq, element_id, t, state.options.hit_window_ms))
     return state, rulings
 
 
@@ -424,12 +438,12 @@ def _struck(
     element = state.elements[element_id]
     if element.destroyed or state.hits.impact_on(element_id) is not None:
         return state, []
+    text = say("{what} with no shot in the hit window: ignored.", what=what)
+    ignored = Ruling(f"{seq}:impact", seq, RulingKind.STATUS, text, "§6.7", element=element_id)
+    if state.hits.may_be_late(t):  # another hub's shot may still be on the wire
+        return state.evolve(hits=state.hits.park(Unexplained(seq, element_id, t, False, ignored, how))), []
     shot, count = state.hits.shot_for(element_id, t, state.options.hit_window_ms)
     if shot is None:
-        text = say("{what} with no shot in the hit window: ignored.", what=what)
-        ignored = Ruling(f"{seq}:impact", seq, RulingKind.STATUS, text, "§6.7", element=element_id)
-        if state.hits.may_be_late(t):  # another hub's shot may still be on the wire
-            return state.evolve(hits=state.hits.park(Unexplained(seq, element_id, t, False, ignored, how))), []
         return state, [ignored]
     if element.posture == "fallen":
         doubt = state.hits.doubt(shot, t, state.options.hit_window_ms)
@@ -444,7 +458,7 @@ def advance_time(
     evidence no late shot explained is ruled as it stands.  ``clock``: the hub time paired with
     the station's, noted in the same step."""
     hits = state.hits
-    if not (hits.waiting or hits.unexplained) and now.clock in hits.clocks:
+    if not (hits.waiting or hits.unexplained or hits.alone) and now.clock in hits.clocks:
         # no impact waits to settle and no evidence for a late shot (most events): the clocks
         # move and old shots expire, in one copy of the state
         if now.since(state.now)[0] <= 0:
@@ -454,7 +468,9 @@ def advance_time(
         if expired is not hits:
             changes["hits"] = expired
         return state.evolve(**changes), []
-    moved = time_moves_on(state, now, **({"clock": clock} if clock else {}))
+    moved = time_moves_on(
+        state, now, state.options.hit_window_ms, _resolver(roller), **({"clock": clock} if clock else {})
+    )
     if moved is None:
         return (state.evolve(clock=clock) if clock else state), []
     state, rulings = moved

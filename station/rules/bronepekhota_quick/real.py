@@ -20,6 +20,7 @@ from ..hits import (
     NO_DOUBT,
     ClockDoubt,
     Fired,
+    Resolve,
     Stamp,
     Unexplained,
     clock_doubt,
@@ -102,10 +103,13 @@ def on_shot(state: QuickState, seq: int, shot: Shot, when: Stamp, roller: Roller
     ]
 
 
-def _late_shot(state: QuickState, shot: Fired, roller: Roller) -> tuple[QuickState, list[Ruling]]:
-    """Evidence on another hub that this shot, come late, explains (hits.rule_late_shot)."""
+def _resolver(roller: Roller) -> Resolve[QuickState]:
+    """How a piece of evidence that waited for late shots is ruled, once a shot is found for it
+    (hits.time_moves_on, hits.rule_late_shot): as it would have been had the lines come in order."""
 
-    def resolve(state: QuickState, evidence: Unexplained, doubt: ClockDoubt) -> tuple[QuickState, list[Ruling]] | None:
+    def resolve(
+        state: QuickState, evidence: Unexplained, shot: Fired, doubt: ClockDoubt, count: int
+    ) -> tuple[QuickState, list[Ruling]] | None:
         target = state.fighters[evidence.target]
         if target.dead:
             return state, []
@@ -114,7 +118,12 @@ def _late_shot(state: QuickState, shot: Fired, roller: Roller) -> tuple[QuickSta
         result = "fell" if evidence.how == "fallen" else "leaning"  # the tilt node's state
         return hit(state, evidence.seq, target, shot, result, roller, doubt)
 
-    return rule_late_shot(state, shot, state.options.hit_window_ms, resolve)
+    return resolve
+
+
+def _late_shot(state: QuickState, shot: Fired, roller: Roller) -> tuple[QuickState, list[Ruling]]:
+    """Evidence ruled with no shot that this shot, come later still, explains (hits.rule_late_shot)."""
+    return rule_late_shot(state, shot, state.options.hit_window_ms, _resolver(roller))
 
 
 def on_tilt(state: QuickState, seq: int, tilt: Tilt, when: Stamp, roller: Roller) -> tuple[QuickState, list[Ruling]]:
@@ -123,6 +132,20 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, when: Stamp, roller: Roller
         return state, []
     impact = state.hits.impact_on(target.id)
     shot: Fired | None
+    no_shot = Ruling(
+        f"{seq}:tilt",
+        seq,
+        RulingKind.STATUS,
+        say(
+            "{name} went {value} with no shot in the hit window: not a hit (knocked by hand?).",
+            name=target.name,
+            value=tilt.state,
+        ),
+        "§11",
+        element=target.id,
+    )
+    if impact is None and state.hits.may_be_late(when):  # another hub's shot may still be on the wire
+        return state.evolve(hits=state.hits.park(Unexplained(seq, target.id, when, True, no_shot, tilt.state))), []
     if impact is not None:  # the fall that followed an impact is that impact's hit
         hits, shot = state.hits.take(impact)
         state, doubt = state.evolve(hits=hits), impact.doubt
@@ -130,20 +153,6 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, when: Stamp, roller: Roller
         shot, _ = state.hits.shot_for(target.id, when, state.options.hit_window_ms)
         doubt = state.hits.doubt(shot, when, state.options.hit_window_ms) if shot is not None else NO_DOUBT
     if shot is None:
-        no_shot = Ruling(
-            f"{seq}:tilt",
-            seq,
-            RulingKind.STATUS,
-            say(
-                "{name} went {value} with no shot in the hit window: not a hit (knocked by hand?).",
-                name=target.name,
-                value=tilt.state,
-            ),
-            "§11",
-            element=target.id,
-        )
-        if state.hits.may_be_late(when):  # another hub's shot may still be on the wire
-            return state.evolve(hits=state.hits.park(Unexplained(seq, target.id, when, True, no_shot, tilt.state))), []
         return state, [no_shot]
     return hit(state, seq, target, shot, "fell" if tilt.state == "fallen" else "leaning", roller, doubt)
 
@@ -152,19 +161,18 @@ def on_impact(state: QuickState, seq: int, impact: Impact, when: Stamp) -> tuple
     target = _by_tilt_node(state, impact.node)
     if target is None or target.dead:
         return state, []
-    if (
-        state.hits.impact_on(target.id) is None
-        and state.hits.shot_for(target.id, when, state.options.hit_window_ms)[0] is None
-    ):
-        if state.hits.may_be_late(when):  # another hub's shot may still be on the wire
-            return state.evolve(hits=state.hits.park(Unexplained(seq, target.id, when, False))), []
+    if state.hits.impact_on(target.id) is not None:
+        return state, []
+    if state.hits.may_be_late(when):  # another hub's shot may still be on the wire
+        return state.evolve(hits=state.hits.park(Unexplained(seq, target.id, when, False))), []
+    if state.hits.shot_for(target.id, when, state.options.hit_window_ms)[0] is None:
         return state, []
     return state.evolve(hits=state.hits.struck(seq, target.id, when, state.options.hit_window_ms)), []
 
 
 def advance_time(state: QuickState, now: Stamp, roller: Roller) -> tuple[QuickState, list[Ruling]]:
     """Impacts that settled with no fall: the target stood."""
-    moved = time_moves_on(state, now)
+    moved = time_moves_on(state, now, state.options.hit_window_ms, _resolver(roller))
     if moved is None:
         return state, []
     state, rulings = moved
