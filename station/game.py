@@ -94,6 +94,7 @@ class Game:
         # here as the journal writes it (in seq order) and applied from here in that order.
         self._unapplied: deque[dict[str, Any]] = deque()
         self.errors = 0  # records the rules failed on (a bug): logged, skipped, the game goes on
+        self._confirmed_since: list[str] = []  # rulings confirmed since the screens were last told
         journal.on_written.append(self._written)
         records = journal.records
         if not records:
@@ -124,6 +125,7 @@ class Game:
         self.version = 0
         self._result = fold(records, self.book, keep_rulings=RULINGS_KEPT)
         self._after_derive()
+        self._round_told = self._result.round_began
         del records
         self._specs = {s["element"]: s for s in self.ruleset.model_specs(self.header["armies"])}
 
@@ -168,6 +170,8 @@ class Game:
         while self._unapplied and self._unapplied[0]["seq"] <= upto:
             record = self._unapplied.popleft()
             kind = record["kind"]
+            if kind == "confirm":
+                self._confirmed_since.append(record["ruling"])
             shown = shown or kind != "clock"  # a hub's clock mapping changes nothing a screen shows
             try:
                 if kind == "override":  # it acts where the ruling was made: fold again to here
@@ -202,15 +206,26 @@ class Game:
             self.journal.append("ruling", ruling=ruling.as_dict(message=False))
         return rulings
 
-    def _changed(self, rulings: list[Ruling], reset: bool = False) -> None:
+    def _changed(self, rulings: list[Ruling], reset: bool = False, confirmed: Sequence[str] = ()) -> None:
+        """Tell the screens: the new rulings, and the status of every ruling whose status this
+        step changed (``statuses``: the new ones, the ones ``confirmed``, and, when a round
+        began, every one still waiting for the referee), computed here once (``ruling_status``)."""
         self.version += 1
+        result = self._result
+        touched = [self._by_id[i] for i in confirmed if i in self._by_id]
+        if result.round_began != self._round_told:  # pending rulings may now stand unchallenged
+            self._round_told = result.round_began
+            touched += [r for r in result.rulings if r.needs_referee]
+        agreed, standing = result.state.confirmed, result.standing_from()
+        statuses = {r.id: ruling_status(r, agreed, standing) for r in (*touched, *rulings)}
         self._publish(
             {
                 "version": self.version,
                 "reset": reset,
-                "rulings": [r.as_dict() for r in rulings],
+                "rulings": [{**r.as_dict(), "status": statuses[r.id]} for r in rulings],
+                "statuses": statuses,
                 "seq": self._last_seq,
-                "round_began": self._result.round_began,
+                "round_began": result.round_began,
             }
         )
 
@@ -236,7 +251,8 @@ class Game:
         with self._lock:
             rulings, shown, reset = self._catch_up(record["seq"])
             if shown or reset:
-                self._changed(rulings, reset=reset)
+                self._changed(rulings, reset=reset, confirmed=self._confirmed_since)
+                self._confirmed_since = []
             return rulings
 
     @property

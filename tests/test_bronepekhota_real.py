@@ -685,3 +685,19 @@ def test_9_4_he_may_not_jump_while_moving_a_gun(armies):
     table.send(_seen(("twin-cannon", 500.0, 600.0, 90.0), ("cyber-2", 500.0, 600.0 - 25.0 - 12.5 - 1.0, 90.0)))
     problems = table.rules.state_view(table.state)["moved"]["cyber-2"]["problems"]
     assert any("may not jump while moving a gun" in p for p in problems), problems
+
+
+def test_the_overrides_a_ruling_offers_follow_its_kind_not_its_id():
+    """A real shot offers allow or void by its legality; a warning that happens to be made for
+    a shot line (an unknown launcher) offers the plain void (its id ending ":shot" chose)."""
+    from station.dice import DiceBook
+    from station.rules.base import Ruling, RulingKind
+    from station.rules.registry import make_ruleset
+
+    rules = make_ruleset("bronepekhota", DiceBook())
+    legal = Ruling("5:shot", 5, RulingKind.SHOT, "fired", "§6", details={"legal": True})
+    illegal = Ruling("6:shot", 6, RulingKind.SHOT, "fired", "§6", details={"legal": False})
+    stray = Ruling("7:shot", 7, RulingKind.WARNING, "SHOT from unknown launcher L9", "", needs_referee=True)
+    assert [v for v, _ in rules.verdicts(legal)] == ["void"] and "not legal" in rules.verdicts(legal)[0][1]
+    assert [v for v, _ in rules.verdicts(illegal)] == ["allow"]
+    assert rules.verdicts(stray) == [("void", "It did not happen: this ruling, and what followed from it, are undone.")]

@@ -50,3 +50,28 @@ def test_an_unchallenged_ruling_is_not_counted_as_waiting(tmp_path):
         assert end["pending"] == 1
     finally:
         station.stop()
+
+
+def test_every_update_carries_the_statuses_it_changed(tmp_path):
+    """The screens are told each ruling's status, computed once on the station: a new ruling's,
+    a confirmed one's, and, when a round begins, the one that now stands unchallenged (the page
+    worked them out itself, a second copy of the rule)."""
+    station = Station(tmp_path / "game.jsonl", "bronepekhota", [load_army(p) for p in ARMY_FILES], {}).start()
+    told: list[dict] = []
+    subscription = station.bus.subscribe()
+    try:
+        game = station.game
+        game.operator_input("begin_round", {})
+        refused = game.operator_input("jump", {"element": "nobody"})[0]
+        game.operator_input("begin_round", {})
+        game.confirm(refused.id)
+        while (message := subscription.get(timeout=1)) is not None:
+            told.append(message)
+            if refused.id in message["statuses"] and message["statuses"][refused.id] == "confirmed":
+                break
+    finally:
+        station.bus.unsubscribe(subscription)
+        station.stop()
+    said = [m["statuses"].get(refused.id) for m in told if refused.id in m["statuses"]]
+    assert said == ["pending", "unchallenged", "confirmed"]
+    assert all(r["status"] == m["statuses"][r["id"]] for m in told for r in m["rulings"])

@@ -180,6 +180,7 @@ class Broadcaster:
                 "version": messages[-1]["version"],
                 "seq": messages[-1]["seq"],
                 "rulings": [r for m in messages for r in m["rulings"]],
+                "statuses": {i: status for m in messages for i, status in m["statuses"].items()},
                 "round_began": messages[-1]["round_began"],
                 "state": with_messages(game.state_view()),
                 "health": self.health(),

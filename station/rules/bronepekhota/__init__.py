@@ -50,9 +50,9 @@ class Bronepekhota(ModelRuleset[GameState]):
                 ("fell", "The model was knocked over (or leaned): the test for a fall."),
                 ("void", "It was not a hit of this shot (a ricochet, a hand, another shot): no test."),
             ]
-        if ruling.id.endswith(":shot") and ruling.details.get("legal") is False:
-            return [("allow", "The shot was legal after all: it counts, with its ammunition.")]
-        if ruling.id.endswith(":shot"):
+        if ruling.kind == RulingKind.SHOT and "legal" in ruling.details:  # a real shot (shooting.on_shot)
+            if not ruling.details["legal"]:
+                return [("allow", "The shot was legal after all: it counts, with its ammunition.")]
             return [("void", "The shot was not legal: it does not count, nor do its hits.")]
         return [("void", VOID_MEANS)]
 

@@ -4,7 +4,7 @@
 "use strict";
 
 const model = { state: null, rulings: [], verdicts: [], health: {}, records: 0, table: null, terrainSeq: null,
-  picked: null, measurement: null, older: 0, olderBefore: null, waiting: [], olderPending: 0, pendingBefore: null, roundBegan: 0, shown: 0 };
+  picked: null, measurement: null, older: 0, olderBefore: null, waiting: [], olderPending: 0, pendingBefore: null, shown: 0, statuses: {} };
 const PLAYER_COLOURS = ["#4a90e2", "#e2574a", "#3fb950", "#d29922"];
 // What the server declares once for every page (station/web/vocabulary.py): the terrain types
 // and their colours, the base-name pattern, and which statuses take a model out of play.
@@ -19,11 +19,11 @@ function unconfirmedStand() {  // the game's option: a ruling left pending when 
   return ((model.state && model.state.options && model.state.options.unconfirmed) || "stand") === "stand";
 }
 
+// A ruling's status as the station computed it (game.py, ruling_status): sent with every
+// ruling, and again in each update's "statuses" whenever it changes (confirmed, or the round
+// ended and it stood unchallenged).  The page never works it out itself.
 function rulingStatus(ruling) {
-  if (ruling.overridden) return "overridden";
-  if (model.state && model.state.confirmed.includes(ruling.id)) return "confirmed";
-  if (!ruling.needs_referee) return "applied";
-  return unconfirmedStand() && ruling.cause < model.roundBegan ? "unchallenged" : "pending";
+  return model.statuses[ruling.id] || ruling.status || "applied";
 }
 
 
@@ -349,7 +349,7 @@ function connect() {
     Object.assign(model, { state: data.state, rulings: data.rulings, verdicts: data.override_verdicts, records: data.records,
       table: data.table, diceWaiting: data.dice_waiting, older: data.older_rulings, olderBefore: data.older_before,
       waiting: data.waiting || [], olderPending: data.older_pending || 0, pendingBefore: data.pending_before,
-      roundBegan: data.round_began || 0,
+      statuses: {},
       shown: data.rulings.length });
     learnModelNames(data.state);
     followTerrain(data.terrain_seq);
@@ -360,8 +360,8 @@ function connect() {
   source.addEventListener("update", (event) => {
     const data = JSON.parse(event.data);
     model.state = data.state;
-    model.roundBegan = data.round_began || 0;
     learnModelNames(data.state);
+    Object.assign(model.statuses, data.statuses || {});
     model.rulings.push(...data.rulings);
     model.shown += data.rulings.length;
     speak(data.rulings);
