@@ -65,11 +65,6 @@ class JournalUnavailable(InputError):
     """The journal cannot record anything now (its disk is full): the input changed nothing."""
 
 
-def _refused(ruling: Ruling) -> bool:
-    """A refusal of the input itself (every game words them "… refused: …" or "Refused: …")."""
-    return ruling.needs_referee and "refused" in ruling.text.lower()
-
-
 class Game:
     """A live game over a journal.  Thread-safe; every public method journals before it acts.
 
@@ -95,6 +90,7 @@ class Game:
         self._unapplied: deque[dict[str, Any]] = deque()
         self.errors = 0  # records the rules failed on (a bug): logged, skipped, the game goes on
         self._confirmed_since: list[str] = []  # rulings confirmed since the screens were last told
+        self._failed: tuple[int, str] | None = None  # the latest record the rules failed on, and why
         journal.on_written.append(self._written)
         records = journal.records
         if not records:
@@ -185,8 +181,9 @@ class Game:
                 made += self._apply(record)
             except JournalFull:
                 raise
-            except Exception:  # a rules bug must not stop the game or the records after it
+            except Exception as exc:  # a rules bug must not stop the game or the records after it
                 self.errors += 1
+                self._failed = (record["seq"], f"{type(exc).__name__}: {exc}")
                 log.exception("the rules failed on journal record %s", record["seq"])
         return made, shown, reset
 
@@ -407,7 +404,12 @@ class Game:
             waiting = self.book.waiting()
             record = self.journal.append("input", durable=True, type=type_, args=dict(args or {}), by=by)
             rulings = self.observe(record)
-            if waiting and self.book.waiting() == waiting and any(_refused(r) for r in rulings):
+            if self._failed is not None and self._failed[0] == record["seq"]:
+                raise InputError(
+                    f"the rules failed on this {type_} (record {record['seq']}, journaled): {self._failed[1]}; "
+                    "the game goes on without it, and the station's log has the details"
+                )
+            if waiting and self.book.waiting() == waiting and any(r.refused for r in rulings):
                 # the table dice were meant for this input: a refusal discards them, and says which
                 self.book.clear_entered()
                 said = "; ".join(f"d{sides} {values}" for sides, values in sorted(waiting.items()))

@@ -354,3 +354,21 @@ def test_every_game_registers_each_input_with_its_rulebook_section():
     twice.register("roll", "§1")(lambda game, state, seq, args: (state, []))
     with pytest.raises(ValueError, match="registered twice"):
         twice.register("roll", "§2")(lambda game, state, seq, args: (state, []))
+
+
+def test_a_refusal_is_known_by_its_field_not_by_its_words(tmp_path):
+    """Alpha Strike's "No Lucky re-roll: …" refuses the input without the word "refused": the
+    table dice meant for it are still discarded (the station looked for the word)."""
+    from .test_alpha_strike_specials import TORCH, force
+
+    forces = [force(tmp_path, "red", [("torch", TORCH)]), force(tmp_path, "blue", [("spark", TORCH)])]
+    journal = Journal(tmp_path / "as.jsonl")
+    game = Game(journal, "alpha_strike", forces, {}, rng=random.Random(1))
+    try:
+        game.enter_dice(6, [3, 4])
+        (refused,) = game.operator_input("lucky", {"unit": "torch"})
+        assert refused.refused and "refused" not in refused.text.lower()
+        assert game.dice_waiting() == {}
+        assert next(r for r in reversed(journal.records) if r["kind"] == "ruling")["ruling"]["refused"] is True
+    finally:
+        journal.close()

@@ -145,3 +145,25 @@ def test_frames_go_out_at_once_until_a_flood_and_then_twenty_a_second():
     assert 200 <= sent <= 200 + FRAME_BURST + 1  # 20 a second once the burst is spent
     now[0] = t + 5.0  # a quiet spell refills it
     assert bucket.wait() == 0.0
+
+
+def test_a_rules_bug_on_an_input_is_a_clear_answer_and_the_game_goes_on(client, station, monkeypatch):
+    """The rules raising on a referee's input: it stays journaled, the request is told so (not a
+    500), the state is still served, and the next input is applied."""
+    from dataclasses import replace
+
+    from station.rules.bronepekhota.state import INPUTS
+
+    def broken(rules, state, seq, args):
+        raise KeyError("a bug")
+
+    monkeypatch.setitem(INPUTS._by_type, "set_order", replace(INPUTS.get("set_order"), handle=broken))
+    assert client.post("/api/input", json={"type": "begin_round"}, headers=REF).status_code == 200
+    response = client.post("/api/input", json={"type": "set_order", "args": {"order": ["red", "blue"]}}, headers=REF)
+    assert response.status_code == 400 and "the rules failed on this set_order" in response.get_json()["error"]
+    assert client.get("/api/state").status_code == 200 and station.health()["engine_errors"] == 1
+    assert (
+        client.post("/api/input", json={"type": "activate", "args": {"unit": "gryphon"}}, headers=REF).status_code
+        == 200
+    )
+    assert any(r["type"] == "set_order" for r in station.journal.records if r["kind"] == "input")

@@ -104,6 +104,7 @@ class Ruling:
     element: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
     overridden: str | None = None  # the override verdict applied instead, if any
+    refused: bool = False  # the input itself was refused: it changed nothing (table dice meant for it are dropped)
 
     def as_dict(self, message: bool = True) -> dict[str, Any]:
         """For the API, with the text's ``message`` for a page in another language; the journal
@@ -118,8 +119,17 @@ class Ruling:
             "element": self.element,
             "details": dict(self.details),
             "overridden": self.overridden,
+            **({"refused": True} if self.refused else {}),
         }
         return {**said, "message": self.text.message()} if message else said
+
+
+def refusal(
+    rid: str, seq: int, text: Text, section: str, kind: RulingKind = RulingKind.WARNING, element: str | None = None
+) -> Ruling:
+    """An input the rules refuse: said for the referee, who may override it, and marked so that
+    the station knows it changed nothing (never by the words of its text)."""
+    return Ruling(rid, seq, kind, text, section, needs_referee=True, element=element, refused=True)
 
 
 S = TypeVar("S")

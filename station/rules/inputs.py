@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from .base import Input, Overriding, Refused, Ruling, RulingKind, voided
+from .base import Input, Overriding, Refused, Ruling, refusal, voided
 from .table_snapshot import TableState, fold_common
 from .text import Text, say
 
@@ -108,7 +108,7 @@ class Inputs(Generic[R, S]):
             return after, [said] if isinstance(said, Ruling) else said
         except Refused as no:
             text = refusal_text(no, body.args)
-            return state, [Ruling(f"{seq}:{body.type}", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
+            return state, [refusal(f"{seq}:{body.type}", seq, text, no.section)]
 
     @property
     def types(self) -> tuple[str, ...]:

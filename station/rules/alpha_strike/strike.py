@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...dice import Roller
-from ..base import Refused, Ruling, RulingKind, voided
+from ..base import Refused, Ruling, RulingKind, refusal, voided
 from ..inputs import Args
 from ..text import NOTHING, Text, joined, say
 from .attack import apply_damage, critical_hit, modifiers, weapon_damage
@@ -136,8 +136,7 @@ def attack_input(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple
     try:
         state, ruling = attack(state, seq, args, rules.roller)
     except Refused as no:
-        text = say("Attack refused: {no}.", no=no)
-        return state, [Ruling(f"{seq}:attack", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
+        return state, [refusal(f"{seq}:attack", seq, say("Attack refused: {no}.", no=no), no.section)]
     return state, [ruling]
 
 
@@ -188,8 +187,7 @@ def lucky_input(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[
     try:
         state, ruling = lucky(state, seq, args, rules.roller)
     except Refused as no:
-        text = say("No Lucky re-roll: {no}.", no=no)
-        return state, [Ruling(f"{seq}:lucky", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
+        return state, [refusal(f"{seq}:lucky", seq, say("No Lucky re-roll: {no}.", no=no), no.section)]
     return state, [ruling]
 
 

@@ -52,6 +52,7 @@ def close_combat(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[
                 say("Close combat refused: {problem}.", problem=problem),
                 section,
                 needs_referee=True,
+                refused=True,
                 element=attacker.id if attacker else None,
             )
         ]

@@ -207,6 +207,7 @@ def announce_jump(rules: Rules, state: GameState, seq: int, args: Args) -> tuple
                 say("Jump refused: {problem}.", problem=problem),
                 "§9.4",
                 needs_referee=True,
+                refused=True,
             )
         ]
     state = state.with_element(replace(element, fired=element.fired | {JUMP_MARK}))

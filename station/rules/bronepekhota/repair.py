@@ -44,6 +44,7 @@ def repair(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameSt
                 say("Repair refused: {problem}.", problem=problem),
                 section,
                 needs_referee=True,
+                refused=True,
                 element=target.id if target else None,
             )
         ]
@@ -221,6 +222,7 @@ def capture(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameS
                 say("Capture refused: {problem}.", problem=problem),
                 section,
                 needs_referee=True,
+                refused=True,
                 element=machine.id if machine else None,
             )
         ]

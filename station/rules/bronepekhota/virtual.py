@@ -64,6 +64,7 @@ def virtual_shot(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[
                 say("Virtual shot refused: {no}.", no=no),
                 no.section,
                 needs_referee=True,
+                refused=True,
                 element=args.get("shooter") if isinstance(args.get("shooter"), str) else None,
             )
         ]

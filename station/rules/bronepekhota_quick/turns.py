@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from ...dice import Roller
 from ...measure.movement import level_changes, movement
-from ..base import Refused, Ruling, RulingKind
+from ..base import Refused, Ruling, RulingKind, refusal
 from ..inputs import Args, refusal_text
 from ..text import say
 from .state import INPUTS, QuickState, Rules
@@ -217,7 +217,7 @@ def fighters_action(input_type: str, section: str) -> Callable[[Action], Action]
                 state, ruling = act(state, seq, args, rules.roller)
             except Refused as no:
                 text = refusal_text(no, args)
-                return state, [Ruling(f"{seq}:refused", seq, RulingKind.WARNING, text, no.section, needs_referee=True)]
+                return state, [refusal(f"{seq}:refused", seq, text, no.section)]
             state, won = victory(state, seq)
             return state, [ruling] + won
 
