@@ -151,6 +151,10 @@ def test_a_long_last_record_is_still_read_as_the_end(tmp_path, lobby, client, mo
 def test_a_start_that_fails_leaves_no_journal_and_names_the_problem(tmp_path, client, lobby):
     bad = _start(client, hit_window_ms=5)
     assert bad.status_code == 400 and "hit_window_ms" in bad.get_json()["error"]
+    assert bad.get_json()["field"] == "hit_window_ms"  # the form marks the option by its field, not its words
+    body = {"game": "bronepekhota", "armies": SAMPLES, "options": {"ammo": 3}}
+    checked = client.post("/api/games/check", json=body, headers=REFEREE)
+    assert checked.status_code == 400 and checked.get_json()["field"] == "ammo"
     broken_camera = Lobby(tmp_path / "journals", tmp_path / "armies", Hardware(camera=str(tmp_path / "none.mp4")))
     with pytest.raises(ValueError, match="none.mp4"):
         broken_camera.start("bronepekhota", [lobby.shelf.load("bronepekhota", a) for a in SAMPLES])

@@ -230,7 +230,7 @@ async function startGame(event, force = false) {
     window.location.href = "/";
   } catch (error) {
     showError(error, "lobby-error");
-    const named = currentGame().options.find((o) => error.message.includes(o.name));
+    const named = currentGame().options.find((o) => error.data && o.name === error.data.field);
     if (named) { document.querySelector(`[data-option="${named.name}"]`).classList.add("bad"); $("options-box").open = true; }
   }
 }
