@@ -28,6 +28,7 @@ from .journal import JournalError, read_records
 from .lobby.lobby import Hardware, Lobby
 from .lobby.settings import SettingsError, load_settings
 from .lobby.starting import CheckFailed
+from .records import Kind
 from .rules.registry import RULESETS, make_ruleset
 from .web.limits import WebLimits
 
@@ -736,7 +737,7 @@ def replay(journal: str, state_json: str | None, show_rulings: bool) -> None:
     except (JournalError, DataFileError, ValueError, LookupError) as exc:
         _fail(f"{journal}: {exc}")
     text = result.state_json()
-    journaled = {r["ruling"]["id"]: r["ruling"] for r in records if r["kind"] == "ruling"}
+    journaled = {r["ruling"]["id"]: r["ruling"] for r in records if r["kind"] == Kind.RULING}
     differing = [
         r.id for r in result.rulings if r.id in journaled and journaled[r.id]["text"] != r.text and not r.overridden
     ]

@@ -18,12 +18,13 @@ from .events import HUB_ID, NODE_AT, hub_time
 from .gcpause import without_cycle_collection
 from .hubclock import Timeline
 from .journal import JournalError
+from .records import Kind
 from .rules.base import Event, Input, Override, Overriding, Ruling
 from .rules.options import UNCONFIRMED
 from .rules.registry import make_ruleset
 from .rules.ruleset import Ruleset, state_json
 
-HEADER_KIND = "game"
+HEADER_KIND = Kind.GAME
 APPLIED_RX = ("event", "control")  # rx verdicts the fold applies; the rest are kept for audit
 
 
@@ -37,7 +38,7 @@ def record_event(record: Mapping[str, Any], timeline: Timeline) -> Event | None:
     """The fold's view of one journal record, or None for records it does not apply.  The
     ``timeline`` learns each hub's clock from the records as they pass, in journal order."""
     kind = record["kind"]
-    if kind == "rx":
+    if kind == Kind.RX:
         if record.get("verdict") not in APPLIED_RX:
             return None
         hub = record.get("hub")
@@ -51,14 +52,14 @@ def record_event(record: Mapping[str, Any], timeline: Timeline) -> Event | None:
             timeline.boot(hub, message.boot)
         placed = timeline.place(hub, hub_time(message))
         return Event(record["seq"], message, record.get("mono"), placed.clock, placed.at, placed.err)
-    if kind == "clock":
+    if kind == Kind.CLOCK:
         timeline.learn(record)
         return None
-    if kind == "input":
+    if kind == Kind.INPUT:
         return Event(record["seq"], Input(record["type"], record.get("args", {})))
-    if kind in ("confirm", "override"):
+    if kind in (Kind.CONFIRM, Kind.OVERRIDE):
         return Event(record["seq"], Input(kind, {"ruling": record["ruling"]}))
-    if kind == "snapshot":  # where the camera saw every base: geometry for the rules
+    if kind == Kind.SNAPSHOT:  # where the camera saw every base: geometry for the rules
         return Event(
             record["seq"],
             Input(
@@ -70,33 +71,45 @@ def record_event(record: Mapping[str, Any], timeline: Timeline) -> Event | None:
                 },
             ),
         )
-    if kind == "camera" and record.get("event") in ("ModelFell", "ModelUp"):  # what the camera saw a model do
+    if kind == Kind.CAMERA and record.get("event") in ("ModelFell", "ModelUp"):  # what the camera saw a model do
         return Event(
             record["seq"],
             Input("camera_posture", {"element": record["element"], "fallen": record["event"] == "ModelFell"}),
             record.get("mono"),
         )
-    if kind == "terrain":  # the table's terrain pieces, for line of sight, cover and movement
+    if kind == Kind.TERRAIN:  # the table's terrain pieces, for line of sight, cover and movement
         return Event(record["seq"], Input("terrain", {"format": record["format"], "pieces": record["pieces"]}))
     return None
 
 
 FOLDED_KINDS = frozenset(
-    {HEADER_KIND, "rx", "input", "dice", "dice_entry", "confirm", "override", "snapshot", "camera", "terrain", "clock"}
+    {
+        Kind.GAME,
+        Kind.RX,
+        Kind.INPUT,
+        Kind.DICE,
+        Kind.DICE_ENTRY,
+        Kind.CONFIRM,
+        Kind.OVERRIDE,
+        Kind.SNAPSHOT,
+        Kind.CAMERA,
+        Kind.TERRAIN,
+        Kind.CLOCK,
+    }
 )
 # What is applied one record at a time, in journal order (the header starts the fold, and dice
 # are drawn by key from the journal's whole book)
-STEP_KINDS = FOLDED_KINDS - {HEADER_KIND, "dice", "dice_entry"}
+STEP_KINDS = FOLDED_KINDS - {Kind.GAME, Kind.DICE, Kind.DICE_ENTRY}
 
 
 def is_folded(record: Mapping[str, Any]) -> bool:
     """Whether the fold reads this record (the rest are kept for the audit trail)."""
-    return record["kind"] in FOLDED_KINDS and (record["kind"] != "rx" or record.get("verdict") in APPLIED_RX)
+    return record["kind"] in FOLDED_KINDS and (record["kind"] != Kind.RX or record.get("verdict") in APPLIED_RX)
 
 
 def is_step(record: Mapping[str, Any]) -> bool:
     """Whether the fold applies this record as a step of its own, in journal order."""
-    return record["kind"] in STEP_KINDS and (record["kind"] != "rx" or record.get("verdict") in APPLIED_RX)
+    return record["kind"] in STEP_KINDS and (record["kind"] != Kind.RX or record.get("verdict") in APPLIED_RX)
 
 
 def overrides_of(records: Iterable[Mapping[str, Any]]) -> dict[str, Overriding]:
@@ -104,12 +117,12 @@ def overrides_of(records: Iterable[Mapping[str, Any]]) -> dict[str, Overriding]:
     return {
         r["ruling"]: Overriding(r["seq"], Override(r["ruling"], r["verdict"], r.get("note", "")))
         for r in records
-        if r["kind"] == "override"
+        if r["kind"] == Kind.OVERRIDE
     }
 
 
 def dice_of(records: Iterable[Mapping[str, Any]]) -> list[Roll]:
-    return [Roll(r["key"], r["sides"], r["value"], bool(r.get("physical"))) for r in records if r["kind"] == "dice"]
+    return [Roll(r["key"], r["sides"], r["value"], bool(r.get("physical"))) for r in records if r["kind"] == Kind.DICE]
 
 
 def ruling_status(ruling: Ruling, confirmed: set[str] | frozenset[str], round_began: int | None = None) -> str:

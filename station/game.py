@@ -22,6 +22,7 @@ from .fold import HEADER_KIND, dice_of, fold, header_of, is_folded, is_step, rec
 from .journal import Journal, JournalFull
 from .measure.terrain import FORMAT as TERRAIN_FORMAT
 from .measure.terrain import parse_terrain, terrain_document
+from .records import Kind
 from .rules.base import Ruling
 from .rules.registry import make_ruleset
 from .rules.ruleset import Ruleset
@@ -29,7 +30,7 @@ from .rules.view import StateView
 
 log = logging.getLogger(__name__)
 
-END_KIND = "end"  # the referee ended the game (not folded: the history and the report read it)
+END_KIND = Kind.END  # the referee ended the game (not folded: the history and the report read it)
 RULINGS_KEPT = 5000  # rulings a live game keeps in memory (and shows); every one stays in the journal
 RECENT_RULINGS = 200  # rulings a screen is sent when it opens; it pages back through the older ones
 RECENT_PENDING = 50  # older rulings still pending sent with them; the rest are counted, and paged
@@ -116,8 +117,8 @@ class Game:
         while self._unapplied and self._unapplied[0]["seq"] <= self._last_seq:
             self._unapplied.popleft()  # written before the fold below read the file: folded there
         self.book = DiceBook(dice_of(records), source=rng or random.Random())
-        self._table = next((r for r in reversed(records) if r["kind"] == "snapshot"), None)
-        self._terrains = [r for r in records if r["kind"] == "terrain"]
+        self._table = next((r for r in reversed(records) if r["kind"] == Kind.SNAPSHOT), None)
+        self._terrains = [r for r in records if r["kind"] == Kind.TERRAIN]
         self.version = 0
         self._result = fold(records, self.book, keep_rulings=RULINGS_KEPT)
         self._after_derive()
@@ -137,7 +138,7 @@ class Game:
             said = ruling.as_dict(message=False)
             before = shown.get(ruling.id)
             if before is None or before.as_dict(message=False) != said:
-                self.journal.append("ruling", ruling=said)
+                self.journal.append(Kind.RULING, ruling=said)
 
     def _after_derive(self) -> None:
         self._journal_fresh_dice()
@@ -145,7 +146,7 @@ class Game:
 
     def _journal_fresh_dice(self) -> None:
         """Dice are inputs of the fold: on disk before any ruling that used them is shown."""
-        records = [self.journal.append("dice", **roll.as_record()) for roll in self.book.take_fresh()]
+        records = [self.journal.append(Kind.DICE, **roll.as_record()) for roll in self.book.take_fresh()]
         if records:
             self.journal.wait_durable(records[-1]["seq"])
             self._last_seq = max(self._last_seq, records[-1]["seq"])
@@ -166,17 +167,17 @@ class Game:
         while self._unapplied and self._unapplied[0]["seq"] <= upto:
             record = self._unapplied.popleft()
             kind = record["kind"]
-            if kind == "confirm":
+            if kind == Kind.CONFIRM:
                 self._confirmed_since.append(record["ruling"])
-            shown = shown or kind != "clock"  # a hub's clock mapping changes nothing a screen shows
+            shown = shown or kind != Kind.CLOCK  # a hub's clock mapping changes nothing a screen shows
             try:
-                if kind == "override":  # it acts where the ruling was made: fold again to here
+                if kind == Kind.OVERRIDE:  # it acts where the ruling was made: fold again to here
                     self._derive(record["seq"])
                     reset = True
                     continue
-                if kind == "terrain":
+                if kind == Kind.TERRAIN:
                     self._terrains.append(record)
-                elif kind == "snapshot":
+                elif kind == Kind.SNAPSHOT:
                     self._table = record
                 made += self._apply(record)
             except JournalFull:
@@ -200,7 +201,7 @@ class Game:
                 self._by_id.pop(kept[0].id, None)  # the oldest leaves memory; it stays in the journal
             kept.append(ruling)
             self._by_id[ruling.id] = ruling
-            self.journal.append("ruling", ruling=ruling.as_dict(message=False))
+            self.journal.append(Kind.RULING, ruling=ruling.as_dict(message=False))
         return rulings
 
     def _changed(self, rulings: list[Ruling], reset: bool = False, confirmed: Sequence[str] = ()) -> None:
@@ -287,7 +288,7 @@ class Game:
     def table_at(self, seq: int) -> dict[str, Any] | None:
         """The table snapshot journaled as record ``seq`` (what a ruling measured on)."""
         record = self.journal.read(seq)
-        return record if record and record["kind"] == "snapshot" else None
+        return record if record and record["kind"] == Kind.SNAPSHOT else None
 
     def ruling(self, ruling_id: str) -> Ruling:
         with self._lock:
@@ -362,7 +363,7 @@ class Game:
         with self._recording():
             if clean["pieces"] == self.terrain()["pieces"]:
                 return False
-            self.observe(self.journal.append("terrain", durable=True, **clean, by=by))
+            self.observe(self.journal.append(Kind.TERRAIN, durable=True, **clean, by=by))
             return True
 
     def enter_dice(self, sides: Any, values: Any, by: str = "referee") -> dict[int, list[int]]:
@@ -375,13 +376,13 @@ class Game:
                 self.book.enter(sides, values)
             except ValueError as exc:
                 raise InputError(str(exc)) from None
-            self.journal.append("dice_entry", durable=True, sides=sides, values=values, by=by)
+            self.journal.append(Kind.DICE_ENTRY, durable=True, sides=sides, values=values, by=by)
             return self.book.waiting()
 
     def clear_dice(self, by: str = "referee") -> None:
         with self._recording():
             self.book.clear_entered()
-            self.journal.append("dice_entry", durable=True, cleared=True, by=by)
+            self.journal.append(Kind.DICE_ENTRY, durable=True, cleared=True, by=by)
 
     def dice_waiting(self) -> dict[int, list[int]]:
         with self._lock:
@@ -391,7 +392,7 @@ class Game:
         """A table asks for a tournament judge: journaled (so the tournament screen, which reads
         the journal over MQTT, shows the call until a judge marks it handled); the rules never
         see it."""
-        return self.journal.append("judge", durable=True, note=checked_note(note, JUDGE_NOTE_CHARS), by=by)
+        return self.journal.append(Kind.JUDGE, durable=True, note=checked_note(note, JUDGE_NOTE_CHARS), by=by)
 
     def operator_input(self, type_: str, args: Mapping[str, Any] | None = None, by: str = "referee") -> list[Ruling]:
         allowed = self._result.ruleset.input_types
@@ -402,7 +403,7 @@ class Game:
             )
         with self._recording():
             waiting = self.book.waiting()
-            record = self.journal.append("input", durable=True, type=type_, args=dict(args or {}), by=by)
+            record = self.journal.append(Kind.INPUT, durable=True, type=type_, args=dict(args or {}), by=by)
             rulings = self.observe(record)
             if self._failed is not None and self._failed[0] == record["seq"]:
                 raise InputError(
@@ -413,7 +414,7 @@ class Game:
                 # the table dice were meant for this input: a refusal discards them, and says which
                 self.book.clear_entered()
                 said = "; ".join(f"d{sides} {values}" for sides, values in sorted(waiting.items()))
-                self.journal.append("dice_entry", durable=True, cleared=True, by=by, why=f"{type_} refused: {said}")
+                self.journal.append(Kind.DICE_ENTRY, durable=True, cleared=True, by=by, why=f"{type_} refused: {said}")
                 log.info("table dice discarded after a refused %s: %s", type_, said)
             return rulings
 
@@ -425,7 +426,7 @@ class Game:
                 self._ruling(ruling_id)
             for k, ruling_id in enumerate(ruling_ids):
                 last = k == len(ruling_ids) - 1
-                self.observe(self.journal.append("confirm", durable=last, ruling=ruling_id, by=by))
+                self.observe(self.journal.append(Kind.CONFIRM, durable=last, ruling=ruling_id, by=by))
 
     def override(self, ruling_id: str, verdict: str, note: str = "", by: str = "referee") -> Ruling:
         verdicts = self._result.ruleset.override_verdicts
@@ -435,7 +436,7 @@ class Game:
         with self._recording():
             self._ruling(ruling_id)
             self.observe(
-                self.journal.append("override", durable=True, ruling=ruling_id, verdict=verdict, note=note, by=by)
+                self.journal.append(Kind.OVERRIDE, durable=True, ruling=ruling_id, verdict=verdict, note=note, by=by)
             )
             return self._ruling(ruling_id)
 

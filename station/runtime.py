@@ -23,6 +23,7 @@ from .bus import Bus
 from .devices.link import BAUD, HubLink, hubs_health
 from .game import Game
 from .journal import RESERVE_BYTES, Journal
+from .records import Kind
 from .tableview import TableView
 
 if TYPE_CHECKING:  # the camera's modules load only when a camera is attached
@@ -72,7 +73,9 @@ class Station:
             self.journal.close()
             raise
         if self.links:
-            heard = [r for r in self.journal.records if r["kind"] == "rx" and r.get("verdict") in ("event", "control")]
+            heard = [
+                r for r in self.journal.records if r["kind"] == Kind.RX and r.get("verdict") in ("event", "control")
+            ]
             for link in self.links:
                 link.resume(heard)
         # a game played with no launcher or tilt node (Alpha Strike) needs no hub: "no hub" is no warning

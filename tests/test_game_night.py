@@ -187,3 +187,13 @@ def test_a_fall_from_a_hub_unplugged_at_the_fall_is_still_the_shots_hit(tmp_path
     (hit,) = table.hits()
     assert hit["details"]["shooter"] == "gryphon" and hit["element"] == "clone-3"
     assert not [r for r in table.game.snapshot()["rulings"] if r["id"].endswith(":fall")]
+
+
+def test_every_record_kind_the_station_writes_is_named_once():
+    """Record kinds are one enum (station/records.py): every kind in the recorded sessions is
+    one of its members."""
+    from station.records import Kind
+
+    sessions = Path(__file__).parent / "data" / "sessions"
+    kinds = {r["kind"] for path in sessions.glob("*.jsonl") for r in read_records(path)}
+    assert len(kinds) > 8 and kinds <= set(Kind), kinds - set(Kind)

@@ -29,6 +29,7 @@ from ..clock import Clock, SystemClock
 from ..exclusive import port_in_use
 from ..hubclock import ClockMap
 from ..journal import Journal, JournalFull
+from ..records import Kind
 from . import protocol as p
 from .clocksync import ClockSync, Sample, worth_journaling
 from .radio import RadioNodes
@@ -295,7 +296,7 @@ class HubLink:
                 attempt += 1
                 continue
             attempt = 0
-            self._audit("link", state="connected", url=self.url)
+            self._audit(Kind.LINK, state="connected", url=self.url)
             self._resolve()
             self._set(state="connected", since=self.clock.monotonic())
             log.info("hub link open on %s", self.url)
@@ -311,7 +312,7 @@ class HubLink:
                     pass
                 self._port = None
             if not self._stop.is_set():
-                self._audit("link", state="lost", url=self.url, error=self.health.last_error)
+                self._audit(Kind.LINK, state="lost", url=self.url, error=self.health.last_error)
                 with self._health_lock:
                     self.health.state = "lost"
                     self.health.reconnects += 1
@@ -358,7 +359,7 @@ class HubLink:
         line = p.encode(replace(message, seq=self._tx_seq))
         self._open_port().write(line)
         if audit:
-            self._audit("tx", line=line.decode("ascii").rstrip("\n"))
+            self._audit(Kind.TX, line=line.decode("ascii").rstrip("\n"))
 
     # -- the hub's clock ------------------------------------------------------------------------
     def _ask_the_time(self, now: float) -> None:
@@ -388,7 +389,9 @@ class HubLink:
         if self._sync.unmappable:  # its events are placed nowhere, and their hits are judged by hand
             if self._journaled_map is not None and self.journal.accepting():
                 try:
-                    self._batch.append(self.journal.append("clock", hub=self.tag, boot=self._sync.boot, unmapped=True))
+                    self._batch.append(
+                        self.journal.append(Kind.CLOCK, hub=self.tag, boot=self._sync.boot, unmapped=True)
+                    )
                 except JournalFull:
                     return
                 self._journaled_map = None
@@ -396,7 +399,7 @@ class HubLink:
             return
         if worth_journaling(self._journaled_map, estimate) and self.journal.accepting():
             try:
-                self._batch.append(self.journal.append("clock", **estimate.record()))
+                self._batch.append(self.journal.append(Kind.CLOCK, **estimate.record()))
             except JournalFull:
                 return
             self._journaled_map = estimate
@@ -404,7 +407,7 @@ class HubLink:
 
     def _audit(self, kind: str, **fields: Any) -> None:
         """Journal a record kept for the audit trail only, unless the disk is full."""
-        if kind == "rx":
+        if kind == Kind.RX:
             fields["hub"] = self.tag
         if self.journal.accepting():
             try:
@@ -428,7 +431,7 @@ class HubLink:
         if first and not _LINE_START.match(raw):
             # The tail of a line the hub began before the port was opened (opening a port drops
             # what it had received): not a fault of the line, and nothing to count against it.
-            self._audit("rx", line=text, verdict="partial", error="began before the port was opened")
+            self._audit(Kind.RX, line=text, verdict="partial", error="began before the port was opened")
             return
         try:
             message = p.decode(raw)
@@ -436,7 +439,7 @@ class HubLink:
             counter = {"checksum": "checksum_errors", "unknown_type": "unknown"}.get(exc.reason, "syntax_errors")
             self._count(counter)
             log.warning("hub line rejected (%s): %r", exc, text[:80])
-            self._audit("rx", line=text, verdict=exc.reason, error=exc.detail)
+            self._audit(Kind.RX, line=text, verdict=exc.reason, error=exc.detail)
             return
         self._whole = True
         if self.health.state == "wrong baud":  # a whole line: the rate is right after all
@@ -445,7 +448,7 @@ class HubLink:
         self._count("lines_ok")
         if isinstance(message, STATION_TYPES):
             self._count("unknown")
-            self._audit("rx", line=text, verdict="unexpected", error="station message from the hub")
+            self._audit(Kind.RX, line=text, verdict="unexpected", error="station message from the hub")
             return
         if isinstance(message, p.Hello):
             self._on_hello(message, text)
@@ -456,7 +459,7 @@ class HubLink:
         elif isinstance(message, p.RadioStatus):
             self._on_radio(message)
         elif isinstance(message, p.Heartbeat) and not self._introduced:
-            self._audit("rx", line=text, verdict="early", error="before the hub's HELLO")
+            self._audit(Kind.RX, line=text, verdict="early", error="before the hub's HELLO")
         elif isinstance(message, p.Heartbeat):
             if self.journal.accepting():
                 self._journal_and_deliver(text, "control")
@@ -474,7 +477,7 @@ class HubLink:
     def _on_hello(self, hello: p.Hello, text: str) -> None:
         if hello.proto != p.PROTOCOL_VERSION:
             self._count("unknown")
-            self._audit("rx", line=text, verdict="unsupported", error=f"protocol {hello.proto}")
+            self._audit(Kind.RX, line=text, verdict="unsupported", error=f"protocol {hello.proto}")
             log.error("hub speaks protocol %s; this station speaks %s", hello.proto, p.PROTOCOL_VERSION)
             return
         if not self._introduced:
@@ -523,11 +526,11 @@ class HubLink:
 
     def _on_event(self, message: p.Message, text: str) -> None:
         if not self._introduced:  # which hub (and which boot) is not known yet: SYNC asks
-            self._audit("rx", line=text, verdict="early", error="before the hub's HELLO")
+            self._audit(Kind.RX, line=text, verdict="early", error="before the hub's HELLO")
             return
         if self._expected is None:
             if message.seq != 1:  # wait for the heartbeat; unacknowledged, the hub resends it
-                self._audit("rx", line=text, verdict="early", error="before the hub's heartbeat said where to start")
+                self._audit(Kind.RX, line=text, verdict="early", error="before the hub's heartbeat said where to start")
                 return
             self._expected = 1
         if message.seq < self._expected:
@@ -535,12 +538,12 @@ class HubLink:
                 self._reset_detected(text)
                 return
             self._count("duplicates")
-            self._audit("rx", line=text, verdict="duplicate")
+            self._audit(Kind.RX, line=text, verdict="duplicate")
             self._ack_due = True  # ACKed again (at the flush) so the hub frees it
             return
         if message.seq > self._expected:
             self._count("out_of_order")
-            self._audit("rx", line=text, verdict="gap", error=f"expected {self._expected}")
+            self._audit(Kind.RX, line=text, verdict="gap", error=f"expected {self._expected}")
             self._nak(self._expected)
             return
         if not self._journal_event(text):
@@ -586,7 +589,7 @@ class HubLink:
             self._reset_seen = True
             self._count("resets_detected")
             log.warning("hub line %r reuses an accepted SEQ with other content: the hub restarted", text[:60])
-        self._audit("rx", line=text, verdict="reset", error="SEQ reused with other content")
+        self._audit(Kind.RX, line=text, verdict="reset", error="SEQ reused with other content")
         now = self.clock.monotonic()
         if self._nak_sent_for != (-1, now // NAK_RETRY):
             self._nak_sent_for = (-1, now // NAK_RETRY)
@@ -624,7 +627,7 @@ class HubLink:
     def _journal_and_deliver(self, text: str, verdict: str) -> bool:
         """Journal a line the fold applies, to be handed on at the flush; False if refused."""
         try:
-            self._batch.append(self.journal.append("rx", line=text, verdict=verdict, hub=self.tag))
+            self._batch.append(self.journal.append(Kind.RX, line=text, verdict=verdict, hub=self.tag))
         except JournalFull:
             return False
         return True

@@ -25,6 +25,7 @@ from ..exclusive import FileLock, InUse
 from ..fold import HEADER_KIND
 from ..game import InputError
 from ..journal import JournalError, read_records
+from ..records import Kind
 from ..rules.text import say
 from ..runtime import Station
 from . import datafolder
@@ -298,7 +299,7 @@ class Lobby:
                 raise LobbyError(str(exc)) from None
             station.start()
             if not resuming:
-                station.journal.append("precheck", durable=True, checks=self.checks, forced=forced, note=note, by=by)
+                station.journal.append(Kind.PRECHECK, durable=True, checks=self.checks, forced=forced, note=note, by=by)
             self._station = station
             log.info("%s %s", "resumed" if resuming else "started", path)
         for listener in self.on_start:

@@ -22,6 +22,7 @@ from ..fold import dice_of, fold, record_event
 from ..game import END_KIND
 from ..hubclock import Timeline
 from ..journal import read_records
+from ..records import Kind
 from ..rules.base import Ruling
 from ..rules.text import Text
 
@@ -59,7 +60,7 @@ class GameReplay:
         final_by_id = {r.id: r for r in self.final.rulings}
         journaled: dict[str, Mapping[str, Any]] = {}
         for record in self.records:
-            if record["kind"] == "ruling":
+            if record["kind"] == Kind.RULING:
                 journaled.setdefault(record["ruling"]["id"], record["ruling"])
         self.marks = [
             RulingMark(
@@ -78,7 +79,7 @@ class GameReplay:
         steps = [
             {"seq": r["seq"], "wall": r.get("wall"), "kind": r["kind"]}
             for r in self.records
-            if r["kind"] == "game" or record_event(r, timeline) is not None
+            if r["kind"] == Kind.GAME or record_event(r, timeline) is not None
         ]
         return {
             "game": self.final.ruleset.name,
@@ -97,8 +98,8 @@ class GameReplay:
         prefix = self._prefix(seq)
         with self._lock:
             result = fold(prefix, DiceBook(list(self._book_records)))
-        table = next((r for r in reversed(prefix) if r["kind"] == "snapshot"), None)
-        terrain = next((r for r in reversed(prefix) if r["kind"] == "terrain"), None)
+        table = next((r for r in reversed(prefix) if r["kind"] == Kind.SNAPSHOT), None)
+        terrain = next((r for r in reversed(prefix) if r["kind"] == Kind.TERRAIN), None)
         last = prefix[-1] if prefix else self.records[0]
         return {
             "seq": last["seq"],

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..publish import TOPIC_ROOT, check_table_id
+from ..records import Kind
 
 MOST_BYTES = 16 * 1024 * 1024  # a record with a long game's terrain or armies is a few hundred kB
 LARGEST_SEQ = 2**53  # a journal's seq is exact in a double, as every JSON reader has it
@@ -85,16 +86,16 @@ def _check_record(body: dict[str, Any]) -> None:
     _text(record.get("kind"), "kind", 32)
     _text(record.get("wall"), "wall", 64, optional=True)
     kind = record["kind"]
-    if kind == "game":
+    if kind == Kind.GAME:
         _text(record.get("game"), "game", 64, optional=True)
         armies = record.get("armies", [])
         if not isinstance(armies, list) or not all(isinstance(a, dict) for a in armies):
             raise Rejected("armies must be a list of objects")
         for army in armies:
             _text(army.get("player"), "an army's player", 64, optional=True)
-    elif kind == "end":
+    elif kind == Kind.END:
         _text(record.get("winner"), "winner", 64, optional=True)
-    elif kind == "judge":
+    elif kind == Kind.JUDGE:
         note = record.get("note", "")
         if not isinstance(note, str) or len(note) > 500:
             raise Rejected("note must be text of at most 500 characters")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..records import Kind
 from .messages import Message
 
 SCHEMA = """
@@ -210,14 +211,14 @@ class Store:
 
     def _apply(self, db: sqlite3.Connection, table: str, journal: str, record: dict[str, Any]) -> None:
         kind = record["kind"]
-        if kind == "game":  # the journal's header: a game begun at this table, in the round now open
+        if kind == Kind.GAME:  # the journal's header: a game begun at this table, in the round now open
             players = [a.get("player") for a in record.get("armies", []) if isinstance(a, dict)]
             round_now = db.execute("SELECT MAX(number) FROM rounds").fetchone()[0] or 1
             db.execute(
                 "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, NULL, 0, ?)",
                 (table, journal, round_now, record.get("game"), json.dumps(players), record.get("wall")),
             )
-        elif kind == "end":  # the referee ended the game: its result goes into the standings
+        elif kind == Kind.END:  # the referee ended the game: its result goes into the standings
             game = db.execute(
                 "SELECT round, players FROM games WHERE table_id = ? AND journal = ?", (table, journal)
             ).fetchone()
@@ -231,7 +232,7 @@ class Store:
                     "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, 'table')",
                     (game["round"], table, players[0], players[1], winner),
                 )
-        elif kind == "judge":
+        elif kind == Kind.JUDGE:
             db.execute(
                 "INSERT OR IGNORE INTO judge_calls VALUES (?, ?, ?, ?, ?, NULL)",
                 (table, journal, record["seq"], record.get("note", ""), record.get("wall")),

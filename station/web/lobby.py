@@ -155,7 +155,7 @@ def _new_game(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]], dict[str
         raise InputError(f"game: expected one of {', '.join(sorted(RULESETS))}")
     if not isinstance(options, dict):
         raise InputError("options: must be an object")
-    RULESETS[game].options.parse(options)  # a bad option is a DataFileError naming it as its field
+    make_ruleset(game, DiceBook()).options.parse(options)  # a bad option is a DataFileError naming it as its field
     return game, _armies(game, body.get("armies")), options
 
 

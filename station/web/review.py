@@ -11,6 +11,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template
 from ..journal import JournalError
 from ..lobby.history import PlayedGame
 from ..lobby.replay import DISPUTED, GameReplay, Replays
+from ..records import Kind
 from ..rules.labels import label
 from ..rules.text import say, with_messages
 from ..rules.view import model_names, out_of_play
@@ -90,19 +91,21 @@ def report(name: str) -> str:
     casualties = [
         (unit, element) for unit in view["units"] for element in unit["elements"] if out_of_play(element["status"])
     ]
-    by_seq = {r["seq"]: r for r in replay.records if r["kind"] in ("snapshot", "terrain")}
-    terrains = sorted((r for r in by_seq.values() if r["kind"] == "terrain"), key=lambda r: r["seq"])
+    by_seq = {r["seq"]: r for r in replay.records if r["kind"] in (Kind.SNAPSHOT, Kind.TERRAIN)}
+    terrains = sorted((r for r in by_seq.values() if r["kind"] == Kind.TERRAIN), key=lambda r: r["seq"])
     pictures = {}
     for mark in replay.marks:
         measured = mark.made["details"].get("measured")
         table = by_seq.get(measured.get("table_seq", -1)) if measured else None
-        if mark.status in DISPUTED and table is not None and table["kind"] == "snapshot":
+        if mark.status in DISPUTED and table is not None and table["kind"] == Kind.SNAPSHOT:
             pieces: list[dict[str, Any]] = next(
                 (t["pieces"] for t in reversed(terrains) if t["seq"] <= table["seq"]), []
             )
             pictures[mark.ruling.id] = ruling_picture(mark.made, table, pieces, view["players"])
     texts = {mark.ruling.id: mark.ruling.text for mark in replay.marks}
-    overrides = [{**r, "text": texts.get(r["ruling"], r["ruling"])} for r in replay.records if r["kind"] == "override"]
+    overrides = [
+        {**r, "text": texts.get(r["ruling"], r["ruling"])} for r in replay.records if r["kind"] == Kind.OVERRIDE
+    ]
     return render_template(
         "report.html",
         game=played.as_dict(),
