@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .bus import Bus
-from .devices.link import BAUD, HubLink, hubs_health
+from .devices.link import BAUD, HubIds, HubLink, hubs_health
 from .game import Game
 from .journal import RESERVE_BYTES, Journal
 from .records import Kind
@@ -62,7 +62,10 @@ class Station:
             raise ValueError(f"a hub port is given twice: {', '.join(urls)}")
         # Each hub its own link and reader thread: one unplugged, resetting or flooding never
         # holds up another.  They share the journal (its appends are locked) and the engine's inbox.
-        self.links = [HubLink(url, self.journal, self._inbox.put, baud=baud, only_hub=len(urls) == 1) for url in urls]
+        ids = HubIds()  # one game's hub ids, shared: a twin or a changed id is told apart
+        self.links = [
+            HubLink(url, self.journal, self._inbox.put, baud=baud, only_hub=len(urls) == 1, ids=ids) for url in urls
+        ]
         try:
             for link in self.links:
                 link.claim()  # another station's port: refused before the game's first record

@@ -330,3 +330,56 @@ def test_two_hubs_saying_one_id_are_told_to_the_referee_and_stop_the_game_start(
         station.stop()
         for hub in twins:
             hub.stop()
+
+
+def test_a_twin_plugged_in_mid_game_never_takes_the_first_boards_clock_or_nodes(tmp_path, armies, hubs):
+    """A third board says the first one's id mid-game: the first keeps it, and its shot and the
+    fall on the other board are one hit as before; the twin's lines are journaled as "twin",
+    never applied, and the health says so (4 of 4 real hits were ruled "no shot" when both
+    boards shared one clock)."""
+    a, b = hubs
+    ports = [a.path, b.path, str(tmp_path / "c")]
+    station = Station(tmp_path / "g.jsonl", "bronepekhota", _wire(armies), {"hit_window_ms": WINDOW}, ports, seed=2)
+    station.start()
+    wait_for(lambda: all(h["clock"] for h in station.health()["hubs"][:2]), timeout=15, what="both boards mapped")
+    station.game.operator_input("begin_round")
+    station.game.operator_input("set_order", {"order": ["blue", "red"]})
+    twin = SimulatedHub(tmp_path / "c", NODES, boot="0C07", hub_id="A1A1", drift_ppm=-900, heartbeat=0.2).start()
+    try:
+        wait_for(lambda: station.health()["hubs"][2]["identity"] == "twin", what="the twin told apart")
+        assert station.health()["twin_ids"] == ["A1A1"]
+        twin.shot("L1", 1, "shell")  # the twin's L1: not gryphon's
+        shot = time.monotonic() * 1000 + 200
+        a.shot("L1", 1, "shell", t=int(a.hub_ms_at(shot)))
+        b.tilt("T1", "fallen", 80, t=int(b.hub_ms_at(shot + 40)))
+        wait_for(lambda: _hits(station), what="the first board's hit")
+        (hit,) = _hits(station)
+        assert hit["element"] == "clone-3" and hit["details"]["shooter"] == "gryphon"
+        assert "clock_doubt_ms" not in hit["details"] and "clock_unmapped" not in hit["details"]
+        _replays_as_played(station)
+    finally:
+        station.stop()
+        twin.stop()
+    records = read_records(tmp_path / "g.jsonl")
+    assert any(r["kind"] == "rx" and r["verdict"] == "twin" and r["line"].startswith("SHOT") for r in records)
+    assert not any(r["kind"] == "rx" and r.get("hub") == "A1A1" and "boot=0C07" in r["line"] for r in records)
+
+
+def test_a_board_that_changes_its_id_mid_game_keeps_the_one_it_began_with(tmp_path, armies, hubs):
+    """`station hub-id` run on a board mid-game (or an EEPROM that forgot): its lines still count
+    as the id the game began with, so its wired nodes still resolve, and the health says so
+    (3 of 4 hits were lost as "TILT from unknown node")."""
+    a, b = hubs
+    station = _station(tmp_path, armies, hubs)
+    try:
+        b.hub_id = "C3C3"
+        b.reset("0B02")  # it comes back saying another id
+        wait_for(lambda: station.health()["hubs"][1]["identity"] == "changed", what="the change said")
+        assert station.health()["hubs"][1]["hub"] == "B2B2"
+        b.tilt("T1", "fallen", 80)
+        wait_for(
+            lambda: any(r["id"].endswith(":fall") for r in station.game.snapshot()["rulings"]), what="clone-3's fall"
+        )
+        assert not any("unknown node" in r["text"] for r in station.game.snapshot()["rulings"])
+    finally:
+        station.stop()

@@ -52,6 +52,34 @@ CLOCK_ANSWER_S = 2.0  # a CLK later than this after its TIME is not used (nor is
 LINK_STATES = ("lost", "wrong baud", "silent", "connecting", "connected")  # worst first
 
 
+class HubIds:
+    """The ids the hubs of one game go by, shared by its links.  A board keeps the id it was
+    first heard with for the whole game: one that says another id mid-game is still itself (its
+    nodes stay wired), and is said so.  A second board saying an id another already has is told
+    apart by its port, and its lines are journaled with the verdict ``twin``, never applied: it
+    never shares the first one's clock or nodes, and every hit involving it is the referee's."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_port: dict[str, str] = {}  # port -> the tag its lines go by
+        self._owner: dict[str, str] = {}  # tag -> the port that first said it
+
+    def tag_for(self, url: str, said: str) -> tuple[str, str | None]:
+        """The tag this port's lines go by, and what is wrong with its id (``twin``: another
+        board has it; ``changed``: this board said another id before); None when nothing."""
+        with self._lock:
+            first = self._by_port.get(url)
+            if first is not None:
+                return first, None if first == said else "changed"
+            owner = self._owner.get(said)
+            if owner is not None and owner != url:
+                tag = port_label(url)
+                self._by_port[url] = tag
+                return tag, "twin"
+            self._owner[said], self._by_port[url] = url, said
+            return said, None
+
+
 def hubs_health(hubs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The station's hub health: with one hub, that hub's (as it always was); with several, the
     worst state among them, the first one in trouble's error, every node (hub-qualified) and the
@@ -105,6 +133,7 @@ class LinkHealth:
     clock: dict[str, Any] | None = None  # the mapping of its clock onto the station's (hubclock.ClockMap)
     clock_state: str | None = None  # steady, unsteady or unmappable (clocksync.ClockSync.state); None: no answer yet
     clock_rejected: int = 0  # clock answers rejected as impossible (garbled or stale CLK lines)
+    identity: str | None = None  # twin (another board has its id) or changed (mid-game): HubIds
     nodes: list[str] = field(default_factory=list)
     radio: dict[str, dict[str, Any]] = field(default_factory=dict)  # a radio hub's nodes (devices/radio.py)
     lines_ok: int = 0
@@ -165,9 +194,12 @@ class HubLink:
         backoff: Sequence[float] = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0),
         baud: int = BAUD,
         only_hub: bool = True,
+        ids: HubIds | None = None,
     ) -> None:
         """``only_hub``: this is the station's one hub, so journal rows from before hubs were
-        tagged (an older journal resumed) are its own."""
+        tagged (an older journal resumed) are its own.  ``ids``: the game's hub ids, shared by
+        its links (``HubIds``)."""
+        self.ids = ids or HubIds()
         self.url = url
         self.baud = baud
         self.journal = journal
@@ -480,9 +512,19 @@ class HubLink:
             self._audit(Kind.RX, line=text, verdict="unsupported", error=f"protocol {hello.proto}")
             log.error("hub speaks protocol %s; this station speaks %s", hello.proto, p.PROTOCOL_VERSION)
             return
+        tag, identity = self.ids.tag_for(self.url, hello.hub or port_label(self.url))
+        if identity is not None and identity != self.health.identity:
+            log.warning(
+                "hub on %s says id %s: %s",
+                self.url,
+                hello.hub,
+                "another board already has it; its lines are journaled, not applied"
+                if identity == "twin"
+                else f"it was {tag} when the game began; its lines still count as {tag}'s",
+            )
         if not self._introduced:
             self._introduced = True
-            self._resume_as(hello.hub or port_label(self.url))
+            self._resume_as(tag)
         if hello.boot != self._boot:
             if self._boot is not None:
                 log.warning("hub rebooted (boot %s -> %s)", self._boot, hello.boot)
@@ -493,9 +535,10 @@ class HubLink:
             self._boot, self._expected, self._nak_sent_for = hello.boot, 1 if hello.seq == 0 else None, None
             self._acked, self._ack_due = 0, False
             self._recent.clear()
-        self.tag, self.hub_id = hello.hub or port_label(self.url), hello.hub
+        self.tag, self.hub_id = tag, hello.hub
         self._reset_seen = False
         self._set(
+            identity=identity,
             hub_fw=hello.fw,
             hub_boot=hello.boot,
             nodes=[n.encode() for n in hello.nodes],
@@ -625,7 +668,11 @@ class HubLink:
         return False
 
     def _journal_and_deliver(self, text: str, verdict: str) -> bool:
-        """Journal a line the fold applies, to be handed on at the flush; False if refused."""
+        """Journal a line the fold applies, to be handed on at the flush; False if refused.  A
+        twin's lines (another board has its id) are journaled and acknowledged, never applied:
+        its clock and nodes cannot be told from the other's."""
+        if self.health.identity == "twin":
+            verdict = "twin"
         try:
             self._batch.append(self.journal.append(Kind.RX, line=text, verdict=verdict, hub=self.tag))
         except JournalFull:

@@ -161,7 +161,8 @@ class Bronepekhota(ModelRuleset[GameState]):
             if clock in state.boots:
                 return state, []
             hub = clock.partition("/")[0]
-            return state.evolve(boots=state.boots | {clock}), self._inventory_check(state, seq, hello, hub)
+            heard = state.hits.heard(Stamp(0, clock))  # its shots may come late to evidence on another hub
+            return state.evolve(boots=state.boots | {clock}, hits=heard), self._inventory_check(state, seq, hello, hub)
         if state.boot == hello.boot:
             return state, []
         rulings = self._inventory_check(state, seq, hello, "")

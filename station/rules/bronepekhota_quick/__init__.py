@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
 from ..base import Event, Input, Overriding, Ruling
-from ..hits import hub_overflow, stamp_of
+from ..hits import Stamp, hub_overflow, stamp_of
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import OptionSet
 from ..text import joined, say
@@ -66,8 +66,8 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
             return self._input(state, seq, body)
         if isinstance(body, Heartbeat):
             return real.advance_time(state, stamp_of(event, body.up), self.roller)
-        if isinstance(body, (Hello,)):
-            return state, []
+        if isinstance(body, Hello):  # a hub introduced: its shots may come late to evidence on another
+            return (state.evolve(hits=state.hits.heard(Stamp(0, event.clock))) if event.clock else state), []
         if isinstance(body, Overflow):
             return state, [hub_overflow(seq, body.lost)]
         if not isinstance(body, (Shot, Tilt, Impact)):

@@ -252,6 +252,9 @@ function renderHealth(health) {
   hubs.filter((h) => h.clock_state === "unsteady" || h.clock_state === "unmappable").forEach((h) => parts.push(h.clock_state === "unsteady"
     ? t("hub {id}: its clock is unsteady, its times are less sure", { id: h.hub })
     : t("hub {id}: its clock cannot be mapped; judge its hits by hand", { id: h.hub })));
+  hubs.filter((h) => h.identity).forEach((h) => parts.push(h.identity === "twin"
+    ? t("hub {id}: another board has its id; its hits are the referee's", { id: h.hub })
+    : t("hub {id}: it changed its id mid-game; its lines still count as {id}'s", { id: h.hub })));
   if (state !== "connected" && model.health.last_error) parts.push(portError(model.health.last_error));
   if (model.health.seen_ago_s !== null && model.health.seen_ago_s !== undefined && model.health.seen_ago_s > 2) {
     parts.push(t("last seen {s} s ago", { s: model.health.seen_ago_s.toFixed(0) }));
