@@ -60,7 +60,7 @@ test: system-deps firmware $(VENV)/.installed-test lint
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check station tests bench
 	$(BIN)/ruff format --check station tests bench
-	$(BIN)/mypy --strict station tests/toy_duel.py
+	$(BIN)/mypy --strict station tests/toy_duel.py tests/sim/synthetic.py tests/sim/mounts.py tests/sim/radioplay.py
 	$(BIN)/lint-imports
 
 # Every benchmark writes bench/results/<name>.json; docs/performance.md's table is made from

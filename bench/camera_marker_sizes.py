@@ -9,12 +9,17 @@ phantom).  station/vision/readable.py takes its two limits from it.
 
 from __future__ import annotations
 
+import sys  # noqa: I001
+from pathlib import Path as _Path
+
+sys.path.insert(0, str(_Path(__file__).resolve().parent.parent))  # tests/sim: the simulated table
+
 import argparse
 
 from results import Figure, save
 
-from station.vision.mounts import marker_size_sweep
 from station.vision.readable import RELIABLE_PX, TRUSTED_PX
+from tests.sim.mounts import marker_size_sweep
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""The camera-mount matrix (station/vision/mounts.py) as the table in docs/camera.md.
+"""The camera-mount matrix (tests/sim/mounts.py) as the table in docs/camera.md.
 
 Each row renders a table seen by a camera mounted that way (tilt off vertical toward the table,
 turned about the vertical, height, offset from the table's centre, resolution; anchors covered or
@@ -17,6 +17,11 @@ of a degree (``remounted``), so that a row's frames are independent draws of the
 
 from __future__ import annotations
 
+import sys  # noqa: I001
+from pathlib import Path as _Path
+
+sys.path.insert(0, str(_Path(__file__).resolve().parent.parent))  # tests/sim: the simulated table
+
 import argparse
 import time
 
@@ -25,7 +30,8 @@ import numpy as np
 
 from station.vision import cv as V
 from station.vision.calibration import seen_anchors
-from station.vision.mounts import (
+from station.vision.uncertainty import MARKER_CENTRE_SIGMA_PX
+from tests.sim.mounts import (
     MOUNTS,
     calibration_frame,
     detection_scatter_px,
@@ -35,7 +41,6 @@ from station.vision.mounts import (
     remounted,
     run_mount,
 )
-from station.vision.uncertainty import MARKER_CENTRE_SIGMA_PX
 
 LENS_SHARE_MOUNTS = ("tilt 2°", "tilt 3°", "tilt 20°, 2.0 m", "720p, tilt 4°", "4K, tilt 6°")
 

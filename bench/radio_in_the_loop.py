@@ -14,6 +14,11 @@ node's average current and the days of play on a stated cell.
 
 from __future__ import annotations
 
+import sys  # noqa: I001
+from pathlib import Path as _Path
+
+sys.path.insert(0, str(_Path(__file__).resolve().parent.parent))  # tests/sim: the simulated table
+
 import argparse
 import tempfile
 import time
@@ -21,21 +26,19 @@ from pathlib import Path
 
 from results import Figure, save
 
-from station.devices.board import SimulatedBoard, SimulatedRadioTable
-from station.devices.radioplay import (
-    RADIO_NODES,
+from station.devices.board import RADIO_NODES, SimulatedBoard, SimulatedRadioTable, firmware_images  # noqa: E402
+from station.journal import read_records
+from station.runtime import Station
+from tests.sim.radioplay import (
     SHOT_MADE_S,
     TILT_MADE_S,
     Expected,
     check_delivery,
     delays,
-    firmware_images,
     play_script,
     shot_lines,
     tilt_line,
 )
-from station.journal import read_records
-from station.runtime import Station
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "firmware" / "build"

@@ -12,6 +12,11 @@ markers 30 mm at heights 0-60 mm and any facing, noise, blur and uneven lighting
 
 from __future__ import annotations
 
+import sys  # noqa: I001
+from pathlib import Path as _Path
+
+sys.path.insert(0, str(_Path(__file__).resolve().parent.parent))  # tests/sim: the simulated table
+
 import argparse
 import statistics
 import time
@@ -23,8 +28,8 @@ from results import Figure, save
 from station.vision import cv as V
 from station.vision.geometry import overhead_camera
 from station.vision.locate import Locator, MarkerSpec
-from station.vision.synthetic import ideal_calibration, random_scene, render
 from station.vision.tracker import Tracker
+from tests.sim.synthetic import ideal_calibration, random_scene, render
 
 TABLE = (1219.2, 1219.2)
 

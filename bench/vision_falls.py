@@ -7,6 +7,11 @@ Targets: recall >= 99 %, no false fall in 1,000 frames with hands passing over.
 
 from __future__ import annotations
 
+import sys  # noqa: I001
+from pathlib import Path as _Path
+
+sys.path.insert(0, str(_Path(__file__).resolve().parent.parent))  # tests/sim: the simulated table
+
 import argparse
 import time
 
@@ -15,8 +20,8 @@ import numpy as np
 from station.vision import cv as V
 from station.vision.geometry import overhead_camera
 from station.vision.locate import Locator, MarkerSpec
-from station.vision.synthetic import ideal_calibration, sequence
 from station.vision.tracker import ModelFell, Tracker
+from tests.sim.synthetic import ideal_calibration, sequence
 
 TABLE = (1219.2, 1219.2)
 

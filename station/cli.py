@@ -871,8 +871,7 @@ def _run_simulated(board: SimulatedBoard) -> None:
 @click.option("--loss", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Packets the air loses.")
 def simulate_radio(build: str, nodes: tuple[str, ...], script: str | None, link_path: str | None, loss: float) -> None:
     """A radio hub and its radio nodes in simavr on one simulated air; the hub's UART on a pty."""
-    from .devices.board import BoardError, SimulatedRadioTable
-    from .devices.radioplay import RADIO_NODES, firmware_images
+    from .devices.board import RADIO_NODES, BoardError, SimulatedRadioTable, firmware_images
 
     unknown = sorted(set(nodes) - RADIO_NODES.keys())
     if unknown:

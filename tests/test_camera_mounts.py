@@ -23,7 +23,7 @@ from station.vision.calibration import (
     load_calibration,
 )
 from station.vision.geometry import mounted_camera
-from station.vision.mounts import (
+from tests.sim.mounts import (
     MOUNTS,
     TABLE,
     Mount,
@@ -35,7 +35,7 @@ from station.vision.mounts import (
     remounted,
     run_mount,
 )
-from station.vision.synthetic import (
+from tests.sim.synthetic import (
     Scene,
     SceneMarker,
     anchor_markers,
@@ -85,8 +85,8 @@ def test_the_uncertainty_map_is_honest_in_both_directions(matrix):
 def test_the_budgets_marker_scatter_is_the_one_the_detector_has():
     """MARKER_CENTRE_SIGMA_PX, measured: bases located with the true pose carry the detector's
     scatter alone."""
-    from station.vision.mounts import detection_scatter_px
     from station.vision.uncertainty import MARKER_CENTRE_SIGMA_PX
+    from tests.sim.mounts import detection_scatter_px
 
     assert detection_scatter_px() == pytest.approx(MARKER_CENTRE_SIGMA_PX, rel=0.15)
 
@@ -94,7 +94,7 @@ def test_the_budgets_marker_scatter_is_the_one_the_detector_has():
 def test_anchors_laid_off_their_marks_widen_sigma_so_it_still_covers_the_error():
     """Anchors laid by hand, each up to a millimetre off: under the moved-anchor limit, so the pose
     is accepted, but its error grows.  The anchors' own scatter says so and sigma grows with it."""
-    from station.vision.mounts import laid_off
+    from tests.sim.mounts import laid_off
 
     mount = next(m for m in MOUNTS if m.name == "tilt 3°")
     laid = [laid_off(mount, 1.0, seed) for seed in range(4)]
@@ -109,7 +109,7 @@ def test_the_lens_share_of_sigma_is_what_a_board_calibrated_lens_leaves():
     """Eight lens calibrations from 18 board photos each, the anchors seen exactly: the error the
     lens leaves after the table fit against the lens's share of sigma.  Without the pose's response
     to the lens (the refit makes up most of a lens error) sigma would be 16 times too wide."""
-    from station.vision.mounts import lens_share
+    from tests.sim.mounts import lens_share
 
     actual, predicted = lens_share(next(m for m in MOUNTS if m.name == "720p, tilt 4°"), draws=8)
     assert 0.8 <= actual / predicted <= 1.25, (actual, predicted)
@@ -404,7 +404,7 @@ def test_a_pose_from_the_few_anchors_big_enough_names_the_others_as_too_small():
 def test_locate_names_the_markers_too_small_for_the_mount_with_their_size_and_the_fix():
     from station.vision.locate import Locator, MarkerSpec
     from station.vision.readable import RELIABLE_PX
-    from station.vision.synthetic import ideal_calibration
+    from tests.sim.synthetic import ideal_calibration
 
     camera = mounted_camera((1280, 720), 600.0, TABLE, 2000.0, 0.0, 0.0, 0.0)
     cal = ideal_calibration(camera, TABLE)
@@ -440,7 +440,7 @@ def test_a_marker_read_too_small_to_trust_its_id_is_never_a_unit():
     have become a phantom base; read under TRUSTED_PX it is said and ignored."""
     from station.vision.locate import Locator, MarkerSpec
     from station.vision.readable import TRUSTED_PX
-    from station.vision.synthetic import ideal_calibration
+    from tests.sim.synthetic import ideal_calibration
 
     camera = mounted_camera((1920, 1080), 950.0, TABLE, 1200.0, 0.0, 0.0, 0.0)
     cal = ideal_calibration(camera, TABLE)
@@ -459,7 +459,7 @@ def test_the_pre_game_check_names_the_army_markers_too_small_for_the_mount(tmp_p
     import copy
 
     from station.lobby.precheck import pregame_checks
-    from station.vision.synthetic import ideal_calibration
+    from tests.sim.synthetic import ideal_calibration
 
     armies = copy.deepcopy(armies)
     armies[0]["units"][0]["members"][0]["marker"] = {"id": 28, "size_mm": 30, "height_mm": 25}  # about 9 px here
@@ -482,7 +482,7 @@ def test_the_pre_game_check_names_the_army_markers_too_small_for_the_mount(tmp_p
 def test_no_misread_id_becomes_a_base_over_marker_sizes_8_to_30_px():
     """Every unit id is in the army here, so any misread is some unit's: the worst case.  Below
     14 px a few ids are misread (it happens: the sweep finds some), and none becomes a base."""
-    from station.vision.mounts import marker_size_sweep
+    from tests.sim.mounts import marker_size_sweep
 
     small = marker_size_sweep([9, 10, 11, 12], frames=30)
     assert sum(r.misread for r in small) > 0
@@ -496,8 +496,8 @@ def test_a_misread_that_persists_frame_after_frame_never_becomes_a_track():
     """The same small marker misread as another army's id in every frame: the tracker's
     three-frame confirmation alone would take it; read under TRUSTED_PX it never starts a track."""
     from station.vision.locate import Locator, MarkerSpec
-    from station.vision.synthetic import ideal_calibration
     from station.vision.tracker import Tracker
+    from tests.sim.synthetic import ideal_calibration
 
     camera = mounted_camera((1920, 1080), 950.0, TABLE, 1200.0, 0.0, 0.0, 0.0)
     specs = {

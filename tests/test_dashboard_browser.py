@@ -122,8 +122,8 @@ def test_measuring_tool_draws_the_line_between_two_bases(tmp_path):
     from station.runtime import Station
     from station.vision.geometry import overhead_camera
     from station.vision.sources import open_source
-    from station.vision.synthetic import Scene, SceneMarker, anchor_markers, ideal_calibration, render
     from station.web.server import DashboardServer
+    from tests.sim.synthetic import Scene, SceneMarker, anchor_markers, ideal_calibration, render
 
     from .conftest import EXAMPLES
 

@@ -12,8 +12,8 @@ import pytest
 from station.vision import cv as V
 from station.vision.calibration import CalibrationError, MovedAnchorError, default_anchors, load_calibration
 from station.vision.guided import COVERAGE_GRID, CalibrationDesk
-from station.vision.mounts import TABLE, Mount, framed_camera
-from station.vision.synthetic import Scene, SceneMarker, board_views, ideal_lens, render
+from tests.sim.mounts import TABLE, Mount, framed_camera
+from tests.sim.synthetic import Scene, SceneMarker, board_views, ideal_lens, render
 
 CAMERA = framed_camera(Mount("guided", tilt_deg=3, offset_mm=(20, 0)))
 

@@ -425,7 +425,7 @@ def _frames_with_a_model_arriving(folder, marker_id=40, empty=3, present=3):
     import numpy as np
 
     from station.vision.geometry import overhead_camera
-    from station.vision.synthetic import Scene, SceneMarker, anchor_markers, render, save_frame
+    from tests.sim.synthetic import Scene, SceneMarker, anchor_markers, render, save_frame
 
     folder.mkdir()
     camera = overhead_camera(image_size=(1280, 720), focal_px=640.0)

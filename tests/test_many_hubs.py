@@ -293,10 +293,8 @@ def test_the_example_armies_play_on_ten_hubs_with_the_real_firmware_among_them(t
     every barrel fires at a model on another board, every tilt node falls, and each hit names the
     shot a single clock would (bench/many_hubs.py, here with a 600 ms window to be quick)."""
     import random
-    import sys
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-    import many_hubs
+    from .sim import tenhubs as many_hubs
 
     table = many_hubs.Table(tmp_path, random.Random(33), window_ms=WINDOW)
     try:

@@ -11,19 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from station.devices.board import SimulatedRadioTable
-from station.devices.radioplay import (
-    RADIO_NODES,
+from station.devices.board import RADIO_NODES, SimulatedRadioTable, firmware_images
+from station.journal import read_records
+from station.lobby.precheck import pregame_checks
+from station.runtime import Station
+from tests.sim.radioplay import (
     Expected,
     check_delivery,
-    firmware_images,
     play_script,
     shot_lines,
     tilt_line,
 )
-from station.journal import read_records
-from station.lobby.precheck import pregame_checks
-from station.runtime import Station
 
 from .conftest import ROOT, wait_for
 

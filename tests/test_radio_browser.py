@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from station.devices.board import SimulatedRadioTable
-from station.devices.radioplay import firmware_images
+from station.devices.board import SimulatedRadioTable, firmware_images
 
 from .conftest import ROOT
 from .test_dashboard_browser import TOKEN, _page, station_process

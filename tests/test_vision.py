@@ -19,7 +19,7 @@ from station.vision.calibration import (
 )
 from station.vision.geometry import marker_pose, overhead_camera
 from station.vision.locate import Locator, MarkerSpec
-from station.vision.synthetic import (
+from tests.sim.synthetic import (
     Occluder,
     Scene,
     SceneMarker,
@@ -269,8 +269,8 @@ def test_army_marker_errors_name_the_field(tmp_path):
 
 
 def _run_sequence(seed, frames, falls, hands=3):
-    from station.vision.synthetic import sequence
     from station.vision.tracker import ModelFell, ModelUp, Tracker
+    from tests.sim.synthetic import sequence
 
     rng = np.random.default_rng(seed)
     tracker, found, false, truth, outputs = None, {}, [], set(), []
@@ -371,7 +371,7 @@ def test_station_with_a_camera_journals_snapshots_and_falls(tmp_path, armies):
 
 def test_calibrate_lens_then_table_from_the_command_line(tmp_path):
     """station calibrate lens --images DIR, then station calibrate table --image IMG, as documented."""
-    from station.vision.synthetic import save_frame
+    from tests.sim.synthetic import save_frame
 
     rng = np.random.default_rng(31)
     photos = tmp_path / "photos"
@@ -413,7 +413,7 @@ def test_the_camera_seen_from_above_puts_each_anchor_where_the_table_says():
 
     from station.vision import cv as stationcv
     from station.vision.geometry import overhead_camera
-    from station.vision.synthetic import Scene, anchor_markers, ideal_calibration, render
+    from tests.sim.synthetic import Scene, anchor_markers, ideal_calibration, render
 
     camera = overhead_camera()
     calibration = ideal_calibration(camera)

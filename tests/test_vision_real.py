@@ -16,7 +16,7 @@ from station.vision import cv as V
 from station.vision.calibration import Calibration, calibrate_lens
 from station.vision.geometry import overhead_camera
 from station.vision.locate import Locator, MarkerSpec
-from station.vision.synthetic import Scene, SceneMarker, anchor_markers, ideal_calibration, random_scene, render
+from tests.sim.synthetic import Scene, SceneMarker, anchor_markers, ideal_calibration, random_scene, render
 
 PHOTOS = Path(__file__).parent / "data" / "photos"
 CAM = overhead_camera()

@@ -15,9 +15,18 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 log = logging.getLogger(__name__)
+
+# name: barrels (a launcher) or 0 (a tilt node), as firmware/Makefile builds the radio nodes
+RADIO_NODES: dict[str, int] = {"RL1": 2, "RL2": 1, "RL3": 1, "RT1": 0, "RT2": 0, "RT3": 0}
+
+
+def firmware_images(build: Path, nodes: Iterable[str] = RADIO_NODES) -> tuple[Path, list[Path]]:
+    """The radio hub's image and the nodes' images in ``build``."""
+    return build / "radio-hub.elf", [build / f"node-{name}.elf" for name in nodes]
 
 
 class BoardError(RuntimeError):

@@ -30,7 +30,7 @@ import numpy as np
 from . import cv
 
 # A marker's detected centre scatters 0.09 px per axis: located with the true pose, 1,367 bases over
-# the 19 mounts of mounts.py came out at sigma_px = 0.089 (bench/camera_mounts.py prints it).  The
+# the 19 mounts of tests/sim/mounts.py came out at sigma_px = 0.089 (bench/camera_mounts.py prints it).  The
 # same figure is the prior for the anchors' centres in the table pose (tablepose._covariance).
 MARKER_CENTRE_SIGMA_PX = 0.09
 GRID_STEP_MM = 101.6  # 4 inches: 13 x 13 points over a 48" table

@@ -124,7 +124,7 @@ class StreamClient:
 def camera_recording(folder: Path, frames: int = 12) -> tuple[Path, Path, Path]:
     """A recording of the example table with two marked bases, its calibration, and the blue
     army file with those markers."""
-    from station.vision.synthetic import SceneMarker, render
+    from tests.sim.synthetic import SceneMarker, render
 
     from ..test_vision import _army_with_markers, _scene, _truth_calibration
 

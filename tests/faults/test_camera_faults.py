@@ -12,9 +12,9 @@ from station.journal import read_records
 from station.rules.bronepekhota.army import load_army
 from station.runtime import Station
 from station.vision.sources import SourceError
-from station.vision.synthetic import SceneMarker, render
 from station.vision.watchdog import FROZEN_FRAMES, FrameWatchdog
 from station.web.app import create_app
+from tests.sim.synthetic import SceneMarker, render
 
 from ..conftest import REFEREE_TOKEN
 from ..test_link import wait_for

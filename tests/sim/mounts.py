@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from . import cv
-from .calibration import (
+from station.vision import cv
+from station.vision.calibration import (
     Anchor,
     Calibration,
     CalibrationError,
@@ -23,10 +23,12 @@ from .calibration import (
     calibrate_table,
     default_anchors,
 )
-from .geometry import Camera, marker_corners, mounted_camera
-from .locate import Locator, MarkerSpec
-from .readable import smallest_px
-from .synthetic import (
+from station.vision.geometry import Camera, marker_corners, mounted_camera
+from station.vision.locate import Locator, MarkerSpec
+from station.vision.readable import smallest_px
+from station.vision.tablepose import SeenAnchor, fit_table_pose
+from station.vision.uncertainty import MAP_HEIGHTS_MM, MARKER_CENTRE_SIGMA_PX, ErrorModel
+from tests.sim.synthetic import (
     Occluder,
     Scene,
     SceneMarker,
@@ -37,8 +39,6 @@ from .synthetic import (
     random_scene,
     render,
 )
-from .tablepose import SeenAnchor, fit_table_pose
-from .uncertainty import MAP_HEIGHTS_MM, MARKER_CENTRE_SIGMA_PX, ErrorModel
 
 TABLE = (1219.2, 1219.2)
 RESOLUTIONS = {"720p": (1280, 720), "1080p": (1920, 1080), "4K": (3840, 2160)}

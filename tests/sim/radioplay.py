@@ -8,15 +8,12 @@ The nodes are the images ``make firmware`` builds (firmware/Makefile RADIO_NODES
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from . import protocol as p
+from station.devices import protocol as p
 
-# name: barrels (a launcher) or 0 (a tilt node), as firmware/Makefile builds them
-RADIO_NODES: dict[str, int] = {"RL1": 2, "RL2": 1, "RL3": 1, "RT1": 0, "RT2": 0, "RT3": 0}
 # a barrel's trigger and gate on a radio node (firmware/avr/node_config.h)
 _PINS = {1: ("D2", "D3"), 2: ("D4", "D5")}
 _FALLEN, _UPRIGHT = "x=1.0 y=0.0 z=0.1", "x=0.0 y=0.0 z=1.0"
@@ -42,11 +39,6 @@ class Expected:
     @property
     def total(self) -> int:
         return sum(len(v) for v in self.events.values())
-
-
-def firmware_images(build: Path, nodes: Iterable[str] = RADIO_NODES) -> tuple[Path, list[Path]]:
-    """The radio hub's image and the nodes' images in ``build``."""
-    return build / "radio-hub.elf", [build / f"node-{name}.elf" for name in nodes]
 
 
 def shot_lines(node: str, t: float, barrel: int = 1, gate_ms: float = 4.0) -> list[str]:

@@ -17,9 +17,9 @@ from typing import Any, cast
 import cv2
 import numpy as np
 
-from . import cv
-from .calibration import Calibration, default_anchors
-from .geometry import Camera, marker_corners
+from station.vision import cv
+from station.vision.calibration import Calibration, default_anchors
+from station.vision.geometry import Camera, marker_corners
 
 TABLE_BGR = (170, 190, 205)
 FLOOR_BGR = (60, 60, 60)
