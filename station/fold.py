@@ -6,9 +6,11 @@ clock: dice come from the journal (or the given book), so a replay is exact or f
 
 from __future__ import annotations
 
+import logging
+import math
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -23,6 +25,8 @@ from .rules.base import Event, Input, Override, Overriding, Ruling
 from .rules.options import UNCONFIRMED
 from .rules.registry import make_ruleset
 from .rules.ruleset import Ruleset, state_json
+
+log = logging.getLogger(__name__)
 
 HEADER_KIND = Kind.GAME
 APPLIED_RX = ("event", "control")  # rx verdicts the fold applies; the rest are kept for audit
@@ -139,6 +143,27 @@ def ruling_status(ruling: Ruling, confirmed: set[str] | frozenset[str], round_be
     return "unchallenged" if round_began is not None and ruling.cause < round_began else "pending"
 
 
+def _finite_value(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {k: _finite_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_value(v) for v in value]
+    return value
+
+
+def finite(ruling: Ruling) -> Ruling:
+    """A ruling every reader can take: a non-finite number in its details (a rules bug: no JSON
+    reader takes it, and the journal refuses it) is said as text instead, and logged, so the
+    ruling is still journaled and served, the same way live and in a replay."""
+    details = _finite_value(ruling.details)
+    if details == ruling.details:
+        return ruling
+    log.error("ruling %s held a non-finite number in its details: %s", ruling.id, details)
+    return replace(ruling, details=details)
+
+
 @dataclass
 class FoldResult:
     ruleset: Ruleset[Any]
@@ -153,7 +178,7 @@ class FoldResult:
         self.state, rulings = ruleset.apply(before, event)
         if ruleset.round_of(self.state) != ruleset.round_of(before):
             self.round_began = event.seq
-        return rulings
+        return [finite(r) for r in rulings] if rulings else rulings
 
     def standing_from(self) -> int | None:
         """What ``ruling_status`` needs to say a ruling stood unchallenged: the seq that began

@@ -167,3 +167,28 @@ def test_a_rules_bug_on_an_input_is_a_clear_answer_and_the_game_goes_on(client, 
         == 200
     )
     assert any(r["type"] == "set_order" for r in station.journal.records if r["kind"] == "input")
+
+
+def test_a_ruling_with_a_non_finite_number_is_still_journaled_and_served(client, station, monkeypatch):
+    """A rules bug puts an infinity in a ruling's details: the ruling is kept, journaled and
+    served with the number said as text (the journal refused it, the engine lost the ruling and
+    /api/state answered 500), and the replay says the same."""
+    from dataclasses import replace
+
+    from station.fold import fold
+    from station.rules.base import Ruling, RulingKind
+    from station.rules.bronepekhota.state import INPUTS
+    from station.rules.text import say
+
+    def doubtful(rules, state, seq, args):
+        text = say("Player order: {order}.", order="odd")
+        return state, [Ruling(f"{seq}:odd", seq, RulingKind.WARNING, text, "§3", True, details={"ms": float("inf")})]
+
+    monkeypatch.setitem(INPUTS._by_type, "set_order", replace(INPUTS.get("set_order"), handle=doubtful))
+    response = client.post("/api/input", json={"type": "set_order", "args": {}}, headers=REF)
+    assert response.status_code == 200 and response.get_json()["rulings"][0]["details"] == {"ms": "inf"}
+    assert client.get("/api/state").status_code == 200
+    journaled = [r["ruling"] for r in station.journal.records if r["kind"] == "ruling"]
+    assert journaled[-1]["id"].endswith(":odd") and journaled[-1]["details"] == {"ms": "inf"}
+    replayed = fold(station.journal.records).rulings[-1]
+    assert replayed.details == {"ms": "inf"}
