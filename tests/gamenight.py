@@ -296,7 +296,11 @@ def check_night(seed: int, directory: Path | None = None) -> Verdict:
         try:
             night.play()
             live_state, live_rulings = night.game.state_json(), _rulings(night.game.snapshot()["rulings"])
-            errors = getattr(night.game, "errors", 0)
+            errors = night.game.errors
+            try:  # what the dashboard is served: strict JSON, as a browser reads it
+                json.dumps(night.game.snapshot(), allow_nan=False, default=str)
+            except ValueError as exc:
+                problems.append(f"the game's snapshot cannot be served: {exc}")
         finally:
             night.journal.close()
         records = read_records(night.journal.path)
