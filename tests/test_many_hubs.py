@@ -64,7 +64,7 @@ def _station(tmp_path, armies, hubs, **kwargs):
         tmp_path / "g.jsonl", "bronepekhota", _wire(armies), options, [h.path for h in hubs], seed=2, **kwargs
     )
     station.start()
-    wait_for(lambda: _mapped(station, 1e-4), timeout=15, what="both hubs' clocks mapped, their rates known")
+    wait_for(lambda: _mapped(station, 2e-4), timeout=15, what="both hubs' clocks mapped, their rates known")
     station.game.operator_input("begin_round")
     station.game.operator_input("set_order", {"order": ["blue", "red"]})
     return station
