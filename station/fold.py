@@ -22,7 +22,6 @@ from .hubclock import Timeline
 from .journal import JournalError
 from .records import Kind
 from .rules.base import Event, Input, Override, Overriding, Ruling
-from .rules.options import UNCONFIRMED
 from .rules.registry import make_ruleset
 from .rules.ruleset import Ruleset, state_json
 
@@ -183,8 +182,7 @@ class FoldResult:
     def standing_from(self) -> int | None:
         """What ``ruling_status`` needs to say a ruling stood unchallenged: the seq that began
         this round when the game lets unconfirmed rulings stand, None when they wait."""
-        option = getattr(getattr(self.state, "options", None), "unconfirmed", UNCONFIRMED[0])
-        return self.round_began if option == UNCONFIRMED[0] else None
+        return self.round_began if self.ruleset.pending_stands(self.state) else None
 
     def status(self, ruling: Ruling) -> str:
         return ruling_status(ruling, self.state.confirmed, self.standing_from())

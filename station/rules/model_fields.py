@@ -131,6 +131,10 @@ class ModelRuleset(Generic[S]):
         """A game with no rounds is always in its first: nothing pending ever stands unchallenged."""
         return 1
 
+    def pending_stands(self, state: S) -> bool:
+        """A game without the option ``unconfirmed``: a pending ruling stands, as by its default."""
+        return True
+
     def load_army(self, path: str) -> dict[str, Any]:
         return self.army_format.load_army(path)
 

@@ -110,6 +110,10 @@ class Ruleset(Protocol[S]):
         """The round (or turn) being played: a ruling still pending from an earlier one stands
         unchallenged unless the game's option ``unconfirmed`` says it waits (station/fold.py)."""
 
+    def pending_stands(self, state: S) -> bool:
+        """Whether a ruling still pending when its round ended stands unchallenged (the game's
+        option ``unconfirmed``), or keeps waiting for the referee (station/fold.py)."""
+
     def postures(self, state: S) -> dict[str, str]:
         """Each model's posture as the hub's tilt nodes last reported it (the camera defers to it)."""
 

@@ -15,7 +15,7 @@ from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Overriding, Ruling
 from ..model_fields import ArmyFormat, ModelRuleset
-from ..options import OptionSet
+from ..options import UNCONFIRMED, OptionSet
 from ..ruleset import DashboardParts, ImportReport
 from ..text import joined, say
 from . import army, combat, formations, library, setup, strike, turns, victory  # noqa: F401  (each chapter registers its inputs)
@@ -117,6 +117,9 @@ class AlphaStrike(ModelRuleset[AlphaState]):
 
     def round_of(self, state: AlphaState) -> int:
         return state.turn
+
+    def pending_stands(self, state: AlphaState) -> bool:
+        return state.options.unconfirmed == UNCONFIRMED[0]
 
     def summary(self, state: AlphaState) -> str:
         lines = [say("Alpha Strike: turn {turn}, {phase} phase", turn=state.turn, phase=WORDS[state.phase])]

@@ -14,7 +14,7 @@ from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import VOID_MEANS, Event, Input, Overriding, Ruling, RulingKind
 from ..hits import HitTracker, Stamp, hub_overflow, stamp_of
 from ..model_fields import ArmyFormat, ModelRuleset
-from ..options import OptionSet
+from ..options import UNCONFIRMED, OptionSet
 from ..text import joined, say
 from . import army, damage, melee, missions, moving, repair, shooting, turns, virtual  # noqa: F401  (each chapter registers its inputs)
 from .army import check_armies
@@ -229,6 +229,9 @@ class Bronepekhota(ModelRuleset[GameState]):
 
     def round_of(self, state: GameState) -> int:
         return state.round
+
+    def pending_stands(self, state: GameState) -> bool:
+        return state.options.unconfirmed == UNCONFIRMED[0]
 
     def summary(self, state: GameState) -> str:
         view = state_view(state)

@@ -16,7 +16,7 @@ from ...measure.units import Convention, step
 from ..base import Event, Input, Overriding, Ruling
 from ..hits import Stamp, hub_overflow, stamp_of
 from ..model_fields import ArmyFormat, ModelRuleset
-from ..options import OptionSet
+from ..options import UNCONFIRMED, OptionSet
 from ..text import joined, say
 from . import army, combat, real, turns  # noqa: F401  (each chapter registers its inputs)
 from .army import check_armies
@@ -117,6 +117,9 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
 
     def round_of(self, state: QuickState) -> int:
         return state.turn
+
+    def pending_stands(self, state: QuickState) -> bool:
+        return state.options.unconfirmed == UNCONFIRMED[0]
 
     def summary(self, state: QuickState) -> str:
         view = state_view(state)

@@ -15,7 +15,7 @@ from ...dice import Roller
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Overriding, Ruling
 from ..model_fields import ArmyFormat, ModelRuleset
-from ..options import OptionSet
+from ..options import UNCONFIRMED, OptionSet
 from ..text import joined, say
 from . import army, artillery, blasts, melee, morale, moving, optional, shooting, transport, turns  # noqa: F401  (each chapter registers its inputs)
 from .army import check_armies, rules_data
@@ -111,6 +111,9 @@ class PriceOfAMile(ModelRuleset[MileState]):
 
     def round_of(self, state: MileState) -> int:
         return state.turn
+
+    def pending_stands(self, state: MileState) -> bool:
+        return state.options.unconfirmed == UNCONFIRMED[0]
 
     def summary(self, state: MileState) -> str:
         lines = [say("The Price of a Mile: turn {turn}", turn=state.turn) + (say(", game over") if state.over else "")]

@@ -15,7 +15,7 @@ from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Overriding, Ruling
 from ..model_fields import ArmyFormat, ModelRuleset
-from ..options import OptionSet
+from ..options import UNCONFIRMED, OptionSet
 from ..text import joined, say
 from . import army, assault, morale, shooting, turns  # noqa: F401  (each chapter registers its inputs)
 from .army import MORALE_WORDS, check_armies, rules_data
@@ -99,6 +99,9 @@ class SteelWarriors(ModelRuleset[WarState]):
 
     def round_of(self, state: WarState) -> int:
         return state.turn
+
+    def pending_stands(self, state: WarState) -> bool:
+        return state.options.unconfirmed == UNCONFIRMED[0]
 
     def summary(self, state: WarState) -> str:
         lines = [say("Steel Warriors: turn {turn}", turn=state.turn)]
