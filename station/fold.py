@@ -112,7 +112,7 @@ def is_folded(record: Mapping[str, Any]) -> bool:
 
 def is_step(record: Mapping[str, Any]) -> bool:
     """Whether the fold applies this record as a step of its own, in journal order."""
-    return record["kind"] in STEP_KINDS and (record["kind"] != Kind.RX or record.get("verdict") in APPLIED_RX)
+    return record["kind"] in STEP_KINDS and is_folded(record)
 
 
 def overrides_of(records: Iterable[Mapping[str, Any]]) -> dict[str, Overriding]:
@@ -142,6 +142,24 @@ def ruling_status(ruling: Ruling, confirmed: set[str] | frozenset[str], round_be
     return "unchallenged" if round_began is not None and ruling.cause < round_began else "pending"
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})  # what most details hold: nothing to look into
+
+
+def _non_finite(value: Any) -> bool:
+    """Whether a non-finite number hides in ``value``: a walk that copies nothing and looks past
+    plain values by their type alone, since it runs on every ruling of every fold."""
+    for item in value.values() if isinstance(value, Mapping) else value:
+        kind = type(item)
+        if kind in _PLAIN:
+            continue
+        if kind is float:
+            if not math.isfinite(item):
+                return True
+        elif isinstance(item, (Mapping, list, tuple)) and _non_finite(item):
+            return True
+    return False
+
+
 def _finite_value(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
@@ -156,9 +174,9 @@ def finite(ruling: Ruling) -> Ruling:
     """A ruling every reader can take: a non-finite number in its details (a rules bug: no JSON
     reader takes it, and the journal refuses it) is said as text instead, and logged, so the
     ruling is still journaled and served, the same way live and in a replay."""
-    details = _finite_value(ruling.details)
-    if details == ruling.details:
+    if not _non_finite(ruling.details):
         return ruling
+    details = _finite_value(ruling.details)
     log.error("ruling %s held a non-finite number in its details: %s", ruling.id, details)
     return replace(ruling, details=details)
 

@@ -26,8 +26,9 @@ than a line can follow, or a clock that jumped), the oldest samples are let go u
 the bound widens, honestly, and ``unsteady`` says so for the hub's health.  An answer that the
 hulls say is impossible by more than ``GARBAGE_MS`` (a garbled or stale CLK) is rejected and
 counted, once the mapping rests on ``TRUSTED_ANSWERS``; ``GARBAGE_RUN`` such answers in a row mean
-the clock itself jumped, and the mapping starts again from them.  A rate beyond the ±1 % searched
-(``MAX_RATE_ERR``) cannot be mapped: ``unmappable`` says so, and the link journals no mapping.  A hub that does not answer TIME (before bronehub/1.2) is mapped from its heartbeats:
+the clock itself jumped, and the mapping starts again from them.  A rate at the edge of the ±1 %
+searched (``MAX_RATE_ERR``) cannot be mapped: ``unmappable`` says so, and the link journals the
+hub unmapped.  A hub that does not answer TIME (before bronehub/1.2) is mapped from its heartbeats:
 the upper bounds only, lowered by half of ``HEARTBEAT_FLOOR_MS`` and stated with that as its
 error, because nothing says how quick its quickest heartbeat was.
 """

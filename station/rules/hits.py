@@ -20,8 +20,7 @@ then ruled with the latest shot on the timeline whose window holds it.  Evidence
 shot is kept ``ALONE_MS`` more: a shot whose line comes later still (its hub was unplugged, say)
 rules it again, in a new ruling that says which one it supersedes.
 
-With several hubs the shot and the impact may come from two boards with two clocks.  Every time
-here is a ``Stamp``: the hub's own ``t`` and its place on the station's one timeline
+Every time here is a ``Stamp``: the hub's own ``t`` and its place on the station's one timeline
 (station/hubclock.py).  Two stamps of one hub are compared by ``t``, exactly, as they always were;
 two of different hubs by their mapped times, within the mappings' uncertainty.  An impact whose
 place in a shot's window that uncertainty cannot settle is still attributed, with its doubt
@@ -297,9 +296,6 @@ class HitTracker(Evolving, Generic[F]):
         fell = replace(earlier, fell=True, ruling=evidence.ruling, how=earlier.how or evidence.how)
         return self.evolve(unexplained=tuple(fell if u is earlier else u for u in self.unexplained))
 
-    def parked(self, target: str) -> bool:
-        return any(u.target == target for u in self.unexplained)
-
     def forget_alone(self, now: Stamp) -> HitTracker[F]:
         if not self.alone:
             return self
@@ -373,9 +369,11 @@ class HitTracker(Evolving, Generic[F]):
         evidence waiting (or ruled alone) may still be theirs.  With several hubs a shot is kept
         ``ALONE_MS`` longer: the line of the fall it caused may come that late from an unplugged
         hub, and is still that shot's hit."""
+        if not self.shots or not _surely_after(now, self.shots[0].t, window_ms + 1):
+            return self  # shots are kept in the order fired (the common case: none has closed)
         horizon = window_ms + 1 + (ALONE_MS if len({c.partition("/")[0] for c in self.clocks}) > 1 else 0)
-        if not self.shots or not _surely_after(now, self.shots[0].t, horizon):
-            return self  # shots are kept in the order fired
+        if horizon > window_ms + 1 and not _surely_after(now, self.shots[0].t, horizon):
+            return self
         keep = {i.shot_seq for i in self.waiting} if self.waiting else set()
         for u in self.unexplained + self.alone:
             keep |= {s.seq for s in self.shots if in_window(*u.t.since(s.t), window_ms) is not False}
