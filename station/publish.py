@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from . import untrusted_json
 from .journal import Journal
 
 log = logging.getLogger(__name__)
@@ -243,8 +244,8 @@ class MqttPublisher:
         broker took for ``RESEND_AFTER_S`` (a broker that crashed before saving them), the rest is
         sent again.  Anything else here is ignored."""
         try:
-            said = json.loads(payload)
-        except (ValueError, RecursionError):
+            said = untrusted_json.loads(payload)
+        except (ValueError, untrusted_json.TooDeep):
             return
         if not isinstance(said, dict) or said.get("journal") != self.journal.path.name:
             return
@@ -267,8 +268,8 @@ class MqttPublisher:
         publish here: whatever is not another station's health is ignored, and nothing raises
         out of paho's callback (that stopped its loop, and so the records)."""
         try:
-            said = json.loads(message.payload)
-        except (ValueError, RecursionError):
+            said = untrusted_json.loads(message.payload)
+        except (ValueError, untrusted_json.TooDeep):
             return
         if not isinstance(said, dict):
             return

@@ -11,10 +11,10 @@ the subscriber keeps it aside and acknowledges it, so it is seen once.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from .. import untrusted_json
 from ..publish import TOPIC_ROOT, check_table_id
 from ..records import Kind
 
@@ -58,9 +58,9 @@ def _parsed(payload: bytes) -> Any:
         raise Rejected(f"{name} is not JSON")
 
     try:
-        return json.loads(payload, parse_constant=no_constant)
-    except RecursionError:  # Python's reader stops at about 1,000 levels; a station's records go 10
-        raise Rejected("nested too deeply to read") from None
+        return untrusted_json.loads(payload, parse_constant=no_constant)
+    except untrusted_json.TooDeep as exc:
+        raise Rejected(f"{exc}: too deep to read") from None
     except (ValueError, UnicodeDecodeError) as exc:
         if isinstance(exc, Rejected):
             raise

@@ -26,6 +26,7 @@ from typing import Any, ParamSpec, cast
 from flask import Flask, Response, current_app, jsonify, request, session
 
 from ..rules.text import Text, say
+from ..untrusted_json import TooDeep
 from . import strict_json
 from .sessions import SESSION_HOURS, RefereeToken, Sessions
 
@@ -201,7 +202,7 @@ def harden(app: Flask, token: str, config: Path | None = None, session_hours: fl
     def _too_large(_exc: Exception) -> tuple[Response, int]:
         return error_response(413, larger_than(MAX_UPLOAD_BYTES))
 
-    @app.errorhandler(RecursionError)
+    @app.errorhandler(TooDeep)
     def _too_deep(_exc: Exception) -> tuple[Response, int]:
         """A body nested thousands of levels deep (a hostile client): refused by name, as JSON."""
         return error_response(400, "the request body is nested too deeply to read")

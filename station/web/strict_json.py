@@ -19,6 +19,8 @@ from typing import Any
 from flask import Flask, Response, jsonify
 from flask.json.provider import DefaultJSONProvider
 
+from .. import untrusted_json
+
 LARGEST = 1e12
 
 
@@ -50,6 +52,7 @@ class StrictJSONProvider(DefaultJSONProvider):
     """Flask's JSON, refusing unsafe numbers in and never writing them out."""
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        untrusted_json.check_depth(s)
         data = super().loads(s, **kwargs)
         check_numbers(data)
         return data
