@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-MOST_LEVELS = 100
+MOST_LEVELS = 64
 
 # A string (skipped whole, escapes included) or one bracket: brackets inside strings are not nesting.
 _STRING_OR_BRACKET = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
