@@ -21,7 +21,7 @@ from .gcpause import without_cycle_collection
 from .hubclock import Timeline
 from .journal import JournalError
 from .records import Kind
-from .rules.base import Event, Input, Override, Overriding, Ruling
+from .rules.base import Event, HubLink, Input, Override, Overriding, Ruling
 from .rules.registry import make_ruleset
 from .rules.ruleset import Ruleset, state_json
 
@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 HEADER_KIND = Kind.GAME
 APPLIED_RX = ("event", "control")  # rx verdicts the fold applies; the rest are kept for audit
+LINK_STATES = ("connected", "lost")
 
 
 @cache
@@ -58,6 +59,10 @@ def record_event(record: Mapping[str, Any], timeline: Timeline) -> Event | None:
     if kind == Kind.CLOCK:
         timeline.learn(record)
         return None
+    if kind == Kind.LINK:
+        if not is_folded(record):
+            return None
+        return Event(record["seq"], HubLink(record["hub"], record["state"] == "connected"), record.get("mono"))
     if kind == Kind.INPUT:
         return Event(record["seq"], Input(record["type"], record.get("args", {})))
     if kind in (Kind.CONFIRM, Kind.OVERRIDE):
@@ -98,6 +103,7 @@ FOLDED_KINDS = frozenset(
         Kind.CAMERA,
         Kind.TERRAIN,
         Kind.CLOCK,
+        Kind.LINK,
     }
 )
 # What is applied one record at a time, in journal order (the header starts the fold, and dice
@@ -106,8 +112,14 @@ STEP_KINDS = FOLDED_KINDS - {Kind.GAME, Kind.DICE, Kind.DICE_ENTRY}
 
 
 def is_folded(record: Mapping[str, Any]) -> bool:
-    """Whether the fold reads this record (the rest are kept for the audit trail)."""
-    return record["kind"] in FOLDED_KINDS and (record["kind"] != Kind.RX or record.get("verdict") in APPLIED_RX)
+    """Whether the fold reads this record (the rest are kept for the audit trail).  A ``link``
+    record is read when it names its hub (older journals' did not, and replay as they did)."""
+    kind = record["kind"]
+    if kind == Kind.RX:
+        return record.get("verdict") in APPLIED_RX
+    if kind == Kind.LINK:
+        return isinstance(record.get("hub"), str) and record.get("state") in LINK_STATES
+    return kind in FOLDED_KINDS
 
 
 def is_step(record: Mapping[str, Any]) -> bool:

@@ -30,6 +30,8 @@ from .rules.view import StateView
 
 log = logging.getLogger(__name__)
 
+QUIET_KINDS = (Kind.CLOCK, Kind.LINK)  # a hub's clock mapping or link changes nothing a screen shows by itself
+
 END_KIND = Kind.END  # the referee ended the game (not folded: the history and the report read it)
 RULINGS_KEPT = 5000  # rulings a live game keeps in memory (and shows); every one stays in the journal
 RECENT_RULINGS = 200  # rulings a screen is sent when it opens; it pages back through the older ones
@@ -169,7 +171,7 @@ class Game:
             kind = record["kind"]
             if kind == Kind.CONFIRM:
                 self._confirmed_since.append(record["ruling"])
-            shown = shown or kind != Kind.CLOCK  # a hub's clock mapping changes nothing a screen shows
+            shown = shown or kind not in QUIET_KINDS
             try:
                 if kind == Kind.OVERRIDE:  # it acts where the ruling was made: fold again to here
                     self._derive(record["seq"])

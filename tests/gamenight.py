@@ -6,7 +6,8 @@ real journal and one real ``Game``, and a seed decides how they interleave.
 - **Hubs** (three boards, each with its own id, drifting clock and boot) journal their lines as
   the serial link does (an ``rx`` record tagged with the hub, and ``clock`` records mapping its
   clock), then hand the record to the engine's queue; a hub may reset (a new boot, unmapped until
-  its next clock record), and send a line the link judged bad (journaled, never applied).
+  its next clock record), send a line the link judged bad (journaled, never applied), and be
+  unplugged (its link's ``lost`` and ``connected`` records, its later lines after them).
 - **The engine** takes the queue in order, later, whenever the seed lets it (``Game.observe``).
 - **Two phones** tap referee inputs (begin a round, set the order, activate, end an activation),
   confirm and override rulings at once, as a web request does.
@@ -179,9 +180,12 @@ class Night:
             elif what < 0.9:  # a line the link judged bad: journaled for the audit, never applied
                 hub = self.hubs[rng.choice(HUBS)]
                 lines[hub.tag].append(self._bad(hub))
-            else:  # the clocks mapped again
+            elif what < 0.95:  # the clocks mapped again
                 hub = self.hubs[rng.choice(HUBS)]
                 lines[hub.tag].append(self._clock(hub, now))
+            else:  # a hub unplugged: its later lines come after the replug, as its link resends them
+                tag = rng.choice(HUBS)
+                lines[tag].extend((self._link(tag, "lost"), self._link(tag, "connected")))
         for tag in HUBS:
             self.actors[f"hub {tag}"] = lines[tag]
         self.actors["phone 1"] = deque(self._taps(opening=True))
@@ -191,6 +195,12 @@ class Night:
     def _rx(self, hub: SimHub, line: str, verdict: str = "event") -> Step:
         def step() -> None:
             self.engine.append(self.journal.append("rx", line=line, verdict=verdict, hub=hub.tag))
+
+        return step
+
+    def _link(self, tag: str, state: str) -> Step:
+        def step() -> None:  # the link's reader journals it; whoever applies next takes it in order
+            self.journal.append("link", state=state, url=f"/dev/hub-{tag}", hub=tag)
 
         return step
 

@@ -137,6 +137,10 @@ class ThreeHubs:
     def hits(self) -> list[dict]:
         return [r for r in self.game.snapshot()["rulings"] if r["kind"] == "hit"]
 
+    def link(self, hub: str, state: str) -> list:
+        """The hub's link lost or connected again, as its reader journals it."""
+        return self.game.observe(self.journal.append("link", state=state, url=f"/dev/hub-{hub}", hub=hub))
+
 
 def test_crossing_lines_name_the_latest_shot_on_the_timeline(tmp_path):
     """Two shots on two hubs in one window, the model falls 40 ms after the later one, and the
@@ -159,11 +163,15 @@ def test_a_shot_from_a_hub_unplugged_at_the_shot_rules_the_fall_again_when_it_co
     the wait is over, and the shot's line, resent after the replug, rules it again in a new
     ruling that supersedes the first; both are journaled (nothing was re-ruled before)."""
     table = ThreeHubs(tmp_path)
+    table.link("A1A1", "lost")
     table.line("C3C3", p.Tilt(2, "T33", "fallen", 80, 10_140))  # clone-3 falls
     for up in range(10_500, 15_500, 1000):  # hubs B and C go on; A is unplugged
         table.line("B2B2", p.Heartbeat(0, up, 0), "control")
     alone = [r for r in table.game.snapshot()["rulings"] if r["id"].endswith(":fall")]
     assert len(alone) == 1 and "no shot" in alone[0]["text"] and table.hits() == []
+    assert "Hub A1A1 is disconnected" in alone[0]["text"] and alone[0]["needs_referee"]
+    assert alone[0]["details"]["hubs_away"] == ["A1A1"]
+    table.link("A1A1", "connected")
     table.line("A1A1", p.Shot(2, "L1", 1, "shell", 1, 10_100))  # resent after the replug
     (hit,) = table.hits()
     assert hit["details"]["supersedes"] == alone[0]["id"] and hit["details"]["shooter"] == "gryphon"
@@ -172,7 +180,43 @@ def test_a_shot_from_a_hub_unplugged_at_the_shot_rules_the_fall_again_when_it_co
     records = read_records(table.journal.path)
     journaled = {r["ruling"]["id"] for r in records if r["kind"] == "ruling"}
     assert {alone[0]["id"], hit["id"]} <= journaled
+    assert "disconnected" not in hit["text"] and "hubs_away" not in hit["details"]  # A is back
     assert fold(records).state_json() == table.game.state_json()
+
+
+def test_a_fall_with_no_shot_while_no_hub_is_away_is_ruled_without_the_referee(tmp_path):
+    """The same fall with every hub connected: no hub can hold a shot still, so nothing is
+    said of one (the shot that comes later anyway still supersedes it)."""
+    table = ThreeHubs(tmp_path)
+    table.line("C3C3", p.Tilt(2, "T33", "fallen", 80, 10_140))
+    table.line("B2B2", p.Heartbeat(0, 10_500, 0), "control")
+    (alone,) = [r for r in table.game.snapshot()["rulings"] if r["id"].endswith(":fall")]
+    assert "disconnected" not in alone["text"] and "hubs_away" not in alone["details"]
+
+
+def test_a_hit_ruled_while_another_hub_is_away_says_so(tmp_path):
+    """A shot on A, the fall on C, and hub B unplugged: B may hold a later shot in the same
+    window, so the hit names A's shot and asks the referee, in both languages."""
+    table = ThreeHubs(tmp_path)
+    table.link("B2B2", "lost")
+    table.line("A1A1", p.Shot(2, "L1", 1, "shell", 1, 10_000))
+    table.line("C3C3", p.Tilt(2, "T33", "fallen", 80, 10_040))
+    table.line("A1A1", p.Heartbeat(0, 10_500, 0), "control")
+    (hit,) = table.hits()
+    assert hit["details"]["shooter"] == "gryphon" and hit["details"]["hubs_away"] == ["B2B2"]
+    assert "Hub B2B2 is disconnected" in hit["text"] and hit["needs_referee"]
+    assert "Хаб B2B2 отключён" in from_message(hit["message"]).said(catalog("ru", "bronepekhota"))
+    table.journal.close()
+    assert fold(read_records(table.journal.path)).state_json() == table.game.state_json()
+
+
+def test_a_link_record_from_before_hubs_were_named_is_not_folded():
+    """Older journals' link records named no hub: they replay as they did, as no step at all."""
+    from station.fold import is_folded, is_step
+
+    assert not is_step({"kind": "link", "seq": 5, "state": "lost", "url": "/dev/ttyUSB0"})
+    assert is_step({"kind": "link", "seq": 5, "state": "lost", "url": "/dev/ttyUSB0", "hub": "A1A1"})
+    assert not is_folded({"kind": "link", "seq": 5, "state": "opened", "url": "x", "hub": "A1A1"})
 
 
 def test_a_fall_from_a_hub_unplugged_at_the_fall_is_still_the_shots_hit(tmp_path):

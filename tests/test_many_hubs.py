@@ -164,6 +164,38 @@ def test_an_unplugged_hub_holds_up_no_other_and_its_events_arrive_once(tmp_path,
         station.stop()
 
 
+def test_a_fall_while_the_shooters_hub_is_unplugged_asks_the_referee_and_its_shot_rules_again(
+    tmp_path, armies, hubs
+):
+    """The shooter's hub is unplugged when it fires: the fall on the other hub is ruled with no
+    shot, saying the hub is away (judge it); the shot, sent after the replug, rules it again."""
+    a, b = hubs
+    station = _station(tmp_path, armies, hubs)
+    try:
+        a.unplug()
+        wait_for(lambda: station.health()["hubs"][0]["state"] == "lost", what="hub A lost")
+        shot = time.monotonic() * 1000
+        a.shot("L1", 1, "shell", t=int(a.hub_ms_at(shot)))  # kept in A's ring
+        b.tilt("T1", "fallen", 80, t=int(b.hub_ms_at(shot + 40)))
+
+        def fall() -> list[dict]:
+            return [r for r in station.game.snapshot()["rulings"] if r["id"].endswith(":fall")]
+
+        wait_for(fall, what="the fall ruled with no shot")
+        (alone,) = fall()
+        assert alone["details"]["hubs_away"] == ["A1A1"] and alone["needs_referee"], alone
+        assert "Hub A1A1 is disconnected" in alone["text"]
+        a.replug()
+        wait_for(lambda: _hits(station), what="the shot, sent after the replug, rules the fall again")
+        (hit,) = _hits(station)
+        assert hit["details"]["supersedes"] == alone["id"] and hit["details"]["shooter"] == "gryphon"
+        links = [r for r in read_records(station.journal.path) if r["kind"] == "link" and r["hub"] == "A1A1"]
+        assert [r["state"] for r in links][-2:] == ["lost", "connected"]
+        _replays_as_played(station)
+    finally:
+        station.stop()
+
+
 def test_a_reset_hub_starts_a_new_clock_and_the_other_keeps_its_own(tmp_path, armies, hubs):
     a, b = hubs
     station = _station(tmp_path, armies, hubs)

@@ -439,7 +439,7 @@ class HubLink:
 
     def _audit(self, kind: str, **fields: Any) -> None:
         """Journal a record kept for the audit trail only, unless the disk is full."""
-        if kind == Kind.RX:
+        if kind in (Kind.RX, Kind.LINK):  # a link record names its hub: the fold reads it
             fields["hub"] = self.tag
         if self.journal.accepting():
             try:

@@ -26,6 +26,16 @@ class Input:
 
 
 @dataclass(frozen=True, slots=True)
+class HubLink:
+    """A hub's link lost or connected again (a ``link`` record naming its hub).  A hub that is
+    away may hold a shot it will send when it is back, so the games that attribute hits across
+    hubs say so rather than rule as if no shot had been fired."""
+
+    hub: str
+    connected: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Override:
     """The referee replaces a ruling.  ``verdict`` is ruleset-specific (e.g. "void", "fell")."""
 
@@ -47,7 +57,7 @@ class Event(NamedTuple):
     a frozen dataclass: the fold makes one per hub event, and a tuple is built in one C call."""
 
     seq: int
-    body: Message | Input
+    body: Message | Input | HubLink
     mono: float | None = None  # the station's monotonic clock when it was journaled, seconds
     # A hub event's place on the one timeline (station/hubclock.py): whose clock its ``t`` is on
     # ("hub/boot"; "" in a journal from before several hubs), that time on the station's clock in

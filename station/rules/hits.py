@@ -38,8 +38,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, NamedTuple, Protocol, Self, TypeVar
 
 from ..hubclock import STAMP_MS
-from .base import Event, Evolving, Ruling, RulingKind
-from .text import Text, say
+from .base import Event, Evolving, HubLink, Ruling, RulingKind
+from .text import Text, joined, say
 
 
 class Stamp(NamedTuple):
@@ -68,16 +68,17 @@ def stamp_of(event: Event, t: int) -> Stamp:
 
 @dataclass(frozen=True, slots=True)
 class ClockDoubt:
-    """Why the hubs' clocks cannot place a hit in or out of its shot's window: ``ms`` either
-    side of the window's edge, or ``unmapped``, the hub whose clock is not mapped yet (no bound
-    at all: said in words, never as an infinite number a ruling could not be journaled with).
-    False when the clocks can tell."""
+    """Why the hubs cannot settle a hit: ``ms`` either side of the window's edge, or
+    ``unmapped``, the hub whose clock is not mapped yet (no bound at all: said in words, never as
+    an infinite number a ruling could not be journaled with); and ``away``, hubs whose link is
+    lost, which may hold a later shot they will send when back.  False when the hubs can tell."""
 
     ms: float = 0.0
     unmapped: str = ""
+    away: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.ms or self.unmapped)
+        return bool(self.ms or self.unmapped or self.away)
 
     @classmethod
     def between(cls, gap: float, doubt: float, window_ms: int, shot: Stamp, t: Stamp) -> ClockDoubt:
@@ -89,26 +90,44 @@ class ClockDoubt:
         return cls(unmapped=unmapped.clock.partition("/")[0])
 
     def details(self) -> dict[str, Any]:
-        """What a hit ruling's details say of it (nothing when the clocks can tell)."""
+        """What a hit ruling's details say of it (nothing when the hubs can tell)."""
+        said: dict[str, Any] = {"hubs_away": list(self.away)} if self.away else {}
         if self.unmapped:
-            return {"clock_unmapped": self.unmapped}
-        return {"clock_doubt_ms": round(self.ms, 2)} if self.ms else {}
+            return {"clock_unmapped": self.unmapped, **said}
+        return {"clock_doubt_ms": round(self.ms, 2), **said} if self.ms else said
 
 
 NO_DOUBT = ClockDoubt()
 
 
 def clock_doubt(doubt: ClockDoubt) -> Text:
-    """What a hit ruling adds when the hubs' clocks cannot place the impact in or out of the
-    shot's window."""
+    """What a hit ruling adds when the hubs cannot settle it: their clocks cannot place the
+    impact in or out of the shot's window, or a hub that may hold another shot is away."""
+    parts: list[Text] = []
     if doubt.unmapped:
-        return say(
-            " The clock of hub {hub} is not mapped yet, so nothing can tell whether the impact came in the shot's hit window: judge it.",
-            hub=doubt.unmapped,
+        parts.append(
+            say(
+                " The clock of hub {hub} is not mapped yet, so nothing can tell whether the impact came in the shot's hit window: judge it.",
+                hub=doubt.unmapped,
+            )
         )
+    elif doubt.ms:
+        parts.append(
+            say(
+                " The impact came within ±{doubt} ms of the edge of the shot's hit window, closer than the two hubs' clocks can tell: judge it.",
+                doubt=f"{doubt.ms:.1f}",
+            )
+        )
+    if doubt.away:
+        parts.append(hubs_away(doubt.away))
+    return joined(parts, "")
+
+
+def hubs_away(hubs: tuple[str, ...]) -> Text:
+    """What a hit ruling adds while hubs that may hold a shot are disconnected."""
     return say(
-        " The impact came within ±{doubt} ms of the edge of the shot's hit window, closer than the two hubs' clocks can tell: judge it.",
-        doubt=f"{doubt.ms:.1f}",
+        " Hub {hubs} is disconnected, and a shot it holds would reach the station only when it is back: judge it.",
+        hubs=", ".join(hubs),
     )
 
 
@@ -215,7 +234,7 @@ def time_moves_on(
         shot, count = state.hits.shot_for(evidence.target, evidence.t, window_ms)
         if shot is None:  # ruled as it stands, and kept a while for a shot later still
             state = state.evolve(hits=state.hits.evolve(alone=state.hits.alone + (evidence,)))
-            rulings += [evidence.ruling] if evidence.ruling is not None else []
+            rulings += [state.hits.said_away(evidence.ruling, evidence.t)] if evidence.ruling is not None else []
             continue
         state, more = _rule_with(state, evidence, shot, count, window_ms, resolve)
         rulings += more
@@ -273,9 +292,31 @@ class HitTracker(Evolving, Generic[F]):
     unexplained: tuple[Unexplained, ...] = ()
     alone: tuple[Unexplained, ...] = ()  # evidence ruled with no shot, for ``ALONE_MS``: a later line may explain it
     clocks: frozenset[str] = frozenset()  # every hub clock heard ("hub/boot"; "" in an older journal)
+    away: frozenset[str] = frozenset()  # hubs whose link is lost: they may hold a shot not sent yet
 
     def fire(self, shot: F) -> HitTracker[F]:
         return self.evolve(shots=self.shots + (shot,))
+
+    def linked(self, link: HubLink) -> HitTracker[F]:
+        """A hub's link lost, or connected again."""
+        away = self.away - {link.hub} if link.connected else self.away | {link.hub}
+        return self if away == self.away else self.evolve(away=away)
+
+    def away_from(self, t: Stamp) -> tuple[str, ...]:
+        """The hubs away that may hold a shot explaining evidence at ``t``: all but the
+        evidence's own hub, whose lines come in the order it made them."""
+        if not self.away:
+            return ()
+        return tuple(sorted(self.away - {t.clock.partition("/")[0]}))
+
+    def said_away(self, ruling: Ruling, t: Stamp) -> Ruling:
+        """A ruling made with no shot for evidence at ``t``: while a hub that may hold one is
+        away, it says so, and the referee judges it."""
+        away = self.away_from(t)
+        if not away:
+            return ruling
+        details = {**ruling.details, "hubs_away": list(away)}
+        return replace(ruling, text=ruling.text + hubs_away(away), details=details, needs_referee=True)
 
     def heard(self, t: Stamp) -> HitTracker[F]:
         return self if t.clock in self.clocks else self.evolve(clocks=self.clocks | {t.clock})
@@ -329,11 +370,12 @@ class HitTracker(Evolving, Generic[F]):
             return found[latest], len(found)
         return found[-1], len(found)
 
-    @staticmethod
-    def doubt(shot: Fired, t: Stamp, window_ms: int) -> ClockDoubt:
-        """The clocks' doubt when they cannot tell whether ``t`` is in the shot's window; false
-        when they can."""
-        return ClockDoubt.between(*t.since(shot.t), window_ms, shot.t, t)
+    def doubt(self, shot: Fired, t: Stamp, window_ms: int) -> ClockDoubt:
+        """The hubs' doubt when their clocks cannot tell whether ``t`` is in the shot's window,
+        or a hub that may hold a later shot is away; false when they can tell."""
+        doubt = ClockDoubt.between(*t.since(shot.t), window_ms, shot.t, t)
+        away = self.away_from(t)
+        return replace(doubt, away=away) if away else doubt
 
     def impact_on(self, target: str) -> Impact | None:
         return next((i for i in self.waiting if i.target == target), None)

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from ...events import DryFire, Hello, Impact, Node, Overflow, Shot, Tilt, hub_time, sensor_inventory
 from ...measure.units import BRONEPEKHOTA, Convention
-from ..base import VOID_MEANS, Event, Input, Overriding, Ruling, RulingKind
+from ..base import VOID_MEANS, Event, HubLink, Input, Overriding, Ruling, RulingKind
 from ..hits import HitTracker, Stamp, hub_overflow, stamp_of
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
@@ -79,6 +79,8 @@ class Bronepekhota(ModelRuleset[GameState]):
             if body.type == "camera_posture":
                 return self._camera_posture(state, seq, body.args, event.mono)
             return self._input(state, seq, body)
+        if isinstance(body, HubLink):  # a hub away may hold a shot it has not sent
+            return state.evolve(hits=state.hits.linked(body)), []
         hub_t = hub_time(body)
         when = stamp_of(event, hub_t) if hub_t is not None else None
         clock = (when, event.mono) if when is not None and event.mono is not None else None  # hub and station

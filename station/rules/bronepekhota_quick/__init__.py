@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
-from ..base import Event, Input, Overriding, Ruling
+from ..base import Event, HubLink, Input, Overriding, Ruling
 from ..hits import Stamp, hub_overflow, stamp_of
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
@@ -64,6 +64,8 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
         body, seq = event.body, event.seq
         if isinstance(body, Input):
             return self._input(state, seq, body)
+        if isinstance(body, HubLink):  # a hub away may hold a shot it has not sent
+            return state.evolve(hits=state.hits.linked(body)), []
         if isinstance(body, Heartbeat):
             return real.advance_time(state, stamp_of(event, body.up), self.roller)
         if isinstance(body, Hello):  # a hub introduced: its shots may come late to evidence on another
