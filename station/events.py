@@ -178,9 +178,11 @@ class Tilt(Message):
     state: str
     angle: int  # degrees from vertical
     t: int
+    first: int = 0  # 1: the node's first settled posture since it started (bronehub/1.3): a report, not a change
 
     def check(self) -> None:
         _one_of("state", self.state, TILT_STATES)
+        _within("first", self.first, 0, 1)
         _within("angle", self.angle, 0, 180)
 
 

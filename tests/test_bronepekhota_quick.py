@@ -164,6 +164,18 @@ def test_11_real_hits_by_how_the_model_ends_up(game):
     assert "d6 6+3 = 9 damage" in stood[0].text and game.f("crawler").dead  # 9 > durability 5
 
 
+def test_11_a_node_that_started_again_lying_is_no_hit_but_the_referee_looks(game):
+    """bronehub/1.3: a tilt node's first posture after it started (first=1) is a report; in a
+    shot's window it is still not that shot's hit, and a model found down is the referee's."""
+    game.seen(("field-gun", 600, 100), ("trooper-2", 600 - 25 - 12.5 - 1, 100))
+    game.send(p.Shot(1, "L4", 1, "shell", 1, 1000))
+    (found,) = game.send(p.Tilt(2, "T31", "fallen", 85, 1300, first=1))
+    assert found.kind == "warning" and found.needs_referee and "started again" in found.text
+    assert not game.f("raider-1").dead
+    assert game.send(p.Tilt(3, "T32", "upright", 2, 1400, first=1)) == []
+    assert game.send(p.Heartbeat(4, 5000, 0)) == []
+
+
 def test_11_a_gun_with_nobody_beside_it_does_not_count_and_launchers_fire_once(game):
     game.seen(("field-gun", 600, 100))
     assert "no friendly fighter" in game.send(p.Shot(1, "L4", 1, "shell", 1, 1000))[0].text

@@ -2,6 +2,8 @@
 
 import pytest
 
+from station.devices import protocol as p
+
 from station.rules.base import Input
 from station.rules.bronepekhota.tables import CHARGE_POWER
 
@@ -701,3 +703,38 @@ def test_the_overrides_a_ruling_offers_follow_its_kind_not_its_id():
     assert [v for v, _ in rules.verdicts(legal)] == ["void"] and "not legal" in rules.verdicts(legal)[0][1]
     assert [v for v, _ in rules.verdicts(illegal)] == ["allow"]
     assert rules.verdicts(stray) == [("void", "It did not happen: this ruling, and what followed from it, are undone.")]
+
+
+# --- a tilt node that started again (bronehub/1.3 `first=1`) --------------------------------
+
+
+def _first(node, state, t):
+    return p.Tilt(0, node, state, 80 if state == "fallen" else 3, t, first=1)
+
+
+def test_a_node_that_started_again_reports_a_model_stood_up_meanwhile(table):
+    """The mortar fell; its node restarted while it was set upright: the station takes it as
+    standing and tells the referee (it was believed lying for good)."""
+    table.begin_round()
+    table.send(tilt("T23", "fallen", t=1000))
+    assert table.el("mortar").posture == "fallen"
+    (ruling,) = table.send(_first("T23", "upright", t=5000))
+    assert table.el("mortar").posture == "upright" and ruling.needs_referee and ruling.kind == "warning"
+    assert ruling.details == {"posture": "upright", "was": "fallen"} and "started again" in ruling.text
+
+
+def test_a_node_that_started_again_lying_is_not_a_hit_even_in_a_shots_window(table):
+    """A first report of a fall 100 ms after a shot is how the model lies, not the shot's hit."""
+    table.begin_round()
+    table.send(table.shot("L1", t=1000))
+    rulings = table.send(_first("T34", "fallen", t=1100))
+    assert [r.kind for r in rulings] == ["warning"] and not table.el("clone-4").destroyed
+    assert table.el("clone-4").posture == "fallen" and rulings[0].details["was"] == "upright"
+    assert not [r for r in table.send(hb(5000)) if r.kind == "hit"]
+
+
+def test_a_node_that_started_again_as_it_was_says_nothing(table):
+    table.begin_round()
+    assert table.send(_first("T34", "upright", t=1100)) == []
+    table.send(tilt("T23", "fallen", t=1000))
+    assert table.send(_first("T23", "fallen", t=5000)) == []

@@ -343,6 +343,9 @@ class Tilt:
                 self.reports.append(("impact", g10.value))
 
 
+FIRST = 4  # or'ed into the state of a node's first report (FW_TILT_FIRST)
+
+
 def test_tilt_states_at_the_documented_thresholds(lib):
     """hardware.md "Tilt thresholds": under 20 upright, 20-60 leaning, 60 and over fallen."""
     tilt = Tilt(lib)
@@ -350,28 +353,50 @@ def test_tilt_states_at_the_documented_thresholds(lib):
     tilt.hold(35, 1000)
     tilt.hold(75, 1000)
     tilt.hold(5, 1000)
-    assert [(r[1], r[2]) for r in tilt.reports] == [(1, 35), (2, 75), (0, 5)]
+    assert [(r[1], r[2]) for r in tilt.reports] == [(0 | FIRST, 15), (1, 35), (2, 75), (0, 5)]
+
+
+@pytest.mark.parametrize("degrees, state", [(0, 0), (35, 1), (85, 2)])
+def test_a_node_reports_how_it_lies_once_settled_after_it_starts(lib, degrees, state):
+    """bronehub/1.3: whatever the posture at power-up, the first settled one is reported, marked
+    first (a model stood up while its node was off was believed lying); only once."""
+    tilt = Tilt(lib)
+    tilt.hold(degrees, 295)
+    assert tilt.reports == []  # not settled yet
+    tilt.hold(degrees, 2000)
+    assert tilt.reports == [("tilt", state | FIRST, degrees)]
 
 
 def test_tilt_hysteresis_and_settle_time(lib):
     tilt = Tilt(lib)
     tilt.hold(25, 1000)  # leaning
     tilt.hold(17, 1000)  # under 20 but not under 15: still leaning
-    assert [r[1] for r in tilt.reports] == [1]
+    assert [r[1] for r in tilt.reports] == [1 | FIRST]
     tilt.hold(70, 200)  # a wobble shorter than the 300 ms settle time
     tilt.hold(25, 1000)
-    assert [r[1] for r in tilt.reports] == [1]
+    assert [r[1] for r in tilt.reports] == [1 | FIRST]
     tilt.hold(12, 1000)
-    assert [r[1] for r in tilt.reports] == [1, 0]
+    assert [r[1] for r in tilt.reports] == [1 | FIRST, 0]
 
 
 def test_impact_reports_its_peak_and_a_standing_model_stays_upright(lib):
     tilt = Tilt(lib)
-    tilt.hold(0, 100)
+    tilt.hold(0, 400)
+    assert tilt.reports == [("tilt", FIRST, 0)]  # how it stood at power-up
     tilt.hold(3, 10, g=2.6)
     tilt.hold(2, 10, g=3.1)
     tilt.hold(0, 500)
-    assert tilt.reports == [("impact", 31)]
+    assert tilt.reports == [("tilt", FIRST, 0), ("impact", 31)]
+
+
+def test_a_first_report_goes_out_as_a_tilt_line_saying_first(lib):
+    """The hub writes a first report with ``first=1`` after ``t``; a change without it."""
+    hub = Hub(lib)
+    hub.push(EV_TILT, node=2, code=0 | FIRST, value=3, t=400)
+    hub.push(EV_TILT, node=2, code=2, value=84, t=900)
+    first, change = hub.lines()
+    assert first == p.Tilt(1, "T1", "upright", 3, 400, first=1)
+    assert change == p.Tilt(2, "T1", "fallen", 84, 900) and change.first == 0
 
 
 def test_hello_tells_the_serial_rate_the_board_runs_at(lib):

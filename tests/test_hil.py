@@ -44,7 +44,7 @@ def skirmish(tmp_path):
 def test_scripted_skirmish_on_the_real_firmware(skirmish):
     board, station = skirmish
     wait_for(
-        lambda: station.health()["hub_fw"] == "bronehub/1.2" and station.health()["hub_baud"] == 1_000_000,
+        lambda: station.health()["hub_fw"] == "bronehub/1.3" and station.health()["hub_baud"] == 1_000_000,
         timeout=5,
         what="HELLO from the firmware",
     )
@@ -93,7 +93,12 @@ def test_scripted_skirmish_on_the_real_firmware(skirmish):
     assert [e.seq for e in events] == list(range(1, len(events) + 1)), "lost or duplicated across the pull"
     shots = [(e.node, e.barrel, e.charge, e.count) for e in events if isinstance(e, p.Shot)]
     assert shots == [("L1", 1, "shell", 1), ("L1", 2, "rocket", 1), ("L2", 1, "bomb", 1)]
-    assert [e.state for e in events if isinstance(e, p.Tilt)] == ["fallen", "upright", "leaning"]
+    tilts = [e for e in events if isinstance(e, p.Tilt)]
+    reports = [e for e in tilts if e.first]  # bronehub/1.3: each tilt node says how it lies at power-up
+    hello = next(p.decode(r["line"]) for r in records if r["kind"] == "rx" and r["line"].startswith("HELLO"))
+    assert sorted(e.node for e in reports) == sorted(n.id for n in hello.nodes if n.kind == "tilt"), reports
+    assert all(e.state == "upright" for e in reports) and max(e.t for e in reports) < 1_000
+    assert [e.state for e in tilts if not e.first] == ["fallen", "upright", "leaning"]
     assert sum(isinstance(e, p.DryFire) for e in events) == 1
     assert sum(isinstance(e, p.Impact) for e in events) >= 1
     legal = [r for r in game.snapshot()["rulings"] if r["kind"] == "shot"]
@@ -182,6 +187,29 @@ def test_breech_selector_overrides_gate_timing_on_the_real_firmware(tmp_path):
     assert [(s.node, s.charge) for s in shots] == [("L2", "bomb"), ("L2", "shell"), ("L2", "bomb")]
 
 
+def test_a_hub_that_restarts_tells_the_station_a_model_was_stood_up_meanwhile(tmp_path):
+    """bronehub/1.3 in simavr: the mortar (T2) falls, the hub resets, and the mortar is set upright
+    before it is up again.  Its first report says it stands: the station takes it and tells the
+    referee (older firmware said nothing, and the mortar stayed lying for good)."""
+    script = tmp_path / "restart.txt"
+    script.write_text("t=1.500 adc A3 x=0.95 y=0 z=0.3\nt=3.000 reset\nt=3.010 adc A3 x=0 y=0 z=1\nt=6.000 end\n")
+    board = SimulatedBoard(ELF, script, tmp_path / "hub").start()
+    armies = [load_army(HIL / "blue.json"), load_army(HIL / "red.json")]
+    station = Station(tmp_path / "game.jsonl", "bronepekhota", armies, {}, board.path, seed=4).start()
+    try:
+        wait_for(lambda: _ruling(station, "warning", "mortar"), timeout=15, what="the mortar's first report ruled")
+        ruling = _ruling(station, "warning", "mortar")
+        assert ruling["details"] == {"posture": "upright", "was": "fallen"} and ruling["needs_referee"], ruling
+        assert station.game.state_view()["units"][-1]["elements"][0]["status"] == "upright"
+        assert not [r for r in station.game.snapshot()["rulings"] if r["kind"] == "hit"]
+        records = read_records(station.journal.path)
+        boots = {p.decode(r["line"]).boot for r in records if r["kind"] == "rx" and r["line"].startswith("HELLO")}
+        assert len(boots) == 2  # the reset was a new boot
+    finally:
+        station.stop()
+        board.stop()
+
+
 def test_the_real_firmware_keeps_its_id_and_answers_the_clock_question(tmp_path):
     """bronehub/1.2 in simavr: an id made at first boot, a new one from `station hub-id` (ID),
     kept across a reset; TIME answered with CLK, so the station maps the board's clock."""
@@ -194,7 +222,7 @@ def test_the_real_firmware_keeps_its_id_and_answers_the_clock_question(tmp_path)
     board = SimulatedBoard(ELF, script, tmp_path / "hub").start()
     try:
         first = probe_hub(board.path)
-        assert first is not None and HUB_ID.fullmatch(first.hub) and first.fw == "bronehub/1.2"
+        assert first is not None and HUB_ID.fullmatch(first.hub) and first.fw == "bronehub/1.3"
         hello = set_hub_id(board.path, "5A5A")
         assert hello is not None and hello.hub == "5A5A"
         armies = [load_army(HIL / "blue.json"), load_army(HIL / "red.json")]
@@ -204,7 +232,7 @@ def test_the_real_firmware_keeps_its_id_and_answers_the_clock_question(tmp_path)
                 lambda: (station.health()["clock"] or {}).get("rate_err", 1) < 1e-3, timeout=8, what="a mapped clock"
             )
             health = station.health()
-            assert health["hub"] == "5A5A" and health["hubs"][0]["hub_fw"] == "bronehub/1.2"
+            assert health["hub"] == "5A5A" and health["hubs"][0]["hub_fw"] == "bronehub/1.3"
             mapping = ClockMap.from_record(health["clock"])
             # simavr keeps real time only within a few percent on a busy 2-core machine (1.0100 seen in CI)
             assert mapping.err < 5.0 and abs(mapping.rate - 1.0) < 0.05

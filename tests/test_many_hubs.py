@@ -338,7 +338,7 @@ def test_the_example_armies_play_on_ten_hubs_with_the_real_firmware_among_them(t
     assert pace["agreed"] == pace["pairs"] == len(many_hubs.TARGETS), pace
     assert pace["no_shot"] == many_hubs.NO_SHOT_ALONE  # a rider's fall is its vehicle's "impact" instead
     assert len(health["hubs"]) == 10 and {h["hub"] for h in health["hubs"]} == set(many_hubs.BOARDS)
-    assert next(h for h in health["hubs"] if h["hub"] == "B001")["hub_fw"] == "bronehub/1.2"
+    assert next(h for h in health["hubs"] if h["hub"] == "B001")["hub_fw"] == "bronehub/1.3"
     records = read_records(tmp_path / "game.jsonl")
     assert all(r.get("hub") for r in records if r["kind"] == "rx")
 

@@ -27,7 +27,13 @@ messages = st.one_of(
         t=times,
     ),
     st.builds(
-        p.Tilt, seq=seqs, node=node_ids, state=st.sampled_from(p.TILT_STATES), angle=st.integers(0, 180), t=times
+        p.Tilt,
+        seq=seqs,
+        node=node_ids,
+        state=st.sampled_from(p.TILT_STATES),
+        angle=st.integers(0, 180),
+        t=times,
+        first=st.integers(0, 1),
     ),
     st.builds(p.Impact, seq=seqs, node=node_ids, g=st.integers(0, 9999).map(lambda v: v / 10), t=times),
     st.builds(p.DryFire, seq=seqs, node=node_ids, barrel=st.integers(1, 9), t=times),
@@ -147,6 +153,14 @@ def test_unknown_type_and_bad_fields_with_valid_crc():
 def test_extra_fields_from_a_newer_hub_are_tolerated():
     message = p.decode(_signed(b"IMPACT 4 node=T1 g=5.5 t=10 axis=z"))
     assert message == p.Impact(4, "T1", 5.5, 10)
+
+
+def test_a_first_posture_report_says_so_and_a_change_stays_as_a_v1_0_hub_wrote_it():
+    """bronehub/1.3 marks a tilt node's first settled posture since it started with first=1."""
+    assert p.decode(_signed(b"TILT 4 node=T1 state=upright angle=2 t=10 first=1")).first == 1
+    assert p.encode(p.Tilt(4, "T1", "fallen", 84, 10)).startswith(b"TILT 4 node=T1 state=fallen angle=84 t=10*")
+    with pytest.raises(p.ProtocolError, match="first"):
+        p.decode(_signed(b"TILT 4 node=T1 state=upright angle=2 t=10 first=2"))
 
 
 def test_example_lines_in_the_protocol_page_are_valid():

@@ -61,6 +61,8 @@ def test_every_event_once_and_in_order_through_the_air(tmp_path, loss):
     assert delivery.delivered == expected.events  # every event, once, in order per node
     assert delivery.exactly_once and delivery.overflows == 0
     assert sorted(delivery.joins) == sorted(RADIO_NODES)
+    tilt_nodes = sorted(n for n, barrels in RADIO_NODES.items() if not barrels)
+    assert sorted(delivery.reports) == tilt_nodes  # each tilt node said how it lay, once, after it started
     air = table.stats()["air"]
     assert air["frames"] > expected.total
     if loss:

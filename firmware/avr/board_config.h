@@ -6,7 +6,7 @@
 #include "fw_core.h"
 #include "pins.h"
 
-#define FW_NAME "bronehub/1.2"
+#define FW_NAME "bronehub/1.3"
 
 static const FW_FLASH fw_node_t NODES[] = {
     {"L1", FW_NODE_LAUNCHER, 2},

@@ -9,7 +9,7 @@
 #include "fw_core.h"
 #include "pins.h"
 
-#define FW_NAME "bronenode/1.0"
+#define FW_NAME "bronenode/1.1"
 #if !defined(NODE_NAME) || !defined(NODE_NID)
 #error "a radio node needs NODE_NAME and NODE_NID (firmware/Makefile RADIO_NODES)"
 #endif

@@ -14,7 +14,7 @@
 #include "sensors.h"
 #include "uart.h"
 
-#define FW_NAME "bronehub-radio/1.0"
+#define FW_NAME "bronehub-radio/1.1"
 
 static fw_hub_t hub;
 static fw_radio_hub_t radio;

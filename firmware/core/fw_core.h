@@ -25,7 +25,8 @@ uint16_t fw_crc16(const char *data, uint16_t len);
 /* ---- Events ------------------------------------------------------------------------------ */
 enum { FW_EV_SHOT = 1, FW_EV_DRY, FW_EV_TILT, FW_EV_IMPACT, FW_EV_OVF, FW_EV_JOIN /* radio hubs */ };
 enum { FW_CHARGE_SHELL = 0, FW_CHARGE_BOMB, FW_CHARGE_ROCKET };
-enum { FW_TILT_UPRIGHT = 0, FW_TILT_LEANING, FW_TILT_FALLEN };
+enum { FW_TILT_UPRIGHT = 0, FW_TILT_LEANING, FW_TILT_FALLEN, FW_TILT_UNKNOWN /* before the first settled reading */ };
+#define FW_TILT_FIRST 4 /* or'ed into a TILT's code: the node's first settled posture since it started */
 
 /* One buffered event, 10 bytes; its sequence number is implied by its ring slot. */
 typedef struct {
@@ -34,7 +35,7 @@ typedef struct {
     uint8_t type : 3;   /* FW_EV_* */
     uint8_t node : 5;   /* index into the node table (up to 32 nodes) */
     uint8_t barrel : 4; /* SHOT, DRY: 1..9 */
-    uint8_t code : 4;   /* SHOT: FW_CHARGE_*; TILT: FW_TILT_* */
+    uint8_t code : 4;   /* SHOT: FW_CHARGE_*; TILT: FW_TILT_*, with FW_TILT_FIRST */
 } fw_event_t;
 
 /* ---- Node table ---------------------------------------------------------------------------- */

@@ -347,9 +347,12 @@ static uint8_t format_event(const fw_hub_t *hub, const fw_event_t *ev, uint32_t 
         break;
     case FW_EV_TILT:
         fw_line_str(&l, FW_STR(" state="));
-        fw_line_str(&l, TILT_NAMES[ev->code]);
+        fw_line_str(&l, TILT_NAMES[ev->code & 3]);
         fw_line_field(&l, FW_STR("angle"), ev->value);
-        break;
+        fw_line_field(&l, FW_STR("t"), ev->t);
+        if (ev->code & FW_TILT_FIRST) /* bronehub/1.3: a report of how it lies, not a change */
+            fw_line_field(&l, FW_STR("first"), 1);
+        return fw_line_finish(&l);
     case FW_EV_IMPACT:
         fw_line_field(&l, FW_STR("g"), ev->value / 10);
         l.buf[l.len++] = '.';

@@ -70,9 +70,12 @@ uint8_t fw_tilt_angle(int32_t x_mg, int32_t y_mg, int32_t z_mg)
     return z_mg >= 0 ? from_axis : (uint8_t)(180 - from_axis);
 }
 
+/* A node starts knowing nothing of its posture: its first settled reading is reported (with
+ * FW_TILT_FIRST), whatever it is, so a station learns how a model lies after a restart; a model
+ * stood up while its node was off was otherwise believed still lying. */
 void fw_tilt_init(fw_tilt_t *t)
 {
-    t->state = t->candidate = FW_TILT_UPRIGHT;
+    t->state = t->candidate = FW_TILT_UNKNOWN;
     t->angle = 0;
     t->in_impact = 0;
     t->candidate_since = 0;
@@ -123,9 +126,10 @@ uint8_t fw_tilt_update(fw_tilt_t *t, const fw_tilt_cfg_t *cfg, const int16_t raw
         t->candidate_since = now_ms;
     }
     if (t->candidate != t->state && !t->in_impact && now_ms - t->candidate_since >= cfg->settle_ms) {
+        uint8_t first = t->state == FW_TILT_UNKNOWN ? FW_TILT_FIRST : 0;
         t->state = t->candidate;
         t->angle = angle;
-        *state_out = t->state;
+        *state_out = (uint8_t)(t->state | first);
         *angle_out = angle;
         result |= FW_TILT_CHANGED;
     }

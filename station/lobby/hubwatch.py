@@ -32,7 +32,11 @@ RECENT_EVENTS = 64
 
 
 def _event_view(number: int, message: p.Message, hub_id: str) -> dict[str, Any]:
+    """An event for the pairing page; ``kind`` is set only for a player's gesture (a trigger
+    pulled, a model tilted), never for a node's report of how it lies when it starts."""
     kind = {p.Shot: "launcher", p.DryFire: "launcher", p.Tilt: "tilt", p.Impact: "tilt"}.get(type(message))
+    if isinstance(message, p.Tilt) and message.first:
+        kind = None
     node = getattr(message, "node", None)
     if node is not None and hub_id:
         node = f"{node}{NODE_AT}{hub_id}"

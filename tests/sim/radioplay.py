@@ -56,10 +56,11 @@ def tilt_line(node: str, t: float, fallen: bool) -> str:
 
 
 def reported(message: p.Message) -> tuple[str, int, str] | None:
-    """What Expected calls an event: a shot by its barrel and count, a tilt by its state."""
+    """What Expected calls an event: a shot by its barrel and count, a tilt by its state (a
+    node's first posture after it starts is a report, counted in ``Delivery.reports``)."""
     if isinstance(message, p.Shot):
         return ("SHOT", message.barrel, str(message.count))
-    if isinstance(message, p.Tilt):
+    if isinstance(message, p.Tilt) and not message.first:
         return ("TILT", 0, message.state)
     return None
 
@@ -111,6 +112,7 @@ class Delivery:
     out_of_order: int
     overflows: int  # OVF events: what a ring could not keep, reported
     joins: list[str]
+    reports: list[str]  # the tilt nodes whose first posture after starting reached the journal, in order
 
     @property
     def exactly_once(self) -> bool:
@@ -150,10 +152,12 @@ def delays(
 
 def check_delivery(records: Sequence[Mapping[str, Any]], expected: Expected, hub: str | None = None) -> Delivery:
     delivered: dict[str, list[tuple[str, int, str]]] = {}
-    overflows, joins = 0, []
+    overflows, joins, reports = 0, [], []
     for message, _ in journaled_events(records, hub):
         what = reported(message)
-        if what is not None:
+        if isinstance(message, p.Tilt) and message.first:
+            reports.append(message.node)
+        elif what is not None:
             delivered.setdefault(getattr(message, "node", ""), []).append(what)
         elif isinstance(message, p.Overflow):
             overflows += 1
@@ -170,7 +174,7 @@ def check_delivery(records: Sequence[Mapping[str, Any]], expected: Expected, hub
         else:  # a tilt node's states are told apart only by where they come
             missing += max(0, len(want) - len(once))
         out_of_order += sum(1 for a, b in zip(once, want, strict=False) if a != b)
-    return Delivery(delivered, doubled, missing, out_of_order, overflows, joins)
+    return Delivery(delivered, doubled, missing, out_of_order, overflows, joins, reports)
 
 
 def _once(events: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:

@@ -325,6 +325,8 @@ def on_tilt(state: GameState, seq: int, tilt: Tilt, when: Stamp, roller: Roller)
             )
         ]
     vehicle = state.elements[element_id].aboard
+    if tilt.first:  # a node that started again says how its model lies: a report, never a hit
+        return posture_reported(state, seq, element_id, tilt.state) if vehicle is None else (state, [])
     if vehicle is not None:  # the pilot figure in the cockpit is part of the machine (§6.7)
         what = say("{vehicle}'s pilot figure was knocked", vehicle=name(state, vehicle))
         return (
@@ -389,6 +391,32 @@ def posture_seen(
         else:
             state = state.evolve(hits=state.hits.struck(seq, element_id, t, state.options.hit_window_ms))
     return state, rulings
+
+
+def posture_reported(state: GameState, seq: int, element_id: str, posture: str) -> tuple[GameState, list[Ruling]]:
+    """A tilt node's first posture since it started (it was off, or its hub restarted): the
+    model may have been set up or knocked over meanwhile.  What the node says is taken, never as
+    a hit; when it differs from what the station believed, the referee is told (§6.7)."""
+    element = state.elements[element_id]
+    falls = _falls(element, posture)
+    if element.destroyed or falls == (element.posture == "fallen"):
+        return state, []
+    state = _set_posture(state, element, "fallen" if falls else "upright")
+    if falls:
+        text = say(
+            "{element_id}'s tilt node started again and finds it lying, though it stood before: taken as lying, not as a hit. Check the table.",
+            element_id=name(state, element_id),
+        )
+    else:
+        text = say(
+            "{element_id}'s tilt node started again and finds it standing, though it lay before: taken as standing. Check the table.",
+            element_id=name(state, element_id),
+        )
+    details = {"posture": posture, "was": element.posture}
+    ruling = Ruling(
+        f"{seq}:posture", seq, RulingKind.WARNING, text, "§6.7", needs_referee=True, element=element_id, details=details
+    )
+    return state, [ruling]
 
 
 def _set_posture(state: GameState, element: Element, posture: str) -> GameState:

@@ -130,6 +130,8 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, when: Stamp, roller: Roller
     target = _by_tilt_node(state, tilt.node)
     if target is None or target.dead or tilt.state == "upright":
         return state, []
+    if tilt.first:  # a node that started again says how its model lies: a report, never a hit (§11)
+        return state, [_found_down(seq, target, tilt.state)]
     impact = state.hits.impact_on(target.id)
     shot: Fired | None
     no_shot = Ruling(
@@ -155,6 +157,21 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, when: Stamp, roller: Roller
     if shot is None:
         return state, [no_shot]
     return hit(state, seq, target, shot, "fell" if tilt.state == "fallen" else "leaning", roller, doubt)
+
+
+def _found_down(seq: int, target: Fighter, posture: str) -> Ruling:
+    """A tilt node's first posture since it started, and the model is down: it may have been
+    knocked over while the node was off, so the referee looks; it is not a hit."""
+    if posture == "fallen":
+        text = say("{name}'s tilt node started again and finds it lying: not a hit. Check the table.", name=target.name)
+    else:
+        text = say(
+            "{name}'s tilt node started again and finds it leaning: not a hit. Check the table.", name=target.name
+        )
+    return Ruling(
+        f"{seq}:posture", seq, RulingKind.WARNING, text, "§11", needs_referee=True, element=target.id,
+        details={"posture": posture},
+    )  # fmt: skip
 
 
 def on_impact(state: QuickState, seq: int, impact: Impact, when: Stamp) -> tuple[QuickState, list[Ruling]]:
