@@ -3,7 +3,6 @@
 import pytest
 
 from station.devices import protocol as p
-
 from station.rules.base import Input
 from station.rules.bronepekhota.tables import CHARGE_POWER
 

@@ -164,9 +164,7 @@ def test_an_unplugged_hub_holds_up_no_other_and_its_events_arrive_once(tmp_path,
         station.stop()
 
 
-def test_a_fall_while_the_shooters_hub_is_unplugged_asks_the_referee_and_its_shot_rules_again(
-    tmp_path, armies, hubs
-):
+def test_a_fall_while_the_shooters_hub_is_unplugged_asks_the_referee_and_its_shot_rules_again(tmp_path, armies, hubs):
     """The shooter's hub is unplugged when it fires: the fall on the other hub is ruled with no
     shot, saying the hub is away (judge it); the shot, sent after the replug, rules it again."""
     a, b = hubs
