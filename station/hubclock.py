@@ -35,13 +35,15 @@ class ClockMap:
     err: float  # how far s0 may be off, ms (a bound, from the samples' round trips)
     rate_err: float  # how far rate may be off: err grows by this many ms per ms away from h0
     samples: int = 0
+    warming: float = 0.0  # how fast the rate itself may change: err grows by this times (ms from h0)²
 
     def at(self, t: float) -> float:
         """Hub time ``t`` on the station's clock, ms."""
         return self.s0 + (t - self.h0) * self.rate
 
     def err_at(self, t: float) -> float:
-        return self.err + abs(t - self.h0) * self.rate_err
+        away = t - self.h0
+        return self.err + abs(away) * self.rate_err + self.warming * away * away
 
     def record(self) -> dict[str, Any]:
         """The journal's ``clock`` record fields."""
@@ -54,6 +56,7 @@ class ClockMap:
             "err": round(self.err, 3),
             "rate_err": float(f"{self.rate_err:.3g}"),
             "samples": self.samples,
+            **({"warming": float(f"{self.warming:.3g}")} if self.warming else {}),
         }
 
     @classmethod
@@ -67,6 +70,7 @@ class ClockMap:
             float(record["err"]),
             float(record["rate_err"]),
             int(record.get("samples", 0)),
+            float(record.get("warming", 0.0)),
         )
 
 

@@ -258,7 +258,7 @@ def test_the_estimator_bounds_a_drifting_clock_from_jittery_round_trips():
         estimate = sync.add(Sample((read - offset) * (1 + ppm), read + late(), sent))
     h = (sent - offset) * (1 + ppm)
     assert abs(estimate.at(h) - sent) <= estimate.err_at(h)
-    assert estimate.err_at(h) < 0.5 and abs(estimate.rate - 1 / (1 + ppm)) < 5e-6
+    assert estimate.err_at(h) < 0.5 and abs(estimate.rate - 1 / (1 + ppm)) <= estimate.rate_err < 2e-5
     heartbeats = ClockSync("B2B2", "0B01")  # a hub that does not answer TIME
     for k in range(120):
         arrive = 10_000 + k * 1000.0

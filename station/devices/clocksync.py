@@ -20,8 +20,15 @@ step further, to bounds instead of averages:
   interval: a bound, not a spread.  Only the hulls' corners bound anything, so only they are kept
   (about twenty samples), and an estimate takes a tenth of a millisecond.
 
-The window is ``WINDOW_S`` of station time, so a crystal that warms up through a game is
-followed.  When no straight line fits every interval of the window (a resonator warming faster
+A resonator's rate climbs as it warms up (up to ``WARMING_PPM_PER_MIN``), so the clock is no
+straight line over the window, and a line fitted through it claimed bounds the truth broke for
+two events in five.  Each interval is widened by how far such a clock can bend away from its
+tangent at the newest sample (``WARMING`` × distance²), so the tangent, the clock's rate *now*,
+fits every widened interval whatever the warming did; the mapping carries ``warming`` so its
+error grows the same way ahead of h0.  Moving h0 adds the same straight line to every widened
+bound, so which samples are hull corners does not change, and pruning to them stays exact.
+
+The window is ``WINDOW_S`` of station time.  When no straight line fits every interval of the window (a resonator warming faster
 than a line can follow, or a clock that jumped), the oldest samples are let go until one does:
 the bound widens, honestly, and ``unsteady`` says so for the hub's health.  An answer that the
 hulls say is impossible by more than ``GARBAGE_MS`` (a garbled or stale CLK) is rejected and
@@ -53,6 +60,8 @@ RATE_SIGMAS = 4.0  # a heartbeat-only slope's bound: this many standard errors
 GARBAGE_MS = 5.0  # an answer this far outside what the mapping allows is not a clock reading
 TRUSTED_ANSWERS = 3  # answers kept before one that contradicts them is rejected rather than believed
 GARBAGE_RUN = 5  # rejected answers in a row: the clock jumped, start again from them
+WARMING_PPM_PER_MIN = 30.0  # the fastest a resonator's rate climbs as it warms up
+WARMING = 0.5 * WARMING_PPM_PER_MIN * 1e-6 / 60_000  # the same, as the bend it allows: ms per ms²
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +144,7 @@ class ClockSync:
             high, low = _bounds(r, below, above)
             err = max(err, high - s0, s0 - low)
         rate_err = max(rate - rate_low, rate_high - rate)  # from the rate taken to the farther end
-        return ClockMap(self.hub, self.boot, h0, s0, rate, err, rate_err, len(self._samples))
+        return ClockMap(self.hub, self.boot, h0, s0, rate, err, rate_err, len(self._samples), WARMING)
 
     def state(self) -> str:
         """The clock as the hub's health shows it: ``steady``, ``unsteady`` (its mapping had to
@@ -152,9 +161,14 @@ def _at_edge(rate: float) -> bool:
 
 
 def _fit(samples: deque[Sample], h0: float) -> tuple[list[Corner], list[Corner], tuple[bool, float, float, float]]:
-    """The samples' hulls, and what rates fit them (``_rates``)."""
-    below = _hull([(s.hub - h0, s.received, s) for s in samples], lower=True)
-    above = _hull([(s.hub - h0, s.sent, s) for s in samples if s.sent is not None], lower=False)
+    """The samples' hulls, and what rates fit them (``_rates``).  Each interval is widened by
+    ``WARMING`` × (its distance from h0)²: the clock's tangent at h0 (its rate now) passes
+    through every widened interval, however its rate climbed on the way.  Which samples are
+    corners does not depend on h0 (moving h0 adds the same straight line to every bound)."""
+    below = _hull([(x, s.received + WARMING * x * x, s) for s in samples for x in (s.hub - h0,)], lower=True)
+    above = _hull(
+        [(x, s.sent - WARMING * x * x, s) for s in samples if s.sent is not None for x in (s.hub - h0,)], lower=False
+    )
     return below, above, _rates(below, above)
 
 

@@ -136,7 +136,8 @@ class Table:
         raise KeyError(board)
 
     def hub_line(self, node: str, type_: str, after_seq: int) -> dict | None:
-        """The first journaled event line of this army node after journal seq ``after_seq``."""
+        """The first journaled event line of this army node after journal seq ``after_seq`` (not a
+        tilt node's report of how it lies when it starts: bronehub/1.3's ``first=1``)."""
         board, own = WIRING[node]
 
         def wanted(record: dict) -> bool:
@@ -146,6 +147,7 @@ class Table:
                 and record.get("hub") == board
                 and record["line"].startswith(f"{type_} ")
                 and f" node={own} " in record["line"]
+                and " first=1" not in record["line"]
             )
 
         found = self.station.journal.read_since(after_seq, limit=1, keep=wanted)
