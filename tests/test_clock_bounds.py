@@ -58,6 +58,16 @@ def test_a_clock_beyond_the_search_cannot_be_mapped_and_says_so(ppm):
     outcome = run(Crystal(ppm=ppm, power_up_ms=1000), Wire(), 120, random.Random(2))
     assert outcome.sync is not None and outcome.sync.state() == "unmappable"
     assert outcome.journaled is None  # the link journals the hub unmapped: its hits go to the referee
+    assert outcome.checks == 0  # never mapped once it had 20 s of answers (short windows fit it for a moment)
+
+
+def test_garbage_answers_never_leave_a_good_clock_unmappable():
+    """Five garbled answers in a row restart the mapping from them; the good answers after them
+    must win it back (3 runs in 10 ended unmappable: the garbage leaned on the search's edge)."""
+    for seed in range(10):
+        outcome = run(Crystal(ppm=150, power_up_ms=1000), Wire(garbage_share=0.2), 600, random.Random(seed))
+        assert outcome.sync is not None and outcome.sync.state() != "unmappable", seed
+        assert outcome.within == outcome.checks > 700, seed
 
 
 def test_a_clock_that_jumps_is_unsteady_and_its_bound_widens_to_hold():

@@ -35,7 +35,9 @@ hulls say is impossible by more than ``GARBAGE_MS`` (a garbled or stale CLK) is 
 counted, once the mapping rests on ``TRUSTED_ANSWERS``; ``GARBAGE_RUN`` such answers in a row mean
 the clock itself jumped, and the mapping starts again from them.  A rate at the edge of the ±1 %
 searched (``MAX_RATE_ERR``) cannot be mapped: ``unmappable`` says so, and the link journals the
-hub unmapped.  A hub that does not answer TIME (before bronehub/1.2) is mapped from its heartbeats:
+hub unmapped.  So does a window that fits only once cut short when the whole leaned on the edge
+(such a clock fits a few seconds at most), until a window of ``SHORT_FIT_MS`` fits: garbage
+answers that leaned on the edge are cut away, and the good ones after them soon span that.  A hub that does not answer TIME (before bronehub/1.2) is mapped from its heartbeats:
 the upper bounds only, lowered by half of ``HEARTBEAT_FLOOR_MS`` and stated with that as its
 error, because nothing says how quick its quickest heartbeat was.
 """
@@ -60,6 +62,7 @@ RATE_SIGMAS = 4.0  # a heartbeat-only slope's bound: this many standard errors
 GARBAGE_MS = 5.0  # an answer this far outside what the mapping allows is not a clock reading
 TRUSTED_ANSWERS = 3  # answers kept before one that contradicts them is rejected rather than believed
 GARBAGE_RUN = 5  # rejected answers in a row: the clock jumped, start again from them
+SHORT_FIT_MS = 10_000.0  # a clock 0.2 % beyond the search fits no window longer than ~8 s
 WARMING_PPM_PER_MIN = 30.0  # the fastest a resonator's rate climbs as it warms up
 WARMING = 0.5 * WARMING_PPM_PER_MIN * 1e-6 / 60_000  # the same, as the bend it allows: ms per ms²
 
@@ -85,6 +88,7 @@ class ClockSync:
         self.rejected = 0  # answers that contradicted the mapping (garbled or stale CLK lines)
         self.unsteady = False  # the latest estimate had to let old samples go: no line fit them all
         self.unmappable = False  # the rate is beyond the ±1 % searched: no mapping can be trusted
+        self._at_edge = False  # the latest estimate's rate is the search's edge
         self._last: ClockMap | None = None
         self._trusted: ClockMap | None = None  # the latest steady mapping from enough answers
         self._refused: list[Sample] = []  # the rejected answers in a row
@@ -103,8 +107,9 @@ class ClockSync:
             self._samples.popleft()
         self.answers = sum(s.sent is not None for s in self._samples)
         self._last = self.estimate()
-        if self.answers >= TRUSTED_ANSWERS and not self.unmappable and not self.unsteady:
-            self._trusted = self._last  # what a later answer is checked against
+        if self.answers >= TRUSTED_ANSWERS and not self._at_edge and not self.unsteady:
+            self._trusted = self._last  # what a later answer is checked against (even while a short
+            # window keeps the hub unmappable: garbage must not keep it short)
         return self._last
 
     def _contradicts(self, sample: Sample) -> bool:
@@ -123,12 +128,14 @@ class ClockSync:
             high = min(s.received - rate * (s.hub - h0) + rate_err * abs(s.hub - h0) for s in self._samples)
             s0, err = high - HEARTBEAT_FLOOR_MS / 2, HEARTBEAT_FLOOR_MS / 2
             return ClockMap(self.hub, self.boot, h0, s0, rate, err, rate_err, len(self._samples))
-        self.unsteady = False
+        self.unsteady = cut_at_edge = False
         while True:
             below, above, (fits, rate, rate_low, rate_high) = _fit(self._samples, h0)
-            beyond = self._samples[-1].hub - self._samples[0].hub >= MIN_RATE_SPAN_MS and _at_edge(rate)
-            if fits or beyond or len(self._samples) <= 2 or sum(s.sent is not None for s in self._samples) <= 1:
+            span = self._samples[-1].hub - self._samples[0].hub
+            beyond = span >= MIN_RATE_SPAN_MS and _at_edge(rate)
+            if fits or len(self._samples) <= 2 or sum(s.sent is not None for s in self._samples) <= 1:
                 break
+            cut_at_edge = cut_at_edge or beyond
             self._samples.popleft()  # no line fits the whole window: the rate changed in it
             self.unsteady = True
         # Only the hulls' corners bound any line: the rest can go (a sample hidden now stays hidden
@@ -136,7 +143,12 @@ class ClockSync:
         kept = {id(c[2]) for c in below} | {id(c[2]) for c in above} | {id(self._samples[-1])}
         self._samples = deque(s for s in self._samples if id(s) in kept)
         self.answers = sum(s.sent is not None for s in self._samples)
-        self.unmappable = beyond  # the best rate is the search's edge: the truth may lie beyond
+        # The best rate is the search's edge: the truth may lie beyond.  Or no line fitted until the
+        # window was cut short, and the whole one leaned on the edge: a clock beyond the search
+        # fits a few seconds at most, so it stays unmappable until a window of SHORT_FIT_MS fits
+        # (garbage answers, cut away, leave good ones whose window soon grows past that).
+        self.unmappable = beyond or ((cut_at_edge or self.unmappable) and span < SHORT_FIT_MS)
+        self._at_edge = beyond
         high, low = _bounds(rate, below, above)
         s0 = (high + low) / 2
         err = abs(high - low) / 2
