@@ -20,6 +20,34 @@ def test_dashboard_page_renders(client):
     assert client.get("/static/dashboard.js").status_code == 200
 
 
+def _dice_sides(page: str) -> list[str]:
+    import re
+
+    found = re.search(r'<select id="dice-sides">(.*?)</select>', page, re.S)
+    assert found is not None
+    return re.findall(r"<option>(\d+)</option>", found.group(1))
+
+
+def test_table_dice_start_on_the_games_own_die(client, tmp_path):
+    """The Price of a Mile rolls d10s: its table dice start on D10 (they started on D6, as the
+    other games', though the docs said D10); every die stays on offer once."""
+    from pathlib import Path
+
+    from station.rules.price_of_a_mile.army import load_army
+    from station.runtime import Station
+    from station.web.app import create_app
+
+    assert _dice_sides(client.get("/").text) == ["6", "10", "12", "20", "4", "8"]
+    data = Path(__file__).resolve().parent.parent / "station" / "data" / "price_of_a_mile"
+    armies = [load_army(data / "entente.json"), load_army(data / "central.json")]
+    station = Station(tmp_path / "pm.jsonl", "price_of_a_mile", armies, {}, seed=5).start()
+    try:
+        page = create_app(station, TOKEN).test_client().get("/").text
+        assert _dice_sides(page) == ["10", "6", "12", "20", "4", "8"]
+    finally:
+        station.stop()
+
+
 def test_state_is_public(client):
     data = client.get("/api/state").get_json()
     assert data["game"] == "bronepekhota" and data["state"]["round"] == 0

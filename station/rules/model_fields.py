@@ -120,6 +120,7 @@ class ModelRuleset(Generic[S]):
     army_format: ClassVar[ArmyFormat]
     dashboard: ClassVar[DashboardParts] = DashboardParts()
     card_library: ClassVar[str | None] = None  # most games print their units in the army file
+    table_die: ClassVar[int] = 6  # the die the game rolls most: the dashboard's table dice start on it
 
     def __init__(self, roller: Roller) -> None:
         self.roller = roller

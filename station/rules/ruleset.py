@@ -63,6 +63,7 @@ class Ruleset(Protocol[S]):
     convention: ClassVar[Convention]  # how the game measures: its unit, the points measured from, rounding
     dashboard: ClassVar[DashboardParts]  # the game's own parts of the dashboard
     card_library: ClassVar[str | None]  # the file of the club's card library in the data folder, if it keeps one
+    table_die: ClassVar[int]  # the sides of the die the game rolls most: the table dice the page offers first
 
     def load_army(self, path: str) -> dict[str, Any]:
         """Read and validate one army file; errors name the file, the field and the problem."""

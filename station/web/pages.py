@@ -45,6 +45,7 @@ def dashboard() -> str | Response:
         controls=ruleset.controls,
         input_types=ruleset.input_types,
         parts=ruleset.dashboard,
+        table_die=ruleset.table_die,
         vocabulary=vocabulary(),
         ruling_game=ruleset.name,
     )

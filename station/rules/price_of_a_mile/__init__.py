@@ -33,6 +33,7 @@ class PriceOfAMile(ModelRuleset[MileState]):
         ("end_activation", "End activation"),
     )
     mm_per_unit: ClassVar[float] = INCH
+    table_die: ClassVar[int] = 10  # §1: "about ten d10, several d6": tests and attacks roll d10
     convention: ClassVar[Convention] = INCHES
     options: ClassVar[OptionSet[Any]] = OPTIONS
     army_format: ClassVar[ArmyFormat] = army
