@@ -45,7 +45,12 @@ def _ruling_view(ruling: Ruling, confirmed: frozenset[str], standing_from: int |
 
 
 class InputError(ValueError):
-    """An operator input the game refuses, with the reason for the person who sent it."""
+    """An operator input the game refuses, with the reason for the person who sent it, and the
+    ``field`` of the request that is wrong, when one is (a form points at it)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def _no_such_ruling(ruling_id: str) -> InputError:
@@ -58,6 +63,30 @@ def checked_note(note: object, most: int = NOTE_CHARS) -> str:
     if not isinstance(note, str) or len(note) > most:
         raise InputError(f"note: text of at most {most} characters")
     return note
+
+
+RESULTS = ("victory", "time", "concession", "draw")  # how a referee may end a game
+
+
+def _result(view: Mapping[str, Any], result: str | None, winner: str | None) -> tuple[str | None, str | None, Any]:
+    """The end's result, winner and victory condition: the referee's choice checked against the
+    game's players, or the rules' own winner when the referee chose nothing."""
+    ruled, players = view.get("winner"), list(view.get("players", []))
+    if result is None:
+        if winner is not None:
+            raise InputError("result: say how the game was won (victory, time or concession)", "result")
+        return ("victory" if ruled else None), ruled, view.get("won_by")
+    if result not in RESULTS:
+        raise InputError(f"result: {result!r} is not one of {', '.join(RESULTS)}", "result")
+    if result == "draw":
+        if winner is not None:
+            raise InputError("winner: a draw has no winner", "winner")
+        return result, None, None
+    winner = winner if winner is not None else (ruled if result == "victory" else None)
+    if winner not in players:
+        said = f"{winner!r} is not a player of this game" if winner is not None else "name the player who won"
+        raise InputError(f"winner: {said} ({', '.join(players)})", "winner")
+    return result, winner, view.get("won_by") if result == "victory" and winner == ruled else None
 
 
 class GameEnded(InputError):
@@ -442,25 +471,36 @@ class Game:
             )
             return self._ruling(ruling_id)
 
-    def end(self, note: str = "", by: str = "referee") -> dict[str, Any]:
-        """Journal the end of the game with its winner and summary, for the history and the
-        report.  Nothing after it is folded differently: the record is kept for the audit trail,
+    def end(
+        self, note: str = "", by: str = "referee", result: str | None = None, winner: str | None = None
+    ) -> dict[str, Any]:
+        """Journal the end of the game with its result, winner and summary, for the history, the
+        report and the tournament.  ``result`` is the referee's (``RESULTS``): a victory (the one
+        the rules declared, or the referee's judgement with ``winner``), time or a concession
+        (``winner`` says who won), or a draw; none keeps what the rules say (their winner, if
+        any).  Nothing after it is folded differently: the record is kept for the audit trail,
         and a game that ended is never resumed."""
         checked_note(note)
         with self._recording():
             view = self.state_view()
+            result, winner, won_by = _result(view, result, winner)
             pending = sum(1 for r in self.snapshot()["rulings"] if r["status"] == "pending")
             return self.journal.append(
                 END_KIND,
                 durable=True,
-                winner=view.get("winner"),
-                won_by=view.get("won_by"),
+                result=result,
+                winner=winner,
+                won_by=won_by,
                 round=view.get("round"),
                 summary=self.summary(),
                 pending=pending,
                 note=note,
                 by=by,
             )
+
+    def check_end(self, result: str | None, winner: str | None) -> None:
+        """Raise ``InputError`` naming the field if ``end`` would refuse this result and winner."""
+        _result(self.state_view(), result, winner)
 
     def _ruling(self, ruling_id: str) -> Ruling:
         ruling = self._by_id.get(ruling_id)

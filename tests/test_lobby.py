@@ -95,6 +95,51 @@ def test_start_refuse_a_second_end_and_download(client, lobby):
         assert client.get(f"/api/games/{bad}/journal").status_code == 404
 
 
+@pytest.mark.parametrize(
+    "body, result, winner",
+    [
+        ({"result": "time", "winner": "red"}, "time", "red"),
+        ({"result": "concession", "winner": "blue"}, "concession", "blue"),
+        ({"result": "victory", "winner": "red"}, "victory", "red"),  # judged by the referee: no rule said it
+        ({"result": "draw"}, "draw", None),
+        ({}, None, None),  # as the rules ruled: nobody has won yet
+    ],
+)
+def test_the_referee_ends_a_game_with_a_result_and_a_winner(client, lobby, body, result, winner):
+    """A game ended on time, by concession or by the referee's judgement keeps its winner (it
+    was saved with none, and a tournament counted it a draw); the history and report say how."""
+    name = _start(client).get_json()["journal"]
+    ended = client.post("/api/game/end", json={"note": "22:00", **body}, headers=REFEREE)
+    assert ended.status_code == 200, ended.get_json()
+    assert ended.get_json()["game"]["winner"] == winner and ended.get_json()["game"]["result"] == result
+    end = json.loads((lobby.journals / name).read_text().splitlines()[-1])
+    assert end["kind"] == "end" and (end["result"], end["winner"]) == (result, winner)
+    report = client.get(f"/games/{name}/report", headers={"Accept-Language": "ru"}).text
+    said = {"time": "Победитель по времени: red", "concession": "Победитель (соперник сдался): blue"}
+    said |= {"victory": "Победитель: red", "draw": "Ничья", None: "Завершена без победителя"}
+    assert said[result] in report
+
+
+@pytest.mark.parametrize(
+    "body, field, words",
+    [
+        ({"result": "time"}, "winner", "name the player who won (blue, red)"),
+        ({"result": "concession", "winner": "green"}, "winner", "'green' is not a player of this game"),
+        ({"result": "draw", "winner": "red"}, "winner", "a draw has no winner"),
+        ({"result": "forfeit", "winner": "red"}, "result", "'forfeit' is not one of victory, time, concession, draw"),
+        ({"winner": "red"}, "result", "say how the game was won"),
+        ({"result": 3}, "result", "text, or left out"),
+    ],
+)
+def test_a_wrong_result_names_its_field_and_ends_nothing(client, lobby, body, field, words):
+    name = _start(client).get_json()["journal"]
+    refused = client.post("/api/game/end", json=body, headers=REFEREE)
+    assert refused.status_code == 400 and refused.get_json()["field"] == field, refused.get_json()
+    assert words in refused.get_json()["error"]
+    assert lobby.station is not None  # the game goes on
+    assert json.loads((lobby.journals / name).read_text().splitlines()[-1])["kind"] != "end"
+
+
 def test_after_a_power_cut_the_lobby_offers_the_unfinished_game_and_resumes_it(tmp_path, lobby, client):
     name = _start(client).get_json()["journal"]
     client.post("/api/input", json={"type": "begin_round"}, headers=REFEREE)

@@ -147,18 +147,22 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport, lang):
 
             # the end: journaled with the note, back to the lobby, in the history with its journal
             page.fill("#end-note", "time called")
+            expect(page.locator("#end-winner")).to_be_disabled()  # as the rules ruled: nobody won yet
+            page.select_option("#end-result", "concession")
+            page.select_option("#end-winner", "red")
             page.click("#end-game")
             expect(page.locator("#game-ended")).to_be_visible()
             expect(page).to_have_url(re.compile(re.escape(url + "/lobby")), timeout=10000)
             expect(page.locator("#ended")).to_contain_text(tr("The game is saved: it is first in the history."))
             row = page.locator("#history li.game-card").first
             expect(row).to_contain_text("Полярная колонна")
-            expect(row).to_contain_text(tr("ended, no winner"))
+            expect(row).to_contain_text(tr("winner by concession: {winner}", winner="red"))
             with page.expect_download() as download:
                 row.locator("a.journal").click()
             journal = download.value.path().read_text().splitlines()
             end = json.loads(journal[-1])
             assert end["kind"] == "end" and end["note"] == "time called" and end["by"] == "dashboard"
+            assert end["result"] == "concession" and end["winner"] == "red" and end["won_by"] is None
             assert json.loads(journal[0])["options"] == {"hit_window_ms": 3000}
             assert json.loads(journal[0])["armies"][1]["units"][1]["launchers"][0]["node"] == "L77"
             precheck = next(json.loads(line) for line in journal if json.loads(line)["kind"] == "precheck")
@@ -178,6 +182,7 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport, lang):
             page.click("#report-link")
             expect(page.locator("h1")).to_have_text("Бронепехота")
             expect(page.locator("body")).to_contain_text("time called")
+            expect(page.locator("body")).to_contain_text(tr("Winner by concession: {winner}", winner="red"))
             browser.close()
     finally:
         hub.stop()

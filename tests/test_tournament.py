@@ -280,6 +280,20 @@ def test_an_ended_game_is_a_result_and_the_standings_pair_the_next_round(broker,
     tournament.kill()
 
 
+def test_a_game_won_on_time_counts_its_winner_in_the_standings(broker, tables, tmp_path):
+    """The referee ends on time with a winner: the tournament takes the win (it was a draw)."""
+    tournament = Tournament(tmp_path, broker.url)
+    t = tables("t1")
+    t.play(3)
+    t.lobby.end("time called", result="time", winner="red")
+    wait_for(lambda: tournament.store.results(), 20, "the result")
+    assert tournament.store.results()[0]["winner"] == "red"
+    app = create_tournament_app(tournament.store, "judge-token", tournament.subscriber).test_client()
+    table = app.get("/api/standings").get_json()["standings"]
+    assert [(s["player"], s["points"]) for s in table] == [("red", 3), ("blue", 0)]
+    tournament.kill()
+
+
 def test_swiss_pairs_by_standing_without_rematches_and_gives_one_bye():
     results = [
         {"a": "ann", "b": "bob", "winner": "ann"},

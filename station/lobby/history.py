@@ -62,6 +62,7 @@ class PlayedGame:
             "rulings": self.rulings,
             "finished": self.finished,
             "winner": (self.end or {}).get("winner"),
+            "result": (self.end or {}).get("result"),  # victory, time, concession, draw; none before the referee chose
             "summary": (self.end or {}).get("summary"),
             "note": (self.end or {}).get("note"),
         }

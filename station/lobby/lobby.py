@@ -370,14 +370,18 @@ class Lobby:
             raise LobbyError(f"{name} ended; it can be replayed, not resumed")
         return self.start(None, path=played.path)
 
-    def end(self, note: str = "", by: str = "referee") -> PlayedGame:
-        """Journal the end of the running game, stop it, and return its history entry."""
+    def end(
+        self, note: str = "", by: str = "referee", result: str | None = None, winner: str | None = None
+    ) -> PlayedGame:
+        """Journal the end of the running game (the referee's ``result`` and ``winner``, checked
+        first: a wrong one ends nothing), stop it, and return its history entry."""
         with self._lock:
             station = self._station
             if station is None:
                 raise LobbyError("no game is running")
+            station.game.check_end(result, winner)  # before the hubs stop: a wrong result stops nothing
             station.stop_hubs()  # the end is the journal's last record: no heartbeat or clock after it
-            station.game.end(note, by)
+            station.game.end(note, by, result, winner)
             self._stop(station)
         for listener in self.on_end:
             listener(station)

@@ -45,7 +45,8 @@ def _bad_army(exc: DataFileError) -> tuple[Response, int]:
 @lobby_api.errorhandler(ShelfError)
 @lobby_api.errorhandler(InUse)
 def _refused(exc: Exception) -> tuple[Response, int]:
-    return error_response(409 if isinstance(exc, (GameRunning, InUse)) else 400, str(exc))
+    field = exc.field if isinstance(exc, InputError) else None
+    return error_response(409 if isinstance(exc, (GameRunning, InUse)) else 400, str(exc), field)
 
 
 def _body() -> dict[str, Any]:
@@ -261,10 +262,16 @@ def hub_events() -> Reply:
 @lobby_api.post("/game/end")
 @referee_only
 def end_game() -> Response:
-    """``{"note": ...}``: journal the end of the running game (its winner, its summary, and how
-    many rulings were still unconfirmed: they stand as the station ruled them) and stop it."""
-    note = checked_note(_body().get("note", "") if request.data else "")
-    return jsonify({"game": lobby().end(note, by="dashboard").as_dict()})
+    """``{"note", "result", "winner"}`` (all optional): journal the end of the running game (its
+    result and winner, as the referee chose or as the rules ruled, its summary, and how many
+    rulings were still unconfirmed: they stand as the station ruled them) and stop it."""
+    body = _body() if request.data else {}
+    note = checked_note(body.get("note", ""))
+    result, winner = body.get("result"), body.get("winner")
+    for name, value in (("result", result), ("winner", winner)):
+        if value is not None and not isinstance(value, str):
+            raise InputError(f"{name}: text, or left out", name)
+    return jsonify({"game": lobby().end(note, by="dashboard", result=result, winner=winner).as_dict()})
 
 
 @lobby_api.post("/games/<name>/resume")

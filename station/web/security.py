@@ -74,11 +74,12 @@ def larger_than(allowed: int) -> str:
     return f"the request is larger than {allowed // 1024} kB"
 
 
-def error_response(status: int, message: str) -> tuple[Response, int]:
+def error_response(status: int, message: str, field: str | None = None) -> tuple[Response, int]:
     """Every error the API answers: JSON ``{"error": ...}`` with its status; a refusal said with
-    ``say`` (station/rules/text.py) also carries its ``message``, for a page to say in its language."""
+    ``say`` (station/rules/text.py) also carries its ``message``, for a page to say in its language,
+    and one about a request's field names it (``field``), for a form to point at."""
     said = {"message": message.message()} if isinstance(message, Text) else {}
-    return jsonify({"error": message, **said}), status
+    return jsonify({"error": message, **said, **({"field": field} if field else {})}), status
 
 
 def referee_token() -> RefereeToken:

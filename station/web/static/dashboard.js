@@ -188,6 +188,12 @@ function render() {
       { winner: state.winner, how: inLanguage(state.won_by, state.won_by_message) })
       : t("Game over: {winner} wins. The referee ends the game to keep its result.", state);
   document.body.classList.toggle("over", Boolean(state.winner));
+  fillSelect($("end-winner"), state.players.map((p) => [p, p]));
+  if (state.winner && $("end-winner").dataset.ruled !== state.winner) {  // the rules' winner, offered once
+    $("end-winner").dataset.ruled = state.winner;
+    $("end-winner").value = state.winner;
+  }
+  $("end-winner").disabled = ["", "draw"].includes($("end-result").value);
   $("active-unit").textContent = MODEL_NAMES[state.active_unit] || state.active_unit || "";
   $("initiative").textContent = Object.keys(state.initiative).length
     ? t("Initiative") + " " + Object.entries(state.initiative).map(([p, r]) => `${p} ${r}`).join(", ") : "";
@@ -444,11 +450,15 @@ document.addEventListener("DOMContentLoaded", () => {
       act("/api/rulings/confirm", { rulings: ids });
     }
   });
+  $("end-result").addEventListener("change", () => { if (model.state) render(); });  // a winner only for a win
   $("end-game").addEventListener("click", async () => {
     const pending = model.rulings.filter((r) => rulingStatus(r) === "pending").length;
     const stand = pending ? " " + t("{n} ruling(s) still await confirmation: they stand as the station ruled them.", { n: pending }) : "";
-    if (!window.confirm(t("End this game? Its result is journaled and it moves to the history.") + stand)) return;
-    await act("/api/game/end", { note: $("end-note").value });
+    const result = $("end-result").value || null;  // none: as the rules ruled (their winner, if any)
+    const winner = result && result !== "draw" ? $("end-winner").value || null : null;
+    const said = result === "draw" ? t("a draw") : winner ? t("{winner} wins", { winner }) : "";
+    if (!window.confirm(t("End this game? Its result is journaled and it moves to the history.") + " " + said + stand)) return;
+    await act("/api/game/end", { note: $("end-note").value, result, winner });
   });
   $("call-judge").addEventListener("click", async () => {
     await act("/api/judge", { note: $("judge-note").value });

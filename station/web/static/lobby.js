@@ -407,13 +407,22 @@ async function readUpload(event) {
 }
 
 // --- history ------------------------------------------------------------------------------------
+// How a game ended, as its end record says: the referee's result, or the rules' winner.
+function endedAs(g) {
+  if (g.result === "draw") return t("a draw");
+  if (!g.winner) return t("ended, no winner");
+  if (g.result === "time") return t("winner on time: {winner}", g);
+  if (g.result === "concession") return t("winner by concession: {winner}", g);
+  return t("winner: {winner}", g);
+}
+
 async function refreshHistory() {
   const { games } = await (await fetch("/api/games")).json();
   // One card a game: when, what, who, how it ended, how long and how many rulings; then its links.
   $("history").replaceChildren(...games.map((g) => el("li", { class: "game-card", "data-game": g.name },
     el("div", { class: "when" }, (g.started || "").slice(0, 16).replace("T", " "), " · ", el("b", {}, g.title || g.game)),
     el("div", { class: "who" }, g.armies.join(t(" vs "))),
-    el("div", { class: "result" }, g.finished ? (g.winner ? t("winner: {winner}", g) : t("ended, no winner")) : t("unfinished"),
+    el("div", { class: "result" }, g.finished ? endedAs(g) : t("unfinished"),
       " · ", minutes(g.seconds), " · ", t("{n} rulings", { n: g.rulings ?? 0 })),
     el("div", { class: "links" },
       el("a", { href: `/games/${encodeURIComponent(g.name)}`, class: "replay" }, t("replay")),
