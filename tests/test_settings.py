@@ -40,6 +40,34 @@ def _eventually(check, seconds=5.0):
         time.sleep(0.05)
 
 
+SAMPLE_GAMES = {
+    "bronepekhota": ["sample:blue-protectorate.json", "sample:red-polaris.json"],
+    "bronepekhota_quick": ["sample:blue-patrol.json", "sample:red-raiders.json"],
+}
+
+
+@pytest.mark.parametrize("game", sorted(SAMPLE_GAMES))
+def test_the_rehearsal_hub_offers_every_launcher_barrel_and_tilt_node_of_the_game(lobby, game):
+    """Every launcher (each barrel) and every tilt node the game's armies wire, named by its
+    owner: the quick rules' launchers, named in their weapons, were missing (issue 48)."""
+    from station.dice import DiceBook
+    from station.rules.registry import make_ruleset
+
+    client = create_app(lobby, TOKEN).test_client()
+    assert client.put("/api/settings", json={"rehearsal": True}, headers=REFEREE).status_code == 200
+    _eventually(lambda: lobby.hub_health()["state"] == "connected")
+    started = client.post("/api/games", json={"game": game, "armies": SAMPLE_GAMES[game]}, headers=REFEREE)
+    assert started.status_code == 201, started.get_json()
+    wired = make_ruleset(game, DiceBook()).sensor_nodes(lobby.station.game.header["armies"])
+    offered = client.get("/api/rehearsal").get_json()["nodes"]
+    assert {(n["id"], n["kind"], n["barrels"]) for n in offered} == {(n.id, n.kind, n.barrels) for n in wired}
+    assert any(n.kind == "launcher" for n in wired) and all(n["owners"] for n in offered)
+    for node in (n for n in offered if n["kind"] == "launcher"):
+        for barrel in range(1, node["barrels"] + 1):
+            body = {"node": node["id"], "event": "shot", "barrel": barrel}
+            assert client.post("/api/rehearsal", json=body, headers=REFEREE).status_code == 200
+
+
 def test_the_rehearsal_hub_is_switched_on_remembered_and_fired_from_the_browser(lobby, tmp_path):
     client = create_app(lobby, TOKEN).test_client()
     assert client.put("/api/settings", json={"rehearsal": True}).status_code == 401  # the referee's

@@ -1,5 +1,6 @@
 """Where an army file names its hardware: every launcher's hub node, every tilt node and every
-camera marker, found by walking the document, so pairing can fill them in for any game's format.
+camera marker, found by walking the document, so pairing can fill them in for any game's format
+(a unit's ``launchers`` list of nodes, or a weapon that names its own ``launcher``).
 
 A slot is a path into the JSON (``["units", 0, "members", 2, "tilt_node"]``), what kind of node
 fills it, whose it is, and the id it holds now.  Conflicts (one id in two slots) and empty slots
@@ -33,6 +34,9 @@ def _walk(node: Any, path: Path, owner: str) -> Iterator[dict[str, Any]]:
         yield {"path": [*path, "tilt_node"], "kind": "tilt", "owner": here, "id": node["tilt_node"]}
     if isinstance(node.get("marker"), dict) and "id" in node["marker"]:
         yield {"path": [*path, "marker", "id"], "kind": "marker", "owner": here, "id": node["marker"]["id"]}
+    if isinstance(node.get("launcher"), str) or (node.get("kind") == "real" and "launcher" in node):
+        # a weapon that names its launcher itself (the quick rules' real weapons)
+        yield {"path": [*path, "launcher"], "kind": "launcher", "owner": f"{owner} ({here})", "id": node["launcher"]}
     for i, launcher in enumerate(node.get("launchers") or []):
         if isinstance(launcher, dict) and "node" in launcher:
             kind = launcher.get("kind", "launcher")
