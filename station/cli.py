@@ -765,7 +765,7 @@ def replay(journal: str, state_json: str | None, show_rulings: bool) -> None:
     "--write-docs",
     "docs",
     type=click.Path(file_okay=False, exists=True),
-    help="Rewrite every game's options table in this manual folder (docs/).",
+    help="Rewrite every game's options and inputs tables in this manual folder (docs/).",
 )
 def options(game: str | None, docs: str | None) -> None:
     """Print GAME's options: each with its default, the values it takes, its rulebook section and

@@ -24,8 +24,10 @@ from .measure.terrain import FORMAT as TERRAIN_FORMAT
 from .measure.terrain import parse_terrain, terrain_document
 from .records import Kind
 from .rules.base import Ruling
+from .rules.input_args import InputProblem, check
 from .rules.registry import make_ruleset
 from .rules.ruleset import Ruleset
+from .rules.text import Text
 from .rules.view import StateView
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,7 @@ class InputError(ValueError):
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+        self.said = message if isinstance(message, Text) else None  # for a page to say in its language
 
 
 def _no_such_ruling(ruling_id: str) -> InputError:
@@ -432,6 +435,7 @@ class Game:
                 f"unknown input {type_!r}; expected one of "
                 f"{', '.join(t for t in allowed if t not in ('confirm', 'override'))}"
             )
+        self._check_args(type_, args or {})
         with self._recording():
             waiting = self.book.waiting()
             record = self.journal.append(Kind.INPUT, durable=True, type=type_, args=dict(args or {}), by=by)
@@ -448,6 +452,23 @@ class Game:
                 self.journal.append(Kind.DICE_ENTRY, durable=True, cleared=True, by=by, why=f"{type_} refused: {said}")
                 log.info("table dice discarded after a refused %s: %s", type_, said)
             return rulings
+
+    def _check_args(self, type_: str, args: Mapping[str, Any]) -> None:
+        """The input's arguments against what its game declares (rules/input_args.py), before
+        anything is journaled: a wrong one is an ``InputError`` naming its field."""
+        declared = self._result.ruleset.declared_inputs.get(type_)
+        if declared is None:
+            return
+        view = self.state_view()
+        known = {
+            *view["players"],
+            *(u["id"] for u in view["units"]),
+            *(e["id"] for u in view["units"] for e in u["elements"]),
+        }
+        try:
+            check(declared, args, known)
+        except InputProblem as problem:
+            raise InputError(problem.text, problem.field) from None
 
     def confirm(self, *ruling_ids: str, by: str = "referee") -> None:
         """Confirm one ruling, or several at once (the dashboard's *Confirm all*): every id is

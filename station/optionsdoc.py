@@ -1,7 +1,8 @@
-"""Each game's options as a table, made from the options the game declares (rules/options.py):
-``station options GAME`` prints it, and the manual's page of each game carries it between
-``<!-- options:GAME:begin -->`` and ``<!-- options:GAME:end -->``, rewritten by
-``station options --write-docs docs`` (tests/test_docs.py keeps the two the same, as
+"""Each game's options and inputs as tables, made from what the game declares (rules/options.py,
+rules/input_args.py): ``station options GAME`` prints the options, and the manual's page of
+each game carries both, between ``<!-- options:GAME:begin -->`` and ``<!-- options:GAME:end -->``
+and between ``<!-- inputs:GAME:begin -->`` and ``<!-- inputs:GAME:end -->``, rewritten by
+``station options --write-docs docs`` (tests/test_options_doc.py keeps them the same, as
 bench/table.py keeps docs/performance.md)."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .dice import DiceBook
+from .rules.input_args import Arg
 from .rules.registry import RULESETS, make_ruleset
 
 
@@ -54,6 +56,51 @@ def options_table(game: str) -> str:
     return "\n".join(lines)
 
 
+ARG_VALUES = {
+    "model": "a model's id",
+    "unit": "a unit's id",
+    "player": "a player",
+    "models": "models' ids",
+    "units": "units' ids",
+    "players": "players, in order",
+    "weapon": "a weapon's id",
+    "piece": "a terrain piece's id",
+    "flag": "`true` | `false`",
+    "text": "text",
+    "point": "`[x, y]` in mm",
+    "points": "`[[x, y], …]` in mm",
+    "object": "an object",
+}
+UNITS = {"inch": "inches", "step": "steps"}
+
+
+def _arg_values(arg: Arg, unit: str) -> str:
+    """What an argument takes, as a referee reads it."""
+    if arg.kind == "choice":
+        return " | ".join(f"`{c}`" for c in arg.choices)
+    if arg.kind in ("number", "integer"):
+        low, high = ("" if v is None else f"{v:g}" for v in (arg.low, arg.high))
+        whole = "a whole number" if arg.kind == "integer" else "a number"
+        return f"{whole} {low}–{high}" + (f" ({unit})" if arg.distance else "")
+    return ARG_VALUES[arg.kind]
+
+
+def _arg_row(arg: Arg, unit: str) -> str:
+    needed = " (needed)" if arg.required else ""
+    return f"`{arg.name}`{needed}: {_arg_values(arg, unit)}, {arg.help}"
+
+
+def inputs_table(game: str) -> str:
+    """The game's operator inputs in the order it registers them, each with its arguments."""
+    ruleset = make_ruleset(game, DiceBook())
+    unit = UNITS.get(ruleset.convention.unit.name, ruleset.convention.unit.name)
+    lines = ["| input | section | arguments |", "|---|---|---|"]
+    for declared in ruleset.declared_inputs.values():
+        args = "; ".join(_arg_row(a, unit) for a in declared.args) or "none"
+        lines.append(f"| `{declared.type}` | {declared.section} | {args.replace('|', chr(92) + '|')} |")
+    return "\n".join(lines)
+
+
 def page_of(game: str) -> str:
     """The manual's page of a game: its name with hyphens (docs/price-of-a-mile.md)."""
     return f"{game.replace('_', '-')}.md"
@@ -68,10 +115,10 @@ def index_table() -> str:
     return "\n".join(lines)
 
 
-def with_table(text: str, name: str, table: str) -> str:
-    """``text`` with ``table`` put between the markers ``name`` (a game, or "index");
+def with_table(text: str, name: str, table: str, what: str = "options") -> str:
+    """``text`` with ``table`` put between the markers ``what:name`` (a game, or "index");
     ValueError without them."""
-    begin, end = f"<!-- options:{name}:begin -->", f"<!-- options:{name}:end -->"
+    begin, end = f"<!-- {what}:{name}:begin -->", f"<!-- {what}:{name}:end -->"
     pattern = re.compile(re.escape(begin) + r"\n.*?" + re.escape(end), re.S)
     if not pattern.search(text):
         raise ValueError(f"no {begin} … {end} in the page")
@@ -83,7 +130,8 @@ def pages(folder: Path) -> dict[Path, str]:
     wanted = {}
     for game in sorted(RULESETS):
         page = folder / page_of(game)
-        wanted[page] = with_table(page.read_text(encoding="utf-8"), game, options_table(game))
+        text = with_table(page.read_text(encoding="utf-8"), game, options_table(game))
+        wanted[page] = with_table(text, game, inputs_table(game), "inputs")
     index = folder / "options.md"
     wanted[index] = with_table(index.read_text(encoding="utf-8"), "index", index_table())
     return wanted

@@ -319,7 +319,7 @@ def test_a_refused_input_discards_the_table_dice_meant_for_it_and_says_so(tmp_pa
         station.game.operator_input("begin_round")
         station.game.operator_input("set_order", {"order": ["blue", "red"]})
         station.game.enter_dice(6, [1, 6, 6])
-        refused = station.game.operator_input("virtual_shot", {"shooter": "cyber-2", "target": "nobody"})[-1]
+        refused = station.game.operator_input("virtual_shot", {"shooter": "cyber-2", "target": "cyber-3"})[-1]
         assert "refused" in refused.text.lower() and station.game.dice_waiting() == {}
         cleared = [r for r in read_records(station.journal.path) if r["kind"] == "dice_entry" and r.get("cleared")]
         assert cleared and cleared[-1]["why"] == "virtual_shot refused: d6 [1, 6, 6]"

@@ -31,7 +31,7 @@ def long_game(tmp_path_factory):
     game = station.game
     game.operator_input("begin_round", {})
     for k in range(RULINGS):  # a warning ruling each; every other one waits for the referee
-        game.operator_input(*(("activate", {"unit": "nobody"}) if k % 2 else ("jump", {"element": "nobody"})))
+        game.operator_input(*(("end_activation", {}) if k % 2 else ("jump", {"element": "cyber-1"})))  # no jump pack
     yield station
     station.stop()
 

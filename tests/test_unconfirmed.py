@@ -17,10 +17,10 @@ def _two_rounds(tmp_path, options):
     station = Station(tmp_path / "game.jsonl", "bronepekhota", [load_army(p) for p in ARMY_FILES], options).start()
     game = station.game
     game.operator_input("begin_round", {})
-    game.operator_input("jump", {"element": "nobody"})  # refused: waits for the referee
+    game.operator_input("jump", {"element": "cyber-1"})  # refused (no jump pack): waits for the referee
     first = [r for r in game.snapshot()["rulings"] if r["status"] == "pending"]
     game.operator_input("begin_round", {})
-    game.operator_input("repair", {"element": "nobody"})  # refused in round 2
+    game.operator_input("repair", {"element": "cyber-1"})  # refused in round 2: not a machine
     return station, first
 
 
@@ -62,7 +62,7 @@ def test_every_update_carries_the_statuses_it_changed(tmp_path):
     try:
         game = station.game
         game.operator_input("begin_round", {})
-        refused = game.operator_input("jump", {"element": "nobody"})[0]
+        refused = game.operator_input("jump", {"element": "cyber-1"})[0]
         game.operator_input("begin_round", {})
         game.confirm(refused.id)
         while (message := subscription.get(timeout=1)) is not None:

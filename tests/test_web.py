@@ -72,8 +72,49 @@ def test_referee_drives_the_game(client, station):
         == 200
     )
     assert station.game.snapshot()["state"]["round"] == 1
+    records = station.game.snapshot()["records"]
     response = client.post("/api/input", json={"type": "activate", "args": {"unit": "nonexistent"}}, headers=REF)
-    assert response.status_code == 200 and response.get_json()["rulings"][0]["kind"] == "warning"
+    assert response.status_code == 400 and response.get_json()["field"] == "unit"  # checked before journaling
+    assert "nonexistent is not in this game" in response.get_json()["error"]
+    assert station.game.snapshot()["records"] == records
+    response = client.post("/api/input", json={"type": "activate", "args": {"unit": "mortar"}}, headers=REF)
+    assert response.status_code == 200 and response.get_json()["rulings"][0]["kind"] == "warning"  # not its turn
+
+
+@pytest.mark.parametrize(
+    "args, field, english, russian",
+    [
+        ({}, "unit", "unit: needed", "unit: нужно указать"),
+        (
+            {"unit": "gryphon", "speed": 3},
+            "speed",
+            "activate takes unit, not speed",
+            "activate принимает unit, а не speed",
+        ),
+        ({"unit": 7}, "unit", "unit: an id of this game", "unit: идентификатор из этой игры"),
+    ],
+)
+def test_a_wrong_argument_is_refused_naming_its_field_in_both_languages(client, station, args, field, english, russian):
+    """An input's arguments are checked against its declaration (rules/input_args.py) before
+    they are journaled; the refusal names the field and can be said in Russian."""
+    from station.rules.text import catalog, from_message
+
+    records = station.game.snapshot()["records"]
+    response = client.post("/api/input", json={"type": "activate", "args": args}, headers=REF)
+    said = response.get_json()
+    assert response.status_code == 400 and said["field"] == field and said["error"] == english, said
+    assert from_message(said["message"]).said(catalog("ru", "bronepekhota")) == russian
+    assert station.game.snapshot()["records"] == records
+
+
+def test_each_games_inputs_are_served_as_json_schema(client):
+    for game in ("bronepekhota", "bronepekhota_quick", "steel_warriors", "price_of_a_mile", "alpha_strike"):
+        inputs = client.get(f"/api/rulesets/{game}/inputs").get_json()["inputs"]
+        assert inputs and all(i["section"].startswith("§") and i["args"]["type"] == "object" for i in inputs.values())
+    shot = client.get("/api/rulesets/bronepekhota/inputs").get_json()["inputs"]["virtual_shot"]["args"]
+    assert shot["required"] == ["shooter", "target"] and shot["additionalProperties"] is False
+    assert shot["properties"]["distance"] == {**shot["properties"]["distance"], "type": "integer", "x-distance": True}
+    assert client.get("/api/rulesets/chess/inputs").status_code == 404
 
 
 @pytest.mark.parametrize(
@@ -213,7 +254,8 @@ def test_a_ruling_with_a_non_finite_number_is_still_journaled_and_served(client,
         return state, [Ruling(f"{seq}:odd", seq, RulingKind.WARNING, text, "§3", True, details={"ms": float("inf")})]
 
     monkeypatch.setitem(INPUTS._by_type, "set_order", replace(INPUTS.get("set_order"), handle=doubtful))
-    response = client.post("/api/input", json={"type": "set_order", "args": {}}, headers=REF)
+    order = {"order": ["blue", "red"]}
+    response = client.post("/api/input", json={"type": "set_order", "args": order}, headers=REF)
     assert response.status_code == 200 and response.get_json()["rulings"][0]["details"] == {"ms": "inf"}
     assert client.get("/api/state").status_code == 200
     journaled = [r["ruling"] for r in station.journal.records if r["kind"] == "ruling"]

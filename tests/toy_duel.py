@@ -11,6 +11,7 @@ from station.dice import Roller
 from station.events import Node, Tilt
 from station.measure.units import INCHES, Convention
 from station.rules.base import ArmyError, Event, Input, Ruling, RulingKind
+from station.rules.input_args import Declared
 from station.rules.inputs import Args, Inputs
 from station.rules.model_fields import ModelRuleset
 from station.rules.options import OptionSet, declared, integer
@@ -48,6 +49,7 @@ class Duel(ModelRuleset[DuelState]):
     title: ClassVar[str] = "Duel (toy)"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
     input_types: ClassVar[Sequence[str]] = INPUTS.types
+    declared_inputs: ClassVar[Mapping[str, Declared]] = INPUTS.declared()
     controls: ClassVar[Sequence[tuple[str, str]]] = (("flip", "Flip the coin"),)
     mm_per_unit: ClassVar[float] = 25.4
     convention: ClassVar[Convention] = INCHES

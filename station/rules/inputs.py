@@ -11,6 +11,11 @@ in the chapter's module, under the section it follows:
     @INPUTS.register("begin_round", "§3.1")              # turns.py
     def begin_round(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]: ...
 
+    @INPUTS.register("activate", "§3.2", unit("unit", "the unit that acts now", required=True))
+
+An input's arguments are declared with it (station/rules/input_args.py): what a request may
+carry, checked before it is journaled, and what the page builds its controls from.
+
 A handler is pure like ``apply``: ``(rules, state, seq, args) -> (state, rulings)``.  ``rules`` is
 the ruleset itself, seen through the game's ``Rules`` protocol: what a handler may use besides
 the state, its injected roller and its rules data.
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from .base import Input, Overriding, Refused, Ruling, refusal, voided
+from .input_args import Arg, Declared
 from .table_snapshot import TableState, fold_common
 from .text import Text, say
 
@@ -40,6 +46,7 @@ class InputHandler(Generic[R, S]):
     type: str
     section: str
     handle: Handler[R, S]
+    args: tuple[Arg, ...] = ()
 
 
 # The arguments that name who acts, in the order a refusal looks for them.
@@ -70,11 +77,11 @@ class Inputs(Generic[R, S]):
     def __init__(self) -> None:
         self._by_type: dict[str, InputHandler[R, S]] = {}
 
-    def register(self, input_type: str, section: str) -> Callable[[Handler[R, S]], Handler[R, S]]:
+    def register(self, input_type: str, section: str, *args: Arg) -> Callable[[Handler[R, S]], Handler[R, S]]:
         def add(handle: Handler[R, S]) -> Handler[R, S]:
             if input_type in self._by_type:
                 raise ValueError(f"input {input_type!r} is registered twice")
-            self._by_type[input_type] = InputHandler(input_type, section, handle)
+            self._by_type[input_type] = InputHandler(input_type, section, handle, args)
             return handle
 
         return add
@@ -117,3 +124,7 @@ class Inputs(Generic[R, S]):
 
     def sections(self) -> dict[str, str]:
         return {t: h.section for t, h in self._by_type.items()}
+
+    def declared(self) -> dict[str, Declared]:
+        """Each operator input with its section and arguments, in registration order."""
+        return {t: Declared(t, h.section, h.args) for t, h in self._by_type.items()}

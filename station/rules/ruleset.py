@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from ..events import Node
 from ..measure.units import Convention
 from .base import Event, Overriding, Ruling
+from .input_args import Declared
 from .options import OptionSet
 from .view import StateView
 
@@ -58,6 +59,7 @@ class Ruleset(Protocol[S]):
     options: ClassVar[OptionSet[Any]]  # the options, each with its type, default and rulebook section
     override_verdicts: ClassVar[Sequence[str]]
     input_types: ClassVar[Sequence[str]]  # the operator inputs it takes
+    declared_inputs: ClassVar[Mapping[str, Declared]]  # each operator input's section and arguments (input_args.py)
     controls: ClassVar[Sequence[tuple[str, str]]]  # (input, label): the dashboard's buttons for the referee
     mm_per_unit: ClassVar[float]  # the game's unit of distance (an inch, a 5 cm step), for the camera's snapshots
     convention: ClassVar[Convention]  # how the game measures: its unit, the points measured from, rounding

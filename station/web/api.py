@@ -38,7 +38,7 @@ def _json_body() -> dict[str, Any]:
 
 @api.errorhandler(InputError)
 def _input_error(exc: InputError) -> tuple[Response, int]:
-    return error_response(400, str(exc), exc.field)
+    return error_response(400, exc.said or str(exc), exc.field)
 
 
 @api.errorhandler(JournalUnavailable)

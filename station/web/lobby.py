@@ -115,6 +115,16 @@ def army_schema(game: str) -> Reply:
     return jsonify(titled(make_ruleset(game, DiceBook()).army_schema(), language(), game))
 
 
+@lobby_api.get("/rulesets/<game>/inputs")
+def input_schemas(game: str) -> Reply:
+    """Each operator input of the game: its rulebook section and its arguments as a JSON Schema
+    (station/rules/input_args.py), the same declaration that checks a request."""
+    if game not in RULESETS:
+        return error_response(404, f"unknown game {game!r}")
+    declared = make_ruleset(game, DiceBook()).declared_inputs
+    return jsonify({"inputs": {name: {"section": d.section, "args": d.schema()} for name, d in declared.items()}})
+
+
 @lobby_api.get("/armies/<game>/<army_id>")
 def army_document(game: str, army_id: str) -> Response:
     """An army's file as written, in its own key order: the editor starts from it (a sample is

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Overriding, Ruling
+from ..input_args import Declared
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
 from ..ruleset import DashboardParts, ImportReport
@@ -32,6 +33,7 @@ class AlphaStrike(ModelRuleset[AlphaState]):
     title: ClassVar[str] = "BattleTech Alpha Strike"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
     input_types: ClassVar[Sequence[str]] = INPUTS.types
+    declared_inputs: ClassVar[Mapping[str, Declared]] = INPUTS.declared()
     controls: ClassVar[Sequence[tuple[str, str]]] = (
         ("setup_roll", "Setup roll"),
         ("roll_initiative", "Initiative"),

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...datafile import Fields
+from .. import input_args as arg
 from ..base import Ruling, RulingKind
 from ..inputs import Args
 from ..text import say
@@ -84,7 +85,7 @@ def lucky_left(state: AlphaState, player: str) -> int:
     return LUCKY_USES - state.lucky_used.get(player, 0) if benefit(state, player, "battle") else 0
 
 
-@INPUTS.register("sniper", "§11.2, A26")
+@INPUTS.register("sniper", "§11.2, A26", arg.units("units", "one or two units of a Fire Support Lance", required=True))
 def choose_snipers(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """§11.2 and A26: before the turn's initiative (or during its movement), a Fire Support Lance
     names up to two of its units that fire as Snipers this turn."""

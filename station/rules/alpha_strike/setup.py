@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...measure.bases import MM_PER_INCH as INCH
 from ...measure.measurement import DEFAULT_SIGMA_MM
+from .. import input_args as arg
 from ..base import Ruling, RulingKind
 from ..inputs import Args
 from ..text import joined, say
@@ -42,7 +43,7 @@ def setup_roll(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[A
     ]
 
 
-@INPUTS.register("home_edge", "§3.4")
+@INPUTS.register("home_edge", "§3.4", arg.choice("edge", "the setup winner's home edge", EDGES, required=True))
 def choose_home_edge(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """§3.4: the setup winner's edge; the opposite edge is the other side's."""
     edge = args.get("edge")

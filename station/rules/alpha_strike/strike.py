@@ -9,12 +9,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...dice import Roller
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind, refusal, voided
 from ..inputs import Args
 from ..text import NOTHING, Text, joined, say
 from .attack import apply_damage, critical_hit, modifiers, weapon_damage
 from .cards import UnitState
-from .combat import ATTACK_KINDS, SPECIAL_MELEE, AttackPlan, plan_attack, rear_points
+from .combat import ATTACK_KINDS, KINDS, SPECIAL_MELEE, AttackPlan, plan_attack, rear_points
 from .formations import benefit, lucky_left
 from .heat import TurnHeat
 from .melee import self_damage
@@ -127,7 +128,20 @@ def _ruling(seq: int, plan: AttackPlan, words: list[Text], dice: list[int], hit:
     )
 
 
-@INPUTS.register("attack", "§6")
+@INPUTS.register(
+    "attack",
+    "§6",
+    arg.unit("attacker", "the unit that attacks", required=True),
+    arg.unit("target", "the unit attacked", required=True),
+    arg.choice("kind", "the attack (weapon when left out)", KINDS),
+    arg.integer("overheat", "heat added to the damage (§10.2)", 0, 4),
+    arg.flag("rear", "the REAR weapon's attack (§10.3)"),
+    arg.unit("spotter", "the unit spotting for an indirect attack (§6.5)"),
+    arg.measures(
+        "by_hand",
+        "the referee's measures when no camera sees both: distance_in or band, partial_cover, woods, from_behind",
+    ),
+)
 def attack_input(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """An attack the referee may void outright; a refused one is said as the attack's refusal."""
     void = voided(state.overrides, seq, f"{seq}:attack", say("Attack voided by the referee."), RulingKind.SHOT, "§6")
@@ -182,7 +196,9 @@ def attack(state: AlphaState, seq: int, args: Mapping[str, Any], roller: Roller)
     return state, _ruling(seq, plan, words, dice, hit, f"{seq}:attack")
 
 
-@INPUTS.register("lucky", "§11.1")
+@INPUTS.register(
+    "lucky", "§11.1", arg.unit("unit", "the Battle Lance unit whose missed attack is re-rolled", required=True)
+)
 def lucky_input(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     try:
         state, ruling = lucky(state, seq, args, rules.roller)

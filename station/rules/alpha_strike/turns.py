@@ -14,6 +14,7 @@ from typing import Any
 from ...dice import Roller
 from ...measure.bases import MM_PER_INCH as INCH
 from ...measure.bases import overlapping
+from .. import input_args as arg
 from ..base import Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, capitalised, joined, say
@@ -144,7 +145,13 @@ def _taped(inches: Any) -> float | Text | None:
     return float(inches)
 
 
-@INPUTS.register("move", "§5")
+@INPUTS.register(
+    "move",
+    "§5",
+    arg.unit("unit", "the unit that moves", required=True),
+    arg.choice("mode", "standing still, on the ground or jumping (ground when left out)", ("still", "ground", "jump")),
+    arg.number("inches", "how far it moved, by the referee's tape when no camera sees it", 0, 200, distance=True),
+)
 def declare_move(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """§5: the unit's declared move this turn, checked against the path the camera saw."""
     unit = state.units.get(str(args.get("unit")))

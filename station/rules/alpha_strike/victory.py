@@ -10,6 +10,7 @@ import numpy as np
 
 from ...measure.bases import MM_PER_INCH as INCH
 from ...measure.measurement import CALL_SIGMAS, DEFAULT_SIGMA_MM
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, joined, say
@@ -19,7 +20,12 @@ from .where import EDGES, OPPOSITE, from_edges, placed
 EDGE_SLACK_IN = 1.0  # a base leaving the table is at most this far from the edge it leaves by
 
 
-@INPUTS.register("leave_table", "§3.4, §4.5")
+@INPUTS.register(
+    "leave_table",
+    "§3.4, §4.5",
+    arg.unit("unit", "the unit that leaves the table", required=True),
+    arg.choice("edge", "the edge it leaves by, when no camera sees it", EDGES),
+)
 def leave_table(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """A unit taken off the table by an edge: the edge nearest where the camera last saw it, or
     the referee's ``edge`` for a unit no camera sees.  It is out of the battle; off the enemy's

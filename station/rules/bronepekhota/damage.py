@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...dice import Roller
+from .. import input_args as arg
 from ..base import Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, joined, say
@@ -79,7 +80,7 @@ def emergency_landing(state: GameState, vehicle_id: str, roller: Roller, key: st
     ]
 
 
-@INPUTS.register("leave_vehicle", "§4.3")
+@INPUTS.register("leave_vehicle", "§4.3", arg.model("vehicle", "the vehicle its pilot leaves", required=True))
 def leave_vehicle(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     """§4.3: the pilot leaves his vehicle and stands beside it; it freezes until someone boards
     (§9.1).  He moves once a round: if the vehicle moved this activation, he may not walk on."""

@@ -18,6 +18,7 @@ from ...dice import Roller
 from ...measure.measurement import measure
 from ...measure.relations import bearing_deg
 from ...measure.units import BRONEPEKHOTA
+from .. import input_args as arg
 from ..base import Ruling, RulingKind, voided
 from ..inputs import Args
 from ..text import Text, joined, say
@@ -32,7 +33,12 @@ from .state import INPUTS, REPAIR_MARK, Element, GameState, Rules
 MELEE_MARK = "melee"  # in Element.fired: this model has fought this activation
 
 
-@INPUTS.register("close_combat", "§8")
+@INPUTS.register(
+    "close_combat",
+    "§8",
+    arg.model("attacker", "the model that attacks", required=True),
+    arg.model("defender", "the model attacked", required=True),
+)
 def close_combat(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     roller = rules.roller
     rid = f"{seq}:melee"

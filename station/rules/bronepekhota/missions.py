@@ -6,6 +6,7 @@ see, a command vehicle destroyed; the referee declares the others complete."""
 
 from __future__ import annotations
 
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, say
@@ -26,7 +27,14 @@ def objective_words(mission: Mission) -> Text:
     return what + (say(": {note}", note=mission.note) if mission.note else "")
 
 
-@INPUTS.register("mission", "§1.1, §12.1")
+@INPUTS.register(
+    "mission",
+    "§1.1, §12.1",
+    arg.player("player", "whose mission", required=True),
+    arg.choice("objective", "what the mission is", OBJECTIVES, required=True),
+    arg.model("target", "for command_vehicle: the enemy command vehicle"),
+    arg.text("note", "the scenario's words"),
+)
 def declare_mission(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     """A player's mission, agreed before the battle: the objective, the scenario's words, and for
     command_vehicle the enemy vehicle to destroy."""
@@ -55,7 +63,7 @@ def declare_mission(rules: Rules, state: GameState, seq: int, args: Args) -> tup
     ]
 
 
-@INPUTS.register("mission_complete", "§12.1")
+@INPUTS.register("mission_complete", "§12.1", arg.player("player", "who completed their mission", required=True))
 def mission_complete(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     """The referee's word that a player completed his declared mission: the first to do so wins."""
     player = str(args.get("player"))

@@ -22,6 +22,7 @@ from ...measure.paths import SAMPLE_MM as PATH_SAMPLE_MM
 from ...measure.paths import Pose, along, centres_inside, gaps_along
 from ...measure.terrain import SOLID_TYPES, Piece
 from ...measure.units import BRONEPEKHOTA
+from .. import input_args as arg
 from ..base import Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, capitalised, joined, say
@@ -183,7 +184,7 @@ def _gun(state: GameState, gun: Element, moved: Movement) -> Priced:
     return Priced(0.0, (say("moved {n} steps{by}", n=f"{moved.path_mm / STEP_MM:.1f}", by=by),), tuple(problems))
 
 
-@INPUTS.register("jump", "§9.4")
+@INPUTS.register("jump", "§9.4", arg.model("element", "the infantryman who jumps", required=True))
 def announce_jump(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     """§9.4: before he moves, the player says the soldier jumps: once a round, instead of walking."""
     element = state.elements.get(str(args.get("element")))

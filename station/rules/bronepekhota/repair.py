@@ -19,6 +19,7 @@ from typing import Any
 
 from ...measure.bases import closest_points
 from ...measure.relations import in_contact
+from .. import input_args as arg
 from ..base import Ruling, RulingKind
 from ..inputs import Args
 from ..text import say
@@ -29,7 +30,13 @@ from .state import INPUTS, REPAIR_MARK, Element, GameState, Problem, Rules, Unit
 EDGE_MM = 2.0  # a contact this close to the end of the HELIX's length is on that edge
 
 
-@INPUTS.register("repair", "§9.3, §10.1")
+@INPUTS.register(
+    "repair",
+    "§9.3, §10.1",
+    arg.model("element", "the machine repaired", required=True),
+    arg.model("by", "the infantryman with Рм who repairs it (none: its own crew)"),
+    arg.integer("cells", "structure cells repaired", 1, 99),
+)
 def repair(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     target = state.elements.get(str(args.get("element")))
     by = state.elements.get(str(args.get("by"))) if args.get("by") is not None else None
@@ -209,7 +216,12 @@ def _touching(state: GameState, a: Element, b: Element) -> bool | None:
     return in_contact(pa, pb, contact.CONTACT_MM)
 
 
-@INPUTS.register("capture", "§9.1-9.2")
+@INPUTS.register(
+    "capture",
+    "§9.1-9.2",
+    arg.model("element", "the enemy machine captured", required=True),
+    arg.model("by", "the infantryman who captures it", required=True),
+)
 def capture(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     soldier, machine = state.elements.get(str(args.get("by"))), state.elements.get(str(args.get("element")))
     problem, section = _capture_problem(state, soldier, machine)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...dice import Roller
+from .. import input_args as arg
 from ..base import Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, say
@@ -79,7 +80,9 @@ def new_round(state: GameState, seq: int, roller: Roller) -> tuple[GameState, li
     ]
 
 
-@INPUTS.register("set_order", "§3.2.1")
+@INPUTS.register(
+    "set_order", "§3.2.1", arg.players("order", "the players in the order they act this round", required=True)
+)
 def set_order(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     """§3.2.1: the initiative winner announces the player order."""
     order = tuple(args.get("order", ()))
@@ -94,7 +97,7 @@ def set_order(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[Gam
     ]
 
 
-@INPUTS.register("activate", "§3.2")
+@INPUTS.register("activate", "§3.2", arg.unit("unit", "the unit that acts now", required=True))
 def activate_unit(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     return activate(state, seq, str(args.get("unit")))
 

@@ -24,6 +24,7 @@ from ...measure.relations import bearing_deg, bearing_sigma_deg
 from ...measure.templates import blast
 from ...measure.terrain import line_of_sight
 from ...measure.units import BRONEPEKHOTA
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind, voided
 from ..inputs import Args
 from ..text import Text, joined, say
@@ -45,7 +46,23 @@ EXPLOSION_STEPS = 2  # §7.4 IV: the heavy rocket attacks everything within 2 st
 GRENADE_BLAST_STEPS = 1
 
 
-@INPUTS.register("virtual_shot", "§7")
+@INPUTS.register(
+    "virtual_shot",
+    "§7",
+    arg.model("shooter", "the model that shoots", required=True),
+    arg.model("target", "the model shot at", required=True),
+    arg.weapon("weapon", "which of the shooter's weapons (needed when it has several)"),
+    arg.flag("aimed", "aimed fire (§11.1)"),
+    arg.flag("grenade", "a grenade, not a weapon (§7.8)"),
+    arg.integer(
+        "distance",
+        "steps to the target, by the referee's tape when the camera has not placed both",
+        0,
+        200,
+        distance=True,
+    ),
+    arg.number("hidden", "the share of the target hidden, 0-1, when the camera has not placed both", 0, 1),
+)
 def virtual_shot(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     roller = rules.roller
     rid = f"{seq}:virtual"

@@ -15,6 +15,7 @@ from typing import Any
 from ...dice import Roller
 from ...measure.measurement import measure
 from ...measure.terrain import line_of_sight
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..text import Text, joined, say
 from .state import Fighter, QuickState
@@ -137,7 +138,13 @@ def _clear_shot(state: QuickState, shooter: Fighter, target: Fighter) -> tuple[b
     return in_cover, sight, [say("Too close to call: {doubt}; the referee decides.", doubt=doubt)] if doubt else []
 
 
-@fighters_action("virtual_shot", "§6-7")
+@fighters_action(
+    "virtual_shot",
+    "§6-7",
+    arg.model("shooter", "the fighter who shoots", required=True),
+    arg.model("target", "the enemy shot at", required=True),
+    arg.weapon("weapon", "which of the shooter's virtual weapons (needed when it has several)"),
+)
 def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
     """§6-7: one shooting action; each weapon once; for infantry, aimed +2 if he has not moved or
     fought, and +2 within 2 steps; the target's Armour +2 in cover, -2 if wounded."""
@@ -221,7 +228,12 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     )
 
 
-@fighters_action("grenade", "§8")
+@fighters_action(
+    "grenade",
+    "§8",
+    arg.model("thrower", "the infantryman who throws", required=True),
+    arg.model("target", "the enemy the grenade is thrown at", required=True),
+)
 def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
     """§8: one grenade a player-turn for the side, within 3 steps; Shooting 5 at the target, then
     Shooting 3 at everyone within 2 steps of it, the thrower too if he is that close."""
@@ -272,7 +284,12 @@ def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller
     )
 
 
-@fighters_action("close_combat", "§10")
+@fighters_action(
+    "close_combat",
+    "§10",
+    arg.model("attacker", "the fighter who attacks", required=True),
+    arg.model("target", "the enemy attacked", required=True),
+)
 def close_combat(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
     """§10: within 1 step, once a turn; d6 + Close combat against Armour (wounded -2); the target
     strikes back the same way, worked out from the state before the combat.  Infantry need a
@@ -357,7 +374,12 @@ def _rams_into_contact(state: QuickState, rammer: Fighter, target: Fighter) -> N
         )
 
 
-@fighters_action("ram", "§14")
+@fighters_action(
+    "ram",
+    "§14",
+    arg.model("rammer", "the vehicle that rams", required=True),
+    arg.model("target", "the enemy rammed", required=True),
+)
 def ram(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
     """§14: a moving vehicle rams a vehicle: d6 + its Armour against the target's Armour, and the
     target answers the same way.  Infantry always dodge."""

@@ -12,6 +12,7 @@ from dataclasses import replace
 from ...dice import Roller
 from ...measure.movement import level_changes, movement
 from ..base import Refused, Ruling, RulingKind, refusal
+from ..input_args import Arg
 from ..inputs import Args, refusal_text
 from ..text import say
 from .state import INPUTS, QuickState, Rules
@@ -204,12 +205,12 @@ def victory(state: QuickState, seq: int) -> tuple[QuickState, list[Ruling]]:
 Action = Callable[[QuickState, int, Args, Roller], tuple[QuickState, Ruling]]
 
 
-def fighters_action(input_type: str, section: str) -> Callable[[Action], Action]:
-    """Registers a fighter's action (§4.1): refused once the game is over or by its rule, and
-    followed by the victory check (§12)."""
+def fighters_action(input_type: str, section: str, *args: Arg) -> Callable[[Action], Action]:
+    """Registers a fighter's action (§4.1) with its arguments: refused once the game is over or
+    by its rule, and followed by the victory check (§12)."""
 
     def register(act: Action) -> Action:
-        @INPUTS.register(input_type, section)
+        @INPUTS.register(input_type, section, *args)
         def handle(rules: Rules, state: QuickState, seq: int, args: Args) -> tuple[QuickState, list[Ruling]]:
             if state.winner:
                 return state, [Ruling(f"{seq}:over", seq, RulingKind.WARNING, say("The game is over."), "§4.1")]

@@ -13,6 +13,7 @@ from ...measure.bases import Base
 from ...measure.measurement import Placed, pair_sigma, too_close_to_call
 from ...measure.templates import scatter
 from ...measure.terrain import line_of_sight
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, joined, say
@@ -87,7 +88,14 @@ def _shell(
     return state.evolve(activation=replace(act, shaken=act.shaken | set(squads))), words, squads
 
 
-@INPUTS.register("mortar", "§9.2")
+@INPUTS.register(
+    "mortar",
+    "§9.2",
+    arg.model("gunner", "the mortar crewman who fires", required=True),
+    arg.point("at", "the target point on the table, [x, y] in mm", required=True),
+    arg.flag("aimed", "aimed: both actions"),
+    arg.model("spotter", "a base of its side that sees the point"),
+)
 def mortar(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     roller = rules.roller
     gunner = state.fighters.get(str(args.get("gunner")))
@@ -161,7 +169,13 @@ def mortar(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSt
     )
 
 
-@INPUTS.register("field_gun", "§9.3")
+@INPUTS.register(
+    "field_gun",
+    "§9.3",
+    arg.model("gunner", "the field gun's crewman who fires", required=True),
+    arg.model("target", "the base shot at", required=True),
+    arg.flag("aimed", "aimed: both actions"),
+)
 def field_gun(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§9.3: fired like a small arm (-2 unaimed); a natural 1 misfires; a miss lands d6" off."""
     roller = rules.roller
@@ -247,7 +261,11 @@ SUPPORT_DIRECT_POWER = 7
 MARKER_SHIFT_IN = 3.0
 
 
-@INPUTS.register("artillery_markers", "§16.4 step 1")
+@INPUTS.register(
+    "artillery_markers",
+    "§16.4 step 1",
+    arg.points("markers", "three points in the enemy's zone, each [x, y] in mm", required=True),
+)
 def place_support(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§16.4 step 1: before deployment, three markers in the enemy's zone, each drifting 2d6"."""
     roller = rules.roller
@@ -283,7 +301,11 @@ def place_support(rules: Rules, state: MileState, seq: int, args: Args) -> tuple
     ]
 
 
-@INPUTS.register("roll_initiative", "§4.2, §16.4 step 2")
+@INPUTS.register(
+    "roll_initiative",
+    "§4.2, §16.4 step 2",
+    arg.player("first_two", "who the winner by 4 or more gives the first two activations (the winner when left out)"),
+)
 def roll_initiative(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§4.2's initiative, then §16.4 step 2: the guns open each turn once its initiative is rolled."""
     state, rulings = turns.initiative(state, seq, args, rules.roller)
@@ -348,7 +370,12 @@ def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list
     return state, rulings
 
 
-@INPUTS.register("move_marker", "§16.4 step 3")
+@INPUTS.register(
+    "move_marker",
+    "§16.4 step 3",
+    arg.integer("marker", "which marker, 0-2", 0, 2, required=True),
+    arg.point("to", "where it goes, [x, y] in mm, at most 3 inches away", required=True),
+)
 def shift_marker(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§16.4 step 3: after the bombardment one marker may move 3" in any direction."""
     k, to = args.get("marker"), args.get("to")

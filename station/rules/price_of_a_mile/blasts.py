@@ -12,6 +12,7 @@ from ...dice import Roller
 from ...measure.bases import Base, closest_points
 from ...measure.measurement import CALL_SIGMAS, Placed
 from ...measure.templates import blast, scatter, strip
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import NOTHING, Text, joined, say
@@ -81,7 +82,12 @@ def hit_under(
     return state, words, sorted(set(squads))
 
 
-@INPUTS.register("grenade", "§8.1")
+@INPUTS.register(
+    "grenade",
+    "§8.1",
+    arg.model("thrower", "the base that throws", required=True),
+    arg.point("at", "the aim point, [x, y] in mm, within 6 inches", required=True),
+)
 def grenade(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§8.1: 1 action; the point within 6"; scatter d6 - Shooting along the arrow die."""
     roller = rules.roller
@@ -156,7 +162,12 @@ def _from_edge(me: Placed, point: Sequence[float]) -> float:
     return closest_points(me.base, Base("round", 0.2, 0.2, float(point[0]), float(point[1])))[0]
 
 
-@INPUTS.register("flame", "§9.1")
+@INPUTS.register(
+    "flame",
+    "§9.1",
+    arg.model("operator", "the flamethrower operator", required=True),
+    arg.number("bearing_deg", "the jet's bearing in degrees", -360, 360),
+)
 def flame(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§9.1: an 8" x 1" jet along ``bearing_deg`` from the operator's base; everything on it is hit
     at Power 2 and its squad tests Morale; then d10 1-2 (1-3 without a second crewman) ends the fuel."""

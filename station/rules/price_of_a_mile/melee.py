@@ -13,6 +13,7 @@ from ...dice import Roller
 from ...measure.bases import closest_points
 from ...measure.measurement import pair_sigma, too_close_to_call
 from ...measure.relations import in_contact
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, joined, say
@@ -69,7 +70,14 @@ def _damage(
     )
 
 
-@INPUTS.register("melee", "§10")
+@INPUTS.register(
+    "melee",
+    "§10",
+    arg.model("attacker", "the base that charges", required=True),
+    arg.model("defender", "the base charged", required=True),
+    arg.flag("defender_holds", "the defender stands its ground"),
+    arg.integer("fell_back_before", "bases of the defender's squad already forced back in this fight", 0, 10),
+)
 def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     roller = rules.roller
     melee_weapons = rules.data["melee_weapons"]

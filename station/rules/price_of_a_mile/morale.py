@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import joined, say
@@ -13,7 +14,7 @@ from . import turns
 from .state import INPUTS, MileState, Rules
 
 
-@INPUTS.register("regroup", "§13.4")
+@INPUTS.register("regroup", "§13.4", arg.unit("squad", "the squad that regroups"))
 def regroup(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§13.4: every base of the active squad spends both actions; one fled base comes back, and a
     Disordered squad tests Morale: passing clears the Disorder."""
@@ -48,7 +49,7 @@ def regroup(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileS
     return state, [Ruling(f"{seq}:regroup", seq, RulingKind.STATUS, text, "§13.4")] + rulings
 
 
-@INPUTS.register("flee", "§13.3")
+@INPUTS.register("flee", "§13.3", arg.model("base", "the base sent off the field", required=True))
 def flee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§13.3: the referee sends a base off the field (it touched the table edge, or could not fall back)."""
     fighter = state.fighters.get(str(args.get("base")))

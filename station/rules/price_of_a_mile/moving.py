@@ -16,6 +16,7 @@ from ...measure.movement import Crossing, movement, terrain_crossed
 from ...measure.paths import Pose
 from ...measure.relations import coherent, gap_mm
 from ...measure.terrain import Piece
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, capitalised, joined, say
@@ -58,7 +59,7 @@ def _trench_moves(state: MileState, path: Sequence[Pose], crossed: Sequence[Cros
     return entered, left
 
 
-@INPUTS.register("move", "§5")
+@INPUTS.register("move", "§5", arg.model("base", "the base that moves", required=True))
 def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     roller = rules.roller
     fighter = state.fighters.get(str(args.get("base")))
@@ -273,7 +274,7 @@ def _contact(state: MileState, fighter: Fighter) -> tuple[list[str], list[str]]:
     )
 
 
-@INPUTS.register("free", "§5.7")
+@INPUTS.register("free", "§5.7", arg.model("base", "the base stuck on the wire", required=True))
 def free(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§5.7: a base stuck on the wire spends an action and tests again: d10 + Resourcefulness, 6+."""
     roller = rules.roller
@@ -296,7 +297,12 @@ def free(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
     )
 
 
-@INPUTS.register("cut_wire", "§5.8")
+@INPUTS.register(
+    "cut_wire",
+    "§5.8",
+    arg.model("base", "the base with wire cutters", required=True),
+    arg.piece("wire", "the wire piece of the terrain", required=True),
+)
 def cut_wire(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§5.8: a base with wire cutters in contact with the wire spends a non-combat action:
     d10 + Resourcefulness, 8+ cuts a gap, which is then crossed like difficult terrain."""

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from ...dice import Roller
 from ...measure.relations import in_contact
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import NOTHING, Text, joined, say
@@ -55,7 +56,12 @@ UNRELIABLE = (
 )  # §16.8
 
 
-@INPUTS.register("gas_attack", "§14")
+@INPUTS.register(
+    "gas_attack",
+    "§14",
+    arg.choice("protection", "the defender's gas protection", ("good", "poor", "none"), required=True),
+    arg.choice("year", "1915 (1915-1916) or 1917 (from 1917; when left out)", ("1915", "1917")),
+)
 def gas_attack(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§14: before the first turn, each of the defender's squads rolls a d10; within the range for
     its protection and year it loses that many models and starts Disordered."""
@@ -152,7 +158,11 @@ def game_continues(state: MileState, seq: int, roller: Roller) -> tuple[bool, st
     )
 
 
-@INPUTS.register("dismount", "§12.2")
+@INPUTS.register(
+    "dismount",
+    "§12.2",
+    arg.models("bases", "the active squad's mounted bases that dismount", required=True),
+)
 def dismount(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§12.2: cavalry dismount for an action each, for good; a partial dismount keeps at least
     half the squad's troopers mounted."""
@@ -202,7 +212,13 @@ WITS_EFFECTS = {
 }
 
 
-@INPUTS.register("wits", "§16.9")
+@INPUTS.register(
+    "wits",
+    "§16.9",
+    arg.model("character", "the character acting now", required=True),
+    arg.model("target", "a standing enemy within 3 inches, never a Hero", required=True),
+    arg.choice("choice", "what the character tries", tuple(WITS_EFFECTS), required=True),
+)
 def war_of_wits(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§16.9: once an activation a character within 3" of a target (never a Hero) rolls d10 +
     Resourcefulness (twice it for a Hero) against 6 + the target's Resourcefulness."""
@@ -241,7 +257,13 @@ def war_of_wits(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[M
 TASK_TARGET = 8  # §11
 
 
-@INPUTS.register("task", "§11")
+@INPUTS.register(
+    "task",
+    "§11",
+    arg.model("base", "the base that does it", required=True),
+    arg.text("task", "what the scenario asks"),
+    arg.integer("target", "the total needed (8 when left out)", 1, 30),
+)
 def non_combat(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§11: a scenario's non-combat order (an action): d10 + Resourcefulness, 8+ succeeds, or the
     umpire's own target number."""
@@ -312,7 +334,9 @@ def treacherous(
     )
 
 
-@INPUTS.register("carry_body", "§16.10")
+@INPUTS.register(
+    "carry_body", "§16.10", arg.model("commander", "the popular commander carried to the end", required=True)
+)
 def carry_body(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§16.10: a popular commander taken out stays on the table; if his side carries him to the
     end, the referee records it and the side scores (option ``popularity_vp``)."""

@@ -14,6 +14,7 @@ import numpy as np
 from ...dice import Roller
 from ...measure.relations import nearest
 from ...measure.terrain import line_of_sight
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import NOTHING, Text, joined, say
@@ -405,7 +406,14 @@ def _misfire(state: MileState, shooter: Fighter, rolls: list[int], roller: Rolle
     return say("Misfire check d10 {checks}: it still works (§6.10).", checks=checks)
 
 
-@INPUTS.register("shoot", "§6")
+@INPUTS.register(
+    "shoot",
+    "§6",
+    arg.model("shooter", "the base that shoots", required=True),
+    arg.model("target", "the enemy base shot at", required=True),
+    arg.integer("actions", "actions spent: 1 or 2 (1 when left out)", 1, 2),
+    arg.flag("aimed", "aimed: both actions, declared with actions 1"),
+)
 def shoot(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§6: one Shoot (or Aim) order of one base: its dice against 7+/8+/9+/10+, then damage."""
     roller = rules.roller

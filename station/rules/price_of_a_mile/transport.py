@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...measure.relations import in_contact
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import say
@@ -13,12 +14,22 @@ from .state import INCH, INPUTS, MileState, Rules
 from .where import placed
 
 
-@INPUTS.register("embark", "§15.1")
+@INPUTS.register(
+    "embark",
+    "§15.1",
+    arg.unit("squad", "the squad acting now", required=True),
+    arg.model("truck", "the truck it gets into", required=True),
+)
 def embark(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     return _board(state, seq, args, True)
 
 
-@INPUTS.register("disembark", "§15.1")
+@INPUTS.register(
+    "disembark",
+    "§15.1",
+    arg.unit("squad", "the squad acting now", required=True),
+    arg.model("truck", "the truck it gets out of"),
+)
 def disembark(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     return _board(state, seq, args, False)
 

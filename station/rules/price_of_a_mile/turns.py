@@ -10,6 +10,7 @@ from ...dice import Roller
 from ...measure.measurement import pair_sigma, too_close_to_call
 from ...measure.pairwise import edge_distances
 from ...measure.relations import coherent, nearest_gap
+from .. import input_args as arg
 from ..base import Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, joined, say
@@ -109,7 +110,13 @@ def _turn_done(state: MileState) -> bool:
     return not any(_can_activate(state, p) for p in state.players)
 
 
-@INPUTS.register("activate", "§4.3")
+@INPUTS.register(
+    "activate",
+    "§4.3",
+    arg.unit("squad", "the squad that acts"),
+    arg.model("character", "a character that acts with it, or alone"),
+    arg.unit("unit", "a squad or a character, as the dashboard's Activate names it"),
+)
 def activate(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
     """§4.3: one squad and, optionally, one character (or a character alone once a side's squads
     are spent); every base gets 2 actions, a Hero 3 (§4.4, §12.1); §3.2 command distance."""

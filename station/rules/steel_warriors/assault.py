@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from ...measure.measurement import CALL_SIGMAS
 from ...measure.pairwise import edge_distances
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import joined, say
@@ -24,7 +25,12 @@ CONTACT_IN = 0.5  # figures in base contact, within the camera's noise
 CAVALRY_STEPS = 2  # §8.1 step 9
 
 
-@INPUTS.register("assault", "§8.1 steps 1-4")
+@INPUTS.register(
+    "assault",
+    "§8.1 steps 1-4",
+    arg.unit("squad", "the squad acting", required=True),
+    arg.unit("target", "the enemy squad assaulted", required=True),
+)
 def assault(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 steps 1-4: "Attack!": Quality > Leadership (+1 Steady, +3 Shaken); failing loses the
     whole activation; passing rolls the combat move towards the enemy."""
@@ -119,7 +125,12 @@ def threat(state: WarState, attackers: str, defenders: str) -> int:
     return value * (2 if squad.terrifying or squad.blades else 1)
 
 
-@INPUTS.register("charge", "§8.1 steps 4-7")
+@INPUTS.register(
+    "charge",
+    "§8.1 steps 4-7",
+    arg.unit("squad", "the squad acting", required=True),
+    arg.unit("target", "the enemy squad charged", required=True),
+)
 def charge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 steps 4-7: after the charge is moved, did it arrive?  If so, the defender tests Morale
     with the threat shown; if it fails, it falls back to 6" in front of the attackers."""
@@ -167,7 +178,12 @@ def charge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarStat
     ]
 
 
-@INPUTS.register("close_combat", "§8.1 steps 8-12")
+@INPUTS.register(
+    "close_combat",
+    "§8.1 steps 8-12",
+    arg.unit("squad", "the squad acting", required=True),
+    arg.unit("target", "the enemy squad fought", required=True),
+)
 def close_combat(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 steps 8-12: every figure in base contact rolls its Quality die, stepped up for its
     weapon and a horse; in each pair the lower roll is a casualty (ties fight on); then each
@@ -265,7 +281,7 @@ def close_combat(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[W
     ]
 
 
-@INPUTS.register("recharge", "§8.1 step 5")
+@INPUTS.register("recharge", "§8.1 step 5", arg.unit("squad", "the squad acting", required=True))
 def recharge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 step 5: when the defenders' free fire caused casualties, the attackers test Quality >
     Leadership + 1 a casualty: success makes one more combat move, failure puts a suppression
@@ -327,7 +343,7 @@ def recharge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarSt
     ]
 
 
-@INPUTS.register("prisoners", "§8.1 step 12")
+@INPUTS.register("prisoners", "§8.1 step 12", arg.models("figures", "the fallen figures taken prisoner", required=True))
 def prisoners(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 step 12: the side that fled the close combat loses its unhurt and wounded fallen
     fighters as prisoners (the referee names them)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, say
@@ -18,7 +19,12 @@ from .state import INPUTS, Rules, Squad, WarState
 from .turns import command_test
 
 
-@INPUTS.register("set_morale", "§10")
+@INPUTS.register(
+    "set_morale",
+    "§10",
+    arg.unit("squad", "the squad acting", required=True),
+    arg.choice("morale", "the squad's morale now", MORALE, required=True),
+)
 def set_morale(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§10: the morale-test procedure is lost (digest §12); the referee records each result."""
     squad = state.squads.get(str(args.get("squad")))
@@ -51,7 +57,14 @@ def _squad(state: WarState, args: Args) -> Squad:
     return squad
 
 
-@INPUTS.register("morale_test", "§10")
+@INPUTS.register(
+    "morale_test",
+    "§10",
+    arg.unit("squad", "the squad acting", required=True),
+    arg.flag("passed", "the test's result", required=True),
+    arg.integer("levels", "levels a failure costs: 1 or 2", 1, 2),
+    arg.text("cause", "why the squad tests"),
+)
 def morale_test(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§10 «Изменение морали»: the result of a morale test the referee rolled (``passed``), its
     cause, and on a failure whether it costs one level or two."""
@@ -78,7 +91,12 @@ def morale_test(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[Wa
     ]
 
 
-@INPUTS.register("inspire", "§10")
+@INPUTS.register(
+    "inspire",
+    "§10",
+    arg.unit("squad", "the squad acting", required=True),
+    arg.flag("passed", "the inspiration test's result (option inspiration_test)"),
+)
 def inspire(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§10 «Воодушевление»: the squad's commander tries to raise its morale by one level; the
     test is the referee's (``passed``) or, by option, the command test."""

@@ -12,6 +12,7 @@ from typing import Any
 from ...dice import Roller
 from ...measure.measurement import too_close_to_call
 from ...measure.pairwise import edge_distances
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, joined, say
@@ -262,7 +263,15 @@ def preview(state: WarState, squad: str, target: str, weapons: Mapping[str, Any]
     }
 
 
-@INPUTS.register("shoot", "§6")
+@INPUTS.register(
+    "shoot",
+    "§6",
+    arg.unit("squad", "the squad acting", required=True),
+    arg.unit("target", "the enemy squad shot at", required=True),
+    arg.models("figures", "the figures that fire (all that can, when left out)"),
+    arg.flag("reaction", "a defender's free fire at a charge that fell short (§8.1)"),
+    arg.model("victim", "a sniper's chosen victim"),
+)
 def shoot(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     roller = rules.roller
     weapons = rules.data["weapons"]

@@ -12,6 +12,7 @@ from typing import Any
 from ...dice import Roller
 from ...measure.measurement import too_close_to_call
 from ...measure.movement import movement
+from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind, voided
 from ..inputs import Args
 from ..text import NOTHING, Text, joined, say
@@ -51,7 +52,12 @@ def begin_turn(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[War
     ]
 
 
-@INPUTS.register("activate", "§5.0")
+@INPUTS.register(
+    "activate",
+    "§5.0",
+    arg.unit("squad", "the squad that acts"),
+    arg.unit("unit", "the squad, as the dashboard's Activate names it"),
+)
 def activate(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     squad = state.squads.get(str(args.get("squad", args.get("unit"))))  # the dashboard's Activate names a unit
     if state.activation or not state.turn:
@@ -160,7 +166,9 @@ def _rate_in(state: WarState, squad_id: str, data: Mapping[str, Any]) -> int:
     return int(data["movement"][squad.movement])
 
 
-@INPUTS.register("leave_wounded", "§9")
+@INPUTS.register(
+    "leave_wounded", "§9", arg.models("figures", "the stabilised wounded left to await evacuation", required=True)
+)
 def leave_wounded(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§9: stabilised wounded may be left in a safe place to await evacuation."""
     state, left = named_become(
@@ -183,7 +191,7 @@ def leave_wounded(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[
     ]
 
 
-@INPUTS.register("dash", "§5.3")
+@INPUTS.register("dash", "§5.3", arg.unit("squad", "the squad acting", required=True))
 def dash(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§5.3: a combat move is two dice with as many faces as the squad's move in inches."""
     roller = rules.roller
@@ -220,7 +228,7 @@ def dash(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState,
     ]
 
 
-@INPUTS.register("move", "§5.1-5.3")
+@INPUTS.register("move", "§5.1-5.3", arg.unit("squad", "the squad acting", required=True))
 def move(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§5.1-5.3: each figure's path since the last move against the allowance; a prone squad
     cannot move (§6.5); suppression and morale allow only some directions (§6.7, §10)."""
@@ -312,7 +320,7 @@ def _pivot(state: WarState, squad_id: str, moved_in: float, problems: list[Text]
         return state, ""
 
 
-@INPUTS.register("prone", "§6.5")
+@INPUTS.register("prone", "§6.5", arg.unit("squad", "the squad acting", required=True))
 def go_prone(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§6.5: an action; +1 step to the Range die; never in water."""
     squad_id = str(args.get("squad"))
@@ -331,7 +339,12 @@ def go_prone(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarSt
     ]
 
 
-@INPUTS.register("get_up", "§6.5")
+@INPUTS.register(
+    "get_up",
+    "§6.5",
+    arg.unit("squad", "the squad acting", required=True),
+    arg.flag("test", "under fire: a test to get up"),
+)
 def get_up(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§6.5: an action; or, with ``test``, a command test whose success lets that action be the move."""
     roller = rules.roller
@@ -367,7 +380,7 @@ def get_up(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarStat
     ]
 
 
-@INPUTS.register("unsuppress", "§6.7")
+@INPUTS.register("unsuppress", "§6.7", arg.unit("squad", "the squad acting", required=True))
 def unsuppress(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§6.7: an action, twice an activation at most: a command test removes one marker."""
     roller = rules.roller
@@ -419,7 +432,7 @@ def _medical_vehicle_near(state: WarState, squad_id: str) -> tuple[bool, bool]:
     return gap <= MEDICAL_VEHICLE_IN, too_close_to_call(gap, MEDICAL_VEHICLE_IN, sigma)
 
 
-@INPUTS.register("reorganise", "§9")
+@INPUTS.register("reorganise", "§9", arg.unit("squad", "the squad acting", required=True))
 def reorganise(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§9: once an activation (suppressed: only in cover), the fighters gather round the commander
     and each unverified casualty rolls a d6, +1 with a medic, +2 with a surgeon: 1-2 dies, 3-5 is
@@ -484,7 +497,12 @@ def reorganise(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[War
     ]
 
 
-@INPUTS.register("march_order", "§5.4")
+@INPUTS.register(
+    "march_order",
+    "§5.4",
+    arg.unit("squad", "the squad acting", required=True),
+    arg.flag("on", "into march order (true when left out) or out of it"),
+)
 def march_order(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§5.4: weapons slung, columns, no cover and no shooting; entering or leaving it takes an
     action (the fragment is silent on the cost; the station's setting)."""
@@ -502,7 +520,12 @@ def march_order(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[Wa
     return state, [Ruling(f"{seq}:march", seq, RulingKind.STATUS, text, "§5.4")]
 
 
-@INPUTS.register("tow", "§5.2")
+@INPUTS.register(
+    "tow",
+    "§5.2",
+    arg.unit("squad", "the squad acting", required=True),
+    arg.text("load", "what it tows, from the rules data's towing table (none: lets go)"),
+)
 def tow(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§5.2: hitching up a load (or, with none, letting it go) sets the squad's speed: a trailer
     8", slightly overloaded 6", heavily overloaded 4", a gun manhandled by its crew 4" (never in
