@@ -30,7 +30,7 @@ def test_the_firmware_resetting_mid_game_loses_nothing(tmp_path):
     station = Station(tmp_path / "game.jsonl", "bronepekhota", armies, {}, board.path, seed=4).start()
     try:
         assert board.wait(timeout=20) == 0 and board.resets == 1
-        wait_for(lambda: len(_events(station)) == 4, timeout=5, what="four tilts")
+        wait_for(lambda: len(_events(station)) == 8, timeout=5, what="four tilts and each boot's two reports")
     finally:
         station.stop()
         board.stop()
@@ -42,12 +42,20 @@ def test_the_firmware_resetting_mid_game_loses_nothing(tmp_path):
     ]
     assert len(set(hellos)) == 2, hellos  # the power-up HELLO of the second boot was heard
     events = _events(station)
-    assert [(e.seq, e.node, e.state) for e in events] == [
-        (1, "T1", "fallen"),
-        (2, "T1", "upright"),
-        (1, "T2", "fallen"),
-        (2, "T2", "upright"),
+    assert [(e.seq, e.node, e.state) for e in events if not e.first] == [
+        (3, "T1", "fallen"),
+        (4, "T1", "upright"),
+        (3, "T2", "fallen"),
+        (4, "T2", "upright"),
     ]
+    reports = [e for e in events if e.first]  # bronehub/1.3: each node says how it lies, at each boot, first
+    assert sorted(e.seq for e in reports) == [1, 1, 2, 2] and sorted(e.node for e in reports) == [
+        "T1",
+        "T1",
+        "T2",
+        "T2",
+    ]
+    assert all(e.state == "upright" for e in reports)
     health = station.health()
     assert health["duplicates"] == 0 and health["resets_detected"] == 0  # the power-up HELLO came first
 
