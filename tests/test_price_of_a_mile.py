@@ -753,3 +753,27 @@ def test_16_6_and_16_7_victory_point_variants(tmp_path):
         g.state = g.state.with_fighter(swap(g.f("l1"), status="out"))  # a Homeland landser killed
         g.state = g.state.with_fighter(swap(g.f("g1"), status="fled"))  # an Enthusiastic grenadier fled
         assert victory_points(g.state, "entente") + victory_points(g.state, "central") == points
+
+
+def test_6_3_with_no_camera_the_referees_tape_gives_the_range_and_cover():
+    """Issue 48: no camera placed the bases.  The shot asks for the range by name (it was refused
+    with "the camera has not placed p1"), then takes the referee's tape and word for cover."""
+    g = Mile()
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="poilus")
+    asked = g.do("shoot", shooter="p1", target="l2")[0]
+    assert asked.refused and "give the distance in inches" in asked.text and g.state.activation.actions["p1"] == 2
+    ruling = g.do("shoot", 1, shooter="p1", target="l2", distance=14.5, cover=True)[0]
+    assert ruling.kind == "shot" and not ruling.refused and ruling.details["need"] == 8  # §6.3: effective, in cover
+    assert ruling.details["measured_by"] == "referee" and "referee's tape" in ruling.text
+    assert '14.5"' in ruling.text and ruling.details["hits"] == 0
+    far = g.do("shoot", 1, shooter="p2", target="l3", distance=40)[0]  # beyond the rifle's range: long, no cover
+    assert far.details["need"] == 9 and far.details["long"] and not far.details["cover"]
+
+
+def test_6_3_a_shot_the_referee_tapes_takes_its_casualties_without_positions():
+    g = Mile()
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="poilus")
+    ruling = g.do("shoot", 10, 9, shooter="p1", target="l2", distance=6)[0]  # a hit; d10 9 + Power beats Toughness
+    assert ruling.details["hits"] == 1 and sum(g.f(f"l{k}").status == "out" for k in range(1, 7)) == 1

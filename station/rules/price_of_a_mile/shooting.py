@@ -260,6 +260,7 @@ class Shot:
     cover: bool
     need: int
     volley: Volley
+    taped: bool = False  # the range and cover are the referee's (the camera has not placed both bases)
 
     def chance(self) -> float:
         """One die's chance to hit: d10 + bonus >= need."""
@@ -307,6 +308,8 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
         )
     if shooter.vehicle == "tank" and (shooter.id in state.tanks_fired or actions != 1):
         raise Refused(say("{shooter} fires all its weapons with one action, once a turn", shooter=shooter.id), "§15.2")
+    if placed(state, shooter.id) is None or placed(state, target.id) is None:
+        return _by_the_tape(state, shooter, target, weapon, aimed, actions, args, rules_of)
     legal = legal_targets(state, shooter, aimed)
     hidden_in = deep_in_woods(state, target) if target.id in state.positions else None
     if target.id not in [t for t, _ in legal] and hidden_in:
@@ -349,6 +352,46 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
         cover,
         HIT[(long, cover)],
         volley(state, shooter, target, weapon, actions, aimed, rules_of(shooter)),
+    )
+
+
+def _by_the_tape(
+    state: MileState,
+    shooter: Fighter,
+    target: Fighter,
+    weapon: Mapping[str, Any],
+    aimed: bool,
+    actions: int,
+    args: Mapping[str, Any],
+    rules_of: RulesOf,
+) -> Shot:
+    """§6.1-6.3 with no camera on the two bases: the referee has checked that the target is one of
+    the nearest the shooter sees with no friend in the way, and gives the range (inches, edge to
+    edge, from the tape) and whether the target is in cover.  Asked for by name when missing."""
+    distance = args.get("distance")
+    if not isinstance(distance, (int, float)) or isinstance(distance, bool):
+        unseen = shooter if placed(state, shooter.id) is None else target
+        raise Refused(
+            say(
+                "the camera has not placed {base}: give the distance in inches, edge to edge, from the tape (and cover)",
+                base=unseen.id,
+            ),
+            "§6.3",
+        )
+    long = float(distance) > weapon["range_in"] + (PREPARED_IN if bool(args.get("prepared")) else 0.0)
+    cover = bool(args.get("cover", False))
+    return Shot(
+        shooter,
+        target,
+        weapon,
+        aimed,
+        2 if aimed else actions * weapon.get("actions_per_shot", 1),
+        float(distance),
+        long,
+        cover,
+        HIT[(long, cover)],
+        volley(state, shooter, target, weapon, actions, aimed, rules_of(shooter)),
+        taped=True,
     )
 
 
@@ -413,6 +456,9 @@ def _misfire(state: MileState, shooter: Fighter, rolls: list[int], roller: Rolle
     arg.model("target", "the enemy base shot at", required=True),
     arg.integer("actions", "actions spent: 1 or 2 (1 when left out)", 1, 2),
     arg.flag("aimed", "aimed: both actions, declared with actions 1"),
+    arg.number("distance", "edge to edge, by the referee's tape, when the camera has not placed both", 0, 200, True),
+    arg.flag("cover", "the target is in cover (the referee's word, when the camera has not placed both)"),
+    arg.flag("prepared", "the shooter fires from a prepared position, a trench (the referee's word, likewise)"),
 )
 def shoot(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§6: one Shoot (or Aim) order of one base: its dice against 7+/8+/9+/10+, then damage."""
@@ -429,7 +475,8 @@ def shoot(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
     misfire = _misfire(state, shooter, rolls, roller, f"{seq}/misfire")
     if misfire:
         state = state.with_fighter(replace(state.fighters[shooter.id], silenced=True))
-    source = state.positions[shooter.id][:2]
+    where = state.positions.get(shooter.id)
+    source = (where[0], where[1]) if where is not None and not shot.taped else None  # no camera: the squad's own order
     state, words, wavered = take_hits(
         state,
         seq,
@@ -468,6 +515,8 @@ def shoot(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
         hits=hits,
     )
     text += (". " + joined(words, "; ") if words else "") + ("; " + fled if fled else "") + "."
+    if shot.taped:
+        text += say(" Range and cover by the referee's tape.")
     if misfire:
         text += f" {misfire}"
     return state, Ruling(
@@ -487,5 +536,6 @@ def shoot(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
             "wavered": wavered,
             "long": shot.long,
             "cover": shot.cover,
+            "measured_by": "referee" if shot.taped else "camera",  # who gave the range and the cover
         },
     )
