@@ -392,3 +392,24 @@ def test_10_a_fleeing_squad_surrenders_with_an_enemy_within_12_inches(inches, su
         assert "surrenders, its fighters taken prisoner" in said[0].text
     assert bool(said and said[0].needs_referee and "referee decides" in said[0].text) is doubt
     assert (g.state.activation is None) is surrenders
+
+
+def test_6_4_with_no_camera_the_referees_tape_gives_the_distance_and_cover():
+    """Issue 48: the same shot as §6.3's example 1 with no camera: it asks for the distance by name
+    (it was refused: "the camera has not placed the fire group and the target"), then takes the
+    referee's 13" and his word for cover, and says so."""
+    g = War()
+    g.do("begin_turn")
+    g.do("activate", squad="recruits")
+    asked = g.do("shoot", squad="recruits", target="partisans", figures=["u1"])[0]
+    assert asked.refused and "give the distance in inches" in asked.text
+    ruling = g.do("shoot", 2, 3, 6, squad="recruits", target="partisans", figures=["u1"], distance=13)[0]
+    assert ruling.details["pool"] == [6, 8] and ruling.details["zone"] == 3 and ruling.details["target_die"] == 8
+    assert ruling.details["measured_by"] == "referee" and "referee's tape" in ruling.text
+    g = War()
+    g.do("begin_turn")
+    g.do("activate", squad="recruits")
+    covered = g.do("shoot", 2, 3, 6, squad="recruits", target="partisans", figures=["u1"], distance=13, cover="light")[
+        0
+    ]
+    assert covered.details["target_die"] == 10  # §6.5: zone 3's d8, a step up for light cover

@@ -31,12 +31,28 @@ COMMANDER_TABLE = (
 )  # §6.10: d6 -> Leadership change
 
 
-def _distance_in(state: WarState, firers: list[str], targets: list[str]) -> tuple[float, float]:
-    """The nearest gap between the fire group and the target squad, and its σ (both in inches)."""
-    gap = nearest_gap(state, firers, targets)
-    if gap is None:
-        raise Refused(say("the camera has not placed the fire group and the target"), "§6.4")
-    return gap
+COVER_STEPS = {"none": 0, "light": 1, "hard": 2}  # §6.5
+
+
+def _taped_distance(args: Mapping[str, Any]) -> tuple[float, float]:
+    """§6.4 with no camera: the referee's tape, from the nearest firer to the nearest target (the
+    tape's own error is the referee's to judge: no σ).  Asked for by name when missing."""
+    distance = args.get("distance")
+    if not isinstance(distance, (int, float)) or isinstance(distance, bool):
+        raise Refused(
+            say(
+                "the camera has not placed the fire group and the target: give the distance in inches from the tape (and cover)"
+            ),
+            "§6.4",
+        )
+    return float(distance), 0.0
+
+
+def _taped_cover(args: Mapping[str, Any], target: list[Figure]) -> tuple[int, list[str]]:
+    """§6.5 with no camera: the referee's word for the target squad's cover (none, light, hard);
+    its figures are all in it or all in the open."""
+    steps = COVER_STEPS[str(args.get("cover") or "none")]
+    return steps, [] if steps else [f.id for f in target]
 
 
 def _edge_in_doubt(distance: float, sigma: float, quality: int) -> int | None:
@@ -144,6 +160,7 @@ class Volley:
     sniper: bool
     edge_in_doubt: int | None = None  # a zone edge (inches) within the camera's uncertainty of the distance
     evasion: bool = False  # a guided missile: the target rolls its Evasion die, not the Range die (§6.2)
+    taped: bool = False  # the distance and cover are the referee's (no camera on the two squads)
 
     def chances(self) -> tuple[float, float]:
         """The chance that at least one die, and at least two, beat the target's die."""
@@ -180,7 +197,9 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
         )
     named = args.get("figures")
     ids = named or [f.id for f in state.fighting(squad_id)]
-    distance, sigma = _distance_in(state, ids, [f.id for f in state.fighting(target_id)])
+    gap = nearest_gap(state, ids, [f.id for f in state.fighting(target_id)])
+    taped = gap is None  # no camera on the two squads: the referee's tape and word
+    distance, sigma = _taped_distance(args) if gap is None else gap
     zone_number = zone(distance, squad.quality)
     if zone_number > ZONES:
         raise Refused(
@@ -209,7 +228,9 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
     power = (
         min(powers) if state.options.mixed_power == "lowest" else max(powers)
     )  # §6.10: support takes the rifles' Power
-    steps, open_figures = _cover_steps(state, state.fighting(target_id))
+    steps, open_figures = (
+        _taped_cover(args, state.fighting(target_id)) if taped else _cover_steps(state, state.fighting(target_id))
+    )
     guided = bool(len(support) == 1 and not small and weapons[support[0].weapon].get("guided"))
     if guided and target.evasion_die is None:
         raise Refused(
@@ -234,8 +255,9 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
         tuple(open_figures),
         None if small or len(support) != 1 else support[0],
         bool(len(small) == 1 and not support and weapons[small[0].weapon].get("sniper")),
-        _edge_in_doubt(distance, sigma, squad.quality),
+        None if taped else _edge_in_doubt(distance, sigma, squad.quality),
         guided,
+        taped,
     )
 
 
@@ -271,6 +293,12 @@ def preview(state: WarState, squad: str, target: str, weapons: Mapping[str, Any]
     arg.models("figures", "the figures that fire (all that can, when left out)"),
     arg.flag("reaction", "a defender's free fire at a charge that fell short (§8.1)"),
     arg.model("victim", "a sniper's chosen victim"),
+    arg.number(
+        "distance", "from the nearest firer to the nearest target, by the referee's tape (no camera)", 0, 200, True
+    ),
+    arg.choice(
+        "cover", "the target squad's cover by the referee's word (no camera): none, light or hard", tuple(COVER_STEPS)
+    ),
 )
 def shoot(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     roller = rules.roller
@@ -346,6 +374,8 @@ def shoot(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState
     if reaction and charging is not None and charging.squad == target_id:  # remembered for the recharge (§8.1)
         lost = standing_before - len(state.fighting(target_id))
         state = state.evolve(activation=replace(charging, free_fire_losses=charging.free_fire_losses + lost))
+    if v.taped:
+        words.append(say("distance and cover by the referee's tape"))
     if v.edge_in_doubt is not None:
         words.append(
             say(
@@ -369,6 +399,7 @@ def shoot(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState
                 "against": against,
                 "beats": beats,
                 "zone": zone_number,
+                "measured_by": "referee" if v.taped else "camera",  # who gave the distance and the cover
             },
         )
     ]
