@@ -112,6 +112,29 @@ def test_7_aimed_and_close_target_stack_and_cover_and_wounds_change_the_armour(g
     assert "already fired" in again.text
 
 
+@pytest.mark.parametrize(
+    "words, attack, aimed, close",
+    [
+        ({}, 1 + 3 + 2, True, False),  # he stood still, as the referee leaves it
+        ({"moved": True}, 1 + 3, False, False),  # the referee says he moved: unaimed (it was always aimed)
+        ({"distance": 2}, 1 + 3 + 2 + 2, True, True),  # the tape says 2 steps: the close target
+        ({"moved": True, "distance": 5}, 1 + 3, False, False),
+    ],
+)
+def test_7_with_no_camera_the_referee_says_moved_distance_and_cover(game, words, attack, aimed, close):
+    """Issue 48: with no camera every virtual shot counted as aimed, and nothing could say
+    otherwise; now the referee's word does, and the ruling says whose word it was."""
+    ruling = game.do("virtual_shot", 1, shooter="trooper-1", target="raider-1", **words)[0]
+    assert ruling.details["attack"] == attack and ruling.details["aimed"] is aimed and ruling.details["close"] is close
+    assert ruling.details["measured_by"] == "referee" and "referee's word" in ruling.text
+
+
+def test_7_with_no_camera_cover_is_the_referees_word(game):
+    ruling = game.do("virtual_shot", 2, shooter="trooper-1", target="raider-1", moved=True, cover=True)[0]
+    assert ruling.details["armour"] == 7 and "no effect" in ruling.text  # 2 + 3 = 5 < Armour 5 + 2
+    assert "(cover +2)" in ruling.text
+
+
 def test_9_exploding_sixes_add_up(game):
     game.seen(("trooper-1", 100, 100), ("raider-1", 100, 600))
     ruling = game.do("virtual_shot", 6, 6, 2, shooter="trooper-1", target="raider-1")[0]

@@ -144,6 +144,15 @@ def _clear_shot(state: QuickState, shooter: Fighter, target: Fighter) -> tuple[b
     arg.model("shooter", "the fighter who shoots", required=True),
     arg.model("target", "the enemy shot at", required=True),
     arg.weapon("weapon", "which of the shooter's virtual weapons (needed when it has several)"),
+    arg.flag("moved", "the shooter moved or fought this turn: no aimed +2 (the referee's word, no camera)"),
+    arg.integer(
+        "distance",
+        "steps to the target by the referee's tape, for the close target +2 (no camera)",
+        0,
+        200,
+        distance=True,
+    ),
+    arg.flag("cover", "the target is more than half hidden: cover +2 (the referee's word, no camera)"),
 )
 def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
     """§6-7: one shooting action; each weapon once; for infantry, aimed +2 if he has not moved or
@@ -177,6 +186,11 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     steps, measured = gap.steps, gap.measured
     rolls = exploding_d6(roller, f"{seq}/shot")
     moved = len(state.paths.get(shooter.id, ())) > 1
+    taped = measured is None  # no camera on the two: what it cannot see is the referee's word
+    if taped:
+        moved = moved or bool(args.get("moved"))
+        steps = args.get("distance") if isinstance(args.get("distance"), int) else None
+        in_cover = bool(args.get("cover"))
     # «Прицельная стрельба пехотинцев», «Близкая цель (только для пехотинцев …)»: infantrymen only;
     # a machine's or a cyborg's virtual weapon gets neither (cyborgs are not infantry, as for §4.1 victory)
     infantry = shooter.kind == "infantry"
@@ -203,6 +217,7 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
         + (say(" (cover +2)") if in_cover else "")
         + "."
         + (" " + joined(doubts, " ") if doubts else "")
+        + (say(" Moved, distance and cover by the referee's word.") if taped else "")
     )
     details = {
         "shooter": shooter.id,
@@ -212,6 +227,7 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
         "armour": armour,
         "aimed": aimed,
         "close": close,
+        "measured_by": "referee" if taped else "camera",
         **sight,
     }
     if measured:
