@@ -17,12 +17,18 @@ NAMES_KEPT = {"FT-17", "BattleTech Alpha Strike"}  # names said the same in Russ
 
 
 def shown(game):
-    """What the lobby shows for a game: its army format's words, its options and their values."""
+    """What the lobby and the action panel show for a game: its army format's words, its options
+    and their values, its inputs, their arguments and their choices."""
     ruleset = make_ruleset(game, DiceBook())
     words = wanted(ruleset.army_schema()) | {game}
     for option in ruleset.options.describe():
         words.add(option["name"])
         words.update(str(c) for c in option.get("choices") or () if not str(c).isdigit())
+    for declared in ruleset.declared_inputs.values():
+        words.add(declared.type)
+        for arg in declared.args:
+            words.add(arg.name)
+            words.update(c for c in arg.choices if not c.isdigit())
     return words
 
 

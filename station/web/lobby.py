@@ -122,7 +122,24 @@ def input_schemas(game: str) -> Reply:
     if game not in RULESETS:
         return error_response(404, f"unknown game {game!r}")
     declared = make_ruleset(game, DiceBook()).declared_inputs
-    return jsonify({"inputs": {name: {"section": d.section, "args": d.schema()} for name, d in declared.items()}})
+    said = language()
+
+    def labelled(schema: dict[str, Any]) -> dict[str, Any]:
+        """The arguments' names and choices in the page's language, beside the keys."""
+        for name, prop in schema["properties"].items():
+            prop["title"] = label(name, said, game)
+            if "enum" in prop:
+                prop["x-labels"] = [label(c, said, game) for c in prop["enum"]]
+        return schema
+
+    return jsonify(
+        {
+            "inputs": {
+                name: {"section": d.section, "label": label(name, said, game), "args": labelled(d.schema())}
+                for name, d in declared.items()
+            }
+        }
+    )
 
 
 @lobby_api.get("/armies/<game>/<army_id>")

@@ -46,6 +46,7 @@ def dashboard() -> str | Response:
         input_types=ruleset.input_types,
         parts=ruleset.dashboard,
         table_die=ruleset.table_die,
+        unit_name={"inch": "inches", "step": "steps"}.get(ruleset.convention.unit.name, ruleset.convention.unit.name),
         vocabulary=vocabulary(),
         ruling_game=ruleset.name,
     )

@@ -235,6 +235,7 @@ function render() {
   }
   $("records").textContent = model.records;
   renderDice();
+  if (typeof renderActions === "function") renderActions();  // the action panel's menus of ids
 }
 
 // Dice rolled at the table, waiting to be used (in order) for the next rolls of that die.

@@ -1,0 +1,96 @@
+"""The action panel (issue 48): every input a game declares, its arguments drawn from their kinds,
+on a Russian phone with no camera.  The Price of a Mile's shot and Steel Warriors' fire, which
+could not be made from the page at all, are made with the referee's tape; a missing argument is
+refused naming it, and the journal replays to the same rulings."""
+
+import pytest
+from playwright.sync_api import expect
+
+from station.fold import fold
+from station.journal import read_records
+from station.runtime import Station
+from station.web.server import DashboardServer
+from tests.test_dashboard_browser import TOKEN, _page
+from tests.test_price_of_a_mile import DATA as MILE
+from tests.test_steel_warriors import DATA as WAR
+
+pytestmark = pytest.mark.browser
+
+
+def _served(tmp_path, game, armies):
+    station = Station(tmp_path / "game.jsonl", game, armies, {}, seed=3).start()
+    return station, DashboardServer(station, TOKEN, port=0).start()
+
+
+def _russian_phone(page, url):
+    page.context.add_cookies([{"name": "lang", "value": "ru", "url": url}])
+    page.goto(url + f"/?token={TOKEN}")
+    expect(page.locator("#role")).to_have_text("судья")
+
+
+def _act(page, input_type, **values):
+    page.locator("#action-input").select_option(input_type)
+    for name, value in values.items():
+        control = page.locator(f'#action-args [data-arg="{name}"]')
+        kind = control.get_attribute("data-kind")
+        if kind == "flag":
+            control.check()
+        elif control.evaluate("e => e.tagName") == "SELECT":
+            control.select_option(value)
+        else:
+            control.fill(str(value))
+    page.locator(f'#action-do[data-input="{input_type}"]').click()
+
+
+def test_the_price_of_a_mile_shoots_from_the_panel_with_the_referees_tape(tmp_path):
+    from station.rules.price_of_a_mile.army import load_army
+
+    station, server = _served(
+        tmp_path, "price_of_a_mile", [load_army(MILE / "entente.json"), load_army(MILE / "central.json")]
+    )
+    try:
+        game = station.game
+        game.operator_input("roll_initiative", {})
+        first = game.state_view()["order"][0]
+        squad = next(u for u in game.state_view()["units"] if u["player"] == first and len(u["elements"]) > 1)
+        enemy = next(u for u in game.state_view()["units"] if u["player"] != first)
+        with _page(server.url + "/", width=390, height=844) as page:
+            _russian_phone(page, server.url)
+            expect(page.locator("#action-input")).to_contain_text("стрельба (§6)")
+            _act(page, "activate", squad=squad["id"])
+            expect(page.locator("#feed")).to_contain_text(squad["id"])
+            shooter, target = squad["elements"][0]["id"], enemy["elements"][0]["id"]
+            _act(page, "shoot", shooter=shooter, target=target)  # no distance: asked for by name
+            expect(page.locator("#action-said")).to_contain_text("укажите расстояние в дюймах")
+            _act(page, "shoot", distance="14.5", cover=True)
+            expect(page.locator("#action-said")).to_contain_text("по рулетке судьи")
+            for control in page.locator("#action-panel select:visible, #action-panel button:visible").all():
+                assert control.bounding_box()["height"] >= 44
+        shot = next(r for r in game.snapshot()["rulings"] if r["kind"] == "shot" and not r.get("refused"))
+        assert shot["details"]["measured_by"] == "referee" and shot["details"]["cover"]
+        inputs = [r for r in read_records(station.journal.path) if r["kind"] == "input" and r["type"] == "shoot"]
+        assert inputs[-1]["args"] == {"shooter": shooter, "target": target, "distance": 14.5, "cover": True}
+    finally:
+        server.stop()
+        station.stop()
+    assert fold(read_records(station.journal.path)).state_json() == station.game.state_json()
+
+
+def test_a_missing_argument_is_named_and_focused_and_nothing_is_journaled(tmp_path):
+    from station.rules.steel_warriors.army import load_army
+
+    station, server = _served(tmp_path, "steel_warriors", [load_army(WAR / "steel.json"), load_army(WAR / "keno.json")])
+    try:
+        game = station.game
+        with _page(server.url + "/", width=390, height=844) as page:
+            _russian_phone(page, server.url)
+            records = game.snapshot()["records"]
+            page.locator("#action-input").select_option("set_morale")
+            page.locator('#action-args [data-arg="morale"]').select_option("shaken")
+            page.locator('#action-args [data-arg="squad"]').evaluate("s => { s.value = ''; }")
+            page.locator("#action-do").click()
+            expect(page.locator("#control-error")).to_contain_text("squad: нужно указать")
+            assert game.snapshot()["records"] == records
+    finally:
+        server.stop()
+        station.stop()
