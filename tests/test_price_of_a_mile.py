@@ -777,3 +777,17 @@ def test_6_3_a_shot_the_referee_tapes_takes_its_casualties_without_positions():
     g.do("activate", squad="poilus")
     ruling = g.do("shoot", 10, 9, shooter="p1", target="l2", distance=6)[0]  # a hit; d10 9 + Power beats Toughness
     assert ruling.details["hits"] == 1 and sum(g.f(f"l{k}").status == "out" for k in range(1, 7)) == 1
+
+
+def test_5_with_no_camera_a_move_takes_the_referees_tape_and_word_for_contact():
+    """Issue 48: with no camera a move measured 0" and could not be told otherwise."""
+    g = Mile()
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="poilus")
+    moved = g.do("move", base="p1", inches=4)[0]
+    assert moved.kind == "move" and '4.0"' in moved.text and moved.details["measured_by"] == "referee"
+    assert "p1" in g.state.activation.moved and "referee's tape" in moved.text
+    far = g.do("move", base="p2", inches=12)[0]
+    assert far.kind == "warning" and far.needs_referee and "more than its" in far.text
+    touching = g.do("move", base="p3", inches=3, contact="l1")[0]
+    assert touching.details["contact"] == ["l1"] and g.state.activation.actions["p3"] == 0

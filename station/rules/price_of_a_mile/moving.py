@@ -59,7 +59,13 @@ def _trench_moves(state: MileState, path: Sequence[Pose], crossed: Sequence[Cros
     return entered, left
 
 
-@INPUTS.register("move", "§5", arg.model("base", "the base that moves", required=True))
+@INPUTS.register(
+    "move",
+    "§5",
+    arg.model("base", "the base that moves", required=True),
+    arg.number("inches", "how far it moved, by the referee's tape, when the camera saw no path", 0, 200, True),
+    arg.model("contact", "the enemy base it ended within 1 inch of (the referee's word, no camera)"),
+)
 def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     roller = rules.roller
     fighter = state.fighters.get(str(args.get("base")))
@@ -70,7 +76,8 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
     before = state
     state = spend(state, fighter, 1, "§5.1")
     path = state.paths.get(fighter.id, ())
-    inches = movement(path).path_mm / INCH
+    taped = len(path) < 2 and isinstance(args.get("inches"), (int, float))  # no camera: the referee's tape
+    inches = float(args["inches"]) if taped else movement(path).path_mm / INCH
     crossed = terrain_crossed(path, state.terrain)
     allowed, climbing, wire, problems, notes = _crossing(state, before, fighter, path, crossed)
     if inches > allowed + SLACK_IN:
@@ -99,6 +106,10 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
         act = state.acting()
         state = state.evolve(activation=replace(act, moved=act.moved | {fighter.id}))
     enemy, near = _contact(state, fighter)
+    if taped and args.get("contact"):
+        enemy = [str(args["contact"])]
+    if taped:
+        notes.append(say("by the referee's tape: terrain crossed is the referee's to judge"))
     if near:
         notes.append(
             say(
@@ -134,6 +145,7 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
             "inches": round(inches, 2),
             "allowed": allowed,
             "contact": enemy,
+            "measured_by": "referee" if taped else "camera",
             **({"contact_in_doubt": near} if near else {}),
         },
     )
