@@ -413,3 +413,17 @@ def test_6_4_with_no_camera_the_referees_tape_gives_the_distance_and_cover():
         0
     ]
     assert covered.details["target_die"] == 10  # §6.5: zone 3's d8, a step up for light cover
+
+
+def test_5_with_no_camera_a_move_takes_the_referees_tape():
+    """Issue 48: with no camera a squad's move measured nothing and could not be told otherwise."""
+    g = War()
+    g.do("begin_turn")
+    g.do("activate", squad="recruits")
+    moved = g.do("move", squad="recruits", inches=4)[0]
+    assert moved.kind == "move" and "(by the referee's tape)" in moved.text and 'up to 4.0"' in moved.text
+    g = War()
+    g.do("begin_turn")
+    g.do("activate", squad="recruits")
+    far = g.do("move", squad="recruits", inches=30)[0]
+    assert far.kind == "warning" and far.needs_referee and "by the referee's tape" in far.text

@@ -228,7 +228,15 @@ def dash(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState,
     ]
 
 
-@INPUTS.register("move", "§5.1-5.3", arg.unit("squad", "the squad acting", required=True))
+@INPUTS.register(
+    "move",
+    "§5.1-5.3",
+    arg.unit("squad", "the squad acting", required=True),
+    arg.number(
+        "inches", "the furthest any figure moved, by the referee's tape, when the camera saw no path", 0, 200, True
+    ),
+    arg.flag("closer", "it came closer to the enemy (the referee's word, no camera)"),
+)
 def move(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§5.1-5.3: each figure's path since the last move against the allowance; a prone squad
     cannot move (§6.5); suppression and morale allow only some directions (§6.7, §10)."""
@@ -251,7 +259,9 @@ def move(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState,
     problems, longest = [], 0.0
     closer = False
     least = squad.movement in data.get("movement_minimum", ()) and dashed is None  # §5.1: aircraft
-    for figure in state.fighting(squad_id):
+    seen = any(len(state.paths.get(f.id, ())) >= 2 for f in state.fighting(squad_id))
+    taped = not seen and isinstance(args.get("inches"), (int, float))  # no camera: the referee's tape
+    for figure in () if taped else state.fighting(squad_id):
         path = state.paths.get(figure.id, ())
         if figure.immobile and movement(path).path_mm / state.unit_mm >= 0.5:
             problems.append(say("{figure} is an immobilised robot and cannot move", figure=figure.id))
@@ -273,6 +283,19 @@ def move(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState,
             and nearest_enemy_mm(state, figure.id, path[-1]) < nearest_enemy_mm(state, figure.id, path[0]) - 2
         ):
             closer = True
+    if taped:
+        longest, closer = float(args["inches"]), bool(args.get("closer"))
+        if longest > allowed + SLACK_IN and not least:
+            problems.append(say("it moved {inches}\" by the referee's tape", inches=f"{longest:.1f}"))
+        elif least and longest < allowed - SLACK_IN:
+            problems.append(
+                say(
+                    '{figure} moved {inches}": an aircraft near the ground moves at least {allowed}"',
+                    figure=squad_id,
+                    inches=f"{longest:.1f}",
+                    allowed=f"{allowed:g}",
+                )
+            )
     if closer and (squad.suppression or squad.morale in ("shaken", "broken", "fleeing")):
         problems.append(
             say("it came closer to the enemy, which a suppressed, Shaken, Broken or Fleeing squad may not (§6.7, §10)")
@@ -289,6 +312,7 @@ def move(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState,
         + (say(" (combat move)") if dashed is not None else "")
         + (say(", along intact rails only (§5.1)") if squad.movement == "rail" else "")
         + pivot
+        + (say(" (by the referee's tape)") if taped else "")
     )
     if problems:
         text += ": " + joined(problems, "; ")
