@@ -153,6 +153,18 @@ def test_8_grenade_reach_blast_and_the_thrower_too(game):
     assert "grenade" in game.do("grenade", thrower="trooper-2", target="raider-2")[0].text  # once a turn per side
 
 
+def test_8_with_no_camera_the_referee_gives_the_grenades_reach_cover_and_blast(game):
+    """Issue 48: with no camera a grenade reached anyone and its blast caught nobody."""
+    far = game.do("grenade", thrower="trooper-2", target="raider-1", distance=5)[0]
+    assert "a grenade reaches 3" in far.text
+    ruling = game.do(
+        "grenade", 1, 1, 1, thrower="trooper-1", target="raider-1", distance=2, caught=["raider-2", "trooper-1"]
+    )[0]
+    assert "d6 1 + 5 = 6 against Armour 5: Raider 1 is killed" in ruling.text
+    assert "blast on Raider 2" in ruling.text and "blast on Trooper 1" in ruling.text
+    assert ruling.details["measured_by"] == "referee" and "referee's word" in ruling.text
+
+
 def test_10_close_combat_with_the_return_strike_worked_out_together(game):
     game.seen(("trooper-1", 100, 100), ("raider-1", 100, 100 + 25 + 30))  # 0.6 steps apart
     ruling = game.do("close_combat", 4, 3, attacker="trooper-1", target="raider-1")[0]  # 4+2=6>5; 3+3=6=6

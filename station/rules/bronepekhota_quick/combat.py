@@ -249,6 +249,9 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     "§8",
     arg.model("thrower", "the infantryman who throws", required=True),
     arg.model("target", "the enemy the grenade is thrown at", required=True),
+    arg.integer("distance", "steps to the target by the referee's tape (no camera)", 0, 200, distance=True),
+    arg.flag("cover", "the target is more than half hidden: cover +2 (the referee's word, no camera)"),
+    arg.models("caught", "everyone else within 2 steps of the target, the thrower too (the referee's word, no camera)"),
 )
 def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
     """§8: one grenade a player-turn for the side, within 3 steps; Shooting 5 at the target, then
@@ -263,17 +266,24 @@ def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller
         raise Refused(say("{name} has used his shooting action", name=thrower.name), "§4.3")
     gap = distance(state, thrower, target)
     steps, measured = gap.steps, gap.measured
+    taped = measured is None  # no camera on the two: the referee's tape and word
+    if taped and isinstance(args.get("distance"), int):
+        steps = args["distance"]
     reach_doubt = gap.close_call(GRENADE_STEPS, target.name)
     if steps is not None and steps > GRENADE_STEPS and not reach_doubt:
         raise Refused(
             say("{name} is {steps} steps away; a grenade reaches 3", name=target.name, steps=f"{steps:.1f}"), "§8"
         )
     in_cover, _, doubts = _clear_shot(state, thrower, target)
+    in_cover = bool(args.get("cover")) if taped else in_cover
     doubts += [reach_doubt] if reach_doubt else []
     state = state.evolve(grenade_used=True).with_fighter(replace(thrower, shot=True))
     state, said = _strike(state, roller, f"{seq}/grenade", target, GRENADE_SHOOTING, effective_armour(target, in_cover))
     words = [say("{name} throws a grenade at {name2}: {said}", name=thrower.name, name2=target.name, said=said)]
     caught, edge = within(state, target, BLAST_STEPS, enemies=False)
+    if taped:
+        named = [state.fighters.get(str(i)) for i in args.get("caught") or ()]
+        caught = [f for f in named if f is not None and not f.dead and f.id != target.id]
     if edge:
         doubts.append(
             say(
@@ -287,7 +297,10 @@ def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller
         )
         words.append(say("blast on {name}: {said}", name=victim.name, said=said))
     details = {"thrower": thrower.id, "target": target.id, **({"measured": measured} if measured else {})}
+    details["measured_by"] = "referee" if taped else "camera"
     text = joined(words, "; ") + "." + (" " + joined(doubts, " ") if doubts else "")
+    if taped:
+        text += say(" Distance, cover and who the blast caught by the referee's word.")
     return state, Ruling(
         f"{seq}:grenade",
         seq,
