@@ -14,6 +14,7 @@ async function setUpActions() {
   const game = $("action-panel").dataset.game;
   ACTIONS.inputs = (await (await fetch(`/api/rulesets/${encodeURIComponent(game)}/inputs`)).json()).inputs;
   const named = Object.entries(ACTIONS.inputs).filter(([, input]) => Object.keys(input.args.properties).length);
+  $("action-panel").hidden = !named.length;  // a game whose inputs take nothing has its buttons only
   fillSelect($("action-input"), named.map(([name, input]) => [name, `${input.label} (${input.section})`]));
   $("action-input").addEventListener("change", drawAction);
   $("action-do").addEventListener("click", doAction);
