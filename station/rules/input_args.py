@@ -29,6 +29,9 @@ ArgKind = Literal[
     "choice", "number", "integer", "flag", "text", "point", "points", "object",
 ]  # fmt: skip
 TEXT_CHARS = 2000  # a note or a task's words: a paragraph, as a referee's note
+# What a ruling's details say when a fact the camera measures came from the referee's tape or word
+# (none when the camera gave it, so a ruling the camera measured reads as it always did).
+BY_THE_REFEREE = {"measured_by": "referee"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from ...measure.measurement import measure
 from ...measure.terrain import line_of_sight
 from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
+from ..input_args import BY_THE_REFEREE
 from ..text import Text, joined, say
 from .state import Fighter, QuickState
 from .turns import fighters_action
@@ -227,7 +228,7 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
         "armour": armour,
         "aimed": aimed,
         "close": close,
-        "measured_by": "referee" if taped else "camera",
+        **(BY_THE_REFEREE if taped else {}),
         **sight,
     }
     if measured:
@@ -297,7 +298,7 @@ def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller
         )
         words.append(say("blast on {name}: {said}", name=victim.name, said=said))
     details = {"thrower": thrower.id, "target": target.id, **({"measured": measured} if measured else {})}
-    details["measured_by"] = "referee" if taped else "camera"
+    details |= BY_THE_REFEREE if taped else {}
     text = joined(words, "; ") + "." + (" " + joined(doubts, " ") if doubts else "")
     if taped:
         text += say(" Distance, cover and who the blast caught by the referee's word.")

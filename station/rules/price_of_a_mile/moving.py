@@ -18,6 +18,7 @@ from ...measure.relations import coherent, gap_mm
 from ...measure.terrain import Piece
 from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
+from ..input_args import BY_THE_REFEREE
 from ..inputs import Args
 from ..text import Text, capitalised, joined, say
 from . import optional
@@ -145,7 +146,7 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
             "inches": round(inches, 2),
             "allowed": allowed,
             "contact": enemy,
-            "measured_by": "referee" if taped else "camera",
+            **(BY_THE_REFEREE if taped else {}),
             **({"contact_in_doubt": near} if near else {}),
         },
     )

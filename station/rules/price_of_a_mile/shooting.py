@@ -16,6 +16,7 @@ from ...measure.relations import nearest
 from ...measure.terrain import line_of_sight
 from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
+from ..input_args import BY_THE_REFEREE
 from ..inputs import Args
 from ..text import NOTHING, Text, joined, say
 from . import vehicles
@@ -536,6 +537,6 @@ def shoot(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
             "wavered": wavered,
             "long": shot.long,
             "cover": shot.cover,
-            "measured_by": "referee" if shot.taped else "camera",  # who gave the range and the cover
+            **(BY_THE_REFEREE if shot.taped else {}),  # the range and the cover were the referee's
         },
     )

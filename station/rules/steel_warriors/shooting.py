@@ -14,6 +14,7 @@ from ...measure.measurement import too_close_to_call
 from ...measure.pairwise import edge_distances
 from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
+from ..input_args import BY_THE_REFEREE
 from ..inputs import Args
 from ..text import Text, joined, say
 from .army import MORALE_WORDS
@@ -399,7 +400,7 @@ def shoot(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState
                 "against": against,
                 "beats": beats,
                 "zone": zone_number,
-                "measured_by": "referee" if v.taped else "camera",  # who gave the distance and the cover
+                **(BY_THE_REFEREE if v.taped else {}),  # the distance and the cover were the referee's
             },
         )
     ]
