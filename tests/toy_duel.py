@@ -11,7 +11,6 @@ from station.dice import Roller
 from station.events import Node, Tilt
 from station.measure.units import INCHES, Convention
 from station.rules.base import ArmyError, Event, Input, Ruling, RulingKind
-from station.rules.input_args import Declared
 from station.rules.inputs import Args, Inputs
 from station.rules.model_fields import ModelRuleset
 from station.rules.options import OptionSet, declared, integer
@@ -48,8 +47,7 @@ class Duel(ModelRuleset[DuelState]):
     name: ClassVar[str] = "duel"
     title: ClassVar[str] = "Duel (toy)"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
-    input_types: ClassVar[Sequence[str]] = INPUTS.types
-    declared_inputs: ClassVar[Mapping[str, Declared]] = INPUTS.declared()
+    inputs: ClassVar[Inputs[Any, Any]] = INPUTS
     controls: ClassVar[Sequence[tuple[str, str]]] = (("flip", "Flip the coin"),)
     mm_per_unit: ClassVar[float] = 25.4
     convention: ClassVar[Convention] = INCHES

@@ -10,6 +10,8 @@ from ..datafile import Fields, load_json_file
 from ..dice import Roller
 from ..events import HUB_ID, NODE_AT, Node
 from .base import VOID_MEANS, ArmyError, Ruling
+from .input_args import Declared
+from .inputs import Inputs
 from .ruleset import DashboardParts, ImportReport
 from .text import say
 
@@ -118,9 +120,19 @@ class ModelRuleset(Generic[S]):
     the camera's markers from its ``model_specs``."""
 
     army_format: ClassVar[ArmyFormat]
+    inputs: ClassVar[Inputs[Any, Any]]  # the game's registered inputs: its input_types and declared_inputs follow
+    input_types: ClassVar[Sequence[str]]
+    declared_inputs: ClassVar[Mapping[str, Declared]]
     dashboard: ClassVar[DashboardParts] = DashboardParts()
     card_library: ClassVar[str | None] = None  # most games print their units in the army file
     table_die: ClassVar[int] = 6  # the die the game rolls most: the dashboard's table dice start on it
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A game names its ``inputs`` once; what it takes and what each takes follow from them."""
+        super().__init_subclass__(**kwargs)
+        inputs = cls.__dict__.get("inputs")
+        if inputs is not None:
+            cls.input_types, cls.declared_inputs = inputs.types, inputs.declared()
 
     def __init__(self, roller: Roller) -> None:
         self.roller = roller

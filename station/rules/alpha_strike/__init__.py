@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Overriding, Ruling
-from ..input_args import Declared
+from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
 from ..ruleset import DashboardParts, ImportReport
@@ -32,8 +32,7 @@ class AlphaStrike(ModelRuleset[AlphaState]):
     name: ClassVar[str] = "alpha_strike"
     title: ClassVar[str] = "BattleTech Alpha Strike"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
-    input_types: ClassVar[Sequence[str]] = INPUTS.types
-    declared_inputs: ClassVar[Mapping[str, Declared]] = INPUTS.declared()
+    inputs: ClassVar[Inputs[Any, Any]] = INPUTS
     controls: ClassVar[Sequence[tuple[str, str]]] = (
         ("setup_roll", "Setup roll"),
         ("roll_initiative", "Initiative"),

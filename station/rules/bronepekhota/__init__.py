@@ -13,7 +13,7 @@ from ...events import DryFire, Hello, Impact, Node, Overflow, Shot, Tilt, hub_ti
 from ...measure.units import BRONEPEKHOTA, Convention
 from ..base import VOID_MEANS, Event, HubLink, Input, Overriding, Ruling, RulingKind
 from ..hits import HitTracker, Stamp, hub_overflow, stamp_of
-from ..input_args import Declared
+from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
 from ..text import joined, say
@@ -29,8 +29,7 @@ class Bronepekhota(ModelRuleset[GameState]):
     name: ClassVar[str] = "bronepekhota"
     title: ClassVar[str] = "Бронепехота"
     override_verdicts: ClassVar[Sequence[str]] = ("void", "stood", "fell", "allow")
-    input_types: ClassVar[Sequence[str]] = INPUTS.types
-    declared_inputs: ClassVar[Mapping[str, Declared]] = INPUTS.declared()
+    inputs: ClassVar[Inputs[Any, Any]] = INPUTS
     controls: ClassVar[Sequence[tuple[str, str]]] = (
         ("begin_round", "Begin round"),
         ("end_activation", "End activation"),

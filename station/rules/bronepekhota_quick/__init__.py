@@ -15,7 +15,7 @@ from ...events import Heartbeat, Hello, Impact, Node, Overflow, Shot, Tilt
 from ...measure.units import Convention, step
 from ..base import Event, HubLink, Input, Overriding, Ruling
 from ..hits import Stamp, hub_overflow, stamp_of
-from ..input_args import Declared
+from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
 from ..text import joined, say
@@ -29,8 +29,7 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
     name: ClassVar[str] = "bronepekhota_quick"
     title: ClassVar[str] = "Бронепехота — quick rules"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
-    input_types: ClassVar[Sequence[str]] = INPUTS.types
-    declared_inputs: ClassVar[Mapping[str, Declared]] = INPUTS.declared()
+    inputs: ClassVar[Inputs[Any, Any]] = INPUTS
     controls: ClassVar[Sequence[tuple[str, str]]] = (("roll_off", "Roll off"), ("end_turn", "End turn"))
     mm_per_unit: ClassVar[float] = 50.0
     convention: ClassVar[Convention] = Convention(step(5.0), "none")  # §1: steps; the quick rules never round

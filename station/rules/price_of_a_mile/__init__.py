@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from ...dice import Roller
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Overriding, Ruling
-from ..input_args import Declared
+from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
 from ..text import joined, say
@@ -28,8 +28,7 @@ class PriceOfAMile(ModelRuleset[MileState]):
     name: ClassVar[str] = GAME
     title: ClassVar[str] = "The Price of a Mile"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
-    input_types: ClassVar[Sequence[str]] = INPUTS.types
-    declared_inputs: ClassVar[Mapping[str, Declared]] = INPUTS.declared()
+    inputs: ClassVar[Inputs[Any, Any]] = INPUTS
     controls: ClassVar[Sequence[tuple[str, str]]] = (
         ("roll_initiative", "Initiative"),
         ("end_activation", "End activation"),

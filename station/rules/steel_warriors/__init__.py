@@ -14,7 +14,7 @@ from ...dice import Roller
 from ...measure.bases import MM_PER_INCH
 from ...measure.units import INCHES, Convention
 from ..base import Event, Input, Overriding, Ruling
-from ..input_args import Declared
+from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
 from ..text import joined, say
@@ -29,8 +29,7 @@ class SteelWarriors(ModelRuleset[WarState]):
     name: ClassVar[str] = GAME
     title: ClassVar[str] = "Steel Warriors"
     override_verdicts: ClassVar[Sequence[str]] = ("void",)
-    input_types: ClassVar[Sequence[str]] = INPUTS.types
-    declared_inputs: ClassVar[Mapping[str, Declared]] = INPUTS.declared()
+    inputs: ClassVar[Inputs[Any, Any]] = INPUTS
     controls: ClassVar[Sequence[tuple[str, str]]] = (
         ("begin_turn", "Begin turn"),
         ("end_activation", "End activation"),
