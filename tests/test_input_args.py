@@ -55,6 +55,14 @@ def _reads(function: ast.FunctionDef, functions: dict[str, ast.FunctionDef], nam
             and isinstance(node.args[0], ast.Constant)
         ):
             keys.add(node.args[0].value)
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) == "given_number"
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == name
+            and isinstance(node.args[1], ast.Constant)
+        ):
+            keys.add(node.args[1].value)  # arg.given_number(args, "distance")
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name:
             if isinstance(node.slice, ast.Constant):
                 keys.add(node.slice.value)

@@ -34,6 +34,14 @@ TEXT_CHARS = 2000  # a note or a task's words: a paragraph, as a referee's note
 BY_THE_REFEREE = {"measured_by": "referee"}
 
 
+def given_number(args: Mapping[str, Any], name: str) -> float | None:
+    """A referee's measure (a distance by the tape) if the request gives one, else None.  Checked
+    here too, not only by ``check``: journals written before an input declared its arguments
+    are folded as they were written, and a flag is never read as a distance."""
+    value = args.get(name)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 @dataclass(frozen=True, slots=True)
 class Arg:
     """One argument of an input: its name, what kind of value it is, and a line of help.

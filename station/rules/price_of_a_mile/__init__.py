@@ -18,7 +18,7 @@ from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
 from ..text import joined, say
-from . import army, artillery, blasts, melee, morale, moving, optional, shooting, transport, turns  # noqa: F401  (each chapter registers its inputs)
+from . import army, artillery, blasts, landing, melee, morale, moving, optional, shooting, support, transport, turns  # noqa: F401  (each chapter registers its inputs)
 from .army import check_armies, rules_data
 from .state import INCH, INPUTS, OPTIONS, MileState, RulesOf, build
 from .view import GAME, MileView, state_view

@@ -15,13 +15,13 @@ from ...measure.templates import scatter
 from ...measure.terrain import line_of_sight
 from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
+from ..input_args import BY_THE_REFEREE
 from ..inputs import Args
-from ..text import Text, joined, say
-from . import turns, vehicles
-from .blasts import blast_area, hit_under
+from ..text import NOTHING, Text, joined, say
+from . import vehicles
+from .blasts import DIRECT_HIT_POWER, blast_area, hit_under
 from .shooting import COVER_TYPES, HIT, visible
-from .state import INCH, INPUTS, MileState, Rules
-from .turns import morale_test
+from .state import INCH, INPUTS, Fighter, Landing, MileState, Rules
 from .where import placed, placed_many
 
 MORTAR_MINIMUM_IN = 12.0  # §9.2
@@ -29,7 +29,6 @@ SPOTTER_IN = 8.0  # §9.2
 AIMED_SCATTER = 2  # §9.2: an aimed mortar takes 2 + the crew's Shooting off its d10
 UNAIMED_GUN = -2  # §9.3
 EYE_MM = 25.0
-DIRECT_HIT_POWER = 8  # §7.3
 
 
 def _crew_actions(state: MileState, gunner_id: str, needed: int) -> MileState:
@@ -92,9 +91,10 @@ def _shell(
     "mortar",
     "§9.2",
     arg.model("gunner", "the mortar crewman who fires", required=True),
-    arg.point("at", "the target point on the table, [x, y] in mm", required=True),
+    arg.point("at", "the target point on the table, [x, y] in mm (with the camera)"),
     arg.flag("aimed", "aimed: both actions"),
     arg.model("spotter", "a base of its side that sees the point"),
+    arg.number("distance", "to the point, by the referee's tape, with no camera: 12 or more", 0, 400, True),
 )
 def mortar(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     roller = rules.roller
@@ -102,11 +102,11 @@ def mortar(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSt
     point, aimed, spotter = args.get("at"), bool(args.get("aimed", False)), args.get("spotter")
     if gunner is None or not gunner.standing or gunner.weapon != "mortar":
         raise Refused(say("give a standing mortar crewman"), "§9.2")
+    me = placed(state, gunner.id)
+    if me is None or point is None:
+        return _mortar_by_hand(rules, state, seq, gunner, args)
     if not (isinstance(point, list) and len(point) == 2 and all(isinstance(c, (int, float)) for c in point)):
         raise Refused(say('give the target point as "at": [x_mm, y_mm]'), "§9.2")
-    me = placed(state, gunner.id)
-    if me is None:
-        raise Refused(say("the camera has not placed {gunner}", gunner=gunner.id), "§9.2")
     target = (float(point[0]), float(point[1]))
     reach = ((target[0] - me.base.x) ** 2 + (target[1] - me.base.y) ** 2) ** 0.5 / INCH
     doubts = []  # limits the camera cannot place the bases on one side of: ruled as measured, for the referee
@@ -169,12 +169,71 @@ def mortar(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSt
     )
 
 
+def _mortar_by_hand(rules: Rules, state: MileState, seq: int, gunner: Fighter, args: Args) -> tuple[MileState, Ruling]:
+    """§9.2 with no camera on the mortar: the referee's tape gives the range (12" or more) and
+    their word that the mortar, or the spotter named, sees the point; the dice scatter the bomb,
+    and the referee lays the template (``blast``)."""
+    reach, aimed, spotter = arg.given_number(args, "distance"), bool(args.get("aimed", False)), args.get("spotter")
+    if reach is None:
+        raise Refused(
+            say(
+                "the camera has not placed {gunner}: give the distance to the point in inches, from the tape",
+                gunner=gunner.id,
+            ),
+            "§9.2",
+        )
+    if reach < MORTAR_MINIMUM_IN:
+        raise Refused(say('the point is {reach}" away; a mortar fires at 12" or more', reach=f"{reach:g}"), "§9.2")
+    friend = state.fighters.get(str(spotter)) if spotter is not None else None
+    if spotter is not None and (friend is None or friend.player != gunner.player or not friend.standing):
+        raise Refused(say("the spotter must be a standing base of the mortar's side"), "§9.2")
+    state = _crew_actions(state, gunner.id, 3 if aimed else 2)
+    roll = rules.roller.roll(10, f"{seq}/mortar/distance")
+    direction = rules.roller.roll(state.options.scatter_sides, f"{seq}/mortar/direction")
+    seen = (
+        say(" (the referee's word: {spotter} sees the point within 8\")", spotter=friend.id)
+        if friend is not None
+        else say(" (the referee's word: it sees the point)")
+    )
+    if roll == 10:
+        text = say("{gunner}'s mortar bomb: d10 10, a misfire or a dud (§9.2).", gunner=gunner.id)
+        return state, Ruling(
+            f"{seq}:mortar", seq, RulingKind.SHOT, text, "§9.2", element=gunner.id, details=BY_THE_REFEREE
+        )
+    distance = max(0, roll - (AIMED_SCATTER + state.stat(gunner, "shooting") if aimed else 0))
+    state, ask = state.await_template(Landing(seq, "mortar", gunner.id, 1, True))
+    text = (
+        say(
+            '{gunner} fires the mortar{what} {reach}" by the tape{seen}: d10 {roll}, scatter {distance}" towards {direction}. ',
+            gunner=gunner.id,
+            what=say(" (aimed)") if aimed else "",
+            reach=f"{reach:g}",
+            seen=seen,
+            roll=roll,
+            distance=distance,
+            direction=direction,
+        )
+        + ask
+    )
+    return state, Ruling(
+        f"{seq}:mortar",
+        seq,
+        RulingKind.SHOT,
+        text,
+        "§9.2",
+        element=gunner.id,
+        details={"scatter": [distance, direction], "asks": "blast"} | BY_THE_REFEREE,
+    )
+
+
 @INPUTS.register(
     "field_gun",
     "§9.3",
     arg.model("gunner", "the field gun's crewman who fires", required=True),
     arg.model("target", "the base shot at", required=True),
     arg.flag("aimed", "aimed: both actions"),
+    arg.number("distance", "edge to edge, by the referee's tape, when the camera has not placed both", 0, 400, True),
+    arg.flag("cover", "the target is in cover (the referee's word, likewise)"),
 )
 def field_gun(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§9.3: fired like a small arm (-2 unaimed); a natural 1 misfires; a miss lands d6" off."""
@@ -187,16 +246,25 @@ def field_gun(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mil
     if target is None or not target.standing or target.player == gunner.player:
         raise Refused(say("give a standing enemy target"), "§9.3")
     me, them = placed(state, gunner.id), placed(state, target.id)
-    if me is None or them is None:
-        raise Refused(say("the camera has not placed both bases"), "§9.3")
-    if not _sees_point(state, gunner.id, (them.base.x, them.base.y)):
+    taped = arg.given_number(args, "distance")
+    if (me is None or them is None) and taped is None:
+        raise Refused(
+            say(
+                "the camera has not placed both bases: give the distance in inches, edge to edge, from the tape (and cover)"
+            ),
+            "§9.3",
+        )
+    if me is not None and them is not None and not _sees_point(state, gunner.id, (them.base.x, them.base.y)):
         raise Refused(say("the gun cannot see {target}", target=target.id), "§9.3")
     state = _crew_actions(state, gunner.id, 3 if aimed else 2)
     weapon = weapons["field_gun"]
-    edge_in = ((them.base.x - me.base.x) ** 2 + (them.base.y - me.base.y) ** 2) ** 0.5 / INCH
-    # «Стрельба ведется как из обычного стрелкового оружия»: the target's cover counts (§6.3), and
-    # «Стрельба по технике и танкам получает бонус +1» (§15.4)
-    cover = state.stands_in(target.id, COVER_TYPES) or bool(visible(state, gunner, target)[2])
+    if me is None or them is None:  # the referee's tape and word: the gun sees it, at this range, in cover or not
+        edge_in, cover = float(taped or 0.0), bool(args.get("cover"))
+    else:
+        edge_in = ((them.base.x - me.base.x) ** 2 + (them.base.y - me.base.y) ** 2) ** 0.5 / INCH
+        # «Стрельба ведется как из обычного стрелкового оружия»: the target's cover counts (§6.3), and
+        # «Стрельба по технике и танкам получает бонус +1» (§15.4)
+        cover = state.stands_in(target.id, COVER_TYPES) or bool(visible(state, gunner, target)[2])
     need = HIT[(edge_in > weapon["range_in"], cover)]
     parts = [("Shooting", state.stat(gunner, "shooting")), ("accuracy", weapon["accuracy"])]
     parts += [("unaimed", UNAIMED_GUN)] if not aimed else []
@@ -212,7 +280,6 @@ def field_gun(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mil
             "§9.3",
             element=gunner.id,
         )
-    centre = (them.base.x, them.base.y)
     shown = ", ".join(f"{n} {v:+d}" for n, v in parts)
     words = [
         say(
@@ -225,23 +292,37 @@ def field_gun(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mil
         )
         + (say("a hit") if total >= need else say("a miss"))
     ]
-    if total < need:
-        drift = roller.roll(6, f"{seq}/gun/drift")
-        direction = roller.roll(state.options.scatter_sides, f"{seq}/gun/direction")
-        centre = scatter(centre, direction, state.options.scatter_sides, drift * INCH)
-        words.append(say('the shell lands {drift}" off towards {direction}', drift=drift, direction=direction))
+    drift = (
+        (roller.roll(6, f"{seq}/gun/drift"), roller.roll(state.options.scatter_sides, f"{seq}/gun/direction"))
+        if total < need
+        else None
+    )
+    if drift is not None:
+        words.append(say('the shell lands {drift}" off towards {direction}', drift=drift[0], direction=drift[1]))
+    fired = say(
+        "{gunner} fires the field gun{what} at {target}: ",
+        gunner=gunner.id,
+        what=say(" (aimed)") if aimed else say(" (unaimed, -2)"),
+        target=target.id,
+    )
+    if me is None or them is None:
+        state, ask = state.await_template(Landing(seq, "field_gun", gunner.id, 1, True))
+        on = say(" {target} is under its centre.", target=target.id) if drift is None else NOTHING
+        return state, Ruling(
+            f"{seq}:gun",
+            seq,
+            RulingKind.SHOT,
+            fired + joined(words, "; ") + say(' ({edge_in}" by the tape).', edge_in=f"{edge_in:g}") + on + " " + ask,
+            "§9.3",
+            element=gunner.id,
+            details={"hit": total >= need, "asks": "blast"} | BY_THE_REFEREE,
+        )
+    centre = (them.base.x, them.base.y)
+    if drift is not None:
+        centre = scatter(centre, drift[1], state.options.scatter_sides, drift[0] * INCH)
     state, hurt, squads = _shell(state, seq, centre, roller, f"{seq}/gun")
     words += hurt or [say('nobody within 2"')]
-    text = (
-        say(
-            "{gunner} fires the field gun{what} at {target}: ",
-            gunner=gunner.id,
-            what=say(" (aimed)") if aimed else say(" (unaimed, -2)"),
-            target=target.id,
-        )
-        + joined(words, "; ")
-        + "."
-    )
+    text = fired + joined(words, "; ") + "."
     if squads:
         text += say(" Squads {squads} test Morale (§9.3).", squads=", ".join(squads))
     return state, Ruling(
@@ -253,139 +334,3 @@ def field_gun(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mil
         element=gunner.id,
         details={"centre": [round(c, 1) for c in centre], "hit": total >= need, "template": _circle(state, centre)},
     )
-
-
-SUPPORT_MARKERS = 3  # §16.4
-SUPPORT_POWER = 2
-SUPPORT_DIRECT_POWER = 7
-MARKER_SHIFT_IN = 3.0
-
-
-@INPUTS.register(
-    "artillery_markers",
-    "§16.4 step 1",
-    arg.points("markers", "three points in the enemy's zone, each [x, y] in mm", required=True),
-)
-def place_support(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
-    """§16.4 step 1: before deployment, three markers in the enemy's zone, each drifting 2d6"."""
-    roller = rules.roller
-    side = state.options.artillery_support
-    points = args.get("markers")
-    if side is None or state.turn or state.support_markers:
-        raise Refused(
-            say("the option artillery_support names the side; its markers go down once, before the first turn"), "§16.4"
-        )
-    if not (
-        isinstance(points, list)
-        and len(points) == SUPPORT_MARKERS
-        and all(isinstance(p, list) and len(p) == 2 and all(isinstance(c, (int, float)) for c in p) for p in points)
-    ):
-        raise Refused(say('give "markers": three [x_mm, y_mm] points in the enemy deployment zone'), "§16.4")
-    placed_at, words = [], []
-    for k, (x, y) in enumerate(points):
-        drift = roller.roll(6, f"{seq}/support/{k}/a") + roller.roll(6, f"{seq}/support/{k}/b")
-        direction = roller.roll(state.options.scatter_sides, f"{seq}/support/{k}/direction")
-        at = scatter((float(x), float(y)), direction, state.options.scatter_sides, drift * INCH)
-        placed_at.append((round(at[0], 1), round(at[1], 1)))
-        words.append(say('marker {n} drifts {drift}" towards {direction}', n=k + 1, drift=drift, direction=direction))
-    state = state.evolve(support_markers=tuple(placed_at))
-    return state, [
-        Ruling(
-            f"{seq}:support",
-            seq,
-            RulingKind.STATUS,
-            say("Artillery support for {side}: ", side=side) + joined(words, "; ") + " (§16.4).",
-            "§16.4",
-            details={"markers": [list(p) for p in placed_at]},
-        )
-    ]
-
-
-@INPUTS.register(
-    "roll_initiative",
-    "§4.2, §16.4 step 2",
-    arg.player("first_two", "who the winner by 4 or more gives the first two activations (the winner when left out)"),
-)
-def roll_initiative(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
-    """§4.2's initiative, then §16.4 step 2: the guns open each turn once its initiative is rolled."""
-    state, rulings = turns.initiative(state, seq, args, rules.roller)
-    if state.turn and rulings and rulings[0].kind == RulingKind.INITIATIVE:
-        state, shells = bombard(state, seq, rules.roller)
-        rulings += shells
-    return state, rulings
-
-
-def bombard(state: MileState, seq: int, roller: Roller) -> tuple[MileState, list[Ruling]]:
-    """§16.4 step 2: at the start of every turn a shell lands within d10" of each marker and hits
-    everyone within 2" at Power 2 (a vehicle hit squarely at Power 7); the squads hit test Morale."""
-    if not state.support_markers:
-        return state, []
-    rulings: list[Ruling] = []
-    shaken: set[str] = set()
-    for k, marker in enumerate(state.support_markers):
-        distance = roller.roll(10, f"{seq}/shell/{k}/distance")
-        direction = roller.roll(state.options.scatter_sides, f"{seq}/shell/{k}/direction")
-        centre = scatter(marker, direction, state.options.scatter_sides, distance * INCH)
-        everyone = placed_many(state, [f.id for f in state.fighters.values() if f.standing])
-        under, extra, where = blast_area(state, centre, everyone)
-        words: list[Text] = []
-        direct = next((p.id for p in everyone if state.fighters[p.id].vehicle and p.base.contains(centre)), None)
-        if direct:
-            state, said = vehicles.damage(
-                state,
-                state.fighters[direct],
-                SUPPORT_DIRECT_POWER,
-                False,
-                roller,
-                f"{seq}/shell/{k}/direct",
-                direct_hit=True,
-            )
-            words.append(say("direct hit: ") + said)
-            under = [f for f in under if f != direct]
-        shaken |= {s for f in under if (s := state.fighters[f].squad)}
-        state, more, _ = hit_under(
-            state, under, roller, f"{seq}/shell/{k}", SUPPORT_POWER + extra, centre, True, bool(extra)
-        )
-        words += more
-        rulings.append(
-            Ruling(
-                f"{seq}:shell:{k}",
-                seq,
-                RulingKind.SHOT,
-                say(
-                    'Artillery support shell {n}: {distance}" off towards {direction}',
-                    n=k + 1,
-                    distance=distance,
-                    direction=direction,
-                )
-                + (": " + joined(words, "; ") if words else say(': nobody within 2"'))
-                + " (§16.4).",
-                "§16.4",
-                details={"template": {"circle": [round(centre[0], 1), round(centre[1], 1), round(2.0 * INCH, 1)]}},
-            )
-        )
-    for squad in sorted(s for s in shaken if state.standing(s)):
-        state, test = morale_test(state, seq, squad, roller, say("under artillery fire"))
-        rulings.append(test)
-    return state, rulings
-
-
-@INPUTS.register(
-    "move_marker",
-    "§16.4 step 3",
-    arg.integer("marker", "which marker, 0-2", 0, 2, required=True),
-    arg.point("to", "where it goes, [x, y] in mm, at most 3 inches away", required=True),
-)
-def shift_marker(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
-    """§16.4 step 3: after the bombardment one marker may move 3" in any direction."""
-    k, to = args.get("marker"), args.get("to")
-    if not isinstance(k, int) or not 0 <= k < len(state.support_markers) or not (isinstance(to, list) and len(to) == 2):
-        raise Refused(say('give "marker" (0-2) and "to": [x_mm, y_mm]'), "§16.4")
-    old = state.support_markers[k]
-    if ((to[0] - old[0]) ** 2 + (to[1] - old[1]) ** 2) ** 0.5 > MARKER_SHIFT_IN * INCH + 1.0:
-        raise Refused(say('a marker moves at most 3"'), "§16.4")
-    markers = list(state.support_markers)
-    markers[k] = (float(to[0]), float(to[1]))
-    return state.evolve(support_markers=tuple(markers)), [
-        Ruling(f"{seq}:marker", seq, RulingKind.STATUS, say("Artillery marker {n} moves (§16.4).", n=k + 1), "§16.4")
-    ]

@@ -70,6 +70,32 @@ def _damage(
     )
 
 
+def _contact_in_doubt(state: MileState, attacker: Fighter, defender: Fighter, said: bool) -> float | None:
+    """§5.4: the two bases must be in contact (under 1").  Refused when the camera sees them
+    apart; their gap when it cannot place them on one side of the inch (the referee decides); with
+    no camera on both, the referee's word (``said``) stands, and without it the station asks."""
+    a, d = placed(state, attacker.id), placed(state, defender.id)
+    if a is None or d is None:
+        if not said:
+            raise Refused(
+                say(
+                    'the camera has not placed both {attacker} and {defender}: say contact if they touch (under 1")',
+                    attacker=attacker.id,
+                    defender=defender.id,
+                ),
+                "§5.4",
+            )
+        return None
+    gap = closest_points(a.base, d.base)[0]
+    doubt = gap > CONTACT_IN * INCH and too_close_to_call(gap, CONTACT_IN * INCH, pair_sigma(a, d))
+    if gap > CONTACT_IN * INCH and not doubt:
+        raise Refused(
+            say('{attacker} and {defender} are not in contact (under 1")', attacker=attacker.id, defender=defender.id),
+            "§5.4",
+        )
+    return gap if doubt else None
+
+
 @INPUTS.register(
     "melee",
     "§10",
@@ -77,6 +103,9 @@ def _damage(
     arg.model("defender", "the base charged", required=True),
     arg.flag("defender_holds", "the defender stands its ground"),
     arg.integer("fell_back_before", "bases of the defender's squad already forced back in this fight", 0, 10),
+    arg.flag(
+        "contact", "the referee's word that the two are in contact (under 1\"), when the camera has not placed both"
+    ),
 )
 def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     roller = rules.roller
@@ -92,20 +121,7 @@ def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
         or attacker.player == defender.player
     ):
         raise Refused(say("give two standing enemy bases"), "§10")
-    a, d = placed(state, attacker.id), placed(state, defender.id)
-    gap = closest_points(a.base, d.base)[0] if a is not None and d is not None else None
-    doubt = (
-        a is not None
-        and d is not None
-        and gap is not None
-        and gap > CONTACT_IN * INCH
-        and too_close_to_call(gap, CONTACT_IN * INCH, pair_sigma(a, d))
-    )
-    if gap is None or (gap > CONTACT_IN * INCH and not doubt):
-        raise Refused(
-            say('{attacker} and {defender} are not in contact (under 1")', attacker=attacker.id, defender=defender.id),
-            "§5.4",
-        )
+    gap = _contact_in_doubt(state, attacker, defender, bool(args.get("contact")))
     if state.activation and attacker.id in state.activation.actions:  # §5.4: contact ends its actions
         act = state.activation
         state = state.evolve(activation=replace(act, actions={**act.actions, attacker.id: 0}))
@@ -173,11 +189,11 @@ def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
     if falls_back and (_already_back(args) + 1) % 3 == 0:  # this fall-back makes a third: one base flees
         state, fled = panic(state, lost.squad, 3, state.positions.get(won.id, (0, 0))[:2])
         words.append(fled)
-    if doubt:
+    if gap is not None:
         words.append(
             say(
                 'Contact too close to call: {gap}" apart, within the camera\'s uncertainty of 1"; the referee decides (override "void" if they were not in contact)',
-                gap=f"{(gap or 0.0) / INCH:.2f}",
+                gap=f"{gap / INCH:.2f}",
             )
         )
     return state, Ruling(
@@ -186,7 +202,7 @@ def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
         RulingKind.SHOT,
         joined(words, ". ") + ".",
         "§10",
-        needs_referee=doubt,
+        needs_referee=gap is not None,
         element=attacker.id,
         details={"totals": totals, "winner": won.id, "margin": margin},
     )

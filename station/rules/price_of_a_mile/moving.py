@@ -314,7 +314,8 @@ def free(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
     "cut_wire",
     "§5.8",
     arg.model("base", "the base with wire cutters", required=True),
-    arg.piece("wire", "the wire piece of the terrain", required=True),
+    arg.piece("wire", "the wire piece of the terrain (or the referee's name for it, with no camera)", required=True),
+    arg.flag("contact", "the referee's word that the base touches the wire, when the camera has not placed it"),
 )
 def cut_wire(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§5.8: a base with wire cutters in contact with the wire spends a non-combat action:
@@ -325,15 +326,24 @@ def cut_wire(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
     if fighter is None or not fighter.standing or not fighter.wire_cutters:
         raise Refused(say("give a standing base with wire cutters"), "§5.8")
     me = placed(state, fighter.id)
-    if piece is None or me is None:
-        raise Refused(say("give a wire piece of the terrain, and a base the camera has placed"), "§5.8")
-    if piece.distance_mm((me.base.x, me.base.y)) > max(me.base.length, me.base.width) / 2 + CONTACT_IN * INCH:
+    wire = piece.id if piece is not None else str(args.get("wire"))
+    if piece is None or me is None:  # no camera on it, or no terrain: the referee's word
+        if not args.get("contact"):
+            raise Refused(
+                say(
+                    "the camera cannot tell whether {fighter} touches {wire}: say contact if it does",
+                    fighter=fighter.id,
+                    wire=wire,
+                ),
+                "§5.8",
+            )
+    elif piece.distance_mm((me.base.x, me.base.y)) > max(me.base.length, me.base.width) / 2 + CONTACT_IN * INCH:
         raise Refused(say("{fighter} is not in contact with {piece}", fighter=fighter.id, piece=piece.id), "§5.8")
     state = spend(state, fighter, 1, "§5.8")
     roll = roller.roll(10, f"{seq}/cut")
     total = roll + state.stat(fighter, "resourcefulness")
     if total >= WIRE_CUTTING:
-        state = state.evolve(cut_wire=state.cut_wire | {piece.id})
+        state = state.evolve(cut_wire=state.cut_wire | {wire})
     return state, Ruling(
         f"{seq}:cut",
         seq,
@@ -341,7 +351,7 @@ def cut_wire(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
         say(
             "{fighter} cuts at {piece}: d10 {roll} → {total}: ",
             fighter=fighter.id,
-            piece=piece.id,
+            piece=wire,
             roll=roll,
             total=total,
         )

@@ -369,8 +369,8 @@ def _by_the_tape(
     """§6.1-6.3 with no camera on the two bases: the referee has checked that the target is one of
     the nearest the shooter sees with no friend in the way, and gives the range (inches, edge to
     edge, from the tape) and whether the target is in cover.  Asked for by name when missing."""
-    distance = args.get("distance")
-    if not isinstance(distance, (int, float)) or isinstance(distance, bool):
+    distance = arg.given_number(args, "distance")
+    if distance is None:
         unseen = shooter if placed(state, shooter.id) is None else target
         raise Refused(
             say(
@@ -379,7 +379,7 @@ def _by_the_tape(
             ),
             "§6.3",
         )
-    long = float(distance) > weapon["range_in"] + (PREPARED_IN if bool(args.get("prepared")) else 0.0)
+    long = distance > weapon["range_in"] + (PREPARED_IN if bool(args.get("prepared")) else 0.0)
     cover = bool(args.get("cover", False))
     return Shot(
         shooter,
@@ -387,7 +387,7 @@ def _by_the_tape(
         weapon,
         aimed,
         2 if aimed else actions * weapon.get("actions_per_shot", 1),
-        float(distance),
+        distance,
         long,
         cover,
         HIT[(long, cover)],

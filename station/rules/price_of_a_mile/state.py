@@ -13,7 +13,7 @@ from ..base import Refused
 from ..inputs import Inputs
 from ..options import declared, flag, integer, names, number, one_of, side, unconfirmed_rulings
 from ..table_snapshot import TableState
-from ..text import say
+from ..text import Text, say
 
 INCH = MM_PER_INCH  # the game's unit, for every module of the ruleset
 COMMAND_IN = 2.0  # §3.2
@@ -114,6 +114,18 @@ class Activation:
 
 
 @dataclass(frozen=True)
+class Landing:
+    """A template the dice have scattered with no camera to lay it (§8.1, §9.2, §9.3): the referee
+    lays it on the table and names the bases under it (the ``blast`` input)."""
+
+    seq: int  # the order that threw or fired it
+    what: str  # "grenade", "mortar", "field_gun"
+    thrower: str
+    power: int
+    morale: bool  # artillery: every squad under it tests Morale (§9.2, §13.1)
+
+
+@dataclass(frozen=True)
 class MileState(TableState):
     players: tuple[str, ...]
     armies: tuple[Mapping[str, Any], ...]
@@ -132,12 +144,21 @@ class MileState(TableState):
     carried: frozenset[str] = frozenset()  # §16.10: popular commanders' bodies carried to the end
     tanks_fired: frozenset[str] = frozenset()  # §15.2: a tank fires all its weapons once a turn
     winner: str | None = None
+    landing: Landing | None = None  # a template scattered, waiting for the referee to name who is under it
 
     def acting(self) -> Activation:
         """The activation in progress; an order that needs one and finds none is refused (§4.3)."""
         if self.activation is None:
             raise Refused(say("no activation is running"), "§4.3")
         return self.activation
+
+    def await_template(self, landing: Landing) -> tuple[MileState, Text]:
+        """A scattered template waits for the referee to lay it: what to ask them.  A template
+        never laid is dropped by the next one, and the ruling says so."""
+        ask = say('Lay the 2" template there and name the bases under it (Blast).')
+        if self.landing is not None:
+            ask += say(" The template of order {seq} was never laid: it is dropped.", seq=self.landing.seq)
+        return self.evolve(landing=landing), ask
 
     def with_fighter(self, fighter: Fighter) -> MileState:
         return self.evolve(fighters={**self.fighters, fighter.id: fighter})

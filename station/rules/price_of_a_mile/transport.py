@@ -19,9 +19,12 @@ from .where import placed
     "§15.1",
     arg.unit("squad", "the squad acting now", required=True),
     arg.model("truck", "the truck it gets into", required=True),
+    arg.flag(
+        "contact", "the referee's word that every base is within 1\" of the truck, when the camera has not placed them"
+    ),
 )
 def embark(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
-    return _board(state, seq, args, True)
+    return _board(state, seq, args, True, bool(args.get("contact")))
 
 
 @INPUTS.register(
@@ -31,12 +34,14 @@ def embark(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSt
     arg.model("truck", "the truck it gets out of"),
 )
 def disembark(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
-    return _board(state, seq, args, False)
+    return _board(state, seq, args, False, False)
 
 
-def _board(state: MileState, seq: int, args: Args, getting_on: bool) -> tuple[MileState, list[Ruling]]:
+def _board(
+    state: MileState, seq: int, args: Args, getting_on: bool, said_contact: bool
+) -> tuple[MileState, list[Ruling]]:
     """§15.1: a squad gets into (or out of) a truck, an action for each base; getting in needs
-    every base within 1" of the truck."""
+    every base within 1" of the truck (the camera's, or ``said_contact``, the referee's word)."""
     act = state.activation
     truck_id = args.get("truck")
     if act is None or act.squad is None or act.squad != args.get("squad"):
@@ -55,8 +60,17 @@ def _board(state: MileState, seq: int, args: Args, getting_on: bool) -> tuple[Mi
         lorry = placed(state, truck.id)
         for f in bases:
             mine = placed(state, f.id)
-            if lorry is None or mine is None or not in_contact(mine, lorry, INCH):
+            if lorry is not None and mine is not None and not in_contact(mine, lorry, INCH):
                 raise Refused(say('{f} is not within 1" of {truck}', f=f.id, truck=truck.id), "§15.1")
+            if (lorry is None or mine is None) and not said_contact:
+                raise Refused(
+                    say(
+                        'the camera has not placed {f} and {truck}: say contact if it is within 1"',
+                        f=f.id,
+                        truck=truck.id,
+                    ),
+                    "§15.1",
+                )
     for f in bases:
         state = spend(state, f, 1, "§15.1")
         state = state.with_fighter(replace(state.fighters[f.id], aboard=str(truck_id) if getting_on else None))

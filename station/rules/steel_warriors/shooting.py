@@ -38,15 +38,15 @@ COVER_STEPS = {"none": 0, "light": 1, "hard": 2}  # §6.5
 def _taped_distance(args: Mapping[str, Any]) -> tuple[float, float]:
     """§6.4 with no camera: the referee's tape, from the nearest firer to the nearest target (the
     tape's own error is the referee's to judge: no σ).  Asked for by name when missing."""
-    distance = args.get("distance")
-    if not isinstance(distance, (int, float)) or isinstance(distance, bool):
+    distance = arg.given_number(args, "distance")
+    if distance is None:
         raise Refused(
             say(
                 "the camera has not placed the fire group and the target: give the distance in inches from the tape (and cover)"
             ),
             "§6.4",
         )
-    return float(distance), 0.0
+    return distance, 0.0
 
 
 def _taped_cover(args: Mapping[str, Any], target: list[Figure]) -> tuple[int, list[str]]:
