@@ -427,3 +427,33 @@ def test_5_with_no_camera_a_move_takes_the_referees_tape():
     g.do("activate", squad="recruits")
     far = g.do("move", squad="recruits", inches=30)[0]
     assert far.kind == "warning" and far.needs_referee and "by the referee's tape" in far.text
+
+
+def _unseen(squad="recruits"):
+    g = War()
+    g.do("begin_turn")
+    g.do("activate", squad=squad)
+    return g
+
+
+def test_8_1_with_no_camera_the_charge_takes_the_referees_tape():
+    """Issue 48: a charge with no camera was refused ("the camera has not placed both squads")."""
+    g = _unseen()
+    g.do("assault", 4, 3, 4, squad="recruits", target="partisans")
+    asked = g.do("charge", squad="recruits", target="partisans")[0]
+    assert asked.refused and "give the distance left between them" in asked.text
+    short = g.do("charge", squad="recruits", target="partisans", distance=3)[0]
+    assert 'stops 3.0" short' in short.text and short.details["measured_by"] == "referee"
+    arrived = g.do("charge", squad="recruits", target="partisans", distance=1.5)[0]
+    assert 'arrives (1.5")' in arrived.text and arrived.details["threat"] == 0 and "camera" not in arrived.text
+
+
+def test_8_1_with_no_camera_close_combat_pairs_the_figures_the_referee_names():
+    g = _unseen()
+    ruling = g.do("close_combat", 2, 5, 1, squad="recruits", target="partisans", engaged=["s1", "k1"])[0]
+    assert [tuple(p) for p in ruling.details["pairs"]] == [("s1", "k1")] and ruling.details["measured_by"] == "referee"
+    assert "s1 d8 5" in ruling.text and g.state.figures["k1"].status == "killed"
+    everyone = _unseen().do("close_combat", *[1] * (len(STEEL) + len(KENO)), squad="recruits", target="partisans")[0]
+    pairs = [tuple(p) for p in everyone.details["pairs"]]
+    assert len(pairs) == len(KENO) and {a for a, _ in pairs} == set(STEEL) and {d for _, d in pairs} == set(KENO)
+    assert "not facing anyone" not in everyone.text  # every fighter faces an opponent

@@ -41,7 +41,9 @@ CONTACT_MM = 2.0  # bases this close touch (the digest's S13: about 0.1")
 def _placed(state: AlphaState, unit: UnitState) -> Placed:
     found = placed(state, unit.id)
     if found is None:
-        raise Refused(say("the camera has not placed {unit}", unit=unit.id), "§6")
+        raise Refused(
+            say("the camera has not placed {unit}: give the range and cover by hand (by_hand)", unit=unit.id), "§6"
+        )
     return found
 
 

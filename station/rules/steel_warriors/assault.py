@@ -6,11 +6,13 @@ and the casualty d6."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from ...measure.measurement import CALL_SIGMAS
 from ...measure.pairwise import edge_distances
 from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
+from ..input_args import BY_THE_REFEREE
 from ..inputs import Args
 from ..text import joined, say
 from .army import MORALE_WORDS
@@ -102,7 +104,10 @@ def _gap_in(state: WarState, a: list[str], b: list[str]) -> tuple[float, float]:
     """The nearest edge-to-edge gap between two squads, and the camera's uncertainty of it (2σ)."""
     gap = nearest_gap(state, a, b)
     if gap is None:
-        raise Refused(say("the camera has not placed both squads"), "§8")
+        raise Refused(
+            say("the camera has not placed both squads: give the distance left between them in inches, from the tape"),
+            "§8",
+        )
     return gap[0], CALL_SIGMAS * gap[1]
 
 
@@ -130,6 +135,13 @@ def threat(state: WarState, attackers: str, defenders: str) -> int:
     "§8.1 steps 4-7",
     arg.unit("squad", "the squad acting", required=True),
     arg.unit("target", "the enemy squad charged", required=True),
+    arg.number(
+        "distance",
+        "left between the nearest figures after the charge, by the referee's tape, with no camera",
+        0,
+        200,
+        True,
+    ),
 )
 def charge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 steps 4-7: after the charge is moved, did it arrive?  If so, the defender tests Morale
@@ -137,7 +149,12 @@ def charge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarStat
     squad_id, target_id = str(args.get("squad")), str(args.get("target"))
     if squad_id not in state.squads or target_id not in state.squads:
         raise Refused(say("give the attacking and the defending squad"), "§8.1")
-    gap, doubt = _gap_in(state, [f.id for f in state.fighting(squad_id)], [f.id for f in state.fighting(target_id)])
+    taped = arg.given_number(args, "distance")
+    gap, doubt = (
+        (taped, 0.0)
+        if taped is not None
+        else _gap_in(state, [f.id for f in state.fighting(squad_id)], [f.id for f in state.fighting(target_id)])
+    )
     if gap > ARRIVED_IN + doubt:  # within the camera's uncertainty of 2" it arrives, and the referee decides
         return state, [
             Ruling(
@@ -152,6 +169,7 @@ def charge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarStat
                 ),
                 "§8.1",
                 needs_referee=True,
+                details=BY_THE_REFEREE if taped is not None else {},
             )
         ]
     value = threat(state, squad_id, target_id)
@@ -173,9 +191,32 @@ def charge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarStat
             ),
             "§8.1",
             needs_referee=True,
-            details={"threat": value},
+            details={"threat": value} | (BY_THE_REFEREE if taped is not None else {}),
         )
     ]
+
+
+def _pairs_in_contact(
+    state: WarState, attackers: list[str], defenders: list[str], engaged: Any
+) -> list[tuple[str, str]]:
+    """§8.1 step 8: who fights whom.  With the camera, every attacker and defender whose bases
+    touch; with no camera on either squad, the referee's word: the figures they name in contact
+    (every fighter when they name none, as the charge leaves each facing an opponent), paired in
+    order, the larger side's spare figures joining the fights from the first on."""
+    mine, theirs = placed_many(state, attackers), placed_many(state, defenders)
+    if mine and theirs:
+        gaps = edge_distances([x.base for x in mine] + [x.base for x in theirs])[: len(mine), len(mine) :]
+        return [
+            (mine[i].id, theirs[j].id)
+            for i in range(len(mine))
+            for j in range(len(theirs))
+            if gaps[i, j] <= CONTACT_IN * state.unit_mm
+        ]
+    named = set(engaged) if isinstance(engaged, list) else set(attackers + defenders)
+    a, d = [f for f in attackers if f in named], [f for f in defenders if f in named]
+    if not a or not d:
+        return []
+    return [(a[k % len(a)], d[k % len(d)]) for k in range(max(len(a), len(d)))]
 
 
 @INPUTS.register(
@@ -183,6 +224,7 @@ def charge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarStat
     "§8.1 steps 8-12",
     arg.unit("squad", "the squad acting", required=True),
     arg.unit("target", "the enemy squad fought", required=True),
+    arg.models("engaged", "with no camera: the figures of both squads in base contact (every fighter, when left out)"),
 )
 def close_combat(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 steps 8-12: every figure in base contact rolls its Quality die, stepped up for its
@@ -197,16 +239,7 @@ def close_combat(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[W
     for side in (a_id, d_id):
         if not melee_capable(state, side):
             raise Refused(say("{side}: robots and bronescafs do not fight in close combat", side=side), "§8")
-    mine, theirs = placed_many(state, attackers), placed_many(state, defenders)
-    if not mine or not theirs:
-        raise Refused(say("the camera has not placed both squads"), "§8")
-    gaps = edge_distances([x.base for x in mine] + [x.base for x in theirs])[: len(mine), len(mine) :]
-    pairs = [
-        (mine[i].id, theirs[j].id)
-        for i in range(len(mine))
-        for j in range(len(theirs))
-        if gaps[i, j] <= CONTACT_IN * state.unit_mm
-    ]
+    pairs = _pairs_in_contact(state, attackers, defenders, args.get("engaged"))
     if not pairs:
         raise Refused(say("no figures are in base contact: place each fighter against an opponent"), "§8.1")
     engaged = {x for p in pairs for x in p}
@@ -276,7 +309,8 @@ def close_combat(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[W
             say("Close combat: ") + joined(words, "; ") + ".",
             "§8",
             needs_referee=True,
-            details={"pairs": pairs, "rolls": rolls, "lost": lost},
+            details={"pairs": pairs, "rolls": rolls, "lost": lost}
+            | ({} if placed_many(state, attackers) and placed_many(state, defenders) else BY_THE_REFEREE),
         )
     ]
 
