@@ -159,6 +159,10 @@ class Game:
         self._round_told = self._result.round_began
         del records
         self._specs = {s["element"]: s for s in self.ruleset.model_specs(self.header["armies"])}
+        # the ids an input may name: every model, its unit and its player, as the armies give them
+        self._ids = frozenset(
+            x for s in self._specs.values() for x in (s["element"], s.get("unit"), s.get("player")) if x
+        )
 
     # -- derivation -----------------------------------------------------------------------------
     def _derive(self, upto: int) -> None:
@@ -339,6 +343,7 @@ class Game:
         """What an input would rule now, without journaling it (``Ruleset.preview``)."""
         if type_ not in self._result.ruleset.input_types or not isinstance(args, Mapping):
             raise InputError(f"no input {type_!r} with arguments to preview")
+        self._check_args(type_, args)
         with self._lock:
             return self._result.ruleset.preview(self._result.state, type_, args)
 
@@ -418,6 +423,11 @@ class Game:
             self.book.clear_entered()
             self.journal.append(Kind.DICE_ENTRY, durable=True, cleared=True, by=by)
 
+    def inputs_now(self) -> list[str]:
+        """The inputs that fit now, the likeliest first (``Ruleset.inputs_now``)."""
+        with self._lock:
+            return self._result.ruleset.inputs_now(self._result.state)
+
     def dice_waiting(self) -> dict[int, list[int]]:
         with self._lock:
             return self.book.waiting()
@@ -459,14 +469,8 @@ class Game:
         declared = self._result.ruleset.declared_inputs.get(type_)
         if declared is None:
             return
-        view = self.state_view()
-        known = {
-            *view["players"],
-            *(u["id"] for u in view["units"]),
-            *(e["id"] for u in view["units"] for e in u["elements"]),
-        }
         try:
-            check(declared, args, known)
+            check(declared, args, self._ids)
         except InputProblem as problem:
             raise InputError(problem.text, problem.field) from None
 
@@ -549,6 +553,7 @@ class Game:
                 "dice_waiting": self.book.waiting(),
                 "title": self._result.ruleset.title,
                 "state": state,
+                "inputs_now": self._result.ruleset.inputs_now(self._result.state),
                 "override_verdicts": list(self._result.ruleset.override_verdicts),
                 "journal": str(self.journal.path),
                 "records": self.journal.written,

@@ -94,3 +94,48 @@ def test_a_missing_argument_is_named_and_focused_and_nothing_is_journaled(tmp_pa
     finally:
         server.stop()
         station.stop()
+
+
+def test_the_panel_previews_follows_the_game_to_the_blast_and_picks_from_the_cards(tmp_path):
+    """A grenade with no camera, made the way a referee makes it: the panel opens on what fits now
+    (activate), the thrower is picked by tapping its card, the preview says the dice before the
+    tap, and after the throw the panel moves on to laying the template (Blast)."""
+    from station.rules.price_of_a_mile.army import load_army
+
+    station, server = _served(
+        tmp_path, "price_of_a_mile", [load_army(MILE / "entente.json"), load_army(MILE / "central.json")]
+    )
+    try:
+        game = station.game
+        game.enter_dice(10, [9, 1])  # the table's initiative roll: the entente goes first
+        game.operator_input("roll_initiative", {})
+        with _page(server.url + "/", width=390, height=844) as page:
+            _russian_phone(page, server.url)
+            expect(page.locator("#action-input")).to_have_value("activate")  # what fits between activations
+            page.locator('#units [data-unit="grenadiers"] h3').click()  # the card picks the squad
+            expect(page.locator('#action-args [data-arg="squad"]')).to_have_value("grenadiers")
+            page.locator("#action-do").click()
+            expect(page.locator("#action-input")).to_have_value("move")  # the activation's orders now
+            page.locator("#action-input").select_option("grenade")
+            page.locator('#units [data-model="g2"]').click()
+            expect(page.locator('#action-args [data-arg="thrower"]')).to_have_value("g2")
+            page.locator('#action-args [data-arg="distance"]').fill("9")
+            expect(page.locator("#action-preview")).to_contain_text("граната летит на 6")  # refused, before the tap
+            page.locator('#action-args [data-arg="distance"]').fill("4")
+            page.locator('#action-args [data-arg="difficult"]').check()
+            expect(page.locator("#action-preview")).to_contain_text("Бросок: d12 + d6")
+            records = game.snapshot()["records"]
+            assert not [r for r in read_records(station.journal.path) if r.get("type") == "grenade"]
+            page.locator("#action-do").click()
+            expect(page.locator("#action-said")).to_contain_text("Положите туда шаблон")
+            expect(page.locator("#action-input")).to_have_value("blast")  # the template waits to be laid
+            assert game.snapshot()["records"] > records
+            enemy = page.locator('#action-args [data-arg="under"]')
+            enemy.select_option(["l1", "l2"])
+            page.locator("#action-do").click()
+            expect(page.locator("#action-said")).to_contain_text("положен судьёй")
+        assert game.inputs_now()[0] == "move"  # the template laid, the orders go on
+    finally:
+        server.stop()
+        station.stop()
+    assert fold(read_records(station.journal.path)).state_json() == station.game.state_json()

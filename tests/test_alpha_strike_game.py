@@ -628,7 +628,7 @@ def test_the_attack_preview_with_no_camera_shows_the_target_number_before_declar
     assert seen["input"]["args"]["by_hand"] == {"distance_in": 5.5}
     assert "as the referee measured" in seen["lines"][0]
     assert g.state.attacked == set()  # a preview changes nothing
-    assert "no preview" in ruleset.preview(g.state, "move", {})["refused"]
+    assert ruleset.preview(g.state, "move", {})["doubts"]  # a dry run: not now, for the referee
 
 
 def test_6_a_target_is_in_woods_when_any_part_of_its_base_touches_them(game):

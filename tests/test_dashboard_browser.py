@@ -30,13 +30,17 @@ pytestmark = pytest.mark.browser
 
 @contextlib.contextmanager
 def _page(url, height=1000, width=1400):
-    """Headless Chromium on ``url``."""
+    """Headless Chromium on ``url``.  A script error on the page fails the test that saw it: one
+    broken script (two scripts declaring the same name) silently empties other controls."""
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = browser.new_page(viewport={"width": width, "height": height})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(url)
         yield page
         browser.close()
+        assert errors == [], f"script errors on the page: {errors}"
 
 
 def _free_port():

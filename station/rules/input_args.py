@@ -214,6 +214,7 @@ class Declared:
             "description": self.section,
             "properties": {a.name: a.schema() for a in self.args},
             "required": [a.name for a in self.args if a.required],
+            "x-order": [a.name for a in self.args],  # as declared, the actor first: JSON keeps no key order
             "additionalProperties": False,
         }
 

@@ -10,6 +10,7 @@ from ..datafile import Fields, load_json_file
 from ..dice import Roller
 from ..events import HUB_ID, NODE_AT, Node
 from .base import VOID_MEANS, ArmyError, Ruling
+from .dry_run import dry_run
 from .input_args import Declared
 from .inputs import Inputs
 from .ruleset import DashboardParts, ImportReport
@@ -172,9 +173,13 @@ class ModelRuleset(Generic[S]):
         """Undoing a ruling is the one override most games know."""
         return [("void", VOID_MEANS)]
 
+    def inputs_now(self, state: S) -> list[str]:
+        return []
+
     def preview(self, state: S, input_type: str, args: Mapping[str, Any]) -> dict[str, Any]:
-        """Most inputs rule at once and need no preview."""
-        return {"refused": say("no preview for {input}", input=input_type)}
+        """The input applied to the current state and thrown away (dry_run.py); a game with odds
+        to show for an input (a shot's target number) says more for it."""
+        return dry_run(self, state, input_type, args)
 
 
 def one_army_each(armies: Sequence[Mapping[str, Any]]) -> set[str]:

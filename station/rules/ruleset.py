@@ -124,6 +124,10 @@ class Ruleset(Protocol[S]):
         """The overrides that fit this ruling, each with one line saying what it does: the
         referee is offered these, not every verdict the game knows."""
 
+    def inputs_now(self, state: S) -> list[str]:
+        """The inputs that fit the game as it stands, the likeliest first (the action panel
+        offers these before the rest); none named: the panel keeps the declared order."""
+
     def preview(self, state: S, input_type: str, args: Mapping[str, Any]) -> dict[str, Any]:
         """What an operator input would rule if made now, without making it (Alpha Strike's
         attack: the target number and why), so a picker can show it before the referee commits;

@@ -185,6 +185,7 @@ class Broadcaster:
                 "state": with_messages(game.state_view()),
                 "health": self.health(),
                 "dice_waiting": game.dice_waiting(),
+                "inputs_now": game.inputs_now(),
                 "records": game.record_count(),
                 "table": game.table(),
                 "terrain_seq": game.terrain_seq(),

@@ -75,6 +75,14 @@ class AlphaStrike(ModelRuleset[AlphaState]):
         moving = [u.id for u in state.in_play()] if state.phase == "movement" else []
         return INPUTS.dispatch(self, state, event.seq, event.body, state.units, moving)
 
+    def inputs_now(self, state: AlphaState) -> list[str]:
+        """§4: the turn's phases in order, each with what is declared in it."""
+        return {
+            "initiative": ["roll_initiative", "setup_roll", "home_edge"],
+            "movement": ["move", "end_movement", "leave_table"],
+            "combat": ["attack", "lucky", "end_turn"],
+        }.get(state.phase, ["end_turn"])
+
     def reach(self, state: AlphaState, element: str) -> dict[str, Any]:
         """§6.3 range bands from the base edge, the front arc (A3), and in the Combat Phase the
         attack wizard: each enemy's weapon attack as it would be declared now."""

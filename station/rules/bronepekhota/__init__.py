@@ -35,6 +35,15 @@ class Bronepekhota(ModelRuleset[GameState]):
         ("end_activation", "End activation"),
     )
 
+    def inputs_now(self, state: GameState) -> list[str]:
+        """§3.2: the round's initiative first; then a unit activates, acts (shots are the
+        launchers', jumps and repairs the referee's) and ends its activation."""
+        if state.round == 0:
+            return ["begin_round", "set_order"]
+        if state.active_unit is None:
+            return ["activate", "begin_round"]
+        return ["virtual_shot", "close_combat", "jump", "repair", "leave_vehicle", "capture", "end_activation"]
+
     def reach(self, state: GameState, element: str) -> dict[str, Any]:
         """Rings (mm from the base's edge) and arcs (degrees from its facing) for the dashboard."""
         return reach(state, element)

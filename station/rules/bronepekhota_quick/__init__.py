@@ -90,6 +90,12 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
         moving = [f.id for f in state.fighters.values() if f.player == state.active_player]
         return INPUTS.dispatch(self, state, seq, body, state.fighters, moving)
 
+    def inputs_now(self, state: QuickState) -> list[str]:
+        """§4.2: the roll-off first; then the player whose turn it is acts and ends the turn."""
+        if state.turn == 0:
+            return ["roll_off"]
+        return ["virtual_shot", "grenade", "close_combat", "ram", "end_turn"]
+
     def reach(self, state: QuickState, element: str) -> dict[str, Any]:
         """§5 Manoeuvre, §7 close target (2 steps), §8 grenade reach (3 steps), §10 close combat (1 step)."""
         f = state.fighters[element]

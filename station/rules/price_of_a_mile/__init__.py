@@ -68,13 +68,44 @@ class PriceOfAMile(ModelRuleset[MileState]):
         moving_now = list(state.activation.actions) if state.activation else []
         return INPUTS.dispatch(self, state, event.seq, event.body, state.fighters, moving_now, state.overrides)
 
+    def inputs_now(self, state: MileState) -> list[str]:
+        """§4.3: between activations, who activates (initiative first in a new turn); during one,
+        its orders, and the end of it; a template the dice scattered waits to be laid first."""
+        if state.landing is not None:
+            return ["blast"]
+        if state.activation is None:
+            return ["activate", "roll_initiative", "regroup"]
+        return [
+            "move",
+            "shoot",
+            "melee",
+            "grenade",
+            "flame",
+            "mortar",
+            "field_gun",
+            "free",
+            "cut_wire",
+            "end_activation",
+        ]
+
+    def preview(self, state: MileState, input_type: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """Any input's dry run (is it legal now, which dice); a shot allowed also shows its odds."""
+        said = super().preview(state, input_type, args)
+        return (
+            shooting.preview(state, args, self.data["weapons"], self.rules_of(state))
+            if input_type == "shoot" and "refused" not in said
+            else said
+        )
+
     def reach(self, state: MileState, element: str) -> dict[str, Any]:
         """The base's Speed, its weapon's effective range, contact and command distance."""
         f = state.fighters[element]
         weapon = self.data["weapons"][f.weapon]
         attacks = (
             {
-                e.id: shooting.preview(state, element, e.id, self.data["weapons"], self.rules_of(state))
+                e.id: shooting.preview(
+                    state, {"shooter": element, "target": e.id}, self.data["weapons"], self.rules_of(state)
+                )
                 for e in state.fighters.values()
                 if e.player != f.player and e.standing
             }

@@ -396,12 +396,11 @@ def _by_the_tape(
     )
 
 
-def preview(
-    state: MileState, shooter: str, target: str, weapons: Mapping[str, Any], rules_of: RulesOf
-) -> dict[str, Any]:
-    """The dashboard's shooting helper for one enemy: legal or not, and the dice it would take."""
+def preview(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, Any], rules_of: RulesOf) -> dict[str, Any]:
+    """The dashboard's shooting helper for one shot (the map's enemy, or the action panel's
+    choice with the referee's tape): legal or not, and the dice it would take."""
     try:
-        shot = plan_shot(state, {"shooter": shooter, "target": target}, weapons, rules_of)
+        shot = plan_shot(state, args, weapons, rules_of)
     except Refused as no:
         return {"refused": say("{why} ({section})", why=no.text, section=no.section)}
     v = shot.volley
@@ -431,7 +430,7 @@ def preview(
         "need": shot.need,
         "bonus": v.bonus,
         "shots": v.shots,
-        "input": {"type": "shoot", "label": "Shoot", "args": {"shooter": shooter, "target": target}},
+        "input": {"type": "shoot", "label": "Shoot", "args": dict(args)},
     }
 
 

@@ -66,13 +66,31 @@ class SteelWarriors(ModelRuleset[WarState]):
         moving = [f.id for f in state.fighting(state.activation.squad)] if state.activation else []
         return INPUTS.dispatch(self, state, event.seq, event.body, state.figures, moving, state.overrides)
 
+    def inputs_now(self, state: WarState) -> list[str]:
+        """§5.0: between activations, who activates (a new turn first); during one, its actions
+        (§5-§8) and the end of it."""
+        if state.activation is None:
+            return ["activate", "begin_turn", "morale_test"]
+        return ["move", "shoot", "dash", "assault", "charge", "close_combat", "prone", "get_up", "end_activation"]
+
+    def preview(self, state: WarState, input_type: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """Any input's dry run (is it legal now, which dice); a shot allowed also shows its odds."""
+        said = super().preview(state, input_type, args)
+        return (
+            shooting.preview(state, args, self.data["weapons"])
+            if input_type == "shoot" and "refused" not in said
+            else said
+        )
+
     def reach(self, state: WarState, element: str) -> dict[str, Any]:
         """The squad's range zones (as wide as its Quality die) and its move."""
         figure = state.figures[element]
         squad = state.squads[figure.squad]
         unit = state.unit_mm
         targets = {s.id for s in state.squads.values() if s.player != squad.player and state.fighting(s.id)}
-        previews = {t: shooting.preview(state, squad.id, t, self.data["weapons"]) for t in sorted(targets)}
+        previews = {
+            t: shooting.preview(state, {"squad": squad.id, "target": t}, self.data["weapons"]) for t in sorted(targets)
+        }
         attacks = {f.id: previews[f.squad] for f in state.figures.values() if f.squad in targets and f.fighting}
         return {
             "attacks": attacks,

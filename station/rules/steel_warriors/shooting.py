@@ -262,10 +262,11 @@ def plan_volley(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, 
     )
 
 
-def preview(state: WarState, squad: str, target: str, weapons: Mapping[str, Any]) -> dict[str, Any]:
-    """The dashboard's fire helper: the whole squad's fire at that squad, and its odds."""
+def preview(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, Any]) -> dict[str, Any]:
+    """The dashboard's fire helper: a squad's fire at a squad (the whole squad from the map, or
+    the action panel's choice with the referee's tape), and its odds."""
     try:
-        v = plan_volley(state, {"squad": squad, "target": target}, weapons)
+        v = plan_volley(state, args, weapons)
     except Refused as no:
         return {"refused": say("{why} ({section})", why=no.text, section=no.section)}
     one, two = v.chances()
@@ -282,7 +283,7 @@ def preview(state: WarState, squad: str, target: str, weapons: Mapping[str, Any]
             say("Power d{power}", power=v.power),
         ],
         "doubts": [],
-        "input": {"type": "shoot", "label": "Fire", "args": {"squad": squad, "target": target}},
+        "input": {"type": "shoot", "label": "Fire", "args": dict(args)},
     }
 
 

@@ -15,8 +15,13 @@ async function setUpActions() {
   ACTIONS.inputs = (await (await fetch(`/api/rulesets/${encodeURIComponent(game)}/inputs`)).json()).inputs;
   const named = Object.entries(ACTIONS.inputs).filter(([, input]) => Object.keys(input.args.properties).length);
   $("action-panel").hidden = !named.length;  // a game whose inputs take nothing has its buttons only
-  fillSelect($("action-input"), named.map(([name, input]) => [name, `${input.label} (${input.section})`]));
-  $("action-input").addEventListener("change", drawAction);
+  ACTIONS.named = named.map(([name]) => name);
+  orderInputs();
+  $("action-input").addEventListener("change", () => { ACTIONS.picked = 0; ACTIONS.touched = true; drawAction(); });
+  $("action-args").addEventListener("input", () => { ACTIONS.touched = true; });
+  $("units").addEventListener("click", pickFromCard);
+  $("action-args").addEventListener("input", previewSoon);
+  $("action-args").addEventListener("change", previewSoon);
   $("action-do").addEventListener("click", doAction);
   drawAction();
 }
@@ -33,7 +38,8 @@ function drawAction() {
     kept[control.dataset.arg] = control.type === "checkbox" ? control.checked : control.value;
   }
   const required = new Set(input.args.required);
-  $("action-args").replaceChildren(...Object.entries(input.args.properties).map(([arg, schema]) =>
+  const ordered = (input.args["x-order"] || Object.keys(input.args.properties)).map((arg) => [arg, input.args.properties[arg]]);
+  $("action-args").replaceChildren(...ordered.map(([arg, schema]) =>
     el("label", { class: "action-arg", title: schema.description },
       schema.title + (required.has(arg) ? " *" : ""), " ", argControl(arg, schema, required.has(arg)))));
   renderActions();
@@ -43,6 +49,7 @@ function drawAction() {
     if (control.type === "checkbox") control.checked = value;
     else if (control.tagName !== "SELECT" || [...control.options].some((o) => o.value === value)) control.value = value;
   }
+  previewSoon();
 }
 
 function argControl(arg, schema, required) {
@@ -68,9 +75,72 @@ function argControl(arg, schema, required) {
   return el("input", { ...attrs, ...(kind === "object" ? { placeholder: "{…}" } : {}) });
 }
 
+// Before the referee taps "Do it", the station says what it would rule (a dry run, nothing
+// journaled): a refusal and its reason, a shot's odds, the dice it takes.  Asked a moment after
+// the last change, and only the newest answer is shown.
+function previewSoon() {
+  clearTimeout(ACTIONS.previewTimer);
+  ACTIONS.previewTimer = setTimeout(previewAction, 250);
+}
+
+async function previewAction() {
+  const out = $("action-preview");
+  const input = ACTIONS.inputs && ACTIONS.inputs[$("action-input").value];
+  if (!out || !input || !document.body.classList.contains("referee")) return;
+  const args = actionArgs();
+  const asked = ACTIONS.previewAsked = (ACTIONS.previewAsked || 0) + 1;
+  if (input.args.required.some((name) => !(name in args))) return out.replaceChildren();  // not yet filled in
+  try {
+    const seen = await call("/api/preview", { type: $("action-input").value, args });
+    if (asked === ACTIONS.previewAsked) out.replaceChildren(...previewNodes(seen));
+  } catch (error) {
+    if (asked === ACTIONS.previewAsked) out.replaceChildren(el("b", { class: "error" }, error.message));
+  }
+}
+
+// The inputs the game says fit now come first (Ruleset.inputs_now: the active unit's actions, a
+// template waiting to be laid), then the rest.  After "Do it", the panel follows the game to what
+// fits next, unless the referee's input still fits.
+function orderInputs() {
+  const now = (model.inputsNow || []).filter((name) => ACTIONS.named.includes(name));
+  ACTIONS.now = now;
+  const label = (name) => `${ACTIONS.inputs[name].label} (${ACTIONS.inputs[name].section})`;
+  fillSelect($("action-input"), [...now.map((name) => [name, `▸ ${label(name)}`]),
+    ...ACTIONS.named.filter((name) => !now.includes(name)).map((name) => [name, label(name)])]);
+  // until the referee touches the panel, and after each "Do it", it follows the game
+  if ((ACTIONS.follow || !ACTIONS.touched) && now.length && !now.includes($("action-input").value)) {
+    $("action-input").value = now[0];
+    ACTIONS.picked = 0;
+    drawAction();
+  }
+  ACTIONS.follow = false;
+}
+
+// A tap on a unit card (or on one of its models) fills the panel's next menu of ids: the actor
+// first, then the target, and round again.
+function pickFromCard(event) {
+  const card = event.target.closest("[data-unit]");
+  if (!card || !ACTIONS.inputs) return;
+  const menus = [...$("action-args").querySelectorAll("select[data-kind]:not([multiple])")]
+    .filter((select) => ["model", "unit"].includes(select.dataset.kind));
+  if (!menus.length) return;
+  const unit = model.state.units.find((u) => u.id === card.dataset.unit);
+  const member = event.target.closest("[data-model]");
+  const menu = menus[(ACTIONS.picked || 0) % menus.length];
+  const first = unit && unit.elements.find((e) => !outOfPlay(e.status));
+  const id = menu.dataset.kind === "unit" ? card.dataset.unit : member ? member.dataset.model : first && first.id;
+  if (!id || ![...menu.options].some((o) => o.value === id)) return;
+  menu.value = id;
+  ACTIONS.picked = (ACTIONS.picked || 0) + 1;
+  menu.classList.add("picked");
+  setTimeout(() => menu.classList.remove("picked"), 600);
+  previewSoon();
+}
+
 // Live updates: the menus of ids follow the game (a model out of play leaves them).
 function renderActions() {
   if (!$("action-panel") || !model.state) return;
+  if (ACTIONS.named) orderInputs();
   const units = model.state.units;
   const ids = {
     model: units.flatMap((u) => u.elements).filter((e) => !outOfPlay(e.status)).map((e) => [e.id, `${e.name} (${e.id})`]),
@@ -109,6 +179,8 @@ async function doAction() {
     showError(null);
     const result = await call("/api/input", { type: $("action-input").value, args: actionArgs() });
     $("action-said").textContent = result.rulings.map(rulingText).join(" ");
+    ACTIONS.follow = !result.rulings.some((r) => r.refused);  // the next update says what fits now
+    previewSoon();  // the state moved on: what the same input would do now
   } catch (error) {
     showError(error);
     const named = error.data && error.data.field;  // the argument the station refused, focused

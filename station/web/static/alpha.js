@@ -116,11 +116,7 @@ async function previewAttack() {
   try {
     const seen = await call("/api/preview", { type: "attack", args });
     if (asked !== previewAsked) return;  // a newer choice is being previewed
-    out.replaceChildren(...(seen.refused
-      ? [el("b", { class: "error" }, inLanguage(seen.refused, seen.refused_message))]
-      : [el("b", {}, inLanguage(seen.summary, seen.summary_message)),
-        ...seen.lines.map((line, k) => el("div", {}, inLanguage(line, (seen.lines_messages || [])[k]))),
-        ...seen.doubts.map((d, k) => el("div", { class: "error" }, inLanguage(d, (seen.doubts_messages || [])[k])))]));
+    out.replaceChildren(...previewNodes(seen));
     $("pick-attack").disabled = Boolean(seen.refused);
   } catch (error) { out.textContent = error.message; }
 }

@@ -101,7 +101,7 @@ function unitCard(unit) {
   if (people.length) {
     card.append(el("ul", { class: "members" }, ...people.map((e) => {
       const provisional = modelStatus(e.id).provisional;
-      return el("li", { class: `${e.status}${outOfPlay(e.status) ? " out" : ""}${provisional ? " provisional" : ""}` },
+      return el("li", { class: `${e.status}${outOfPlay(e.status) ? " out" : ""}${provisional ? " provisional" : ""}`, "data-model": e.id },
         `${e.name} · ${e.label ? inLanguage(e.label, e.label_message) : t("Armour {armour}", e)} · ${t(e.status)}${provisional ? t(" (awaiting the referee)") : ""}`
         + `${unit.kind === "vehicle" ? t(" (pilot)") : ""}`);
     })));
@@ -357,7 +357,8 @@ function connect() {
   source.addEventListener("snapshot", (event) => {
     const data = JSON.parse(event.data);
     Object.assign(model, { state: data.state, rulings: data.rulings, verdicts: data.override_verdicts, records: data.records,
-      table: data.table, diceWaiting: data.dice_waiting, older: data.older_rulings, olderBefore: data.older_before,
+      table: data.table, diceWaiting: data.dice_waiting, inputsNow: data.inputs_now || [],
+      older: data.older_rulings, olderBefore: data.older_before,
       waiting: data.waiting || [], olderPending: data.older_pending || 0, pendingBefore: data.pending_before,
       statuses: {},
       shown: data.rulings.length });
@@ -378,6 +379,7 @@ function connect() {
     model.records = data.records;
     model.table = data.table;
     model.diceWaiting = data.dice_waiting;
+    model.inputsNow = data.inputs_now || [];
     followTerrain(data.terrain_seq);
     renderHealth(data.health);
     render();

@@ -255,6 +255,7 @@ async function refreshWiring() {
         `${slot.owner} · ${t(slot.kind)} · `, el("code", {}, slot.id ?? "—"), flags.length ? ` (${flags.join(", ")})` : "",
         el("button", { type: "button", class: "pair", onclick: () => (slot.kind === "marker" ? pairMarker(slot) : pair(slot)) },
           armed ? { launcher: t("pull its trigger…"), tilt: t("tilt it…"), marker: t("put it under the camera…") }[slot.kind] : t("Pair")),
+        armed && slot.kind !== "marker" ? rehearsalButtons(slot.kind) : "",
         armed && pairing.offer ? el("span", { class: "offer" },
           el("img", { src: `${pairing.offer.thumb}?t=${Date.now()}`, alt: t("marker {id} as the camera sees it", pairing.offer), width: 64, height: 64 }),
           el("button", { type: "button", class: "use-marker", onclick: () => useMarker(pairing.offer.id) }, t("Use marker {id}", pairing.offer))) : "");
@@ -262,8 +263,25 @@ async function refreshWiring() {
   } catch (error) { editorError(error); }
 }
 
+// With the rehearsal hub on (settings), a slot waiting to be paired offers its nodes of that kind
+// as buttons: pulling a rehearsal trigger, or tilting a rehearsal node, pairs it as the real
+// hub's would (it was a dead end: the buttons lived only on the dashboard, during a game).
+function rehearsalButtons(kind) {
+  const nodes = (pairing.rehearsal || []).filter((node) => node.kind === kind);
+  if (!nodes.length) return "";
+  return el("span", { class: "rehearse" }, t("rehearsal hub:"), " ", ...nodes.map((node) =>
+    el("button", { type: "button", class: "rehearse-node", "data-node": node.id, onclick: async () => {
+      try {
+        await call("/api/rehearsal", kind === "launcher" ? { node: node.id, event: "shot", barrel: 1 }
+          : { node: node.id, event: "tilt", posture: "leaning" });
+      } catch (error) { editorError(error); }
+    } }, kind === "launcher" ? t("{id}: pull", node) : t("{id}: tilt", node))));
+}
+
 async function pair(slot) {
   clearInterval(pairing.timer);
+  const rehearsal = await (await fetch("/api/rehearsal")).json();
+  pairing.rehearsal = rehearsal.on ? rehearsal.nodes : [];
   const now = await (await fetch("/api/hub/events?since=0")).json();
   pairing.slot = slot;
   pairing.since = Math.max(0, ...now.events.map((e) => e.n));

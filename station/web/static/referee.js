@@ -170,6 +170,15 @@ function inLanguage(text, message) {
   return message && (named || document.documentElement.lang !== "en") ? sayMessage(message) : text;
 }
 
+// A preview from POST /api/preview (station/rules/dry_run.py) as lines for the page: why it would
+// be refused, or what it would rule, the dice it takes and what the referee will be asked.
+function previewNodes(seen) {
+  if (seen.refused) return [el("b", { class: "error" }, inLanguage(seen.refused, seen.refused_message))];
+  return [el("b", {}, inLanguage(seen.summary, seen.summary_message)),
+    ...seen.lines.map((line, k) => el("div", {}, inLanguage(line, (seen.lines_messages || [])[k]))),
+    ...seen.doubts.map((d, k) => el("div", { class: "error" }, inLanguage(d, (seen.doubts_messages || [])[k])))];
+}
+
 // A rulebook reference as that language's rulebook prints it: the Russian rulebooks say "Таблица 4"
 // where the English digests say "Table 4"; section numbers are the same in both.
 function sectionText(section) {
