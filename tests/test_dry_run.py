@@ -86,3 +86,18 @@ def test_the_preview_api_checks_arguments_and_journals_nothing(tmp_path):
         assert client.post("/api/preview", json={"type": "activate", "args": {}}).status_code == 401
     finally:
         station.stop()
+
+
+def test_a_refusal_reaches_the_page_in_words_it_can_translate():
+    """A refusal's reason travelled as the English of an exception, so a Russian page showed
+    «Виртуальный выстрел отклонён: this game is played with real shooting…»."""
+    from station.dice import DiceBook
+    from station.rules.registry import make_ruleset
+    from station.rules.text import with_messages
+
+    rules = make_ruleset("bronepekhota", DiceBook())
+    demo = DATA.parent / "demo"
+    state = rules.initial_state([rules.load_army(demo / f) for f in ("blue-protectorate.json", "red-polaris.json")], {})
+    said = with_messages(rules.preview(state, "virtual_shot", {"shooter": "cyber-3", "target": "clone-3"}))
+    reason = said["refused_message"]["args"]["why"]["args"]["no"]
+    assert reason["key"] == "this game is played with real shooting; virtual shots need the option shooting=virtual"

@@ -50,12 +50,13 @@ def test_a_launcher_and_a_tilt_node_pair_from_the_rehearsal_hub_in_the_lobby(tmp
         other = next(n for n in choices.evaluate_all("bs => bs.map(b => b.dataset.node)") if n != was)
         assert all(n.startswith("L") for n in choices.evaluate_all("bs => bs.map(b => b.dataset.node)"))
         cannon.locator(f'button.rehearse-node[data-node="{other}"]').click()
-        expect(cannon).to_contain_text(other)
+        expect(cannon.locator("code")).to_have_text(other)
         assert json.loads(page.locator("#editor-text").input_value())["units"][1]["launchers"][0]["node"] == other
         clone.locator("button.pair").click()
+        expect(clone.locator("button.rehearse-node").first).to_be_visible()
         tilts = clone.locator("button.rehearse-node").evaluate_all("bs => bs.map(b => b.dataset.node)")
         assert tilts and all(n.startswith("T") for n in tilts)
         clone.locator(f'button.rehearse-node[data-node="{tilts[-1]}"]').click()
-        expect(clone).to_contain_text(tilts[-1])
+        expect(clone.locator("code")).to_have_text(tilts[-1])
         assert errors == []
         browser.close()

@@ -150,7 +150,7 @@ def attack_input(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple
     try:
         state, ruling = attack(state, seq, args, rules.roller)
     except Refused as no:
-        return state, [refusal(f"{seq}:attack", seq, say("Attack refused: {no}.", no=no), no.section)]
+        return state, [refusal(f"{seq}:attack", seq, say("Attack refused: {no}.", no=no.text), no.section)]
     return state, [ruling]
 
 
@@ -203,7 +203,7 @@ def lucky_input(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[
     try:
         state, ruling = lucky(state, seq, args, rules.roller)
     except Refused as no:
-        return state, [refusal(f"{seq}:lucky", seq, say("No Lucky re-roll: {no}.", no=no), no.section)]
+        return state, [refusal(f"{seq}:lucky", seq, say("No Lucky re-roll: {no}.", no=no.text), no.section)]
     return state, [ruling]
 
 

@@ -78,7 +78,7 @@ def virtual_shot(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[
                 rid,
                 seq,
                 RulingKind.SHOT,
-                say("Virtual shot refused: {no}.", no=no),
+                say("Virtual shot refused: {no}.", no=no.text),
                 no.section,
                 needs_referee=True,
                 refused=True,

@@ -17,8 +17,14 @@ async function setUpActions() {
   $("action-panel").hidden = !named.length;  // a game whose inputs take nothing has its buttons only
   ACTIONS.named = named.map(([name]) => name);
   orderInputs();
-  $("action-input").addEventListener("change", () => { ACTIONS.picked = 0; ACTIONS.touched = true; drawAction(); });
-  $("action-args").addEventListener("input", () => { ACTIONS.touched = true; });
+  // the referee's own choice wins: once they touch the panel, it no longer follows the game
+  $("action-input").addEventListener("change", () => {
+    ACTIONS.picked = 0;
+    ACTIONS.touched = true;
+    ACTIONS.follow = false;
+    drawAction();
+  });
+  $("action-args").addEventListener("input", () => { ACTIONS.touched = true; ACTIONS.follow = false; });
   $("units").addEventListener("click", pickFromCard);
   $("action-args").addEventListener("input", previewSoon);
   $("action-args").addEventListener("change", previewSoon);
