@@ -139,3 +139,50 @@ def test_the_panel_previews_follows_the_game_to_the_blast_and_picks_from_the_car
         server.stop()
         station.stop()
     assert fold(read_records(station.journal.path)).state_json() == station.game.state_json()
+
+
+def test_with_a_camera_on_the_table_the_panel_asks_only_for_what_it_cannot_measure(tmp_path):
+    """The same shot with a camera (a synthetic table snapshot): the distance and cover fields
+    are folded away, the shot is taken from the camera's positions, and the ruling is the
+    camera's (no measured_by); the referee's measures stay reachable for a model it cannot see."""
+    from station.rules.price_of_a_mile.army import load_army
+    from tests.test_price_of_a_mile import LAYOUT
+
+    station, server = _served(
+        tmp_path, "price_of_a_mile", [load_army(MILE / "entente.json"), load_army(MILE / "central.json")]
+    )
+    try:
+        game = station.game
+        game.observe_table(
+            {
+                "table_mm": [1200, 900],
+                "residual_mm": 0.3,
+                "units": [
+                    {"element": e, "x_mm": x, "y_mm": y, "facing_deg": f, "status": "up"}
+                    for e, (x, y, f) in LAYOUT.items()
+                ],
+            }
+        )
+        game.enter_dice(10, [9, 1])
+        game.operator_input("roll_initiative", {})
+        game.operator_input("activate", {"squad": "poilus"})
+        with _page(server.url + "/", width=390, height=844) as page:
+            _russian_phone(page, server.url)
+            page.locator("#action-input").select_option("shoot")
+            expect(page.locator('#action-args > label [data-arg="shooter"]')).to_be_visible()
+            for measure in ("distance", "cover", "prepared"):
+                expect(page.locator(f'#action-args [data-arg="{measure}"]')).to_be_hidden()  # folded away
+            expect(page.locator("#action-args details.taped summary")).to_have_text(
+                "вручную, если камера не видит модель"
+            )
+            page.locator('#action-args [data-arg="shooter"]').select_option("p5")
+            page.locator('#action-args [data-arg="target"]').select_option("l5")
+            expect(page.locator("#action-preview")).to_contain_text("d10")  # the odds, from the camera
+            page.locator("#action-do").click()
+            expect(page.locator("#action-said")).not_to_be_empty()
+        shot = next(r for r in game.snapshot()["rulings"] if r["id"].endswith(":shot"))
+        assert not shot.get("refused") and "measured_by" not in shot["details"], shot
+        assert "need" in shot["details"] and shot["details"]["shooter"] == "p5"  # ruled on the camera's range
+    finally:
+        server.stop()
+        station.stop()

@@ -179,3 +179,23 @@ def test_no_rule_refuses_for_want_of_the_camera_without_asking_for_the_fact_by_n
     ]
     internal = {"price_of_a_mile/shooting.py"}  # reached only once both bases are placed (plan_shot tapes first)
     assert [b for b in bare if b.split(":")[0] not in internal] == []
+
+
+@pytest.mark.parametrize("game", sorted(RULESETS))
+def test_what_the_camera_measures_is_declared_taped_and_so_tucked_away_while_it_watches(game):
+    """An argument the referee gives in place of the camera (its help says the tape, the
+    referee's word or no camera) is declared taped, so the panel asks for it only without a
+    camera; a needed argument never is."""
+    said_by_hand = (
+        "referee's tape",
+        "referee's word",
+        "no camera",
+        "camera has not",
+        "camera saw no",
+        "no camera sees",
+    )
+    for declared in make_ruleset(game, DiceBook()).declared_inputs.values():
+        for a in declared.args:
+            by_hand = any(words in a.help for words in said_by_hand) and not a.required
+            assert a.taped == by_hand, f"{game} {declared.type}.{a.name}: {a.help!r}"
+            assert a.schema().get("x-taped", False) == a.taped

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .text import Text, say
@@ -56,10 +56,13 @@ class Arg:
     low: float | None = None
     high: float | None = None
     distance: bool = False
+    taped: bool = False  # a fact the camera measures when it sees the models: asked for only without it
 
     def schema(self) -> dict[str, Any]:
         """This argument as a JSON Schema property."""
-        said: dict[str, Any] = {"description": self.help, "x-kind": self.kind}
+        said: dict[str, Any] = {"description": self.help, "x-kind": self.kind} | (
+            {"x-taped": True} if self.taped else {}
+        )
         if self.kind in ("model", "unit", "player", "piece", "weapon"):
             return said | {"type": "string", "minLength": 1}
         if self.kind in ("models", "units", "players"):
@@ -197,6 +200,15 @@ def measures(name: str, help: str) -> Arg:
 def piece(name: str, help: str, required: bool = False) -> Arg:
     """A terrain piece's id (the table's terrain, not the armies)."""
     return Arg(name, "piece", help, required)
+
+
+def taped(declared: Arg) -> Arg:
+    """An argument the referee gives only when no camera sees the models (a distance by the tape,
+    cover, contact, who a template caught): the camera's measure wins where there is one, and the
+    phone's panel tucks these away while a camera watches the table, so one it needs is never taped."""
+    if declared.required:
+        raise ValueError(f"{declared.name}: a needed argument is never the referee's measure alone")
+    return replace(declared, taped=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -194,8 +194,11 @@ def operator_input() -> Response:
     kind, args = body.get("type"), body.get("args", {})
     if not isinstance(kind, str) or not isinstance(args, dict):
         raise InputError('expected {"type": string, "args": object}')
-    rulings = _station().game.operator_input(kind, args, by="dashboard")
-    return jsonify({"rulings": [r.as_dict() for r in rulings]})
+    game = _station().game
+    rulings = game.operator_input(kind, args, by="dashboard")
+    # what fits now comes with the answer: the action panel follows the game without waiting
+    # for the stream, whose update may come before or after this answer
+    return jsonify({"rulings": [r.as_dict() for r in rulings], "inputs_now": game.inputs_now()})
 
 
 @api.post("/preview")

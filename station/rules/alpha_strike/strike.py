@@ -137,9 +137,11 @@ def _ruling(seq: int, plan: AttackPlan, words: list[Text], dice: list[int], hit:
     arg.integer("overheat", "heat added to the damage (§10.2)", 0, 4),
     arg.flag("rear", "the REAR weapon's attack (§10.3)"),
     arg.unit("spotter", "the unit spotting for an indirect attack (§6.5)"),
-    arg.measures(
-        "by_hand",
-        "the referee's measures when no camera sees both: distance_in or band, partial_cover, woods, from_behind",
+    arg.taped(
+        arg.measures(
+            "by_hand",
+            "the referee's measures when no camera sees both: distance_in or band, partial_cover, woods, from_behind",
+        )
     ),
 )
 def attack_input(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:

@@ -150,7 +150,9 @@ def _taped(inches: Any) -> float | Text | None:
     "§5",
     arg.unit("unit", "the unit that moves", required=True),
     arg.choice("mode", "standing still, on the ground or jumping (ground when left out)", ("still", "ground", "jump")),
-    arg.number("inches", "how far it moved, by the referee's tape when no camera sees it", 0, 200, distance=True),
+    arg.taped(
+        arg.number("inches", "how far it moved, by the referee's tape when no camera sees it", 0, 200, distance=True)
+    ),
 )
 def declare_move(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """§5: the unit's declared move this turn, checked against the path the camera saw."""

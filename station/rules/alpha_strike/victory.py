@@ -24,7 +24,7 @@ EDGE_SLACK_IN = 1.0  # a base leaving the table is at most this far from the edg
     "leave_table",
     "§3.4, §4.5",
     arg.unit("unit", "the unit that leaves the table", required=True),
-    arg.choice("edge", "the edge it leaves by, when no camera sees it", EDGES),
+    arg.taped(arg.choice("edge", "the edge it leaves by, when no camera sees it", EDGES)),
 )
 def leave_table(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
     """A unit taken off the table by an edge: the edge nearest where the camera last saw it, or

@@ -54,14 +54,16 @@ GRENADE_BLAST_STEPS = 1
     arg.weapon("weapon", "which of the shooter's weapons (needed when it has several)"),
     arg.flag("aimed", "aimed fire (§11.1)"),
     arg.flag("grenade", "a grenade, not a weapon (§7.8)"),
-    arg.integer(
-        "distance",
-        "steps to the target, by the referee's tape when the camera has not placed both",
-        0,
-        200,
-        distance=True,
+    arg.taped(
+        arg.integer(
+            "distance",
+            "steps to the target, by the referee's tape when the camera has not placed both",
+            0,
+            200,
+            distance=True,
+        )
     ),
-    arg.number("hidden", "the share of the target hidden, 0-1, when the camera has not placed both", 0, 1),
+    arg.taped(arg.number("hidden", "the share of the target hidden, 0-1, when the camera has not placed both", 0, 1)),
 )
 def virtual_shot(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
     roller = rules.roller

@@ -145,15 +145,17 @@ def _clear_shot(state: QuickState, shooter: Fighter, target: Fighter) -> tuple[b
     arg.model("shooter", "the fighter who shoots", required=True),
     arg.model("target", "the enemy shot at", required=True),
     arg.weapon("weapon", "which of the shooter's virtual weapons (needed when it has several)"),
-    arg.flag("moved", "the shooter moved or fought this turn: no aimed +2 (the referee's word, no camera)"),
-    arg.integer(
-        "distance",
-        "steps to the target by the referee's tape, for the close target +2 (no camera)",
-        0,
-        200,
-        distance=True,
+    arg.taped(arg.flag("moved", "the shooter moved or fought this turn: no aimed +2 (the referee's word, no camera)")),
+    arg.taped(
+        arg.integer(
+            "distance",
+            "steps to the target by the referee's tape, for the close target +2 (no camera)",
+            0,
+            200,
+            distance=True,
+        )
     ),
-    arg.flag("cover", "the target is more than half hidden: cover +2 (the referee's word, no camera)"),
+    arg.taped(arg.flag("cover", "the target is more than half hidden: cover +2 (the referee's word, no camera)")),
 )
 def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
     """§6-7: one shooting action; each weapon once; for infantry, aimed +2 if he has not moved or
@@ -250,9 +252,13 @@ def virtual_shot(state: QuickState, seq: int, args: Mapping[str, Any], roller: R
     "§8",
     arg.model("thrower", "the infantryman who throws", required=True),
     arg.model("target", "the enemy the grenade is thrown at", required=True),
-    arg.integer("distance", "steps to the target by the referee's tape (no camera)", 0, 200, distance=True),
-    arg.flag("cover", "the target is more than half hidden: cover +2 (the referee's word, no camera)"),
-    arg.models("caught", "everyone else within 2 steps of the target, the thrower too (the referee's word, no camera)"),
+    arg.taped(arg.integer("distance", "steps to the target by the referee's tape (no camera)", 0, 200, distance=True)),
+    arg.taped(arg.flag("cover", "the target is more than half hidden: cover +2 (the referee's word, no camera)")),
+    arg.taped(
+        arg.models(
+            "caught", "everyone else within 2 steps of the target, the thrower too (the referee's word, no camera)"
+        )
+    ),
 )
 def grenade(state: QuickState, seq: int, args: Mapping[str, Any], roller: Roller) -> tuple[QuickState, Ruling]:
     """§8: one grenade a player-turn for the side, within 3 steps; Shooting 5 at the target, then

@@ -94,7 +94,7 @@ def _shell(
     arg.point("at", "the target point on the table, [x, y] in mm (with the camera)"),
     arg.flag("aimed", "aimed: both actions"),
     arg.model("spotter", "a base of its side that sees the point"),
-    arg.number("distance", "to the point, by the referee's tape, with no camera: 12 or more", 0, 400, True),
+    arg.taped(arg.number("distance", "to the point, by the referee's tape, with no camera: 12 or more", 0, 400, True)),
 )
 def mortar(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     roller = rules.roller
@@ -232,8 +232,10 @@ def _mortar_by_hand(rules: Rules, state: MileState, seq: int, gunner: Fighter, a
     arg.model("gunner", "the field gun's crewman who fires", required=True),
     arg.model("target", "the base shot at", required=True),
     arg.flag("aimed", "aimed: both actions"),
-    arg.number("distance", "edge to edge, by the referee's tape, when the camera has not placed both", 0, 400, True),
-    arg.flag("cover", "the target is in cover (the referee's word, likewise)"),
+    arg.taped(
+        arg.number("distance", "edge to edge, by the referee's tape, when the camera has not placed both", 0, 400, True)
+    ),
+    arg.taped(arg.flag("cover", "the target is in cover (the referee's word, likewise)")),
 )
 def field_gun(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§9.3: fired like a small arm (-2 unaimed); a natural 1 misfires; a miss lands d6" off."""

@@ -97,9 +97,14 @@ def hit_under(
     "§8.1",
     arg.model("thrower", "the base that throws", required=True),
     arg.point("at", "the aim point, [x, y] in mm, within 6 inches (with the camera)"),
-    arg.number("distance", "to the aim point, by the referee's tape, with no camera: 6 or less", 0, 200, True),
-    arg.flag(
-        "difficult", "the thrower, or the aim point, is in difficult terrain or behind an obstacle (the referee's word)"
+    arg.taped(
+        arg.number("distance", "to the aim point, by the referee's tape, with no camera: 6 or less", 0, 200, True)
+    ),
+    arg.taped(
+        arg.flag(
+            "difficult",
+            "the thrower, or the aim point, is in difficult terrain or behind an obstacle (the referee's word)",
+        )
     ),
 )
 def grenade(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
@@ -234,8 +239,8 @@ def _from_edge(me: Placed, point: Sequence[float]) -> float:
     "§9.1",
     arg.model("operator", "the flamethrower operator", required=True),
     arg.number("bearing_deg", "the jet's bearing in degrees (with the camera)", -360, 360),
-    arg.models("under", 'with no camera: the bases on the 8" x 1" jet the referee laid'),
-    arg.flag("crew_near", "with no camera: the second crewman stands within command distance"),
+    arg.taped(arg.models("under", 'with no camera: the bases on the 8" x 1" jet the referee laid')),
+    arg.taped(arg.flag("crew_near", "with no camera: the second crewman stands within command distance")),
 )
 def flame(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§9.1: an 8" x 1" jet along ``bearing_deg`` from the operator's base; everything on it is hit

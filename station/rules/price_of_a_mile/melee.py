@@ -103,8 +103,10 @@ def _contact_in_doubt(state: MileState, attacker: Fighter, defender: Fighter, sa
     arg.model("defender", "the base charged", required=True),
     arg.flag("defender_holds", "the defender stands its ground"),
     arg.integer("fell_back_before", "bases of the defender's squad already forced back in this fight", 0, 10),
-    arg.flag(
-        "contact", "the referee's word that the two are in contact (under 1\"), when the camera has not placed both"
+    arg.taped(
+        arg.flag(
+            "contact", "the referee's word that the two are in contact (under 1\"), when the camera has not placed both"
+        )
     ),
 )
 def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:

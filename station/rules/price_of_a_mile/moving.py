@@ -64,8 +64,10 @@ def _trench_moves(state: MileState, path: Sequence[Pose], crossed: Sequence[Cros
     "move",
     "§5",
     arg.model("base", "the base that moves", required=True),
-    arg.number("inches", "how far it moved, by the referee's tape, when the camera saw no path", 0, 200, True),
-    arg.model("contact", "the enemy base it ended within 1 inch of (the referee's word, no camera)"),
+    arg.taped(
+        arg.number("inches", "how far it moved, by the referee's tape, when the camera saw no path", 0, 200, True)
+    ),
+    arg.taped(arg.model("contact", "the enemy base it ended within 1 inch of (the referee's word, no camera)")),
 )
 def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     roller = rules.roller
@@ -315,7 +317,9 @@ def free(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
     "§5.8",
     arg.model("base", "the base with wire cutters", required=True),
     arg.piece("wire", "the wire piece of the terrain (or the referee's name for it, with no camera)", required=True),
-    arg.flag("contact", "the referee's word that the base touches the wire, when the camera has not placed it"),
+    arg.taped(
+        arg.flag("contact", "the referee's word that the base touches the wire, when the camera has not placed it")
+    ),
 )
 def cut_wire(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§5.8: a base with wire cutters in contact with the wire spends a non-combat action:

@@ -456,9 +456,13 @@ def _misfire(state: MileState, shooter: Fighter, rolls: list[int], roller: Rolle
     arg.model("target", "the enemy base shot at", required=True),
     arg.integer("actions", "actions spent: 1 or 2 (1 when left out)", 1, 2),
     arg.flag("aimed", "aimed: both actions, declared with actions 1"),
-    arg.number("distance", "edge to edge, by the referee's tape, when the camera has not placed both", 0, 200, True),
-    arg.flag("cover", "the target is in cover (the referee's word, when the camera has not placed both)"),
-    arg.flag("prepared", "the shooter fires from a prepared position, a trench (the referee's word, likewise)"),
+    arg.taped(
+        arg.number("distance", "edge to edge, by the referee's tape, when the camera has not placed both", 0, 200, True)
+    ),
+    arg.taped(arg.flag("cover", "the target is in cover (the referee's word, when the camera has not placed both)")),
+    arg.taped(
+        arg.flag("prepared", "the shooter fires from a prepared position, a trench (the referee's word, likewise)")
+    ),
 )
 def shoot(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
     """§6: one Shoot (or Aim) order of one base: its dice against 7+/8+/9+/10+, then damage."""

@@ -19,8 +19,11 @@ from .where import placed
     "§15.1",
     arg.unit("squad", "the squad acting now", required=True),
     arg.model("truck", "the truck it gets into", required=True),
-    arg.flag(
-        "contact", "the referee's word that every base is within 1\" of the truck, when the camera has not placed them"
+    arg.taped(
+        arg.flag(
+            "contact",
+            "the referee's word that every base is within 1\" of the truck, when the camera has not placed them",
+        )
     ),
 )
 def embark(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:

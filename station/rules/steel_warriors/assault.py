@@ -135,12 +135,14 @@ def threat(state: WarState, attackers: str, defenders: str) -> int:
     "§8.1 steps 4-7",
     arg.unit("squad", "the squad acting", required=True),
     arg.unit("target", "the enemy squad charged", required=True),
-    arg.number(
-        "distance",
-        "left between the nearest figures after the charge, by the referee's tape, with no camera",
-        0,
-        200,
-        True,
+    arg.taped(
+        arg.number(
+            "distance",
+            "left between the nearest figures after the charge, by the referee's tape, with no camera",
+            0,
+            200,
+            True,
+        )
     ),
 )
 def charge(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
@@ -224,7 +226,11 @@ def _pairs_in_contact(
     "§8.1 steps 8-12",
     arg.unit("squad", "the squad acting", required=True),
     arg.unit("target", "the enemy squad fought", required=True),
-    arg.models("engaged", "with no camera: the figures of both squads in base contact (every fighter, when left out)"),
+    arg.taped(
+        arg.models(
+            "engaged", "with no camera: the figures of both squads in base contact (every fighter, when left out)"
+        )
+    ),
 )
 def close_combat(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§8.1 steps 8-12: every figure in base contact rolls its Quality die, stepped up for its

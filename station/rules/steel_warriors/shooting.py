@@ -295,11 +295,17 @@ def preview(state: WarState, args: Mapping[str, Any], weapons: Mapping[str, Any]
     arg.models("figures", "the figures that fire (all that can, when left out)"),
     arg.flag("reaction", "a defender's free fire at a charge that fell short (§8.1)"),
     arg.model("victim", "a sniper's chosen victim"),
-    arg.number(
-        "distance", "from the nearest firer to the nearest target, by the referee's tape (no camera)", 0, 200, True
+    arg.taped(
+        arg.number(
+            "distance", "from the nearest firer to the nearest target, by the referee's tape (no camera)", 0, 200, True
+        )
     ),
-    arg.choice(
-        "cover", "the target squad's cover by the referee's word (no camera): none, light or hard", tuple(COVER_STEPS)
+    arg.taped(
+        arg.choice(
+            "cover",
+            "the target squad's cover by the referee's word (no camera): none, light or hard",
+            tuple(COVER_STEPS),
+        )
     ),
 )
 def shoot(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:

@@ -232,10 +232,12 @@ def dash(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState,
     "move",
     "§5.1-5.3",
     arg.unit("squad", "the squad acting", required=True),
-    arg.number(
-        "inches", "the furthest any figure moved, by the referee's tape, when the camera saw no path", 0, 200, True
+    arg.taped(
+        arg.number(
+            "inches", "the furthest any figure moved, by the referee's tape, when the camera saw no path", 0, 200, True
+        )
     ),
-    arg.flag("closer", "it came closer to the enemy (the referee's word, no camera)"),
+    arg.taped(arg.flag("closer", "it came closer to the enemy (the referee's word, no camera)")),
 )
 def move(rules: Rules, state: WarState, seq: int, args: Args) -> tuple[WarState, list[Ruling]]:
     """§5.1-5.3: each figure's path since the last move against the allowance; a prone squad

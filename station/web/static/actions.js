@@ -45,9 +45,16 @@ function drawAction() {
   }
   const required = new Set(input.args.required);
   const ordered = (input.args["x-order"] || Object.keys(input.args.properties)).map((arg) => [arg, input.args.properties[arg]]);
-  $("action-args").replaceChildren(...ordered.map(([arg, schema]) =>
-    el("label", { class: "action-arg", title: schema.description },
-      schema.title + (required.has(arg) ? " *" : ""), " ", argControl(arg, schema, required.has(arg)))));
+  const field = ([arg, schema]) => el("label", { class: "action-arg", title: schema.description },
+    schema.title + (required.has(arg) ? " *" : ""), " ", argControl(arg, schema, required.has(arg)));
+  // what the camera measures is asked for only without one: with a camera on the table, the
+  // referee's measures wait, folded, for a model it cannot see
+  ACTIONS.camera = Boolean(model.table);
+  const asked = ordered.filter(([, schema]) => !(ACTIONS.camera && schema["x-taped"]));
+  const tucked = ordered.filter(([, schema]) => ACTIONS.camera && schema["x-taped"]);
+  $("action-args").replaceChildren(...asked.map(field), ...(tucked.length
+    ? [el("details", { class: "taped" }, el("summary", {}, t("by hand, for a model the camera does not see")), ...tucked.map(field))]
+    : []));
   renderActions();
   for (const control of $("action-args").querySelectorAll("[data-arg]:not([multiple])")) {
     const value = kept[control.dataset.arg];
@@ -147,6 +154,7 @@ function pickFromCard(event) {
 function renderActions() {
   if (!$("action-panel") || !model.state) return;
   if (ACTIONS.named) orderInputs();
+  if (ACTIONS.inputs && ACTIONS.camera !== undefined && ACTIONS.camera !== Boolean(model.table)) drawAction();
   const units = model.state.units;
   const ids = {
     model: units.flatMap((u) => u.elements).filter((e) => !outOfPlay(e.status)).map((e) => [e.id, `${e.name} (${e.id})`]),
@@ -185,7 +193,9 @@ async function doAction() {
     showError(null);
     const result = await call("/api/input", { type: $("action-input").value, args: actionArgs() });
     $("action-said").textContent = result.rulings.map(rulingText).join(" ");
-    ACTIONS.follow = !result.rulings.some((r) => r.refused);  // the next update says what fits now
+    ACTIONS.follow = !result.rulings.some((r) => r.refused);
+    model.inputsNow = result.inputs_now || model.inputsNow;
+    orderInputs();
     previewSoon();  // the state moved on: what the same input would do now
   } catch (error) {
     showError(error);
