@@ -26,6 +26,20 @@ def no_camera(tmp_path):
     station.stop()
 
 
+def panel(page, input_type, **values):
+    """The action panel's input and fields, filled as the referee fills them (not sent)."""
+    if page.locator("#action-input").input_value() != input_type:
+        page.locator("#action-input").select_option(input_type)
+    for name, value in values.items():
+        control = page.locator(f'#action-args [data-arg="{name}"]')
+        if control.get_attribute("data-kind") == "flag":
+            control.check()
+        elif control.evaluate("e => e.tagName") == "SELECT":
+            control.select_option(value)
+        else:
+            control.fill(value)
+
+
 def test_an_attack_is_picked_previewed_and_declared_with_no_camera_on_a_russian_phone(no_camera):
     station, server = no_camera
     game = station.game
@@ -36,45 +50,35 @@ def test_an_attack_is_picked_previewed_and_declared_with_no_camera_on_a_russian_
         expect(page.locator("#role")).to_have_text("судья")
         expect(page.locator("#table-map")).to_be_hidden()  # no camera: no map
         for unit in [u["id"] for u in game.state_view()["units"]]:
-            page.locator("#move-unit").select_option(unit)
-            page.locator("#move-mode").select_option("ground")
-            page.locator("#move-inches").fill("4")
-            page.locator("#move").click()
+            panel(page, "move", unit=unit, mode="ground", inches="4")
+            page.locator("#action-do").click()
             expect(page.locator("#feed")).to_contain_text("по замеру судьи")
-        page.locator('button[data-input="end_movement"]').click()
+        page.locator('#controls button[data-input="end_movement"]').click()
         expect(page.locator('#phase-tracker li.current[data-phase="combat"]')).to_be_visible()
+        expect(page.locator("#action-input")).to_have_value("attack")  # the panel follows the phase
 
         attacker = next(u for u in game.state_view()["units"] if u["player"] == game.state_view()["order"][0])
-        page.locator("#pick-attacker").select_option(attacker["id"])
-        target = page.locator("#pick-target option").first.get_attribute("value")
-        expect(page.locator('#pick-band option[value="camera"]')).to_be_disabled()  # nothing to measure with
-        expect(page.locator("#pick-attack")).to_be_disabled()  # no range yet
+        target = next(u for u in game.state_view()["units"] if u["player"] != attacker["player"])["id"]
         records = game.snapshot()["records"]
-        page.locator("#pick-band").select_option("medium")
-        page.locator("#pick-cover").check()
-        preview = page.locator("#pick-preview")
+        panel(page, "attack", attacker=attacker["id"], target=target)
+        preview = page.locator("#action-preview")
+        expect(preview).to_contain_text("дистанцию")  # no camera, no range yet: asked for by name
+        panel(page, "attack", band="medium", partial_cover=True)
         expect(preview).to_contain_text("частичное укрытие +1")
         expect(preview).to_contain_text("по замеру судьи")
         expected = game.preview(
-            "attack",
-            {
-                "attacker": attacker["id"],
-                "target": target,
-                "kind": "weapon",
-                "overheat": 0,
-                "by_hand": {"band": "medium", "partial_cover": True},
-            },
+            "attack", {"attacker": attacker["id"], "target": target, "band": "medium", "partial_cover": True}
         )
-        expect(preview).to_contain_text(f"{expected['tn']}")
+        expect(preview).to_contain_text(f"ЦЧ {expected['tn']}")
         assert game.snapshot()["records"] == records  # the previews journaled nothing
-        page.locator("#pick-attack").click()
+        page.locator("#action-do").click()
         expect(page.locator('#feed li.ruling[data-ruling$=":attack"]').first).to_contain_text("Дистанция и укрытие")
-        for button in page.locator("#attack-picker button:visible, #attack-picker select:visible").all():
-            assert button.bounding_box()["height"] >= 44
+        for control in page.locator("#action-panel button:visible, #action-panel select:visible").all():
+            assert control.bounding_box()["height"] >= 44
     attacks = [
         json.loads(line)
         for line in (station.game.journal.path).read_text().splitlines()
         if '"type":"attack"' in line.replace(" ", "")
     ]
-    assert [a["args"]["by_hand"] for a in attacks] == [{"band": "medium", "partial_cover": True}]
+    assert [(a["args"]["band"], a["args"]["partial_cover"]) for a in attacks] == [("medium", True)]
     assert attacks[0]["args"]["attacker"] == attacker["id"] and attacks[0]["args"]["target"] == target

@@ -379,10 +379,11 @@ def test_training_day_is_played_on_the_dashboard(tmp_path):
         control("roll_initiative")
         expect(page.locator('#phase-tracker li[data-phase="movement"]')).to_have_class("current")
         expect(page.locator("#phase-tracker")).to_contain_text("due: defender")
-        for unit in ("thunderbolt", "catapult", "commando", "locust"):
-            page.select_option("#move-unit", unit)
-            page.select_option("#move-mode", "still")
-            page.locator("#move").click()
+        for unit in ("thunderbolt", "catapult", "commando", "locust"):  # declared from the action panel
+            page.select_option("#action-input", "move")
+            page.select_option('#action-args [data-arg="unit"]', unit)
+            page.select_option('#action-args [data-arg="mode"]', "still")
+            page.locator("#action-do").click()
             expect(page.locator("#feed li.ruling").first).to_contain_text(f"({unit}) stands still")
         control("end_movement")
         expect(page.locator('#phase-tracker li[data-phase="combat"]')).to_have_class("current")

@@ -161,8 +161,8 @@ def _alpha_strike(table):
     for unit in [u["id"] for u in table.state()["units"]]:
         table.act("move", unit=unit, mode="ground", inches=4)
     table.button("end_movement")
-    table.act("attack", attacker="locust", target="thunderbolt", by_hand='{"distance_in": 5.5}')
-    table.act("attack", attacker="thunderbolt", target="locust", by_hand='{"band": "short", "partial_cover": true}')
+    table.act("attack", attacker="locust", target="thunderbolt", distance=5.5)
+    table.act("attack", attacker="thunderbolt", target="locust", band="short", partial_cover=True)
     table.button("end_turn")
     return "victory", "defender"
 

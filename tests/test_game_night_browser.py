@@ -126,22 +126,30 @@ def _alpha_strike(page, url, tmp_path):
     page.locator("#start").click()
     expect(page).to_have_url(url + "/", timeout=15_000)
 
-    # no camera: every move taped by the referee, then an attack picked and previewed
+    # no camera: every move taped by the referee, then an attack chosen and previewed, all from
+    # the action panel
     page.locator('button[data-input="roll_initiative"]').click()
-    units = page.locator("#move-unit option")
+    expect(page.locator("#action-input")).to_have_value("move")  # the panel follows the phase
+    units = page.locator('#action-args [data-arg="unit"] option')
     expect(units.first).to_be_attached()
     for unit in [units.nth(k).get_attribute("value") for k in range(units.count())]:
-        page.select_option("#move-unit", unit)
-        page.locator("#move-inches").fill("5")
-        page.locator("#move").click()
+        page.select_option('#action-args [data-arg="unit"]', unit)
+        page.locator('#action-args [data-arg="inches"]').fill("5")
+        page.locator("#action-do").click()
         expect(page.locator("#feed")).to_contain_text("по замеру судьи")
     page.locator('button[data-input="end_movement"]').click()
     expect(page.locator('#phase-tracker li.current[data-phase="combat"]')).to_be_visible()
     expect(page.locator("#no-camera")).to_be_visible()  # the map steps aside and says why
-    page.locator("#pick-band").select_option("short")
-    expect(page.locator("#pick-preview")).to_contain_text("ЦЧ")
-    _snap(page, tmp_path, "phone-5-attack", page.locator("#attack-picker"))
-    page.locator("#pick-attack").click()
+    state = json.loads(urllib.request.urlopen(url + "/api/state", timeout=5).read())["state"]
+    attacker = next(u for u in state["units"] if u["player"] == state["order"][0])
+    target = next(u for u in state["units"] if u["player"] != attacker["player"])
+    page.select_option("#action-input", "attack")
+    page.select_option('#action-args [data-arg="attacker"]', attacker["id"])
+    page.select_option('#action-args [data-arg="target"]', target["id"])
+    page.select_option('#action-args [data-arg="band"]', "short")
+    expect(page.locator("#action-preview")).to_contain_text("ЦЧ")
+    _snap(page, tmp_path, "phone-5-attack", page.locator("#action-panel"))
+    page.locator("#action-do").click()
     expect(page.locator('#feed li.ruling[data-ruling$=":attack"]').first).to_be_visible()
     page.locator("#end-game").click()
     expect(page.locator("#ended")).to_contain_text("Игра сохранена", timeout=15_000)

@@ -57,6 +57,7 @@ class Arg:
     high: float | None = None
     distance: bool = False
     taped: bool = False  # a fact the camera measures when it sees the models: asked for only without it
+    hidden: bool = False  # taken from API clients and old journals; the panel's own fields stand for it
 
     def schema(self) -> dict[str, Any]:
         """This argument as a JSON Schema property."""
@@ -209,6 +210,12 @@ def taped(declared: Arg) -> Arg:
     if declared.required:
         raise ValueError(f"{declared.name}: a needed argument is never the referee's measure alone")
     return replace(declared, taped=True)
+
+
+def hidden(declared: Arg) -> Arg:
+    """An argument the panel does not draw: an older way to say what its own fields say (Alpha
+    Strike's ``by_hand`` object), still taken from API clients and folded from old journals."""
+    return replace(declared, hidden=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,11 +76,14 @@ class AlphaStrike(ModelRuleset[AlphaState]):
         return INPUTS.dispatch(self, state, event.seq, event.body, state.units, moving)
 
     def inputs_now(self, state: AlphaState) -> list[str]:
-        """§4: the turn's phases in order, each with what is declared in it."""
+        """§4: the turn's phases in order, each with what is declared in it; a Battle Lance's
+        Lucky re-roll straight after its miss (§11.1)."""
+        if state.phase == "combat" and state.last_miss is not None:
+            return ["lucky", "attack", "end_turn"]
         return {
-            "initiative": ["roll_initiative", "setup_roll", "home_edge"],
+            "initiative": ["roll_initiative", "setup_roll", "home_edge", "sniper"],
             "movement": ["move", "end_movement", "leave_table"],
-            "combat": ["attack", "lucky", "end_turn"],
+            "combat": ["attack", "end_turn"],
         }.get(state.phase, ["end_turn"])
 
     def reach(self, state: AlphaState, element: str) -> dict[str, Any]:
@@ -107,8 +110,8 @@ class AlphaStrike(ModelRuleset[AlphaState]):
         }
 
     def preview(self, state: AlphaState, input_type: str, args: Mapping[str, Any]) -> dict[str, Any]:
-        """The attack picker's view of an attack before it is declared (§6.4), with the camera's
-        geometry or the referee's own (``by_hand``)."""
+        """An attack's view before it is declared (§6.4): the target number and why, with the
+        camera's geometry or the referee's own; any other input's dry run."""
         if input_type != "attack":
             return super().preview(state, input_type, args)
         return combat.preview(state, args)

@@ -17,7 +17,7 @@ from ..base import Refused
 from ..text import Text, joined, say
 from .attack import WOODS_BLOCK_IN, WORDS, Geometry, modifiers, target_number
 from .cards import UnitState
-from .declared import declared_geometry
+from .declared import by_hand_of, declared_geometry
 from .formations import benefit
 from .heat import max_overheat
 from .melee import CHARGE_CONTACT_IN, melee_plan
@@ -42,7 +42,11 @@ def _placed(state: AlphaState, unit: UnitState) -> Placed:
     found = placed(state, unit.id)
     if found is None:
         raise Refused(
-            say("the camera has not placed {unit}: give the range and cover by hand (by_hand)", unit=unit.id), "§6"
+            say(
+                "the camera has not placed {unit}: give the distance or the range band, and the cover, by hand",
+                unit=unit.id,
+            ),
+            "§6",
         )
     return found
 
@@ -263,8 +267,9 @@ def plan_attack(state: AlphaState, args: Mapping[str, Any]) -> AttackPlan:
     _check_declaration(state, attacker, target, kind, overheat, rear)
     weapon = kind not in MELEE_KINDS
     declared: dict[str, Any] | None = None
-    if args.get("by_hand") is not None:  # no camera, or the referee's own tape: their word stands
-        g, declared, doubts = declared_geometry(args["by_hand"], melee=not weapon)
+    by_hand = by_hand_of(args)
+    if by_hand is not None:  # no camera, or the referee's own tape: their word stands
+        g, declared, doubts = declared_geometry(by_hand, melee=not weapon)
         measured: dict[str, Any] = {}
     else:
         g, measured, doubts = geometry(state, attacker, target, "rear" if rear else "front", touching_forbids=weapon)

@@ -2,8 +2,9 @@
 camera has lost): the range as a band or a distance measured with a tape, and the modifiers the
 quick-start names that the camera would otherwise have found (seed 004 digest §6.1-6.4, §6.6).
 
-It travels in the attack input's ``by_hand`` object, so the journal keeps what the referee said
-and a replay rules the same.  The rest of the target number (skill, both units' movement, heat,
+The action panel sends it as the attack's own fields (``distance``, ``band``, ``partial_cover``,
+``woods``, ``from_behind``); API clients and journals from before send one ``by_hand`` object.
+Either way the journal keeps what the referee said and a replay rules the same.  The rest of the target number (skill, both units' movement, heat,
 fire control, Sniper) still comes from the game's state, as with the camera.
 """
 
@@ -20,6 +21,22 @@ from .attack import Geometry
 BAND_EDGE_IN = {"short": 6.0, "medium": 24.0, "long": 42.0}
 LONGEST_TAPE_IN = 240.0  # a distance beyond any table is a typing slip, not a measurement
 FLAGS = ("partial_cover", "woods", "from_behind")
+
+
+def by_hand_of(args: Mapping[str, Any]) -> Any:
+    """The referee's measures of an attack: its ``by_hand`` object, or its own fields gathered
+    into one; None when it has neither (the camera measures)."""
+    if args.get("by_hand") is not None:
+        return args.get("by_hand")
+    fields = {
+        "distance_in": args.get("distance"),
+        "band": args.get("band"),
+        "partial_cover": args.get("partial_cover"),
+        "woods": args.get("woods"),
+        "from_behind": args.get("from_behind"),
+    }
+    given = {name: value for name, value in fields.items() if value is not None}
+    return given or None
 
 
 def declared_geometry(declared: Any, melee: bool) -> tuple[Geometry, dict[str, Any], list[Text]]:

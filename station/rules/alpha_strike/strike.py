@@ -137,10 +137,23 @@ def _ruling(seq: int, plan: AttackPlan, words: list[Text], dice: list[int], hit:
     arg.integer("overheat", "heat added to the damage (§10.2)", 0, 4),
     arg.flag("rear", "the REAR weapon's attack (§10.3)"),
     arg.unit("spotter", "the unit spotting for an indirect attack (§6.5)"),
+    arg.taped(arg.number("distance", "edge to edge, by the referee's tape, when no camera sees both", 0, 240, True)),
     arg.taped(
+        arg.choice(
+            "band", "the range band, by the referee's word, when no camera sees both", ("short", "medium", "long")
+        )
+    ),
+    arg.taped(
+        arg.flag(
+            "partial_cover", "partial cover: a third or more hidden, or in water, +1 (the referee's word, no camera)"
+        )
+    ),
+    arg.taped(arg.flag("woods", "in or through less than 6 inches of woods, +1 (the referee's word, no camera)")),
+    arg.taped(arg.flag("from_behind", "the line crosses the target's rear: +1 damage (the referee's word, no camera)")),
+    arg.hidden(
         arg.measures(
             "by_hand",
-            "the referee's measures when no camera sees both: distance_in or band, partial_cover, woods, from_behind",
+            "the referee's measures as one object (older clients): distance_in or band, partial_cover, woods, from_behind",
         )
     ),
 )

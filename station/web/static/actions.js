@@ -26,6 +26,9 @@ async function setUpActions() {
   });
   $("action-args").addEventListener("input", () => { ACTIONS.touched = true; ACTIONS.follow = false; });
   $("units").addEventListener("click", pickFromCard);
+  for (const button of document.querySelectorAll("#controls button[data-input]")) {  // end movement, end turn…
+    button.addEventListener("click", () => { ACTIONS.follow = true; });  // …and the panel moves on with the game
+  }
   $("action-args").addEventListener("input", previewSoon);
   $("action-args").addEventListener("change", previewSoon);
   $("action-do").addEventListener("click", doAction);
@@ -44,7 +47,8 @@ function drawAction() {
     kept[control.dataset.arg] = control.type === "checkbox" ? control.checked : control.value;
   }
   const required = new Set(input.args.required);
-  const ordered = (input.args["x-order"] || Object.keys(input.args.properties)).map((arg) => [arg, input.args.properties[arg]]);
+  const ordered = (input.args["x-order"] || Object.keys(input.args.properties))
+    .map((arg) => [arg, input.args.properties[arg]]).filter(([, schema]) => !schema["x-hidden"]);
   const field = ([arg, schema]) => el("label", { class: "action-arg", title: schema.description },
     schema.title + (required.has(arg) ? " *" : ""), " ", argControl(arg, schema, required.has(arg)));
   // what the camera measures is asked for only without one: with a camera on the table, the
