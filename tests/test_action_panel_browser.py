@@ -143,8 +143,9 @@ def test_the_panel_previews_follows_the_game_to_the_blast_and_picks_from_the_car
 
 def test_with_a_camera_on_the_table_the_panel_asks_only_for_what_it_cannot_measure(tmp_path):
     """The same shot with a camera (a synthetic table snapshot): the distance and cover fields
-    are folded away, the shot is taken from the camera's positions, and the ruling is the
-    camera's (no measured_by); the referee's measures stay reachable for a model it cannot see."""
+    are folded away, shooter and target are tapped on the map, the shot is taken from the
+    camera's positions, and the ruling is the camera's (no measured_by); the referee's measures
+    stay reachable for a model it cannot see."""
     from station.rules.price_of_a_mile.army import load_army
     from tests.test_price_of_a_mile import LAYOUT
 
@@ -175,8 +176,10 @@ def test_with_a_camera_on_the_table_the_panel_asks_only_for_what_it_cannot_measu
             expect(page.locator("#action-args details.taped summary")).to_have_text(
                 "вручную, если камера не видит модель"
             )
-            page.locator('#action-args [data-arg="shooter"]').select_option("p5")
-            page.locator('#action-args [data-arg="target"]').select_option("l5")
+            page.locator('#table-map [data-element="p5"]').first.click()  # the shooter, tapped on the map
+            page.locator('#table-map [data-element="l5"]').first.click()  # then the target
+            expect(page.locator('#action-args [data-arg="shooter"]')).to_have_value("p5")
+            expect(page.locator('#action-args [data-arg="target"]')).to_have_value("l5")
             expect(page.locator("#action-preview")).to_contain_text("d10")  # the odds, from the camera
             page.locator("#action-do").click()
             expect(page.locator("#action-said")).not_to_be_empty()

@@ -128,7 +128,12 @@ def _bronepekhota_quick(table):
     ours, theirs = (("trooper-1", "heavy-1", "walker"), ("raider-1", "cyborg", "crawler"))[
         :: 1 if side == "blue" else -1
     ]
-    table.act("virtual_shot", shooter=ours[0], target=theirs[0], moved=True, distance=4, cover=True)
+    weapon = next(e for u in table.state()["units"] for e in u["elements"] if e["id"] == ours[0])["weapons"][0]
+    table.act(
+        "virtual_shot", shooter=ours[0], target=theirs[0], weapon=weapon["id"], moved=True, distance=4, cover=True
+    )
+    menu = table.page.locator('#action-args [data-arg="weapon"] option')
+    expect(menu.nth(1)).to_have_text(weapon["name"])  # the shooter's own weapons, by name
     table.act("grenade", thrower=ours[1], target=theirs[1], distance=3)
     table.act("ram", rammer=ours[2], target=theirs[2])
     table.button("end_turn")

@@ -30,7 +30,7 @@ async function setUpActions() {
     button.addEventListener("click", () => { ACTIONS.follow = true; });  // …and the panel moves on with the game
   }
   $("action-args").addEventListener("input", previewSoon);
-  $("action-args").addEventListener("change", previewSoon);
+  $("action-args").addEventListener("change", () => { fillWeapons(); previewSoon(); });
   $("action-do").addEventListener("click", doAction);
   drawAction();
 }
@@ -76,6 +76,7 @@ function argControl(arg, schema, required) {
     return el("select", { ...attrs, ...(kind.endsWith("s") ? { multiple: "multiple", size: "4" } : {}) },
       ...(required || kind.endsWith("s") ? [] : [el("option", { value: "" }, "–")]));
   }
+  if (kind === "weapon") return el("select", attrs, el("option", { value: "" }, "–"));  // the actor's own weapons
   if (kind === "choice") {
     return el("select", attrs, ...(required ? [] : [el("option", { value: "" }, "–")]),
       ...schema.enum.map((value, k) => el("option", { value }, schema["x-labels"][k])));
@@ -133,22 +134,29 @@ function orderInputs() {
   ACTIONS.follow = false;
 }
 
-// A tap on a unit card (or on one of its models) fills the panel's next menu of ids: the actor
-// first, then the target, and round again.
+// A tap on a unit card (or on one of its models), or on a base on the map, fills the panel's next
+// menu of ids: the actor first, then the target, and round again.
 function pickFromCard(event) {
   const card = event.target.closest("[data-unit]");
-  if (!card || !ACTIONS.inputs) return;
+  const member = event.target.closest("[data-model]");
+  if (card) pickForAction(card.dataset.unit, member && member.dataset.model);
+}
+
+function pickForAction(unitId, modelId) {
+  if (!ACTIONS.inputs || !model.state) return;
   const menus = [...$("action-args").querySelectorAll("select[data-kind]:not([multiple])")]
     .filter((select) => ["model", "unit"].includes(select.dataset.kind));
   if (!menus.length) return;
-  const unit = model.state.units.find((u) => u.id === card.dataset.unit);
-  const member = event.target.closest("[data-model]");
+  const unit = model.state.units.find((u) => u.id === unitId);
   const menu = menus[(ACTIONS.picked || 0) % menus.length];
   const first = unit && unit.elements.find((e) => !outOfPlay(e.status));
-  const id = menu.dataset.kind === "unit" ? card.dataset.unit : member ? member.dataset.model : first && first.id;
+  const id = menu.dataset.kind === "unit" ? unitId : modelId || (first && first.id);
   if (!id || ![...menu.options].some((o) => o.value === id)) return;
   menu.value = id;
+  fillWeapons();
   ACTIONS.picked = (ACTIONS.picked || 0) + 1;
+  ACTIONS.touched = true;
+  ACTIONS.follow = false;
   menu.classList.add("picked");
   setTimeout(() => menu.classList.remove("picked"), 600);
   previewSoon();
@@ -171,6 +179,16 @@ function renderActions() {
     const blank = select.multiple || !select.querySelector("option[value='']") ? [] : [["", "–"]];
     fillSelect(select, blank.concat(ids[kind]));
   }
+  fillWeapons();
+}
+
+// A weapon menu offers the weapons of the model chosen first (the shooter), as its army names them.
+function fillWeapons() {
+  const menu = $("action-args").querySelector('select[data-kind="weapon"]');
+  if (!menu || !model.state) return;
+  const actor = $("action-args").querySelector('select[data-kind="model"]');
+  const element = actor && model.state.units.flatMap((u) => u.elements).find((e) => e.id === actor.value);
+  fillSelect(menu, [["", "–"], ...((element && element.weapons) || []).map((w) => [w.id, w.name || w.id])]);
 }
 
 // The arguments as the rules declare them; a control left empty is left out.

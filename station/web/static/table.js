@@ -241,6 +241,8 @@ function arcWedge(reach, arc, k, w, h) {
 
 // Click a base: its reach.  Click another: the station measures edge to edge between the two.
 async function pickBase(element) {
+  const unit = model.state.units.find((u) => u.elements.some((e) => e.id === element));
+  if (typeof pickForAction === "function" && unit) pickForAction(unit.id, element);  // the action panel's too
   if (!model.picked || model.picked === element) {
     model.picked = model.picked === element ? null : element;
     model.measurement = null;
