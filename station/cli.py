@@ -145,7 +145,6 @@ def _token(config: str | None) -> str:
 
 def _serve(lobby: Lobby, host: str, port: int, config: str | None, web: dict[str, Any]) -> DashboardServer:
     """The dashboard and the lobby on ``host:port``; prints the addresses a phone can open."""
-    from .lobby.network import token_link
     from .web.claim import Claim
     from .web.server import DashboardServer
 
@@ -154,7 +153,8 @@ def _serve(lobby: Lobby, host: str, port: int, config: str | None, web: dict[str
     server = DashboardServer(lobby, token, host, port, WebLimits(**web), unclaimed, config_path(config)).start()
     for address in server.addresses:
         click.echo(f"Dashboard:      {address}")
-    click.echo(f"Referee token:  {token}   (open {token_link(server.addresses[0], token)} to referee)")
+    # the password is never printed: run as a service, this output lands in the system log
+    click.echo("Referee:        the referee's link is on the settings page (as a QR code), or run `station token`")
     if unclaimed is not None:  # the service's log (journalctl -u station) keeps it for a phone's first visit
         log.warning("claim this station: open %ssetup and enter the code %s", server.addresses[0], unclaimed.code)
         click.echo(f"Claim code:     {unclaimed.code}   (open {server.addresses[0]}setup on a phone and enter it)")

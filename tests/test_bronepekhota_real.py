@@ -302,7 +302,21 @@ def test_hub_inventory_is_checked_against_the_army_wiring(table):
     )
     rulings = table.send(p.Hello(0, "hub/1", 1, "B001", nodes))
     assert len(rulings) == 1 and "T21" in rulings[0].text and "T99" in rulings[0].text
+    assert rulings[0].needs_referee  # a model no node watches: the referee's to watch
     assert not table.send(p.Hello(0, "hub/1", 1, "B001", nodes))  # same boot: said once
+
+
+def test_a_spare_node_on_the_hub_is_said_and_asks_nothing(table):
+    """Issue 49: with the rehearsal hub (it holds every army's nodes) each game opened on a
+    pending «Датчики есть на хабе, но нет в файлах армий: T4@rehearsal-hub»."""
+    from station.devices import protocol as p
+
+    wired = tuple(p.Node(n, "tilt") for n in table.state.setup.tilt_nodes) + tuple(
+        p.Node(launcher.node, "launcher", launcher.barrels) for launcher in table.state.setup.launchers.values()
+    )
+    spare = table.send(p.Hello(0, "hub/1", 1, "B001", wired + (p.Node("T99", "tilt"),)))
+    assert len(spare) == 1 and "T99" in spare[0].text and not spare[0].needs_referee  # said, not a decision
+    assert spare[0].kind == "status"
 
 
 # --- §6.1 and §6.2, measured on the camera's positions -----------------------------------------

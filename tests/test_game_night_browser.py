@@ -22,7 +22,7 @@ from tests.conftest import ROOT
 from tests.test_dashboard_browser import CHROMIUM, FLAGS
 
 pytestmark = pytest.mark.browser
-PASSWORD = "club night 7"
+PASSWORD = "Судья 2024 🎲"  # any Unicode: a header could not carry it; a login's JSON body does
 SHOTS = os.environ.get("STATION_SCREENSHOTS")
 
 
@@ -76,7 +76,8 @@ def test_a_game_night_from_a_russian_phone_with_no_terminal(tmp_path):
         proc.terminate()
         proc.wait(timeout=10)
         log.close()
-    assert json.loads(config.read_text()) == {"referee_token": PASSWORD}
+    assert json.loads(config.read_text(encoding="utf-8")) == {"referee_token": PASSWORD}
+    assert PASSWORD not in log_path.read_text(encoding="utf-8")  # never printed, so never in the system log
 
 
 def _claim(page, url, code, tmp_path):
@@ -192,12 +193,27 @@ def _bronepekhota(page, url, tmp_path):
     expect(page.locator("#history li.game-card").first).to_contain_text("Синие нашего клуба")
 
 
+def _log_out_and_in(page, url):
+    """Log out ends the session; the same Unicode password, typed in the login form, logs in again."""
+    page.goto(url + "/lobby")
+    expect(page.locator("#role")).to_have_text("судья")
+    page.locator("#logout").click()
+    expect(page.locator("#role")).to_have_text("зритель")
+    page.locator("#token").fill("не тот пароль")
+    page.locator("#login button[type=submit]").click()
+    expect(page.locator("#role")).to_have_text("неверный токен судьи")
+    page.locator("#token").fill(PASSWORD)
+    page.locator("#login button[type=submit]").click()
+    expect(page.locator("#role")).to_have_text("судья")
+
+
 def _night(page, url, code, tmp_path):
     _claim(page, url, code, tmp_path)
     _rehearsal_hub(page, tmp_path)
     _alpha_strike(page, url, tmp_path)
     _bronepekhota(page, url, tmp_path)
-    token = page.evaluate("localStorage.getItem('station.referee-token')")
-    assert token == PASSWORD
+    stored = page.evaluate("JSON.stringify([{...localStorage}, {...sessionStorage}, document.cookie])")
+    assert PASSWORD not in stored and "Судья" not in stored  # only the server's HttpOnly cookie holds the session
+    _log_out_and_in(page, url)
     answer = urllib.request.urlopen(url + "/api/games", timeout=5)
     assert [g["game"] for g in json.loads(answer.read())["games"]][:2] == ["bronepekhota", "alpha_strike"]

@@ -78,3 +78,26 @@ def test_confirm_all_confirms_the_rulings_on_screen_with_their_count(tmp_path):
                 )
     confirmed = [r["ruling"] for r in _journal(journal) if r["kind"] == "confirm"]
     assert set(shown) <= set(confirmed) and len(confirmed) == len(set(confirmed))
+
+
+def test_an_open_override_at_the_top_stays_under_the_finger_as_rulings_arrive_above_it(tmp_path):
+    """Issue 49: with the page at the top, two hub events moved the first verdict button from
+    y=539 to y=678, and another ruling's «Изменить…» came under the finger.  New rulings arrive
+    above the open panel (newest first); the page scrolls by as much, so its buttons stay put."""
+    with _demo(tmp_path, "--speed", "3") as url:
+        with _page(url + f"/?token={TOKEN}", width=390, height=844) as page:
+            expect(page.locator("#role")).to_have_text("referee")
+            item = page.locator("#pending li.ruling").first  # the newest: every new one comes above it
+            expect(item).to_be_visible(timeout=45_000)
+            ruling_id = item.get_attribute("data-ruling")
+            item = page.locator(f'#pending li.ruling[data-ruling="{ruling_id}"]')
+            page.evaluate("window.scrollTo(0, 0)")
+            item.locator("button.override-open").click()
+            verdict = item.locator("button.verdict").first
+            expect(verdict).to_be_visible()
+            before = verdict.evaluate("b => b.getBoundingClientRect().top")
+            page.wait_for_timeout(6_000)  # the referee reads; the table goes on
+            newest = page.locator("#pending li.ruling").first.get_attribute("data-ruling")
+            assert newest != ruling_id  # rulings did arrive above it
+            after = verdict.evaluate("b => b.getBoundingClientRect().top")
+            assert abs(after - before) <= 2, (before, after)

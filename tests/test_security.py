@@ -196,3 +196,34 @@ def test_the_session_store_stays_bounded_and_forgets_what_closed():
     assert not sessions.valid(first) and all(sessions.valid(s) for s in opened[-10:])
     sessions.close(opened[-1])
     assert not sessions.valid(opened[-1]) and not sessions.valid(None) and not sessions.valid(["x"])
+
+
+def test_any_unicode_password_logs_in_and_the_cookie_alone_finds_its_csrf_token(station):
+    """Issue 49: a Cyrillic password locked the referee out (a browser cannot put it in a
+    header).  It travels in the login's JSON body; then the cookie alone tells the station's own
+    page its CSRF token (GET /api/whoami), which every control needs."""
+    password = "Судья 2024 🎲 ёж"
+    app = create_app(station, password)
+    browser = app.test_client()
+    assert browser.get("/api/whoami").status_code == 401  # no login yet
+    assert browser.post("/api/login", json={"token": "Судья 2025"}).status_code == 403
+    csrf = browser.post("/api/login", json={"token": password}).get_json()["csrf"]
+    who = browser.get("/api/whoami")
+    assert who.status_code == 200 and who.get_json() == {"referee": True, "csrf": csrf}
+    assert browser.post("/api/dice", json={"sides": 6, "values": [3]}).status_code == 403  # no CSRF token
+    assert (
+        browser.post("/api/dice", json={"sides": 6, "values": [3]}, headers={"X-CSRF-Token": csrf}).status_code == 200
+    )
+    browser.post("/api/logout", headers={"X-CSRF-Token": csrf})
+    assert browser.get("/api/whoami").status_code == 401
+
+
+def test_the_station_never_prints_its_password(tmp_path):
+    """Run as a service, what ``station serve`` prints lands in the system log."""
+    from tests.test_dashboard_browser import station_process
+
+    command = ["serve", "--data", str(tmp_path / "data")]
+    with station_process(tmp_path, command, "Пароль клуба 7", ready="/api/lobby") as url:
+        assert url
+    printed = next(tmp_path.glob("serve.log")).read_text(encoding="utf-8")
+    assert "Пароль клуба 7" not in printed and "station token" in printed

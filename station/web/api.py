@@ -15,7 +15,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, stream_wit
 from ..game import RECENT_RULINGS, InputError, JournalUnavailable
 from ..rules.text import with_messages
 from .current import station as _station
-from .security import Reply, error_response, is_referee, login, logout, referee_only
+from .security import Reply, error_response, is_referee, login, logout, referee_only, whoami
 from .stream import ENDED, Broadcaster
 
 api = Blueprint("api", __name__)
@@ -49,6 +49,7 @@ def _journal_unavailable(exc: JournalUnavailable) -> tuple[Response, int]:
 
 api.add_url_rule("/login", "login", login, methods=["POST"])
 api.add_url_rule("/logout", "logout", logout, methods=["POST"])
+api.add_url_rule("/whoami", "whoami", whoami, methods=["GET"])
 
 
 @api.get("/state")
@@ -179,12 +180,6 @@ def events() -> Reply:
     except ValueError:
         return error_response(400, "since and limit must be integers")
     return jsonify({"records": _station().game.records_since(since, limit)})
-
-
-@api.get("/whoami")
-@referee_only
-def whoami() -> Response:
-    return jsonify({"referee": True})
 
 
 @api.post("/input")

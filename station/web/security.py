@@ -177,6 +177,25 @@ def login() -> Any:
     return jsonify({"referee": True, "csrf": session["csrf"]})
 
 
+def whoami() -> Any:
+    """Whether this browser is the referee's.  A header token is checked (403 when wrong); a
+    login cookie gets back its CSRF token, which the page sends with its controls.  The answer
+    is read by the station's own pages only: no other site's page can read it (no CORS), and the
+    cookie is SameSite=Strict."""
+    refused = throttled()
+    if refused:
+        return refused
+    given = _given_token()
+    if given:
+        if not _token_ok(given):
+            guessed_wrong()
+            return error_response(403, WRONG_TOKEN)
+        return jsonify({"referee": True})
+    if _logged_in():
+        return jsonify({"referee": True, "csrf": session.get("csrf", "")})
+    return error_response(401, say("this control needs the referee token"))
+
+
 def logout() -> Any:
     """End this session on the server, so its cookie is worth nothing wherever it is replayed."""
     referee_token().sessions.close(session.get("sid"))

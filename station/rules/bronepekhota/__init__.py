@@ -210,15 +210,19 @@ class Bronepekhota(ModelRuleset[GameState]):
                 say("not connected to the hub: {missing} (watch those models by hand)", missing=", ".join(missing))
             )
         if unknown:
-            parts.append(say("on the hub but in no army file: {unknown}", unknown=", ".join(unknown)))
+            parts.append(
+                say("on the hub but in no army file: {unknown} (no model's: nothing to do)", unknown=", ".join(unknown))
+            )
+        # a missing node is the referee's to watch; a spare one on the hub (the rehearsal hub holds
+        # every army's) is only said, never a decision waiting at the top of every game
         return [
             Ruling(
                 f"{seq}:inventory",
                 seq,
-                RulingKind.WARNING,
+                RulingKind.WARNING if missing else RulingKind.STATUS,
                 say("Sensor nodes ") + joined(parts, "; ") + ".",
                 "",  # the hub, not a rulebook: no section to cite
-                needs_referee=True,
+                needs_referee=bool(missing),
             )
         ]
 

@@ -7,7 +7,7 @@ const desk = { state: null, live: null };
 
 
 async function refereeFetch(path) {
-  const response = await fetch(path, { headers: { "X-Referee-Token": token() } });
+  const response = await fetch(path, { headers: refereeHeaders() });
   if (!response.ok) throw await refusal(response);
   return response;
 }

@@ -154,6 +154,31 @@ async function toggleOverride(ruling, form, opener) {
   } catch (error) { showError(error); }
 }
 
+// Nothing the referee has open moves under the finger: whenever the page's layout changes (new
+// rulings above an open Override panel, a card that grew, the health line), the page scrolls by
+// as much as the open panel moved, so its note and verdicts stay where they were on the screen.
+// The referee's own scrolling moves the panel, and is followed.
+const held = { panel: null, top: 0 };
+
+function holdOpenPanel() {
+  const open = document.querySelector(".override:not([hidden])");
+  if (open !== held.panel) {
+    held.panel = open;
+    held.top = open ? open.getBoundingClientRect().top : 0;
+    return;
+  }
+  if (!open) return;
+  const moved = open.getBoundingClientRect().top - held.top;
+  if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+}
+
+function setUpHolding() {
+  window.addEventListener("scroll", () => { if (held.panel) held.top = held.panel.getBoundingClientRect().top; });
+  new ResizeObserver(holdOpenPanel).observe(document.body);
+  // a ruling added above and another dropped below leave the page's height as it was
+  new MutationObserver(holdOpenPanel).observe(document.body, { childList: true, subtree: true });
+}
+
 // Refill a menu only when its choices changed: rebuilding it closes a menu open under the finger.
 function fillSelect(select, options) {
   const wanted = JSON.stringify(options);
@@ -469,6 +494,7 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   setUpMap();
   setUpRehearsal();
+  setUpHolding();
   connect();
 });
 

@@ -1,9 +1,12 @@
-// What every page of the station shares: the referee token (kept in this browser, or taken once
-// from a ?token= link), `call` for the referee's requests, DOM helpers, and where an error is said.
+// What every page of the station shares: the referee's login (the password, or a ?token= link,
+// sent once in a JSON body; then only the server's HttpOnly session cookie and the CSRF token it
+// hands this page), `call` for the referee's requests, DOM helpers, and where an error is said.
+// The password is never kept in the browser nor sent in a header: a header cannot carry Cyrillic.
 // Plain JS, no build step; loaded before the page's own script.
 "use strict";
 
-const TOKEN_KEY = "station.referee-token";
+const OLD_TOKEN_KEY = "station.referee-token";  // where older versions kept the password: moved to a login
+let CSRF = "";  // the login session's CSRF token, from /api/login or /api/whoami
 const $ = (id) => document.getElementById(id);
 
 // An error said where the page shows its errors (the controls' line unless told), or cleared.
@@ -55,12 +58,14 @@ function withCode(text, ...identifiers) {
   return text.split("\u0000").flatMap((part, k) => (k < identifiers.length ? [part, el("code", {}, identifiers[k])] : [part]));
 }
 
-function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
+// The headers of the referee's own requests: the cookie rides along; the CSRF token proves the
+// request comes from the station's page.
+function refereeHeaders(extra = {}) { return { ...extra, "X-CSRF-Token": CSRF }; }
 
 async function call(path, body, method = "POST") {
   const response = await fetch(path, {
     method,
-    headers: { "Content-Type": "application/json", "X-Referee-Token": token() },
+    headers: refereeHeaders({ "Content-Type": "application/json" }),
     body: method === "GET" ? undefined : JSON.stringify(body || {}),
   });
   if (!response.ok) throw await refusal(response);
@@ -74,42 +79,62 @@ async function refusal(response) {
   return Object.assign(new Error(inLanguage(data.error || response.statusText, data.message)), { data });
 }
 
-function adoptTokenFromUrl() {
-  const url = new URL(window.location.href);
-  const given = url.searchParams.get("token");
-  if (given) {
-    localStorage.setItem(TOKEN_KEY, given);
-    url.searchParams.delete("token");
-    history.replaceState(null, "", url.pathname + url.search);  // keep the token out of history
-  }
+// The password, sent once: the answer sets the session cookie and gives the CSRF token.
+// Returns "referee", "wrong" or the refusal's message.
+async function logIn(password) {
+  const answer = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ token: password }) });
+  if (answer.ok) { CSRF = (await answer.json()).csrf; return "referee"; }
+  return answer.status === 403 ? "wrong" : (await refusal(answer)).message;
 }
 
-
-// Whether this browser's token is the referee's: the page shows the controls, or says the token
-// was wrong (and forgets it), or stays a spectator's.
-async function checkRole() {
-  let referee = false, wrong = false;
-  if (token()) {
-    const response = await fetch("/api/whoami", { headers: { "X-Referee-Token": token() } });
-    referee = response.ok;
-    wrong = response.status === 403;
-    if (!referee) localStorage.removeItem(TOKEN_KEY);
+// A ?token= link (the QR code's) logs in, and the password leaves the address bar and history;
+// a password an older version kept in this browser is used once the same way, then forgotten.
+async function adoptTokenFromUrl() {
+  const url = new URL(window.location.href);
+  const given = url.searchParams.get("token") || localStorage.getItem(OLD_TOKEN_KEY);
+  localStorage.removeItem(OLD_TOKEN_KEY);
+  if (url.searchParams.has("token")) {
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url.pathname + url.search);
   }
+  return given ? logIn(given) : null;
+}
+
+// Whether this browser is logged in as the referee: the page shows the controls, or says the
+// password was wrong, or stays a spectator's.
+async function checkRole(said = null) {
+  const answer = await fetch("/api/whoami");
+  const referee = answer.ok;
+  CSRF = referee ? (await answer.json()).csrf || "" : "";
+  const wrong = !referee && said === "wrong";
   document.body.classList.toggle("referee", referee);
   $("role").textContent = referee ? t("referee") : wrong ? t("wrong referee token") : t("spectator");
-  $("role").classList.toggle("error", wrong);
+  $("role").classList.toggle("error", wrong || (!referee && said !== null && said !== "wrong" && said !== "referee"));
+  if (!referee && said && said !== "wrong" && said !== "referee") $("role").textContent = said;
   $("login").style.display = referee ? "none" : "";
   return referee;
 }
 
+// The referee's link as a QR code (the password in it, so only the referee's session gets it):
+// another phone scans it and logs in.
+async function showRefereeQr(img) {
+  const answer = await fetch("/api/referee-qr.svg", { headers: refereeHeaders() });
+  if (answer.ok) img.src = URL.createObjectURL(await answer.blob());
+}
+
 // The login form: ``then(referee)`` runs after every check of the role (the page's own start).
 function setUpLogin(then = () => {}) {
-  adoptTokenFromUrl();
-  checkRole().then(then);
-  $("login").addEventListener("submit", (event) => {
-    event.preventDefault();
-    localStorage.setItem(TOKEN_KEY, $("token").value.trim());
+  adoptTokenFromUrl().then((said) => checkRole(said)).then(then);
+  $("logout").addEventListener("click", async () => {  // this session ends on the server too
+    await fetch("/api/logout", { method: "POST", headers: refereeHeaders() });
     checkRole().then(then);
+  });
+  $("login").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const said = await logIn($("token").value);
+    $("token").value = "";
+    checkRole(said).then(then);
   });
 }
 

@@ -81,7 +81,7 @@ async function listCameras() {
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
-  setUpLogin();
+  setUpLogin((referee) => referee && showRefereeQr($("referee-qr")));
   setUpLanguage();
   $("find-ports").addEventListener("click", findPorts);
   $("use-rehearsal").addEventListener("click", () => change({ rehearsal: true, serial: [] },

@@ -1,11 +1,7 @@
 // Claiming a new station (web/claim.py): the code (unless at the station itself) and a password;
-// then this browser keeps the token and shows the referee's link as a QR code.
+// then this browser logs in with it (the session cookie; the password is not kept) and shows the
+// referee's link as a QR code.
 "use strict";
-
-async function showQr() {
-  const answer = await fetch("/api/referee-qr.svg", { headers: { "X-Referee-Token": token() } });
-  if (answer.ok) $("referee-qr").src = URL.createObjectURL(await answer.blob());
-}
 
 document.addEventListener("DOMContentLoaded", () => {
   setUpLanguage();
@@ -15,10 +11,10 @@ document.addEventListener("DOMContentLoaded", () => {
       $("claim-error").textContent = "";
       const result = await call("/api/claim", { code: $("claim-code") ? $("claim-code").value : "",
         password: $("claim-password").value });
-      localStorage.setItem(TOKEN_KEY, result.token);
+      await logIn(result.token);
       $("claim-form-box").hidden = true;
       $("claimed").hidden = false;
-      await showQr();
+      await showRefereeQr($("referee-qr"));
     } catch (error) { $("claim-error").textContent = error.message; }
   });
 });
