@@ -49,6 +49,8 @@ def test_an_attack_is_picked_previewed_and_declared_with_no_camera_on_a_russian_
         page.goto(server.url + f"/?token={TOKEN}")
         expect(page.locator("#role")).to_have_text("судья")
         expect(page.locator("#table-map")).to_be_hidden()  # no camera: no map
+        expect(page.locator("#calibrate-link")).to_be_hidden()  # nor a camera to calibrate
+        expect(page.locator("#rehearsal")).to_be_hidden()  # no rehearsal hub here: no empty section
         for unit in [u["id"] for u in game.state_view()["units"]]:
             panel(page, "move", unit=unit, mode="ground", inches="4")
             page.locator("#action-do").click()
@@ -73,6 +75,7 @@ def test_an_attack_is_picked_previewed_and_declared_with_no_camera_on_a_russian_
         assert game.snapshot()["records"] == records  # the previews journaled nothing
         page.locator("#action-do").click()
         expect(page.locator('#feed li.ruling[data-ruling$=":attack"]').first).to_contain_text("Дистанция и укрытие")
+        expect(page.locator("#feed .show-measure, #feed a.picture")).to_have_count(0)  # nothing to show on no map
         for control in page.locator("#action-panel button:visible, #action-panel select:visible").all():
             assert control.bounding_box()["height"] >= 44
     attacks = [

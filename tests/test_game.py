@@ -97,6 +97,9 @@ def test_override_to_stood_rolls_new_dice_and_replays_exactly(game):
     ruling = next(r for r in game.snapshot()["rulings"] if r["id"] == hit["id"])
     assert ruling["details"]["damage"] == 2 and ruling["overridden"] == "stood"
     assert fold(read_records(game.journal.path)).state_json() == game.state_json()
+    # issue 49: «Судья: stood» on a Russian page; the verdict is a word the page translates
+    said = json.dumps(game.ruling(hit["id"]).text.message())
+    assert '"verdict": {"key": "stood", "args": {}}' in said, said
 
 
 def test_confirm_and_bad_controls(game):

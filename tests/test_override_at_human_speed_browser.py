@@ -95,6 +95,8 @@ def test_an_open_override_at_the_top_stays_under_the_finger_as_rulings_arrive_ab
             item.locator("button.override-open").click()
             verdict = item.locator("button.verdict").first
             expect(verdict).to_be_visible()
+            note = item.locator('input[aria-label="override note"]')  # the panel's whole width: its placeholder fits
+            assert note.evaluate("n => n.clientWidth >= 0.9 * n.closest('.override').clientWidth")
             before = verdict.evaluate("b => b.getBoundingClientRect().top")
             page.wait_for_timeout(6_000)  # the referee reads; the table goes on
             newest = page.locator("#pending li.ruling").first.get_attribute("data-ruling")

@@ -39,6 +39,7 @@ from .tables import (
     RESULT_WORDS,
     STOOD,
     TABLE_4,
+    VERDICT_WORDS,
     TestResult,
     armour_test,
     survival_test,
@@ -190,7 +191,7 @@ def on_shot(state: GameState, seq: int, shot: Shot, when: Stamp, roller: Roller)
             details["measured"] = contact.contact_measurement(state, element, touching[0])
     if override:
         text += (
-            say(" Referee: {verdict}", verdict=override[1].verdict)
+            say(" Referee: {verdict}", verdict=VERDICT_WORDS.get(override[1].verdict, override[1].verdict))
             + (f" ({override[1].note})" if override[1].note else "")
             + "."
         )
@@ -579,7 +580,9 @@ def resolve_hit(
         text += clock_doubt(doubt)
     if override:
         text += (
-            say(" Referee: {verdict}", verdict=verdict) + (f" ({override[1].note})" if override[1].note else "") + "."
+            say(" Referee: {verdict}", verdict=VERDICT_WORDS.get(verdict, verdict))
+            + (f" ({override[1].note})" if override[1].note else "")
+            + "."
         )
     rulings = [
         Ruling(

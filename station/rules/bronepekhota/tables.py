@@ -15,6 +15,8 @@ CHARGE_NAMES = {"shell": say("shell"), "bomb": say("mortar bomb"), "rocket": say
 # Hit results as Table 4 names them.
 STOOD, FELL, LYING = "stood", "fell", "lying"
 RESULT_WORDS = {STOOD: say("stood"), FELL: say("fell"), LYING: say("lying")}  # as the rulings say them
+# the referee's verdicts as a ruling says them, in the page's language («Судья: устояла»)
+VERDICT_WORDS = {**RESULT_WORDS, "allow": say("allow"), "void": say("void")}
 
 
 @dataclass(frozen=True, slots=True)

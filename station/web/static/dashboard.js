@@ -114,11 +114,11 @@ function rulingItem(ruling, withControls) {
   const item = el("li", { class: `ruling ${ruling.kind} ${status}`, "data-ruling": ruling.id },
     el("div", { class: "text" }, rulingText(ruling)),
     el("div", { class: "meta" }, [sectionText(ruling.section), `#${ruling.cause}`, t(status)].filter(Boolean).join(" · ")));
-  if (ruling.details && ruling.details.template) {  // a blast or a flame strip: draw it with what it touched
+  if (ruling.details && ruling.details.template && model.table) {  // a blast or a flame strip, on the map
     item.append(el("button", { class: "show-template", onclick: () => { model.template = ruling.details.template; renderTable(); } },
       t("show on map")));
   }
-  if (ruling.details && ruling.details.measured) {  // show what was measured, on the map
+  if (ruling.details && ruling.details.measured && model.table) {  // show what was measured, on the map (if any)
     item.append(el("button", { class: "show-measure", onclick: () => {
       model.measurement = ruling.details.measured;
       $("measure-text").textContent = rulingText(ruling);
@@ -271,6 +271,7 @@ function renderDice() {
 
 function renderHealth(health) {
   model.health = health || {};
+  if ("camera" in model.health) $("calibrate-link").hidden = model.health.camera === null;  // no camera, nothing to calibrate
   const link = $("link");
   const state = model.health.state === "none" && model.health.hub_needed === false ? "not-needed" : model.health.state || "unknown";
   link.className = `link ${state}`;
@@ -502,7 +503,7 @@ document.addEventListener("DOMContentLoaded", () => {
 // leaning, falling, standing up or hit, as the hub would report them.
 async function setUpRehearsal() {
   const { on, nodes } = await (await fetch("/api/rehearsal")).json();
-  $("rehearsal").hidden = !on;
+  $("rehearsal").hidden = !on || !nodes.length;  // a game with no launchers or tilt nodes has no buttons
   if (!on) return;
   const fire = (body) => act("/api/rehearsal", body);
   $("rehearsal-nodes").replaceChildren(...nodes.map((node) => el("li", { "data-node": node.id }, el("code", {}, node.id), " ",
