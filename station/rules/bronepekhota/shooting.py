@@ -580,7 +580,7 @@ def resolve_hit(
         text += clock_doubt(doubt)
     if override:
         text += (
-            say(" Referee: {verdict}", verdict=VERDICT_WORDS.get(verdict, verdict))
+            say(" Referee: {verdict}", verdict=VERDICT_WORDS.get(verdict or "", verdict))
             + (f" ({override[1].note})" if override[1].note else "")
             + "."
         )
