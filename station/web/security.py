@@ -137,6 +137,14 @@ def guessed_wrong() -> None:
     _throttle().failed(_who())
 
 
+def _wrong_token(given: str) -> tuple[Response, int] | None:
+    """The refusal of a wrong header token, counted against the asking address; None if right."""
+    if _token_ok(given):
+        return None
+    guessed_wrong()
+    return error_response(403, WRONG_TOKEN)
+
+
 def referee_only(view: Callable[P, Reply]) -> Callable[P, Reply]:
     """The referee's controls: a header token, or the login cookie with its CSRF token."""
 
@@ -147,10 +155,7 @@ def referee_only(view: Callable[P, Reply]) -> Callable[P, Reply]:
             return refused
         given = _given_token()
         if given:
-            if not _token_ok(given):
-                guessed_wrong()
-                return error_response(403, WRONG_TOKEN)
-            return view(*args, **kwargs)
+            return _wrong_token(given) or view(*args, **kwargs)
         if _logged_in():
             sent = request.headers.get("X-CSRF-Token", "")
             if not sent or not hmac.compare_digest(sent.encode(), str(session.get("csrf", "")).encode()):
@@ -187,10 +192,7 @@ def whoami() -> Any:
         return refused
     given = _given_token()
     if given:
-        if not _token_ok(given):
-            guessed_wrong()
-            return error_response(403, WRONG_TOKEN)
-        return jsonify({"referee": True})
+        return _wrong_token(given) or jsonify({"referee": True})
     if _logged_in():
         return jsonify({"referee": True, "csrf": session.get("csrf", "")})
     return error_response(401, say("this control needs the referee token"))

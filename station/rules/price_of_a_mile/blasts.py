@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from ...dice import Roller
 from ...measure.bases import Base, closest_points
@@ -301,29 +302,18 @@ def flame(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
         text += say(
             " Squads {squads} test Morale at the end of the activation (§9.1, §13.1).", squads=", ".join(squads)
         )
-    if me is None or bearing is None:
-        return state, Ruling(
-            f"{seq}:flame",
-            seq,
-            RulingKind.SHOT,
-            text,
-            "§9.1",
-            element=operator.id,
-            details={"hit": hit} | BY_THE_REFEREE,
-        )
-    strip_mm = [
-        round(me.base.x, 1),
-        round(me.base.y, 1),
-        bearing,
-        round(FLAME_LENGTH_IN * INCH + me.base.length / 2, 1),
-        round(FLAME_WIDTH_IN * INCH, 1),
-    ]
+    if me is None or bearing is None:  # the referee laid the jet: no strip to draw
+        laid: dict[str, Any] = BY_THE_REFEREE
+    else:
+        length = FLAME_LENGTH_IN * INCH + me.base.length / 2
+        strip_mm = [
+            round(me.base.x, 1),
+            round(me.base.y, 1),
+            bearing,
+            round(length, 1),
+            round(FLAME_WIDTH_IN * INCH, 1),
+        ]
+        laid = {"template": {"strip": strip_mm}}
     return state, Ruling(
-        f"{seq}:flame",
-        seq,
-        RulingKind.SHOT,
-        text,
-        "§9.1",
-        element=operator.id,
-        details={"hit": hit, "template": {"strip": strip_mm}},
+        f"{seq}:flame", seq, RulingKind.SHOT, text, "§9.1", element=operator.id, details={"hit": hit} | laid
     )
