@@ -28,17 +28,22 @@ def _russian_phone(page, url):
     expect(page.locator("#role")).to_have_text("судья")
 
 
-def _act(page, input_type, **values):
-    page.locator("#action-input").select_option(input_type)
+def fill_panel(page, input_type, **values):
+    """The action panel's input and fields, filled as the referee fills them (not sent)."""
+    if page.locator("#action-input").input_value() != input_type:
+        page.locator("#action-input").select_option(input_type)
     for name, value in values.items():
         control = page.locator(f'#action-args [data-arg="{name}"]')
-        kind = control.get_attribute("data-kind")
-        if kind == "flag":
+        if control.get_attribute("data-kind") == "flag":
             control.check()
         elif control.evaluate("e => e.tagName") == "SELECT":
             control.select_option(value)
         else:
             control.fill(str(value))
+
+
+def _act(page, input_type, **values):
+    fill_panel(page, input_type, **values)
     page.locator(f'#action-do[data-input="{input_type}"]').click()
 
 

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from station.rules.alpha_strike.army import load_army
 from station.runtime import Station
 from station.web.server import DashboardServer
+from tests.test_action_panel_browser import fill_panel
 from tests.test_alpha_strike_game import DATA
 from tests.test_dashboard_browser import TOKEN, _page
 
@@ -26,20 +27,6 @@ def no_camera(tmp_path):
     station.stop()
 
 
-def panel(page, input_type, **values):
-    """The action panel's input and fields, filled as the referee fills them (not sent)."""
-    if page.locator("#action-input").input_value() != input_type:
-        page.locator("#action-input").select_option(input_type)
-    for name, value in values.items():
-        control = page.locator(f'#action-args [data-arg="{name}"]')
-        if control.get_attribute("data-kind") == "flag":
-            control.check()
-        elif control.evaluate("e => e.tagName") == "SELECT":
-            control.select_option(value)
-        else:
-            control.fill(value)
-
-
 def test_an_attack_is_picked_previewed_and_declared_with_no_camera_on_a_russian_phone(no_camera):
     station, server = no_camera
     game = station.game
@@ -52,7 +39,7 @@ def test_an_attack_is_picked_previewed_and_declared_with_no_camera_on_a_russian_
         expect(page.locator("#calibrate-link")).to_be_hidden()  # nor a camera to calibrate
         expect(page.locator("#rehearsal")).to_be_hidden()  # no rehearsal hub here: no empty section
         for unit in [u["id"] for u in game.state_view()["units"]]:
-            panel(page, "move", unit=unit, mode="ground", inches="4")
+            fill_panel(page, "move", unit=unit, mode="ground", inches="4")
             page.locator("#action-do").click()
             expect(page.locator("#feed")).to_contain_text("по замеру судьи")
         page.locator('#controls button[data-input="end_movement"]').click()
@@ -62,10 +49,10 @@ def test_an_attack_is_picked_previewed_and_declared_with_no_camera_on_a_russian_
         attacker = next(u for u in game.state_view()["units"] if u["player"] == game.state_view()["order"][0])
         target = next(u for u in game.state_view()["units"] if u["player"] != attacker["player"])["id"]
         records = game.snapshot()["records"]
-        panel(page, "attack", attacker=attacker["id"], target=target)
+        fill_panel(page, "attack", attacker=attacker["id"], target=target)
         preview = page.locator("#action-preview")
         expect(preview).to_contain_text("дистанцию")  # no camera, no range yet: asked for by name
-        panel(page, "attack", band="medium", partial_cover=True)
+        fill_panel(page, "attack", band="medium", partial_cover=True)
         expect(preview).to_contain_text("частичное укрытие +1")
         expect(preview).to_contain_text("по замеру судьи")
         expected = game.preview(

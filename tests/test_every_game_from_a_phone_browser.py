@@ -14,6 +14,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from station.fold import fold
 from station.journal import read_records
+from tests.test_action_panel_browser import fill_panel
 from tests.test_dashboard_browser import CHROMIUM, FLAGS, station_process
 
 TOKEN = "every-game-token"
@@ -42,15 +43,7 @@ class Table:
         must not refuse it.  ``typed``: the dice the preview says it rolls are thrown at the table
         and typed in first."""
         page = self.page
-        page.locator("#action-input").select_option(input_type)
-        for name, value in values.items():
-            control = page.locator(f'#action-args [data-arg="{name}"]')
-            if control.get_attribute("data-kind") == "flag":
-                control.check()
-            elif control.evaluate("e => e.tagName") == "SELECT":
-                control.select_option(value)
-            else:
-                control.fill(str(value))
+        fill_panel(page, input_type, **values)
         if typed:
             expect(page.locator("#action-preview")).to_contain_text("Бросок:")
             count, sides = re.search(r"Бросок: (\d*)d(\d+)", page.locator("#action-preview").text_content()).groups()

@@ -687,13 +687,18 @@ def test_16_4_artillery_support_drifts_its_markers_and_shells_every_turn():
     assert g.state.support_markers[0] == (340.0, 700.0)
 
 
-def test_15_1_a_truck_carries_a_squad_and_its_damage_hits_the_passengers(tmp_path):
+def with_a_truck(tmp_path):
+    """The sample game with a truck, "lorry", and a two-base squad, "section", for the entente."""
     entente = json.loads((DATA / "entente.json").read_text())
     entente["characters"].append({"id": "lorry", "vehicle": "truck"})
     entente["squads"].append({"id": "section", "type": "regulars", "bases": [{"id": "r1"}, {"id": "r2"}]})
     path = tmp_path / "entente.json"
     path.write_text(json.dumps(entente))
-    g = Mile(armies=[load_army(path), load_army(DATA / "central.json")])
+    return Mile(armies=[load_army(path), load_army(DATA / "central.json")])
+
+
+def test_15_1_a_truck_carries_a_squad_and_its_damage_hits_the_passengers(tmp_path):
+    g = with_a_truck(tmp_path)
     g.seen(lorry=(900, 420, 90), r1=(870, 345, 90), r2=(930, 345, 90))
     g.do("roll_initiative", 5, 3)
     g.do("activate", squad="section")

@@ -7,7 +7,7 @@ import json
 
 from station.rules.price_of_a_mile.army import load_army
 
-from .test_price_of_a_mile import DATA, Mile, _with_artillery
+from .test_price_of_a_mile import DATA, Mile, _with_artillery, with_a_truck
 
 
 def _no_camera(g):
@@ -109,12 +109,7 @@ def test_5_8_wire_is_cut_on_the_referees_word_with_no_terrain_on_the_camera(tmp_
 
 
 def test_15_1_a_squad_boards_a_truck_on_the_referees_word(tmp_path):
-    entente = json.loads((DATA / "entente.json").read_text())
-    entente["characters"].append({"id": "lorry", "vehicle": "truck"})
-    entente["squads"].append({"id": "section", "type": "regulars", "bases": [{"id": "r1"}, {"id": "r2"}]})
-    path = tmp_path / "entente.json"
-    path.write_text(json.dumps(entente))
-    g = Mile(armies=[load_army(path), load_army(DATA / "central.json")])
+    g = with_a_truck(tmp_path)
     g.do("roll_initiative", 5, 3)
     g.do("activate", squad="section")
     assert "say contact if it is within 1" in g.do("embark", squad="section", truck="lorry")[0].text
