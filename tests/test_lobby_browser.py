@@ -62,7 +62,9 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport, lang):
             # refused once at the field the server names, then renamed and kept
             page.locator("#editor > summary").click()
             page.select_option("#editor-from", "sample:red-polaris.json")
-            expect(page.locator("#editor-text")).to_have_value(re.compile('"name": "Polaris Empire assault column"'))
+            expect(page.locator("#editor-text")).to_have_value(
+                re.compile('"name": "Штурмовая колонна Империи Полярис"')
+            )
             for fold in ("units[0]", "units[0].members[0]"):  # each unit and member folds; open the first
                 page.locator(f'#army-form details[data-fold="{fold}"] > summary').click()
             armour = page.locator('#army-form input[data-path="units[0].members[0].armour"]')

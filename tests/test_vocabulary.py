@@ -9,7 +9,8 @@ import pytest
 
 from station.measure.bases import BASE_NAME
 from station.measure.terrain import TYPES
-from station.rules.view import OUT_OF_PLAY, STATUSES, out_of_play, status_of
+from station.rules.text import catalog
+from station.rules.view import OUT_OF_PLAY, STATUS_WORDS, STATUSES, out_of_play, status_of
 from station.web.picture import table_picture
 from station.web.vocabulary import TERRAIN_COLOURS, vocabulary
 
@@ -47,3 +48,9 @@ def test_a_status_outside_the_closed_set_is_caught_where_a_view_is_made():
     assert status_of("fallen") == "fallen" and set(OUT_OF_PLAY) <= set(STATUSES)
     with pytest.raises(ValueError, match="'routed' is not a view status"):
         status_of("routed")
+
+
+def test_every_status_has_its_word_for_the_state_prose():
+    """The replay's and the report's state say each status in the page's language (issue 49)."""
+    assert set(STATUS_WORDS) == set(STATUSES)
+    assert STATUS_WORDS["fallen"].said(catalog("ru")) == "упал"

@@ -12,13 +12,26 @@ from collections.abc import Sequence
 from typing import Any, Literal, NotRequired, TypedDict, get_args
 
 from .table_snapshot import SettledTableView
-from .text import Text
+from .text import Text, say
 
 # A model's or unit's status, one of a closed set so that the live map, the replay and the report
 # agree on who is still in play.  A posture is the tilt node's word (events.TILT_STATES).
 Status = Literal["in play", "wounded", "shut down", "aboard", "upright", "leaning", "fallen", "fled", "destroyed"]
 STATUSES: tuple[str, ...] = get_args(Status)
 OUT_OF_PLAY = ("destroyed", "fled")  # removed from the table: struck through, faded, a casualty in the report
+
+
+STATUS_WORDS: dict[str, Text] = {  # each status as the state's prose says it, in the page's language
+    "in play": say("in play"),
+    "wounded": say("wounded"),
+    "shut down": say("shut down"),
+    "aboard": say("aboard"),
+    "upright": say("upright"),
+    "leaning": say("leaning"),
+    "fallen": say("fallen"),
+    "fled": say("fled"),
+    "destroyed": say("destroyed"),
+}
 
 
 def out_of_play(status: str) -> bool:

@@ -137,16 +137,16 @@ class AlphaStrike(ModelRuleset[AlphaState]):
         lines = [say("Alpha Strike: turn {turn}, {phase} phase", turn=state.turn, phase=WORDS[state.phase])]
         lines += [
             say(
-                "  {player} {u} A {armour}/{armour2} S {structure}/{structure2} heat {heat}",
-                player=f"{u.player:<9}",
-                u=f"{u.id:<12}",
+                "  {u} ({player}): armour {armour}/{armour2}, structure {structure}/{structure2}, heat {heat}",
+                player=u.player,
+                u=u.id,
                 armour=u.armour,
                 armour2=u.card.armour,
                 structure=u.structure,
                 structure2=u.card.structure,
                 heat=u.heat,
             )
-            + (say(" destroyed") if u.destroyed else "")
+            + (say(", destroyed") if u.destroyed else "")
             for u in sorted(state.units.values(), key=lambda u: u.id)
         ]
         if state.winner:

@@ -16,7 +16,8 @@ from ..hits import HitTracker, Stamp, hub_overflow, stamp_of
 from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
-from ..text import joined, say
+from ..text import NOTHING, Text, joined, say
+from ..view import STATUS_WORDS, ElementView, UnitView
 from . import army, damage, melee, missions, moving, repair, shooting, turns, virtual  # noqa: F401  (each chapter registers its inputs)
 from .army import check_armies
 from .reach import reach
@@ -249,14 +250,32 @@ class Bronepekhota(ModelRuleset[GameState]):
     def pending_stands(self, state: GameState) -> bool:
         return state.options.unconfirmed == UNCONFIRMED[0]
 
+    @staticmethod
+    def _unit_line(unit: UnitView) -> Text:
+        """One unit as a sentence: its status, and each model's (a vehicle's armour beside its own
+        status, its passengers after it), by name on the pages."""
+
+        def armour(e: ElementView) -> Text:
+            if not e.get("durability_max"):
+                return NOTHING
+            return say(
+                ", armour {armour}/{durability_max}", armour=e.get("armour", 0), durability_max=e["durability_max"]
+            )
+
+        own = next((e for e in unit["elements"] if e["id"] == unit["id"]), None)
+        head = say("{unit}: {status}", unit=unit["id"], status=STATUS_WORDS[unit["status"]])
+        models = [
+            say("{model} {status}", model=e["id"], status=STATUS_WORDS[e["status"]]) + armour(e)
+            for e in unit["elements"]
+            if e is not own
+        ]
+        return (head + armour(own) if own else head) + (say("; ") + joined(models) if models else NOTHING)
+
     def summary(self, state: GameState) -> str:
         view = state_view(state)
         lines = [
-            say(
-                "Бронепехота: round {round}, active player {value}",
-                round=view["round"],
-                value=view["active_player"] or "-",
-            )
+            say("Бронепехота: round {round}", round=view["round"])
+            + (say(", {player} to act", player=view["active_player"]) if view["active_player"] else NOTHING)
         ]
         for player in view["players"]:
             units = [u for u in view["units"] if u["player"] == player]
@@ -270,17 +289,7 @@ class Bronepekhota(ModelRuleset[GameState]):
                 )
                 + (say(" (out of the game)") if player in view["out"] else "")
             )
-            for u in units:
-                models = joined(
-                    say("{model} {status}", model=e["id"], status=e["status"])
-                    + (
-                        say(" armour {armour}/{durability_max}", armour=e["armour"], durability_max=e["durability_max"])
-                        if e["durability_max"]
-                        else ""
-                    )
-                    for e in u["elements"]
-                )
-                lines.append(say("    {unit} {status} ", unit=f"{u['id']:<16}", status=f"{u['status']:<10}") + models)
+            lines += ["    " + self._unit_line(u) for u in units]
         if view["winner"]:
             lines.append(say("  winner: {winner}", winner=view["winner"]))
         return joined(lines, "\n")

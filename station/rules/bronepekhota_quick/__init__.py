@@ -18,7 +18,7 @@ from ..hits import Stamp, hub_overflow, stamp_of
 from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
-from ..text import joined, say
+from ..text import NOTHING, joined, say
 from . import army, combat, real, turns  # noqa: F401  (each chapter registers its inputs)
 from .army import check_armies
 from .state import INPUTS, OPTIONS, QuickState, build
@@ -133,11 +133,8 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
     def summary(self, state: QuickState) -> str:
         view = state_view(state)
         lines = [
-            say(
-                "Бронепехота quick rules: turn {round}, {value} to play",
-                round=view["round"],
-                value=view["active_player"] or "-",
-            )
+            say("Бронепехота quick rules: turn {round}", round=view["round"])
+            + (say(", {player} to act", player=view["active_player"]) if view["active_player"] else NOTHING)
         ]
         for player in view["players"]:
             alive = [u for u in view["units"] if u["player"] == player and u["status"] != "destroyed"]

@@ -126,9 +126,9 @@ class SteelWarriors(ModelRuleset[WarState]):
         lines = [say("Steel Warriors: turn {turn}", turn=state.turn)]
         lines += [
             say(
-                "  {player} {value} {fighting_count} fighting, {morale}, suppression {suppression}",
-                player=f"{s.player:<8}",
-                value=f"{s.id:<12}",
+                "  {value} ({player}): {fighting_count} fighting, {morale}, suppression {suppression}",
+                player=s.player,
+                value=s.id,
                 fighting_count=len(state.fighting(s.id)),
                 morale=MORALE_WORDS[s.morale],
                 suppression=s.suppression,
