@@ -52,6 +52,29 @@ def one_writer(path: Path) -> Iterator[None]:
         os.close(fd)  # closing lets the lock go
 
 
+class Problem(str):
+    """What is wrong with a field, in English (the command line, the logs and the tests read it
+    as a ``str``), keeping its template and values so that a page can say it in its own language
+    (station/web/i18n: the template is the catalog's key).  Made by :func:`problem`."""
+
+    key: str = ""
+    args: dict[str, Any] = {}
+
+    def message(self) -> dict[str, Any]:
+        """The template and values as JSON, in the shape the pages' ``sayMessage`` reads (a value
+        that is a problem's words is said in the page's language in its turn)."""
+        args = {name: v.message() if isinstance(v, Problem) else v for name, v in self.args.items()}
+        return {"key": self.key, "args": args}
+
+
+def problem(template: str, /, **args: str | int | float) -> Problem:
+    """``template`` (a literal: tests/test_i18n.py finds it and wants its translation) filled with
+    ``args``: names, numbers, lists already joined, or other problems' words."""
+    said = Problem(template.format_map(args))
+    said.key, said.args = template, args
+    return said
+
+
 class DataFileError(ValueError):
     """A bad data file: always names the file, the field and what is wrong with it."""
 
@@ -65,13 +88,40 @@ def load_json_file(path: str | Path, error: type[DataFileError] = DataFileError)
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise error(str(p), "file", "does not exist") from None
+        raise error(str(p), "file", problem("does not exist")) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise error(str(p), "file", f"cannot be read ({exc})") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise error(str(p), f"line {exc.lineno} column {exc.colno}", f"not valid JSON ({exc.msg})") from None
+
+
+KIND_WORDS: dict[type, Problem] = {  # what a JSON value is, in the words a player knows
+    dict: problem("an object"),
+    list: problem("a list"),
+    str: problem("text"),
+    int: problem("a whole number"),
+    float: problem("a number"),
+    bool: problem("true/false"),
+    type(None): problem("nothing (null)"),
+}
+
+
+def _kind_word(value: Any) -> Problem:
+    return _type_word(type(value))
+
+
+def _type_word(kind: type) -> Problem:
+    return KIND_WORDS.get(kind) or problem("{value}", value=kind.__name__)
+
+
+def _kinds_words(kinds: Sequence[type]) -> Problem:
+    """ "a whole number or text": the kinds a field takes."""
+    said = _type_word(kinds[0])
+    for kind in kinds[1:]:
+        said = problem("{one} or {other}", one=said, other=_type_word(kind))
+    return said
 
 
 class Fields:
@@ -83,7 +133,7 @@ class Fields:
         self.where = where
         self.error = error
         if not isinstance(data, dict):
-            self.fail(f"must be an object, not {type(data).__name__}")
+            self.fail(problem("must be an object, not {kind}", kind=_kind_word(data)))
         self.data: dict[str, Any] = data
 
     def _at(self, name: str) -> str:
@@ -102,28 +152,52 @@ class Fields:
         value = self.data.get(name, _MISSING)
         if value is _MISSING:
             if default is _MISSING:
-                self.fail("is required", name)
+                self.fail(problem("is required"), name)
             return default
         kinds = kind if isinstance(kind, tuple) else (kind,)
         if isinstance(value, bool) and bool not in kinds:
-            self.fail(f"must be {' or '.join(k.__name__ for k in kinds)}, not true/false", name)
+            self.fail(
+                problem("must be {kinds}, not {kind}", kinds=_kinds_words(kinds), kind=KIND_WORDS[bool]),
+                name,
+            )
         if not isinstance(value, kinds):
-            self.fail(f"must be {' or '.join(k.__name__ for k in kinds)}, not {type(value).__name__}", name)
+            self.fail(
+                problem(
+                    "must be {kinds}, not {kind}",
+                    kinds=_kinds_words(kinds),
+                    kind=_kind_word(value),
+                ),
+                name,
+            )
         if check is not None:
-            problem = check(value)
-            if problem:
-                self.fail(problem, name)
+            wrong = check(value)
+            if wrong:
+                self.fail(wrong, name)
         return value
 
     def choice(self, name: str, options: Sequence[str], default: Any = _MISSING) -> str:
         value: str = self.get(
-            name, str, default, lambda v: None if v in options else f"is {v!r}; expected one of {', '.join(options)}"
+            name,
+            str,
+            default,
+            lambda v: (
+                None
+                if v in options
+                else problem("is '{value}'; expected one of {options}", value=v, options=", ".join(options))
+            ),
         )
         return value
 
     def integer(self, name: str, low: int, high: int, default: Any = _MISSING) -> int:
         value: int = self.get(
-            name, int, default, lambda v: None if low <= v <= high else f"is {v}; expected {low} to {high}"
+            name,
+            int,
+            default,
+            lambda v: (
+                None
+                if low <= v <= high
+                else problem("is {value}; expected {low} to {high}", value=v, low=low, high=high)
+            ),
         )
         return value
 
@@ -133,8 +207,13 @@ class Fields:
     def items(self, name: str, min_len: int = 0, max_len: int | None = None) -> Iterator[Fields]:
         values = self.get(name, list)
         if len(values) < min_len or (max_len is not None and len(values) > max_len):
-            span = f"exactly {min_len}" if min_len == max_len else f"at least {min_len}"
-            self.fail(f"has {len(values)} entries; expected {span}", name)
+            count = len(values)
+            self.fail(
+                problem("has {count} entries; expected exactly {low}", count=count, low=min_len)
+                if min_len == max_len
+                else problem("has {count} entries; expected at least {low}", count=count, low=min_len),
+                name,
+            )
         for index, value in enumerate(values):
             yield Fields(self.path, value, f"{self._at(name)}[{index}]", self.error)
 
@@ -142,7 +221,7 @@ class Fields:
         """Typos such as "armor" for "armour" must not be silently ignored."""
         for key in self.data:
             if key not in known:
-                self.fail(f"unknown field; known fields are {', '.join(known)}", key)
+                self.fail(problem("unknown field; known fields are {known}", known=", ".join(known)), key)
 
 
 def load_bundled(relative: str, expected_format: str, error: type[DataFileError] = DataFileError) -> dict[str, Any]:

@@ -16,7 +16,7 @@ TARGET_PX = 44
 # Latin words a Russian page may show: units and codes printed as they are in the rulebooks and
 # on Alpha Strike cards, file formats, and the project's own names.
 CODES = {
-    "mm", "cm", "MUL", "JSON", "QR", "BattleTech", "Alpha", "Strike", "FT", "Mark", "Wi", "Fi", "ChArUco", "USB",
+    "mm", "cm", "MUL", "JSON", "PDF", "QR", "BattleTech", "Alpha", "Strike", "FT", "Mark", "Wi", "Fi", "ChArUco", "USB",
 }  # fmt: skip
 
 SCAN = """([minimum, lang]) => {
@@ -33,8 +33,7 @@ SCAN = """([minimum, lang]) => {
   const name = (e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}${e.className && typeof e.className === 'string' ? '.' + e.className.split(' ').join('.') : ''} "${(e.textContent || e.value || e.getAttribute('aria-label') || '').trim().slice(0, 30)}"`;
   for (const e of document.querySelectorAll('a[href], button, input, select, textarea, summary')) {
     if (!visible(e) || e.type === 'hidden') continue;
-    const target = (e.type === 'checkbox' || e.type === 'radio') ? (e.closest('label') || e) : e;
-    const r = target.getBoundingClientRect();
+    const r = e.getBoundingClientRect();  // a checkbox too: its own box, not only its label's
     if (r.height < minimum - 0.5 || r.width < minimum - 0.5) out.small.push(`${name(e)} ${Math.round(r.width)}×${Math.round(r.height)}`);
   }
   if (lang === 'ru') {

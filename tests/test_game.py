@@ -181,7 +181,11 @@ def _army_with(tmp_path, change):
         (lambda d: d["units"][1].update(pilot="nobody"), "units[1].pilot", "not an infantryman"),
         (lambda d: d["units"][0]["members"][5].update(rank=1), "units[1].pilot", "below the vehicle's rank"),
         (lambda d: d["units"][1]["launchers"][0].update(kind="laser"), "units[1].launchers[0].kind", "expected one of"),
-        (lambda d: d["units"][1].update(rate_of_fire="two"), "units[1].rate_of_fire", "must be int"),
+        (
+            lambda d: d["units"][1].update(rate_of_fire="two"),
+            "units[1].rate_of_fire",
+            "must be a whole number, not text",
+        ),
         (lambda d: d["units"][1].update(base="hex40"), "units[1].base", "round<diameter>"),
         (lambda d: d["units"][0]["members"][0].update(range="D7+2"), "units[0].members[0].range", "dice expression"),
         (lambda d: d["units"][0]["members"][0].pop("power"), "units[0].members[0].power", "both range and power"),

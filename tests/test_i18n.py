@@ -98,16 +98,20 @@ def literal_keys() -> set[str]:
 
 def said_keys() -> set[str]:
     """The pre-game check's words and the server's refusals, said with ``say`` (station/rules/text.py)
-    in the lobby, the web layer and the doctor's checks, and shown in the page's language from
+    in the lobby, the web layer and the doctor's checks, and what any data file's loader says is
+    wrong with a field (``problem``, station/datafile.py), all shown in the page's language from
     this catalog."""
     keys = set()
-    for path in [
+    saying = [
         *(ROOT / "station" / "lobby").glob("*.py"),
         *(ROOT / "station" / "web").glob("*.py"),
         ROOT / "station" / "doctor.py",
-    ]:
+    ]
+    for path in sorted((ROOT / "station").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "say":
+            said_by = {"say", "problem"} if path in saying else {"problem"}
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in said_by:
+                assert isinstance(node.args[0], ast.Constant), f"{path}:{node.lineno}: say a literal template"
                 template = node.args[0].value
                 if re.search(r"[A-Za-z]", re.sub(r"\{\w+\}", "", template)):
                     keys.add(template)
@@ -116,7 +120,8 @@ def said_keys() -> set[str]:
 
 def game_keys() -> set[str]:
     """What the rules hand the pages to show as words: the buttons, the verdicts with what each
-    does, and every status and action a unit or a model takes in the recorded games."""
+    does, and every status a unit or a model takes in the recorded games (what a model may still
+    do is said by the rules' own catalogs)."""
     keys = set()
     for name in RULESETS:
         ruleset = make_ruleset(name, DiceBook())
@@ -133,7 +138,6 @@ def game_keys() -> set[str]:
             keys.add(unit["status"])
             for element in unit["elements"]:
                 keys.add(element["status"])
-                keys.update(element.get("actions_left", []))
                 if "card" in element:
                     keys.add(element["card"]["status"])
     return keys

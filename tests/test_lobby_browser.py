@@ -73,7 +73,11 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport, lang):
             armour.dispatch_event("change")
             page.fill("#editor-name", "Моя армия")
             page.click("#editor-save")
-            expect(page.locator("#editor-error")).to_contain_text("Моя-армия.json: units[0].members[0].armour")
+            # refused by the browser itself, under the field, in the form's words (no file, no JSON path)
+            expect(page.locator("#army-form .field-error")).to_contain_text(
+                tr("is {value}; expected {low} to {high}", value=25, low=0, high=20)
+            )
+            expect(page.locator("#army-form .field-error")).not_to_contain_text("units[0]")
             expect(page.locator('#army-form input[data-path="units[0].members[0].armour"]')).to_have_class(
                 re.compile("bad")
             )
@@ -132,7 +136,8 @@ def test_a_referee_runs_a_whole_game_from_the_browser(tmp_path, viewport, lang):
             page.locator("#options-box summary").click()
             page.fill("#option-hit_window_ms", "5")
             page.click("#start")
-            expect(page.locator("#lobby-error")).to_contain_text("hit_window_ms")
+            label = page.locator('[data-option="hit_window_ms"] label').inner_text().strip()
+            expect(page.locator('[data-option="hit_window_ms"] .field-error')).to_contain_text(f"{label}: ")
             expect(page.locator('[data-option="hit_window_ms"]')).to_have_class(re.compile(r"\bbad\b"))
             expect(page).to_have_url(url + "/lobby")
             page.fill("#option-hit_window_ms", "3000")

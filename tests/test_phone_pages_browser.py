@@ -1,7 +1,14 @@
 """Every page of the station on a phone, in both languages, with a game of each kind running:
 nothing scrolls sideways at 390 or 320 px, every control is finger-sized, a Russian page says
 nothing in English but names, and axe-core finds no serious or critical accessibility violation
-(tests/phone_check.py says exactly what is checked)."""
+(tests/phone_check.py says exactly what is checked).  The pages are seen as a night brings them:
+the lobby with an error under a field of the army form, the dashboard after a shot, an override
+and a move, the replay and the report with their state, in sentences."""
+
+import json
+import time
+import urllib.error
+import urllib.request
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -29,6 +36,7 @@ FIRST_INPUT = {  # what begins play in each game, so the page shows a round unde
     "steel_warriors": "begin_turn",
     "price_of_a_mile": "roll_initiative",
 }
+MOVES = {"alpha_strike": "unit", "price_of_a_mile": "base", "steel_warriors": "squad"}  # the mover's argument
 SIZES = [(390, 844), (320, 640)]
 NAMES = army_names([*DATA.glob("*/*.json")])
 
@@ -59,12 +67,47 @@ def _look(pw, url, path, prepare=lambda page: None):
 
 
 def _open_everything(page):
-    """The lobby with its editor, a folded unit and the options open: the longest it gets."""
+    """The lobby with its editor, a folded unit and the options open, and an error under a field
+    of the army form: the longest it gets, with what a referee reads when a value is wrong."""
     if page.locator("#editor > summary").is_visible():
         page.locator("#editor > summary").click()
         page.locator("#army-form details.fold > summary").first.wait_for()
         page.locator("#army-form details.fold > summary").first.click()
         page.locator("#options-box > summary").click()
+        limited = page.locator("#army-form input[type=number][max]:visible").first
+        limited.fill(str(float(limited.get_attribute("max")) + 5))
+        limited.dispatch_event("change")
+        page.locator("#army-form .field-error").wait_for()
+
+
+def _pending(url):
+    """The first ruling waiting for the referee, once the hub's shot has reached the station."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        state = json.loads(urllib.request.urlopen(url + "/api/state", timeout=5).read())
+        waiting = [r["id"] for r in state["rulings"] if r.get("status") == "pending"]
+        if waiting:
+            return waiting[0]
+        time.sleep(0.2)
+    return None
+
+
+def _override_and_move(url, game):
+    """The referee overrides the first pending ruling (with a note in Russian) and, where the game
+    takes a move from the referee, moves the first unit of the side to act three inches."""
+    pending = _pending(url)
+    if pending:
+        verdicts = referee_call(url, f"/api/rulings/{pending}/verdicts", TOKEN, method="GET")["verdicts"]
+        if verdicts:
+            body = {"verdict": verdicts[0]["verdict"], "note": "судья видел сам"}
+            referee_call(url, f"/api/rulings/{pending}/override", TOKEN, body)
+    if game in MOVES:
+        state = json.loads(urllib.request.urlopen(url + "/api/state", timeout=5).read())["state"]
+        mover = next(u for u in state["units"] if u["player"] == (state["active_player"] or u["player"]))
+        try:
+            referee_call(url, "/api/input", TOKEN, {"type": "move", "args": {MOVES[game]: mover["id"], "inches": 3}})
+        except urllib.error.HTTPError:
+            pass  # not this unit's turn to move: the page shows the game as it stands
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -86,6 +129,7 @@ def test_every_page_fits_a_phone_in_both_languages(tmp_path, game):
                 launchers = [n.id for n in ruleset.sensor_nodes(armies) if n.kind == "launcher"]
                 if launchers:  # a shot: the rulings and the referee's controls for them are on the page too
                     hub.shot(launchers[0])
+                _override_and_move(url, game)
                 for page in ("/", "/lobby", "/calibrate"):
                     found += _look(pw, url, page, _open_everything if page == "/lobby" else lambda page: None)
                 referee_call(url, "/api/game/end", TOKEN, {"note": "checked on a phone"})

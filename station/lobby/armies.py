@@ -11,6 +11,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -133,6 +134,26 @@ class ArmyShelf:
             raise type(exc)(label, exc.where, exc.problem) from None
         finally:
             path.unlink(missing_ok=True)
+
+    def clash(self, game: str, army_id: str, alongside: Sequence[str]) -> DataFileError | None:
+        """Why the army cannot meet those chosen beside it, as it is (an id or a player they
+        share): the game's own check across armies, its error blamed on this army; else None.
+        An army beside it that no longer loads is left out: the lobby says so when it starts."""
+        others = []
+        for other in alongside:
+            if other != army_id:
+                try:
+                    others.append(self.load(game, other))
+                except (DataFileError, ShelfError):
+                    continue
+        if not others:
+            return None
+        mine = self.load(game, army_id)
+        try:
+            make_ruleset(game, DiceBook()).initial_state([*others, mine], {})
+        except DataFileError as exc:
+            return exc if exc.path == mine["source"] else None
+        return None
 
     def save(self, game: str, name: str, document: Any) -> Army:
         """Keep an army the loader accepts as ``<name>.json`` (replacing one of that name)."""

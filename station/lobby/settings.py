@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..datafile import DataFileError, Fields, load_json_file, write_text_atomic
+from ..datafile import DataFileError, Fields, load_json_file, problem, write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -66,12 +66,14 @@ class Settings:
 
 
 def _one_line(value: str | None) -> str | None:
-    return "must be one line of at most 200 characters" if value and ("\n" in value or len(value) > 200) else None
+    return (
+        problem("must be one line of at most 200 characters") if value and ("\n" in value or len(value) > 200) else None
+    )
 
 
 def _whole_path(value: str | None) -> str | None:
     if value and not value.startswith("/"):
-        return "must be the whole path, from / (for example /media/usb/station)"
+        return problem("must be the whole path, from / (for example /media/usb/station)")
     return _one_line(value)
 
 
@@ -107,7 +109,11 @@ def serial_ports(
         prober = probe_hub
     found = []
     for port in lister():
-        entry: dict[str, Any] = {"device": port.device, "description": getattr(port, "description", "") or ""}
+        described = getattr(port, "description", "") or ""
+        entry: dict[str, Any] = {
+            "device": port.device,
+            "description": "" if described == "n/a" else described,
+        }  # pyserial's "n/a"
         if port.device in skip:
             entry["in_use"] = True
         else:

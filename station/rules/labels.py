@@ -69,7 +69,14 @@ def wanted(schema: Any) -> set[str]:
         if _kind(node):
             found.add(node["const"])
         found.update(node.get("properties") or {})
+        found.update(f"{key}[]" for key, sub in (node.get("properties") or {}).items() if _listed(sub))
     return found
+
+
+def _listed(sub: Any) -> bool:
+    """A property that is a list of things: each of them gets its own title, ``"<key>[]"`` in the
+    catalogs ("отряд 2" in the list of «отряды»), so the form says what one of them is."""
+    return isinstance(sub, dict) and isinstance(sub.get("items"), dict)
 
 
 def titled(schema: dict[str, Any], language: str, game: str | None = None) -> dict[str, Any]:
@@ -88,4 +95,6 @@ def titled(schema: dict[str, Any], language: str, game: str | None = None) -> di
         for key, sub in (node.get("properties") or {}).items():
             if isinstance(sub, dict):
                 sub.setdefault("title", label(key, language, game))
+            if _listed(sub):
+                sub["items"].setdefault("title", label(f"{key}[]", language, game))
     return out

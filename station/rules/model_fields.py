@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from ..datafile import Fields, load_json_file
+from ..datafile import Fields, load_json_file, problem
 from ..dice import Roller
 from ..events import HUB_ID, NODE_AT, Node
 from .base import VOID_MEANS, ArmyError, Ruling
@@ -14,7 +14,6 @@ from .dry_run import dry_run
 from .input_args import Declared
 from .inputs import Inputs
 from .ruleset import DashboardParts, ImportReport
-from .text import say
 
 S = TypeVar("S")
 
@@ -183,13 +182,49 @@ class ModelRuleset(Generic[S]):
 
 
 def one_army_each(armies: Sequence[Mapping[str, Any]]) -> set[str]:
-    """Each player brings one army: a second army of the same player is refused, naming its file.
-    Returns the players."""
-    players: set[str] = set()
+    """Each player brings one army: a second army of the same player is refused, naming its file
+    and the army that came first.  Returns the players."""
+    first: dict[str, Mapping[str, Any]] = {}
     for army in armies:
-        if army["player"] in players:
+        if army["player"] in first:
             raise ArmyError(
-                army["source"], "player", say("{player} is used by two armies", player=repr(army["player"]))
+                army["source"],
+                "player",
+                problem(
+                    "'{player}' is also the player of the army «{other}»: each player brings one army",
+                    player=army["player"],
+                    other=army_title(first[army["player"]]),
+                ),
             )
-        players.add(army["player"])
-    return players
+        first[army["player"]] = army
+    return set(first)
+
+
+def army_title(army: Mapping[str, Any]) -> str:
+    """How an error names an army: its name, else its file."""
+    return str(army.get("name") or army["source"])
+
+
+def ids_once(
+    armies: Sequence[Mapping[str, Any]], ids: Callable[[Mapping[str, Any]], Iterable[tuple[str, str]]]
+) -> None:
+    """Every id of ``ids(army)`` (each with the path of its field) used once on the table.  A clash
+    is blamed on the later army and names the first, so a referee whose own new force reuses an
+    id of the sample it plays against reads which of the two to change."""
+    first: dict[str, Mapping[str, Any]] = {}
+    for army in armies:
+        for where, item in ids(army):
+            other = first.get(item)
+            if other is not None:
+                raise ArmyError(
+                    army["source"],
+                    where,
+                    problem("id '{id}' is used twice", id=item)
+                    if other is army
+                    else problem(
+                        "id '{id}' is also in the army «{other}»: ids must differ between the armies of one game",
+                        id=item,
+                        other=army_title(other),
+                    ),
+                )
+            first[item] = army

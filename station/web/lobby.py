@@ -24,10 +24,10 @@ from ..lobby.starting import CheckFailed, check_army_count, checks_view, refuse_
 from ..lobby.wiring import inventory_of, wiring
 from ..rules.labels import label, titled
 from ..rules.registry import RULESETS, make_ruleset
-from ..rules.text import say, with_messages
+from ..rules.text import with_messages
 from .current import lobby
 from .i18n import language
-from .security import Reply, error_response, referee_only
+from .security import Reply, error_response, file_error, file_error_response, referee_only
 
 lobby_pages = Blueprint("lobby_pages", __name__, template_folder="templates")
 lobby_api = Blueprint("lobby_api", __name__)
@@ -35,10 +35,7 @@ lobby_api = Blueprint("lobby_api", __name__)
 
 @lobby_api.errorhandler(DataFileError)
 def _bad_army(exc: DataFileError) -> tuple[Response, int]:
-    """The file and the field as they are, the problem in the page's language where the loader
-    said it with ``say``."""
-    said = say("{path}: {where}: {problem}", path=exc.path, where=exc.where, problem=exc.problem)
-    return jsonify({"error": str(exc), "field": exc.where, "message": said.message()}), 400
+    return file_error_response(exc)
 
 
 @lobby_api.errorhandler(InputError)
@@ -153,12 +150,19 @@ def army_document(game: str, army_id: str) -> Response:
 @lobby_api.post("/armies/<game>")
 @referee_only
 def save_army(game: str) -> Response:
-    """``{"name": ..., "army": {...}}``: checked by the game's own loader, then kept on the shelf."""
+    """``{"name": ..., "army": {...}, "alongside": [army ids]}``: checked by the game's own loader,
+    then kept on the shelf.  ``clash`` says why it cannot meet the armies chosen alongside it as
+    it is (an id they share): it is saved all the same, since it may be meant for another game."""
     body = _body()
-    name, document = body.get("name"), body.get("army")
+    name, document, alongside = body.get("name"), body.get("army"), body.get("alongside", [])
     if not isinstance(name, str) or not isinstance(document, dict):
         raise InputError('expected {"name": string, "army": object}')
-    return jsonify({"army": lobby().shelf.save(game, name, document).as_dict()})
+    if not isinstance(alongside, list) or not all(isinstance(a, str) for a in alongside):
+        raise InputError("alongside: expected a list of army ids", "alongside")
+    shelf = lobby().shelf
+    saved = shelf.save(game, name, document)
+    clash = shelf.clash(game, saved.id, alongside[:8])
+    return jsonify({"army": saved.as_dict(), **({"clash": file_error(clash)} if clash else {})})
 
 
 def _armies(game: str, chosen: Any) -> list[dict[str, Any]]:

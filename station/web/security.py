@@ -25,6 +25,7 @@ from typing import Any, ParamSpec, cast
 
 from flask import Flask, Response, current_app, jsonify, request, session
 
+from ..datafile import DataFileError, Problem
 from ..rules.text import Text, say
 from ..untrusted_json import TooDeep
 from . import strict_json
@@ -78,8 +79,24 @@ def error_response(status: int, message: str, field: str | None = None) -> tuple
     """Every error the API answers: JSON ``{"error": ...}`` with its status; a refusal said with
     ``say`` (station/rules/text.py) also carries its ``message``, for a page to say in its language,
     and one about a request's field names it (``field``), for a form to point at."""
-    said = {"message": message.message()} if isinstance(message, Text) else {}
+    said = {"message": message.message()} if isinstance(message, (Text, Problem)) else {}
     return jsonify({"error": message, **said, **({"field": field} if field else {})}), status
+
+
+def file_error(exc: DataFileError) -> dict[str, Any]:
+    """A bad file or form field as JSON: the whole error in English (``error``, as the log and the
+    command line say it), and its parts, so that a form says it in the page's language at the
+    field: the file, the field's path and the problem, with ``problem_message`` where the loader
+    said it with ``problem`` (station/datafile.py) or ``say``."""
+    wrong = exc.problem
+    said = wrong.message() if isinstance(wrong, (Text, Problem)) else {"key": "{value}", "args": {"value": str(wrong)}}
+    message = {"key": "{path}: {where}: {problem}", "args": {"path": exc.path, "where": exc.where, "problem": said}}
+    body = {"error": str(exc), "file": exc.path, "field": exc.where, "problem": str(wrong), "problem_message": said}
+    return {**body, "message": message}
+
+
+def file_error_response(exc: DataFileError, status: int = 400) -> tuple[Response, int]:
+    return jsonify(file_error(exc)), status
 
 
 def referee_token() -> RefereeToken:

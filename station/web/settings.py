@@ -18,7 +18,7 @@ from ..lobby.settings import Settings, cameras, serial_ports
 from ..lobby.wiring import wiring
 from ..rules.text import say
 from .current import lobby
-from .security import error_response, referee_only
+from .security import error_response, file_error_response, referee_only
 
 settings_pages = Blueprint("settings", __name__, template_folder="templates")
 
@@ -70,7 +70,7 @@ def change() -> tuple[Response, int] | Response:
         changed = _current().changed(_body())
         copied = lobby().apply_settings(changed)
     except DataFileError as exc:
-        return jsonify({"error": str(exc), "field": exc.where}), 400
+        return file_error_response(exc)
     except FolderUnusable as exc:
         return jsonify({"error": str(exc), "field": "data"}), 400
     except LobbyError as exc:

@@ -12,7 +12,7 @@ from typing import Any
 from ...datafile import Fields, load_json_file
 from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, Schema, army_file, list_of, one_of, record, when, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker, open_army
+from ..model_fields import ID_CHECK, base, ids_once, marker, one_army_each, open_army
 from .cards import DAMAGE, Card, parse_card
 from .formations import TYPES, parse_formation
 from .library import CardLibrary
@@ -130,15 +130,8 @@ def card_of(unit: Mapping[str, Any]) -> Card:
 
 
 def check_forces(forces: Sequence[Mapping[str, Any]]) -> None:
-    players, ids = set(), set()
-    for force in forces:
-        if force["player"] in players:
-            raise ArmyError(force["source"], "player", f"{force['player']!r} is used by two forces")
-        players.add(force["player"])
-        for k, unit in enumerate(force["units"]):
-            if unit["id"] in ids:
-                raise ArmyError(force["source"], f"units[{k}].id", f"{unit['id']!r} is used twice")
-            ids.add(unit["id"])
+    players = one_army_each(forces)
+    ids_once(forces, lambda force: ((f"units[{k}].id", unit["id"]) for k, unit in enumerate(force["units"])))
     if len(players) < 2:
         raise ArmyError(forces[0]["source"] if forces else "forces", "player", "a game needs two sides")
 

@@ -8,14 +8,14 @@ documents the format field by field.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...datafile import Fields
+from ...datafile import Fields, problem
 from ..army_schema import BASE, DICE, ID, MARKER, NODE, TEXT, Schema, army_file, list_of, number, one_of, record, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, NODE_CHECK, base, marker, one_army_each, open_army
+from ..model_fields import ID_CHECK, NODE_CHECK, base, ids_once, marker, one_army_each, open_army
 
 FORMAT = "bronepekhota-army/1"
 SQUAD_SIZE = 6  # §2.1: each squad has exactly 6 infantrymen
@@ -38,8 +38,8 @@ def _dice(f: Fields, name: str) -> str:
     def check(text: str) -> str | None:
         try:
             DiceExpression.parse(text)
-        except ValueError as exc:
-            return str(exc)
+        except ValueError:
+            return problem("'{value}' is not a dice expression: write e.g. D6, D6+2, 2D12 or D20-1", value=text)
         return None
 
     return str(DiceExpression.parse(f.get(name, str, check=check)))
@@ -323,25 +323,33 @@ def model_specs(armies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _ids(army: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """A Бронепехота army's ids with their fields: each unit's, and a squad's fighters'."""
+    for k, unit in enumerate(army["units"]):
+        yield f"units[{k}].id", unit["id"]
+        for j, member in enumerate(unit["members"] if unit["type"] == "squad" else []):
+            yield f"units[{k}].members[{j}].id", member["id"]
+
+
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
     """Checks across armies: distinct players, and ids and sensor nodes used once on the table."""
     one_army_each(armies)
-    ids: dict[str, str] = {}
+    ids_once(armies, _ids)
     nodes: dict[str, str] = {}
     markers: dict[int, str] = {}
     for army in armies:
         src = army["source"]
-        for unit in army["units"]:
+        for k, unit in enumerate(army["units"]):
             elements = unit["members"] if unit["type"] == "squad" else [unit]
-            for thing in ([unit] if unit["type"] == "squad" else []) + elements:
-                if thing["id"] in ids:
-                    raise ArmyError(src, f"unit {unit['id']}", f"id {thing['id']!r} also used in {ids[thing['id']]}")
-                ids[thing["id"]] = src
             for element in elements:
                 marker = element.get("marker")
                 if marker and marker["id"] in markers:
                     raise ArmyError(
-                        src, f"unit {unit['id']}", f"marker {marker['id']} is already on {markers[marker['id']]}"
+                        src,
+                        f"units[{k}]",
+                        problem(
+                            "marker {marker} is already on {other}", marker=marker["id"], other=markers[marker["id"]]
+                        ),
                     )
                 if marker:
                     markers[marker["id"]] = element["id"]
@@ -351,6 +359,8 @@ def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
             for node in filter(None, wired):
                 if node in nodes:
                     raise ArmyError(
-                        src, f"unit {unit['id']}", f"sensor node {node!r} is already wired to {nodes[node]}"
+                        src,
+                        f"units[{k}]",
+                        problem("sensor node '{node}' is already wired to {other}", node=node, other=nodes[node]),
                     )
                 nodes[node] = unit["id"]

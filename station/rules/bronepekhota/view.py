@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..table_snapshot import table_view
+from ..text import say
 from ..view import ElementView, StateView, UnitView, status_of
 from . import missions
 from .moving import jump_range, movement_view
@@ -20,17 +21,17 @@ def actions_left(state: GameState, e: Element) -> list[str]:
     left = []
     if e.kind == "infantry":
         if state.options.shooting == "virtual" and not any(f.startswith("virtual:") for f in e.fired):
-            left.append("shoot")
+            left.append(say("shoot"))
     else:
         used = len([f for f in e.fired if f.startswith("virtual:") or "/" in f])
         shots = state.setup.rate_of_fire.get(e.id, 0) - used
         if shots > 0:
-            left.append(f"shoot ×{shots}")
+            left.append(say("shoot ×{shots}", shots=shots))
     flyer = state.setup.locomotion.get(e.id) == "flying"
     if e.kind != "gun" and not flyer and "melee" not in e.fired:
-        left.append("close combat")
+        left.append(say("close combat"))
     if jump_range(state, e.id) and "jump" not in e.fired:
-        left.append("jump")
+        left.append(say("jump"))
     return left
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...datafile import Fields
+from ...datafile import Fields, problem
 from ..army_schema import BASE, FLAG, ID, MARKER, NODE, TEXT, Schema, army_file, list_of, one_of, record, when, whole
 from ..base import ArmyError
 from ..model_fields import ID_CHECK, NODE_CHECK, base, marker, one_army_each, open_army
@@ -127,7 +127,11 @@ def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
             )
             for name in names:
                 if name in seen:
-                    raise ArmyError(army["source"], f"units[{k}]", f"{name!r} is also used by {seen[name]}")
+                    raise ArmyError(
+                        army["source"],
+                        f"units[{k}]",
+                        problem("'{id}' is also used by {other}", id=name, other=seen[name]),
+                    )
                 seen[name] = f"{army['source']} {unit['id']}"
     if len(players) < 2:
         raise ArmyError(armies[0]["source"] if armies else "armies", "player", "a game needs two players")

@@ -29,6 +29,7 @@ from ..hits import (
     unknown_launcher,
 )
 from ..text import say
+from ..view import STATUS_WORDS
 from .combat import exploding_d6
 from .state import Fighter, QuickState
 from .where import operator_of
@@ -141,7 +142,7 @@ def on_tilt(state: QuickState, seq: int, tilt: Tilt, when: Stamp, roller: Roller
         say(
             "{name} went {value} with no shot in the hit window: not a hit (knocked by hand?).",
             name=target.name,
-            value=tilt.state,
+            value=STATUS_WORDS[tilt.state],
         ),
         "§11",
         element=target.id,

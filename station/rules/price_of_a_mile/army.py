@@ -7,14 +7,14 @@ lost its numbers), changed by body armour (§12.3), a horse (§12.2) and any ``s
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ...datafile import Fields, load_bundled
 from ..army_schema import BASE, FLAG, ID, MARKER, TEXT, Schema, army_file, list_of, one_of, record, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker, one_army_each, open_army
+from ..model_fields import ID_CHECK, base, ids_once, marker, one_army_each, open_army
 
 FORMAT = "price-of-a-mile-army/1"
 DATA_FORMAT = "price-of-a-mile-data/1"
@@ -164,21 +164,18 @@ def load_army(path: str | Path) -> dict[str, Any]:
     return {**header, "squads": squads, "characters": characters}
 
 
+def _ids(army: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """The ids of an army's squads, their bases and its characters, with their fields."""
+    for k, squad in enumerate(army["squads"]):
+        yield f"squads[{k}].id", squad["id"]
+        yield from ((f"squads[{k}].bases[{j}].id", b["id"]) for j, b in enumerate(squad["bases"]))
+    yield from ((f"characters[{k}].id", c["id"]) for k, c in enumerate(army["characters"]))
+
+
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
     """Two sides, ids used once, and at most one Hero a side (§12.1: 'usually')."""
     players = one_army_each(armies)
-    ids: set[str] = set()
-    for army in armies:
-        src = army["source"]
-        members = (
-            [("squads", s["id"]) for s in army["squads"]]
-            + [("bases", b["id"]) for s in army["squads"] for b in s["bases"]]
-            + [("characters", c["id"]) for c in army["characters"]]
-        )
-        for where, item in members:
-            if item in ids:
-                raise ArmyError(src, where, f"id {item!r} is used twice")
-            ids.add(item)
+    ids_once(armies, _ids)
     if len(players) < 2:
         raise ArmyError(armies[0]["source"] if armies else "armies", "player", "a game needs two sides")
 

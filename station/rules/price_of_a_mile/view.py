@@ -81,7 +81,7 @@ def state_view(state: MileState) -> MileView:
                         + ([say("no fuel")] if f.fuel_spent else []),
                         " · ",
                     ),
-                    "actions_left": ["action"] * act.actions.get(f.id, 0) if act else [],
+                    "actions_left": [say("order")] * act.actions.get(f.id, 0) if act else [],
                     "fuel_spent": f.fuel_spent,
                     "ammo_max": None,
                     "fired": [],

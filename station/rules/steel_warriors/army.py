@@ -8,14 +8,14 @@ role (seed 001 digest §4).  Weapon rates and powers come from
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ...datafile import Fields, load_bundled
 from ..army_schema import BASE, FLAG, ID, MARKER, Schema, army_file, list_of, one_of, record, whole
 from ..base import ArmyError
-from ..model_fields import ID_CHECK, base, marker, one_army_each, open_army
+from ..model_fields import ID_CHECK, base, ids_once, marker, one_army_each, open_army
 from ..text import say
 from .ladder import LADDER
 
@@ -123,14 +123,16 @@ def load_army(path: str | Path) -> dict[str, Any]:
     return {**header, "squads": squads}
 
 
+def _ids(army: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """The ids of an army's squads and their figures, with their fields."""
+    for k, squad in enumerate(army["squads"]):
+        yield f"squads[{k}].id", squad["id"]
+        yield from ((f"squads[{k}].figures[{j}].id", x["id"]) for j, x in enumerate(squad["figures"]))
+
+
 def check_armies(armies: Sequence[Mapping[str, Any]]) -> None:
     players = one_army_each(armies)
-    ids: set[str] = set()
-    for army in armies:
-        for item in [s["id"] for s in army["squads"]] + [x["id"] for s in army["squads"] for x in s["figures"]]:
-            if item in ids:
-                raise ArmyError(army["source"], "squads", f"id {item!r} is used twice")
-            ids.add(item)
+    ids_once(armies, _ids)
     if len(players) < 2:
         raise ArmyError(armies[0]["source"] if armies else "armies", "player", "a game needs two sides")
 

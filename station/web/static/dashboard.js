@@ -89,12 +89,12 @@ function unitCard(unit) {
     const moved = (state.moved || {})[e.id];
     if (moved) {
       card.append(el("div", { class: `row moved${moved.over ? " over" : ""}`, "data-moved": e.id,
-        title: [...(moved.charged || []), ...(moved.problems || [])].join("\n") }, `${e.name}: ${moved.text}`));
+        title: [...(moved.charged || []), ...(moved.problems || [])].join("\n") }, `${e.name}: ${inLanguage(moved.text, moved.text_message)}`));
     }
   }
   if (state.active_unit === unit.id) {  // §3.2: what each model may still do in this activation
     for (const e of unit.elements.filter((x) => (x.actions_left || []).length)) {
-      card.append(el("div", { class: "row actions", "data-actions": e.id }, t("{name} may still: {actions}", { name: e.name, actions: e.actions_left.map((a) => t(a)).join(", ") })));
+      card.append(el("div", { class: "row actions", "data-actions": e.id }, t("{name} may still: {actions}", { name: e.name, actions: e.actions_left.map((a, k) => inLanguage(a, (e.actions_left_messages || [])[k])).join(", ") })));
     }
   }
   const people = unit.elements.filter((e) => e.kind === "infantry");

@@ -41,16 +41,17 @@ async function refreshStatus() {
     el("button", { id: "resume", class: "referee-only", onclick: () => resume(game.name) }, t("Resume it")));
   }
   $("messages").replaceChildren(...status.messages.map((m, k) => el("li", {}, inLanguage(m, (status.messages_messages || [])[k]))));
-  $("hub").replaceChildren(...hubLine(status.hub));
+  $("hub").replaceChildren(...hubLine(status.hub, status.hardware.rehearsal));
   $("camera").replaceChildren(...(status.camera ? withCode(t("Camera: {state} ({source})", { state: t(status.camera.state), source: "\u0000" }),
     status.camera.source || "").concat(status.camera.error ? [` — ${status.camera.error}`] : []) : [t("Camera: none: no map, no measuring, and the referee's inputs rule alone.")]));
   $("start").disabled = Boolean(status.running);
   $("start").title = status.running ? t("A game is running; end it first") : "";
 }
 
-function hubLine(hub) {
+function hubLine(hub, rehearsal = false) {
   if (!hub || hub.state === "none") return [t("Hub: none: no launcher or tilt node is read.")];
   const nodes = (hub.nodes || []).length;
+  if (rehearsal) return [t("Hub: the rehearsal hub, {nodes} nodes; its buttons are on the dashboard.", { nodes })];  // its link's path says nothing
   if (hub.state === "connected") {
     return withCode(t("Hub: connected on {url}, {fw}, {nodes} nodes.", { url: "\u0000", fw: "\u0000", nodes }), hub.url, hub.hub_fw || "?");
   }
@@ -229,9 +230,18 @@ async function startGame(event, force = false) {
     if (result.messages.length) window.alert(result.messages.join("\n"));
     window.location.href = "/";
   } catch (error) {
-    showError(error, "lobby-error");
     const named = currentGame().options.find((o) => error.data && o.name === error.data.field);
-    if (named) { document.querySelector(`[data-option="${named.name}"]`).classList.add("bad"); $("options-box").open = true; }
+    if (named) {  // an option: said under it
+      $("options-box").open = true;
+      const option = document.querySelector(`[data-option="${named.name}"]`);
+      option.classList.add("bad");
+      showError(null, "lobby-error");
+      showAtField(option.querySelector("input, select, textarea") || option, problemText(error), named.label || named.name);
+      return;
+    }
+    const file = error.data && error.data.file;  // an army: named by its file, the problem in words
+    showError(file ? new Error(`${file}: ${problemText(error)}`) : error, "lobby-error");
+    $("lobby-error").scrollIntoView({ block: "center" });
   }
 }
 
@@ -347,7 +357,14 @@ async function drawArmyForm() {
   try { document_ = JSON.parse($("editor-text").value); } catch { return; }  // the JSON tab says why on save
   renderSchemaForm($("army-form"), await armySchema($("game").value), document_, (next) => {
     $("editor-text").value = JSON.stringify(next, null, 1);
-  });
+  }, armyLead);
+}
+
+// How an error under a field of the editor begins: the army it is in, by its name.
+function armyLead() {
+  let name = $("editor-name").value.trim();
+  try { name = JSON.parse($("editor-text").value).name || name; } catch { /* the JSON tab says why */ }
+  return name ? t("Army «{name}»", { name }) : t("The army");
 }
 
 async function loadIntoEditor() {
@@ -368,10 +385,23 @@ function editorDocument() {
   catch (error) { $("editor-text").classList.add("bad"); throw new Error(t("the army is not valid JSON: {why}", { why: error.message })); }
 }
 
+// The armies this one will meet: every army chosen for the game but the one the editor replaces.
+function armiesAlongside() {
+  const from = lobby.editorFrom || $("editor-from").value;
+  return chosenArmies().filter((id) => typeof id === "string" && id !== from);
+}
+
 async function saveArmy() {
   try {
     editorError(null);
-    const result = await call(`/api/armies/${$("game").value}`, { name: $("editor-name").value, army: editorDocument() });
+    clearFieldErrors(document);
+    const wrong = firstFormProblem($("army-form"));
+    if (wrong) {  // the browser knows already: the field says so, and nothing is sent
+      showAtField(wrong.input, wrong.problem, [armyLead(), fieldWords(wrong.input)].filter(Boolean).join(": "));
+      return;
+    }
+    const result = await call(`/api/armies/${$("game").value}`,
+      { name: $("editor-name").value, army: editorDocument(), alongside: armiesAlongside() });
     const from = $("editor-from").value;
     const rows = [...document.querySelectorAll("#armies select")].map((select) => select.value);
     await loadRulesets($("game").value);
@@ -380,9 +410,16 @@ async function saveArmy() {
     replaceArmyRow(lobby.editorFrom || from, result.army.id);  // the army the editor started from is replaced
     lobby.editorFrom = result.army.id;
     showDone(t("Saved as {name}.", { name: result.army.id.split(":")[1] }));
+    if (result.clash) {  // saved, but it cannot meet an army chosen beside it as it is
+      const clash = { data: result.clash };
+      if (!markField($("army-form"), result.clash.field, problemText(clash), armyLead())) editorError(new Error(problemText(clash)));
+    }
   } catch (error) {
+    const where = error.data && error.data.field;
+    if (where && markField($("army-form"), where, problemText(error), armyLead())) { editorError(null); return; }
     editorError(error);
-    if (!(error.data && error.data.field && markField($("army-form"), error.data.field))) $("editor-text").classList.add("bad");
+    $("editor-error").scrollIntoView({ block: "center" });
+    $("editor-text").classList.add("bad");
   }
 }
 

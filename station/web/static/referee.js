@@ -14,6 +14,31 @@ function showError(error, where = "control-error") {
   $(where).textContent = error ? error.message || String(error) : "";
 }
 
+// What a refusal says is wrong, in the page's language, without the file and the field's path
+// (the page says where in its own words): the server's problem_message (station/datafile.py).
+function problemText(error) {
+  const data = error && error.data;
+  return data && data.problem_message ? sayMessage(data.problem_message) : (error && error.message) || String(error);
+}
+
+// A problem shown just under its field, the field marked, and scrolled into view: a referee on a
+// phone sees it where the finger is, not at the bottom of a long page.  ``where`` says which
+// field in words («Отряд 1 «Киборги», боец 1: сила»).
+function showAtField(field, text, where = "") {
+  clearFieldErrors(document);
+  const note = el("p", { class: "field-error error", role: "alert" }, where ? `${where}: ${text}` : text);
+  (field.closest("label") || field).after(note);
+  field.classList.add("bad");
+  field.setAttribute("aria-invalid", "true");
+  note.scrollIntoView({ block: "center" });
+  return note;
+}
+
+function clearFieldErrors(container) {
+  for (const note of container.querySelectorAll(".field-error")) note.remove();
+  for (const field of container.querySelectorAll("[aria-invalid]")) { field.removeAttribute("aria-invalid"); field.classList.remove("bad"); }
+}
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {

@@ -125,7 +125,10 @@ function schemaField(form, schema, path, label) {
     if (schema.minimum !== undefined) input.min = schema.minimum;
     if (schema.maximum !== undefined) input.max = schema.maximum;
     input.value = value ?? "";
-    input.addEventListener("change", () => form.set(path, input.value === "" ? undefined : Number(input.value)));
+    input.addEventListener("change", () => {
+      form.set(path, input.value === "" ? undefined : Number(input.value));
+      form.checked(input);
+    });
   } else {
     input = el("input", { "data-path": where });
     if (schema.pattern) input.pattern = schema.pattern.replace(/^\^|\$$/g, "");
@@ -133,6 +136,7 @@ function schemaField(form, schema, path, label) {
     input.addEventListener("change", () => {
       const number = Array.isArray(schema.type) && schema.type.includes("integer") && /^\d+$/.test(input.value);
       form.set(path, number ? Number(input.value) : input.value);
+      form.checked(input);
     });
   }
   const field = el("label", { class: "field" }, title, " ", input);
@@ -192,9 +196,10 @@ function objectField(form, schema, path, label) {
   return box;
 }
 
-// What a folded item says of itself: its id or name, so a long list can be scanned folded.
+// What a folded item says of itself: its name or id, so a long list can be scanned folded.
 function itemName(item) {
-  return item && typeof item === "object" ? item.id || item.name || item.kind || "" : "";
+  const name = item && typeof item === "object" ? item.name || item.id || item.card || "" : "";
+  return name ? `«${name}»` : "";
 }
 
 function arrayField(form, schema, path, label) {
@@ -213,7 +218,7 @@ function arrayField(form, schema, path, label) {
     }
     const where = pathText(itemPath);
     const fold = el("details", { class: "fold", "data-fold": where },
-      el("summary", {}, [one(k), itemName(item)].filter(Boolean).join(" · ")), field, remove);
+      el("summary", {}, [one(k), itemName(item)].filter(Boolean).join(" ")), field, remove);
     fold.open = form.open.has(where);
     box.append(fold);
   });
@@ -229,8 +234,13 @@ function arrayField(form, schema, path, label) {
 
 // The form for a whole document; ``changed(document)`` is told every edit.  Folded items stay as
 // the referee left them across redraws: each redraw reads which are open from the page itself.
-function renderSchemaForm(container, schema, document_, changed) {
+function renderSchemaForm(container, schema, document_, changed, lead = () => "") {
   const form = { doc: document_, open: new Set() };  // and the one just added, opened by add-item
+  form.checked = (input) => {  // a value the field cannot take is said under it at once
+    const problem = fieldProblem(input);
+    if (problem) showAtField(input, problem, [lead(), fieldWords(input)].filter(Boolean).join(": "));
+    else if (input.getAttribute("aria-invalid")) clearFieldErrors(container);
+  };
   form.get = (path) => path.reduce((node, key) => (node == null ? undefined : node[key]), form.doc);
   form.set = (path, value, redraw = false) => {
     if (!path.length) form.doc = value;
@@ -254,20 +264,50 @@ function renderSchemaForm(container, schema, document_, changed) {
   draw();
 }
 
-// Show the server's error at its field ("units[0].members[2].armour"), or its nearest parent,
-// unfolding the items it is in.
-function markField(container, where) {
-  for (const node of container.querySelectorAll(".bad")) node.classList.remove("bad");
+// Show an error at its field ("units[0].members[2].armour"), or its nearest parent, unfolding
+// the items it is in: ``text`` under the field, led by ``lead`` (the army) and where it is in the
+// form's own words.  Returns the field, or null when the form has nothing at that path.
+function markField(container, where, text, lead = "") {
   let path = where;
   while (path) {
     const field = container.querySelector(`[data-path="${CSS.escape(path)}"]`);
     if (field) {
       for (let fold = field.closest("details"); fold; fold = fold.parentElement.closest("details")) fold.open = true;
-      field.classList.add("bad");
-      field.scrollIntoView({ block: "center" });
+      showAtField(field, text, [lead, fieldWords(field)].filter(Boolean).join(": "));
       return field;
     }
     path = path.replace(/(\.[^.[\]]+|\[\d+\])$/, "");
+  }
+  return null;
+}
+
+// Where a field is, in the form's words: each folded item it is in (its summary, «отряд 1
+// «Киборги»»), then the field's own name («сила»).
+function fieldWords(field) {
+  const folds = [];
+  for (let fold = field.closest("details.fold"); fold; fold = fold.parentElement.closest("details.fold")) {
+    folds.unshift(fold.querySelector(":scope > summary").textContent);
+  }
+  const own = field.closest(".field");
+  const name = own ? own.querySelector(".field-name") : field.matches("fieldset") ? field.querySelector(":scope > legend") : null;
+  const named = name && !folds.includes(name.textContent) ? name.textContent : "";
+  return [folds.join(", "), named].filter(Boolean).join(": ");
+}
+
+// The first field the browser itself finds wrong (a number past its limits, a text not of its
+// pattern), said as the server would say it, so the referee hears of it before saving.
+function fieldProblem(input) {
+  const v = input.validity;
+  if (v.rangeOverflow || v.rangeUnderflow) return t("is {value}; expected {low} to {high}", { value: input.value, low: input.min || "…", high: input.max || "…" });
+  if (v.badInput || v.stepMismatch) return t("must be {kinds}, not {kind}", { kinds: t(input.step === "1" ? "a whole number" : "a number"), kind: input.value || "?" });
+  if (v.patternMismatch) return t("'{value}' does not have the form this field takes", { value: input.value });
+  return null;
+}
+
+function firstFormProblem(container) {
+  for (const input of container.querySelectorAll("input")) {
+    const problem = fieldProblem(input);
+    if (problem) return { input, problem };
   }
   return null;
 }

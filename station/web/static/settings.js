@@ -32,15 +32,24 @@ async function refresh() {
   return now;
 }
 
+// The field each setting is typed in, where a refusal of it is said.
+const SETTING_FIELDS = { data: "data-folder", calibration: "calibration", camera: "camera" };
+
 async function change(settings, done) {
   try {
     $("settings-error").textContent = "";
     $("settings-done").textContent = "";
+    clearFieldErrors(document);
     const result = await call("/api/settings", settings, "PUT");
     $("settings-done").textContent = typeof done === "function" ? done(result) : done;
     setTimeout(refresh, 800);  // the hub says HELLO within a moment
     await refresh();
-  } catch (error) { $("settings-error").textContent = error.message; }
+  } catch (error) {
+    const field = error.data && $(SETTING_FIELDS[error.data.field] || "");
+    if (field && !field.hidden) { showAtField(field, problemText(error)); return; }
+    $("settings-error").textContent = error.message;
+    $("settings-error").scrollIntoView({ block: "center" });
+  }
 }
 
 let inUse = [];  // the ports of the hubs in use

@@ -3,6 +3,11 @@
 // Plain JS, no build step; shares `model`, `$`, `el` and `call` with dashboard.js.
 "use strict";
 
+// A game's unit of distance as the page's language writes it after a number (station/measure/units.py).
+function unitWord(unit) {
+  return { inch: t("inch"), step: t("step"), cm: t("cm") }[unit] || unit;
+}
+
 const SVG = "http://www.w3.org/2000/svg";
 const TERRAIN_TYPES = (VOCABULARY.terrain || []).map(([type]) => type);
 const TERRAIN_COLOURS = Object.fromEntries(VOCABULARY.terrain || []);  // each type's fill, as the replay and report draw it
@@ -171,7 +176,7 @@ function renderTable() {
     const [ax, ay] = [m.point_a[0], h - m.point_a[1]], [bx, by] = [m.point_b[0], h - m.point_b[1]];
     shapes.push(svg("line", { id: "measure-line", x1: ax, y1: ay, x2: bx, y2: by, class: "measure" }));
     shapes.push(svg("text", { id: "measure-label", x: (ax + bx) / 2 + 8, y: (ay + by) / 2 - 8, class: "measure" },
-      `${m.exact.toFixed(2)} ${m.unit} → ${m.value}`));
+      `${m.exact.toFixed(2)} ${unitWord(m.unit)} → ${m.value}`));
   }
   if (map.draft) {
     shapes.push(svg("polyline", { id: "terrain-draft", class: "draft", points: points(map.draft, h) }));
@@ -336,7 +341,7 @@ function renderReach() {
     ...reach.arcs.map((a) => el("li", { class: "arc-label" }, inLanguage(a.label, a.label_message))));
   $("reach-targets").replaceChildren(...reach.targets.map((target) => el("tr", { "data-target": target.element },
     el("td", {}, target.element),
-    el("td", {}, `${typeof target.value === "number" ? +target.value.toFixed(2) : target.value} ${reach.unit}`),
+    el("td", {}, `${typeof target.value === "number" ? +target.value.toFixed(2) : target.value} ${unitWord(reach.unit)}`),
     el("td", {}, target.in_front ? t("in front") : t("behind")),
     el("td", { class: target.cover.armour === null ? "hidden" : "" },
       inLanguage(target.cover.label, target.cover.label_message) + (target.woods_mm ? " · " + t("woods {mm} mm", { mm: target.woods_mm }) : "")),
