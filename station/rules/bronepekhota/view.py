@@ -18,7 +18,7 @@ def actions_left(state: GameState, e: Element) -> list[str]:
     combat (never for flyers), a jump or a repair; moving is shown against its SP instead."""
     if e.destroyed or e.aboard or e.kind == "gun" and state.options.shooting == "real":
         return []
-    left = []
+    left: list[str] = []  # texts (say): the page says each in its language
     if e.kind == "infantry":
         if state.options.shooting == "virtual" and not any(f.startswith("virtual:") for f in e.fired):
             left.append(say("shoot"))
