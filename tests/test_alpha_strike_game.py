@@ -387,7 +387,7 @@ def test_bad_force_files_name_the_file_and_field(tmp_path, change, where, proble
 
 def test_two_forces_of_one_player_are_refused():
     force = load_army(DATA / "training-day-attacker.json")
-    with pytest.raises(ArmyError, match="two forces"):
+    with pytest.raises(ArmyError, match="each player brings one army"):
         AlphaStrike(ScriptedRoller()).initial_state([force, force], {})
 
 

@@ -30,6 +30,7 @@ from station.fold import fold
 from station.journal import read_records
 from station.rules.bronepekhota import Bronepekhota
 from station.rules.bronepekhota.army import load_army
+from station.rules.text import with_messages
 
 from ..conftest import referee_call
 from .rig import Emitter, applied, ruling_keys, same_event, script
@@ -109,9 +110,10 @@ class Daemon:
 
 
 def replay_state(path: Path) -> dict:
-    """What a clean replay of the journal makes of the game, as the API shows it."""
+    """What a clean replay of the journal makes of the game, as the API shows it (with each text's
+    message beside it, station/rules/text.py ``with_messages``)."""
     result = fold(read_records(path))
-    return json.loads(json.dumps(result.ruleset.state_view(result.state)))
+    return json.loads(json.dumps(with_messages(result.ruleset.state_view(result.state))))
 
 
 def crash_loop(
