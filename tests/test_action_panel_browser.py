@@ -95,6 +95,8 @@ def test_a_missing_argument_is_named_and_focused_and_nothing_is_journaled(tmp_pa
             page.locator('#action-args [data-arg="squad"]').evaluate("s => { s.value = ''; }")
             page.locator("#action-do").click()
             expect(page.locator("#control-error")).to_contain_text("squad: нужно указать")
+            box = page.locator("#control-error").bounding_box()  # said where the referee looks
+            assert 0 <= box["y"] and box["y"] + box["height"] <= 844, box
             assert game.snapshot()["records"] == records
     finally:
         server.stop()

@@ -1,8 +1,9 @@
 """Errors where the referee is looking, in the page's language (issue 49, What 3): a bad field of
 the army form is said under that field, in the form's own words («Армия «…»: отряд 1 «…», боец 1:
-мощность: …»), scrolled into view; a value past its limit is refused by the browser at once; an id
-the new force shares with the army it will meet is said when it is saved, naming that army; a
-settings folder that is not a whole path is said under its field.  At 390 and 320 px."""
+мощность: …»), scrolled into view, above a save bar of one row; a value past its limit is
+refused by the browser at once; an id the new force shares with the army it will meet is said
+when it is saved, naming that army; a settings folder that is not a whole path is said under its
+field.  At 390 and 320 px."""
 
 import json
 
@@ -58,6 +59,8 @@ def test_a_bad_field_is_said_under_it_in_russian_and_in_view(tmp_path, width, he
             assert "боец 1" in said and "мощность: «много» — это не кубик; напишите, например, D6" in said, said
             assert not any(word in said for word in ("units[", "members", "dice expression", ".json")), said
             assert _in_view(page, note), "the error is not on the screen"
+            bar = page.locator(".editor-actions").bounding_box()  # the sticky Save row hides little
+            assert bar["height"] <= height / 8, f"the save bar is {bar['height']:.0f} px of {height}"
             assert power.get_attribute("aria-invalid") == "true"
             assert not (tmp_path / "data" / "armies" / "bronepekhota" / "армия-ивана.json").exists()
 

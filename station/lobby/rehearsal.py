@@ -57,7 +57,7 @@ class Rehearsal:
     def nodes(self) -> list[dict[str, Any]]:
         return [{"id": n.id, "kind": n.kind, "barrels": n.barrels} for n in self.hub.nodes]
 
-    def wire(self, nodes: Iterable[Node], seen: Callable[[], set[str]] | None = None, wait_s: float = 3.0) -> bool:
+    def wire(self, nodes: Iterable[Node], seen: Callable[[], set[str]] | None = None, wait_s: float = 10.0) -> bool:
         """Make sure every node in ``nodes`` is on the hub as these armies have it (their barrels
         win over another army's); a change power-cycles it with the new inventory.  ``seen`` (the
         station's view of the hub's nodes, as HELLO encodes them) is waited for, so a check that

@@ -241,7 +241,6 @@ async function startGame(event, force = false) {
     }
     const file = error.data && error.data.file;  // an army: named by its file, the problem in words
     showError(file ? new Error(`${file}: ${problemText(error)}`) : error, "lobby-error");
-    $("lobby-error").scrollIntoView({ block: "center" });
   }
 }
 
@@ -418,7 +417,6 @@ async function saveArmy() {
     const where = error.data && error.data.field;
     if (where && markField($("army-form"), where, problemText(error), armyLead())) { editorError(null); return; }
     editorError(error);
-    $("editor-error").scrollIntoView({ block: "center" });
     $("editor-text").classList.add("bad");
   }
 }

@@ -10,8 +10,14 @@ let CSRF = "";  // the login session's CSRF token, from /api/login or /api/whoam
 const $ = (id) => document.getElementById(id);
 
 // An error said where the page shows its errors (the controls' line unless told), or cleared.
+// A refusal of what the referee just did, said where it is seen: an error box off the screen is
+// scrolled to (only for an error, never for clearing one, so nothing else moves the page).
 function showError(error, where = "control-error") {
-  $(where).textContent = error ? error.message || String(error) : "";
+  const box = $(where);
+  box.textContent = error ? error.message || String(error) : "";
+  if (!error) return;
+  const r = box.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) box.scrollIntoView({ block: "nearest" });
 }
 
 // What a refusal says is wrong, in the page's language, without the file and the field's path

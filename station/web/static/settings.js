@@ -47,8 +47,7 @@ async function change(settings, done) {
   } catch (error) {
     const field = error.data && $(SETTING_FIELDS[error.data.field] || "");
     if (field && !field.hidden) { showAtField(field, problemText(error)); return; }
-    $("settings-error").textContent = error.message;
-    $("settings-error").scrollIntoView({ block: "center" });
+    showError(error, "settings-error");
   }
 }
 
