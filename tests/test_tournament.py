@@ -316,3 +316,38 @@ def test_the_standings_csv_keeps_every_name_as_data_not_a_formula():
     rows = list(csv.reader(io.StringIO(as_csv(ranked))))[1:]
     said = {row[1] for row in rows}
     assert said == {'\'=HYPERLINK("http://x","win")', "'+1+1", "'-2", "'@SUM(A1)", "'\tTab", "Plain", "Ann-Marie"}
+
+
+def test_the_standings_csv_opens_in_excel_with_cyrillic_names(tmp_path):
+    """Why 8 of issue 50: Excel reads a CSV as UTF-8 only after a byte-order mark."""
+    store = Store(tmp_path / "t.sqlite")
+    store.open_round([("t1", "Олег", "Ёжик")])
+    store.set_result(1, "t1", "Олег", "Ёжик", "Олег")
+    answer = create_tournament_app(store, "judge-token", None).test_client().get("/standings.csv")
+    assert answer.data.startswith("\ufeff".encode()) and "charset=utf-8" in answer.headers["Content-Type"]
+    rows = list(csv.reader(io.StringIO(answer.data.decode("utf-8-sig"))))
+    assert rows[0][:2] == ["rank", "player"] and rows[1][:3] == ["1", "Олег", "3"]
+
+
+def test_the_demo_prints_its_help_and_refuses_a_port_in_use():
+    """Why 7 of issue 50: ``--help`` starts nothing; a port already taken is named with the option
+    that moves it, before anything is started."""
+    import subprocess
+    import sys
+
+    helped = subprocess.run(
+        [sys.executable, "-m", "station.tournament.demo", "--help"], capture_output=True, text=True, timeout=30
+    )
+    assert helped.returncode == 0 and "--tournament-port" in helped.stdout and "--broker-port" in helped.stdout
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        refused = subprocess.run(
+            [sys.executable, "-m", "station.tournament.demo", "--tournament-port", str(port)],
+            capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+    assert refused.returncode == 2, refused.stderr
+    assert (
+        f"port {port} for the tournament screen is in use" in refused.stderr and "--tournament-port" in refused.stderr
+    )

@@ -105,8 +105,8 @@ def _screens(app: Flask, store: Store, subscriber: Any) -> None:
     def standings_csv() -> Response:
         ranked = _ranked(store)
         return Response(
-            as_csv(ranked),
-            mimetype="text/csv",
+            "\ufeff" + as_csv(ranked),  # the byte-order mark: Excel reads Cyrillic names as UTF-8 only with it
+            mimetype="text/csv; charset=utf-8",
             headers={"Content-Disposition": "attachment; filename=standings.csv"},
         )
 

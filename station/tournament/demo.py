@@ -1,6 +1,6 @@
-"""``make tournament-demo``: a Mosquitto broker (broker.py) on port 18830, three tables playing
-the bundled demo session with simulated hubs, and the tournament screen, all on this machine,
-until Ctrl-C."""
+"""``make tournament-demo``: a Mosquitto broker (broker.py), tables playing the bundled demo
+session with simulated hubs, and the tournament screen, all on this machine, until Ctrl-C.  Every
+port can be chosen (``--help``), so the demo runs beside a station already on 8080 or 8090."""
 
 from __future__ import annotations
 
@@ -14,19 +14,51 @@ import click
 from ..scratch import remove, scratch_folder
 from .broker import LocalBroker, wait_for_port
 
-BROKER_PORT = 18830
-TABLES = {"t1": 8081, "t2": 8082, "t3": 8083}
-TOURNAMENT_PORT = 8090
 
-
-def main() -> None:
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--tables", default=3, show_default=True, type=click.IntRange(1, 9), help="How many tables play.")
+@click.option(
+    "--table-port",
+    default=8081,
+    show_default=True,
+    type=click.IntRange(1024, 65000),
+    help="The first table's dashboard port; the next tables take the ports after it.",
+)
+@click.option(
+    "--tournament-port",
+    default=8090,
+    show_default=True,
+    type=click.IntRange(1024, 65535),
+    help="The tournament screen's port.",
+)
+@click.option(
+    "--broker-port",
+    default=18830,
+    show_default=True,
+    type=click.IntRange(1024, 65535),
+    help="The demo's own Mosquitto broker's port.",
+)
+def main(tables: int, table_port: int, tournament_port: int, broker_port: int) -> None:
+    """A tournament evening on this machine: a broker, the tables playing the demo session with
+    simulated hubs, and the tournament screen.  Ctrl-C stops everything."""
+    ports = {f"t{k}": table_port + k - 1 for k in range(1, tables + 1)}
+    if len({*ports.values(), tournament_port, broker_port}) < tables + 2:
+        raise click.UsageError("the tables, the tournament screen and the broker need a port each")
+    wanted = [(port, f"table {table}", "--table-port") for table, port in ports.items()]
+    wanted += [
+        (tournament_port, "the tournament screen", "--tournament-port"),
+        (broker_port, "the broker", "--broker-port"),
+    ]
+    for port, name, option in wanted:
+        if wait_for_port(port, 0.05):  # something already answers there: another station, another demo
+            raise click.UsageError(f"port {port} for {name} is in use on this machine; choose another with {option}")
     folder = scratch_folder("tournament-demo")
-    broker = LocalBroker(folder / "broker", BROKER_PORT).start()
+    broker = LocalBroker(folder / "broker", broker_port).start()
     url = broker.url
     station = [sys.executable, "-m", "station"]
     running: list[subprocess.Popen[bytes]] = []
     try:
-        for table, port in TABLES.items():
+        for table, port in ports.items():
             journal = folder / table / "demo.jsonl"
             journal.parent.mkdir()
             running.append(
@@ -42,16 +74,16 @@ def main() -> None:
                     "--mqtt",
                     url,
                     "--port",
-                    str(TOURNAMENT_PORT),
+                    str(tournament_port),
                     "--db",
                     str(folder / "t.sqlite"),
                 ]
             )
         )
-        if not wait_for_port(TOURNAMENT_PORT, 15.0):
-            raise SystemExit(f"the tournament screen did not start on port {TOURNAMENT_PORT}")
-        click.echo(f"\nTournament: http://127.0.0.1:{TOURNAMENT_PORT}/   (standings: /standings)")
-        for table, port in TABLES.items():
+        if not wait_for_port(tournament_port, 15.0):
+            raise SystemExit(f"the tournament screen did not start on port {tournament_port}")
+        click.echo(f"\nTournament: http://127.0.0.1:{tournament_port}/   (standings: /standings)")
+        for table, port in ports.items():
             click.echo(f"Table {table}:   http://127.0.0.1:{port}/")
         click.echo("Ctrl-C stops everything.\n")
         signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
