@@ -157,6 +157,7 @@ class Game:
         self._result = fold(records, self.book, keep_rulings=RULINGS_KEPT)
         self._after_derive()
         self._round_told = self._result.round_began
+        self.ended: dict[str, Any] | None = None  # the end record, once the referee ends the game
         del records
         self._specs = {s["element"]: s for s in self.ruleset.model_specs(self.header["armies"])}
         # the ids an input may name: every model, its unit and its player, as the armies give them
@@ -510,7 +511,7 @@ class Game:
             view = self.state_view()
             result, winner, won_by = _result(view, result, winner)
             pending = sum(1 for r in self.snapshot()["rulings"] if r["status"] == "pending")
-            return self.journal.append(
+            self.ended = self.journal.append(
                 END_KIND,
                 durable=True,
                 result=result,
@@ -522,6 +523,7 @@ class Game:
                 note=note,
                 by=by,
             )
+            return self.ended
 
     def check_end(self, result: str | None, winner: str | None) -> None:
         """Raise ``InputError`` naming the field if ``end`` would refuse this result and winner."""

@@ -8,7 +8,8 @@ Topics, for table ``T``:
 * ``station/T/state``: the live summary (game, round, whose turn, the rulings waiting for a
   judge, the winner), retained, so a tournament that starts late sees every table at once.
 * ``station/T/health``: ``online`` with the station's identity and its dashboard's address,
-  retained; the broker publishes the last will, ``offline``, when the station drops away.
+  retained; ``idle`` when the referee has ended the game and the station waits for the next;
+  the broker publishes the last will, ``offline``, when the station drops away.
 
 Publishing is resumable and never holds the game up.  The publisher runs on its own thread and
 reads the journal's file, never the game's memory, so a broker that is down for an hour costs
@@ -334,8 +335,9 @@ class MqttPublisher:
                 else:
                     self._mids[info.mid] = record["seq"]
 
-    def _send_state(self) -> None:
-        if not self._connected or not self._checked or time.monotonic() - self._state_at < STATE_EVERY_S:
+    def _send_state(self, now: bool = False) -> None:
+        """The live summary, at most every ``STATE_EVERY_S`` (``now``: the last one, at a stop)."""
+        if not self._connected or not self._checked or (not now and time.monotonic() - self._state_at < STATE_EVERY_S):
             return
         records = self.journal.written
         if records == self._state_records:
@@ -372,8 +374,10 @@ class MqttPublisher:
                 "error": self.collision or self.last_error,
             }
 
-    def stop(self) -> None:
-        """Send what the broker has not yet had (a few seconds at most), say ``offline``, go."""
+    def stop(self, between_games: bool = False) -> None:
+        """Send what the broker has not yet had (a few seconds at most) and the last summary, say
+        ``idle`` (``between_games``: the referee ended the game and the station stays up, so the
+        tournament's card says so, not "offline") or ``offline``, go."""
         deadline = time.monotonic() + 3.0
         while self._connected and self.acked < self.journal.synced and time.monotonic() < deadline:
             self._wake.set()
@@ -382,7 +386,8 @@ class MqttPublisher:
         self._wake.set()
         self._thread.join(timeout=5)
         if self._connected and self._checked:
-            self._publish_health("offline").wait_for_publish(timeout=2)
+            self._send_state(now=True)
+            self._publish_health("idle" if between_games else "offline").wait_for_publish(timeout=2)
         self._client.disconnect()
         self._client.loop_stop()
         self._save_mark()

@@ -209,13 +209,15 @@ class Station:
         snapshot = self.game.snapshot(RECENT_FOR_TOURNAMENT)
         state = snapshot["state"]
         waiting = [r for r in snapshot["waiting"] + snapshot["rulings"] if r["status"] == "pending"]
+        ended = self.game.ended
         return {
             "game": snapshot["game"],
             "title": snapshot["title"],
             "round": state.get("round"),
-            "active_player": state.get("active_player"),
+            "active_player": None if ended else state.get("active_player"),  # nobody is to act in a game over
             "players": state.get("players", []),
-            "winner": state.get("winner"),
+            "winner": ended["winner"] if ended else state.get("winner"),
+            "ended": {"result": ended["result"], "winner": ended["winner"]} if ended else None,
             "waiting": len(waiting) + snapshot["older_pending"],
             "rulings": [{k: r[k] for k in ("id", "text", "message", "section")} for r in waiting[-10:]],
             "records": snapshot["records"],
@@ -228,7 +230,7 @@ class Station:
 
     def stop(self) -> None:
         if self.publisher is not None:
-            self.publisher.stop()
+            self.publisher.stop(between_games=self.game.ended is not None)
         if self.camera:
             self.camera.stop()
         elif self._grabber:

@@ -291,6 +291,11 @@ def test_a_game_won_on_time_counts_its_winner_in_the_standings(broker, tables, t
     app = create_tournament_app(tournament.store, "judge-token", tournament.subscriber).test_client()
     table = app.get("/api/standings").get_json()["standings"]
     assert [(s["player"], s["points"]) for s in table] == [("red", 3), ("blue", 0)]
+    # the card tells the truth (issue 50, Why 5): between games, not offline; ended, nobody to act
+    wait_for(lambda: (tournament.store.tables()[0]["health"] or {}).get("state") == "idle", 10, "between games")
+    card = tournament.store.tables()[0]["state"]
+    assert card["ended"] == {"result": "time", "winner": "red"} and card["active_player"] is None
+    assert card["players"] == ["blue", "red"]
     tournament.kill()
 
 

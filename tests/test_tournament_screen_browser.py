@@ -64,6 +64,10 @@ def screen(tmp_path):
     )
     store.keep_state("t2", "state", {"game": "alpha_strike", "title": "BattleTech Alpha Strike", "round": 1})
     store.keep_record("t2", "t2.jsonl", {"seq": 5, "kind": "judge", "note": "рулетка", "wall": "2026-11-26T10:00:00"})
+    ended = {"result": "time", "winner": "Олег"}  # a game the referee ended on time; the station waits for the next
+    store.keep_state("t3", "state", {"game": "bronepekhota", "round": 4, "active_player": None,
+                                     "players": ["Олег", "Иван"], "winner": "Олег", "ended": ended})  # fmt: skip
+    store.keep_state("t3", "health", {"state": "idle", "table": "t3"})
     server = create_server(create_tournament_app(store, TOKEN), host="127.0.0.1", port=0, threads=4)
     threading.Thread(target=server.run, daemon=True).start()
     yield f"http://127.0.0.1:{server.effective_port}", store
@@ -77,7 +81,7 @@ def test_the_judges_screen_is_readable_and_a_link_logs_the_judge_in(screen, lang
     with _page(url + "/", width=390, height=844) as page:
         page.context.add_cookies([{"name": "lang", "value": lang, "url": url}])
         page.goto(url + f"/?token={TOKEN}")
-        expect(page.locator(".table-card")).to_have_count(2)
+        expect(page.locator(".table-card")).to_have_count(3)
         expect(page.locator("#role")).to_have_text("judge logged in" if lang == "en" else "главный судья вошёл")
         assert "token" not in page.url  # kept out of the address bar and the history
         expect(page.locator("#judge-login")).to_be_hidden()
@@ -89,6 +93,12 @@ def test_the_judges_screen_is_readable_and_a_link_logs_the_judge_in(screen, lang
         assert accessibility(page) == []
         if lang == "ru":
             expect(page.locator('.table-card[data-table="t1"]')).to_contain_text("Бронепехота · тур 2")
+            over = page.locator('.table-card[data-table="t3"]')  # the truth of a table between games
+            expect(over).to_contain_text("(между играми)")
+            expect(over).to_contain_text("Олег — Иван")
+            expect(over).to_contain_text("игра окончена: победил Олег (по времени)")
+            expect(over).not_to_contain_text("ходит")
+            expect(over).not_to_contain_text("не в сети")
         judged.locator("button.handled").click()
         expect(page.locator('.table-card[data-table="t2"]')).not_to_have_class("table-card judge")
         page.goto(url + "/standings")

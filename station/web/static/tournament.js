@@ -11,14 +11,23 @@ function card(table) {
   const name = h.dashboard ? el("a", { href: h.dashboard, target: "_blank" }, table.table) : table.table;
   const judge = waiting > 0 || calls > 0;
   return el("section", { class: `table-card${judge ? " judge" : ""}${h.state === "offline" ? " offline" : ""}`, "data-table": table.table },
-    el("h2", {}, name, h.state === "offline" ? ` ${t("(offline)")}` : ""),
+    el("h2", {}, name, h.state === "offline" ? ` ${t("(offline)")}` : h.state === "idle" ? ` ${t("(between games)")}` : ""),
     el("div", {}, (s.title || s.game || t("no game yet")) + (s.round ? ` · ${t("round {n}", { n: s.round })}` : "")),
+    (s.players || []).length ? el("div", { class: "players" }, s.players.join(" — ")) : "",
     s.active_player ? el("div", {}, t("to act: {player}", { player: s.active_player })) : "",
-    s.winner ? el("div", {}, t("winner: {winner}", { winner: s.winner })) : "",
+    s.ended ? el("div", { class: "ended" }, endedText(s.ended))
+      : s.winner ? el("div", {}, t("winner: {winner}", { winner: s.winner })) : "",
     waiting ? el("div", { class: "waiting" }, t("{n} ruling(s) wait for a judge", { n: waiting })) : "",
     ...(s.rulings || []).map((r) => el("div", { class: "ruling" }, (r.said || r.text) + (r.section ? ` (${sectionText(r.section)})` : ""))),
     calls ? el("div", { class: "waiting" }, t("judge called") + (table.judge_calls[0].note ? `: ${table.judge_calls[0].note}` : ""),
       el("button", { class: "handled judge-only", onclick: () => handled(table.table) }, t("handled"))) : "");
+}
+
+// How a table's game ended, as the referee ended it (station/game.py ``end``).
+function endedText(ended) {
+  if (!ended.winner) return t("game over: a draw");
+  const how = { time: t("on time"), concession: t("by concession") }[ended.result];
+  return t("game over: {winner} won", { winner: ended.winner }) + (how ? ` (${how})` : "");
 }
 
 async function refresh() {
