@@ -198,6 +198,18 @@ def wait_for(predicate, timeout=10.0, what="condition", poll=0.01):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def first_pending(url, wanted=lambda ruling: True, timeout=10.0):
+    """The id of the first ruling waiting for the referee that is ``wanted``, on a station running
+    in another process, within ``timeout`` seconds (a hub's shot takes a moment); None if none."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = json.loads(urllib.request.urlopen(url + "/api/state", timeout=5).read())
+        waiting = [r["id"] for r in state["rulings"] if r.get("status") == "pending" and wanted(r)]
+        if waiting or time.monotonic() >= deadline:
+            return waiting[0] if waiting else None
+        time.sleep(0.2)
+
+
 def referee_call(url, path, token, body=None, method="POST"):
     """A referee's JSON request to a station running in another process; its JSON answer."""
     request = urllib.request.Request(

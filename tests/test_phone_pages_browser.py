@@ -6,7 +6,6 @@ the lobby with an error under a field of the army form, the dashboard after a sh
 and a move, the replay and the report with their state, in sentences."""
 
 import json
-import time
 import urllib.error
 import urllib.request
 
@@ -16,7 +15,7 @@ from playwright.sync_api import sync_playwright
 from station.devices.hubsim import SimulatedHub
 from station.dice import DiceBook
 from station.rules.registry import make_ruleset
-from tests.conftest import ROOT, referee_call
+from tests.conftest import ROOT, first_pending, referee_call
 from tests.phone_check import accessibility, army_names, problems
 from tests.test_dashboard_browser import CHROMIUM, FLAGS, station_process
 
@@ -80,22 +79,11 @@ def _open_everything(page):
         page.locator("#army-form .field-error").wait_for()
 
 
-def _pending(url):
-    """The first ruling waiting for the referee, once the hub's shot has reached the station."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        state = json.loads(urllib.request.urlopen(url + "/api/state", timeout=5).read())
-        waiting = [r["id"] for r in state["rulings"] if r.get("status") == "pending"]
-        if waiting:
-            return waiting[0]
-        time.sleep(0.2)
-    return None
-
-
-def _override_and_move(url, game):
+def _override_and_move(url, game, shot):
     """The referee overrides the first pending ruling (with a note in Russian) and, where the game
-    takes a move from the referee, moves the first unit of the side to act three inches."""
-    pending = _pending(url)
+    takes a move from the referee, moves the first unit of the side to act three inches.  Only a
+    hub's ``shot`` is waited for: what an input rules is there when its answer comes."""
+    pending = first_pending(url, timeout=10.0 if shot else 0.0)
     if pending:
         verdicts = referee_call(url, f"/api/rulings/{pending}/verdicts", TOKEN, method="GET")["verdicts"]
         if verdicts:
@@ -131,7 +119,7 @@ def test_every_page_fits_a_phone_in_both_languages(tmp_path, game):
                 launchers = [n.id for n in ruleset.sensor_nodes(armies) if n.kind == "launcher"]
                 if launchers:  # a shot: the rulings and the referee's controls for them are on the page too
                     hub.shot(launchers[0])
-                _override_and_move(url, game)
+                _override_and_move(url, game, shot=bool(launchers))
                 for page in ("/", "/lobby", "/calibrate"):
                     found += _look(browser, url, page, _open_everything if page == "/lobby" else lambda page: None)
                 referee_call(url, "/api/game/end", TOKEN, {"note": "checked on a phone"})

@@ -4,10 +4,7 @@ button opens the print dialog, and ``page.pdf()`` of it gives pages whose text i
 own words, whole (read back with pypdf)."""
 
 import io
-import json
 import re
-import time
-import urllib.request
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
@@ -16,7 +13,7 @@ from pypdf import PdfReader
 from station.devices.hubsim import SimulatedHub
 from station.dice import DiceBook
 from station.rules.registry import make_ruleset
-from tests.conftest import ROOT, referee_call
+from tests.conftest import ROOT, first_pending, referee_call
 from tests.test_dashboard_browser import CHROMIUM, FLAGS, station_process
 
 TOKEN = "report-print-token"
@@ -58,7 +55,8 @@ def report(tmp_path_factory):
             started = referee_call(url, "/api/games", TOKEN, {"game": "bronepekhota", "armies": ARMIES, "note": "test"})
             referee_call(url, "/api/input", TOKEN, {"type": "begin_round"})
             hub.shot(next(n.id for n in nodes if n.kind == "launcher"))
-            ruling = _first_pending(url)
+            ruling = first_pending(url, lambda r: r.get("kind") != "status")
+            assert ruling is not None, "no pending ruling after the shot"
             verdict = referee_call(url, f"/api/rulings/{ruling}/verdicts", TOKEN, method="GET")["verdicts"][0][
                 "verdict"
             ]
@@ -67,17 +65,6 @@ def report(tmp_path_factory):
             yield f"{url}/games/{started['journal']}/report"
     finally:
         hub.stop()
-
-
-def _first_pending(url):
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        state = json.loads(urllib.request.urlopen(url + "/api/state", timeout=5).read())
-        pending = [r["id"] for r in state["rulings"] if r.get("status") == "pending" and r.get("kind") != "status"]
-        if pending:
-            return pending[0]
-        time.sleep(0.2)
-    raise AssertionError(f"no pending ruling after the shot: {[r['text'] for r in state['rulings']]}")
 
 
 @pytest.mark.parametrize("lang", ["ru", "en"])

@@ -109,11 +109,8 @@ def serial_ports(
         prober = probe_hub
     found = []
     for port in lister():
-        described = getattr(port, "description", "") or ""
-        entry: dict[str, Any] = {
-            "device": port.device,
-            "description": "" if described == "n/a" else described,
-        }  # pyserial's "n/a"
+        described = getattr(port, "description", "") or ""  # pyserial says "n/a" for none
+        entry: dict[str, Any] = {"device": port.device, "description": "" if described == "n/a" else described}
         if port.device in skip:
             entry["in_use"] = True
         else:

@@ -396,7 +396,7 @@ async function saveArmy() {
     clearFieldErrors(document);
     const wrong = firstFormProblem($("army-form"));
     if (wrong) {  // the browser knows already: the field says so, and nothing is sent
-      showAtField(wrong.input, wrong.problem, [armyLead(), fieldWords(wrong.input)].filter(Boolean).join(": "));
+      sayAtField(wrong.input, wrong.problem, armyLead());
       return;
     }
     const result = await call(`/api/armies/${$("game").value}`,

@@ -9,9 +9,9 @@ const OLD_TOKEN_KEY = "station.referee-token";  // where older versions kept the
 let CSRF = "";  // the login session's CSRF token, from /api/login or /api/whoami
 const $ = (id) => document.getElementById(id);
 
-// An error said where the page shows its errors (the controls' line unless told), or cleared.
-// A refusal of what the referee just did, said where it is seen: an error box off the screen is
-// scrolled to (only for an error, never for clearing one, so nothing else moves the page).
+// An error said where the page shows its errors (the controls' line unless told), or cleared.  A
+// box off the screen is scrolled to when it says something (never when cleared, so nothing else
+// moves the page).
 function showError(error, where = "control-error") {
   const box = $(where);
   box.textContent = error ? error.message || String(error) : "";

@@ -238,7 +238,7 @@ function renderSchemaForm(container, schema, document_, changed, lead = () => ""
   const form = { doc: document_, open: new Set() };  // and the one just added, opened by add-item
   form.checked = (input) => {  // a value the field cannot take is said under it at once
     const problem = fieldProblem(input);
-    if (problem) showAtField(input, problem, [lead(), fieldWords(input)].filter(Boolean).join(": "));
+    if (problem) sayAtField(input, problem, lead());
     else if (input.getAttribute("aria-invalid")) clearFieldErrors(container);
   };
   form.get = (path) => path.reduce((node, key) => (node == null ? undefined : node[key]), form.doc);
@@ -273,12 +273,17 @@ function markField(container, where, text, lead = "") {
     const field = container.querySelector(`[data-path="${CSS.escape(path)}"]`);
     if (field) {
       for (let fold = field.closest("details"); fold; fold = fold.parentElement.closest("details")) fold.open = true;
-      showAtField(field, text, [lead, fieldWords(field)].filter(Boolean).join(": "));
+      sayAtField(field, text, lead);
       return field;
     }
     path = path.replace(/(\.[^.[\]]+|\[\d+\])$/, "");
   }
   return null;
+}
+
+// ``text`` under a field of the form, led by ``lead`` (the army) and where the field is.
+function sayAtField(field, text, lead = "") {
+  return showAtField(field, text, [lead, fieldWords(field)].filter(Boolean).join(": "));
 }
 
 // Where a field is, in the form's words: each folded item it is in (its summary, «отряд 1
