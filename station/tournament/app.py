@@ -1,16 +1,16 @@
 """The tournament screen's Flask app: every table, the judge calls and the standings.
 
-Anyone on the network reads (``/``, ``/standings``, the JSON and the CSV); the controls (next
-round, a judge's result, a call handled) need the tournament's token, by header or by the login
-cookie with its CSRF token, exactly as the station's own controls (station/web/security.py)."""
+Anyone on the network reads (``/``, ``/standings``, ``/judge``, the JSON and the CSV); the
+controls (judge_api.py: players, rounds, results, tiebreaks, a call handled) need the
+tournament's token, by header or by the login cookie with its CSRF token, exactly as the
+station's own controls (station/web/security.py)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, jsonify, render_template
 from jinja2 import ChoiceLoader, PackageLoader
 
 from ..rules.labels import label
@@ -18,8 +18,10 @@ from ..rules.registry import RULESETS
 from ..rules.text import from_message
 from ..web import i18n
 from ..web.i18n import language, ruling_words
-from ..web.security import error_response, harden, login, logout, referee_only
-from .standings import Standing, as_csv, standings, swiss_pairings
+from ..web.security import harden
+from . import judge_api
+from .roster import Roster
+from .standings import Standing, as_csv
 from .store import Store
 
 
@@ -31,16 +33,15 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None, conf
     app.jinja_loader = ChoiceLoader([app.jinja_loader, PackageLoader("station.web", "templates")])  # type: ignore[list-item]
     i18n.install(app)
 
-    _screens(app, store, subscriber)
-    _judges(app, store)
+    roster = Roster(store)
+    _screens(app, store, roster, subscriber)
+    judge_api.install(app, store, roster)
     return app
 
 
-def _ranked(store: Store) -> list[Standing]:
-    """Every player (named by a game's armies or a pairing), best first."""
-    named = {p for g in store.games() for p in json.loads(g["players"]) if p}
-    named |= {p for pairing in store.pairings() for p in (pairing["a"], pairing["b"]) if p}
-    return standings(store.results(), sorted(named))
+def _ranked(roster: Roster) -> list[tuple[str, Standing]]:
+    """Every player with their game, best first within each game's pool."""
+    return [(game, s) for game, ranked in roster.pools().items() for s in ranked]
 
 
 def _said(table: dict[str, Any]) -> dict[str, Any]:
@@ -60,7 +61,7 @@ def _said(table: dict[str, Any]) -> dict[str, Any]:
     return {**table, "state": {**state, "title": title, "rulings": rulings}}
 
 
-def _screens(app: Flask, store: Store, subscriber: Any) -> None:
+def _screens(app: Flask, store: Store, roster: Roster, subscriber: Any) -> None:
     """What everyone reads: the tables, the standings and their CSV."""
 
     @app.get("/")
@@ -69,13 +70,12 @@ def _screens(app: Flask, store: Store, subscriber: Any) -> None:
 
     @app.get("/standings")
     def standings_page() -> str:
-        return render_template(
-            "standings.html",
-            round=store.current_round(),
-            ranked=[s.as_dict() for s in _ranked(store)],
-            pairings=store.pairings(),
-            results=store.results(),
-        )
+        shown = judge_api.event(store, roster)
+        return render_template("standings.html", **shown)
+
+    @app.get("/judge")
+    def judge_page() -> str:
+        return render_template("judge.html", round=store.current_round())
 
     @app.get("/api/tables")
     def tables() -> Response:
@@ -95,7 +95,7 @@ def _screens(app: Flask, store: Store, subscriber: Any) -> None:
         return jsonify(
             {
                 "round": store.current_round(),
-                "standings": [s.as_dict() for s in _ranked(store)],
+                "standings": [{**s.as_dict(), "game": game} for game, s in _ranked(roster)],
                 "pairings": store.pairings(),
                 "results": store.results(),
             }
@@ -103,59 +103,9 @@ def _screens(app: Flask, store: Store, subscriber: Any) -> None:
 
     @app.get("/standings.csv")
     def standings_csv() -> Response:
-        ranked = _ranked(store)
+        ranked = _ranked(roster)
         return Response(
             "\ufeff" + as_csv(ranked),  # the byte-order mark: Excel reads Cyrillic names as UTF-8 only with it
             mimetype="text/csv; charset=utf-8",
             headers={"Content-Disposition": "attachment; filename=standings.csv"},
         )
-
-
-def _judges(app: Flask, store: Store) -> None:
-    """The judges' controls: logging in, pairing a round, results, handled calls."""
-
-    @app.get("/api/whoami")
-    @referee_only
-    def whoami() -> Response:
-        return jsonify({"judge": True})
-
-    @app.post("/api/login")
-    def _login() -> Any:
-        return login()
-
-    @app.post("/api/logout")
-    def _logout() -> Any:
-        return logout()
-
-    @app.post("/api/rounds")
-    @referee_only
-    def next_round() -> Any:
-        """Pair the next round (Swiss) over the tables known, and open it."""
-        ranked = _ranked(store)
-        if len(ranked) < 2:
-            return error_response(409, "no players yet: a game's header names them")
-        tables = [t["table"] for t in store.tables()]
-        pairings = swiss_pairings(ranked, tables)
-        number = store.open_round(pairings)
-        return jsonify({"round": number, "pairings": [{"table": t, "a": a, "b": b} for t, a, b in pairings]})
-
-    @app.post("/api/results")
-    @referee_only
-    def set_result() -> Any:
-        body = request.get_json(silent=True)
-        if not isinstance(body, dict):
-            return error_response(400, "give {round, table, a, b, winner}")
-        try:
-            round_number, table, a = int(body["round"]), str(body["table"]), str(body["a"])
-        except (KeyError, TypeError, ValueError):
-            return error_response(400, "round (a number), table and a (a player) are needed")
-        b, winner = body.get("b"), body.get("winner")
-        if winner not in (None, a, b):
-            return error_response(400, f"winner must be {a!r}, {b!r} or null for a draw")
-        store.set_result(round_number, table, a, b, winner)
-        return jsonify({"ok": True})
-
-    @app.post("/api/tables/<table>/handled")
-    @referee_only
-    def handled(table: str) -> Response:
-        return jsonify({"handled": store.handle_call(table)})

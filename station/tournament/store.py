@@ -43,10 +43,25 @@ CREATE TABLE IF NOT EXISTS judge_calls (
     table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, note TEXT, at TEXT,
     handled REAL, PRIMARY KEY (table_id, journal, seq));
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS players (
+    name TEXT PRIMARY KEY, id TEXT NOT NULL UNIQUE, club TEXT NOT NULL, game TEXT NOT NULL, army TEXT,
+    checked_in INTEGER NOT NULL DEFAULT 0, dropped INTEGER NOT NULL DEFAULT 0, registered REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS changes (
+    at REAL NOT NULL, judge TEXT NOT NULL, what TEXT NOT NULL, round INTEGER, table_id TEXT,
+    body TEXT NOT NULL, why TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rejects (
     received REAL NOT NULL, topic TEXT NOT NULL, reason TEXT NOT NULL, payload BLOB NOT NULL,
     digest TEXT NOT NULL UNIQUE);
 """
+# Columns later versions added to a table, for a tournament file an older version wrote.
+ADDED_COLUMNS = (
+    ("pairings", "game", "TEXT"),
+    ("pairings", "first", "TEXT"),  # who plays first, by the seeded toss (roster.py)
+    ("results", "reason", "TEXT"),  # station/game.py RESULTS, or "bye"
+    ("results", "score_a", "REAL"),  # the game's own score or victory points, if the judge gave them
+    ("results", "score_b", "REAL"),
+)
 KEPT_OF_A_REJECT = 1024  # bytes of a rejected message kept, to see what it was
 REJECTS_KEPT = 1000  # the latest rejected messages kept; the counter counts them all
 
@@ -65,6 +80,71 @@ Taken = Message | SetAside  # what one delivery comes to
 
 def _bump(db: sqlite3.Connection, counter: str) -> None:
     db.execute("INSERT INTO counters VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET value = value + 1", (counter,))
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Two players at a table in a round (``b`` None: a bye), of a game's pool, with who plays
+    first by the toss."""
+
+    table: str
+    a: str
+    b: str | None
+    game: str | None = None
+    first: str | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    """A game's result: ``winner`` None is a draw; ``reason`` one of station/game.py's RESULTS
+    or "bye"; the scores are the game's own (victory points), when given."""
+
+    round: int
+    table: str
+    a: str | None
+    b: str | None
+    winner: str | None
+    reason: str | None = None
+    score_a: float | None = None
+    score_b: float | None = None
+
+
+def put_result(db: sqlite3.Connection, result: Result, source: str) -> None:
+    """The result of a round's table, replacing any before it; ``source``: table, judge or bye."""
+    r = result
+    db.execute(
+        "INSERT OR REPLACE INTO results (round, table_id, a, b, winner, source, reason, score_a, score_b)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (r.round, r.table, r.a, r.b, r.winner, source, r.reason, r.score_a, r.score_b),
+    )
+
+
+def _name(db: sqlite3.Connection, player: Any) -> Any:
+    """A registered player's name for the id their army carries (roster.py); any other as it is."""
+    if not isinstance(player, str):
+        return player
+    row = db.execute("SELECT name FROM players WHERE id = ?", (player,)).fetchone()
+    return row[0] if row else player
+
+
+def _round_open(db: sqlite3.Connection) -> int:
+    return int(db.execute("SELECT COALESCE(MAX(number), 0) FROM rounds").fetchone()[0])
+
+
+def _round_for_pairing(db: sqlite3.Connection) -> int:
+    """The round open, if nothing was paired, played or scored in it yet, else the next."""
+    number = _round_open(db)
+    used = any(
+        db.execute(f"SELECT 1 FROM {table} WHERE round = ? LIMIT 1", (number,)).fetchone()
+        for table in ("pairings", "games", "results")
+    )
+    return number + 1 if used or number == 0 else number
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    for table, column, kind in ADDED_COLUMNS:
+        if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
 class Marks:
@@ -113,13 +193,14 @@ class Store:
         self._db.execute("PRAGMA synchronous=FULL")  # a record acknowledged to the broker is on disk
         self._db.execute("PRAGMA journal_size_limit=4194304")  # the WAL shrinks back after a checkpoint
         self._db.executescript(SCHEMA)
+        _add_columns(self._db)
         self._lock = threading.Lock()
         self._marks = Marks(self._db.execute("SELECT table_id, journal, seq FROM records ORDER BY received"))
         if self.current_round() == 0:
             self.open_round()
 
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -129,7 +210,7 @@ class Store:
                 raise
             self._db.execute("COMMIT")
 
-    def _rows(self, sql: str, *args: Any) -> list[dict[str, Any]]:
+    def rows(self, sql: str, *args: Any) -> list[dict[str, Any]]:
         with self._lock:
             return [dict(r) for r in self._db.execute(sql, args).fetchall()]
 
@@ -139,7 +220,7 @@ class Store:
         all): each record kept and applied once (False: it was already kept), each state or
         health the latest, each rejected message set aside.  All of it or none of it."""
         kept = []
-        with self._transaction() as db:
+        with self.transaction() as db:
             for taken in batch:
                 if isinstance(taken, SetAside):
                     self._reject(db, taken)
@@ -201,7 +282,7 @@ class Store:
             _bump(db, "malformed")
 
     def count(self, name: str) -> None:
-        with self._transaction() as db:
+        with self.transaction() as db:
             _bump(db, name)
 
     def marks(self) -> list[dict[str, Any]]:
@@ -212,7 +293,7 @@ class Store:
     def _apply(self, db: sqlite3.Connection, table: str, journal: str, record: dict[str, Any]) -> None:
         kind = record["kind"]
         if kind == Kind.GAME:  # the journal's header: a game begun at this table, in the round now open
-            players = [a.get("player") for a in record.get("armies", []) if isinstance(a, dict)]
+            players = [_name(db, a.get("player")) for a in record.get("armies", []) if isinstance(a, dict)]
             round_now = db.execute("SELECT MAX(number) FROM rounds").fetchone()[0] or 1
             db.execute(
                 "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, NULL, 0, ?)",
@@ -222,15 +303,14 @@ class Store:
             game = db.execute(
                 "SELECT round, players FROM games WHERE table_id = ? AND journal = ?", (table, journal)
             ).fetchone()
-            winner = record.get("winner")
+            winner = _name(db, record.get("winner"))
             db.execute(
                 "UPDATE games SET winner = ?, ended = 1 WHERE table_id = ? AND journal = ?", (winner, table, journal)
             )
             if game is not None:
                 players = json.loads(game["players"]) + [None, None]
-                db.execute(
-                    "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, 'table')",
-                    (game["round"], table, players[0], players[1], winner),
+                put_result(
+                    db, Result(game["round"], table, players[0], players[1], winner, record.get("result")), "table"
                 )
         elif kind == Kind.JUDGE:
             db.execute(
@@ -239,33 +319,37 @@ class Store:
             )
 
     def rejects(self) -> list[dict[str, Any]]:
-        return self._rows("SELECT received, topic, reason FROM rejects ORDER BY rowid")
+        return self.rows("SELECT received, topic, reason FROM rejects ORDER BY rowid")
 
     # -- what the judges do --------------------------------------------------------------------------
     def current_round(self) -> int:
         with self._lock:
-            return int(self._db.execute("SELECT COALESCE(MAX(number), 0) FROM rounds").fetchone()[0])
+            return _round_open(self._db)
 
-    def open_round(self, pairings: Sequence[tuple[str, str, str | None]] = ()) -> int:
-        """The next round, with its pairings (table, player, opponent or None for a bye)."""
-        with self._transaction() as db:
-            number = int(db.execute("SELECT COALESCE(MAX(number), 0) FROM rounds").fetchone()[0]) + 1
-            db.execute("INSERT INTO rounds VALUES (?, ?)", (number, time.time()))
-            for table, a, b in pairings:
-                db.execute("INSERT INTO pairings VALUES (?, ?, ?, ?)", (number, table, a, b))
-                if b is None:  # a bye is a win
-                    db.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?, NULL, ?, 'bye')", (number, table, a, a))
+    def open_round(self, pairings: Sequence[Pairing] = ()) -> int:
+        """The round these pairings are for: the one open, if nothing was paired, played or
+        scored in it yet (the first pairing of an evening is round 1), else the next.  A bye is
+        a win."""
+        with self.transaction() as db:
+            number = _round_for_pairing(db) if pairings else _round_open(db) or 1
+            if number > _round_open(db):
+                db.execute("INSERT INTO rounds VALUES (?, ?)", (number, time.time()))
+            for p in pairings:
+                db.execute(
+                    "INSERT INTO pairings (round, table_id, a, b, game, first) VALUES (?, ?, ?, ?, ?, ?)",
+                    (number, p.table, p.a, p.b, p.game, p.first),
+                )
+                if p.b is None:
+                    put_result(db, Result(number, p.table, p.a, None, p.a, "bye"), "bye")
         return number
 
-    def set_result(self, round_number: int, table: str, a: str, b: str | None, winner: str | None) -> None:
-        """A judge's result, which replaces what the table reported."""
-        with self._transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, 'judge')", (round_number, table, a, b, winner)
-            )
+    def round_for_pairing(self) -> int:
+        """The round ``open_round`` pairs."""
+        with self._lock:
+            return _round_for_pairing(self._db)
 
     def handle_call(self, table: str) -> int:
-        with self._transaction() as db:
+        with self.transaction() as db:
             return int(
                 db.execute(
                     "UPDATE judge_calls SET handled = ? WHERE table_id = ? AND handled IS NULL", (time.time(), table)
@@ -274,8 +358,8 @@ class Store:
 
     # -- what the pages show -------------------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:
-        rows = self._rows("SELECT * FROM tables ORDER BY table_id")
-        calls = self._rows("SELECT * FROM judge_calls WHERE handled IS NULL ORDER BY at")
+        rows = self.rows("SELECT * FROM tables ORDER BY table_id")
+        calls = self.rows("SELECT * FROM judge_calls WHERE handled IS NULL ORDER BY at")
         seen = {r["table_id"] for r in rows}
         rows += [
             {"table_id": c["table_id"], "state": None, "health": None, "updated": None}
@@ -295,20 +379,20 @@ class Store:
     def records_of(self, table: str) -> list[tuple[str, int]]:
         return [
             (r["journal"], r["seq"])
-            for r in self._rows("SELECT journal, seq FROM records WHERE table_id = ? ORDER BY journal, seq", table)
+            for r in self.rows("SELECT journal, seq FROM records WHERE table_id = ? ORDER BY journal, seq", table)
         ]
 
     def counters(self) -> dict[str, int]:
-        return {r["name"]: r["value"] for r in self._rows("SELECT * FROM counters")}
+        return {r["name"]: r["value"] for r in self.rows("SELECT * FROM counters")}
 
     def results(self) -> list[dict[str, Any]]:
-        return self._rows("SELECT * FROM results ORDER BY round, table_id")
+        return self.rows("SELECT * FROM results ORDER BY round, table_id")
 
     def pairings(self) -> list[dict[str, Any]]:
-        return self._rows("SELECT * FROM pairings ORDER BY round, table_id")
+        return self.rows("SELECT * FROM pairings ORDER BY round, table_id")
 
     def games(self) -> list[dict[str, Any]]:
-        return self._rows("SELECT * FROM games ORDER BY round, table_id")
+        return self.rows("SELECT * FROM games ORDER BY round, table_id")
 
     def close(self) -> None:
         with self._lock:

@@ -1,9 +1,6 @@
-// The tournament screen: every table, refreshed every two seconds; the judge's controls send the
-// login cookie's CSRF token, as on a station.  A link with ?token= logs the judge in at once, and
-// the header says who is looking.  `$`, `el` and `t` are the station's own (referee.js).
+// The tournament screen: every table, refreshed every two seconds.  The judge's login is
+// judgelogin.js's; `$`, `el` and `t` are the station's own (referee.js).
 "use strict";
-
-let csrf = sessionStorage.getItem("tournament-csrf") || "";
 
 function card(table) {
   const s = table.state || {}, h = table.health || {};
@@ -49,36 +46,8 @@ async function handled(table) {
   refresh();
 }
 
-// Whether this browser holds a judge's login (the cookie), said in the header.
-async function showRole() {
-  const judge = (await fetch("/api/whoami", { headers: { "X-CSRF-Token": csrf } })).ok;
-  document.body.classList.toggle("judge", judge);
-  $("role").textContent = judge ? t("judge logged in") : t("spectator");
-  $("role").classList.toggle("judge", judge);
-  $("judge-login").hidden = judge;
-}
-
-async function logIn(given) {
-  const answer = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ token: given }) });
-  $("login-error").textContent = answer.ok ? "" : (await refusal(answer)).message;
-  if (answer.ok) { csrf = (await answer.json()).csrf; sessionStorage.setItem("tournament-csrf", csrf); }
-  await showRole();
-}
-
-$("login").addEventListener("submit", (event) => { event.preventDefault(); logIn($("token").value); });
-
+setUpJudgeLogin(() => {});
 document.addEventListener("DOMContentLoaded", () => {
-  setUpLanguage();
-  const url = new URL(window.location.href);
-  const given = url.searchParams.get("token");
-  if (given) {  // the printed link: logged in, and the token kept out of the address bar and history
-    url.searchParams.delete("token");
-    history.replaceState(null, "", url.pathname + url.search);
-    logIn(given);
-  } else {
-    showRole();
-  }
   refresh();
   setInterval(refresh, 2000);
 });
