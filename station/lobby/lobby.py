@@ -25,6 +25,8 @@ from ..exclusive import FileLock, InUse
 from ..fold import HEADER_KIND
 from ..game import InputError
 from ..journal import JournalError, read_records
+from ..pairing import PairingListener
+from ..publish import BrokerUrl, MqttUnavailable
 from ..records import Kind
 from ..rules.text import say
 from ..runtime import Station
@@ -117,6 +119,18 @@ class Lobby:
         # its language, and the pre-game check it started after.
         self.messages: list[str] = []
         self.checks: list[dict[str, Any]] = []
+        self.pairing = self._listen_for_pairings()
+
+    def _listen_for_pairings(self) -> PairingListener | None:
+        """In a tournament (``--mqtt`` and ``--table``), this table's pairing (station/pairing.py)."""
+        hw = self.hardware
+        if not (hw.mqtt and hw.table):
+            return None
+        try:
+            return PairingListener(BrokerUrl.parse(hw.mqtt), hw.table).start()
+        except (MqttUnavailable, ValueError) as exc:  # the game's publisher says the same, louder
+            log.warning("no tournament pairings: %s", exc)
+            return None
 
     def _watch_hardware(self) -> None:
         hw = self.hardware
@@ -402,6 +416,8 @@ class Lobby:
                 self.camera.stop()
             if self.rehearsal is not None:
                 self.rehearsal.stop()
+            if self.pairing is not None:
+                self.pairing.stop()
             if self.data_lock is not None:
                 self.data_lock.release()
         if station is not None:
@@ -488,4 +504,16 @@ class Lobby:
             "hub": self.hub_health(),
             "camera": self.camera_health(),
             "messages": list(self.messages) + self.skipped.said(),
+            "pairing": self.pairing_summary(),
         }
+
+    def pairing_summary(self) -> dict[str, Any] | None:
+        """This table's tournament pairing, each army by its name only (the page polls this)."""
+        pairing = self.pairing.pairing if self.pairing else None
+        if pairing is None:
+            return None
+        players = [
+            {"name": p["name"], "id": p["id"], "army": (p["army"].get("name") or p["name"]) if p.get("army") else None}
+            for p in pairing["players"]
+        ]
+        return {**pairing, "players": players}

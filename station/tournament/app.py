@@ -35,7 +35,7 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None, conf
 
     roster = Roster(store)
     _screens(app, store, roster, subscriber)
-    judge_api.install(app, store, roster)
+    judge_api.install(app, store, roster, subscriber)
     return app
 
 

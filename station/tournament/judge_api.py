@@ -64,7 +64,7 @@ def event(store: Store, roster: Roster) -> dict[str, Any]:
     }
 
 
-def install(app: Flask, store: Store, roster: Roster) -> None:
+def install(app: Flask, store: Store, roster: Roster, subscriber: Any = None) -> None:
     @app.get("/api/event")
     def event_json() -> Response:
         return jsonify(event(store, roster))
@@ -95,11 +95,16 @@ def install(app: Flask, store: Store, roster: Roster) -> None:
     @app.post("/api/rounds")
     @referee_only
     def next_round() -> Any:
-        """Pair the next round, Swiss within each game's pool, and open it."""
+        """Pair the next round, Swiss within each game's pool, open it, and tell each table."""
 
         def paired() -> dict[str, Any]:
             body = request.get_json(silent=True)
-            number, pairings = roster.pair_round(body if isinstance(body, dict) else {}, _tables(store))
+            tables = _tables(store)
+            number, pairings = roster.pair_round(body if isinstance(body, dict) else {}, tables)
+            told = roster.messages_for_tables(number, pairings)
+            if subscriber is not None:  # each table hears its pairing; a table left out, none
+                for table in sorted(set(tables) | set(told)):
+                    subscriber.tell_table(table, "pairing", told.get(table))
             return {"round": number, "pairings": [p.__dict__ for p in pairings]}
 
         return _answer(paired)
@@ -108,6 +113,11 @@ def install(app: Flask, store: Store, roster: Roster) -> None:
     @referee_only
     def set_result() -> Any:
         return _answer(lambda: roster.set_result(_body()))
+
+    @app.post("/api/results/confirm")
+    @referee_only
+    def confirm_result() -> Any:
+        return _answer(lambda: roster.confirm(_body()))
 
     @app.post("/api/tiebreaks")
     @referee_only

@@ -211,6 +211,12 @@ class Roster:
         if waiting:
             raise RosterError("round", say("round {round} is not over: no result yet at {tables}", round=current,
                                             tables=", ".join(waiting)))  # fmt: skip
+        unconfirmed = sorted(
+            r["table_id"] for r in self.store.results() if r["round"] == current and not r["confirmed"]
+        )
+        if unconfirmed:
+            raise RosterError("round", say("round {round}: confirm the result of table {tables} first", round=current,
+                                            tables=", ".join(unconfirmed)))  # fmt: skip
         registered = self.store.rows("SELECT name, club, checked_in, dropped FROM players")
         playing = {p["name"] for p in registered if p["checked_in"] and not p["dropped"]} if registered else None
         clubs = {p["name"]: p["club"] for p in registered}
@@ -269,6 +275,38 @@ class Roster:
             was = {k: before[0][k] for k in ("winner", "reason", "score_a", "score_b", "source")} if before else None
             now = {"a": a, "b": b, "winner": winner, "reason": reason, "score_a": scores[0], "score_b": scores[1]}
             self._log(db, judge, "result", {**now, "before": was}, round=number, table=table, why=why.strip())
+
+    def confirm(self, body: Mapping[str, Any]) -> None:
+        """The judge confirms the result a table sent, as it is."""
+        judge = _name(body.get("judge", ""), "judge", optional=True)
+        try:
+            number, table = int(body["round"]), str(body["table"])
+        except (KeyError, TypeError, ValueError):
+            raise RosterError("round", say("round (a number) and table are needed")) from None
+        with self.store.transaction() as db:
+            if not db.execute(
+                "UPDATE results SET confirmed = 1 WHERE round = ? AND table_id = ?", (number, table)
+            ).rowcount:
+                raise RosterError(
+                    "table", say("no result at table {table} in round {round}", table=table, round=number)
+                )
+            self._log(db, judge, "confirm", {}, round=number, table=table)
+
+    def messages_for_tables(self, number: int, pairings: Sequence[Pairing]) -> dict[str, dict[str, Any]]:
+        """What each table of a round is told (station/pairing.py): the game, the players with
+        the ids their armies carry, and each army whole if the judge has it."""
+        kept = {p["name"]: p for p in self.store.rows("SELECT name, id, army FROM players")}
+
+        def player(name: str) -> dict[str, Any]:
+            row = kept.get(name)
+            army = json.loads(row["army"]) if row and row["army"] else None
+            return {"name": name, "id": row["id"] if row else name, "army": army}
+
+        return {
+            p.table: {"round": number, "game": p.game, "first": p.first, "players": [player(p.a), player(p.b)]}
+            for p in pairings
+            if p.b is not None
+        }
 
     def changes(self) -> list[dict[str, Any]]:
         """The audit trail, newest first."""

@@ -61,6 +61,7 @@ ADDED_COLUMNS = (
     ("results", "reason", "TEXT"),  # station/game.py RESULTS, or "bye"
     ("results", "score_a", "REAL"),  # the game's own score or victory points, if the judge gave them
     ("results", "score_b", "REAL"),
+    ("results", "confirmed", "INTEGER NOT NULL DEFAULT 1"),  # a table's result waits for the judge (0)
 )
 KEPT_OF_A_REJECT = 1024  # bytes of a rejected message kept, to see what it was
 REJECTS_KEPT = 1000  # the latest rejected messages kept; the counter counts them all
@@ -110,12 +111,14 @@ class Result:
 
 
 def put_result(db: sqlite3.Connection, result: Result, source: str) -> None:
-    """The result of a round's table, replacing any before it; ``source``: table, judge or bye."""
+    """The result of a round's table, replacing any before it; ``source``: table, judge or bye.
+    A table's result counts at once, and waits for the judge's confirmation before the next
+    round is paired (roster.py)."""
     r = result
     db.execute(
-        "INSERT OR REPLACE INTO results (round, table_id, a, b, winner, source, reason, score_a, score_b)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (r.round, r.table, r.a, r.b, r.winner, source, r.reason, r.score_a, r.score_b),
+        "INSERT OR REPLACE INTO results (round, table_id, a, b, winner, source, reason, score_a, score_b, confirmed)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (r.round, r.table, r.a, r.b, r.winner, source, r.reason, r.score_a, r.score_b, source != "table"),
     )
 
 

@@ -77,6 +77,11 @@ class Subscriber:
         self._client.disconnect()
         self._client.loop_stop()
 
+    def tell_table(self, table: str, what: str, body: dict[str, Any] | None) -> None:
+        """A retained message to a table (``pairing``: station/pairing.py); None clears it."""
+        payload = json.dumps(body, ensure_ascii=False).encode() if body is not None else b""
+        self._client.publish(f"{TOPIC_ROOT}/{table}/{what}", payload, qos=1, retain=True)
+
     def health(self) -> dict[str, Any]:
         """For the screen: the broker's link, and whether records are being taken now."""
         return {

@@ -147,6 +147,14 @@ def army_document(game: str, army_id: str) -> Response:
     return Response(text, mimetype="application/json")
 
 
+@lobby_api.get("/lobby/pairing")
+@referee_only
+def tournament_pairing() -> Response:
+    """This table's tournament pairing whole, with the players' armies, to start it with."""
+    listener = lobby().pairing
+    return jsonify({"pairing": listener.pairing if listener else None})
+
+
 @lobby_api.post("/armies/<game>")
 @referee_only
 def save_army(game: str) -> Response:

@@ -50,7 +50,8 @@ function resultText(r) {
   let said = r.winner ? t("{winner} won", { winner: r.winner }) : t("a draw");
   if (r.winner && (r.reason === "time" || r.reason === "concession")) said += ` (${t(REASON_WORDS[r.reason])})`;
   if (r.score_a !== null && r.score_a !== undefined) said += ` · ${r.score_a}:${r.score_b ?? 0}`;
-  return `${said} · ${t(r.source)}`;
+  const from = { table: t("sent by the table"), judge: t("set by the judge") }[r.source] || r.source;
+  return `${said} · ${from}${r.confirmed === 0 ? ` · ${t("not confirmed yet")}` : ""}`;
 }
 
 // -- players ----------------------------------------------------------------------------------------
@@ -100,6 +101,9 @@ function pairingCard(p) {
     el("div", {}, el("strong", {}, p.b ? t("table {table}", { table: p.table_id }) : t("bye")), ` · ${gameTitle(p.game)}`),
     el("div", {}, p.b ? `${p.a} — ${p.b}` : p.a, p.first ? ` · ${t("{player} plays first", { player: p.first })}` : ""),
     el("div", { class: r ? "result" : "result none" }, resultText(r)));
+  if (r && !r.confirmed) {  // a table's result counts, and waits for the judge before the next round
+    card.append(el("button", { type: "button", class: "judge-block confirm", onclick: () => confirmResult(p) }, t("Confirm the table's result")));
+  }
   if (p.b) {
     if (openResult === key) card.append(resultForm(p, r));
     else card.append(el("button", { type: "button", class: "judge-block", onclick: () => { openResult = key; drawPairings(); } },
@@ -136,6 +140,12 @@ function resultForm(p, r) {
     catch (error) { sayRefusal(error, form, "pair-error"); }
   });
   return form;
+}
+
+async function confirmResult(p) {
+  try { await send("/api/results/confirm", { round: p.round, table: p.table_id }); showError(null, "pair-error"); }
+  catch (error) { sayRefusal(error, null, "pair-error"); }
+  refresh();
 }
 
 async function pairNextRound() {
@@ -180,6 +190,7 @@ function poolTable(pool) {
 function changeText(c) {
   const b = c.body, who = c.judge;
   if (c.what === "register") return t("{judge} registered {name} ({game})", { judge: who, name: b.name, game: gameTitle(b.game) });
+  if (c.what === "confirm") return t("{judge} confirmed the result of round {round}, table {table}", { judge: who, round: c.round, table: c.table_id });
   if (c.what === "pair") return t("{judge} paired round {round}", { judge: who, round: c.round });
   if (c.what === "tiebreaks") return t("{judge} put the tiebreaks in order: {order}", { judge: who, order: b.order.map((n) => t(TIEBREAK_WORDS[n])).join(", ") });
   if (c.what === "result") {

@@ -46,6 +46,41 @@ async function refreshStatus() {
     status.camera.source || "").concat(status.camera.error ? [` — ${status.camera.error}`] : []) : [t("Camera: none: no map, no measuring, and the referee's inputs rule alone.")]));
   $("start").disabled = Boolean(status.running);
   $("start").title = status.running ? t("A game is running; end it first") : "";
+  showPairing(status.pairing, status.running);
+}
+
+// --- a tournament's pairing for this table (station/pairing.py) -----------------------------------
+function showPairing(pairing, running) {
+  if (!pairing) { $("pairing").replaceChildren(); return; }
+  const title = (lobby.games.find((g) => g.name === pairing.game) || {}).title || pairing.game;
+  const missing = pairing.players.filter((p) => !p.army).map((p) => p.name);
+  $("pairing").replaceChildren(el("div", { class: "pairing-card" },
+    el("p", { class: "game" }, t("Tournament, round {n}: {players}", { n: pairing.round, players: pairing.players.map((p) => p.name).join(" — ") })),
+    el("p", {}, title, pairing.first ? ` · ${t("{player} plays first", { player: pairing.first })}` : ""),
+    el("ul", { class: "role" }, ...pairing.players.map((p) => el("li", {}, `${p.name}: ${p.army || t("no army from the judge: choose it below")}`))),
+    running ? "" : el("button", { id: "start-pairing", class: "referee-only", onclick: () => startPairing(missing) },
+      missing.length ? t("Prepare this game") : t("Start this game"))));
+}
+
+// One tap: the pairing's game and armies in the new-game form, then the usual start (the pre-game
+// check, and its note if it fails).  An army the judge has not given is left to choose.
+async function startPairing(missing) {
+  try {
+    const { pairing } = await call("/api/lobby/pairing", null, "GET");
+    if (!pairing) return;
+    $("game").value = pairing.game;
+    renderGameForm();
+    const uploads = (lobby.uploaded[pairing.game] = lobby.uploaded[pairing.game] || {});
+    for (const row of document.querySelectorAll("#armies .army-row")) row.remove();
+    for (const player of pairing.players.filter((p) => p.army)) uploads[t("{player}'s army", { player: player.name })] = player.army;
+    for (const player of pairing.players) addArmyRow(player.army ? `upload:${t("{player}'s army", { player: player.name })}` : undefined);
+    if (missing.length) {
+      $("new-game").scrollIntoView({ block: "start" });
+      showError(new Error(t("Choose the army of {players}, then start.", { players: missing.join(", ") })), "lobby-error");
+      return;
+    }
+    await startGame(null);
+  } catch (error) { showError(error, "lobby-error"); }
 }
 
 function hubLine(hub, rehearsal = false) {
