@@ -20,6 +20,7 @@ from .events import HUB_ID, NODE_AT, hub_time
 from .gcpause import without_cycle_collection
 from .hubclock import Timeline
 from .journal import JournalError
+from .playerclock import PlayerClocks
 from .records import Kind
 from .rules.base import Event, HubLink, Input, Override, Overriding, Ruling
 from .rules.registry import make_ruleset
@@ -104,6 +105,7 @@ FOLDED_KINDS = frozenset(
         Kind.TERRAIN,
         Kind.CLOCK,
         Kind.LINK,
+        Kind.TIMER,
     }
 )
 # What is applied one record at a time, in journal order (the header starts the fold, and dice
@@ -200,6 +202,7 @@ class FoldResult:
     rulings: list[Ruling] | deque[Ruling] = field(default_factory=list)
     timeline: Timeline = field(default_factory=Timeline)  # each hub's clock where the records end
     round_began: int = 0  # the seq of the event that began the round now played
+    clocks: PlayerClocks | None = None  # the players' clocks, if the game has them (playerclock.py)
 
     def apply(self, event: Event) -> list[Ruling]:
         """One event folded in: the new state, its rulings kept, and the round noted if it began."""
@@ -208,6 +211,12 @@ class FoldResult:
         if ruleset.round_of(self.state) != ruleset.round_of(before):
             self.round_began = event.seq
         return [finite(r) for r in rulings] if rulings else rulings
+
+    def clock_step(self, record: Mapping[str, Any]) -> None:
+        """The players' clocks after a record applied (or the referee's pause): whoever is to
+        act now is the one whose time runs from this record on."""
+        if self.clocks is not None:
+            self.clocks.record(record, self.ruleset.active_player(self.state))
 
     def standing_from(self) -> int | None:
         """What ``ruling_status`` needs to say a ruling stood unchallenged: the seq that began
@@ -240,13 +249,19 @@ def fold(
     ruleset = make_ruleset(header["game"], book)
     state = ruleset.initial_state(header["armies"], header.get("options", {}), overrides_of(records))
     result = FoldResult(ruleset, state, deque(maxlen=keep_rulings) if keep_rulings else [])
+    result.clocks = PlayerClocks.of(header)
     apply, timeline, made = result.apply, result.timeline, result.rulings.extend  # the loop's names, looked up once
+    timed = result.clock_step if result.clocks is not None else None
     with without_cycle_collection():
         for record in records:
             event = record_event(record, timeline)
             if event is None:
+                if timed is not None and record["kind"] == Kind.TIMER:
+                    timed(record)
                 continue
             rulings = apply(event)
+            if timed is not None:
+                timed(record)
             if rulings:
                 made(rulings)
             if on_step is not None:

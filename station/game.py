@@ -22,6 +22,7 @@ from .fold import HEADER_KIND, dice_of, fold, header_of, is_folded, is_step, rec
 from .journal import Journal, JournalFull
 from .measure.terrain import FORMAT as TERRAIN_FORMAT
 from .measure.terrain import parse_terrain, terrain_document
+from .playerclock import wall_seconds
 from .records import Kind
 from .rules.base import Ruling
 from .rules.input_args import InputProblem, check
@@ -116,7 +117,9 @@ class Game:
         options: Mapping[str, Any] | None = None,
         rng: random.Random | None = None,
         publish: Callable[[dict[str, Any]], None] | None = None,
+        clock_s: float | None = None,
     ) -> None:
+        """``clock_s``: a new game's time for each player (playerclock.py), None for no clocks."""
         self.journal = journal
         self._lock = threading.RLock()
         self._publish = publish or (lambda message: None)
@@ -139,6 +142,7 @@ class Game:
                 armies=list(armies),
                 options=dict(options or {}),
                 station=__version__,
+                **({"clock": {"seconds": float(clock_s)}} if clock_s else {}),
             )
             records = [header]
         elif game is not None and header_of(records, str(journal.path))["game"] != game:
@@ -231,8 +235,11 @@ class Game:
         self._last_seq = max(self._last_seq, record["seq"])
         event = record_event(record, self._result.timeline)
         if event is None:
+            if record["kind"] == Kind.TIMER:
+                self._result.clock_step(record)
             return []
         rulings = self._result.apply(event)
+        self._result.clock_step(record)
         self._journal_fresh_dice()
         kept = self._result.rulings
         for ruling in rulings:
@@ -439,6 +446,22 @@ class Game:
         see it."""
         return self.journal.append(Kind.JUDGE, durable=True, note=checked_note(note, JUDGE_NOTE_CHARS), by=by)
 
+    def set_clocks_running(self, running: bool, by: str = "referee") -> dict[str, Any]:
+        """The referee pauses (``running`` False) or resumes the players' clocks: journaled, so
+        the replay pauses where the game did."""
+        if self._result.clocks is None:
+            raise InputError("this game has no players' clocks", "running")
+        with self._recording():
+            record = self.journal.append(Kind.TIMER, durable=True, running=bool(running), by=by)
+            self.observe(record)
+            return self.clocks() or {}
+
+    def clocks(self) -> dict[str, Any] | None:
+        """The players' clocks now, or None for a game without them."""
+        with self._lock:
+            clocks = self._result.clocks
+            return clocks.view(wall_seconds({"wall": self.journal.clock.wall_iso()})) if clocks is not None else None
+
     def operator_input(self, type_: str, args: Mapping[str, Any] | None = None, by: str = "referee") -> list[Ruling]:
         allowed = self._result.ruleset.input_types
         if type_ not in allowed or type_ in ("confirm", "override"):
@@ -560,6 +583,7 @@ class Game:
                 "journal": str(self.journal.path),
                 "records": self.journal.written,
                 "round_began": self._result.round_began,  # a ruling caused before it stood unchallenged
+                "clocks": self.clocks(),
             }
         older, window = (rulings[:-recent], rulings[-recent:]) if recent and len(rulings) > recent else ([], rulings)
         waiting = [r for r in older if ruling_status(r, confirmed, standing) == "pending"]

@@ -52,10 +52,12 @@ def check_pairing(payload: bytes) -> dict[str, Any] | None:
             raise ValueError("each player: a name (1-64 characters) and an id (1-32)")
         if player.get("army") is not None and not isinstance(player["army"], dict):
             raise ValueError("a player's army: a JSON object or null")
-    first = body.get("first")
+    first, clock = body.get("first"), body.get("clock_minutes")
     if first is not None and first not in [p["name"] for p in players]:
         raise ValueError("first: one of the players")
-    return {"round": number, "game": game, "players": players, "first": first}
+    if clock is not None and (type(clock) not in (int, float) or not 1 <= clock <= 600):
+        raise ValueError("clock_minutes: from 1 to 600, or null")
+    return {"round": number, "game": game, "players": players, "first": first, "clock_minutes": clock}
 
 
 def _text(value: Any, most: int) -> bool:

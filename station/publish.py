@@ -7,6 +7,8 @@ Topics, for table ``T``:
   (table, journal, seq): a table plays many games, and each journal counts from 1.
 * ``station/T/state``: the live summary (game, round, whose turn, the rulings waiting for a
   judge, the winner), retained, so a tournament that starts late sees every table at once.
+* ``station/T/calls`` (read): the tournament's word that a judge handled the table's calls,
+  ``{"journal", "handled": seq}``, retained.
 * ``station/T/health``: ``online`` with the station's identity and its dashboard's address,
   retained; ``idle`` when the referee has ended the game and the station waits for the next;
   the broker publishes the last will, ``offline``, when the station drops away.
@@ -139,6 +141,7 @@ class MqttPublisher:
         self._stop = threading.Event()
         self._connected = False
         self.collision: str | None = None
+        self.calls_handled = 0  # the last judge call of this journal a judge marked handled
         self._last_state = ""
         self._state_at = 0.0
         self._state_records = -1  # the journal's length when the summary was last made
@@ -184,7 +187,7 @@ class MqttPublisher:
             self._last_state, self._state_records = "", -1
             self._checked, self._subscribed_at = False, 0.0
         # whoever holds this table id answers first; the tournament says what it has kept
-        client.subscribe([(topic(self.table, "health"), 1), (topic(self.table, "ack"), 1)])
+        client.subscribe([(topic(self.table, what), 1) for what in ("health", "ack", "calls")])
 
     def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any, properties: Any) -> None:
         self._subscribed_at = time.monotonic()
@@ -236,6 +239,8 @@ class MqttPublisher:
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         if message.topic == topic(self.table, "ack"):
             self._on_ack(message.payload)
+        elif message.topic == topic(self.table, "calls"):
+            self._on_calls(message.payload)
         else:
             self._on_health(client, userdata, message)
 
@@ -262,6 +267,20 @@ class MqttPublisher:
                 self._sent = self.acked = self.confirmed = seq
                 self._confirmed_at = time.monotonic()
         self._wake.set()
+
+    def _on_calls(self, payload: bytes) -> None:
+        """The tournament's word that a judge handled this table's calls up to a seq
+        (``{"journal", "handled"}``): the dashboard tells the referee the judge is coming."""
+        try:
+            said = untrusted_json.loads(payload) if payload else None
+        except (ValueError, untrusted_json.TooDeep):
+            return
+        if not isinstance(said, dict) or said.get("journal") != self.journal.path.name:
+            return
+        seq = said.get("handled")
+        if type(seq) is int and 0 < seq <= self.journal.written:
+            with self._lock:
+                self.calls_handled = max(self.calls_handled, seq)
 
     def _on_health(self, client: Any, userdata: Any, message: Any) -> None:
         """Another station claiming this table id: reported, and this one stops publishing
@@ -369,6 +388,7 @@ class MqttPublisher:
                 "publishing": self._connected and self._checked and stalled < STALLED_S,
                 "acked": self.acked,
                 "confirmed": self.confirmed if self._tournament_seen else None,
+                "calls_handled": self.calls_handled,
                 "behind": max(0, self.journal.written - self.acked),
                 "stalled_s": round(stalled, 1) if behind else 0.0,
                 "error": self.collision or self.last_error,

@@ -26,3 +26,4 @@ class Kind(StrEnum):
     PRECHECK = "precheck"  # the pre-game check and the note of a start past it
     JUDGE = "judge"  # a table's call to the tournament's judges
     END = "end"  # the referee ended the game
+    TIMER = "timer"  # the referee paused or resumed the players' clocks (playerclock.py)

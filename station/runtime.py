@@ -24,6 +24,7 @@ from .devices.link import BAUD, HubIds, HubLink, hubs_health
 from .game import Game
 from .journal import RESERVE_BYTES, Journal
 from .records import Kind
+from .rules.view import model_names
 from .tableview import TableView
 
 if TYPE_CHECKING:  # the camera's modules load only when a camera is attached
@@ -53,6 +54,7 @@ class Station:
         group_window: float = 0.0,
         journal_reserve: int = RESERVE_BYTES,
         baud: int = BAUD,
+        clock_s: float | None = None,
     ) -> None:
         self.bus: Bus[dict[str, Any]] = Bus()
         self.journal = Journal(journal_path, group_window=group_window, reserve_bytes=journal_reserve)
@@ -69,7 +71,9 @@ class Station:
         try:
             for link in self.links:
                 link.claim()  # another station's port: refused before the game's first record
-            self.game = Game(self.journal, game, armies, options, rng=random.Random(seed), publish=self.bus.publish)
+            self.game = Game(
+                self.journal, game, armies, options, rng=random.Random(seed), publish=self.bus.publish, clock_s=clock_s
+            )
         except Exception:
             for link in self.links:
                 link.stop()
@@ -220,7 +224,10 @@ class Station:
             "ended": {"result": ended["result"], "winner": ended["winner"]} if ended else None,
             "waiting": len(waiting) + snapshot["older_pending"],
             "rulings": [{k: r[k] for k in ("id", "text", "message", "section")} for r in waiting[-10:]],
+            "recent": [{k: r[k] for k in ("id", "text", "message", "section")} for r in snapshot["rulings"][-3:]],
             "records": snapshot["records"],
+            "clocks": snapshot["clocks"],
+            "names": model_names(state),  # the army's names for the ids in the rulings' messages
         }
 
     def stop_hubs(self) -> None:

@@ -268,6 +268,7 @@ class Lobby:
         force: bool = False,
         note: str = "",
         by: str = "lobby",
+        clock_s: float | None = None,
     ) -> Station:
         """Open a game (``game`` None resumes ``path``) and start it.  Refused while another runs.
         A new game starts after the pre-game check (station/lobby/starting.py): a failed check
@@ -291,7 +292,14 @@ class Lobby:
                 self.camera.stop()  # and the game's tracker the camera
             try:
                 station = Station(
-                    path, game, list(armies), dict(options or {}), serial_urls or hw.serial_urls, hw.seed, baud=hw.baud
+                    path,
+                    game,
+                    list(armies),
+                    dict(options or {}),
+                    serial_urls or hw.serial_urls,
+                    hw.seed,
+                    baud=hw.baud,
+                    clock_s=clock_s,
                 )
             except InUse:  # another station runs this journal or holds the port
                 self._abandon(path, existed)

@@ -22,6 +22,7 @@ from ..fold import dice_of, fold, record_event
 from ..game import END_KIND
 from ..hubclock import Timeline
 from ..journal import read_records
+from ..playerclock import wall_seconds
 from ..records import Kind
 from ..rules.base import Ruling
 from ..rules.text import Text
@@ -110,6 +111,7 @@ class GameReplay:
             "rulings": [{**r.as_dict(), "status": result.status(r)} for r in result.rulings],
             "table": table,
             "terrain": terrain["pieces"] if terrain else [],
+            "clocks": result.clocks.view(wall_seconds(last)) if result.clocks is not None else None,
         }
 
 

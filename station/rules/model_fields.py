@@ -144,6 +144,10 @@ class ModelRuleset(Generic[S]):
         """A game with no rounds is always in its first: nothing pending ever stands unchallenged."""
         return 1
 
+    def active_player(self, state: S) -> str | None:
+        """A game that does not say whose turn it is: nobody's clock runs."""
+        return None
+
     def pending_stands(self, state: S) -> bool:
         """A game without the option ``unconfirmed``: a pending ruling stands, as by its default."""
         return True

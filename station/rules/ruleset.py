@@ -113,6 +113,9 @@ class Ruleset(Protocol[S]):
         """The round (or turn) being played: a ruling still pending from an earlier one stands
         unchallenged unless the game's option ``unconfirmed`` says it waits (station/fold.py)."""
 
+    def active_player(self, state: S) -> str | None:
+        """The player to act now (their clock runs: station/playerclock.py), or None."""
+
     def pending_stands(self, state: S) -> bool:
         """Whether a ruling still pending when its round ended stands unchallenged (the game's
         option ``unconfirmed``), or keeps waiting for the referee (station/fold.py)."""

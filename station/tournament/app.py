@@ -19,7 +19,7 @@ from ..rules.text import from_message
 from ..web import i18n
 from ..web.i18n import language, ruling_words
 from ..web.security import harden
-from . import judge_api
+from . import judge_api, overlay
 from .roster import Roster
 from .standings import Standing, as_csv
 from .store import Store
@@ -36,6 +36,7 @@ def create_tournament_app(store: Store, token: str, subscriber: Any = None, conf
     roster = Roster(store)
     _screens(app, store, roster, subscriber)
     judge_api.install(app, store, roster, subscriber)
+    overlay.install(app, store, said)
     return app
 
 
@@ -44,21 +45,27 @@ def _ranked(roster: Roster) -> list[tuple[str, Standing]]:
     return [(game, s) for game, ranked in roster.pools().items() for s in ranked]
 
 
-def _said(table: dict[str, Any]) -> dict[str, Any]:
+def said(table: dict[str, Any]) -> dict[str, Any]:
     """A table as the judge reads it: its game's name and its waiting rulings in the page's
     language (each game has its own words, so the server says them)."""
     state = table["state"]
     if not state:
         return table
-    game, said = str(state.get("game") or ""), language()
+    game, lang = str(state.get("game") or ""), language()
     known = game in RULESETS  # a table's word over the network is never a path to read
     words = ruling_words(game) if known else {}
-    rulings = [
-        {**r, "said": from_message(r["message"]).said(words or None) if r.get("message") else r.get("text")}
-        for r in state.get("rulings") or []
-    ]
-    title = label(game, said, game) if known else state.get("title")
-    return {**table, "state": {**state, "title": title, "rulings": rulings}}
+    given = state.get("names")
+    names = {k: v for k, v in given.items() if isinstance(v, str)} if isinstance(given, dict) else {}
+
+    def in_words(rulings: Any) -> list[dict[str, Any]]:
+        return [
+            {**r, "said": from_message(r["message"]).said(words or None, names) if r.get("message") else r.get("text")}
+            for r in rulings or []
+        ]
+
+    title = label(game, lang, game) if known else state.get("title")
+    rulings, recent = in_words(state.get("rulings")), in_words(state.get("recent"))
+    return {**table, "state": {**state, "title": title, "rulings": rulings, "recent": recent}}
 
 
 def _screens(app: Flask, store: Store, roster: Roster, subscriber: Any) -> None:
@@ -82,7 +89,7 @@ def _screens(app: Flask, store: Store, roster: Roster, subscriber: Any) -> None:
         return jsonify(
             {
                 "round": store.current_round(),
-                "tables": [_said(t) for t in store.tables()],
+                "tables": [said(t) for t in store.tables()],
                 "counters": store.counters(),
                 "broker": bool(subscriber and subscriber.connected.is_set()),
                 "taking": bool(subscriber and subscriber.health()["taking"]),

@@ -58,6 +58,7 @@ def event(store: Store, roster: Roster) -> dict[str, Any]:
             for game, ranked in roster.pools().items()
         ],  # fmt: skip
         "tiebreaks": list(roster.tiebreaks()),
+        "clock_minutes": roster.clock_minutes(),
         "pairings": store.pairings(),
         "results": store.results(),
         "changes": roster.changes(),
@@ -68,6 +69,14 @@ def install(app: Flask, store: Store, roster: Roster, subscriber: Any = None) ->
     @app.get("/api/event")
     def event_json() -> Response:
         return jsonify(event(store, roster))
+
+    _session(app)
+    _players(app, roster)
+    _rounds(app, store, roster, subscriber)
+
+
+def _session(app: Flask) -> None:
+    """The judge's login, as a station's referee's."""
 
     @app.get("/api/whoami")
     @referee_only
@@ -82,6 +91,8 @@ def install(app: Flask, store: Store, roster: Roster, subscriber: Any = None) ->
     def _logout() -> Any:
         return logout()
 
+
+def _players(app: Flask, roster: Roster) -> None:
     @app.post("/api/players")
     @referee_only
     def register() -> Any:
@@ -91,6 +102,20 @@ def install(app: Flask, store: Store, roster: Roster, subscriber: Any = None) ->
     @referee_only
     def update_player(name: str) -> Any:
         return _answer(lambda: roster.update(name, _body()))
+
+    @app.post("/api/tiebreaks")
+    @referee_only
+    def tiebreaks() -> Any:
+        return _answer(lambda: roster.set_tiebreaks(_body()))
+
+    @app.post("/api/clock")
+    @referee_only
+    def clock_minutes() -> Any:
+        return _answer(lambda: roster.set_clock_minutes(_body()))
+
+
+def _rounds(app: Flask, store: Store, roster: Roster, subscriber: Any) -> None:
+    """Pairing, results and the tables' calls."""
 
     @app.post("/api/rounds")
     @referee_only
@@ -119,15 +144,14 @@ def install(app: Flask, store: Store, roster: Roster, subscriber: Any = None) ->
     def confirm_result() -> Any:
         return _answer(lambda: roster.confirm(_body()))
 
-    @app.post("/api/tiebreaks")
-    @referee_only
-    def tiebreaks() -> Any:
-        return _answer(lambda: roster.set_tiebreaks(_body()))
-
     @app.post("/api/tables/<table>/handled")
     @referee_only
     def handled(table: str) -> Response:
-        return jsonify({"handled": store.handle_call(table)})
+        """The table's calls handled; the table hears it (its dashboard says a judge is coming)."""
+        latest = store.handle_call(table)
+        if latest is not None and subscriber is not None:
+            subscriber.tell_table(table, "calls", latest)
+        return jsonify({"handled": 1 if latest else 0})
 
 
 def _tables(store: Store) -> list[str]:

@@ -31,6 +31,7 @@ from .store import Pairing, Result, Store, put_result
 NAME_CHARS = 64  # a player's, a club's or a judge's name
 WHY_CHARS = 500
 MOST_SCORE = 100_000
+MOST_CLOCK_MINUTES = 600
 
 
 class RosterError(ValueError):
@@ -176,6 +177,20 @@ class Roster:
             db.execute("INSERT OR REPLACE INTO settings VALUES ('tiebreaks', ?)", (json.dumps(order),))
             self._log(db, judge, "tiebreaks", {"order": order})
 
+    def clock_minutes(self) -> float | None:
+        """Each player's time a game, in minutes, for the whole event (None: no clocks)."""
+        kept = self._setting("clock_minutes")
+        return float(kept) if kept else None
+
+    def set_clock_minutes(self, body: Mapping[str, Any]) -> None:
+        judge = _name(body.get("judge", ""), "judge", optional=True)
+        minutes = body.get("minutes")
+        if minutes is not None and (type(minutes) not in (int, float) or not 1 <= minutes <= MOST_CLOCK_MINUTES):
+            raise RosterError("minutes", say("a number from 1 to {most}, or none", most=MOST_CLOCK_MINUTES))
+        with self.store.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO settings VALUES ('clock_minutes', ?)", (str(minutes or ""),))
+            self._log(db, judge, "clock", {"minutes": minutes})
+
     def pools(self) -> dict[str, list[Standing]]:
         """Each game's players, best first: a game is its own pool, ranked and paired apart.
         Players no judge registered (named by a table's armies) are in the pool of the game
@@ -302,8 +317,15 @@ class Roster:
             army = json.loads(row["army"]) if row and row["army"] else None
             return {"name": name, "id": row["id"] if row else name, "army": army}
 
+        clock = self.clock_minutes()
         return {
-            p.table: {"round": number, "game": p.game, "first": p.first, "players": [player(p.a), player(p.b)]}
+            p.table: {
+                "round": number,
+                "game": p.game,
+                "first": p.first,
+                "players": [player(p.a), player(p.b)],
+                "clock_minutes": clock,
+            }
             for p in pairings
             if p.b is not None
         }

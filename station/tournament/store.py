@@ -351,13 +351,18 @@ class Store:
         with self._lock:
             return _round_for_pairing(self._db)
 
-    def handle_call(self, table: str) -> int:
+    def handle_call(self, table: str) -> dict[str, Any] | None:
+        """Every open call of a table handled: the latest (its journal and seq), or None."""
         with self.transaction() as db:
-            return int(
-                db.execute(
-                    "UPDATE judge_calls SET handled = ? WHERE table_id = ? AND handled IS NULL", (time.time(), table)
-                ).rowcount
+            latest = db.execute(
+                "SELECT journal, MAX(seq) AS seq FROM judge_calls WHERE table_id = ? AND handled IS NULL"
+                " GROUP BY journal ORDER BY MAX(at) DESC LIMIT 1",
+                (table,),
+            ).fetchone()
+            db.execute(
+                "UPDATE judge_calls SET handled = ? WHERE table_id = ? AND handled IS NULL", (time.time(), table)
             )
+            return {"journal": latest["journal"], "handled": latest["seq"]} if latest else None
 
     # -- what the pages show -------------------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:

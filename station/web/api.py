@@ -214,6 +214,18 @@ def call_judge() -> Response:
     return jsonify({"seq": record["seq"]})
 
 
+@api.post("/clocks")
+@referee_only
+def set_clocks() -> Response:
+    """``{"running": false}`` pauses the players' clocks, ``true`` resumes them (the referee's
+    only; the handover between players follows the game by itself: station/playerclock.py)."""
+    body = _json_body()
+    running = body.get("running")
+    if not isinstance(running, bool):
+        raise InputError("running: true or false", "running")
+    return jsonify(_station().game.set_clocks_running(running, by="dashboard"))
+
+
 @api.post("/dice")
 @referee_only
 def enter_dice() -> Response:

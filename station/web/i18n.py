@@ -43,7 +43,9 @@ def catalog(language: str) -> dict[str, str]:
 
 
 def language() -> str:
-    chosen = request.cookies.get(COOKIE)
+    """The page's language: ``?lang=`` (a stream overlay's address, where no cookie is set), the
+    language cookie, or the browser's."""
+    chosen = request.args.get("lang") or request.cookies.get(COOKIE)
     if chosen in LANGUAGES:
         return chosen
     return request.accept_languages.best_match(LANGUAGES, default="en") or "en"

@@ -199,6 +199,16 @@ def _new_game(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]], dict[str
     return game, _armies(game, body.get("armies")), options
 
 
+def _clock_s(body: dict[str, Any]) -> float | None:
+    """``clock_minutes``: each player's time (a tournament's pairing gives it), or none."""
+    minutes = body.get("clock_minutes")
+    if minutes is None:
+        return None
+    if type(minutes) not in (int, float) or not 1 <= minutes <= 600:
+        raise InputError("clock_minutes: a number of minutes from 1 to 600, or left out", "clock_minutes")
+    return float(minutes) * 60
+
+
 @lobby_api.post("/games/check")
 @referee_only
 def check_game() -> Response:
@@ -212,7 +222,7 @@ def check_game() -> Response:
 @lobby_api.post("/games")
 @referee_only
 def start_game() -> Reply:
-    """``{"game": ..., "options": {...}, "armies": [id or {"army": {...}}, ...]}``: a new game,
+    """``{"game": ..., "options": {...}, "armies": [id or {"army": {...}}, ...], "clock_minutes": 60}``: a new game,
     once the pre-game check passes, or with ``"force": true`` and a ``"note"`` saying why; the
     check and the note are journaled with the game."""
     body = _body()
@@ -220,7 +230,7 @@ def start_game() -> Reply:
     game, armies, options = _new_game(body)
     force, note = body.get("force") is True, checked_note(body.get("note", ""))
     try:
-        station = lobby().start(game, armies, options, force=force, note=note, by="dashboard")
+        station = lobby().start(game, armies, options, force=force, note=note, by="dashboard", clock_s=_clock_s(body))
     except CheckFailed as failed:
         return jsonify({"error": str(failed), "checks": failed.checks}), 412
     return jsonify({"journal": station.journal.path.name, "messages": lobby().messages, "checks": lobby().checks}), 201

@@ -186,6 +186,7 @@ class Broadcaster:
                 "health": self.health(),
                 "dice_waiting": game.dice_waiting(),
                 "inputs_now": game.inputs_now(),
+                "clocks": game.clocks(),
                 "records": game.record_count(),
                 "table": game.table(),
                 "terrain_seq": game.terrain_seq(),

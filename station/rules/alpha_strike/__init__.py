@@ -127,6 +127,12 @@ class AlphaStrike(ModelRuleset[AlphaState]):
     def state_view(self, state: AlphaState) -> AlphaView:
         return state_view(state)
 
+    def active_player(self, state: AlphaState) -> str | None:
+        """§4.3: in the Combat Phase, the side attacking now; the other phases are the table's."""
+        if state.phase == "combat" and state.order:
+            return state.order[min(state.combat_side, len(state.order) - 1)]
+        return None
+
     def round_of(self, state: AlphaState) -> int:
         return state.turn
 

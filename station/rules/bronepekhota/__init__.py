@@ -244,6 +244,9 @@ class Bronepekhota(ModelRuleset[GameState]):
     def state_view(self, state: GameState) -> BronepekhotaView:
         return state_view(state)
 
+    def active_player(self, state: GameState) -> str | None:
+        return state.active_player()
+
     def round_of(self, state: GameState) -> int:
         return state.round
 

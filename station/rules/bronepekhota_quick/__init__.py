@@ -124,6 +124,9 @@ class BronepekhotaQuick(ModelRuleset[QuickState]):
     def state_view(self, state: QuickState) -> QuickView:
         return state_view(state)
 
+    def active_player(self, state: QuickState) -> str | None:
+        return state.active_player
+
     def round_of(self, state: QuickState) -> int:
         return state.turn
 

@@ -142,6 +142,10 @@ class PriceOfAMile(ModelRuleset[MileState]):
     def state_view(self, state: MileState) -> MileView:
         return state_view(state)
 
+    def active_player(self, state: MileState) -> str | None:
+        """§4.2-4.3: the side whose activation runs, else the side due to activate."""
+        return state.activation.player if state.activation else turns.due(state)
+
     def round_of(self, state: MileState) -> int:
         return state.turn
 

@@ -116,6 +116,10 @@ class SteelWarriors(ModelRuleset[WarState]):
     def state_view(self, state: WarState) -> WarView:
         return state_view(state)
 
+    def active_player(self, state: WarState) -> str | None:
+        """§5.0: the player whose squad is activated; between activations nobody's clock runs."""
+        return state.squads[state.activation.squad].player if state.activation else None
+
     def round_of(self, state: WarState) -> int:
         return state.turn
 

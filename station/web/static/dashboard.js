@@ -202,6 +202,36 @@ function unitKey(unit, provisional) {
     model.state.options.ammo]);
 }
 
+// --- the players' clocks (station/playerclock.py): the running one counts down here between
+// updates; the referee alone pauses them.
+const clocks = { view: null, at: 0 };
+
+function clockText(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function showClocks(view) {
+  clocks.view = view || null;
+  clocks.at = performance.now();
+  drawClocks();
+}
+
+function drawClocks() {
+  const view = clocks.view;
+  $("clocks").hidden = !view;
+  if (!view) return;
+  const gone = (performance.now() - clocks.at) / 1000;
+  $("clock-faces").replaceChildren(...Object.entries(view.players).map(([player, c]) => {
+    const left = c.left_s - (view.running === player ? gone : 0);
+    const out = left <= 0;
+    return el("span", { class: `clock${view.running === player ? " running" : ""}${out ? " out" : ""}`, "data-player": player },
+      `${player} ${clockText(left)}${out ? ` ${t("out of time")}` : ""}`);
+  }));
+  $("clock-pause").textContent = view.paused ? t("Resume the clocks") : t("Pause the clocks");
+}
+setInterval(() => { if (clocks.view && clocks.view.running) drawClocks(); }, 1000);
+
 function render() {
   const state = model.state;
   if (!state) return;
@@ -269,8 +299,22 @@ function renderDice() {
   $("dice-waiting").textContent = waiting.length ? t("waiting: {dice}", { dice: waiting.join("; ") }) : "";
 }
 
+// The judge call's way to the tournament, said at the table: sent (journaled), received (the
+// tournament has kept the record: MQTT's confirmed mark), taken (a judge marked it handled).
+const judgeCall = { seq: null };
+
+function showJudgeCall() {
+  const said = $("judge-said"), mqtt = (model.health || {}).mqtt;
+  if (judgeCall.seq === null) { said.textContent = ""; return; }
+  said.textContent = !mqtt ? t("Call journaled; this station is not on a tournament's broker (--mqtt), so tell a judge yourself.")
+    : mqtt.calls_handled >= judgeCall.seq ? t("A judge has taken the call and is on the way.")
+      : mqtt.confirmed !== null && mqtt.confirmed >= judgeCall.seq ? t("The tournament has the call; waiting for a judge.")
+        : t("Call sent; the tournament has not confirmed it yet.");
+}
+
 function renderHealth(health) {
   model.health = health || {};
+  showJudgeCall();
   if ("camera" in model.health) $("calibrate-link").hidden = model.health.camera === null;  // no camera, nothing to calibrate
   const link = $("link");
   const state = model.health.state === "none" && model.health.hub_needed === false ? "not-needed" : model.health.state || "unknown";
@@ -388,6 +432,7 @@ function connect() {
       waiting: data.waiting || [], olderPending: data.older_pending || 0, pendingBefore: data.pending_before,
       statuses: {},
       shown: data.rulings.length });
+    showClocks(data.clocks);
     learnModelNames(data.state);
     followTerrain(data.terrain_seq);
     renderHealth(data.health);
@@ -406,6 +451,7 @@ function connect() {
     model.table = data.table;
     model.diceWaiting = data.dice_waiting;
     model.inputsNow = data.inputs_now || [];
+    showClocks(data.clocks);
     followTerrain(data.terrain_seq);
     renderHealth(data.health);
     render();
@@ -489,9 +535,17 @@ document.addEventListener("DOMContentLoaded", () => {
     if (!window.confirm(t("End this game? Its result is journaled and it moves to the history.") + " " + said + stand)) return;
     await act("/api/game/end", { note: $("end-note").value, result, winner });
   });
+  $("clock-pause").addEventListener("click", async () => {
+    try { showClocks(await call("/api/clocks", { running: Boolean(clocks.view && clocks.view.paused) })); }
+    catch (error) { showError(error); }
+  });
   $("call-judge").addEventListener("click", async () => {
-    await act("/api/judge", { note: $("judge-note").value });
-    $("judge-note").value = "";
+    try {
+      showError(null);
+      judgeCall.seq = (await call("/api/judge", { note: $("judge-note").value })).seq;
+      $("judge-note").value = "";
+      showJudgeCall();
+    } catch (error) { showError(error); }
   });
   setUpMap();
   setUpRehearsal();

@@ -148,6 +148,15 @@ async function confirmResult(p) {
   refresh();
 }
 
+async function saveClock(event) {
+  event.preventDefault();
+  const form = event.target, field = form.elements.minutes;
+  clearFieldErrors(form);
+  try { await send("/api/clock", { minutes: field.value === "" ? null : Number(field.value) }); }
+  catch (error) { sayRefusal(error, form, "pair-error"); }
+  refresh();
+}
+
 async function pairNextRound() {
   try { await send("/api/rounds", {}); showError(null, "pair-error"); }
   catch (error) { sayRefusal(error, null, "pair-error"); }
@@ -191,6 +200,7 @@ function changeText(c) {
   const b = c.body, who = c.judge;
   if (c.what === "register") return t("{judge} registered {name} ({game})", { judge: who, name: b.name, game: gameTitle(b.game) });
   if (c.what === "confirm") return t("{judge} confirmed the result of round {round}, table {table}", { judge: who, round: c.round, table: c.table_id });
+  if (c.what === "clock") return b.minutes ? t("{judge}: each player's clock {minutes} min", { judge: who, minutes: b.minutes }) : t("{judge}: no clocks", { judge: who });
   if (c.what === "pair") return t("{judge} paired round {round}", { judge: who, round: c.round });
   if (c.what === "tiebreaks") return t("{judge} put the tiebreaks in order: {order}", { judge: who, order: b.order.map((n) => t(TIEBREAK_WORDS[n])).join(", ") });
   if (c.what === "result") {
@@ -209,6 +219,8 @@ function render() {
   const data = EVENT;
   $("round").textContent = data.round;
   $("seed").textContent = data.seed;
+  const minutes = document.querySelector('#clock-form [name="minutes"]');
+  if (document.activeElement !== minutes) minutes.value = data.clock_minutes ?? "";
   $("no-players").hidden = data.players.length > 0;
   if (!data.players.length) $("register-box").open = true;  // the desk's first job
   $("player-count").textContent = data.players.length
@@ -233,5 +245,6 @@ async function refresh() {
 $("judge-name").value = localStorage.getItem(NAME_KEY) || "";
 $("register").addEventListener("submit", register);
 $("pair").addEventListener("click", pairNextRound);
+$("clock-form").addEventListener("submit", saveClock);
 setUpJudgeLogin(() => refresh());
 setInterval(() => { if (!document.hidden) refresh(); }, 3000);

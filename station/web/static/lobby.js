@@ -56,7 +56,8 @@ function showPairing(pairing, running) {
   const missing = pairing.players.filter((p) => !p.army).map((p) => p.name);
   $("pairing").replaceChildren(el("div", { class: "pairing-card" },
     el("p", { class: "game" }, t("Tournament, round {n}: {players}", { n: pairing.round, players: pairing.players.map((p) => p.name).join(" — ") })),
-    el("p", {}, title, pairing.first ? ` · ${t("{player} plays first", { player: pairing.first })}` : ""),
+    el("p", {}, title, pairing.first ? ` · ${t("{player} plays first", { player: pairing.first })}` : "",
+      pairing.clock_minutes ? ` · ${t("{minutes} min a player", { minutes: pairing.clock_minutes })}` : ""),
     el("ul", { class: "role" }, ...pairing.players.map((p) => el("li", {}, `${p.name}: ${p.army || t("no army from the judge: choose it below")}`))),
     running ? "" : el("button", { id: "start-pairing", class: "referee-only", onclick: () => startPairing(missing) },
       missing.length ? t("Prepare this game") : t("Start this game"))));
@@ -70,6 +71,7 @@ async function startPairing(missing) {
     if (!pairing) return;
     $("game").value = pairing.game;
     renderGameForm();
+    lobby.clock = { game: pairing.game, minutes: pairing.clock_minutes };  // the event's clock per player
     const uploads = (lobby.uploaded[pairing.game] = lobby.uploaded[pairing.game] || {});
     for (const row of document.querySelectorAll("#armies .army-row")) row.remove();
     for (const player of pairing.players.filter((p) => p.army)) uploads[t("{player}'s army", { player: player.name })] = player.army;
@@ -251,6 +253,7 @@ async function startGame(event, force = false) {
   if (event) event.preventDefault();
   for (const node of document.querySelectorAll(".option.bad")) node.classList.remove("bad");
   const body = { game: $("game").value, options: changedOptions(), armies: chosenArmies() };
+  if (lobby.clock && lobby.clock.game === body.game && lobby.clock.minutes) body.clock_minutes = lobby.clock.minutes;
   try {
     showError(null, "lobby-error");
     const twice = samePlayerTwice(body.armies);

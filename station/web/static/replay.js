@@ -28,6 +28,9 @@ async function show(index) {
   $("replay-no-map").hidden = Boolean(at.table);
   if (at.table) $("replay-map").src = `/api/games/${encodeURIComponent(replay.name)}/at/${seq}/map.svg`;
   $("replay-summary").textContent = inLanguage(at.summary, at.summary_message);
+  $("replay-clocks").textContent = at.clocks ? t("Clocks: {clocks}", { clocks: Object.entries(at.clocks.players)
+    .map(([p, c]) => `${p} ${t("{minutes} min left", { minutes: (c.left_s / 60).toFixed(1) })}`).join(", ") })
+    + (at.clocks.paused ? ` ${t("(paused)")}` : "") : "";
   $("ruling-count").textContent = at.rulings.length;
   $("replay-rulings").replaceChildren(...at.rulings.slice().reverse().map((r) => el("li",
     { class: `ruling ${r.kind} ${r.status}`, "data-ruling": r.id },

@@ -12,12 +12,22 @@ function card(table) {
     el("div", {}, (s.title || s.game || t("no game yet")) + (s.round ? ` · ${t("round {n}", { n: s.round })}` : "")),
     (s.players || []).length ? el("div", { class: "players" }, s.players.join(" — ")) : "",
     s.active_player ? el("div", {}, t("to act: {player}", { player: s.active_player })) : "",
+    s.clocks ? clockLine(s.clocks) : "",
     s.ended ? el("div", { class: "ended" }, endedText(s.ended))
       : s.winner ? el("div", {}, t("winner: {winner}", { winner: s.winner })) : "",
     waiting ? el("div", { class: "waiting" }, t("{n} ruling(s) wait for a judge", { n: waiting })) : "",
     ...(s.rulings || []).map((r) => el("div", { class: "ruling" }, (r.said || r.text) + (r.section ? ` (${sectionText(r.section)})` : ""))),
     calls ? el("div", { class: "waiting" }, t("judge called") + (table.judge_calls[0].note ? `: ${table.judge_calls[0].note}` : ""),
       el("button", { class: "handled judge-only", onclick: () => handled(table.table) }, t("handled"))) : "");
+}
+
+// Each player's time left, as the table last published it (station/playerclock.py).
+function clockLine(view) {
+  return el("div", { class: "clocks" }, ...Object.entries(view.players).map(([player, c]) => {
+    const s = Math.max(0, Math.round(c.left_s));
+    return el("span", { class: `clock${view.running === player ? " running" : ""}${c.out ? " out" : ""}` },
+      `${player} ${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}${c.out ? ` ${t("out of time")}` : ""}`);
+  }), view.paused ? ` ${t("(paused)")}` : "");
 }
 
 // How a table's game ended, as the referee ended it (station/game.py ``end``).
