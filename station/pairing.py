@@ -14,9 +14,12 @@ when the game starts, as an uploaded army always is.
 
 from __future__ import annotations
 
+import json
 import logging
+import socket
 import threading
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from . import untrusted_json
@@ -66,15 +69,26 @@ def _text(value: Any, most: int) -> bool:
 
 class PairingListener:
     """The latest pairing for ``table``, kept in memory from a retained message.  Its own MQTT
-    client, running between games as well as during them: the lobby reads ``pairing``."""
+    client, running between games as well as during them: the lobby reads ``pairing``.
 
-    def __init__(self, broker: BrokerUrl, table: str) -> None:
+    It is also the station's presence between games: connected with no game running
+    (``playing()`` False), it says ``idle`` on the table's health topic, so the tournament lists
+    the table (and pairs a round onto it) before its first game; its last will says ``offline``,
+    so a station unplugged between games is shown offline.  While a game runs, the game's
+    publisher (publish.py) owns the health topic."""
+
+    def __init__(
+        self, broker: BrokerUrl, table: str, playing: Callable[[], bool] = lambda: False, identity: str = ""
+    ) -> None:
         self.table = check_table_id(table)
+        self.playing, self.identity = playing, identity or f"{socket.gethostname()}:lobby"
         self._pairing: dict[str, Any] | None = None
         self.refused: str | None = None  # why the last message was not a pairing
         self.connected = threading.Event()
         self._lock = threading.Lock()
         self._client = client(f"station-{table}-pairing-{uuid.uuid4().hex[:8]}", broker)
+        offline = json.dumps({"state": "offline", "table": table, "station": self.identity})
+        self._client.will_set(topic(table, "health"), offline, qos=1, retain=True)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = lambda *args: self.connected.clear()
         self._client.on_message = self._on_message
@@ -86,6 +100,10 @@ class PairingListener:
         return self
 
     def stop(self) -> None:
+        """The station shuts down: offline (a clean disconnect sends no last will)."""
+        offline = json.dumps({"state": "offline", "table": self.table, "station": self.identity})
+        if self.connected.is_set() and not self.playing():
+            self._client.publish(topic(self.table, "health"), offline, qos=1, retain=True).wait_for_publish(2)
         self._client.disconnect()
         self._client.loop_stop()
 
@@ -100,6 +118,13 @@ class PairingListener:
             return
         self.connected.set()
         client.subscribe(topic(self.table, "pairing"), qos=1)
+        if not self.playing():
+            self.say_idle()
+
+    def say_idle(self) -> None:
+        """Between games: the table is here, waiting for its next game."""
+        idle = json.dumps({"state": "idle", "table": self.table, "station": self.identity})
+        self._client.publish(topic(self.table, "health"), idle, qos=1, retain=True)
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         """Nothing raises out of paho's callback: a bad message is logged and kept out."""

@@ -360,3 +360,18 @@ def test_the_demo_prints_its_help_and_refuses_a_port_in_use():
     assert (
         f"port {port} for the tournament screen is in use" in refused.stderr and "--tournament-port" in refused.stderr
     )
+
+
+def test_a_station_between_games_is_listed_idle_and_offline_once_it_is_gone(broker, tmp_path):
+    """Why 5 of issue 50: a station with no game yet is a table the judge can pair onto
+    («между играми»), and one shut down between games reads offline, not between games."""
+    tournament = Tournament(tmp_path, broker.url)
+    lobby = Lobby(tmp_path / "t9" / "journals", tmp_path / "t9" / "armies", Hardware(mqtt=broker.url, table="t9"))
+
+    def health():
+        return next(((t["health"] or {}).get("state") for t in tournament.store.tables() if t["table"] == "t9"), None)
+
+    wait_for(lambda: health() == "idle", 20, "the idle station listed")
+    lobby.close()
+    wait_for(lambda: health() == "offline", 20, "the station gone")
+    tournament.kill()

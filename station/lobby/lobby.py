@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -127,7 +128,8 @@ class Lobby:
         if not (hw.mqtt and hw.table):
             return None
         try:
-            return PairingListener(BrokerUrl.parse(hw.mqtt), hw.table).start()
+            identity = f"{socket.gethostname()}:{hw.dashboard_url or self.folder.resolve()}"
+            return PairingListener(BrokerUrl.parse(hw.mqtt), hw.table, lambda: self._station is not None, identity).start()
         except (MqttUnavailable, ValueError) as exc:  # the game's publisher says the same, louder
             log.warning("no tournament pairings: %s", exc)
             return None
