@@ -129,7 +129,9 @@ class Lobby:
             return None
         try:
             identity = f"{socket.gethostname()}:{hw.dashboard_url or self.folder.resolve()}"
-            return PairingListener(BrokerUrl.parse(hw.mqtt), hw.table, lambda: self._station is not None, identity).start()
+            return PairingListener(
+                BrokerUrl.parse(hw.mqtt), hw.table, lambda: self._station is not None, identity
+            ).start()
         except (MqttUnavailable, ValueError) as exc:  # the game's publisher says the same, louder
             log.warning("no tournament pairings: %s", exc)
             return None
