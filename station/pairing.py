@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import untrusted_json
-from .publish import BrokerUrl, check_table_id, client, topic
+from .publish import CHECK_S, BrokerUrl, check_table_id, client, topic
 from .rules.registry import RULESETS
 
 log = logging.getLogger(__name__)
@@ -83,6 +83,7 @@ class PairingListener:
         self.table = check_table_id(table)
         self.playing, self.identity = playing, identity or f"{socket.gethostname()}:lobby"
         self._pairing: dict[str, Any] | None = None
+        self._health: dict[str, Any] | None = None  # the table's health as the broker last gave it
         self.refused: str | None = None  # why the last message was not a pairing
         self.connected = threading.Event()
         self._lock = threading.Lock()
@@ -117,17 +118,31 @@ class PairingListener:
             log.error("MQTT %s refused the pairing listener of table %s: %s", self.broker, self.table, reason)
             return
         self.connected.set()
-        client.subscribe(topic(self.table, "pairing"), qos=1)
-        if not self.playing():
-            self.say_idle()
+        self._health = None
+        client.subscribe([(topic(self.table, "pairing"), 1), (topic(self.table, "health"), 1)])
+        timer = threading.Timer(CHECK_S, self._say_idle)  # once the broker has handed over the retained health
+        timer.daemon = True
+        timer.start()
 
-    def say_idle(self) -> None:
-        """Between games: the table is here, waiting for its next game."""
+    def _say_idle(self) -> None:
+        """Between games: the table is here, waiting for its next game.  Never over another
+        station's ``online`` under this table id: that station's game goes on, and its own
+        publisher reports the clash (publish.py)."""
+        health = self._health or {}
+        if self.playing() or (health.get("state") == "online" and health.get("station") != self.identity):
+            return
         idle = json.dumps({"state": "idle", "table": self.table, "station": self.identity})
         self._client.publish(topic(self.table, "health"), idle, qos=1, retain=True)
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         """Nothing raises out of paho's callback: a bad message is logged and kept out."""
+        if message.topic == topic(self.table, "health"):
+            try:
+                said = untrusted_json.loads(message.payload) if message.payload else None
+            except (ValueError, untrusted_json.TooDeep):
+                said = None
+            self._health = said if isinstance(said, dict) else None
+            return
         try:
             pairing = check_pairing(message.payload)
         except ValueError as exc:

@@ -83,6 +83,7 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         ("post", "/api/games/check", {"game": "bronepekhota", "armies": []}),
         ("post", "/api/rulesets/alpha_strike/cards", {"cards": []}),
         ("post", "/api/judge", {"note": "spam"}),
+        ("post", "/api/clocks", {"running": False}),
         ("post", "/api/preview", {"type": "begin_round"}),
         ("put", "/api/settings", {"rehearsal": True}),
         ("post", "/api/rehearsal", {"node": "L1", "event": "shot"}),
@@ -94,6 +95,7 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
     assert writers == {
         "/api/input",
         "/api/judge",
+        "/api/clocks",
         "/api/preview",
         "/api/dice",
         "/api/terrain",

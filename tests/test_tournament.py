@@ -22,8 +22,9 @@ from station.lobby.lobby import Hardware, Lobby
 from station.publish import BrokerUrl, client
 from station.tournament.app import create_tournament_app
 from station.tournament.broker import LocalBroker
+from station.tournament.results import Pairing, Result, put_result
 from station.tournament.standings import Standing, as_csv, standings, swiss_pairs
-from station.tournament.store import Pairing, Result, Store, put_result
+from station.tournament.store import Store
 from station.tournament.subscriber import Subscriber
 
 from .conftest import wait_for as wait_till

@@ -159,6 +159,10 @@ def test_an_evening_from_the_judges_phone(tmp_path):
             for player, club, game in PLAYERS[1:]:
                 register(page, player, club, game)
                 expect(page.locator(f'#players [data-player="{player}"]')).to_contain_text(TITLES[game])
+            late = page.locator('#players [data-player="Ёжик"]')  # an army brought after registration
+            expect(late).to_contain_text("армии пока нет")
+            late.get_by_label("Файл армии игрока").set_input_files(str(army))
+            expect(late).to_contain_text("армия: Партизаны Кено")
             ira = page.locator('#players [data-player="Ира"]')
             ira.get_by_role("button", name="Снять с турнира").click()
             expect(ira).to_contain_text("снят с турнира")

@@ -25,8 +25,9 @@ from ..dice import DiceBook
 from ..game import RESULTS
 from ..rules.registry import RULESETS, make_ruleset
 from ..rules.text import Text, say
+from .results import Pairing, Result, put_result
 from .standings import DEFAULT_ORDER, Standing, checked_order, standings, swiss_pairs
-from .store import Pairing, Result, Store, put_result
+from .store import Store
 
 NAME_CHARS = 64  # a player's, a club's or a judge's name
 WHY_CHARS = 500

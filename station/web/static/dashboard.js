@@ -305,6 +305,7 @@ const judgeCall = { seq: null };
 
 function showJudgeCall() {
   const said = $("judge-said"), mqtt = (model.health || {}).mqtt;
+  said.hidden = judgeCall.seq === null;  // no empty line under the controls before a call
   if (judgeCall.seq === null) { said.textContent = ""; return; }
   said.textContent = !mqtt ? t("Call journaled; this station is not on a tournament's broker (--mqtt), so tell a judge yourself.")
     : mqtt.calls_handled >= judgeCall.seq ? t("A judge has taken the call and is on the way.")

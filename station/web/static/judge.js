@@ -65,7 +65,25 @@ function playerItem(p) {
     el("div", { class: "judge-row" },
       el("label", { class: "check" }, box, t("checked in")),
       el("button", { type: "button", onclick: () => changePlayer(p.name, { dropped: !p.dropped }) },
-        p.dropped ? t("Take back") : t("Drop"))));
+        p.dropped ? t("Take back") : t("Drop")),
+      el("label", { class: "upload" }, p.army ? t("Another army file") : t("Their army file"),
+        el("input", { type: "file", accept: ".json,application/json", onchange: (event) => uploadArmy(p.name, event.target) }))));
+}
+
+// An army brought after registration, or a new one: checked by the game's loader on the server.
+async function uploadArmy(name, input) {
+  const file = input.files[0];
+  if (!file) return;
+  let army;
+  try { army = JSON.parse(await file.text()); }
+  catch (error) { showError(new Error(t("{file} is not a JSON file", { file: file.name })), "players-error"); return; }
+  try { await send(`/api/players/${encodeURIComponent(name)}`, { army }); showError(null, "players-error"); }
+  catch (error) {
+    if (error.message === "no judge name") return;
+    const data = error.data || {};
+    showError(new Error(data.file ? `${file.name} · ${data.field}: ${problemText(error)}` : error.message), "players-error");
+  }
+  refresh();
 }
 
 async function changePlayer(name, change) {
