@@ -96,7 +96,8 @@ def test_a_missing_argument_is_named_and_focused_and_nothing_is_journaled(tmp_pa
             page.locator("#action-do").click()
             expect(page.locator("#control-error")).to_contain_text("squad: нужно указать")
             box = page.locator("#control-error").bounding_box()  # said where the referee looks
-            assert 0 <= box["y"] and box["y"] + box["height"] <= 844, box
+            # (within a pixel: scrolling to the nearest edge leaves a fraction of one, 844.06 in CI)
+            assert 0 <= box["y"] and box["y"] + box["height"] <= 844 + 1, box
             assert game.snapshot()["records"] == records
     finally:
         server.stop()
