@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import untrusted_json
+from .playerclock import MOST_CLOCK_MINUTES
 from .publish import CHECK_S, BrokerUrl, check_table_id, client, topic
 from .rules.registry import RULESETS
 
@@ -58,8 +59,8 @@ def check_pairing(payload: bytes) -> dict[str, Any] | None:
     first, clock = body.get("first"), body.get("clock_minutes")
     if first is not None and first not in [p["name"] for p in players]:
         raise ValueError("first: one of the players")
-    if clock is not None and (type(clock) not in (int, float) or not 1 <= clock <= 600):
-        raise ValueError("clock_minutes: from 1 to 600, or null")
+    if clock is not None and (type(clock) not in (int, float) or not 1 <= clock <= MOST_CLOCK_MINUTES):
+        raise ValueError(f"clock_minutes: from 1 to {MOST_CLOCK_MINUTES}, or null")
     return {"round": number, "game": game, "players": players, "first": first, "clock_minutes": clock}
 
 

@@ -20,6 +20,8 @@ from typing import Any
 
 from .records import Kind
 
+MOST_CLOCK_MINUTES = 600  # a player's time a game, at most (ten hours: any wargame's longest day)
+
 
 def wall_seconds(record: Mapping[str, Any]) -> float | None:
     """A record's wall time in seconds since the epoch (None if it has none)."""

@@ -9,23 +9,16 @@ restarted between rounds 2 and 3 and loses nothing.  No rematch, each game its o
 the standings are the ones this test computes."""
 
 import json
-import threading
-import time
 
 import pytest
 from playwright.sync_api import expect
-from waitress import create_server
 
 from station.lobby.lobby import Hardware, Lobby
-from station.publish import BrokerUrl
-from station.tournament.app import create_tournament_app
 from station.tournament.broker import LocalBroker
-from station.tournament.store import Store
-from station.tournament.subscriber import Subscriber
 from tests.conftest import ROOT, wait_for
 from tests.test_dashboard_browser import _page
 from tests.test_tournament_judge import reference_standings
-from tests.test_tournament_judge_browser import enter_result, register, shown_standings
+from tests.test_tournament_judge_browser import Tournament, enter_result, register, shown_standings
 
 pytestmark = pytest.mark.browser
 TOKEN = "judge-evening"
@@ -61,39 +54,6 @@ def own_army(folder, game, sample, k):
     path = folder / f"армия-{k}.json"
     path.write_text(json.dumps(army, ensure_ascii=False), encoding="utf-8")
     return path
-
-
-class Tournament:
-    """The tournament screen with its subscriber, on one port, stopped and started like a process."""
-
-    def __init__(self, folder, broker):
-        self.folder, self.broker, self.port = folder, broker, 0
-        self.start()
-
-    def start(self):
-        self.store = Store(self.folder / "tournament.sqlite")
-        self.subscriber = Subscriber(BrokerUrl.parse(self.broker.url), self.store).start()
-        app = create_tournament_app(self.store, TOKEN, self.subscriber)
-        for _ in range(50):
-            try:
-                self.server = create_server(app, host="127.0.0.1", port=self.port, threads=6)
-                break
-            except OSError:
-                time.sleep(0.1)
-        self.port = self.server.effective_port
-        threading.Thread(target=self.server.run, daemon=True).start()
-
-    def stop(self):
-        self.server.close()
-        for channel in list(self.server._map.values()):
-            channel.close()
-        self.server.task_dispatcher.shutdown()
-        self.subscriber.stop()
-        self.store.close()
-
-    @property
-    def url(self):
-        return f"http://127.0.0.1:{self.port}"
 
 
 def play_the_tables(tournament, lobbies, number, winner_of, results):
@@ -136,7 +96,7 @@ def confirm_round(page, number):
 
 def test_an_evening_of_two_games_on_four_tables_from_the_judges_phone(tmp_path):
     broker = LocalBroker(tmp_path / "broker").start()
-    tournament = Tournament(tmp_path, broker)
+    tournament = Tournament(tmp_path / "tournament.sqlite", broker, TOKEN)
     lobbies = {
         str(k): Lobby(
             tmp_path / f"t{k}" / "journals",

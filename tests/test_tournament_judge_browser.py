@@ -13,8 +13,10 @@ import pytest
 from playwright.sync_api import expect
 from waitress import create_server
 
+from station.publish import BrokerUrl
 from station.tournament.app import create_tournament_app
 from station.tournament.store import Store
+from station.tournament.subscriber import Subscriber
 from tests.conftest import ROOT
 from tests.phone_check import accessibility, problems
 from tests.test_dashboard_browser import _page
@@ -36,18 +38,20 @@ TITLES = {"steel_warriors": "Стальные Воины", "bronepekhota_quick":
 
 
 class Tournament:
-    """The tournament's app on a fixed port, stopped and started again over the same file."""
+    """The tournament's app on a fixed port, stopped and started again over the same file, with
+    its subscriber to ``broker`` if given."""
 
-    def __init__(self, path):
-        self.path, self.port = path, 0
+    def __init__(self, path, broker=None, token=TOKEN):
+        self.path, self.broker, self.token, self.port = path, broker, token, 0
         self.start()
 
     def start(self):
         self.store = Store(self.path)
-        app = create_tournament_app(self.store, TOKEN)
+        self.subscriber = Subscriber(BrokerUrl.parse(self.broker.url), self.store).start() if self.broker else None
+        app = create_tournament_app(self.store, self.token, self.subscriber)
         for _ in range(50):  # the old listening socket goes with its loop's next turn
             try:
-                self.server = create_server(app, host="127.0.0.1", port=self.port, threads=4)
+                self.server = create_server(app, host="127.0.0.1", port=self.port, threads=6)
                 break
             except OSError:
                 time.sleep(0.1)
@@ -60,6 +64,8 @@ class Tournament:
         for channel in list(self.server._map.values()):
             channel.close()
         self.server.task_dispatcher.shutdown()
+        if self.subscriber is not None:
+            self.subscriber.stop()
         self.store.close()
 
     @property

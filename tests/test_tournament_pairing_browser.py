@@ -30,28 +30,28 @@ def demo_army(name):
     return json.loads((ROOT / "station" / "data" / "demo" / f"{name}.json").read_text(encoding="utf-8"))
 
 
+def register_two(judge):
+    """Олег and Ёжик, checked in for Бронепехота with the demo's two armies."""
+    for name, army in (("Олег", "blue-protectorate"), ("Ёжик", "red-polaris")):
+        body = {"judge": "Марина", "name": name, "club": "", "game": "bronepekhota", "army": demo_army(army),
+                "checked_in": True}  # fmt: skip
+        assert judge.post("/api/players", json=body, headers=JUDGE).status_code == 200
+
+
+def table_one(tmp_path, broker):
+    """``station serve`` as table 1 of the tournament on ``broker``, in its lobby."""
+    command = ["serve", "--data", str(tmp_path / "data"), "--host", "127.0.0.1", "--mqtt", broker.url, "--table", "1"]
+    return station_process(tmp_path, command, TOKEN, ready="/api/lobby")
+
+
 def test_the_judges_pairing_starts_its_game_at_the_table_with_one_tap(tmp_path):
     broker = LocalBroker(tmp_path / "broker").start()
     store = Store(tmp_path / "tournament.sqlite")
     subscriber = Subscriber(BrokerUrl.parse(broker.url), store).start()
     judge = create_tournament_app(store, "judge-token", subscriber).test_client()
     try:
-        for name, army in (("Олег", "blue-protectorate"), ("Ёжик", "red-polaris")):
-            body = {"judge": "Марина", "name": name, "club": "", "game": "bronepekhota", "army": demo_army(army),
-                    "checked_in": True}  # fmt: skip
-            assert judge.post("/api/players", json=body, headers=JUDGE).status_code == 200
-        command = [
-            "serve",
-            "--data",
-            str(tmp_path / "data"),
-            "--host",
-            "127.0.0.1",
-            "--mqtt",
-            broker.url,
-            "--table",
-            "1",
-        ]
-        with station_process(tmp_path, command, TOKEN, ready="/api/lobby") as url, sync_playwright() as pw:
+        register_two(judge)
+        with table_one(tmp_path, broker) as url, sync_playwright() as pw:
             paired = judge.post("/api/rounds", json={"judge": "Марина"}, headers=JUDGE).get_json()
             assert [p["table"] for p in paired["pairings"]] == ["1"]  # no table has published yet: numbered
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)

@@ -21,12 +21,10 @@ from station.tournament.store import Store
 from station.tournament.subscriber import Subscriber
 from tests.conftest import ROOT
 from tests.phone_check import accessibility, army_names, problems
-from tests.test_dashboard_browser import CHROMIUM, FLAGS, station_process
-from tests.test_tournament_pairing_browser import demo_army
+from tests.test_dashboard_browser import CHROMIUM, FLAGS
+from tests.test_tournament_pairing_browser import JUDGE, TOKEN, register_two, table_one
 
 pytestmark = pytest.mark.browser
-TOKEN = "table-one-token"
-JUDGE = {"X-Referee-Token": "judge-token"}
 
 
 def station_input(url, type_, args=None):
@@ -48,23 +46,9 @@ def test_clocks_hand_over_by_themselves_the_overlay_follows_and_a_judge_call_is_
     threading.Thread(target=server.run, daemon=True).start()
     screen = f"http://127.0.0.1:{server.effective_port}"
     try:
-        for name, army in (("Олег", "blue-protectorate"), ("Ёжик", "red-polaris")):
-            body = {"judge": "Марина", "name": name, "club": "", "game": "bronepekhota", "army": demo_army(army),
-                    "checked_in": True}  # fmt: skip
-            assert judge.post("/api/players", json=body, headers=JUDGE).status_code == 200
+        register_two(judge)
         assert judge.post("/api/clock", json={"judge": "Марина", "minutes": 60}, headers=JUDGE).status_code == 200
-        command = [
-            "serve",
-            "--data",
-            str(tmp_path / "data"),
-            "--host",
-            "127.0.0.1",
-            "--mqtt",
-            broker.url,
-            "--table",
-            "1",
-        ]
-        with station_process(tmp_path, command, TOKEN, ready="/api/lobby") as url, sync_playwright() as pw:
+        with table_one(tmp_path, broker) as url, sync_playwright() as pw:
             assert judge.post("/api/rounds", json={"judge": "Марина"}, headers=JUDGE).status_code == 200
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             context = browser.new_context(viewport={"width": 390, "height": 844})

@@ -9,6 +9,7 @@ header (the Cyrillic password's lesson of issue 49)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from flask import Flask, Response, jsonify, request
@@ -130,7 +131,7 @@ def _rounds(app: Flask, store: Store, roster: Roster, subscriber: Any) -> None:
             if subscriber is not None:  # each table hears its pairing; a table left out, none
                 for table in sorted(set(tables) | set(told)):
                     subscriber.tell_table(table, "pairing", told.get(table))
-            return {"round": number, "pairings": [p.__dict__ for p in pairings]}
+            return {"round": number, "pairings": [asdict(p) for p in pairings]}
 
         return _answer(paired)
 

@@ -18,11 +18,13 @@ import tempfile
 import time
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from ..dice import DiceBook
 from ..game import RESULTS
+from ..playerclock import MOST_CLOCK_MINUTES
 from ..rules.registry import RULESETS, make_ruleset
 from ..rules.text import Text, say
 from .results import Pairing, Result, put_result
@@ -32,7 +34,6 @@ from .store import Store
 NAME_CHARS = 64  # a player's, a club's or a judge's name
 WHY_CHARS = 500
 MOST_SCORE = 100_000
-MOST_CLOCK_MINUTES = 600
 
 
 class RosterError(ValueError):
@@ -52,6 +53,18 @@ def _name(value: Any, field: str, optional: bool = False) -> str:
     if not text and not optional:
         raise RosterError(field, say("this cannot be empty"))
     return text
+
+
+def _judge(body: Mapping[str, Any]) -> str:
+    """Who did it, for the log of changes (empty: the log says "judge")."""
+    return _name(body.get("judge", ""), "judge", optional=True)
+
+
+def _round_and_table(body: Mapping[str, Any]) -> tuple[int, str]:
+    try:
+        return int(body["round"]), str(body["table"])
+    except (KeyError, TypeError, ValueError):
+        raise RosterError("round", say("round (a number) and table are needed")) from None
 
 
 def player_id(name: str, taken: set[str]) -> str:
@@ -118,7 +131,7 @@ class Roster:
 
     def register(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """A player at the desk: name, club, game, and their army if they brought its file."""
-        judge = _name(body.get("judge", ""), "judge", optional=True)
+        judge = _judge(body)
         name, club = _name(body.get("name"), "name"), _name(body.get("club", ""), "club", optional=True)
         game = body.get("game")
         if game not in RULESETS:
@@ -140,7 +153,7 @@ class Roster:
 
     def update(self, name: str, body: Mapping[str, Any]) -> None:
         """Check a player in or out, drop them or take them back, or give their army."""
-        judge = _name(body.get("judge", ""), "judge", optional=True)
+        judge = _judge(body)
         rows = self.store.rows("SELECT id, game FROM players WHERE name = ?", name)
         if not rows:
             raise RosterError("name", say("{name} is not registered", name=name))
@@ -166,7 +179,7 @@ class Roster:
         return tuple(json.loads(kept)) if kept else DEFAULT_ORDER
 
     def set_tiebreaks(self, body: Mapping[str, Any]) -> None:
-        judge = _name(body.get("judge", ""), "judge", optional=True)
+        judge = _judge(body)
         order = body.get("order")
         try:
             order = checked_order(order if isinstance(order, list) else [])
@@ -184,7 +197,7 @@ class Roster:
         return float(kept) if kept else None
 
     def set_clock_minutes(self, body: Mapping[str, Any]) -> None:
-        judge = _name(body.get("judge", ""), "judge", optional=True)
+        judge = _judge(body)
         minutes = body.get("minutes")
         if minutes is not None and (type(minutes) not in (int, float) or not 1 <= minutes <= MOST_CLOCK_MINUTES):
             raise RosterError("minutes", say("a number from 1 to {most}, or none", most=MOST_CLOCK_MINUTES))
@@ -196,7 +209,8 @@ class Roster:
         """Each game's players, best first: a game is its own pool, ranked and paired apart.
         Players no judge registered (named by a table's armies) are in the pool of the game
         they played.  A player dropped before their first game is left out."""
-        game_of = {p["name"]: p["game"] for p in self.store.rows("SELECT name, game FROM players")}
+        registered = self.store.rows("SELECT name, game, dropped FROM players")
+        game_of = {p["name"]: p["game"] for p in registered}
         for game in self.store.games():
             for player in json.loads(game["players"]):
                 if player and game["game"]:
@@ -206,7 +220,7 @@ class Roster:
                 if player:
                     game_of.setdefault(player, pairing["game"] or "")
         ranked = standings(self.store.results(), sorted(game_of), self.tiebreaks())
-        dropped = {p["name"] for p in self.store.rows("SELECT name FROM players WHERE dropped")}
+        dropped = {p["name"] for p in registered if p["dropped"]}
         pools: dict[str, list[Standing]] = {}
         for s in ranked:
             if s.played or s.player not in dropped:  # one dropped before playing was never in it
@@ -218,18 +232,17 @@ class Roster:
         """The next round: Swiss within each game's pool, of the players checked in and not
         dropped (every player named so far, when nobody registered), with the toss.  Refused
         while a table of the round open has no result."""
-        judge = _name(body.get("judge", ""), "judge", optional=True)
+        judge = _judge(body)
         current = self.store.current_round()
-        scored = {r["table_id"] for r in self.store.results() if r["round"] == current}
+        results = [r for r in self.store.results() if r["round"] == current]
+        scored = {r["table_id"] for r in results}
         waiting = sorted(
             p["table_id"] for p in self.store.pairings() if p["round"] == current and p["table_id"] not in scored
         )
         if waiting:
             raise RosterError("round", say("round {round} is not over: no result yet at {tables}", round=current,
                                             tables=", ".join(waiting)))  # fmt: skip
-        unconfirmed = sorted(
-            r["table_id"] for r in self.store.results() if r["round"] == current and not r["confirmed"]
-        )
+        unconfirmed = sorted(r["table_id"] for r in results if not r["confirmed"])
         if unconfirmed:
             raise RosterError("round", say("round {round}: confirm the result of table {tables} first", round=current,
                                             tables=", ".join(unconfirmed)))  # fmt: skip
@@ -254,18 +267,14 @@ class Roster:
                 pairings.append(Pairing(f"bye-{byes}", bye, None, game))
         number = self.store.open_round(pairings)
         with self.store.transaction() as db:
-            said = [{"table": p.table, "a": p.a, "b": p.b, "game": p.game, "first": p.first} for p in pairings]
-            self._log(db, judge, "pair", {"seed": seed, "pairings": said}, round=number)
+            self._log(db, judge, "pair", {"seed": seed, "pairings": [asdict(p) for p in pairings]}, round=number)
         return number, pairings
 
     def set_result(self, body: Mapping[str, Any]) -> None:
         """A judge's result for a round's table: the winner (None: a draw), why the game ended,
         the game's own scores if any; a result already there is corrected only with a reason."""
-        judge = _name(body.get("judge", ""), "judge", optional=True)
-        try:
-            number, table = int(body["round"]), str(body["table"])
-        except (KeyError, TypeError, ValueError):
-            raise RosterError("round", say("round (a number) and table are needed")) from None
+        judge = _judge(body)
+        number, table = _round_and_table(body)
         paired = self.store.rows("SELECT a, b FROM pairings WHERE round = ? AND table_id = ?", number, table)
         a, b = (paired[0]["a"], paired[0]["b"]) if paired else (body.get("a"), body.get("b"))
         if not isinstance(a, str) or not (b is None or isinstance(b, str)):
@@ -294,11 +303,8 @@ class Roster:
 
     def confirm(self, body: Mapping[str, Any]) -> None:
         """The judge confirms the result a table sent, as it is."""
-        judge = _name(body.get("judge", ""), "judge", optional=True)
-        try:
-            number, table = int(body["round"]), str(body["table"])
-        except (KeyError, TypeError, ValueError):
-            raise RosterError("round", say("round (a number) and table are needed")) from None
+        judge = _judge(body)
+        number, table = _round_and_table(body)
         with self.store.transaction() as db:
             if not db.execute(
                 "UPDATE results SET confirmed = 1 WHERE round = ? AND table_id = ?", (number, table)

@@ -22,6 +22,7 @@ from ..lobby.lobby import GameRunning
 from ..lobby.network import qr_svg
 from ..lobby.starting import CheckFailed, check_army_count, checks_view, refuse_unplayable
 from ..lobby.wiring import inventory_of, wiring
+from ..playerclock import MOST_CLOCK_MINUTES
 from ..rules.labels import label, titled
 from ..rules.registry import RULESETS, make_ruleset
 from ..rules.text import with_messages
@@ -204,8 +205,10 @@ def _clock_s(body: dict[str, Any]) -> float | None:
     minutes = body.get("clock_minutes")
     if minutes is None:
         return None
-    if type(minutes) not in (int, float) or not 1 <= minutes <= 600:
-        raise InputError("clock_minutes: a number of minutes from 1 to 600, or left out", "clock_minutes")
+    if type(minutes) not in (int, float) or not 1 <= minutes <= MOST_CLOCK_MINUTES:
+        raise InputError(
+            f"clock_minutes: a number of minutes from 1 to {MOST_CLOCK_MINUTES}, or left out", "clock_minutes"
+        )
     return float(minutes) * 60
 
 

@@ -206,11 +206,6 @@ function unitKey(unit, provisional) {
 // updates; the referee alone pauses them.
 const clocks = { view: null, at: 0 };
 
-function clockText(seconds) {
-  const s = Math.max(0, Math.round(seconds));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-}
-
 function showClocks(view) {
   clocks.view = view || null;
   clocks.at = performance.now();
@@ -222,12 +217,8 @@ function drawClocks() {
   $("clocks").hidden = !view;
   if (!view) return;
   const gone = (performance.now() - clocks.at) / 1000;
-  $("clock-faces").replaceChildren(...Object.entries(view.players).map(([player, c]) => {
-    const left = c.left_s - (view.running === player ? gone : 0);
-    const out = left <= 0;
-    return el("span", { class: `clock${view.running === player ? " running" : ""}${out ? " out" : ""}`, "data-player": player },
-      `${player} ${clockText(left)}${out ? ` ${t("out of time")}` : ""}`);
-  }));
+  $("clock-faces").replaceChildren(...Object.entries(view.players).map(([player, c]) =>
+    clockFace(player, c.left_s - (view.running === player ? gone : 0), view.running === player)));
   $("clock-pause").textContent = view.paused ? t("Resume the clocks") : t("Pause the clocks");
 }
 setInterval(() => { if (clocks.view && clocks.view.running) drawClocks(); }, 1000);

@@ -40,9 +40,12 @@ function sayRefusal(error, form, box) {
   if (error.message === "no judge name") return;
   const data = error.data || {}, army = form && data.file ? form.querySelector('[name="army"]') : null;
   const field = army || (form && form.querySelector(`[name="${data.field}"]`));
-  if (field) showAtField(field, problemText(error), army ? `${army.files[0].name} · ${data.field}` : "");
+  if (field) showAtField(field, problemText(error), army ? armyPlace(army.files[0], data) : "");
   else showError(error, box);
 }
+
+// Where in an uploaded army file its loader found the problem: the file's name and the field.
+function armyPlace(file, data) { return `${file.name} · ${data.field}`; }
 
 function resultText(r) {
   if (!r) return t("no result yet");
@@ -81,7 +84,7 @@ async function uploadArmy(name, input) {
   catch (error) {
     if (error.message === "no judge name") return;
     const data = error.data || {};
-    showError(new Error(data.file ? `${file.name} · ${data.field}: ${problemText(error)}` : error.message), "players-error");
+    showError(data.file ? new Error(`${armyPlace(file, data)}: ${problemText(error)}`) : error, "players-error");
   }
   refresh();
 }

@@ -1,14 +1,9 @@
 // The stream overlay (station/tournament/overlay.py): one table, pushed by Server-Sent Events,
 // drawn over the stream's picture.  The running clock counts down here between pushes.
-// `$`, `el` and `t` are referee.js's.
+// `$`, `el`, `t` and `clockText` are referee.js's.
 "use strict";
 
 const shown = { table: null, at: 0 };
-
-function clockText(seconds) {
-  const s = Math.max(0, Math.round(seconds));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-}
 
 function draw() {
   const s = (shown.table && shown.table.state) || {};

@@ -45,6 +45,19 @@ function clearFieldErrors(container) {
   for (const field of container.querySelectorAll("[aria-invalid]")) { field.removeAttribute("aria-invalid"); field.classList.remove("bad"); }
 }
 
+// A player's clock (station/playerclock.py) as m:ss, and as a face: the running one marked, one
+// out of time red.  The dashboard, the tournament's cards and the overlay draw the same face.
+function clockText(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function clockFace(player, left, running) {
+  const out = left <= 0;
+  return el("span", { class: `clock${running ? " running" : ""}${out ? " out" : ""}`, "data-player": player },
+    `${player} ${clockText(left)}${out ? ` ${t("out of time")}` : ""}`);
+}
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {

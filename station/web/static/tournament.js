@@ -23,11 +23,9 @@ function card(table) {
 
 // Each player's time left, as the table last published it (station/playerclock.py).
 function clockLine(view) {
-  return el("div", { class: "clocks" }, ...Object.entries(view.players).map(([player, c]) => {
-    const s = Math.max(0, Math.round(c.left_s));
-    return el("span", { class: `clock${view.running === player ? " running" : ""}${c.out ? " out" : ""}` },
-      `${player} ${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}${c.out ? ` ${t("out of time")}` : ""}`);
-  }), view.paused ? ` ${t("(paused)")}` : "");
+  return el("div", { class: "clocks" },
+    ...Object.entries(view.players).map(([player, c]) => clockFace(player, c.left_s, view.running === player)),
+    view.paused ? ` ${t("(paused)")}` : "");
 }
 
 // How a table's game ended, as the referee ended it (station/game.py ``end``).
