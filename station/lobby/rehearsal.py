@@ -64,16 +64,16 @@ class Rehearsal:
         follows sees the new HELLO.  True when the hub was rewired."""
         by_id = {**{n.id: n for n in self.hub.nodes}, **{n.id: n for n in nodes}}
         wanted = [by_id[k] for k in sorted(by_id)]
-        if set(wanted) == set(self.hub.nodes):
-            return False
-        self.hub.nodes = tuple(wanted)
-        self.hub.reset(f"{next(self._boots):02X}{secrets.token_hex(1).upper()}")
-        if seen is not None:
+        rewired = set(wanted) != set(self.hub.nodes)
+        if rewired:
+            self.hub.nodes = tuple(wanted)
+            self.hub.reset(f"{next(self._boots):02X}{secrets.token_hex(1).upper()}")
+            log.info("rehearsal hub rewired: %d nodes", len(wanted))
+        if seen is not None:  # a hub just switched on may not have said HELLO yet either
             deadline = time.monotonic() + wait_s
             while not {n.encode() for n in wanted} <= seen() and time.monotonic() < deadline:
                 time.sleep(0.05)
-        log.info("rehearsal hub rewired: %d nodes", len(wanted))
-        return True
+        return rewired
 
     def fire(self, node: str, event: str, barrel: int = 1, charge: str = "shell", posture: str = "fallen") -> int:
         """One event from ``node`` as the referee asked for it; a node not on the hub, or an
