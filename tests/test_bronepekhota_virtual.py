@@ -87,6 +87,34 @@ def test_7_4_damage_example_fig_41_salamander(virtual, armies):
     assert [sides for sides, _ in table.roller.asked[-6:]] == [20, 12, 12, 12, 12, 6]  # after the initiative D12s
 
 
+@pytest.mark.parametrize("pilot_roll, dies", [(1, False), (6, True)])
+def test_7_4_III_one_pilot_test_a_shot_however_many_damages(armies, pilot_roll, dies):
+    """§7.4 III: «Для каждого выстрела тест выживания пилота проводится только один раз, вне
+    зависимости от того, одно или несколько повреждений получила машина в результате этого
+    выстрела».  A heavy rocket's power and its own blast (blast_hits_target) both hurt VARAN: one
+    D6 for its pilot, after both; two tests had given the pilot two chances to die."""
+    table = Table(armies, {"shooting": "virtual", "blast_hits_target": True})
+    _blue_turn(table)
+    table.send(_seen(("t-rex", 300.0, 300.0, 0.0), ("varan", 600.0, 300.0, 180.0)))
+    ruling = _fire(table, 20, 20, 20, pilot_roll, shooter="t-rex", target="varan", weapon="heavy-rocket")
+    assert [sides for sides, _ in table.roller.asked[-4:]] == [20, 20, 20, 6]  # range, power, blast, one test
+    assert ruling.text.count("survival test") == 1
+    assert ruling.text.index("blast on Varan") < ruling.text.index("survival test")  # after all its damage
+    assert table.el("varan").armour == 12 - 2 and (table.el("varan").pilot is None) is dies
+    assert ruling.details["attack"]["pilot_test"]["roll"] == pilot_roll
+    assert table.roller.asked[-1][1].endswith("/varan/pilot-survival")  # the power's key, as journals have it
+
+
+def test_7_4_III_the_blast_alone_on_its_target_still_tests_once(armies):
+    """The power did no damage, the blast did: the one test is the blast's."""
+    table = Table(armies, {"shooting": "virtual", "blast_hits_target": True})
+    _blue_turn(table)
+    table.send(_seen(("t-rex", 300.0, 300.0, 0.0), ("varan", 600.0, 300.0, 180.0)))
+    ruling = _fire(table, 20, 1, 20, 1, shooter="t-rex", target="varan", weapon="heavy-rocket")
+    assert ruling.text.count("survival test") == 1 and table.el("varan").armour == 11
+    assert table.roller.asked[-1][1].endswith("/blast/varan/pilot-survival")
+
+
 def test_7_3_field_of_view_line_of_fire_and_close_combat(virtual):
     _blue_turn(virtual)
     virtual.send(_seen(("cyber-2", 300.0, 300.0, 0.0), ("clone-3", 100.0, 300.0, 0.0), ("clone-5", 600.0, 300.0, 0.0)))

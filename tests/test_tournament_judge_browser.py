@@ -229,5 +229,9 @@ def test_an_evening_from_the_judges_phone(tmp_path):
                 rows = page.locator(f'table[data-game="{g}"] tbody tr td:nth-child(2)')
                 expect(rows).to_have_text(names)
             assert problems(page, "ru", {"CSV"}) == []
+            expect(page.locator("#language")).to_have_value("ru")  # it said English on a Russian page
+            page.locator("#language").select_option("en")
+            expect(page.locator("h1")).to_have_text("Standings after round 3")
+            expect(page.locator("#language")).to_have_value("en")
     finally:
         tournament.stop()

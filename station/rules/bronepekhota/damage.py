@@ -20,8 +20,11 @@ from .tables import survival_test
 
 
 def take_damage(
-    state: GameState, target: Element, damage: int, roller: Roller, key: str
+    state: GameState, target: Element, damage: int, roller: Roller, key: str, test_pilot: bool = True
 ) -> tuple[GameState, dict[str, Any]]:
+    """``damage`` cells off ``target``; with ``test_pilot`` its pilot's test follows at once.  A
+    shot that may hurt the same vehicle twice (its power, then its own blast) passes False and
+    calls ``pilot_after_damage`` once at its end (§7.4 III: one test a shot)."""
     called = name(state, target.id)
     if target.kind == "infantry":
         return state.with_element(replace(target, destroyed=True)), {
@@ -30,16 +33,34 @@ def take_damage(
         }
     left = max(0, target.armour - damage)
     hit = replace(target, armour=left, destroyed=left == 0)
-    hit = replace(hit, speed=state.speed_of(hit))
+    state = state.with_element(replace(hit, speed=state.speed_of(hit)))
     words = [
         say("{called}'s armour {armour}→{left}", called=called, armour=target.armour, left=left)
         + (say(", destroyed (§5.1)") if left == 0 else "")
     ]
     result: dict[str, Any] = {"armour_before": target.armour, "armour_after": left}
-    if hit.pilot and (left > 0 or state.options.pilot_test_on_destruction):
+    if test_pilot:
+        state, pilot_words, test = pilot_after_damage(state, target.id, roller, key)
+        words += pilot_words
+        if test is not None:
+            result["pilot_test"] = test
+    result.update(destroyed=state.elements[target.id].destroyed, text=joined(words, "; "))
+    return state, result
+
+
+def pilot_after_damage(
+    state: GameState, vehicle_id: str, roller: Roller, key: str
+) -> tuple[GameState, list[Text], dict[str, Any] | None]:
+    """§5.3, §Z.8: the pilot of a damaged vehicle takes his Survival Test (not when it was
+    destroyed, unless the option says so); a dead pilot brings a flyer down (§4.3), a living one
+    may panic, and climbs out of a destroyed vehicle.  The test as journaled, or None."""
+    hit = state.elements[vehicle_id]
+    words: list[Text] = []
+    said_test = None
+    if hit.pilot and (not hit.destroyed or state.options.pilot_test_on_destruction):
         pilot = state.elements[hit.pilot]
         test = survival_test(roller, pilot.armour, f"{key}/pilot-survival")
-        result["pilot_test"] = test.as_dict()
+        said_test = test.as_dict()
         words.append(
             say("pilot {pilot} {describe}", pilot=name(state, pilot.id), describe=test.describe())
             + (say(", survives") if test.passed else say(", dies; the vehicle has no pilot (§9.1)"))
@@ -47,21 +68,16 @@ def take_damage(
         )
         if not test.passed:
             state = state.with_element(replace(pilot, destroyed=True, aboard=None))
-            hit = replace(hit, pilot=None)
-            state, landing = emergency_landing(state.with_element(hit), hit.id, roller, key)
+            state, landing = emergency_landing(state.with_element(replace(hit, pilot=None)), hit.id, roller, key)
             words += landing
-            hit = state.elements[hit.id]
         else:
-            state = state.with_element(hit)
             state, panic_words = after_survival(state, pilot.id, test)
             words += panic_words
-            hit = state.elements[hit.id]
-    state = state.with_element(hit)
+        hit = state.elements[hit.id]
     if hit.destroyed and hit.pilot:
         state, climbed_out = dismount(state, hit)
         words.append(climbed_out)
-    result.update(destroyed=hit.destroyed, text=joined(words, "; "))
-    return state, result
+    return state, words, said_test
 
 
 def emergency_landing(state: GameState, vehicle_id: str, roller: Roller, key: str) -> tuple[GameState, list[Text]]:

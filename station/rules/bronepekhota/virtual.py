@@ -29,7 +29,7 @@ from ..base import Refused, Ruling, RulingKind, voided
 from ..inputs import Args
 from ..text import Text, joined, say
 from . import contact
-from .damage import take_damage
+from .damage import pilot_after_damage, take_damage
 from .melee import MELEE_MARK
 from .moving import AIMED_MARK, JUMP_MARK
 from .panic import PANIC_MARK
@@ -413,18 +413,25 @@ def _aimed_shot(
     if aim.cover["armour"]:
         words.append(say("cover: {label} (Table 5)", label=aim.cover["label"]))
     if hit:
-        state, result = attack(state, target, weapon.power, aim.cover["armour"], roller, f"{key}/{target.id}")
+        explodes = "explodes" in weapon.properties and state.options.weapon_properties
+        caught = _near_target(state, aim.target, EXPLOSION_STEPS) if explodes and aim.target is not None else []
+        twice = target.id in caught  # its power, then its own blast: one pilot test after both (§7.4 III)
+        state, result = attack(
+            state, target, weapon.power, aim.cover["armour"], roller, f"{key}/{target.id}", test_pilot=not twice
+        )
         words.append(result["text"])
         details["attack"] = result
-        if "explodes" in weapon.properties and state.options.weapon_properties:
-            if aim.target is None:
-                doubts.append(
-                    say("the weapon explodes, but the camera has not placed the target: resolve the blast by hand")
-                )
-            else:
-                state, blasts = _explosion(state, _near_target(state, aim.target, EXPLOSION_STEPS), roller, key)
-                words += blasts
-                details["explosion"] = blasts
+        if explodes and aim.target is None:
+            doubts.append(
+                say("the weapon explodes, but the camera has not placed the target: resolve the blast by hand")
+            )
+        elif explodes:
+            state, blasts = _explosion(state, caught, roller, key, tested_later=target.id if twice else None)
+            words += blasts
+            details["explosion"] = blasts
+        if twice:
+            state, pilot_words = _one_pilot_test(state, target, result, roller, key)
+            words += pilot_words
     text = joined(words, "; ") + "."
     if doubts:
         text += say(" Too close to call: ") + joined(doubts, "; ") + "."
@@ -453,10 +460,10 @@ def _distance(state: GameState, me: Placed, them: Placed) -> Measurement:
 
 
 def attack(
-    state: GameState, target: Element, power: str, cover_bonus: int, roller: Roller, key: str
+    state: GameState, target: Element, power: str, cover_bonus: int, roller: Roller, key: str, test_pilot: bool = True
 ) -> tuple[GameState, dict[str, Any]]:
     """§7.4 II and III: each Power die against the armour as it stood before the shot (§Z) plus
-    cover; then the damage (§5.1, §5.3)."""
+    cover; then the damage (§5.1, §5.3), its pilot tested unless the shot tests him later."""
     dice = DiceExpression.parse(power)
     armour = target.armour + cover_bonus
     rolls = [roller.roll(dice.sides, f"{key}/power/{k}") for k in range(dice.count)]
@@ -472,19 +479,46 @@ def attack(
     if damage == 0:
         result["text"] = said + say(" (§7.4 II)")
         return state, result
-    state, effect = take_damage(state, target, damage, roller, key)
+    state, effect = take_damage(state, target, damage, roller, key, test_pilot)
     result.update(effect, text=say("{power}: {effect}", power=said, effect=effect["text"]))
     return state, result
 
 
-def _explosion(state: GameState, caught: list[str], roller: Roller, key: str) -> tuple[GameState, list[Text]]:
+def _explosion(
+    state: GameState, caught: list[str], roller: Roller, key: str, tested_later: str | None = None
+) -> tuple[GameState, list[Text]]:
     """Everything the blast reaches, friend or foe, attacked with 1D20 by steps II and III
-    (§7.4 IV, §7.8); cover does not apply to blasts here (§Z.11)."""
+    (§7.4 IV, §7.8); cover does not apply to blasts here (§Z.11).  The shot's own target
+    (``tested_later``) has its pilot tested once the whole shot is done."""
     words = []
     for element_id in caught:
-        state, result = attack(state, state.elements[element_id], BLAST_POWER, 0, roller, f"{key}/blast/{element_id}")
+        state, result = attack(
+            state,
+            state.elements[element_id],
+            BLAST_POWER,
+            0,
+            roller,
+            f"{key}/blast/{element_id}",
+            test_pilot=element_id != tested_later,
+        )
         words.append(say("blast on {element_id}: {text}", element_id=name(state, element_id), text=result["text"]))
     return state, words or [say("the blast reaches no one else")]
+
+
+def _one_pilot_test(
+    state: GameState, target: Element, result: dict[str, Any], roller: Roller, key: str
+) -> tuple[GameState, list[Text]]:
+    """§7.4 III: «для каждого выстрела тест выживания пилота проводится только один раз»: after
+    the power and the blast, whichever of them hurt the vehicle, under the key of the power's
+    damage (as a shot with no blast on its target has always journaled it)."""
+    if target.kind == "infantry" or state.elements[target.id].armour == target.armour:
+        return state, []  # no pilot, or neither hurt it
+    first = f"{key}/{target.id}" if result.get("damage") else f"{key}/blast/{target.id}"
+    state, words, test = pilot_after_damage(state, target.id, roller, first)
+    if test is not None:
+        result["pilot_test"] = test
+    result["destroyed"] = state.elements[target.id].destroyed
+    return state, words
 
 
 def _standing(state: GameState) -> list[Placed]:

@@ -83,7 +83,6 @@ async function start(referee) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  setUpLanguage();
   setUpLogin(start);
   $("take-view").addEventListener("click", () => step("/api/calibrate/views"));
   $("fit-table").addEventListener("click", () => {

@@ -460,7 +460,6 @@ function connect() {
 
 document.addEventListener("DOMContentLoaded", () => {
   setUpLogin();
-  setUpLanguage();
   $("feed-older").addEventListener("click", loadOlderRulings);
   $("pending-older").addEventListener("click", loadOlderPending);
   new IntersectionObserver((seen) => { if (seen.some((e) => e.isIntersecting)) loadOlderRulings(); })

@@ -30,7 +30,6 @@ function setUpJudgeLogin(then) {
   roleChanged = then;
   $("login").addEventListener("submit", (event) => { event.preventDefault(); logIn($("token").value); });
   document.addEventListener("DOMContentLoaded", () => {
-    setUpLanguage();
     const url = new URL(window.location.href);
     const given = url.searchParams.get("token");
     if (given) {  // the printed link: logged in, and the token kept out of the address bar and history

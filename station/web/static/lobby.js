@@ -536,7 +536,6 @@ document.addEventListener("DOMContentLoaded", async () => {
     history.replaceState(null, "", url.pathname + url.search);
   }
   setUpLogin();
-  setUpLanguage();
   fetch("/api/claim").then((r) => r.json()).then((state) => { $("unclaimed").hidden = state.claimed; });
   $("game").addEventListener("change", renderGameForm);
   $("add-army").addEventListener("click", () => { addArmyRow(); rememberArmies(); });

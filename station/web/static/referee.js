@@ -258,6 +258,7 @@ function rulingText(ruling) {
   return inLanguage(ruling.text, ruling.message);
 }
 
+// Every page's language menu (the pages that have one), set up by this file for all of them.
 function setUpLanguage() {
   const select = $("language");
   if (!select) return;
@@ -267,3 +268,4 @@ function setUpLanguage() {
     window.location.reload();
   });
 }
+document.addEventListener("DOMContentLoaded", setUpLanguage);

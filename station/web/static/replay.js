@@ -46,7 +46,6 @@ function jump(predicate, forward = true) {
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
-  setUpLanguage();
   const timeline = await (await fetch(`/api/games/${encodeURIComponent(replay.name)}/timeline`)).json();
   replay.steps = timeline.steps;
   replay.rulings = timeline.rulings;

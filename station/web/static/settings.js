@@ -90,7 +90,6 @@ async function listCameras() {
 
 document.addEventListener("DOMContentLoaded", async () => {
   setUpLogin((referee) => referee && showRefereeQr($("referee-qr")));
-  setUpLanguage();
   $("find-ports").addEventListener("click", findPorts);
   $("use-rehearsal").addEventListener("click", () => change({ rehearsal: true, serial: [] },
     t("The rehearsal hub is on: its buttons are on the dashboard during a game.")));

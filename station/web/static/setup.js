@@ -4,7 +4,6 @@
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
-  setUpLanguage();
   $("claim-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
