@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from station.rules.base import Input
+from station.rules.base import Input, Override
 
 from .conftest import Table
 
@@ -134,3 +134,37 @@ def test_a_refusal_names_who_was_refused():
     g.do("roll_off", 5, 2)
     refused = g.do("grenade", thrower="walker", target="raider-1")[0]
     assert refused.text == "Refused (walker): only infantry throw grenades." and refused.section == "§8"
+
+
+def test_3_2_a_new_round_with_units_not_acted_says_which(armies):
+    """§3.2: «Когда все юниты на поле закончат свои действия, игровой тур заканчивается».  Round 2
+    asked for while red has acted with nothing: the referee is told which units have not acted;
+    confirmed, they pass and the round begins (issue 51)."""
+    table = Table(armies, {"shooting": "virtual"})
+    table.begin_round()  # blue acts first
+    table.send(Input("activate", {"unit": "cyber"}))
+    table.send(Input("end_activation"))
+    rulings = table.begin_round()
+    told = next(r for r in rulings if r.id.endswith(":round-not-over"))
+    assert told.needs_referee and told.section == "§3.2" and "Round 1 ends with" in told.text
+    red = {u.id for u in table.state.units.values() if u.player == "red"}
+    assert red <= set(told.details["not_acted"]) and "cyber" not in told.details["not_acted"]
+    assert "Salamander" in told.text and table.state.round == 2
+
+
+def test_3_2_the_referee_voids_it_and_the_round_goes_on(armies):
+    table = Table(armies, {"shooting": "virtual"})
+    table.begin_round()
+    seq = next(table.seq)  # the next begin_round gets this seq + 1
+    rid = f"{seq + 1}:round-not-over"
+    table.state = table.state.evolve(overrides={rid: (seq + 2, Override(rid, "void"))})
+    rulings = table.send(Input("begin_round"))
+    assert [r.id for r in rulings] == [rid] and rulings[0].overridden == "void"
+    assert table.state.round == 1 and "Round 1 goes on" in rulings[0].text
+
+
+def test_3_2_no_word_when_every_unit_has_acted(armies):
+    table = Table(armies, {"shooting": "virtual"})
+    table.begin_round()
+    table.state = table.state.evolve(units={k: replace(u, acted=True) for k, u in table.state.units.items()})
+    assert not [r for r in table.begin_round() if r.id.endswith(":round-not-over")]

@@ -271,3 +271,20 @@ def test_9_a_medical_vehicle_within_the_cameras_uncertainty_of_6_inches_goes_to_
     ruling = g.do("reorganise", 5, squad="partisans")[0]  # d6 5, +1 from the vehicle: back in the ranks
     assert ("d6 5+1" in ruling.text) is bonus and ruling.needs_referee is doubt
     assert ("medical vehicle is within the camera's uncertainty of 6" in ruling.text) is doubt
+
+
+@pytest.mark.parametrize("movement, shots", [("infantry", 2), ("vehicle", 1)])
+def test_6_3_a_heavy_weapon_on_the_ground_fires_twice_an_activation_on_a_vehicle_once(movement, shots):
+    """§6.3: «установленное на земле (но не на технике!) тяжёлое оружие пехоты (противотанковые
+    пушки, станковые пулемёты, артиллерийские орудия, миномёты) два раза за активацию стрелять
+    может».  Only the tripod MG did; a heavy gun on the ground fired once (issue 51)."""
+    steel = copy.deepcopy(STEEL_ARMY)
+    steel["squads"][0]["movement"] = movement
+    steel["squads"][0]["figures"][0]["weapon"] = "heavy_gun"
+    g = game(steel)
+    g.do("activate", squad="recruits")
+    first = g.do("shoot", 1, 1, 1, squad="recruits", target="partisans", figures=["u1"])[0]
+    assert "has fired" not in first.text and first.details["pool"] == [6, 8]  # Quality + guidance die
+    again = g.do("shoot", *([1, 1, 1] if shots == 2 else []), squad="recruits", target="partisans", figures=["u1"])[0]
+    assert ("has fired this activation" in again.text) is (shots == 1)
+    assert g.state.activation.fired.get("u1") == shots

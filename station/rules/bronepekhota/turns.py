@@ -6,11 +6,12 @@ from dataclasses import replace
 
 from ...dice import Roller
 from .. import input_args as arg
-from ..base import Ruling, RulingKind
+from ..base import Ruling, RulingKind, voided
 from ..inputs import Args
 from ..text import Text, say
 from .deployment import deployment_rulings
 from .moving import movement_rulings
+from .roster import name
 from .state import INPUTS, GameState, Rules
 
 _MAX_REROLLS = 50
@@ -37,10 +38,49 @@ def roll_initiative(state: GameState, seq: int, roller: Roller) -> tuple[dict[st
 
 @INPUTS.register("begin_round", "§3, §1.6")
 def begin_round(rules: Rules, state: GameState, seq: int, args: Args) -> tuple[GameState, list[Ruling]]:
-    """The deployment checked (§1.6), then the round begun."""
+    """The deployment checked (§1.6), then the round begun, unless the referee keeps the old one
+    going for units that have not acted (§3.2)."""
     checks = deployment_rulings(state, seq)
+    state, unacted = round_not_over(state, seq)
+    if unacted is not None and unacted.overridden == "void":
+        return state, checks + [unacted]
     state, rulings = new_round(state, seq, rules.roller)
-    return state, checks + rulings
+    return state, checks + ([unacted] if unacted else []) + rulings
+
+
+def round_not_over(state: GameState, seq: int) -> tuple[GameState, Ruling | None]:
+    """§3.2: «Когда все юниты на поле закончат свои действия, игровой тур заканчивается».  A new
+    round asked for while units that can act have not: the referee is told which.  Confirmed,
+    they pass and the round begins; voided, the round goes on and they act (the ruling stands)."""
+    if state.round == 0:
+        return state, None
+    waiting = [
+        u
+        for u in state.units.values()
+        if not u.acted and u.id != state.active_unit and u.player not in state.out and state.can_act(u)
+    ]
+    if not waiting:
+        return state, None
+    rid = f"{seq}:round-not-over"
+    units = ", ".join(name(state, u.members[0] if u.kind == "vehicle" else u.id) for u in waiting)
+    going_on = voided(
+        state.overrides,
+        seq,
+        rid,
+        say("Round {round} goes on, as the referee ruled: {units} still to act (§3.2).", round=state.round, units=units),
+        RulingKind.WARNING,
+        "§3.2",
+    )
+    if going_on is not None:
+        return state, going_on
+    text = say(
+        "Round {round} ends with {units} not acted: they pass (§3.2). Void this ruling to go on with the round.",
+        round=state.round,
+        units=units,
+    )
+    return state, Ruling(
+        rid, seq, RulingKind.WARNING, text, "§3.2", needs_referee=True, details={"not_acted": [u.id for u in waiting]}
+    )
 
 
 def new_round(state: GameState, seq: int, roller: Roller) -> tuple[GameState, list[Ruling]]:

@@ -87,10 +87,11 @@ def _group(
     strict: bool = True,
 ) -> tuple[list[Figure], list[Figure], list[Text]]:
     """The fire group's small arms and support weapons, each checked for §6.3's once an activation
-    (twice for emplaced heavy weapons), zone-1-only weapons, range limits and ammunition.  A group
+    (twice for a heavy infantry weapon on the ground), zone-1-only weapons, range limits and ammunition.  A group
     the players named must all be able to fire (``strict``); the whole squad fires with those that
     can, and the others' reasons are returned, for a group left with none to say why."""
     act = state.activation
+    on_a_vehicle = state.squads[squad].movement == "vehicle"
     skipped: list[Text] = []
     small: list[Figure] = []
     support: list[Figure] = []
@@ -100,7 +101,7 @@ def _group(
             raise Refused(say("{fid} is not a fighting figure of {squad}", fid=fid, squad=squad), "§6.3")
         w, name = weapons[f.weapon], f.weapon.replace("_", " ")
         why = None
-        if not reaction and act is not None and act.fired.get(fid, 0) >= (2 if w.get("emplaced") else 1):
+        if not reaction and act is not None and act.fired.get(fid, 0) >= shots_an_activation(w, on_a_vehicle):
             why = (say("{fid}'s {name} has fired this activation", fid=fid, name=name), "§6.3")
         elif w["zone1_only"] and zone_number > 1:
             why = (say("{fid}'s {name} reaches only zone 1", fid=fid, name=name), "§6.6")
@@ -115,6 +116,14 @@ def _group(
         else:
             (support if _own_die(w) else small).append(f)
     return small, support, skipped
+
+
+def shots_an_activation(weapon: Mapping[str, Any], on_a_vehicle: bool) -> int:
+    """§6.3: «никакое оружие не должно стрелять больше одного раза за одну активацию.  Однако …
+    установленное на земле (но не на технике!) тяжёлое оружие пехоты (противотанковые пушки,
+    станковые пулемёты, артиллерийские орудия, миномёты) два раза за активацию стрелять может».
+    The weapons data marks those (``emplaced``); a vehicle squad's fire once."""
+    return 2 if weapon.get("emplaced") and not on_a_vehicle else 1
 
 
 def _own_die(weapon: Mapping[str, Any]) -> int | None:
