@@ -128,21 +128,34 @@ def terrain_crossed(path: Sequence[tuple[float, float, float]], pieces: Sequence
 
 
 def level_changes(
-    path: Sequence[tuple[float, float, float]], pieces: Sequence[Piece], types: Sequence[str], sample_mm: float = 5.0
+    path: Sequence[tuple[float, float, float]],
+    pieces: Sequence[Piece],
+    types: Sequence[str],
+    sample_mm: float = 5.0,
+    water_depth_mm: float | None = None,
 ) -> list[float]:
     """Each change of ground height along the path (mm, + up, - down), where the ground is the
-    highest piece of ``types`` under the centre line: for rules that price climbing by height and
-    forbid steps too high (Alpha Strike §5.4).  Sampled every ``sample_mm``, so a step is found
-    where a piece's edge is crossed, not at the snapshot points only."""
-    chosen = [p for p in pieces if p.type in types]
-    if len(path) < 2 or not chosen:
+    highest piece of ``types`` under the centre line, less the depth of the water there when
+    ``water_depth_mm`` is given (a water piece's own depth, else that): for rules that price
+    climbing, and wading in and out, by height and forbid steps too high (Alpha Strike §5.4).
+    Sampled every ``sample_mm``, so a step is found where a piece's edge is crossed, not at the
+    snapshot points only."""
+    raised = [p for p in pieces if p.type in types]
+    sunk = [p for p in pieces if p.type == "water"] if water_depth_mm is not None else []
+    if len(path) < 2 or not raised + sunk:
         return []
     xy = np.array([(p[0], p[1]) for p in path], float)
     points = [xy[:1]]
     for a, b in zip(xy, xy[1:]):
         n = max(1, math.ceil(math.hypot(*(b - a)) / sample_mm))
         points.append(a + (b - a) * (np.arange(1, n + 1)[:, None] / n))
-    inside = Footprints.of(chosen).contains(np.concatenate(points))
-    heights = np.where(inside, np.array([p.height_mm for p in chosen]), 0.0).max(axis=1)
+    sampled = np.concatenate(points)
+    heights = np.zeros(len(sampled))
+    if raised:
+        inside = Footprints.of(raised).contains(sampled)
+        heights += np.where(inside, np.array([p.height_mm for p in raised]), 0.0).max(axis=1)
+    if sunk:
+        depths = np.array([water_depth_mm if p.water_depth_mm is None else p.water_depth_mm for p in sunk])
+        heights -= np.where(Footprints.of(sunk).contains(sampled), depths, 0.0).max(axis=1)
     steps = np.diff(heights)
     return [float(s) for s in steps[np.abs(steps) > 1e-9]]

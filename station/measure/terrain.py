@@ -40,6 +40,7 @@ class Piece:
     height_mm: float
     polygon: np.ndarray  # (N, 2) mm
     climbable: bool = False  # the players agreed its walls can be climbed (Бронепехота §4.1, §12.2)
+    water_depth_mm: float | None = None  # water only: how deep; None is the game's own (Alpha Strike: 1")
 
     def contains(self, p: Point) -> bool:
         return bool(Footprints.of([self]).contains(np.asarray(p, float).reshape(1, 2))[0, 0])
@@ -103,7 +104,7 @@ def parse_terrain(document: Any, where: str) -> list[Piece]:
     f.get("format", str, check=lambda v: None if v == FORMAT else f"is {v!r}; expected {FORMAT!r}")
     pieces, ids = [], set()
     for item in f.items("pieces"):
-        item.reject_unknown(["id", "type", "height_mm", "polygon", "climbable"])
+        item.reject_unknown(["id", "type", "height_mm", "polygon", "climbable", "water_depth_mm"])
         piece_id = item.get("id", str)
         if piece_id in ids:
             item.fail(f"id {piece_id!r} is used twice", "id")
@@ -134,7 +135,16 @@ def parse_terrain(document: Any, where: str) -> list[Piece]:
         )
         if area < 1.0:
             item.fail("encloses no area (points repeated or in a line)", "polygon")
-        pieces.append(Piece(piece_id, kind, float(height), poly, item.get("climbable", bool, False)))
+        depth = item.get(
+            "water_depth_mm",
+            (int, float),
+            None,
+            check=lambda v: None if 0 < v <= 2000 else "must be more than 0 and at most 2000 mm",
+        )
+        if depth is not None and kind != "water":
+            item.fail(f"only water has a depth; this piece is {kind}", "water_depth_mm")
+        climbable = item.get("climbable", bool, False)
+        pieces.append(Piece(piece_id, kind, float(height), poly, climbable, None if depth is None else float(depth)))
     if len(pieces) > MAX_PIECES:
         f.fail(f"has {len(pieces)} pieces; at most {MAX_PIECES}", "pieces")
     return pieces
@@ -151,6 +161,7 @@ def terrain_document(pieces: Sequence[Piece]) -> dict[str, Any]:
                 "height_mm": p.height_mm,
                 "polygon": [[round(float(x), 2), round(float(y), 2)] for x, y in p.polygon],
                 **({"climbable": True} if p.climbable else {}),
+                **({"water_depth_mm": p.water_depth_mm} if p.water_depth_mm is not None else {}),
             }
             for p in pieces
         ],

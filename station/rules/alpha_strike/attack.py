@@ -237,6 +237,8 @@ def critical_hit(target: UnitState, roller: Roller, key: str, depth: int = 0) ->
         if all(target.damage_at(k) in ("0", "-") for k in range(3)):
             return _inapplicable(target, roll, "weapon")
         return replace(target, weapon_hits=target.weapon_hits + 1), say("2D6 {roll}, weapon hit: damage -1", roll=roll)
+    if target.move_in == 0:  # §7.3: «Если последствие … неприменимо», as Weapon's at 0 damage: 1 damage
+        return _inapplicable(target, roll, "mp")
     # MP hit (§7.5, A12): half the current MV and TMM, rounded half up, at least 2" and 1; jump
     # MV halves too
     mv_loss = max(2, math.floor(target.move_in / 2 + 0.5))

@@ -15,6 +15,7 @@ from .cards import UnitState
 
 SHUTDOWN = 4  # §9.4: the fourth box, "S"
 HT_CAP = 2  # §9.3
+DEEP_WATER_IN = 2.0  # §9.4: «стоит в воде глубиной не менее 2 дюймов» (option deep_water_only)
 
 
 def max_overheat(unit: UnitState) -> int:
@@ -39,14 +40,15 @@ class TurnHeat:
     overheat_used: int = 0
     fired_weapons: bool = False
     in_water: bool = False
+    water_depth_in: float = 0.0  # how deep, for the literal 2"-deep cooling (deep_water_only)
     ht_received: int = 0
 
 
 def end_phase(unit: UnitState, turn: TurnHeat, deep_water_only: bool = False) -> tuple[UnitState, str]:
     """§9.4: a shut-down unit restarts at 0; overheat adds its points (in water one fewer); a unit
     that fired nothing drops to 0; one that fired without overheat keeps its heat, or loses 1 in
-    water (``deep_water_only``: the literal 2"-deep rule, which the quick-start's 1" water never
-    meets).  Then the Engine hit's +1 when it fired, and HT heat up to 2.  At 4 it shuts down."""
+    water (``deep_water_only``: only in water 2" deep, the literal rule, which the quick-start's
+    1" water never meets and a map's deeper water does).  Then the Engine hit's +1 when it fired, and HT heat up to 2.  At 4 it shuts down."""
     heat, said = unit.heat, []
     if unit.shutdown:
         heat, said = 0, [say("restarts at heat 0")]
@@ -58,7 +60,7 @@ def end_phase(unit: UnitState, turn: TurnHeat, deep_water_only: bool = False) ->
         )
     elif not turn.fired_weapons:
         heat, said = 0, [say("no weapon attack: cools to 0")]
-    elif turn.in_water and not deep_water_only:
+    elif turn.in_water and (not deep_water_only or turn.water_depth_in >= DEEP_WATER_IN):
         heat -= 1
         said.append(say("fired without overheat, in water: -1"))
     if unit.engine_hits and turn.fired_weapons:

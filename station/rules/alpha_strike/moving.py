@@ -1,7 +1,8 @@
 """Alpha Strike movement (seed 004 digest §5), checked against the path the camera saw.
 
 Ground: 1" of MV an inch, +1" an inch in woods or water, +2" an inch of height climbed or
-descended (a step over 2" high is impassable), less 2" a heat level (§9.2); a mobile unit may
+descended, wading into or out of water too (1" deep unless the map says; a step over 2" high is
+impassable), less 2" a heat level (§9.2); a mobile unit may
 always move 2" (§5.3).  Jump: straight, within the jump MV, ignoring terrain, never out of water.
 Still: under 1" (§5.2).  No two bases may overlap at the end (§5.5).
 """
@@ -19,6 +20,7 @@ from ..text import Text, say
 from .attack import WORDS
 from .cards import UnitState
 from .heat import ground_move_in
+from .where import WATER_DEPTH_IN
 
 STILL_IN = 1.0  # §5.2: under 1" of path is standing still
 MINIMUM_IN = 2.0  # §5.3
@@ -59,7 +61,7 @@ def _ground(
             problems.append(
                 say("it walked through building {piece}, which the quick-start has no rules for", piece=crossing.piece)
             )
-    steps = level_changes(path, terrain, HEIGHT_TYPES)
+    steps = level_changes(path, terrain, HEIGHT_TYPES, water_depth_mm=WATER_DEPTH_IN * INCH)  # wading in is a level
     if steps:
         climbed = sum(abs(s) for s in steps) / INCH
         extra += LEVEL_COST * climbed

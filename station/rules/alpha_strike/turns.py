@@ -23,10 +23,10 @@ from .cards import UnitState
 from .declared import LONGEST_TAPE_IN
 from .formations import speed_demon
 from .heat import TurnHeat, end_phase
-from .moving import check_move
+from .moving import STILL_IN, check_move
 from .state import INPUTS, AlphaState, Rules
 from .victory import check_victory, hold_the_flag
-from .where import on_terrain, passed_through, placed
+from .where import on_terrain, passed_through, placed, water_depth_in
 
 
 def roll_off(
@@ -108,10 +108,13 @@ def initiative(state: AlphaState, seq: int, roller: Roller) -> tuple[AlphaState,
 def next_player(state: AlphaState, done: Collection[str]) -> str | None:
     """§4.2 and A2: whose unit goes next.  Players alternate, the initiative loser first; a side
     with more units goes in proportion, so both sides finish together: the next player is the one
-    with the smallest share of its units done (ties to the earlier in initiative order)."""
+    with the smallest share of its units done (ties to the earlier in initiative order).  A unit
+    that left the table after its turn is still one of its side's, done: leaving was its move
+    («Так игроки по очереди двигают»)."""
     shares = []
     for k, player in enumerate(state.order):
-        units = [u.id for u in state.in_play(player)]
+        gone = [u for u in done if u in state.removed and state.units[u].player == player]
+        units = [u.id for u in state.in_play(player)] + gone
         left = [u for u in units if u not in done]
         if left:
             shares.append((sum(1 for u in units if u in done) / len(units), k, player))
@@ -197,7 +200,8 @@ def declare_move(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple
     late = out_of_turn(state, unit, state.moves, say("move")) if state.options.movement_order == "alternate" else None
     if late:
         checked = replace(checked, problems=checked.problems + (late,))
-    state = state.evolve(moves={**state.moves, unit.id: mode}, moved_in={**state.moved_in, unit.id: checked.inches})
+    counted = standing_still_if_short(mode, checked.inches, measured=not unseen or args.get("inches") is not None)
+    state = state.evolve(moves={**state.moves, unit.id: counted}, moved_in={**state.moved_in, unit.id: checked.inches})
     did = {
         "still": say("stands still"),
         "ground": say('moves {inches}" on the ground', inches=f"{checked.inches:.1f}"),
@@ -219,6 +223,8 @@ def declare_move(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple
             allowed_in=f"{checked.allowed_in:g}",
         )
     text += "."
+    if counted != mode:
+        text += say(' Under {still_in}": it counts as standing still (§5.2).', still_in=f"{STILL_IN:g}")
     if checked.problems:
         text += " " + joined((capitalised(p) for p in checked.problems), "; ") + "."
     beyond = unit.card.beyond_quick_start()
@@ -235,6 +241,7 @@ def declare_move(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple
             element=unit.id,
             details={
                 "mode": mode,
+                **({"counted_as": counted} if counted != mode else {}),
                 "inches": round(checked.inches, 2),
                 "cost_in": round(checked.cost_in, 2),
                 "allowed_in": checked.allowed_in,
@@ -242,6 +249,13 @@ def declare_move(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple
             },
         )
     ]
+
+
+def standing_still_if_short(mode: str, inches: float, measured: bool) -> str:
+    """§5.2: «Способная к перемещению боевая единица, решившая в данный ход переместиться менее
+    чем на 1 дюйм, считается стоящей на месте»: a measured move under 1", on the ground or by
+    jump, is standing still for the attacks (its own −1 and its target's TMM)."""
+    return "still" if measured and mode != "still" and inches < STILL_IN else mode
 
 
 @INPUTS.register("end_movement", "§5")
@@ -289,7 +303,8 @@ def end_turn(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[Alp
             )
             continue
         turn = state.heat_turn.get(unit.id, TurnHeat())
-        turn = replace(turn, in_water=on_terrain(state, unit.id, ("water",)))
+        depth = water_depth_in(state, unit.id)
+        turn = replace(turn, in_water=depth is not None, water_depth_in=depth or 0.0)
         hot, said = end_phase(unit, turn, state.options.deep_water_only)
         state = state.with_unit(hot)
         if hot.heat != unit.heat or hot.shutdown != unit.shutdown:

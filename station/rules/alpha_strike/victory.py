@@ -49,6 +49,8 @@ def leave_table(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[
             say('its base was {n}" from that edge when the camera last saw it', n=f"{gaps[edge] / INCH:.1f}")
         )
     state = state.evolve(removed=state.removed | {unit.id}, left_by={**state.left_by, unit.id: edge})
+    if state.phase == "movement" and unit.id not in state.moves:  # off the table is its move (§4.2)
+        state = state.evolve(moves={**state.moves, unit.id: "ground"})
     home = state.home_edges.get(unit.player)
     if home is None:
         how = say("the home edges are not set, so it is not known whose edge this is")

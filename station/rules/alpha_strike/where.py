@@ -6,11 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...measure.bases import MM_PER_INCH as INCH
 from ...measure.bases import Base
 from ...measure.measurement import CALL_SIGMAS, DEFAULT_SIGMA_MM, Placed, pair_sigma
 from ...measure.paths import Pose, went_through
 from ...measure.terrain import base_touches
 from .state import AlphaState
+
+WATER_DEPTH_IN = 1.0  # §5.4: «глубина воды всегда считается равной 1 дюйму» (a map's own depth wins)
 
 EDGES = ("bottom", "top", "left", "right")  # y = 0, y = table depth, x = 0, x = table width
 OPPOSITE = {"bottom": "top", "top": "bottom", "left": "right", "right": "left"}
@@ -44,6 +47,20 @@ def on_terrain(state: AlphaState, unit_id: str, kinds: tuple[str, ...], at: Pose
         return False
     base = where.base if at is None else where.base.at(*at)
     return any(piece.type in kinds and base_touches(base, piece) for piece in state.terrain)
+
+
+def water_depth_in(state: AlphaState, unit_id: str) -> float | None:
+    """How deep the water the unit stands in is, in inches (the deepest piece its base touches;
+    a piece with no depth of its own is the quick-start's 1", §5.4), or None out of water."""
+    where = placed(state, unit_id)
+    if where is None:
+        return None
+    depths = [
+        WATER_DEPTH_IN if piece.water_depth_mm is None else piece.water_depth_mm / INCH
+        for piece in state.terrain
+        if piece.type == "water" and base_touches(where.base, piece)
+    ]
+    return max(depths) if depths else None
 
 
 def passed_through(state: AlphaState, unit_id: str, path: Sequence[Pose]) -> list[str]:

@@ -67,7 +67,9 @@ def round_not_over(state: GameState, seq: int) -> tuple[GameState, Ruling | None
         state.overrides,
         seq,
         rid,
-        say("Round {round} goes on, as the referee ruled: {units} still to act (§3.2).", round=state.round, units=units),
+        say(
+            "Round {round} goes on, as the referee ruled: {units} still to act (§3.2).", round=state.round, units=units
+        ),
         RulingKind.WARNING,
         "§3.2",
     )
