@@ -322,9 +322,9 @@ def test_5_moves_are_checked_against_speed_difficult_terrain_and_contact(game):
     )
     game.seen(p2=(160, 200 + 5 * INCH, 90))
     assert game.do("move", base="p2")[0].kind == "move"  # 5" in the open
-    game.seen(p3=(220, 270, 90))  # up to the wall
+    game.seen(p3=(220, 275, 90))  # up to the wall, its base touching it
     game.do("move", base="p3")
-    game.seen(p3=(220, 340, 90))  # over it: the whole second Move
+    game.seen(p3=(220, 335, 90))  # over it, touching its far side: the whole second Move
     wall = game.do("move", base="p3")[0]
     assert "a high obstacle takes the whole Move" in wall.text and not wall.needs_referee
     game.seen(l5=(340, 420, 270))  # the landser came forward last turn

@@ -343,3 +343,37 @@ def test_9_2_a_mortar_point_within_the_cameras_uncertainty_of_12_inches_is_fired
     ruling = g.do("mortar", *((10, 1) if fired else ()), gunner="mo1", at=at)[0]  # d10 10: a dud
     assert ('12" or more' in ruling.text) is not fired
     assert ("within the camera's uncertainty of 12" in ruling.text) is doubt and (ruling.needs_referee or not fired)
+
+
+WALL = {"format": "station-terrain/1", "pieces": [
+    {"id": "wall", "type": "obstacle", "height_mm": 80, "polygon": [[200, 300], [330, 300], [330, 312.7], [200, 312.7]]},
+]}  # fmt: skip  (a high obstacle half an inch deep: its Move allows 3.5")
+
+
+def _over_the_wall(start_y, end_y):
+    g = Mile()
+    g.seen(p3=(220, start_y, 90))
+    g.do("roll_initiative", 5, 3)  # the entente first
+    g.do("terrain", **WALL)
+    g.do("activate", squad="poilus")
+    g.seen(p3=(220, end_y, 90))
+    return g.do("move", base="p3")[0]
+
+
+def test_5_5_a_high_obstacle_is_crossed_from_contact_to_contact_on_its_far_side():
+    """«она должна начать выполнять этот приказ в контакте с препятствием.  База ставиться в
+    контакте с противоположной стороной препятствия»: a base starting 1" short of the wall and
+    moving 3.5" over it was accepted as a plain move, with only a note."""
+    short = _over_the_wall(300 - 25 - INCH, 300 - 25 - INCH + 3.5 * INCH)
+    assert short.needs_referee and 'It began 1.0" from wall' in short.text
+    assert "far side" not in short.text  # it did end touching the wall
+    beyond = _over_the_wall(300 - 25, 312.7 + 25 + INCH)  # from contact to 1" past the far side
+    assert beyond.needs_referee and 'It ended 1.0" from wall: it is placed in contact with the far side' in beyond.text
+    fair = _over_the_wall(300 - 25, 312.7 + 25)  # touching, then touching the far side
+    assert not fair.needs_referee and "high obstacle takes the whole Move" in fair.text
+
+
+def test_5_5_contact_the_camera_cannot_tell_goes_to_the_referee():
+    near = _over_the_wall(300 - 25 - 2.5, 312.7 + 25)  # 2.5 mm short: within the camera's 2 sigmas of touching
+    assert near.needs_referee and "whether it began in contact with wall" in near.text
+    assert near.details["obstacle_contact_in_doubt"] == ["wall"] and "It began" not in near.text

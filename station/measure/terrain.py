@@ -72,6 +72,14 @@ def base_touches(base: Base, piece: Piece) -> bool:
     return any(base.contains(np.asarray(corner, float)) for corner in piece.polygon)
 
 
+def base_gap_mm(base: Base, piece: Piece) -> float:
+    """How far the base's edge is from the piece's outline: 0 when any part of it is over the
+    piece (The Price of a Mile §5.5: a high obstacle is crossed from contact, to contact)."""
+    if base_touches(base, piece):
+        return 0.0
+    return min(piece.distance_mm(p) for p in base.outline(48))
+
+
 def _segments_cross(p1: np.ndarray, p2: np.ndarray, p3: np.ndarray, p4: np.ndarray) -> bool:
     def orient(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
         return float((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))

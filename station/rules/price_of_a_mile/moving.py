@@ -15,7 +15,7 @@ from ...measure.measurement import pair_sigma, too_close_to_call
 from ...measure.movement import Crossing, movement, terrain_crossed
 from ...measure.paths import Pose
 from ...measure.relations import coherent, gap_mm
-from ...measure.terrain import Piece
+from ...measure.terrain import Piece, base_gap_mm
 from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..input_args import BY_THE_REFEREE
@@ -35,6 +35,7 @@ WIRE_CROSSING = 6  # §5.7
 WIRE_CUTTING = 8  # §5.8, §11
 VEHICLE_DTM_IN = {"vehicle": 3.0, "tank": 2.0}  # §5.2
 TANK_OBSTACLE_IN = 3.0  # §15.2
+TOUCH_MM = 2.0  # a base this close to an obstacle's outline is in contact with it (§5.5)
 
 
 def _high(piece: Piece, options: Options) -> bool:
@@ -83,6 +84,10 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
     inches = float(args["inches"]) if taped else movement(path).path_mm / INCH
     crossed = terrain_crossed(path, state.terrain)
     allowed, climbing, wire, problems, notes = _crossing(state, before, fighter, path, crossed)
+    walls = [c.piece for c in crossed if c.type == "obstacle" and _high(_piece(state, c.piece), state.options)]
+    apart, doubts = _from_contact_to_contact(state, fighter, path, walls if fighter.vehicle != "tank" else [])
+    problems += apart
+    notes += doubts
     if inches > allowed + SLACK_IN:
         problems.append(
             say(
@@ -142,7 +147,7 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
         RulingKind.WARNING if problems else RulingKind.MOVE,
         text,
         "§5",
-        needs_referee=bool(problems or near),
+        needs_referee=bool(problems or near or doubts),
         element=fighter.id,
         details={
             "inches": round(inches, 2),
@@ -150,6 +155,7 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
             "contact": enemy,
             **(BY_THE_REFEREE if taped else {}),
             **({"contact_in_doubt": near} if near else {}),
+            **({"obstacle_contact_in_doubt": walls} if doubts else {}),
         },
     )
 
@@ -219,6 +225,49 @@ def _crossing(
             )
         )
     return allowed, climbing, wire, problems, notes
+
+
+def _from_contact_to_contact(
+    state: MileState, fighter: Fighter, path: Sequence[Pose], walls: Sequence[str]
+) -> tuple[list[Text], list[Text]]:
+    """§5.5: «база должна потратить целый приказ Движение, чтобы его пересечь, при этом она
+    должна начать выполнять этот приказ в контакте с препятствием.  База ставиться в контакте с
+    противоположной стороной препятствия».  Where the Move began and ended, against each high
+    obstacle it crossed: apart from it is a problem; within the camera's uncertainty of touching,
+    a doubt for the referee."""
+    where = placed(state, fighter.id)
+    if where is None or len(path) < 2:
+        return [], []
+    problems: list[Text] = []
+    doubts: list[Text] = []
+    for wall in walls:
+        piece = _piece(state, wall)
+        began, ended = (base_gap_mm(where.base.at(*pose), piece) for pose in (path[0], path[-1]))
+        for gap, unsure, apart in (
+            (
+                began,
+                say("too close to call: whether it began in contact with {wall} (§5.5)", wall=wall),
+                say(
+                    "it began {gap}\" from {wall}: a high obstacle's Move begins in contact with it (§5.5)",
+                    gap=f"{began / INCH:.1f}",
+                    wall=wall,
+                ),
+            ),
+            (
+                ended,
+                say("too close to call: whether it ended in contact with {wall} (§5.5)", wall=wall),
+                say(
+                    'it ended {gap}" from {wall}: it is placed in contact with the far side (§5.5)',
+                    gap=f"{ended / INCH:.1f}",
+                    wall=wall,
+                ),
+            ),
+        ):
+            if too_close_to_call(gap, TOUCH_MM, where.sigma_mm):
+                doubts.append(unsure)
+            elif gap > TOUCH_MM:
+                problems.append(apart)
+    return problems, doubts
 
 
 def _bogged_down(state: MileState, seq: int, fighter: Fighter, roller: Roller) -> tuple[MileState, Text]:
