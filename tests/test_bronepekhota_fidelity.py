@@ -168,3 +168,22 @@ def test_3_2_no_word_when_every_unit_has_acted(armies):
     table.begin_round()
     table.state = table.state.evolve(units={k: replace(u, acted=True) for k, u in table.state.units.items()})
     assert not [r for r in table.begin_round() if r.id.endswith(":round-not-over")]
+
+
+def test_6_5_7_7_a_machine_refills_its_ammunition_as_often_as_agreed(armies):
+    """§6.5, §7.7: «пополнять боекомплект, например, один раз за игру»: the referee had no way to
+    enter it (issue 51).  Once by default; the option says how often."""
+    table = Table(armies, {"shooting": "virtual"})
+    table.begin_round()
+    full = table.state.setup.ammo_max["gryphon"]
+    table.state = table.state.with_element(replace(table.el("gryphon"), ammo=1))
+    refilled = _said(table, "refill_ammo", element="gryphon")
+    assert refilled.kind == "status" and table.el("gryphon").ammo == full and f"1→{full}" in refilled.text
+    again = _said(table, "refill_ammo", element="gryphon")
+    assert again.refused and "refilled 1 of the 1 times agreed" in again.text and again.section == "§6.5"
+    assert _said(table, "refill_ammo", element="cyber-2").refused  # infantry ammunition is never counted
+    twice = Table(armies, {"shooting": "virtual", "ammo_refills": 2})
+    for _ in range(2):
+        assert not _said(twice, "refill_ammo", element="gryphon").refused
+    unlimited = Table(armies, {"shooting": "virtual", "ammo": "unlimited"})
+    assert "nothing to refill" in _said(unlimited, "refill_ammo", element="gryphon").text

@@ -345,9 +345,17 @@ def test_9_2_a_mortar_point_within_the_cameras_uncertainty_of_12_inches_is_fired
     assert ("within the camera's uncertainty of 12" in ruling.text) is doubt and (ruling.needs_referee or not fired)
 
 
-WALL = {"format": "station-terrain/1", "pieces": [
-    {"id": "wall", "type": "obstacle", "height_mm": 80, "polygon": [[200, 300], [330, 300], [330, 312.7], [200, 312.7]]},
-]}  # fmt: skip  (a high obstacle half an inch deep: its Move allows 3.5")
+WALL = {
+    "format": "station-terrain/1",
+    "pieces": [
+        {
+            "id": "wall",
+            "type": "obstacle",
+            "height_mm": 80,
+            "polygon": [[200, 300], [330, 300], [330, 312.7], [200, 312.7]],
+        },
+    ],
+}  # fmt: skip  (a high obstacle half an inch deep: its Move allows 3.5")
 
 
 def _over_the_wall(start_y, end_y):

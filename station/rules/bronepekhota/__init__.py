@@ -18,7 +18,7 @@ from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
 from ..text import NOTHING, Text, joined, say
 from ..view import STATUS_WORDS, ElementView, UnitView
-from . import army, damage, melee, missions, moving, repair, shooting, turns, virtual  # noqa: F401  (each chapter registers its inputs)
+from . import ammo, army, damage, melee, missions, moving, repair, shooting, turns, virtual  # noqa: F401  (each chapter registers its inputs)
 from .army import check_armies
 from .reach import reach
 from .state import INPUTS, OPTIONS, GameState, build_setup

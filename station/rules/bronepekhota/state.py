@@ -40,6 +40,9 @@ class Options:
     hit_window_ms: int = integer(2500, 100, 60000, "§6.7", "A fall or impact this soon after a shot is its hit (ms)")
     settle_ms: int = integer(1500, 0, 60000, "§6.7", "An impact with no fall this long after it: the target stood (ms)")
     ammo_shortfall: str = choice(("refuse", "allow"), "§Z.9", "A shot costing more than the ammunition left")
+    ammo_refills: int = integer(
+        1, 0, 99, "§6.5, §7.7", "How often a machine may refill its ammunition in a game (the rulebook's example: once)"
+    )
     pilot_test_on_destruction: bool = flag(True, "§Z.7", "The pilot still tests when the hit destroys the machine")
     shooting: str = choice(("real", "virtual"), "§1.2", "Real shooting (spring launchers, §6) or virtual (dice, §7)")
     measure_from: str = choice(("edge", "centre"), "§Z.10", "Range from base edge to base edge, or centre to centre")
@@ -183,6 +186,7 @@ class GameState(TableState):
     boots: frozenset[str] = frozenset()  # every hub clock (hub/boot) introduced so far
     missions: Mapping[str, Mission] = field(default_factory=dict)  # player -> mission (§1.1)
     mission_won: str | None = None  # the player who completed his mission first (§12.1)
+    refills: Mapping[str, int] = field(default_factory=dict)  # machine id -> ammunition refills so far (§6.5)
 
     def element(self, element_id: str) -> Element:
         return self.elements[element_id]
