@@ -134,3 +134,28 @@ def test_7_3_a_motive_hit_on_a_unit_at_mv_0_deals_one_damage_instead():
     assert hurt.armour == 3 and "cannot apply" in said and hurt.mp_hits == stopped.mp_hits
     moving = unit(card(armour=4, move=10))
     assert critical_hit(moving, ScriptedRoller(3, 4), "k")[0].armour == 4  # a real motive hit: no damage
+
+
+def test_4_3_a_side_passes_its_attacks_and_the_other_attacks():
+    """§4.3: the loser attacks with all its units, then the winner.  Passing could only be
+    inferred from the winner's first attack; now the referee enters it (issue 51)."""
+    g = Alpha()
+    g.seen(**LINE_UP)
+    g.do("roll_initiative", 3, 3, 2, 2)  # the defender lost: it attacks first
+    in_combat(g)
+    assert g.rules.active_player(g.state) == "defender"
+    g.do("attack", 1, 1, attacker="thunderbolt", target="catapult")
+    passed = g.do("pass_attacks")[0]
+    assert "The defender side passes: commando did not attack" in passed.text and passed.details["passed"] == [
+        "commando"
+    ]
+    assert g.rules.active_player(g.state) == "attacker" and g.state.combat_side == 1
+    late = g.do("attack", 1, 1, attacker="commando", target="catapult")[0]
+    assert late.needs_referee and "has begun its attacks" in late.text
+    last = g.do("pass_attacks")[0]
+    assert last.refused and "end the turn instead" in last.text
+    assert "pass_attacks" in g.rules.inputs_now(g.state)
+
+
+def test_4_3_no_pass_outside_the_combat_phase(movement_phase):
+    assert movement_phase.do("pass_attacks")[0].refused

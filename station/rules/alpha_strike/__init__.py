@@ -79,11 +79,11 @@ class AlphaStrike(ModelRuleset[AlphaState]):
         """§4: the turn's phases in order, each with what is declared in it; a Battle Lance's
         Lucky re-roll straight after its miss (§11.1)."""
         if state.phase == "combat" and state.last_miss is not None:
-            return ["lucky", "attack", "end_turn"]
+            return ["lucky", "attack", "pass_attacks", "end_turn"]
         return {
             "initiative": ["roll_initiative", "setup_roll", "home_edge", "sniper"],
             "movement": ["move", "end_movement", "leave_table"],
-            "combat": ["attack", "end_turn"],
+            "combat": ["attack", "pass_attacks", "end_turn"],
         }.get(state.phase, ["end_turn"])
 
     def reach(self, state: AlphaState, element: str) -> dict[str, Any]:

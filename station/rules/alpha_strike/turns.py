@@ -15,7 +15,7 @@ from ...dice import Roller
 from ...measure.bases import MM_PER_INCH as INCH
 from ...measure.bases import overlapping
 from .. import input_args as arg
-from ..base import Ruling, RulingKind
+from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, capitalised, joined, say
 from .attack import WORDS
@@ -275,6 +275,27 @@ def end_movement(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple
     )
     return state.evolve(phase="combat", moves=moves, combat_side=0, combat_start=dict(state.units), last_miss=None), [
         Ruling(f"{seq}:phase", seq, RulingKind.STATUS, text, "§4.3")
+    ]
+
+
+@INPUTS.register("pass_attacks", "§4.3")
+def pass_attacks(rules: Rules, state: AlphaState, seq: int, args: Args) -> tuple[AlphaState, list[Ruling]]:
+    """§4.3: the side attacking now is done, its units that have not attacked passing, and the
+    other side attacks.  It was only inferred from the other side's first attack."""
+    if state.phase != "combat":
+        raise Refused(say("It is the {phase} phase.", phase=WORDS[state.phase]), "§4.3")
+    if state.combat_side >= len(state.order) - 1:
+        raise Refused(
+            say("the {player} side attacks last: end the turn instead (§4.4)", player=state.order[-1]), "§4.3"
+        )
+    side, after = state.order[state.combat_side], state.order[state.combat_side + 1]
+    waiting = sorted(u.id for u in state.in_play(side) if u.id not in state.attacked)
+    text = say("The {side} side passes", side=side) + (
+        say(": {units} did not attack", units=", ".join(waiting)) if waiting else ""
+    )
+    text += say("; the {after} side attacks now (§4.3).", after=after)
+    return state.evolve(combat_side=state.combat_side + 1, last_miss=None), [
+        Ruling(f"{seq}:pass", seq, RulingKind.STATUS, text, "§4.3", details={"side": side, "passed": waiting})
     ]
 
 
