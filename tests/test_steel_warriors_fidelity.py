@@ -288,3 +288,19 @@ def test_6_3_a_heavy_weapon_on_the_ground_fires_twice_an_activation_on_a_vehicle
     again = g.do("shoot", *([1, 1, 1] if shots == 2 else []), squad="recruits", target="partisans", figures=["u1"])[0]
     assert ("has fired this activation" in again.text) is (shots == 1)
     assert g.state.activation.fired.get("u1") == shots
+
+
+@pytest.mark.parametrize("action, said", [("observe", "observes"), ("communicate", "makes contact by radio")])
+def test_6_7_observation_and_communication_are_actions_a_suppressed_squad_may_take(action, said):
+    """§6.7: «наблюдение» and «выход на связь» are among the five actions a suppressed squad may
+    take; the referee could not enter either (issue 51).  Each is an action, its effect his."""
+    g = game()
+    g.state = g.state.with_squad(replace(g.state.squads["recruits"], suppression=2))
+    g.do("activate", squad="recruits")
+    assert action in g.rules.inputs_now(g.state)[:2]  # offered first to a suppressed squad
+    ruling = g.do(action, squad="recruits", note="the ridge to the north")[0]
+    assert ruling.kind == "status" and said in ruling.text and "the ridge to the north" in ruling.text
+    assert ruling.section == "§6.7" and g.state.activation.actions == 1
+    g.do(action, squad="recruits")
+    assert "has used both its actions" in g.do(action, squad="recruits")[0].text
+    assert "is not the squad acting now" in g.do(action, squad="partisans")[0].text

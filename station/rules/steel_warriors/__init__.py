@@ -18,7 +18,7 @@ from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
 from ..text import joined, say
-from . import army, assault, morale, shooting, turns  # noqa: F401  (each chapter registers its inputs)
+from . import army, assault, morale, observe, shooting, turns  # noqa: F401  (each chapter registers its inputs)
 from .army import MORALE_WORDS, check_armies, rules_data
 from .ladder import LADDER
 from .state import INPUTS, OPTIONS, WarState, build
@@ -71,7 +71,12 @@ class SteelWarriors(ModelRuleset[WarState]):
         (§5-§8) and the end of it."""
         if state.activation is None:
             return ["activate", "begin_turn", "morale_test"]
-        return ["move", "shoot", "dash", "assault", "charge", "close_combat", "prone", "get_up", "end_activation"]
+        if state.squads[state.activation.squad].suppression:  # §6.7: the five actions left to it first
+            return ["observe", "communicate", "reorganise", "unsuppress", "move", "end_activation"]
+        return [
+            "move", "shoot", "dash", "assault", "charge", "close_combat", "prone", "get_up", "observe", "communicate",
+            "end_activation",
+        ]  # fmt: skip
 
     def preview(self, state: WarState, input_type: str, args: Mapping[str, Any]) -> dict[str, Any]:
         """Any input's dry run (is it legal now, which dice); a shot allowed also shows its odds."""
