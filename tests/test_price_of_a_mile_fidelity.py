@@ -385,3 +385,16 @@ def test_5_5_contact_the_camera_cannot_tell_goes_to_the_referee():
     near = _over_the_wall(300 - 25 - 2.5, 312.7 + 25)  # 2.5 mm short: within the camera's 2 sigmas of touching
     assert near.needs_referee and "whether it began in contact with wall" in near.text
     assert near.details["obstacle_contact_in_doubt"] == ["wall"] and "It began" not in near.text
+
+
+def test_9_3_a_field_gun_turns_up_to_90_degrees_an_action(tmp_path):
+    """«может разворачиваться на 90° за 1 действие»: the referee could not enter it (issue 51)."""
+    g = _with_artillery(tmp_path)
+    g.do("roll_initiative", 9, 1)  # the entente first
+    g.do("activate", squad="gun-crew")
+    quarter = g.do("turn_gun", gunner="fg1", degrees=90)[0]
+    assert quarter.kind == "status" and quarter.details["actions"] == 1 and "90°" in quarter.text
+    half = g.do("turn_gun", gunner="fg1", degrees=180)[0]  # two more of the crew's four actions
+    assert half.details["actions"] == 2 and sum(g.state.activation.actions.values()) == 1
+    assert g.do("turn_gun", gunner="fg1", degrees=100)[0].refused  # 2 actions, 1 left
+    assert g.do("turn_gun", gunner="p1", degrees=45)[0].refused  # not a field gun

@@ -28,6 +28,7 @@ MORTAR_MINIMUM_IN = 12.0  # §9.2
 SPOTTER_IN = 8.0  # §9.2
 AIMED_SCATTER = 2  # §9.2: an aimed mortar takes 2 + the crew's Shooting off its d10
 UNAIMED_GUN = -2  # §9.3
+TURN_DEGREES = 90  # §9.3: a field gun turns up to 90° an action
 EYE_MM = 25.0
 
 
@@ -335,4 +336,30 @@ def field_gun(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mil
         "§9.3",
         element=gunner.id,
         details={"centre": [round(c, 1) for c in centre], "hit": total >= need, "template": _circle(state, centre)},
+    )
+
+
+@INPUTS.register(
+    "turn_gun",
+    "§9.3",
+    arg.model("gunner", "the field gun's crewman who turns it", required=True),
+    arg.integer("degrees", "how far it turns, in degrees", 1, 360, required=True),
+)
+def turn_gun(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, Ruling]:
+    """§9.3: «может разворачиваться на 90° за 1 действие»: a field gun does not move, but turns up
+    to 90° an action; the camera sees where it then faces."""
+    gunner = state.fighters.get(str(args.get("gunner")))
+    if gunner is None or not gunner.standing or gunner.weapon != "field_gun":
+        raise Refused(say("give a standing field-gun crewman"), "§9.3")
+    degrees = int(args["degrees"])
+    actions = math.ceil(degrees / TURN_DEGREES)
+    state = _crew_actions(state, gunner.id, actions)
+    text = say(
+        "{gunner} turns the field gun {degrees}°: {actions} action(s), 90° each (§9.3).",
+        gunner=gunner.id,
+        degrees=degrees,
+        actions=actions,
+    )
+    return state, Ruling(
+        f"{seq}:turn_gun", seq, RulingKind.STATUS, text, "§9.3", element=gunner.id, details={"actions": actions}
     )
