@@ -398,3 +398,23 @@ def test_9_3_a_field_gun_turns_up_to_90_degrees_an_action(tmp_path):
     assert half.details["actions"] == 2 and sum(g.state.activation.actions.values()) == 1
     assert g.do("turn_gun", gunner="fg1", degrees=100)[0].refused  # 2 actions, 1 left
     assert g.do("turn_gun", gunner="p1", degrees=45)[0].refused  # not a field gun
+
+
+def test_3_2_a_base_holding_an_order_may_break_command_distance_at_most_half_the_squad():
+    """«отдельные базы могут получить приказ … не более половины отряда»: the referee could not
+    enter such an order, so a base guarding a bridge put its squad out of command (issue 51)."""
+    g = Mile()
+    g.seen(p6=(700, 350, 90))  # far from p5
+    g.do("roll_initiative", 5, 3)
+    given = g.do("standing_order", base="p6", order="guard the bridge")[0]
+    assert given.kind == "status" and '"guard the bridge"' in given.text
+    activated = g.do("activate", squad="poilus")[0]
+    assert not g.state.activation.out_of_command and "Command distance" not in activated.text
+    assert "p6" not in g.rules.state_view(g.state)["cut_off"]
+    squad = len(g.state.standing("poilus"))
+    for base in ("p1", "p2")[: squad // 2 - 1]:
+        assert not g.do("standing_order", base=base, order="cover")[0].refused
+    refused = g.do("standing_order", base="p3", order="cover")[0]
+    assert refused.refused and "at most half of squad poilus" in refused.text
+    released = g.do("standing_order", base="p6")[0]
+    assert "keeps command distance again" in released.text and "p6" not in g.state.standing_orders

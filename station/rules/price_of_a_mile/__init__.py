@@ -18,7 +18,21 @@ from ..inputs import Inputs
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
 from ..text import joined, say
-from . import army, artillery, blasts, landing, melee, morale, moving, optional, shooting, support, transport, turns  # noqa: F401  (each chapter registers its inputs)
+from . import (  # noqa: F401  (each chapter registers its inputs)
+    army,
+    artillery,
+    blasts,
+    command,
+    landing,
+    melee,
+    morale,
+    moving,
+    optional,
+    shooting,
+    support,
+    transport,
+    turns,
+)
 from .army import check_armies, rules_data
 from .state import INCH, INPUTS, OPTIONS, MileState, RulesOf, build
 from .view import GAME, MileView, state_view

@@ -145,6 +145,7 @@ class MileState(TableState):
     tanks_fired: frozenset[str] = frozenset()  # §15.2: a tank fires all its weapons once a turn
     winner: str | None = None
     landing: Landing | None = None  # a template scattered, waiting for the referee to name who is under it
+    standing_orders: Mapping[str, str] = field(default_factory=dict)  # base -> an order to break command (§3.2)
 
     def acting(self) -> Activation:
         """The activation in progress; an order that needs one and finds none is refused (§4.3)."""

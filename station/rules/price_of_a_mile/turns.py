@@ -7,15 +7,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...dice import Roller
-from ...measure.measurement import pair_sigma, too_close_to_call
-from ...measure.pairwise import edge_distances
+from ...measure.measurement import too_close_to_call
 from ...measure.relations import coherent, nearest_gap
 from .. import input_args as arg
 from ..base import Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, joined, say
 from . import optional, vehicles
-from .state import COMMAND_IN, INCH, INPUTS, Activation, Fighter, MileState, Rules
+from .command import command_words, cut_off_bases
+from .state import INCH, INPUTS, Activation, Fighter, MileState, Rules
 from .where import placed_many
 
 MORALE_TARGET = 8  # §13.2
@@ -197,7 +197,7 @@ def activate(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
         for m in members
     }
     strength = {s: len(state.standing(s)) for s in state.squads}
-    cut_off, doubtful = _cut_off(state, squad_id) if squad_id else ([], [])
+    cut_off, doubtful = cut_off_bases(state, squad_id) if squad_id else ([], [])
     state = state.evolve(
         activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength), paths={}
     )  # the camera's paths count from here (§5.1)
@@ -209,7 +209,7 @@ def activate(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
     text = say("{player} activates {named} (§4.3).", player=player, named=named)
     if unsteady or sluggish:
         text += " " + joined([*unsteady, *sluggish], "; ") + "."
-    text += _command_words(cut_off, doubtful)
+    text += command_words(cut_off, doubtful)
     rulings = [
         Ruling(
             f"{seq}:activate",
@@ -252,43 +252,6 @@ def _near_enemy(state: MileState, squad_id: str | None, inches: float = 8.0) -> 
         return False, False
     gap, sigma, _, _ = found
     return gap <= inches * INCH, too_close_to_call(gap, inches * INCH, sigma)
-
-
-def _cut_off(state: MileState, squad_id: str) -> tuple[list[str], list[str]]:
-    """§3.2 «не более 2 дюймов»: the bases outside the squad's largest group within 2" of one
-    another, and of them those the camera cannot tell from in command (each within 2σ of 2"
-    from the group: docs/measuring.md, "Thresholds")."""
-    placed = placed_many(state, [f.id for f in state.standing(squad_id)])
-    groups = coherent(placed, COMMAND_IN * INCH) if len(placed) > 1 else []
-    out = sorted(b for g in groups[1:] for b in g)
-    if not out:
-        return [], []
-    by_id = {p.id: p for p in placed}
-    main = [by_id[b] for b in groups[0]]
-    gaps = edge_distances([p.base for p in main] + [by_id[b].base for b in out])[len(main) :, : len(main)]
-    doubtful = [
-        b
-        for k, b in enumerate(out)
-        if too_close_to_call(float(gaps[k].min()), COMMAND_IN * INCH, pair_sigma(by_id[b], main[int(gaps[k].argmin())]))
-    ]
-    if len(doubtful) == len(out):  # only bases the camera cannot tell: the referee's call, not a penalty
-        return [], doubtful
-    return out, doubtful
-
-
-def _command_words(cut_off: list[str], doubtful: list[str]) -> Text | str:
-    """What the activation says of §3.2's command distance: broken, too close to call, or nothing."""
-    if cut_off:
-        return say(
-            ' Command distance is broken ({cut_off} more than 2" from the rest): -1 to every stat (§3.2).',
-            cut_off=", ".join(cut_off),
-        )
-    if doubtful:
-        return say(
-            ' Command distance too close to call: {bases} within the camera\'s uncertainty of 2" from the rest; the referee decides (override "void" if it is broken) (§3.2).',
-            bases=", ".join(doubtful),
-        )
-    return ""
 
 
 def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: Text) -> tuple[MileState, Ruling]:

@@ -4,11 +4,11 @@ orders, the command links drawn on the map, the turn's activations and victory p
 from __future__ import annotations
 
 from ...measure.pairwise import edge_distances
-from ...measure.relations import coherent
 from ..table_snapshot import table_view
 from ..text import joined, say, word
 from ..view import ElementView, StateView, UnitView, status_of
 from . import turns
+from .command import cut_off_bases
 from .state import COMMAND_IN, INCH, OPTIONS, MileState
 from .where import placed_many
 
@@ -16,7 +16,8 @@ GAME = "price_of_a_mile"  # the labels of its words (text.word) are this game's
 
 
 def _command_links(state: MileState) -> tuple[list[list[str]], list[str]]:
-    """§3.2 for the map: each squad's bases within 2" of one another, and those cut off."""
+    """§3.2 for the map: each squad's bases within 2" of one another, and those cut off (not a
+    base holding a standing order, nor one the camera cannot tell from in command)."""
     links, cut = [], []
     for squad in state.squads.values():
         bases = placed_many(state, [f.id for f in state.standing(squad.id)])
@@ -29,7 +30,7 @@ def _command_links(state: MileState) -> tuple[list[list[str]], list[str]]:
             for j in range(i + 1, len(bases))
             if gaps[i, j] <= COMMAND_IN * INCH
         ]
-        cut += [b for group in coherent(bases, COMMAND_IN * INCH)[1:] for b in group]
+        cut += cut_off_bases(state, squad.id)[0]  # as the activation rules it: standing orders, doubt
     return links, sorted(cut)
 
 
