@@ -418,3 +418,83 @@ def test_3_2_a_base_holding_an_order_may_break_command_distance_at_most_half_the
     assert refused.refused and "at most half of squad poilus" in refused.text
     released = g.do("standing_order", base="p6")[0]
     assert "keeps command distance again" in released.text and "p6" not in g.state.standing_orders
+
+
+def test_10_1_a_base_of_a_squad_in_melee_closes_in_2_inches_free():
+    """§10.1 step 2: «базы отрядов, участвующих в рукопашной, не находящиеся в контакте с
+    противником, могут переместиться на дополнительные 2"»: the referee could not enter it."""
+    g = Mile()
+    g.seen(g1=(500, 705, 90), g2=(580, 670, 90))  # g1 touches s1; g2 1.7" from s2
+    g.do("roll_initiative", 5, 3)  # the entente first
+    g.do("activate", squad="grenadiers")
+    g.seen(g2=(560, 705, 90))  # 1.6" on, touching s2
+    actions = dict(g.state.activation.actions)
+    closed = g.do("close_in", base="g2")[0]
+    assert closed.kind == "move" and closed.details["contact"] == ["s2"] and not closed.needs_referee
+    assert g.state.activation.actions == actions  # free of actions
+    g.seen(g3=(680, 560, 90))
+    far = g.do("close_in", base="g3")[0]  # 4.4" from where it stood
+    assert far.needs_referee and 'more than the 2" to close in' in far.text
+
+
+def test_10_1_closing_in_needs_a_melee():
+    g = Mile()
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="grenadiers")
+    g.seen(g2=(620, 230, 90))
+    assert "no base of its squad is in a melee" in g.do("close_in", base="g2")[0].text
+
+
+def test_12_1_a_hero_who_wins_follows_up_3_inches_into_a_multi_base_fight(game_entente_first):
+    """«Выиграв рукопашную, герой может переместиться на 3" и вступить в новую рукопашную… Этот
+    бой считается многосторонним»: only announced before; now the move is checked and the fight
+    gets its +1 Melee and +1 Power."""
+    g = game_entente_first
+    won = g.do("melee", 4, 5, 9, attacker="capitaine", defender="s1")[0]
+    assert won.details["winner"] == "capitaine" and g.state.may_follow == {"capitaine": "hero"}
+    g.seen(capitaine=(560, 715, 90))  # 2.4" on, touching s2
+    followed = g.do("follow_up", base="capitaine")[0]
+    assert followed.kind == "move" and "multi-base fight" in followed.text
+    fought = g.do("melee", 4, 5, 1, attacker="capitaine", defender="s2")[0]
+    plain = Mile()
+    plain.seen(capitaine=(560, 715, 90))
+    plain.do("roll_initiative", 5, 3)
+    plain.do("activate", squad="poilus", character="capitaine")
+    base = plain.do("melee", 4, 5, 1, attacker="capitaine", defender="s2")[0]
+    assert fought.details["totals"]["capitaine"] == base.details["totals"]["capitaine"] + 1
+    assert "capitaine" not in g.state.followed  # the bonus is for that one fight
+
+
+def test_12_follow_up_only_after_a_won_melee_and_at_most_3_inches(game_entente_first):
+    g = game_entente_first
+    assert g.do("follow_up", base="capitaine")[0].refused  # it has not won a melee
+    g.do("melee", 4, 5, 9, attacker="capitaine", defender="s1")
+    g.seen(capitaine=(560 + 4 * INCH, 715, 90))
+    assert 'more than the 3" a winner follows up' in g.do("follow_up", base="capitaine")[0].text
+
+
+@pytest.mark.parametrize("follows", [True, False])
+def test_10_4_a_stormer_takes_the_place_and_its_new_enemy_fights_with_the_bonus(follows):
+    """«Если при этом атакующий входит в контакт с новым противником, то … новый противник
+    получает бонус, как в многостороннем бою»."""
+    g = Mile()
+    g.seen(p1=(500, 705, 90))
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="poilus")
+    stormed = g.do("melee", 9, 1, attacker="p1", defender="s1", defender_holds=True)[0]
+    assert stormed.details["winner"] == "p1" and g.state.may_follow == {"p1": "storm"}
+    g.seen(p1=(525, 760, 90))  # into s1's place, touching s2
+    if follows:
+        assert "takes the beaten defender's place" in g.do("follow_up", base="p1")[0].text
+    fought = g.do("melee", 5, 5, 1, attacker="p1", defender="s2")[0]
+    plain = 5 + g.state.stat(g.f("s2"), "melee") + g.rules.data["melee_weapons"][g.f("s2").melee_weapon]["melee"]
+    assert fought.details["totals"]["s2"] == plain + (1 if follows else 0)  # the +1 of §10.4
+
+
+@pytest.fixture
+def game_entente_first():
+    g = Mile()
+    g.seen(capitaine=(500, 715, 90))
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="poilus", character="capitaine")
+    return g

@@ -25,6 +25,7 @@ from . import (  # noqa: F401  (each chapter registers its inputs)
     command,
     landing,
     melee,
+    melee_moves,
     morale,
     moving,
     optional,

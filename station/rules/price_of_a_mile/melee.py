@@ -134,7 +134,11 @@ def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
     rolls, totals, bonus = {}, {}, {}
     for me, foe in ((attacker, defender), (defender, attacker)):
         weapon = melee_weapons[me.melee_weapon]
-        more = sides[me.id] > max(1, sides[foe.id])  # §10.3: the more numerous side
+        more = (  # §10.3: the more numerous side; §12.1-12.2 a follow-up's fight, §10.4 a stormer's new foe
+            sides[me.id] > max(1, sides[foe.id])
+            or state.followed.get(me.id) in ("hero", "cavalry")
+            or state.followed.get(foe.id) == "storm"
+        )
         cavalry = me.mounted and not foe.mounted  # §12.2
         bonus[me.id] = (1 if more else 0, weapon["power"] if options.melee_weapon_power else 0)
         rolls[me.id] = roller.roll(10, f"{seq}/melee/{me.id}")
@@ -178,6 +182,17 @@ def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
         ),
         fate,
     ]
+    follows = "storm" if holds and won is attacker else "hero" if won.hero else "cavalry" if won.mounted else None
+    if follows == "cavalry" and (lost.mounted or lost.vehicle):
+        follows = None  # §12.2: «после победы над пехотинцем»
+    done = (attacker.id, defender.id)
+    state = state.evolve(
+        followed={k: v for k, v in state.followed.items() if k not in done},
+        may_follow={
+            **{k: v for k, v in state.may_follow.items() if k not in done},
+            **({won.id: follows} if follows else {}),
+        },
+    )
     if holds and won is attacker:  # §10.4: storming a held obstacle or position
         words.append(
             say(

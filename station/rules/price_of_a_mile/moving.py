@@ -113,7 +113,7 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
     if inches > SLACK_IN:
         act = state.acting()
         state = state.evolve(activation=replace(act, moved=act.moved | {fighter.id}))
-    enemy, near = _contact(state, fighter)
+    enemy, near = contact_with(state, fighter)
     if taped and args.get("contact"):
         enemy = [str(args["contact"])]
     if taped:
@@ -323,7 +323,7 @@ def _close_order(state: MileState, squad: str) -> bool:
     return len(bases) > 1 and len(coherent(bases, 1.0)) == 1
 
 
-def _contact(state: MileState, fighter: Fighter) -> tuple[list[str], list[str]]:
+def contact_with(state: MileState, fighter: Fighter) -> tuple[list[str], list[str]]:
     """§5.4: the enemy bases within 1" of the base (contact), and those the camera cannot place
     on either side of that inch."""
     me = placed(state, fighter.id)

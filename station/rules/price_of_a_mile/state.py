@@ -146,6 +146,8 @@ class MileState(TableState):
     winner: str | None = None
     landing: Landing | None = None  # a template scattered, waiting for the referee to name who is under it
     standing_orders: Mapping[str, str] = field(default_factory=dict)  # base -> an order to break command (§3.2)
+    may_follow: Mapping[str, str] = field(default_factory=dict)  # melee winner -> hero | cavalry | storm
+    followed: Mapping[str, str] = field(default_factory=dict)  # followed up: its next melee's bonus (§10.4, §12)
 
     def acting(self) -> Activation:
         """The activation in progress; an order that needs one and finds none is refused (§4.3)."""

@@ -199,7 +199,10 @@ def activate(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
     strength = {s: len(state.standing(s)) for s in state.squads}
     cut_off, doubtful = cut_off_bases(state, squad_id) if squad_id else ([], [])
     state = state.evolve(
-        activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength), paths={}
+        activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength),
+        paths={},
+        may_follow={},  # a follow-up is made in the melees after the activation that won them
+        followed={},
     )  # the camera's paths count from here (§5.1)
     squad_named = say("squad {squad_id} ({n} bases)", squad_id=squad_id, n=len(members) - bool(character_id))
     if squad_id and character_id:
