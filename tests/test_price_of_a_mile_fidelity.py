@@ -12,7 +12,7 @@ import pytest
 from station.rules.price_of_a_mile.artillery import field_gun
 from station.rules.price_of_a_mile.blasts import flame, grenade
 
-from .test_price_of_a_mile import DATA, INCH, Mile, _with_artillery, _with_vehicles, load_army
+from .test_price_of_a_mile import DATA, INCH, Mile, _with_artillery, _with_rules, _with_vehicles, load_army
 
 TRENCH = {"format": "station-terrain/1", "pieces": [
     {"id": "trench", "type": "trench", "height_mm": 0, "polygon": [[560, 560], [700, 560], [700, 640], [560, 640]]},
@@ -498,3 +498,71 @@ def game_entente_first():
     g.do("roll_initiative", 5, 3)
     g.do("activate", squad="poilus", character="capitaine")
     return g
+
+
+def test_16_8_go_there_yourself_leaves_one_shoot_and_nothing_else(tmp_path):
+    """«Сам иди тудой!» (2-3): «отряд ничего не может делать, кроме одного выстрела»: it was
+    only announced, and the squad went on moving (issue 51)."""
+    g = _with_rules(tmp_path, ["unreliable"])
+    g.do("roll_initiative", 1, 9)
+    g.do("activate", 1, 3, squad="landser")
+    assert g.state.activation.unreliable == "shoot_once"
+    g.seen(l1=(100, 560, 270))
+    moved = g.do("move", base="l1")[0]
+    assert moved.refused and "leaves it only shoot" in moved.text and moved.section == "§16.8"
+    g.do("shoot", 1, shooter="l2", target="p2")
+    again = g.do("shoot", shooter="l2", target="p2")[0]
+    assert again.refused and "has shot once" in again.text
+
+
+def test_16_8_lets_go_home_moves_towards_its_own_edge(tmp_path):
+    """«Айда по домам!» (4-6): every action a move towards its own edge, or one shot in its way."""
+    g = _with_rules(tmp_path, ["unreliable"])
+    g.do("roll_initiative", 1, 9)
+    g.do("activate", 1, 5, squad="landser")
+    assert g.state.activation.unreliable == "go_home"
+    g.seen(l1=(100, 520, 270))  # 3" towards the entente's line
+    towards = g.do("move", base="l1")[0]
+    assert towards.needs_referee and "«Let's go home!»" in towards.text
+    g.seen(l2=(160, 680, 270))  # 3" back
+    assert "go home" not in g.do("move", base="l2")[0].text
+    assert g.do("grenade", thrower="l3", at=[160, 300])[0].refused
+
+
+def test_16_8_i_am_talking_to_you_turns_the_squad_neutral_until_attacked(tmp_path):
+    """«Я с тобой говорю!» (7-9): neutral, it does nothing for the rest of the game; attacked by
+    either side, it goes over to the other.  Before, the roll was only announced."""
+    g = _with_rules(tmp_path, ["unreliable"])
+    g.do("roll_initiative", 1, 9)
+    g.do("activate", 1, 8, squad="landser")
+    assert g.state.squads["landser"].neutral
+    g.do("end_activation")
+    refused = g.do("activate", squad="landser")[0]
+    assert "landser" in refused.text and g.state.activation is None
+    g.do("activate", squad="sturm")
+    g.seen(s2=(100, 640, 270))
+    shot = g.do("shoot", 1, shooter="s2", target="l1")[0]  # its own side fires on it
+    assert "goes over to entente" in shot.text and g.state.squads["landser"].player == "entente"
+    assert not g.state.squads["landser"].neutral and g.f("l1").player == "entente"
+
+
+def test_16_9_deceive_moves_the_target_6_inches_once(game_entente_first):
+    """«Обмануть»: «переместить цель на 6"»: it was only announced; the move is now entered and
+    checked (issue 51)."""
+    g = game_entente_first
+    g.seen(capitaine=(100, 510, 90))  # 2.1" from l1
+    ruling = g.do("wits", 5, character="capitaine", target="l1", choice="deceive")[0]
+    assert "move_deceived" in ruling.text and set(g.state.deceived) == {"l1"}
+    g.seen(l1=(100 + 5 * INCH, 600, 270))
+    moved = g.do("move_deceived", target="l1")[0]
+    assert moved.kind == "move" and 'moved 5.0"' in moved.text and not g.state.deceived
+    assert g.do("move_deceived", target="l1")[0].refused  # once
+
+
+def test_16_9_a_deceit_moves_no_more_than_6_inches(game_entente_first):
+    g = game_entente_first
+    g.seen(capitaine=(100, 510, 90))
+    g.do("wits", 5, character="capitaine", target="l1", choice="deceive")
+    g.seen(l1=(100 + 8 * INCH, 600, 270))
+    far = g.do("move_deceived", target="l1")[0]
+    assert far.needs_referee and 'More than the 6"' in far.text

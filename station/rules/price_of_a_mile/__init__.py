@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 from ...dice import Roller
 from ...measure.units import INCHES, Convention
-from ..base import Event, Input, Overriding, Ruling
-from ..inputs import Inputs
+from ..base import Event, Input, Overriding, Refused, Ruling, refusal
+from ..inputs import Inputs, refusal_text
 from ..model_fields import ArmyFormat, ModelRuleset
 from ..options import UNCONFIRMED, OptionSet
 from ..text import joined, say
@@ -80,6 +80,10 @@ class PriceOfAMile(ModelRuleset[MileState]):
     def apply(self, state: MileState, event: Event) -> tuple[MileState, list[Ruling]]:
         if not isinstance(event.body, Input):
             return state, []
+        forbidden = optional.unreliable_refusal(state, event.body.type, event.body.args)
+        if forbidden is not None:  # §16.8: what the Unreliable squad's table roll left it
+            said = refusal_text(Refused(forbidden, "§16.8"), event.body.args)
+            return state, [refusal(f"{event.seq}:{event.body.type}", event.seq, said, "§16.8")]
         moving_now = list(state.activation.actions) if state.activation else []
         return INPUTS.dispatch(self, state, event.seq, event.body, state.fighters, moving_now, state.overrides)
 

@@ -18,7 +18,7 @@ from ..base import Refused, Ruling, RulingKind
 from ..inputs import Args
 from ..text import Text, joined, say
 from . import vehicles
-from .shooting import panic
+from .shooting import attacked_neutral, panic
 from .state import CONTACT_IN, INCH, INPUTS, Fighter, MileState, Rules
 from .where import placed, placed_many
 
@@ -120,7 +120,7 @@ def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
         or defender is None
         or not attacker.standing
         or not defender.standing
-        or attacker.player == defender.player
+        or (attacker.player == defender.player and not state.neutral(defender))
     ):
         raise Refused(say("give two standing enemy bases"), "§10")
     gap = _contact_in_doubt(state, attacker, defender, bool(args.get("contact")))
@@ -206,6 +206,8 @@ def melee(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
     if falls_back and (_already_back(args) + 1) % 3 == 0:  # this fall-back makes a third: one base flees
         state, fled = panic(state, lost.squad, 3, state.positions.get(won.id, (0, 0))[:2])
         words.append(fled)
+    state, turned = attacked_neutral(state, defender, attacker.player)
+    words += turned
     if gap is not None:
         words.append(
             say(

@@ -109,6 +109,8 @@ def move(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileStat
     if len(path) >= 2 and _nearest_enemy(state, fighter, path[-1]) < _nearest_enemy(state, fighter, path[0]) - 2.0:
         act = state.acting()
         state = state.evolve(activation=replace(act, advanced=act.advanced | {fighter.id}))
+        if act.unreliable == "go_home":
+            problems.append(say("«Let's go home!»: the squad moves towards its own table edge, not the enemy (§16.8)"))
     state = state.evolve(paths={**state.paths, fighter.id: path[-1:]})  # the next Move starts here
     if inches > SLACK_IN:
         act = state.acting()

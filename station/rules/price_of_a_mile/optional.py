@@ -4,13 +4,16 @@ station makes for them and what they change.  Squad rules are named in the army 
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from ...dice import Roller
 from ...measure.relations import in_contact
 from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
-from ..inputs import Args
+from ..inputs import ACTOR_ARGS, Args
 from ..text import NOTHING, Text, joined, say
 from . import vehicles
 from .shooting import spend
@@ -116,17 +119,19 @@ def actions_for(state: MileState, seq: int, squad_id: str | None, roller: Roller
 
 def unreliable(
     state: MileState, seq: int, squad_id: str | None, near_enemy: bool, roller: Roller
-) -> tuple[MileState, list[Text]]:
+) -> tuple[MileState, list[Text], str]:
     """§16.8: on activation an Unreliable squad rolls a d10 (2d10 when Disordered or within 8" of
-    the enemy); a 1 rolls on the table, and two 1s cost a base as well."""
+    the enemy); a 1 rolls on the table, and two 1s cost a base as well.  What the table leaves the
+    squad this activation: "shoot_once" (2-3), "go_home" (4-6), or "" (unrestricted); 7-9 makes it
+    neutral for the rest of the game."""
     if not squad_id or "unreliable" not in state.squads[squad_id].rules:
-        return state, []
+        return state, [], ""
     squad = state.squads[squad_id]
     count = 2 if squad.disordered or near_enemy else 1
     rolls = [roller.roll(10, f"{seq}/unreliable/{k}") for k in range(count)]
     words = [say("Unreliable: d10 {rolls}", rolls=rolls)]
     if 1 not in rolls:
-        return state, words
+        return state, words, ""
     if rolls.count(1) == 2:
         state = _flee_last(state, squad_id, 1)
         words.append(say("both 1s: a base flees"))
@@ -137,10 +142,34 @@ def unreliable(
         state = _flee_last(state, squad_id, 2)
     if name == "Treason!!!":
         other = next(p for p in state.players if p != squad.player)
-        state = state.with_squad(replace(squad, player=other, rules=tuple(r for r in squad.rules if r != "unreliable")))
-        for fid in squad.bases:
-            state = state.with_fighter(replace(state.fighters[fid], player=other))
-    return state, words
+        state = state.with_side(squad_id, other, unreliable=False)
+    if 7 <= result <= 9:
+        state = state.with_squad(replace(state.squads[squad_id], neutral=True))
+    return state, words, UNRELIABLE_ORDERS.get(result, "")
+
+
+UNRELIABLE_ORDERS = {2: "shoot_once", 3: "shoot_once", 4: "go_home", 5: "go_home", 6: "go_home"}  # §16.8
+UNRELIABLE_ALLOWS = {"shoot_once": ("shoot",), "go_home": ("move", "shoot")}
+
+
+def unreliable_refusal(state: MileState, input_type: str, args: Mapping[str, Any]) -> Text | None:
+    """§16.8: what the squad's table result forbids this order, or None.  «Сам иди тудой!»: only
+    one Shoot of each base; «Айда по домам!»: only moves (towards its own edge: moving.py) and
+    one Shoot at an enemy in its way."""
+    act = state.activation
+    actor = next((args[a] for a in ACTOR_ARGS if isinstance(args.get(a), str)), None)
+    fighter = state.fighters.get(actor) if actor else None
+    if act is None or not act.unreliable or fighter is None or fighter.squad != act.squad:
+        return None
+    if input_type not in UNRELIABLE_ALLOWS[act.unreliable]:
+        return say(
+            "squad {squad} is Unreliable and its table roll leaves it only {allowed} this activation (§16.8)",
+            squad=act.squad,
+            allowed=", ".join(UNRELIABLE_ALLOWS[act.unreliable]),
+        )
+    if input_type == "shoot" and act.shot_with.get(fighter.id):
+        return say("{base} has shot once, all the Unreliable squad may do this activation (§16.8)", base=fighter.id)
+    return None
 
 
 def _flee_last(state: MileState, squad_id: str, count: int) -> MileState:
@@ -206,7 +235,7 @@ WITS_IN = 3.0  # §16.9
 WITS_TARGET = 6
 WITS_EFFECTS = {
     "outwit": say("learns what it wanted from the target (special scenarios)"),
-    "deceive": say('moves the target 6" (the players move it)'),
+    "deceive": say('moves the target 6": move it, then enter move_deceived'),
     "insult": say("makes the target charge at once: it rolls 2d10 and keeps the worse, +1 Power if it wins"),
     "charm": say("wins a neutral character over (special scenarios)"),
 }
@@ -242,6 +271,9 @@ def war_of_wits(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[M
     won = total >= need
     if won and choice == "insult":
         state = state.with_fighter(replace(target, insulted=True))
+    if won and choice == "deceive":  # measured from where it stands now: it is not acting, so no path is kept
+        stood = state.positions.get(target.id)
+        state = state.evolve(deceived={**state.deceived, target.id: (stood[0], stood[1]) if stood else None})
     text = say(
         "{me} tries to {choice} {target}: d10 {roll} → {total} against {need}: ",
         me=me.id,
@@ -252,6 +284,39 @@ def war_of_wits(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[M
         need=need,
     ) + (say("it {wits_effects} (§16.9).", wits_effects=WITS_EFFECTS[choice]) if won else say("it fails (§16.9)."))
     return state, [Ruling(f"{seq}:wits", seq, RulingKind.STATUS, text, "§16.9", element=me.id)]
+
+
+DECEIVED_IN = 6.0  # §16.9
+
+
+@INPUTS.register(
+    "move_deceived",
+    "§16.9",
+    arg.model("target", "the base a War of Wits deceived, moved by its deceiver", required=True),
+    arg.taped(
+        arg.number("inches", "how far it was moved, by the referee's tape, when the camera saw no path", 0, 20, True)
+    ),
+)
+def move_deceived(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileState, list[Ruling]]:
+    """§16.9 «Обмануть»: «переместить цель на 6"»: the deceiver's player moves the deceived base,
+    once, up to 6" (where the camera saw it then and now, or the referee's tape); it spends none
+    of its actions."""
+    target = state.fighters.get(str(args.get("target")))
+    if target is None or target.id not in state.deceived:
+        raise Refused(say("only a base a War of Wits has just deceived is moved so"), "§16.9")
+    stood, now = state.deceived[target.id], state.positions.get(target.id)
+    taped = args.get("inches")
+    if isinstance(taped, (int, float)) or now is None or stood is None:  # no camera: the referee's tape
+        inches = float(taped) if isinstance(taped, (int, float)) else 0.0
+    else:
+        inches = math.hypot(now[0] - stood[0], now[1] - stood[1]) / INCH
+    state = state.evolve(deceived={k: v for k, v in state.deceived.items() if k != target.id})
+    text = say('{target} is moved {inches}" by its deceiver (§16.9).', target=target.id, inches=f"{inches:.1f}")
+    far = inches > DECEIVED_IN + 0.2
+    if far:
+        text += " " + say('More than the 6" a deceit moves it (§16.9).')
+    kind = RulingKind.WARNING if far else RulingKind.MOVE
+    return state, [Ruling(f"{seq}:move_deceived", seq, kind, text, "§16.9", needs_referee=far, element=target.id)]
 
 
 TASK_TARGET = 8  # §11

@@ -55,6 +55,21 @@ def spend(state: MileState, fighter: Fighter, actions: int, section: str) -> Mil
     return state.evolve(activation=replace(act, actions={**act.actions, fighter.id: left - actions}))
 
 
+def attacked_neutral(state: MileState, target: Fighter, attacker: str) -> tuple[MileState, list[Text]]:
+    """§16.8 «Я с тобой говорю!»: a neutral squad attacked by either side goes over to the other."""
+    if not state.neutral(target) or target.squad is None:
+        return state, []
+    other = next(p for p in state.players if p != attacker)
+    return state.with_side(target.squad, other), [
+        say(
+            "squad {squad}, neutral, was attacked by {attacker}: it goes over to {other} (§16.8)",
+            squad=target.squad,
+            attacker=attacker,
+            other=other,
+        )
+    ]
+
+
 def visible(state: MileState, shooter: Fighter, target: Fighter) -> tuple[bool, float, tuple[str, ...]]:
     """§6.2: true line of sight against solid terrain, and nobody is seen more than 2" inside woods."""
     a, t = placed(state, shooter.id), placed(state, target.id)
@@ -79,7 +94,11 @@ def friends_in_the_way(state: MileState, shooter: Fighter, target: Fighter) -> l
     line = np.linspace((a[0], a[1]), (b[0], b[1]), steps + 1)
     friends = placed_many(
         state,
-        [f.id for f in state.fighters.values() if f.player == shooter.player and f.standing and f.id != shooter.id],
+        [
+            f.id
+            for f in state.fighters.values()
+            if f.player == shooter.player and f.standing and f.id != shooter.id and not state.neutral(f)
+        ],
     )
     return sorted(f.id for f in friends if f.base.contains_many(line).any())
 
@@ -95,7 +114,10 @@ def legal_targets(state: MileState, shooter: Fighter, aimed: bool) -> list[tuple
     origin = placed(state, shooter.id)
     if origin is None:
         raise Refused(say("the camera has not placed {shooter}", shooter=shooter.id), "§6.1")
-    enemies = placed_many(state, [f.id for f in state.fighters.values() if f.player != shooter.player and f.standing])
+    enemies = placed_many(  # a neutral squad is anybody's target (§16.8)
+        state,
+        [f.id for f in state.fighters.values() if (f.player != shooter.player or state.neutral(f)) and f.standing],
+    )
     seen = [e for e in enemies if visible(state, shooter, state.fighters[e.id])[0]]
     picks = nearest(origin, seen, AIMED_TARGETS if aimed else TARGETS)
     vehicle = vehicles.nearest_vehicle(state, shooter, {e.id for e in seen})  # §6.1, §15.4
@@ -277,7 +299,7 @@ def plan_shot(state: MileState, args: Mapping[str, Any], weapons: Mapping[str, A
         or target is None
         or not shooter.standing
         or not target.standing
-        or shooter.player == target.player
+        or (shooter.player == target.player and not state.neutral(target))
     ):
         raise Refused(say("give a standing shooter and a standing enemy target"), "§6")
     weapon = weapons[shooter.weapon]
@@ -518,6 +540,8 @@ def shoot(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSta
         need=need,
         hits=hits,
     )
+    state, turned = attacked_neutral(state, target, shooter.player)
+    words += turned
     text += (". " + joined(words, "; ") if words else "") + ("; " + fled if fled else "") + "."
     if shot.taped:
         text += say(" Range and cover by the referee's tape.")

@@ -4,7 +4,7 @@ turn's activations, with the camera's evidence.  Frozen dataclasses, changed wit
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ...dice import Roller
@@ -63,6 +63,7 @@ class Squad:
     bases: tuple[str, ...]
     rules: tuple[str, ...] = ()
     disordered: bool = False
+    neutral: bool = False  # §16.8 «Я с тобой говорю!»: does nothing; whoever attacks it sends it over
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ class Activation:
     moved: frozenset[str] = frozenset()  # bases that made a Move this activation (§6.7: a heavy MG may not fire)
     wits_used: bool = False  # §16.9: a character's War of Wits, once an activation
     threw: frozenset[str] = frozenset()  # bases that threw grenades: pistols only from then on (§8.1)
+    unreliable: str = ""  # §16.8: "shoot_once" («Сам иди тудой!») or "go_home" («Айда по домам!»)
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,7 @@ class MileState(TableState):
     standing_orders: Mapping[str, str] = field(default_factory=dict)  # base -> an order to break command (§3.2)
     may_follow: Mapping[str, str] = field(default_factory=dict)  # melee winner -> hero | cavalry | storm
     followed: Mapping[str, str] = field(default_factory=dict)  # followed up: its next melee's bonus (§10.4, §12)
+    deceived: Mapping[str, tuple[float, float] | None] = field(default_factory=dict)  # §16.9: where it stood
 
     def acting(self) -> Activation:
         """The activation in progress; an order that needs one and finds none is refused (§4.3)."""
@@ -168,6 +171,19 @@ class MileState(TableState):
 
     def with_squad(self, squad: Squad) -> MileState:
         return self.evolve(squads={**self.squads, squad.id: squad})
+
+    def with_side(self, squad_id: str, player: str, unreliable: bool = True) -> MileState:
+        """A squad gone over to ``player`` (§16.8), no longer neutral; Unreliable still unless not."""
+        squad = self.squads[squad_id]
+        rules = squad.rules if unreliable else tuple(r for r in squad.rules if r != "unreliable")
+        state = self.with_squad(replace(squad, player=player, rules=rules, neutral=False))
+        for fid in squad.bases:
+            state = state.with_fighter(replace(state.fighters[fid], player=player))
+        return state
+
+    def neutral(self, fighter: Fighter) -> bool:
+        """Its squad turned neutral (§16.8 «Я с тобой говорю!»): either side may attack it."""
+        return fighter.squad is not None and self.squads[fighter.squad].neutral
 
     def standing(self, squad: str) -> list[Fighter]:
         return [self.fighters[b] for b in self.squads[squad].bases if self.fighters[b].standing]

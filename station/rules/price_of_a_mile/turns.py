@@ -80,7 +80,7 @@ def _can_activate(state: MileState, player: str) -> list[str]:
     squads = [
         s.id
         for s in state.squads.values()
-        if s.player == player and s.id not in state.activated and state.standing(s.id)
+        if s.player == player and s.id not in state.activated and state.standing(s.id) and not s.neutral
     ]
     characters = [
         f.id
@@ -137,6 +137,7 @@ def activate(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
         or state.squads[squad_id].player != player
         or squad_id in state.activated
         or not state.standing(squad_id)
+        or state.squads[squad_id].neutral
     ):
         problem = say(
             "{squad_id} is not a squad of {player} that may still act this turn", squad_id=repr(squad_id), player=player
@@ -154,7 +155,8 @@ def activate(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
             player=player,
         )
     elif squad_id is None and any(
-        s.player == player and s.id not in state.activated and state.standing(s.id) for s in state.squads.values()
+        s.player == player and s.id not in state.activated and state.standing(s.id) and not s.neutral
+        for s in state.squads.values()
     ):
         problem = say("a character acts alone only once its side has no squads left to activate (§4.3)")
     if problem or player is None:  # (no side due is one of the problems)
@@ -169,7 +171,7 @@ def activate(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
             )
         ]
     near, near_doubt = _near_enemy(state, squad_id)
-    state, unsteady = optional.unreliable(state, seq, squad_id, near, roller)
+    state, unsteady, restricted = optional.unreliable(state, seq, squad_id, near, roller)
     near_doubt = near_doubt and bool(unsteady)  # only an Unreliable squad counts its dice by it
     if near_doubt:
         unsteady.append(
@@ -199,7 +201,7 @@ def activate(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
     strength = {s: len(state.standing(s)) for s in state.squads}
     cut_off, doubtful = cut_off_bases(state, squad_id) if squad_id else ([], [])
     state = state.evolve(
-        activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength),
+        activation=Activation(player, squad_id, character_id, actions, bool(cut_off), strength, unreliable=restricted),
         paths={},
         may_follow={},  # a follow-up is made in the melees after the activation that won them
         followed={},
