@@ -5,6 +5,7 @@ flamethrower's second crewman (§9.1) and a vehicle beaten in melee (§15.1)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -566,3 +567,67 @@ def test_16_9_a_deceit_moves_no_more_than_6_inches(game_entente_first):
     g.seen(l1=(100 + 8 * INCH, 600, 270))
     far = g.do("move_deceived", target="l1")[0]
     assert far.needs_referee and 'More than the 6"' in far.text
+
+
+def test_9_2_the_mortars_spotter_is_within_8_inches_edge_to_edge(tmp_path):
+    """«если … в пределах 8" от миномёта находится дружественная база, которая видит цель»: 8"
+    between two bases, measured edge to edge as every distance between bases in this game; it was
+    measured centre to centre, so a spotter 7.5" away (8.5" between centres) was refused."""
+    g = _with_artillery(tmp_path)
+    g.do("terrain", format="station-terrain/1", pieces=[
+        {"id": "house", "type": "building", "height_mm": 200, "polygon": [[560, 600], [640, 600], [640, 620], [560, 620]]},
+    ])  # fmt: skip
+    g.seen(mo2=(600 + 8.5 * INCH, 850, 270))
+    g.do("roll_initiative", 1, 9)  # the central powers first
+    g.do("activate", squad="mortar-crew")
+    assert "cannot see the point" in g.do("mortar", gunner="mo1", at=[600, 300])[0].text  # no spotter named
+    fired = g.do("mortar", 10, 12, gunner="mo1", at=[600, 300], spotter="mo2")[0]  # a natural 10: a dud
+    assert not fired.refused and fired.section == "§9.2" and "the spotter" not in fired.text
+
+
+def _with_a_hero_base(tmp_path, options=None):
+    entente = json.loads((DATA / "entente.json").read_text())
+    entente["squads"][0]["bases"][0]["hero"] = True  # p1
+    path = tmp_path / "entente.json"
+    path.write_text(json.dumps(entente))
+    g = Mile(options, armies=[load_army(path), load_army(DATA / "central.json")])
+    g.seen()
+    return g
+
+
+@pytest.mark.parametrize("reading", ["hero", "squad"])
+def test_12_1_a_hero_passes_his_own_morale_test_not_his_squads(tmp_path, reading):
+    """«Автоматически проходит все тесты на Мораль» is the Hero's own advantage: the squad he is
+    in tests as usual and he never flees for it.  The whole squad passed (now option
+    hero_morale "squad")."""
+    from station.rules.price_of_a_mile.state import Activation
+    from station.rules.price_of_a_mile.turns import morale_test
+
+    from .conftest import ScriptedRoller
+
+    g = _with_a_hero_base(tmp_path, {"hero_morale": reading})
+    g.state = g.state.with_squad(replace(g.state.squads["poilus"], disordered=True))
+    g.state = g.state.evolve(activation=Activation("entente", "poilus", None, {}))
+    g.state, ruling = morale_test(g.state, 9, "poilus", ScriptedRoller(2), "test")
+    if reading == "squad":
+        assert "has a Hero: it passes" in ruling.text and all(f.standing for f in g.state.standing("poilus"))
+        return
+    fled = ruling.details["fled"]
+    assert fled > 0 and "The Hero passes his own test" in ruling.text and g.f("p1").standing
+    assert sum(g.f(f"p{k}").status == "fled" for k in range(2, 7)) == min(fled, 5)  # all but the Hero
+
+
+@pytest.mark.parametrize("reading, flees", [("flee", True), ("stay", False)])
+def test_13_4_a_failed_regroup_while_disordered(reading, flees):
+    """«Если отряд Расстроен, он немедленно проходит тест на Мораль и в случае успеха теряет этот
+    пагубный статус»: failure is not spelt out.  By the text it is a Morale test, and a failed one
+    while Disordered is a second Disorder (§13.2): bases flee; option regroup_failure "stay"."""
+    g = Mile({"regroup_failure": reading})
+    g.seen()
+    g.state = g.state.with_squad(replace(g.state.squads["poilus"], disordered=True))
+    g.do("roll_initiative", 5, 3)
+    g.do("activate", squad="poilus")
+    rulings = g.do("regroup", 2, squad="poilus")
+    test = next(r for r in rulings if r.id.endswith(":morale:poilus"))
+    assert (test.details["fled"] > 0) is flees and g.state.squads["poilus"].disordered
+    assert ("stays Disordered (§13.4)" in test.text) is not flees

@@ -11,6 +11,7 @@ from typing import Any
 from ...dice import Roller
 from ...measure.bases import Base
 from ...measure.measurement import Placed, pair_sigma, too_close_to_call
+from ...measure.relations import gap_mm
 from ...measure.templates import scatter
 from ...measure.terrain import line_of_sight
 from .. import input_args as arg
@@ -118,7 +119,9 @@ def mortar(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileSt
     if not _sees_point(state, gunner.id, target):
         friend = state.fighters.get(str(spotter)) if spotter else None
         spot = placed(state, friend.id) if friend and friend.player == gunner.player and friend.standing else None
-        apart = math.hypot(spot.base.x - me.base.x, spot.base.y - me.base.y) if spot is not None else math.inf
+        # «дружественная база в пределах 8" от миномёта»: between two bases, edge to edge, as every
+        # distance between bases in this game (command distance, contact); it was centre to centre
+        apart = gap_mm(me, spot) if spot is not None else math.inf
         borderline = spot is not None and too_close_to_call(apart, SPOTTER_IN * INCH, pair_sigma(me, spot))
         if borderline:
             doubts.append(say("the spotter is within the camera's uncertainty of 8\" of the mortar"))

@@ -36,7 +36,8 @@ def regroup(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[MileS
         )
     rulings = []
     if state.squads[squad_id].disordered:
-        state, test = turns.morale_test(state, seq, squad_id, roller, say("regroup"))
+        second = state.options.regroup_failure == "flee"  # §13.4 says only what passing does
+        state, test = turns.morale_test(state, seq, squad_id, roller, say("regroup"), second_disorder=second)
         if test.details["total"] >= turns.MORALE_TARGET:
             state = state.with_squad(replace(state.squads[squad_id], disordered=False))
             words.append(say("the Disorder is lifted"))

@@ -11,7 +11,7 @@ from ...dice import Roller
 from ...measure.bases import MM_PER_INCH
 from ..base import Refused
 from ..inputs import Inputs
-from ..options import declared, flag, integer, names, number, one_of, side, unconfirmed_rulings
+from ..options import choice, declared, flag, integer, names, number, one_of, side, unconfirmed_rulings
 from ..table_snapshot import TableState
 from ..text import Text, say
 
@@ -86,6 +86,16 @@ class Options:
     popularity_vp: float = number(10.0, 0, 1000, "§16.10, §18", "Points for carrying one off (the source gives none)")
     enthusiasm_variant: bool = flag(False, "§16.6", "An Enthusiastic squad's fled bases count as killed")
     homeland_variant: bool = flag(False, "§16.7", "A Homeland squad's killed bases count double")
+    hero_morale: str = choice(
+        ("hero", "squad"),
+        "§12.1",
+        "A Hero «автоматически проходит» Morale tests: he alone (his squad tests, he never flees), or his whole squad",
+    )
+    regroup_failure: str = choice(
+        ("flee", "stay"),
+        "§13.4",
+        "A Disordered squad failing its regroup test: bases flee as on any second Disorder (§13.2), or it only stays Disordered",
+    )
     vehicle_melee_hand_held: bool = flag(
         False,
         "§15.1",

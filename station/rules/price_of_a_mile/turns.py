@@ -259,12 +259,16 @@ def _near_enemy(state: MileState, squad_id: str | None, inches: float = 8.0) -> 
     return gap <= inches * INCH, too_close_to_call(gap, inches * INCH, sigma)
 
 
-def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: Text) -> tuple[MileState, Ruling]:
+def morale_test(
+    state: MileState, seq: int, squad_id: str, roller: Roller, why: Text, second_disorder: bool = True
+) -> tuple[MileState, Ruling]:
     """§13.2: d10 + Morale (+1 close order), 8+ keeps calm; otherwise Disorder, a natural 1 or a
-    total of 1 or less costs a base as well, and failing while Disordered costs 8 - total bases."""
+    total of 1 or less costs a base as well, and failing while Disordered costs 8 - total bases
+    (not when ``second_disorder`` is False: a regroup read as only a chance, §13.4).  A Hero in the
+    squad passes himself and never flees for it (§12.1; option hero_morale "squad": all pass)."""
     squad = state.squads[squad_id]
     standing = state.standing(squad_id)
-    if any(f.hero for f in standing):
+    if any(f.hero for f in standing) and state.options.hero_morale == "squad":
         return state, Ruling(
             f"{seq}:morale:{squad_id}",
             seq,
@@ -290,6 +294,8 @@ def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: 
         text += say(
             ": fails, but defends its homeland: {fled} base(s) flee and there is no Disorder (§16.7).", fled=fled
         )
+    elif squad.disordered and not second_disorder:
+        text += say(": fails, and it stays Disordered (§13.4).")
     elif squad.disordered:
         fled = MORALE_TARGET - total
         text += say(": fails again while Disordered, {fled} bases flee (§13.2).", fled=fled)
@@ -298,9 +304,11 @@ def morale_test(state: MileState, seq: int, squad_id: str, roller: Roller, why: 
         state = state.with_squad(replace(squad, disordered=True))
         text += say(": Disordered (§13.2)") + (say(", and 1 base flees.") if fled else ".")
     if fled:
-        going = [f.id for f in reversed(standing)][:fled]
+        going = [f.id for f in reversed(standing) if not f.hero][:fled]  # §12.1: the Hero passes his test
         state = flee(state, going)
         text += say(" Fled: {going}; the owner may swap them for others.", going=", ".join(going))
+        if any(f.hero for f in standing):
+            text += say(" The Hero passes his own test and stays (§12.1).")
     return state, Ruling(
         f"{seq}:morale:{squad_id}",
         seq,
