@@ -117,6 +117,25 @@ def test_each_games_inputs_are_served_as_json_schema(client):
     assert client.get("/api/rulesets/chess/inputs").status_code == 404
 
 
+def test_the_inputs_the_referee_could_not_enter_are_served_so_the_phone_offers_them(client):
+    """Issue 51: each rule that had no input is now a declared one, served with its section."""
+    wanted = {
+        "bronepekhota": {"refill_ammo": "§6.5, §7.7"},
+        "alpha_strike": {"pass_attacks": "§4.3"},
+        "steel_warriors": {"observe": "§6.7", "communicate": "§6.7"},
+        "price_of_a_mile": {
+            "close_in": "§10.1",
+            "follow_up": "§12.1, §12.2, §10.4",
+            "turn_gun": "§9.3",
+            "standing_order": "§3.2",
+            "move_deceived": "§16.9",
+        },
+    }
+    for game, inputs in wanted.items():
+        served = client.get(f"/api/rulesets/{game}/inputs").get_json()["inputs"]
+        assert {name: served[name]["section"] for name in inputs} == inputs
+
+
 @pytest.mark.parametrize(
     "body, message",
     [

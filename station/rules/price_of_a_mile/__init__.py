@@ -92,18 +92,23 @@ class PriceOfAMile(ModelRuleset[MileState]):
         its orders, and the end of it; a template the dice scattered waits to be laid first."""
         if state.landing is not None:
             return ["blast"]
+        first = ["follow_up"] * bool(state.may_follow) + ["move_deceived"] * bool(state.deceived)  # §12, §16.9
         if state.activation is None:
-            return ["activate", "roll_initiative", "regroup"]
+            return [*first, "activate", "roll_initiative", "regroup", "melee", "close_in"]
         return [
+            *first,
             "move",
             "shoot",
             "melee",
+            "close_in",
             "grenade",
             "flame",
             "mortar",
             "field_gun",
+            "turn_gun",
             "free",
             "cut_wire",
+            "standing_order",
             "end_activation",
         ]
 
