@@ -14,7 +14,7 @@ from ...measure.relations import in_contact
 from .. import input_args as arg
 from ..base import Refused, Ruling, RulingKind
 from ..inputs import ACTOR_ARGS, Args
-from ..text import NOTHING, Text, joined, say
+from ..text import NOTHING, Text, joined, say, word
 from . import vehicles
 from .shooting import spend
 from .state import INCH, INPUTS, MileState, Rules
@@ -165,7 +165,7 @@ def unreliable_refusal(state: MileState, input_type: str, args: Mapping[str, Any
         return say(
             "squad {squad} is Unreliable and its table roll leaves it only {allowed} this activation (§16.8)",
             squad=act.squad,
-            allowed=", ".join(UNRELIABLE_ALLOWS[act.unreliable]),
+            allowed=joined(word(t, "price_of_a_mile") for t in UNRELIABLE_ALLOWS[act.unreliable]),
         )
     if input_type == "shoot" and act.shot_with.get(fighter.id):
         return say("{base} has shot once, all the Unreliable squad may do this activation (§16.8)", base=fighter.id)
