@@ -29,7 +29,7 @@ GAS_TABLE = {
     ("none", "1917"): 4,
 }  # §14: the highest d10 that costs models
 UNRELIABLE = (
-    (1, 1, "Run!", say("2 bases flee the field at once")),
+    (1, 1, say("Run!"), say("2 bases flee the field at once")),
     (
         2,
         3,
@@ -53,7 +53,7 @@ UNRELIABLE = (
     (
         10,
         10,
-        "Treason!!!",
+        say("Treason!!!"),
         say("the squad goes over to the enemy, is no longer Unreliable, and may still activate this turn"),
     ),
 )  # §16.8
