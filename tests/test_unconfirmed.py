@@ -45,9 +45,12 @@ def test_a_ruling_pending_when_its_round_ends_stands_or_waits(tmp_path, options,
 def test_an_unchallenged_ruling_is_not_counted_as_waiting(tmp_path):
     station, first = _two_rounds(tmp_path, {})
     try:
-        assert station.table_summary()["waiting"] == 1  # only round 2's
+        # only round 2's: its refused repair, and the units that had not acted when it began (§3.2)
+        assert station.table_summary()["waiting"] == 2
+        pending = [r["id"] for r in station.game.snapshot()["rulings"] if r["status"] == "pending"]
+        assert sorted(i.split(":")[1] for i in pending) == ["repair", "round-not-over"]
         end = station.game.end("done")
-        assert end["pending"] == 1
+        assert end["pending"] == 2
     finally:
         station.stop()
 
