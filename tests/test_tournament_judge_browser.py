@@ -116,6 +116,7 @@ def play_round(page, tournament, number, results, winner_of, early=False):
 
 
 def shown_standings(page):
+    page.locator("#pools .pool").first.wait_for()  # drawn by the page's script after a (re)load
     return {
         pool.get_attribute("data-game"): pool.locator("tbody tr").evaluate_all(
             "rows => rows.map(r => r.dataset.player)"
