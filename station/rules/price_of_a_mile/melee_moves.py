@@ -6,6 +6,8 @@ touches fights it with the multi-base bonus."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...measure.movement import movement
 from ...measure.relations import in_contact
 from .. import input_args as arg
@@ -28,6 +30,33 @@ def _moved(state: MileState, fighter: Fighter, args: Args) -> tuple[float, bool]
     if len(path) < 2 and isinstance(taped, (int, float)):
         return float(taped), True
     return movement(path).path_mm / INCH, False
+
+
+def _moved_ruling(
+    seq: int,
+    input_type: str,
+    fighter: Fighter,
+    text: Text,
+    section: str,
+    problems: list[Text],
+    doubt: bool,
+    details: dict[str, Any],
+) -> Ruling:
+    """A move made free of actions, as said: its problems appended, a warning for the referee if
+    any (or if the camera ``doubt``s a contact)."""
+    text += "."
+    if problems:
+        text += " " + joined((capitalised(p) for p in problems), "; ") + "."
+    return Ruling(
+        f"{seq}:{input_type}",
+        seq,
+        RulingKind.WARNING if problems else RulingKind.MOVE,
+        text,
+        section,
+        needs_referee=bool(problems or doubt),
+        element=fighter.id,
+        details=details,
+    )
 
 
 def _in_a_melee(state: MileState, fighter: Fighter) -> bool:
@@ -66,19 +95,8 @@ def close_in(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mile
     )
     if enemy:
         text += say(": in contact with {enemy}", enemy=", ".join(enemy))
-    text += "."
-    if problems:
-        text += " " + joined((capitalised(p) for p in problems), "; ") + "."
-    return state, Ruling(
-        f"{seq}:close_in",
-        seq,
-        RulingKind.WARNING if problems else RulingKind.MOVE,
-        text,
-        "§10.1",
-        needs_referee=bool(problems or near),
-        element=fighter.id,
-        details={"inches": round(inches, 2), "contact": enemy},
-    )
+    details = {"inches": round(inches, 2), "contact": enemy}
+    return state, _moved_ruling(seq, "close_in", fighter, text, "§10.1", problems, bool(near), details)
 
 
 @INPUTS.register(
@@ -119,16 +137,5 @@ def follow_up(rules: Rules, state: MileState, seq: int, args: Args) -> tuple[Mil
             inches=f"{inches:.1f}",
         )
     )
-    text += "."
-    if problems:
-        text += " " + joined((capitalised(p) for p in problems), "; ") + "."
-    return state, Ruling(
-        f"{seq}:follow_up",
-        seq,
-        RulingKind.WARNING if problems else RulingKind.MOVE,
-        text,
-        "§12.1 §12.2 §10.4",
-        needs_referee=bool(problems),
-        element=fighter.id,
-        details={"kind": kind, "inches": round(inches, 2)},
-    )
+    details = {"kind": kind, "inches": round(inches, 2)}
+    return state, _moved_ruling(seq, "follow_up", fighter, text, "§12.1 §12.2 §10.4", problems, False, details)
