@@ -53,7 +53,7 @@ firmware:
 
 # Lint first, so CI (which runs `make test`) keeps the code as clean as it keeps it working.
 test: system-deps firmware $(VENV)/.installed-test lint
-	$(BIN)/python -m pytest -q --durations=15  # the slowest, so the 25-minute budget is watched
+	$(BIN)/python -m pytest -q --durations=40  # the slowest, so the 25-minute budget is watched
 
 # ruff (lint and format, pyproject.toml) over the Python, mypy --strict over the whole station, and
 # import-linter's contract that imports point down the layers.

@@ -5,9 +5,6 @@ centre within 2 mm, bases at most 0.5 mm RMS and 1.5 mm worst, facing within 1 d
 anchor named every time, and the uncertainty map honest (95 % of bases within 2 sigma)."""
 
 import json
-import multiprocessing
-import os
-from concurrent.futures import ProcessPoolExecutor
 
 import cv2
 import numpy as np
@@ -35,6 +32,8 @@ from tests.sim.mounts import (
     framed_camera,
     honesty,
     locate_and_score,
+    marker_size_sweep,
+    on_every_core,
     remounted,
     run_mount,
 )
@@ -54,12 +53,10 @@ FRAMES = 8  # a row's frames, each with the camera hung again (mounts.remounted)
 
 @pytest.fixture(scope="module")
 def matrix() -> dict[str, list[MountResult]]:
-    """Every row's frames, rendered and calibrated on every core (the suite runs on one, and this
-    matrix was its slowest two minutes): the results are the same as one by one, in order."""
+    """Every row's frames, rendered and calibrated on every core (this matrix was the suite's
+    slowest two minutes): the results are the same as one by one, in order."""
     jobs = [(m, seed) for m in MOUNTS for seed in range(FRAMES)]
-    spawn = multiprocessing.get_context("spawn")  # no fork of a process that may hold threads
-    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=spawn) as pool:
-        results = list(pool.map(run_mount, *zip(*jobs)))
+    results = on_every_core(run_mount, *zip(*jobs))
     return {m.name: results[k * FRAMES : (k + 1) * FRAMES] for k, m in enumerate(MOUNTS)}
 
 
@@ -491,12 +488,10 @@ def test_the_pre_game_check_names_the_army_markers_too_small_for_the_mount(tmp_p
 def test_no_misread_id_becomes_a_base_over_marker_sizes_8_to_30_px():
     """Every unit id is in the army here, so any misread is some unit's: the worst case.  Below
     14 px a few ids are misread (it happens: the sweep finds some), and none becomes a base."""
-    from tests.sim.mounts import marker_size_sweep
-
-    small = marker_size_sweep([9, 10, 11, 12], frames=30)
+    halves = on_every_core(marker_size_sweep, [[9, 10], [11, 12], list(range(14, 31, 4))], [30, 30, 2], [7, 8, 7])
+    small, larger = halves[0] + halves[1], halves[2]  # two halves of the small sizes, one core each
     assert sum(r.misread for r in small) > 0
     assert all(r.phantom == 0 for r in small)
-    larger = marker_size_sweep(list(range(14, 31, 4)), frames=2)
     assert all(r.misread == 0 and r.phantom == 0 for r in larger)
     assert all(r.found >= 0.98 * r.placed for r in larger if r.px >= 18)
 

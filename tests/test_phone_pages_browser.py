@@ -40,6 +40,8 @@ SIZES = [(390, 844), (320, 640)]
 NAMES = army_names([*DATA.glob("*/*.json")])
 
 pytestmark = pytest.mark.browser
+# two animation frames: the layout after a load or a resize has been done and painted
+SETTLED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 def _look(browser, url, path, prepare=lambda page: None):
@@ -57,7 +59,7 @@ def _look(browser, url, path, prepare=lambda page: None):
         for k, (width, height) in enumerate(SIZES):
             if k:
                 page.set_viewport_size({"width": width, "height": height})
-            page.wait_for_timeout(300 if k == 0 else 150)
+            page.evaluate(SETTLED)
             found += [f"{path} {width}px {lang}: {p}" for p in problems(page, lang, NAMES)]
         if lang == "ru":  # axe-core once a page: it does not depend on the size
             found += [f"{path} axe: {p}" for p in accessibility(page)]

@@ -199,7 +199,7 @@ class Rig:
         events = applied(self.path)
         assert len(events) == len(steps), f"{len(events)} events applied for {len(steps)} sent"
         assert all(same_event(s, m) for s, m in zip(steps, events)), "events applied out of order or altered"
-        live = self.client.get("/api/state").get_json()
+        live = self.client.get("/api/state?rulings=all").get_json()
         lines = [r["line"] for r in read_records(self.path) if r["kind"] == "rx" and r["verdict"] == "event"]
         assert ruling_keys(live["rulings"]) == reference_rulings(self.armies, lines)
         from station.fold import fold

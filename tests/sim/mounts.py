@@ -7,9 +7,12 @@ covered), each measured against ground truth.  The test suite asserts the target
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -384,3 +387,15 @@ def marker_size_sweep(sizes_px: Sequence[int], frames: int, seed: int = 7) -> li
             placed += len(markers)
         rows.append(SizeRow(px, placed, found, misread, phantom))
     return rows
+
+
+Row = TypeVar("Row")
+
+
+def on_every_core(work: Callable[..., Row], *arguments: Sequence[Any]) -> list[Row]:
+    """``work`` over the zipped ``arguments`` on every core, in order: the suite itself runs on
+    one, and rendering frames is its slowest work.  Spawned, not forked: the test process may hold
+    threads (a fork copies their locks held)."""
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=spawn) as pool:
+        return list(pool.map(work, *arguments))
