@@ -17,6 +17,7 @@ from typing import Any
 
 from . import __version__
 from .datafile import DataFileError
+from .devices.dice.rolls import ANY_PLAYER, Roll
 from .dice import DiceBook
 from .fold import HEADER_KIND, dice_of, fold, header_of, is_folded, is_step, record_event, ruling_status
 from .journal import Journal, JournalFull
@@ -425,6 +426,32 @@ class Game:
                 raise InputError(str(exc)) from None
             self.journal.append(Kind.DICE_ENTRY, durable=True, sides=sides, values=values, by=by)
             return self.book.waiting()
+
+    def table_die(self, roll: Roll, player: str) -> str:
+        """A smart die's roll (station/devices/dice): journaled and waiting for the next roll of
+        its die, as typed dice are, when the game is asking for that die: a die paired with
+        "any" always, a player's while that player is to act (or nobody is, as in a roll-off).
+        Returns why it was not used ("" when it was); the screens are told either way."""
+        with self._recording():
+            if self.ended is not None:
+                return "the game has ended"
+            if player != ANY_PLAYER:
+                acting = self._result.ruleset.state_view(self._result.state).get("active_player")
+                if acting and acting != player:
+                    return f"{player}'s die, and {acting} is to act"
+            self.book.enter(roll.sides, [roll.face])
+            self.journal.append(
+                Kind.DICE_ENTRY,
+                durable=True,
+                sides=roll.sides,
+                values=[roll.face],
+                by=player,
+                die=roll.die,
+                throw=roll.throw,
+                battery=roll.battery,
+            )
+            self._changed([])
+            return ""
 
     def clear_dice(self, by: str = "referee") -> None:
         with self._recording():

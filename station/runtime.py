@@ -28,6 +28,7 @@ from .rules.view import model_names
 from .tableview import TableView
 
 if TYPE_CHECKING:  # the camera's modules load only when a camera is attached
+    from .devices.dice.source import DiceSource
     from .vision.calibration import Calibration
     from .vision.guided import CalibrationDesk
     from .vision.service import CameraService
@@ -91,6 +92,7 @@ class Station:
         self.engine_errors = 0
         self.camera: CameraService | None = None
         self.publisher: Any = None  # station.publish.MqttPublisher, when the table is on a broker
+        self.dice: DiceSource | None = None  # the smart dice, when the station has them
         self.calibration_desk: CalibrationDesk | None = None
         self._grabber: FrameGrabber | None = None
         self.table_view = TableView(self.game, self.calibration_residual_mm)
@@ -155,6 +157,18 @@ class Station:
         anchors = calibration.anchors if calibration is not None and calibration.anchors else default_anchors(table_mm)
         return CalibrationDesk(latest_frame, anchors=anchors, table_mm=table_mm, out_path=Path(path), on_saved=on_saved)
 
+    def attach_dice(self, dice: DiceSource) -> None:
+        """The players' smart dice roll into this game (``Game.table_die``) until it stops."""
+        self.dice = dice
+        dice.on_roll = self.game.table_die
+
+    def detach_dice(self) -> None:
+        from .devices.dice.source import NO_GAME
+
+        if self.dice is not None and self.dice.on_roll == self.game.table_die:
+            self.dice.on_roll = NO_GAME
+        self.dice = None
+
     @property
     def link(self) -> HubLink | None:
         """The first hub's link (the only one, on most tables)."""
@@ -195,6 +209,7 @@ class Station:
             "camera": self.camera.health() if self.camera else None,
             "journal": self.journal.health(),
             "mqtt": self.publisher.health() if self.publisher else None,
+            "dice": self.dice.health() if self.dice else None,
         }
 
     def publish_to(self, broker: str, table: str, dashboard_url: str = "") -> None:
@@ -236,6 +251,7 @@ class Station:
             link.stop()
 
     def stop(self) -> None:
+        self.detach_dice()  # before the journal closes: a roll after this is shown, not journaled
         if self.publisher is not None:
             self.publisher.stop(between_games=self.game.ended is not None)
         if self.camera:

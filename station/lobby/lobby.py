@@ -34,6 +34,7 @@ from ..runtime import Station
 from . import datafolder
 from .armies import ArmyShelf
 from .camerawatch import CameraWatch
+from .dicedesk import DiceDesk
 from .entries import Skipped
 from .history import History, PlayedGame
 from .hubwatch import HubWatch
@@ -111,6 +112,7 @@ class Lobby:
         self.rehearsal: Rehearsal | None = None
         self.hub: HubWatch | None = None
         self.camera: CameraWatch | None = None
+        self.dice = DiceDesk()
         self._watch_hardware()
         self._station: Station | None = None
         self._lock = threading.RLock()
@@ -156,6 +158,7 @@ class Lobby:
                 self.rehearsal = None
             if settings.rehearsal and self.rehearsal is None:
                 self.rehearsal = Rehearsal(self.folder, self.shelf_nodes()).start()
+            self.dice.configure(settings.dice, self.rehearsal is not None, settings.dice_pairs)
             serial = (self.rehearsal.path,) if self.rehearsal is not None else settings.serial
             self.hardware = replace(
                 self.hardware,
@@ -324,6 +327,7 @@ class Lobby:
                 self._abandon(path, existed)
                 raise LobbyError(str(exc)) from None
             station.start()
+            self.dice.attach(station)
             if not resuming:
                 station.journal.append(Kind.PRECHECK, durable=True, checks=self.checks, forced=forced, note=note, by=by)
             self._station = station
@@ -428,6 +432,7 @@ class Lobby:
                 self.camera.stop()
             if self.rehearsal is not None:
                 self.rehearsal.stop()
+            self.dice.stop()
             if self.pairing is not None:
                 self.pairing.stop()
             if self.data_lock is not None:
@@ -437,6 +442,7 @@ class Lobby:
                 listener(station)
 
     def _stop(self, station: Station, watch: bool = True) -> None:
+        self.dice.detach(station)
         self._station = None
         station.stop()
         if watch:
@@ -517,7 +523,17 @@ class Lobby:
             "camera": self.camera_health(),
             "messages": list(self.messages) + self.skipped.said(),
             "pairing": self.pairing_summary(),
+            "dice": self.dice.nearby(),
         }
+
+    def pair_die(self, die: str, use: str) -> dict[str, str]:
+        """Pair a smart die with a player ("any", or "" to leave it out), during a game too, and
+        remember it in the settings.  KeyError: no die of that id has been heard."""
+        pairs = self.dice.pair(die, use)
+        with self._lock:
+            self.settings = replace(self.settings or Settings(), dice_pairs=pairs)
+            save_settings(self.folder, self.settings)
+        return pairs
 
     def pairing_summary(self) -> dict[str, Any] | None:
         """This table's tournament pairing, each army by its name only (the page polls this)."""

@@ -3,7 +3,8 @@ data folder (``settings.json``), so the systemd unit needs no hardware flags.
 
 What can be chosen: the hub's serial port (from the ports found, each probed for HELLO), the
 rehearsal hub instead of one (a simulated hub driven from the browser), the camera (from the
-cameras found), the calibration file, and the data folder in use (station/lobby/datafolder.py).  A flag given to ``station serve`` wins for that run and
+cameras found), the calibration file, the data folder in use (station/lobby/datafolder.py), and
+smart dice over Bluetooth with the player each die is paired with.  A flag given to ``station serve`` wins for that run and
 is not written here.  The file is replaced whole, so a power cut leaves the old settings or the new.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +37,13 @@ class Settings:
     camera: str | None = None  # a camera index ("0") or a recording; None: no camera
     calibration: str = DEFAULT_CALIBRATION
     data: str | None = None  # the data folder in use, if not this one (station/lobby/datafolder.py)
+    dice: bool = False  # smart dice over Bluetooth (hardware.md "Smart dice")
+    dice_pairs: dict[str, str] = field(default_factory=dict)  # a die's id: "any" or the player it is paired with
 
     def changed(self, changes: dict[str, Any], where: str = "settings") -> Settings:
         """These settings with ``changes`` (from the browser) checked: an error names the field."""
         f = Fields(where, changes, error=SettingsError)
-        f.reject_unknown(["serial", "rehearsal", "camera", "calibration", "data"])
+        f.reject_unknown(["serial", "rehearsal", "camera", "calibration", "data", "dice", "dice_pairs"])
         text = (str, type(None))
         values: dict[str, Any] = {}
         if "serial" in changes:  # a list of ports (one port, or null, as older settings files say)
@@ -60,6 +63,18 @@ class Settings:
             values["calibration"] = f.get("calibration", str, check=_one_line) or DEFAULT_CALIBRATION
         if "data" in changes:
             values["data"] = f.get("data", text, check=_whole_path) or None
+        if "dice" in changes:
+            values["dice"] = f.get("dice", bool)
+        if "dice_pairs" in changes:
+            pairs = changes["dice_pairs"]
+            if not isinstance(pairs, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) and 0 < len(k) <= 64 and len(v) <= 64 and not _one_line(v)
+                for k, v in pairs.items()
+            ):
+                raise SettingsError(
+                    where, "dice_pairs", 'must map each die\'s id to "any" or a player, like {"pixels-5eed0001": "any"}'
+                )
+            values["dice_pairs"] = {k: v for k, v in pairs.items() if v}
         if values.get("serial"):  # a real port chosen: the rehearsal hub steps aside
             values.setdefault("rehearsal", False)
         return replace(self, **values)

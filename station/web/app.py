@@ -14,6 +14,7 @@ from .calibrate import calibrate
 from .claim import Claim
 from .claim import claim as claim_pages
 from .current import NoGame
+from .dice import dice_api
 from .i18n import install as install_i18n
 from .limits import Seats, WebLimits
 from .lobby import lobby_api, lobby_pages
@@ -56,4 +57,5 @@ def create_app(
     app.register_blueprint(review)
     app.register_blueprint(claim_pages)
     app.register_blueprint(settings_pages)
+    app.register_blueprint(dice_api)
     return app
