@@ -453,6 +453,7 @@ def serve(
             lobby.apply_settings(settings, save=False)
         else:
             lobby.return_to_data_folder(settings.data)
+            lobby.dice.configure(settings.dice, False, settings.dice_pairs)  # no flag sets the dice
         lobby.watch(required=True)
     except (InUse, SettingsError) as exc:
         _fail(str(exc))

@@ -29,7 +29,7 @@ from .rules.base import Ruling
 from .rules.input_args import InputProblem, check
 from .rules.registry import make_ruleset
 from .rules.ruleset import Ruleset
-from .rules.text import Text
+from .rules.text import Text, say
 from .rules.view import StateView
 
 log = logging.getLogger(__name__)
@@ -434,11 +434,11 @@ class Game:
         Returns why it was not used ("" when it was); the screens are told either way."""
         with self._recording():
             if self.ended is not None:
-                return "the game has ended"
+                return say("the game has ended")
             if player != ANY_PLAYER:
                 acting = self._result.ruleset.state_view(self._result.state).get("active_player")
                 if acting and acting != player:
-                    return f"{player}'s die, and {acting} is to act"
+                    return say("{player}'s die, and {acting} is to act", player=player, acting=acting)
             self.book.enter(roll.sides, [roll.face])
             self.journal.append(
                 Kind.DICE_ENTRY,

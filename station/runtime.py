@@ -24,6 +24,7 @@ from .devices.link import BAUD, HubIds, HubLink, hubs_health
 from .game import Game
 from .journal import RESERVE_BYTES, Journal
 from .records import Kind
+from .rules.text import with_messages
 from .rules.view import model_names
 from .tableview import TableView
 
@@ -209,7 +210,7 @@ class Station:
             "camera": self.camera.health() if self.camera else None,
             "journal": self.journal.health(),
             "mqtt": self.publisher.health() if self.publisher else None,
-            "dice": self.dice.health() if self.dice else None,
+            "dice": with_messages(self.dice.health()) if self.dice else None,
         }
 
     def publish_to(self, broker: str, table: str, dashboard_url: str = "") -> None:

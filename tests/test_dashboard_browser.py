@@ -43,6 +43,18 @@ def _page(url, height=1000, width=1400):
         assert errors == [], f"script errors on the page: {errors}"
 
 
+def phone_page(pw, url, lang="ru", width=390, height=844):
+    """A phone's page in ``lang`` on the station at ``url``, and the list its script errors go
+    to (a test asserts it stays empty).  Close with ``page.context.browser.close()``."""
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.add_cookies([{"name": "lang", "value": lang, "url": url}])
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return page, errors
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

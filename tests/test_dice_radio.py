@@ -31,6 +31,15 @@ def table():
     source.stop()
 
 
+def _paired(radio, source):
+    """Both dice blinked (the Pixels die over a short connection, during which it does not
+    advertise) and the GoDice is connected: a referee sees the blink before the first throw."""
+    wait_for(lambda: any(w[0] == PIXELS_BLINK for w in radio.dice[PIXEL].written), 5, "the Pixels die blinks")
+    wait_for(lambda: any(w[0] == GODICE_PULSE for w in radio.dice[GODICE].written), 5, "the GoDice pulses")
+    wait_for(lambda: _die(source, GODICE_ID)["link"] == "connected", 5, "the GoDice connected")
+    time.sleep(0.2)  # the Pixels die advertises again once the blink's link is closed
+
+
 def _die(source, die_id):
     return next(d for d in source.nearby() if d["id"] == die_id)
 
@@ -42,7 +51,7 @@ def test_dice_in_range_are_listed_and_a_chosen_die_blinks(table):
     assert _die(source, GODICE_ID)["battery"] is None  # a GoDice tells its battery once connected
     source.assign(PIXEL_ID, "red")
     source.assign(GODICE_ID, "any")
-    assert radio.dice[PIXEL].written and radio.dice[PIXEL].written[-1][0] == PIXELS_BLINK
+    wait_for(lambda: any(w[0] == PIXELS_BLINK for w in radio.dice[PIXEL].written), 5, "the Pixels die blinks")
     wait_for(lambda: any(w[0] == GODICE_PULSE for w in radio.dice[GODICE].written), 5, "the GoDice pulses its LEDs")
     wait_for(lambda: _die(source, GODICE_ID)["battery"] == 41, 5, "the GoDice's battery")
     godice = _die(source, GODICE_ID)
@@ -58,7 +67,7 @@ def test_each_throw_is_one_roll_and_pick_ups_are_none(table):
     radio, source, rolls = table
     source.assign(PIXEL_ID, "red")
     source.assign(GODICE_ID, "blue")
-    wait_for(lambda: _die(source, GODICE_ID)["link"] == "connected", 5, "the GoDice connected")
+    _paired(radio, source)
     for face in (3, 3, 6):
         radio.run(radio.throw(PIXEL, face))
         radio.run(radio.throw(GODICE, face))
@@ -70,7 +79,7 @@ def test_each_throw_is_one_roll_and_pick_ups_are_none(table):
     by_die = {die: [(r.face, r.throw, player) for r, player in rolls if r.die == die] for die in (PIXEL_ID, GODICE_ID)}
     assert by_die[PIXEL_ID] == [(3, 1, "red"), (3, 2, "red"), (6, 3, "red")]
     assert by_die[GODICE_ID] == [(3, 1, "blue"), (3, 2, "blue"), (6, 3, "blue")]
-    assert source.false_rests >= 2
+    assert source.false_rests >= 1  # the GoDice's jolt at least: R, then a tilt stable
 
 
 def test_a_roll_from_a_die_paired_with_nobody_is_shown_not_used(table):
@@ -101,3 +110,24 @@ def test_a_godice_that_drops_mid_roll_says_so_reconnects_and_counts_each_throw_o
     time.sleep(0.2)
     assert [(r.face, r.throw) for r, _ in rolls] == [(4, 1), (2, 2)]
     assert not _die(source, GODICE_ID)["lost_mid_roll"]
+
+
+def test_a_radio_that_cannot_start_is_said_on_the_settings_page_not_a_crash():
+    from station.devices.dice.bleak_radio import NO_BLUETOOTH
+    from station.devices.dice.transport import RadioUnavailable
+
+    class NoAdapter:
+        name = "bluetooth"
+
+        async def start(self, on_advert):
+            raise RadioUnavailable(NO_BLUETOOTH)
+
+        async def stop(self):
+            pass
+
+    source = DiceSource([NoAdapter()]).start()
+    try:
+        wait_for(lambda: source.problem == NO_BLUETOOTH, 5, "the problem said")
+        assert source.nearby() == [] and source.health()["problem"] == NO_BLUETOOTH
+    finally:
+        source.stop()

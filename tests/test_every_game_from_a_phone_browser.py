@@ -15,7 +15,7 @@ from playwright.sync_api import expect, sync_playwright
 from station.fold import fold
 from station.journal import read_records
 from tests.test_action_panel_browser import fill_panel
-from tests.test_dashboard_browser import CHROMIUM, FLAGS, station_process
+from tests.test_dashboard_browser import phone_page, station_process
 
 TOKEN = "every-game-token"
 pytestmark = pytest.mark.browser
@@ -181,12 +181,8 @@ def test_a_whole_round_from_a_russian_phone_with_no_camera_ends_with_the_chosen_
     command = ["serve", "--data", str(data), "--host", "127.0.0.1", "--seed", "7"]
     with station_process(tmp_path, command, TOKEN, ready="/api/lobby") as url, sync_playwright() as pw:
         _api(url, "/api/settings", {"rehearsal": True}, "PUT")
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = browser.new_context(viewport={"width": 390, "height": 844})
-        context.add_cookies([{"name": "lang", "value": "ru", "url": url}])
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
+        page, errors = phone_page(pw, url)
+        browser = page.context.browser
         page.on("dialog", lambda dialog: dialog.accept())
         page.goto(url + f"/lobby?token={TOKEN}")
         page.select_option("#game", game)

@@ -25,6 +25,11 @@ SCRIPT_KEY = re.compile(r'''\bt\(\s*"((?:[^"\\]|\\.)*)"''')
 # Words the pages look up by value rather than as literals: the states the station reports,
 # ruling statuses, node kinds, terrain types and the verdict names.
 STATES = [
+    "in range",  # a smart die's link (station/devices/dice/source.py)
+    "no game is running",  # why a smart die's throw was not used
+    "this die is not paired with a player",
+    "Bluetooth is not available: is BlueZ running, and a Bluetooth adapter plugged in?",  # bleak_radio.NO_BLUETOOTH
+    *(f"colour {c}" for c in ("black", "red", "green", "blue", "yellow", "orange")),  # a GoDice's colour
     "applied",
     "confirmed",
     "pending",
@@ -106,6 +111,7 @@ def said_keys() -> set[str]:
         *(ROOT / "station" / "lobby").glob("*.py"),
         *(ROOT / "station" / "web").glob("*.py"),
         ROOT / "station" / "doctor.py",
+        ROOT / "station" / "game.py",  # why a smart die's throw was not used
         *(ROOT / "station" / "tournament").glob("*.py"),
     ]
     for path in sorted((ROOT / "station").rglob("*.py")):

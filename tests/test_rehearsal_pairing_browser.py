@@ -8,7 +8,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.test_dashboard_browser import CHROMIUM, FLAGS, station_process
+from tests.test_dashboard_browser import phone_page, station_process
 
 TOKEN = "rehearsal-pairing-token"
 pytestmark = pytest.mark.browser
@@ -29,12 +29,8 @@ def test_a_launcher_and_a_tilt_node_pair_from_the_rehearsal_hub_in_the_lobby(tmp
     command = ["serve", "--data", str(tmp_path / "data"), "--host", "127.0.0.1", "--seed", "4"]
     with station_process(tmp_path, command, TOKEN, ready="/api/lobby") as url, sync_playwright() as pw:
         _settings(url, {"rehearsal": True})
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = browser.new_context(viewport={"width": 390, "height": 844})
-        context.add_cookies([{"name": "lang", "value": "ru", "url": url}])
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
+        page, errors = phone_page(pw, url)
+        browser = page.context.browser
         page.goto(url + f"/lobby?token={TOKEN}")
         page.select_option("#game", "bronepekhota")
         page.locator("#editor > summary").click()

@@ -81,6 +81,8 @@ def test_the_rehearsal_hub_is_switched_on_remembered_and_fired_from_the_browser(
         "camera": None,
         "calibration": "calibration/table.json",
         "data": None,
+        "dice": False,
+        "dice_pairs": {},
     }
     _eventually(lambda: lobby.hub_health()["state"] == "connected")
     nodes = client.get("/api/rehearsal").get_json()["nodes"]

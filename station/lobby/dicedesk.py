@@ -26,6 +26,7 @@ class DiceDesk:
     def __init__(self, make_bluetooth: Callable[[], Radio] = BleakRadio) -> None:
         self.source: DiceSource | None = None
         self._radios: tuple[bool, bool] = (False, False)  # (bluetooth, rehearsal) the source runs
+        self.pairs: dict[str, str] = {}  # every die's pairing, heard yet or not (the settings keep it)
         self._make_bluetooth = make_bluetooth
         self._station: Station | None = None
         self._lock = threading.Lock()
@@ -33,6 +34,7 @@ class DiceDesk:
     def configure(self, bluetooth: bool, rehearsal: bool, pairs: dict[str, str]) -> None:
         """The radios the settings ask for; a change starts a new source with the same pairings."""
         with self._lock:
+            self.pairs = {k: v for k, v in pairs.items() if v}
             if (bluetooth, rehearsal) == self._radios and self.source is not None:
                 return
             if self.source is not None:
@@ -45,7 +47,7 @@ class DiceDesk:
             if rehearsal:
                 radios.append(VirtualRadio())
             if radios:
-                self.source = DiceSource(radios, pairs).start()
+                self.source = DiceSource(radios, self.pairs).start()
                 if self._station is not None:
                     self._station.attach_dice(self.source)
                 log.info("dice: listening on %s", ", ".join(r.name for r in radios))
@@ -68,18 +70,28 @@ class DiceDesk:
         if source is None:
             raise KeyError(die)
         source.assign(die, use)
-        return source.assigned()
+        with self._lock:
+            self.pairs = {k: v for k, v in {**self.pairs, die: use}.items() if v}
+            return dict(self.pairs)
 
     def throw(self, die: str) -> None:
         if self.source is None:
             raise ValueError("the rehearsal hub is off: it has the virtual dice")
         self.source.throw(die)
 
+    @property
+    def bluetooth(self) -> bool:
+        return self._radios[0]
+
     def nearby(self) -> dict[str, Any]:
-        source = self.source
+        """The dice in range for the settings page, and the players of the game running (a die
+        is paired with one of them, or with any roll)."""
+        source, station = self.source, self._station
+        players = [str(a.get("player")) for a in station.game.header["armies"]] if station is not None else []
         return {
             "on": source is not None,
-            "bluetooth": self._radios[0],
+            "players": players,
+            "bluetooth": self.bluetooth,
             "problem": source.problem if source else "",
             "dice": source.nearby() if source else [],
         }

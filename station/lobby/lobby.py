@@ -40,7 +40,7 @@ from .history import History, PlayedGame
 from .hubwatch import HubWatch
 from .precheck import pregame_checks
 from .rehearsal import Rehearsal
-from .settings import Settings, save_settings
+from .settings import Settings, load_settings, save_settings
 from .starting import check_army_count, checks_view, judge
 
 log = logging.getLogger(__name__)
@@ -526,13 +526,32 @@ class Lobby:
             "dice": self.dice.nearby(),
         }
 
+    def current_settings(self) -> Settings:
+        """What is in force: the browser's settings, or the command's flags as settings (with
+        the smart dice as the settings file has them: no flag sets those)."""
+        if self.settings is not None:
+            return self.settings
+        hw = self.hardware
+        moved = str(self.data) if self.data != self.folder else None
+        return Settings(
+            serial=hw.serial_urls,
+            camera=hw.camera,
+            calibration=str(hw.calibration),
+            data=moved,
+            dice=self.dice.bluetooth,
+            dice_pairs=dict(self.dice.pairs),
+        )
+
     def pair_die(self, die: str, use: str) -> dict[str, str]:
         """Pair a smart die with a player ("any", or "" to leave it out), during a game too, and
-        remember it in the settings.  KeyError: no die of that id has been heard."""
+        remember it in the settings file (hardware flags, if any, stay in force for this run).
+        KeyError: no die of that id has been heard."""
         pairs = self.dice.pair(die, use)
         with self._lock:
-            self.settings = replace(self.settings or Settings(), dice_pairs=pairs)
-            save_settings(self.folder, self.settings)
+            saved = replace(self.settings or load_settings(self.folder), dice_pairs=pairs)
+            save_settings(self.folder, saved)
+            if self.settings is not None:
+                self.settings = saved
         return pairs
 
     def pairing_summary(self) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from ..rules.text import say
+from ..rules.text import say, with_messages
 from .current import lobby
 from .security import error_response, referee_only
 
@@ -22,15 +22,15 @@ def _body() -> dict[str, Any]:
     return body if isinstance(body, dict) else {}
 
 
-@dice_api.get("/api/dice")
+@dice_api.get("/api/smart-dice")
 def nearby() -> Response:
     """``{"on": true, "bluetooth": true, "problem": "", "dice": [...]}``: every die heard, the
     paired ones first, each with ``use`` ("any", a player, or "" for not used), ``link``,
     ``battery``, ``motion``, ``lost_mid_roll`` and ``last_roll`` (its face, and why it was not used)."""
-    return jsonify(lobby().dice.nearby())
+    return jsonify(with_messages(lobby().dice.nearby()))
 
 
-@dice_api.post("/api/dice/pair")
+@dice_api.post("/api/smart-dice/pair")
 @referee_only
 def pair() -> tuple[Response, int] | Response:
     """``{"die": "pixels-5eed0001", "use": "red"}`` (a player, ``"any"``, or ``""`` to leave it
@@ -46,7 +46,7 @@ def pair() -> tuple[Response, int] | Response:
     return jsonify({"pairs": pairs})
 
 
-@dice_api.post("/api/dice/throw")
+@dice_api.post("/api/smart-dice/throw")
 @referee_only
 def throw() -> tuple[Response, int] | Response:
     """``{"die": "pixels-5eed0001"}``: one of the rehearsal hub's virtual dice is thrown; it

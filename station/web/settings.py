@@ -24,13 +24,7 @@ settings_pages = Blueprint("settings", __name__, template_folder="templates")
 
 
 def _current() -> Settings:
-    """What is in force: the browser's settings, or the command's flags as settings."""
-    the_lobby = lobby()
-    if the_lobby.settings is not None:
-        return the_lobby.settings
-    hw = the_lobby.hardware
-    moved = str(the_lobby.data) if the_lobby.data != the_lobby.folder else None
-    return Settings(serial=hw.serial_urls, camera=hw.camera, calibration=str(hw.calibration), data=moved)
+    return lobby().current_settings()
 
 
 def _body() -> dict[str, Any]:

@@ -16,6 +16,9 @@ from .transport import Advert, RadioUnavailable
 
 log = logging.getLogger(__name__)
 
+# said on the settings page (in its language: the web catalog has it); the reason is in the log
+NO_BLUETOOTH = "Bluetooth is not available: is BlueZ running, and a Bluetooth adapter plugged in?"
+
 
 class BleakConnection:
     def __init__(self, client: Any) -> None:
@@ -42,7 +45,8 @@ class BleakRadio:
         try:
             from bleak import BleakScanner
         except ImportError as exc:  # pragma: no cover - bleak is a dependency
-            raise RadioUnavailable(f"bleak is not installed: {exc}") from None
+            log.warning("bleak is not installed: %s", exc)
+            raise RadioUnavailable(NO_BLUETOOTH) from None
 
         def heard(device: Any, data: Any) -> None:
             on_advert(
@@ -58,8 +62,9 @@ class BleakRadio:
         try:
             self._scanner = BleakScanner(heard, **self._options())
             await self._scanner.start()
-        except Exception as exc:  # BlueZ missing, adapter off, no permission: the page says which
-            raise RadioUnavailable(f"Bluetooth: {exc}") from None
+        except Exception as exc:  # BlueZ missing, adapter off, no permission: the log says which
+            log.warning("Bluetooth did not start: %s: %s", type(exc).__name__, exc)
+            raise RadioUnavailable(NO_BLUETOOTH) from None
 
     async def stop(self) -> None:
         if self._scanner is not None:

@@ -87,6 +87,9 @@ class DiceSource:
         self.rolls = 0
         self.false_rests = 0
         self._stopping = False
+        # one connection attempt at a time: a controller (BlueZ's, bumble's) refuses a second
+        # while one is pending, so a blink and a GoDice's reconnect would fail each other
+        self._one_connect = asyncio.Lock()
 
     # ---- life ------------------------------------------------------------------------------
     def start(self) -> DiceSource:
@@ -178,12 +181,13 @@ class DiceSource:
                 if not die.use or self._stopping:
                     return
                 try:
-                    die.connection = await die.radio.connect(
-                        die.address,
-                        GODICE_NOTIFY,
-                        lambda data: self._godice_bytes(die, data),
-                        lambda: self._godice_lost(die),
-                    )
+                    async with self._one_connect:
+                        die.connection = await die.radio.connect(
+                            die.address,
+                            GODICE_NOTIFY,
+                            lambda data: self._godice_bytes(die, data),
+                            lambda: self._godice_lost(die),
+                        )
                     await die.connection.write(GODICE_WRITE, bytes([GODICE_BATTERY]))
                     await die.connection.write(GODICE_WRITE, bytes([GODICE_COLOUR]))
                     log.info("dice: %s connected", die.name)
@@ -232,19 +236,23 @@ class DiceSource:
             if die_id not in self._dice:
                 raise KeyError(die_id)
             self._assigned[die_id] = use
-        self._call(self._assign(die_id, use)).result(timeout=15)
+        self._call(self._assign(die_id, use)).result(timeout=5)
 
     async def _assign(self, die_id: str, use: str) -> None:
+        """On the loop: the pairing at once; the connection and the blink after, so a die out of
+        reach never holds up the referee's request."""
         die = self._dice[die_id]
         die.use = use
-        if die.make == "godice":
-            if use and die.connection is None and not die.connecting:
-                await self._connect_godice(die)
-            if not use and die.connection is not None:
-                connection, die.connection = die.connection, None
-                await _quietly(connection.close())
+        if die.make == "godice" and not use and die.connection is not None:
+            connection, die.connection = die.connection, None
+            await _quietly(connection.close())
         if use:
-            await self._blink(die)
+            self._spawn(die, self._connect_and_blink(die))
+
+    async def _connect_and_blink(self, die: Die) -> None:
+        if die.make == "godice" and die.connection is None and not die.connecting:
+            await self._connect_godice(die)
+        await self._blink(die)
 
     async def _blink(self, die: Die) -> None:
         try:
@@ -252,7 +260,8 @@ class DiceSource:
                 if die.connection is not None:
                     await die.connection.write(GODICE_WRITE, godice_pulse())
                 return
-            link = await die.radio.connect(die.address, PIXELS_NOTIFY, lambda data: None, lambda: None)
+            async with self._one_connect:
+                link = await die.radio.connect(die.address, PIXELS_NOTIFY, lambda data: None, lambda: None)
             try:
                 await link.write(PIXELS_WRITE, pixels_blink())
             finally:

@@ -334,6 +334,7 @@ function renderHealth(health) {
     .map((k) => `${k}: ${model.health[k] ?? "–"}`).join("\n")
     + (model.health.resolved_error ? "\n" + t("recovered at {at}: {error}", { at: model.health.resolved_at, error: model.health.resolved_error }) : "");
   renderRadio(model.health.radio);
+  renderSmartDice(model.health.dice);
   // A journal that cannot write takes no inputs; everyone at the table should know why.
   const journal = model.health.journal;
   const alert = $("journal-alert");
@@ -356,6 +357,26 @@ function renderRadio(radio) {
   const alerts = nodes.filter(([, n]) => n.silent).map(([name, n]) => t("node {node} silent since {time}", { node: name, time: clockTime(n.heard_at) }))
     .concat(nodes.filter(([, n]) => n.low_battery && !n.silent).map(([name, n]) => t("node {node}: battery low ({volts} V)", { node: name, volts: n.battery_v.toFixed(2) })));
   const alert = $("radio-alert");
+  alert.hidden = !alerts.length;
+  alert.textContent = alerts.join(" · ");
+}
+
+// The paired smart dice (hardware.md "Smart dice"): each one's link, battery and last throw, and an
+// alert for a die lost mid-roll, silent, or low.  No controls here either: a throw never moves a target.
+function renderSmartDice(dice) {
+  const paired = (dice && dice.dice) || [];
+  const list = $("dice-badge");
+  list.hidden = !paired.length;
+  list.replaceChildren(...paired.map((d) => el("li", { "data-die": d.id, class: d.link === "silent" || d.lost_mid_roll ? "silent"
+    : d.battery !== null && d.battery < 20 ? "low" : "" },
+  `🎲 ${d.name}`, " · ", d.use === "any" ? t("any roll") : d.use, " · ", t(d.link),
+  d.battery !== null ? ` · ${d.battery} %` : "",
+  d.last_roll ? ` · ${d.last_roll.used ? t("rolled {face}", d.last_roll) : t("rolled {face}, not used", d.last_roll)}` : "")));
+  const alerts = paired.filter((d) => d.lost_mid_roll).map((d) => t("{die} lost mid-roll: throw again, or type the value", { die: d.name }))
+    .concat(paired.filter((d) => d.link === "silent").map((d) => t("{die} is silent: out of range, or its battery is flat", { die: d.name })))
+    .concat(paired.filter((d) => d.battery !== null && d.battery < 20).map((d) => t("{die}: battery low ({battery} %)", { die: d.name, battery: d.battery })))
+    .concat(dice && dice.problem ? [t(dice.problem)] : []);
+  const alert = $("dice-alert");
   alert.hidden = !alerts.length;
   alert.textContent = alerts.join(" · ");
 }

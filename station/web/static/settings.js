@@ -1,5 +1,5 @@
 // The settings page: the hub (ports found and probed, the rehearsal hub, none), the camera (those
-// found, with a preview) and the calibration file, applied at once and remembered by the station.
+// found, with a preview), the calibration file and the smart dice, applied at once and remembered.
 "use strict";
 
 function stateWord(state) {
@@ -88,6 +88,56 @@ async function listCameras() {
     : [el("li", {}, t("No camera found: plug a USB camera in."))]));
 }
 
+// The smart dice in range (hardware.md "Smart dice"): each with its battery and link, what it is
+// paired with (a select the referee changes; the die blinks), its last throw, and, for the
+// rehearsal hub's virtual dice, a button that throws it.
+function dieUse(die, players) {
+  const select = el("select", { "aria-label": t("{die} is used for", { die: die.name }), class: "die-use",
+    onchange: () => pairDie(die, select.value) },
+  el("option", { value: "" }, t("not used")), el("option", { value: "any" }, t("any roll")),
+  ...players.map((p) => el("option", { value: p }, t("{player}'s throws", { player: p }))));
+  if (die.use && ![...select.options].some((o) => o.value === die.use)) select.append(el("option", { value: die.use }, die.use));
+  select.value = die.use;
+  return select;
+}
+
+function lastThrow(roll) {
+  if (!roll) return "";
+  const why = roll.why_message ? inLanguage(roll.why, roll.why_message) : t(roll.why);
+  return " · " + (roll.used ? t("threw {face}: used", roll) : t("threw {face}: not used ({why})", { face: roll.face, why }));
+}
+
+async function refreshDice() {
+  const dice = await (await fetch("/api/smart-dice")).json();
+  $("dice-now").textContent = dice.problem ? t(dice.problem)
+    : !dice.on ? t("Smart dice are off.")
+      : dice.dice.length ? t("{count} dice in range.", { count: dice.dice.length })
+        : dice.bluetooth ? t("Listening for dice: wake each by picking it up.") : t("The rehearsal hub's dice are coming…");
+  // a die's line is remade only when what it shows changed, so a select being opened stays put
+  const shown = (d) => [d.id, d.use, d.battery, d.link, d.colour, d.lost_mid_roll, d.last_roll && d.last_roll.throw, dice.players].join("|");
+  patchList($("dice"), dice.dice, shown, (d) => el("li", { "data-die": d.id },
+    el("b", {}, d.name), ` · ${d.make === "pixels" ? "Pixels" : "GoDice"} D${d.sides}`, d.colour ? ` · ${t(`colour ${d.colour}`)}` : "",
+    d.battery !== null ? ` · ${d.battery} %` : "", ` · ${t(d.link)}`, d.lost_mid_roll ? ` · ${t("lost mid-roll")}` : "",
+    el("span", { class: "last-throw" }, lastThrow(d.last_roll)),
+    el("span", { class: "referee-only" }, " ", dieUse(d, dice.players),
+      d.virtual ? el("button", { type: "button", class: "throw-die", onclick: () => throwDie(d) }, t("Throw")) : "")));
+}
+
+async function pairDie(die, use) {
+  try {
+    await call("/api/smart-dice/pair", { die: die.id, use });
+    $("settings-done").textContent = use ? t("{die} paired: it blinks.", { die: die.name }) : t("{die} is not used.", { die: die.name });
+  } catch (error) { showError(error, "settings-error"); }
+  await refreshDice();
+}
+
+async function throwDie(die) {
+  try {
+    await call("/api/smart-dice/throw", { die: die.id });
+    setTimeout(refreshDice, 1200);  // a throw tumbles for about a second
+  } catch (error) { showError(error, "settings-error"); }
+}
+
 document.addEventListener("DOMContentLoaded", async () => {
   setUpLogin((referee) => referee && showRefereeQr($("referee-qr")));
   $("find-ports").addEventListener("click", findPorts);
@@ -100,6 +150,9 @@ document.addEventListener("DOMContentLoaded", async () => {
   const moved = (result) => t("Data folder changed; {n} files copied there.", { n: result.copied });
   $("move-data").addEventListener("click", () => change({ data: $("data-folder").value.trim() }, moved));
   $("home-data").addEventListener("click", () => change({ data: null }, moved));
-  await Promise.all([refresh(), listCameras()]);
+  $("dice-on").addEventListener("click", () => change({ dice: true }, t("Smart dice on: pick each die up to wake it.")));
+  $("dice-off").addEventListener("click", () => change({ dice: false }, t("Smart dice off.")));
+  await Promise.all([refresh(), listCameras(), refreshDice()]);
   setInterval(refresh, 5000);
+  setInterval(refreshDice, 2000);
 });
