@@ -79,6 +79,7 @@ bench: firmware $(VENV)/.installed-runtime
 	$(BIN)/python bench/club_network.py
 	$(BIN)/python bench/tournament_load.py
 	$(BIN)/python bench/tournament_subscriber.py
+	$(BIN)/python bench/dice.py
 	$(BIN)/python bench/table.py --write docs/performance.md
 
 clean:

@@ -14,6 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+import cv2
 import numpy as np
 
 from station.vision import cv
@@ -399,3 +400,46 @@ def on_every_core(work: Callable[..., Row], *arguments: Sequence[Any]) -> list[R
     spawn = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=spawn) as pool:
         return list(pool.map(work, *arguments))
+
+
+def marker_near_the_edge(side_px: int, gap_px: int, edge: str, rng: np.random.Generator) -> np.ndarray:
+    """A 1080p frame of a grey table with one printed marker (its one-module white margin around
+    it, cut off by the frame where it does not fit) whose black border lies ``gap_px`` from ``edge``."""
+    height, width = 1080, 1920
+    image = np.full((height, width), 90, np.uint8)
+    quiet = max(1, side_px // 6)
+    card = np.full((side_px + 2 * quiet, side_px + 2 * quiet), 245, np.uint8)
+    card[quiet : quiet + side_px, quiet : quiet + side_px] = cv.marker_image(40, side_px)
+    x0, y0 = {
+        "left": (gap_px - quiet, height // 2),
+        "right": (width - gap_px - side_px - quiet, height // 2),
+        "top": (width // 2, gap_px - quiet),
+        "bottom": (width // 2, height - gap_px - side_px - quiet),
+    }[edge]
+    ys = slice(max(y0, 0), min(y0 + card.shape[0], height))
+    xs = slice(max(x0, 0), min(x0 + card.shape[1], width))
+    image[ys, xs] = card[ys.start - y0 : ys.stop - y0, xs.start - x0 : xs.stop - x0]
+    blurred = cv2.GaussianBlur(image, (0, 0), 0.6)
+    return np.clip(blurred + rng.normal(0, 2, image.shape), 0, 255).astype(np.uint8)
+
+
+def edge_sweep(side_px: int, edge: str) -> list[tuple[int, str]]:
+    """A ``side_px`` marker 0-30 px from ``edge``: each gap where it was missed, or found off its
+    place by a pixel or more (the frame's offset not taken back out)."""
+    rng = np.random.default_rng((side_px, EDGE_SEEDS[edge]))
+    detector = cv.MarkerDetector()
+    wrong = []
+    for gap in range(31):
+        found = detector.detect(marker_near_the_edge(side_px, gap, edge, rng))
+        if list(found.ids) != [40]:
+            wrong.append((gap, f"found {list(found.ids)}"))
+            continue
+        centre = found.corners[0].mean(axis=0)
+        expected = {"left": gap, "right": 1920 - gap - side_px, "top": gap, "bottom": 1080 - gap - side_px}[edge]
+        along = centre[0] if edge in ("left", "right") else centre[1]
+        if abs(along - (expected + side_px / 2)) >= 1.0:
+            wrong.append((gap, f"centre {along:.1f} px, not {expected + side_px / 2:.1f}"))
+    return wrong
+
+
+EDGE_SEEDS = {"left": 1, "right": 2, "top": 3, "bottom": 4}
