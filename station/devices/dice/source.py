@@ -11,6 +11,7 @@ here waits on the web; the web reads ``nearby()`` under a lock.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import threading
 import time
@@ -136,8 +137,7 @@ class DiceSource:
         if advert.name.startswith(GODICE_NAME_PREFIX):
             die = self._die(f"godice-{advert.address.replace(':', '').lower()}", "godice", radio, advert, 6)
             die.heard_at, die.rssi = now, advert.rssi
-            if die.use and die.connection is None and not die.connecting:
-                self._spawn(die, self._connect_godice(die))
+            self._keep_connected(die)
             return
         pixels = _pixels(advert)
         if pixels is None:
@@ -168,16 +168,27 @@ class DiceSource:
         if not die.use:
             why = "this die is not paired with a player"
         else:
-            why = self.on_roll(roll, die.use)
+            try:
+                why = self.on_roll(roll, die.use)
+            except Exception as exc:  # the journal cannot write (a full disk): said, never a lost reader
+                log.exception("dice: %s's throw could not go to the game", die.name)
+                why = str(exc)
         with self._lock:
             die.last_roll = {"face": roll.face, "throw": roll.throw, "used": not why, "why": why}
         log.info("dice: %s rolled %d%s", die.name, roll.face, f" (not used: {why})" if why else "")
 
     # ---- GoDice: a connection while assigned ----------------------------------------------
+    def _keep_connected(self, die: Die) -> None:
+        """A paired GoDice gets a connection, once: the flag is set before the task runs, so the
+        adverts heard meanwhile do not start a second."""
+        if die.use and die.connection is None and not die.connecting and not self._stopping:
+            die.connecting = True
+            self._spawn(die, self._connect_godice(die))
+
     async def _connect_godice(self, die: Die) -> None:
         die.connecting = True
         try:
-            for attempt in range(1_000_000):
+            for attempt in itertools.count():
                 if not die.use or self._stopping:
                     return
                 try:
@@ -194,6 +205,9 @@ class DiceSource:
                     return
                 except Exception as exc:  # out of range, adapter busy: try again, slower
                     log.debug("dice: %s connect failed: %s", die.name, exc)
+                    if die.connection is not None:  # connected, then a write failed: start afresh
+                        connection, die.connection = die.connection, None
+                        await _quietly(connection.close())
                     await asyncio.sleep(RECONNECT_S[min(attempt, len(RECONNECT_S) - 1)])
         finally:
             die.connecting = False
@@ -220,8 +234,7 @@ class DiceSource:
         die.drops += 1
         if die.watch.link_lost():
             log.warning("dice: %s lost mid-roll", die.name)
-        if die.use and not die.connecting and not self._stopping:
-            self._spawn(die, self._connect_godice(die))
+        self._keep_connected(die)
 
     def _spawn(self, die: Die, coroutine: Any) -> None:
         task = self._loop.create_task(coroutine)
@@ -250,8 +263,12 @@ class DiceSource:
             self._spawn(die, self._connect_and_blink(die))
 
     async def _connect_and_blink(self, die: Die) -> None:
-        if die.make == "godice" and die.connection is None and not die.connecting:
-            await self._connect_godice(die)
+        if die.make == "godice":
+            self._keep_connected(die)
+            for _ in range(200):  # the blink needs the link: up to 10 s for it
+                if die.connection is not None or not die.use:
+                    break
+                await asyncio.sleep(0.05)
         await self._blink(die)
 
     async def _blink(self, die: Die) -> None:
