@@ -14,9 +14,10 @@ from pathlib import Path
 
 TARGET_PX = 44
 # Latin words a Russian page may show: units and codes printed as they are in the rulebooks and
-# on Alpha Strike cards, file formats, and the project's own names.
+# on Alpha Strike cards, file formats, the project's own names, and the smart dice's makes.
 CODES = {
     "mm", "cm", "MUL", "JSON", "PDF", "QR", "BattleTech", "Alpha", "Strike", "FT", "Mark", "Wi", "Fi", "ChArUco", "USB",
+    "Bluetooth", "Pixels", "GoDice",
 }  # fmt: skip
 
 SCAN = """([minimum, lang]) => {

@@ -87,6 +87,8 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         ("post", "/api/preview", {"type": "begin_round"}),
         ("put", "/api/settings", {"rehearsal": True}),
         ("post", "/api/rehearsal", {"node": "L1", "event": "shot"}),
+        ("post", "/api/smart-dice/pair", {"die": "pixels-1", "use": "any"}),
+        ("post", "/api/smart-dice/throw", {"die": "pixels-1"}),
     ):
         assert getattr(client, method)(path, json=body).status_code == 401, path
     assert station.game.snapshot()["records"] == before  # nothing was journaled
@@ -104,6 +106,8 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         "/api/claim",  # an unclaimed station only, by its one-time code (tests/test_claim.py)
         "/api/settings",
         "/api/rehearsal",
+        "/api/smart-dice/pair",
+        "/api/smart-dice/throw",
         "/api/rulings/<ruling_id>/override",
         "/api/login",
         "/api/logout",
