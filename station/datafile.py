@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -36,6 +37,17 @@ def write_text_atomic(path: Path, text: str) -> None:
         out.flush()
         os.fsync(out.fileno())
     os.replace(out.name, path)
+
+
+def copy_file_atomic(source: Path, destination: Path) -> None:
+    """Copy ``source`` to ``destination`` (its folders made), written aside, synced, then
+    renamed: a pulled plug leaves the file whole or absent, never half of it."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    partial = destination.with_name(f".{destination.name}.part")
+    shutil.copy2(source, partial)
+    with open(partial, "rb") as written:
+        os.fsync(written.fileno())
+    os.replace(partial, destination)
 
 
 @contextmanager

@@ -89,6 +89,7 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         ("post", "/api/rehearsal", {"node": "L1", "event": "shot"}),
         ("post", "/api/smart-dice/pair", {"die": "pixels-1", "use": "any"}),
         ("post", "/api/smart-dice/throw", {"die": "pixels-1"}),
+        ("post", "/api/restore", None),
     ):
         assert getattr(client, method)(path, json=body).status_code == 401, path
     assert station.game.snapshot()["records"] == before  # nothing was journaled
@@ -108,6 +109,7 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         "/api/rehearsal",
         "/api/smart-dice/pair",
         "/api/smart-dice/throw",
+        "/api/restore",
         "/api/rulings/<ruling_id>/override",
         "/api/login",
         "/api/logout",

@@ -12,11 +12,10 @@ write one.
 from __future__ import annotations
 
 import logging
-import os
-import shutil
 import tempfile
 from pathlib import Path
 
+from ..datafile import copy_file_atomic
 from ..exclusive import FileLock, InUse
 from .rehearsal import LINK_NAME
 from .settings import SETTINGS_FILE
@@ -71,12 +70,7 @@ def copy_missing(source: Path, target: Path) -> int:
             destination = target / path.relative_to(source)
             if destination.exists() or any(part.startswith(".") for part in path.relative_to(source).parts):
                 continue
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            partial = destination.with_name(f".{destination.name}.part")
-            shutil.copy2(path, partial)
-            with open(partial, "rb") as written:
-                os.fsync(written.fileno())
-            os.replace(partial, destination)
+            copy_file_atomic(path, destination)
             copied += 1
     log.info("data folder %s: %d files copied from %s", target, copied, source)
     return copied

@@ -10,6 +10,7 @@ from flask import Flask, Response
 from ..lobby.lobby import Lobby
 from ..runtime import Station
 from .api import api
+from .backup import backup_api
 from .calibrate import calibrate
 from .claim import Claim
 from .claim import claim as claim_pages
@@ -58,4 +59,5 @@ def create_app(
     app.register_blueprint(claim_pages)
     app.register_blueprint(settings_pages)
     app.register_blueprint(dice_api)
+    app.register_blueprint(backup_api)
     return app

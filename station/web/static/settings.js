@@ -138,6 +138,27 @@ async function throwDie(die) {
   } catch (error) { showError(error, "settings-error"); }
 }
 
+// A backup uploaded as it is (its own checks are the station's): what was written, what the
+// station already had, and what it kept as it was (never replaced).
+async function restoreBackup() {
+  const file = $("restore-file").files[0];
+  clearFieldErrors(document);
+  if (!file) { showAtField($("restore-file"), t("choose the backup file first")); return; }
+  $("settings-done").textContent = t("Restoring…");
+  try {
+    const response = await fetch("/api/restore", { method: "POST", body: file,
+      headers: refereeHeaders({ "Content-Type": "application/gzip" }) });
+    if (!response.ok) throw await refusal(response);
+    const said = await response.json();
+    $("settings-done").textContent = t("Restored: {written} files written, {same} already here, {kept} kept as they were.",
+      { written: said.written, same: said.same, kept: said.kept.length });
+    await refresh();
+  } catch (error) {
+    $("settings-done").textContent = "";
+    showError(error, "settings-error");
+  }
+}
+
 document.addEventListener("DOMContentLoaded", async () => {
   setUpLogin((referee) => referee && showRefereeQr($("referee-qr")));
   $("find-ports").addEventListener("click", findPorts);
@@ -150,6 +171,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   const moved = (result) => t("Data folder changed; {n} files copied there.", { n: result.copied });
   $("move-data").addEventListener("click", () => change({ data: $("data-folder").value.trim() }, moved));
   $("home-data").addEventListener("click", () => change({ data: null }, moved));
+  $("restore").addEventListener("click", restoreBackup);
   $("dice-on").addEventListener("click", () => change({ dice: true }, t("Smart dice on: pick each die up to wake it.")));
   $("dice-off").addEventListener("click", () => change({ dice: false }, t("Smart dice off.")));
   await Promise.all([refresh(), listCameras(), refreshDice()]);
