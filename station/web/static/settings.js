@@ -138,6 +138,20 @@ async function throwDie(die) {
   } catch (error) { showError(error, "settings-error"); }
 }
 
+// The backup, fetched with the referee's CSRF token (a plain link cannot send it) and saved under
+// the name the station gave it.
+async function downloadBackup() {
+  try {
+    const response = await fetch("/api/backup", { headers: refereeHeaders() });
+    if (!response.ok) throw await refusal(response);
+    const named = /filename="?([^";]+)"?/.exec(response.headers.get("Content-Disposition") || "");
+    const link = el("a", { href: URL.createObjectURL(await response.blob()), download: named ? named[1] : "station-backup.tar.gz" });
+    document.body.append(link);
+    link.click();
+    link.remove();
+  } catch (error) { showError(error, "settings-error"); }
+}
+
 // A backup uploaded as it is (its own checks are the station's): what was written, what the
 // station already had, and what it kept as it was (never replaced).
 async function restoreBackup() {
@@ -172,6 +186,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("move-data").addEventListener("click", () => change({ data: $("data-folder").value.trim() }, moved));
   $("home-data").addEventListener("click", () => change({ data: null }, moved));
   $("restore").addEventListener("click", restoreBackup);
+  $("backup-download").addEventListener("click", downloadBackup);
   $("dice-on").addEventListener("click", () => change({ dice: true }, t("Smart dice on: pick each die up to wake it.")));
   $("dice-off").addEventListener("click", () => change({ dice: false }, t("Smart dice off.")));
   await Promise.all([refresh(), listCameras(), refreshDice()]);
