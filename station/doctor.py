@@ -121,6 +121,46 @@ def groups(user_groups: set[str] | None = None) -> list[Finding]:
     return out
 
 
+def bluetooth(
+    sysfs: Path = Path("/sys/class/bluetooth"),
+    user_groups: set[str] | None = None,
+    bluez: Callable[[], bool] | None = None,
+) -> Finding:
+    """Smart dice (hardware.md "Smart dice"): a Bluetooth adapter, on USB rather than the Pi 4's
+    own radio (which shares its chip with Wi-Fi), BlueZ, and the bluetooth group.  Only a warning
+    at worst: a table without smart dice needs none of it."""
+    adapters = sorted(p for p in sysfs.glob("hci*")) if sysfs.is_dir() else []
+    if not adapters:
+        return Finding("bluetooth", "ok", "no Bluetooth adapter: smart dice are typed instead")
+    names = ", ".join(a.name for a in adapters)
+    on_usb = [a for a in adapters if "/usb" in str(a.resolve())]
+    if not (bluez or _bluez_installed)():
+        return Finding("bluetooth", "warn", f"{names}, but BlueZ is not installed", "sudo apt install bluez")
+    if user_groups is None:
+        user_groups = {"root"} if os.geteuid() == 0 else {grp.getgrgid(g).gr_name for g in os.getgroups()}
+    if not {"root", "bluetooth"} & user_groups:
+        return Finding(
+            "bluetooth",
+            "warn",
+            f"{names}: not in the bluetooth group, needed for smart dice",
+            "sudo usermod -aG bluetooth $USER, then log out and in again",
+        )
+    if not on_usb:
+        return Finding(
+            "bluetooth",
+            "warn",
+            f"{names}: the board's own radio; on a Pi 4 it shares its chip with Wi-Fi and drops dice",
+            'a USB Bluetooth dongle, and "dtoverlay=disable-bt" in /boot/firmware/config.txt (hardware.md "Smart dice")',
+        )
+    return Finding(
+        "bluetooth", "ok", f"{', '.join(a.name for a in on_usb)} on USB, BlueZ installed: smart dice can pair"
+    )
+
+
+def _bluez_installed() -> bool:
+    return any(Path(p).exists() for p in ("/usr/libexec/bluetooth/bluetoothd", "/usr/sbin/bluetoothd"))
+
+
 def calibration(path: Path, now: _dt.datetime | None = None) -> Finding:
     """The table calibration: present, recent, and with small anchor residuals."""
     if not path.exists():
@@ -217,7 +257,7 @@ def versions() -> Finding:
 
 
 def examine(calibration_path: Path, journal_dir: Path, camera_index: int | None = 0) -> list[Finding]:
-    findings = [versions(), serial_ports(), *groups(), calibration(calibration_path), disk(journal_dir)]
+    findings = [versions(), serial_ports(), *groups(), bluetooth(), calibration(calibration_path), disk(journal_dir)]
     if camera_index is not None:
         findings.append(camera(camera_index))
     return findings

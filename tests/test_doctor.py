@@ -144,3 +144,29 @@ def test_two_hubs_saying_one_id_are_named_with_the_fix(tmp_path):
     finally:
         for hub in hubs:
             hub.stop()
+
+
+def _adapter(tmp_path, where):
+    """/sys/class/bluetooth/hci0 as Linux lays it out: a link to the device it sits on."""
+    device = tmp_path / "devices" / where / "hci0"
+    device.mkdir(parents=True)
+    sysfs = tmp_path / "class" / "bluetooth"
+    sysfs.mkdir(parents=True)
+    (sysfs / "hci0").symlink_to(device)
+    return sysfs
+
+
+def test_the_doctor_checks_bluetooth_for_smart_dice(tmp_path):
+    from station.doctor import bluetooth
+
+    none = bluetooth(tmp_path / "nothing", {"pi"}, lambda: True)
+    assert none.level == "ok" and "no Bluetooth adapter" in none.said
+    usb = _adapter(tmp_path / "usb", "pci0000:00/usb1/1-1/1-1:1.0/bluetooth")
+    onboard = _adapter(tmp_path / "pi", "platform/soc/fe201000.serial/serial0/serial0-0/bluetooth")
+    assert bluetooth(usb, {"pi", "bluetooth"}, lambda: True).level == "ok"
+    no_bluez = bluetooth(usb, {"pi", "bluetooth"}, lambda: False)
+    assert no_bluez.level == "warn" and no_bluez.fix == "sudo apt install bluez"
+    no_group = bluetooth(usb, {"pi", "dialout"}, lambda: True)
+    assert no_group.level == "warn" and "usermod -aG bluetooth" in no_group.fix
+    shared = bluetooth(onboard, {"pi", "bluetooth"}, lambda: True)
+    assert shared.level == "warn" and "shares its chip with Wi-Fi" in shared.said and "disable-bt" in shared.fix
