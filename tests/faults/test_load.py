@@ -15,4 +15,8 @@ def test_a_busy_table_loses_nothing_and_stays_bounded(tmp_path):
     # quiet machine; busy 2-core CI boxes gave 9.3 and 4.3.  A base moved by hand stands still for
     # seconds after, so the floor is 3 fps: every move is still seen several times.
     assert report.snapshots > 0 and report.camera_fps > 3
-    assert report.rss_growth_kb() < 16 * 1024, report.lines()
+    # Eight seconds after a 2-s warm-up: 10-15 MB on a quiet box, 17 and 21 MB on busy CI boxes
+    # (frames queued for slow streams, the heap still growing into its working size).  A leak of
+    # 3 kB an event fails here; the 10-minute soak (bench/soak.py, docs/reliability.md) is what
+    # shows the heap flat.
+    assert report.rss_growth_kb() < 24 * 1024, report.lines()
