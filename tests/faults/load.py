@@ -158,6 +158,7 @@ def soak(
     clients: int = 20,
     fps: float = 30.0,
     progress: Callable[[str], None] = lambda line: None,
+    slack_s: float = SLACK_SECONDS,
     progress_every: float = 30.0,
 ) -> LoadReport:
     report = LoadReport()
@@ -165,7 +166,7 @@ def soak(
     armies = [load_army(blue), load_army(ARMY_FILES[1])]
     journal, config = folder / "game.jsonl", folder / "config.json"
     config.write_text(json.dumps({"referee_token": TOKEN}))
-    ring = max(RING_SIZE, int(rate * SLACK_SECONDS))
+    ring = max(RING_SIZE, int(rate * slack_s))
     hub = SimulatedHub(
         folder / "hub", nodes=Bronepekhota(DiceBook()).sensor_nodes(armies), heartbeat=0.5, ring_size=ring
     ).start()

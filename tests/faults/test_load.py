@@ -5,7 +5,10 @@ from .load import soak
 
 
 def test_a_busy_table_loses_nothing_and_stays_bounded(tmp_path):
-    report = soak(tmp_path, seconds=8)
+    # The hub's ring holds 2 s here (the soak's 0.5 s): a shared CI host that stalls the daemon for
+    # over half a second (a line took 1.5 s to reach the screens on one) overflowed it, which tests
+    # the host, not the station.  Keeping up on average is still asserted: every event applied.
+    report = soak(tmp_path, seconds=8, slack_s=2.0)
     assert report.events_sent >= 7000 and report.lost_in_hub == 0
     assert report.events_applied == report.events_sent  # each once, in order (checked while reading)
     assert report.unseen == 0 and min(report.updates_per_client) > 0 and len(report.updates_per_client) == 20
