@@ -6,20 +6,14 @@ referee.  Pairing is allowed during a game: a player who swaps dice does not sto
 
 from __future__ import annotations
 
-from typing import Any
-
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, jsonify
 
 from ..rules.text import say, with_messages
 from .current import lobby
 from .security import error_response, referee_only
+from .settings import _body  # the settings page's reading of a JSON object body, shared
 
 dice_api = Blueprint("dice", __name__)
-
-
-def _body() -> dict[str, Any]:
-    body = request.get_json(silent=True)
-    return body if isinstance(body, dict) else {}
 
 
 @dice_api.get("/api/smart-dice")
