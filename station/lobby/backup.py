@@ -61,15 +61,6 @@ class Restored:
     station: str = ""  # the version that made the backup
     created: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "written": self.written,
-            "same": self.same,
-            "kept": self.kept,
-            "station": self.station,
-            "created": self.created,
-        }
-
 
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 import tempfile
+from dataclasses import asdict
 from pathlib import Path
 
 from flask import Blueprint, Response, jsonify, request, send_file
@@ -60,4 +61,4 @@ def upload() -> tuple[Response, int] | Response:
             return error_response(400, exc.said, "backup")
     if not had_settings and (the_lobby.folder / SETTINGS_FILE).exists():  # a fresh card: the club's settings
         the_lobby.apply_settings(load_settings(the_lobby.folder), save=False)
-    return jsonify(said.as_dict())
+    return jsonify(asdict(said))
