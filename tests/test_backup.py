@@ -8,6 +8,9 @@ import json
 import os
 import shutil
 import tarfile
+import tempfile
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -15,7 +18,9 @@ from station.lobby.backup import MANIFEST
 from station.lobby.lobby import Lobby
 from station.lobby.settings import Settings, load_settings, save_settings
 from station.web.app import create_app
+from station.web.server import DashboardServer
 from tests.conftest import EXAMPLES, ROOT
+from tests.test_bodies import MB, _ask, _head
 
 TOKEN = "backup-token"
 REFEREE = {"X-Referee-Token": TOKEN}
@@ -189,3 +194,54 @@ def test_an_archive_cut_short_is_refused(club):
     archive = _backup(client)
     answer = client.post("/api/restore", data=archive[: len(archive) // 2], headers=REFEREE)
     assert answer.status_code == 400 and "cut short or damaged" in answer.get_json()["error"]
+
+
+def test_a_club_sized_backup_restores_through_the_station_s_own_server_spooled_to_its_card(club, tmp_path, monkeypatch):
+    """Under ``station serve`` the server's parser caps other bodies at 1 MiB and keeps them in
+    memory; a restore is the referee's, up to 4 GB, and past 1 MiB goes to a file on the card's
+    own folder, never the temporary folder (memory on many a Pi)."""
+    lobby, client = club
+    photo = os.urandom(3 * MB)  # does not compress: the archive is over 3 MiB
+    (lobby.data / "photos").mkdir(parents=True)
+    (lobby.data / "photos" / "стол.jpg").write_bytes(photo)
+    archive = _backup(client)
+    assert len(archive) > 3 * MB
+    spooled = []
+    temporary_file = tempfile.TemporaryFile
+
+    def noted(*args, **kwargs):
+        spooled.append(kwargs.get("dir"))
+        return temporary_file(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", noted)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-temporary-files-here"))  # missing: any use fails
+    fresh, _ = _card(tmp_path / "fresh", monkeypatch)
+    server = DashboardServer(fresh, TOKEN, port=0).start()
+    try:
+        status, said, _ = _ask(server.port, _head("/api/restore", len(archive)), archive)
+        assert status == 413 and "needs the referee's token" in said["error"]  # a spectator's, from the headers
+        status, said, _ = _ask(
+            server.port, _head("/api/restore", 4 * 1024**3 + 1, f"X-Referee-Token: {TOKEN}"), send_body=False
+        )
+        assert status == 413 and "larger than" in said["error"]  # past 4 GB, before a byte is read
+        request = urllib.request.Request(
+            f"{server.url}/api/restore",
+            data=archive,
+            method="POST",
+            headers={**REFEREE, "Content-Type": "application/gzip"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            said = json.loads(answer.read())
+        assert said["written"] == 6 and said["kept"] == [], said  # the photo with the five of the club
+        assert (fresh.data / "photos" / "стол.jpg").read_bytes() == photo
+        assert _what_it_holds(fresh) == _what_it_holds(lobby)
+        assert spooled and all(folder == fresh.folder for folder in spooled), spooled  # the server's and the view's
+        with pytest.raises(urllib.error.HTTPError) as refused:  # any other body still stops at 1 MiB
+            urllib.request.urlopen(
+                urllib.request.Request(f"{server.url}/api/dice", data=archive, method="POST", headers=REFEREE),
+                timeout=60,
+            )
+        assert refused.value.code == 413
+    finally:
+        server.stop()
+        fresh.close()

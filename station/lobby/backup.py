@@ -132,11 +132,14 @@ def _safe_name(name: str) -> PurePosixPath:
     return path
 
 
-def restore(archive_path: Path, data: Path, home: Path, calibration: Path) -> Restored:
-    """Check ``archive_path`` whole, then write what the card lacks; raises BackupError naming
-    the file that is wrong, and then nothing has been written."""
+def restore(upload: Path | IO[bytes], data: Path, home: Path, calibration: Path) -> Restored:
+    """Check the archive (a path, or a seekable file) whole, then write what the card lacks;
+    raises BackupError naming the file that is wrong, and then nothing has been written."""
     try:
-        archive = tarfile.open(archive_path, mode="r:gz")
+        if isinstance(upload, Path):
+            archive = tarfile.open(upload, mode="r:gz")
+        else:
+            archive = tarfile.open(fileobj=upload, mode="r:gz")
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise BackupError(say("the file is not a station backup (a .tar.gz): {why}", why=str(exc))) from None
     data.mkdir(parents=True, exist_ok=True)  # a fresh card's folder may not be there yet

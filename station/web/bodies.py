@@ -9,6 +9,10 @@ by 3 GB.  Here the server's parser looks at the headers first:
   (sessions.py), may send up to ``MAX_UPLOAD_BYTES`` (security.py: 1 MiB).  The largest body the
   station takes is a pasted Master Unit List response; 1 MiB holds about 500 of its records as
   the MUL's QuickList gives them (about 2 kB each), more than a club pastes at once;
+* the referee's upload to a path the app names as large (``LARGE_BODIES``: a backup to restore,
+  up to 4 GB) may send up to that path's limit, and past 1 MiB its body is spooled to a file in
+  the app's ``SPOOL`` folder (the station's data disk), not to the temporary folder, which on a
+  Pi may be memory;
 * any other request (a spectator, a scanner, a login, a claim) may send ``OPEN_BODY_BYTES``
   (16 kB: a login or a claim is under 200 bytes);
 * a wrong token is refused (403) and counted as a guess, and an address that guessed wrong too
@@ -16,18 +20,21 @@ by 3 GB.  Here the server's parser looks at the headers first:
   tokens without the throttle.
 
 A body over its allowance is answered 413 as soon as its ``Content-Length`` is seen, or as soon
-as a chunked body passes it, and the connection is closed.  A body within it is kept in memory
-(``inbuf_overflow``), so nothing of a request is ever written to disk.
+as a chunked body passes it, and the connection is closed.  A body within 1 MiB is kept in memory
+(``inbuf_overflow``), so no other request ever writes to disk.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import tempfile
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from waitress.buffers import FileBasedBuffer, OverflowableBuffer
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.utilities import Error, RequestEntityTooLarge
@@ -56,6 +63,25 @@ def too_large(allowed: int) -> Refusal:
     else:
         said = larger_than(allowed)
     return Refusal(413, "Content Too Large", said)
+
+
+class DiskSpool(OverflowableBuffer):  # type: ignore[misc]  # waitress has no type hints
+    """waitress's body buffer, which past memory goes to a file in ``folder`` instead of the
+    temporary folder."""
+
+    buf: Any  # waitress's buffer of the moment: in memory, then the file
+
+    def __init__(self, overflow: int, folder: Path) -> None:
+        super().__init__(overflow)
+        self.folder = folder
+
+    def _set_large_buffer(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        small = self.buf
+        self.buf = FileBasedBuffer(tempfile.TemporaryFile(dir=self.folder), small)
+        if hasattr(small, "close"):
+            small.close()
+        self.overflowed = True
 
 
 class BodyGate:
@@ -89,6 +115,12 @@ class BodyGate:
             return False
         return isinstance(data, dict) and self.app.extensions["referee_token"].sessions.valid(data.get("sid"))
 
+    def large(self, method: str, path: str) -> tuple[int, Path] | None:
+        """The limit and the spool folder of a referee's upload to ``path``, if the app takes a
+        large body there."""
+        limit = self.app.config.get("LARGE_BODIES", {}).get(path) if method == "POST" else None
+        return (limit, self.app.config["SPOOL"]()) if limit else None
+
 
 class GatedParser(HTTPRequestParser):  # type: ignore[misc]  # waitress has no type hints
     """waitress's request parser, which asks the gate before it reads a body."""
@@ -107,6 +139,10 @@ class GatedParser(HTTPRequestParser):  # type: ignore[misc]  # waitress has no t
             self.error, self.completed = allowed, True
             self.adj.max_request_body_size = self.content_length + 1  # waitress's own check stays quiet
             return
+        large = self.gate.large(self.command, self.path) if allowed == MAX_UPLOAD_BYTES else None
+        if large is not None:  # the referee's large upload: its own limit, spooled to the data disk
+            allowed, folder = large
+            self.body_rcv.buf = DiskSpool(self.adj.inbuf_overflow, folder)
         self.allowed = allowed
         self.adj.max_request_body_size = allowed + 1  # waitress refuses from this size on
 
@@ -127,7 +163,7 @@ class GatedChannel(HTTPChannel):  # type: ignore[misc]  # waitress has no type h
 
 
 ADJUSTMENTS = {
-    "max_request_body_size": MAX_UPLOAD_BYTES + 1,  # no body past the largest allowance, whoever asks
+    "max_request_body_size": MAX_UPLOAD_BYTES + 1,  # the default: the gate sets each request's own
     "inbuf_overflow": MAX_UPLOAD_BYTES + 1,  # a body within it stays in memory: nothing on disk
 }
 
