@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from .appliance import BOOT_FILE
 from .config import ConfigError, config_path, fresh_token, load_config, save_config
 from .datafile import DataFileError, data_dir, load_json_file
 from .dice import DiceBook
@@ -517,33 +518,68 @@ def tournament(mqtt: str, db: str, host: str, port: int, config: str | None) -> 
     store.close()
 
 
-def _print_claim_code(user: str, config: Path | None) -> None:
-    """The last terminal step: the code the first phone enters at /setup to claim the station.
-    The service user's config is made here (owned by that user), so the code is known now."""
+def _service_config(user: str, config: Path | None) -> tuple[Path, str | None]:
+    """The service user's config and its claim code (None once claimed).  Made here if missing,
+    owned by that user, so the code is known before the service first starts.  Raises KeyError
+    (no such user), ConfigError or OSError."""
     import pwd
 
+    owner = pwd.getpwnam(user)
+    path = config or Path(owner.pw_dir) / ".config" / "station" / "config.json"
+    fresh = not path.exists()
+    code = load_config(path).get("claim_code")
+    if fresh and os.geteuid() == 0:  # made by root: the service's user must read it and replace it
+        made = [path, path.parent]  # the file, and its folder (a claim replaces the file there)
+        if path.parent.parent.is_relative_to(owner.pw_dir) and path.parent.parent != Path(owner.pw_dir):
+            made.append(path.parent.parent)  # ~/.config, if this made it
+        for item in made:
+            os.chown(item, owner.pw_uid, owner.pw_gid)
+    return path, code
+
+
+def _print_claim_code(user: str, config: Path | None) -> None:
+    """The last terminal step: the code the first phone enters at /setup to claim the station."""
     try:
-        owner = pwd.getpwnam(user)
+        path, code = _service_config(user, config)
     except KeyError:
         click.echo(f"No user {user!r} here: the station prints its claim code in its log when it starts.")
         return
-    path = config or Path(owner.pw_dir) / ".config" / "station" / "config.json"
-    fresh = not path.exists()
-    try:
-        code = load_config(path).get("claim_code")
-        if fresh and os.geteuid() == 0:  # made by sudo: the service's user must read it and replace it
-            made = [path, path.parent]  # the file, and its folder (a claim replaces the file there)
-            if path.parent.parent.is_relative_to(owner.pw_dir) and path.parent.parent != Path(owner.pw_dir):
-                made.append(path.parent.parent)  # ~/.config, if this made it
-            for item in made:
-                os.chown(item, owner.pw_uid, owner.pw_gid)
     except (ConfigError, OSError) as exc:
-        click.echo(f"Could not prepare {path} ({exc}): the station prints its claim code in its log.")
+        click.echo(f"Could not prepare the config of {user!r} ({exc}): the station prints its claim code in its log.")
         return
     if code:
         click.echo(f"Claim code:     {code}   (open the station on a phone; /setup asks for it once)")
     else:
         click.echo("The station is already claimed: its referee token is in " + str(path))
+
+
+@main.command("boot-network")
+@click.option("--boot-file", type=click.Path(dir_okay=False), default=str(BOOT_FILE), show_default=True)
+@click.option("--data", "data_path", type=click.Path(file_okay=False), default="/var/lib/station", show_default=True)
+@click.option(
+    "--user", default="station", show_default=True, help="The service's user, whose config holds the claim code."
+)
+@click.option("--port", default=80, show_default=True, help="The port the service serves on.")
+def boot_network(boot_file: str, data_path: str, user: str, port: int) -> None:
+    """At the image's boot (docs/pi.md): the name and Wi-Fi from the boot partition's station.txt,
+    the station's own access point when no network comes up, and the screen's QR codes."""
+    from .appliance import BootFileError, NetworkPlan, bring_up, read_boot_file, screen_text
+    from .lobby.network import urls
+
+    plan = NetworkPlan()
+    try:
+        plan = read_boot_file(Path(boot_file).read_text(encoding="utf-8", errors="replace"), boot_file)
+    except FileNotFoundError:
+        log.info("%s: not there; the station opens its own access point", boot_file)
+    except (BootFileError, OSError) as exc:
+        click.echo(f"{exc}; the station opens its own access point until it is fixed")
+    ap = bring_up(plan, Path(data_path))
+    try:
+        claim = _service_config(user, Path(data_path) / "config.json")[1]
+    except (KeyError, ConfigError, OSError) as exc:
+        log.warning("no claim code to show: %s", exc)
+        claim = None
+    click.echo(screen_text(plan.hostname, port, urls("0.0.0.0", port), ap, claim))
 
 
 @main.command()
