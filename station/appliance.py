@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import secrets
 import socket
@@ -35,6 +34,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from .datafile import write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -152,13 +153,7 @@ def access_point(data: Path, hostname: str) -> AccessPoint:
         pass
     alphabet = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read off a screen and typed
     made = AccessPoint(f"{hostname}-{secrets.token_hex(2)}", "".join(secrets.choice(alphabet) for _ in range(10)))
-    data.mkdir(parents=True, exist_ok=True)
-    aside = path.with_name(path.name + ".new")
-    with open(aside, "w", encoding="utf-8") as out:
-        json.dump({"name": made.name, "password": made.password}, out)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(aside, path)
+    write_text_atomic(path, json.dumps({"name": made.name, "password": made.password}))
     return made
 
 

@@ -19,6 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
+from .durable import make_folders, replace_synced
+
 _MISSING = object()
 
 
@@ -31,23 +33,23 @@ def data_dir() -> Path:
 def write_text_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` all at once, synced: a crash leaves the old file or the
     new one, never half of either."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folders(path.parent)
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp") as out:
         out.write(text)
         out.flush()
         os.fsync(out.fileno())
-    os.replace(out.name, path)
+    replace_synced(out.name, path)
 
 
 def copy_file_atomic(source: Path, destination: Path) -> None:
     """Copy ``source`` to ``destination`` (its folders made), written aside, synced, then
     renamed: a pulled plug leaves the file whole or absent, never half of it."""
-    destination.parent.mkdir(parents=True, exist_ok=True)
+    make_folders(destination.parent)
     partial = destination.with_name(f".{destination.name}.part")
     shutil.copy2(source, partial)
     with open(partial, "rb") as written:
         os.fsync(written.fileno())
-    os.replace(partial, destination)
+    replace_synced(partial, destination)
 
 
 @contextmanager
@@ -55,7 +57,7 @@ def one_writer(path: Path) -> Iterator[None]:
     """Hold the writers' lock of ``path`` (``.<name>.lock`` beside it) for a read, change and
     write: threads and processes that change the same file (the lobby and ``station
     import-mul``, ten phones pasting at once) take turns, so none loses another's change."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folders(path.parent)
     fd = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .clock import Clock, SystemClock
+from .durable import make_folders, sync_folder
 from .exclusive import FileLock
 from .gcpause import without_cycle_collection
 
@@ -153,7 +154,7 @@ class Journal:
         self.on_written: list[Callable[[dict[str, Any]], None]] = []
         self._closed = False
         # Before reading a byte: a live game's last line is not a torn tail to cut off.
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(self.path.parent)
         self._owner = FileLock(self.path, f"journal {self.path}")
         try:
             self.recovery = self._recover()
@@ -162,6 +163,7 @@ class Journal:
             raise
         self._file = open(self.path, "ab", buffering=0)
         self._reader = open(self.path, "rb", buffering=0)
+        sync_folder(self.path.parent)  # a new journal's name, durable before its first record is
         self._end = self.path.stat().st_size  # where the last complete line ends
         self.reserve_path = self.path.with_name(f".{self.path.name}.reserve")
         self.reserve_bytes = reserve_bytes

@@ -28,6 +28,7 @@ from typing import IO, Any
 
 from .. import __version__
 from ..datafile import copy_file_atomic
+from ..durable import make_folders
 from ..rules.text import Text, say
 from .datafolder import STAYS_HOME
 from .settings import SETTINGS_FILE
@@ -142,7 +143,7 @@ def restore(upload: Path | IO[bytes], data: Path, home: Path, calibration: Path)
             archive = tarfile.open(fileobj=upload, mode="r:gz")
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise BackupError(say("the file is not a station backup (a .tar.gz): {why}", why=str(exc))) from None
-    data.mkdir(parents=True, exist_ok=True)  # a fresh card's folder may not be there yet
+    make_folders(data)  # a fresh card's folder may not be there yet; its name kept
     with archive, tempfile.TemporaryDirectory(dir=data, prefix=".restore-") as scratch:
         try:
             checked, said = _checked(archive, Path(scratch))

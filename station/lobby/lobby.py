@@ -22,6 +22,7 @@ from typing import Any
 
 from ..datafile import DataFileError, data_dir
 from ..devices.link import BAUD
+from ..durable import make_folders
 from ..exclusive import FileLock, InUse
 from ..fold import HEADER_KIND
 from ..game import InputError
@@ -289,7 +290,7 @@ class Lobby:
                 if game is None:
                     raise LobbyError("nothing to resume")
                 path = self.new_journal_path(game)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_folders(path.parent)
             existed = path.exists() and path.stat().st_size > 0
             self._wire_rehearsal(game, armies)
             hw = self.hardware

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..datafile import write_text_atomic
 from . import cv
 from .geometry import Camera, marker_corners
 from .quality import image_problems
@@ -167,11 +168,7 @@ class Calibration:
         return data
 
     def save(self, path: str | Path) -> None:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2))
-        tmp.replace(path)  # never leave a half-written calibration behind
+        write_text_atomic(Path(path), json.dumps(self.to_json(), indent=2))  # a power cut leaves the old or the new
 
 
 def _array(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
