@@ -135,7 +135,7 @@ def test_every_cut_of_an_evening_keeps_what_was_acknowledged(evening, model, tmp
     checked, lost = 0, []
     for k, marks, kept in cuts(calls, root, acks, model):
         cut = tmp_path / f"cut-{k}"
-        materialize(kept, root, cut)
+        materialize(kept, root, cut, model)
         acked = _acked(marks)
         wrong = _check(cut, acked, restored)
         lost += [f"cut after call {k} ({calls[k].name}), acknowledged {acked}: {w}" for w in wrong]

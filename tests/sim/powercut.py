@@ -11,6 +11,8 @@ What a pulled plug keeps (two models; the station must hold under both):
 * ``metadata_first``: every name change up to the cut is kept (as a journaling file system may
   commit them), but a file's contents still only as of its last fsync: a file renamed over
   another before its contents were synced comes back empty, ext4's delayed-allocation trap.
+* ``torn_tail``: as ``metadata_first``, and a file written past its last fsync keeps half of
+  what came after (a sector written, the next not): a journal's last line torn mid-record.
 
 ``record(command, root, acks)`` runs ``command`` under strace and returns its calls;
 ``cuts(calls, root, model)`` yields, for every call, the acknowledgements made before it and the
@@ -34,7 +36,7 @@ TRACED = (
 )
 LINE = re.compile(r"^(\d+)\s+(\w+)\((.*)\)\s+=\s+(-?\d+|0x[0-9a-f]+|\?)")
 STRING = re.compile(r'"((?:\\x[0-9a-f]{2})*)"')
-MODELS = ("posix", "metadata_first")
+MODELS = ("posix", "metadata_first", "torn_tail")
 
 
 @dataclass(frozen=True)
@@ -237,7 +239,7 @@ class Disk:
 
     def keep(self, model: str) -> dict[Path, Inode | None]:
         """The files a cut now leaves: each path with its inode (None: a folder)."""
-        names = self.names if model == "metadata_first" else self.kept
+        names = self.kept if model == "posix" else self.names
         alive = {}
         for path, inode in names.items():
             parents_kept = all(p in names for p in path.parents if self._mine(p))  # a lost folder loses its contents
@@ -246,15 +248,19 @@ class Disk:
         return alive
 
 
-def materialize(kept: dict[Path, Inode], root: Path, into: Path) -> None:
+def materialize(kept: dict[Path, Inode], root: Path, into: Path, model: str = "posix") -> None:
     """The cut's files written under ``into`` (as ``root`` was)."""
     for path in sorted(kept, key=lambda p: len(p.parts)):
         target = into / path.relative_to(root)
-        if kept[path].folder:
+        inode = kept[path]
+        if inode.folder:
             target.mkdir(parents=True, exist_ok=True)
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(kept[path].synced)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        contents = inode.synced
+        if model == "torn_tail" and inode.data.startswith(inode.synced):  # appended since: half of it
+            contents = bytes(inode.data[: len(inode.synced) + (len(inode.data) - len(inode.synced)) // 2])
+        target.write_bytes(contents)
 
 
 def cuts(calls: list[Call], root: Path, acks: Path, model: str) -> Iterator[tuple[int, list[str], dict[Path, Inode]]]:
