@@ -422,12 +422,19 @@ def run(
     help="Listen on every interface, so phones on the club's network can watch; 127.0.0.1 keeps it local.",
 )
 @click.option("--port", default=8080, show_default=True)
+@click.option(
+    "--updates",
+    "updates_dir",
+    type=click.Path(file_okay=False),
+    help="The station image's versions folder: the settings page installs updates there (docs/pi.md).",
+)
 @_hardware_options
 @_web_options
 def serve(
     data_path: str | None,
     host: str,
     port: int,
+    updates_dir: str | None,
     serial_urls: tuple[str, ...],
     baud: str,
     camera: str | None,
@@ -466,7 +473,14 @@ def serve(
     if unfinished is not None:
         click.echo(f"Unfinished game: {unfinished.name} (resume it from the lobby)")
     server = _serve(lobby, host, port, config, web)
-    _wait_for_interrupt()
+    restart = threading.Event()  # an update installed: stop, and the service starts the new version
+    server.app.config["RESTART"] = restart.set
+    if updates_dir:
+        from .updates import came_up
+
+        server.app.config["UPDATES"] = Path(updates_dir)
+        came_up(Path(updates_dir))
+    _wait_for_interrupt(restart)
     server.stop()
     lobby.close()
     owner.release()

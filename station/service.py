@@ -23,11 +23,14 @@ class ServiceSpec:
     camera: str | None = None
     port: int = 8080
     config: Path | None = None  # the token's file, when not the user's own ~/.config/station/config.json
+    updates: Path | None = None  # the image's versions folder (station/updates.py)
 
     def command(self) -> list[str]:
         command = [str(self.station), "serve", "--data", str(self.data), "--port", str(self.port)]
         if self.config:
             command += ["--config", str(self.config)]
+        if self.updates:
+            command += ["--updates", str(self.updates)]
         for port in self.serial_urls:
             command += ["--serial", port]
         if self.camera:

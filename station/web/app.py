@@ -24,6 +24,7 @@ from .review import review
 from .security import error_response, harden
 from .settings import settings_pages
 from .stream import Broadcasters
+from .updates import updates_api
 
 
 def create_app(
@@ -60,4 +61,5 @@ def create_app(
     app.register_blueprint(settings_pages)
     app.register_blueprint(dice_api)
     app.register_blueprint(backup_api)
+    app.register_blueprint(updates_api)
     return app

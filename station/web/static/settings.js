@@ -152,25 +152,66 @@ async function downloadBackup() {
   } catch (error) { showError(error, "settings-error"); }
 }
 
-// A backup uploaded as it is (its own checks are the station's): what was written, what the
-// station already had, and what it kept as it was (never replaced).
-async function restoreBackup() {
-  const file = $("restore-file").files[0];
+// A file the station checks itself (a backup, an update) uploaded as it is; its JSON answer.
+async function uploadFile(input, path, busy, missing) {
+  const file = $(input).files[0];
   clearFieldErrors(document);
-  if (!file) { showAtField($("restore-file"), t("choose the backup file first")); return; }
-  $("settings-done").textContent = t("Restoring…");
+  if (!file) { showAtField($(input), missing); return null; }
+  $("settings-done").textContent = busy;
   try {
-    const response = await fetch("/api/restore", { method: "POST", body: file,
+    const response = await fetch(path, { method: "POST", body: file,
       headers: refereeHeaders({ "Content-Type": "application/gzip" }) });
     if (!response.ok) throw await refusal(response);
-    const said = await response.json();
-    $("settings-done").textContent = t("Restored: {written} files written, {same} already here, {kept} kept as they were.",
-      { written: said.written, same: said.same, kept: said.kept.length });
-    await refresh();
+    return await response.json();
   } catch (error) {
     $("settings-done").textContent = "";
     showError(error, "settings-error");
+    return null;
   }
+}
+
+// A backup: what was written, what the station already had, and what it kept as it was (never
+// replaced).
+async function restoreBackup() {
+  const said = await uploadFile("restore-file", "/api/restore", t("Restoring…"), t("choose the backup file first"));
+  if (!said) return;
+  $("settings-done").textContent = t("Restored: {written} files written, {same} already here, {kept} kept as they were.",
+    { written: said.written, same: said.same, kept: said.kept.length });
+  await refresh();
+}
+
+// Which version runs, the one before (to go back to), and a rolled-back update, said plainly.
+async function refreshUpdate() {
+  const said = await call("/api/update", undefined, "GET");
+  $("update-box").hidden = !said.available;
+  if (!said.available) return;
+  const lines = [t("Running: the station {version}.", { version: said.running })];
+  if (said.rolled_back) lines.push(t("The update to {version} did not start, so the station went back.", { version: said.rolled_back }));
+  $("update-state").textContent = lines.join(" ");
+  $("update-back").hidden = !said.current;
+  $("update-back").textContent = said.previous ? t("Go back to {version}", { version: said.previous }) : t("Go back to the image's own version");
+}
+
+// After a restart: the page waits for the station to answer again, then shows what runs.
+async function restarted(message) {
+  $("settings-done").textContent = message;
+  for (let tries = 0; tries < 120; tries++) {
+    await new Promise((done) => setTimeout(done, 2000));
+    try { await refreshUpdate(); $("settings-done").textContent = t("The station is back."); return; } catch (error) { /* still starting */ }
+  }
+  showError(new Error(t("The station has not answered for four minutes: look at its screen.")), "settings-error");
+}
+
+async function installUpdate() {
+  const said = await uploadFile("update-file", "/api/update", t("Checking and installing…"), t("choose the update file first"));
+  if (said) await restarted(t("Installed {version}; the station restarts…", { version: said.version }));
+}
+
+async function updateBack() {
+  try {
+    const said = await call("/api/update/back", {});
+    await restarted(t("Going back; the station restarts…", { version: said.version || "" }));
+  } catch (error) { showError(error, "settings-error"); }
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
@@ -186,10 +227,12 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("move-data").addEventListener("click", () => change({ data: $("data-folder").value.trim() }, moved));
   $("home-data").addEventListener("click", () => change({ data: null }, moved));
   $("restore").addEventListener("click", restoreBackup);
+  $("update-install").addEventListener("click", installUpdate);
+  $("update-back").addEventListener("click", updateBack);
   $("backup-download").addEventListener("click", downloadBackup);
   $("dice-on").addEventListener("click", () => change({ dice: true }, t("Smart dice on: pick each die up to wake it.")));
   $("dice-off").addEventListener("click", () => change({ dice: false }, t("Smart dice off.")));
-  await Promise.all([refresh(), listCameras(), refreshDice()]);
+  await Promise.all([refresh(), listCameras(), refreshDice(), refreshUpdate()]);
   setInterval(refresh, 5000);
   setInterval(refreshDice, 2000);
 });
