@@ -10,7 +10,7 @@ SYSTEM_DEPS := chromium:chromium avr-gcc:gcc-avr /usr/lib/avr/include/avr/io.h:a
                simavr:simavr /usr/include/simavr/sim_avr.h:libsimavr-dev gcc:gcc \
                /usr/sbin/mosquitto:mosquitto
 
-.PHONY: demo test lint system-deps venv bench clean sessions firmware fuzz soak tournament-demo game-night image image-test image-powercut
+.PHONY: demo test lint system-deps venv bench clean sessions firmware fuzz soak tournament-demo game-night image image-test image-powercut update-file
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -129,6 +129,13 @@ image: $(VENV)/.installed-runtime
 image-test: $(VENV)/.installed-runtime
 	@test -f build/image/station.img || { echo "no build/image/station.img: run make image first"; exit 1; }
 	$(BIN)/python image/check.py --cuts 1
+
+# An update file for the settings page of a station running the image (docs/pi.md "Updates"):
+# build/station-update-<version>.tar.gz, the station and every package it needs, for the Pi.
+update-file: $(VENV)/.installed-runtime
+	rm -rf build/update-wheels
+	PYTHON=$(BIN)/python image/wheels.sh build/update-wheels
+	$(BIN)/python image/update_file.py build/update-wheels build
 
 # 100 power cuts (qemu SIGKILLed mid-game), each booting again: nothing acknowledged may be lost.
 image-powercut: $(VENV)/.installed-runtime

@@ -42,12 +42,7 @@ export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$repo" log -1 --format=%
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$repo/pyproject.toml")
 
 say "the station's wheels (the station $version and image/requirements.txt, for linux aarch64)"
-python=${PYTHON:-python3}
-"$python" -m pip wheel --quiet --no-deps --wheel-dir "$work/wheels" "$repo"
-"$python" -m pip download --quiet --dest "$work/wheels" --only-binary=:all: --no-deps \
-	--python-version 3.11 --implementation cp --abi cp311 \
-	--platform manylinux_2_28_aarch64 --platform manylinux_2_17_aarch64 --platform manylinux2014_aarch64 \
-	--platform any -r "$here/requirements.txt"
+"$here/wheels.sh" "$work/wheels"
 
 say "Debian $suite arm64 with $(grep -cv '^\s*\(#\|$\)' "$here/packages.txt") packages (image/packages.txt)"
 packages=$(grep -v '^\s*\(#\|$\)' "$here/packages.txt" | paste -sd, -)

@@ -5,7 +5,7 @@ set -euo pipefail
 root=$1
 wheels=$2
 here=$(cd "$(dirname "$0")" && pwd)
-in_root() { chroot "$root" "$@"; }
+in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }  # none of this machine's settings
 
 cp -a "$here/rootfs/." "$root/"
 
