@@ -66,7 +66,7 @@ class Machine:
     def __init__(self, out: Path, work: Path, port: int, disk_gb: int = 2) -> None:
         self.out, self.work, self.port = out, work, port
         self.disk = work / "card.qcow2"
-        self.console = work / "console.log"
+        self.console = work / "console-0.log"
         subprocess.run(
             [
                 "qemu-img",
@@ -89,22 +89,20 @@ class Machine:
     def start(self) -> float:
         """Power on; returns the seconds until the lobby answered."""
         self.boots += 1
-        with open(self.console, "a") as said:
-            said.write(f"\n===== boot {self.boots} =====\n")
+        self.console = self.work / f"console-{self.boots}.log"
         command = [
             "qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "1536",
             "-kernel", str(self.out / "vmlinuz"), "-initrd", str(self.out / "initrd.img"),
             "-append", "root=LABEL=station-root rw console=ttyAMA0 net.ifnames=0 rootwait",
             "-drive", f"if=virtio,format=qcow2,file={self.disk},cache=unsafe",
             "-netdev", f"user,id=net0,hostfwd=tcp:127.0.0.1:{self.port}-:80", "-device", "virtio-net-pci,netdev=net0",
-            "-nographic", "-monitor", "none", "-serial", f"file:{self.work / 'serial.log'}",
+            "-nographic", "-monitor", "none", "-serial", f"file:{self.console}",
         ]  # fmt: skip
         started = time.monotonic()
         self.process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
         while time.monotonic() - started < BOOT_SECONDS:
-            self._keep_console()
             if self.process.poll() is not None:
                 raise RuntimeError(
                     f"qemu stopped: {self.process.stderr.read().decode() if self.process.stderr else ''}"
@@ -116,21 +114,9 @@ class Machine:
                 time.sleep(2)
         raise RuntimeError(f"no lobby after {BOOT_SECONDS:.0f} s; the console is in {self.console}")
 
-    def _keep_console(self) -> None:
-        serial = self.work / "serial.log"
-        if serial.exists():
-            with open(self.console, "a", errors="replace") as said:
-                said.write(serial.read_text(errors="replace")[self._seen(serial) :])
-
-    def _seen(self, serial: Path) -> int:
-        marker = f"===== boot {self.boots} =====\n"
-        text = self.console.read_text(errors="replace")
-        return len(text) - text.rindex(marker) - len(marker)
-
     def boot_text(self) -> str:
-        self._keep_console()
-        text = self.console.read_text(errors="replace")
-        return text[text.rindex(f"===== boot {self.boots} =====") :]
+        """What this boot's console said so far."""
+        return self.console.read_text(errors="replace")
 
     def pull_the_plug(self) -> None:
         """SIGKILL: qemu stops at once; what the guest had not written to its disk is gone (the
@@ -138,7 +124,6 @@ class Machine:
         assert self.process is not None
         self.process.send_signal(signal.SIGKILL)
         self.process.wait()
-        (self.work / "serial.log").unlink(missing_ok=True)
 
     def shut(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -106,6 +106,7 @@ def test_every_page_fits_a_phone_in_both_languages(tmp_path, game):
     armies = [ruleset.load_army(str(next(DATA.glob(f"*/{name.split(':')[1]}")))) for name in GAMES[game]]
     hub = SimulatedHub(tmp_path / "hub", nodes=ruleset.sensor_nodes(armies)).start()
     command = ["serve", "--data", str(tmp_path / "data"), "--host", "127.0.0.1", "--serial", str(tmp_path / "hub")]
+    command += ["--updates", str(tmp_path / "versions")]  # as the image runs it: the settings page offers updates
     found = []
     try:
         with station_process(tmp_path, [*command, "--seed", "4"], TOKEN, ready="/api/lobby") as url:
