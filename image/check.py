@@ -93,7 +93,7 @@ class Machine:
         command = [
             "qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "1536",
             "-kernel", str(self.out / "vmlinuz"), "-initrd", str(self.out / "initrd.img"),
-            "-append", "root=LABEL=station-root rw console=ttyAMA0 net.ifnames=0 rootwait",
+            "-append", "root=LABEL=station-root ro console=ttyAMA0 net.ifnames=0 rootwait",
             "-drive", f"if=virtio,format=qcow2,file={self.disk},cache=unsafe",
             "-netdev", f"user,id=net0,hostfwd=tcp:127.0.0.1:{self.port}-:80", "-device", "virtio-net-pci,netdev=net0",
             "-nographic", "-monitor", "none", "-serial", f"file:{self.console}",

@@ -46,6 +46,9 @@ grep -qx overlay "$root/etc/initramfs-tools/modules" || echo overlay >> "$root/e
 rm "$root/usr/sbin/update-initramfs"
 in_root dpkg-divert --quiet --local --rename --remove /usr/sbin/update-initramfs
 in_root update-initramfs -c -k all
+# The root read-only from the start (raspi-firmware writes "rw"; the overlay keeps it unwritten).
+sed -i 's/ rw / ro /' "$root/boot/firmware/cmdline.txt"
+grep -q ' ro ' "$root/boot/firmware/cmdline.txt" || { echo "customize.sh: no 'ro' in cmdline.txt" >&2; exit 1; }
 
 # What is made at a boot is not baked into every card: a machine id (systemd makes one), the
 # package lists, the caches.
