@@ -115,8 +115,8 @@ game-night: $(VENV)/.installed-test
 	$(BIN)/python bench/game_night.py --seeds 100000
 
 # The SD-card image for a Raspberry Pi 4 or 5 (docs/pi.md "The station image"): Debian 12 arm64 from
-# Debian's packages with the station as its service, in build/image/station.img (about 15 minutes
-# on two cores, most of it Debian's packages set up through qemu-user-static).
+# Debian's packages with the station as its service, in build/image/station.img (29 minutes on two
+# cores, most of it Debian's packages and the initramfs set up through qemu-user-static).
 IMAGE_DEPS := mmdebstrap:mmdebstrap /usr/bin/qemu-aarch64-static:qemu-user-static update-binfmts:binfmt-support \
               mkfs.vfat:dosfstools mcopy:mtools sfdisk:fdisk mkfs.ext4:e2fsprogs qemu-system-aarch64:qemu-system-arm \
               qemu-img:qemu-utils
@@ -124,7 +124,7 @@ image: $(VENV)/.installed-runtime
 	@$(MAKE) --no-print-directory system-deps SYSTEM_DEPS="$(IMAGE_DEPS)"
 	$(SUDO) env PYTHON=$(BIN)/python image/build.sh build/image
 
-# The image booted in qemu (an emulated arm64 virt machine, about 3 minutes to the lobby): claimed
+# The image booted in qemu (an emulated arm64 virt machine, 2.5 minutes to the lobby): claimed
 # with the code on its console, a backup restored, a game started, one power cut and a boot after.
 image-test: $(VENV)/.installed-runtime
 	@test -f build/image/station.img || { echo "no build/image/station.img: run make image first"; exit 1; }

@@ -151,8 +151,13 @@ class Referee:
         }
         request = urllib.request.Request(self.machine.url(path), data=data, method=method, headers=headers)
         with self.opener.open(request, timeout=timeout) as answer:
-            said = answer.read()
-        return json.loads(said) if said[:1] in (b"{", b"[") else said
+            return json.loads(answer.read())
+
+    def fetch(self, path: str) -> bytes:
+        """A file the station serves (a journal, a backup), as it is."""
+        request = urllib.request.Request(self.machine.url(path), headers={"X-CSRF-Token": self.csrf})
+        with self.opener.open(request, timeout=60) as answer:
+            return bytes(answer.read())
 
     def claim(self, console: str) -> None:
         found = re.findall(r"Claim code: (\d+)", console)
@@ -217,7 +222,7 @@ def check_journal(referee: Referee, name: str, acknowledged: list[list[int]], wo
     """The game's journal, downloaded and folded here; every acknowledged entry in it, in order.
     Returns how many records it holds."""
     path = work / name
-    path.write_bytes(referee.call(f"/api/games/{name}/journal", method="GET"))
+    path.write_bytes(referee.fetch(f"/api/games/{name}/journal"))
     records = read_records(str(path))
     fold(records)  # raises if the journal does not replay
     entered = [r["values"] for r in records if r.get("kind") == "dice_entry" and r.get("sides") == 20]
@@ -231,7 +236,7 @@ def check_journal(referee: Referee, name: str, acknowledged: list[list[int]], wo
 
 def check_kept(referee: Referee, restored: dict[str, bytes]) -> None:
     """What the first boot restored (an army, the settings, the calibration) is there, byte for byte."""
-    now = backup_files(referee.call("/api/backup", method="GET"))
+    now = backup_files(referee.fetch("/api/backup"))
     for name, content in restored.items():
         if name != "MANIFEST.json" and now.get(name) != content:
             raise Lost(f"{name} is {'gone' if name not in now else 'changed'} after the power cut")
