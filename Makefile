@@ -8,7 +8,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the test suite needs, as "command-or-file:package" pairs.
 SYSTEM_DEPS := chromium:chromium avr-gcc:gcc-avr /usr/lib/avr/include/avr/io.h:avr-libc \
                simavr:simavr /usr/include/simavr/sim_avr.h:libsimavr-dev gcc:gcc \
-               /usr/sbin/mosquitto:mosquitto
+               /usr/sbin/mosquitto:mosquitto strace:strace
 
 .PHONY: demo test lint system-deps venv bench clean sessions firmware fuzz soak tournament-demo game-night image image-test image-powercut update-file
 
