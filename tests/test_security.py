@@ -110,6 +110,8 @@ def test_spectators_cannot_change_anything_and_debug_is_off(station):
         "/api/smart-dice/pair",
         "/api/smart-dice/throw",
         "/api/restore",
+        "/api/update",  # the image's updates (tests/test_updates.py)
+        "/api/update/back",
         "/api/rulings/<ruling_id>/override",
         "/api/login",
         "/api/logout",
