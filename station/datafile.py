@@ -9,6 +9,7 @@ everything that reads data files; an army's loader raises its own kind, ``ArmyEr
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -39,6 +40,15 @@ def write_text_atomic(path: Path, text: str) -> None:
         out.flush()
         os.fsync(out.fileno())
     replace_synced(out.name, path)
+
+
+def file_sha256(path: Path) -> str:
+    """``path``'s SHA-256 in hex, read a MiB at a time (backups and updates list their files so)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as data:
+        for chunk in iter(lambda: data.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def copy_file_atomic(source: Path, destination: Path) -> None:

@@ -18,7 +18,6 @@ its pages answer (``came_up``).
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import logging
@@ -35,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
+from .datafile import file_sha256
 from .durable import make_folders, sync_folder
 from .rules.text import Text, say
 
@@ -67,21 +67,13 @@ class Versions:
     rolled_back: str | None  # the version a failed start went back from
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as data:
-        for chunk in iter(lambda: data.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def write_update(out: IO[bytes], wheels: Iterable[Path], version: str) -> dict[str, Any]:
     """The update file of ``version`` with ``wheels`` (the station's among them)."""
     files = []
     with tarfile.open(fileobj=out, mode="w:gz") as archive:
         for wheel in wheels:
             archive.add(wheel, arcname=f"wheels/{wheel.name}", recursive=False)
-            files.append({"path": f"wheels/{wheel.name}", "bytes": wheel.stat().st_size, "sha256": _sha256(wheel)})
+            files.append({"path": f"wheels/{wheel.name}", "bytes": wheel.stat().st_size, "sha256": file_sha256(wheel)})
         manifest = {"format": FORMAT, "version": version, "files": files}
         text = json.dumps(manifest, indent=1).encode()
         info = tarfile.TarInfo(MANIFEST)
@@ -140,7 +132,7 @@ def _checked(archive: tarfile.TarFile, scratch: Path) -> tuple[str, list[Path]]:
         with open(aside, "wb") as out:
             if source is not None:
                 shutil.copyfileobj(source, out)
-        if _sha256(aside) != listed[member.name].get("sha256"):
+        if file_sha256(aside) != listed[member.name].get("sha256"):
             raise UpdateError(
                 say("{file}: damaged (its checksum is wrong); download the update again", file=member.name)
             )

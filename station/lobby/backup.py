@@ -13,7 +13,6 @@ with other contents is kept and named, so a restore onto a used card cannot lose
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import io
 import json
 import logging
@@ -27,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from .. import __version__
-from ..datafile import copy_file_atomic
+from ..datafile import copy_file_atomic, file_sha256
 from ..durable import make_folders
 from ..rules.text import Text, say
 from .datafolder import STAYS_HOME
@@ -63,14 +62,6 @@ class Restored:
     created: str = ""
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as data:
-        for chunk in iter(lambda: data.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def backed_up(data: Path, home: Path, calibration: Path) -> Iterator[tuple[str, Path]]:
     """Every file a backup holds, as (its name in the archive, where it is now)."""
     for path in sorted(data.rglob("*")) if data.is_dir() else []:
@@ -89,7 +80,7 @@ def write_backup(out: IO[bytes], data: Path, home: Path, calibration: Path) -> d
     files = []
     with tarfile.open(fileobj=out, mode="w:gz") as archive:
         for name, path in backed_up(data, home, calibration):
-            digest, size = _sha256(path), path.stat().st_size
+            digest, size = file_sha256(path), path.stat().st_size
             archive.add(path, arcname=name, recursive=False)
             files.append({"path": name, "bytes": size, "sha256": digest})
         manifest = {
@@ -185,7 +176,7 @@ def _checked(archive: tarfile.TarFile, scratch: Path) -> tuple[list[tuple[PurePo
             if source is not None:
                 shutil.copyfileobj(source, out)
         entry = listed[member.name]
-        if aside.stat().st_size != entry.get("bytes") or _sha256(aside) != entry.get("sha256"):
+        if aside.stat().st_size != entry.get("bytes") or file_sha256(aside) != entry.get("sha256"):
             raise BackupError(
                 say("{file}: its contents are not what the backup wrote (damaged in transit?)", file=member.name)
             )
@@ -205,7 +196,7 @@ def _destination(name: PurePosixPath, data: Path, home: Path, calibration: Path)
 
 def _place(aside: Path, destination: Path, name: PurePosixPath, said: Restored) -> None:
     if destination.exists():
-        if destination.is_file() and _sha256(destination) == _sha256(aside):
+        if destination.is_file() and file_sha256(destination) == file_sha256(aside):
             said.same += 1
         else:
             said.kept.append(str(name))
