@@ -194,7 +194,7 @@ def _finish(canvas: np.ndarray, camera: Camera, rng: np.random.Generator, noise:
         cv2.setRNGSeed(int(rng.integers(1 << 30)))
         cv2.randn(grain, np.zeros(3), np.full(3, noise))  # per channel; 10x faster than numpy for a frame
         image += grain
-    return cast(np.ndarray, np.clip(image, 0, 255, out=image).astype(np.uint8))
+    return np.clip(image, 0, 255, out=image).astype(np.uint8)
 
 
 def render_charuco_view(
