@@ -13,7 +13,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from .datafile import DataFileError, Fields, load_json_file, write_text_atomic
+from .datafile import DataFileError, Fields, create_text_synced, load_json_file, write_text_atomic
 
 KNOWN = ("referee_token", "claim_code")
 CLAIM_DIGITS = 6
@@ -44,11 +44,8 @@ def load_config(path: Path) -> dict[str, Any]:
             "referee_token": fresh_token(),
             "claim_code": "".join(secrets.choice("0123456789") for _ in range(CLAIM_DIGITS)),
         }
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump(config, f, indent=2)
-        return config
+        if create_text_synced(path, json.dumps(config, indent=2)):
+            return config  # else another process made it first: its code is the one on the screen
     try:
         fields = Fields(str(path), load_json_file(path))
         fields.reject_unknown(KNOWN)

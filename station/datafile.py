@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .durable import make_folders, replace_synced
+from .durable import make_folders, replace_synced, sync_folder
 
 _MISSING = object()
 
@@ -40,6 +40,26 @@ def write_text_atomic(path: Path, text: str) -> None:
         out.flush()
         os.fsync(out.fileno())
     replace_synced(out.name, path)
+
+
+def create_text_synced(path: Path, text: str) -> bool:
+    """Make ``path`` with ``text`` unless it exists (False then, the file left as it is): written
+    aside, synced, linked in under its name (which fails where another process made it first) and
+    its folder synced, so a pulled plug leaves it whole or absent.  Mode 0600, as
+    ``NamedTemporaryFile`` makes it."""
+    make_folders(path.parent)
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp") as out:
+        out.write(text)
+        out.flush()
+        os.fsync(out.fileno())
+    try:
+        os.link(out.name, path)
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(out.name)
+    sync_folder(path.parent)
+    return True
 
 
 def file_sha256(path: Path) -> str:

@@ -73,3 +73,25 @@ def test_a_station_configured_before_claims_existed_is_claimed(tmp_path, station
     client = create_app(station, "an old token", claim=None).test_client()
     assert client.get("/setup").status_code == 302
     assert client.post("/api/claim", json={}).status_code == 409
+
+
+def test_a_first_start_makes_the_config_once_for_its_owner_alone_and_synced(tmp_path, monkeypatch):
+    """The config (token and claim code) is written aside, synced and linked in: mode 0600, no
+    temporary file left, the folder synced after the link; a second process starting at the same
+    moment (the file appears between its look and its write) keeps the first one's code, which is
+    the one on the screen."""
+    import os
+
+    from station import datafile
+
+    path = tmp_path / "station" / "config.json"
+    synced: list[str] = []
+    real_sync = datafile.sync_folder
+    monkeypatch.setattr(datafile, "sync_folder", lambda folder: synced.append(str(folder)) or real_sync(folder))
+    first = load_config(path)
+    assert os.stat(path).st_mode & 0o777 == 0o600 and synced[-1] == str(path.parent)
+    assert [p.name for p in path.parent.iterdir()] == ["config.json"]
+    real_exists = type(path).exists
+    monkeypatch.setattr(type(path), "exists", lambda self: False if self == path else real_exists(self))
+    assert load_config(path) == first  # it lost the race: the file as the first process made it
+    assert [p.name for p in path.parent.iterdir()] == ["config.json"]

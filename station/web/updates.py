@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import tempfile
 import threading
+from collections.abc import Callable
+from functools import wraps
 from pathlib import Path
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -21,6 +23,7 @@ from .security import error_response, referee_only
 updates_api = Blueprint("updates", __name__)
 UPDATE_PATH = "/api/update"
 RESTART_AFTER_S = 1.0  # the answer reaches the phone first
+ViewAnswer = tuple[Response, int] | Response
 
 
 @updates_api.record_once
@@ -49,23 +52,27 @@ def state() -> Response:
     return jsonify(said)
 
 
-def _refusal() -> tuple[Response, int] | None:
-    if _folder() is None or "RESTART" not in current_app.config:
-        return error_response(409, say("updates are installed this way only on the station image"))
-    if lobby().station is not None:
-        return error_response(409, say("end the game first: an update restarts the station"))
-    return None
+def _between_games(view: Callable[[Path], ViewAnswer]) -> Callable[[], ViewAnswer]:
+    """``view`` given the update folder, where updates are this station's way and no game runs
+    (an update restarts the station); anywhere else a 409 saying which."""
+
+    @wraps(view)
+    def guarded() -> ViewAnswer:
+        folder = _folder()
+        if folder is None or "RESTART" not in current_app.config:
+            return error_response(409, say("updates are installed this way only on the station image"))
+        if lobby().station is not None:
+            return error_response(409, say("end the game first: an update restarts the station"))
+        return view(folder)
+
+    return guarded
 
 
 @updates_api.post(UPDATE_PATH)
 @referee_only
-def upload() -> tuple[Response, int] | Response:
+@_between_games
+def upload(folder: Path) -> ViewAnswer:
     """The body is an update file: checked whole, installed, then the station restarts into it."""
-    refused = _refusal()
-    if refused:
-        return refused
-    folder = _folder()
-    assert folder is not None
     request.max_content_length = MAX_BYTES
     with tempfile.TemporaryFile(dir=folder.parent) as upload:  # on the data disk, gone with the process
         while chunk := request.stream.read(1 << 20):
@@ -81,13 +88,9 @@ def upload() -> tuple[Response, int] | Response:
 
 @updates_api.post(UPDATE_PATH + "/back")
 @referee_only
-def back() -> tuple[Response, int] | Response:
+@_between_games
+def back(folder: Path) -> ViewAnswer:
     """The version before runs again: the station restarts into it."""
-    refused = _refusal()
-    if refused:
-        return refused
-    folder = _folder()
-    assert folder is not None
     if versions(folder).current is None:
         return error_response(409, say("this is the image's own version: there is none before it"))
     returned = go_back(folder)
