@@ -57,7 +57,10 @@ def _config(cut: Path, version: int, _restored) -> str | None:
     path = cut / "config.json"
     if not path.exists():
         return "config.json is gone"
-    token = load_config(path)["referee_token"]
+    config = load_config(path)
+    if "claim_code" in config:  # the first start's, on the screen until the claim replaces it
+        return None if version == 0 else "config.json went back to the first start's"
+    token = config["referee_token"]
     return f"config.json went back to {token}" if int(token.rsplit("-", 1)[1]) < version else None
 
 

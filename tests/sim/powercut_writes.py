@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from station.config import save_config
+from station.config import load_config, save_config
 from station.journal import Journal
 from station.lobby.armies import ArmyShelf
 from station.lobby.backup import restore
@@ -33,6 +33,8 @@ def main(root: Path, acks: Path, archive: Path) -> None:
     def ack(what: str, version: int) -> None:
         os.write(marks, f"{what} {version}\n".encode())
 
+    load_config(root / "config.json")  # the first start: the claim code it makes is on the screen
+    ack("config", 0)
     for version in (1, 2):  # the claim, then a new token
         save_config(root / "config.json", {"referee_token": f"referee-token-{version}"})
         ack("config", version)
