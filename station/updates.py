@@ -18,8 +18,6 @@ its pages answer (``came_up``).
 
 from __future__ import annotations
 
-import io
-import json
 import logging
 import os
 import re
@@ -34,14 +32,22 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from .datafile import file_sha256
 from .durable import make_folders, sync_folder
+from .manifested import (
+    MANIFEST,
+    ManifestUnreadable,
+    contents,
+    extract_checked,
+    first_unlisted,
+    listed_files,
+    read_manifest,
+    write_manifested,
+)
 from .rules.text import Text, say
 
 log = logging.getLogger(__name__)
 
 FORMAT = "station-update/1"
-MANIFEST = "MANIFEST.json"
 VERSION = re.compile(r"^[0-9][0-9A-Za-z.+-]{0,40}$")
 MAX_BYTES = 1024**3  # every wheel the station needs is about 60 MB
 
@@ -69,17 +75,7 @@ class Versions:
 
 def write_update(out: IO[bytes], wheels: Iterable[Path], version: str) -> dict[str, Any]:
     """The update file of ``version`` with ``wheels`` (the station's among them)."""
-    files = []
-    with tarfile.open(fileobj=out, mode="w:gz") as archive:
-        for wheel in wheels:
-            archive.add(wheel, arcname=f"wheels/{wheel.name}", recursive=False)
-            files.append({"path": f"wheels/{wheel.name}", "bytes": wheel.stat().st_size, "sha256": file_sha256(wheel)})
-        manifest = {"format": FORMAT, "version": version, "files": files}
-        text = json.dumps(manifest, indent=1).encode()
-        info = tarfile.TarInfo(MANIFEST)
-        info.size = len(text)
-        archive.addfile(info, io.BytesIO(text))
-    return manifest
+    return write_manifested(out, ((f"wheels/{w.name}", w) for w in wheels), {"format": FORMAT, "version": version})
 
 
 def _link(folder: Path, name: str) -> str | None:
@@ -111,16 +107,15 @@ def _checked(archive: tarfile.TarFile, scratch: Path) -> tuple[str, list[Path]]:
     """The update's version and its wheels, extracted into ``scratch`` and each checked against
     the manifest."""
     try:
-        handle = archive.extractfile(archive.getmember(MANIFEST))
-        manifest = json.loads(handle.read() if handle else b"")
-    except (KeyError, ValueError):
+        manifest = read_manifest(archive)
+    except ManifestUnreadable:
         raise UpdateError(say("{file}: missing or unreadable; is this a station update file?", file=MANIFEST)) from None
-    version = manifest.get("version") if isinstance(manifest, dict) else None
+    version = manifest.get("version")
     if manifest.get("format") != FORMAT or not isinstance(version, str) or not VERSION.match(version):
         raise UpdateError(say("{file}: not a {format} file", file=MANIFEST, format=FORMAT))
-    listed = {f.get("path"): f for f in manifest.get("files", []) if isinstance(f, dict)}
-    members = [m for m in archive.getmembers() if m.name != MANIFEST]
-    if sum(m.size for m in members) > MAX_BYTES or {m.name for m in members} != set(listed):
+    listed = listed_files(manifest)
+    members = contents(archive)
+    if sum(m.size for m in members) > MAX_BYTES or first_unlisted(members, listed) is not None:
         raise UpdateError(say("the update file's contents are not what its manifest lists; download it again"))
     wheels = []
     for member in members:
@@ -128,11 +123,7 @@ def _checked(archive: tarfile.TarFile, scratch: Path) -> tuple[str, list[Path]]:
         if not member.isreg() or name.parent != PurePosixPath("wheels") or name.suffix != ".whl":
             raise UpdateError(say("{file}: not a wheel; this is not a station update file", file=member.name))
         aside = scratch / name.name
-        source = archive.extractfile(member)
-        with open(aside, "wb") as out:
-            if source is not None:
-                shutil.copyfileobj(source, out)
-        if file_sha256(aside) != listed[member.name].get("sha256"):
+        if not extract_checked(archive, member, listed[member.name], aside):
             raise UpdateError(
                 say("{file}: damaged (its checksum is wrong); download the update again", file=member.name)
             )

@@ -122,8 +122,9 @@ def _rewritten(archive, change):
             "армия-ивана.json: in the archive or its manifest",
         ),
         (lambda n, d: ("data/../../escaped.json", d) if n.endswith("армия-ивана.json") else (n, d), "escaped.json"),
+        (lambda n, d: (n, b"[]") if n == MANIFEST else (n, d), "a JSON list, not an object"),
     ],
-    ids=["damaged", "no-manifest", "file-missing", "path-outside"],
+    ids=["damaged", "no-manifest", "file-missing", "path-outside", "manifest-a-list"],
 )
 def test_an_archive_that_is_not_whole_is_refused_by_name_and_nothing_is_written(
     club, tmp_path, monkeypatch, change, said

@@ -79,8 +79,9 @@ def _manifest(change):
         (_manifest(lambda m: {**m, "format": "station-backup/1"}), "not a station-update/1 file"),
         (_manifest(lambda m: {**m, "version": "0.2.0"}), "no wheel of the station 0.2.0"),
         (lambda n, d: (n, d[: len(d) // 2]) if n.endswith(".whl") else (n, d), "checksum is wrong"),
+        (_manifest(lambda m: m["files"]), "missing or unreadable"),  # a JSON list: once a 500
     ],
-    ids=["damaged", "no-manifest", "renamed", "a-backup", "other-version", "cut"],
+    ids=["damaged", "no-manifest", "renamed", "a-backup", "other-version", "cut", "manifest-a-list"],
 )
 def test_a_wrong_update_file_is_refused_by_name_and_nothing_changes(update_file, tmp_path, change, said):
     folder = tmp_path / "versions"

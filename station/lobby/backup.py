@@ -13,10 +13,7 @@ with other contents is kept and named, so a restore onto a used card cannot lose
 from __future__ import annotations
 
 import datetime as _dt
-import io
-import json
 import logging
-import shutil
 import tarfile
 import tempfile
 import zlib
@@ -28,6 +25,16 @@ from typing import IO, Any
 from .. import __version__
 from ..datafile import copy_file_atomic, file_sha256
 from ..durable import make_folders
+from ..manifested import (
+    MANIFEST,
+    ManifestUnreadable,
+    contents,
+    extract_checked,
+    first_unlisted,
+    listed_files,
+    read_manifest,
+    write_manifested,
+)
 from ..rules.text import Text, say
 from .datafolder import STAYS_HOME
 from .settings import SETTINGS_FILE
@@ -35,7 +42,6 @@ from .settings import SETTINGS_FILE
 log = logging.getLogger(__name__)
 
 FORMAT = "station-backup/1"
-MANIFEST = "MANIFEST.json"
 TOPS = ("data", "home", "calibration")  # where each archived file came from
 MAX_FILES = 100_000
 MAX_BYTES = 8 * 1024**3  # a club's years of games are a few hundred MB; this refuses a bomb
@@ -77,40 +83,21 @@ def backed_up(data: Path, home: Path, calibration: Path) -> Iterator[tuple[str, 
 
 def write_backup(out: IO[bytes], data: Path, home: Path, calibration: Path) -> dict[str, Any]:
     """The archive, written to ``out``; returns its manifest."""
-    files = []
-    with tarfile.open(fileobj=out, mode="w:gz") as archive:
-        for name, path in backed_up(data, home, calibration):
-            digest, size = file_sha256(path), path.stat().st_size
-            archive.add(path, arcname=name, recursive=False)
-            files.append({"path": name, "bytes": size, "sha256": digest})
-        manifest = {
-            "format": FORMAT,
-            "station": __version__,
-            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-            "files": files,
-        }
-        text = json.dumps(manifest, ensure_ascii=False, indent=1).encode()
-        info = tarfile.TarInfo(MANIFEST)
-        info.size, info.mtime = len(text), int(_dt.datetime.now(_dt.UTC).timestamp())
-        archive.addfile(info, io.BytesIO(text))
-    log.info("backup: %d files", len(files))
+    now = _dt.datetime.now(_dt.UTC)
+    fields = {"format": FORMAT, "station": __version__, "created": now.isoformat(timespec="seconds")}
+    manifest = write_manifested(out, backed_up(data, home, calibration), fields, int(now.timestamp()))
+    log.info("backup: %d files", len(manifest["files"]))
     return manifest
 
 
 def _manifest(archive: tarfile.TarFile) -> dict[str, Any]:
     try:
-        member = archive.getmember(MANIFEST)
-        handle = archive.extractfile(member)
-        manifest = json.loads(handle.read() if handle else b"")
-    except (KeyError, ValueError) as exc:
+        manifest = read_manifest(archive)
+    except ManifestUnreadable as exc:
         raise BackupError(
             say("{file}: missing or unreadable ({why}); is this a station backup?", file=MANIFEST, why=str(exc))
         ) from None
-    if (
-        not isinstance(manifest, dict)
-        or manifest.get("format") != FORMAT
-        or not isinstance(manifest.get("files"), list)
-    ):
+    if manifest.get("format") != FORMAT or not isinstance(manifest.get("files"), list):
         raise BackupError(say("{file}: not a {format} archive", file=MANIFEST, format=FORMAT))
     return manifest
 
@@ -151,7 +138,7 @@ def restore(upload: Path | IO[bytes], data: Path, home: Path, calibration: Path)
 def _checked(archive: tarfile.TarFile, scratch: Path) -> tuple[list[tuple[PurePosixPath, Path]], Restored]:
     """Every file of the archive extracted aside into ``scratch`` and checked against the
     manifest; BackupError names the first that is wrong."""
-    members = [m for m in archive.getmembers() if m.name != MANIFEST]
+    members = contents(archive)
     if len(members) > MAX_FILES or sum(m.size for m in members) > MAX_BYTES:
         raise BackupError(
             say("the archive holds more than {files} files or {gb} GB", files=MAX_FILES, gb=MAX_BYTES // 1024**3)
@@ -161,22 +148,17 @@ def _checked(archive: tarfile.TarFile, scratch: Path) -> tuple[list[tuple[PurePo
         if not member.isreg():
             raise BackupError(say("{file}: not a plain file (a link or a device); refused", file=member.name))
     manifest = _manifest(archive)
-    listed = {str(f.get("path")): f for f in manifest["files"] if isinstance(f, dict)}
-    if {m.name for m in members} != set(listed):
-        missing = sorted(set(listed) - {m.name for m in members}) or sorted({m.name for m in members} - set(listed))
+    listed = listed_files(manifest)
+    unlisted = first_unlisted(members, listed)
+    if unlisted is not None:
         raise BackupError(
-            say("{file}: in the archive or its manifest, not both; the archive is damaged", file=missing[0])
+            say("{file}: in the archive or its manifest, not both; the archive is damaged", file=unlisted)
         )
     checked: list[tuple[PurePosixPath, Path]] = []
     for member in members:
         name = _safe_name(member.name)
-        source = archive.extractfile(member)
         aside = scratch / str(len(checked))
-        with open(aside, "wb") as out:
-            if source is not None:
-                shutil.copyfileobj(source, out)
-        entry = listed[member.name]
-        if aside.stat().st_size != entry.get("bytes") or file_sha256(aside) != entry.get("sha256"):
+        if not extract_checked(archive, member, listed[member.name], aside):
             raise BackupError(
                 say("{file}: its contents are not what the backup wrote (damaged in transit?)", file=member.name)
             )
