@@ -32,17 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
+from . import manifested
 from .durable import make_folders, sync_folder
-from .manifested import (
-    MANIFEST,
-    ManifestUnreadable,
-    contents,
-    extract_checked,
-    first_unlisted,
-    listed_files,
-    read_manifest,
-    write_manifested,
-)
+from .manifested import MANIFEST, ManifestUnreadable
 from .rules.text import Text, say
 
 log = logging.getLogger(__name__)
@@ -75,7 +67,9 @@ class Versions:
 
 def write_update(out: IO[bytes], wheels: Iterable[Path], version: str) -> dict[str, Any]:
     """The update file of ``version`` with ``wheels`` (the station's among them)."""
-    return write_manifested(out, ((f"wheels/{w.name}", w) for w in wheels), {"format": FORMAT, "version": version})
+    return manifested.write_manifested(
+        out, ((f"wheels/{w.name}", w) for w in wheels), {"format": FORMAT, "version": version}
+    )
 
 
 def _link(folder: Path, name: str) -> str | None:
@@ -107,15 +101,15 @@ def _checked(archive: tarfile.TarFile, scratch: Path) -> tuple[str, list[Path]]:
     """The update's version and its wheels, extracted into ``scratch`` and each checked against
     the manifest."""
     try:
-        manifest = read_manifest(archive)
+        manifest = manifested.read_manifest(archive)
     except ManifestUnreadable:
         raise UpdateError(say("{file}: missing or unreadable; is this a station update file?", file=MANIFEST)) from None
     version = manifest.get("version")
     if manifest.get("format") != FORMAT or not isinstance(version, str) or not VERSION.match(version):
         raise UpdateError(say("{file}: not a {format} file", file=MANIFEST, format=FORMAT))
-    listed = listed_files(manifest)
-    members = contents(archive)
-    if sum(m.size for m in members) > MAX_BYTES or first_unlisted(members, listed) is not None:
+    listed = manifested.listed_files(manifest)
+    members = manifested.contents(archive)
+    if sum(m.size for m in members) > MAX_BYTES or manifested.first_unlisted(members, listed) is not None:
         raise UpdateError(say("the update file's contents are not what its manifest lists; download it again"))
     wheels = []
     for member in members:
@@ -123,7 +117,7 @@ def _checked(archive: tarfile.TarFile, scratch: Path) -> tuple[str, list[Path]]:
         if not member.isreg() or name.parent != PurePosixPath("wheels") or name.suffix != ".whl":
             raise UpdateError(say("{file}: not a wheel; this is not a station update file", file=member.name))
         aside = scratch / name.name
-        if not extract_checked(archive, member, listed[member.name], aside):
+        if not manifested.extract_checked(archive, member, listed[member.name], aside):
             raise UpdateError(
                 say("{file}: damaged (its checksum is wrong); download the update again", file=member.name)
             )

@@ -22,19 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from .. import __version__
+from .. import __version__, manifested
 from ..datafile import copy_file_atomic, file_sha256
 from ..durable import make_folders
-from ..manifested import (
-    MANIFEST,
-    ManifestUnreadable,
-    contents,
-    extract_checked,
-    first_unlisted,
-    listed_files,
-    read_manifest,
-    write_manifested,
-)
+from ..manifested import MANIFEST, ManifestUnreadable
 from ..rules.text import Text, say
 from .datafolder import STAYS_HOME
 from .settings import SETTINGS_FILE
@@ -85,14 +76,14 @@ def write_backup(out: IO[bytes], data: Path, home: Path, calibration: Path) -> d
     """The archive, written to ``out``; returns its manifest."""
     now = _dt.datetime.now(_dt.UTC)
     fields = {"format": FORMAT, "station": __version__, "created": now.isoformat(timespec="seconds")}
-    manifest = write_manifested(out, backed_up(data, home, calibration), fields, int(now.timestamp()))
+    manifest = manifested.write_manifested(out, backed_up(data, home, calibration), fields, int(now.timestamp()))
     log.info("backup: %d files", len(manifest["files"]))
     return manifest
 
 
 def _manifest(archive: tarfile.TarFile) -> dict[str, Any]:
     try:
-        manifest = read_manifest(archive)
+        manifest = manifested.read_manifest(archive)
     except ManifestUnreadable as exc:
         raise BackupError(
             say("{file}: missing or unreadable ({why}); is this a station backup?", file=MANIFEST, why=str(exc))
@@ -138,7 +129,7 @@ def restore(upload: Path | IO[bytes], data: Path, home: Path, calibration: Path)
 def _checked(archive: tarfile.TarFile, scratch: Path) -> tuple[list[tuple[PurePosixPath, Path]], Restored]:
     """Every file of the archive extracted aside into ``scratch`` and checked against the
     manifest; BackupError names the first that is wrong."""
-    members = contents(archive)
+    members = manifested.contents(archive)
     if len(members) > MAX_FILES or sum(m.size for m in members) > MAX_BYTES:
         raise BackupError(
             say("the archive holds more than {files} files or {gb} GB", files=MAX_FILES, gb=MAX_BYTES // 1024**3)
@@ -148,8 +139,8 @@ def _checked(archive: tarfile.TarFile, scratch: Path) -> tuple[list[tuple[PurePo
         if not member.isreg():
             raise BackupError(say("{file}: not a plain file (a link or a device); refused", file=member.name))
     manifest = _manifest(archive)
-    listed = listed_files(manifest)
-    unlisted = first_unlisted(members, listed)
+    listed = manifested.listed_files(manifest)
+    unlisted = manifested.first_unlisted(members, listed)
     if unlisted is not None:
         raise BackupError(
             say("{file}: in the archive or its manifest, not both; the archive is damaged", file=unlisted)
@@ -158,7 +149,7 @@ def _checked(archive: tarfile.TarFile, scratch: Path) -> tuple[list[tuple[PurePo
     for member in members:
         name = _safe_name(member.name)
         aside = scratch / str(len(checked))
-        if not extract_checked(archive, member, listed[member.name], aside):
+        if not manifested.extract_checked(archive, member, listed[member.name], aside):
             raise BackupError(
                 say("{file}: its contents are not what the backup wrote (damaged in transit?)", file=member.name)
             )
