@@ -229,9 +229,11 @@ class Table:
                 return  # the plug is pulled: an entry in flight was never acknowledged
 
 
-def check_journal(referee: Referee, name: str, acknowledged: list[list[int]], work: Path) -> int:
+def check_journal(referee: Referee, name: str, acknowledged: list[list[int]], work: Path) -> tuple[int, int]:
     """The game's journal, downloaded and folded here; every acknowledged entry in it, in order.
-    Returns how many records it holds."""
+    Returns how many records it holds, and how many entries it holds that were never
+    acknowledged: journaled while the plug was pulled, before the answer left (the next one
+    after the boot enters the same values again, as a referee whose phone got no answer would)."""
     path = work / name
     path.write_bytes(referee.fetch(f"/api/games/{name}/journal"))
     records = read_records(str(path))
@@ -240,9 +242,10 @@ def check_journal(referee: Referee, name: str, acknowledged: list[list[int]], wo
     missing = [v for v in acknowledged if v not in entered]
     if missing:
         raise Lost(f"{len(missing)} acknowledged table dice are not in {name}, the first {missing[0]}")
-    if entered[: len(acknowledged)] != acknowledged:
-        raise Lost(f"{name}: the table dice are out of order")
-    return len(records)
+    remaining = iter(entered)
+    if not all(any(seen == values for seen in remaining) for values in acknowledged):
+        raise Lost(f"{name}: the acknowledged table dice are out of order")
+    return len(records), len(entered) - len(acknowledged)
 
 
 def check_kept(referee: Referee, restored: dict[str, bytes]) -> None:
@@ -293,12 +296,13 @@ def main() -> int:
             took = machine.start()
             boots.append(took)
             referee.log_in()
-            records = check_journal(referee, name, table.acknowledged, work)
+            records, unanswered = check_journal(referee, name, table.acknowledged, work)
             check_kept(referee, restored)
             referee.call(f"/api/games/{name}/resume")
             log.info(
-                "cut %d after %.1f s of play: boot %.0f s; %d records replay, all %d acknowledged dice there, %d shots fired",
-                cut, seconds, took, records, len(table.acknowledged), table.shots,
+                "cut %d after %.1f s of play: boot %.0f s; %d records replay, all %d acknowledged dice there "
+                "(%d more journaled, their answers cut off), %d shots fired",
+                cut, seconds, took, records, len(table.acknowledged), unanswered, table.shots,
             )  # fmt: skip
         if boots:
             log.info(
