@@ -17,6 +17,8 @@ table dice, each acknowledged only once journaled.  After each cut the image boo
 * the game resumes, and play goes on.
 
 It prints each boot's time and each cut's counts, and exits non-zero naming what was lost.
+``--machines 2`` runs two machines at once, each its own disk and game: a boot is mostly one
+emulated CPU's work, so two machines on two cores cut twice as often as one (three do not).
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -256,21 +260,30 @@ def check_kept(referee: Referee, restored: dict[str, bytes]) -> None:
             raise Lost(f"{name} is {'gone' if name not in now else 'changed'} after the power cut")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=REPO / "build" / "image", help="where make image wrote the image")
-    parser.add_argument("--cuts", type=int, default=1, help="power cuts during a game (0: boot once)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--play", type=float, default=8.0, help="the longest a game runs before a cut, seconds")
-    args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
-    rng = random.Random(args.seed)
+@dataclass
+class Run:
+    """One machine's cuts: what it found, for the summary over every machine."""
+
+    cuts: int = 0
+    boots: list[float] = field(default_factory=list)
+    records: int = 0
+    acknowledged: int = 0
+    unanswered: int = 0
+    shots: int = 0
+    lost: str = ""
+
+
+def run_machine(out: Path, cuts: int, seed: int, play: float) -> Run:
+    """Boot, claim, restore and start a game on one machine, then ``cuts`` power cuts, each
+    checked after the boot that follows.  Stops at the first loss."""
+    rng = random.Random(seed)
     work = Path(tempfile.mkdtemp(prefix="station-image-"))
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    machine = Machine(args.out, work, port)
+    machine = Machine(out, work, port)
     referee = Referee(machine)
+    run = Run()
     try:
         took = machine.start()
         console = machine.boot_text()
@@ -289,38 +302,73 @@ def main() -> int:
         )
         name = game["journal"]
         table = Table(referee)
-        boots = []
-        for cut in range(1, args.cuts + 1):
-            seconds = rng.uniform(0.5, args.play)
+        for cut in range(1, cuts + 1):
+            seconds = rng.uniform(0.5, play)
             table.play_until_cut(machine, seconds, rng)
             took = machine.start()
-            boots.append(took)
             referee.log_in()
-            records, unanswered = check_journal(referee, name, table.acknowledged, work)
+            run.records, run.unanswered = check_journal(referee, name, table.acknowledged, work)
             check_kept(referee, restored)
             referee.call(f"/api/games/{name}/resume")
+            run.cuts, run.acknowledged, run.shots = cut, len(table.acknowledged), table.shots
+            run.boots.append(took)
             log.info(
                 "cut %d after %.1f s of play: boot %.0f s; %d records replay, all %d acknowledged dice there "
                 "(%d more journaled, their answers cut off), %d shots fired",
-                cut, seconds, took, records, len(table.acknowledged), unanswered, table.shots,
+                cut, seconds, took, run.records, run.acknowledged, run.unanswered, run.shots,
             )  # fmt: skip
-        if boots:
-            log.info(
-                "all %d power cuts: nothing acknowledged was lost (%d records, %d acknowledged dice, %d shots); "
-                "boots %.0f s median, %.0f to %.0f s",
-                args.cuts, records, len(table.acknowledged), table.shots,
-                statistics.median(boots), min(boots), max(boots),
-            )  # fmt: skip
-        return 0
     except Lost as lost:
         log.error("LOST: %s", lost)
-        return 1
+        run.lost = str(lost)
     finally:
         machine.shut()
         if os.environ.get("KEEP_IMAGE_CHECK") is None:
             shutil.rmtree(work, ignore_errors=True)
         else:
             log.info("kept %s", work)
+    return run
+
+
+def _machine(number: int, out: Path, cuts: int, seed: int, play: float) -> Run:
+    """One machine of several, in its own process: its log lines say which."""
+    logging.basicConfig(
+        level=logging.INFO, format=f"%(asctime)s [{number}] %(message)s", datefmt="%H:%M:%S", force=True
+    )
+    return run_machine(out, cuts, seed, play)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=REPO / "build" / "image", help="where make image wrote the image")
+    parser.add_argument(
+        "--cuts", type=int, default=1, help="power cuts during a game, over all machines (0: boot once)"
+    )
+    parser.add_argument("--machines", type=int, default=1, help="machines at once, each its own game and disk")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--play", type=float, default=8.0, help="the longest a game runs before a cut, seconds")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    shares = [args.cuts // args.machines + (k < args.cuts % args.machines) for k in range(args.machines)]
+    if args.machines == 1:
+        runs = [run_machine(args.out, args.cuts, args.seed, args.play)]
+    else:
+        with ProcessPoolExecutor(args.machines) as pool:
+            jobs = [
+                pool.submit(_machine, k + 1, args.out, share, args.seed + k, args.play)
+                for k, share in enumerate(shares)
+            ]
+            runs = [job.result() for job in jobs]
+    boots = [b for r in runs for b in r.boots]
+    done = sum(r.cuts for r in runs)
+    if boots:
+        log.info(
+            "%d power cuts on %d machine(s): %s (%d records, %d acknowledged dice, %d more journaled as the plug "
+            "was pulled, %d shots); boots %.0f s median, %.0f to %.0f s",
+            done, args.machines, "nothing acknowledged was lost" if done == args.cuts else "LOST",
+            sum(r.records for r in runs), sum(r.acknowledged for r in runs), sum(r.unanswered for r in runs),
+            sum(r.shots for r in runs), statistics.median(boots), min(boots), max(boots),
+        )  # fmt: skip
+    return 1 if any(r.lost for r in runs) else 0
 
 
 if __name__ == "__main__":
