@@ -233,13 +233,16 @@ class Table:
                 return  # the plug is pulled: an entry in flight was never acknowledged
 
 
-def check_journal(referee: Referee, name: str, acknowledged: list[list[int]], work: Path) -> tuple[int, int]:
-    """The game's journal, downloaded and folded here; every acknowledged entry in it, in order.
-    Returns how many records it holds, and how many entries it holds that were never
-    acknowledged: journaled while the plug was pulled, before the answer left (the next one
-    after the boot enters the same values again, as a referee whose phone got no answer would)."""
+def check_journal(referee: Referee, name: str, acknowledged: list[list[int]], work: Path) -> tuple[int, int, int]:
+    """The game's journal, downloaded (before the game resumes) and folded here; every
+    acknowledged entry in it, in order.  Returns how many records it holds; how many entries it
+    holds that were never acknowledged (journaled while the plug was pulled, before the answer
+    left: the next one after the boot enters the same values again, as a referee whose phone got
+    no answer would); and the bytes of a torn tail the cut left after the last whole line (the
+    station's reader drops them, and the resumed game cuts them off)."""
     path = work / name
-    path.write_bytes(referee.fetch(f"/api/games/{name}/journal"))
+    text = referee.fetch(f"/api/games/{name}/journal")
+    path.write_bytes(text)
     records = read_records(str(path))
     fold(records)  # raises if the journal does not replay
     entered = [r["values"] for r in records if r.get("kind") == "dice_entry" and r.get("sides") == 20]
@@ -249,7 +252,7 @@ def check_journal(referee: Referee, name: str, acknowledged: list[list[int]], wo
     remaining = iter(entered)
     if not all(any(seen == values for seen in remaining) for values in acknowledged):
         raise Lost(f"{name}: the acknowledged table dice are out of order")
-    return len(records), len(entered) - len(acknowledged)
+    return len(records), len(entered) - len(acknowledged), len(text) - (text.rfind(b"\n") + 1)
 
 
 def check_kept(referee: Referee, restored: dict[str, bytes]) -> None:
@@ -269,6 +272,7 @@ class Run:
     records: int = 0
     acknowledged: int = 0
     unanswered: int = 0
+    torn_tails: int = 0  # cuts that left part of a line (zeros, as often as not) after the last whole one
     shots: int = 0
     lost: str = ""
 
@@ -307,15 +311,16 @@ def run_machine(out: Path, cuts: int, seed: int, play: float) -> Run:
             table.play_until_cut(machine, seconds, rng)
             took = machine.start()
             referee.log_in()
-            run.records, run.unanswered = check_journal(referee, name, table.acknowledged, work)
+            run.records, run.unanswered, torn = check_journal(referee, name, table.acknowledged, work)
+            run.torn_tails += torn > 0
             check_kept(referee, restored)
             referee.call(f"/api/games/{name}/resume")
             run.cuts, run.acknowledged, run.shots = cut, len(table.acknowledged), table.shots
             run.boots.append(took)
             log.info(
                 "cut %d after %.1f s of play: boot %.0f s; %d records replay, all %d acknowledged dice there "
-                "(%d more journaled, their answers cut off), %d shots fired",
-                cut, seconds, took, run.records, run.acknowledged, run.unanswered, run.shots,
+                "(%d more journaled, their answers cut off), %d shots fired; a torn tail of %d bytes",
+                cut, seconds, took, run.records, run.acknowledged, run.unanswered, run.shots, torn,
             )  # fmt: skip
     except Lost as lost:
         log.error("LOST: %s", lost)
@@ -363,10 +368,11 @@ def main() -> int:
     if boots:
         log.info(
             "%d power cuts on %d machine(s): %s (%d records, %d acknowledged dice, %d more journaled as the plug "
-            "was pulled, %d shots); boots %.0f s median, %.0f to %.0f s",
+            "was pulled, %d shots, %d torn tails dropped); boots %.0f s median, %.0f to %.0f s",
             done, args.machines, "nothing acknowledged was lost" if done == args.cuts else "LOST",
             sum(r.records for r in runs), sum(r.acknowledged for r in runs), sum(r.unanswered for r in runs),
-            sum(r.shots for r in runs), statistics.median(boots), min(boots), max(boots),
+            sum(r.shots for r in runs), sum(r.torn_tails for r in runs),
+            statistics.median(boots), min(boots), max(boots),
         )  # fmt: skip
     return 1 if any(r.lost for r in runs) else 0
 
