@@ -24,6 +24,7 @@ emulated CPU's work, so two machines on two cores cut twice as often as one (thr
 from __future__ import annotations
 
 import argparse
+import http.client
 import io
 import json
 import logging
@@ -229,8 +230,8 @@ class Table:
                 values = [k // 400 + 1, (k // 20) % 20 + 1, k % 20 + 1]
                 self.referee.call("/api/dice", {"sides": 20, "values": values}, timeout=10)
                 self.acknowledged.append(values)
-            except (OSError, urllib.error.URLError):
-                return  # the plug is pulled: an entry in flight was never acknowledged
+            except (OSError, urllib.error.URLError, http.client.HTTPException):
+                return  # the plug is pulled (before the answer, or mid-answer): that entry was never acknowledged
 
 
 def check_journal(referee: Referee, name: str, acknowledged: list[list[int]], work: Path) -> tuple[int, int, int]:
