@@ -115,7 +115,7 @@ game-night: $(VENV)/.installed-test
 	$(BIN)/python bench/game_night.py --seeds 100000
 
 # The SD-card image for a Raspberry Pi 4 or 5 (docs/pi.md "The station image"): Debian 12 arm64 from
-# Debian's packages with the station as its service, in build/image/station.img (29 minutes on two
+# Debian's packages with the station as its service, in build/image/station.img (26 to 29 minutes on two
 # cores, most of it Debian's packages and the initramfs set up through qemu-user-static).
 IMAGE_DEPS := mmdebstrap:mmdebstrap /usr/bin/qemu-aarch64-static:qemu-user-static update-binfmts:binfmt-support \
               mkfs.vfat:dosfstools mcopy:mtools sfdisk:fdisk mkfs.ext4:e2fsprogs qemu-system-aarch64:qemu-system-arm \
@@ -124,7 +124,7 @@ image: $(VENV)/.installed-runtime
 	@$(MAKE) --no-print-directory system-deps SYSTEM_DEPS="$(IMAGE_DEPS)"
 	$(SUDO) env PYTHON=$(BIN)/python image/build.sh build/image
 
-# The image booted in qemu (an emulated arm64 virt machine, 2.5 minutes to the lobby): claimed
+# The image booted in qemu (an emulated arm64 virt machine, 1.5 to 2 minutes to the lobby): claimed
 # with the code on its console, a backup restored, a game started, one power cut and a boot after.
 image-test: $(VENV)/.installed-runtime
 	@test -f build/image/station.img || { echo "no build/image/station.img: run make image first"; exit 1; }
@@ -138,7 +138,7 @@ update-file: $(VENV)/.installed-runtime
 	$(BIN)/python image/update_file.py build/update-wheels build
 
 # 100 power cuts (qemu SIGKILLed mid-game), each booting again: nothing acknowledged may be lost.
-# Two machines at once, 50 cuts each (about an hour and a half on two cores).
+# Two machines at once, 50 cuts each (a cut every 75 to 100 s: about two and a half hours).
 image-powercut: $(VENV)/.installed-runtime
 	@test -f build/image/station.img || { echo "no build/image/station.img: run make image first"; exit 1; }
 	$(BIN)/python image/check.py --cuts 100 --machines 2
