@@ -138,7 +138,7 @@ update-file: $(VENV)/.installed-runtime
 	$(BIN)/python image/update_file.py build/update-wheels build
 
 # 100 power cuts (qemu SIGKILLed mid-game), each booting again: nothing acknowledged may be lost.
-# Two machines at once, 50 cuts each (a cut every 75 to 100 s: about two and a half hours).
+# Two machines at once, 50 cuts each (a cut every 75 s or so: about two hours).
 image-powercut: $(VENV)/.installed-runtime
 	@test -f build/image/station.img || { echo "no build/image/station.img: run make image first"; exit 1; }
 	$(BIN)/python image/check.py --cuts 100 --machines 2
