@@ -34,12 +34,17 @@ def data_dir() -> Path:
 def write_text_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` all at once, synced: a crash leaves the old file or the
     new one, never half of either."""
+    replace_synced(_written_aside(path, text), path)
+
+
+def _written_aside(path: Path, text: str) -> str:
+    """``text`` in a new synced file beside ``path`` (its folders made, mode 0600); its name."""
     make_folders(path.parent)
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp") as out:
         out.write(text)
         out.flush()
         os.fsync(out.fileno())
-    replace_synced(out.name, path)
+    return out.name
 
 
 def create_text_synced(path: Path, text: str) -> bool:
@@ -47,17 +52,13 @@ def create_text_synced(path: Path, text: str) -> bool:
     aside, synced, linked in under its name (which fails where another process made it first) and
     its folder synced, so a pulled plug leaves it whole or absent.  Mode 0600, as
     ``NamedTemporaryFile`` makes it."""
-    make_folders(path.parent)
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp") as out:
-        out.write(text)
-        out.flush()
-        os.fsync(out.fileno())
+    aside = _written_aside(path, text)
     try:
-        os.link(out.name, path)
+        os.link(aside, path)
     except FileExistsError:
         return False
     finally:
-        os.unlink(out.name)
+        os.unlink(aside)
     sync_folder(path.parent)
     return True
 
