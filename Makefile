@@ -124,7 +124,7 @@ image: $(VENV)/.installed-runtime
 	@$(MAKE) --no-print-directory system-deps SYSTEM_DEPS="$(IMAGE_DEPS)"
 	$(SUDO) env PYTHON=$(BIN)/python image/build.sh build/image
 
-# The image booted in qemu (an emulated arm64 virt machine, 1.5 to 2 minutes to the lobby): claimed
+# The image booted in qemu (an emulated arm64 virt machine, 80 to 90 s to the lobby): claimed
 # with the code on its console, a backup restored, a game started, one power cut and a boot after.
 image-test: $(VENV)/.installed-runtime
 	@test -f build/image/station.img || { echo "no build/image/station.img: run make image first"; exit 1; }
@@ -138,7 +138,7 @@ update-file: $(VENV)/.installed-runtime
 	$(BIN)/python image/update_file.py build/update-wheels build
 
 # 100 power cuts (qemu SIGKILLed mid-game), each booting again: nothing acknowledged may be lost.
-# Two machines at once, 50 cuts each (a cut every 75 s or so: about two hours).
+# Two machines at once, 50 cuts each (a cut every 50 to 60 s: 87 minutes when last run).
 image-powercut: $(VENV)/.installed-runtime
 	@test -f build/image/station.img || { echo "no build/image/station.img: run make image first"; exit 1; }
 	$(BIN)/python image/check.py --cuts 100 --machines 2

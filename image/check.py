@@ -18,8 +18,9 @@ table dice, each acknowledged only once journaled.  After each cut the image boo
 
 It prints each boot's time and each cut's counts, and exits non-zero naming what was lost.
 ``--machines 2`` runs two machines at once, each its own disk and game: a boot is mostly one
-emulated CPU's work, so two machines on two cores cut more often than one (measured: a cut every
-75 s or so, against 85 to 95 s); three do not (each boot took 250 to 270 s).
+emulated CPU's work, so two machines on two cores cut more often than one (measured on the build
+before the lazily loaded commands: a cut every 75 s or so, against 85 to 95 s; now every 50 to
+60 s); three do not (each boot took 250 to 270 s).
 """
 
 from __future__ import annotations
